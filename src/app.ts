@@ -1,0 +1,109 @@
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { expressMiddleware } from '@as-integrations/express5';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import express, { type Express, type Request } from 'express';
+import type { GraphQLSchema } from 'graphql';
+import type { Server } from 'node:http';
+import { RequestContext } from './context.js';
+import { HttpError } from './errors.js';
+import { formatGraphQLError } from './graphql/format-error.js';
+import { bodyErrors, jsonBody, requestLog } from './http.js';
+import type { JobRunner } from './jobs/agenda.js';
+import type { Logger } from './observability/logger.js';
+import type { Metrics } from './observability/metrics.js';
+import type { CompiledRoute } from './rest/compile.js';
+import { docsRouter } from './rest/docs.js';
+import { restHandler } from './rest/handler.js';
+import { sendError } from './rest/respond.js';
+import type { Services } from './services/index.js';
+
+export interface AppParts {
+  orm: MikroORM;
+  services: Services;
+  schema: GraphQLSchema;
+  routes: CompiledRoute[];
+  openapi: object;
+  log: Logger;
+  metrics: Metrics;
+  jobs?: JobRunner;
+  httpServer: Server;
+}
+
+const bearerOf = (req: Request) => /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
+
+/** The Express app: probes, metrics, docs, the REST table and /graphql. */
+export async function createApp(parts: AppParts): Promise<{ app: Express; apollo: ApolloServer<RequestContext> }> {
+  const { orm, services, schema, routes, log, metrics, jobs } = parts;
+  const context = (req: Request) =>
+    new RequestContext(services, orm.em.fork(), req.res!.locals.requestId, req.ip ?? 'unknown', bearerOf(req));
+
+  const apollo = new ApolloServer<RequestContext>({
+    schema,
+    allowBatchedHttpRequests: true,
+    includeStacktraceInErrorResponses: false,
+    formatError: formatGraphQLError,
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer: parts.httpServer }),
+      {
+        async requestDidStart() {
+          return {
+            async didEncounterErrors({ errors, contextValue }) {
+              for (const error of errors) {
+                if (!error.extensions?.code || error.extensions.code === 'INTERNAL_SERVER_ERROR') {
+                  log.error('graphql error', { requestId: contextValue.requestId, error: error.message, stack: error.originalError?.stack });
+                }
+              }
+            },
+            async willSendResponse({ response, contextValue }) {
+              if (response.body.kind !== 'single') return;
+              for (const error of response.body.singleResult.errors ?? []) {
+                if (error.extensions?.code === 'INTERNAL_SERVER_ERROR') (error.extensions as Record<string, unknown>).requestId = contextValue.requestId;
+              }
+            },
+          };
+        },
+      },
+    ],
+  });
+  await apollo.start();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', services.config.trustProxy);
+  app.use(requestLog(log, metrics));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const checks: Record<string, string> = {};
+    try {
+      await orm.em.fork().getConnection().execute('SELECT 1');
+      checks.database = 'ok';
+    } catch {
+      checks.database = 'unreachable';
+    }
+    if (jobs) {
+      try {
+        await jobs.ping();
+        checks.jobs = 'ok';
+      } catch {
+        checks.jobs = 'unreachable';
+      }
+    }
+    const ready = Object.values(checks).every((v) => v === 'ok');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+
+  app.use(docsRouter(parts.openapi));
+  app.use('/graphql', ...jsonBody(log), expressMiddleware(apollo, { context: async ({ req }) => context(req) }));
+  app.use('/api', ...jsonBody(log));
+  app.use(restHandler({ schema, routes, log, context }));
+  app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));
+  app.use(bodyErrors(log));
+  return { app, apollo };
+}

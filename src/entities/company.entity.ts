@@ -1,0 +1,32 @@
+import { Entity, Index, ManyToOne, PrimaryKey, Property, type Opt, type Rel } from '@mikro-orm/core';
+import { Timestamped } from './timestamps.js';
+
+/** Settings the spec names per company; stored as one JSON document. */
+export interface CompanySettings {
+  minCarriersToFlag?: 1 | 2 | 3;
+  numberAiLocalPresence?: 'All' | 'Unassigned';
+}
+
+@Entity({ tableName: 'companies' })
+export class Company extends Timestamped {
+  @PrimaryKey()
+  id!: number;
+
+  @Property({ length: 255 })
+  name!: string;
+
+  /** The agency this company belongs to, when it is a child company. */
+  @ManyToOne(() => Company, { nullable: true, deleteRule: 'restrict' })
+  @Index()
+  parent?: Rel<Company>;
+
+  @Property({ default: false })
+  isAgency: Opt<boolean> = false;
+
+  /** IANA time zone; the dashboard's date ranges are computed in it. */
+  @Property({ length: 64, default: 'UTC' })
+  timeZone: Opt<string> = 'UTC';
+
+  @Property({ type: 'json', default: '{}' })
+  settings: Opt<CompanySettings> = {};
+}

@@ -1,0 +1,14 @@
+import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+
+/** One fixed-window counter of sign-in attempts (key "ip:..." or "email:..."). */
+@Entity({ tableName: 'login_attempts' })
+export class LoginAttempt {
+  @PrimaryKey({ length: 320 })
+  key!: string;
+
+  @Property({ type: 'datetime' })
+  windowStart!: Date;
+
+  @Property()
+  count!: number;
+}

@@ -1,0 +1,108 @@
+import { GraphQLError } from 'graphql';
+
+// The error model, defined once. Each class carries its GraphQL code and HTTP
+// status; src/graphql/format-error.ts and src/rest/respond.ts map them.
+
+export type FieldErrors = Record<string, string[]>;
+
+export abstract class AppError extends GraphQLError {
+  abstract readonly status: number;
+  abstract readonly code: string;
+  readonly headers: Record<string, string> = {};
+
+  constructor(message: string, readonly fieldErrors?: FieldErrors) {
+    super(message);
+  }
+
+  /** Extensions as GraphQL clients see them. */
+  toExtensions(): Record<string, unknown> {
+    return {
+      code: this.code,
+      http: { status: this.status },
+      ...(this.fieldErrors ? { errors: this.fieldErrors } : {}),
+    };
+  }
+}
+
+export class ValidationError extends AppError {
+  readonly status = 422;
+  readonly code = 'BAD_USER_INPUT';
+
+  constructor(errors: FieldErrors) {
+    const messages = Object.values(errors).flat();
+    const more = messages.length - 1;
+    super(more > 0 ? `${messages[0]} (and ${more} more error${more > 1 ? 's' : ''})` : messages[0], errors);
+  }
+
+  static field(field: string, message: string): ValidationError {
+    return new ValidationError({ [field]: [message] });
+  }
+}
+
+export class UnauthenticatedError extends AppError {
+  readonly status = 401;
+  readonly code = 'UNAUTHENTICATED';
+  constructor() {
+    super('Unauthenticated.');
+  }
+}
+
+export class InvalidCredentialsError extends AppError {
+  readonly status = 404;
+  readonly code = 'INVALID_CREDENTIALS';
+  constructor() {
+    super('invalid credentials.');
+  }
+}
+
+export class ForbiddenError extends AppError {
+  readonly status = 403;
+  readonly code = 'FORBIDDEN';
+  constructor(message = 'This action is unauthorized.') {
+    super(message);
+  }
+}
+
+export class NotFoundError extends AppError {
+  readonly status = 404;
+  readonly code = 'NOT_FOUND';
+  constructor(what = 'Record') {
+    super(`${what} not found.`);
+  }
+}
+
+export class ConflictError extends AppError {
+  readonly status = 409;
+  readonly code = 'CONFLICT';
+}
+
+export class RateLimitedError extends AppError {
+  readonly status = 429;
+  readonly code = 'RATE_LIMITED';
+  constructor(readonly retryAfterSeconds: number) {
+    super('Too many attempts. Try again later.');
+    this.headers['Retry-After'] = String(retryAfterSeconds);
+  }
+  toExtensions(): Record<string, unknown> {
+    return { ...super.toExtensions(), retryAfter: this.retryAfterSeconds };
+  }
+}
+
+/** Errors of the HTTP layer itself (before any operation runs). */
+export class HttpError extends AppError {
+  readonly code: string;
+  constructor(readonly status: number, message: string) {
+    super(message);
+    this.code = status === 400 ? 'BAD_REQUEST' : status === 413 ? 'PAYLOAD_TOO_LARGE' : 'HTTP_ERROR';
+  }
+}
+
+/** Finds our typed error behind a GraphQL error (resolvers' errors arrive wrapped). */
+export function appErrorOf(error: unknown): AppError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current; depth++) {
+    if (current instanceof AppError) return current;
+    current = (current as { originalError?: unknown }).originalError;
+  }
+  return undefined;
+}

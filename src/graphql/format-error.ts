@@ -1,0 +1,24 @@
+import type { GraphQLFormattedError } from 'graphql';
+import { appErrorOf } from '../errors.js';
+
+// GraphQL's side of the error model: our typed errors keep their code, status
+// and field errors; Apollo's own client errors (parse, validation, bad
+// variables) pass through; anything else is masked.
+
+const CLIENT_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
+
+export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown, requestId?: string): GraphQLFormattedError {
+  const known = appErrorOf(error);
+  if (known) {
+    return { message: known.message, locations: formatted.locations, path: formatted.path, extensions: known.toExtensions() };
+  }
+  const code = formatted.extensions?.code;
+  if (typeof code === 'string' && CLIENT_CODES.has(code)) {
+    return { ...formatted, extensions: { code, http: { status: 400 } } };
+  }
+  return {
+    message: 'Server error.',
+    path: formatted.path,
+    extensions: { code: 'INTERNAL_SERVER_ERROR', http: { status: 500 }, ...(requestId ? { requestId } : {}) },
+  };
+}

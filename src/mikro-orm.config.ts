@@ -1,0 +1,34 @@
+import { defineConfig } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from './config.js';
+import { entities } from './entities/index.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+export function ormConfig(clientUrl: string, logger: (message: string) => void = () => {}) {
+  return defineConfig({
+    clientUrl,
+    logger,
+    colors: false,
+    entities,
+    extensions: [Migrator],
+    forceUtcTimezone: true,
+    debug: false,
+    allowGlobalContext: false,
+    pool: { min: 0, max: 10 },
+    migrations: {
+      path: path.join(here, 'migrations'),
+      pathTs: path.join(here, '../../src/migrations'),
+      glob: '!(*.d).js',
+      emit: 'ts',
+      transactional: true,
+      allOrNothing: true,
+    },
+    schemaGenerator: { skipTables: ['agenda_jobs', 'agenda_logs'] },
+  });
+}
+
+// Used by the MikroORM CLI (package.json "mikro-orm.configPaths").
+export default ormConfig(loadConfig().databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/switchboard');

@@ -1,0 +1,38 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+// Prometheus metrics served at /metrics. One registry per app instance, so
+// several apps in one process (the tests) do not collide.
+
+export interface Metrics {
+  registry: Registry;
+  httpDuration: Histogram<'method' | 'route' | 'status'>;
+  webhookAttempts: Counter<'outcome'>;
+  jobLag: Gauge<'job'>;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by route',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    webhookAttempts: new Counter({
+      name: 'webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    jobLag: new Gauge({
+      name: 'job_lag_seconds',
+      help: 'Delay between a job being due and starting, by job name',
+      labelNames: ['job'],
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,25 @@
+import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../context.js';
+import { LoginResultType, MeType } from './auth.types.js';
+
+@Resolver()
+export class AuthResolver {
+  @Mutation(() => LoginResultType, { description: 'Sign in; rate limited per IP and per email' })
+  login(@Ctx() ctx: RequestContext, @Arg('email') email: string, @Arg('password') password: string) {
+    return ctx.services.auth.login(ctx, email, password);
+  }
+
+  @Authorized()
+  @Mutation(() => Boolean, { description: 'Revoke the token of this request' })
+  async logout(@Ctx() ctx: RequestContext) {
+    await ctx.services.auth.logout(ctx);
+    return true;
+  }
+
+  @Authorized()
+  @Query(() => MeType)
+  async me(@Ctx() ctx: RequestContext): Promise<MeType> {
+    const viewer = await ctx.viewer();
+    return { ...viewer, permissions: [...viewer.permissions].sort() };
+  }
+}

@@ -1,0 +1,38 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+
+@ObjectType('LoginResult')
+export class LoginResultType {
+  @Field() success!: boolean;
+  @Field() message!: string;
+  @Field({ description: 'Bearer token for the Authorization header' }) token!: string;
+}
+
+@ObjectType('Company')
+export class CompanyType {
+  @Field(() => Int) id!: number;
+  @Field() name!: string;
+  @Field({ description: 'IANA time zone' }) timeZone!: string;
+  @Field() isAgency!: boolean;
+}
+
+@ObjectType('User')
+export class UserType {
+  @Field(() => Int) id!: number;
+  @Field() name!: string;
+  @Field() email!: string;
+}
+
+@ObjectType('RoleSummary')
+export class RoleSummaryType {
+  @Field(() => Int) id!: number;
+  @Field() title!: string;
+  @Field() isOwner!: boolean;
+}
+
+@ObjectType('Me')
+export class MeType {
+  @Field(() => UserType) user!: UserType;
+  @Field(() => CompanyType) company!: CompanyType;
+  @Field(() => RoleSummaryType) role!: RoleSummaryType;
+  @Field(() => [String], { description: 'Permission slugs the user holds' }) permissions!: string[];
+}

@@ -1,0 +1,23 @@
+import { Field, Int, ObjectType, type ClassType } from 'type-graphql';
+
+@ObjectType('Pagination')
+export class PaginationType {
+  @Field(() => Int) total!: number;
+  @Field(() => Int) currentPage!: number;
+  @Field(() => Int) perPage!: number;
+  @Field(() => Int) lastPage!: number;
+  @Field(() => Int, { nullable: true, description: 'Position of the first record on this page; null when the page is empty' })
+  from!: number | null;
+  @Field(() => Int, { nullable: true, description: 'Position of the last record on this page; null when the page is empty' })
+  to!: number | null;
+}
+
+/** A page of `item`: the spec's `records` plus `pagination`. */
+export function PageType<T extends object>(item: ClassType<T>) {
+  @ObjectType()
+  abstract class PageClass {
+    @Field(() => [item]) records!: T[];
+    @Field(() => PaginationType) pagination!: PaginationType;
+  }
+  return PageClass;
+}

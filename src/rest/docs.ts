@@ -1,0 +1,36 @@
+import express, { type Router } from 'express';
+import swaggerUi from 'swagger-ui-dist';
+
+// Browsable API docs at /api/docs; every asset is served from this process (no CDN).
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Switchboard API</title>
+  <link rel="stylesheet" href="/api/docs/assets/swagger-ui.css">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/api/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/api/docs/init.js"></script>
+</body>
+</html>
+`;
+
+const INIT = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#swagger-ui', deepLinking: true });\n`;
+
+export function docsRouter(openapi: object): Router {
+  const router = express.Router();
+  router.get('/api/openapi.json', (_req, res) => {
+    res.json(openapi);
+  });
+  router.get('/api/docs', (_req, res) => {
+    res.type('html').send(PAGE);
+  });
+  router.get('/api/docs/init.js', (_req, res) => {
+    res.type('application/javascript').send(INIT);
+  });
+  router.use('/api/docs/assets', express.static(swaggerUi.getAbsoluteFSPath(), { index: false }));
+  return router;
+}

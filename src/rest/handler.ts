@@ -1,0 +1,51 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { execute, type GraphQLSchema } from 'graphql';
+import type { RequestContext } from '../context.js';
+import { ForbiddenError, HttpError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import { matchRoute, type CompiledRoute } from './compile.js';
+import { variablesFor } from './params.js';
+import { sendError } from './respond.js';
+
+// The one generic REST handler: match the row, read its parameters, run its
+// GraphQL operation in-process against the same schema, shape the result.
+
+export interface RestDeps {
+  schema: GraphQLSchema;
+  routes: CompiledRoute[];
+  log: Logger;
+  context: (req: Request) => RequestContext;
+}
+
+export function restHandler({ schema, routes, log, context }: RestDeps): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    if (!req.path.startsWith('/api/')) return next();
+    const found = matchRoute(routes, req.method === 'HEAD' ? 'GET' : req.method, req.path);
+    const requestId = res.locals.requestId as string;
+    if (!found) return sendError(res, new HttpError(404, 'Route not found.'), requestId, log);
+    if ('allowed' in found) {
+      res.setHeader('Allow', found.allowed.join(', '));
+      return sendError(res, new HttpError(405, `The ${req.method} method is not supported for this route. Supported methods: ${found.allowed.join(', ')}.`), requestId, log);
+    }
+    const { route: compiled, params } = found;
+    res.locals.route = compiled.path;
+    const ctx = context(req);
+    try {
+      if (compiled.route.auth !== false) {
+        const viewer = await ctx.viewer();
+        if (compiled.permissions.some((slug) => !viewer.permissions.has(slug))) throw new ForbiddenError();
+      }
+      const variableValues = variablesFor(compiled.route, { path: params, query: req.query, body: req.body }, ctx.services.ids);
+      const result = await execute({ schema, document: compiled.document, contextValue: ctx, variableValues });
+      if (result.errors?.length) throw result.errors[0];
+      const { response, status } = compiled.route;
+      const value = result.data?.[response.field];
+      const body = response.shape === 'plain'
+        ? value
+        : { success: true, ...(response.message ? { message: response.message } : {}), ...(response.data ? { data: value } : {}) };
+      res.status(status ?? 200).json(body);
+    } catch (error) {
+      sendError(res, error, requestId, log);
+    }
+  };
+}

@@ -1,0 +1,96 @@
+import type { IdCodec } from '../ids.js';
+import { NotFoundError } from '../errors.js';
+import { Rules, message } from '../validation.js';
+import type { Param, Route } from './route.js';
+
+// Reads a route's parameters from path, query and body, checks their types
+// (422 naming each field), and turns them into the operation's variables.
+
+export const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const INTEGER_TEXT = /^-?\d{1,15}$/;
+
+function coerce(field: string, param: Param, raw: unknown, rules: Rules, fromText: boolean): unknown {
+  if (raw === undefined || raw === null || (fromText && raw === '')) {
+    if (param.required) rules.add(field, message.required(field));
+    return raw === null && !fromText ? null : undefined;
+  }
+  let value: unknown;
+  switch (param.type) {
+    case 'string':
+      if (typeof raw !== 'string') return void rules.add(field, message.string(field));
+      if (param.required && raw.trim() === '') return void rules.add(field, message.required(field));
+      value = raw;
+      break;
+    case 'id':
+      if (typeof raw !== 'string' && !Number.isInteger(raw)) return void rules.add(field, message.string(field));
+      value = String(raw);
+      break;
+    case 'integer':
+      if (Number.isInteger(raw)) value = raw;
+      else if (typeof raw === 'string' && INTEGER_TEXT.test(raw.trim())) value = Number(raw.trim());
+      else return void rules.add(field, message.integer(field));
+      break;
+    case 'boolean':
+      if (typeof raw === 'boolean') value = raw;
+      else if (fromText && ['true', '1'].includes(String(raw))) value = true;
+      else if (fromText && ['false', '0'].includes(String(raw))) value = false;
+      else return void rules.add(field, message.boolean(field));
+      break;
+    case 'array':
+      if (!Array.isArray(raw)) return void rules.add(field, message.array(field));
+      value = raw.map((item, i) => coerce(`${field}.${i}`, { ...param.items!, required: true }, item, rules, false));
+      break;
+    case 'object':
+      if (!isPlainObject(raw)) return void rules.add(field, message.object(field));
+      value = collect(param.fields ?? {}, raw, rules, false, `${field}.`);
+      break;
+    case 'json':
+      value = raw;
+      break;
+  }
+  if (param.enum && !param.enum.includes(value as string)) return void rules.add(field, message.oneOf(field));
+  return value;
+}
+
+function collect(
+  params: Record<string, Param>,
+  source: Record<string, unknown>,
+  rules: Rules,
+  fromText: boolean,
+  prefix = '',
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, param] of Object.entries(params)) {
+    const value = coerce(`${prefix}${name}`, param, source[name], rules, fromText);
+    if (value !== undefined) out[param.variable ?? camelCase(name)] = value;
+  }
+  return out;
+}
+
+export interface RawRequest {
+  path: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+/** Path ids first (404 for a form the route does not take), then every other field (422). */
+export function variablesFor(route: Route, request: RawRequest, ids: IdCodec): Record<string, unknown> {
+  for (const [name, param] of Object.entries(route.params.path ?? {})) {
+    if (param.type === 'id' && ids.decode(request.path[name], param.idKind!, param.idForms) === undefined) {
+      throw new NotFoundError(param.idKind ? param.idKind[0].toUpperCase() + param.idKind.slice(1).replace(/_/g, ' ') : 'Record');
+    }
+  }
+  const rules = new Rules();
+  const body = isPlainObject(request.body) ? request.body : {};
+  const variables = {
+    ...collect(route.params.path ?? {}, request.path, rules, true),
+    ...collect(route.params.query ?? {}, request.query, rules, true),
+    ...collect(route.params.body ?? {}, body, rules, false),
+  };
+  rules.check();
+  return variables;
+}

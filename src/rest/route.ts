@@ -1,0 +1,59 @@
+import type { IdForm } from '../ids.js';
+
+// The shape of a row of the REST route table. A row is data: the generic
+// handler (handler.ts) and the OpenAPI generator (openapi.ts) read it.
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export type ParamType = 'string' | 'integer' | 'boolean' | 'id' | 'array' | 'object' | 'json';
+
+export interface Param {
+  type: ParamType;
+  required?: boolean;
+  /** Allowed values (strings as the spec writes them). */
+  enum?: readonly string[];
+  /** GraphQL variable (top level) or input field (nested) name; default: the camelCase of the REST name. */
+  variable?: string;
+  description?: string;
+  /** For ids: which forms this route accepts, and the kind bound into encrypted ids. */
+  idForms?: readonly IdForm[];
+  idKind?: string;
+  /** For arrays: the element. */
+  items?: Param;
+  /** For objects: their fields. */
+  fields?: Record<string, Param>;
+}
+
+export interface RouteParams {
+  path?: Record<string, Param>;
+  query?: Record<string, Param>;
+  body?: Record<string, Param>;
+}
+
+export interface RouteResponse {
+  /** The operation's root field whose value the response carries. */
+  field: string;
+  /** `envelope`: { success, message?, data? }; `plain`: the field's value as the whole body. */
+  shape: 'envelope' | 'plain';
+  message?: string;
+  /** With `envelope`: put the field's value under `data`. */
+  data?: boolean;
+}
+
+export interface Route {
+  operationId: string;
+  /** The spec's methods for this route; the first is the canonical one. */
+  methods: HttpMethod[];
+  /** The spec's paths ({name} for path parameters); the first is canonical, the rest aliases. */
+  paths: string[];
+  tag: string;
+  summary: string;
+  description?: string;
+  /** False only for sign-in. */
+  auth?: boolean;
+  params: RouteParams;
+  /** The GraphQL operation the route runs; its variables are the params. */
+  document: string;
+  response: RouteResponse;
+  status?: number;
+}

@@ -1,0 +1,99 @@
+import 'reflect-metadata';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { createServer, type Server } from 'node:http';
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
+import { createSchema } from './graphql/schema.js';
+import { startJobs, type JobRunner } from './jobs/agenda.js';
+import { ormConfig } from './mikro-orm.config.js';
+import { createLogger, type Logger } from './observability/logger.js';
+import { createMetrics } from './observability/metrics.js';
+import { compileRoutes } from './rest/compile.js';
+import { openApiDocument } from './rest/openapi.js';
+import { routeTable } from './rest/routes/index.js';
+import { seedDemoIfEmpty } from './seed/demo.js';
+import { createServices, type Services } from './services/index.js';
+
+// Boot and shutdown, in order: database, migrations, demo data, jobs, HTTP;
+// stopping reverses it (HTTP drains first, embedded PostgreSQL stops last).
+
+export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+export interface Running {
+  url: string;
+  databaseUrl: string;
+  orm: MikroORM;
+  services: Services;
+  server: Server;
+  jobs: JobRunner;
+  seeded: boolean;
+  stop(): Promise<void>;
+}
+
+export async function startService(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Running> {
+  const cleanups: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        log.warn('shutdown step failed', { error: (error as Error).message });
+      }
+    }
+  };
+  try {
+    let embedded: EmbeddedDatabase | undefined;
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      embedded = await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), 'switchboard', log);
+      cleanups.push(() => embedded!.stop());
+      databaseUrl = embedded.url;
+      log.info('embedded PostgreSQL started', { dataDir: path.join(config.dataDir, 'postgres') });
+    }
+
+    const orm = await MikroORM.init(ormConfig(databaseUrl, (message) => log.debug('orm', { message })));
+    cleanups.push(() => orm.close(true));
+    await orm.getMigrator().up();
+    const services = createServices(config, log);
+    const seeded = config.seedDemo ? await seedDemoIfEmpty(orm.em.fork()) : false;
+
+    const metrics = createMetrics();
+    // Every role can schedule jobs; only `all` and `worker` run them.
+    const jobs = await startJobs({ config, databaseUrl, orm, services, log, metrics });
+    cleanups.push(() => jobs.stop());
+
+    const schema = await createSchema();
+    const routes = compileRoutes(schema, routeTable);
+    const openapi = openApiDocument(schema, routes, VERSION);
+    const server = createServer();
+    const { app, apollo } = await createApp({ orm, services, schema, routes, openapi, log, metrics, jobs, httpServer: server });
+    server.on('request', app);
+    if (config.role !== 'worker') {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => resolve());
+      });
+    }
+    // Apollo's drain plugin closes the server and waits for in-flight requests.
+    cleanups.push(() => apollo.stop());
+    const address = server.address() as AddressInfo | null;
+    const host = config.host === '0.0.0.0' ? 'localhost' : config.host;
+    return {
+      url: address ? `http://${host}:${address.port}` : '',
+      databaseUrl,
+      orm,
+      services,
+      server,
+      jobs,
+      seeded,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,30 @@
+import 'reflect-metadata';
+import { MikroORM } from '@mikro-orm/postgresql';
+import path from 'node:path';
+import { loadConfig } from '../config.js';
+import { startEmbeddedPostgres } from '../db/embedded.js';
+import { ormConfig } from '../mikro-orm.config.js';
+import { createLogger } from '../observability/logger.js';
+import { DEMO_LOGINS, DEMO_PASSWORD, seedDemo, seedDemoIfEmpty } from './demo.js';
+
+// `npm run seed` adds the demo dataset to an empty database;
+// `npm run seed -- --reset` empties the database first.
+
+const config = loadConfig();
+const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+const reset = process.argv.includes('--reset');
+const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), 'switchboard', log);
+const orm = await MikroORM.init(ormConfig(config.databaseUrl ?? embedded!.url));
+try {
+  if (reset) await orm.em.getConnection().execute('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
+  await orm.getMigrator().up();
+  const seeded = reset ? (await seedDemo(orm.em.fork()), true) : await seedDemoIfEmpty(orm.em.fork());
+  if (seeded) {
+    process.stdout.write(`Demo data created. Logins (password "${DEMO_PASSWORD}"):\n${DEMO_LOGINS.map((l) => `  ${l.email}`).join('\n')}\n`);
+  } else {
+    process.stdout.write('The database already has data; nothing was added. Use `npm run seed -- --reset` to start over.\n');
+  }
+} finally {
+  await orm.close(true);
+  await embedded?.stop();
+}

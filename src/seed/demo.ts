@@ -1,0 +1,66 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { hashPassword } from '../auth/passwords.js';
+import { Company, Permission, Role, User } from '../entities/index.js';
+
+// The demo dataset (DESIGN section 9): created on an empty database by
+// `npm start` and `npm run seed`, and used by the tests.
+
+export const DEMO_PASSWORD = 'switchboard';
+
+export const DEMO_LOGINS = [
+  { email: 'owner@acme.test', shows: 'Acme Agency (agency, America/New_York) as Owner: every permission, child company Beta Clinic' },
+  { email: 'supervisor@acme.test', shows: 'Acme Agency as Supervisor: everything except roles and the spam-protected number list' },
+  { email: 'owner@beta.test', shows: 'Beta Clinic (child of Acme, America/Chicago) as Owner' },
+  { email: 'owner@gamma.test', shows: 'Gamma Solar (unrelated company, UTC) as Owner' },
+] as const;
+
+/** Permissions the Supervisor role lacks (DESIGN section 9). */
+export const SUPERVISOR_WITHOUT = ['view-role', 'edit-role', 'delete-role', 'assign-role-permission', 'view-spam-protected-numbers'];
+
+const BASE_TIME = Date.UTC(2026, 0, 5, 9, 0, 0);
+
+export async function seedDemoIfEmpty(em: EntityManager): Promise<boolean> {
+  if ((await em.count(Company, {})) > 0) return false;
+  await seedDemo(em);
+  return true;
+}
+
+export async function seedDemo(em: EntityManager): Promise<void> {
+  const passwordHash = await hashPassword(DEMO_PASSWORD);
+  const permissions = await em.find(Permission, {}, { orderBy: { id: 'asc' } });
+  const only = (slugs: string[]) => permissions.filter((p) => slugs.includes(p.slug));
+  let minute = 0;
+  const stamp = <T extends { createdAt: Date; updatedAt: Date }>(entity: T): T => {
+    entity.createdAt = entity.updatedAt = new Date(BASE_TIME + minute++ * 60_000);
+    return entity;
+  };
+
+  const acme = em.create(Company, { name: 'Acme Agency', isAgency: true, timeZone: 'America/New_York', settings: { minCarriersToFlag: 2, numberAiLocalPresence: 'All' } });
+  const beta = em.create(Company, { name: 'Beta Clinic', parent: acme, timeZone: 'America/Chicago', settings: { minCarriersToFlag: 1, numberAiLocalPresence: 'Unassigned' } });
+  const gamma = em.create(Company, { name: 'Gamma Solar', timeZone: 'UTC', settings: { minCarriersToFlag: 3, numberAiLocalPresence: 'All' } });
+
+  const role = (company: Company, title: string, granted: Permission[], isOwner = false) => {
+    const created = stamp(em.create(Role, { company, title, isOwner }));
+    created.permissions.set(granted);
+    return created;
+  };
+  const user = (company: Company, assigned: Role, name: string, email: string) =>
+    stamp(em.create(User, { company, role: assigned, name, email, passwordHash }));
+
+  const acmeOwner = role(acme, 'Owner', permissions, true);
+  const supervisor = role(acme, 'Supervisor', permissions.filter((p) => !SUPERVISOR_WITHOUT.includes(p.slug)));
+  role(acme, 'Sales Agent', only(['view-phone-numbers', 'view-ai-dashboard', 'view-pipelines', 'view-workflows']));
+  role(acme, 'Billing', only(['view-phone-numbers', 'purchase-phone-numbers']));
+  role(acme, 'Auditor', only(['view-role', 'view-spam-protected-numbers', 'view-ai-dashboard', 'view-webhooks']));
+  const betaOwner = role(beta, 'Owner', permissions, true);
+  role(beta, 'Front Desk', only(['view-ai-dashboard', 'view-phone-numbers']));
+  role(beta, 'Supervisor', only(['view-ai-dashboard']));
+  const gammaOwner = role(gamma, 'Owner', permissions, true);
+  role(gamma, 'Sales Rep', only(['view-pipelines', 'edit-pipelines']));
+
+  user(acme, acmeOwner, 'Avery Acme', 'owner@acme.test');
+  user(acme, supervisor, 'Sam Supervisor', 'supervisor@acme.test');
+  user(beta, betaOwner, 'Blake Beta', 'owner@beta.test');
+  user(gamma, gammaOwner, 'Gale Gamma', 'owner@gamma.test');
+  await em.flush();
+}

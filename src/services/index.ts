@@ -1,0 +1,26 @@
+import { TokenSigner } from '../auth/tokens.js';
+import type { Config } from '../config.js';
+import { IdCodec } from '../ids.js';
+import type { Logger } from '../observability/logger.js';
+import { AuthService } from './auth.service.js';
+import { LoginLimiter } from './login-limiter.js';
+import { RoleService } from './role.service.js';
+
+/** The services of one app instance; built once, shared by every request. */
+export interface Services {
+  config: Config;
+  log: Logger;
+  ids: IdCodec;
+  auth: AuthService;
+  roles: RoleService;
+}
+
+export function createServices(config: Config, log: Logger): Services {
+  return {
+    config,
+    log,
+    ids: new IdCodec(config.appKey),
+    auth: new AuthService(new TokenSigner(config.jwtSecret, config.jwtTtlSeconds), new LoginLimiter(config.loginLimits)),
+    roles: new RoleService(),
+  };
+}

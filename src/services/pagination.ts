@@ -1,0 +1,64 @@
+import { Rules, message } from '../validation.js';
+
+// The spec's paginated envelope: records plus total/current_page/per_page/
+// last_page/from/to. per_page above the maximum is clamped, not refused.
+
+export interface PageArgs {
+  page?: number | null;
+  perPage?: number | null;
+}
+
+export interface PageLimits {
+  defaultPerPage: number;
+  maxPerPage: number;
+}
+
+export interface PageWindow {
+  page: number;
+  perPage: number;
+  offset: number;
+}
+
+export interface PageInfo {
+  total: number;
+  currentPage: number;
+  perPage: number;
+  lastPage: number;
+  from: number | null;
+  to: number | null;
+}
+
+export interface Page<T> {
+  records: T[];
+  pagination: PageInfo;
+}
+
+export const DEFAULT_LIMITS: PageLimits = { defaultPerPage: 15, maxPerPage: 100 };
+
+export function pageWindow(args: PageArgs, limits: PageLimits = DEFAULT_LIMITS): PageWindow {
+  const rules = new Rules();
+  if (args.page !== undefined && args.page !== null && args.page < 1) rules.add('page', message.min('page', 1));
+  if (args.perPage !== undefined && args.perPage !== null && args.perPage < 1) rules.add('per_page', message.min('per_page', 1));
+  rules.check();
+  const page = args.page ?? 1;
+  const perPage = Math.min(args.perPage ?? limits.defaultPerPage, limits.maxPerPage);
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
+export function pageOf<T>(records: T[], total: number, window: PageWindow): Page<T> {
+  const from = records.length > 0 ? window.offset + 1 : null;
+  return {
+    records,
+    pagination: {
+      total,
+      currentPage: window.page,
+      perPage: window.perPage,
+      lastPage: Math.max(1, Math.ceil(total / window.perPage)),
+      from,
+      to: from === null ? null : from + records.length - 1,
+    },
+  };
+}
+
+/** Escapes LIKE wildcards so a search for "50%" matches the text "50%". */
+export const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

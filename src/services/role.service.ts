@@ -1,0 +1,165 @@
+import type { RequestContext } from '../context.js';
+import { Module, Permission, Role, User } from '../entities/index.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { Rules, message } from '../validation.js';
+import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from './pagination.js';
+
+export const ROLE_TITLE_MAX = 255;
+
+export interface RoleListArgs extends PageArgs {
+  search?: string | null;
+}
+
+export interface ModulePermissions {
+  moduleId: number;
+  permissions?: number[] | null;
+  permissionIds?: number[] | null;
+}
+
+export interface RolePermissionsChange {
+  permissions?: number[] | null;
+  modules?: ModulePermissions[] | null;
+  title?: string | null;
+}
+
+export interface PermissionGrant {
+  permission: Permission;
+  granted: boolean;
+}
+
+export interface ModuleGrants {
+  module: Module;
+  permissions: PermissionGrant[];
+}
+
+export class RoleService {
+  async list(ctx: RequestContext, args: RoleListArgs): Promise<Page<Role>> {
+    const window = pageWindow(args);
+    const where: Record<string, unknown> = { company: await ctx.companyId() };
+    if (args.search) where.title = { $ilike: likePattern(args.search) };
+    const [records, total] = await ctx.em.findAndCount(Role, where, {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: window.perPage,
+      offset: window.offset,
+    });
+    return pageOf(records, total, window);
+  }
+
+  /** A role of the viewer's company; 404 for a malformed id, an unknown id or another company's. */
+  async find(ctx: RequestContext, rawId: string): Promise<Role> {
+    const id = ctx.services.ids.decode(rawId, 'role');
+    const role = id === undefined ? null : await ctx.em.findOne(Role, { id, company: await ctx.companyId() });
+    if (!role) throw new NotFoundError('Role');
+    return role;
+  }
+
+  async create(ctx: RequestContext, input: RolePermissionsChange & { title: string }): Promise<Role> {
+    const company = await ctx.companyId();
+    await this.checkTitle(ctx, company, input.title);
+    const role = ctx.em.create(Role, { company, title: input.title.trim(), isOwner: false });
+    if (input.permissions || input.modules) role.permissions.set(await this.resolvePermissions(ctx, input));
+    await ctx.em.flush();
+    return role;
+  }
+
+  async update(ctx: RequestContext, rawId: string, title: string): Promise<Role> {
+    const role = await this.find(ctx, rawId);
+    await this.checkTitle(ctx, role.company.id, title, role.id);
+    this.assertNotOwner(role);
+    role.title = title.trim();
+    await ctx.em.flush();
+    return role;
+  }
+
+  async updatePermissions(ctx: RequestContext, rawId: string, change: RolePermissionsChange): Promise<Role> {
+    const role = await this.find(ctx, rawId);
+    if (change.title !== undefined && change.title !== null) await this.checkTitle(ctx, role.company.id, change.title, role.id);
+    const permissions = await this.resolvePermissions(ctx, change);
+    this.assertNotOwner(role);
+    if (change.title) role.title = change.title.trim();
+    await role.permissions.init();
+    role.permissions.set(permissions);
+    await ctx.em.flush();
+    return role;
+  }
+
+  async delete(ctx: RequestContext, rawId: string): Promise<void> {
+    const role = await this.find(ctx, rawId);
+    this.assertNotOwner(role);
+    if ((await ctx.em.count(User, { role })) > 0) {
+      throw new ConflictError('The role is assigned to users and cannot be deleted.');
+    }
+    await ctx.em.remove(role).flush();
+  }
+
+  /** Every module with its permissions, each marked as held by the role or not. */
+  async grants(ctx: RequestContext, rawId: string): Promise<{ role: Role; modules: ModuleGrants[] }> {
+    const role = await this.find(ctx, rawId);
+    await role.permissions.init();
+    const held = new Set(role.permissions.getItems().map((p) => p.id));
+    const modules = await this.catalog(ctx);
+    return {
+      role,
+      modules: modules.map((module) => ({
+        module,
+        permissions: module.permissions.getItems().map((permission) => ({
+          permission,
+          granted: role.isOwner || held.has(permission.id),
+        })),
+      })),
+    };
+  }
+
+  async catalog(ctx: RequestContext): Promise<Module[]> {
+    return ctx.em.find(Module, {}, { populate: ['permissions'], orderBy: { sortOrder: 'asc', permissions: { id: 'asc' } } });
+  }
+
+  private assertNotOwner(role: Role): void {
+    if (role.isOwner) throw new ConflictError('The Owner role cannot be changed or deleted.');
+  }
+
+  private async checkTitle(ctx: RequestContext, company: number, title: string, exceptId?: number): Promise<void> {
+    const rules = new Rules().required('title', title).maxChars('title', title, ROLE_TITLE_MAX);
+    rules.check();
+    const clash = await ctx.em.findOne(Role, {
+      company,
+      title: { $ilike: title.trim().replace(/[\\%_]/g, (c) => `\\${c}`) },
+      ...(exceptId ? { id: { $ne: exceptId } } : {}),
+    });
+    if (clash) throw ValidationError.field('title', message.taken('title'));
+  }
+
+  /** The permissions named by `permissions`, or by `modules` (each module's own permissions only). */
+  private async resolvePermissions(ctx: RequestContext, change: RolePermissionsChange): Promise<Permission[]> {
+    const rules = new Rules();
+    const wanted = new Map<number, string>(); // permission id -> field that named it
+    const moduleOf = new Map<number, number>();
+    if (change.permissions !== undefined && change.permissions !== null) {
+      change.permissions.forEach((id, i) => wanted.set(id, `permissions.${i}`));
+    } else if (change.modules !== undefined && change.modules !== null) {
+      change.modules.forEach((entry, m) => {
+        const ids = entry.permissions ?? entry.permissionIds;
+        const key = entry.permissions ? 'permissions' : 'permission_ids';
+        if (!ids) rules.add(`modules.${m}.permissions`, message.required('permissions'));
+        ids?.forEach((id, i) => {
+          wanted.set(id, `modules.${m}.${key}.${i}`);
+          moduleOf.set(id, entry.moduleId);
+        });
+      });
+    } else {
+      rules.add('permissions', message.required('permissions'));
+    }
+    rules.check();
+    const found = wanted.size ? await ctx.em.find(Permission, { id: [...wanted.keys()] }) : [];
+    const byId = new Map(found.map((p) => [p.id, p]));
+    for (const [id, field] of wanted) {
+      const permission = byId.get(id);
+      const expectedModule = moduleOf.get(id);
+      if (!permission || (expectedModule !== undefined && permission.module.id !== expectedModule)) {
+        rules.add(field, `The selected ${field} is invalid.`);
+      }
+    }
+    rules.check();
+    return found;
+  }
+}

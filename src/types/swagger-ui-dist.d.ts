@@ -1,0 +1,4 @@
+declare module 'swagger-ui-dist' {
+  const swaggerUi: { getAbsoluteFSPath(): string };
+  export default swaggerUi;
+}
