@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
@@ -17,11 +16,11 @@ import { openApiDocument } from './rest/openapi.js';
 import { routeTable } from './rest/routes/index.js';
 import { seedDemoIfEmpty } from './seed/demo.js';
 import { createServices, type Services } from './services/index.js';
+import { VERSION } from './version.js';
 
 // Boot and shutdown, in order: database, migrations, demo data, jobs, HTTP;
 // stopping reverses it (HTTP drains first, embedded PostgreSQL stops last).
 
-export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
 export interface Running {
   url: string;

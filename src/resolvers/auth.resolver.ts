@@ -4,7 +4,7 @@ import { LoginResultType, MeType } from './auth.types.js';
 
 @Resolver()
 export class AuthResolver {
-  @Mutation(() => LoginResultType, { description: 'Sign in; rate limited per IP and per email' })
+  @Mutation(() => LoginResultType, { nullable: true, description: 'Sign in; rate limited per IP and per email, each aliased or batched attempt counted' })
   login(@Ctx() ctx: RequestContext, @Arg('email') email: string, @Arg('password') password: string) {
     return ctx.services.auth.login(ctx, email, password);
   }

@@ -1,0 +1,9 @@
+import { writeFileSync } from 'node:fs';
+import { generatedArtifacts } from './generated.js';
+
+// `npm run generate`: rewrites schema.graphql and openapi.json from the code.
+
+for (const [file, text] of Object.entries(await generatedArtifacts())) {
+  writeFileSync(file, text);
+  process.stdout.write(`wrote ${file}\n`);
+}

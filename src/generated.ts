@@ -1,0 +1,20 @@
+import 'reflect-metadata';
+import { createSchema, schemaText } from './graphql/schema.js';
+import { compileRoutes } from './rest/compile.js';
+import { openApiDocument } from './rest/openapi.js';
+import { routeTable } from './rest/routes/index.js';
+import { VERSION } from './version.js';
+
+// The two generated, committed artifacts: schema.graphql and openapi.json.
+
+export const SCHEMA_FILE = 'schema.graphql';
+export const OPENAPI_FILE = 'openapi.json';
+
+export async function generatedArtifacts(): Promise<Record<string, string>> {
+  const schema = await createSchema();
+  const routes = compileRoutes(schema, routeTable);
+  return {
+    [SCHEMA_FILE]: schemaText(schema),
+    [OPENAPI_FILE]: `${JSON.stringify(openApiDocument(schema, routes, VERSION), null, 2)}\n`,
+  };
+}

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { loadConfig, parseDuration } from '../src/config.js';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+const base = { JWT_SECRET: 'x'.repeat(40), APP_KEY: KEY, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-config-')) };
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig(base);
+    assert.equal(config.port, 3000);
+    assert.equal(config.role, 'all');
+    assert.equal(config.jwtTtlSeconds, 86_400);
+    assert.deepEqual(config.webhookRetryDelaysMs, [30_000, 120_000, 480_000, 1_920_000]);
+    assert.equal(config.webhookAllowPrivate, false);
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.databaseUrl, undefined);
+  });
+
+  it('stops on a bad value, naming the variable', () => {
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ PORT: 'eighty' }, /PORT/],
+      [{ PORT: '70000' }, /PORT/],
+      [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+      [{ DATABASE_URL: 'not a url' }, /DATABASE_URL/],
+      [{ JWT_TTL: 'forever' }, /JWT_TTL/],
+      [{ WEBHOOK_RETRY_DELAYS: '30s,2m' }, /WEBHOOK_RETRY_DELAYS/],
+      [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, /WEBHOOK_ALLOW_PRIVATE/],
+      [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+      [{ PROCESS_ROLE: 'boss' }, /PROCESS_ROLE/],
+      [{ APP_KEY: 'c2hvcnQ=' }, /APP_KEY/],
+      [{ JWT_SECRET: 'short' }, /JWT_SECRET/],
+      [{ TELCO_BASE_URL: 'ftp://x' }, /TELCO_BASE_URL/],
+    ];
+    for (const [env, pattern] of cases) {
+      assert.throws(() => loadConfig({ ...base, ...env }), pattern, JSON.stringify(env));
+    }
+  });
+
+  it('requires JWT_SECRET and APP_KEY in production', () => {
+    assert.throws(() => loadConfig({ NODE_ENV: 'production', APP_KEY: KEY }), /JWT_SECRET is required/);
+    assert.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40) }), /APP_KEY is required/);
+  });
+
+  it('generates development secrets once and keeps them', () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-secrets-'));
+    const first = loadConfig({ DATA_DIR: dataDir });
+    const second = loadConfig({ DATA_DIR: dataDir });
+    assert.equal(first.jwtSecret, second.jwtSecret);
+    assert.deepEqual(first.appKey, second.appKey);
+    assert.equal(first.appKey.length, 32);
+  });
+
+  it('reads durations', () => {
+    assert.equal(parseDuration('30s', 'X'), 30_000);
+    assert.equal(parseDuration('2m', 'X'), 120_000);
+    assert.equal(parseDuration('24h', 'X'), 86_400_000);
+    assert.equal(parseDuration('15', 'X'), 15_000);
+    assert.equal(parseDuration('250ms', 'X'), 250);
+  });
+});
