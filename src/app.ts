@@ -41,6 +41,8 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
   const apollo = new ApolloServer<RequestContext>({
     schema,
     allowBatchedHttpRequests: true,
+    // Shutdown is ours (src/main.ts): HTTP drains first, embedded PostgreSQL stops last.
+    stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError,
     plugins: [

@@ -1,14 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TokenClaims } from './auth/tokens.js';
-import type { Company, Role, User } from './entities/index.js';
 import { UnauthenticatedError } from './errors.js';
 import type { Services } from './services/index.js';
 
 /** Who is signed in for this request, resolved from the Bearer token once. */
 export interface Viewer {
-  user: User;
-  company: Company;
-  role: Role;
+  user: { id: number; name: string; email: string };
+  company: { id: number; name: string; timeZone: string; isAgency: boolean; parentId: number | null };
+  role: { id: number; title: string; isOwner: boolean };
   permissions: ReadonlySet<string>;
   claims: TokenClaims;
 }

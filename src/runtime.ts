@@ -34,13 +34,14 @@ export interface Running {
 }
 
 export async function startService(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Running> {
-  const cleanups: Array<() => Promise<void>> = [];
+  const cleanups: Array<[string, () => Promise<void>]> = [];
   const stop = async () => {
-    for (const cleanup of cleanups.reverse()) {
+    for (const [step, cleanup] of cleanups.reverse()) {
+      log.debug('stopping', { step });
       try {
         await cleanup();
       } catch (error) {
-        log.warn('shutdown step failed', { error: (error as Error).message });
+        log.warn('shutdown step failed', { step, error: (error as Error).message });
       }
     }
   };
@@ -49,13 +50,13 @@ export async function startService(config: Config, log: Logger = createLogger(co
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
       embedded = await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), 'switchboard', log);
-      cleanups.push(() => embedded!.stop());
+      cleanups.push(['postgres', () => embedded!.stop()]);
       databaseUrl = embedded.url;
       log.info('embedded PostgreSQL started', { dataDir: path.join(config.dataDir, 'postgres') });
     }
 
     const orm = await MikroORM.init(ormConfig(databaseUrl, (message) => log.debug('orm', { message })));
-    cleanups.push(() => orm.close(true));
+    cleanups.push(['orm', () => orm.close(true)]);
     await orm.getMigrator().up();
     const services = createServices(config, log);
     const seeded = config.seedDemo ? await seedDemoIfEmpty(orm.em.fork()) : false;
@@ -63,7 +64,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const metrics = createMetrics();
     // Every role can schedule jobs; only `all` and `worker` run them.
     const jobs = await startJobs({ config, databaseUrl, orm, services, log, metrics });
-    cleanups.push(() => jobs.stop());
+    cleanups.push(['jobs', () => jobs.stop()]);
 
     const schema = await createSchema();
     const routes = compileRoutes(schema, routeTable);
@@ -78,7 +79,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       });
     }
     // Apollo's drain plugin closes the server and waits for in-flight requests.
-    cleanups.push(() => apollo.stop());
+    cleanups.push(['http', () => apollo.stop()]);
     const address = server.address() as AddressInfo | null;
     const host = config.host === '0.0.0.0' ? 'localhost' : config.host;
     return {

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { dummyHash, verifyPassword } from '../auth/passwords.js';
 import type { TokenSigner } from '../auth/tokens.js';
 import type { RequestContext, Viewer } from '../context.js';
-import { Permission, RevokedToken, User } from '../entities/index.js';
+import { RevokedToken, User } from '../entities/index.js';
 import { InvalidCredentialsError } from '../errors.js';
 import { Rules, message } from '../validation.js';
 import type { LoginLimiter } from './login-limiter.js';
@@ -14,6 +14,33 @@ export interface LoginResult {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+interface ViewerRow {
+  id: number;
+  name: string;
+  email: string;
+  company_id: number;
+  company_name: string;
+  time_zone: string;
+  is_agency: boolean;
+  parent_id: number | null;
+  role_id: number;
+  role_title: string;
+  is_owner: boolean;
+  permissions: string[] | null;
+}
+
+// The Owner role holds every permission, including ones added after it was created.
+const VIEWER = `
+SELECT u.id, u.name, u.email, c.id AS company_id, c.name AS company_name, c.time_zone, c.is_agency, c.parent_id,
+       r.id AS role_id, r.title AS role_title, r.is_owner,
+       CASE WHEN r.is_owner THEN (SELECT array_agg(slug) FROM permissions)
+            ELSE (SELECT array_agg(p.slug) FROM role_permissions rp JOIN permissions p ON p.id = rp.permission_id WHERE rp.role_id = r.id)
+       END AS permissions
+FROM users u
+JOIN companies c ON c.id = u.company_id
+JOIN roles r ON r.id = u.role_id
+WHERE u.id = ? AND u.company_id = ? AND NOT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ?)`;
 
 export class AuthService {
   constructor(private readonly tokens: TokenSigner, private readonly limiter: LoginLimiter) {}
@@ -48,13 +75,16 @@ export class AuthService {
   async resolveViewer(em: EntityManager, token: string): Promise<Viewer | undefined> {
     const claims = this.tokens.verify(token);
     if (!claims) return undefined;
-    if ((await em.count(RevokedToken, { jti: claims.jti })) > 0) return undefined;
-    const user = await em.findOne(User, { id: Number(claims.sub), company: claims.cid }, { populate: ['company', 'role.permissions'] });
-    if (!user) return undefined;
-    const slugs = user.role.isOwner
-      ? (await em.find(Permission, {}, { fields: ['slug'] })).map((p) => p.slug)
-      : user.role.permissions.getItems().map((p) => p.slug);
-    return { user, company: user.company, role: user.role, permissions: new Set(slugs), claims };
+    // One round trip per request: user, company, role, permissions, revocation.
+    const [row] = await em.getConnection().execute<ViewerRow[]>(VIEWER, [Number(claims.sub), claims.cid, claims.jti]);
+    if (!row) return undefined;
+    return {
+      user: { id: row.id, name: row.name, email: row.email },
+      company: { id: row.company_id, name: row.company_name, timeZone: row.time_zone, isAgency: row.is_agency, parentId: row.parent_id },
+      role: { id: row.role_id, title: row.role_title, isOwner: row.is_owner },
+      permissions: new Set(row.permissions ?? []),
+      claims,
+    };
   }
 
   /** Drops revoked tokens and login counters that no longer matter (a periodic job). */

@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { startTestApp, type TestApp } from './helpers/app.js';
+
+let app: TestApp;
+let token: string;
+
+before(async () => {
+  app = await startTestApp();
+  token = await app.login('owner@acme.test');
+});
+after(() => app.close());
+
+describe('the error model over HTTP', () => {
+  it('400 for malformed JSON', async () => {
+    const res = await app.request('PUT', '/api/roles/1', { token, raw: '{"title":', headers: { 'content-type': 'application/json' } });
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body, { success: false, message: 'Malformed JSON in request body.' });
+  });
+
+  it('400 for a body that is not JSON', async () => {
+    const res = await app.request('POST', '/api/roles', { token, raw: 'title=x', headers: { 'content-type': 'text/plain' } });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.message, 'Content-Type must be application/json.');
+  });
+
+  it('413 for a body over 1 MiB, and nothing is created', async () => {
+    const before = (await app.sql('SELECT count(*)::int AS n FROM roles'))[0].n;
+    const res = await app.request('POST', '/api/roles', { token, body: { title: 'Big', padding: 'x'.repeat(1024 * 1024) } });
+    assert.equal(res.status, 413);
+    assert.deepEqual(res.body, { success: false, message: 'The request body is larger than 1 MiB.' });
+    assert.equal((await app.sql('SELECT count(*)::int AS n FROM roles'))[0].n, before);
+  });
+
+  it('a body just under 1 MiB is accepted', async () => {
+    const res = await app.request('POST', '/api/roles', { token, body: { title: 'Padded', padding: 'x'.repeat(1024 * 1024 - 100) } });
+    assert.equal(res.status, 201);
+  });
+
+  it('404 for an unknown route, 405 with Allow for a known path and wrong method', async () => {
+    const unknown = await app.request('GET', '/api/nothing-here', { token });
+    assert.equal(unknown.status, 404);
+    assert.deepEqual(unknown.body, { success: false, message: 'Route not found.' });
+    const wrong = await app.request('PATCH', '/api/roles', { token });
+    assert.equal(wrong.status, 405);
+    assert.equal(wrong.headers.get('allow'), 'GET, POST');
+    assert.equal(wrong.body.success, false);
+    const outside = await app.request('GET', '/nowhere');
+    assert.equal(outside.status, 404);
+  });
+
+  it('unknown body fields are ignored, never assigned', async () => {
+    const res = await app.request('POST', '/api/roles', { token, body: { title: 'Plain', is_owner: true, isOwner: true, company_id: 3 } });
+    assert.equal(res.status, 201);
+    const [row] = await app.sql('SELECT is_owner, company_id FROM roles WHERE id = ?', [res.body.data.id]);
+    assert.equal(row.is_owner, false);
+    const [acme] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
+    assert.equal(row.company_id, acme.id);
+  });
+
+  it('500 is "Server error." with a request id, never SQL or a stack', async () => {
+    const broken = await startTestApp();
+    try {
+      const owner = await broken.login('owner@acme.test');
+      await broken.sql('ALTER TABLE roles RENAME COLUMN title TO title_gone');
+      const res = await broken.request('GET', '/api/roles', { token: owner, headers: { 'x-request-id': 'trace-123' } });
+      assert.equal(res.status, 500);
+      assert.deepEqual(res.body, { success: false, message: 'Server error.', request_id: 'trace-123' });
+      assert.doesNotMatch(res.text, /select|title_gone|at /i);
+      const gql = await broken.graphql('{ roles { records { id } } }', {}, owner);
+      assert.equal(gql.body.errors[0].message, 'Server error.');
+      assert.equal(gql.body.errors[0].extensions.code, 'INTERNAL_SERVER_ERROR');
+      assert.ok(gql.body.errors[0].extensions.requestId);
+      assert.doesNotMatch(gql.text, /select|title_gone/i);
+    } finally {
+      await broken.close();
+    }
+  });
+});
+
+describe('probes, metrics, request ids', () => {
+  it('/healthz and /readyz', async () => {
+    const health = await app.request('GET', '/healthz');
+    assert.equal(health.status, 200);
+    assert.deepEqual(health.body, { status: 'ok' });
+    const ready = await app.request('GET', '/readyz');
+    assert.equal(ready.status, 200);
+    assert.deepEqual(ready.body, { status: 'ready', checks: { database: 'ok', jobs: 'ok' } });
+  });
+
+  it('/metrics reports HTTP latency by route', async () => {
+    await app.request('GET', '/api/roles', { token });
+    const res = await app.request('GET', '/metrics');
+    assert.equal(res.status, 200);
+    assert.match(res.text, /http_request_duration_seconds_count\{method="GET",route="\/api\/roles",status="200"\} \d+/);
+    assert.match(res.text, /webhook_attempts_total/);
+    assert.match(res.text, /job_lag_seconds/);
+  });
+
+  it('echoes a caller request id and makes one otherwise', async () => {
+    const given = await app.request('GET', '/healthz', { headers: { 'x-request-id': 'abc-123' } });
+    assert.equal(given.headers.get('x-request-id'), 'abc-123');
+    const made = await app.request('GET', '/healthz');
+    assert.match(made.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('API documents', () => {
+  it('serves the committed OpenAPI document at /api/openapi.json', async () => {
+    const res = await app.request('GET', '/api/openapi.json');
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, JSON.parse(readFileSync('openapi.json', 'utf8')));
+    assert.equal(res.body.openapi, '3.1.0');
+    assert.ok(res.body.paths['/api/roles/update/{id}'].put);
+    assert.ok(res.body.paths['/api/roles/{id}/permissions'].post);
+    assert.deepEqual(res.body.paths['/api/roles'].get['x-permissions'], ['view-role']);
+  });
+
+  it('serves browsable docs with local assets only', async () => {
+    const page = await app.request('GET', '/api/docs');
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /html/);
+    const sources = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    assert.ok(sources.length >= 3);
+    for (const source of sources) {
+      assert.ok(source.startsWith('/api/docs/'), `external asset ${source}`);
+      const asset = await app.request('GET', source);
+      assert.equal(asset.status, 200, source);
+      assert.ok(asset.text.length > 100, source);
+    }
+  });
+});
