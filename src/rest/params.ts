@@ -46,7 +46,8 @@ function coerce(field: string, param: Param, raw: unknown, rules: Rules, fromTex
       break;
     case 'object':
       if (!isPlainObject(raw)) return void rules.add(field, message.object(field));
-      value = collect(param.fields ?? {}, raw, rules, false, `${field}.`);
+      // Without declared fields the object passes as it is (a JSON scalar such as trigger_config).
+      value = param.fields ? collect(param.fields, raw, rules, false, `${field}.`) : raw;
       break;
     case 'json':
       value = raw;
@@ -81,7 +82,8 @@ export interface RawRequest {
 export function variablesFor(route: Route, request: RawRequest, ids: IdCodec): Record<string, unknown> {
   for (const [name, param] of Object.entries(route.params.path ?? {})) {
     if (param.type === 'id' && ids.decode(request.path[name], param.idKind!, param.idForms) === undefined) {
-      throw new NotFoundError(param.idKind ? param.idKind[0].toUpperCase() + param.idKind.slice(1).replace(/_/g, ' ') : 'Record');
+      const kind = param.idKind!.replace(/_/g, ' ');
+      throw new NotFoundError(param.idLabel ?? kind[0].toUpperCase() + kind.slice(1));
     }
   }
   const rules = new Rules();

@@ -18,6 +18,8 @@ export interface Param {
   /** For ids: which forms this route accepts, and the kind bound into encrypted ids. */
   idForms?: readonly IdForm[];
   idKind?: string;
+  /** What a 404 calls the record (default: from idKind). */
+  idLabel?: string;
   /** For arrays: the element. */
   items?: Param;
   /** For objects: their fields. */

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashPassword } from '../auth/passwords.js';
-import { Company, Permission, Role, User } from '../entities/index.js';
+import { Company, Permission, Pipeline, PipelineStage, Role, User, Workflow, WorkflowFolder, WorkflowStatus } from '../entities/index.js';
 
 // The demo dataset (DESIGN section 9): created on an empty database by
 // `npm start` and `npm run seed`, and used by the tests.
@@ -62,5 +62,43 @@ export async function seedDemo(em: EntityManager): Promise<void> {
   user(acme, supervisor, 'Sam Supervisor', 'supervisor@acme.test');
   user(beta, betaOwner, 'Blake Beta', 'owner@beta.test');
   user(gamma, gammaOwner, 'Gale Gamma', 'owner@gamma.test');
+
+  for (const company of [acme, beta, gamma]) seedCrm(em, company, stamp);
   await em.flush();
+}
+
+const PIPELINES: Array<[string, string | null, string[]]> = [
+  ['Inbound Leads', 'loc-main-office', ['New', 'Contacted', 'Qualified', 'Won', 'Lost']],
+  ['Outbound Campaign', null, ['Queued', 'Called', 'Callback', 'Booked']],
+  ['Renewals', null, ['Due', 'Reminded', 'Renewed']],
+];
+
+const FOLDERS: Array<[string, Array<[string, WorkflowStatus]>]> = [
+  ['Lead follow-up', [['Missed call text-back', WorkflowStatus.active], ['New lead welcome', WorkflowStatus.active], ['Old lead revival', WorkflowStatus.inactive]]],
+  ['Appointments', [['Appointment reminder', WorkflowStatus.active], ['No-show follow-up', WorkflowStatus.draft]]],
+  ['Archive', [['Holiday promo', WorkflowStatus.inactive]]],
+];
+
+/** The graph of a demo workflow: a call or SMS trigger, then a few actions. */
+const demoGraph = (name: string) => ({
+  nodes: [
+    { id: 'trigger', kind: 'trigger', type: name.includes('text') ? 'call.ended' : 'lead.generated', config: {} },
+    { id: 'wait', kind: 'action', type: 'wait', config: { amount: 5, unit: 'minutes' } },
+    { id: 'sms', kind: 'action', type: 'send_sms', config: { message: `Hi from ${name}!` } },
+  ],
+  edges: [{ from: 'trigger', to: 'wait' }, { from: 'wait', to: 'sms' }],
+});
+
+function seedCrm(em: EntityManager, company: Company, stamp: <T extends { createdAt: Date; updatedAt: Date }>(e: T) => T): void {
+  for (const [name, location, stages] of PIPELINES) {
+    const pipeline = stamp(em.create(Pipeline, { company, name, crmLocationId: location ? `${location}-${company.name.split(' ')[0].toLowerCase()}` : null }));
+    stages.forEach((stage, i) => stamp(em.create(PipelineStage, { pipeline, name: stage, position: i + 1 })));
+  }
+  FOLDERS.forEach(([folderName, workflows], i) => {
+    const folder = stamp(em.create(WorkflowFolder, { company, name: folderName, sortOrder: i + 1 }));
+    for (const [name, status] of workflows) {
+      stamp(em.create(Workflow, { company, folder, name, status, description: `${name} (demo)`, triggerConfig: demoGraph(name) as never }));
+    }
+  });
+  stamp(em.create(Workflow, { company, name: 'Uncategorized draft', status: WorkflowStatus.draft, triggerConfig: null }));
 }

@@ -4,7 +4,9 @@ import { IdCodec } from '../ids.js';
 import type { Logger } from '../observability/logger.js';
 import { AuthService } from './auth.service.js';
 import { LoginLimiter } from './login-limiter.js';
+import { PipelineService } from './pipeline.service.js';
 import { RoleService } from './role.service.js';
+import { WorkflowService } from './workflow.service.js';
 
 /** The services of one app instance; built once, shared by every request. */
 export interface Services {
@@ -13,6 +15,8 @@ export interface Services {
   ids: IdCodec;
   auth: AuthService;
   roles: RoleService;
+  pipelines: PipelineService;
+  workflows: WorkflowService;
 }
 
 export function createServices(config: Config, log: Logger): Services {
@@ -22,5 +26,7 @@ export function createServices(config: Config, log: Logger): Services {
     ids: new IdCodec(config.appKey),
     auth: new AuthService(new TokenSigner(config.jwtSecret, config.jwtTtlSeconds), new LoginLimiter(config.loginLimits)),
     roles: new RoleService(),
+    pipelines: new PipelineService(),
+    workflows: new WorkflowService(),
   };
 }

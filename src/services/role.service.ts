@@ -1,6 +1,7 @@
 import type { RequestContext } from '../context.js';
 import { Module, Permission, Role, User } from '../entities/index.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, ValidationError } from '../errors.js';
+import { findOwned } from './lookup.js';
 import { Rules, message } from '../validation.js';
 import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from './pagination.js';
 
@@ -46,11 +47,8 @@ export class RoleService {
   }
 
   /** A role of the viewer's company; 404 for a malformed id, an unknown id or another company's. */
-  async find(ctx: RequestContext, rawId: string): Promise<Role> {
-    const id = ctx.services.ids.decode(rawId, 'role');
-    const role = id === undefined ? null : await ctx.em.findOne(Role, { id, company: await ctx.companyId() });
-    if (!role) throw new NotFoundError('Role');
-    return role;
+  find(ctx: RequestContext, rawId: string): Promise<Role> {
+    return findOwned(ctx, Role, rawId, 'role', 'Role');
   }
 
   async create(ctx: RequestContext, input: RolePermissionsChange & { title: string }): Promise<Role> {

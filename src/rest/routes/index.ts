@@ -1,6 +1,8 @@
 import type { Route } from '../route.js';
 import { authRoutes } from './auth.routes.js';
+import { pipelineRoutes } from './pipeline.routes.js';
 import { roleRoutes } from './role.routes.js';
+import { workflowRoutes } from './workflow.routes.js';
 
 /** The route table: every /api route, one row each. */
-export const routeTable: Route[] = [...authRoutes, ...roleRoutes];
+export const routeTable: Route[] = [...authRoutes, ...roleRoutes, ...pipelineRoutes, ...workflowRoutes];

@@ -1,0 +1,46 @@
+import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, type Opt, type Rel } from '@mikro-orm/core';
+import { Company } from './company.entity.js';
+import { Timestamped } from './timestamps.js';
+import { WorkflowFolder } from './workflow-folder.entity.js';
+
+export enum WorkflowStatus {
+  active = 'active',
+  inactive = 'inactive',
+  draft = 'draft',
+}
+
+/** The builder's graph: trigger and action nodes from the catalogs, and edges between them. */
+export interface TriggerConfig {
+  nodes?: Array<{ id: string; kind: 'trigger' | 'action'; type: string; config?: Record<string, unknown> }>;
+  edges?: Array<{ from: string; to: string }>;
+}
+
+@Entity({ tableName: 'workflows' })
+@Index({ properties: ['company', 'createdAt'] })
+export class Workflow extends Timestamped {
+  @PrimaryKey()
+  id!: number;
+
+  /** The builder's own id for this workflow (its own sequence). */
+  @Property({ type: 'integer', unique: true, defaultRaw: `nextval('workflow_builder_id_seq')` })
+  builderId!: Opt<number>;
+
+  @ManyToOne(() => Company, { deleteRule: 'cascade' })
+  company!: Rel<Company>;
+
+  @ManyToOne(() => WorkflowFolder, { nullable: true, deleteRule: 'set null' })
+  @Index()
+  folder?: Rel<WorkflowFolder> | null;
+
+  @Property({ length: 255 })
+  name!: string;
+
+  @Property({ type: 'text', nullable: true })
+  description?: string | null;
+
+  @Enum({ items: () => WorkflowStatus, default: WorkflowStatus.draft })
+  status: Opt<WorkflowStatus> = WorkflowStatus.draft;
+
+  @Property({ type: 'json', nullable: true })
+  triggerConfig?: TriggerConfig | null;
+}

@@ -1,0 +1,61 @@
+import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../context.js';
+import type { PipelineStage } from '../entities/index.js';
+import { toBase64Id } from '../ids.js';
+import type { PipelineRow } from '../services/pipeline.service.js';
+import { CreatePipelineInput, CrmLocationType, PipelinePageType, PipelineStageType, PipelineType } from './pipeline.types.js';
+
+const toPipeline = (ctx: RequestContext, { pipeline, stagesCount }: PipelineRow): PipelineType => ({
+  id: toBase64Id(pipeline.id),
+  encryptedId: ctx.services.ids.encrypt('pipeline', pipeline.id),
+  name: pipeline.name,
+  stagesCount,
+  linkedToCrm: !!pipeline.crmLocationId,
+  crmLocationId: pipeline.crmLocationId ?? null,
+});
+
+const toStage = (stage: PipelineStage): PipelineStageType => ({
+  id: toBase64Id(stage.id),
+  stageName: stage.name,
+  pipelineId: toBase64Id(stage.pipeline.id),
+  position: stage.position,
+});
+
+@Resolver()
+export class PipelineResolver {
+  @Authorized()
+  @Query(() => PipelinePageType, { description: 'Pipelines of the company, ordered by name' })
+  async pipelines(
+    @Ctx() ctx: RequestContext,
+    @Arg('crmLocationId', () => String, { nullable: true, description: 'all (default), unsynced, or a CRM location id' }) crmLocationId: string | null,
+    @Arg('page', () => Int, { nullable: true }) page: number | null,
+    @Arg('perPage', () => Int, { nullable: true, description: 'Default 15, at most 30' }) perPage: number | null,
+  ): Promise<PipelinePageType> {
+    const result = await ctx.services.pipelines.list(ctx, { crmLocationId, page, perPage });
+    return { ...result, records: result.records.map((row) => toPipeline(ctx, row)) };
+  }
+
+  @Authorized('edit-pipelines')
+  @Mutation(() => PipelineType)
+  async createPipeline(@Ctx() ctx: RequestContext, @Arg('input') input: CreatePipelineInput): Promise<PipelineType> {
+    return toPipeline(ctx, await ctx.services.pipelines.create(ctx, input));
+  }
+
+  @Authorized()
+  @Mutation(() => PipelineStageType, { description: 'Add a stage at the end of the pipeline' })
+  async addPipelineStage(@Ctx() ctx: RequestContext, @Arg('pipelineId', () => ID) pipelineId: string, @Arg('stageName') stageName: string): Promise<PipelineStageType> {
+    return toStage(await ctx.services.pipelines.addStage(ctx, pipelineId, stageName));
+  }
+
+  @Authorized('view-pipelines')
+  @Query(() => [PipelineStageType], { description: 'Stages of a pipeline, in order' })
+  async pipelineStages(@Ctx() ctx: RequestContext, @Arg('pipelineId', () => ID) pipelineId: string): Promise<PipelineStageType[]> {
+    return (await ctx.services.pipelines.stages(ctx, pipelineId)).map(toStage);
+  }
+
+  @Authorized('view-pipelines')
+  @Query(() => [CrmLocationType], { description: 'CRM locations that pipelines are linked to' })
+  pipelineLocations(@Ctx() ctx: RequestContext) {
+    return ctx.services.pipelines.locations(ctx);
+  }
+}

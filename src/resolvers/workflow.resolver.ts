@@ -1,0 +1,113 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../context.js';
+import { WorkflowStatus, type TriggerConfig, type Workflow } from '../entities/index.js';
+import { toBase64Id } from '../ids.js';
+import type { FolderRow } from '../services/workflow.service.js';
+import { ACTIONS, TRIGGERS } from '../workflows/catalog.js';
+import { CatalogEntryType, CreateWorkflowInput, WorkflowFolderType, WorkflowPageType, WorkflowType } from './workflow.types.js';
+
+export const builderEndpoint = (builderId: number) => `/api/Workflow/builder/${toBase64Id(builderId)}`;
+
+const toWorkflow = (ctx: RequestContext, w: Workflow): WorkflowType => ({
+  id: toBase64Id(w.id),
+  builderId: toBase64Id(w.builderId),
+  encryptedId: ctx.services.ids.encrypt('workflow', w.id),
+  name: w.name,
+  description: w.description ?? null,
+  status: w.status,
+  builderEndpoint: builderEndpoint(w.builderId),
+  folderId: w.folder ? toBase64Id(w.folder.id) : null,
+  triggerConfig: w.triggerConfig ?? null,
+  createdAt: w.createdAt,
+  updatedAt: w.updatedAt,
+});
+
+const toFolder = ({ folder, workflowsCount }: FolderRow): WorkflowFolderType => ({
+  id: toBase64Id(folder.id),
+  name: folder.name,
+  sortOrder: folder.sortOrder,
+  workflowsCount,
+});
+
+@Resolver()
+export class WorkflowResolver {
+  @Authorized()
+  @Mutation(() => WorkflowType, { description: 'Create a draft workflow; every field is optional' })
+  async createWorkflow(@Ctx() ctx: RequestContext, @Arg('input', () => CreateWorkflowInput, { nullable: true }) input: CreateWorkflowInput | null) {
+    return toWorkflow(ctx, await ctx.services.workflows.create(ctx, input ?? {}));
+  }
+
+  @Authorized()
+  @Mutation(() => WorkflowType, { description: 'Set the status only' })
+  async updateWorkflowStatus(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('status', () => WorkflowStatus) status: WorkflowStatus) {
+    return toWorkflow(ctx, await ctx.services.workflows.setStatus(ctx, id, status));
+  }
+
+  @Authorized()
+  @Mutation(() => WorkflowType, { description: 'Move into a folder; the base64 of 0 ("MA==") moves it out of every folder' })
+  async moveWorkflowToFolder(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('folderId', () => ID) folderId: string) {
+    return toWorkflow(ctx, await ctx.services.workflows.moveToFolder(ctx, id, folderId));
+  }
+
+  @Authorized()
+  @Mutation(() => [WorkflowFolderType], { description: 'The listed folders first, in order (the first gets 1); atomic' })
+  async reorderWorkflowFolders(@Ctx() ctx: RequestContext, @Arg('folderIds', () => [ID]) folderIds: string[]) {
+    await ctx.services.workflows.reorderFolders(ctx, folderIds);
+    return (await ctx.services.workflows.folders(ctx)).map(toFolder);
+  }
+
+  @Authorized('view-workflows')
+  @Query(() => WorkflowPageType, { description: 'Workflows of the company, newest first' })
+  async workflows(
+    @Ctx() ctx: RequestContext,
+    @Arg('folderId', () => ID, { nullable: true, description: 'A folder, or "MA==" for uncategorized' }) folderId: string | null,
+    @Arg('status', () => WorkflowStatus, { nullable: true }) status: WorkflowStatus | null,
+    @Arg('search', () => String, { nullable: true }) search: string | null,
+    @Arg('page', () => Int, { nullable: true }) page: number | null,
+    @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
+  ): Promise<WorkflowPageType> {
+    const result = await ctx.services.workflows.list(ctx, { folderId, status, search, page, perPage });
+    return { ...result, records: result.records.map((w) => toWorkflow(ctx, w)) };
+  }
+
+  @Authorized('view-workflows')
+  @Query(() => [WorkflowFolderType], { description: 'Folders in display order' })
+  async workflowFolders(@Ctx() ctx: RequestContext) {
+    return (await ctx.services.workflows.folders(ctx)).map(toFolder);
+  }
+
+  @Authorized('edit-workflows')
+  @Mutation(() => WorkflowFolderType, { description: 'Create a folder at the end of the order' })
+  async createWorkflowFolder(@Ctx() ctx: RequestContext, @Arg('name') name: string) {
+    return toFolder(await ctx.services.workflows.createFolder(ctx, name));
+  }
+
+  @Authorized('view-workflows')
+  @Query(() => WorkflowType, { description: 'A workflow by its builder id, with its graph' })
+  async workflowBuilder(@Ctx() ctx: RequestContext, @Arg('builderId', () => ID) builderId: string) {
+    return toWorkflow(ctx, await ctx.services.workflows.findByBuilder(ctx, builderId));
+  }
+
+  @Authorized('edit-workflows')
+  @Mutation(() => WorkflowType, { description: 'Save the builder graph (validated against the catalogs)' })
+  async saveWorkflowBuilder(
+    @Ctx() ctx: RequestContext,
+    @Arg('builderId', () => ID) builderId: string,
+    @Arg('triggerConfig', () => GraphQLJSONObject, { nullable: true }) triggerConfig: TriggerConfig | null,
+  ) {
+    return toWorkflow(ctx, await ctx.services.workflows.saveGraph(ctx, builderId, triggerConfig));
+  }
+
+  @Authorized()
+  @Query(() => [CatalogEntryType], { description: 'Trigger types: every webhook event' })
+  workflowTriggers() {
+    return TRIGGERS;
+  }
+
+  @Authorized()
+  @Query(() => [CatalogEntryType], { description: 'Action types' })
+  workflowActions() {
+    return ACTIONS;
+  }
+}

@@ -1,0 +1,180 @@
+import type { RequestContext } from '../context.js';
+import { Workflow, WorkflowFolder, WorkflowStatus, type TriggerConfig } from '../entities/index.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { graphErrors } from '../workflows/graph.js';
+import { Rules, message } from '../validation.js';
+import { findOwned } from './lookup.js';
+import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from './pagination.js';
+
+export const WORKFLOW_NAME_MAX = 255;
+const DEFAULT_NAME = 'Untitled workflow';
+
+export interface WorkflowInput {
+  name?: string | null;
+  description?: string | null;
+  triggerConfig?: TriggerConfig | null;
+}
+
+export interface WorkflowListArgs extends PageArgs {
+  /** A folder id; the "no folder" id (base64 of 0) lists uncategorized workflows. */
+  folderId?: string | null;
+  status?: WorkflowStatus | null;
+  search?: string | null;
+}
+
+export interface FolderRow {
+  folder: WorkflowFolder;
+  workflowsCount: number;
+}
+
+export class WorkflowService {
+  async create(ctx: RequestContext, input: WorkflowInput): Promise<Workflow> {
+    const rules = new Rules().maxChars('name', input.name, WORKFLOW_NAME_MAX);
+    rules.check();
+    this.checkGraph(input.triggerConfig);
+    const company = await ctx.companyId();
+    const name = input.name?.trim() || (await this.defaultName(ctx, company));
+    const workflow = ctx.em.create(Workflow, {
+      company,
+      name,
+      description: input.description ?? null,
+      triggerConfig: input.triggerConfig ?? null,
+      status: WorkflowStatus.draft,
+    });
+    await ctx.em.flush();
+    await ctx.em.refresh(workflow); // the builder id comes from its database sequence
+    return workflow;
+  }
+
+  find(ctx: RequestContext, rawId: string): Promise<Workflow> {
+    return findOwned(ctx, Workflow, rawId, 'workflow', 'Workflow');
+  }
+
+  async findByBuilder(ctx: RequestContext, rawBuilderId: string): Promise<Workflow> {
+    const builderId = ctx.services.ids.decode(rawBuilderId, 'workflow_builder');
+    const workflow = builderId === undefined ? null : await ctx.em.findOne(Workflow, { builderId, company: await ctx.companyId() });
+    if (!workflow) throw new NotFoundError('Workflow');
+    return workflow;
+  }
+
+  async setStatus(ctx: RequestContext, rawId: string, status: WorkflowStatus): Promise<Workflow> {
+    const workflow = await this.find(ctx, rawId);
+    new Rules().required('status', status).oneOf('status', status, Object.values(WorkflowStatus)).check();
+    workflow.status = status;
+    await ctx.em.flush();
+    return workflow;
+  }
+
+  async saveGraph(ctx: RequestContext, rawBuilderId: string, triggerConfig: TriggerConfig | null): Promise<Workflow> {
+    const workflow = await this.findByBuilder(ctx, rawBuilderId);
+    this.checkGraph(triggerConfig);
+    workflow.triggerConfig = triggerConfig;
+    await ctx.em.flush();
+    return workflow;
+  }
+
+  /** Moves a workflow into a folder, or out of every folder with the "no folder" id. */
+  async moveToFolder(ctx: RequestContext, rawId: string, rawFolderId: string): Promise<Workflow> {
+    const workflow = await this.find(ctx, rawId);
+    workflow.folder = await this.folderOrNone(ctx, rawFolderId);
+    await ctx.em.flush();
+    return workflow;
+  }
+
+  async list(ctx: RequestContext, args: WorkflowListArgs): Promise<Page<Workflow>> {
+    const window = pageWindow(args);
+    const where: Record<string, unknown> = { company: await ctx.companyId() };
+    if (args.folderId !== undefined && args.folderId !== null && args.folderId !== '') {
+      where.folder = await this.folderOrNone(ctx, args.folderId);
+    }
+    if (args.status) where.status = args.status;
+    if (args.search) where.name = { $ilike: likePattern(args.search) };
+    const [records, total] = await ctx.em.findAndCount(Workflow, where, {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: window.perPage,
+      offset: window.offset,
+    });
+    return pageOf(records, total, window);
+  }
+
+  async folders(ctx: RequestContext): Promise<FolderRow[]> {
+    const company = await ctx.companyId();
+    const folders = await ctx.em.find(WorkflowFolder, { company }, { orderBy: { sortOrder: 'asc', id: 'asc' } });
+    const counts = await ctx.em.getConnection().execute<{ folder_id: number; n: number }[]>(
+      'SELECT folder_id, count(*)::int AS n FROM workflows WHERE company_id = ? AND folder_id IS NOT NULL GROUP BY folder_id',
+      [company],
+    );
+    const byFolder = new Map(counts.map((c) => [c.folder_id, c.n]));
+    return folders.map((folder) => ({ folder, workflowsCount: byFolder.get(folder.id) ?? 0 }));
+  }
+
+  async createFolder(ctx: RequestContext, name: string): Promise<FolderRow> {
+    new Rules().required('name', name).maxChars('name', name, WORKFLOW_NAME_MAX).check();
+    const company = await ctx.companyId();
+    const [{ last }] = await ctx.em.getConnection().execute<{ last: number }[]>(
+      'SELECT COALESCE(MAX(sort_order), 0)::int AS last FROM workflow_folders WHERE company_id = ?',
+      [company],
+    );
+    const folder = ctx.em.create(WorkflowFolder, { company, name: name.trim(), sortOrder: last + 1 });
+    await ctx.em.flush();
+    return { folder, workflowsCount: 0 };
+  }
+
+  /**
+   * Puts the listed folders first, in the given order (the first gets 1); the
+   * company's other folders keep their order after them. All or nothing.
+   */
+  async reorderFolders(ctx: RequestContext, rawIds: string[]): Promise<WorkflowFolder[]> {
+    const company = await ctx.companyId();
+    const rules = new Rules();
+    if (rawIds.length === 0) rules.add('folder_ids', message.required('folder_ids'));
+    const ids = rawIds.map((raw, i) => {
+      const id = ctx.services.ids.decode(raw, 'workflow_folder');
+      if (id === undefined) rules.add(`folder_ids.${i}`, `The selected folder_ids.${i} is invalid.`);
+      return id;
+    });
+    ids.forEach((id, i) => {
+      if (id !== undefined && ids.indexOf(id) !== i) rules.add(`folder_ids.${i}`, `The folder_ids.${i} field has a duplicate value.`);
+    });
+    const folders = await ctx.em.find(WorkflowFolder, { company }, { orderBy: { sortOrder: 'asc', id: 'asc' } });
+    const owned = new Map(folders.map((f) => [f.id, f]));
+    ids.forEach((id, i) => {
+      if (id !== undefined && !owned.has(id) && !rules.has(`folder_ids.${i}`)) rules.add(`folder_ids.${i}`, `The selected folder_ids.${i} is invalid.`);
+    });
+    rules.check();
+    const listed = ids as number[];
+    const order = [...listed.map((id) => owned.get(id)!), ...folders.filter((f) => !listed.includes(f.id))];
+    order.forEach((folder, i) => {
+      folder.sortOrder = i + 1;
+    });
+    await ctx.em.flush(); // one transaction: every folder moves or none does
+    return order;
+  }
+
+  private async folderOrNone(ctx: RequestContext, rawFolderId: string): Promise<WorkflowFolder | null> {
+    const id = ctx.services.ids.decode(rawFolderId, 'workflow_folder', undefined, true);
+    if (id === 0) return null;
+    if (id === undefined) throw new NotFoundError('Folder');
+    const folder = await ctx.em.findOne(WorkflowFolder, { id, company: await ctx.companyId() });
+    if (!folder) throw new NotFoundError('Folder');
+    return folder;
+  }
+
+  private checkGraph(graph: unknown): void {
+    const errors = graphErrors(graph);
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  }
+
+  /** "Untitled workflow", then "Untitled workflow 2", ... unique within the company. */
+  private async defaultName(ctx: RequestContext, company: number): Promise<string> {
+    const rows = await ctx.em.getConnection().execute<{ name: string }[]>(
+      "SELECT name FROM workflows WHERE company_id = ? AND name ILIKE 'Untitled workflow%'",
+      [company],
+    );
+    const taken = new Set(rows.map((r) => r.name.toLowerCase()));
+    if (!taken.has(DEFAULT_NAME.toLowerCase())) return DEFAULT_NAME;
+    let n = 2;
+    while (taken.has(`${DEFAULT_NAME} ${n}`.toLowerCase())) n++;
+    return `${DEFAULT_NAME} ${n}`;
+  }
+}
