@@ -50,7 +50,8 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
   const processing = config.role !== 'api';
   if (processing) {
     await agenda.start();
-    await agenda.every('1 hour', 'purge-expired-auth');
+    await agenda.every('1 hour', 'purge-expired-auth', undefined, { skipImmediate: true });
+    await agenda.every('15 minutes', 'spam-reputation-check', undefined, { skipImmediate: true });
   } else {
     await agenda.ready;
   }
@@ -73,5 +74,10 @@ function defineJobs(agenda: Agenda, { orm, services, log, metrics }: JobDeps): v
     if (due) metrics.jobLag.set({ job: 'purge-expired-auth' }, Math.max(0, (Date.now() - due.getTime()) / 1000));
     const removed = await services.auth.purgeExpired(orm.em.fork());
     log.info('purged expired tokens', { removed });
+  });
+  // Numbers never checked, or last checked a day ago or more.
+  agenda.define('spam-reputation-check', async () => {
+    const checked = await services.spam.checkDue(orm.em.fork(), 24 * 3_600_000);
+    log.info('spam reputation check', { checked });
   });
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashPassword } from '../auth/passwords.js';
+import { seedCalls } from './calls.js';
 import { Company, Permission, Pipeline, PipelineStage, Role, User, Workflow, WorkflowFolder, WorkflowStatus } from '../entities/index.js';
 
 // The demo dataset (DESIGN section 9): created on an empty database by
@@ -63,7 +64,10 @@ export async function seedDemo(em: EntityManager): Promise<void> {
   user(beta, betaOwner, 'Blake Beta', 'owner@beta.test');
   user(gamma, gammaOwner, 'Gale Gamma', 'owner@gamma.test');
 
-  for (const company of [acme, beta, gamma]) seedCrm(em, company, stamp);
+  [acme, beta, gamma].forEach((company, i) => {
+    seedCrm(em, company, stamp);
+    seedCalls(em, company, i);
+  });
   await em.flush();
 }
 

@@ -4,7 +4,10 @@ import { IdCodec } from '../ids.js';
 import type { Logger } from '../observability/logger.js';
 import { AuthService } from './auth.service.js';
 import { LoginLimiter } from './login-limiter.js';
+import { SimulatedReputationSource } from '../spam/reputation.js';
+import { DashboardService } from './dashboard.service.js';
 import { PipelineService } from './pipeline.service.js';
+import { SpamService } from './spam.service.js';
 import { RoleService } from './role.service.js';
 import { WorkflowService } from './workflow.service.js';
 
@@ -17,6 +20,8 @@ export interface Services {
   roles: RoleService;
   pipelines: PipelineService;
   workflows: WorkflowService;
+  spam: SpamService;
+  dashboard: DashboardService;
 }
 
 export function createServices(config: Config, log: Logger): Services {
@@ -28,5 +33,7 @@ export function createServices(config: Config, log: Logger): Services {
     roles: new RoleService(),
     pipelines: new PipelineService(),
     workflows: new WorkflowService(),
+    spam: new SpamService(new SimulatedReputationSource()),
+    dashboard: new DashboardService(),
   };
 }

@@ -1,0 +1,72 @@
+import { Entity, Index, ManyToOne, PrimaryKey, Property, type Opt, type Rel } from '@mikro-orm/core';
+import { Agent } from './agent.entity.js';
+import { Company } from './company.entity.js';
+import { Timestamped } from './timestamps.js';
+
+/** One call, as the provider reported it; the AI dashboard reads these. */
+@Entity({ tableName: 'calls' })
+@Index({ properties: ['company', 'startedAt'] })
+export class Call extends Timestamped {
+  @PrimaryKey()
+  id!: number;
+
+  @ManyToOne(() => Company, { deleteRule: 'cascade' })
+  company!: Rel<Company>;
+
+  @ManyToOne(() => Agent, { nullable: true, deleteRule: 'set null' })
+  @Index()
+  agent?: Rel<Agent> | null;
+
+  /** The provider's id for the call. */
+  @Property({ length: 64, nullable: true, unique: true })
+  providerCallId?: string | null;
+
+  @Property({ length: 20 })
+  fromNumber!: string;
+
+  @Property({ length: 20 })
+  toNumber!: string;
+
+  @Property({ type: 'datetime' })
+  startedAt!: Date;
+
+  @Property({ default: 0 })
+  durationSeconds: Opt<number> = 0;
+
+  /** completed, no-answer, busy, failed, in-progress */
+  @Property({ length: 32 })
+  status!: string;
+
+  /** inbound or outbound */
+  @Property({ length: 16 })
+  direction!: string;
+
+  /** positive, neutral, negative; null until analysed */
+  @Property({ length: 16, nullable: true })
+  sentiment?: string | null;
+
+  @Property({ length: 2048, nullable: true })
+  recordingUrl?: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  transcript?: string | null;
+
+  @Property({ length: 64, nullable: true })
+  disposition?: string | null;
+
+  @Property({ type: 'json', default: '[]' })
+  tags: Opt<string[]> = [];
+
+  @Property({ type: 'json', default: '{}' })
+  customFields: Opt<Record<string, unknown>> = {};
+
+  /** When the call booked an appointment, its time. */
+  @Property({ type: 'datetime', nullable: true })
+  appointmentAt?: Date | null;
+
+  @Property({ length: 255, nullable: true })
+  contactName?: string | null;
+
+  @Property({ length: 255, nullable: true })
+  contactEmail?: string | null;
+}

@@ -1,0 +1,93 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { PageType } from './pagination.types.js';
+
+@ObjectType('CallNumbers')
+export class CallNumbersType {
+  @Field({ description: 'Caller number' }) from!: string;
+  @Field({ description: 'Called number' }) to!: string;
+}
+
+@ObjectType('AppointmentCall', { description: 'A row of the AI dashboard: a call that booked an appointment' })
+export class AppointmentCallType {
+  @Field(() => Int) id!: number;
+  @Field({ description: 'When the call started, "YYYY-MM-DD HH:mm:ss" in the company time zone' }) callDatetime!: string;
+  @Field(() => String, { nullable: true }) agentName!: string | null;
+  @Field(() => CallNumbersType) numbers!: CallNumbersType;
+  @Field(() => Int, { description: 'Seconds' }) duration!: number;
+  @Field({ description: 'The appointment, "YYYY-MM-DD HH:mm:ss" in the company time zone' }) appointment!: string;
+  @Field({ description: 'completed, no-answer, busy, failed or in-progress' }) status!: string;
+  @Field({ description: 'inbound or outbound' }) direction!: string;
+  @Field(() => String, { nullable: true, description: 'positive, neutral or negative; null until analysed' }) sentiment!: string | null;
+  @Field() recordingAvailable!: boolean;
+  @Field() startedAt!: Date;
+  @Field() appointmentAt!: Date;
+}
+
+@ObjectType('AppointmentCallPage')
+export class AppointmentCallPageType extends PageType(AppointmentCallType) {}
+
+@ObjectType('SentimentCounts')
+export class SentimentCountsType {
+  @Field(() => Int) positive!: number;
+  @Field(() => Int) neutral!: number;
+  @Field(() => Int) negative!: number;
+  @Field(() => Int) unknown!: number;
+}
+
+@ObjectType('DashboardSummary')
+export class DashboardSummaryType {
+  @Field(() => Int) calls!: number;
+  @Field(() => Int, { description: 'Completed calls with talk time' }) answered!: number;
+  @Field(() => Int) appointments!: number;
+  @Field(() => Int, { description: 'Seconds' }) averageDuration!: number;
+  @Field(() => SentimentCountsType) sentiment!: SentimentCountsType;
+  @Field({ description: 'Start of the interval (inclusive)' }) from!: Date;
+  @Field({ description: 'End of the interval (exclusive)' }) to!: Date;
+  @Field() timeZone!: string;
+}
+
+@ObjectType('CallContact')
+export class CallContactType {
+  @Field(() => String, { nullable: true }) name!: string | null;
+  @Field(() => String, { nullable: true }) email!: string | null;
+  @Field({ description: 'The contact side of the call' }) phone!: string;
+}
+
+@ObjectType('CallDetails')
+export class CallDetailsType {
+  @Field(() => Int) id!: number;
+  @Field() encryptedId!: string;
+  @Field() callDatetime!: string;
+  @Field() startedAt!: Date;
+  @Field(() => Int, { nullable: true }) agentId!: number | null;
+  @Field(() => String, { nullable: true }) agentName!: string | null;
+  @Field(() => CallNumbersType) numbers!: CallNumbersType;
+  @Field(() => Int) duration!: number;
+  @Field() status!: string;
+  @Field() direction!: string;
+  @Field(() => String, { nullable: true }) sentiment!: string | null;
+  @Field(() => String, { nullable: true }) recordingUrl!: string | null;
+  @Field(() => String, { nullable: true }) transcript!: string | null;
+  @Field(() => String, { nullable: true }) disposition!: string | null;
+  @Field(() => [String]) tags!: string[];
+  @Field(() => GraphQLJSONObject) customFields!: Record<string, unknown>;
+  @Field(() => String, { nullable: true }) appointment!: string | null;
+  @Field(() => Date, { nullable: true }) appointmentAt!: Date | null;
+  @Field(() => CallContactType) contact!: CallContactType;
+}
+
+@ObjectType('LocalPresenceSetting')
+export class LocalPresenceType {
+  @Field({ description: 'All or Unassigned' }) newValue!: string;
+}
+
+@InputType({ description: 'date_range, or start_date and end_date (Y-m-d, inclusive); agent; company (an agency may name a child)' })
+export class DashboardFilterInput {
+  @Field(() => String, { nullable: true, description: 'Today (default), Yesterday, Last 7 Days, ...' }) dateRange?: string | null;
+  @Field(() => String, { nullable: true }) startDate?: string | null;
+  @Field(() => String, { nullable: true }) endDate?: string | null;
+  @Field(() => String, { nullable: true, description: 'All (default) or an agent id' }) agentId?: string | null;
+  @Field(() => Int, { nullable: true }) companyId?: number | null;
+  @Field(() => String, { nullable: true }) search?: string | null;
+}

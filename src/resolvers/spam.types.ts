@@ -1,0 +1,43 @@
+import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { PageType } from './pagination.types.js';
+
+@ObjectType('SpamRenewal')
+export class SpamRenewalType {
+  @Field() renewsAt!: Date;
+  @Field() autoRenew!: boolean;
+}
+
+@ObjectType('SpamCheck')
+export class SpamCheckType {
+  @Field() checkedAt!: Date;
+  @Field(() => [String]) carriersChecked!: string[];
+  @Field(() => [String]) flaggedCarriers!: string[];
+}
+
+@ObjectType('SpamProtectedNumber')
+export class SpamProtectedNumberType {
+  @Field(() => Int) id!: number;
+  @Field() encryptedId!: string;
+  @Field({ description: 'AI, House or Custom' }) type!: string;
+  @Field({ description: 'In Progress, Flagged or Clean' }) status!: string;
+  @Field() pnumber!: string;
+  @Field({ description: 'True for Custom numbers, the only editable ones' }) canEdit!: boolean;
+  @Field(() => [String], { description: 'Carriers that flagged the number at the latest check' }) flaggedCarriers!: string[];
+  @Field(() => SpamRenewalType) renewal!: SpamRenewalType;
+  @Field(() => SpamCheckType, { nullable: true, description: 'Null until the first check' }) latestCheck!: SpamCheckType | null;
+}
+
+@ObjectType('SpamProtectedNumberPage')
+export class SpamProtectedNumberPageType extends PageType(SpamProtectedNumberType) {}
+
+@ObjectType('SpamFlagSettings')
+export class SpamFlagSettingsType {
+  @Field(() => Int, { description: '1, 2 or 3' }) minCarriersToFlag!: number;
+}
+
+@InputType()
+export class SpamListFilter {
+  @Field(() => String, { nullable: true }) search?: string | null;
+  @Field(() => String, { nullable: true, description: 'All, In Progress, Flagged or Clean' }) status?: string | null;
+  @Field(() => String, { nullable: true, description: 'All, AI, House or Custom' }) type?: string | null;
+}

@@ -1,0 +1,93 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Agent, Call, Company, SpamNumberType, SpamProtectedNumber, SpamStatus } from '../entities/index.js';
+import { CARRIERS } from '../spam/reputation.js';
+import { seededRandom } from './random.js';
+
+// Demo agents, spam-protected numbers and calls (DESIGN section 9). Calls are
+// spread relative to the seeding time, so every dashboard range has rows.
+
+const FIRST = ['Ava', 'Ben', 'Cleo', 'Dev', 'Eli', 'Fay', 'Gus', 'Hana', 'Ivo', 'Jade', 'Kai', 'Lena', 'Milo', 'Nia', 'Otto', 'Pia', 'Quin', 'Rae', 'Sol', 'Tess', 'Uma', 'Vic', 'Wren', 'Xia', 'Yuri', 'Zoe'];
+const DISPOSITIONS = ['appointment-set', 'callback', 'not-interested', 'voicemail', 'wrong-number'];
+const SENTIMENTS = ['positive', 'neutral', 'negative'];
+const DAY = 86_400_000;
+
+/** Days ago at which demo calls happen: today, yesterday, this and last week, this and last month, last year. */
+const CALL_DAYS = [0, 0, 0, 1, 1, 2, 3, 5, 6, 8, 9, 10, 12, 15, 20, 25, 33, 40, 45, 60];
+
+export function seedCalls(em: EntityManager, company: Company, index: number, now = new Date()): void {
+  const random = seededRandom(1000 + index);
+  const prefix = ['212', '312', '415'][index % 3];
+  const agents: Agent[] = [];
+  for (let i = 0; i < 24; i++) {
+    agents.push(em.create(Agent, {
+      company,
+      name: `${FIRST[i]} ${['Voice', 'Assist', 'Caller', 'Booker'][i % 4]}`,
+      active: i < 21,
+      online: i % 3 === 0,
+    }));
+  }
+
+  // Spam-protected numbers of every type and status.
+  const statuses = [SpamStatus.InProgress, SpamStatus.Flagged, SpamStatus.Clean];
+  let n = 0;
+  for (const type of [SpamNumberType.AI, SpamNumberType.House, SpamNumberType.Custom]) {
+    for (const status of statuses) {
+      for (let k = 0; k < 2; k++) {
+        // Flagged by every carrier, or by none, so each row agrees with any threshold.
+        const flagged = status === SpamStatus.Flagged ? [...CARRIERS] : [];
+        em.create(SpamProtectedNumber, {
+          company,
+          type,
+          status,
+          pnumber: `+1${prefix}555${String(1000 + n).slice(-4)}`,
+          flaggedCarriers: flagged,
+          carriersChecked: status === SpamStatus.InProgress ? [] : [...CARRIERS],
+          latestCheckAt: status === SpamStatus.InProgress ? null : new Date(now.getTime() - random.int(1, 20) * 3_600_000),
+          renewsAt: new Date(now.getTime() + random.int(5, 60) * DAY),
+          autoRenew: random.chance(0.7),
+          createdAt: new Date(now.getTime() - (40 - n) * DAY),
+          updatedAt: new Date(now.getTime() - (40 - n) * DAY),
+        });
+        n++;
+      }
+    }
+  }
+
+  // Calls: a few on each demo day, about a third booking an appointment.
+  let callNo = 0;
+  const dayOfYear = Math.floor((now.getTime() - Date.UTC(now.getUTCFullYear(), 0, 1)) / DAY);
+  for (const daysAgo of [...CALL_DAYS, dayOfYear + 120, dayOfYear + 240]) {
+    for (let k = 0; k < 3; k++) {
+      const agent = random.pick(agents.slice(0, 21));
+      const startedAt = new Date(now.getTime() - daysAgo * DAY - random.int(60, 6 * 3600) * 1000);
+      const booked = k === 0 || random.chance(0.25);
+      const answered = booked || random.chance(0.7);
+      const inbound = random.chance(0.5);
+      const company10 = `+1${prefix}555${String(2000 + callNo).slice(-4)}`;
+      const contact = `+1${random.int(201, 989)}${random.int(2000000, 9999999)}`;
+      em.create(Call, {
+        company,
+        agent,
+        providerCallId: `CA${index}${String(callNo).padStart(6, '0')}`,
+        fromNumber: inbound ? contact : company10,
+        toNumber: inbound ? company10 : contact,
+        startedAt,
+        durationSeconds: answered ? random.int(30, 900) : 0,
+        status: answered ? 'completed' : random.pick(['no-answer', 'busy', 'failed']),
+        direction: inbound ? 'inbound' : 'outbound',
+        sentiment: answered ? random.pick(SENTIMENTS) : null,
+        recordingUrl: answered ? `https://recordings.switchboard.test/${index}/${callNo}.mp3` : null,
+        transcript: answered ? `Agent: Hello, this is ${agent.name}. Caller: Hi, I'd like to ${booked ? 'book a visit' : 'ask a question'}.` : null,
+        disposition: booked ? 'appointment-set' : answered ? random.pick(DISPOSITIONS.slice(1)) : null,
+        tags: booked ? ['appointment', 'ai'] : ['ai'],
+        customFields: { campaign: random.pick(['spring', 'summer', 'renewal']), lead_score: random.int(1, 100) },
+        appointmentAt: booked ? new Date(startedAt.getTime() + random.int(1, 14) * DAY) : null,
+        contactName: `${random.pick(FIRST)} ${random.pick(['Smith', 'Jones', 'Garcia', 'Lee', 'Brown'])}`,
+        contactEmail: random.chance(0.6) ? `contact${callNo}@example.test` : null,
+        createdAt: startedAt,
+        updatedAt: startedAt,
+      });
+      callNo++;
+    }
+  }
+}

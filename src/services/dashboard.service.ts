@@ -1,0 +1,158 @@
+import type { RequestContext } from '../context.js';
+import { Agent, Call, Company } from '../entities/index.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import { customRange, dateRange, DATE_RANGES, type DateRangeName, type Interval } from '../time/date-range.js';
+import { parseCivilDate } from '../time/zoned.js';
+import { Rules, message } from '../validation.js';
+import { findOwned } from './lookup.js';
+import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from './pagination.js';
+
+export interface DashboardFilter {
+  dateRange?: string | null;
+  startDate?: string | null;
+  endDate?: string | null;
+  /** All (default) or an agent id. */
+  agentId?: string | null;
+  /** The signed-in company by default; an agency may name a child company. */
+  companyId?: number | null;
+  search?: string | null;
+}
+
+export interface AppointmentCall {
+  call: Call;
+  timeZone: string;
+}
+
+export interface DashboardSummary {
+  calls: number;
+  answered: number;
+  appointments: number;
+  averageDurationSeconds: number;
+  sentiment: { positive: number; neutral: number; negative: number; unknown: number };
+  from: Date;
+  to: Date;
+  timeZone: string;
+}
+
+interface Scope {
+  company: Company;
+  interval: Interval;
+  where: Record<string, unknown>;
+}
+
+export const LOCAL_PRESENCE = ['All', 'Unassigned'] as const;
+
+export class DashboardService {
+  constructor(private readonly clock: () => Date = () => new Date()) {}
+
+  async appointments(ctx: RequestContext, filter: DashboardFilter & PageArgs): Promise<Page<AppointmentCall>> {
+    const window = pageWindow(filter);
+    const { company, where } = await this.scope(ctx, filter);
+    where.appointmentAt = { $ne: null };
+    const [calls, total] = await ctx.em.findAndCount(Call, where, {
+      populate: ['agent'],
+      orderBy: { startedAt: 'desc', id: 'desc' },
+      limit: window.perPage,
+      offset: window.offset,
+    });
+    return pageOf(calls.map((call) => ({ call, timeZone: company.timeZone })), total, window);
+  }
+
+  async summary(ctx: RequestContext, filter: DashboardFilter): Promise<DashboardSummary> {
+    const { company, interval, where } = await this.scope(ctx, filter);
+    const calls = await ctx.em.find(Call, where, { fields: ['status', 'durationSeconds', 'sentiment', 'appointmentAt'] });
+    const sentiment = { positive: 0, neutral: 0, negative: 0, unknown: 0 };
+    let answered = 0;
+    let appointments = 0;
+    let duration = 0;
+    for (const call of calls) {
+      if (call.status === 'completed' && call.durationSeconds > 0) answered++;
+      if (call.appointmentAt) appointments++;
+      duration += call.durationSeconds;
+      const key = (call.sentiment ?? 'unknown') as keyof typeof sentiment;
+      sentiment[key in sentiment ? key : 'unknown']++;
+    }
+    return {
+      calls: calls.length,
+      answered,
+      appointments,
+      averageDurationSeconds: calls.length ? Math.round(duration / calls.length) : 0,
+      sentiment,
+      from: interval.start,
+      to: interval.end,
+      timeZone: company.timeZone,
+    };
+  }
+
+  /** One call of the company, or of one of its child companies for an agency. */
+  async call(ctx: RequestContext, rawId: string): Promise<AppointmentCall> {
+    const id = ctx.services.ids.decode(rawId, 'call');
+    const viewer = await ctx.viewer();
+    const call = id === undefined ? null : await ctx.em.findOne(Call, { id }, { populate: ['agent', 'company'] });
+    const visible = call && (call.company.id === viewer.company.id || (viewer.company.isAgency && call.company.parent?.id === viewer.company.id));
+    if (!call || !visible) throw new NotFoundError('Call');
+    return { call, timeZone: call.company.timeZone };
+  }
+
+  async setLocalPresence(ctx: RequestContext, value: string): Promise<string> {
+    new Rules().required('number_ai_local_presence', value).oneOf('number_ai_local_presence', value, LOCAL_PRESENCE).check();
+    await ctx.em.getConnection().execute(
+      `UPDATE companies SET settings = jsonb_set(settings, '{numberAiLocalPresence}', to_jsonb(?::text)), updated_at = now() WHERE id = ?`,
+      [value, await ctx.companyId()],
+    );
+    return value;
+  }
+
+  /** The company the request may read, the interval, and the shared filters. */
+  private async scope(ctx: RequestContext, filter: DashboardFilter): Promise<Scope> {
+    const company = await this.company(ctx, filter.companyId);
+    const interval = this.interval(filter, company.timeZone);
+    const where: Record<string, unknown> = { company: company.id, startedAt: { $gte: interval.start, $lt: interval.end } };
+    if (filter.agentId && filter.agentId !== 'All') {
+      const agentId = ctx.services.ids.decode(filter.agentId, 'agent');
+      const agent = agentId === undefined ? null : await ctx.em.findOne(Agent, { id: agentId, company: company.id });
+      if (!agent) throw new NotFoundError('Agent');
+      where.agent = agent.id;
+    }
+    if (filter.search) {
+      const pattern = likePattern(filter.search);
+      where.$or = [
+        { fromNumber: { $ilike: pattern } },
+        { toNumber: { $ilike: pattern } },
+        { agent: { name: { $ilike: pattern } } },
+        { contactName: { $ilike: pattern } },
+        { disposition: { $ilike: pattern } },
+      ];
+    }
+    return { company, interval, where };
+  }
+
+  private async company(ctx: RequestContext, companyId?: number | null): Promise<Company> {
+    const viewer = await ctx.viewer();
+    const own = await ctx.em.findOneOrFail(Company, viewer.company.id);
+    if (companyId === undefined || companyId === null || companyId === own.id) return own;
+    const child = own.isAgency ? await ctx.em.findOne(Company, { id: companyId, parent: own.id }) : null;
+    if (!child) throw new ForbiddenError();
+    return child;
+  }
+
+  private interval(filter: DashboardFilter, timeZone: string): Interval {
+    const rules = new Rules();
+    if (filter.startDate || filter.endDate) {
+      const start = filter.startDate ? parseCivilDate(filter.startDate) : undefined;
+      const end = filter.endDate ? parseCivilDate(filter.endDate) : undefined;
+      if (!filter.startDate) rules.add('start_date', 'The start date field is required when end date is present.');
+      else if (!start) rules.add('start_date', message.date('start_date'));
+      if (!filter.endDate) rules.add('end_date', 'The end date field is required when start date is present.');
+      else if (!end) rules.add('end_date', message.date('end_date'));
+      rules.check();
+      const interval = customRange(start!, end!, timeZone);
+      if (interval.start >= interval.end) throw ValidationError.field('end_date', 'The end date field must be a date after or equal to start date.');
+      return interval;
+    }
+    const name = filter.dateRange || 'Today';
+    rules.oneOf('date_range', name, DATE_RANGES).check();
+    return dateRange(name as DateRangeName, this.clock(), timeZone);
+  }
+}
+

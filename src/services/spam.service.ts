@@ -1,0 +1,143 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { RequestContext } from '../context.js';
+import { Company, SpamNumberType, SpamProtectedNumber, SpamStatus } from '../entities/index.js';
+import { ValidationError } from '../errors.js';
+import type { ReputationSource } from '../spam/reputation.js';
+import { Rules } from '../validation.js';
+import { findOwned } from './lookup.js';
+import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from './pagination.js';
+
+export const PNUMBER_MAX = 20;
+export const DEFAULT_MIN_CARRIERS = 1;
+const RENEWAL_DAYS = 30;
+
+export interface SpamListArgs extends PageArgs {
+  search?: string | null;
+  /** All (or absent) for every status. */
+  status?: string | null;
+  /** All (or absent) for every type. */
+  type?: string | null;
+}
+
+/** Flagged when at least `minCarriers` carriers flag the number, else Clean. */
+export const statusFor = (flagged: number, minCarriers: number) => (flagged >= minCarriers ? SpamStatus.Flagged : SpamStatus.Clean);
+
+export class SpamService {
+  constructor(private readonly source: ReputationSource) {}
+
+  async list(ctx: RequestContext, args: SpamListArgs): Promise<Page<SpamProtectedNumber>> {
+    const rules = new Rules()
+      .oneOf('status', args.status, ['All', ...Object.values(SpamStatus)])
+      .oneOf('type', args.type, ['All', ...Object.values(SpamNumberType)]);
+    rules.check();
+    const window = pageWindow(args);
+    const where: Record<string, unknown> = { company: await ctx.companyId() };
+    if (args.status && args.status !== 'All') where.status = args.status;
+    if (args.type && args.type !== 'All') where.type = args.type;
+    if (args.search) {
+      const pattern = likePattern(args.search);
+      where.$or = [{ pnumber: { $ilike: pattern } }, { type: { $ilike: pattern } }, { status: { $ilike: pattern } }];
+    }
+    const [records, total] = await ctx.em.findAndCount(SpamProtectedNumber, where, {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: window.perPage,
+      offset: window.offset,
+    });
+    return pageOf(records, total, window);
+  }
+
+  /** Changes a Custom number; it is In Progress again until its next check. */
+  async update(ctx: RequestContext, rawId: string, pnumber: string): Promise<SpamProtectedNumber> {
+    const row = await findOwned(ctx, SpamProtectedNumber, rawId, 'spam_protected_number', 'Number');
+    this.checkNumber(pnumber);
+    if (row.type !== SpamNumberType.Custom) {
+      throw new ValidationError({ type: [`${row.type} numbers cannot be edited; only Custom numbers can.`] });
+    }
+    if (row.pnumber !== pnumber.trim()) {
+      row.pnumber = pnumber.trim();
+      row.status = SpamStatus.InProgress;
+      row.flaggedCarriers = [];
+      row.carriersChecked = [];
+      row.latestCheckAt = null;
+    }
+    await ctx.em.flush();
+    return row;
+  }
+
+  async addCustom(ctx: RequestContext, pnumber: string): Promise<SpamProtectedNumber> {
+    this.checkNumber(pnumber);
+    const row = ctx.em.create(SpamProtectedNumber, {
+      company: await ctx.companyId(),
+      type: SpamNumberType.Custom,
+      pnumber: pnumber.trim(),
+      renewsAt: new Date(Date.now() + RENEWAL_DAYS * 86_400_000),
+    });
+    await ctx.em.flush();
+    return row;
+  }
+
+  async minCarriers(ctx: RequestContext): Promise<number> {
+    const company = await ctx.em.findOneOrFail(Company, await ctx.companyId());
+    return company.settings.minCarriersToFlag ?? DEFAULT_MIN_CARRIERS;
+  }
+
+  /** Saves the threshold and re-evaluates every checked number of the company in one statement. */
+  async setMinCarriers(ctx: RequestContext, value: number): Promise<number> {
+    new Rules().required('min_carriers_to_flag', value).oneOf('min_carriers_to_flag', value, [1, 2, 3]).check();
+    const companyId = await ctx.companyId();
+    await ctx.em.transactional(async (em) => {
+      await em.getConnection().execute(
+        `UPDATE companies SET settings = jsonb_set(settings, '{minCarriersToFlag}', to_jsonb(?::int)), updated_at = now() WHERE id = ?`,
+        [value, companyId],
+      );
+      await em.getConnection().execute(
+        `UPDATE spam_protected_numbers
+         SET status = CASE WHEN jsonb_array_length(flagged_carriers) >= ? THEN 'Flagged' ELSE 'Clean' END, updated_at = now()
+         WHERE company_id = ? AND latest_check_at IS NOT NULL`,
+        [value, companyId],
+      );
+    });
+    return value;
+  }
+
+  /** Checks numbers now: one of the company's, or all of them. */
+  async checkNow(ctx: RequestContext, rawId?: string | null): Promise<SpamProtectedNumber[]> {
+    const companyId = await ctx.companyId();
+    const rows = rawId
+      ? [await findOwned(ctx, SpamProtectedNumber, rawId, 'spam_protected_number', 'Number')]
+      : await ctx.em.find(SpamProtectedNumber, { company: companyId }, { orderBy: { id: 'asc' } });
+    await this.checkRows(ctx.em, rows);
+    return rows;
+  }
+
+  /** The periodic job: numbers never checked, or not checked for `staleMs`. */
+  async checkDue(em: EntityManager, staleMs: number): Promise<number> {
+    const rows = await em.find(SpamProtectedNumber, {
+      $or: [{ latestCheckAt: null }, { latestCheckAt: { $lt: new Date(Date.now() - staleMs) } }],
+    }, { limit: 500, orderBy: { latestCheckAt: 'asc nulls first' } });
+    await this.checkRows(em, rows);
+    return rows.length;
+  }
+
+  private async checkRows(em: EntityManager, rows: SpamProtectedNumber[]): Promise<void> {
+    const thresholds = new Map<number, number>();
+    for (const row of rows) {
+      if (!thresholds.has(row.company.id)) {
+        const company = await em.findOneOrFail(Company, row.company.id);
+        thresholds.set(row.company.id, company.settings.minCarriersToFlag ?? DEFAULT_MIN_CARRIERS);
+      }
+      const result = await this.source.check(row.pnumber);
+      row.carriersChecked = result.carriersChecked;
+      row.flaggedCarriers = result.flaggedBy;
+      row.latestCheckAt = new Date();
+      row.status = statusFor(result.flaggedBy.length, thresholds.get(row.company.id)!);
+    }
+    await em.flush();
+  }
+
+  private checkNumber(pnumber: string): void {
+    const rules = new Rules().required('pnumber', pnumber).maxChars('pnumber', pnumber, PNUMBER_MAX);
+    if (!rules.has('pnumber') && !/^\+?[0-9 ()-]+$/.test(pnumber.trim())) rules.add('pnumber', 'The pnumber field must be a phone number.');
+    rules.check();
+  }
+}
