@@ -16,6 +16,9 @@ export interface Config {
   databaseUrl?: string;
   mongodbUrl?: string;
   telcoBaseUrl?: string;
+  telcoTimeoutMs: number;
+  /** Where the provider and webhook receivers reach this service (callback URLs). */
+  publicUrl: string;
   jwtSecret: string;
   appKey: Buffer;
   jwtTtlSeconds: number;
@@ -144,6 +147,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     mongodbUrl: url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']),
     telcoBaseUrl: url(env, 'TELCO_BASE_URL', ['http:', 'https:']),
+    telcoTimeoutMs: parseDuration(env.TELCO_TIMEOUT || '10s', 'TELCO_TIMEOUT'),
+    publicUrl: (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${integer(env, 'PORT', 3000, 0, 65535)}`).replace(/\/$/, ''),
     jwtSecret,
     appKey: appKey(key, 'APP_KEY'),
     jwtTtlSeconds: parseDuration(env.JWT_TTL || '24h', 'JWT_TTL') / 1000,

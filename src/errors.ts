@@ -76,6 +76,18 @@ export class ConflictError extends AppError {
   readonly code = 'CONFLICT';
 }
 
+/** A business refusal without field errors (including the provider's own refusals, in its words). */
+export class UnprocessableError extends AppError {
+  readonly status = 422;
+  readonly code = 'UNPROCESSABLE';
+}
+
+/** The telephony provider could not be reached or did not answer in time. */
+export class ProviderUnavailableError extends AppError {
+  readonly status = 502;
+  readonly code = 'PROVIDER_UNAVAILABLE';
+}
+
 export class RateLimitedError extends AppError {
   readonly status = 429;
   readonly code = 'RATE_LIMITED';

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { SecretBox } from './crypto/secret-box.js';
 
 // The one way every route reads an id (DESIGN section 3).
 //   numeric:   "12"
@@ -18,13 +18,14 @@ export function toBase64Id(id: number): string {
 }
 
 export class IdCodec {
-  constructor(private readonly key: Buffer) {}
+  private readonly box: SecretBox;
+
+  constructor(key: Buffer) {
+    this.box = new SecretBox(key);
+  }
 
   encrypt(type: string, id: number): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    const body = Buffer.concat([cipher.update(`${type}:${id}`, 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+    return this.box.seal(`${type}:${id}`);
   }
 
   /**
@@ -57,17 +58,8 @@ export class IdCodec {
 
   private fromEncrypted(raw: string, type: string): number | undefined {
     if (!BASE64URL.test(raw)) return undefined;
-    const bytes = Buffer.from(raw, 'base64url');
-    if (bytes.length < 12 + 16 + 3) return undefined;
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, 12));
-      decipher.setAuthTag(bytes.subarray(12, 28));
-      const text = Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
-      const [kind, id] = text.split(':');
-      if (kind !== type || !DIGITS.test(id ?? '')) return undefined;
-      return Number(id);
-    } catch {
-      return undefined;
-    }
+    const [kind, id] = (this.box.open(raw) ?? '').split(':');
+    if (kind !== type || !DIGITS.test(id ?? '')) return undefined;
+    return Number(id);
   }
 }

@@ -16,6 +16,7 @@ import { openApiDocument } from './rest/openapi.js';
 import { routeTable } from './rest/routes/index.js';
 import { seedDemoIfEmpty } from './seed/demo.js';
 import { createServices, type Services } from './services/index.js';
+import { TelcoSimulator } from './telco/simulator.js';
 import { VERSION } from './version.js';
 
 // Boot and shutdown, in order: database, migrations, demo data, jobs, HTTP;
@@ -30,6 +31,9 @@ export interface Running {
   server: Server;
   jobs: JobRunner;
   seeded: boolean;
+  telcoBaseUrl: string;
+  /** The in-process provider simulator, when TELCO_BASE_URL is unset. */
+  simulator?: TelcoSimulator;
   stop(): Promise<void>;
 }
 
@@ -58,8 +62,16 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const orm = await MikroORM.init(ormConfig(databaseUrl, (message) => log.debug('orm', { message })));
     cleanups.push(['orm', () => orm.close(true)]);
     await orm.getMigrator().up();
-    const services = createServices(config, log);
-    const seeded = config.seedDemo ? await seedDemoIfEmpty(orm.em.fork()) : false;
+    let telcoBaseUrl = config.telcoBaseUrl;
+    let simulator: TelcoSimulator | undefined;
+    if (!telcoBaseUrl) {
+      simulator = new TelcoSimulator();
+      telcoBaseUrl = await simulator.start();
+      cleanups.push(['telco simulator', () => simulator!.stop()]);
+      log.info('telco simulator started', { url: telcoBaseUrl });
+    }
+    const services = createServices(config, log, telcoBaseUrl);
+    const seeded = config.seedDemo ? await seedDemoIfEmpty(orm.em.fork(), config.appKey) : false;
 
     const metrics = createMetrics();
     // Every role can schedule jobs; only `all` and `worker` run them.
@@ -90,6 +102,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
       server,
       jobs,
       seeded,
+      telcoBaseUrl,
+      simulator,
       stop,
     };
   } catch (error) {

@@ -1,6 +1,10 @@
 import { Agent } from './agent.entity.js';
 import { Call } from './call.entity.js';
 import { Company } from './company.entity.js';
+import { ConsumedToken } from './consumed-token.entity.js';
+import { MessagingCampaign } from './messaging-campaign.entity.js';
+import { PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from './phone-number.entity.js';
+import { TelcoAccount } from './telco-account.entity.js';
 import { LoginAttempt } from './login-attempt.entity.js';
 import { Module } from './module.entity.js';
 import { Permission } from './permission.entity.js';
@@ -13,7 +17,7 @@ import { User } from './user.entity.js';
 import { WorkflowFolder } from './workflow-folder.entity.js';
 import { Workflow, WorkflowStatus, type TriggerConfig } from './workflow.entity.js';
 
-export { Agent, Call, Company, SpamNumberType, SpamProtectedNumber, SpamStatus, LoginAttempt, Module, Permission, Pipeline, PipelineStage, RevokedToken, Role, User, Workflow, WorkflowFolder, WorkflowStatus };
+export { Agent, Call, Company, ConsumedToken, MessagingCampaign, PHONE_TYPES, PhoneNumber, PhoneStatus, TelcoAccount, UseFor, SpamNumberType, SpamProtectedNumber, SpamStatus, LoginAttempt, Module, Permission, Pipeline, PipelineStage, RevokedToken, Role, User, Workflow, WorkflowFolder, WorkflowStatus };
 export type { TriggerConfig };
 
-export const entities = [Agent, Call, Company, SpamProtectedNumber, LoginAttempt, Module, Permission, Pipeline, PipelineStage, RevokedToken, Role, User, Workflow, WorkflowFolder];
+export const entities = [Agent, Call, Company, ConsumedToken, MessagingCampaign, PhoneNumber, TelcoAccount, SpamProtectedNumber, LoginAttempt, Module, Permission, Pipeline, PipelineStage, RevokedToken, Role, User, Workflow, WorkflowFolder];

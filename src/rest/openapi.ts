@@ -62,7 +62,7 @@ function paramSchema(param: Param): Schema {
   const base: Schema = param.description ? { description: param.description } : {};
   switch (param.type) {
     case 'id':
-      return { ...base, type: 'string' };
+      return { ...base, type: param.nullable ? ['string', 'null'] : 'string' };
     case 'array':
       return { ...base, type: 'array', items: paramSchema(param.items!) };
     case 'object':
@@ -75,10 +75,12 @@ function paramSchema(param: Param): Schema {
 }
 
 function objectSchema(fields: Record<string, Param>): Schema {
-  const required = Object.entries(fields).filter(([, p]) => p.required).map(([n]) => n);
+  const required = Object.entries(fields).filter(([, p]) => p.required && !p.aliases?.length).map(([n]) => n);
+  const aliases = Object.entries(fields).flatMap(([name, p]) =>
+    (p.aliases ?? []).map((alias) => [alias, { ...paramSchema(p), description: `Same as ${name}` }] as const));
   return {
     type: 'object',
-    properties: Object.fromEntries(Object.entries(fields).map(([name, p]) => [name, paramSchema(p)])),
+    properties: { ...Object.fromEntries(Object.entries(fields).map(([name, p]) => [name, paramSchema(p)])), ...Object.fromEntries(aliases) },
     ...(required.length ? { required } : {}),
   };
 }

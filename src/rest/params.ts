@@ -14,6 +14,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 const INTEGER_TEXT = /^-?\d{1,15}$/;
 
 function coerce(field: string, param: Param, raw: unknown, rules: Rules, fromText: boolean): unknown {
+  if (raw === null && param.nullable) return null;
   if (raw === undefined || raw === null || (fromText && raw === '')) {
     if (param.required) rules.add(field, message.required(field));
     return raw === null && !fromText ? null : undefined;
@@ -66,7 +67,8 @@ function collect(
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, param] of Object.entries(params)) {
-    const value = coerce(`${prefix}${name}`, param, source[name], rules, fromText);
+    const raw = source[name] ?? param.aliases?.map((alias) => source[alias]).find((v) => v !== undefined);
+    const value = coerce(`${prefix}${name}`, param, raw, rules, fromText);
     if (value !== undefined) out[param.variable ?? camelCase(name)] = value;
   }
   return out;

@@ -10,6 +10,10 @@ export type ParamType = 'string' | 'integer' | 'boolean' | 'id' | 'array' | 'obj
 export interface Param {
   type: ParamType;
   required?: boolean;
+  /** Null is a value here (for example "clear the chatbot"), not a missing field. */
+  nullable?: boolean;
+  /** Other body names the spec accepts for this field (phoneNo: baseNo). */
+  aliases?: readonly string[];
   /** Allowed values (strings as the spec writes them). */
   enum?: readonly string[];
   /** GraphQL variable (top level) or input field (nested) name; default: the camelCase of the REST name. */

@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Agent, Call, Company, SpamNumberType, SpamProtectedNumber, SpamStatus } from '../entities/index.js';
+import { SecretBox } from '../crypto/secret-box.js';
+import { Agent, Call, Company, PhoneNumber, PhoneStatus, SpamNumberType, SpamProtectedNumber, SpamStatus, TelcoAccount, UseFor } from '../entities/index.js';
+import { DEMO_ACCOUNTS, demoAccountSid, demoAuthToken } from '../telco/inventory.js';
 import { CARRIERS } from '../spam/reputation.js';
 import { seededRandom } from './random.js';
 
@@ -26,6 +28,25 @@ export function seedCalls(em: EntityManager, company: Company, index: number, no
       online: i % 3 === 0,
     }));
   }
+
+  // Phone numbers of every use, the first ones answered by a chatbot agent.
+  ([UseFor.ai, UseFor.ai, UseFor.dialer, UseFor.dialer, UseFor.both, UseFor.both] as const).forEach((useFor, i) => {
+    em.create(PhoneNumber, {
+      company,
+      phoneNo: `+1${prefix}555${String(100 + i).padStart(4, '0')}`,
+      providerSid: `PNdemo${index}${String(i).padStart(25, '0')}`,
+      status: i % 2 === 0 ? PhoneStatus.Verified : PhoneStatus.Unverified,
+      useFor,
+      aiActive: useFor !== UseFor.dialer,
+      phoneType: i === 5 ? 'tollfree' : i === 4 ? 'mobile' : 'local',
+      phoneTitle: `${company.name.split(' ')[0]} ${useFor} line ${i + 1}`,
+      hasSpamProtection: i < 3,
+      tendlc: i < 2 ? 'Yes' : i < 4 ? 'No' : null,
+      chatbotAgent: useFor === UseFor.ai ? agents[i] : null,
+      createdAt: new Date(now.getTime() - (30 - i) * DAY),
+      updatedAt: new Date(now.getTime() - (30 - i) * DAY),
+    });
+  });
 
   // Spam-protected numbers of every type and status.
   const statuses = [SpamStatus.InProgress, SpamStatus.Flagged, SpamStatus.Clean];
@@ -90,4 +111,14 @@ export function seedCalls(em: EntityManager, company: Company, index: number, no
       callNo++;
     }
   }
+}
+
+/**
+ * The provider accounts of the demo companies: the telco simulator's demo
+ * accounts (Beta Clinic has none, so its owner sees the "set credentials first" path).
+ */
+export function seedTelcoAccount(em: EntityManager, company: Company, key: string, box: SecretBox): void {
+  const demo = DEMO_ACCOUNTS.find((a) => a.key === key);
+  if (!demo || key === 'beta') return;
+  em.create(TelcoAccount, { company, accountSid: demoAccountSid(key), authTokenSealed: box.seal(demoAuthToken(key)), balance: demo.balance.toFixed(2) });
 }

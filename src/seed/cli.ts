@@ -18,7 +18,7 @@ const orm = await MikroORM.init(ormConfig(config.databaseUrl ?? embedded!.url));
 try {
   if (reset) await orm.em.getConnection().execute('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
   await orm.getMigrator().up();
-  const seeded = reset ? (await seedDemo(orm.em.fork()), true) : await seedDemoIfEmpty(orm.em.fork());
+  const seeded = reset ? (await seedDemo(orm.em.fork(), config.appKey), true) : await seedDemoIfEmpty(orm.em.fork(), config.appKey);
   if (seeded) {
     process.stdout.write(`Demo data created. Logins (password "${DEMO_PASSWORD}"):\n${DEMO_LOGINS.map((l) => `  ${l.email}`).join('\n')}\n`);
   } else {

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashPassword } from '../auth/passwords.js';
-import { seedCalls } from './calls.js';
+import { SecretBox } from '../crypto/secret-box.js';
+import { seedCalls, seedTelcoAccount } from './calls.js';
 import { Company, Permission, Pipeline, PipelineStage, Role, User, Workflow, WorkflowFolder, WorkflowStatus } from '../entities/index.js';
 
 // The demo dataset (DESIGN section 9): created on an empty database by
@@ -20,13 +21,15 @@ export const SUPERVISOR_WITHOUT = ['view-role', 'edit-role', 'delete-role', 'ass
 
 const BASE_TIME = Date.UTC(2026, 0, 5, 9, 0, 0);
 
-export async function seedDemoIfEmpty(em: EntityManager): Promise<boolean> {
+export async function seedDemoIfEmpty(em: EntityManager, appKey: Buffer): Promise<boolean> {
   if ((await em.count(Company, {})) > 0) return false;
-  await seedDemo(em);
+  await seedDemo(em, appKey);
   return true;
 }
 
-export async function seedDemo(em: EntityManager): Promise<void> {
+/** `appKey` seals the demo provider credentials, as the app would. */
+export async function seedDemo(em: EntityManager, appKey: Buffer): Promise<void> {
+  const box = new SecretBox(appKey);
   const passwordHash = await hashPassword(DEMO_PASSWORD);
   const permissions = await em.find(Permission, {}, { orderBy: { id: 'asc' } });
   const only = (slugs: string[]) => permissions.filter((p) => slugs.includes(p.slug));
@@ -67,6 +70,7 @@ export async function seedDemo(em: EntityManager): Promise<void> {
   [acme, beta, gamma].forEach((company, i) => {
     seedCrm(em, company, stamp);
     seedCalls(em, company, i);
+    seedTelcoAccount(em, company, ['acme', 'beta', 'gamma'][i], box);
   });
   await em.flush();
 }

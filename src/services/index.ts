@@ -1,4 +1,10 @@
+import { PurposeTokens } from '../auth/purpose-tokens.js';
 import { TokenSigner } from '../auth/tokens.js';
+import { SecretBox } from '../crypto/secret-box.js';
+import { TelcoClient } from '../telco/client.js';
+import { AgentService } from './agent.service.js';
+import { PhoneNumberService } from './phone-number.service.js';
+import { TelcoService } from './telco.service.js';
 import type { Config } from '../config.js';
 import { IdCodec } from '../ids.js';
 import type { Logger } from '../observability/logger.js';
@@ -22,9 +28,14 @@ export interface Services {
   workflows: WorkflowService;
   spam: SpamService;
   dashboard: DashboardService;
+  agents: AgentService;
+  phoneNumbers: PhoneNumberService;
+  telco: TelcoService;
 }
 
-export function createServices(config: Config, log: Logger): Services {
+/** `telcoBaseUrl`: the provider (TELCO_BASE_URL) or the in-process simulator. */
+export function createServices(config: Config, log: Logger, telcoBaseUrl: string): Services {
+  const box = new SecretBox(config.appKey);
   return {
     config,
     log,
@@ -35,5 +46,8 @@ export function createServices(config: Config, log: Logger): Services {
     workflows: new WorkflowService(),
     spam: new SpamService(new SimulatedReputationSource()),
     dashboard: new DashboardService(),
+    agents: new AgentService(),
+    phoneNumbers: new PhoneNumberService(),
+    telco: new TelcoService(new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs), box, new PurposeTokens(config.jwtSecret), config.publicUrl),
   };
 }

@@ -1,0 +1,51 @@
+import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../context.js';
+import type { Agent } from '../entities/index.js';
+import { AgentPageType, AgentType } from './phone-number.types.js';
+
+const toAgent = (ctx: RequestContext, a: Agent): AgentType => ({
+  id: String(a.id),
+  encryptedId: ctx.services.ids.encrypt('agent', a.id),
+  name: a.name,
+  active: a.active,
+  online: a.online,
+});
+
+@Resolver()
+export class AgentResolver {
+  @Authorized('view-agents')
+  @Query(() => AgentPageType, { description: 'AI agents of the company, by name' })
+  async agents(
+    @Ctx() ctx: RequestContext,
+    @Arg('search', () => String, { nullable: true }) search: string | null,
+    @Arg('active', () => Boolean, { nullable: true }) active: boolean | null,
+    @Arg('page', () => Int, { nullable: true }) page: number | null,
+    @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
+  ): Promise<AgentPageType> {
+    const result = await ctx.services.agents.list(ctx, { search, active, page, perPage });
+    return { ...result, records: result.records.map((a) => toAgent(ctx, a)) };
+  }
+
+  @Authorized('manage-agents')
+  @Mutation(() => AgentType)
+  async createAgent(@Ctx() ctx: RequestContext, @Arg('name') name: string) {
+    return toAgent(ctx, await ctx.services.agents.create(ctx, name));
+  }
+
+  @Authorized('manage-agents')
+  @Mutation(() => AgentType)
+  async updateAgent(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('name', () => String, { nullable: true }) name: string | null,
+    @Arg('active', () => Boolean, { nullable: true }) active: boolean | null,
+  ) {
+    return toAgent(ctx, await ctx.services.agents.update(ctx, id, { name, active }));
+  }
+
+  @Authorized('manage-agents')
+  @Mutation(() => AgentType, { description: 'Switch an agent online or offline' })
+  async setAgentOnline(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('online') online: boolean) {
+    return toAgent(ctx, await ctx.services.agents.setOnline(ctx, id, online));
+  }
+}

@@ -1,0 +1,102 @@
+import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { PageType } from './pagination.types.js';
+
+@ObjectType('PhoneNumber')
+export class PhoneNumberType {
+  @Field(() => Int) id!: number;
+  @Field() base64Id!: string;
+  @Field() encryptedId!: string;
+  @Field({ description: 'Verified or Unverified' }) status!: string;
+  @Field({ description: 'ai, dialer or both' }) useFor!: string;
+  @Field() dialable!: boolean;
+  @Field() phoneNo!: string;
+  @Field({ description: 'The telephony provider name' }) provider!: string;
+  @Field() aiActive!: boolean;
+  @Field({ description: 'local, mobile or tollfree' }) phoneType!: string;
+  @Field(() => String, { nullable: true }) phoneTitle!: string | null;
+  @Field() hasSpamProtection!: boolean;
+  @Field(() => String, { nullable: true, description: '10DLC: Yes or No (request field tendlc)' }) tendlcs!: string | null;
+  @Field(() => String, { nullable: true, description: 'The inbound chatbot agent id' }) chatbotAgentId!: string | null;
+}
+
+@ObjectType('PhoneNumberPage')
+export class PhoneNumberPageType extends PageType(PhoneNumberType) {}
+
+@ObjectType('AvailableNumber')
+export class AvailableNumberType {
+  @Field() phoneNumber!: string;
+  @Field() friendlyName!: string;
+  @Field() region!: string;
+  @Field() phoneType!: string;
+  @Field({ description: 'USD' }) price!: string;
+  @Field({ description: 'Pass as phoneNo to purchase; valid 15 minutes, once' }) purchaseToken!: string;
+}
+
+@ObjectType('ImportableNumber')
+export class ImportableNumberType {
+  @Field() phoneNumber!: string;
+  @Field() friendlyName!: string;
+  @Field() phoneType!: string;
+  @Field() providerSid!: string;
+  @Field({ description: 'Pass to importTelcoNumber; valid 15 minutes' }) importToken!: string;
+}
+
+@ObjectType('ImportableCampaign')
+export class ImportableCampaignType {
+  @Field() messagingServiceSid!: string;
+  @Field() name!: string;
+  @Field(() => String, { nullable: true }) campaignSid!: string | null;
+  @Field() status!: string;
+  @Field() useCase!: string;
+}
+
+@ObjectType('ActionResult')
+export class ActionResultType {
+  @Field() success!: boolean;
+  @Field() message!: string;
+}
+
+@ObjectType('ChatbotAgentOption')
+export class ChatbotAgentOptionType {
+  @Field({ description: 'Agent id' }) id!: string;
+  @Field({ description: 'Agent name' }) text!: string;
+}
+
+@ObjectType('ChatbotAgentPagination')
+export class ChatbotAgentPaginationType {
+  @Field({ description: 'True when another page exists' }) more!: boolean;
+}
+
+@ObjectType('ChatbotAgentOptions')
+export class ChatbotAgentOptionsType {
+  @Field(() => [ChatbotAgentOptionType]) results!: ChatbotAgentOptionType[];
+  @Field(() => ChatbotAgentPaginationType) pagination!: ChatbotAgentPaginationType;
+}
+
+@ObjectType('TelcoAccount')
+export class TelcoAccountType {
+  @Field() provider!: string;
+  @Field() accountSid!: string;
+  @Field(() => Float, { nullable: true, description: 'USD, as the provider last reported it' }) balance!: number | null;
+}
+
+@InputType()
+export class PhoneNumberChangeInput {
+  @Field(() => String, { nullable: true }) phoneTitle?: string | null;
+  @Field(() => String, { nullable: true, description: 'Verified or Unverified' }) status?: string | null;
+  @Field(() => String, { nullable: true, description: 'ai, dialer or both' }) useFor?: string | null;
+  @Field(() => String, { nullable: true, description: 'local, mobile or tollfree' }) phoneType?: string | null;
+  @Field(() => String, { nullable: true, description: 'Yes or No' }) tendlc?: string | null;
+}
+
+@ObjectType('Agent')
+export class AgentType {
+  @Field(() => ID) id!: string;
+  @Field() encryptedId!: string;
+  @Field() name!: string;
+  @Field() active!: boolean;
+  @Field({ description: 'Online agents take calls now' }) online!: boolean;
+}
+
+@ObjectType('AgentPage')
+export class AgentPageType extends PageType(AgentType) {}

@@ -1,0 +1,43 @@
+import type { RequestContext } from '../context.js';
+import { Agent } from '../entities/index.js';
+import { Rules } from '../validation.js';
+import { findOwned } from './lookup.js';
+import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from './pagination.js';
+
+export class AgentService {
+  async list(ctx: RequestContext, args: PageArgs & { search?: string | null; active?: boolean | null }): Promise<Page<Agent>> {
+    const window = pageWindow(args);
+    const where: Record<string, unknown> = { company: await ctx.companyId() };
+    if (args.active !== undefined && args.active !== null) where.active = args.active;
+    if (args.search) where.name = { $ilike: likePattern(args.search) };
+    const [records, total] = await ctx.em.findAndCount(Agent, where, { orderBy: { name: 'asc', id: 'asc' }, limit: window.perPage, offset: window.offset });
+    return pageOf(records, total, window);
+  }
+
+  async create(ctx: RequestContext, name: string): Promise<Agent> {
+    new Rules().required('name', name).maxChars('name', name, 255).check();
+    const agent = ctx.em.create(Agent, { company: await ctx.companyId(), name: name.trim() });
+    await ctx.em.flush();
+    return agent;
+  }
+
+  async update(ctx: RequestContext, rawId: string, change: { name?: string | null; active?: boolean | null }): Promise<Agent> {
+    const agent = await findOwned(ctx, Agent, rawId, 'agent', 'Agent');
+    if (change.name !== undefined && change.name !== null) new Rules().required('name', change.name).maxChars('name', change.name, 255).check();
+    if (change.name) agent.name = change.name.trim();
+    if (change.active !== undefined && change.active !== null) {
+      agent.active = change.active;
+      if (!change.active) agent.online = false;
+    }
+    await ctx.em.flush();
+    return agent;
+  }
+
+  async setOnline(ctx: RequestContext, rawId: string, online: boolean): Promise<Agent> {
+    const agent = await findOwned(ctx, Agent, rawId, 'agent', 'Agent');
+    if (online && !agent.active) new Rules().add('online', 'An inactive agent cannot go online.').check();
+    agent.online = online;
+    await ctx.em.flush();
+    return agent;
+  }
+}

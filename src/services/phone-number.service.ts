@@ -1,0 +1,90 @@
+import type { RequestContext } from '../context.js';
+import { Agent, PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from '../entities/index.js';
+import { UnprocessableError } from '../errors.js';
+import { Rules } from '../validation.js';
+import { findOwned } from './lookup.js';
+import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from './pagination.js';
+
+export const PHONE_TITLE_MAX = 255;
+export const CHATBOT_PAGE = 15;
+
+export interface PhoneNumberChange {
+  phoneTitle?: string | null;
+  status?: string | null;
+  useFor?: string | null;
+  phoneType?: string | null;
+  tendlc?: string | null;
+}
+
+export interface ChatbotOptions {
+  results: Array<{ id: string; text: string }>;
+  more: boolean;
+}
+
+export class PhoneNumberService {
+  async list(ctx: RequestContext, args: PageArgs & { search?: string | null; useFor?: string | null }): Promise<Page<PhoneNumber>> {
+    new Rules().oneOf('use_for', args.useFor, Object.values(UseFor)).check();
+    const window = pageWindow(args);
+    const where: Record<string, unknown> = { company: await ctx.companyId() };
+    if (args.useFor) where.useFor = args.useFor;
+    if (args.search) where.$or = [{ phoneNo: { $ilike: likePattern(args.search) } }, { phoneTitle: { $ilike: likePattern(args.search) } }];
+    const [records, total] = await ctx.em.findAndCount(PhoneNumber, where, {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: window.perPage,
+      offset: window.offset,
+    });
+    return pageOf(records, total, window);
+  }
+
+  find(ctx: RequestContext, rawId: string): Promise<PhoneNumber> {
+    return findOwned(ctx, PhoneNumber, rawId, 'phone_number', 'Phone number');
+  }
+
+  /** Only the listed fields change; each is checked against its values. */
+  async update(ctx: RequestContext, rawId: string, change: PhoneNumberChange): Promise<PhoneNumber> {
+    const number = await this.find(ctx, rawId);
+    new Rules()
+      .maxChars('phone_title', change.phoneTitle, PHONE_TITLE_MAX)
+      .oneOf('status', change.status, Object.values(PhoneStatus))
+      .oneOf('use_for', change.useFor, Object.values(UseFor))
+      .oneOf('phone_type', change.phoneType, PHONE_TYPES)
+      .oneOf('tendlc', change.tendlc, ['Yes', 'No'])
+      .check();
+    if (change.phoneTitle !== undefined && change.phoneTitle !== null) number.phoneTitle = change.phoneTitle;
+    if (change.status) number.status = change.status as PhoneStatus;
+    if (change.useFor) number.useFor = change.useFor as UseFor;
+    if (change.phoneType) number.phoneType = change.phoneType;
+    if (change.tendlc) number.tendlc = change.tendlc;
+    await ctx.em.flush();
+    return number;
+  }
+
+  /** Puts an active agent of the company on the number's inbound chatbot, or clears it (null). */
+  async assignChatbot(ctx: RequestContext, rawId: string, rawAgentId: string | null): Promise<PhoneNumber> {
+    const number = await this.find(ctx, rawId);
+    if (rawAgentId === null || rawAgentId === '') {
+      number.chatbotAgent = null;
+    } else {
+      const agent = await findOwned(ctx, Agent, rawAgentId, 'agent', 'Agent');
+      if (!agent.active) throw new UnprocessableError('The agent is inactive and cannot answer a number.');
+      number.chatbotAgent = agent;
+    }
+    await ctx.em.flush();
+    return number;
+  }
+
+  /** Active agents for the chatbot picker: 15 a page, by name, optional name match or one id. */
+  async chatbotOptions(ctx: RequestContext, args: { q?: string | null; id?: string | null; page?: number | null }): Promise<ChatbotOptions> {
+    const window = pageWindow({ page: args.page, perPage: CHATBOT_PAGE }, { defaultPerPage: CHATBOT_PAGE, maxPerPage: CHATBOT_PAGE });
+    const where: Record<string, unknown> = { company: await ctx.companyId(), active: true };
+    if (args.id) {
+      const id = ctx.services.ids.decode(args.id, 'agent');
+      if (id === undefined) return { results: [], more: false };
+      where.id = id;
+    }
+    if (args.q) where.name = { $ilike: likePattern(args.q) };
+    const [agents, total] = await ctx.em.findAndCount(Agent, where, { orderBy: { name: 'asc', id: 'asc' }, limit: window.perPage, offset: window.offset });
+    return { results: agents.map((a) => ({ id: String(a.id), text: a.name })), more: window.offset + agents.length < total };
+  }
+}
+

@@ -1,0 +1,222 @@
+import type { PurposeTokens } from '../auth/purpose-tokens.js';
+import type { RequestContext } from '../context.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import { ConsumedToken, MessagingCampaign, PhoneNumber, PhoneStatus, TelcoAccount } from '../entities/index.js';
+import { ProviderUnavailableError, UnprocessableError, ValidationError } from '../errors.js';
+import { TELCO_PROVIDER, TelcoError, TelcoUnavailableError, type TelcoClient, type TelcoCredentials } from '../telco/client.js';
+import type { NumberType } from '../telco/inventory.js';
+import { Rules } from '../validation.js';
+
+// The company's provider account and everything bought or imported through it.
+
+export const TOKEN_TTL_SECONDS = 15 * 60;
+
+export interface AvailableRow {
+  phoneNumber: string;
+  friendlyName: string;
+  region: string;
+  phoneType: NumberType;
+  price: string;
+  purchaseToken: string;
+}
+
+export interface ImportableRow {
+  phoneNumber: string;
+  friendlyName: string;
+  phoneType: NumberType;
+  providerSid: string;
+  importToken: string;
+}
+
+export interface CampaignRow {
+  messagingServiceSid: string;
+  name: string;
+  campaignSid: string | null;
+  status: string;
+  useCase: string;
+}
+
+export interface ActionResult {
+  success: boolean;
+  message: string;
+}
+
+/** Runs a provider call; its refusals become 422 with the provider's text, silence 502. */
+async function provider<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof TelcoError) throw new UnprocessableError(error.message);
+    if (error instanceof TelcoUnavailableError) throw new ProviderUnavailableError('The telco provider did not answer. Try again later.');
+    throw error;
+  }
+}
+
+export class TelcoService {
+  constructor(
+    private readonly client: TelcoClient,
+    private readonly box: SecretBox,
+    private readonly tokens: PurposeTokens,
+    private readonly publicUrl: string,
+  ) {}
+
+  async account(ctx: RequestContext): Promise<TelcoAccount | null> {
+    return ctx.em.findOne(TelcoAccount, { company: await ctx.companyId() });
+  }
+
+  /** Verifies the credentials with the provider, then stores them sealed with the balance it reports. */
+  async setAccount(ctx: RequestContext, accountSid: string, authToken: string): Promise<TelcoAccount> {
+    new Rules().required('account_sid', accountSid).required('auth_token', authToken).maxChars('account_sid', accountSid, 64).check();
+    const balance = await provider(() => this.client.balance({ accountSid, authToken }));
+    const company = await ctx.companyId();
+    const account = (await this.account(ctx)) ?? ctx.em.create(TelcoAccount, { company, accountSid, authTokenSealed: '' });
+    account.accountSid = accountSid;
+    account.authTokenSealed = this.box.seal(authToken);
+    account.balance = balance.toFixed(2);
+    await ctx.em.flush();
+    return account;
+  }
+
+  async available(ctx: RequestContext, search: { areaCode?: string | null; contains?: string | null; phoneType?: string | null }): Promise<AvailableRow[]> {
+    const rules = new Rules().oneOf('phone_type', search.phoneType, ['local', 'mobile', 'tollfree']);
+    if (search.areaCode && !/^\d{3}$/.test(search.areaCode)) rules.add('area_code', 'The area code field must be 3 digits.');
+    if (search.contains && !/^[0-9*]{1,10}$/.test(search.contains)) rules.add('contains', 'The contains field must be up to 10 digits.');
+    rules.check();
+    const { creds } = await this.credentials(ctx);
+    const type = (search.phoneType ?? 'local') as NumberType;
+    const numbers = await provider(() => this.client.available(creds, type, search.areaCode ?? undefined, search.contains ?? undefined));
+    const cid = await ctx.companyId();
+    return numbers.map((n) => ({
+      phoneNumber: n.phoneNumber,
+      friendlyName: n.friendlyName,
+      region: n.region,
+      phoneType: n.type,
+      price: n.price,
+      purchaseToken: this.tokens.sign('purchase', { cid, num: n.phoneNumber, typ: n.type, price: n.price }, TOKEN_TTL_SECONDS),
+    }));
+  }
+
+  async purchase(ctx: RequestContext, providerName: string, token: string): Promise<ActionResult> {
+    new Rules().required('provider', providerName).oneOf('provider', providerName, [TELCO_PROVIDER]).required('phoneNo', token).check();
+    const { account, creds } = await this.credentials(ctx, 'Telco credentials and balance must be set before purchasing.');
+    const claims = this.tokens.verify('purchase', token, await ctx.companyId());
+    if (!claims) throw ValidationError.field('phoneNo', 'The purchase token is invalid or has expired.');
+    await this.consume(ctx, claims.jti, 'This purchase token has already been used.');
+    let bought;
+    try {
+      bought = await provider(() => this.client.buy(creds, claims.num as string));
+    } catch (error) {
+      await ctx.em.nativeDelete(ConsumedToken, { jti: claims.jti }); // the provider said no: the token may be tried again
+      throw error;
+    }
+    ctx.em.create(PhoneNumber, {
+      company: account.company,
+      phoneNo: bought.phoneNumber,
+      providerSid: bought.sid,
+      phoneType: bought.type,
+      phoneTitle: bought.friendlyName,
+    });
+    account.balance = Number(bought.accountBalance).toFixed(2);
+    await ctx.em.flush();
+    return { success: true, message: 'Number purchased successfully.' };
+  }
+
+  /** Numbers on the provider account that this company has not imported. */
+  async importable(ctx: RequestContext): Promise<ImportableRow[]> {
+    const { creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
+    const incoming = await provider(() => this.client.incoming(creds));
+    const cid = await ctx.companyId();
+    const known = new Set((await ctx.em.find(PhoneNumber, { phoneNo: incoming.map((n) => n.phoneNumber) }, { fields: ['phoneNo'] })).map((n) => n.phoneNo));
+    return incoming
+      .filter((n) => !known.has(n.phoneNumber))
+      .map((n) => ({
+        phoneNumber: n.phoneNumber,
+        friendlyName: n.friendlyName,
+        phoneType: n.type,
+        providerSid: n.sid,
+        importToken: this.tokens.sign('import', { cid, sid: n.sid, num: n.phoneNumber, typ: n.type }, TOKEN_TTL_SECONDS),
+      }));
+  }
+
+  async importNumber(ctx: RequestContext, token: string): Promise<ActionResult> {
+    new Rules().required('import_token', token).check();
+    const { account, creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
+    const claims = this.tokens.verify('import', token, await ctx.companyId());
+    if (!claims) throw ValidationError.field('import_token', 'The import token is invalid or has expired.');
+    if ((await ctx.em.count(PhoneNumber, { phoneNo: claims.num as string })) > 0) {
+      throw new UnprocessableError('This number has already been imported.');
+    }
+    const incoming = await provider(() => this.client.incoming(creds));
+    const number = incoming.find((n) => n.sid === claims.sid);
+    if (!number) throw new UnprocessableError('The number is no longer on the telco account.');
+    ctx.em.create(PhoneNumber, {
+      company: account.company,
+      phoneNo: number.phoneNumber,
+      providerSid: number.sid,
+      phoneType: number.type,
+      phoneTitle: number.friendlyName,
+      status: PhoneStatus.Verified,
+    });
+    await ctx.em.flush();
+    return { success: true, message: 'Number imported successfully.' };
+  }
+
+  /** A2P campaigns of the account's messaging services that are not imported yet. */
+  async importableCampaigns(ctx: RequestContext): Promise<CampaignRow[]> {
+    const { creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
+    const services = await provider(() => this.client.services(creds));
+    const imported = new Set((await ctx.em.find(MessagingCampaign, { company: await ctx.companyId() })).map((c) => c.messagingServiceSid));
+    const rows: CampaignRow[] = [];
+    for (const service of services.filter((s) => !imported.has(s.sid))) {
+      const [campaign] = await provider(() => this.client.campaigns(creds, service.sid));
+      rows.push({
+        messagingServiceSid: service.sid,
+        name: service.friendlyName,
+        campaignSid: campaign?.sid ?? null,
+        status: campaign?.status ?? 'NO_CAMPAIGN',
+        useCase: campaign?.useCase ?? '',
+      });
+    }
+    return rows;
+  }
+
+  /** Imports a messaging service's A2P campaign and points the service's webhooks at this service. */
+  async importCampaign(ctx: RequestContext, serviceSid: string): Promise<ActionResult> {
+    new Rules().required('messaging_service_sid', serviceSid).maxChars('messaging_service_sid', serviceSid, 64).check();
+    const { account, creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
+    if ((await ctx.em.count(MessagingCampaign, { company: account.company, messagingServiceSid: serviceSid })) > 0) {
+      throw new UnprocessableError('This messaging campaign has already been imported.');
+    }
+    const campaigns = await provider(() => this.client.campaigns(creds, serviceSid));
+    if (campaigns.length === 0) throw new UnprocessableError('The messaging service has no A2P campaign.');
+    const services = await provider(() => this.client.services(creds));
+    const service = services.find((s) => s.sid === serviceSid);
+    await provider(() => this.client.setServiceWebhooks(creds, serviceSid, `${this.publicUrl}/api/telco/sms/inbound`, `${this.publicUrl}/api/telco/sms/status`));
+    ctx.em.create(MessagingCampaign, {
+      company: account.company,
+      messagingServiceSid: serviceSid,
+      campaignSid: campaigns[0].sid,
+      name: service?.friendlyName ?? serviceSid,
+      status: campaigns[0].status,
+      useCase: campaigns[0].useCase,
+    });
+    await ctx.em.flush();
+    return { success: true, message: 'Messaging campaign imported successfully.' };
+  }
+
+  private async credentials(ctx: RequestContext, missing = 'Telco credentials must be set first.'): Promise<{ account: TelcoAccount; creds: TelcoCredentials }> {
+    const account = await this.account(ctx);
+    const authToken = account ? this.box.open(account.authTokenSealed) : undefined;
+    if (!account || !authToken || account.balance === null || account.balance === undefined) throw new UnprocessableError(missing);
+    return { account, creds: { accountSid: account.accountSid, authToken } };
+  }
+
+  /** Spends a single-use token; a second use is refused. */
+  private async consume(ctx: RequestContext, jti: string, used: string): Promise<void> {
+    const rows = await ctx.em.getConnection().execute<{ jti: string }[]>(
+      'INSERT INTO consumed_tokens (jti, consumed_at) VALUES (?, now()) ON CONFLICT DO NOTHING RETURNING jti',
+      [jti],
+    );
+    if (rows.length === 0) throw new UnprocessableError(used);
+  }
+}

@@ -1,0 +1,124 @@
+import type { NumberType } from './inventory.js';
+
+// Speaks the telephony provider's REST API at TELCO_BASE_URL with a
+// company's account credentials. Provider refusals come back as TelcoError
+// carrying the provider's own text.
+
+export const TELCO_PROVIDER = 'telco';
+
+export interface TelcoCredentials {
+  accountSid: string;
+  authToken: string;
+}
+
+export class TelcoError extends Error {
+  constructor(message: string, readonly status: number, readonly code?: number) {
+    super(message);
+  }
+}
+
+/** The provider did not answer in time or could not be reached. */
+export class TelcoUnavailableError extends Error {}
+
+export interface AvailableNumber {
+  phoneNumber: string;
+  friendlyName: string;
+  region: string;
+  type: NumberType;
+  price: string;
+}
+
+export interface IncomingNumber {
+  sid: string;
+  phoneNumber: string;
+  friendlyName: string;
+  type: NumberType;
+}
+
+export interface MessagingService {
+  sid: string;
+  friendlyName: string;
+  inboundRequestUrl: string | null;
+  statusCallback: string | null;
+}
+
+export interface Campaign {
+  sid: string;
+  status: string;
+  useCase: string;
+  description: string;
+}
+
+const TYPE_PATH: Record<NumberType, string> = { local: 'Local', mobile: 'Mobile', tollfree: 'TollFree' };
+
+export class TelcoClient {
+  constructor(private readonly baseUrl: string, private readonly timeoutMs = 10_000) {}
+
+  async balance(creds: TelcoCredentials): Promise<number> {
+    const body = await this.call<{ balance: string }>(creds, 'GET', `/2010-04-01/Accounts/${creds.accountSid}/Balance.json`);
+    return Number(body.balance);
+  }
+
+  async available(creds: TelcoCredentials, type: NumberType, areaCode?: string, contains?: string): Promise<AvailableNumber[]> {
+    const query = new URLSearchParams();
+    if (areaCode) query.set('AreaCode', areaCode);
+    if (contains) query.set('Contains', contains);
+    const body = await this.call<{ available_phone_numbers: Array<Record<string, string>> }>(
+      creds, 'GET', `/2010-04-01/Accounts/${creds.accountSid}/AvailablePhoneNumbers/US/${TYPE_PATH[type]}.json?${query}`,
+    );
+    return body.available_phone_numbers.map((n) => ({ phoneNumber: n.phone_number, friendlyName: n.friendly_name, region: n.region, type, price: n.price }));
+  }
+
+  async buy(creds: TelcoCredentials, phoneNumber: string): Promise<IncomingNumber & { price: string; accountBalance: string }> {
+    const n = await this.call<Record<string, string>>(creds, 'POST', `/2010-04-01/Accounts/${creds.accountSid}/IncomingPhoneNumbers.json`, { PhoneNumber: phoneNumber });
+    return { sid: n.sid, phoneNumber: n.phone_number, friendlyName: n.friendly_name, type: n.type as NumberType, price: n.price, accountBalance: n.account_balance };
+  }
+
+  async incoming(creds: TelcoCredentials): Promise<IncomingNumber[]> {
+    const body = await this.call<{ incoming_phone_numbers: Array<Record<string, string>> }>(creds, 'GET', `/2010-04-01/Accounts/${creds.accountSid}/IncomingPhoneNumbers.json`);
+    return body.incoming_phone_numbers.map((n) => ({ sid: n.sid, phoneNumber: n.phone_number, friendlyName: n.friendly_name, type: n.type as NumberType }));
+  }
+
+  async services(creds: TelcoCredentials): Promise<MessagingService[]> {
+    const body = await this.call<{ services: Array<Record<string, string | null>> }>(creds, 'GET', '/v1/Services');
+    return body.services.map((s) => ({ sid: s.sid!, friendlyName: s.friendly_name!, inboundRequestUrl: s.inbound_request_url, statusCallback: s.status_callback }));
+  }
+
+  async campaigns(creds: TelcoCredentials, serviceSid: string): Promise<Campaign[]> {
+    const body = await this.call<{ compliance: Array<Record<string, string>> }>(creds, 'GET', `/v1/Services/${encodeURIComponent(serviceSid)}/Compliance/Usa2p`);
+    return body.compliance.map((c) => ({ sid: c.sid, status: c.campaign_status, useCase: c.us_app_to_person_usecase, description: c.description }));
+  }
+
+  async setServiceWebhooks(creds: TelcoCredentials, serviceSid: string, inboundRequestUrl: string, statusCallback: string): Promise<void> {
+    await this.call(creds, 'POST', `/v1/Services/${encodeURIComponent(serviceSid)}`, { InboundRequestUrl: inboundRequestUrl, StatusCallback: statusCallback });
+  }
+
+  private async call<T>(creds: TelcoCredentials, method: string, path: string, form?: Record<string, string>): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Basic ${Buffer.from(`${creds.accountSid}:${creds.authToken}`).toString('base64')}`,
+          accept: 'application/json',
+          ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        },
+        body: form ? new URLSearchParams(form).toString() : undefined,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      throw new TelcoUnavailableError(`The telco provider could not be reached: ${(error as Error).message}`);
+    }
+    const text = await response.text();
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON: handled below
+    }
+    if (!response.ok) {
+      throw new TelcoError(typeof body.message === 'string' ? body.message : `The telco provider answered ${response.status}.`, response.status, body.code as number | undefined);
+    }
+    return body as T;
+  }
+}

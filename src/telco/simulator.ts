@@ -1,0 +1,136 @@
+import express, { type Request, type Response } from 'express';
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { availableInventory, DEMO_ACCOUNTS, demoAccount, PRICES, type NumberType, type SimAccount, type SimAvailable } from './inventory.js';
+
+// The telco simulator: the subset of the provider's REST API that Switchboard
+// uses, on a loopback port, with the provider's failure cases and texts.
+// Started in-process when TELCO_BASE_URL is unset, and by the tests.
+
+const TYPE_PATH: Record<string, NumberType> = { Local: 'local', Mobile: 'mobile', TollFree: 'tollfree' };
+
+export class TelcoSimulator {
+  readonly accounts = new Map<string, SimAccount>();
+  available: SimAvailable[] = availableInventory();
+  private server?: Server;
+  url = '';
+
+  constructor() {
+    DEMO_ACCOUNTS.forEach(({ key, balance }, i) => {
+      const account = demoAccount(key, balance, i);
+      this.accounts.set(account.sid, account);
+    });
+  }
+
+  /** Adds an account (tests make their own). */
+  addAccount(account: Partial<SimAccount> & { sid: string; authToken: string }): SimAccount {
+    const full: SimAccount = { balance: 0, incoming: [], services: [], ...account };
+    this.accounts.set(full.sid, full);
+    return full;
+  }
+
+  async start(port = 0): Promise<string> {
+    this.server = createServer(this.app());
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+
+  private app() {
+    const app = express();
+    app.use(express.urlencoded({ extended: false }));
+    app.use(express.json());
+    const fail = (res: Response, status: number, code: number, message: string) =>
+      res.status(status).json({ code, message, more_info: `https://telco.example/docs/errors/${code}`, status });
+
+    // Every call is under an account and needs its credentials (HTTP Basic).
+    const account = (req: Request, res: Response): SimAccount | undefined => {
+      const [user, pass] = Buffer.from((req.header('authorization') ?? '').replace(/^Basic /, ''), 'base64').toString().split(':');
+      const found = this.accounts.get(user);
+      if (!found || found.authToken !== pass || (req.params.sid && req.params.sid !== user)) {
+        fail(res, 401, 20003, 'Authenticate');
+        return undefined;
+      }
+      return found;
+    };
+
+    app.get('/2010-04-01/Accounts/:sid/Balance.json', (req, res) => {
+      const acc = account(req, res);
+      if (acc) res.json({ account_sid: acc.sid, balance: acc.balance.toFixed(2), currency: 'USD' });
+    });
+
+    app.get('/2010-04-01/Accounts/:sid/AvailablePhoneNumbers/US/:type.json', (req, res) => {
+      const acc = account(req, res);
+      if (!acc) return;
+      const type = TYPE_PATH[req.params.type];
+      if (!type) return fail(res, 404, 20404, `The requested resource ${req.path} was not found`);
+      const area = String(req.query.AreaCode ?? '');
+      const contains = String(req.query.Contains ?? '').replace(/\*/g, '');
+      const rows = this.available.filter((n) => n.type === type && (!area || n.phoneNumber.startsWith(`+1${area}`)) && (!contains || n.phoneNumber.includes(contains)));
+      res.json({
+        available_phone_numbers: rows.slice(0, 30).map((n) => ({
+          phone_number: n.phoneNumber,
+          friendly_name: n.friendlyName,
+          region: n.region,
+          iso_country: 'US',
+          capabilities: { voice: true, SMS: type !== 'tollfree', MMS: type === 'local' },
+          price: PRICES[type],
+        })),
+      });
+    });
+
+    app.get('/2010-04-01/Accounts/:sid/IncomingPhoneNumbers.json', (req, res) => {
+      const acc = account(req, res);
+      if (acc) res.json({ incoming_phone_numbers: acc.incoming.map((n) => ({ sid: n.sid, phone_number: n.phoneNumber, friendly_name: n.friendlyName, type: n.type })) });
+    });
+
+    app.post('/2010-04-01/Accounts/:sid/IncomingPhoneNumbers.json', (req, res) => {
+      const acc = account(req, res);
+      if (!acc) return;
+      const wanted = String(req.body?.PhoneNumber ?? '');
+      const index = this.available.findIndex((n) => n.phoneNumber === wanted);
+      if (index < 0) return fail(res, 400, 21422, 'The requested phone number is no longer available.');
+      const number = this.available[index];
+      const price = Number(PRICES[number.type]);
+      if (acc.balance < price) return fail(res, 400, 21215, 'Insufficient funds to complete this purchase.');
+      acc.balance = Math.round((acc.balance - price) * 100) / 100;
+      this.available.splice(index, 1);
+      const sid = `PN${randomBytes(16).toString('hex')}`;
+      acc.incoming.push({ sid, phoneNumber: number.phoneNumber, friendlyName: number.friendlyName, type: number.type });
+      res.status(201).json({ sid, phone_number: number.phoneNumber, friendly_name: number.friendlyName, type: number.type, price: PRICES[number.type], account_balance: acc.balance.toFixed(2) });
+    });
+
+    // Messaging: services, their A2P campaigns, their webhook settings.
+    const service = (req: Request, res: Response) => {
+      const acc = account(req, res);
+      if (!acc) return undefined;
+      const found = acc.services.find((s) => s.sid === req.params.service);
+      if (!found) fail(res, 404, 20404, `The requested resource /Services/${req.params.service} was not found`);
+      return found;
+    };
+    app.get('/v1/Services', (req, res) => {
+      const acc = account(req, res);
+      if (acc) res.json({ services: acc.services.map((s) => ({ sid: s.sid, friendly_name: s.friendlyName, inbound_request_url: s.inboundRequestUrl, status_callback: s.statusCallback })) });
+    });
+    app.get('/v1/Services/:service/Compliance/Usa2p', (req, res) => {
+      const found = service(req, res);
+      if (found) res.json({ compliance: found.campaigns.map((c) => ({ sid: c.sid, campaign_status: c.status, us_app_to_person_usecase: c.useCase, description: c.description, messaging_service_sid: found.sid })) });
+    });
+    app.post('/v1/Services/:service', (req, res) => {
+      const found = service(req, res);
+      if (!found) return;
+      if (req.body?.InboundRequestUrl !== undefined) found.inboundRequestUrl = String(req.body.InboundRequestUrl);
+      if (req.body?.StatusCallback !== undefined) found.statusCallback = String(req.body.StatusCallback);
+      res.json({ sid: found.sid, friendly_name: found.friendlyName, inbound_request_url: found.inboundRequestUrl, status_callback: found.statusCallback });
+    });
+    app.use((req, res) => fail(res, 404, 20404, `The requested resource ${req.path} was not found`));
+    return app;
+  }
+}
