@@ -67,7 +67,7 @@ function collect(
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, param] of Object.entries(params)) {
-    const raw = source[name] ?? param.aliases?.map((alias) => source[alias]).find((v) => v !== undefined);
+    const raw = source[name] !== undefined ? source[name] : param.aliases?.map((alias) => source[alias]).find((v) => v !== undefined);
     const value = coerce(`${prefix}${name}`, param, raw, rules, fromText);
     if (value !== undefined) out[param.variable ?? camelCase(name)] = value;
   }
