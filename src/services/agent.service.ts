@@ -2,7 +2,7 @@ import type { RequestContext } from '../context.js';
 import { Agent } from '../entities/index.js';
 import { Rules } from '../validation.js';
 import { findOwned } from './lookup.js';
-import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { findPage, likePattern, pageWindow, type Page, type PageArgs } from './pagination.js';
 
 export class AgentService {
   async list(ctx: RequestContext, args: PageArgs & { search?: string | null; active?: boolean | null }): Promise<Page<Agent>> {
@@ -10,8 +10,7 @@ export class AgentService {
     const where: Record<string, unknown> = { company: await ctx.companyId() };
     if (args.active !== undefined && args.active !== null) where.active = args.active;
     if (args.search) where.name = { $ilike: likePattern(args.search) };
-    const [records, total] = await ctx.em.findAndCount(Agent, where, { orderBy: { name: 'asc', id: 'asc' }, limit: window.perPage, offset: window.offset });
-    return pageOf(records, total, window);
+    return findPage(ctx.em, Agent, where, window, { orderBy: { name: 'asc', id: 'asc' } });
   }
 
   async create(ctx: RequestContext, name: string): Promise<Agent> {

@@ -5,7 +5,7 @@ import { customRange, dateRange, DATE_RANGES, type DateRangeName, type Interval 
 import { parseCivilDate } from '../time/zoned.js';
 import { Rules, message } from '../validation.js';
 import { findOwned } from './lookup.js';
-import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { findPage, likePattern, pageWindow, type Page, type PageArgs } from './pagination.js';
 
 export interface DashboardFilter {
   dateRange?: string | null;
@@ -49,13 +49,8 @@ export class DashboardService {
     const window = pageWindow(filter);
     const { company, where } = await this.scope(ctx, filter);
     where.appointmentAt = { $ne: null };
-    const [calls, total] = await ctx.em.findAndCount(Call, where, {
-      populate: ['agent'],
-      orderBy: { startedAt: 'desc', id: 'desc' },
-      limit: window.perPage,
-      offset: window.offset,
-    });
-    return pageOf(calls.map((call) => ({ call, timeZone: company.timeZone })), total, window);
+    const page = await findPage(ctx.em, Call, where, window, { populate: ['agent'], orderBy: { startedAt: 'desc', id: 'desc' } });
+    return { ...page, records: page.records.map((call) => ({ call, timeZone: company.timeZone })) };
   }
 
   async summary(ctx: RequestContext, filter: DashboardFilter): Promise<DashboardSummary> {

@@ -1,3 +1,5 @@
+import type { EntityName, FilterQuery, FindOptions } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { Rules, message } from '../validation.js';
 
 // The spec's paginated envelope: records plus total/current_page/per_page/
@@ -62,3 +64,18 @@ export function pageOf<T>(records: T[], total: number, window: PageWindow): Page
 
 /** Escapes LIKE wildcards so a search for "50%" matches the text "50%". */
 export const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The newest records first: created_at, then id, both descending. */
+export const NEWEST_FIRST = { createdAt: 'desc', id: 'desc' } as const;
+
+/** One page of an entity's rows and the total, in one place for every list. */
+export async function findPage<T extends object>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  where: FilterQuery<T>,
+  window: PageWindow,
+  options: Omit<FindOptions<T, any>, 'limit' | 'offset'>,
+): Promise<Page<T>> {
+  const [records, total] = await em.findAndCount(entity, where, { ...options, limit: window.perPage, offset: window.offset } as FindOptions<T, any>);
+  return pageOf(records, total, window);
+}

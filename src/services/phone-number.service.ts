@@ -3,7 +3,7 @@ import { Agent, PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from '../entitie
 import { UnprocessableError } from '../errors.js';
 import { Rules } from '../validation.js';
 import { findOwned } from './lookup.js';
-import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { findPage, likePattern, NEWEST_FIRST, pageWindow, type Page, type PageArgs } from './pagination.js';
 
 export const PHONE_TITLE_MAX = 255;
 export const CHATBOT_PAGE = 15;
@@ -28,12 +28,7 @@ export class PhoneNumberService {
     const where: Record<string, unknown> = { company: await ctx.companyId() };
     if (args.useFor) where.useFor = args.useFor;
     if (args.search) where.$or = [{ phoneNo: { $ilike: likePattern(args.search) } }, { phoneTitle: { $ilike: likePattern(args.search) } }];
-    const [records, total] = await ctx.em.findAndCount(PhoneNumber, where, {
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: window.perPage,
-      offset: window.offset,
-    });
-    return pageOf(records, total, window);
+    return findPage(ctx.em, PhoneNumber, where, window, { orderBy: NEWEST_FIRST });
   }
 
   find(ctx: RequestContext, rawId: string): Promise<PhoneNumber> {
@@ -83,8 +78,8 @@ export class PhoneNumberService {
       where.id = id;
     }
     if (args.q) where.name = { $ilike: likePattern(args.q) };
-    const [agents, total] = await ctx.em.findAndCount(Agent, where, { orderBy: { name: 'asc', id: 'asc' }, limit: window.perPage, offset: window.offset });
-    return { results: agents.map((a) => ({ id: String(a.id), text: a.name })), more: window.offset + agents.length < total };
+    const { records, pagination } = await findPage(ctx.em, Agent, where, window, { orderBy: { name: 'asc', id: 'asc' } });
+    return { results: records.map((a) => ({ id: String(a.id), text: a.name })), more: pagination.currentPage < pagination.lastPage };
   }
 }
 

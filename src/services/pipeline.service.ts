@@ -2,7 +2,7 @@ import type { RequestContext } from '../context.js';
 import { Pipeline, PipelineStage } from '../entities/index.js';
 import { Rules } from '../validation.js';
 import { findOwned } from './lookup.js';
-import { pageOf, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { findPage, pageWindow, type Page, type PageArgs } from './pagination.js';
 
 export const PIPELINE_LIMITS = { defaultPerPage: 15, maxPerPage: 30 };
 export const NAME_MAX = 255;
@@ -29,13 +29,9 @@ export class PipelineService {
     const location = args.crmLocationId?.trim() || 'all';
     if (location === 'unsynced') where.crmLocationId = null;
     else if (location !== 'all') where.crmLocationId = location;
-    const [pipelines, total] = await ctx.em.findAndCount(Pipeline, where, {
-      orderBy: { name: 'asc', id: 'asc' },
-      limit: window.perPage,
-      offset: window.offset,
-    });
-    const counts = await this.stageCounts(ctx, pipelines.map((p) => p.id));
-    return pageOf(pipelines.map((pipeline) => ({ pipeline, stagesCount: counts.get(pipeline.id) ?? 0 })), total, window);
+    const page = await findPage(ctx.em, Pipeline, where, window, { orderBy: { name: 'asc', id: 'asc' } });
+    const counts = await this.stageCounts(ctx, page.records.map((p) => p.id));
+    return { ...page, records: page.records.map((pipeline) => ({ pipeline, stagesCount: counts.get(pipeline.id) ?? 0 })) };
   }
 
   find(ctx: RequestContext, rawId: string): Promise<Pipeline> {

@@ -3,7 +3,7 @@ import { Module, Permission, Role, User } from '../entities/index.js';
 import { ConflictError, ValidationError } from '../errors.js';
 import { findOwned } from './lookup.js';
 import { Rules, message } from '../validation.js';
-import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { findPage, likePattern, NEWEST_FIRST, pageWindow, type Page, type PageArgs } from './pagination.js';
 
 export const ROLE_TITLE_MAX = 255;
 
@@ -38,12 +38,7 @@ export class RoleService {
     const window = pageWindow(args);
     const where: Record<string, unknown> = { company: await ctx.companyId() };
     if (args.search) where.title = { $ilike: likePattern(args.search) };
-    const [records, total] = await ctx.em.findAndCount(Role, where, {
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: window.perPage,
-      offset: window.offset,
-    });
-    return pageOf(records, total, window);
+    return findPage(ctx.em, Role, where, window, { orderBy: NEWEST_FIRST });
   }
 
   /** A role of the viewer's company; 404 for a malformed id, an unknown id or another company's. */

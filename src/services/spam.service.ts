@@ -5,7 +5,7 @@ import { ValidationError } from '../errors.js';
 import type { ReputationSource } from '../spam/reputation.js';
 import { Rules } from '../validation.js';
 import { findOwned } from './lookup.js';
-import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { findPage, likePattern, NEWEST_FIRST, pageWindow, type Page, type PageArgs } from './pagination.js';
 
 export const PNUMBER_MAX = 20;
 export const DEFAULT_MIN_CARRIERS = 1;
@@ -38,12 +38,7 @@ export class SpamService {
       const pattern = likePattern(args.search);
       where.$or = [{ pnumber: { $ilike: pattern } }, { type: { $ilike: pattern } }, { status: { $ilike: pattern } }];
     }
-    const [records, total] = await ctx.em.findAndCount(SpamProtectedNumber, where, {
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: window.perPage,
-      offset: window.offset,
-    });
-    return pageOf(records, total, window);
+    return findPage(ctx.em, SpamProtectedNumber, where, window, { orderBy: NEWEST_FIRST });
   }
 
   /** Changes a Custom number; it is In Progress again until its next check. */

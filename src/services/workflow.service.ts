@@ -4,7 +4,7 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import { graphErrors } from '../workflows/graph.js';
 import { Rules, message } from '../validation.js';
 import { findOwned } from './lookup.js';
-import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { findPage, likePattern, NEWEST_FIRST, pageWindow, type Page, type PageArgs } from './pagination.js';
 
 export const WORKFLOW_NAME_MAX = 255;
 const DEFAULT_NAME = 'Untitled workflow';
@@ -89,12 +89,7 @@ export class WorkflowService {
     }
     if (args.status) where.status = args.status;
     if (args.search) where.name = { $ilike: likePattern(args.search) };
-    const [records, total] = await ctx.em.findAndCount(Workflow, where, {
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: window.perPage,
-      offset: window.offset,
-    });
-    return pageOf(records, total, window);
+    return findPage(ctx.em, Workflow, where, window, { orderBy: NEWEST_FIRST });
   }
 
   async folders(ctx: RequestContext): Promise<FolderRow[]> {
