@@ -1,3 +1,4 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { GraphQLError } from 'graphql';
 
 // The error model, defined once. Each class carries its GraphQL code and HTTP
@@ -114,6 +115,8 @@ export function appErrorOf(error: unknown): AppError | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {
     if (current instanceof AppError) return current;
+    // Two requests raced for the same unique value: the later one is a conflict, not a server error.
+    if (current instanceof UniqueConstraintViolationException) return new ConflictError('The change conflicts with a record that already exists.');
     current = (current as { originalError?: unknown }).originalError;
   }
   return undefined;

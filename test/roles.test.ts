@@ -116,6 +116,18 @@ describe('POST /api/roles', () => {
   });
 });
 
+describe('concurrent creation', () => {
+  it('racing requests for one title create it once; the others are 422 or 409, never 500', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => app.request('POST', '/api/roles', { token: owner, body: { title: 'Race' } })),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    assert.equal(statuses.filter((s) => s === 201).length, 1, statuses.join(','));
+    assert.ok(statuses.every((s) => [201, 409, 422].includes(s)), statuses.join(','));
+    assert.equal((await app.sql("SELECT count(*)::int AS n FROM roles WHERE lower(title) = 'race'"))[0].n, 1);
+  });
+});
+
 describe('PUT /api/roles/{id}', () => {
   it('renames through both paths and every id form', async () => {
     const id = await createRole('Rename me');

@@ -1,17 +1,11 @@
-import { Entity, Index, ManyToOne, PrimaryKey, Property, type Opt, type Rel } from '@mikro-orm/core';
-import { Company } from './company.entity.js';
-import { Timestamped } from './timestamps.js';
+import { Entity, Index, Property, type Opt } from '@mikro-orm/core';
+import { CompanyOwned } from './company-owned.js';
 
 /** An AI voice agent of a company. */
 @Entity({ tableName: 'agents' })
 @Index({ properties: ['company', 'name'] })
-export class Agent extends Timestamped {
-  @PrimaryKey()
-  id!: number;
-
-  @ManyToOne(() => Company, { deleteRule: 'cascade' })
-  company!: Rel<Company>;
-
+@Index({ name: 'agents_name_trgm_index', expression: 'create index "agents_name_trgm_index" on "agents" using gin ("name" gin_trgm_ops)' })
+export class Agent extends CompanyOwned {
   @Property({ length: 255 })
   name!: string;
 

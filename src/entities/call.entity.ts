@@ -1,18 +1,12 @@
-import { Entity, Index, ManyToOne, PrimaryKey, Property, type Opt, type Rel } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, Property, type Opt, type Rel } from '@mikro-orm/core';
 import { Agent } from './agent.entity.js';
-import { Company } from './company.entity.js';
-import { Timestamped } from './timestamps.js';
+import { CompanyOwned } from './company-owned.js';
 
 /** One call, as the provider reported it; the AI dashboard reads these. */
 @Entity({ tableName: 'calls' })
 @Index({ properties: ['company', 'startedAt'] })
-export class Call extends Timestamped {
-  @PrimaryKey()
-  id!: number;
-
-  @ManyToOne(() => Company, { deleteRule: 'cascade' })
-  company!: Rel<Company>;
-
+@Index({ name: 'calls_company_id_started_at_appointments_index', expression: 'create index "calls_company_id_started_at_appointments_index" on "calls" ("company_id", "started_at") where "appointment_at" is not null' })
+export class Call extends CompanyOwned {
   @ManyToOne(() => Agent, { nullable: true, deleteRule: 'set null' })
   @Index()
   agent?: Rel<Agent> | null;

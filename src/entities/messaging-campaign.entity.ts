@@ -1,17 +1,10 @@
-import { Entity, ManyToOne, PrimaryKey, Property, Unique, type Rel } from '@mikro-orm/core';
-import { Company } from './company.entity.js';
-import { Timestamped } from './timestamps.js';
+import { Entity, Property, Unique } from '@mikro-orm/core';
+import { CompanyOwned } from './company-owned.js';
 
 /** An A2P messaging campaign imported from the provider account. */
 @Entity({ tableName: 'messaging_campaigns' })
 @Unique({ properties: ['company', 'messagingServiceSid'] })
-export class MessagingCampaign extends Timestamped {
-  @PrimaryKey()
-  id!: number;
-
-  @ManyToOne(() => Company, { deleteRule: 'cascade' })
-  company!: Rel<Company>;
-
+export class MessagingCampaign extends CompanyOwned {
   @Property({ length: 64 })
   messagingServiceSid!: string;
 

@@ -1,7 +1,6 @@
-import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, type Opt, type Rel } from '@mikro-orm/core';
+import { Entity, Enum, Index, ManyToOne, Property, type Opt, type Rel } from '@mikro-orm/core';
 import { Agent } from './agent.entity.js';
-import { Company } from './company.entity.js';
-import { Timestamped } from './timestamps.js';
+import { CompanyOwned } from './company-owned.js';
 
 export enum PhoneStatus {
   Verified = 'Verified',
@@ -18,13 +17,8 @@ export const PHONE_TYPES = ['local', 'mobile', 'tollfree'] as const;
 
 @Entity({ tableName: 'phone_numbers' })
 @Index({ properties: ['company', 'createdAt'] })
-export class PhoneNumber extends Timestamped {
-  @PrimaryKey()
-  id!: number;
-
-  @ManyToOne(() => Company, { deleteRule: 'cascade' })
-  company!: Rel<Company>;
-
+@Index({ name: 'phone_numbers_phone_no_trgm_index', expression: 'create index "phone_numbers_phone_no_trgm_index" on "phone_numbers" using gin ("phone_no" gin_trgm_ops)' })
+export class PhoneNumber extends CompanyOwned {
   /** E.164; a number belongs to one company at a time. */
   @Property({ length: 20, unique: true })
   phoneNo!: string;

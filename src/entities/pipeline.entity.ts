@@ -1,17 +1,10 @@
-import { Collection, Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property, type Rel } from '@mikro-orm/core';
-import { Company } from './company.entity.js';
+import { Collection, Entity, Index, OneToMany, Property } from '@mikro-orm/core';
 import { PipelineStage } from './pipeline-stage.entity.js';
-import { Timestamped } from './timestamps.js';
+import { CompanyOwned } from './company-owned.js';
 
 @Entity({ tableName: 'pipelines' })
 @Index({ properties: ['company', 'name'] })
-export class Pipeline extends Timestamped {
-  @PrimaryKey()
-  id!: number;
-
-  @ManyToOne(() => Company, { deleteRule: 'cascade' })
-  company!: Rel<Company>;
-
+export class Pipeline extends CompanyOwned {
   @Property({ length: 255 })
   name!: string;
 

@@ -1,17 +1,12 @@
-import { Collection, Entity, Index, ManyToMany, ManyToOne, PrimaryKey, Property, type Opt, type Rel } from '@mikro-orm/core';
-import { Company } from './company.entity.js';
+import { Collection, Entity, Index, ManyToMany, Property, type Opt } from '@mikro-orm/core';
 import { Permission } from './permission.entity.js';
-import { Timestamped } from './timestamps.js';
+import { CompanyOwned } from './company-owned.js';
 
 @Entity({ tableName: 'roles' })
 @Index({ properties: ['company', 'createdAt'] })
-export class Role extends Timestamped {
-  @PrimaryKey()
-  id!: number;
-
-  @ManyToOne(() => Company, { deleteRule: 'cascade' })
-  company!: Rel<Company>;
-
+@Index({ name: 'roles_company_id_lower_title_unique', expression: 'create unique index "roles_company_id_lower_title_unique" on "roles" ("company_id", lower("title"))' })
+@Index({ name: 'roles_title_trgm_index', expression: 'create index "roles_title_trgm_index" on "roles" using gin ("title" gin_trgm_ops)' })
+export class Role extends CompanyOwned {
   /** Unique within the company, case-insensitively (index in the migration). */
   @Property({ length: 255 })
   title!: string;

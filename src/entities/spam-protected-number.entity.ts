@@ -1,6 +1,5 @@
-import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, type Opt, type Rel } from '@mikro-orm/core';
-import { Company } from './company.entity.js';
-import { Timestamped } from './timestamps.js';
+import { Entity, Enum, Index, Property, type Opt } from '@mikro-orm/core';
+import { CompanyOwned } from './company-owned.js';
 
 export enum SpamNumberType {
   AI = 'AI',
@@ -16,13 +15,8 @@ export enum SpamStatus {
 
 @Entity({ tableName: 'spam_protected_numbers' })
 @Index({ properties: ['company', 'createdAt'] })
-export class SpamProtectedNumber extends Timestamped {
-  @PrimaryKey()
-  id!: number;
-
-  @ManyToOne(() => Company, { deleteRule: 'cascade' })
-  company!: Rel<Company>;
-
+@Index({ name: 'spam_protected_numbers_pnumber_trgm_index', expression: 'create index "spam_protected_numbers_pnumber_trgm_index" on "spam_protected_numbers" using gin ("pnumber" gin_trgm_ops)' })
+export class SpamProtectedNumber extends CompanyOwned {
   @Enum({ items: () => SpamNumberType })
   type!: SpamNumberType;
 

@@ -1,16 +1,9 @@
-import { Entity, Index, ManyToOne, PrimaryKey, Property, type Rel } from '@mikro-orm/core';
-import { Company } from './company.entity.js';
+import { Entity, Index, ManyToOne, Property, type Rel } from '@mikro-orm/core';
 import { Role } from './role.entity.js';
-import { Timestamped } from './timestamps.js';
+import { CompanyOwned } from './company-owned.js';
 
 @Entity({ tableName: 'users' })
-export class User extends Timestamped {
-  @PrimaryKey()
-  id!: number;
-
-  @ManyToOne(() => Company, { deleteRule: 'cascade' })
-  company!: Rel<Company>;
-
+export class User extends CompanyOwned {
   @ManyToOne(() => Role, { deleteRule: 'restrict' })
   @Index()
   role!: Rel<Role>;

@@ -1,16 +1,9 @@
-import { Entity, Index, ManyToOne, PrimaryKey, Property, type Rel } from '@mikro-orm/core';
-import { Company } from './company.entity.js';
-import { Timestamped } from './timestamps.js';
+import { Entity, Index, Property } from '@mikro-orm/core';
+import { CompanyOwned } from './company-owned.js';
 
 @Entity({ tableName: 'workflow_folders' })
 @Index({ properties: ['company', 'sortOrder'] })
-export class WorkflowFolder extends Timestamped {
-  @PrimaryKey()
-  id!: number;
-
-  @ManyToOne(() => Company, { deleteRule: 'cascade' })
-  company!: Rel<Company>;
-
+export class WorkflowFolder extends CompanyOwned {
   @Property({ length: 255 })
   name!: string;
 

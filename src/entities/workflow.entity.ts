@@ -1,6 +1,5 @@
-import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, type Opt, type Rel } from '@mikro-orm/core';
-import { Company } from './company.entity.js';
-import { Timestamped } from './timestamps.js';
+import { Entity, Enum, Index, ManyToOne, Property, type Opt, type Rel } from '@mikro-orm/core';
+import { CompanyOwned } from './company-owned.js';
 import { WorkflowFolder } from './workflow-folder.entity.js';
 
 export enum WorkflowStatus {
@@ -17,16 +16,12 @@ export interface TriggerConfig {
 
 @Entity({ tableName: 'workflows' })
 @Index({ properties: ['company', 'createdAt'] })
-export class Workflow extends Timestamped {
-  @PrimaryKey()
-  id!: number;
-
+@Index({ name: 'workflows_name_trgm_index', expression: 'create index "workflows_name_trgm_index" on "workflows" using gin ("name" gin_trgm_ops)' })
+export class Workflow extends CompanyOwned {
   /** The builder's own id for this workflow (its own sequence). */
+  // The schema diff always proposes to alter this column (it cannot read the sequence default back): drop those lines.
   @Property({ type: 'integer', unique: true, defaultRaw: `nextval('workflow_builder_id_seq')` })
   builderId!: Opt<number>;
-
-  @ManyToOne(() => Company, { deleteRule: 'cascade' })
-  company!: Rel<Company>;
 
   @ManyToOne(() => WorkflowFolder, { nullable: true, deleteRule: 'set null' })
   @Index()

@@ -1,0 +1,28 @@
+import 'reflect-metadata';
+import { MikroORM } from '@mikro-orm/postgresql';
+import path from 'node:path';
+import { loadConfig } from './config.js';
+import { startEmbeddedPostgres } from './db/embedded.js';
+import { ormConfig } from './mikro-orm.config.js';
+import { createLogger } from './observability/logger.js';
+
+// `npm run migration:create -- <name>`: migrates the development database,
+// then writes src/migrations/Migration<timestamp>_<name>.ts with the
+// difference between the entities and that schema. Read it before committing.
+
+const name = process.argv[2];
+if (!name || !/^[a-z0-9_]+$/.test(name)) {
+  process.stderr.write('usage: npm run migration:create -- <snake_case_name>\n');
+  process.exit(64);
+}
+const config = loadConfig();
+const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), 'switchboard', createLogger('warn'));
+const orm = await MikroORM.init(ormConfig(config.databaseUrl ?? embedded!.url));
+try {
+  await orm.getMigrator().up();
+  const result = await orm.getMigrator().createMigration(undefined, false, false, name);
+  process.stdout.write(result.fileName ? `wrote src/migrations/${result.fileName}\n` : 'no schema difference\n');
+} finally {
+  await orm.close(true);
+  await embedded?.stop();
+}
