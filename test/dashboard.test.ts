@@ -165,6 +165,15 @@ describe('summary, call details, local presence', () => {
     assert.equal(data.sentiment.positive, want.positive);
     assert.equal(data.time_zone, 'America/New_York');
     assert.equal((await app.request('GET', '/api/ai/dashboard/summary', { token: await app.login('supervisor@acme.test') })).status, 200);
+    const [agent] = await app.sql('SELECT a.name FROM calls c JOIN agents a ON a.id = c.agent_id WHERE c.company_id = ? LIMIT 1', [ids['Acme Agency']]);
+    const searched = await app.request('GET', `/api/ai/dashboard/summary?date_range=Last%20Year&search=${encodeURIComponent(agent.name)}`, { token: owner });
+    const [byAgent] = await app.sql(
+      `WITH z AS (SELECT time_zone AS tz FROM companies WHERE id = ?)
+       SELECT count(*)::int AS n FROM calls c JOIN agents a ON a.id = c.agent_id, z WHERE c.company_id = ? AND a.name ILIKE ?
+         AND c.started_at >= ${at("date_trunc('year', now() AT TIME ZONE z.tz) - interval '1 year'")} AND c.started_at < ${at("date_trunc('year', now() AT TIME ZONE z.tz)")}`,
+      [ids['Acme Agency'], ids['Acme Agency'], `%${agent.name}%`],
+    );
+    assert.equal(searched.body.data.calls, byAgent.n);
   });
 
   it('returns one call with transcript, recording and custom fields, in any id form; others 404', async () => {

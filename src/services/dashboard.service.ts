@@ -1,3 +1,4 @@
+import { raw } from '@mikro-orm/core';
 import type { RequestContext } from '../context.js';
 import { Agent, Call, Company } from '../entities/index.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
@@ -55,24 +56,30 @@ export class DashboardService {
 
   async summary(ctx: RequestContext, filter: DashboardFilter): Promise<DashboardSummary> {
     const { company, interval, where } = await this.scope(ctx, filter);
-    const calls = await ctx.em.find(Call, where, { fields: ['status', 'durationSeconds', 'sentiment', 'appointmentAt'] });
-    const sentiment = { positive: 0, neutral: 0, negative: 0, unknown: 0 };
-    let answered = 0;
-    let appointments = 0;
-    let duration = 0;
-    for (const call of calls) {
-      if (call.status === 'completed' && call.durationSeconds > 0) answered++;
-      if (call.appointmentAt) appointments++;
-      duration += call.durationSeconds;
-      const key = (call.sentiment ?? 'unknown') as keyof typeof sentiment;
-      sentiment[key in sentiment ? key : 'unknown']++;
-    }
+    // One aggregate query over the same filters as the list.
+    const totals = await ctx.em.createQueryBuilder(Call, 'c')
+      .select([
+        raw('count(*)::int as calls'),
+        raw(`count(*) filter (where c.status = 'completed' and c.duration_seconds > 0)::int as answered`),
+        raw('count(c.appointment_at)::int as appointments'),
+        raw('coalesce(round(avg(c.duration_seconds)), 0)::int as average'),
+        raw(`count(*) filter (where c.sentiment = 'positive')::int as positive`),
+        raw(`count(*) filter (where c.sentiment = 'neutral')::int as neutral`),
+        raw(`count(*) filter (where c.sentiment = 'negative')::int as negative`),
+      ])
+      .where(where)
+      .execute<Record<string, number>>('get');
     return {
-      calls: calls.length,
-      answered,
-      appointments,
-      averageDurationSeconds: calls.length ? Math.round(duration / calls.length) : 0,
-      sentiment,
+      calls: totals.calls,
+      answered: totals.answered,
+      appointments: totals.appointments,
+      averageDurationSeconds: totals.average,
+      sentiment: {
+        positive: totals.positive,
+        neutral: totals.neutral,
+        negative: totals.negative,
+        unknown: totals.calls - totals.positive - totals.neutral - totals.negative,
+      },
       from: interval.start,
       to: interval.end,
       timeZone: company.timeZone,
