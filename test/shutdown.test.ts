@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { adminQuery, createDatabase, databaseUrl } from './helpers/app.js';
 
 // The real binary on a fresh machine's path: no DATABASE_URL, so embedded
 // PostgreSQL under DATA_DIR; then SIGTERM with a request in flight.
@@ -40,35 +41,68 @@ const postgresProcesses = () => {
   }
 };
 
-describe('npm start on a fresh data folder, then SIGTERM', () => {
-  it('serves on embedded PostgreSQL, prints a login, finishes the in-flight request and leaves no process behind', async () => {
-    const child = spawn(process.execPath, ['dist/src/main.js'], {
-      env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+/**
+ * As root, embedded PostgreSQL runs as a "postgres" user, which must be able to
+ * reach the project: not so under a mode-700 home folder.
+ */
+function reachableByOthers(dir: string): boolean {
+  if (process.getuid?.() !== 0) {
+    accessSync(dir, constants.R_OK);
+    return true;
+  }
+  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+    if ((statSync(current).mode & 0o001) === 0) return false;
+    if (path.dirname(current) === current) return true;
+  }
+}
+
+const embeddedSkip = reachableByOthers(path.resolve('node_modules')) ? false : 'the project folder is not reachable by the postgres user here';
+
+/** Starts the binary, sends SIGTERM with a login request half-sent, and checks the request still completes. */
+async function startThenStop(env: Record<string, string>, whileRunning: () => void = () => {}): Promise<void> {
+  const child = spawn(process.execPath, ['dist/src/main.js'], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const [, url] = await waitForLine(child, /running \(all\) at (http:\/\/\S+)[\s\S]*owner@acme\.test/, 60_000);
+  whileRunning();
+
+  const { port } = new URL(url);
+  const body = JSON.stringify({ email: 'owner@acme.test', password: 'switchboard' });
+  const socket = connect(Number(port), '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  let response = '';
+  socket.on('data', (chunk) => (response += chunk.toString()));
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  socket.write(`POST /api/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+  socket.write(body.slice(0, 10));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+
+  child.kill('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  socket.write(body.slice(10));
+  await closed;
+  assert.match(response, /^HTTP\/1\.1 200 /, response);
+  assert.match(response, /"message":"Login successful"/);
+
+  assert.equal(await exited, 0);
+}
+
+describe('npm start, then SIGTERM', () => {
+  it('on DATABASE_URL: prints a login and finishes the in-flight request before exiting', async () => {
+    const database = await createDatabase();
+    try {
+      await startThenStop({ DATABASE_URL: databaseUrl(database), DATA_DIR: dataDir });
+    } finally {
+      await adminQuery(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    }
+  });
+
+  it('on a fresh data folder: embedded PostgreSQL, and no process left behind', { skip: embeddedSkip }, async () => {
+    await startThenStop({ DATA_DIR: dataDir }, () => {
+      assert.notEqual(postgresProcesses(), '', 'embedded PostgreSQL runs under the data folder');
     });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const [, url] = await waitForLine(child, /running \(all\) at (http:\/\/\S+)[\s\S]*owner@acme\.test/, 60_000);
-    assert.notEqual(postgresProcesses(), '', 'embedded PostgreSQL runs under the data folder');
-
-    const { port } = new URL(url);
-    const body = JSON.stringify({ email: 'owner@acme.test', password: 'switchboard' });
-    const socket = connect(Number(port), '127.0.0.1');
-    await new Promise((resolve) => socket.once('connect', resolve));
-    let response = '';
-    socket.on('data', (chunk) => (response += chunk.toString()));
-    const closed = new Promise((resolve) => socket.once('close', resolve));
-    socket.write(`POST /api/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
-    socket.write(body.slice(0, 10));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-
-    child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    socket.write(body.slice(10));
-    await closed;
-    assert.match(response, /^HTTP\/1\.1 200 /, response);
-    assert.match(response, /"message":"Login successful"/);
-
-    assert.equal(await exited, 0);
     assert.equal(postgresProcesses(), '', 'no PostgreSQL process left behind');
   });
 });
