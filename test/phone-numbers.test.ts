@@ -156,7 +156,10 @@ describe('import numbers and campaigns', () => {
     const twice = await post('/api/phone-numbers/import-telco', { import_token: pick.import_token });
     assert.equal(twice.status, 422);
     assert.deepEqual(twice.body, { success: false, message: 'This number has already been imported.' });
-    for (const body of [{}, { import_token: 'forged' }]) {
+    const importClaims = jwt.decode(list.body.data[1].import_token) as jwt.JwtPayload;
+    const expiredImport = jwt.sign({ ...importClaims, exp: Math.floor(Date.now() / 1000) - 1 }, TEST_JWT_SECRET, { algorithm: 'HS256' });
+    const purchaseAsImport = (await app.request('GET', '/api/phone-numbers/available', { token: owner })).body.data[0].purchase_token;
+    for (const body of [{}, { import_token: 'forged' }, { import_token: expiredImport }, { import_token: purchaseAsImport }]) {
       const bad = await post('/api/phone-numbers/import-telco', body);
       assert.equal(bad.status, 422);
       assert.ok(bad.body.errors.import_token);
