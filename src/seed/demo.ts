@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashPassword } from '../auth/passwords.js';
 import { SecretBox } from '../crypto/secret-box.js';
 import { seedCalls, seedTelcoAccount } from './calls.js';
-import { Company, Permission, Pipeline, PipelineStage, Role, User, Workflow, WorkflowFolder, WorkflowStatus } from '../entities/index.js';
+import { Company, Permission, Pipeline, PipelineStage, Role, User, Workflow, WorkflowFolder, WorkflowStatus, type TriggerConfig } from '../entities/index.js';
 
 // The demo dataset (DESIGN section 9): created on an empty database by
 // `npm start` and `npm run seed`, and used by the tests.
@@ -88,11 +88,11 @@ const FOLDERS: Array<[string, Array<[string, WorkflowStatus]>]> = [
 ];
 
 /** The graph of a demo workflow: a call or SMS trigger, then a few actions. */
-const demoGraph = (name: string) => ({
+const demoGraph = (name: string): TriggerConfig => ({
   nodes: [
-    { id: 'trigger', kind: 'trigger', type: name.includes('text') ? 'call.ended' : 'lead.generated', config: {} },
-    { id: 'wait', kind: 'action', type: 'wait', config: { amount: 5, unit: 'minutes' } },
-    { id: 'sms', kind: 'action', type: 'send_sms', config: { message: `Hi from ${name}!` } },
+    { id: 'trigger', kind: 'trigger' as const, type: name.includes('text') ? 'call.ended' : 'lead.generated', config: {} },
+    { id: 'wait', kind: 'action' as const, type: 'wait', config: { amount: 5, unit: 'minutes' } },
+    { id: 'sms', kind: 'action' as const, type: 'send_sms', config: { message: `Hi from ${name}!` } },
   ],
   edges: [{ from: 'trigger', to: 'wait' }, { from: 'wait', to: 'sms' }],
 });
@@ -105,7 +105,7 @@ function seedCrm(em: EntityManager, company: Company, stamp: <T extends { create
   FOLDERS.forEach(([folderName, workflows], i) => {
     const folder = stamp(em.create(WorkflowFolder, { company, name: folderName, sortOrder: i + 1 }));
     for (const [name, status] of workflows) {
-      stamp(em.create(Workflow, { company, folder, name, status, description: `${name} (demo)`, triggerConfig: demoGraph(name) as never }));
+      stamp(em.create(Workflow, { company, folder, name, status, description: `${name} (demo)`, triggerConfig: demoGraph(name) }));
     }
   });
   stamp(em.create(Workflow, { company, name: 'Uncategorized draft', status: WorkflowStatus.draft, triggerConfig: null }));

@@ -35,8 +35,14 @@ export interface DashboardSummary {
   timeZone: string;
 }
 
+/** The company a dashboard request reads. */
+interface ScopedCompany {
+  id: number;
+  timeZone: string;
+}
+
 interface Scope {
-  company: Company;
+  company: ScopedCompany;
   interval: Interval;
   where: Record<string, unknown>;
 }
@@ -50,7 +56,7 @@ export class DashboardService {
     const window = pageWindow(filter);
     const { company, where } = await this.scope(ctx, filter);
     where.appointmentAt = { $ne: null };
-    const page = await findPage(ctx.em, Call, where, window, { populate: ['agent'], orderBy: { startedAt: 'desc', id: 'desc' } });
+    const page = await findPage(ctx.em, Call, where, window, { populate: ['agent'], strategy: 'joined', orderBy: { startedAt: 'desc', id: 'desc' } });
     return { ...page, records: page.records.map((call) => ({ call, timeZone: company.timeZone })) };
   }
 
@@ -129,13 +135,12 @@ export class DashboardService {
     return { company, interval, where };
   }
 
-  private async company(ctx: RequestContext, companyId?: number | null): Promise<Company> {
-    const viewer = await ctx.viewer();
-    const own = await ctx.em.findOneOrFail(Company, viewer.company.id);
+  private async company(ctx: RequestContext, companyId?: number | null): Promise<ScopedCompany> {
+    const { company: own } = await ctx.viewer();
     if (companyId === undefined || companyId === null || companyId === own.id) return own;
     const child = own.isAgency ? await ctx.em.findOne(Company, { id: companyId, parent: own.id }) : null;
     if (!child) throw new ForbiddenError();
-    return child;
+    return { id: child.id, timeZone: child.timeZone };
   }
 
   private interval(filter: DashboardFilter, timeZone: string): Interval {
