@@ -25,6 +25,8 @@ export function ormConfig(clientUrl: string, logger: (message: string) => void =
       emit: 'ts',
       transactional: true,
       allOrNothing: true,
+      // Diff against the migrated database itself, not a snapshot file.
+      snapshot: false,
     },
     schemaGenerator: { skipTables: ['agenda_jobs', 'agenda_logs'] },
   });
