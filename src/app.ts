@@ -2,12 +2,13 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import express, { type Express, type Request } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Server } from 'node:http';
-import { RequestContext } from './context.js';
+import type { RequestContext } from './context.js';
 import { HttpError } from './errors.js';
 import { formatGraphQLError } from './graphql/format-error.js';
+import { GRAPHQL_LIMITS, limitsPlugin } from './graphql/limits.js';
 import { bodyErrors, jsonBody, requestLog } from './http.js';
 import type { JobRunner } from './jobs/agenda.js';
 import type { Logger } from './observability/logger.js';
@@ -32,11 +33,18 @@ export interface AppParts {
 
 const bearerOf = (req: Request) => /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
 
+/** A batch holds at most GRAPHQL_LIMITS.batch operations; an empty one is no request. */
+const batchLimit: RequestHandler = (req, res, next) => {
+  if (!Array.isArray(req.body)) return next();
+  if (req.body.length >= 1 && req.body.length <= GRAPHQL_LIMITS.batch) return next();
+  const message = req.body.length === 0 ? 'The batch holds no operation.' : `A batch holds at most ${GRAPHQL_LIMITS.batch} operations.`;
+  res.status(400).json({ errors: [{ message, extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } } }] });
+};
+
 /** The Express app: probes, metrics, docs, the REST table and /graphql. */
 export async function createApp(parts: AppParts): Promise<{ app: Express; apollo: ApolloServer<RequestContext> }> {
   const { orm, services, schema, routes, log, metrics, jobs } = parts;
-  const context = (req: Request) =>
-    new RequestContext(services, orm.em.fork(), req.res!.locals.requestId, req.ip ?? 'unknown', bearerOf(req));
+  const context = (req: Request) => services.contexts.forRequest(req.res!.locals.requestId, req.ip ?? 'unknown', bearerOf(req));
 
   const apollo = new ApolloServer<RequestContext>({
     schema,
@@ -47,6 +55,7 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
     formatError: formatGraphQLError,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer: parts.httpServer }),
+      limitsPlugin<RequestContext>(),
       {
         async requestDidStart() {
           return {
@@ -102,9 +111,9 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
   });
 
   app.use(docsRouter(parts.openapi));
-  app.use('/graphql', ...jsonBody(log), expressMiddleware(apollo, { context: async ({ req }) => context(req) }));
+  app.use('/graphql', ...jsonBody(log), batchLimit, expressMiddleware(apollo, { context: async ({ req }) => context(req) }));
   app.use('/api', ...jsonBody(log));
-  app.use(restHandler({ schema, routes, log, context }));
+  app.use(restHandler({ schema, routes, log, context, ids: services.ids }));
   app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));
   app.use(bodyErrors(log));
   return { app, apollo };

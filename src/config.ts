@@ -25,7 +25,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   webhookRetryDelaysMs: number[];
   logLevel: LogLevel;
-  trustProxy: boolean;
+  /** Proxy hops in front of the service whose X-Forwarded-For is trusted (0: none). */
+  trustProxy: number;
   loginLimits: { perIp: RateWindow; perEmail: RateWindow };
   seedDemo: boolean;
 }
@@ -36,8 +37,13 @@ export interface RateWindow {
 }
 
 export class ConfigError extends Error {
-  constructor(variable: string, problem: string) {
-    super(`Invalid configuration: ${variable} ${problem}`);
+  readonly problems: string[];
+  constructor(variable: string, problem: string);
+  constructor(problems: string[]);
+  constructor(variable: string | string[], problem?: string) {
+    const problems = Array.isArray(variable) ? variable : [`Invalid configuration: ${variable} ${problem}`];
+    super(problems.join('\n'));
+    this.problems = problems;
   }
 }
 
@@ -51,6 +57,24 @@ export function parseDuration(text: string, variable: string): number {
   const match = DURATION.exec(text.trim());
   if (!match) throw new ConfigError(variable, `must be a duration such as 30s, 2m or 24h (got "${text}")`);
   return Number(match[1]) * UNIT_MS[match[2] ?? 's'];
+}
+
+const describe = (ms: number) => (ms % 86_400_000 === 0 ? `${ms / 86_400_000}d` : ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 ? `${ms / 60_000}m` : ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+
+/** A duration within [min, max]. */
+function duration(env: Env, name: string, fallback: string, min: number, max: number): number {
+  const ms = parseDuration(env[name] || fallback, name);
+  if (ms < min || ms > max) throw new ConfigError(name, `must be from ${describe(min)} to ${describe(max)} (got "${env[name]}")`);
+  return ms;
+}
+
+/** TRUST_PROXY: false/0 (no proxy), true (one hop), or the number of proxy hops. */
+function hops(env: Env, name: string): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false') return 0;
+  if (raw === 'true') return 1;
+  if (/^\d+$/.test(raw) && Number(raw) <= 10) return Number(raw);
+  throw new ConfigError(name, `must be false, true or a number of proxy hops from 0 to 10 (got "${raw}")`);
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -96,7 +120,11 @@ function rateWindow(env: Env, name: string, fallback: string): RateWindow {
   const raw = env[name] || fallback;
   const [max, per] = raw.split('/');
   if (!/^\d+$/.test(max ?? '') || !per) throw new ConfigError(name, `must look like 10/15m (got "${raw}")`);
-  return { max: Number(max), windowSeconds: parseDuration(per, name) / 1000 };
+  const windowMs = parseDuration(per, name);
+  if (Number(max) < 1 || Number(max) > 1_000_000 || windowMs < 1000 || windowMs > 86_400_000) {
+    throw new ConfigError(name, `must allow 1 to 1000000 attempts per 1s to 1d (got "${raw}")`);
+  }
+  return { max: Number(max), windowSeconds: windowMs / 1000 };
 }
 
 /**
@@ -118,48 +146,71 @@ function appKey(raw: string, variable: string): Buffer {
   return key;
 }
 
+/**
+ * Reads and checks every variable; a bad one does not hide the next: the
+ * ConfigError lists one line per bad variable.
+ */
 export function loadConfig(env: Env = process.env): Config {
-  const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development');
+  const problems: string[] = [];
+  const read = <T>(fn: () => T, fallback: T): T => {
+    try {
+      return fn();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+      return fallback;
+    }
+  };
+  const nodeEnv = read(() => oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development'), 'production');
   const dataDir = path.resolve(env.DATA_DIR || '.data');
   let jwtSecret = env.JWT_SECRET;
   let key = env.APP_KEY;
   if (nodeEnv === 'production') {
-    if (!jwtSecret) throw new ConfigError('JWT_SECRET', 'is required in production');
-    if (!key) throw new ConfigError('APP_KEY', 'is required in production');
+    // Production never makes up secrets: they would differ per machine and vanish with the disk.
+    if (!jwtSecret) problems.push('Invalid configuration: JWT_SECRET is required in production');
+    if (!key) problems.push('Invalid configuration: APP_KEY is required in production');
   } else if (!jwtSecret || !key) {
     const generated = developmentSecrets(dataDir);
     jwtSecret ||= generated.jwtSecret;
     key ||= generated.appKey;
   }
-  if (jwtSecret.length < 32) throw new ConfigError('JWT_SECRET', 'must be at least 32 characters');
+  if (jwtSecret && jwtSecret.length < 32) problems.push('Invalid configuration: JWT_SECRET must be at least 32 characters');
+  const appKeyBytes = key ? read(() => appKey(key!, 'APP_KEY'), Buffer.alloc(32)) : Buffer.alloc(32);
 
-  const delays = (env.WEBHOOK_RETRY_DELAYS || '30s,2m,8m,32m')
-    .split(',')
-    .map((part) => parseDuration(part, 'WEBHOOK_RETRY_DELAYS'));
-  if (delays.length !== 4) throw new ConfigError('WEBHOOK_RETRY_DELAYS', 'must list four delays (attempts 2 to 5)');
+  const delays = read(() => {
+    const list = (env.WEBHOOK_RETRY_DELAYS || '30s,2m,8m,32m').split(',').map((part) => parseDuration(part, 'WEBHOOK_RETRY_DELAYS'));
+    if (list.length !== 4) throw new ConfigError('WEBHOOK_RETRY_DELAYS', 'must list four delays (attempts 2 to 5)');
+    if (list.some((ms) => ms < 100 || ms > 7 * 86_400_000)) throw new ConfigError('WEBHOOK_RETRY_DELAYS', 'must hold delays from 100ms to 7d');
+    return list;
+  }, [30_000, 120_000, 480_000, 1_920_000]);
+  const port = read(() => integer(env, 'PORT', 3000, 0, 65535), 3000);
+  const seedDemo = read(() => bool(env, 'SEED_DEMO', nodeEnv !== 'production'), false);
+  if (seedDemo && nodeEnv === 'production') problems.push('Invalid configuration: SEED_DEMO cannot be true in production (the demo logins share one known password)');
 
-  return {
+  const config: Config = {
     nodeEnv,
-    port: integer(env, 'PORT', 3000, 0, 65535),
+    port,
     host: env.HOST || '0.0.0.0',
-    role: oneOf(env, 'PROCESS_ROLE', ['all', 'api', 'worker'] as const, 'all'),
+    role: read(() => oneOf(env, 'PROCESS_ROLE', ['all', 'api', 'worker'] as const, 'all'), 'all'),
     dataDir,
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    mongodbUrl: url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']),
-    telcoBaseUrl: url(env, 'TELCO_BASE_URL', ['http:', 'https:']),
-    telcoTimeoutMs: parseDuration(env.TELCO_TIMEOUT || '10s', 'TELCO_TIMEOUT'),
-    publicUrl: (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${integer(env, 'PORT', 3000, 0, 65535)}`).replace(/\/$/, ''),
-    jwtSecret,
-    appKey: appKey(key, 'APP_KEY'),
-    jwtTtlSeconds: parseDuration(env.JWT_TTL || '24h', 'JWT_TTL') / 1000,
-    webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    databaseUrl: read(() => url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']), undefined),
+    mongodbUrl: read(() => url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']), undefined),
+    telcoBaseUrl: read(() => url(env, 'TELCO_BASE_URL', ['http:', 'https:']), undefined),
+    telcoTimeoutMs: read(() => duration(env, 'TELCO_TIMEOUT', '10s', 100, 120_000), 10_000),
+    publicUrl: (read(() => url(env, 'PUBLIC_URL', ['http:', 'https:']), undefined) ?? `http://localhost:${port}`).replace(/\/$/, ''),
+    jwtSecret: jwtSecret ?? '',
+    appKey: appKeyBytes,
+    jwtTtlSeconds: read(() => duration(env, 'JWT_TTL', '24h', 60_000, 30 * 86_400_000), 86_400_000) / 1000,
+    webhookAllowPrivate: read(() => bool(env, 'WEBHOOK_ALLOW_PRIVATE', false), false),
     webhookRetryDelaysMs: delays,
-    logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    logLevel: read(() => oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'), 'info'),
+    trustProxy: read(() => hops(env, 'TRUST_PROXY'), 0),
     loginLimits: {
-      perIp: rateWindow(env, 'LOGIN_LIMIT_PER_IP', '30/1m'),
-      perEmail: rateWindow(env, 'LOGIN_LIMIT_PER_EMAIL', '10/15m'),
+      perIp: read(() => rateWindow(env, 'LOGIN_LIMIT_PER_IP', '30/1m'), { max: 30, windowSeconds: 60 }),
+      perEmail: read(() => rateWindow(env, 'LOGIN_LIMIT_PER_EMAIL', '10/15m'), { max: 10, windowSeconds: 900 }),
     },
-    seedDemo: bool(env, 'SEED_DEMO', true),
+    seedDemo,
   };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
 }

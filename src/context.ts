@@ -1,41 +1,176 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
 import type { TokenClaims } from './auth/tokens.js';
-import { UnauthenticatedError } from './errors.js';
-import type { Services } from './services/index.js';
+import { ForbiddenError, UnauthenticatedError } from './errors.js';
 
 /** Who is signed in for this request, resolved from the Bearer token once. */
 export interface Viewer {
   user: { id: number; name: string; email: string };
-  company: { id: number; name: string; timeZone: string; isAgency: boolean; parentId: number | null };
+  company: CompanyScope;
   role: { id: number; title: string; isOwner: boolean };
   permissions: ReadonlySet<string>;
   claims: TokenClaims;
 }
 
+export interface CompanyScope {
+  id: number;
+  name: string;
+  timeZone: string;
+  isAgency: boolean;
+  parentId: number | null;
+}
+
 /**
- * One per request (or job): its own EntityManager fork, its request id and the
- * caller. Services take it first.
+ * Who acts: a user signed in with a Bearer token (permissions apply), or the
+ * system acting for one company (jobs, provider callbacks, webhook delivery;
+ * company scope applies, permissions do not).
+ */
+export type Actor =
+  | { kind: 'user'; bearer: string | undefined }
+  | { kind: 'system'; companyId: number; reason: string };
+
+/** How a token becomes a viewer, and how a company is read for a system actor. */
+export interface ActorSource {
+  resolveViewer(ctx: RequestContext, token: string): Promise<Viewer | undefined>;
+  companyScope(ctx: RequestContext, companyId: number): Promise<CompanyScope | undefined>;
+}
+
+/** What every unit of work of one request or job shares. */
+interface Caller {
+  requestId: string;
+  ip: string;
+  actor: Actor;
+  viewer?: Promise<Viewer | undefined>;
+  company?: Promise<CompanyScope | undefined>;
+}
+
+/**
+ * One per unit of work: the caller, and the EntityManager fork every read and
+ * write of the operation goes through (inside its transaction for mutations).
+ * Services take it first; it carries no services.
  */
 export class RequestContext {
-  private viewerLookup?: Promise<Viewer | undefined>;
-
   constructor(
-    readonly services: Services,
+    private readonly caller: Caller,
+    private readonly infra: Infrastructure,
     readonly em: EntityManager,
-    readonly requestId: string,
-    readonly ip: string,
-    private readonly bearer: string | undefined,
   ) {}
 
-  /** The signed-in viewer; 401 when the token is missing, invalid, expired or revoked. */
+  get requestId(): string {
+    return this.caller.requestId;
+  }
+
+  get ip(): string {
+    return this.caller.ip;
+  }
+
+  get actor(): Actor {
+    return this.caller.actor;
+  }
+
+  /** The signed-in viewer; 401 when the token is missing, invalid, expired or revoked, or when the system acts. */
   async viewer(): Promise<Viewer> {
-    this.viewerLookup ??= this.bearer ? this.services.auth.resolveViewer(this.em, this.bearer) : Promise.resolve(undefined);
-    const viewer = await this.viewerLookup;
+    const { actor } = this.caller;
+    if (actor.kind !== 'user') throw new UnauthenticatedError();
+    this.caller.viewer ??= actor.bearer ? this.infra.source.resolveViewer(this.readOnly(), actor.bearer) : Promise.resolve(undefined);
+    const viewer = await this.caller.viewer;
     if (!viewer) throw new UnauthenticatedError();
     return viewer;
   }
 
+  /** The company the operation acts in: the viewer's, or the one the system acts for. */
+  async company(): Promise<CompanyScope> {
+    const { actor } = this.caller;
+    if (actor.kind === 'user') return (await this.viewer()).company;
+    this.caller.company ??= this.infra.source.companyScope(this.readOnly(), actor.companyId);
+    const company = await this.caller.company;
+    if (!company) throw new UnauthenticatedError();
+    return company;
+  }
+
   async companyId(): Promise<number> {
-    return (await this.viewer()).company.id;
+    return (await this.company()).id;
+  }
+
+  /** 403 unless the signed-in user holds every named permission. The one place permissions are checked. */
+  async requirePermissions(slugs: readonly string[]): Promise<Viewer> {
+    const viewer = await this.viewer();
+    if (slugs.some((slug) => !viewer.permissions.has(slug))) throw new ForbiddenError();
+    return viewer;
+  }
+
+  /** 403 unless the signed-in user holds the company's Owner role. */
+  async requireOwner(): Promise<Viewer> {
+    const viewer = await this.viewer();
+    if (!viewer.role.isOwner) throw new ForbiddenError();
+    return viewer;
+  }
+
+  /**
+   * A raw statement inside this operation's unit of work (its transaction for
+   * a mutation). Raw SQL goes through here, never em.getConnection().execute(),
+   * which would run outside the transaction.
+   */
+  sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+    return this.em.execute(text, params as never[]) as Promise<T[]>;
+  }
+
+  /**
+   * A statement committed on its own, whatever happens to the operation: only
+   * for records that must outlive a rollback (rate-limit counters, pending
+   * purchases at the provider).
+   */
+  async committed<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+    // Its own small pool: a transaction waiting here for a connection of the
+    // pool it holds one of could wait for ever under load.
+    let n = 0;
+    const result = await this.infra.autonomous.query(text.replace(/\?/g, () => `$${++n}`), params);
+    return result.rows as T[];
+  }
+
+  /** A fresh fork for reading (one per query field). */
+  readOnly(): RequestContext {
+    return new RequestContext(this.caller, this.infra, this.infra.root.fork());
+  }
+
+  /** Resolves who calls (never throws), so a transaction opened afterwards needs no second connection for it. */
+  async resolveCaller(): Promise<void> {
+    await (this.actor.kind === 'user' ? this.viewer() : this.company()).catch(() => undefined);
+  }
+
+  /** Runs fn in one new transaction: committed once when it resolves, rolled back when it throws. */
+  unitOfWork<T>(fn: (ctx: RequestContext) => Promise<T>): Promise<T> {
+    return this.infra.root.fork().transactional((em) => fn(new RequestContext(this.caller, this.infra, em as EntityManager)));
+  }
+}
+
+/** What contexts are made of: the root EntityManager, the pool for committed statements, the actor source. */
+export interface Infrastructure {
+  root: EntityManager;
+  autonomous: pg.Pool;
+  source: ActorSource;
+}
+
+/** The one factory of contexts, for every kind of caller. */
+export class ContextFactory {
+  constructor(private readonly infra: Infrastructure) {}
+
+  forRequest(requestId: string, ip: string, bearer: string | undefined): RequestContext {
+    return this.make({ requestId, ip, actor: { kind: 'user', bearer } });
+  }
+
+  /** The system acting for one company (a job, a provider callback, a webhook delivery). */
+  forSystem(companyId: number, reason: string, requestId: string = randomUUID()): RequestContext {
+    return this.make({ requestId, ip: 'system', actor: { kind: 'system', companyId, reason } });
+  }
+
+  /** The system with no company (maintenance jobs that span companies). */
+  forMaintenance(reason: string): RequestContext {
+    return this.make({ requestId: randomUUID(), ip: 'system', actor: { kind: 'system', companyId: 0, reason } });
+  }
+
+  private make(caller: Caller): RequestContext {
+    return new RequestContext(caller, this.infra, this.infra.root.fork());
   }
 }

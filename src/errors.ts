@@ -110,13 +110,21 @@ export class HttpError extends AppError {
   }
 }
 
+/** Unique constraints that stand for a field rule: a race that breaks one reads as that field's 422. */
+const UNIQUE_FIELDS: Record<string, string> = {
+  roles_company_id_lower_title_unique: 'title',
+};
+
 /** Finds our typed error behind a GraphQL error (resolvers' errors arrive wrapped). */
 export function appErrorOf(error: unknown): AppError | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {
     if (current instanceof AppError) return current;
-    // Two requests raced for the same unique value: the later one is a conflict, not a server error.
-    if (current instanceof UniqueConstraintViolationException) return new ConflictError('The change conflicts with a record that already exists.');
+    // Two requests raced for the same unique value: the later one is told what the first took, never a server error.
+    if (current instanceof UniqueConstraintViolationException) {
+      const field = Object.entries(UNIQUE_FIELDS).find(([constraint]) => current instanceof Error && current.message.includes(constraint))?.[1];
+      return field ? ValidationError.field(field, `The ${field} has already been taken.`) : new ConflictError('The change conflicts with a record that already exists.');
+    }
     current = (current as { originalError?: unknown }).originalError;
   }
   return undefined;

@@ -12,7 +12,8 @@ async function main() {
     config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
+      // One line per bad variable, no stack: the operator's fix is in the text.
+      process.stderr.write(`${error.problems.join('\n')}\n`);
       process.exit(78);
     }
     throw error;

@@ -32,5 +32,5 @@ export function ormConfig(clientUrl: string, logger: (message: string) => void =
   });
 }
 
-// Used by the MikroORM CLI (package.json "mikro-orm.configPaths").
-export default ormConfig(loadConfig().databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/switchboard');
+// Used by the MikroORM CLI (package.json "mikro-orm.configPaths"); configuration is read when the CLI asks, never at import.
+export default () => ormConfig(loadConfig().databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/switchboard');

@@ -1,11 +1,13 @@
 import 'reflect-metadata';
 import { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
+import { LOCKS } from './db/locks.js';
 import { createSchema } from './graphql/schema.js';
 import { startJobs, type JobRunner } from './jobs/agenda.js';
 import { ormConfig } from './mikro-orm.config.js';
@@ -37,6 +39,23 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+/**
+ * Migrations and demo seeding under a PostgreSQL advisory lock, so any number
+ * of processes can start at once on one database: the first migrates and
+ * seeds, the others wait and find it done.
+ */
+async function migrateAndSeed(orm: MikroORM, databaseUrl: string, config: Config): Promise<boolean> {
+  const lock = new pg.Client({ connectionString: databaseUrl });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [LOCKS.startup]);
+    await orm.getMigrator().up();
+    return config.seedDemo ? await seedDemoIfEmpty(orm.em.fork(), config.appKey) : false;
+  } finally {
+    await lock.end(); // ends the session, which releases the lock
+  }
+}
+
 export async function startService(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Running> {
   const cleanups: Array<[string, () => Promise<void>]> = [];
   const stop = async () => {
@@ -61,7 +80,6 @@ export async function startService(config: Config, log: Logger = createLogger(co
 
     const orm = await MikroORM.init(ormConfig(databaseUrl, (message) => log.debug('orm', { message })));
     cleanups.push(['orm', () => orm.close(true)]);
-    await orm.getMigrator().up();
     let telcoBaseUrl = config.telcoBaseUrl;
     let simulator: TelcoSimulator | undefined;
     if (!telcoBaseUrl) {
@@ -70,15 +88,19 @@ export async function startService(config: Config, log: Logger = createLogger(co
       cleanups.push(['telco simulator', () => simulator!.stop()]);
       log.info('telco simulator started', { url: telcoBaseUrl });
     }
-    const services = createServices(config, log, telcoBaseUrl);
-    const seeded = config.seedDemo ? await seedDemoIfEmpty(orm.em.fork(), config.appKey) : false;
+    // Statements that commit on their own (rate-limit counters, pending purchases) use a pool of their own.
+    const autonomous = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+    autonomous.on('error', (error) => log.warn('database connection error', { error: error.message }));
+    cleanups.push(['autonomous pool', () => autonomous.end()]);
+    const services = createServices(config, log, telcoBaseUrl, { root: orm.em, autonomous });
+    const seeded = await migrateAndSeed(orm, databaseUrl, config);
 
     const metrics = createMetrics();
     // Every role can schedule jobs; only `all` and `worker` run them.
     const jobs = await startJobs({ config, databaseUrl, orm, services, log, metrics });
     cleanups.push(['jobs', () => jobs.stop()]);
 
-    const schema = await createSchema();
+    const schema = await createSchema(services);
     const routes = compileRoutes(schema, routeTable);
     const openapi = openApiDocument(schema, routes, VERSION);
     const server = createServer();

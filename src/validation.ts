@@ -19,7 +19,54 @@ export const message = {
   oneOf: (f: string) => `The selected ${label(f)} is invalid.`,
   taken: (f: string) => `The ${label(f)} has already been taken.`,
   date: (f: string) => `The ${label(f)} field must match the format Y-m-d.`,
+  nul: (f: string) => `The ${label(f)} field must not contain a NUL character.`,
+  int32: (f: string) => `The ${label(f)} field must be between ${INT32.min} and ${INT32.max}.`,
+  maxItems: (f: string, n: number) => `The ${label(f)} field must not have more than ${n} items.`,
 };
+
+/** The bounds every input is held to (DESIGN section 3, "Limits"). */
+export const LIMITS = {
+  /** Items in any array of a request body. */
+  arrayItems: 1000,
+  /** Nesting of a free JSON value (trigger_config and the like). */
+  jsonDepth: 20,
+  /** Values (objects, arrays, scalars) in one free JSON value. */
+  jsonNodes: 20_000,
+  /** Search strings and other free text filters. */
+  searchChars: 200,
+} as const;
+
+export const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 } as const;
+
+/**
+ * What is wrong with a free JSON value, or undefined: too deep, too large, a
+ * NUL in a string, an array over the item limit. Iterative, so no input can
+ * exhaust the stack.
+ */
+export function jsonProblem(value: unknown): string | undefined {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (++nodes > LIMITS.jsonNodes) return `must not hold more than ${LIMITS.jsonNodes} values`;
+    if (typeof current === 'string') {
+      if (current.includes('\u0000')) return 'must not contain a NUL character';
+      continue;
+    }
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth > LIMITS.jsonDepth) return `must not be nested more than ${LIMITS.jsonDepth} levels deep`;
+    if (Array.isArray(current)) {
+      if (current.length > LIMITS.arrayItems) return `must not have arrays of more than ${LIMITS.arrayItems} items`;
+      for (const item of current) stack.push([item, depth + 1]);
+    } else {
+      for (const [key, item] of Object.entries(current)) {
+        if (key.includes('\u0000')) return 'must not contain a NUL character';
+        stack.push([item, depth + 1]);
+      }
+    }
+  }
+  return undefined;
+}
 
 export class Rules {
   private readonly errors: FieldErrors = {};

@@ -7,6 +7,7 @@ import { PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from './phone-number.en
 import { TelcoAccount } from './telco-account.entity.js';
 import { LoginAttempt } from './login-attempt.entity.js';
 import { Module } from './module.entity.js';
+import { NumberPurchase } from './number-purchase.entity.js';
 import { Permission } from './permission.entity.js';
 import { PipelineStage } from './pipeline-stage.entity.js';
 import { Pipeline } from './pipeline.entity.js';
@@ -17,7 +18,7 @@ import { User } from './user.entity.js';
 import { WorkflowFolder } from './workflow-folder.entity.js';
 import { Workflow, WorkflowStatus, type TriggerConfig } from './workflow.entity.js';
 
-export { Agent, Call, Company, ConsumedToken, MessagingCampaign, PHONE_TYPES, PhoneNumber, PhoneStatus, TelcoAccount, UseFor, SpamNumberType, SpamProtectedNumber, SpamStatus, LoginAttempt, Module, Permission, Pipeline, PipelineStage, RevokedToken, Role, User, Workflow, WorkflowFolder, WorkflowStatus };
+export { Agent, Call, Company, ConsumedToken, MessagingCampaign, PHONE_TYPES, PhoneNumber, PhoneStatus, TelcoAccount, UseFor, SpamNumberType, SpamProtectedNumber, SpamStatus, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, User, Workflow, WorkflowFolder, WorkflowStatus };
 export type { TriggerConfig };
 
-export const entities = [Agent, Call, Company, ConsumedToken, MessagingCampaign, PhoneNumber, TelcoAccount, SpamProtectedNumber, LoginAttempt, Module, Permission, Pipeline, PipelineStage, RevokedToken, Role, User, Workflow, WorkflowFolder];
+export const entities = [Agent, Call, Company, ConsumedToken, MessagingCampaign, PhoneNumber, TelcoAccount, SpamProtectedNumber, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, User, Workflow, WorkflowFolder];

@@ -1,9 +1,10 @@
-import { Entity, Index, ManyToOne, PrimaryKey, Property, type Rel } from '@mikro-orm/core';
+import { Entity, ManyToOne, PrimaryKey, Property, Unique, type Rel } from '@mikro-orm/core';
 import { Pipeline } from './pipeline.entity.js';
 import { Timestamped } from './timestamps.js';
 
 @Entity({ tableName: 'pipeline_stages' })
-@Index({ properties: ['pipeline', 'position'] })
+// Two stages never share a position; deferred, so a reorder may pass through duplicates inside its transaction.
+@Unique({ name: 'pipeline_stages_pipeline_id_position_unique', properties: ['pipeline', 'position'], deferMode: 'deferred' })
 export class PipelineStage extends Timestamped {
   @PrimaryKey()
   id!: number;

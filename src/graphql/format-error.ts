@@ -5,7 +5,7 @@ import { appErrorOf } from '../errors.js';
 // and field errors; Apollo's own client errors (parse, validation, bad
 // variables) pass through; anything else is masked.
 
-const CLIENT_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
+const CLIENT_CODES = new Set(['QUERY_TOO_COMPLEX', 'UNPROCESSABLE', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
 
 export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown, requestId?: string): GraphQLFormattedError {
   const known = appErrorOf(error);
@@ -14,7 +14,8 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   }
   const code = formatted.extensions?.code;
   if (typeof code === 'string' && CLIENT_CODES.has(code)) {
-    return { ...formatted, extensions: { code, http: { status: 400 } } };
+    const status = (error as { extensions?: { http?: { status?: number } } }).extensions?.http?.status ?? 400;
+    return { ...formatted, extensions: { ...formatted.extensions, code, http: { status } } };
   }
   return {
     message: 'Server error.',

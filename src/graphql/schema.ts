@@ -1,14 +1,45 @@
-import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { lexicographicSortSchema, printSchema, type GraphQLFieldResolver, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import type { RequestContext } from '../context.js';
 import { authChecker } from '../resolvers/auth-checker.js';
-import { resolvers } from '../resolvers/index.js';
+import { resolverContainer, resolvers } from '../resolvers/index.js';
+import type { Services } from '../services/index.js';
 
-export async function createSchema(): Promise<GraphQLSchema> {
-  return buildSchema({
+/** The schema; with `services`, resolvers are wired and every root field runs in its own unit of work. */
+export async function createSchema(services?: Services): Promise<GraphQLSchema> {
+  const schema = await buildSchema({
     resolvers,
     authChecker,
     authMode: 'error',
     validate: false,
+    ...(services ? { container: resolverContainer(services) } : {}),
+  });
+  if (services) withUnitsOfWork(schema);
+  return schema;
+}
+
+type RootResolver = GraphQLFieldResolver<unknown, RequestContext>;
+
+function wrapFields(type: GraphQLObjectType | null | undefined, wrap: (resolve: RootResolver) => RootResolver): void {
+  for (const field of Object.values(type?.getFields() ?? {})) {
+    if (field.resolve) field.resolve = wrap(field.resolve as RootResolver);
+  }
+}
+
+/**
+ * The unit of work (DESIGN section 3): each mutation field runs in a fork of
+ * its own inside one transaction, committed once when the field's resolver
+ * succeeds and rolled back when it fails; each query field reads from a fork
+ * of its own. Operations of one batch, or fields of one document, never share
+ * an EntityManager. The caller (the viewer behind the token) is resolved
+ * before the transaction opens, so a transaction never waits for a second
+ * connection.
+ */
+function withUnitsOfWork(schema: GraphQLSchema): void {
+  wrapFields(schema.getQueryType(), (resolve) => (root, args, ctx, info) => resolve(root, args, ctx.readOnly(), info));
+  wrapFields(schema.getMutationType(), (resolve) => async (root, args, ctx, info) => {
+    await ctx.resolveCaller();
+    return ctx.unitOfWork((uow) => Promise.resolve(resolve(root, args, uow, info)));
   });
 }
 

@@ -72,12 +72,12 @@ function defineJobs(agenda: Agenda, { orm, services, log, metrics }: JobDeps): v
   agenda.define('purge-expired-auth', async (job) => {
     const due = job.attrs.nextRunAt ?? job.attrs.lastRunAt;
     if (due) metrics.jobLag.set({ job: 'purge-expired-auth' }, Math.max(0, (Date.now() - due.getTime()) / 1000));
-    const removed = await services.auth.purgeExpired(orm.em.fork());
+    const removed = await services.auth.purgeExpired(services.contexts.forMaintenance('purge-expired-auth'));
     log.info('purged expired tokens', { removed });
   });
   // Numbers never checked, or last checked a day ago or more.
   agenda.define('spam-reputation-check', async () => {
-    const checked = await services.spam.checkDue(orm.em.fork(), 24 * 3_600_000);
+    const checked = await services.contexts.forMaintenance('spam-reputation-check').unitOfWork((ctx) => services.spam.checkDue(ctx, 24 * 3_600_000));
     log.info('spam reputation check', { checked });
   });
 }

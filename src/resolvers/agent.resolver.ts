@@ -1,11 +1,13 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { AgentService } from '../services/agent.service.js';
+import type { IdCodec } from '../ids.js';
 import type { RequestContext } from '../context.js';
 import type { Agent } from '../entities/index.js';
 import { AgentPageType, AgentType } from './phone-number.types.js';
 
-const toAgent = (ctx: RequestContext, a: Agent): AgentType => ({
+const toAgent = (ids: IdCodec, a: Agent): AgentType => ({
   id: String(a.id),
-  encryptedId: ctx.services.ids.encrypt('agent', a.id),
+  encryptedId: ids.encrypt('agent', a.id),
   name: a.name,
   active: a.active,
   online: a.online,
@@ -13,6 +15,11 @@ const toAgent = (ctx: RequestContext, a: Agent): AgentType => ({
 
 @Resolver()
 export class AgentResolver {
+  constructor(
+    private readonly agentService: AgentService,
+    private readonly ids: IdCodec,
+  ) {}
+
   @Authorized('view-agents')
   @Query(() => AgentPageType, { description: 'AI agents of the company, by name' })
   async agents(
@@ -22,14 +29,14 @@ export class AgentResolver {
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<AgentPageType> {
-    const result = await ctx.services.agents.list(ctx, { search, active, page, perPage });
-    return { ...result, records: result.records.map((a) => toAgent(ctx, a)) };
+    const result = await this.agentService.list(ctx, { search, active, page, perPage });
+    return { ...result, records: result.records.map((a) => toAgent(this.ids, a)) };
   }
 
   @Authorized('manage-agents')
   @Mutation(() => AgentType)
   async createAgent(@Ctx() ctx: RequestContext, @Arg('name') name: string) {
-    return toAgent(ctx, await ctx.services.agents.create(ctx, name));
+    return toAgent(this.ids, await this.agentService.create(ctx, name));
   }
 
   @Authorized('manage-agents')
@@ -40,12 +47,12 @@ export class AgentResolver {
     @Arg('name', () => String, { nullable: true }) name: string | null,
     @Arg('active', () => Boolean, { nullable: true }) active: boolean | null,
   ) {
-    return toAgent(ctx, await ctx.services.agents.update(ctx, id, { name, active }));
+    return toAgent(this.ids, await this.agentService.update(ctx, id, { name, active }));
   }
 
   @Authorized('manage-agents')
   @Mutation(() => AgentType, { description: 'Switch an agent online or offline' })
   async setAgentOnline(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('online') online: boolean) {
-    return toAgent(ctx, await ctx.services.agents.setOnline(ctx, id, online));
+    return toAgent(this.ids, await this.agentService.setOnline(ctx, id, online));
   }
 }

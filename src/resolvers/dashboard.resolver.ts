@@ -1,4 +1,6 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { DashboardService } from '../services/dashboard.service.js';
+import type { IdCodec } from '../ids.js';
 import type { RequestContext } from '../context.js';
 import type { AppointmentCall } from '../services/dashboard.service.js';
 import { formatWallClock } from '../time/zoned.js';
@@ -28,6 +30,11 @@ const toRow = ({ call, timeZone }: AppointmentCall): AppointmentCallType => ({
 
 @Resolver()
 export class DashboardResolver {
+  constructor(
+    private readonly dashboardService: DashboardService,
+    private readonly ids: IdCodec,
+  ) {}
+
   @Authorized()
   @Query(() => AppointmentCallPageType, { description: 'Calls in the date range that booked an appointment, newest first' })
   async appointmentCalls(
@@ -36,24 +43,24 @@ export class DashboardResolver {
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<AppointmentCallPageType> {
-    const result = await ctx.services.dashboard.appointments(ctx, { ...filter, page, perPage });
+    const result = await this.dashboardService.appointments(ctx, { ...filter, page, perPage });
     return { ...result, records: result.records.map(toRow) };
   }
 
   @Authorized('view-ai-dashboard')
   @Query(() => DashboardSummaryType, { description: 'Totals for the same filters' })
   async dashboardSummary(@Ctx() ctx: RequestContext, @Arg('filter', () => DashboardFilterInput, { nullable: true }) filter: DashboardFilterInput | null): Promise<DashboardSummaryType> {
-    const s = await ctx.services.dashboard.summary(ctx, filter ?? {});
+    const s = await this.dashboardService.summary(ctx, filter ?? {});
     return { ...s, averageDuration: s.averageDurationSeconds };
   }
 
   @Authorized('view-ai-dashboard')
   @Query(() => CallDetailsType)
   async callDetails(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<CallDetailsType> {
-    const { call, timeZone } = await ctx.services.dashboard.call(ctx, id);
+    const { call, timeZone } = await this.dashboardService.call(ctx, id);
     return {
       id: call.id,
-      encryptedId: ctx.services.ids.encrypt('call', call.id),
+      encryptedId: this.ids.encrypt('call', call.id),
       callDatetime: formatWallClock(call.startedAt, timeZone),
       startedAt: call.startedAt,
       agentId: call.agent?.id ?? null,
@@ -77,6 +84,6 @@ export class DashboardResolver {
   @Authorized()
   @Mutation(() => LocalPresenceType, { description: 'Which AI numbers local presence may use: All or Unassigned' })
   async updateLocalPresence(@Ctx() ctx: RequestContext, @Arg('numberAiLocalPresence') value: string): Promise<LocalPresenceType> {
-    return { newValue: await ctx.services.dashboard.setLocalPresence(ctx, value) };
+    return { newValue: await this.dashboardService.setLocalPresence(ctx, value) };
   }
 }

@@ -1,3 +1,5 @@
+import type { ContainerType } from 'type-graphql';
+import type { Services } from '../services/index.js';
 import { AgentResolver } from './agent.resolver.js';
 import { AuthResolver } from './auth.resolver.js';
 import { DashboardResolver } from './dashboard.resolver.js';
@@ -8,3 +10,24 @@ import { SpamResolver } from './spam.resolver.js';
 import { WorkflowResolver } from './workflow.resolver.js';
 
 export const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver] as const;
+
+/** Each resolver made once with the services it uses (type-graphql asks this container for them). */
+export function resolverContainer(s: Services): ContainerType {
+  const instances = new Map<Function, object>([
+    [AuthResolver, new AuthResolver(s.auth)],
+    [RoleResolver, new RoleResolver(s.roles, s.ids)],
+    [PipelineResolver, new PipelineResolver(s.pipelines, s.ids)],
+    [WorkflowResolver, new WorkflowResolver(s.workflows, s.ids)],
+    [SpamResolver, new SpamResolver(s.spam, s.ids)],
+    [DashboardResolver, new DashboardResolver(s.dashboard, s.ids)],
+    [PhoneNumberResolver, new PhoneNumberResolver(s.phoneNumbers, s.telco, s.ids)],
+    [AgentResolver, new AgentResolver(s.agents, s.ids)],
+  ]);
+  return {
+    get: (resolver: Function) => {
+      const instance = instances.get(resolver);
+      if (!instance) throw new Error(`No instance for resolver ${resolver.name}`);
+      return instance;
+    },
+  };
+}

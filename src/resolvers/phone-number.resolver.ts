@@ -1,4 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { PhoneNumberService } from '../services/phone-number.service.js';
+import type { TelcoService } from '../services/telco.service.js';
+import type { IdCodec } from '../ids.js';
 import type { RequestContext } from '../context.js';
 import type { PhoneNumber } from '../entities/index.js';
 import { toBase64Id } from '../ids.js';
@@ -15,10 +18,10 @@ import {
   TelcoAccountType,
 } from './phone-number.types.js';
 
-export const toPhoneNumber = (ctx: RequestContext, n: PhoneNumber): PhoneNumberType => ({
+export const toPhoneNumber = (ids: IdCodec, n: PhoneNumber): PhoneNumberType => ({
   id: n.id,
   base64Id: toBase64Id(n.id),
-  encryptedId: ctx.services.ids.encrypt('phone_number', n.id),
+  encryptedId: ids.encrypt('phone_number', n.id),
   status: n.status,
   useFor: n.useFor,
   dialable: n.dialable,
@@ -34,6 +37,12 @@ export const toPhoneNumber = (ctx: RequestContext, n: PhoneNumber): PhoneNumberT
 
 @Resolver()
 export class PhoneNumberResolver {
+  constructor(
+    private readonly phoneNumberService: PhoneNumberService,
+    private readonly telcoService: TelcoService,
+    private readonly ids: IdCodec,
+  ) {}
+
   @Authorized('view-phone-numbers')
   @Query(() => PhoneNumberPageType, { description: 'Numbers of the company, newest first' })
   async phoneNumbers(
@@ -43,20 +52,20 @@ export class PhoneNumberResolver {
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<PhoneNumberPageType> {
-    const result = await ctx.services.phoneNumbers.list(ctx, { search, useFor, page, perPage });
-    return { ...result, records: result.records.map((n) => toPhoneNumber(ctx, n)) };
+    const result = await this.phoneNumberService.list(ctx, { search, useFor, page, perPage });
+    return { ...result, records: result.records.map((n) => toPhoneNumber(this.ids, n)) };
   }
 
   @Authorized()
   @Mutation(() => PhoneNumberType, { description: 'Change the listed fields of a number; the others stay' })
   async updatePhoneNumber(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('input') input: PhoneNumberChangeInput) {
-    return toPhoneNumber(ctx, await ctx.services.phoneNumbers.update(ctx, id, input));
+    return toPhoneNumber(this.ids, await this.phoneNumberService.update(ctx, id, input));
   }
 
   @Authorized('edit-phone-numbers')
   @Mutation(() => PhoneNumberType, { description: 'Assign an active agent as the inbound chatbot, or clear it with null' })
   async assignChatbot(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('agentId', () => ID, { nullable: true }) agentId: string | null) {
-    return toPhoneNumber(ctx, await ctx.services.phoneNumbers.assignChatbot(ctx, id, agentId));
+    return toPhoneNumber(this.ids, await this.phoneNumberService.assignChatbot(ctx, id, agentId));
   }
 
   @Authorized()
@@ -67,7 +76,7 @@ export class PhoneNumberResolver {
     @Arg('id', () => String, { nullable: true }) id: string | null,
     @Arg('page', () => Int, { nullable: true }) page: number | null,
   ): Promise<ChatbotAgentOptionsType> {
-    const { results, more } = await ctx.services.phoneNumbers.chatbotOptions(ctx, { q, id, page });
+    const { results, more } = await this.phoneNumberService.chatbotOptions(ctx, { q, id, page });
     return { results, pagination: { more } };
   }
 
@@ -79,50 +88,50 @@ export class PhoneNumberResolver {
     @Arg('contains', () => String, { nullable: true }) contains: string | null,
     @Arg('phoneType', () => String, { nullable: true, description: 'local (default), mobile or tollfree' }) phoneType: string | null,
   ) {
-    return ctx.services.telco.available(ctx, { areaCode, contains, phoneType });
+    return this.telcoService.available(ctx, { areaCode, contains, phoneType });
   }
 
   @Authorized()
   @Mutation(() => ActionResultType, { description: 'Buy a number found by availablePhoneNumbers' })
   purchasePhoneNumber(@Ctx() ctx: RequestContext, @Arg('provider') provider: string, @Arg('phoneNo', { description: 'The purchase token' }) phoneNo: string) {
-    return ctx.services.telco.purchase(ctx, provider, phoneNo);
+    return this.telcoService.purchase(ctx, provider, phoneNo);
   }
 
   @Authorized('import-phone-numbers')
   @Query(() => [ImportableNumberType], { description: 'Numbers on the provider account not imported yet' })
   importableTelcoNumbers(@Ctx() ctx: RequestContext) {
-    return ctx.services.telco.importable(ctx);
+    return this.telcoService.importable(ctx);
   }
 
   @Authorized()
   @Mutation(() => ActionResultType)
   importTelcoNumber(@Ctx() ctx: RequestContext, @Arg('importToken') importToken: string) {
-    return ctx.services.telco.importNumber(ctx, importToken);
+    return this.telcoService.importNumber(ctx, importToken);
   }
 
   @Authorized('import-phone-numbers')
   @Query(() => [ImportableCampaignType], { description: 'A2P campaigns on the provider account not imported yet' })
   importableTelcoCampaigns(@Ctx() ctx: RequestContext) {
-    return ctx.services.telco.importableCampaigns(ctx);
+    return this.telcoService.importableCampaigns(ctx);
   }
 
   @Authorized()
   @Mutation(() => ActionResultType, { description: 'Import a messaging service A2P campaign; its webhooks then point at this service' })
   importTelcoCampaign(@Ctx() ctx: RequestContext, @Arg('messagingServiceSid') messagingServiceSid: string) {
-    return ctx.services.telco.importCampaign(ctx, messagingServiceSid);
+    return this.telcoService.importCampaign(ctx, messagingServiceSid);
   }
 
   @Authorized('manage-telco-account')
   @Query(() => TelcoAccountType, { nullable: true, description: 'The provider account (the token is never returned)' })
   async telcoAccount(@Ctx() ctx: RequestContext): Promise<TelcoAccountType | null> {
-    const account = await ctx.services.telco.account(ctx);
+    const account = await this.telcoService.account(ctx);
     return account ? { provider: TELCO_PROVIDER, accountSid: account.accountSid, balance: account.balance === null || account.balance === undefined ? null : Number(account.balance) } : null;
   }
 
   @Authorized('manage-telco-account')
   @Mutation(() => TelcoAccountType, { description: 'Set the provider credentials; verified with the provider, which reports the balance' })
   async setTelcoAccount(@Ctx() ctx: RequestContext, @Arg('accountSid') accountSid: string, @Arg('authToken') authToken: string): Promise<TelcoAccountType> {
-    const account = await ctx.services.telco.setAccount(ctx, accountSid, authToken);
+    const account = await this.telcoService.setAccount(ctx, accountSid, authToken);
     return { provider: TELCO_PROVIDER, accountSid: account.accountSid, balance: Number(account.balance) };
   }
 }

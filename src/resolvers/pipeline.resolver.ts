@@ -1,13 +1,15 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { PipelineService } from '../services/pipeline.service.js';
+import type { IdCodec } from '../ids.js';
 import type { RequestContext } from '../context.js';
 import type { PipelineStage } from '../entities/index.js';
 import { toBase64Id } from '../ids.js';
 import type { PipelineRow } from '../services/pipeline.service.js';
 import { CreatePipelineInput, CrmLocationType, PipelinePageType, PipelineStageType, PipelineType } from './pipeline.types.js';
 
-const toPipeline = (ctx: RequestContext, { pipeline, stagesCount }: PipelineRow): PipelineType => ({
+const toPipeline = (ids: IdCodec, { pipeline, stagesCount }: PipelineRow): PipelineType => ({
   id: toBase64Id(pipeline.id),
-  encryptedId: ctx.services.ids.encrypt('pipeline', pipeline.id),
+  encryptedId: ids.encrypt('pipeline', pipeline.id),
   name: pipeline.name,
   stagesCount,
   linkedToCrm: !!pipeline.crmLocationId,
@@ -23,6 +25,11 @@ const toStage = (stage: PipelineStage): PipelineStageType => ({
 
 @Resolver()
 export class PipelineResolver {
+  constructor(
+    private readonly pipelineService: PipelineService,
+    private readonly ids: IdCodec,
+  ) {}
+
   @Authorized()
   @Query(() => PipelinePageType, { description: 'Pipelines of the company, ordered by name' })
   async pipelines(
@@ -31,31 +38,31 @@ export class PipelineResolver {
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true, description: 'Default 15, at most 30' }) perPage: number | null,
   ): Promise<PipelinePageType> {
-    const result = await ctx.services.pipelines.list(ctx, { crmLocationId, page, perPage });
-    return { ...result, records: result.records.map((row) => toPipeline(ctx, row)) };
+    const result = await this.pipelineService.list(ctx, { crmLocationId, page, perPage });
+    return { ...result, records: result.records.map((row) => toPipeline(this.ids, row)) };
   }
 
   @Authorized('edit-pipelines')
   @Mutation(() => PipelineType)
   async createPipeline(@Ctx() ctx: RequestContext, @Arg('input') input: CreatePipelineInput): Promise<PipelineType> {
-    return toPipeline(ctx, await ctx.services.pipelines.create(ctx, input));
+    return toPipeline(this.ids, await this.pipelineService.create(ctx, input));
   }
 
   @Authorized()
   @Mutation(() => PipelineStageType, { description: 'Add a stage at the end of the pipeline' })
   async addPipelineStage(@Ctx() ctx: RequestContext, @Arg('pipelineId', () => ID) pipelineId: string, @Arg('stageName') stageName: string): Promise<PipelineStageType> {
-    return toStage(await ctx.services.pipelines.addStage(ctx, pipelineId, stageName));
+    return toStage(await this.pipelineService.addStage(ctx, pipelineId, stageName));
   }
 
   @Authorized('view-pipelines')
   @Query(() => [PipelineStageType], { description: 'Stages of a pipeline, in order' })
   async pipelineStages(@Ctx() ctx: RequestContext, @Arg('pipelineId', () => ID) pipelineId: string): Promise<PipelineStageType[]> {
-    return (await ctx.services.pipelines.stages(ctx, pipelineId)).map(toStage);
+    return (await this.pipelineService.stages(ctx, pipelineId)).map(toStage);
   }
 
   @Authorized('view-pipelines')
   @Query(() => [CrmLocationType], { description: 'CRM locations that pipelines are linked to' })
   pipelineLocations(@Ctx() ctx: RequestContext) {
-    return ctx.services.pipelines.locations(ctx);
+    return this.pipelineService.locations(ctx);
   }
 }

@@ -1,4 +1,6 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { RoleService } from '../services/role.service.js';
+import type { IdCodec } from '../ids.js';
 import type { RequestContext } from '../context.js';
 import type { Role } from '../entities/index.js';
 import {
@@ -14,6 +16,11 @@ import {
 
 @Resolver(() => RoleType)
 export class RoleResolver {
+  constructor(
+    private readonly roleService: RoleService,
+    private readonly ids: IdCodec,
+  ) {}
+
   @Authorized('view-role')
   @Query(() => RolePageType, { description: 'Roles of the company, newest first' })
   roles(
@@ -22,19 +29,19 @@ export class RoleResolver {
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ) {
-    return ctx.services.roles.list(ctx, { search, page, perPage });
+    return this.roleService.list(ctx, { search, page, perPage });
   }
 
   @Authorized('view-role')
   @Query(() => RoleType)
   role(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
-    return ctx.services.roles.find(ctx, id);
+    return this.roleService.find(ctx, id);
   }
 
   @Authorized('view-role')
   @Query(() => RolePermissionsType, { description: 'Every module with its permissions, marked as held by the role or not' })
   async rolePermissions(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<RolePermissionsType> {
-    const { role, modules } = await ctx.services.roles.grants(ctx, id);
+    const { role, modules } = await this.roleService.grants(ctx, id);
     return {
       role,
       modules: modules.map(({ module, permissions }): ModuleGrantsType => ({
@@ -49,37 +56,37 @@ export class RoleResolver {
   @Authorized()
   @Query(() => [PermissionModuleType], { description: 'The permission catalog, grouped by module' })
   async permissionModules(@Ctx() ctx: RequestContext): Promise<PermissionModuleType[]> {
-    const modules = await ctx.services.roles.catalog(ctx);
+    const modules = await this.roleService.catalog(ctx);
     return modules.map((m) => ({ id: m.id, slug: m.slug, name: m.name, permissions: m.permissions.getItems() }));
   }
 
   @Authorized('edit-role')
   @Mutation(() => RoleType)
   createRole(@Ctx() ctx: RequestContext, @Arg('input') input: CreateRoleInput) {
-    return ctx.services.roles.create(ctx, input);
+    return this.roleService.create(ctx, input);
   }
 
   @Authorized('edit-role')
   @Mutation(() => RoleType)
   updateRole(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('input') input: UpdateRoleInput) {
-    return ctx.services.roles.update(ctx, id, input.title);
+    return this.roleService.update(ctx, id, input.title);
   }
 
   @Authorized('assign-role-permission')
   @Mutation(() => RoleType, { description: 'Replace the role permissions (and optionally rename it)' })
   updateRolePermissions(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('input') input: RolePermissionsInput) {
-    return ctx.services.roles.updatePermissions(ctx, id, input);
+    return this.roleService.updatePermissions(ctx, id, input);
   }
 
   @Authorized('delete-role')
   @Mutation(() => Boolean)
   async deleteRole(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
-    await ctx.services.roles.delete(ctx, id);
+    await this.roleService.delete(ctx, id);
     return true;
   }
 
   @FieldResolver(() => String, { description: 'The id encrypted under the app key, bound to roles' })
   encryptedId(@Root() role: Role, @Ctx() ctx: RequestContext) {
-    return ctx.services.ids.encrypt('role', role.id);
+    return this.ids.encrypt('role', role.id);
   }
 }

@@ -1,5 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { WorkflowService } from '../services/workflow.service.js';
+import type { IdCodec } from '../ids.js';
 import type { RequestContext } from '../context.js';
 import { WorkflowStatus, type TriggerConfig, type Workflow } from '../entities/index.js';
 import { toBase64Id } from '../ids.js';
@@ -9,10 +11,10 @@ import { CatalogEntryType, CreateWorkflowInput, WorkflowFolderType, WorkflowPage
 
 export const builderEndpoint = (builderId: number) => `/api/Workflow/builder/${toBase64Id(builderId)}`;
 
-const toWorkflow = (ctx: RequestContext, w: Workflow): WorkflowType => ({
+const toWorkflow = (ids: IdCodec, w: Workflow): WorkflowType => ({
   id: toBase64Id(w.id),
   builderId: toBase64Id(w.builderId),
-  encryptedId: ctx.services.ids.encrypt('workflow', w.id),
+  encryptedId: ids.encrypt('workflow', w.id),
   name: w.name,
   description: w.description ?? null,
   status: w.status,
@@ -32,29 +34,34 @@ const toFolder = ({ folder, workflowsCount }: FolderRow): WorkflowFolderType => 
 
 @Resolver()
 export class WorkflowResolver {
+  constructor(
+    private readonly workflowService: WorkflowService,
+    private readonly ids: IdCodec,
+  ) {}
+
   @Authorized()
   @Mutation(() => WorkflowType, { description: 'Create a draft workflow; every field is optional' })
   async createWorkflow(@Ctx() ctx: RequestContext, @Arg('input', () => CreateWorkflowInput, { nullable: true }) input: CreateWorkflowInput | null) {
-    return toWorkflow(ctx, await ctx.services.workflows.create(ctx, input ?? {}));
+    return toWorkflow(this.ids, await this.workflowService.create(ctx, input ?? {}));
   }
 
   @Authorized()
   @Mutation(() => WorkflowType, { description: 'Set the status only' })
   async updateWorkflowStatus(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('status', () => WorkflowStatus) status: WorkflowStatus) {
-    return toWorkflow(ctx, await ctx.services.workflows.setStatus(ctx, id, status));
+    return toWorkflow(this.ids, await this.workflowService.setStatus(ctx, id, status));
   }
 
   @Authorized()
   @Mutation(() => WorkflowType, { description: 'Move into a folder; the base64 of 0 ("MA==") moves it out of every folder' })
   async moveWorkflowToFolder(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('folderId', () => ID) folderId: string) {
-    return toWorkflow(ctx, await ctx.services.workflows.moveToFolder(ctx, id, folderId));
+    return toWorkflow(this.ids, await this.workflowService.moveToFolder(ctx, id, folderId));
   }
 
   @Authorized()
   @Mutation(() => [WorkflowFolderType], { description: 'The listed folders first, in order (the first gets 1); atomic' })
   async reorderWorkflowFolders(@Ctx() ctx: RequestContext, @Arg('folderIds', () => [ID]) folderIds: string[]) {
-    await ctx.services.workflows.reorderFolders(ctx, folderIds);
-    return (await ctx.services.workflows.folders(ctx)).map(toFolder);
+    await this.workflowService.reorderFolders(ctx, folderIds);
+    return (await this.workflowService.folders(ctx)).map(toFolder);
   }
 
   @Authorized('view-workflows')
@@ -67,26 +74,26 @@ export class WorkflowResolver {
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<WorkflowPageType> {
-    const result = await ctx.services.workflows.list(ctx, { folderId, status, search, page, perPage });
-    return { ...result, records: result.records.map((w) => toWorkflow(ctx, w)) };
+    const result = await this.workflowService.list(ctx, { folderId, status, search, page, perPage });
+    return { ...result, records: result.records.map((w) => toWorkflow(this.ids, w)) };
   }
 
   @Authorized('view-workflows')
   @Query(() => [WorkflowFolderType], { description: 'Folders in display order' })
   async workflowFolders(@Ctx() ctx: RequestContext) {
-    return (await ctx.services.workflows.folders(ctx)).map(toFolder);
+    return (await this.workflowService.folders(ctx)).map(toFolder);
   }
 
   @Authorized('edit-workflows')
   @Mutation(() => WorkflowFolderType, { description: 'Create a folder at the end of the order' })
   async createWorkflowFolder(@Ctx() ctx: RequestContext, @Arg('name') name: string) {
-    return toFolder(await ctx.services.workflows.createFolder(ctx, name));
+    return toFolder(await this.workflowService.createFolder(ctx, name));
   }
 
   @Authorized('view-workflows')
   @Query(() => WorkflowType, { description: 'A workflow by its builder id, with its graph' })
   async workflowBuilder(@Ctx() ctx: RequestContext, @Arg('builderId', () => ID) builderId: string) {
-    return toWorkflow(ctx, await ctx.services.workflows.findByBuilder(ctx, builderId));
+    return toWorkflow(this.ids, await this.workflowService.findByBuilder(ctx, builderId));
   }
 
   @Authorized('edit-workflows')
@@ -96,7 +103,7 @@ export class WorkflowResolver {
     @Arg('builderId', () => ID) builderId: string,
     @Arg('triggerConfig', () => GraphQLJSONObject, { nullable: true }) triggerConfig: TriggerConfig | null,
   ) {
-    return toWorkflow(ctx, await ctx.services.workflows.saveGraph(ctx, builderId, triggerConfig));
+    return toWorkflow(this.ids, await this.workflowService.saveGraph(ctx, builderId, triggerConfig));
   }
 
   @Authorized()

@@ -1,10 +1,11 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { execute, type GraphQLSchema } from 'graphql';
 import type { RequestContext } from '../context.js';
-import { ForbiddenError, HttpError } from '../errors.js';
+import { HttpError } from '../errors.js';
+import type { IdCodec } from '../ids.js';
 import type { Logger } from '../observability/logger.js';
 import { matchRoute, type CompiledRoute } from './compile.js';
-import { variablesFor } from './params.js';
+import { restErrorOf, variablesFor } from './params.js';
 import { sendError } from './respond.js';
 
 // The one generic REST handler: match the row, read its parameters, run its
@@ -15,9 +16,10 @@ export interface RestDeps {
   routes: CompiledRoute[];
   log: Logger;
   context: (req: Request) => RequestContext;
+  ids: IdCodec;
 }
 
-export function restHandler({ schema, routes, log, context }: RestDeps): RequestHandler {
+export function restHandler({ schema, routes, log, context, ids }: RestDeps): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     if (!req.path.startsWith('/api/')) return next();
     const found = matchRoute(routes, req.method === 'HEAD' ? 'GET' : req.method, req.path);
@@ -31,13 +33,11 @@ export function restHandler({ schema, routes, log, context }: RestDeps): Request
     res.locals.route = compiled.path;
     const ctx = context(req);
     try {
-      if (compiled.route.auth !== false) {
-        const viewer = await ctx.viewer();
-        if (compiled.permissions.some((slug) => !viewer.permissions.has(slug))) throw new ForbiddenError();
-      }
-      const variableValues = variablesFor(compiled.route, { path: params, query: req.query, body: req.body }, ctx.services.ids);
+      // 401 and 403 come before any answer about the input.
+      if (compiled.route.auth !== false) await ctx.requirePermissions(compiled.permissions);
+      const variableValues = variablesFor(compiled.route, { path: params, query: req.query, body: req.body }, ids);
       const result = await execute({ schema, document: compiled.document, contextValue: ctx, variableValues });
-      if (result.errors?.length) throw result.errors[0];
+      if (result.errors?.length) throw restErrorOf(result.errors[0]);
       const { response, status } = compiled.route;
       const value = result.data?.[response.field];
       const body = response.shape === 'plain'

@@ -1,6 +1,7 @@
+import { GraphQLError } from 'graphql';
 import type { IdCodec } from '../ids.js';
-import { NotFoundError } from '../errors.js';
-import { Rules, message } from '../validation.js';
+import { appErrorOf, NotFoundError, ValidationError } from '../errors.js';
+import { INT32, jsonProblem, LIMITS, Rules, message } from '../validation.js';
 import type { Param, Route } from './route.js';
 
 // Reads a route's parameters from path, query and body, checks their types
@@ -11,7 +12,9 @@ export const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: s
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const INTEGER_TEXT = /^-?\d{1,15}$/;
+const INTEGER_TEXT = /^-?\d{1,12}$/;
+
+const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 function coerce(field: string, param: Param, raw: unknown, rules: Rules, fromText: boolean): unknown {
   if (raw === null && param.nullable) return null;
@@ -23,17 +26,20 @@ function coerce(field: string, param: Param, raw: unknown, rules: Rules, fromTex
   switch (param.type) {
     case 'string':
       if (typeof raw !== 'string') return void rules.add(field, message.string(field));
+      if (raw.includes('\u0000')) return void rules.add(field, message.nul(field));
       if (param.required && raw.trim() === '') return void rules.add(field, message.required(field));
       value = raw;
       break;
     case 'id':
       if (typeof raw !== 'string' && !Number.isInteger(raw)) return void rules.add(field, message.string(field));
+      if (typeof raw === 'string' && raw.includes('\u0000')) return void rules.add(field, message.nul(field));
       value = String(raw);
       break;
     case 'integer':
       if (Number.isInteger(raw)) value = raw;
       else if (typeof raw === 'string' && INTEGER_TEXT.test(raw.trim())) value = Number(raw.trim());
       else return void rules.add(field, message.integer(field));
+      if ((value as number) < INT32.min || (value as number) > INT32.max) return void rules.add(field, message.int32(field));
       break;
     case 'boolean':
       if (typeof raw === 'boolean') value = raw;
@@ -43,16 +49,24 @@ function coerce(field: string, param: Param, raw: unknown, rules: Rules, fromTex
       break;
     case 'array':
       if (!Array.isArray(raw)) return void rules.add(field, message.array(field));
+      if (raw.length > LIMITS.arrayItems) return void rules.add(field, message.maxItems(field, LIMITS.arrayItems));
       value = raw.map((item, i) => coerce(`${field}.${i}`, { ...param.items!, required: true }, item, rules, false));
       break;
     case 'object':
       if (!isPlainObject(raw)) return void rules.add(field, message.object(field));
-      // Without declared fields the object passes as it is (a JSON scalar such as trigger_config).
+      // Without declared fields the object passes as it is (a JSON scalar such as trigger_config), once bounded.
+      if (!param.fields) {
+        const problem = jsonProblem(raw);
+        if (problem) return void rules.add(field, `The ${field} field ${problem}.`);
+      }
       value = param.fields ? collect(param.fields, raw, rules, false, `${field}.`) : raw;
       break;
-    case 'json':
+    case 'json': {
+      const problem = jsonProblem(raw);
+      if (problem) return void rules.add(field, `The ${field} field ${problem}.`);
       value = raw;
       break;
+    }
   }
   if (param.enum && !param.enum.includes(value as string)) return void rules.add(field, message.oneOf(field));
   return value;
@@ -97,4 +111,20 @@ export function variablesFor(route: Route, request: RawRequest, ids: IdCodec): R
   };
   rules.check();
   return variables;
+}
+
+/**
+ * The error a REST client gets for a failed operation: our typed errors as
+ * they are; GraphQL's own refusal of a variable (which the row's checks
+ * should have caught first) as 422 naming the field, never a 500.
+ */
+export function restErrorOf(error: GraphQLError): unknown {
+  const known = appErrorOf(error);
+  if (known) return known;
+  const variable = /^Variable "\$(\w+)"/.exec(error.message)?.[1];
+  if (variable && !error.originalError) {
+    const field = snakeCase(variable);
+    return ValidationError.field(field, `The ${field.replace(/_/g, ' ')} field is invalid.`);
+  }
+  return error;
 }

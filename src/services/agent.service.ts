@@ -1,10 +1,13 @@
 import type { RequestContext } from '../context.js';
+import type { IdCodec } from '../ids.js';
 import { Agent } from '../entities/index.js';
 import { Rules } from '../validation.js';
 import { findOwned } from './lookup.js';
 import { findPage, likePattern, pageWindow, type Page, type PageArgs } from './pagination.js';
 
 export class AgentService {
+  constructor(private readonly ids: IdCodec) {}
+
   async list(ctx: RequestContext, args: PageArgs & { search?: string | null; active?: boolean | null }): Promise<Page<Agent>> {
     const window = pageWindow(args);
     const where: Record<string, unknown> = { company: await ctx.companyId() };
@@ -21,7 +24,7 @@ export class AgentService {
   }
 
   async update(ctx: RequestContext, rawId: string, change: { name?: string | null; active?: boolean | null }): Promise<Agent> {
-    const agent = await findOwned(ctx, Agent, rawId, 'agent', 'Agent');
+    const agent = await findOwned(ctx, this.ids, Agent, rawId, 'agent', 'Agent');
     if (change.name !== undefined && change.name !== null) new Rules().required('name', change.name).maxChars('name', change.name, 255).check();
     if (change.name) agent.name = change.name.trim();
     if (change.active !== undefined && change.active !== null) {
@@ -33,7 +36,7 @@ export class AgentService {
   }
 
   async setOnline(ctx: RequestContext, rawId: string, online: boolean): Promise<Agent> {
-    const agent = await findOwned(ctx, Agent, rawId, 'agent', 'Agent');
+    const agent = await findOwned(ctx, this.ids, Agent, rawId, 'agent', 'Agent');
     if (online && !agent.active) new Rules().add('online', 'An inactive agent cannot go online.').check();
     agent.online = online;
     await ctx.em.flush();

@@ -1,7 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { dummyHash, verifyPassword } from '../auth/passwords.js';
 import type { TokenSigner } from '../auth/tokens.js';
-import type { RequestContext, Viewer } from '../context.js';
+import type { ActorSource, CompanyScope, RequestContext, Viewer } from '../context.js';
 import { RevokedToken, User } from '../entities/index.js';
 import { InvalidCredentialsError } from '../errors.js';
 import { Rules, message } from '../validation.js';
@@ -42,41 +41,35 @@ JOIN companies c ON c.id = u.company_id
 JOIN roles r ON r.id = u.role_id
 WHERE u.id = ? AND u.company_id = ? AND NOT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ?)`;
 
-export class AuthService {
+export class AuthService implements ActorSource {
   constructor(private readonly tokens: TokenSigner, private readonly limiter: LoginLimiter) {}
 
   async login(ctx: RequestContext, email: string, password: string): Promise<LoginResult> {
     const rules = new Rules().required('email', email).required('password', password);
     if (!rules.has('email') && !EMAIL.test(email)) rules.add('email', message.email('email'));
-    rules.check();
+    rules.maxChars('email', email, 255).maxChars('password', password, 1024).check();
 
     const normalised = email.trim().toLowerCase();
-    await this.limiter.attemptFrom(ctx.em, ctx.ip);
-    await this.limiter.assertEmailAllowed(ctx.em, normalised);
-
+    await this.limiter.reserve(ctx, normalised);
     const user = await ctx.em.findOne(User, { email: normalised });
     const ok = await verifyPassword(user?.passwordHash ?? (await dummyHash()), password);
-    if (!user || !ok) {
-      await this.limiter.failedFor(ctx.em, normalised);
-      throw new InvalidCredentialsError();
-    }
-    await this.limiter.succeededFor(ctx.em, normalised);
+    if (!user || !ok) throw new InvalidCredentialsError();
+    await this.limiter.succeeded(ctx, normalised);
     const { token } = this.tokens.sign(user.id, user.company.id);
     return { success: true, message: 'Login successful', token };
   }
 
   async logout(ctx: RequestContext): Promise<void> {
     const { claims } = await ctx.viewer();
-    const revoked = ctx.em.create(RevokedToken, { jti: claims.jti, expiresAt: new Date(claims.exp * 1000) });
-    await ctx.em.upsert(revoked);
+    await ctx.sql('INSERT INTO revoked_tokens (jti, expires_at) VALUES (?, ?) ON CONFLICT (jti) DO NOTHING', [claims.jti, new Date(claims.exp * 1000)]);
   }
 
   /** Verifies the token, refuses a revoked one, loads the user with the role's permissions. */
-  async resolveViewer(em: EntityManager, token: string): Promise<Viewer | undefined> {
+  async resolveViewer(ctx: RequestContext, token: string): Promise<Viewer | undefined> {
     const claims = this.tokens.verify(token);
     if (!claims) return undefined;
     // One round trip per request: user, company, role, permissions, revocation.
-    const [row] = await em.getConnection().execute<ViewerRow[]>(VIEWER, [Number(claims.sub), claims.cid, claims.jti]);
+    const [row] = await ctx.sql<ViewerRow>(VIEWER, [Number(claims.sub), claims.cid, claims.jti]);
     if (!row) return undefined;
     return {
       user: { id: row.id, name: row.name, email: row.email },
@@ -87,10 +80,18 @@ export class AuthService {
     };
   }
 
+  async companyScope(ctx: RequestContext, companyId: number): Promise<CompanyScope | undefined> {
+    const [row] = await ctx.sql<{ id: number; name: string; time_zone: string; is_agency: boolean; parent_id: number | null }>(
+      'SELECT id, name, time_zone, is_agency, parent_id FROM companies WHERE id = ?',
+      [companyId],
+    );
+    return row && { id: row.id, name: row.name, timeZone: row.time_zone, isAgency: row.is_agency, parentId: row.parent_id };
+  }
+
   /** Drops revoked tokens and login counters that no longer matter (a periodic job). */
-  async purgeExpired(em: EntityManager): Promise<number> {
-    const removed = await em.nativeDelete(RevokedToken, { expiresAt: { $lt: new Date() } });
-    await em.getConnection().execute("DELETE FROM login_attempts WHERE window_start < now() - interval '1 day'");
+  async purgeExpired(ctx: RequestContext): Promise<number> {
+    const removed = await ctx.em.nativeDelete(RevokedToken, { expiresAt: { $lt: new Date() } });
+    await ctx.sql("DELETE FROM login_attempts WHERE window_start < now() - interval '1 day'");
     return removed;
   }
 }

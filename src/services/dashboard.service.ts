@@ -1,5 +1,6 @@
 import { raw } from '@mikro-orm/core';
 import type { RequestContext } from '../context.js';
+import type { IdCodec } from '../ids.js';
 import { Agent, Call, Company } from '../entities/index.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { customRange, dateRange, DATE_RANGES, type DateRangeName, type Interval } from '../time/date-range.js';
@@ -50,7 +51,7 @@ interface Scope {
 export const LOCAL_PRESENCE = ['All', 'Unassigned'] as const;
 
 export class DashboardService {
-  constructor(private readonly clock: () => Date = () => new Date()) {}
+  constructor(private readonly ids: IdCodec, private readonly clock: () => Date = () => new Date()) {}
 
   async appointments(ctx: RequestContext, filter: DashboardFilter & PageArgs): Promise<Page<AppointmentCall>> {
     const window = pageWindow(filter);
@@ -94,7 +95,7 @@ export class DashboardService {
 
   /** One call of the company, or of one of its child companies for an agency. */
   async call(ctx: RequestContext, rawId: string): Promise<AppointmentCall> {
-    const id = ctx.services.ids.decode(rawId, 'call');
+    const id = this.ids.decode(rawId, 'call');
     const viewer = await ctx.viewer();
     const call = id === undefined ? null : await ctx.em.findOne(Call, { id }, { populate: ['agent', 'company'] });
     const visible = call && (call.company.id === viewer.company.id || (viewer.company.isAgency && call.company.parent?.id === viewer.company.id));
@@ -104,7 +105,7 @@ export class DashboardService {
 
   async setLocalPresence(ctx: RequestContext, value: string): Promise<string> {
     new Rules().required('number_ai_local_presence', value).oneOf('number_ai_local_presence', value, LOCAL_PRESENCE).check();
-    await ctx.em.getConnection().execute(
+    await ctx.sql(
       `UPDATE companies SET settings = jsonb_set(settings, '{numberAiLocalPresence}', to_jsonb(?::text)), updated_at = now() WHERE id = ?`,
       [value, await ctx.companyId()],
     );
@@ -117,7 +118,7 @@ export class DashboardService {
     const interval = this.interval(filter, company.timeZone);
     const where: Record<string, unknown> = { company: company.id, startedAt: { $gte: interval.start, $lt: interval.end } };
     if (filter.agentId && filter.agentId !== 'All') {
-      const agentId = ctx.services.ids.decode(filter.agentId, 'agent');
+      const agentId = this.ids.decode(filter.agentId, 'agent');
       const agent = agentId === undefined ? null : await ctx.em.findOne(Agent, { id: agentId, company: company.id });
       if (!agent) throw new NotFoundError('Agent');
       where.agent = agent.id;

@@ -1,27 +1,33 @@
 import { PurposeTokens } from '../auth/purpose-tokens.js';
 import { TokenSigner } from '../auth/tokens.js';
-import { SecretBox } from '../crypto/secret-box.js';
-import { TelcoClient } from '../telco/client.js';
-import { AgentService } from './agent.service.js';
-import { PhoneNumberService } from './phone-number.service.js';
-import { TelcoService } from './telco.service.js';
 import type { Config } from '../config.js';
+import { ContextFactory, type Infrastructure } from '../context.js';
+import { SecretBox } from '../crypto/secret-box.js';
 import { IdCodec } from '../ids.js';
 import type { Logger } from '../observability/logger.js';
-import { AuthService } from './auth.service.js';
-import { LoginLimiter } from './login-limiter.js';
 import { SimulatedReputationSource } from '../spam/reputation.js';
+import { TelcoClient } from '../telco/client.js';
+import { AgentService } from './agent.service.js';
+import { AuthService } from './auth.service.js';
 import { DashboardService } from './dashboard.service.js';
+import { LoginLimiter } from './login-limiter.js';
+import { PhoneNumberService } from './phone-number.service.js';
 import { PipelineService } from './pipeline.service.js';
-import { SpamService } from './spam.service.js';
+import { RateLimiter } from './rate-limiter.js';
 import { RoleService } from './role.service.js';
+import { SpamService } from './spam.service.js';
+import { TelcoService } from './telco.service.js';
 import { WorkflowService } from './workflow.service.js';
 
-/** The services of one app instance; built once, shared by every request. */
+/**
+ * The services of one app instance, built once with what each depends on.
+ * Resolvers and jobs receive the ones they use; the context never carries them.
+ */
 export interface Services {
   config: Config;
   log: Logger;
   ids: IdCodec;
+  contexts: ContextFactory;
   auth: AuthService;
   roles: RoleService;
   pipelines: PipelineService;
@@ -34,20 +40,24 @@ export interface Services {
 }
 
 /** `telcoBaseUrl`: the provider (TELCO_BASE_URL) or the in-process simulator. */
-export function createServices(config: Config, log: Logger, telcoBaseUrl: string): Services {
+export function createServices(config: Config, log: Logger, telcoBaseUrl: string, infra: Omit<Infrastructure, 'source'>): Services {
   const box = new SecretBox(config.appKey);
+  const ids = new IdCodec(config.appKey);
+  const limiter = new RateLimiter();
+  const auth = new AuthService(new TokenSigner(config.jwtSecret, config.jwtTtlSeconds), new LoginLimiter(limiter, config.loginLimits));
   return {
     config,
     log,
-    ids: new IdCodec(config.appKey),
-    auth: new AuthService(new TokenSigner(config.jwtSecret, config.jwtTtlSeconds), new LoginLimiter(config.loginLimits)),
-    roles: new RoleService(),
-    pipelines: new PipelineService(),
-    workflows: new WorkflowService(),
-    spam: new SpamService(new SimulatedReputationSource()),
-    dashboard: new DashboardService(),
-    agents: new AgentService(),
-    phoneNumbers: new PhoneNumberService(),
-    telco: new TelcoService(new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs), box, new PurposeTokens(config.jwtSecret), config.publicUrl),
+    ids,
+    contexts: new ContextFactory({ ...infra, source: auth }),
+    auth,
+    roles: new RoleService(ids),
+    pipelines: new PipelineService(ids),
+    workflows: new WorkflowService(ids),
+    spam: new SpamService(ids, new SimulatedReputationSource()),
+    dashboard: new DashboardService(ids),
+    agents: new AgentService(ids),
+    phoneNumbers: new PhoneNumberService(ids),
+    telco: new TelcoService(new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs), box, ids, new PurposeTokens(config.jwtSecret), limiter, config),
   };
 }

@@ -1,4 +1,5 @@
 import type { RequestContext } from '../context.js';
+import type { IdCodec } from '../ids.js';
 import { Agent, PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from '../entities/index.js';
 import { UnprocessableError } from '../errors.js';
 import { Rules } from '../validation.js';
@@ -22,6 +23,8 @@ export interface ChatbotOptions {
 }
 
 export class PhoneNumberService {
+  constructor(private readonly ids: IdCodec) {}
+
   async list(ctx: RequestContext, args: PageArgs & { search?: string | null; useFor?: string | null }): Promise<Page<PhoneNumber>> {
     new Rules().oneOf('use_for', args.useFor, Object.values(UseFor)).check();
     const window = pageWindow(args);
@@ -32,7 +35,7 @@ export class PhoneNumberService {
   }
 
   find(ctx: RequestContext, rawId: string): Promise<PhoneNumber> {
-    return findOwned(ctx, PhoneNumber, rawId, 'phone_number', 'Phone number');
+    return findOwned(ctx, this.ids, PhoneNumber, rawId, 'phone_number', 'Phone number');
   }
 
   /** Only the listed fields change; each is checked against its values. */
@@ -60,7 +63,7 @@ export class PhoneNumberService {
     if (rawAgentId === null || rawAgentId === '') {
       number.chatbotAgent = null;
     } else {
-      const agent = await findOwned(ctx, Agent, rawAgentId, 'agent', 'Agent');
+      const agent = await findOwned(ctx, this.ids, Agent, rawAgentId, 'agent', 'Agent');
       if (!agent.active) throw new UnprocessableError('The agent is inactive and cannot answer a number.');
       number.chatbotAgent = agent;
     }
@@ -73,7 +76,7 @@ export class PhoneNumberService {
     const window = pageWindow({ page: args.page, perPage: CHATBOT_PAGE }, { defaultPerPage: CHATBOT_PAGE, maxPerPage: CHATBOT_PAGE });
     const where: Record<string, unknown> = { company: await ctx.companyId(), active: true };
     if (args.id) {
-      const id = ctx.services.ids.decode(args.id, 'agent');
+      const id = this.ids.decode(args.id, 'agent');
       if (id === undefined) return { results: [], more: false };
       where.id = id;
     }

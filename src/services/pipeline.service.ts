@@ -1,4 +1,5 @@
 import type { RequestContext } from '../context.js';
+import type { IdCodec } from '../ids.js';
 import { Pipeline, PipelineStage } from '../entities/index.js';
 import { Rules } from '../validation.js';
 import { findOwned } from './lookup.js';
@@ -23,6 +24,8 @@ export interface CrmLocation {
 }
 
 export class PipelineService {
+  constructor(private readonly ids: IdCodec) {}
+
   async list(ctx: RequestContext, args: PipelineListArgs): Promise<Page<PipelineRow>> {
     const window = pageWindow(args, PIPELINE_LIMITS);
     const where: Record<string, unknown> = { company: await ctx.companyId() };
@@ -35,7 +38,7 @@ export class PipelineService {
   }
 
   find(ctx: RequestContext, rawId: string): Promise<Pipeline> {
-    return findOwned(ctx, Pipeline, rawId, 'pipeline', 'Pipeline');
+    return findOwned(ctx, this.ids, Pipeline, rawId, 'pipeline', 'Pipeline');
   }
 
   async create(ctx: RequestContext, input: { name: string; crmLocationId?: string | null }): Promise<PipelineRow> {
@@ -53,17 +56,17 @@ export class PipelineService {
   async addStage(ctx: RequestContext, rawPipelineId: string, stageName: string): Promise<PipelineStage> {
     const pipeline = await this.find(ctx, rawPipelineId);
     new Rules().required('stage_name', stageName).maxChars('stage_name', stageName, NAME_MAX).check();
-    return ctx.em.transactional(async (em) => {
-      // Lock the pipeline so two concurrent additions do not take the same position.
-      await em.getConnection().execute('SELECT id FROM pipelines WHERE id = ? FOR UPDATE', [pipeline.id]);
-      const [{ last }] = await em.getConnection().execute<{ last: number }[]>(
-        'SELECT COALESCE(MAX(position), 0)::int AS last FROM pipeline_stages WHERE pipeline_id = ?',
-        [pipeline.id],
-      );
-      const stage = em.create(PipelineStage, { pipeline, name: stageName.trim(), position: last + 1 });
-      await em.flush();
-      return stage;
-    });
+    // Touching the pipeline row locks it until this unit of work commits, so two
+    // concurrent additions never read the same last position (a unique
+    // constraint on (pipeline_id, position) backs this up).
+    await ctx.sql('UPDATE pipelines SET updated_at = now() WHERE id = ?', [pipeline.id]);
+    const [{ last }] = await ctx.sql<{ last: number }>(
+      'SELECT COALESCE(MAX(position), 0)::int AS last FROM pipeline_stages WHERE pipeline_id = ?',
+      [pipeline.id],
+    );
+    const stage = ctx.em.create(PipelineStage, { pipeline, name: stageName.trim(), position: last + 1 });
+    await ctx.em.flush();
+    return stage;
   }
 
   async stages(ctx: RequestContext, rawPipelineId: string): Promise<PipelineStage[]> {
@@ -72,7 +75,7 @@ export class PipelineService {
   }
 
   async locations(ctx: RequestContext): Promise<CrmLocation[]> {
-    const rows = await ctx.em.getConnection().execute<{ crm_location_id: string; pipelines_count: number }[]>(
+    const rows = await ctx.sql<{ crm_location_id: string; pipelines_count: number }>(
       `SELECT crm_location_id, count(*)::int AS pipelines_count FROM pipelines
        WHERE company_id = ? AND crm_location_id IS NOT NULL GROUP BY crm_location_id ORDER BY crm_location_id`,
       [await ctx.companyId()],
@@ -82,7 +85,7 @@ export class PipelineService {
 
   private async stageCounts(ctx: RequestContext, ids: number[]): Promise<Map<number, number>> {
     if (ids.length === 0) return new Map();
-    const rows = await ctx.em.getConnection().execute<{ pipeline_id: number; n: number }[]>(
+    const rows = await ctx.sql<{ pipeline_id: number; n: number }>(
       'SELECT pipeline_id, count(*)::int AS n FROM pipeline_stages WHERE pipeline_id IN (?) GROUP BY pipeline_id',
       [ids],
     );

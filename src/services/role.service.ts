@@ -1,4 +1,5 @@
 import type { RequestContext } from '../context.js';
+import type { IdCodec } from '../ids.js';
 import { Module, Permission, Role, User } from '../entities/index.js';
 import { ConflictError, ValidationError } from '../errors.js';
 import { findOwned } from './lookup.js';
@@ -34,6 +35,8 @@ export interface ModuleGrants {
 }
 
 export class RoleService {
+  constructor(private readonly ids: IdCodec) {}
+
   async list(ctx: RequestContext, args: RoleListArgs): Promise<Page<Role>> {
     const window = pageWindow(args);
     const where: Record<string, unknown> = { company: await ctx.companyId() };
@@ -43,10 +46,12 @@ export class RoleService {
 
   /** A role of the viewer's company; 404 for a malformed id, an unknown id or another company's. */
   find(ctx: RequestContext, rawId: string): Promise<Role> {
-    return findOwned(ctx, Role, rawId, 'role', 'Role');
+    return findOwned(ctx, this.ids, Role, rawId, 'role', 'Role');
   }
 
   async create(ctx: RequestContext, input: RolePermissionsChange & { title: string }): Promise<Role> {
+    // Granting permissions is its own right: edit-role alone creates empty roles.
+    if (input.permissions || input.modules) await ctx.requirePermissions(['assign-role-permission']);
     const company = await ctx.companyId();
     await this.checkTitle(ctx, company, input.title);
     const role = ctx.em.create(Role, { company, title: input.title.trim(), isOwner: false });

@@ -1,5 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../context.js';
+import type { IdCodec } from '../ids.js';
 import { Company, SpamNumberType, SpamProtectedNumber, SpamStatus } from '../entities/index.js';
 import { ValidationError } from '../errors.js';
 import type { ReputationSource } from '../spam/reputation.js';
@@ -23,7 +23,7 @@ export interface SpamListArgs extends PageArgs {
 export const statusFor = (flagged: number, minCarriers: number) => (flagged >= minCarriers ? SpamStatus.Flagged : SpamStatus.Clean);
 
 export class SpamService {
-  constructor(private readonly source: ReputationSource) {}
+  constructor(private readonly ids: IdCodec, private readonly source: ReputationSource) {}
 
   async list(ctx: RequestContext, args: SpamListArgs): Promise<Page<SpamProtectedNumber>> {
     const rules = new Rules()
@@ -43,7 +43,7 @@ export class SpamService {
 
   /** Changes a Custom number; it is In Progress again until its next check. */
   async update(ctx: RequestContext, rawId: string, pnumber: string): Promise<SpamProtectedNumber> {
-    const row = await findOwned(ctx, SpamProtectedNumber, rawId, 'spam_protected_number', 'Number');
+    const row = await findOwned(ctx, this.ids, SpamProtectedNumber, rawId, 'spam_protected_number', 'Number');
     this.checkNumber(pnumber);
     if (row.type !== SpamNumberType.Custom) {
       throw new ValidationError({ type: [`${row.type} numbers cannot be edited; only Custom numbers can.`] });
@@ -80,18 +80,17 @@ export class SpamService {
   async setMinCarriers(ctx: RequestContext, value: number): Promise<number> {
     new Rules().required('min_carriers_to_flag', value).oneOf('min_carriers_to_flag', value, [1, 2, 3]).check();
     const companyId = await ctx.companyId();
-    await ctx.em.transactional(async (em) => {
-      await em.getConnection().execute(
-        `UPDATE companies SET settings = jsonb_set(settings, '{minCarriersToFlag}', to_jsonb(?::int)), updated_at = now() WHERE id = ?`,
-        [value, companyId],
-      );
-      await em.getConnection().execute(
-        `UPDATE spam_protected_numbers
-         SET status = CASE WHEN jsonb_array_length(flagged_carriers) >= ? THEN 'Flagged' ELSE 'Clean' END, updated_at = now()
-         WHERE company_id = ? AND latest_check_at IS NOT NULL`,
-        [value, companyId],
-      );
-    });
+    // Both statements run in the operation's transaction: the setting and the statuses change together.
+    await ctx.sql(
+      `UPDATE companies SET settings = jsonb_set(settings, '{minCarriersToFlag}', to_jsonb(?::int)), updated_at = now() WHERE id = ?`,
+      [value, companyId],
+    );
+    await ctx.sql(
+      `UPDATE spam_protected_numbers
+       SET status = CASE WHEN jsonb_array_length(flagged_carriers) >= ? THEN 'Flagged' ELSE 'Clean' END, updated_at = now()
+       WHERE company_id = ? AND latest_check_at IS NOT NULL`,
+      [value, companyId],
+    );
     return value;
   }
 
@@ -99,26 +98,26 @@ export class SpamService {
   async checkNow(ctx: RequestContext, rawId?: string | null): Promise<SpamProtectedNumber[]> {
     const companyId = await ctx.companyId();
     const rows = rawId
-      ? [await findOwned(ctx, SpamProtectedNumber, rawId, 'spam_protected_number', 'Number')]
+      ? [await findOwned(ctx, this.ids, SpamProtectedNumber, rawId, 'spam_protected_number', 'Number')]
       : await ctx.em.find(SpamProtectedNumber, { company: companyId }, { orderBy: { id: 'asc' } });
-    await this.checkRows(ctx.em, rows);
+    await this.checkRows(ctx, rows);
     return rows;
   }
 
   /** The periodic job: numbers never checked, or not checked for `staleMs`. */
-  async checkDue(em: EntityManager, staleMs: number): Promise<number> {
-    const rows = await em.find(SpamProtectedNumber, {
+  async checkDue(ctx: RequestContext, staleMs: number): Promise<number> {
+    const rows = await ctx.em.find(SpamProtectedNumber, {
       $or: [{ latestCheckAt: null }, { latestCheckAt: { $lt: new Date(Date.now() - staleMs) } }],
     }, { limit: 500, orderBy: { latestCheckAt: 'asc nulls first' } });
-    await this.checkRows(em, rows);
+    await this.checkRows(ctx, rows);
     return rows.length;
   }
 
-  private async checkRows(em: EntityManager, rows: SpamProtectedNumber[]): Promise<void> {
+  private async checkRows(ctx: RequestContext, rows: SpamProtectedNumber[]): Promise<void> {
     const thresholds = new Map<number, number>();
     for (const row of rows) {
       if (!thresholds.has(row.company.id)) {
-        const company = await em.findOneOrFail(Company, row.company.id);
+        const company = await ctx.em.findOneOrFail(Company, row.company.id);
         thresholds.set(row.company.id, company.settings.minCarriersToFlag ?? DEFAULT_MIN_CARRIERS);
       }
       const result = await this.source.check(row.pnumber);
@@ -127,7 +126,7 @@ export class SpamService {
       row.latestCheckAt = new Date();
       row.status = statusFor(result.flaggedBy.length, thresholds.get(row.company.id)!);
     }
-    await em.flush();
+    await ctx.em.flush();
   }
 
   private checkNumber(pnumber: string): void {

@@ -1,7 +1,10 @@
 import type { PurposeTokens } from '../auth/purpose-tokens.js';
-import type { RequestContext } from '../context.js';
+import type { Config } from '../config.js';
+import type { ContextFactory, RequestContext } from '../context.js';
+import type { IdCodec } from '../ids.js';
+import type { RateLimiter } from './rate-limiter.js';
 import type { SecretBox } from '../crypto/secret-box.js';
-import { ConsumedToken, MessagingCampaign, PhoneNumber, PhoneStatus, TelcoAccount } from '../entities/index.js';
+import { MessagingCampaign, PhoneNumber, PhoneStatus, TelcoAccount } from '../entities/index.js';
 import { ProviderUnavailableError, UnprocessableError, ValidationError } from '../errors.js';
 import { TELCO_PROVIDER, TelcoError, TelcoUnavailableError, type TelcoClient, type TelcoCredentials } from '../telco/client.js';
 import type { NumberType } from '../telco/inventory.js';
@@ -52,12 +55,29 @@ async function provider<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Changes of the provider credentials a company may make per hour (each one calls the provider). */
+export const ACCOUNT_CHANGES_PER_HOUR = 10;
+const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
+
+interface PurchaseRow {
+  jti: string;
+  company_id: number;
+  phone_no: string;
+  status: 'pending' | 'bought' | 'completed' | 'released';
+  provider_sid: string | null;
+  friendly_name: string | null;
+  phone_type: string | null;
+  account_balance: string | null;
+}
+
 export class TelcoService {
   constructor(
     private readonly client: TelcoClient,
     private readonly box: SecretBox,
+    private readonly ids: IdCodec,
     private readonly tokens: PurposeTokens,
-    private readonly publicUrl: string,
+    private readonly limiter: RateLimiter,
+    private readonly config: Pick<Config, 'publicUrl' | 'telcoTimeoutMs'>,
   ) {}
 
   async account(ctx: RequestContext): Promise<TelcoAccount | null> {
@@ -66,9 +86,15 @@ export class TelcoService {
 
   /** Verifies the credentials with the provider, then stores them sealed with the balance it reports. */
   async setAccount(ctx: RequestContext, accountSid: string, authToken: string): Promise<TelcoAccount> {
-    new Rules().required('account_sid', accountSid).required('auth_token', authToken).maxChars('account_sid', accountSid, 64).check();
-    const balance = await provider(() => this.client.balance({ accountSid, authToken }));
+    await ctx.requireOwner();
+    const rules = new Rules().required('account_sid', accountSid).required('auth_token', authToken).maxChars('auth_token', authToken, 128);
+    if (!rules.has('account_sid') && !ACCOUNT_SID.test(accountSid)) rules.add('account_sid', 'The account sid field must be AC followed by 32 hexadecimal digits.');
+    if (!rules.has('auth_token') && !/^[\x21-\x7e]+$/.test(authToken)) rules.add('auth_token', 'The auth token field must be printable characters without spaces.');
+    rules.check();
     const company = await ctx.companyId();
+    await this.limiter.hit(ctx, `telco-account:${company}`, { max: ACCOUNT_CHANGES_PER_HOUR, windowSeconds: 3600 });
+    const balance = await provider(() => this.client.balance({ accountSid, authToken }));
+    if (!Number.isFinite(balance)) throw new ProviderUnavailableError('The telco provider reported a balance that is not a number.');
     const account = (await this.account(ctx)) ?? ctx.em.create(TelcoAccount, { company, accountSid, authTokenSealed: '' });
     account.accountSid = accountSid;
     account.authTokenSealed = this.box.seal(authToken);
@@ -96,29 +122,106 @@ export class TelcoService {
     }));
   }
 
+  /**
+   * Buys a number found by `available`. The purchase is recorded as pending
+   * (and the token spent) before the provider is called, committed on its
+   * own, so whatever fails afterwards the number ends recorded or released,
+   * never charged and lost: a refusal releases the token; no answer leaves
+   * the purchase pending for the reconciler, which asks the provider.
+   */
   async purchase(ctx: RequestContext, providerName: string, token: string): Promise<ActionResult> {
     new Rules().required('provider', providerName).oneOf('provider', providerName, [TELCO_PROVIDER]).required('phoneNo', token).check();
-    const { account, creds } = await this.credentials(ctx, 'Telco credentials and balance must be set before purchasing.');
-    const claims = this.tokens.verify('purchase', token, await ctx.companyId());
+    const { creds } = await this.credentials(ctx, 'Telco credentials and balance must be set before purchasing.');
+    const company = await ctx.companyId();
+    const claims = this.tokens.verify('purchase', token, company);
     if (!claims) throw ValidationError.field('phoneNo', 'The purchase token is invalid or has expired.');
-    await this.consume(ctx, claims.jti, 'This purchase token has already been used.');
+    const reserved = await ctx.committed(
+      `INSERT INTO number_purchases (jti, company_id, phone_no, status, created_at, updated_at) VALUES (?, ?, ?, 'pending', now(), now())
+       ON CONFLICT (jti) DO UPDATE SET status = 'pending', updated_at = now() WHERE number_purchases.status = 'released'
+       RETURNING jti`,
+      [claims.jti, company, claims.num],
+    );
+    if (reserved.length === 0) throw new UnprocessableError('This purchase token has already been used.');
     let bought;
     try {
-      bought = await provider(() => this.client.buy(creds, claims.num as string));
+      bought = await this.client.buy(creds, claims.num as string);
     } catch (error) {
-      await ctx.em.nativeDelete(ConsumedToken, { jti: claims.jti }); // the provider said no: the token may be tried again
+      if (error instanceof TelcoError) {
+        // The provider said no: nothing was bought, the token may be tried again.
+        await ctx.committed(`UPDATE number_purchases SET status = 'released', updated_at = now() WHERE jti = ?`, [claims.jti]);
+        throw new UnprocessableError(error.message);
+      }
+      if (error instanceof TelcoUnavailableError) {
+        throw new ProviderUnavailableError('The telco provider did not answer; the purchase is being checked with the provider. Do not buy the number again.');
+      }
       throw error;
     }
-    ctx.em.create(PhoneNumber, {
-      company: account.company,
-      phoneNo: bought.phoneNumber,
-      providerSid: bought.sid,
-      phoneType: bought.type,
-      phoneTitle: bought.friendlyName,
-    });
-    account.balance = Number(bought.accountBalance).toFixed(2);
-    await ctx.em.flush();
+    const [row] = await ctx.committed<PurchaseRow>(
+      `UPDATE number_purchases SET status = 'bought', provider_sid = ?, friendly_name = ?, phone_type = ?, account_balance = ?, updated_at = now()
+       WHERE jti = ? RETURNING *`,
+      [bought.sid, bought.friendlyName, bought.type, bought.accountBalance, claims.jti],
+    );
+    await this.recordPurchase(ctx, row);
     return { success: true, message: 'Number purchased successfully.' };
+  }
+
+  /**
+   * Settles purchases a failure left open: bought but not recorded (recorded
+   * now), or pending with no answer for longer than the provider timeout (the
+   * provider's numbers tell whether it went through). A periodic job.
+   */
+  async reconcilePurchases(contexts: ContextFactory): Promise<number> {
+    const maintenance = contexts.forMaintenance('reconcile-purchases');
+    const open = await maintenance.sql<PurchaseRow>(
+      `SELECT * FROM number_purchases
+       WHERE status = 'bought' OR (status = 'pending' AND updated_at < now() - make_interval(secs => ?))
+       ORDER BY created_at LIMIT 100`,
+      [Math.ceil(this.config.telcoTimeoutMs / 1000) + 5],
+    );
+    let settled = 0;
+    for (const row of open) {
+      const ctx = contexts.forSystem(row.company_id, 'reconcile-purchases');
+      try {
+        if (row.status === 'pending') {
+          const found = await this.findAtProvider(ctx, row.phone_no);
+          if (!found) {
+            await ctx.committed(`UPDATE number_purchases SET status = 'released', updated_at = now() WHERE jti = ? AND status = 'pending'`, [row.jti]);
+            settled++;
+            continue;
+          }
+          Object.assign(row, { provider_sid: found.sid, friendly_name: found.friendlyName, phone_type: found.type });
+        }
+        await ctx.unitOfWork((uow) => this.recordPurchase(uow, row));
+        settled++;
+      } catch {
+        // The provider is still unreachable, or the write failed again: the next run retries.
+      }
+    }
+    return settled;
+  }
+
+  private async findAtProvider(ctx: RequestContext, phoneNo: string) {
+    const { creds } = await this.credentials(ctx);
+    const incoming = await this.client.incoming(creds);
+    return incoming.find((n) => n.phoneNumber === phoneNo);
+  }
+
+  /** Records a bought number in the operation's unit of work, and marks its purchase completed there too. */
+  private async recordPurchase(ctx: RequestContext, row: PurchaseRow): Promise<void> {
+    if ((await ctx.em.count(PhoneNumber, { phoneNo: row.phone_no })) === 0) {
+      ctx.em.create(PhoneNumber, {
+        company: row.company_id,
+        phoneNo: row.phone_no,
+        providerSid: row.provider_sid,
+        phoneType: row.phone_type ?? 'local',
+        phoneTitle: row.friendly_name ?? row.phone_no,
+      });
+      await ctx.em.flush();
+    }
+    if (row.account_balance !== null && Number.isFinite(Number(row.account_balance))) {
+      await ctx.sql('UPDATE telco_accounts SET balance = ?, updated_at = now() WHERE company_id = ?', [Number(row.account_balance).toFixed(2), row.company_id]);
+    }
+    await ctx.sql(`UPDATE number_purchases SET status = 'completed', updated_at = now() WHERE jti = ?`, [row.jti]);
   }
 
   /** Numbers on the provider account that this company has not imported. */
@@ -191,7 +294,7 @@ export class TelcoService {
     if (campaigns.length === 0) throw new UnprocessableError('The messaging service has no A2P campaign.');
     const services = await provider(() => this.client.services(creds));
     const service = services.find((s) => s.sid === serviceSid);
-    await provider(() => this.client.setServiceWebhooks(creds, serviceSid, `${this.publicUrl}/api/telco/sms/inbound`, `${this.publicUrl}/api/telco/sms/status`));
+    await provider(() => this.client.setServiceWebhooks(creds, serviceSid, `${this.config.publicUrl}/api/telco/sms/inbound`, `${this.config.publicUrl}/api/telco/sms/status`));
     ctx.em.create(MessagingCampaign, {
       company: account.company,
       messagingServiceSid: serviceSid,
@@ -211,12 +314,4 @@ export class TelcoService {
     return { account, creds: { accountSid: account.accountSid, authToken } };
   }
 
-  /** Spends a single-use token; a second use is refused. */
-  private async consume(ctx: RequestContext, jti: string, used: string): Promise<void> {
-    const rows = await ctx.em.getConnection().execute<{ jti: string }[]>(
-      'INSERT INTO consumed_tokens (jti, consumed_at) VALUES (?, now()) ON CONFLICT DO NOTHING RETURNING jti',
-      [jti],
-    );
-    if (rows.length === 0) throw new UnprocessableError(used);
-  }
 }

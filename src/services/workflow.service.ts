@@ -1,13 +1,16 @@
 import type { RequestContext } from '../context.js';
+import type { IdCodec } from '../ids.js';
 import { Workflow, WorkflowFolder, WorkflowStatus, type TriggerConfig } from '../entities/index.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import { graphErrors } from '../workflows/graph.js';
-import { Rules, message } from '../validation.js';
+import { LOCKS } from '../db/locks.js';
+import { graphErrors, sanitizeGraph } from '../workflows/graph.js';
+import { LIMITS, Rules, message } from '../validation.js';
 import { findOwned } from './lookup.js';
 import { findPage, likePattern, NEWEST_FIRST, pageWindow, type Page, type PageArgs } from './pagination.js';
 
 export const WORKFLOW_NAME_MAX = 255;
 const DEFAULT_NAME = 'Untitled workflow';
+export const WORKFLOW_DESCRIPTION_MAX = 2000;
 
 export interface WorkflowInput {
   name?: string | null;
@@ -28,17 +31,19 @@ export interface FolderRow {
 }
 
 export class WorkflowService {
+  constructor(private readonly ids: IdCodec) {}
+
   async create(ctx: RequestContext, input: WorkflowInput): Promise<Workflow> {
-    const rules = new Rules().maxChars('name', input.name, WORKFLOW_NAME_MAX);
+    const rules = new Rules().maxChars('name', input.name, WORKFLOW_NAME_MAX).maxChars('description', input.description, WORKFLOW_DESCRIPTION_MAX);
     rules.check();
-    this.checkGraph(input.triggerConfig);
+    const triggerConfig = this.checkGraph(input.triggerConfig);
     const company = await ctx.companyId();
     const name = input.name?.trim() || (await this.defaultName(ctx, company));
     const workflow = ctx.em.create(Workflow, {
       company,
       name,
       description: input.description ?? null,
-      triggerConfig: input.triggerConfig ?? null,
+      triggerConfig,
       status: WorkflowStatus.draft,
     });
     await ctx.em.flush();
@@ -47,11 +52,11 @@ export class WorkflowService {
   }
 
   find(ctx: RequestContext, rawId: string): Promise<Workflow> {
-    return findOwned(ctx, Workflow, rawId, 'workflow', 'Workflow');
+    return findOwned(ctx, this.ids, Workflow, rawId, 'workflow', 'Workflow');
   }
 
   async findByBuilder(ctx: RequestContext, rawBuilderId: string): Promise<Workflow> {
-    const builderId = ctx.services.ids.decode(rawBuilderId, 'workflow_builder');
+    const builderId = this.ids.decode(rawBuilderId, 'workflow_builder');
     const workflow = builderId === undefined ? null : await ctx.em.findOne(Workflow, { builderId, company: await ctx.companyId() });
     if (!workflow) throw new NotFoundError('Workflow');
     return workflow;
@@ -67,8 +72,7 @@ export class WorkflowService {
 
   async saveGraph(ctx: RequestContext, rawBuilderId: string, triggerConfig: TriggerConfig | null): Promise<Workflow> {
     const workflow = await this.findByBuilder(ctx, rawBuilderId);
-    this.checkGraph(triggerConfig);
-    workflow.triggerConfig = triggerConfig;
+    workflow.triggerConfig = this.checkGraph(triggerConfig);
     await ctx.em.flush();
     return workflow;
   }
@@ -95,7 +99,7 @@ export class WorkflowService {
   async folders(ctx: RequestContext): Promise<FolderRow[]> {
     const company = await ctx.companyId();
     const folders = await ctx.em.find(WorkflowFolder, { company }, { orderBy: { sortOrder: 'asc', id: 'asc' } });
-    const counts = await ctx.em.getConnection().execute<{ folder_id: number; n: number }[]>(
+    const counts = await ctx.sql<{ folder_id: number; n: number }>(
       'SELECT folder_id, count(*)::int AS n FROM workflows WHERE company_id = ? AND folder_id IS NOT NULL GROUP BY folder_id',
       [company],
     );
@@ -106,7 +110,9 @@ export class WorkflowService {
   async createFolder(ctx: RequestContext, name: string): Promise<FolderRow> {
     new Rules().required('name', name).maxChars('name', name, WORKFLOW_NAME_MAX).check();
     const company = await ctx.companyId();
-    const [{ last }] = await ctx.em.getConnection().execute<{ last: number }[]>(
+    // One folder creation per company at a time, until this unit of work commits; the unique sort order backs it up.
+    await ctx.sql('SELECT pg_advisory_xact_lock(?, ?)', [LOCKS.folderOrder, company]);
+    const [{ last }] = await ctx.sql<{ last: number }>(
       'SELECT COALESCE(MAX(sort_order), 0)::int AS last FROM workflow_folders WHERE company_id = ?',
       [company],
     );
@@ -123,14 +129,18 @@ export class WorkflowService {
     const company = await ctx.companyId();
     const rules = new Rules();
     if (rawIds.length === 0) rules.add('folder_ids', message.required('folder_ids'));
+    if (rawIds.length > LIMITS.arrayItems) rules.add('folder_ids', message.maxItems('folder_ids', LIMITS.arrayItems));
+    rules.check();
+    const seen = new Set<number>();
     const ids = rawIds.map((raw, i) => {
-      const id = ctx.services.ids.decode(raw, 'workflow_folder');
+      const id = this.ids.decode(raw, 'workflow_folder');
       if (id === undefined) rules.add(`folder_ids.${i}`, `The selected folder_ids.${i} is invalid.`);
+      else if (seen.has(id)) rules.add(`folder_ids.${i}`, `The folder_ids.${i} field has a duplicate value.`);
+      else seen.add(id);
       return id;
     });
-    ids.forEach((id, i) => {
-      if (id !== undefined && ids.indexOf(id) !== i) rules.add(`folder_ids.${i}`, `The folder_ids.${i} field has a duplicate value.`);
-    });
+    rules.check();
+    await ctx.sql('SELECT pg_advisory_xact_lock(?, ?)', [LOCKS.folderOrder, company]);
     const folders = await ctx.em.find(WorkflowFolder, { company }, { orderBy: { sortOrder: 'asc', id: 'asc' } });
     const owned = new Map(folders.map((f) => [f.id, f]));
     ids.forEach((id, i) => {
@@ -138,7 +148,7 @@ export class WorkflowService {
     });
     rules.check();
     const listed = ids as number[];
-    const order = [...listed.map((id) => owned.get(id)!), ...folders.filter((f) => !listed.includes(f.id))];
+    const order = [...listed.map((id) => owned.get(id)!), ...folders.filter((f) => !seen.has(f.id))];
     order.forEach((folder, i) => {
       folder.sortOrder = i + 1;
     });
@@ -147,7 +157,7 @@ export class WorkflowService {
   }
 
   private async folderOrNone(ctx: RequestContext, rawFolderId: string): Promise<WorkflowFolder | null> {
-    const id = ctx.services.ids.decode(rawFolderId, 'workflow_folder', undefined, true);
+    const id = this.ids.decode(rawFolderId, 'workflow_folder', undefined, true);
     if (id === 0) return null;
     if (id === undefined) throw new NotFoundError('Folder');
     const folder = await ctx.em.findOne(WorkflowFolder, { id, company: await ctx.companyId() });
@@ -155,14 +165,18 @@ export class WorkflowService {
     return folder;
   }
 
-  private checkGraph(graph: unknown): void {
+  /** The graph as stored: checked, and holding only the keys the catalogs name. */
+  private checkGraph(graph: TriggerConfig | null | undefined): TriggerConfig | null {
     const errors = graphErrors(graph);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    return graph ? sanitizeGraph(graph) : null;
   }
 
   /** "Untitled workflow", then "Untitled workflow 2", ... unique within the company. */
   private async defaultName(ctx: RequestContext, company: number): Promise<string> {
-    const rows = await ctx.em.getConnection().execute<{ name: string }[]>(
+    // One default name is handed out per company at a time, until the workflow holding it is committed.
+    await ctx.sql('SELECT pg_advisory_xact_lock(?, ?)', [LOCKS.defaultWorkflowName, company]);
+    const rows = await ctx.sql<{ name: string }>(
       "SELECT name FROM workflows WHERE company_id = ? AND name ILIKE 'Untitled workflow%'",
       [company],
     );

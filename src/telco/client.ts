@@ -55,7 +55,7 @@ export class TelcoClient {
   constructor(private readonly baseUrl: string, private readonly timeoutMs = 10_000) {}
 
   async balance(creds: TelcoCredentials): Promise<number> {
-    const body = await this.call<{ balance: string }>(creds, 'GET', `/2010-04-01/Accounts/${creds.accountSid}/Balance.json`);
+    const body = await this.call<{ balance: string }>(creds, 'GET', `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/Balance.json`);
     return Number(body.balance);
   }
 
@@ -64,18 +64,18 @@ export class TelcoClient {
     if (areaCode) query.set('AreaCode', areaCode);
     if (contains) query.set('Contains', contains);
     const body = await this.call<{ available_phone_numbers: Array<Record<string, string>> }>(
-      creds, 'GET', `/2010-04-01/Accounts/${creds.accountSid}/AvailablePhoneNumbers/US/${TYPE_PATH[type]}.json?${query}`,
+      creds, 'GET', `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/AvailablePhoneNumbers/US/${TYPE_PATH[type]}.json?${query}`,
     );
     return body.available_phone_numbers.map((n) => ({ phoneNumber: n.phone_number, friendlyName: n.friendly_name, region: n.region, type, price: n.price }));
   }
 
   async buy(creds: TelcoCredentials, phoneNumber: string): Promise<IncomingNumber & { price: string; accountBalance: string }> {
-    const n = await this.call<Record<string, string>>(creds, 'POST', `/2010-04-01/Accounts/${creds.accountSid}/IncomingPhoneNumbers.json`, { PhoneNumber: phoneNumber });
+    const n = await this.call<Record<string, string>>(creds, 'POST', `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/IncomingPhoneNumbers.json`, { PhoneNumber: phoneNumber });
     return { sid: n.sid, phoneNumber: n.phone_number, friendlyName: n.friendly_name, type: n.type as NumberType, price: n.price, accountBalance: n.account_balance };
   }
 
   async incoming(creds: TelcoCredentials): Promise<IncomingNumber[]> {
-    const body = await this.call<{ incoming_phone_numbers: Array<Record<string, string>> }>(creds, 'GET', `/2010-04-01/Accounts/${creds.accountSid}/IncomingPhoneNumbers.json`);
+    const body = await this.call<{ incoming_phone_numbers: Array<Record<string, string>> }>(creds, 'GET', `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/IncomingPhoneNumbers.json`);
     return body.incoming_phone_numbers.map((n) => ({ sid: n.sid, phoneNumber: n.phone_number, friendlyName: n.friendly_name, type: n.type as NumberType }));
   }
 
@@ -116,6 +116,8 @@ export class TelcoClient {
     } catch {
       // not JSON: handled below
     }
+    // A 5xx says nothing about whether the request took effect: the outcome is unknown, not a refusal.
+    if (response.status >= 500) throw new TelcoUnavailableError(`The telco provider answered ${response.status}.`);
     if (!response.ok) {
       throw new TelcoError(typeof body.message === 'string' ? body.message : `The telco provider answered ${response.status}.`, response.status, body.code as number | undefined);
     }

@@ -14,6 +14,8 @@ export class TelcoSimulator {
   readonly accounts = new Map<string, SimAccount>();
   available: SimAvailable[] = availableInventory();
   private server?: Server;
+  /** Test switch: the next purchase goes through at the provider, but its answer is lost (a 500). */
+  loseNextPurchaseAnswer = false;
   url = '';
 
   constructor() {
@@ -104,6 +106,10 @@ export class TelcoSimulator {
       this.available.splice(index, 1);
       const sid = `PN${randomBytes(16).toString('hex')}`;
       acc.incoming.push({ sid, phoneNumber: number.phoneNumber, friendlyName: number.friendlyName, type: number.type });
+      if (this.loseNextPurchaseAnswer) {
+        this.loseNextPurchaseAnswer = false;
+        return res.status(500).send('upstream connection reset');
+      }
       res.status(201).json({ sid, phone_number: number.phoneNumber, friendly_name: number.friendlyName, type: number.type, price: PRICES[number.type], account_balance: acc.balance.toFixed(2) });
     });
 

@@ -1,8 +1,11 @@
 import type { FieldErrors } from '../errors.js';
+import type { TriggerConfig } from '../entities/index.js';
 import { ACTIONS, TRIGGERS, type CatalogEntry, type ConfigField } from './catalog.js';
 
 // Checks a workflow's trigger_config graph against the catalogs (DESIGN
 // section 8). Returns field errors keyed by path, each message naming the node.
+
+export const GRAPH_LIMITS = { nodes: 200, edges: 1000 } as const;
 
 const catalogs = {
   trigger: new Map(TRIGGERS.map((entry) => [entry.type, entry])),
@@ -68,6 +71,8 @@ export function graphErrors(graph: unknown, prefix = 'trigger_config'): FieldErr
   if (!Array.isArray(nodes)) add(`${prefix}.nodes`, 'The nodes field must be an array.');
   if (!Array.isArray(edges)) add(`${prefix}.edges`, 'The edges field must be an array.');
   if (!Array.isArray(nodes) || !Array.isArray(edges)) return errors;
+  if (nodes.length > GRAPH_LIMITS.nodes) return { [`${prefix}.nodes`]: [`A workflow holds at most ${GRAPH_LIMITS.nodes} nodes.`] };
+  if (edges.length > GRAPH_LIMITS.edges) return { [`${prefix}.edges`]: [`A workflow holds at most ${GRAPH_LIMITS.edges} edges.`] };
   if (nodes.length === 0) {
     if (edges.length > 0) add(`${prefix}.edges`, 'Edges need nodes.');
     return errors;
@@ -102,25 +107,47 @@ export function graphErrors(graph: unknown, prefix = 'trigger_config'): FieldErr
     if (typeof edge.from === 'string' && typeof edge.to === 'string') next.set(edge.from, [...(next.get(edge.from) ?? []), edge.to]);
   });
 
-  // A cycle: a node reachable from itself.
-  const state = new Map<string, 'visiting' | 'done'>();
-  const visit = (id: string): string | undefined => {
-    if (state.get(id) === 'done') return undefined;
-    if (state.get(id) === 'visiting') return id;
-    state.set(id, 'visiting');
-    for (const to of next.get(id) ?? []) {
-      const found = visit(to);
-      if (found) return found;
-    }
-    state.set(id, 'done');
-    return undefined;
-  };
-  for (const id of kinds.keys()) {
-    const cycleAt = visit(id);
-    if (cycleAt) {
-      add(`${prefix}.edges`, `Node "${cycleAt}" is part of a cycle; a workflow must not loop.`);
-      break;
+  const cycleAt = nodeOnCycle([...kinds.keys()], next);
+  if (cycleAt) add(`${prefix}.edges`, `Node "${cycleAt}" is part of a cycle; a workflow must not loop.`);
+  return errors;
+}
+
+/**
+ * A node on a cycle, or undefined. Kahn's algorithm, iterative (no input can
+ * exhaust the stack): what cannot be ordered lies on or behind a cycle; a walk
+ * from there along unordered nodes must come back to one it passed.
+ */
+function nodeOnCycle(ids: string[], next: Map<string, string[]>): string | undefined {
+  const incoming = new Map<string, number>(ids.map((id) => [id, 0]));
+  for (const targets of next.values()) for (const to of targets) incoming.set(to, (incoming.get(to) ?? 0) + 1);
+  const ready = ids.filter((id) => incoming.get(id) === 0);
+  while (ready.length > 0) {
+    for (const to of next.get(ready.pop()!) ?? []) {
+      const left = incoming.get(to)! - 1;
+      incoming.set(to, left);
+      if (left === 0) ready.push(to);
     }
   }
-  return errors;
+  const unordered = ids.find((id) => incoming.get(id)! > 0);
+  if (unordered === undefined) return undefined;
+  const passed = new Set<string>();
+  let current = unordered;
+  while (!passed.has(current)) {
+    passed.add(current);
+    current = (next.get(current) ?? []).find((to) => incoming.get(to)! > 0)!;
+  }
+  return current;
+}
+
+/** A valid graph with only the keys the catalogs name: extra keys of the graph, nodes, edges and configs are dropped. */
+export function sanitizeGraph(graph: TriggerConfig): TriggerConfig {
+  const nodes = (graph.nodes ?? []).map((node) => {
+    const entry = catalogs[node.kind].get(node.type)!;
+    const config: Record<string, unknown> = {};
+    for (const name of Object.keys(entry.config)) {
+      if (node.config?.[name] !== undefined) config[name] = node.config[name];
+    }
+    return { id: node.id, kind: node.kind, type: node.type, config };
+  });
+  return { nodes, edges: (graph.edges ?? []).map((edge) => ({ from: edge.from, to: edge.to })) };
 }

@@ -1,0 +1,10 @@
+// PostgreSQL advisory lock namespaces (the first key of a two-key lock; the
+// second is usually a company id). One list, so no two uses collide.
+export const LOCKS = {
+  /** Migrations and demo seeding at start. */
+  startup: 7_201,
+  /** Folder sort orders of one company. */
+  folderOrder: 7_202,
+  /** "Untitled workflow" names of one company. */
+  defaultWorkflowName: 7_203,
+} as const;

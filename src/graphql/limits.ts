@@ -1,0 +1,147 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import {
+  getNamedType,
+  getNullableType,
+  GraphQLError,
+  isListType,
+  isObjectType,
+  isInterfaceType,
+  Kind,
+  valueFromASTUntyped,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLNamedType,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  visit,
+} from 'graphql';
+import { AppError, ValidationError } from '../errors.js';
+import { jsonProblem } from '../validation.js';
+
+// The GraphQL limits of DESIGN section 3, checked before anything executes:
+// depth, aliases of one field, a cost where a list costs its page size, and
+// the bounds every input value is held to.
+
+export const GRAPHQL_LIMITS = {
+  depth: 12,
+  aliasesPerField: 50,
+  cost: 5_000,
+  batch: 10,
+  /** What an unpaged list is assumed to hold. */
+  listSize: 10,
+  defaultPageSize: 15,
+  maxPageSize: 100,
+} as const;
+
+export class QueryTooComplexError extends GraphQLError {
+  constructor(message: string) {
+    super(message, { extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } } });
+  }
+}
+
+interface Walk {
+  fragments: Map<string, FragmentDefinitionNode>;
+  variables: Record<string, unknown>;
+  aliases: Map<string, number>;
+}
+
+const PAGE_ARGS = new Set(['perPage', 'first']);
+
+function pageSizeOf(args: Record<string, unknown>): number | undefined {
+  for (const name of PAGE_ARGS) {
+    if (name in args) {
+      const value = Number(args[name] ?? GRAPHQL_LIMITS.defaultPageSize);
+      return Math.min(Math.max(Number.isFinite(value) ? value : GRAPHQL_LIMITS.defaultPageSize, 1), GRAPHQL_LIMITS.maxPageSize);
+    }
+  }
+  return undefined;
+}
+
+/** The cost of a selection set; throws when it is too deep or repeats a field too often. */
+function costOf(set: SelectionSetNode, type: GraphQLNamedType, depth: number, pageSize: number | undefined, walk: Walk, seen: Set<string>): number {
+  if (depth > GRAPHQL_LIMITS.depth) throw new QueryTooComplexError(`The query is nested more than ${GRAPHQL_LIMITS.depth} levels deep.`);
+  let cost = 0;
+  for (const selection of set.selections) {
+    if (selection.kind === Kind.FIELD) {
+      const name = selection.name.value;
+      if (name.startsWith('__')) continue;
+      const fields = isObjectType(type) || isInterfaceType(type) ? type.getFields() : {};
+      const definition = fields[name];
+      if (!definition) continue;
+      if (selection.alias) {
+        const key = `${type.name}.${name}`;
+        const count = (walk.aliases.get(key) ?? 0) + 1;
+        walk.aliases.set(key, count);
+        if (count > GRAPHQL_LIMITS.aliasesPerField) {
+          throw new QueryTooComplexError(`The query aliases ${name} more than ${GRAPHQL_LIMITS.aliasesPerField} times.`);
+        }
+      }
+      const args: Record<string, unknown> = {};
+      for (const arg of selection.arguments ?? []) args[arg.name.value] = valueFromASTUntyped(arg.value, walk.variables);
+      const ownPage = pageSizeOf(args);
+      const list = isListType(getNullableType(definition.type));
+      const multiplier = list ? (pageSize ?? GRAPHQL_LIMITS.listSize) : 1;
+      const children = selection.selectionSet
+        ? costOf(selection.selectionSet, getNamedType(definition.type), depth + 1, ownPage ?? (list ? undefined : pageSize), walk, seen)
+        : 0;
+      cost += 1 + multiplier * children;
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      cost += costOf(selection.selectionSet, type, depth, pageSize, walk, seen);
+    } else {
+      const fragment = walk.fragments.get(selection.name.value);
+      if (!fragment || seen.has(fragment.name.value)) continue;
+      const inner = new Set(seen).add(fragment.name.value);
+      cost += costOf(fragment.selectionSet, type, depth, pageSize, walk, inner);
+    }
+    if (cost > GRAPHQL_LIMITS.cost) throw new QueryTooComplexError(`The query costs more than ${GRAPHQL_LIMITS.cost} (a list costs its page size).`);
+  }
+  return cost;
+}
+
+/** Throws when the operation is over a limit or carries an unbounded value. */
+export function checkOperation(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  rootType: GraphQLNamedType,
+  variables: Record<string, unknown>,
+): void {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  costOf(operation.selectionSet, rootType, 1, undefined, { fragments, variables, aliases: new Map() }, new Set());
+  const problem = jsonProblem(variables);
+  if (problem) throw ValidationError.field('variables', `The variables ${problem}.`);
+  if (inlineNul(document)) throw ValidationError.field('query', 'The query must not contain a NUL character.');
+}
+
+function inlineNul(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    StringValue(node) {
+      if (node.value.includes('\u0000')) found = true;
+    },
+  });
+  return found;
+}
+
+/** The Apollo plugin that applies the limits after the operation is known and before it runs. */
+export function limitsPlugin<T extends object>(): ApolloServerPlugin<T> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ document, operation, schema, request }) {
+          if (!operation) return;
+          const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+          try {
+            if (root) checkOperation(document, operation, root, request.variables ?? {});
+          } catch (error) {
+            // Refused before execution: the error carries its status for Apollo to answer with.
+            if (error instanceof AppError) throw new GraphQLError(error.message, { extensions: error.toExtensions() });
+            throw error;
+          }
+        },
+      };
+    },
+  };
+}
