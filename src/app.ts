@@ -90,7 +90,7 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
   app.get('/readyz', async (_req, res) => {
     const checks: Record<string, string> = {};
     try {
-      await orm.em.fork().getConnection().execute('SELECT 1');
+      await orm.em.fork().execute('SELECT 1');
       checks.database = 'ok';
     } catch {
       checks.database = 'unreachable';

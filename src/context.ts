@@ -109,7 +109,7 @@ export class RequestContext {
 
   /**
    * A raw statement inside this operation's unit of work (its transaction for
-   * a mutation). Raw SQL goes through here, never em.getConnection().execute(),
+   * a mutation). Raw SQL goes through here, never through the connection itself,
    * which would run outside the transaction.
    */
   sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {

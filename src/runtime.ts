@@ -44,19 +44,24 @@ export interface Running {
  * of processes can start at once on one database: the first migrates and
  * seeds, the others wait and find it done.
  */
-async function migrateAndSeed(orm: MikroORM, databaseUrl: string, config: Config): Promise<boolean> {
+async function migrateAndSeed(orm: MikroORM, databaseUrl: string, config: Config, now: Date): Promise<boolean> {
   const lock = new pg.Client({ connectionString: databaseUrl });
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [LOCKS.startup]);
     await orm.getMigrator().up();
-    return config.seedDemo ? await seedDemoIfEmpty(orm.em.fork(), config.appKey) : false;
+    return config.seedDemo ? await seedDemoIfEmpty(orm.em.fork(), config.appKey, now) : false;
   } finally {
     await lock.end(); // ends the session, which releases the lock
   }
 }
 
-export async function startService(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Running> {
+export interface StartOptions {
+  /** The time the dashboard's date ranges and the demo data are computed from (tests fix it). */
+  clock?: () => Date;
+}
+
+export async function startService(config: Config, log: Logger = createLogger(config.logLevel), { clock = () => new Date() }: StartOptions = {}): Promise<Running> {
   const cleanups: Array<[string, () => Promise<void>]> = [];
   const stop = async () => {
     for (const [step, cleanup] of cleanups.reverse()) {
@@ -92,8 +97,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const autonomous = new pg.Pool({ connectionString: databaseUrl, max: 4 });
     autonomous.on('error', (error) => log.warn('database connection error', { error: error.message }));
     cleanups.push(['autonomous pool', () => autonomous.end()]);
-    const services = createServices(config, log, telcoBaseUrl, { root: orm.em, autonomous });
-    const seeded = await migrateAndSeed(orm, databaseUrl, config);
+    const services = createServices(config, log, telcoBaseUrl, { root: orm.em, autonomous }, clock);
+    const seeded = await migrateAndSeed(orm, databaseUrl, config, clock());
 
     const metrics = createMetrics();
     // Every role can schedule jobs; only `all` and `worker` run them.

@@ -6,6 +6,11 @@ import { startTestApp, type TestApp } from './helpers/app.js';
 // The oracle for date ranges here is PostgreSQL's own time-zone arithmetic,
 // independent of the service's code.
 
+// A fixed clock (Wednesday noon in New York), for the service, the demo data and the oracle alike,
+// so no range depends on when the suite runs.
+const FIXED_NOW = new Date('2026-11-18T17:00:00.000Z');
+const NOW = `'${FIXED_NOW.toISOString()}'::timestamptz`;
+
 let app: TestApp;
 let owner: string;
 let beta: string;
@@ -13,7 +18,7 @@ let gamma: string;
 let ids: Record<string, number>;
 
 before(async () => {
-  app = await startTestApp();
+  app = await startTestApp({}, { clock: () => FIXED_NOW });
   owner = await app.login('owner@acme.test');
   beta = await app.login('owner@beta.test');
   gamma = await app.login('owner@gamma.test');
@@ -34,7 +39,7 @@ async function expectedIds(company: number, startSql: string, endSql: string): P
   return rows.map((r) => r.id);
 }
 
-const LOCAL_TODAY = "date_trunc('day', now() AT TIME ZONE z.tz)";
+const LOCAL_TODAY = `date_trunc('day', ${NOW} AT TIME ZONE z.tz)`;
 const at = (local: string) => `(${local}) AT TIME ZONE z.tz`;
 
 describe('GET /api/ai/dashboard/appointments', () => {
@@ -58,14 +63,14 @@ describe('GET /api/ai/dashboard/appointments', () => {
   it('computes the named ranges like PostgreSQL does in the company zone', async () => {
     const cases: Array<[string, string, string]> = [
       ['Yesterday', at(`${LOCAL_TODAY} - interval '1 day'`), at(LOCAL_TODAY)],
-      ['Last 7 Days', at(`${LOCAL_TODAY} - interval '6 days'`), 'now()'],
-      ['Last 30 Days', at(`${LOCAL_TODAY} - interval '29 days'`), 'now()'],
-      ['This Month', at("date_trunc('month', now() AT TIME ZONE z.tz)"), 'now()'],
-      ['Last Month', at("date_trunc('month', now() AT TIME ZONE z.tz) - interval '1 month'"), at("date_trunc('month', now() AT TIME ZONE z.tz)")],
-      ['Last Year', at("date_trunc('year', now() AT TIME ZONE z.tz) - interval '1 year'"), at("date_trunc('year', now() AT TIME ZONE z.tz)")],
-      ['This Week Mon', at("date_trunc('week', now() AT TIME ZONE z.tz)"), 'now()'],
-      ['Last Week Mon', at("date_trunc('week', now() AT TIME ZONE z.tz) - interval '7 days'"), at("date_trunc('week', now() AT TIME ZONE z.tz)")],
-      ['Last Business Week', at("date_trunc('week', now() AT TIME ZONE z.tz) - interval '7 days'"), at("date_trunc('week', now() AT TIME ZONE z.tz) - interval '2 days'")],
+      ['Last 7 Days', at(`${LOCAL_TODAY} - interval '6 days'`), NOW],
+      ['Last 30 Days', at(`${LOCAL_TODAY} - interval '29 days'`), NOW],
+      ['This Month', at(`date_trunc('month', ${NOW} AT TIME ZONE z.tz)`), NOW],
+      ['Last Month', at(`date_trunc('month', ${NOW} AT TIME ZONE z.tz) - interval '1 month'`), at(`date_trunc('month', ${NOW} AT TIME ZONE z.tz)`)],
+      ['Last Year', at(`date_trunc('year', ${NOW} AT TIME ZONE z.tz) - interval '1 year'`), at(`date_trunc('year', ${NOW} AT TIME ZONE z.tz)`)],
+      ['This Week Mon', at(`date_trunc('week', ${NOW} AT TIME ZONE z.tz)`), NOW],
+      ['Last Week Mon', at(`date_trunc('week', ${NOW} AT TIME ZONE z.tz) - interval '7 days'`), at(`date_trunc('week', ${NOW} AT TIME ZONE z.tz)`)],
+      ['Last Business Week', at(`date_trunc('week', ${NOW} AT TIME ZONE z.tz) - interval '7 days'`), at(`date_trunc('week', ${NOW} AT TIME ZONE z.tz) - interval '2 days'`)],
     ];
     for (const company of ['Acme Agency', 'Gamma Solar']) {
       const token = company === 'Acme Agency' ? owner : gamma;
@@ -80,8 +85,8 @@ describe('GET /api/ai/dashboard/appointments', () => {
   });
 
   it('takes custom whole days, inclusive, and refuses bad dates', async () => {
-    const [{ d }] = await app.sql("SELECT to_char((now() AT TIME ZONE 'America/New_York')::date - 10, 'YYYY-MM-DD') AS d");
-    const [{ t }] = await app.sql("SELECT to_char((now() AT TIME ZONE 'America/New_York')::date, 'YYYY-MM-DD') AS t");
+    const [{ d }] = await app.sql(`SELECT to_char((${NOW} AT TIME ZONE 'America/New_York')::date - 10, 'YYYY-MM-DD') AS d`);
+    const [{ t }] = await app.sql(`SELECT to_char((${NOW} AT TIME ZONE 'America/New_York')::date, 'YYYY-MM-DD') AS t`);
     const res = await appointments(`?per_page=100&start_date=${d}&end_date=${t}`);
     assert.deepEqual(res.body.data.records.map((r: any) => r.id), await expectedIds(ids['Acme Agency'], at(`'${d}'::timestamp`), at(`'${t}'::timestamp + interval '1 day'`)));
     for (const [query, field] of [
@@ -154,7 +159,7 @@ describe('summary, call details, local presence', () => {
               count(*) FILTER (WHERE status = 'completed' AND duration_seconds > 0)::int AS answered,
               coalesce(round(avg(duration_seconds)), 0)::int AS average,
               count(*) FILTER (WHERE sentiment = 'positive')::int AS positive
-       FROM calls c, z WHERE company_id = ? AND started_at >= ${at(`${LOCAL_TODAY} - interval '29 days'`)} AND started_at < now()`,
+       FROM calls c, z WHERE company_id = ? AND started_at >= ${at(`${LOCAL_TODAY} - interval '29 days'`)} AND started_at < ${NOW}`,
       [ids['Acme Agency'], ids['Acme Agency']],
     );
     const data = res.body.data;
@@ -170,7 +175,7 @@ describe('summary, call details, local presence', () => {
     const [byAgent] = await app.sql(
       `WITH z AS (SELECT time_zone AS tz FROM companies WHERE id = ?)
        SELECT count(*)::int AS n FROM calls c JOIN agents a ON a.id = c.agent_id, z WHERE c.company_id = ? AND a.name ILIKE ?
-         AND c.started_at >= ${at("date_trunc('year', now() AT TIME ZONE z.tz) - interval '1 year'")} AND c.started_at < ${at("date_trunc('year', now() AT TIME ZONE z.tz)")}`,
+         AND c.started_at >= ${at(`date_trunc('year', ${NOW} AT TIME ZONE z.tz) - interval '1 year'`)} AND c.started_at < ${at(`date_trunc('year', ${NOW} AT TIME ZONE z.tz)`)}`,
       [ids['Acme Agency'], ids['Acme Agency'], `%${agent.name}%`],
     );
     assert.equal(searched.body.data.calls, byAgent.n);

@@ -52,6 +52,7 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
     await agenda.start();
     await agenda.every('1 hour', 'purge-expired-auth', undefined, { skipImmediate: true });
     await agenda.every('15 minutes', 'spam-reputation-check', undefined, { skipImmediate: true });
+    await agenda.every('1 minute', 'reconcile-purchases', undefined, { skipImmediate: true });
   } else {
     await agenda.ready;
   }
@@ -74,6 +75,11 @@ function defineJobs(agenda: Agenda, { orm, services, log, metrics }: JobDeps): v
     if (due) metrics.jobLag.set({ job: 'purge-expired-auth' }, Math.max(0, (Date.now() - due.getTime()) / 1000));
     const removed = await services.auth.purgeExpired(services.contexts.forMaintenance('purge-expired-auth'));
     log.info('purged expired tokens', { removed });
+  });
+  // Purchases a failure left between the provider and our records.
+  agenda.define('reconcile-purchases', async () => {
+    const settled = await services.telco.reconcilePurchases(services.contexts);
+    if (settled > 0) log.info('reconciled number purchases', { settled });
   });
   // Numbers never checked, or last checked a day ago or more.
   agenda.define('spam-reputation-check', async () => {

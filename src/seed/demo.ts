@@ -21,14 +21,14 @@ export const SUPERVISOR_WITHOUT = ['view-role', 'edit-role', 'delete-role', 'ass
 
 const BASE_TIME = Date.UTC(2026, 0, 5, 9, 0, 0);
 
-export async function seedDemoIfEmpty(em: EntityManager, appKey: Buffer): Promise<boolean> {
+export async function seedDemoIfEmpty(em: EntityManager, appKey: Buffer, now = new Date()): Promise<boolean> {
   if ((await em.count(Company, {})) > 0) return false;
-  await seedDemo(em, appKey);
+  await seedDemo(em, appKey, now);
   return true;
 }
 
 /** `appKey` seals the demo provider credentials, as the app would. */
-export async function seedDemo(em: EntityManager, appKey: Buffer): Promise<void> {
+export async function seedDemo(em: EntityManager, appKey: Buffer, now = new Date()): Promise<void> {
   const box = new SecretBox(appKey);
   const passwordHash = await hashPassword(DEMO_PASSWORD);
   const permissions = await em.find(Permission, {}, { orderBy: { id: 'asc' } });
@@ -69,7 +69,7 @@ export async function seedDemo(em: EntityManager, appKey: Buffer): Promise<void>
 
   [acme, beta, gamma].forEach((company, i) => {
     seedCrm(em, company, stamp);
-    seedCalls(em, company, i);
+    seedCalls(em, company, i, now);
     seedTelcoAccount(em, company, ['acme', 'beta', 'gamma'][i], box);
   });
   await em.flush();

@@ -40,7 +40,7 @@ export interface Services {
 }
 
 /** `telcoBaseUrl`: the provider (TELCO_BASE_URL) or the in-process simulator. */
-export function createServices(config: Config, log: Logger, telcoBaseUrl: string, infra: Omit<Infrastructure, 'source'>): Services {
+export function createServices(config: Config, log: Logger, telcoBaseUrl: string, infra: Omit<Infrastructure, 'source'>, clock: () => Date = () => new Date()): Services {
   const box = new SecretBox(config.appKey);
   const ids = new IdCodec(config.appKey);
   const limiter = new RateLimiter();
@@ -55,7 +55,7 @@ export function createServices(config: Config, log: Logger, telcoBaseUrl: string
     pipelines: new PipelineService(ids),
     workflows: new WorkflowService(ids),
     spam: new SpamService(ids, new SimulatedReputationSource()),
-    dashboard: new DashboardService(ids),
+    dashboard: new DashboardService(ids, clock),
     agents: new AgentService(ids),
     phoneNumbers: new PhoneNumberService(ids),
     telco: new TelcoService(new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs), box, ids, new PurposeTokens(config.jwtSecret), limiter, config),

@@ -1,6 +1,6 @@
 import type { EntityName, FilterQuery, FindOptions } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Rules, message } from '../validation.js';
+import { LIMITS, Rules, message } from '../validation.js';
 
 // The spec's paginated envelope: records plus total/current_page/per_page/
 // last_page/from/to. per_page above the maximum is clamped, not refused.
@@ -62,8 +62,14 @@ export function pageOf<T>(records: T[], total: number, window: PageWindow): Page
   };
 }
 
-/** Escapes LIKE wildcards so a search for "50%" matches the text "50%". */
-export const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/**
+ * The LIKE pattern of a search: at most LIMITS.searchChars characters (else
+ * 422), wildcards escaped so a search for "50%" matches the text "50%".
+ */
+export function likePattern(search: string, field = 'search'): string {
+  new Rules().maxChars(field, search, LIMITS.searchChars).check();
+  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
 
 /** The newest records first: created_at, then id, both descending. */
 export const NEWEST_FIRST = { createdAt: 'desc', id: 'desc' } as const;

@@ -80,7 +80,7 @@ export class PhoneNumberService {
       if (id === undefined) return { results: [], more: false };
       where.id = id;
     }
-    if (args.q) where.name = { $ilike: likePattern(args.q) };
+    if (args.q) where.name = { $ilike: likePattern(args.q, 'q') };
     const { records, pagination } = await findPage(ctx.em, Agent, where, window, { orderBy: { name: 'asc', id: 'asc' } });
     return { results: records.map((a) => ({ id: String(a.id), text: a.name })), more: pagination.currentPage < pagination.lastPage };
   }

@@ -2,7 +2,8 @@ import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { startService, type Running } from '../../src/runtime.js';
+import { startService, type Running, type StartOptions } from '../../src/runtime.js';
+import { hashPassword } from '../../src/auth/passwords.js';
 import { DEMO_PASSWORD } from '../../src/seed/demo.js';
 
 // A real app on a real, fresh PostgreSQL database, reached over HTTP.
@@ -94,6 +95,44 @@ export class TestApp {
     return response.body.token;
   }
 
+  /**
+   * A token for a new user of Acme Agency whose role holds exactly the named
+   * permissions (by slug). The role and user are made with SQL, as an admin would.
+   */
+  async userWith(slugs: string[], label = slugs.join('+') || 'none'): Promise<string> {
+    const email = `u${randomBytes(4).toString('hex')}@acme.test`;
+    const [{ id: company }] = await this.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
+    const [{ id: role }] = await this.sql(
+      'INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES (?, ?, false, now(), now()) RETURNING id',
+      [company, `Only ${label} ${email}`.slice(0, 255)],
+    );
+    if (slugs.length > 0) {
+      await this.sql('INSERT INTO role_permissions (role_id, permission_id) SELECT ?, id FROM permissions WHERE slug IN (?)', [role, slugs]);
+    }
+    await this.sql(
+      'INSERT INTO users (company_id, role_id, name, email, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, now(), now())',
+      [company, role, `User ${label}`, email, await hashPassword(DEMO_PASSWORD)],
+    );
+    return this.login(email);
+  }
+
+  /**
+   * A fingerprint of every row the product keeps (login counters and job
+   * tables aside): equal before and after means nothing changed.
+   */
+  async fingerprint(): Promise<string> {
+    const tables = await this.sql<{ name: string }>(
+      `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
+       AND table_name NOT IN ('login_attempts', 'agenda_jobs', 'agenda_logs', 'mikro_orm_migrations') ORDER BY table_name`,
+    );
+    const parts: string[] = [];
+    for (const { name } of tables) {
+      const [{ digest }] = await this.sql(`SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') AS digest FROM "${name}" t`);
+      parts.push(`${name}=${digest}`);
+    }
+    return parts.join('\n');
+  }
+
   async sql<T = any>(text: string, params: unknown[] = []): Promise<T[]> {
     return this.running.orm.em.fork().getConnection().execute<T[]>(text, params);
   }
@@ -105,7 +144,7 @@ export class TestApp {
 }
 
 /** Starts the app on a fresh database with the demo dataset. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestApp> {
   const database = await createDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -118,6 +157,6 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     WEBHOOK_ALLOW_PRIVATE: 'true',
     ...env,
   });
-  const running = await startService(config, createLogger(config.logLevel));
+  const running = await startService(config, createLogger(config.logLevel), options);
   return new TestApp(running, config, database);
 }

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { toBase64Id } from '../src/ids.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+
+// One transaction per operation, and every rule that two concurrent requests
+// could break held by a constraint or a lock: checked in the database after
+// firing the requests at once.
+
+let app: TestApp;
+let owner: string;
+let acme: number;
+
+before(async () => {
+  app = await startTestApp();
+  owner = await app.login('owner@acme.test');
+  [{ id: acme }] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
+});
+after(() => app.close());
+
+const together = <T>(n: number, make: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => make(i)));
+
+describe('the unit of work', () => {
+  it('a failed operation in a GraphQL batch leaves nothing behind, its siblings commit', async () => {
+    const batch = [
+      { query: 'mutation { createRole(input: { title: "Batch Good" }) { id } }' },
+      { query: 'mutation { createRole(input: { title: "Batch Bad", permissions: [999999] }) { id } }' },
+      { query: 'mutation { createPipeline(input: { name: "Batch pipeline" }) { id } }' },
+    ];
+    const res = await app.request('POST', '/graphql', { token: owner, body: batch });
+    assert.equal(res.status, 200);
+    assert.ok(res.body[0].data.createRole.id);
+    assert.equal(res.body[1].errors[0].extensions.code, 'BAD_USER_INPUT');
+    assert.ok(res.body[2].data.createPipeline.id);
+    const titles = (await app.sql("SELECT title FROM roles WHERE title LIKE 'Batch %' ORDER BY title")).map((r) => r.title);
+    assert.deepEqual(titles, ['Batch Good'], 'the refused role was not committed by a sibling');
+    assert.equal((await app.sql("SELECT count(*)::int AS n FROM pipelines WHERE name = 'Batch pipeline'"))[0].n, 1);
+  });
+
+  it('a mutation that fails after writing rolls back what it wrote', async () => {
+    // Two mutation fields in one document: each its own unit of work.
+    const res = await app.graphql(`mutation {
+      a: createWorkflowFolder(name: "Kept folder") { id }
+      b: reorderWorkflowFolders(folderIds: ["${toBase64Id(999999)}"]) { id }
+    }`, {}, owner);
+    assert.ok(res.body.data === null || res.body.data?.a?.id, JSON.stringify(res.body));
+    assert.equal((await app.sql("SELECT count(*)::int AS n FROM workflow_folders WHERE name = 'Kept folder'"))[0].n, 1);
+    const orders = await app.sql('SELECT sort_order FROM workflow_folders WHERE company_id = ? ORDER BY sort_order', [acme]);
+    assert.deepEqual(orders.map((r) => r.sort_order), orders.map((_, i) => i + 1), 'the failed reorder changed no order');
+  });
+
+  it('a raw statement and an ORM write of one operation share one transaction', async () => {
+    const [{ id }] = await app.sql('SELECT id FROM pipelines WHERE company_id = ? ORDER BY id LIMIT 1', [acme]);
+    const res = await app.request('POST', `/api/pipeline/${toBase64Id(id)}/stages`, { token: owner, body: { stage_name: 'Same transaction' } });
+    assert.equal(res.status, 200, res.text);
+    // The pipeline row is touched by raw SQL (its lock), the stage inserted by the ORM: one writer transaction id.
+    const [row] = await app.sql(
+      "SELECT p.xmin::text AS pipeline_tx, s.xmin::text AS stage_tx FROM pipelines p JOIN pipeline_stages s ON s.pipeline_id = p.id WHERE p.id = ? AND s.name = 'Same transaction'",
+      [id],
+    );
+    assert.equal(row.pipeline_tx, row.stage_tx);
+  });
+
+  it('no service runs raw SQL outside the operation (em.getConnection().execute is not used)', () => {
+    const root = path.resolve('src');
+    const offenders = readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && !file.startsWith('migrations') && !file.startsWith('seed'))
+      .filter((file) => /getConnection\(\)\s*\.execute/.test(readFileSync(path.join(root, file), 'utf8')));
+    assert.deepEqual(offenders, []);
+  });
+});
+
+describe('rules held under concurrency (20 requests at once)', () => {
+  it('stage positions of a pipeline stay 1..n', async () => {
+    const [{ id }] = await app.sql('SELECT id FROM pipelines WHERE company_id = ? ORDER BY id LIMIT 1', [acme]);
+    const responses = await together(20, (i) => app.request('POST', `/api/pipeline/${toBase64Id(id)}/stages`, { token: owner, body: { stage_name: `Race ${i}` } }));
+    assert.deepEqual([...new Set(responses.map((r) => r.status))], [200]);
+    const positions = (await app.sql('SELECT position FROM pipeline_stages WHERE pipeline_id = ? ORDER BY position', [id])).map((r) => r.position);
+    assert.deepEqual(positions, positions.map((_, i) => i + 1));
+  });
+
+  it('folder sort orders stay 1..n', async () => {
+    const responses = await together(20, (i) => app.request('POST', '/api/Workflow/folder', { token: owner, body: { name: `Race folder ${i}` } }));
+    assert.deepEqual([...new Set(responses.map((r) => r.status))], [201], responses.map((r) => r.text).join('\n'));
+    const orders = (await app.sql('SELECT sort_order FROM workflow_folders WHERE company_id = ? ORDER BY sort_order', [acme])).map((r) => r.sort_order);
+    assert.deepEqual(orders, orders.map((_, i) => i + 1));
+  });
+
+  it('default workflow names stay unique', async () => {
+    const responses = await together(20, () => app.request('POST', '/api/Workflow/create', { token: owner, body: {} }));
+    assert.deepEqual([...new Set(responses.map((r) => r.status))], [200], responses.map((r) => r.text).join('\n'));
+    const names = (await app.sql("SELECT lower(name) AS name FROM workflows WHERE company_id = ? AND name LIKE 'Untitled workflow%'", [acme])).map((r) => r.name);
+    assert.equal(new Set(names).size, names.length, 'no two default names alike');
+    assert.ok(names.length >= 20);
+  });
+
+  it('a role title is taken once; the others are told it is taken', async () => {
+    const responses = await together(20, () => app.request('POST', '/api/roles', { token: owner, body: { title: 'Racing Title' } }));
+    assert.equal(responses.filter((r) => r.status === 201).length, 1);
+    for (const r of responses.filter((x) => x.status !== 201)) {
+      assert.equal(r.status, 422, r.text);
+      assert.deepEqual(r.body.errors, { title: ['The title has already been taken.'] });
+    }
+    assert.equal((await app.sql("SELECT count(*)::int AS n FROM roles WHERE lower(title) = 'racing title'"))[0].n, 1);
+  });
+
+  it('a purchase token buys one number', async () => {
+    const search = await app.request('GET', '/api/phone-numbers/available?area_code=212', { token: owner });
+    const token = search.body.data[0].purchase_token;
+    const before = (await app.sql('SELECT count(*)::int AS n FROM phone_numbers WHERE company_id = ?', [acme]))[0].n;
+    const responses = await together(20, () => app.request('POST', '/api/phone-numbers/purchase', { token: owner, body: { provider: 'telco', phoneNo: token } }));
+    assert.equal(responses.filter((r) => r.status === 200).length, 1, responses.map((r) => r.text).join('\n'));
+    for (const r of responses.filter((x) => x.status !== 200)) assert.deepEqual(r.body, { success: false, message: 'This purchase token has already been used.' });
+    const after = (await app.sql('SELECT count(*)::int AS n FROM phone_numbers WHERE company_id = ?', [acme]))[0].n;
+    assert.equal(after, before + 1);
+  });
+
+  it('of 25 concurrent wrong passwords for one email only the limit is evaluated', async () => {
+    const limited = await startTestApp({ LOGIN_LIMIT_PER_EMAIL: '10/15m', LOGIN_LIMIT_PER_IP: '1000/1m' });
+    try {
+      const responses = await together(25, () => limited.request('POST', '/api/login', { body: { email: 'owner@gamma.test', password: 'wrong' } }));
+      const statuses = responses.map((r) => r.status);
+      assert.equal(statuses.filter((s) => s === 404).length, 10, statuses.join(','));
+      assert.equal(statuses.filter((s) => s === 429).length, 15, statuses.join(','));
+      for (const r of responses.filter((x) => x.status === 429)) assert.ok(Number(r.headers.get('retry-after')) >= 1);
+      // The right password is refused too while the window is full.
+      const right = await limited.request('POST', '/api/login', { body: { email: 'owner@gamma.test', password: 'switchboard' } });
+      assert.equal(right.status, 429);
+    } finally {
+      await limited.close();
+    }
+  });
+});
