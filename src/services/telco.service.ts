@@ -174,9 +174,11 @@ export class TelcoService {
     const maintenance = contexts.forMaintenance('reconcile-purchases');
     const open = await maintenance.sql<PurchaseRow>(
       `SELECT * FROM number_purchases
-       WHERE status = 'bought' OR (status = 'pending' AND updated_at < now() - make_interval(secs => ?))
+       WHERE (status = 'bought' AND updated_at < now() - interval '30 seconds')
+          OR (status = 'pending' AND updated_at < now() - make_interval(secs => ?))
        ORDER BY created_at LIMIT 100`,
-      [Math.ceil(this.config.telcoTimeoutMs / 1000) + 5],
+      // Younger purchases may still be in flight: pending ones within the provider timeout, bought ones being recorded.
+      [(this.config.telcoTimeoutMs + 1000) / 1000],
     );
     let settled = 0;
     for (const row of open) {
@@ -189,7 +191,7 @@ export class TelcoService {
             settled++;
             continue;
           }
-          Object.assign(row, { provider_sid: found.sid, friendly_name: found.friendlyName, phone_type: found.type });
+          Object.assign(row, { provider_sid: found.number.sid, friendly_name: found.number.friendlyName, phone_type: found.number.type, account_balance: found.balance });
         }
         await ctx.unitOfWork((uow) => this.recordPurchase(uow, row));
         settled++;
@@ -200,10 +202,11 @@ export class TelcoService {
     return settled;
   }
 
+  /** The number on the company's provider account, with the balance after its purchase; undefined when the provider has no such number. */
   private async findAtProvider(ctx: RequestContext, phoneNo: string) {
     const { creds } = await this.credentials(ctx);
-    const incoming = await this.client.incoming(creds);
-    return incoming.find((n) => n.phoneNumber === phoneNo);
+    const number = (await this.client.incoming(creds)).find((n) => n.phoneNumber === phoneNo);
+    return number && { number, balance: String(await this.client.balance(creds)) };
   }
 
   /** Records a bought number in the operation's unit of work, and marks its purchase completed there too. */
