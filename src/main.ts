@@ -40,11 +40,16 @@ async function main() {
     `  REST:     ${running.url}/api   (docs: ${running.url}/api/docs)`,
     `  Database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL in ${config.dataDir}/postgres`}${running.seeded ? ' (demo data created)' : ''}`,
     '',
-    `Demo logins (password "${DEMO_PASSWORD}"):`,
-    ...DEMO_LOGINS.map((login) => `  ${login.email.padEnd(22)} ${login.shows}`),
-    '',
-    `Try: curl -s -X POST ${running.url}/api/login -H 'Content-Type: application/json' -d '{"email":"owner@acme.test","password":"${DEMO_PASSWORD}"}'`,
-    '',
+    // Demo logins exist only where demo data may be seeded (never in production).
+    ...(config.seedDemo
+      ? [
+          `Demo logins (password "${DEMO_PASSWORD}"):`,
+          ...DEMO_LOGINS.map((login) => `  ${login.email.padEnd(22)} ${login.shows}`),
+          '',
+          `Try: curl -s -X POST ${running.url}/api/login -H 'Content-Type: application/json' -d '{"email":"owner@acme.test","password":"${DEMO_PASSWORD}"}'`,
+          '',
+        ]
+      : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -34,10 +34,40 @@ describe('configuration', () => {
       [{ APP_KEY: 'c2hvcnQ=' }, /APP_KEY/],
       [{ JWT_SECRET: 'short' }, /JWT_SECRET/],
       [{ TELCO_BASE_URL: 'ftp://x' }, /TELCO_BASE_URL/],
+      [{ JWT_TTL: '10s' }, /JWT_TTL must be from 1m to 30d/],
+      [{ TELCO_TIMEOUT: '5ms' }, /TELCO_TIMEOUT must be from 100ms/],
+      [{ LOGIN_LIMIT_PER_IP: '0/1m' }, /LOGIN_LIMIT_PER_IP/],
+      [{ LOGIN_LIMIT_PER_EMAIL: '10/0s' }, /LOGIN_LIMIT_PER_EMAIL/],
+      [{ WEBHOOK_RETRY_DELAYS: '1ms,2m,8m,32m' }, /WEBHOOK_RETRY_DELAYS must hold delays from 100ms/],
+      [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY/],
+      [{ TRUST_PROXY: '11' }, /TRUST_PROXY/],
     ];
     for (const [env, pattern] of cases) {
       assert.throws(() => loadConfig({ ...base, ...env }), pattern, JSON.stringify(env));
     }
+  });
+
+  it('lists every bad variable, one line each', () => {
+    try {
+      loadConfig({ ...base, PORT: 'x', JWT_TTL: 'y', LOG_LEVEL: 'z' });
+      assert.fail('loadConfig accepted bad values');
+    } catch (error) {
+      const problems = (error as { problems: string[] }).problems;
+      assert.deepEqual(problems.map((line) => /^Invalid configuration: (\w+)/.exec(line)?.[1]), ['PORT', 'JWT_TTL', 'LOG_LEVEL']);
+    }
+  });
+
+  it('takes TRUST_PROXY as a hop count', () => {
+    assert.equal(loadConfig(base).trustProxy, 0);
+    assert.equal(loadConfig({ ...base, TRUST_PROXY: 'true' }).trustProxy, 1);
+    assert.equal(loadConfig({ ...base, TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.equal(loadConfig({ ...base, TRUST_PROXY: 'false' }).trustProxy, 0);
+  });
+
+  it('seeds demo data outside production only', () => {
+    assert.equal(loadConfig(base).seedDemo, true);
+    assert.equal(loadConfig({ ...base, NODE_ENV: 'production' }).seedDemo, false);
+    assert.throws(() => loadConfig({ ...base, NODE_ENV: 'production', SEED_DEMO: 'true' }), /SEED_DEMO cannot be true in production/);
   });
 
   it('requires JWT_SECRET and APP_KEY in production', () => {
