@@ -11,6 +11,18 @@ import { sendError } from './rest/respond.js';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 export const BODY_LIMIT = '1mb';
 
+/**
+ * The route a request is measured and logged under: a template, never a raw
+ * path, so unknown paths cannot grow the metric series.
+ */
+function routeTemplate(req: express.Request, rowPath: string | undefined): string {
+  if (rowPath) return rowPath;
+  if (req.baseUrl === '/graphql' || req.originalUrl.split('?')[0] === '/graphql') return '/graphql';
+  const matched = (req.route as { path?: unknown } | undefined)?.path;
+  if (typeof matched === 'string') return matched;
+  return req.path.startsWith('/api/docs/') ? '/api/docs/*' : 'unmatched';
+}
+
 export function requestLog(log: Logger, metrics: Metrics): RequestHandler {
   return (req, res, next) => {
     const incoming = req.header('x-request-id');
@@ -20,7 +32,7 @@ export function requestLog(log: Logger, metrics: Metrics): RequestHandler {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = (res.locals.route as string | undefined) ?? (req.path.startsWith('/api/') ? 'unmatched' : req.path);
+      const route = routeTemplate(req, res.locals.route as string | undefined);
       metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
       log.info('request', {
         requestId,

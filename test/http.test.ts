@@ -98,6 +98,15 @@ describe('probes, metrics, request ids', () => {
     assert.match(res.text, /job_lag_seconds/);
   });
 
+  it('measures unknown paths under one series, never their raw path', async () => {
+    const random = Array.from({ length: 5 }, (_, i) => `/no-such-${i}-${Date.now()}`);
+    for (const path of [...random, ...random.map((p) => `/api${p}`)]) assert.equal((await app.request('GET', path)).status, 404);
+    const metrics = (await app.request('GET', '/metrics')).text;
+    for (const path of random) assert.ok(!metrics.includes(path), `${path} became a series`);
+    assert.match(metrics, /http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} \d+/);
+    assert.match(metrics, /route="\/healthz"|route="\/readyz"/);
+  });
+
   it('echoes a caller request id and makes one otherwise', async () => {
     const given = await app.request('GET', '/healthz', { headers: { 'x-request-id': 'abc-123' } });
     assert.equal(given.headers.get('x-request-id'), 'abc-123');

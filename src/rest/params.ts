@@ -97,10 +97,14 @@ export interface RawRequest {
 /** Path ids first (404 for a form the route does not take), then every other field (422). */
 export function variablesFor(route: Route, request: RawRequest, ids: IdCodec): Record<string, unknown> {
   for (const [name, param] of Object.entries(route.params.path ?? {})) {
-    if (param.type === 'id' && ids.decode(request.path[name], param.idKind!, param.idForms) === undefined) {
+    if (param.type !== 'id') continue;
+    const id = ids.decode(request.path[name], param.idKind!, param.idForms);
+    if (id === undefined) {
       const kind = param.idKind!.replace(/_/g, ' ');
       throw new NotFoundError(param.idLabel ?? kind[0].toUpperCase() + kind.slice(1));
     }
+    // Decoded once here, in the form the row accepts; the operation receives the plain number.
+    request.path[name] = String(id);
   }
   const rules = new Rules();
   const body = isPlainObject(request.body) ? request.body : {};
