@@ -24,6 +24,11 @@ export interface Config {
   jwtTtlSeconds: number;
   webhookAllowPrivate: boolean;
   webhookRetryDelaysMs: number[];
+  webhookTimeoutMs: number;
+  webhookRotationGraceMs: number;
+  webhookRetentionMs: number;
+  webhookDisableAfterMs: number;
+  webhookEndpointConcurrency: number;
   logLevel: LogLevel;
   /** Proxy hops in front of the service whose X-Forwarded-For is trusted (0: none). */
   trustProxy: number;
@@ -203,6 +208,11 @@ export function loadConfig(env: Env = process.env): Config {
     jwtTtlSeconds: read(() => duration(env, 'JWT_TTL', '24h', 60_000, 30 * 86_400_000), 86_400_000) / 1000,
     webhookAllowPrivate: read(() => bool(env, 'WEBHOOK_ALLOW_PRIVATE', false), false),
     webhookRetryDelaysMs: delays,
+    webhookTimeoutMs: read(() => duration(env, 'WEBHOOK_TIMEOUT', '10s', 100, 60_000), 10_000),
+    webhookRotationGraceMs: read(() => duration(env, 'WEBHOOK_ROTATION_GRACE', '24h', 1000, 30 * 86_400_000), 86_400_000),
+    webhookRetentionMs: read(() => duration(env, 'WEBHOOK_RETENTION', '30d', 3_600_000, 365 * 86_400_000), 30 * 86_400_000),
+    webhookDisableAfterMs: read(() => duration(env, 'WEBHOOK_DISABLE_AFTER', '5d', 1000, 365 * 86_400_000), 5 * 86_400_000),
+    webhookEndpointConcurrency: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100), 4),
     logLevel: read(() => oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'), 'info'),
     trustProxy: read(() => hops(env, 'TRUST_PROXY'), 0),
     loginLimits: {

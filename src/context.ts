@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { TokenClaims } from './auth/tokens.js';
 import { ForbiddenError, UnauthenticatedError } from './errors.js';
+import { EventRecorder, type EventSink } from './events/recorder.js';
 
 /** Who is signed in for this request, resolved from the Bearer token once. */
 export interface Viewer {
@@ -55,7 +56,20 @@ export class RequestContext {
     private readonly caller: Caller,
     private readonly infra: Infrastructure,
     readonly em: EntityManager,
+    /** Set inside a unit of work: what runs once it has committed. */
+    private readonly commitHooks?: Array<() => void>,
   ) {}
+
+  /** Records domain events in this unit of work (DESIGN section 5): nothing is recorded for a rolled-back change. */
+  get events(): EventRecorder {
+    return new EventRecorder(this, this.infra.sinks);
+  }
+
+  /** Runs fn after this unit of work commits (never for a rollback); outside one, soon. */
+  afterCommit(fn: () => void): void {
+    if (this.commitHooks) this.commitHooks.push(fn);
+    else setImmediate(fn);
+  }
 
   get requestId(): string {
     return this.caller.requestId;
@@ -140,8 +154,11 @@ export class RequestContext {
   }
 
   /** Runs fn in one new transaction: committed once when it resolves, rolled back when it throws. */
-  unitOfWork<T>(fn: (ctx: RequestContext) => Promise<T>): Promise<T> {
-    return this.infra.root.fork().transactional((em) => fn(new RequestContext(this.caller, this.infra, em as EntityManager)));
+  async unitOfWork<T>(fn: (ctx: RequestContext) => Promise<T>): Promise<T> {
+    const hooks: Array<() => void> = [];
+    const result = await this.infra.root.fork().transactional((em) => fn(new RequestContext(this.caller, this.infra, em as EntityManager, hooks)));
+    for (const hook of hooks) hook();
+    return result;
   }
 }
 
@@ -150,6 +167,8 @@ export interface Infrastructure {
   root: EntityManager;
   autonomous: pg.Pool;
   source: ActorSource;
+  /** Where recorded events go (the webhook outbox); filled when the services are built. */
+  sinks: EventSink[];
 }
 
 /** The one factory of contexts, for every kind of caller. */

@@ -97,10 +97,10 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const autonomous = new pg.Pool({ connectionString: databaseUrl, max: 4 });
     autonomous.on('error', (error) => log.warn('database connection error', { error: error.message }));
     cleanups.push(['autonomous pool', () => autonomous.end()]);
-    const services = createServices(config, log, telcoBaseUrl, { root: orm.em, autonomous }, clock);
+    const metrics = createMetrics();
+    const services = createServices(config, log, metrics, telcoBaseUrl, { root: orm.em, autonomous }, clock);
     const seeded = await migrateAndSeed(orm, databaseUrl, config, clock());
 
-    const metrics = createMetrics();
     // Every role can schedule jobs; only `all` and `worker` run them.
     const jobs = await startJobs({ config, databaseUrl, orm, services, log, metrics });
     cleanups.push(['jobs', () => jobs.stop()]);

@@ -17,8 +17,11 @@ import { SpamNumberType, SpamProtectedNumber, SpamStatus } from './spam-protecte
 import { User } from './user.entity.js';
 import { WorkflowFolder } from './workflow-folder.entity.js';
 import { Workflow, WorkflowStatus, type TriggerConfig } from './workflow.entity.js';
+import { WebhookAttempt } from './webhook-attempt.entity.js';
+import { WebhookDelivery, type DeliveryStatus } from './webhook-delivery.entity.js';
+import { Webhook, type DisabledReason } from './webhook.entity.js';
 
-export { Agent, Call, Company, ConsumedToken, MessagingCampaign, PHONE_TYPES, PhoneNumber, PhoneStatus, TelcoAccount, UseFor, SpamNumberType, SpamProtectedNumber, SpamStatus, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, User, Workflow, WorkflowFolder, WorkflowStatus };
-export type { TriggerConfig };
+export { Agent, Call, Company, ConsumedToken, MessagingCampaign, PHONE_TYPES, PhoneNumber, PhoneStatus, TelcoAccount, UseFor, SpamNumberType, SpamProtectedNumber, SpamStatus, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, User, Webhook, WebhookAttempt, WebhookDelivery, Workflow, WorkflowFolder, WorkflowStatus };
+export type { DeliveryStatus, DisabledReason, TriggerConfig };
 
-export const entities = [Agent, Call, Company, ConsumedToken, MessagingCampaign, PhoneNumber, TelcoAccount, SpamProtectedNumber, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, User, Workflow, WorkflowFolder];
+export const entities = [Agent, Call, Company, ConsumedToken, MessagingCampaign, PhoneNumber, TelcoAccount, SpamProtectedNumber, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, User, Webhook, WebhookAttempt, WebhookDelivery, Workflow, WorkflowFolder];

@@ -1,7 +1,10 @@
 import { MongoBackend } from '@agendajs/mongo-backend';
 import { PostgresBackend } from '@agendajs/postgres-backend';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Agenda, type AgendaBackend } from 'agenda';
+import { Agenda, type AgendaBackend, type Job } from 'agenda';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { DELIVERY_JOB, type DeliveryJobData } from '../webhooks/scheduler.js';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Logger } from '../observability/logger.js';
@@ -44,17 +47,27 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
     pool.on('error', (error) => log.warn('job store connection error', errorFields(error)));
     backend = new PostgresBackend({ pool });
   }
-  const agenda = new Agenda({ backend, processEvery: '1 second', defaultLockLifetime: LOCK_LIFETIME_MS, name: `switchboard-${process.pid}` });
+  // Worker names are unique per process, so two workers on one host never share a lock owner.
+  const agenda = new Agenda({ backend, processEvery: '1 second', defaultLockLifetime: LOCK_LIFETIME_MS, name: `switchboard-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}` });
   agenda.on('error', (error: unknown) => log.error('job store error', errorFields(error)));
   defineJobs(agenda, deps);
   const processing = config.role !== 'api';
   if (processing) {
     await agenda.start();
-    await agenda.every('1 hour', 'purge-expired-auth', undefined, { skipImmediate: true });
-    await agenda.every('15 minutes', 'spam-reputation-check', undefined, { skipImmediate: true });
-    await agenda.every('1 minute', 'reconcile-purchases', undefined, { skipImmediate: true });
+    await ensurePeriodic(agenda, [
+      ['1 hour', 'purge-expired-auth'],
+      ['15 minutes', 'spam-reputation-check'],
+      ['1 minute', 'reconcile-purchases'],
+      [`${RECONCILE_SECONDS} seconds`, 'webhook-reconcile'],
+      ['1 hour', 'webhook-retention'],
+    ]);
   } else {
     await agenda.ready;
+  }
+  deps.services.scheduler.attach(agenda);
+  if (processing) {
+    // At start: attempts a crash left open are closed and retried, and every due delivery gets its job.
+    await deps.services.deliverer.reconcile().catch((error) => log.warn('webhook reconcile failed', errorFields(error)));
   }
   return {
     agenda,
@@ -63,16 +76,45 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
       await backend.repository.getQueueSize();
     },
     stop: async () => {
+      // Running attempts finish and are recorded before the job store closes.
+      if (processing) await agenda.drain(deps.config.webhookTimeoutMs + 5000).catch(() => undefined);
       await agenda.stop();
       await pool?.end();
     },
   };
 }
 
-function defineJobs(agenda: Agenda, { orm, services, log, metrics }: JobDeps): void {
-  agenda.define('purge-expired-auth', async (job) => {
-    const due = job.attrs.nextRunAt ?? job.attrs.lastRunAt;
-    if (due) metrics.jobLag.set({ job: 'purge-expired-auth' }, Math.max(0, (Date.now() - due.getTime()) / 1000));
+/** How often the webhook reconciler runs. */
+export const RECONCILE_SECONDS = 5;
+
+/**
+ * Periodic jobs are created only when missing, so a restart never pushes the
+ * next run back (agenda.every would reschedule from now).
+ */
+async function ensurePeriodic(agenda: Agenda, jobs: Array<[string, string]>): Promise<void> {
+  for (const [interval, name] of jobs) {
+    const existing = await agenda.queryJobs({ name, limit: 1 });
+    if (existing.jobs.length > 0) continue;
+    await agenda.every(interval, name, undefined, { skipImmediate: true });
+  }
+}
+
+function defineJobs(agenda: Agenda, { services, log, metrics, config }: JobDeps): void {
+  // One attempt of one delivery; its lock outlives the request timeout a little.
+  agenda.define(DELIVERY_JOB, async (job: Job<DeliveryJobData>) => {
+    const due = new Date(job.attrs.data.due);
+    metrics.jobLag.set({ job: DELIVERY_JOB }, Math.max(0, (Date.now() - due.getTime()) / 1000));
+    await services.deliverer.run(job.attrs.data.deliveryId);
+  }, { lockLifetime: config.webhookTimeoutMs + 5000, concurrency: 50, removeOnComplete: true });
+  agenda.define('webhook-reconcile', async () => {
+    const { recovered } = await services.deliverer.reconcile();
+    if (recovered > 0) log.warn('webhook attempts recovered after a worker stopped', { recovered });
+  }, { lockLifetime: 60_000 });
+  agenda.define('webhook-retention', async () => {
+    const purged = await services.deliverer.purge();
+    if (purged > 0) log.info('purged old webhook deliveries', { purged });
+  });
+  agenda.define('purge-expired-auth', async () => {
     const removed = await services.auth.purgeExpired(services.contexts.forMaintenance('purge-expired-auth'));
     log.info('purged expired tokens', { removed });
   });

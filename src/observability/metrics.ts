@@ -8,6 +8,9 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   webhookAttempts: Counter<'outcome'>;
   jobLag: Gauge<'job'>;
+  firstAttemptLatency: Histogram;
+  deliveriesDue: Gauge;
+  oldestDueSeconds: Gauge;
 }
 
 export function createMetrics(): Metrics {
@@ -28,6 +31,14 @@ export function createMetrics(): Metrics {
       labelNames: ['outcome'],
       registers: [registry],
     }),
+    firstAttemptLatency: new Histogram({
+      name: 'webhook_first_attempt_latency_seconds',
+      help: 'From the event being recorded to its first delivery attempt finishing',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    deliveriesDue: new Gauge({ name: 'webhook_deliveries_due', help: 'Pending deliveries whose next attempt is due', registers: [registry] }),
+    oldestDueSeconds: new Gauge({ name: 'webhook_oldest_due_seconds', help: 'How long the oldest due delivery has been waiting', registers: [registry] }),
     jobLag: new Gauge({
       name: 'job_lag_seconds',
       help: 'Delay between a job being due and starting, by job name',

@@ -7,9 +7,10 @@ import { PhoneNumberResolver } from './phone-number.resolver.js';
 import { PipelineResolver } from './pipeline.resolver.js';
 import { RoleResolver } from './role.resolver.js';
 import { SpamResolver } from './spam.resolver.js';
+import { WebhookResolver } from './webhook.resolver.js';
 import { WorkflowResolver } from './workflow.resolver.js';
 
-export const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver] as const;
+export const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver] as const;
 
 /** Each resolver made once with the services it uses (type-graphql asks this container for them). */
 export function resolverContainer(s: Services): ContainerType {
@@ -22,6 +23,7 @@ export function resolverContainer(s: Services): ContainerType {
     [DashboardResolver, new DashboardResolver(s.dashboard, s.ids)],
     [PhoneNumberResolver, new PhoneNumberResolver(s.phoneNumbers, s.telco, s.ids)],
     [AgentResolver, new AgentResolver(s.agents, s.ids)],
+    [WebhookResolver, new WebhookResolver(s.webhooks)],
   ]);
   return {
     get: (resolver: Function) => {

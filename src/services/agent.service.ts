@@ -5,6 +5,9 @@ import { Rules } from '../validation.js';
 import { findOwned } from './lookup.js';
 import { findPage, likePattern, pageWindow, type Page, type PageArgs } from './pagination.js';
 
+/** The data every agent event carries (docs: src/events/catalog.ts). */
+const agentData = (agent: Agent) => ({ agent_id: String(agent.id), name: agent.name, active: agent.active, online: agent.online });
+
 export class AgentService {
   constructor(private readonly ids: IdCodec) {}
 
@@ -20,26 +23,41 @@ export class AgentService {
     new Rules().required('name', name).maxChars('name', name, 255).check();
     const agent = ctx.em.create(Agent, { company: await ctx.companyId(), name: name.trim() });
     await ctx.em.flush();
+    await ctx.events.record('agent.created', agentData(agent));
     return agent;
   }
 
   async update(ctx: RequestContext, rawId: string, change: { name?: string | null; active?: boolean | null }): Promise<Agent> {
     const agent = await findOwned(ctx, this.ids, Agent, rawId, 'agent', 'Agent');
     if (change.name !== undefined && change.name !== null) new Rules().required('name', change.name).maxChars('name', change.name, 255).check();
+    const before = { name: agent.name, active: agent.active, online: agent.online };
     if (change.name) agent.name = change.name.trim();
     if (change.active !== undefined && change.active !== null) {
       agent.active = change.active;
       if (!change.active) agent.online = false;
     }
     await ctx.em.flush();
+    const changes = (['name', 'active'] as const).filter((field) => before[field] !== agent[field]);
+    if (changes.length > 0) await ctx.events.record('agent.updated', { ...agentData(agent), changes });
+    if (before.online !== agent.online) await this.statusChanged(ctx, agent, before.online);
     return agent;
   }
 
   async setOnline(ctx: RequestContext, rawId: string, online: boolean): Promise<Agent> {
     const agent = await findOwned(ctx, this.ids, Agent, rawId, 'agent', 'Agent');
     if (online && !agent.active) new Rules().add('online', 'An inactive agent cannot go online.').check();
+    const was = agent.online;
     agent.online = online;
     await ctx.em.flush();
+    if (was !== online) await this.statusChanged(ctx, agent, was);
     return agent;
+  }
+
+  private statusChanged(ctx: RequestContext, agent: Agent, wasOnline: boolean): Promise<void> {
+    return ctx.events.record('agent.status_changed', {
+      ...agentData(agent),
+      status: agent.online ? 'online' : 'offline',
+      previous_status: wasOnline ? 'online' : 'offline',
+    });
   }
 }

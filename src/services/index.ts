@@ -18,6 +18,11 @@ import { RoleService } from './role.service.js';
 import { SpamService } from './spam.service.js';
 import { TelcoService } from './telco.service.js';
 import { WorkflowService } from './workflow.service.js';
+import type { Metrics } from '../observability/metrics.js';
+import { WebhookDeliverer } from '../webhooks/deliverer.js';
+import { WebhookOutbox } from '../webhooks/outbox.js';
+import { DeliveryScheduler } from '../webhooks/scheduler.js';
+import { WebhookService } from '../webhooks/webhook.service.js';
 
 /**
  * The services of one app instance, built once with what each depends on.
@@ -37,19 +42,43 @@ export interface Services {
   agents: AgentService;
   phoneNumbers: PhoneNumberService;
   telco: TelcoService;
+  webhooks: WebhookService;
+  deliverer: WebhookDeliverer;
+  scheduler: DeliveryScheduler;
 }
 
 /** `telcoBaseUrl`: the provider (TELCO_BASE_URL) or the in-process simulator. */
-export function createServices(config: Config, log: Logger, telcoBaseUrl: string, infra: Omit<Infrastructure, 'source'>, clock: () => Date = () => new Date()): Services {
+export function createServices(
+  config: Config,
+  log: Logger,
+  metrics: Metrics,
+  telcoBaseUrl: string,
+  infra: Omit<Infrastructure, 'source' | 'sinks'>,
+  clock: () => Date = () => new Date(),
+): Services {
   const box = new SecretBox(config.appKey);
   const ids = new IdCodec(config.appKey);
   const limiter = new RateLimiter();
   const auth = new AuthService(new TokenSigner(config.jwtSecret, config.jwtTtlSeconds), new LoginLimiter(limiter, config.loginLimits));
+  const scheduler = new DeliveryScheduler();
+  const outbox = new WebhookOutbox(scheduler, log);
+  const contexts = new ContextFactory({ ...infra, source: auth, sinks: [outbox] });
+  const deliverer = new WebhookDeliverer(contexts, box, scheduler, {
+    retryDelaysMs: config.webhookRetryDelaysMs,
+    timeoutMs: config.webhookTimeoutMs,
+    endpointConcurrency: config.webhookEndpointConcurrency,
+    disableAfterMs: config.webhookDisableAfterMs,
+    retentionMs: config.webhookRetentionMs,
+    allowPrivate: config.webhookAllowPrivate,
+  }, log, metrics);
   return {
     config,
     log,
     ids,
-    contexts: new ContextFactory({ ...infra, source: auth }),
+    contexts,
+    scheduler,
+    deliverer,
+    webhooks: new WebhookService(ids, box, outbox, { allowPrivate: config.webhookAllowPrivate, rotationGraceMs: config.webhookRotationGraceMs }),
     auth,
     roles: new RoleService(ids),
     pipelines: new PipelineService(ids),

@@ -5,7 +5,8 @@ import { phoneNumberRoutes } from './phone-number.routes.js';
 import { pipelineRoutes } from './pipeline.routes.js';
 import { roleRoutes } from './role.routes.js';
 import { spamRoutes } from './spam.routes.js';
+import { webhookRoutes } from './webhook.routes.js';
 import { workflowRoutes } from './workflow.routes.js';
 
 /** The route table: every /api route, one row each. */
-export const routeTable: Route[] = [...authRoutes, ...roleRoutes, ...pipelineRoutes, ...workflowRoutes, ...spamRoutes, ...dashboardRoutes, ...phoneNumberRoutes];
+export const routeTable: Route[] = [...authRoutes, ...roleRoutes, ...pipelineRoutes, ...workflowRoutes, ...spamRoutes, ...dashboardRoutes, ...phoneNumberRoutes, ...webhookRoutes];

@@ -1,0 +1,39 @@
+import { Entity, ManyToOne, PrimaryKey, Property, Unique, type Rel } from '@mikro-orm/core';
+import { WebhookDelivery } from './webhook-delivery.entity.js';
+
+/** One attempt of a delivery, recorded before the request and completed after it. */
+@Entity({ tableName: 'webhook_attempts' })
+@Unique({ properties: ['delivery', 'number'] })
+export class WebhookAttempt {
+  @PrimaryKey()
+  id!: number;
+
+  @ManyToOne(() => WebhookDelivery, { deleteRule: 'cascade' })
+  delivery!: Rel<WebhookDelivery>;
+
+  @Property()
+  number!: number;
+
+  @Property({ length: 16 })
+  trigger!: string;
+
+  @Property({ type: 'datetime' })
+  attemptedAt!: Date;
+
+  /** When the result was recorded; null while in flight or when the worker died. */
+  @Property({ type: 'datetime', nullable: true })
+  finishedAt?: Date | null;
+
+  @Property({ type: 'integer', nullable: true })
+  statusCode?: number | null;
+
+  @Property({ type: 'integer', nullable: true })
+  durationMs?: number | null;
+
+  /** The first 1 KiB of the response. */
+  @Property({ type: 'text', nullable: true })
+  responseBody?: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  error?: string | null;
+}

@@ -1,0 +1,57 @@
+import { Entity, Index, Property, type Opt } from '@mikro-orm/core';
+import { CompanyOwned } from './company-owned.js';
+
+export type DisabledReason = 'gone' | 'failing';
+
+/** A webhook subscription of a company (DESIGN section 5). */
+@Entity({ tableName: 'webhooks' })
+@Index({ properties: ['company', 'createdAt'] })
+export class Webhook extends CompanyOwned {
+  @Property({ length: 255 })
+  title!: string;
+
+  @Property({ length: 2048 })
+  url!: string;
+
+  @Property({ length: 8, default: 'POST' })
+  method: Opt<string> = 'POST';
+
+  @Property({ length: 16, default: 'Basic' })
+  listSelection: Opt<string> = 'Basic';
+
+  /** Contact fields every payload carries in data.contact. */
+  @Property({ type: 'json' })
+  formData!: string[];
+
+  /** Subscribed event types, in catalog order. */
+  @Property({ type: 'json' })
+  events!: string[];
+
+  @Property({ default: true })
+  active: Opt<boolean> = true;
+
+  /** Set when the service switched the webhook off: gone (a 410) or failing (every delivery failed for WEBHOOK_DISABLE_AFTER). */
+  @Property({ length: 16, nullable: true })
+  disabledReason?: DisabledReason | null;
+
+  @Property({ default: 0 })
+  hits: Opt<number> = 0;
+
+  @Property({ type: 'datetime', nullable: true })
+  lastHit?: Date | null;
+
+  /** The signing secret, sealed under APP_KEY. */
+  @Property({ type: 'text' })
+  secretSealed!: string;
+
+  /** The secret before the last rotation, which keeps signing until previousSecretExpiresAt. */
+  @Property({ type: 'text', nullable: true })
+  previousSecretSealed?: string | null;
+
+  @Property({ type: 'datetime', nullable: true })
+  previousSecretExpiresAt?: Date | null;
+
+  /** Since when every delivery has failed (null after a success). */
+  @Property({ type: 'datetime', nullable: true })
+  failingSince?: Date | null;
+}

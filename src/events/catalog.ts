@@ -1,0 +1,188 @@
+import { EVENT_TYPES } from '../workflows/catalog.js';
+
+// The sixteen domain events: their names, categories, the JSON Schema of each
+// event's `data` and an example. The event-types route, docs/webhooks.md and
+// the test sends all read this one source.
+
+export type EventType = (typeof EVENT_TYPES)[number][0];
+export const EVENT_NAMES: readonly EventType[] = EVENT_TYPES.map(([name]) => name);
+
+export const isEventType = (value: unknown): value is EventType => EVENT_NAMES.includes(value as EventType);
+
+type Schema = Record<string, unknown>;
+
+const str = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra });
+const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
+const int = (description: string): Schema => ({ type: 'integer', description });
+const dateTime = (description: string): Schema => str(description, { format: 'date-time' });
+
+/** The contact an event concerns, with the webhook's selected form fields only; null when it concerns none. */
+const contact: Schema = {
+  type: ['object', 'null'],
+  description: "The contact the event concerns, holding the webhook's form data fields; null when the event concerns no contact",
+  additionalProperties: true,
+};
+
+const agent: Schema = {
+  agent_id: str('Agent id'),
+  name: str('Agent name'),
+  active: { type: 'boolean', description: 'Whether the agent may take calls' },
+  online: { type: 'boolean', description: 'Whether the agent is online now' },
+};
+
+const callBase: Schema = {
+  call_id: str('Call id'),
+  agent_id: nullable(str('Agent id')),
+  caller_number: str('Caller phone number, E.164'),
+  called_number: str('Called phone number, E.164'),
+  call_direction: str('inbound or outbound', { enum: ['inbound', 'outbound'] }),
+};
+
+const smsBase: Schema = {
+  message_id: str('Message id'),
+  from_number: str('Sender, E.164'),
+  to_number: str('Recipient, E.164'),
+  body: str('Message text'),
+};
+
+interface EventSpec {
+  properties: Schema;
+  required: string[];
+  example: Record<string, unknown>;
+}
+
+const CALL_EXAMPLE = { call_id: '5012', agent_id: '7', caller_number: '+14155550100', called_number: '+12125550199', call_direction: 'inbound' };
+const SMS_EXAMPLE = { message_id: 'SM5f1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e', from_number: '+14155550100', to_number: '+12125550199', body: 'Yes, Tuesday at 3 pm works.' };
+const CONTACT_EXAMPLE = { phone_number: '+14155550100', first_name: 'Ada', last_name: 'Lovelace' };
+
+const SPECS: Record<EventType, EventSpec> = {
+  'call.started': {
+    properties: { ...callBase, started_at: dateTime('When the call began') },
+    required: ['call_id', 'caller_number', 'called_number', 'call_direction', 'started_at'],
+    example: { ...CALL_EXAMPLE, started_at: '2026-11-18T17:00:00.000Z' },
+  },
+  'call.answered': {
+    properties: { ...callBase, answered_at: dateTime('When the call was answered') },
+    required: ['call_id', 'caller_number', 'called_number', 'call_direction', 'answered_at'],
+    example: { ...CALL_EXAMPLE, answered_at: '2026-11-18T17:00:04.000Z' },
+  },
+  'call.transferred': {
+    properties: { ...callBase, transferred_to: str('Number or agent the call went to'), transferred_at: dateTime('When the call was transferred') },
+    required: ['call_id', 'caller_number', 'called_number', 'call_direction', 'transferred_to', 'transferred_at'],
+    example: { ...CALL_EXAMPLE, transferred_to: '+12125550142', transferred_at: '2026-11-18T17:02:10.000Z' },
+  },
+  'call.ended': {
+    // The spec's shape.
+    properties: {
+      ...callBase,
+      call_duration: int('Duration in seconds'),
+      call_status: str('Final status, such as completed, no-answer, busy or failed'),
+      recording_url: nullable(str('Recording URL', { format: 'uri' })),
+      transcription: nullable(str('Transcript of the call')),
+      sentiment: nullable(str('positive, neutral or negative')),
+      disposition: nullable(str('Outcome of the call')),
+      tags: { type: 'array', items: { type: 'string' }, description: 'Tags the analysis gave the call' },
+      custom_fields: { type: 'object', additionalProperties: true, description: 'Free keys' },
+    },
+    required: ['call_id', 'agent_id', 'caller_number', 'called_number', 'call_duration', 'call_status', 'call_direction', 'recording_url', 'transcription', 'sentiment', 'disposition', 'tags', 'custom_fields'],
+    example: {
+      ...CALL_EXAMPLE,
+      call_duration: 184,
+      call_status: 'completed',
+      recording_url: 'https://recordings.example/RE5012.mp3',
+      transcription: 'Agent: Hello, this is Ava from Acme. ...',
+      sentiment: 'positive',
+      disposition: 'Appointment booked',
+      tags: ['appointment', 'new-patient'],
+      custom_fields: { source: 'google-ads' },
+    },
+  },
+  'agent.created': { properties: agent, required: ['agent_id', 'name', 'active', 'online'], example: { agent_id: '7', name: 'Ava', active: true, online: false } },
+  'agent.updated': {
+    properties: { ...agent, changes: { type: 'array', items: { type: 'string' }, description: 'Fields that changed' } },
+    required: ['agent_id', 'name', 'active', 'online', 'changes'],
+    example: { agent_id: '7', name: 'Ava (front desk)', active: true, online: false, changes: ['name'] },
+  },
+  'agent.status_changed': {
+    properties: { ...agent, status: str('online or offline', { enum: ['online', 'offline'] }), previous_status: str('online or offline', { enum: ['online', 'offline'] }) },
+    required: ['agent_id', 'name', 'active', 'online', 'status', 'previous_status'],
+    example: { agent_id: '7', name: 'Ava', active: true, online: true, status: 'online', previous_status: 'offline' },
+  },
+  'agent.performance': {
+    properties: {
+      agent_id: str('Agent id'),
+      name: str('Agent name'),
+      metric: str('answer_rate or average_sentiment', { enum: ['answer_rate', 'average_sentiment'] }),
+      value: { type: 'number', description: 'The metric over the last calls' },
+      threshold: { type: 'number', description: "The company's threshold" },
+      direction: str('below or above: which way the metric crossed', { enum: ['below', 'above'] }),
+      calls_considered: int('How many recent calls the metric covers'),
+    },
+    required: ['agent_id', 'name', 'metric', 'value', 'threshold', 'direction', 'calls_considered'],
+    example: { agent_id: '7', name: 'Ava', metric: 'answer_rate', value: 0.55, threshold: 0.6, direction: 'below', calls_considered: 20 },
+  },
+  'campaign.started': {
+    properties: { campaign_id: str('Campaign id'), name: str('Campaign name'), started_at: dateTime('When it started') },
+    required: ['campaign_id', 'name', 'started_at'],
+    example: { campaign_id: '12', name: 'November reactivation', started_at: '2026-11-18T15:00:00.000Z' },
+  },
+  'campaign.completed': {
+    properties: { campaign_id: str('Campaign id'), name: str('Campaign name'), completed_at: dateTime('When it completed'), leads: int('Leads in the campaign') },
+    required: ['campaign_id', 'name', 'completed_at', 'leads'],
+    example: { campaign_id: '12', name: 'November reactivation', completed_at: '2026-11-20T21:00:00.000Z', leads: 240 },
+  },
+  'lead.generated': {
+    properties: { lead_id: str('Lead id'), campaign_id: nullable(str('Campaign id')), pipeline_stage_id: nullable(str('Pipeline stage id')), source: nullable(str('Where the lead came from')) },
+    required: ['lead_id', 'campaign_id', 'pipeline_stage_id', 'source'],
+    example: { lead_id: '301', campaign_id: '12', pipeline_stage_id: null, source: 'inbound call' },
+  },
+  'appointment.scheduled': {
+    properties: { call_id: nullable(str('The call that booked it')), appointment_at: dateTime('When the appointment is'), agent_id: nullable(str('Agent id')) },
+    required: ['call_id', 'appointment_at', 'agent_id'],
+    example: { call_id: '5012', appointment_at: '2026-11-24T20:00:00.000Z', agent_id: '7' },
+  },
+  'sms.sent': {
+    properties: { ...smsBase, status: str('The provider status: sent or delivered') },
+    required: ['message_id', 'from_number', 'to_number', 'body', 'status'],
+    example: { ...SMS_EXAMPLE, body: 'Reminder: your appointment is Tuesday at 3 pm.', status: 'delivered' },
+  },
+  'sms.received': { properties: smsBase, required: ['message_id', 'from_number', 'to_number', 'body'], example: SMS_EXAMPLE },
+  'sms.failed': {
+    properties: { ...smsBase, status: str('failed or undelivered'), error_code: nullable(str('The provider error code')) },
+    required: ['message_id', 'from_number', 'to_number', 'body', 'status', 'error_code'],
+    example: { ...SMS_EXAMPLE, body: 'Reminder: your appointment is Tuesday at 3 pm.', status: 'undelivered', error_code: '30003' },
+  },
+  'sms.replied': {
+    properties: { ...smsBase, in_reply_to: str('Id of the message this answers') },
+    required: ['message_id', 'from_number', 'to_number', 'body', 'in_reply_to'],
+    example: { ...SMS_EXAMPLE, in_reply_to: 'SM0a1b2c3d4e5f60718293a4b5c6d7e8f9' },
+  },
+};
+
+export interface EventTypeDoc {
+  name: EventType;
+  category: string;
+  description: string;
+  schema: Schema;
+  example: Record<string, unknown>;
+}
+
+/** Each event's documentation: the JSON Schema of its `data` (contact included) and an example `data`. */
+export const EVENT_DOCS: readonly EventTypeDoc[] = EVENT_TYPES.map(([name, category, description]) => {
+  const spec = SPECS[name];
+  return {
+    name,
+    category,
+    description,
+    schema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { ...spec.properties, contact },
+      required: [...spec.required, 'contact'],
+      additionalProperties: false,
+    },
+    example: { ...spec.example, contact: name.startsWith('agent.') || name.startsWith('campaign.') ? null : CONTACT_EXAMPLE },
+  };
+});
+
+export const eventDoc = (name: EventType): EventTypeDoc => EVENT_DOCS.find((doc) => doc.name === name)!;

@@ -1,0 +1,32 @@
+import type { RequestContext } from '../context.js';
+import type { EventType } from './catalog.js';
+
+// The seam between the services that cause events and whatever consumes
+// them. Services record a domain event through their context; each sink
+// (the webhook outbox is one) takes it inside the same unit of work, so a
+// rolled-back change records nothing.
+
+/** The fields of the contact an event concerns (the webhook form data names). */
+export type ContactFields = Record<string, unknown>;
+
+export interface DomainEvent {
+  type: EventType;
+  /** The event's own data, without `contact`. */
+  data: Record<string, unknown>;
+  contact: ContactFields | null;
+  occurredAt: Date;
+}
+
+export interface EventSink {
+  /** Called inside the recording operation's unit of work; writes through `ctx`. */
+  accept(ctx: RequestContext, event: DomainEvent): Promise<void>;
+}
+
+export class EventRecorder {
+  constructor(private readonly ctx: RequestContext, private readonly sinks: readonly EventSink[]) {}
+
+  async record(type: EventType, data: Record<string, unknown>, contact: ContactFields | null = null): Promise<void> {
+    const event: DomainEvent = { type, data, contact, occurredAt: new Date() };
+    for (const sink of this.sinks) await sink.accept(this.ctx, event);
+  }
+}

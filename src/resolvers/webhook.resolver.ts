@@ -1,0 +1,173 @@
+import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../context.js';
+import type { Webhook } from '../entities/index.js';
+import { EVENT_DOCS } from '../events/catalog.js';
+import { FORM_FIELDS, LIST_SELECTIONS } from '../webhooks/payload.js';
+import type { AttemptRow, DeliveryRow, WebhookService } from '../webhooks/webhook.service.js';
+import {
+  CreatedWebhookType,
+  WebhookDeliveryPageType,
+  WebhookDeliveryType,
+  WebhookEventTypeType,
+  WebhookFormFieldsType,
+  WebhookInput,
+  WebhookPageType,
+  WebhookRecoveryType,
+  WebhookSecretType,
+  WebhookType,
+} from './webhook.types.js';
+
+const toWebhook = (w: Webhook): WebhookType => ({
+  id: w.id,
+  title: w.title,
+  url: w.url,
+  method: w.method,
+  listSelection: w.listSelection,
+  formData: w.formData,
+  events: w.events,
+  active: w.active,
+  disabledReason: w.disabledReason ?? null,
+  hits: w.hits,
+  lastHit: w.lastHit ?? null,
+  createdAt: w.createdAt,
+  updatedAt: w.updatedAt,
+});
+
+const toAttempt = (a: AttemptRow) => ({
+  number: a.number,
+  trigger: a.trigger,
+  attemptedAt: a.attempted_at,
+  statusCode: a.status_code,
+  durationMs: a.duration_ms,
+  responseBody: a.response_body,
+  error: a.error,
+});
+
+const toDelivery = (d: DeliveryRow & { attempts?: AttemptRow[] }): WebhookDeliveryType => ({
+  id: d.id,
+  webhookId: d.webhook_id,
+  event: d.event,
+  status: d.status,
+  attemptCount: d.attempt_count,
+  nextAttemptAt: d.next_attempt_at,
+  lastAttemptAt: d.last_attempt_at,
+  lastStatusCode: d.last_status_code,
+  createdAt: d.created_at,
+  payload: d.payload ?? null,
+  attempts: d.attempts?.map(toAttempt) ?? null,
+});
+
+@Resolver()
+export class WebhookResolver {
+  constructor(private readonly webhookService: WebhookService) {}
+
+  @Authorized('view-webhooks')
+  @Query(() => WebhookPageType, { description: 'Webhooks of the company, newest first' })
+  async webhooks(
+    @Ctx() ctx: RequestContext,
+    @Arg('search', () => String, { nullable: true }) search: string | null,
+    @Arg('event', () => String, { nullable: true }) event: string | null,
+    @Arg('active', () => Boolean, { nullable: true }) active: boolean | null,
+    @Arg('page', () => Int, { nullable: true }) page: number | null,
+    @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
+  ): Promise<WebhookPageType> {
+    const result = await this.webhookService.list(ctx, { search, event, active, page, perPage });
+    return { ...result, records: result.records.map(toWebhook) };
+  }
+
+  @Authorized('view-webhooks')
+  @Query(() => WebhookType)
+  async webhook(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
+    return toWebhook(await this.webhookService.find(ctx, id));
+  }
+
+  @Authorized('manage-webhooks')
+  @Query(() => WebhookSecretType, { description: 'The signing secret (and, during a rotation, when the previous one expires)' })
+  webhookSecret(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
+    return this.webhookService.secret(ctx, id);
+  }
+
+  @Authorized('view-webhooks')
+  @Query(() => WebhookDeliveryPageType, { description: 'Deliveries of a webhook, newest first' })
+  async webhookDeliveries(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('status', () => String, { nullable: true }) status: string | null,
+    @Arg('event', () => String, { nullable: true }) event: string | null,
+    @Arg('page', () => Int, { nullable: true }) page: number | null,
+    @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
+  ): Promise<WebhookDeliveryPageType> {
+    const result = await this.webhookService.deliveries(ctx, id, { status, event, page, perPage });
+    return { ...result, records: result.records.map(toDelivery) };
+  }
+
+  @Authorized('view-webhooks')
+  @Query(() => WebhookDeliveryType, { description: 'One delivery with its payload and every attempt' })
+  async webhookDelivery(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
+    return toDelivery(await this.webhookService.delivery(ctx, id));
+  }
+
+  @Authorized()
+  @Query(() => [WebhookEventTypeType], { description: 'The sixteen events with the JSON Schema of their data and an example' })
+  webhookEventTypes(): WebhookEventTypeType[] {
+    return EVENT_DOCS.map((doc) => ({ ...doc }));
+  }
+
+  @Authorized()
+  @Query(() => WebhookFormFieldsType, { description: 'Contact field names and the list selections' })
+  webhookFormFields(): WebhookFormFieldsType {
+    return {
+      fields: [...FORM_FIELDS],
+      listSelections: [...Object.entries(LIST_SELECTIONS).map(([name, fields]) => ({ name, fields: [...fields] })), { name: 'Custom', fields: [] }],
+    };
+  }
+
+  @Authorized('manage-webhooks')
+  @Mutation(() => CreatedWebhookType)
+  async createWebhook(@Ctx() ctx: RequestContext, @Arg('input') input: WebhookInput): Promise<CreatedWebhookType> {
+    const { webhook, secret } = await this.webhookService.create(ctx, input);
+    return { ...toWebhook(webhook), secret };
+  }
+
+  @Authorized('manage-webhooks')
+  @Mutation(() => WebhookType, { description: 'Change any field; active true clears disabledReason' })
+  async updateWebhook(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('input') input: WebhookInput) {
+    return toWebhook(await this.webhookService.update(ctx, id, input));
+  }
+
+  @Authorized('manage-webhooks')
+  @Mutation(() => Boolean)
+  async deleteWebhook(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
+    await this.webhookService.delete(ctx, id);
+    return true;
+  }
+
+  @Authorized('manage-webhooks')
+  @Mutation(() => WebhookSecretType, { description: 'A new secret; the previous one keeps signing during the grace period' })
+  rotateWebhookSecret(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
+    return this.webhookService.rotateSecret(ctx, id);
+  }
+
+  @Authorized('manage-webhooks')
+  @Mutation(() => WebhookDeliveryType, { description: "Send an event's documented example now" })
+  async testWebhook(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('event', () => String, { nullable: true }) event: string | null) {
+    return toDelivery(await this.webhookService.test(ctx, id, event));
+  }
+
+  @Authorized('manage-webhooks')
+  @Mutation(() => WebhookDeliveryType, { description: 'Send a finished delivery again with a fresh schedule of five attempts' })
+  async resendWebhookDelivery(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
+    return toDelivery(await this.webhookService.resend(ctx, id));
+  }
+
+  @Authorized('manage-webhooks')
+  @Mutation(() => WebhookRecoveryType, { description: 'Re-send every failed delivery created in the window (at most 14 days)' })
+  async recoverWebhookDeliveries(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('since') since: string,
+    @Arg('until', () => String, { nullable: true }) until: string | null,
+  ) {
+    return { count: await this.webhookService.recover(ctx, id, since, until) };
+  }
+}

@@ -1,0 +1,100 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { PageType } from './pagination.types.js';
+
+@ObjectType('Webhook')
+export class WebhookType {
+  @Field(() => Int, { description: 'The sequential id (the # column)' }) id!: number;
+  @Field() title!: string;
+  @Field() url!: string;
+  @Field({ description: 'Always POST' }) method!: string;
+  @Field({ description: 'Basic, Contact, Full, All or Custom' }) listSelection!: string;
+  @Field(() => [String], { description: 'Contact fields every payload carries in data.contact' }) formData!: string[];
+  @Field(() => [String]) events!: string[];
+  @Field() active!: boolean;
+  @Field(() => String, { nullable: true, description: 'gone or failing when the service switched the webhook off' }) disabledReason!: string | null;
+  @Field(() => Int, { description: 'Attempts made' }) hits!: number;
+  @Field(() => Date, { nullable: true }) lastHit!: Date | null;
+  @Field() createdAt!: Date;
+  @Field() updatedAt!: Date;
+}
+
+@ObjectType('WebhookPage')
+export class WebhookPageType extends PageType(WebhookType) {}
+
+@ObjectType('CreatedWebhook', { description: 'A new webhook with its secret, shown this once' })
+export class CreatedWebhookType extends WebhookType {
+  @Field() secret!: string;
+}
+
+@ObjectType('WebhookSecret')
+export class WebhookSecretType {
+  @Field() secret!: string;
+  @Field(() => Date, { nullable: true, description: 'While a rotation is in grace: when the previous secret stops signing' }) previousSecretExpiresAt!: Date | null;
+}
+
+@ObjectType('WebhookAttempt')
+export class WebhookAttemptType {
+  @Field(() => Int) number!: number;
+  @Field({ description: 'scheduled or manual' }) trigger!: string;
+  @Field() attemptedAt!: Date;
+  @Field(() => Int, { nullable: true, description: 'Null when no response arrived' }) statusCode!: number | null;
+  @Field(() => Int, { nullable: true }) durationMs!: number | null;
+  @Field(() => String, { nullable: true, description: 'The first 1 KiB of the response' }) responseBody!: string | null;
+  @Field(() => String, { nullable: true }) error!: string | null;
+}
+
+@ObjectType('WebhookDelivery')
+export class WebhookDeliveryType {
+  @Field({ description: 'msg_ + a ULID; the x-webhook-id and webhook-id of every attempt' }) id!: string;
+  @Field(() => Int) webhookId!: number;
+  @Field() event!: string;
+  @Field({ description: 'pending, succeeded, failed or cancelled' }) status!: string;
+  @Field(() => Int) attemptCount!: number;
+  @Field(() => Date, { nullable: true }) nextAttemptAt!: Date | null;
+  @Field(() => Date, { nullable: true }) lastAttemptAt!: Date | null;
+  @Field(() => Int, { nullable: true }) lastStatusCode!: number | null;
+  @Field() createdAt!: Date;
+  @Field(() => String, { nullable: true, description: 'The JSON text signed (one delivery only)' }) payload?: string | null;
+  @Field(() => [WebhookAttemptType], { nullable: true, description: 'Every attempt (one delivery only)' }) attempts?: WebhookAttemptType[] | null;
+}
+
+@ObjectType('WebhookDeliveryPage')
+export class WebhookDeliveryPageType extends PageType(WebhookDeliveryType) {}
+
+@ObjectType('WebhookEventType')
+export class WebhookEventTypeType {
+  @Field() name!: string;
+  @Field() category!: string;
+  @Field() description!: string;
+  @Field(() => GraphQLJSONObject, { description: 'JSON Schema (2020-12) of data' }) schema!: Record<string, unknown>;
+  @Field(() => GraphQLJSONObject, { description: 'An example data' }) example!: Record<string, unknown>;
+}
+
+@ObjectType('WebhookListSelection')
+export class WebhookListSelectionType {
+  @Field() name!: string;
+  @Field(() => [String]) fields!: string[];
+}
+
+@ObjectType('WebhookFormFields')
+export class WebhookFormFieldsType {
+  @Field(() => [String], { description: 'Field names; custom_fields.<key> selects one custom field' }) fields!: string[];
+  @Field(() => [WebhookListSelectionType]) listSelections!: WebhookListSelectionType[];
+}
+
+@ObjectType('WebhookRecovery')
+export class WebhookRecoveryType {
+  @Field(() => Int, { description: 'Failed deliveries sent again' }) count!: number;
+}
+
+@InputType()
+export class WebhookInput {
+  @Field(() => String, { nullable: true }) title?: string | null;
+  @Field(() => String, { nullable: true }) url?: string | null;
+  @Field(() => String, { nullable: true, description: 'Only POST' }) method?: string | null;
+  @Field(() => String, { nullable: true }) listSelection?: string | null;
+  @Field(() => [String], { nullable: true }) formData?: string[] | null;
+  @Field(() => [String], { nullable: true }) events?: string[] | null;
+  @Field(() => Boolean, { nullable: true }) active?: boolean | null;
+}

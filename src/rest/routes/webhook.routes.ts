@@ -1,0 +1,195 @@
+import { ALL_ID_FORMS } from '../../ids.js';
+import type { Param, Route } from '../route.js';
+import { PAGINATION } from './fragments.js';
+
+// Webhook configuration and deliveries (DESIGN section 5). view-webhooks to
+// read, manage-webhooks to change; path ids in every id form.
+
+const webhookId: Param = { type: 'id', required: true, idKind: 'webhook', idForms: ALL_ID_FORMS, description: 'Webhook id: numeric, base64 or encrypted' };
+const deliveryId: Param = { type: 'string', required: true, variable: 'id', description: 'Delivery id (msg_...)' };
+const WEBHOOK_FIELDS = 'id title url method list_selection: listSelection form_data: formData events active disabled_reason: disabledReason hits last_hit: lastHit created_at: createdAt updated_at: updatedAt';
+const DELIVERY_FIELDS = 'id webhook_id: webhookId event status attempt_count: attemptCount next_attempt_at: nextAttemptAt last_attempt_at: lastAttemptAt last_status_code: lastStatusCode created_at: createdAt';
+const ATTEMPT_FIELDS = 'number trigger attempted_at: attemptedAt status_code: statusCode duration_ms: durationMs response_body: responseBody error';
+const SECRET_FIELDS = 'secret previous_secret_expires_at: previousSecretExpiresAt';
+
+const fields: Record<string, Param> = {
+  title: { type: 'string', description: 'At most 255 characters' },
+  url: { type: 'string', description: 'http or https, at most 2048 characters, no credentials, not a private address' },
+  method: { type: 'string', description: 'Always POST' },
+  list_selection: { type: 'string', enum: ['Basic', 'Contact', 'Full', 'All', 'Custom'], description: 'A preset that fills form_data' },
+  form_data: { type: 'array', items: { type: 'string' }, description: 'Contact fields each payload carries in data.contact' },
+  events: { type: 'array', items: { type: 'string' }, description: 'One or more of the sixteen event types' },
+  active: { type: 'boolean', description: 'Default true; true also clears disabled_reason' },
+};
+const INPUT_VARIABLES = '$title: String, $url: String, $method: String, $listSelection: String, $formData: [String!], $events: [String!], $active: Boolean';
+const INPUT = '{ title: $title, url: $url, method: $method, listSelection: $listSelection, formData: $formData, events: $events, active: $active }';
+
+const row = (r: Omit<Route, 'tag'>): Route => ({ tag: 'Webhooks', ...r });
+
+export const webhookRoutes: Route[] = [
+  row({
+    operationId: 'listWebhooks',
+    methods: ['GET'],
+    paths: ['/api/webhooks'],
+    summary: 'List webhooks',
+    description: 'Webhooks of the company, newest first. Requires view-webhooks.',
+    params: {
+      query: {
+        per_page: { type: 'integer', description: 'Default 15, at most 100' },
+        page: { type: 'integer', description: 'Default 1' },
+        search: { type: 'string', description: 'Matches title and URL' },
+        event: { type: 'string', description: 'Only webhooks subscribed to this event' },
+        active: { type: 'boolean' },
+      },
+    },
+    document: `query ListWebhooks($search: String, $event: String, $active: Boolean, $page: Int, $perPage: Int) {
+      webhooks(search: $search, event: $event, active: $active, page: $page, perPage: $perPage) { records { ${WEBHOOK_FIELDS} } ${PAGINATION} } }`,
+    response: { field: 'webhooks', shape: 'envelope', data: true },
+  }),
+  row({
+    operationId: 'createWebhook',
+    methods: ['POST'],
+    paths: ['/api/webhooks'],
+    summary: 'Create a webhook',
+    description: 'Requires manage-webhooks. The response carries the signing secret; afterwards only GET /api/webhooks/{id}/secret shows it.',
+    params: { body: { ...fields, title: { ...fields.title, required: true }, url: { ...fields.url, required: true }, events: { ...fields.events, required: true } } },
+    document: `mutation CreateWebhook(${INPUT_VARIABLES}) { createWebhook(input: ${INPUT}) { ${WEBHOOK_FIELDS} secret } }`,
+    response: { field: 'createWebhook', shape: 'envelope', message: 'Webhook created successfully.', data: true },
+    status: 201,
+  }),
+  row({
+    operationId: 'webhookEventTypes',
+    methods: ['GET'],
+    paths: ['/api/webhooks/event-types'],
+    summary: 'Event types',
+    description: 'The sixteen events: name, category, description, JSON Schema of data, an example.',
+    params: {},
+    document: 'query WebhookEventTypes { webhookEventTypes { name category description schema example } }',
+    response: { field: 'webhookEventTypes', shape: 'envelope', data: true },
+  }),
+  row({
+    operationId: 'webhookFormFields',
+    methods: ['GET'],
+    paths: ['/api/webhooks/form-fields'],
+    summary: 'Form data fields',
+    description: 'Contact field names and the list selections with their fields.',
+    params: {},
+    document: 'query WebhookFormFields { webhookFormFields { fields list_selections: listSelections { name fields } } }',
+    response: { field: 'webhookFormFields', shape: 'envelope', data: true },
+  }),
+  row({
+    operationId: 'getWebhook',
+    methods: ['GET'],
+    paths: ['/api/webhooks/{id}'],
+    summary: 'One webhook',
+    description: 'Requires view-webhooks.',
+    params: { path: { id: webhookId } },
+    document: `query GetWebhook($id: ID!) { webhook(id: $id) { ${WEBHOOK_FIELDS} } }`,
+    response: { field: 'webhook', shape: 'envelope', data: true },
+  }),
+  row({
+    operationId: 'updateWebhook',
+    methods: ['PUT'],
+    paths: ['/api/webhooks/{id}'],
+    summary: 'Update a webhook',
+    description: 'Any field but id and hits. Requires manage-webhooks.',
+    params: { path: { id: webhookId }, body: fields },
+    document: `mutation UpdateWebhook($id: ID!, ${INPUT_VARIABLES}) { updateWebhook(id: $id, input: ${INPUT}) { ${WEBHOOK_FIELDS} } }`,
+    response: { field: 'updateWebhook', shape: 'envelope', message: 'Webhook updated successfully.', data: true },
+  }),
+  row({
+    operationId: 'deleteWebhook',
+    methods: ['DELETE'],
+    paths: ['/api/webhooks/{id}'],
+    summary: 'Delete a webhook',
+    description: 'Its pending deliveries are never sent. Requires manage-webhooks.',
+    params: { path: { id: webhookId } },
+    document: 'mutation DeleteWebhook($id: ID!) { deleteWebhook(id: $id) }',
+    response: { field: 'deleteWebhook', shape: 'envelope', message: 'Webhook deleted successfully.' },
+  }),
+  row({
+    operationId: 'webhookSecret',
+    methods: ['GET'],
+    paths: ['/api/webhooks/{id}/secret'],
+    summary: 'Reveal the signing secret',
+    description: 'Requires manage-webhooks.',
+    params: { path: { id: webhookId } },
+    document: `query WebhookSecret($id: ID!) { webhookSecret(id: $id) { ${SECRET_FIELDS} } }`,
+    response: { field: 'webhookSecret', shape: 'envelope', data: true },
+  }),
+  row({
+    operationId: 'rotateWebhookSecret',
+    methods: ['POST'],
+    paths: ['/api/webhooks/{id}/rotate-secret'],
+    summary: 'Rotate the signing secret',
+    description: 'The previous secret keeps signing (a second signature) for WEBHOOK_ROTATION_GRACE. Requires manage-webhooks.',
+    params: { path: { id: webhookId } },
+    document: `mutation RotateWebhookSecret($id: ID!) { rotateWebhookSecret(id: $id) { ${SECRET_FIELDS} } }`,
+    response: { field: 'rotateWebhookSecret', shape: 'envelope', data: true },
+  }),
+  row({
+    operationId: 'testWebhook',
+    methods: ['POST'],
+    paths: ['/api/webhooks/{id}/test'],
+    summary: 'Send a test event',
+    description: "Sends the event's documented example now (default: the webhook's first event). Requires manage-webhooks.",
+    params: { path: { id: webhookId }, body: { event: { type: 'string', description: 'One of the sixteen event types' } } },
+    document: `mutation TestWebhook($id: ID!, $event: String) { testWebhook(id: $id, event: $event) { ${DELIVERY_FIELDS} } }`,
+    response: { field: 'testWebhook', shape: 'envelope', data: true },
+    status: 202,
+  }),
+  row({
+    operationId: 'listWebhookDeliveries',
+    methods: ['GET'],
+    paths: ['/api/webhooks/{id}/deliveries'],
+    summary: 'Deliveries of a webhook',
+    description: 'Newest first. Requires view-webhooks.',
+    params: {
+      path: { id: webhookId },
+      query: {
+        per_page: { type: 'integer', description: 'Default 15, at most 100' },
+        page: { type: 'integer' },
+        status: { type: 'string', enum: ['pending', 'succeeded', 'failed', 'cancelled'] },
+        event: { type: 'string' },
+      },
+    },
+    document: `query WebhookDeliveries($id: ID!, $status: String, $event: String, $page: Int, $perPage: Int) {
+      webhookDeliveries(id: $id, status: $status, event: $event, page: $page, perPage: $perPage) { records { ${DELIVERY_FIELDS} } ${PAGINATION} } }`,
+    response: { field: 'webhookDeliveries', shape: 'envelope', data: true },
+  }),
+  row({
+    operationId: 'getWebhookDelivery',
+    methods: ['GET'],
+    paths: ['/api/webhooks/deliveries/{delivery_id}'],
+    summary: 'One delivery',
+    description: 'Its payload and every attempt. Requires view-webhooks.',
+    params: { path: { delivery_id: deliveryId } },
+    document: `query WebhookDelivery($id: ID!) { webhookDelivery(id: $id) { ${DELIVERY_FIELDS} payload attempts { ${ATTEMPT_FIELDS} } } }`,
+    response: { field: 'webhookDelivery', shape: 'envelope', data: true },
+  }),
+  row({
+    operationId: 'resendWebhookDelivery',
+    methods: ['POST'],
+    paths: ['/api/webhooks/deliveries/{delivery_id}/resend'],
+    summary: 'Resend a delivery',
+    description: 'A failed, succeeded or cancelled delivery goes out again now with a fresh schedule of five attempts. Requires manage-webhooks.',
+    params: { path: { delivery_id: deliveryId } },
+    document: `mutation ResendWebhookDelivery($id: ID!) { resendWebhookDelivery(id: $id) { ${DELIVERY_FIELDS} } }`,
+    response: { field: 'resendWebhookDelivery', shape: 'envelope', data: true },
+    status: 202,
+  }),
+  row({
+    operationId: 'recoverWebhookDeliveries',
+    methods: ['POST'],
+    paths: ['/api/webhooks/{id}/recover'],
+    summary: 'Recover failed deliveries',
+    description: 'Re-sends every failed delivery created between since and until (at most 14 days). Requires manage-webhooks.',
+    params: {
+      path: { id: webhookId },
+      body: { since: { type: 'string', required: true, description: 'ISO 8601 date-time' }, until: { type: 'string', description: 'ISO 8601 date-time; default now' } },
+    },
+    document: 'mutation RecoverWebhookDeliveries($id: ID!, $since: String!, $until: String) { recoverWebhookDeliveries(id: $id, since: $since, until: $until) { count } }',
+    response: { field: 'recoverWebhookDeliveries', shape: 'envelope', data: true },
+    status: 202,
+  }),
+];

@@ -1,0 +1,72 @@
+import ipaddr from 'ipaddr.js';
+import { lookup } from 'node:dns/promises';
+
+// Where a webhook may send (DESIGN section 5, "Safety"): public unicast
+// addresses only. The same check runs at save time (literal hosts) and at
+// send time (every address the name resolves to), and the connection is
+// made to the address that was checked, so DNS rebinding cannot pass.
+
+export interface Destination {
+  address: string;
+  family: 4 | 6;
+}
+
+/**
+ * Why an address is refused, or undefined for a public one. ipaddr.js names
+ * the range; only `unicast` passes, which refuses loopback, private,
+ * link-local (and so the 169.254.169.254 metadata service), CGNAT
+ * (100.64/10, and 100.100.100.200), unique-local (fd00:ec2::254), multicast,
+ * broadcast, unspecified, documentation, benchmark and reserved ranges, and
+ * the NAT64, 6to4 and Teredo forms. IPv4-mapped IPv6 is judged as the IPv4
+ * address it carries.
+ */
+export function refusedAddress(text: string): string | undefined {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.process(text.replace(/^\[|\]$/g, ''));
+  } catch {
+    return `${text} is not an IP address`;
+  }
+  const range = parsed.range();
+  return range === 'unicast' ? undefined : `${parsed.toString()} is a ${range} address`;
+}
+
+const isLocalName = (host: string) => host === 'localhost' || host.endsWith('.localhost') || host === 'localhost.';
+
+/** Problems of a URL at save time: scheme, credentials, and hosts that are literally private. */
+export function urlProblem(raw: string, allowPrivate: boolean): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'The url field must be a valid URL.';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'The url field must be an http or https URL.';
+  if (url.username || url.password) return 'The url field must not carry credentials.';
+  if (allowPrivate) return undefined;
+  const host = url.hostname.toLowerCase();
+  if (isLocalName(host)) return 'The url field must not point to localhost.';
+  // The URL parser has already turned other IPv4 spellings (2130706433, 0x7f.1, 017700000001) into dotted decimal.
+  if (ipaddr.isValid(host.replace(/^\[|\]$/g, '')) && refusedAddress(host)) {
+    return 'The url field must not point to a private, loopback or link-local address.';
+  }
+  return undefined;
+}
+
+/** The address to connect to for a host: every address it resolves to must be public (or allowPrivate). */
+export async function resolveDestination(host: string, allowPrivate: boolean): Promise<Destination> {
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (!allowPrivate && isLocalName(bare.toLowerCase())) throw new Error(`refused destination: ${host} is a local name`);
+  const addresses = ipaddr.isValid(bare)
+    ? [{ address: bare, family: ipaddr.parse(bare).kind() === 'ipv4' ? 4 : 6 }]
+    : await lookup(bare, { all: true, verbatim: true });
+  if (addresses.length === 0) throw new Error(`${host} did not resolve`);
+  if (!allowPrivate) {
+    for (const { address } of addresses) {
+      const refused = refusedAddress(address);
+      if (refused) throw new Error(`refused destination: ${host} resolves to ${refused}`);
+    }
+  }
+  const [first] = addresses;
+  return { address: first.address, family: first.family as 4 | 6 };
+}

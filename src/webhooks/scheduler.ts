@@ -1,0 +1,38 @@
+import type { Agenda } from 'agenda';
+
+// Agenda holds the timers of deliveries; the delivery rows hold the truth.
+// A job is keyed by its delivery and due time, so asking again for the same
+// attempt (after a commit, from the reconciler, after a restart) never makes
+// a second job; a missing one only delays an attempt until the reconciler
+// runs.
+
+export const DELIVERY_JOB = 'webhook-delivery';
+
+export interface DeliveryJobData {
+  deliveryId: string;
+  due: string;
+}
+
+export class DeliveryScheduler {
+  private agenda?: Agenda;
+
+  /** Jobs can be created once the job store is up; before that the reconciler covers. */
+  attach(agenda: Agenda): void {
+    this.agenda = agenda;
+  }
+
+  async schedule(deliveryId: string, due: Date): Promise<void> {
+    if (!this.agenda) return;
+    const data: DeliveryJobData = { deliveryId, due: due.toISOString() };
+    await this.agenda
+      .create(DELIVERY_JOB, data)
+      .unique({ 'data.deliveryId': deliveryId, 'data.due': data.due }, { insertOnly: true })
+      .schedule(due)
+      .save();
+  }
+
+  /** Schedules without waiting; a failure is logged by the caller's catch and left to the reconciler. */
+  scheduleSoon(deliveryId: string, due: Date, onError: (error: unknown) => void): void {
+    this.schedule(deliveryId, due).catch(onError);
+  }
+}
