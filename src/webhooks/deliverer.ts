@@ -2,6 +2,7 @@ import type { ContextFactory, RequestContext } from '../context.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { dbDate } from '../db/dates.js';
 import { VERSION } from '../version.js';
 import { resolveDestination } from './destination.js';
 import { sendAttempt, type SendResult } from './http-send.js';
@@ -106,6 +107,9 @@ export class WebhookDeliverer {
       [deliveryId],
     );
     if (!row || row.status !== 'pending' || row.next_attempt_at === null) return { kind: 'none' };
+    row.next_attempt_at = dbDate(row.next_attempt_at);
+    row.created_at = dbDate(row.created_at);
+    row.previous_secret_expires_at = dbDate(row.previous_secret_expires_at);
     if (!row.active) {
       await ctx.sql(`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE id = ?`, [deliveryId]);
       return { kind: 'none' };
@@ -185,7 +189,7 @@ export class WebhookDeliverer {
       'UPDATE webhooks SET failing_since = COALESCE(failing_since, now()) WHERE id = ? RETURNING failing_since',
       [delivery.webhook_id],
     );
-    if (webhook && Date.now() - webhook.failing_since.getTime() >= this.settings.disableAfterMs) {
+    if (webhook && Date.now() - dbDate(webhook.failing_since).getTime() >= this.settings.disableAfterMs) {
       await this.switchOff(ctx, delivery.webhook_id, 'failing');
       return undefined;
     }
@@ -224,7 +228,7 @@ export class WebhookDeliverer {
       `SELECT id, next_attempt_at FROM webhook_deliveries
        WHERE status = 'pending' AND next_attempt_at < now() + interval '10 seconds' ORDER BY next_attempt_at LIMIT 2000`,
     );
-    for (const row of due) await this.scheduler.schedule(row.id, row.next_attempt_at);
+    for (const row of due) await this.scheduler.schedule(row.id, dbDate(row.next_attempt_at));
     const [stats] = await maintenance.sql<{ due: number; oldest: number | null }>(
       `SELECT count(*)::int AS due, extract(epoch from now() - min(next_attempt_at))::float AS oldest
        FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()`,

@@ -3,6 +3,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import { Webhook, type DeliveryStatus } from '../entities/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { EVENT_NAMES, eventDoc, isEventType } from '../events/catalog.js';
+import { dbDate } from '../db/dates.js';
 import type { IdCodec } from '../ids.js';
 import { findOwned } from '../services/lookup.js';
 import { findPage, likePattern, pageWindow, pageOf, NEWEST_FIRST, type Page, type PageArgs } from '../services/pagination.js';
@@ -189,7 +190,7 @@ export class WebhookService {
       'SELECT number, trigger, attempted_at, status_code, duration_ms, response_body, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY number',
       [row.id],
     );
-    return { ...row, payload: row.payload!, attempts };
+    return { ...row, payload: row.payload!, attempts: attempts.map((a) => ({ ...a, attempted_at: dbDate(a.attempted_at) })) };
   }
 
   /** Sends a finished delivery again now, with a fresh schedule of five attempts and the same id. */
@@ -242,7 +243,13 @@ export class WebhookService {
   }
 
   private async deliveryRows(ctx: RequestContext, where: string, params: unknown[], tail = '', withPayload = false): Promise<DeliveryRow[]> {
-    return ctx.sql<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS}${withPayload ? ', payload' : ''} FROM webhook_deliveries d WHERE ${where} ${tail}`, params);
+    const rows = await ctx.sql<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS}${withPayload ? ', payload' : ''} FROM webhook_deliveries d WHERE ${where} ${tail}`, params);
+    return rows.map((row) => ({
+      ...row,
+      next_attempt_at: dbDate(row.next_attempt_at),
+      last_attempt_at: dbDate(row.last_attempt_at),
+      created_at: dbDate(row.created_at),
+    }));
   }
 
   /** The rules of every field given (all required ones on create); the list selection and form data agree. */
