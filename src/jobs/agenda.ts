@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { Agenda, type AgendaBackend, type Job } from 'agenda';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { DeliveryPump } from '../webhooks/pump.js';
 import { DELIVERY_JOB, type DeliveryJobData } from '../webhooks/scheduler.js';
 import pg from 'pg';
 import type { Config } from '../config.js';
@@ -65,9 +66,13 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
     await agenda.ready;
   }
   deps.services.scheduler.attach(agenda);
+  let pump: DeliveryPump | undefined;
   if (processing) {
-    // At start: attempts a crash left open are closed and retried, and every due delivery gets its job.
-    await deps.services.deliverer.reconcile().catch((error) => log.warn('webhook reconcile failed', errorFields(error)));
+    pump = new DeliveryPump(deps.services.deliverer, log);
+    await pump.start(deps.databaseUrl);
+    deps.services.scheduler.attachPump(pump);
+    // At start: attempts a crash left open are closed and retried, and due retries get their timers.
+    void deps.services.deliverer.reconcile().catch((error) => log.warn('webhook reconcile failed', errorFields(error)));
   }
   return {
     agenda,
@@ -77,6 +82,7 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
     },
     stop: async () => {
       // Running attempts finish and are recorded before the job store closes.
+      await pump?.stop();
       if (processing) await agenda.drain(deps.config.webhookTimeoutMs + 5000).catch(() => undefined);
       await agenda.stop();
       await pool?.end();

@@ -61,7 +61,7 @@ export function createServices(
   const limiter = new RateLimiter();
   const auth = new AuthService(new TokenSigner(config.jwtSecret, config.jwtTtlSeconds), new LoginLimiter(limiter, config.loginLimits));
   const scheduler = new DeliveryScheduler();
-  const outbox = new WebhookOutbox(scheduler, log);
+  const outbox = new WebhookOutbox(scheduler);
   const contexts = new ContextFactory({ ...infra, source: auth, sinks: [outbox] });
   const deliverer = new WebhookDeliverer(contexts, box, scheduler, {
     retryDelaysMs: config.webhookRetryDelaysMs,

@@ -35,7 +35,7 @@ export const ATTEMPTS_PER_SCHEDULE = 5;
  */
 export const makeBackoff = (delaysMs: readonly number[]) => (attempt: number): number => delaysMs[Math.min(Math.max(attempt - 2, 0), delaysMs.length - 1)];
 
-interface Claimed {
+export interface Claimed {
   id: string;
   webhook_id: number;
   company_id: number;
@@ -50,8 +50,6 @@ interface Claimed {
   previous_secret_expires_at: Date | null;
   created_at: Date;
 }
-
-type ClaimResult = { kind: 'claimed'; delivery: Claimed } | { kind: 'busy' } | { kind: 'early'; due: Date } | { kind: 'none' };
 
 const USER_AGENT = `Switchboard-Webhooks/${VERSION}`;
 
@@ -69,18 +67,78 @@ export class WebhookDeliverer {
     this.backoff = makeBackoff(settings.retryDelaysMs);
   }
 
-  /** One attempt of a delivery, if one is due; what a delivery job runs. */
+  /** How long an attempt may stay unrecorded before it is presumed lost with its worker: twice the timeout, and a second. */
+  inFlightLimitMs(): number {
+    return 2 * this.settings.timeoutMs + 1000;
+  }
+
+  /** One attempt of one delivery, if it is due and its endpoint has a free slot; what a retry job runs. */
   async run(deliveryId: string): Promise<void> {
-    const claim = await this.contexts.forMaintenance('webhook-delivery').unitOfWork((ctx) => this.claim(ctx, deliveryId));
-    if (claim.kind === 'early') return this.scheduler.schedule(deliveryId, claim.due);
-    if (claim.kind === 'busy') {
-      // The endpoint already has its share of attempts in flight: this one waits a moment, later never earlier.
-      const due = new Date(Date.now() + 250);
-      await this.contexts.forMaintenance('webhook-delivery').sql(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at IS NOT NULL`, [due, deliveryId]);
-      return this.scheduler.schedule(deliveryId, due);
-    }
-    if (claim.kind === 'none') return;
-    const { delivery } = claim;
+    const [claimed] = await this.claimDue(1, deliveryId);
+    if (claimed) await this.complete(claimed);
+  }
+
+  /**
+   * Claims up to `limit` due deliveries (or the one named), oldest due
+   * first, never more per webhook than its free slots of
+   * WEBHOOK_ENDPOINT_CONCURRENCY: each claimed attempt is recorded (number,
+   * trigger, time, the webhook's hit) in the same transaction, before any
+   * request is made. Rows another worker is claiming are skipped.
+   */
+  async claimDue(limit: number, onlyId?: string): Promise<Claimed[]> {
+    if (limit <= 0) return [];
+    return this.contexts.forMaintenance('webhook-delivery').unitOfWork(async (ctx) => {
+      const candidates = await ctx.sql<Claimed & { active: boolean }>(
+        `SELECT d.id, d.webhook_id, d.company_id, d.event, d.payload, d.attempt_count, d.final_attempt, d.next_trigger, d.created_at,
+                w.url, w.active, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at
+         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.status = 'pending' AND d.next_attempt_at <= now() ${onlyId ? 'AND d.id = ?' : ''}
+         ORDER BY d.next_attempt_at, d.id LIMIT ? FOR UPDATE OF d SKIP LOCKED`,
+        onlyId ? [onlyId, limit * 4] : [limit * 4],
+      );
+      if (candidates.length === 0) return [];
+      const inactive = candidates.filter((c) => !c.active).map((c) => c.id);
+      if (inactive.length > 0) await ctx.sql(`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE id IN (?)`, [inactive]);
+      const webhookIds = [...new Set(candidates.filter((c) => c.active).map((c) => c.webhook_id))].sort((a, b) => a - b);
+      if (webhookIds.length === 0) return [];
+      // The webhooks' rows serialize slot counting across workers (locked in id order: no deadlock).
+      await ctx.sql('SELECT id FROM webhooks WHERE id IN (?) ORDER BY id FOR UPDATE', [webhookIds]);
+      const busy = await ctx.sql<{ webhook_id: number; n: number }>(
+        'SELECT webhook_id, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id IN (?) AND in_flight_until > now() GROUP BY webhook_id',
+        [webhookIds],
+      );
+      const free = new Map(webhookIds.map((id) => [id, this.settings.endpointConcurrency]));
+      for (const row of busy) free.set(row.webhook_id, this.settings.endpointConcurrency - row.n);
+      const chosen: Claimed[] = [];
+      for (const candidate of candidates) {
+        if (!candidate.active || chosen.length >= limit) continue;
+        const slots = free.get(candidate.webhook_id)!;
+        if (slots <= 0) continue;
+        free.set(candidate.webhook_id, slots - 1);
+        chosen.push({ ...candidate, attempt_count: candidate.attempt_count + 1, created_at: dbDate(candidate.created_at), previous_secret_expires_at: dbDate(candidate.previous_secret_expires_at) });
+      }
+      if (chosen.length === 0) return [];
+      const ids = chosen.map((c) => c.id);
+      await ctx.sql(
+        `INSERT INTO webhook_attempts (delivery_id, number, trigger, attempted_at)
+         SELECT id, attempt_count + 1, next_trigger, now() FROM webhook_deliveries WHERE id IN (?)`,
+        [ids],
+      );
+      await ctx.sql(
+        `UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, next_attempt_at = NULL, last_attempt_at = now(), next_trigger = 'scheduled',
+           in_flight_until = now() + make_interval(secs => ?) WHERE id IN (?)`,
+        [this.inFlightLimitMs() / 1000, ids],
+      );
+      for (const id of webhookIds) {
+        const hits = chosen.filter((c) => c.webhook_id === id).length;
+        if (hits > 0) await ctx.sql('UPDATE webhooks SET hits = hits + ?, last_hit = now() WHERE id = ?', [hits, id]);
+      }
+      return chosen;
+    });
+  }
+
+  /** Sends a claimed attempt, records its result, and schedules the retry it calls for. */
+  async complete(delivery: Claimed): Promise<void> {
     const number = delivery.attempt_count;
     const result = await this.send(delivery, number);
     this.metrics.webhookAttempts.inc({ outcome: outcomeOf(result) });
@@ -96,39 +154,6 @@ export class WebhookDeliverer {
     });
     const next = await this.contexts.forSystem(delivery.company_id, 'webhook-delivery').unitOfWork((ctx) => this.settle(ctx, delivery.id, number, result));
     if (next) await this.scheduler.schedule(delivery.id, next);
-  }
-
-  /** Takes the next attempt of a due delivery and records it as begun, or says why not. */
-  private async claim(ctx: RequestContext, deliveryId: string): Promise<ClaimResult> {
-    const [row] = await ctx.sql<Claimed & { status: string; next_attempt_at: Date | null; active: boolean }>(
-      `SELECT d.id, d.webhook_id, d.company_id, d.event, d.payload, d.attempt_count, d.final_attempt, d.next_trigger, d.status, d.next_attempt_at, d.created_at,
-              w.url, w.active, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at
-       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ? FOR UPDATE OF w, d`,
-      [deliveryId],
-    );
-    if (!row || row.status !== 'pending' || row.next_attempt_at === null) return { kind: 'none' };
-    row.next_attempt_at = dbDate(row.next_attempt_at);
-    row.created_at = dbDate(row.created_at);
-    row.previous_secret_expires_at = dbDate(row.previous_secret_expires_at);
-    if (!row.active) {
-      await ctx.sql(`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE id = ?`, [deliveryId]);
-      return { kind: 'none' };
-    }
-    if (row.next_attempt_at.getTime() > Date.now()) return { kind: 'early', due: row.next_attempt_at };
-    const [{ n }] = await ctx.sql<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND in_flight_until > now()', [row.webhook_id]);
-    if (n >= this.settings.endpointConcurrency) return { kind: 'busy' };
-    const number = row.attempt_count + 1;
-    await ctx.sql(
-      `UPDATE webhook_deliveries SET attempt_count = ?, next_attempt_at = NULL, last_attempt_at = now(), next_trigger = 'scheduled',
-         in_flight_until = now() + make_interval(secs => ?) WHERE id = ?`,
-      [number, (this.settings.timeoutMs + 5000) / 1000, deliveryId],
-    );
-    await ctx.sql(
-      'INSERT INTO webhook_attempts (delivery_id, number, trigger, attempted_at) VALUES (?, ?, ?, now())',
-      [deliveryId, number, row.next_trigger],
-    );
-    await ctx.sql('UPDATE webhooks SET hits = hits + 1, last_hit = now() WHERE id = ?', [row.webhook_id]);
-    return { kind: 'claimed', delivery: { ...row, attempt_count: number } };
   }
 
   private async send(delivery: Claimed, number: number): Promise<SendResult> {
@@ -224,11 +249,16 @@ export class WebhookDeliverer {
       });
       if (next) await this.scheduler.schedule(row.id, next);
     }
+    // Retries due soon get their timer (idempotent); what is due now the pumps take without one.
     const due = await maintenance.sql<{ id: string; next_attempt_at: Date }>(
-      `SELECT id, next_attempt_at FROM webhook_deliveries
-       WHERE status = 'pending' AND next_attempt_at < now() + interval '10 seconds' ORDER BY next_attempt_at LIMIT 2000`,
+      `SELECT id, next_attempt_at FROM (
+         SELECT id, next_attempt_at, row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS place
+         FROM webhook_deliveries WHERE status = 'pending' AND attempt_count > 0 AND next_attempt_at > now() AND next_attempt_at < now() + interval '10 seconds'
+       ) due WHERE place <= ? ORDER BY next_attempt_at LIMIT 2000`,
+      [this.settings.endpointConcurrency],
     );
     for (const row of due) await this.scheduler.schedule(row.id, dbDate(row.next_attempt_at));
+    this.scheduler.kick();
     const [stats] = await maintenance.sql<{ due: number; oldest: number | null }>(
       `SELECT count(*)::int AS due, extract(epoch from now() - min(next_attempt_at))::float AS oldest
        FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()`,

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../context.js';
 import type { DomainEvent, EventSink } from '../events/recorder.js';
-import type { Logger } from '../observability/logger.js';
 import { newDeliveryId, payloadText, selectContact } from './payload.js';
+import { DUE_CHANNEL } from './pump.js';
 import type { DeliveryScheduler } from './scheduler.js';
 
 // The transactional outbox: an event becomes one delivery row per active
@@ -9,7 +9,7 @@ import type { DeliveryScheduler } from './scheduler.js';
 // change that caused the event. Attempt 1 is scheduled once that commits.
 
 export class WebhookOutbox implements EventSink {
-  constructor(private readonly scheduler: DeliveryScheduler, private readonly log: Logger) {}
+  constructor(private readonly scheduler: DeliveryScheduler) {}
 
   async accept(ctx: RequestContext, event: DomainEvent): Promise<void> {
     const company = await ctx.companyId();
@@ -25,7 +25,7 @@ export class WebhookOutbox implements EventSink {
       await this.insert(ctx, { id, webhookId: webhook.id, companyId: company, event: event.type, payload, trigger: 'scheduled', due });
       ids.push(id);
     }
-    this.afterCommit(ctx, ids, due);
+    await this.afterCommit(ctx, ids);
   }
 
   /** A delivery row due now (also for test sends). */
@@ -37,11 +37,14 @@ export class WebhookOutbox implements EventSink {
     );
   }
 
-  /** Once the change commits, each delivery's first attempt is scheduled at once. */
-  afterCommit(ctx: RequestContext, ids: string[], due: Date): void {
+  /**
+   * Once the change commits, the first attempts go out: a NOTIFY sent inside
+   * the transaction reaches every worker's pump at commit (and never for a
+   * rollback); a pump in this process is woken directly.
+   */
+  async afterCommit(ctx: RequestContext, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    ctx.afterCommit(() => {
-      for (const id of ids) this.scheduler.scheduleSoon(id, due, (error) => this.log.warn('delivery not scheduled; the reconciler will', { deliveryId: id, error: (error as Error).message }));
-    });
+    await ctx.sql(`SELECT pg_notify('${DUE_CHANNEL}', '')`);
+    ctx.afterCommit(() => this.scheduler.kick());
   }
 }

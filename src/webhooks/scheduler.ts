@@ -15,6 +15,16 @@ export interface DeliveryJobData {
 
 export class DeliveryScheduler {
   private agenda?: Agenda;
+  private pump?: { kick(): void };
+
+  /** The pump of this process, if it runs one: woken when something is due now. */
+  attachPump(pump: { kick(): void }): void {
+    this.pump = pump;
+  }
+
+  kick(): void {
+    this.pump?.kick();
+  }
 
   /** Jobs can be created once the job store is up; before that the reconciler covers. */
   attach(agenda: Agenda): void {
@@ -29,10 +39,5 @@ export class DeliveryScheduler {
       .unique({ 'data.deliveryId': deliveryId, 'data.due': data.due }, { insertOnly: true })
       .schedule(due)
       .save();
-  }
-
-  /** Schedules without waiting; a failure is logged by the caller's catch and left to the reconciler. */
-  scheduleSoon(deliveryId: string, due: Date, onError: (error: unknown) => void): void {
-    this.schedule(deliveryId, due).catch(onError);
   }
 }

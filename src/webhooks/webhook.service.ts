@@ -164,7 +164,7 @@ export class WebhookService {
     const due = new Date();
     const payload = payloadText({ event: name, occurredAt: due, webhookId: webhook.id, data, contact: selectContact(contact as Record<string, unknown> | null, webhook.formData) });
     await this.outbox.insert(ctx, { id, webhookId: webhook.id, companyId: webhook.company.id, event: name, payload, trigger: 'manual', due });
-    this.outbox.afterCommit(ctx, [id], due);
+    await this.outbox.afterCommit(ctx, [id]);
     return (await this.deliveryRows(ctx, 'd.id = ?', [id]))[0];
   }
 
@@ -230,7 +230,7 @@ export class WebhookService {
        WHERE id IN (?)`,
       [due, ids],
     );
-    this.outbox.afterCommit(ctx, ids, due);
+    await this.outbox.afterCommit(ctx, ids);
   }
 
   private async cancelPending(ctx: RequestContext, webhookId: number): Promise<void> {

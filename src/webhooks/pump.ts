@@ -1,0 +1,86 @@
+import pg from 'pg';
+import type { Logger } from '../observability/logger.js';
+import type { WebhookDeliverer } from './deliverer.js';
+
+// The delivery pump of a worker process: it claims due deliveries straight
+// from the rows (FOR UPDATE SKIP LOCKED, so several workers share the work
+// and never take the same attempt) and sends them, up to `capacity` at once.
+// It wakes when a transaction that wrote deliveries commits (PostgreSQL
+// NOTIFY, sent by the outbox inside that transaction), when an attempt
+// finishes, and every `pollMs` as a safety net. Retries are timed by Agenda
+// jobs; the pump takes whatever is due.
+
+export const DUE_CHANNEL = 'webhook_due';
+
+export class DeliveryPump {
+  private inFlight = 0;
+  private wake?: () => void;
+  private stopped = false;
+  private loop?: Promise<void>;
+  private listener?: pg.Client;
+  private readonly idle = new Set<() => void>();
+
+  constructor(
+    private readonly deliverer: WebhookDeliverer,
+    private readonly log: Logger,
+    private readonly capacity = 32,
+    private readonly pollMs = 1000,
+  ) {}
+
+  async start(databaseUrl: string): Promise<void> {
+    this.listener = new pg.Client({ connectionString: databaseUrl });
+    this.listener.on('error', (error) => this.log.warn('delivery pump listener error', { error: error.message }));
+    this.listener.on('notification', () => this.kick());
+    await this.listener.connect();
+    await this.listener.query(`LISTEN ${DUE_CHANNEL}`);
+    this.loop = this.run();
+  }
+
+  kick(): void {
+    this.wake?.();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      const room = this.capacity - this.inFlight;
+      let claimed = 0;
+      if (room > 0) {
+        try {
+          const batch = await this.deliverer.claimDue(room);
+          claimed = batch.length;
+          for (const delivery of batch) {
+            this.inFlight++;
+            this.deliverer
+              .complete(delivery)
+              .catch((error) => this.log.warn('webhook attempt not recorded; the reconciler will close it', { deliveryId: delivery.id, error: (error as Error).message }))
+              .finally(() => {
+                this.inFlight--;
+                if (this.inFlight === 0) for (const resolve of this.idle) resolve();
+                this.kick();
+              });
+          }
+        } catch (error) {
+          this.log.warn('delivery pump could not claim', { error: (error as Error).message });
+        }
+      }
+      if (claimed > 0 && claimed === room) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.pollMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          this.wake = undefined;
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** Stops claiming, lets the attempts in flight finish and be recorded, then closes the listener. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.kick();
+    await this.loop;
+    if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.add(resolve));
+    await this.listener?.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { newDeliveryId, payloadText } from '../src/webhooks/payload.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { eventually, Receiver, sleep } from './helpers/receiver.js';
+
+// Crash safety shown, not claimed: real worker processes (the service binary
+// with PROCESS_ROLE=worker) are killed with SIGKILL at the worst moments and
+// restarted; the delivery rows say what happened and the receiver what
+// arrived. The API runs in this process (PROCESS_ROLE=api: it schedules
+// jobs but never runs them).
+
+const WEBHOOK_ENV = { WEBHOOK_RETRY_DELAYS: '1500ms,300ms,300ms,300ms', WEBHOOK_TIMEOUT: '500ms' };
+let app: TestApp;
+let owner: string;
+const workers: ChildProcess[] = [];
+
+before(async () => {
+  app = await startTestApp({ PROCESS_ROLE: 'api', ...WEBHOOK_ENV });
+  owner = await app.login('owner@acme.test');
+});
+after(async () => {
+  for (const worker of workers) if (worker.exitCode === null) worker.kill('SIGKILL');
+  await app.close();
+});
+
+/** A worker process on the test database, ready when it says it is running. */
+async function startWorker(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [path.resolve('dist/src/main.js')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      PROCESS_ROLE: 'worker',
+      DATABASE_URL: app.running.databaseUrl,
+      JWT_SECRET: app.config.jwtSecret,
+      APP_KEY: app.config.appKey.toString('base64'),
+      TELCO_BASE_URL: app.running.telcoBaseUrl,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-worker-')),
+      ...WEBHOOK_ENV,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  workers.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await eventually(async () => (/is running \(worker\)/.test(output) ? true : child.exitCode !== null ? Promise.reject(new Error(output)) : undefined), 30_000, 'the worker');
+  return child;
+}
+
+async function kill(worker: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => worker.once('exit', resolve));
+  worker.kill('SIGKILL');
+  await exited;
+}
+
+const attemptsOf = (deliveryId: string) =>
+  app.sql<{ number: number; status_code: number | null; error: string | null; finished: boolean; attempted_at: Date }>(
+    'SELECT number, status_code, error, finished_at IS NOT NULL AS finished, attempted_at FROM webhook_attempts WHERE delivery_id = ? ORDER BY number',
+    [deliveryId],
+  );
+const statusOf = async (deliveryId: string) => (await app.sql('SELECT status FROM webhook_deliveries WHERE id = ?', [deliveryId]))[0]?.status;
+
+async function hookFor(receiver: Receiver): Promise<number> {
+  const res = await app.request('POST', '/api/webhooks', { token: owner, body: { title: 'Crash', url: receiver.url, events: ['agent.created'] } });
+  assert.equal(res.status, 201, res.text);
+  return res.body.data.id;
+}
+
+describe('a worker killed with SIGKILL', () => {
+  it('while an attempt is in flight: after a restart the attempt is closed as failed and retried, no number missing', async () => {
+    const receiver = await new Receiver().start();
+    receiver.answer = (_r, i) => (i === 0 ? { hang: true } : { status: 200 });
+    try {
+      await hookFor(receiver);
+      let worker = await startWorker();
+      await app.graphql('mutation { createAgent(name: "In flight") { id } }', {}, owner);
+      const [first] = await receiver.waitFor(1, 15_000);
+      const deliveryId = String(first.headers['x-webhook-id']);
+      await kill(worker);
+      const open = await attemptsOf(deliveryId);
+      assert.deepEqual(open.map((a) => [a.number, a.finished]), [[1, false]], 'the attempt is visible, not finished');
+      worker = await startWorker();
+      await eventually(async () => ((await statusOf(deliveryId)) === 'succeeded' ? true : undefined), 30_000, 'the delivery to complete');
+      const attempts = await attemptsOf(deliveryId);
+      assert.deepEqual(attempts.map((a) => a.number), [1, 2], 'no attempt number missing');
+      assert.equal(attempts[0].error, 'The attempt did not finish: its worker stopped.');
+      assert.equal(attempts[1].status_code, 200);
+      // The receiver saw attempt 1 (it hung) and attempt 2: the one duplicate at-least-once allows, same webhook-id.
+      assert.deepEqual(receiver.received.map((r) => [r.headers['x-webhook-id'], r.headers['x-webhook-attempt']]), [[deliveryId, '1'], [deliveryId, '2']]);
+      await kill(worker);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('while a retry is scheduled: after a restart the retry goes out on time and nothing is sent twice', async () => {
+    const receiver = await new Receiver().start();
+    receiver.answer = (_r, i) => ({ status: i === 0 ? 500 : 200 });
+    try {
+      await hookFor(receiver);
+      let worker = await startWorker();
+      await app.graphql('mutation { createAgent(name: "Retry scheduled") { id } }', {}, owner);
+      const [first] = await receiver.waitFor(1, 15_000);
+      const deliveryId = String(first.headers['x-webhook-id']);
+      const due = await eventually(async () => {
+        const [row] = await app.sql('SELECT next_attempt_at FROM webhook_deliveries WHERE id = ? AND next_attempt_at IS NOT NULL', [deliveryId]);
+        return row?.next_attempt_at as Date | undefined;
+      }, 10_000, 'the retry to be scheduled');
+      await kill(worker);
+      worker = await startWorker();
+      await eventually(async () => ((await statusOf(deliveryId)) === 'succeeded' ? true : undefined), 30_000, 'the retry');
+      const attempts = await attemptsOf(deliveryId);
+      assert.deepEqual(attempts.map((a) => [a.number, a.status_code]), [[1, 500], [2, 200]]);
+      assert.ok(new Date(attempts[1].attempted_at).getTime() >= new Date(due).getTime(), 'not early');
+      assert.equal(receiver.received.length, 2);
+      await kill(worker);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('two workers on one job store', () => {
+  it('send each of 1,000 deliveries exactly once', async () => {
+    const receiver = await new Receiver().start();
+    try {
+      const webhookId = await hookFor(receiver);
+      const [{ id: company }] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
+      // The outbox rows as a transaction would have written them; the workers' reconcilers find them due.
+      const ids: string[] = [];
+      const now = new Date();
+      for (let batch = 0; batch < 10; batch++) {
+        const values: unknown[] = [];
+        const rows: string[] = [];
+        for (let i = 0; i < 100; i++) {
+          const id = newDeliveryId();
+          ids.push(id);
+          const payload = payloadText({ event: 'agent.created', occurredAt: now, webhookId, data: { agent_id: String(batch * 100 + i), name: 'Bulk', active: true, online: false }, contact: null });
+          rows.push(`(?, ?, ?, 'agent.created', 'pending', ?, 0, 5, ?, 'scheduled', ?)`);
+          values.push(id, webhookId, company, payload, now, now);
+        }
+        await app.sql(`INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at) VALUES ${rows.join(', ')}`, values);
+      }
+      const pair = await Promise.all([startWorker(), startWorker()]);
+      await eventually(async () => {
+        const [{ n }] = await app.sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'", [webhookId]);
+        return n === 1000 ? true : undefined;
+      }, 120_000, '1,000 deliveries');
+      await sleep(300);
+      const seen = new Map<string, number>();
+      for (const r of receiver.received) seen.set(String(r.headers['x-webhook-id']), (seen.get(String(r.headers['x-webhook-id'])) ?? 0) + 1);
+      assert.equal(seen.size, 1000);
+      assert.deepEqual([...new Set(seen.values())], [1], 'every delivery arrived exactly once');
+      const [{ attempts }] = await app.sql('SELECT count(*)::int AS attempts FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ?', [webhookId]);
+      assert.equal(attempts, 1000);
+      for (const worker of pair) await kill(worker);
+    } finally {
+      await receiver.close();
+    }
+  });
+});

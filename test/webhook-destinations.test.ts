@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
+import { after, before, describe, it } from 'node:test';
+import { refusedAddress, urlProblem } from '../src/webhooks/destination.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { eventually, Receiver } from './helpers/receiver.js';
+
+// Where webhooks may not send (DESIGN section 5, "Safety"): checked at save
+// time on the URL and at send time on the address connected to.
+
+const REFUSED = [
+  '127.0.0.1', '127.1.2.3', '10.0.0.1', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '100.100.100.200',
+  '0.0.0.0', '224.0.0.1', '255.255.255.255', '192.0.2.1', '198.51.100.1', '203.0.113.1', '198.18.0.1', '240.0.0.1',
+  '::1', '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254', 'ff02::1', '2001:db8::1',
+  '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '64:ff9b::7f00:1', '64:ff9b::a00:1', '2002:7f00:1::1', '2001::1',
+];
+const PUBLIC = ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'];
+
+describe('address ranges', () => {
+  it('refuses every private, loopback, link-local, CGNAT, unique-local, multicast, unspecified, documentation, benchmark, mapped and NAT64 address', () => {
+    for (const address of REFUSED) assert.ok(refusedAddress(address), `${address} was allowed`);
+    for (const address of PUBLIC) assert.equal(refusedAddress(address), undefined, address);
+  });
+
+  it('refuses literal private hosts in every spelling at save time', () => {
+    const urls = [
+      'http://127.0.0.1/hook', 'http://localhost:8080/hook', 'http://LOCALHOST/hook', 'http://api.localhost/hook', 'http://[::1]/hook',
+      'http://2130706433/hook', 'http://0x7f.1/hook', 'http://017700000001/hook', 'http://127.1/hook', 'http://0/hook',
+      'http://169.254.169.254/latest/meta-data', 'http://[::ffff:7f00:1]/hook', 'http://[fd00:ec2::254]/hook', 'https://10.1.2.3/hook',
+      'http://[64:ff9b::7f00:1]/hook', 'http://100.100.100.200/hook',
+    ];
+    for (const url of urls) assert.ok(urlProblem(url, false), `${url} was allowed`);
+    assert.equal(urlProblem('https://hooks.example.com/in', false), undefined);
+    assert.equal(urlProblem('http://127.0.0.1:9000/hook', true), undefined, 'WEBHOOK_ALLOW_PRIVATE lifts the check');
+    assert.ok(urlProblem('ftp://x/', true), 'the scheme is checked even then');
+  });
+});
+
+describe('a service that may not send to private addresses', () => {
+  let app: TestApp;
+  let owner: string;
+  let receiver: Receiver;
+
+  before(async () => {
+    app = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_RETRY_DELAYS: '100ms,100ms,100ms,100ms' });
+    owner = await app.login('owner@acme.test');
+    receiver = await new Receiver().start();
+  });
+  after(async () => {
+    await receiver.close();
+    await app.close();
+  });
+
+  it('refuses a private URL at save time with 422 on url', async () => {
+    const res = await app.request('POST', '/api/webhooks', { token: owner, body: { title: 'Inside', url: receiver.url, events: ['agent.created'] } });
+    assert.equal(res.status, 422);
+    assert.deepEqual(Object.keys(res.body.errors), ['url']);
+  });
+
+  it('refuses at send time a host name that resolves to a private address, recording why', async (t) => {
+    const name = hostname();
+    const resolved = await lookup(name, { all: true }).catch(() => []);
+    if (resolved.length === 0 || !resolved.every((a) => refusedAddress(a.address))) {
+      t.skip(`this machine's host name (${name}) does not resolve to a private address only`);
+      return;
+    }
+    const port = new URL(receiver.url).port;
+    const created = await app.request('POST', '/api/webhooks', { token: owner, body: { title: 'Rebinding', url: `http://${name}:${port}/hook`, events: ['agent.created'] } });
+    assert.equal(created.status, 201, created.text);
+    await app.graphql('mutation { createAgent(name: "Private target") { id } }', {}, owner);
+    const [row] = await eventually(async () => {
+      const rows = await app.sql("SELECT status FROM webhook_deliveries WHERE webhook_id = ? AND status = 'failed'", [created.body.data.id]);
+      return rows.length ? rows : undefined;
+    }, 10_000, 'the delivery to fail');
+    assert.equal(row.status, 'failed');
+    const attempts = await app.sql('SELECT a.error, a.status_code FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ? ORDER BY a.number', [created.body.data.id]);
+    assert.equal(attempts.length, 5);
+    for (const attempt of attempts) {
+      assert.equal(attempt.status_code, null);
+      assert.match(attempt.error, /^refused destination: .* resolves to .* (loopback|private)/);
+    }
+    assert.equal(receiver.received.length, 0, 'nothing reached the private address');
+  });
+});
