@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { generatedArtifacts } from './generated.js';
 
-// `npm run generate`: rewrites schema.graphql and openapi.json from the code.
+// `npm run generate`: rewrites schema.graphql, openapi.json and docs/webhooks.md from the code.
 
 for (const [file, text] of Object.entries(await generatedArtifacts())) {
   writeFileSync(file, text);

@@ -4,8 +4,9 @@ import { compileRoutes } from './rest/compile.js';
 import { openApiDocument } from './rest/openapi.js';
 import { routeTable } from './rest/routes/index.js';
 import { VERSION } from './version.js';
+import { WEBHOOKS_DOC_FILE, webhooksDoc } from './webhooks/docs.js';
 
-// The two generated, committed artifacts: schema.graphql and openapi.json.
+// The generated, committed artifacts: schema.graphql, openapi.json and docs/webhooks.md.
 
 export const SCHEMA_FILE = 'schema.graphql';
 export const OPENAPI_FILE = 'openapi.json';
@@ -16,5 +17,6 @@ export async function generatedArtifacts(): Promise<Record<string, string>> {
   return {
     [SCHEMA_FILE]: schemaText(schema),
     [OPENAPI_FILE]: `${JSON.stringify(openApiDocument(schema, routes, VERSION), null, 2)}\n`,
+    [WEBHOOKS_DOC_FILE]: webhooksDoc(),
   };
 }

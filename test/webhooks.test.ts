@@ -3,6 +3,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { after, before, describe, it } from 'node:test';
 import { toBase64Id } from '../src/ids.js';
+import { TEST_VECTOR } from '../src/webhooks/docs.js';
 import { payloadSignature, signAttempt, standardSignature, verifyBody } from '../src/webhooks/signing.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
@@ -37,16 +38,16 @@ const deliveryOf = async (id: string) => (await api('GET', `/api/webhooks/delive
 const forWebhook = (webhookId: number) => (r: { body: string }) => JSON.parse(r.body).webhook_id === String(webhookId);
 
 describe('the signature recipe', () => {
-  // Computed independently with openssl (see docs/webhooks.md).
-  const secret = 'whsec_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=';
-  const payload = '{"event":"agent.created","timestamp":"2026-11-18T17:00:00.000Z","webhook_id":"1","data":{"agent_id":"7","name":"Ava","active":true,"online":false,"contact":null},"metadata":{"version":"1.0"}}';
-  const signature = 'sha256=279d6823fda9882cdc57f15e1504d4e1a70a3de1481ea95ee66dcd945ca76d77';
+  // Computed independently with openssl; published in docs/webhooks.md.
+  const { secret, payload, signature } = TEST_VECTOR;
 
   it('matches the documented test vector, for both signatures', () => {
     assert.equal(payloadSignature(secret, payload), signature);
-    const signed = signAttempt({ secrets: [secret], deliveryId: 'msg_01JD0000000000000000000000', event: 'agent.created', attempt: 1, payload, now: new Date(1763485200_000), userAgent: 'x' });
+    const signed = signAttempt({ secrets: [secret], deliveryId: TEST_VECTOR.webhookId, event: 'agent.created', attempt: 1, payload, now: new Date(TEST_VECTOR.webhookTimestamp * 1000), userAgent: 'x' });
     assert.equal(signed.body, `${payload.slice(0, -2)},"signature":"${signature}"}}`);
-    assert.equal(signed.headers['webhook-signature'], 'v1,WMTN/GjMrriVXDg2LTX6SCDXMOddvXqHfUO7rDl31MA=');
+    assert.equal(signature, 'sha256=279d6823fda9882cdc57f15e1504d4e1a70a3de1481ea95ee66dcd945ca76d77');
+    assert.equal(signed.headers['webhook-signature'], TEST_VECTOR.standardSignature);
+    assert.equal(TEST_VECTOR.standardSignature, 'v1,WMTN/GjMrriVXDg2LTX6SCDXMOddvXqHfUO7rDl31MA=');
     assert.ok(verifyBody(secret, signed.body, signature));
   });
 
@@ -405,6 +406,31 @@ describe('deliveries', () => {
       assert.ok(open <= 4, `at most WEBHOOK_ENDPOINT_CONCURRENCY (4) attempts in flight at the stuck endpoint, saw ${open}`);
     } finally {
       await stuck.close();
+    }
+  });
+});
+
+describe('the example receiver (examples/receiver.mjs)', () => {
+  it('verifies real deliveries with the documented recipe, and refuses a wrong secret', async () => {
+    const { spawn } = await import('node:child_process');
+    const { id, secret } = await createHook({ events: ['agent.created'] }, 'http://127.0.0.1:1/placeholder');
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const child = spawn(process.execPath, ['examples/receiver.mjs'], { env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRET: secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      await eventually(async () => (output.includes('listening') ? true : undefined), 10_000, 'the receiver');
+      await api('PUT', `/api/webhooks/${id}`, { url: `http://127.0.0.1:${port}/hooks` });
+      await createAgent('Example receiver');
+      const line = await eventually(async () => output.split('\n').find((l) => l.includes('"event":"agent.created"')), 10_000, 'a delivery');
+      assert.deepEqual(JSON.parse(line).verified, true);
+      await api('POST', `/api/webhooks/${id}/rotate-secret`, {});
+      await app.sql('UPDATE webhooks SET previous_secret_sealed = NULL WHERE id = ?', [id]);
+      await createAgent('Wrong secret');
+      const refused = await eventually(async () => output.split('\n').find((l) => l.includes('"verified":false')), 10_000, 'a refused delivery');
+      assert.equal(JSON.parse(refused).payloadOk, false);
+    } finally {
+      child.kill();
     }
   });
 });

@@ -1,0 +1,178 @@
+import { EVENT_DOCS } from '../events/catalog.js';
+import { FORM_FIELDS, LIST_SELECTIONS } from './payload.js';
+
+// docs/webhooks.md, written by `npm run generate` from the same sources the
+// service uses (the event catalog, the form fields), so it cannot drift.
+
+export const WEBHOOKS_DOC_FILE = 'docs/webhooks.md';
+
+/** The test vector, computed independently with openssl; test/webhooks.test.ts checks the code against it. */
+export const TEST_VECTOR = {
+  secret: 'whsec_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=',
+  payload: '{"event":"agent.created","timestamp":"2026-11-18T17:00:00.000Z","webhook_id":"1","data":{"agent_id":"7","name":"Ava","active":true,"online":false,"contact":null},"metadata":{"version":"1.0"}}',
+  signature: 'sha256=279d6823fda9882cdc57f15e1504d4e1a70a3de1481ea95ee66dcd945ca76d77',
+  webhookId: 'msg_01JD0000000000000000000000',
+  webhookTimestamp: 1763485200,
+  standardSignature: 'v1,WMTN/GjMrriVXDg2LTX6SCDXMOddvXqHfUO7rDl31MA=',
+};
+
+const fence = (lang: string, text: string) => `\`\`\`${lang}\n${text}\n\`\`\``;
+
+export function webhooksDoc(): string {
+  const v = TEST_VECTOR;
+  const signedBody = `${v.payload.slice(0, -2)},"signature":"${v.signature}"}}`;
+  const events = EVENT_DOCS.map((doc) => [
+    `### \`${doc.name}\``,
+    '',
+    `${doc.description}. Category: ${doc.category}.`,
+    '',
+    '| field | type | required | description |',
+    '|---|---|---|---|',
+    ...Object.entries(doc.schema.properties as Record<string, { type: string | string[]; description?: string }>).map(
+      ([name, schema]) => `| \`${name}\` | ${[schema.type].flat().join(' or ')} | ${(doc.schema.required as string[]).includes(name) ? 'yes' : 'no'} | ${schema.description ?? ''} |`,
+    ),
+    '',
+    'Example `data`:',
+    '',
+    fence('json', JSON.stringify(doc.example, null, 2)),
+    '',
+  ].join('\n'));
+
+  return `# Webhooks
+
+<!-- Written by \`npm run generate\` from src/webhooks/docs.ts and the event catalog (src/events/catalog.ts); edit those, not this file. -->
+
+Switchboard sends an HTTP POST to each active webhook of a company when one of
+its subscribed events happens. Webhooks are managed under Setup > Webhooks, by
+GraphQL (\`webhooks\`, \`createWebhook\`, ...) and by REST (\`/api/webhooks\`,
+see the OpenAPI document at \`/api/docs\`).
+
+## Delivery
+
+- **At least once.** The delivery is written in the same database transaction
+  as the change that caused the event: a change that is rolled back sends
+  nothing, and a crash loses nothing. A receiver may see a delivery twice
+  (a worker that died in the middle of a request retries it): de-duplicate on
+  the \`webhook-id\` header, which is the same on every attempt of a delivery.
+- **Success** is any 2xx answer within 10 seconds. Anything else (another
+  status, a redirect, which is not followed, a timeout, a refused connection)
+  is a failure.
+- **Retries:** attempt 1 goes out at once; attempt 2 is due 30 seconds after
+  attempt 1 failed, then 2 minutes, 8 minutes and 32 minutes. After the fifth
+  failure the delivery is \`failed\`. Every attempt is in the delivery log with
+  its time, status code, duration, the first 1 KiB of the answer and the error.
+- **410 Gone** switches the webhook off (\`disabled_reason: gone\`); a webhook
+  whose every delivery has failed for 5 days is switched off as \`failing\`.
+  Setting it active again clears the reason.
+- **Resend and recover:** \`POST /api/webhooks/deliveries/{id}/resend\` sends a
+  finished delivery again with a fresh schedule of five attempts (same id,
+  attempt numbers continue); \`POST /api/webhooks/{id}/recover\` does so for every
+  failed delivery created in a window of up to 14 days.
+- At most 4 attempts per webhook are in flight at once, so a slow endpoint
+  delays only its own deliveries.
+- Webhook URLs must be http(s) without credentials, and may not point to
+  private, loopback, link-local or other internal addresses (checked when the
+  webhook is saved and again when each attempt connects).
+
+## The request
+
+Headers of every attempt:
+
+| header | value |
+|---|---|
+| \`content-type\` | \`application/json\` |
+| \`user-agent\` | \`Switchboard-Webhooks/<version>\` |
+| \`x-webhook-id\`, \`webhook-id\` | the delivery id, \`msg_\` + a ULID; the same on every attempt |
+| \`x-webhook-event\` | the event name |
+| \`x-webhook-attempt\` | 1 to 5, continuing on manual re-sends |
+| \`x-webhook-signature\` | \`sha256=<hex>\`, the same value as \`metadata.signature\` |
+| \`webhook-timestamp\` | Unix seconds of this attempt |
+| \`webhook-signature\` | \`v1,<base64>\`; two, space-separated, while a rotated secret is in its 24-hour grace |
+
+The body:
+
+${fence('json', JSON.stringify({ event: 'call.ended', timestamp: '2026-11-18T17:03:08.412Z', webhook_id: '12', data: { '...': 'the event data, and contact' }, metadata: { version: '1.0', signature: 'sha256=<hex>' } }, null, 2))}
+
+\`timestamp\` is when the event happened (ISO 8601 UTC, milliseconds);
+\`webhook_id\` is the webhook's id; \`metadata\` is the last key and \`signature\`
+the last key of \`metadata\`. \`data.contact\` holds the contact fields the
+webhook selected (its form data), or null when the event concerns no contact.
+
+## Verifying a delivery
+
+The signing secret (\`whsec_\` + base64 of 32 random bytes) is shown when the
+webhook is created, and afterwards by \`GET /api/webhooks/{id}/secret\`.
+Verify against the raw body, before parsing it.
+
+**The payload signature** (\`x-webhook-signature\`, \`metadata.signature\`):
+
+1. Take the exact text \`,"signature":"<x-webhook-signature value>"\` out of the
+   raw body (it stands just before the final \`}}\`).
+2. Compute HMAC-SHA256 of what is left, with the whole secret string (including
+   \`whsec_\`, as UTF-8 bytes) as the key; hex-encode it and prefix \`sha256=\`.
+3. Compare with the header in constant time.
+
+**The Standard Webhooks signature** (\`webhook-signature\`): HMAC-SHA256 of
+\`<webhook-id>.<webhook-timestamp>.<raw body>\` with the base64-decoded part of
+the secret after \`whsec_\` as the key, base64-encoded, prefixed \`v1,\`. Accept
+the delivery when any of the space-separated signatures matches, and reject
+timestamps more than five minutes away from now (replays).
+
+In TypeScript (Node.js, no dependency):
+
+${fence('ts', `import { createHmac, timingSafeEqual } from 'node:crypto';
+
+const equal = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+export function verifySwitchboardWebhook(secret: string, rawBody: string, headers: Record<string, string | undefined>): boolean {
+  const header = headers['x-webhook-signature'] ?? '';
+  const marker = \`,"signature":"\${header}"}}\`;
+  if (!header || !rawBody.endsWith(marker)) return false;
+  const unsigned = \`\${rawBody.slice(0, -marker.length)}}}\`;
+  if (!equal(\`sha256=\${createHmac('sha256', secret).update(unsigned).digest('hex')}\`, header)) return false;
+
+  const [id, timestamp, signatures] = [headers['webhook-id'], headers['webhook-timestamp'], headers['webhook-signature']];
+  if (!id || !timestamp || !signatures || Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const expected = \`v1,\${createHmac('sha256', key).update(\`\${id}.\${timestamp}.\${rawBody}\`).digest('base64')}\`;
+  return signatures.split(' ').some((candidate) => equal(expected, candidate));
+}`)}
+
+A runnable receiver that does exactly this: \`WEBHOOK_SECRET=whsec_... npm run receiver\`
+(\`examples/receiver.mjs\`, port 4000 or \`PORT\`).
+
+**With a library.** The Standard Webhooks headers verify unchanged with the
+\`standardwebhooks\` package (or \`svix\`):
+
+${fence('ts', `import { Webhook } from 'standardwebhooks';
+
+const payload = new Webhook(process.env.WEBHOOK_SECRET!).verify(rawBody, headers); // throws when the signature or timestamp is wrong`)}
+
+### Test vector
+
+| | |
+|---|---|
+| secret | \`${v.secret}\` |
+| payload without signature | \`${v.payload}\` |
+| signature | \`${v.signature}\` |
+| body sent | \`${signedBody}\` |
+| \`webhook-id\` / \`webhook-timestamp\` | \`${v.webhookId}\` / \`${v.webhookTimestamp}\` |
+| \`webhook-signature\` | \`${v.standardSignature}\` |
+
+## Form data
+
+Field names a webhook can select for \`data.contact\`: ${FORM_FIELDS.map((f) => `\`${f}\``).join(', ')}, or
+\`custom_fields.<key>\` for one custom field. The list selection fills them in:
+
+| list selection | fields |
+|---|---|
+${Object.entries(LIST_SELECTIONS).map(([name, fields]) => `| ${name} | ${fields.join(', ')} |`).join('\n')}
+| Custom | the form data given |
+
+## Events
+
+\`GET /api/webhooks/event-types\` serves the same list with each event's JSON
+Schema. Every \`data\` also carries \`contact\`.
+
+${events.join('\n')}`;
+}
