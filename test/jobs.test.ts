@@ -51,4 +51,25 @@ describe('jobs on MongoDB', { skip: process.env.MONGODB_URL ? false : 'MONGODB_U
       await app.close();
     }
   });
+
+  it('times webhook retries with the MongoDB job store', async () => {
+    const { Receiver, eventually } = await import('./helpers/receiver.js');
+    const app = await startTestApp({ MONGODB_URL: process.env.MONGODB_URL!, WEBHOOK_RETRY_DELAYS: '300ms,300ms,300ms,300ms' });
+    const receiver = await new Receiver().start();
+    receiver.answer = (_r, i) => ({ status: i === 0 ? 500 : 200 });
+    try {
+      const owner = await app.login('owner@acme.test');
+      const hook = await app.request('POST', '/api/webhooks', { token: owner, body: { title: 'Mongo', url: receiver.url, events: ['agent.created'] } });
+      await app.graphql('mutation { createAgent(name: "Mongo timed") { id } }', {}, owner);
+      const got = await receiver.waitFor(2, 15_000);
+      assert.deepEqual(got.map((r) => r.headers['x-webhook-attempt']), ['1', '2']);
+      await eventually(async () => {
+        const [row] = await app.sql("SELECT status FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'", [hook.body.data.id]);
+        return row;
+      });
+    } finally {
+      await receiver.close();
+      await app.close();
+    }
+  });
 });

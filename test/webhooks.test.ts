@@ -16,9 +16,10 @@ const DELAYS = [300, 600, 900, 1200];
 let app: TestApp;
 let owner: string;
 let receiver: Receiver;
+const logs: string[] = [];
 
 before(async () => {
-  app = await startTestApp({ WEBHOOK_RETRY_DELAYS: DELAYS.map((ms) => `${ms}ms`).join(','), WEBHOOK_TIMEOUT: '800ms' });
+  app = await startTestApp({ WEBHOOK_RETRY_DELAYS: DELAYS.map((ms) => `${ms}ms`).join(','), WEBHOOK_TIMEOUT: '800ms', LOG_LEVEL: 'info' }, { logs });
   owner = await app.login('owner@acme.test');
   receiver = await new Receiver().start();
 });
@@ -432,5 +433,31 @@ describe('the example receiver (examples/receiver.mjs)', () => {
     } finally {
       child.kill();
     }
+  });
+});
+
+describe('webhook metrics and logs', () => {
+  it('count attempts by outcome, time the first attempt, report what is due, and log each attempt without the secret or body', async () => {
+    const { id, secret } = await createHook({ events: ['agent.created'] });
+    await createAgent('Observed');
+    const [request] = await receiver.waitFor(1, 10_000, forWebhook(id));
+    const deliveryId = String(request.headers['webhook-id']);
+    await eventually(async () => ((await deliveryOf(deliveryId)).status === 'succeeded' ? true : undefined));
+    const metrics = (await app.request('GET', '/metrics')).text;
+    assert.match(metrics, /webhook_attempts_total\{outcome="success"\} [1-9]/);
+    assert.match(metrics, /webhook_attempts_total\{outcome="http_5xx"\} [1-9]/, 'the failing endpoints of earlier tests');
+    assert.match(metrics, /webhook_first_attempt_latency_seconds_count [1-9]/);
+    assert.match(metrics, /webhook_deliveries_due \d+/);
+    assert.match(metrics, /webhook_oldest_due_seconds \d/);
+    const lines = logs.filter((line) => line.includes(deliveryId));
+    assert.equal(lines.filter((line) => line.includes('"message":"webhook attempt"')).length, 1);
+    const line = JSON.parse(lines.find((l) => l.includes('"message":"webhook attempt"'))!);
+    assert.equal(line.attempt, 1);
+    assert.equal(line.statusCode, 200);
+    assert.equal(line.event, 'agent.created');
+    const all = logs.join('\n');
+    assert.ok(!all.includes(secret), 'no secret in the logs');
+    assert.ok(!all.includes(secret.slice(6, 26)));
+    assert.ok(!all.includes('"name":"Observed"'), 'no payload in the logs');
   });
 });

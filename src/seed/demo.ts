@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashPassword } from '../auth/passwords.js';
 import { SecretBox } from '../crypto/secret-box.js';
 import { seedCalls, seedTelcoAccount } from './calls.js';
-import { Company, Permission, Pipeline, PipelineStage, Role, User, Workflow, WorkflowFolder, WorkflowStatus, type TriggerConfig } from '../entities/index.js';
+import { createHash } from 'node:crypto';
+import { Company, Permission, Pipeline, PipelineStage, Role, User, Webhook, Workflow, WorkflowFolder, WorkflowStatus, type TriggerConfig } from '../entities/index.js';
 
 // The demo dataset (DESIGN section 9): created on an empty database by
 // `npm start` and `npm run seed`, and used by the tests.
@@ -72,6 +73,17 @@ export async function seedDemo(em: EntityManager, appKey: Buffer, now = new Date
     seedCalls(em, company, i, now);
     seedTelcoAccount(em, company, ['acme', 'beta', 'gamma'][i], box);
   });
+  // One webhook, switched off until it points at a real receiver (its secret is fixed, like the rest of the data).
+  stamp(em.create(Webhook, {
+    company: acme,
+    title: 'CRM sync (example)',
+    url: 'https://hooks.example.com/switchboard',
+    listSelection: 'Contact',
+    formData: ['phone_number', 'first_name', 'last_name', 'email'],
+    events: ['call.ended', 'appointment.scheduled', 'agent.status_changed'],
+    active: false,
+    secretSealed: box.seal(`whsec_${createHash('sha256').update('switchboard-demo-webhook').digest('base64')}`),
+  }));
   await em.flush();
 }
 

@@ -144,7 +144,8 @@ export class TestApp {
 }
 
 /** Starts the app on a fresh database with the demo dataset. */
-export async function startTestApp(env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestApp> {
+/** `logs`: when given, the app's log lines are collected there (at LOG_LEVEL, default silent). */
+export async function startTestApp(env: Record<string, string> = {}, options: StartOptions & { logs?: string[] } = {}): Promise<TestApp> {
   const database = await createDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -157,6 +158,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
     WEBHOOK_ALLOW_PRIVATE: 'true',
     ...env,
   });
-  const running = await startService(config, createLogger(config.logLevel), options);
+  const log = options.logs ? createLogger(config.logLevel, (line) => void options.logs!.push(line)) : createLogger(config.logLevel);
+  const running = await startService(config, log, options);
   return new TestApp(running, config, database);
 }
