@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { Agenda, type AgendaBackend, type Job } from 'agenda';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { LOCKS } from '../db/locks.js';
 import { DeliveryPump } from '../webhooks/pump.js';
 import { DELIVERY_JOB, type DeliveryJobData } from '../webhooks/scheduler.js';
 import pg from 'pg';
@@ -48,8 +49,18 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
     pool.on('error', (error) => log.warn('job store connection error', errorFields(error)));
     backend = new PostgresBackend({ pool });
   }
+  // The job store creates its tables when it connects: under the start-up lock, so processes starting
+  // together on one database do not race to create them.
+  const lock = pool ? await pool.connect() : undefined;
+  await lock?.query('SELECT pg_advisory_lock($1)', [LOCKS.startup]);
   // Worker names are unique per process, so two workers on one host never share a lock owner.
   const agenda = new Agenda({ backend, processEvery: '1 second', defaultLockLifetime: LOCK_LIFETIME_MS, name: `switchboard-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}` });
+  try {
+    await agenda.ready;
+  } finally {
+    await lock?.query('SELECT pg_advisory_unlock($1)', [LOCKS.startup]).catch(() => undefined);
+    lock?.release();
+  }
   agenda.on('error', (error: unknown) => log.error('job store error', errorFields(error)));
   defineJobs(agenda, deps);
   const processing = config.role !== 'api';
