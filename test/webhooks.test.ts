@@ -461,3 +461,49 @@ describe('webhook metrics and logs', () => {
     assert.ok(!all.includes('"name":"Observed"'), 'no payload in the logs');
   });
 });
+
+describe('webhook upkeep', () => {
+  it('switches off a webhook whose every delivery has failed for WEBHOOK_DISABLE_AFTER, as failing', async () => {
+    const failing = await new Receiver().start();
+    failing.answer = () => ({ status: 500 });
+    try {
+      const { id } = await createHook({ events: ['agent.created'] }, failing.url);
+      // Failing since long ago (a success would have cleared it).
+      await app.sql("UPDATE webhooks SET failing_since = now() - interval '6 days' WHERE id = ?", [id]);
+      await createAgent('Failing for days');
+      const hook = await eventually(async () => {
+        const h = (await api('GET', `/api/webhooks/${id}`)).body.data;
+        return h.active === false ? h : undefined;
+      });
+      assert.equal(hook.disabled_reason, 'failing');
+      assert.equal(failing.received.length, 1, 'no retry after the switch-off');
+      const [{ status }] = await app.sql('SELECT status FROM webhook_deliveries WHERE webhook_id = ?', [id]);
+      assert.notEqual(status, 'pending', 'the delivery is not left pending');
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it('a success clears the failing clock', async () => {
+    const { id } = await createHook({ events: ['agent.created'] });
+    await app.sql("UPDATE webhooks SET failing_since = now() - interval '1 day' WHERE id = ?", [id]);
+    await createAgent('Back to health');
+    await receiver.waitFor(1, 10_000, forWebhook(id));
+    await eventually(async () => ((await app.sql('SELECT failing_since FROM webhooks WHERE id = ?', [id]))[0].failing_since === null ? true : undefined));
+  });
+
+  it('purges deliveries older than the retention, never pending ones', async () => {
+    const { id } = await createHook({ events: ['agent.created'] });
+    await api('POST', `/api/webhooks/${id}/test`, {});
+    await receiver.waitFor(1, 10_000, forWebhook(id));
+    await eventually(async () => ((await app.sql("SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'", [id])).length ? true : undefined));
+    await app.sql("UPDATE webhook_deliveries SET created_at = now() - interval '31 days' WHERE webhook_id = ?", [id]);
+    const [{ n: pendingOld }] = await app.sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND created_at < now() - interval '30 days'");
+    const purged = await app.running.services.deliverer.purge();
+    assert.ok(purged >= 1);
+    assert.equal((await app.sql('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ?', [id]))[0].n, 0);
+    assert.equal((await app.sql('SELECT count(*)::int AS n FROM webhook_attempts a LEFT JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.id IS NULL'))[0].n, 0, 'attempts go with them');
+    const [{ n: pendingAfter }] = await app.sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND created_at < now() - interval '30 days'");
+    assert.equal(pendingAfter, pendingOld);
+  });
+});
