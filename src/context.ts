@@ -150,11 +150,15 @@ export class RequestContext {
 
   /** Resolves who calls (never throws), so a transaction opened afterwards needs no second connection for it. */
   async resolveCaller(): Promise<void> {
-    await (this.actor.kind === 'user' ? this.viewer() : this.company()).catch(() => undefined);
+    const { actor } = this.caller;
+    if (actor.kind === 'system' && actor.companyId === 0) return; // maintenance spans companies
+    await (actor.kind === 'user' ? this.viewer() : this.company()).catch(() => undefined);
   }
 
   /** Runs fn in one new transaction: committed once when it resolves, rolled back when it throws. */
   async unitOfWork<T>(fn: (ctx: RequestContext) => Promise<T>): Promise<T> {
+    // Who calls is read before the transaction takes its connection: reading it inside would need a second one.
+    await this.resolveCaller();
     const hooks: Array<() => void> = [];
     const result = await this.infra.root.fork().transactional((em) => fn(new RequestContext(this.caller, this.infra, em as EntityManager, hooks)));
     for (const hook of hooks) hook();

@@ -20,6 +20,10 @@ export class WebhookAttempt {
   @Property({ type: 'datetime' })
   attemptedAt!: Date;
 
+  /** When the attempt was due (its schedule's time); attempted_at - due_at is how late it went out. */
+  @Property({ type: 'datetime', nullable: true })
+  dueAt?: Date | null;
+
   /** When the result was recorded; null while in flight or when the worker died. */
   @Property({ type: 'datetime', nullable: true })
   finishedAt?: Date | null;

@@ -37,10 +37,7 @@ function wrapFields(type: GraphQLObjectType | null | undefined, wrap: (resolve: 
  */
 function withUnitsOfWork(schema: GraphQLSchema): void {
   wrapFields(schema.getQueryType(), (resolve) => (root, args, ctx, info) => resolve(root, args, ctx.readOnly(), info));
-  wrapFields(schema.getMutationType(), (resolve) => async (root, args, ctx, info) => {
-    await ctx.resolveCaller();
-    return ctx.unitOfWork((uow) => Promise.resolve(resolve(root, args, uow, info)));
-  });
+  wrapFields(schema.getMutationType(), (resolve) => (root, args, ctx, info) => ctx.unitOfWork((uow) => Promise.resolve(resolve(root, args, uow, info))));
 }
 
 /** The text committed as schema.graphql. */

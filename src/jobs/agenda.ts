@@ -47,7 +47,10 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
     pool = new pg.Pool({ connectionString: deps.databaseUrl, max: 4 });
     // Without a listener, a database restart would crash the process.
     pool.on('error', (error) => log.warn('job store connection error', errorFields(error)));
-    backend = new PostgresBackend({ pool });
+    const postgres = new PostgresBackend({ pool });
+    // Its LISTEN connection reports a database restart or shutdown as an 'error' event: log it, never crash.
+    postgres.notificationChannel?.on('error', (error: unknown) => log.warn('job store notification channel error', errorFields(error)));
+    backend = postgres;
   }
   // The job store creates its tables when it connects: under the start-up lock, so processes starting
   // together on one database do not race to create them.

@@ -11,7 +11,7 @@ export class Migration20261122230759_webhooks extends Migration {
     this.addSql(`create index "webhook_deliveries_due_index" on "webhook_deliveries" ("next_attempt_at") where "status" = 'pending';`);
     this.addSql(`create index "webhook_deliveries_webhook_id_created_at_index" on "webhook_deliveries" ("webhook_id", "created_at");`);
 
-    this.addSql(`create table "webhook_attempts" ("id" serial primary key, "delivery_id" varchar(40) not null, "number" int not null, "trigger" varchar(16) not null, "attempted_at" timestamptz not null, "finished_at" timestamptz null, "status_code" int null, "duration_ms" int null, "response_body" text null, "error" text null);`);
+    this.addSql(`create table "webhook_attempts" ("id" serial primary key, "delivery_id" varchar(40) not null, "number" int not null, "trigger" varchar(16) not null, "attempted_at" timestamptz not null, "due_at" timestamptz null, "finished_at" timestamptz null, "status_code" int null, "duration_ms" int null, "response_body" text null, "error" text null);`);
     this.addSql(`alter table "webhook_attempts" add constraint "webhook_attempts_delivery_id_number_unique" unique ("delivery_id", "number");`);
 
     this.addSql(`alter table "webhooks" add constraint "webhooks_company_id_foreign" foreign key ("company_id") references "companies" ("id") on update cascade on delete cascade;`);

@@ -87,54 +87,48 @@ export class WebhookDeliverer {
    */
   async claimDue(limit: number, onlyId?: string): Promise<Claimed[]> {
     if (limit <= 0) return [];
-    return this.contexts.forMaintenance('webhook-delivery').unitOfWork(async (ctx) => {
-      const candidates = await ctx.sql<Claimed & { active: boolean }>(
-        `SELECT d.id, d.webhook_id, d.company_id, d.event, d.payload, d.attempt_count, d.final_attempt, d.next_trigger, d.created_at,
-                w.url, w.active, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at
-         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.status = 'pending' AND d.next_attempt_at <= now() ${onlyId ? 'AND d.id = ?' : ''}
-         ORDER BY d.next_attempt_at, d.id LIMIT ? FOR UPDATE OF d SKIP LOCKED`,
-        onlyId ? [onlyId, limit * 4] : [limit * 4],
-      );
-      if (candidates.length === 0) return [];
-      const inactive = candidates.filter((c) => !c.active).map((c) => c.id);
-      if (inactive.length > 0) await ctx.sql(`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE id IN (?)`, [inactive]);
-      const webhookIds = [...new Set(candidates.filter((c) => c.active).map((c) => c.webhook_id))].sort((a, b) => a - b);
-      if (webhookIds.length === 0) return [];
-      // The webhooks' rows serialize slot counting across workers (locked in id order: no deadlock).
-      await ctx.sql('SELECT id FROM webhooks WHERE id IN (?) ORDER BY id FOR UPDATE', [webhookIds]);
-      const busy = await ctx.sql<{ webhook_id: number; n: number }>(
-        'SELECT webhook_id, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id IN (?) AND in_flight_until > now() GROUP BY webhook_id',
-        [webhookIds],
-      );
-      const free = new Map(webhookIds.map((id) => [id, this.settings.endpointConcurrency]));
-      for (const row of busy) free.set(row.webhook_id, this.settings.endpointConcurrency - row.n);
-      const chosen: Claimed[] = [];
-      for (const candidate of candidates) {
-        if (!candidate.active || chosen.length >= limit) continue;
-        const slots = free.get(candidate.webhook_id)!;
-        if (slots <= 0) continue;
-        free.set(candidate.webhook_id, slots - 1);
-        chosen.push({ ...candidate, attempt_count: candidate.attempt_count + 1, created_at: dbDate(candidate.created_at), previous_secret_expires_at: dbDate(candidate.previous_secret_expires_at) });
-      }
-      if (chosen.length === 0) return [];
-      const ids = chosen.map((c) => c.id);
+    // The due rows nobody else is claiming, at most the free slots of each webhook, each attempt
+    // recorded and each webhook's hits counted, in one statement.
+    const rows = await this.contexts.forMaintenance('webhook-delivery').unitOfWork(async (ctx) => {
+      // Slots are counted under the webhooks' row locks (taken in id order, waiting briefly rather than
+      // skipping), so two workers never overfill one endpoint; the delivery rows themselves are skipped
+      // when another worker holds them.
       await ctx.sql(
-        `INSERT INTO webhook_attempts (delivery_id, number, trigger, attempted_at)
-         SELECT id, attempt_count + 1, next_trigger, now() FROM webhook_deliveries WHERE id IN (?)`,
-        [ids],
+        `SELECT id FROM webhooks WHERE id IN (
+           SELECT DISTINCT webhook_id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now() ${onlyId ? 'AND id = ?' : ''}
+         ) ORDER BY id FOR UPDATE`,
+        onlyId ? [onlyId] : [],
       );
-      await ctx.sql(
-        `UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, next_attempt_at = NULL, last_attempt_at = now(), next_trigger = 'scheduled',
-           in_flight_until = now() + make_interval(secs => ?) WHERE id IN (?)`,
-        [this.inFlightLimitMs() / 1000, ids],
+      return ctx.sql<Claimed>(
+      `WITH candidates AS (
+         SELECT d.id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND w.active ${onlyId ? 'AND d.id = ?' : ''}
+         ORDER BY d.next_attempt_at, d.id LIMIT ? FOR UPDATE OF d SKIP LOCKED
+       ), ranked AS (
+         SELECT c.id, c.webhook_id, c.next_attempt_at,
+                row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at, c.id) AS place,
+                (SELECT count(*) FROM webhook_deliveries f WHERE f.webhook_id = c.webhook_id AND f.in_flight_until > now()) AS busy
+         FROM candidates c
+       ), chosen AS (
+         SELECT id, webhook_id FROM ranked WHERE place + busy <= ? ORDER BY next_attempt_at, id LIMIT ?
+       ), attempts AS (
+         INSERT INTO webhook_attempts (delivery_id, number, trigger, attempted_at, due_at)
+         SELECT d.id, d.attempt_count + 1, d.next_trigger, now(), d.next_attempt_at FROM webhook_deliveries d JOIN chosen ON chosen.id = d.id
+       ), hits AS (
+         UPDATE webhooks w SET hits = w.hits + n.count, last_hit = now()
+         FROM (SELECT webhook_id, count(*)::int AS count FROM chosen GROUP BY webhook_id) n WHERE w.id = n.webhook_id
+       ), claimed AS (
+         UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, next_attempt_at = NULL, last_attempt_at = now(),
+           next_trigger = 'scheduled', in_flight_until = now() + make_interval(secs => ?)
+         FROM chosen WHERE d.id = chosen.id
+         RETURNING d.id, d.webhook_id, d.company_id, d.event, d.payload, d.attempt_count, d.final_attempt, d.created_at
+       )
+       SELECT c.*, w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at
+       FROM claimed c JOIN webhooks w ON w.id = c.webhook_id`,
+      [...(onlyId ? [onlyId] : []), limit * 4, this.settings.endpointConcurrency, limit, this.inFlightLimitMs() / 1000],
       );
-      for (const id of webhookIds) {
-        const hits = chosen.filter((c) => c.webhook_id === id).length;
-        if (hits > 0) await ctx.sql('UPDATE webhooks SET hits = hits + ?, last_hit = now() WHERE id = ?', [hits, id]);
-      }
-      return chosen;
     });
+    return rows.map((row) => ({ ...row, created_at: dbDate(row.created_at), previous_secret_expires_at: dbDate(row.previous_secret_expires_at) }));
   }
 
   /** Sends a claimed attempt, records its result, and schedules the retry it calls for. */
@@ -152,8 +146,14 @@ export class WebhookDeliverer {
       durationMs: result.durationMs,
       error: result.error,
     });
-    const next = await this.contexts.forSystem(delivery.company_id, 'webhook-delivery').unitOfWork((ctx) => this.settle(ctx, delivery.id, number, result));
-    if (next) await this.scheduler.schedule(delivery.id, next);
+    const ctx = this.contexts.forSystem(delivery.company_id, 'webhook-delivery');
+    const next = succeeded(result) ? await this.settleSuccess(ctx, delivery.id, number, result) : await ctx.unitOfWork((uow) => this.settle(uow, delivery.id, number, result));
+    if (next) {
+      // Agenda keeps the durable timer (another worker fires it if this one dies); this
+      // process's pump also wakes at the due time itself, to the millisecond.
+      this.scheduler.wakeAt(next);
+      await this.scheduler.schedule(delivery.id, next);
+    }
   }
 
   private async send(delivery: Claimed, number: number): Promise<SendResult> {
@@ -181,6 +181,20 @@ export class WebhookDeliverer {
    * deliveries; a webhook failing for WEBHOOK_DISABLE_AFTER is switched off.
    * Returns when the next attempt is due, if there is one.
    */
+  /** A success, recorded in one statement (the common case, so the cheap one). */
+  private async settleSuccess(ctx: RequestContext, deliveryId: string, number: number, result: SendResult): Promise<undefined> {
+    await ctx.sql(
+      `WITH attempt AS (
+         UPDATE webhook_attempts SET finished_at = now(), status_code = ?, duration_ms = ?, response_body = ?, error = NULL WHERE delivery_id = ? AND number = ?
+       ), delivery AS (
+         UPDATE webhook_deliveries SET status = 'succeeded', last_status_code = ?, in_flight_until = NULL WHERE id = ? RETURNING webhook_id
+       )
+       UPDATE webhooks SET failing_since = NULL FROM delivery WHERE webhooks.id = delivery.webhook_id AND webhooks.failing_since IS NOT NULL`,
+      [result.statusCode, result.durationMs, result.responseBody, deliveryId, number, result.statusCode, deliveryId],
+    );
+    return undefined;
+  }
+
   private async settle(ctx: RequestContext, deliveryId: string, number: number, result: SendResult): Promise<Date | undefined> {
     await ctx.sql(
       'UPDATE webhook_attempts SET finished_at = now(), status_code = ?, duration_ms = ?, response_body = ?, error = ? WHERE delivery_id = ? AND number = ?',
@@ -191,12 +205,6 @@ export class WebhookDeliverer {
       [deliveryId],
     );
     if (!delivery) return undefined;
-    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300 && result.error === null;
-    if (ok) {
-      await ctx.sql(`UPDATE webhook_deliveries SET status = 'succeeded', last_status_code = ?, in_flight_until = NULL WHERE id = ?`, [result.statusCode, deliveryId]);
-      await ctx.sql('UPDATE webhooks SET failing_since = NULL WHERE id = ?', [delivery.webhook_id]);
-      return undefined;
-    }
     if (result.statusCode === 410) {
       await ctx.sql(`UPDATE webhook_deliveries SET status = 'failed', last_status_code = 410, in_flight_until = NULL WHERE id = ?`, [deliveryId]);
       await this.switchOff(ctx, delivery.webhook_id, 'gone');
@@ -211,9 +219,9 @@ export class WebhookDeliverer {
       [last, due, result.statusCode, deliveryId],
     );
     const [webhook] = await ctx.sql<{ failing_since: Date }>(
-      'UPDATE webhooks SET failing_since = COALESCE(failing_since, now()) WHERE id = ? RETURNING failing_since',
+      `UPDATE webhooks SET failing_since = now() WHERE id = ? AND failing_since IS NULL RETURNING failing_since`,
       [delivery.webhook_id],
-    );
+    ).then(async (set) => (set.length ? set : ctx.sql<{ failing_since: Date }>('SELECT failing_since FROM webhooks WHERE id = ?', [delivery.webhook_id])));
     if (webhook && Date.now() - dbDate(webhook.failing_since).getTime() >= this.settings.disableAfterMs) {
       await this.switchOff(ctx, delivery.webhook_id, 'failing');
       return undefined;
@@ -278,8 +286,10 @@ export class WebhookDeliverer {
   }
 }
 
+const succeeded = (result: SendResult) => result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300 && result.error === null;
+
 function outcomeOf(result: SendResult): string {
-  if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300 && !result.error) return 'success';
+  if (succeeded(result)) return 'success';
   if (result.statusCode === null) return result.error?.startsWith('refused destination') ? 'refused' : 'error';
   return `http_${Math.floor(result.statusCode / 100)}xx`;
 }

@@ -11,6 +11,7 @@ import type { WebhookDeliverer } from './deliverer.js';
 // jobs; the pump takes whatever is due.
 
 export const DUE_CHANNEL = 'webhook_due';
+const NUDGE_MS = 5;
 
 export class DeliveryPump {
   private inFlight = 0;
@@ -19,6 +20,8 @@ export class DeliveryPump {
   private loop?: Promise<void>;
   private listener?: pg.Client;
   private readonly idle = new Set<() => void>();
+  private lastNudge = 0;
+  private nudgeTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly deliverer: WebhookDeliverer,
@@ -30,7 +33,7 @@ export class DeliveryPump {
   async start(databaseUrl: string): Promise<void> {
     this.listener = new pg.Client({ connectionString: databaseUrl });
     this.listener.on('error', (error) => this.log.warn('delivery pump listener error', { error: error.message }));
-    this.listener.on('notification', () => this.kick());
+    this.listener.on('notification', () => this.nudge());
     await this.listener.connect();
     await this.listener.query(`LISTEN ${DUE_CHANNEL}`);
     this.loop = this.run();
@@ -38,6 +41,26 @@ export class DeliveryPump {
 
   kick(): void {
     this.wake?.();
+  }
+
+  /**
+   * A commit wrote deliveries. Under a burst of commits, claims are coalesced
+   * to one per NUDGE_MS: attempts finishing wake the pump anyway, and a claim
+   * per commit would cost more than it finds.
+   */
+  private nudge(): void {
+    if (this.nudgeTimer) return;
+    const since = Date.now() - this.lastNudge;
+    if (since >= NUDGE_MS) {
+      this.lastNudge = Date.now();
+      this.kick();
+      return;
+    }
+    this.nudgeTimer = setTimeout(() => {
+      this.nudgeTimer = undefined;
+      this.lastNudge = Date.now();
+      this.kick();
+    }, NUDGE_MS - since);
   }
 
   private async run(): Promise<void> {
@@ -78,6 +101,7 @@ export class DeliveryPump {
   /** Stops claiming, lets the attempts in flight finish and be recorded, then closes the listener. */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.nudgeTimer);
     this.kick();
     await this.loop;
     if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.add(resolve));

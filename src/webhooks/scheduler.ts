@@ -26,6 +26,12 @@ export class DeliveryScheduler {
     this.pump?.kick();
   }
 
+  /** Wakes this process's pump when `due` comes (a retry it just scheduled). */
+  wakeAt(due: Date): void {
+    if (!this.pump) return;
+    setTimeout(() => this.pump?.kick(), Math.max(0, due.getTime() - Date.now())).unref();
+  }
+
   /** Jobs can be created once the job store is up; before that the reconciler covers. */
   attach(agenda: Agenda): void {
     this.agenda = agenda;
