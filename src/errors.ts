@@ -45,6 +45,7 @@ export class UnauthenticatedError extends AppError {
   readonly code = 'UNAUTHENTICATED';
   constructor() {
     super('Unauthenticated.');
+    this.headers['WWW-Authenticate'] = 'Bearer realm="switchboard"';
   }
 }
 

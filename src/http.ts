@@ -29,6 +29,11 @@ export function requestLog(log: Logger, metrics: Metrics): RequestHandler {
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    // API answers carry tokens and company data: never stored by a browser or a proxy.
+    if (req.path.startsWith('/api/') || req.path === '/graphql') {
+      if (!req.path.startsWith('/api/docs')) res.setHeader('Cache-Control', 'no-store');
+    }
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -140,3 +140,19 @@ describe('API documents', () => {
     }
   });
 });
+
+describe('response headers', () => {
+  it('nosniff everywhere, no-store on API answers, WWW-Authenticate on a 401', async () => {
+    const login = await app.request('POST', '/api/login', { body: { email: 'owner@acme.test', password: 'switchboard' } });
+    assert.equal(login.headers.get('cache-control'), 'no-store');
+    assert.equal(login.headers.get('x-content-type-options'), 'nosniff');
+    const roles = await app.request('GET', '/api/roles', { token });
+    assert.equal(roles.headers.get('cache-control'), 'no-store');
+    const graphql = await app.graphql('{ me { user { id } } }', {}, token);
+    assert.equal(graphql.headers.get('cache-control'), 'no-store');
+    assert.equal((await app.request('GET', '/healthz')).headers.get('x-content-type-options'), 'nosniff');
+    const unauthenticated = await app.request('GET', '/api/roles');
+    assert.equal(unauthenticated.status, 401);
+    assert.equal(unauthenticated.headers.get('www-authenticate'), 'Bearer realm="switchboard"');
+  });
+});
