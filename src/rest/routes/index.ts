@@ -1,4 +1,5 @@
 import type { Route } from '../route.js';
+import { agentRoutes } from './agent.routes.js';
 import { authRoutes } from './auth.routes.js';
 import { dashboardRoutes } from './dashboard.routes.js';
 import { phoneNumberRoutes } from './phone-number.routes.js';
@@ -9,4 +10,4 @@ import { webhookRoutes } from './webhook.routes.js';
 import { workflowRoutes } from './workflow.routes.js';
 
 /** The route table: every /api route, one row each. */
-export const routeTable: Route[] = [...authRoutes, ...roleRoutes, ...pipelineRoutes, ...workflowRoutes, ...spamRoutes, ...dashboardRoutes, ...phoneNumberRoutes, ...webhookRoutes];
+export const routeTable: Route[] = [...authRoutes, ...roleRoutes, ...pipelineRoutes, ...workflowRoutes, ...spamRoutes, ...dashboardRoutes, ...phoneNumberRoutes, ...agentRoutes, ...webhookRoutes];

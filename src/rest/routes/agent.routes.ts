@@ -1,0 +1,81 @@
+import { ALL_ID_FORMS } from '../../ids.js';
+import type { Param, Route } from '../route.js';
+import { PAGINATION } from './fragments.js';
+
+// AI agents and the provider account (DESIGN section 4), so a REST
+// integrator can set a company up without GraphQL.
+
+const agentId: Param = { type: 'id', required: true, idKind: 'agent', idForms: ALL_ID_FORMS, description: 'Agent id: numeric, base64 or encrypted' };
+const AGENT_FIELDS = 'id encrypted_id: encryptedId name active online';
+
+export const agentRoutes: Route[] = [
+  {
+    operationId: 'listAgents',
+    methods: ['GET'],
+    paths: ['/api/agents'],
+    tag: 'AI agents',
+    summary: 'List AI agents',
+    description: 'Agents of the company by name. Requires view-agents.',
+    params: {
+      query: {
+        per_page: { type: 'integer', description: 'Default 15, at most 100' },
+        page: { type: 'integer', description: 'Default 1' },
+        search: { type: 'string', description: 'Matches the agent name' },
+        active: { type: 'boolean' },
+      },
+    },
+    document: `query ListAgents($search: String, $active: Boolean, $page: Int, $perPage: Int) {
+      agents(search: $search, active: $active, page: $page, perPage: $perPage) { records { ${AGENT_FIELDS} } ${PAGINATION} } }`,
+    response: { field: 'agents', shape: 'envelope', data: true },
+  },
+  {
+    operationId: 'createAgent',
+    methods: ['POST'],
+    paths: ['/api/agents'],
+    tag: 'AI agents',
+    summary: 'Create an AI agent',
+    description: 'Requires manage-agents. Sends agent.created.',
+    params: { body: { name: { type: 'string', required: true, description: 'At most 255 characters' } } },
+    document: `mutation CreateAgent($name: String!) { createAgent(name: $name) { ${AGENT_FIELDS} } }`,
+    response: { field: 'createAgent', shape: 'envelope', message: 'Agent created successfully.', data: true },
+    status: 201,
+  },
+  {
+    operationId: 'updateAgent',
+    methods: ['PUT'],
+    paths: ['/api/agents/{id}'],
+    tag: 'AI agents',
+    summary: 'Update an AI agent',
+    description: 'Name and active; an agent made inactive goes offline. Requires manage-agents. Sends agent.updated.',
+    params: { path: { id: agentId }, body: { name: { type: 'string' }, active: { type: 'boolean' } } },
+    document: `mutation UpdateAgent($id: ID!, $name: String, $active: Boolean) { updateAgent(id: $id, name: $name, active: $active) { ${AGENT_FIELDS} } }`,
+    response: { field: 'updateAgent', shape: 'envelope', message: 'Agent updated successfully.', data: true },
+  },
+  {
+    operationId: 'setAgentStatus',
+    methods: ['PUT'],
+    paths: ['/api/agents/{id}/status'],
+    tag: 'AI agents',
+    summary: 'Switch an AI agent online or offline',
+    description: 'Requires manage-agents. Sends agent.status_changed.',
+    params: { path: { id: agentId }, body: { online: { type: 'boolean', required: true } } },
+    document: `mutation SetAgentOnline($id: ID!, $online: Boolean!) { setAgentOnline(id: $id, online: $online) { ${AGENT_FIELDS} } }`,
+    response: { field: 'setAgentOnline', shape: 'envelope', message: 'Agent status updated successfully.', data: true },
+  },
+  {
+    operationId: 'setTelcoAccount',
+    methods: ['PUT'],
+    paths: ['/api/telco/account'],
+    tag: 'Phone numbers',
+    summary: 'Set the provider account',
+    description: 'The Owner role only. Checked with the provider, which reports the balance; the auth token is stored sealed and never returned. At most 10 changes per company per hour.',
+    params: {
+      body: {
+        account_sid: { type: 'string', required: true, description: 'AC followed by 32 hexadecimal digits' },
+        auth_token: { type: 'string', required: true },
+      },
+    },
+    document: 'mutation SetTelcoAccount($accountSid: String!, $authToken: String!) { setTelcoAccount(accountSid: $accountSid, authToken: $authToken) { provider account_sid: accountSid balance } }',
+    response: { field: 'setTelcoAccount', shape: 'envelope', message: 'Telco account updated successfully.', data: true },
+  },
+];
