@@ -2,7 +2,9 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import cors from 'cors';
 import express, { type Express, type Request, type RequestHandler } from 'express';
+import { timingSafeEqual } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
 import type { Server } from 'node:http';
 import type { RequestContext } from './context.js';
@@ -18,6 +20,7 @@ import { docsRouter } from './rest/docs.js';
 import { restHandler } from './rest/handler.js';
 import { sendError } from './rest/respond.js';
 import type { Services } from './services/index.js';
+import { VERSION } from './version.js';
 
 export interface AppParts {
   orm: MikroORM;
@@ -30,6 +33,9 @@ export interface AppParts {
   jobs?: JobRunner;
   httpServer: Server;
 }
+
+const tokenMatches = (given: string | undefined, expected: string) =>
+  given !== undefined && given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 
 const bearerOf = (req: Request) => /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
 
@@ -106,11 +112,34 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
     const ready = Object.values(checks).every((v) => v === 'ok');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
   });
-  app.get('/metrics', async (_req, res) => {
+  app.get('/metrics', async (req, res) => {
+    const { metricsToken } = services.config;
+    if (metricsToken && !tokenMatches(bearerOf(req), metricsToken)) {
+      res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
+      return void res.status(401).json({ success: false, message: 'Unauthenticated.' });
+    }
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  // Until the web interface takes it: where the APIs and their documents are.
+  app.get('/', (_req, res) => {
+    res.json({ name: 'Switchboard', version: VERSION, graphql: '/graphql', rest: '/api', docs: '/api/docs', openapi: '/api/openapi.json', webhooks: 'docs/webhooks.md in the repository' });
   });
 
   app.use(docsRouter(parts.openapi));
+  // CORS from CORS_ORIGINS (off when empty); a wildcard never comes with credentials.
+  if (services.config.corsOrigins.length > 0) {
+    const any = services.config.corsOrigins.includes('*');
+    const policy = cors({
+      origin: any ? '*' : services.config.corsOrigins,
+      credentials: !any,
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+      exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
+      maxAge: 600,
+    });
+    app.use('/api', policy);
+    app.use('/graphql', policy);
+  }
   app.use('/graphql', ...jsonBody(log), batchLimit, expressMiddleware(apollo, { context: async ({ req }) => context(req) }));
   app.use('/api', ...jsonBody(log));
   app.use(restHandler({ schema, routes, log, context, ids: services.ids }));

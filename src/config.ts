@@ -29,6 +29,10 @@ export interface Config {
   webhookRetentionMs: number;
   webhookDisableAfterMs: number;
   webhookEndpointConcurrency: number;
+  /** Origins allowed to call the APIs from a browser (CORS); empty: CORS off; ['*']: any origin, without credentials. */
+  corsOrigins: string[];
+  /** When set, /metrics asks for it as a Bearer token. */
+  metricsToken?: string;
   logLevel: LogLevel;
   /** Proxy hops in front of the service whose X-Forwarded-For is trusted (0: none). */
   trustProxy: number;
@@ -71,6 +75,26 @@ function duration(env: Env, name: string, fallback: string, min: number, max: nu
   const ms = parseDuration(env[name] || fallback, name);
   if (ms < min || ms > max) throw new ConfigError(name, `must be from ${describe(min)} to ${describe(max)} (got "${env[name]}")`);
   return ms;
+}
+
+/** CORS_ORIGINS: a comma-separated list of origins (scheme://host[:port]), or *. */
+function origins(env: Env, name: string): string[] {
+  const raw = env[name];
+  if (!raw) return [];
+  if (raw.trim() === '*') return ['*'];
+  return raw.split(',').map((part) => {
+    const origin = part.trim();
+    let parsed: URL;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      throw new ConfigError(name, `must list origins such as https://app.example.com (got "${origin}")`);
+    }
+    if (parsed.origin !== origin || !['http:', 'https:'].includes(parsed.protocol)) {
+      throw new ConfigError(name, `must list bare origins such as https://app.example.com, without a path (got "${origin}")`);
+    }
+    return origin;
+  });
 }
 
 /** TRUST_PROXY: false/0 (no proxy), true (one hop), or the number of proxy hops. */
@@ -213,6 +237,12 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetentionMs: read(() => duration(env, 'WEBHOOK_RETENTION', '30d', 3_600_000, 365 * 86_400_000), 30 * 86_400_000),
     webhookDisableAfterMs: read(() => duration(env, 'WEBHOOK_DISABLE_AFTER', '5d', 1000, 365 * 86_400_000), 5 * 86_400_000),
     webhookEndpointConcurrency: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100), 4),
+    corsOrigins: read(() => origins(env, 'CORS_ORIGINS'), []),
+    metricsToken: read(() => {
+      const token = env.METRICS_TOKEN;
+      if (token && token.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');
+      return token || undefined;
+    }, undefined),
     logLevel: read(() => oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'), 'info'),
     trustProxy: read(() => hops(env, 'TRUST_PROXY'), 0),
     loginLimits: {

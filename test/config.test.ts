@@ -41,6 +41,11 @@ describe('configuration', () => {
       [{ WEBHOOK_RETRY_DELAYS: '1ms,2m,8m,32m' }, /WEBHOOK_RETRY_DELAYS must hold delays from 100ms/],
       [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY/],
       [{ TRUST_PROXY: '11' }, /TRUST_PROXY/],
+      [{ CORS_ORIGINS: 'https://app.example.com/path' }, /CORS_ORIGINS/],
+      [{ CORS_ORIGINS: 'not an origin' }, /CORS_ORIGINS/],
+      [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN/],
+      [{ WEBHOOK_TIMEOUT: '10ms' }, /WEBHOOK_TIMEOUT/],
+      [{ WEBHOOK_ENDPOINT_CONCURRENCY: '0' }, /WEBHOOK_ENDPOINT_CONCURRENCY/],
     ];
     for (const [env, pattern] of cases) {
       assert.throws(() => loadConfig({ ...base, ...env }), pattern, JSON.stringify(env));

@@ -156,3 +156,59 @@ describe('response headers', () => {
     assert.equal(unauthenticated.headers.get('www-authenticate'), 'Bearer realm="switchboard"');
   });
 });
+
+describe('CORS, the metrics token and the root page', () => {
+  it('answers preflights for /api and /graphql from listed origins only, with credentials', async () => {
+    const corsApp = await startTestApp({ CORS_ORIGINS: 'https://app.example.com,http://localhost:5173', METRICS_TOKEN: 'metrics-token-0123456789' });
+    try {
+      for (const path of ['/api/roles', '/graphql']) {
+        const preflight = await fetch(`${corsApp.url}${path}`, {
+          method: 'OPTIONS',
+          headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+        });
+        assert.equal(preflight.status, 204, path);
+        assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://app.example.com');
+        assert.equal(preflight.headers.get('access-control-allow-credentials'), 'true');
+        assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /Authorization/);
+        const stranger = await fetch(`${corsApp.url}${path}`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+        assert.equal(stranger.headers.get('access-control-allow-origin'), null, 'an unlisted origin is not allowed');
+      }
+      const token = await corsApp.login('owner@acme.test');
+      const actual = await fetch(`${corsApp.url}/api/roles`, { headers: { origin: 'http://localhost:5173', authorization: `Bearer ${token}` } });
+      assert.equal(actual.status, 200);
+      assert.equal(actual.headers.get('access-control-allow-origin'), 'http://localhost:5173');
+      assert.match(actual.headers.get('access-control-expose-headers') ?? '', /X-Request-Id/);
+
+      assert.equal((await corsApp.request('GET', '/metrics')).status, 401);
+      assert.equal((await corsApp.request('GET', '/metrics', { token: 'wrong-token-000000000000' })).status, 401);
+      const metrics = await corsApp.request('GET', '/metrics', { token: 'metrics-token-0123456789' });
+      assert.equal(metrics.status, 200);
+      assert.match(metrics.text, /http_request_duration_seconds/);
+    } finally {
+      await corsApp.close();
+    }
+  });
+
+  it('sends no CORS headers when CORS_ORIGINS is unset', async () => {
+    const res = await fetch(`${app.url}/api/roles`, { headers: { origin: 'https://app.example.com', authorization: `Bearer ${token}` } });
+    assert.equal(res.headers.get('access-control-allow-origin'), null);
+  });
+
+  it('a wildcard allows any origin without credentials', async () => {
+    const open = await startTestApp({ CORS_ORIGINS: '*' });
+    try {
+      const preflight = await fetch(`${open.url}/graphql`, { method: 'OPTIONS', headers: { origin: 'https://any.example', 'access-control-request-method': 'POST' } });
+      assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
+      assert.equal(preflight.headers.get('access-control-allow-credentials'), null);
+    } finally {
+      await open.close();
+    }
+  });
+
+  it('points the root to the APIs and their documents', async () => {
+    const res = await app.request('GET', '/');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.graphql, '/graphql');
+    assert.equal(res.body.docs, '/api/docs');
+  });
+});
