@@ -21,6 +21,7 @@ export class DeliveryPump {
   private listener?: pg.Client;
   private readonly idle = new Set<() => void>();
   private lastNudge = 0;
+  private databaseUrl = '';
   private nudgeTimer?: NodeJS.Timeout;
 
   constructor(
@@ -31,12 +32,38 @@ export class DeliveryPump {
   ) {}
 
   async start(databaseUrl: string): Promise<void> {
-    this.listener = new pg.Client({ connectionString: databaseUrl });
-    this.listener.on('error', (error) => this.log.warn('delivery pump listener error', { error: error.message }));
-    this.listener.on('notification', () => this.nudge());
-    await this.listener.connect();
-    await this.listener.query(`LISTEN ${DUE_CHANNEL}`);
+    this.databaseUrl = databaseUrl;
+    await this.listen();
     this.loop = this.run();
+  }
+
+  /**
+   * The LISTEN connection. When the database goes away (a restart), it is
+   * opened again; meanwhile the pump still polls, so nothing waits longer
+   * than a poll interval.
+   */
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.databaseUrl });
+    this.listener = client;
+    const retry = () => {
+      if (this.stopped || this.listener !== client) return;
+      this.listener = undefined;
+      setTimeout(() => void this.listen().catch(() => retry()), 1000).unref();
+    };
+    client.on('error', (error) => {
+      this.log.warn('delivery pump listener error', { error: error.message });
+      retry();
+    });
+    client.on('end', retry);
+    client.on('notification', () => this.nudge());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${DUE_CHANNEL}`);
+      this.kick(); // whatever was committed while it was away
+    } catch (error) {
+      this.log.warn('delivery pump cannot listen yet', { error: (error as Error).message });
+      retry();
+    }
   }
 
   kick(): void {
@@ -105,6 +132,8 @@ export class DeliveryPump {
     this.kick();
     await this.loop;
     if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.add(resolve));
-    await this.listener?.end().catch(() => undefined);
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
   }
 }

@@ -16,6 +16,8 @@ export interface Answer {
   headers?: Record<string, string>;
   /** Never answer (the request hangs until the sender gives up). */
   hang?: boolean;
+  /** Answer after this long. */
+  delayMs?: number;
 }
 
 export class Receiver {
@@ -33,8 +35,12 @@ export class Receiver {
         this.received.push(request);
         const answer = this.answer(request, this.received.length - 1);
         if (answer.hang) return;
-        res.writeHead(answer.status ?? 200, answer.headers ?? {});
-        res.end(answer.body ?? '');
+        const send = () => {
+          res.writeHead(answer.status ?? 200, answer.headers ?? {});
+          res.end(answer.body ?? '');
+        };
+        if (answer.delayMs) setTimeout(send, answer.delayMs);
+        else send();
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
