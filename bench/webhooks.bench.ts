@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { execSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import path from 'node:path';
+import { execSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { newDeliveryId, payloadText } from '../src/webhooks/payload.js';
 import { startTestApp } from '../test/helpers/app.js';
 import { eventually, Receiver, sleep } from '../test/helpers/receiver.js';
+import { startWorker } from '../test/helpers/worker.js';
 
 // Webhook delivery measured end to end on this machine, with a real receiver
 // on loopback: (a) events committed at 200/s, event-to-first-attempt
@@ -45,30 +44,6 @@ async function firstAttemptLatency(RATE: number) {
     await receiver.close();
     await app.close();
   }
-}
-
-function startWorker(app: Awaited<ReturnType<typeof startTestApp>>, env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.resolve('dist/src/main.js')], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'test',
-      PROCESS_ROLE: 'worker',
-      DATABASE_URL: app.running.databaseUrl,
-      JWT_SECRET: app.config.jwtSecret,
-      APP_KEY: app.config.appKey.toString('base64'),
-      TELCO_BASE_URL: app.running.telcoBaseUrl,
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      LOG_LEVEL: 'warn',
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-bench-worker-')),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('is running (worker)')) resolve(child);
-    });
-  });
 }
 
 async function saturation() {

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { newDeliveryId, payloadText } from '../src/webhooks/payload.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
+import { startWorker as spawnWorker } from './helpers/worker.js';
 
 // Crash safety shown, not claimed: real worker processes (the service binary
 // with PROCESS_ROLE=worker) are killed with SIGKILL at the worst moments and
@@ -28,29 +26,10 @@ after(async () => {
   await app.close();
 });
 
-/** A worker process on the test database, ready when it says it is running. */
+/** A worker process on the test database; killed at the end if still running. */
 async function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.resolve('dist/src/main.js')], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'test',
-      PROCESS_ROLE: 'worker',
-      DATABASE_URL: app.running.databaseUrl,
-      JWT_SECRET: app.config.jwtSecret,
-      APP_KEY: app.config.appKey.toString('base64'),
-      TELCO_BASE_URL: app.running.telcoBaseUrl,
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      LOG_LEVEL: 'warn',
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-worker-')),
-      ...WEBHOOK_ENV,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = await spawnWorker(app, WEBHOOK_ENV);
   workers.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await eventually(async () => (/is running \(worker\)/.test(output) ? true : child.exitCode !== null ? Promise.reject(new Error(output)) : undefined), 30_000, 'the worker');
   return child;
 }
 

@@ -1,0 +1,34 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TestApp } from './app.js';
+import { eventually } from './receiver.js';
+
+/**
+ * The service binary as a worker process (PROCESS_ROLE=worker) on a test
+ * app's database, with its secrets; resolves once it says it is running.
+ */
+export async function startWorker(app: TestApp, env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [path.resolve('dist/src/main.js')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      PROCESS_ROLE: 'worker',
+      DATABASE_URL: app.running.databaseUrl,
+      JWT_SECRET: app.config.jwtSecret,
+      APP_KEY: app.config.appKey.toString('base64'),
+      TELCO_BASE_URL: app.running.telcoBaseUrl,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-worker-')),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await eventually(async () => (/is running \(worker\)/.test(output) ? true : child.exitCode !== null ? Promise.reject(new Error(output)) : undefined), 30_000, 'the worker');
+  return child;
+}
