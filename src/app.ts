@@ -32,6 +32,8 @@ export interface AppParts {
   metrics: Metrics;
   jobs?: JobRunner;
   httpServer: Server;
+  /** A worker process serves only /healthz, /readyz and /metrics. */
+  probesOnly?: boolean;
 }
 
 const tokenMatches = (given: string | undefined, expected: string) =>
@@ -120,6 +122,10 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
     }
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
+  if (parts.probesOnly) {
+    app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));
+    return { app, apollo };
+  }
   // Until the web interface takes it: where the APIs and their documents are.
   app.get('/', (_req, res) => {
     res.json({ name: 'Switchboard', version: VERSION, graphql: '/graphql', rest: '/api', docs: '/api/docs', openapi: '/api/openapi.json', webhooks: 'docs/webhooks.md in the repository' });

@@ -33,9 +33,13 @@ async function main() {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
+  const worker = config.role === 'worker';
   const lines = [
     '',
     `Switchboard is running (${config.role}) at ${running.url}`,
+    ...(worker ? [`  Probes:   ${running.url}/healthz, /readyz, /metrics (a worker serves no API)`] : []),
+  ];
+  if (!worker) lines.push(
     `  GraphQL:  ${running.url}/graphql`,
     `  REST:     ${running.url}/api   (docs: ${running.url}/api/docs)`,
     `  Database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL in ${config.dataDir}/postgres`}${running.seeded ? ' (demo data created)' : ''}`,
@@ -50,7 +54,7 @@ async function main() {
           '',
         ]
       : []),
-  ];
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -109,14 +109,13 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const routes = compileRoutes(schema, routeTable);
     const openapi = openApiDocument(schema, routes, VERSION);
     const server = createServer();
-    const { app, apollo } = await createApp({ orm, services, schema, routes, openapi, log, metrics, jobs, httpServer: server });
+    const { app, apollo } = await createApp({ orm, services, schema, routes, openapi, log, metrics, jobs, httpServer: server, probesOnly: config.role === 'worker' });
     server.on('request', app);
-    if (config.role !== 'worker') {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.port, config.host, () => resolve());
-      });
-    }
+    // Workers listen too, for their probes and metrics.
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
     // Apollo's drain plugin closes the server and waits for in-flight requests.
     cleanups.push(['http', () => apollo.stop()]);
     const address = server.address() as AddressInfo | null;

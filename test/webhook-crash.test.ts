@@ -27,7 +27,7 @@ after(async () => {
 });
 
 /** A worker process on the test database; killed at the end if still running. */
-async function startWorker(): Promise<ChildProcess> {
+async function startWorker(): Promise<ChildProcess & { url: string }> {
   const child = await spawnWorker(app, WEBHOOK_ENV);
   workers.push(child);
   return child;
@@ -59,6 +59,11 @@ describe('a worker killed with SIGKILL', () => {
     try {
       await hookFor(receiver);
       let worker = await startWorker();
+      // A worker serves its probes and metrics, and no API.
+      assert.deepEqual(await (await fetch(`${worker.url}/readyz`)).json(), { status: 'ready', checks: { database: 'ok', jobs: 'ok' } });
+      assert.match(await (await fetch(`${worker.url}/metrics`)).text(), /webhook_attempts_total/);
+      assert.equal((await fetch(`${worker.url}/api/roles`)).status, 404);
+      assert.equal((await fetch(`${worker.url}/graphql`, { method: 'POST' })).status, 404);
       await app.graphql('mutation { createAgent(name: "In flight") { id } }', {}, owner);
       const [first] = await receiver.waitFor(1, 15_000);
       const deliveryId = String(first.headers['x-webhook-id']);

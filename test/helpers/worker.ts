@@ -9,12 +9,14 @@ import { eventually } from './receiver.js';
  * The service binary as a worker process (PROCESS_ROLE=worker) on a test
  * app's database, with its secrets; resolves once it says it is running.
  */
-export async function startWorker(app: TestApp, env: Record<string, string> = {}): Promise<ChildProcess> {
+export async function startWorker(app: TestApp, env: Record<string, string> = {}): Promise<ChildProcess & { url: string }> {
   const child = spawn(process.execPath, [path.resolve('dist/src/main.js')], {
     env: {
       PATH: process.env.PATH ?? '',
       NODE_ENV: 'test',
       PROCESS_ROLE: 'worker',
+      PORT: '0',
+      HOST: '127.0.0.1',
       DATABASE_URL: app.running.databaseUrl,
       JWT_SECRET: app.config.jwtSecret,
       APP_KEY: app.config.appKey.toString('base64'),
@@ -29,6 +31,6 @@ export async function startWorker(app: TestApp, env: Record<string, string> = {}
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await eventually(async () => (/is running \(worker\)/.test(output) ? true : child.exitCode !== null ? Promise.reject(new Error(output)) : undefined), 30_000, 'the worker');
-  return child;
+  const url = await eventually(async () => /is running \(worker\) at (http:\/\/\S+)/.exec(output)?.[1] ?? (child.exitCode !== null ? Promise.reject(new Error(output)) : undefined), 30_000, 'the worker');
+  return Object.assign(child, { url });
 }
