@@ -362,6 +362,8 @@ describe('deliveries', () => {
       await eventually(async () => ((await deliveryOf(second)).status === 'succeeded' ? true : undefined), 10_000);
       const tooLong = await api('POST', `/api/webhooks/${id}/recover`, { since: new Date(Date.now() - 15 * 86_400_000).toISOString() });
       assert.equal(tooLong.status, 422);
+      // While a delivery is still pending (its receiver hangs), a resend is refused.
+      toggling.answer = () => ({ hang: true });
       const pendingResend = await api('POST', `/api/webhooks/${id}/test`, {});
       assert.equal((await api('POST', `/api/webhooks/deliveries/${pendingResend.body.data.id}/resend`, {})).status, 409);
     } finally {
