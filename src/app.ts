@@ -21,6 +21,7 @@ import { restHandler } from './rest/handler.js';
 import { sendError } from './rest/respond.js';
 import type { Services } from './services/index.js';
 import { VERSION } from './version.js';
+import { webRouter } from './web/serve.js';
 
 export interface AppParts {
   orm: MikroORM;
@@ -126,10 +127,8 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
     app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));
     return { app, apollo };
   }
-  // Until the web interface takes it: where the APIs and their documents are.
-  app.get('/', (_req, res) => {
-    res.json({ name: 'Switchboard', version: VERSION, graphql: '/graphql', rest: '/api', docs: '/api/docs', openapi: '/api/openapi.json', webhooks: 'docs/webhooks.md in the repository' });
-  });
+  // Browsers get the web interface at `/`; JSON clients where the APIs and their documents are.
+  app.use(webRouter(() => ({ name: 'Switchboard', version: VERSION, web: '/', graphql: '/graphql', rest: '/api', docs: '/api/docs', openapi: '/api/openapi.json' })));
 
   app.use(docsRouter(parts.openapi));
   // CORS from CORS_ORIGINS (off when empty); a wildcard never comes with credentials.

@@ -20,7 +20,8 @@ function routeTemplate(req: express.Request, rowPath: string | undefined): strin
   if (req.baseUrl === '/graphql' || req.originalUrl.split('?')[0] === '/graphql') return '/graphql';
   const matched = (req.route as { path?: unknown } | undefined)?.path;
   if (typeof matched === 'string') return matched;
-  return req.path.startsWith('/api/docs/') ? '/api/docs/*' : 'unmatched';
+  if (req.path.startsWith('/api/docs/')) return '/api/docs/*';
+  return req.path.startsWith('/assets/') && req.res?.statusCode !== 404 ? '/assets/*' : 'unmatched';
 }
 
 export function requestLog(log: Logger, metrics: Metrics): RequestHandler {

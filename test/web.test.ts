@@ -1,0 +1,309 @@
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { findChromium, launchChromium, seriousViolations } from './helpers/browser.js';
+import { eventually, Receiver } from './helpers/receiver.js';
+import { DEMO_PASSWORD } from '../src/seed/demo.js';
+
+// The web interface in a real Chromium: a person signs in at `/` and manages
+// webhooks under Setup > Webhooks without touching the API. Every step is
+// checked where a user would look (the page) and where it lands (the
+// database, the receiver).
+
+const chromiumFound = findChromium();
+const skip = 'missing' in chromiumFound ? `browser tests did not run: ${chromiumFound.missing}` : false;
+if (skip) process.stdout.write(`# ${skip}\n`);
+
+let app: TestApp;
+let receiver: Receiver;
+let browser: Browser;
+
+before(async () => {
+  if (skip) return;
+  app = await startTestApp();
+  receiver = await new Receiver().start();
+  browser = await launchChromium((chromiumFound as { path: string }).path);
+});
+
+after(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await app?.close();
+});
+
+async function newPage(viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/status of (401|403|404|409|422|429)/.test(message.text())) problems.push(message.text());
+  });
+  // Nothing is loaded from anywhere but the service.
+  page.on('request', (request) => {
+    if (!request.url().startsWith(`${app.url}/`) && !request.url().startsWith('data:')) problems.push(`request to ${request.url()}`);
+  });
+  (page as Page & { problems: string[] }).problems = problems;
+  return { context, page };
+}
+
+async function signIn(page: Page, email = 'owner@acme.test'): Promise<void> {
+  await page.goto(`${app.url}/`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+}
+
+const noSerious = async (page: Page, where: string) => assert.deepEqual(await seriousViolations(page), [], `axe-core on ${where}`);
+
+describe('web interface', { skip }, () => {
+  it('serves the app at / to browsers with a strict policy, and the API pointer to JSON clients', async () => {
+    const page = await app.request('GET', '/', { headers: { accept: 'text/html' } });
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(page.text, /<script type="module" src="\/assets\/app\.js\?v=[0-9a-f]{12}"><\/script>/);
+    assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'self'.*script-src 'self'.*frame-ancestors 'none'/);
+    const script = await app.request('GET', page.text.match(/\/assets\/app\.js\?v=[0-9a-f]+/)![0]);
+    assert.equal(script.status, 200);
+    assert.match(script.headers.get('content-type') ?? '', /javascript/);
+    // Assets are this origin's own (the browser test also checks every request the page makes).
+    assert.deepEqual(page.text.match(/(?:src|href)="[^"]*"/g), ['href="data:,"', `href="${page.text.match(/\/assets\/app\.css\?v=[0-9a-f]{12}/)![0]}"`, `src="${page.text.match(/\/assets\/app\.js\?v=[0-9a-f]{12}/)![0]}"`]);
+    const json = await app.request('GET', '/', { headers: { accept: 'application/json' } });
+    assert.equal(json.body.graphql, '/graphql');
+    assert.equal((await app.request('GET', '/assets/nothing.js')).status, 404);
+  });
+
+  it('takes a person from sign-in through every webhook task to sign-out', async () => {
+    const { context, page } = await newPage();
+    await page.goto(`${app.url}/`);
+    await noSerious(page, 'the sign-in screen');
+
+    // A wrong password is refused on the screen.
+    await page.getByLabel('Email').fill('owner@acme.test');
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: /credentials|password|email/i }).waitFor();
+
+    await signIn(page);
+    await page.getByText('Acme Agency', { exact: true }).waitFor();
+    await page.getByText(/Olivia Owner|\(Owner\)/).first().waitFor();
+    assert.equal(await page.getByRole('row').count(), 2, 'the header row and the demo webhook');
+    assert.match(await page.getByRole('row').nth(1).innerText(), /Inactive/);
+    await noSerious(page, 'the webhook list');
+
+    // Create: an empty form shows each error at its field and saves nothing.
+    await page.getByRole('button', { name: 'New webhook' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New webhook' });
+    await dialog.getByLabel('Title', { exact: true }).waitFor();
+    await noSerious(page, 'the webhook form');
+    await dialog.getByRole('button', { name: 'Create webhook' }).click();
+    await dialog.locator('#wh-title-error').waitFor();
+    assert.match(await dialog.locator('#wh-title-error').innerText(), /title field is required/i);
+    assert.match(await dialog.locator('#wh-url-error').innerText(), /url field is required/i);
+    assert.match(await dialog.locator('#wh-events-error').innerText(), /events field is required/i);
+    assert.equal(await dialog.getByLabel('Title', { exact: true }).getAttribute('aria-invalid'), 'true');
+    assert.equal((await app.sql('SELECT count(*)::int AS n FROM webhooks'))[0].n, 1);
+
+    // The list selection fills the form data; the events come grouped by category.
+    assert.equal(await dialog.getByLabel('Method').inputValue(), 'POST');
+    await dialog.getByLabel('List selection').selectOption('Contact');
+    assert.equal(await dialog.getByRole('checkbox', { name: 'email' }).isChecked(), true);
+    assert.equal(await dialog.getByRole('checkbox', { name: 'city' }).isChecked(), false);
+    await dialog.getByRole('group', { name: 'call' }).getByRole('checkbox', { name: 'call.ended' }).check();
+    await dialog.getByRole('checkbox', { name: 'agent.created' }).check();
+    await dialog.getByLabel('Title', { exact: true }).fill('Browser hook');
+    await dialog.getByLabel('URL', { exact: true }).fill(`${receiver.url}/browser`);
+    await dialog.getByRole('button', { name: 'Create webhook' }).click();
+
+    const createdDialog = page.getByRole('dialog', { name: /Webhook #\d+ created/ });
+    const secret = await createdDialog.getByRole('textbox', { name: 'Signing secret' }).inputValue();
+    assert.match(secret, /^whsec_/);
+    await createdDialog.getByRole('button', { name: 'Copy' }).click();
+    await createdDialog.getByText('Copied to the clipboard.').waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
+    const [row] = await app.sql("SELECT id, url, events, form_data, list_selection, active FROM webhooks WHERE title = 'Browser hook'");
+    assert.equal(row.url, `${receiver.url}/browser`);
+    assert.deepEqual([...row.events].sort(), ['agent.created', 'call.ended']);
+    assert.equal(row.list_selection, 'Contact');
+    assert.equal(row.active, true);
+    await createdDialog.getByRole('link', { name: 'Open the webhook' }).click();
+    await page.getByRole('heading', { name: `#${row.id} Browser hook` }).waitFor();
+
+    // A test send arrives signed with the secret shown, and the page shows its result and attempt.
+    await page.getByLabel('Event', { exact: true }).selectOption('agent.created');
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const [first] = await receiver.waitFor(1);
+    const headers = first.headers as Record<string, string>;
+    assert.equal(JSON.parse(first.body).event, 'agent.created');
+    assert.equal(new StandardWebhook(secret).verify(first.body, headers) !== undefined, true);
+    await page.getByRole('status').filter({ hasText: `(${headers['webhook-id']}): succeeded, HTTP 200` }).waitFor();
+    const logRow = page.getByRole('row').filter({ hasText: 'agent.created' }).first();
+    await logRow.getByText('succeeded').waitFor();
+    await logRow.getByRole('button', { name: /Details of delivery/ }).click();
+    const detail = page.locator('#delivery-detail');
+    assert.match(await detail.getByLabel('Payload').innerText(), /"event": "agent.created"/);
+    assert.match(await detail.getByRole('row').nth(1).innerText(), /1\s+\S.*200\s+\d+ ms\s+ok/s);
+    await noSerious(page, 'the webhook page with a delivery open');
+
+    // The receiver fails; a resend from the log reaches it and the failed attempt shows.
+    receiver.answer = () => ({ status: 500, body: 'receiver down' });
+    await logRow.getByRole('button', { name: /Resend delivery/ }).click();
+    await receiver.waitFor(2);
+    await detail.getByRole('row').filter({ hasText: 'receiver down' }).waitFor();
+    assert.match(await detail.getByRole('row').nth(2).innerText(), /2 \(manual\).*500.*receiver down/s);
+    receiver.answer = () => ({ status: 200, body: 'ok' });
+
+    // Recover: a failed delivery since a time is sent again.
+    await app.sql("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE webhook_id = ?", [row.id]);
+    await page.getByLabel('Status', { exact: true }).selectOption('failed');
+    await page.getByRole('row').filter({ hasText: 'failed' }).first().waitFor();
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const local = new Date(hourAgo.getTime() - hourAgo.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await page.getByLabel('Recover failed since').fill(local);
+    await page.getByRole('button', { name: 'Recover' }).click();
+    await page.getByText('1 failed delivery is being sent again.').waitFor();
+    await receiver.waitFor(3);
+
+    // Rotate: a new secret is shown and signs the next delivery; the old one still signs during the grace.
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('dialog', { name: 'Rotate the signing secret?' }).getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByText(/The previous secret also signs deliveries until/).waitFor();
+    const rotated = await page.getByRole('textbox', { name: 'Signing secret' }).inputValue();
+    assert.notEqual(rotated, secret);
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const [, , , fourth] = await receiver.waitFor(4);
+    assert.ok(new StandardWebhook(rotated).verify(fourth.body, fourth.headers as Record<string, string>));
+    assert.ok(new StandardWebhook(secret).verify(fourth.body, fourth.headers as Record<string, string>));
+
+    // Edit, with the keyboard: Enter saves, Escape closes.
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('dialog', { name: `Edit webhook #${row.id}` });
+    await edit.getByLabel('Title', { exact: true }).fill('Browser hook v2');
+    await edit.getByLabel('Title', { exact: true }).press('Enter');
+    await page.getByRole('heading', { name: `#${row.id} Browser hook v2` }).waitFor();
+    assert.equal((await app.sql('SELECT title FROM webhooks WHERE id = ?', [row.id]))[0].title, 'Browser hook v2');
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await edit.getByLabel('Title', { exact: true }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    // Focus returns to the button that opened the dialog.
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Edit', undefined, { timeout: 5000 });
+
+    // Deactivate.
+    await page.getByRole('button', { name: 'Deactivate' }).click();
+    await page.getByText('The webhook is inactive').waitFor();
+    assert.equal((await app.sql('SELECT active FROM webhooks WHERE id = ?', [row.id]))[0].active, false);
+
+    // Delete from the list, after a confirmation that Escape dismisses.
+    await page.getByRole('link', { name: '‹ All webhooks' }).click();
+    const hookRow = page.getByRole('row').filter({ hasText: 'Browser hook v2' });
+    await hookRow.getByRole('button', { name: 'Delete webhook Browser hook v2' }).click();
+    await page.getByRole('dialog', { name: 'Delete this webhook?' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    assert.equal((await app.sql('SELECT count(*)::int AS n FROM webhooks WHERE id = ?', [row.id]))[0].n, 1);
+    await hookRow.getByRole('button', { name: 'Delete webhook Browser hook v2' }).click();
+    await page.getByRole('dialog', { name: 'Delete this webhook?' }).getByRole('button', { name: 'Delete webhook' }).click();
+    await page.getByText(`Webhook #${row.id} “Browser hook v2” was deleted.`).waitFor();
+    assert.equal((await app.sql('SELECT count(*)::int AS n FROM webhooks WHERE id = ?', [row.id]))[0].n, 0);
+
+    // Sign out: the token the tab held is revoked.
+    const token = await page.evaluate(() => sessionStorage.getItem('switchboard.token'));
+    assert.ok(token);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Switchboard' }).waitFor();
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('switchboard.token')), null);
+    assert.equal((await app.request('GET', '/api/roles', { token: token! })).status, 401);
+    assert.deepEqual((page as Page & { problems: string[] }).problems, []);
+    await context.close();
+  });
+
+  it('shows why a webhook was switched off and activates it again', async () => {
+    const [hook] = await app.sql("INSERT INTO webhooks (company_id, title, url, method, list_selection, form_data, events, active, disabled_reason, secret_sealed, hits, created_at, updated_at) SELECT company_id, 'Gone hook', ?, 'POST', list_selection, form_data, events, false, 'gone', secret_sealed, 0, now(), now() FROM webhooks WHERE title = 'CRM sync (example)' RETURNING id", [`${receiver.url}/gone`]);
+    const { context, page } = await newPage();
+    await signIn(page);
+    await page.getByRole('row').filter({ hasText: 'Gone hook' }).getByText('Switched off (gone)').waitFor();
+    await page.getByRole('link', { name: 'Gone hook' }).click();
+    await page.getByText('because its URL answered 410 Gone').waitFor();
+    await page.getByRole('button', { name: 'Activate again' }).click();
+    await page.getByText('The webhook is active').waitFor();
+    const [now] = await app.sql('SELECT active, disabled_reason FROM webhooks WHERE id = ?', [hook.id]);
+    assert.deepEqual(now, { active: true, disabled_reason: null });
+    await context.close();
+  });
+
+  it('tells a user without view-webhooks why the page is empty, and hides changes from a viewer', async () => {
+    const { context, page } = await newPage();
+    const token = await app.userWith(['view-role'], 'no webhooks');
+    await page.addInitScript((t) => sessionStorage.setItem('switchboard.token', t), token);
+    await page.goto(`${app.url}/#/setup/webhooks`);
+    await page.getByText(/does not include the “view-webhooks” permission/).waitFor();
+    await noSerious(page, 'the page without permission');
+
+    await context.close();
+
+    const viewer = await newPage();
+    await viewer.page.addInitScript((t) => sessionStorage.setItem('switchboard.token', t), await app.userWith(['view-webhooks'], 'viewer'));
+    await viewer.page.goto(`${app.url}/`);
+    await viewer.page.getByRole('row').filter({ hasText: 'CRM sync' }).waitFor();
+    assert.equal(await viewer.page.getByRole('button', { name: 'New webhook' }).count(), 0);
+    assert.equal(await viewer.page.getByRole('button', { name: /^Delete/ }).count(), 0);
+    await viewer.context.close();
+  });
+
+  it('works at 375 px wide and with the keyboard alone', async () => {
+    const { context, page } = await newPage({ width: 375, height: 812 });
+    await page.goto(`${app.url}/`);
+    // Keyboard only: Tab to each field, type, Enter to submit.
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('owner@acme.test');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(DEMO_PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+    await page.getByRole('row').filter({ hasText: 'CRM sync' }).waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px at 375 px`);
+    await noSerious(page, 'the list at 375 px');
+
+    // The New webhook button is reached by Tab and opened with Enter; Escape closes and focus returns.
+    const newButton = page.getByRole('button', { name: 'New webhook' });
+    await newButton.focus();
+    const outline = await newButton.evaluate((el) => getComputedStyle(el).outlineStyle);
+    assert.notEqual(outline, 'none', 'focus is visible');
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', { name: 'New webhook' }).getByLabel('Title').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('dialog') !== null), true, 'focus moves into the dialog');
+    const dialogOverflow = await page.evaluate(() => document.querySelector('dialog')!.scrollWidth - document.querySelector('dialog')!.clientWidth);
+    assert.ok(dialogOverflow <= 0, 'the form fits at 375 px');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await page.waitForFunction(() => document.activeElement?.textContent === 'New webhook', undefined, { timeout: 5000 });
+
+    if (process.env.UPDATE_SCREENSHOTS) {
+      mkdirSync('docs/images', { recursive: true });
+      await page.screenshot({ path: 'docs/images/setup-webhooks-mobile.png' });
+    }
+    await context.close();
+  });
+
+  it('takes the README screenshot of Setup > Webhooks when asked (UPDATE_SCREENSHOTS=1)', { skip: !process.env.UPDATE_SCREENSHOTS }, async () => {
+    const { context, page } = await newPage({ width: 1280, height: 800 });
+    await signIn(page);
+    mkdirSync('docs/images', { recursive: true });
+    await page.screenshot({ path: 'docs/images/setup-webhooks.png' });
+    const [hook] = await app.sql("SELECT id FROM webhooks WHERE title = 'Gone hook'");
+    await page.goto(`${app.url}/#/setup/webhooks/${hook.id}`);
+    await page.getByRole('heading', { name: /Gone hook/ }).waitFor();
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await eventually(async () => ((await page.getByText(/succeeded, HTTP 200/).count()) > 0 ? true : undefined));
+    await page.getByRole('button', { name: /Details of delivery/ }).first().click();
+    await page.screenshot({ path: 'docs/images/webhook-deliveries.png', fullPage: true });
+    await context.close();
+  });
+});

@@ -1,0 +1,73 @@
+import { useState } from 'preact/hooks';
+import { ApiError, gql } from './api';
+import { FieldError } from './ui';
+
+const LOGIN = `mutation SignIn($email: String!, $password: String!) { login(email: $email, password: $password) { token } }`;
+
+export function SignIn(props: { notice: string | null; onSignedIn: (token: string) => void }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const data = await gql<{ login: { token: string } | null }>(LOGIN, { email, password });
+      if (!data.login) throw new ApiError('The email or password is wrong.', 'UNAUTHENTICATED');
+      props.onSignedIn(data.login.token);
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught : new ApiError(String(caught), 'ERROR'));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const general = error && Object.keys(error.fields).length === 0 ? error.message : null;
+  return (
+    <main class="sign-in" id="main">
+      <form onSubmit={submit} aria-describedby={general ? 'sign-in-error' : undefined} noValidate>
+        <h1>Sign in to Switchboard</h1>
+        {props.notice && (
+          <p class="banner info" role="status">
+            {props.notice}
+          </p>
+        )}
+        <label for="email">Email</label>
+        <input
+          id="email"
+          type="email"
+          autocomplete="username"
+          required
+          value={email}
+          onInput={(e) => setEmail(e.currentTarget.value)}
+          aria-invalid={error?.fieldMessages('email').length ? true : undefined}
+          aria-describedby="email-error"
+        />
+        <FieldError id="email-error" error={error} field="email" />
+        <label for="password">Password</label>
+        <input
+          id="password"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+          aria-invalid={error?.fieldMessages('password').length ? true : undefined}
+          aria-describedby="password-error"
+        />
+        <FieldError id="password-error" error={error} field="password" />
+        {general && (
+          <p id="sign-in-error" class="banner error" role="alert">
+            {general}
+          </p>
+        )}
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,112 @@
+import type { ComponentChildren } from 'preact';
+import { createContext } from 'preact';
+import { useContext, useEffect, useId, useRef } from 'preact/hooks';
+import type { ApiError } from './api';
+
+// Small building blocks every screen shares: dialogs, fields with their
+// errors, paging, and the company's clock.
+
+/** A modal on the native <dialog>: focus stays inside, Escape closes it. */
+export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; wide?: boolean }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current!;
+    const before = document.activeElement as HTMLElement | null;
+    dialog.showModal();
+    return () => before?.focus?.();
+  }, []);
+  return (
+    <dialog ref={ref} class={props.wide ? 'wide' : undefined} aria-labelledby={titleId} onClose={props.onClose}>
+      <header class="dialog-head">
+        <h2 id={titleId}>{props.title}</h2>
+        <button type="button" class="icon" aria-label="Close" onClick={props.onClose}>
+          ×
+        </button>
+      </header>
+      {props.children}
+    </dialog>
+  );
+}
+
+/** The messages of `error` for `field`, announced with the field. */
+export function FieldError(props: { id: string; error: ApiError | null; field: string }) {
+  const messages = props.error?.fieldMessages(props.field) ?? [];
+  if (messages.length === 0) return null;
+  return (
+    <p id={props.id} class="field-error" role="alert">
+      {messages.join(' ')}
+    </p>
+  );
+}
+
+/** An error that belongs to no field (or to a field the form does not show). */
+export function ErrorBanner(props: { error: ApiError | null; fields?: string[] }) {
+  const { error } = props;
+  if (!error) return null;
+  const shown = props.fields ?? [];
+  const elsewhere = Object.keys(error.fields).filter((name) => !shown.some((field) => name === field || name.startsWith(`${field}.`)));
+  if (Object.keys(error.fields).length > 0 && elsewhere.length === 0) return null;
+  return (
+    <p class="banner error" role="alert">
+      {elsewhere.length > 0 ? elsewhere.flatMap((name) => error.fields[name]).join(' ') : error.message}
+    </p>
+  );
+}
+
+export interface PageInfo {
+  currentPage: number;
+  lastPage: number;
+  total: number;
+  from: number | null;
+  to: number | null;
+}
+
+export function Pager(props: { page: PageInfo; onPage: (page: number) => void; label: string }) {
+  const { page } = props;
+  return (
+    <nav class="pager" aria-label={`${props.label} pages`}>
+      <span>{page.total === 0 ? 'No records' : `${page.from}–${page.to} of ${page.total}`}</span>
+      <button type="button" disabled={page.currentPage <= 1} onClick={() => props.onPage(page.currentPage - 1)}>
+        Previous
+      </button>
+      <span aria-current="page">
+        Page {page.currentPage} of {Math.max(page.lastPage, 1)}
+      </span>
+      <button type="button" disabled={page.currentPage >= page.lastPage} onClick={() => props.onPage(page.currentPage + 1)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+export const Loading = (props: { what: string }) => (
+  <p class="muted" role="status">
+    Loading {props.what}…
+  </p>
+);
+
+/** Times shown in the company's time zone, as the API's date strings read. */
+export const ZoneContext = createContext('UTC');
+
+export function useTime(): (iso: string | null | undefined) => string {
+  const zone = useContext(ZoneContext);
+  return (iso) => {
+    if (!iso) return '—';
+    const parts = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
+      .formatToParts(new Date(iso));
+    const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+    return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}:${part('second')}`;
+  };
+}
+
+/** Re-runs `tick` every `ms` while `active`. */
+export function useInterval(tick: () => void, ms: number, active: boolean) {
+  const saved = useRef(tick);
+  saved.current = tick;
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => saved.current(), ms);
+    return () => clearInterval(timer);
+  }, [ms, active]);
+}

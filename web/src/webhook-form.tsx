@@ -1,0 +1,213 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, gql } from './api';
+import { Dialog, ErrorBanner, FieldError, Loading } from './ui';
+
+// Create and edit share one form: title, URL, method, the list selection that
+// fills the form data, the event types by category, active.
+
+export interface Webhook {
+  id: number;
+  title: string;
+  url: string;
+  method: string;
+  events: string[];
+  listSelection: string;
+  formData: string[];
+  active: boolean;
+  disabledReason: string | null;
+  hits: number;
+  lastHit: string | null;
+  createdAt: string;
+}
+
+export const WEBHOOK_FIELDS = 'id title url method events listSelection formData active disabledReason hits lastHit createdAt';
+
+interface Choices {
+  webhookEventTypes: { name: string; category: string; description: string }[];
+  webhookFormFields: { fields: string[]; listSelections: { name: string; fields: string[] }[] };
+}
+
+const CHOICES = `query WebhookChoices { webhookEventTypes { name category description } webhookFormFields { fields listSelections { name fields } } }`;
+const CREATE = `mutation CreateWebhook($input: WebhookInput!) { createWebhook(input: $input) { ${WEBHOOK_FIELDS} secret } }`;
+const UPDATE = `mutation UpdateWebhook($id: ID!, $input: WebhookInput!) { updateWebhook(id: $id, input: $input) { ${WEBHOOK_FIELDS} } }`;
+
+let choicesCache: Promise<Choices> | null = null;
+export const loadChoices = () => (choicesCache ??= gql<Choices>(CHOICES).catch((error) => ((choicesCache = null), Promise.reject(error))));
+
+const FIELD_LABELS: Record<string, string> = { custom_fields: 'custom fields' };
+const fieldLabel = (name: string) => FIELD_LABELS[name] ?? name.replace(/_/g, ' ');
+
+export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webhook & { secret?: string }) => void; onClose: () => void }) {
+  const editing = props.webhook;
+  const [choices, setChoices] = useState<Choices | null>(null);
+  const [title, setTitle] = useState(editing?.title ?? '');
+  const [url, setUrl] = useState(editing?.url ?? '');
+  const [selection, setSelection] = useState(editing?.listSelection ?? 'Basic');
+  const [formData, setFormData] = useState<string[]>(editing?.formData ?? []);
+  const [events, setEvents] = useState<string[]>(editing?.events ?? []);
+  const [active, setActive] = useState(editing?.active ?? true);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    loadChoices().then(
+      (loaded) => {
+        setChoices(loaded);
+        if (!editing) setFormData(loaded.webhookFormFields.listSelections.find((s) => s.name === 'Basic')?.fields ?? []);
+      },
+      (caught) => setError(caught instanceof ApiError ? caught : new ApiError(String(caught), 'ERROR')),
+    );
+  }, []);
+
+  /** A list selection fills the form data; ticking a field by hand makes it Custom (or the preset it now equals). */
+  const choose = (name: string) => {
+    setSelection(name);
+    const preset = choices?.webhookFormFields.listSelections.find((s) => s.name === name);
+    if (preset && name !== 'Custom') setFormData(preset.fields);
+  };
+  const toggleField = (field: string, on: boolean) => {
+    const next = on ? [...formData, field] : formData.filter((f) => f !== field);
+    setFormData(next);
+    const key = [...next].sort().join(',');
+    const match = choices?.webhookFormFields.listSelections.find((s) => s.name !== 'Custom' && [...s.fields].sort().join(',') === key);
+    setSelection(match?.name ?? 'Custom');
+  };
+  const toggleEvent = (name: string, on: boolean) => setEvents(on ? [...events, name] : events.filter((e) => e !== name));
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    const input = { title, url, method: 'POST', listSelection: selection, formData, events, active };
+    try {
+      if (editing) {
+        const data = await gql<{ updateWebhook: Webhook }>(UPDATE, { id: String(editing.id), input });
+        props.onSaved(data.updateWebhook);
+      } else {
+        const data = await gql<{ createWebhook: Webhook & { secret: string } }>(CREATE, { input });
+        props.onSaved(data.createWebhook);
+      }
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught : new ApiError(String(caught), 'ERROR'));
+      setBusy(false);
+    }
+  };
+
+  const invalid = (field: string) => (error?.fieldMessages(field).length ? true : undefined);
+  const categories = new Map<string, Choices['webhookEventTypes']>();
+  for (const type of choices?.webhookEventTypes ?? []) categories.set(type.category, [...(categories.get(type.category) ?? []), type]);
+
+  return (
+    <Dialog title={editing ? `Edit webhook #${editing.id}` : 'New webhook'} onClose={props.onClose} wide>
+      {!choices && !error ? (
+        <Loading what="the form" />
+      ) : (
+        <form onSubmit={submit} noValidate>
+          <div class="grid">
+            <div>
+              <label for="wh-title">Title</label>
+              <input id="wh-title" value={title} maxLength={255} onInput={(e) => setTitle(e.currentTarget.value)} aria-invalid={invalid('title')} aria-describedby="wh-title-error" />
+              <FieldError id="wh-title-error" error={error} field="title" />
+            </div>
+            <div>
+              <label for="wh-method">Method</label>
+              <input id="wh-method" value="POST" readOnly aria-describedby="wh-method-note" />
+              <p id="wh-method-note" class="hint">
+                Deliveries are always POST.
+              </p>
+              <FieldError id="wh-method-error" error={error} field="method" />
+            </div>
+          </div>
+          <label for="wh-url">URL</label>
+          <input id="wh-url" type="url" inputMode="url" placeholder="https://example.com/webhooks" value={url} onInput={(e) => setUrl(e.currentTarget.value)} aria-invalid={invalid('url')} aria-describedby="wh-url-error" />
+          <FieldError id="wh-url-error" error={error} field="url" />
+
+          <label for="wh-selection">List selection</label>
+          <select id="wh-selection" value={selection} onChange={(e) => choose(e.currentTarget.value)} aria-invalid={invalid('list_selection')} aria-describedby="wh-selection-error">
+            {choices?.webhookFormFields.listSelections.map((s) => (
+              <option key={s.name} value={s.name}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+          <FieldError id="wh-selection-error" error={error} field="list_selection" />
+
+          <fieldset aria-describedby="wh-form-data-error">
+            <legend>Form data (contact fields in every payload)</legend>
+            <div class="checks">
+              {choices?.webhookFormFields.fields.map((field) => (
+                <label key={field} class="check">
+                  <input type="checkbox" name="form_data" value={field} checked={formData.includes(field)} onChange={(e) => toggleField(field, e.currentTarget.checked)} />
+                  {fieldLabel(field)}
+                </label>
+              ))}
+            </div>
+            <FieldError id="wh-form-data-error" error={error} field="form_data" />
+          </fieldset>
+
+          <fieldset aria-describedby="wh-events-error">
+            <legend>Events</legend>
+            {[...categories].map(([category, types]) => (
+              <fieldset key={category} class="category">
+                <legend>{category}</legend>
+                <div class="checks">
+                  {types.map((type) => (
+                    <label key={type.name} class="check" title={type.description}>
+                      <input type="checkbox" name="events" value={type.name} checked={events.includes(type.name)} onChange={(e) => toggleEvent(type.name, e.currentTarget.checked)} />
+                      {type.name}
+                    </label>
+                  ))}
+                </div>
+              </fieldset>
+            ))}
+            <FieldError id="wh-events-error" error={error} field="events" />
+          </fieldset>
+
+          <label class="check">
+            <input type="checkbox" checked={active} onChange={(e) => setActive(e.currentTarget.checked)} />
+            Active (deliver events to this URL)
+          </label>
+
+          <ErrorBanner error={error} fields={['title', 'url', 'method', 'list_selection', 'form_data', 'events']} />
+          <footer class="actions">
+            <button type="button" onClick={props.onClose}>
+              Cancel
+            </button>
+            <button type="submit" class="primary" disabled={busy}>
+              {busy ? 'Saving…' : editing ? 'Save changes' : 'Create webhook'}
+            </button>
+          </footer>
+        </form>
+      )}
+      {!choices && error && <ErrorBanner error={error} />}
+    </Dialog>
+  );
+}
+
+/** The secret, shown with a copy button (after creation, on reveal and after rotation). */
+export function SecretBox(props: { secret: string; note?: string }) {
+  const [copied, setCopied] = useState<string | null>(null);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(props.secret);
+      setCopied('Copied to the clipboard.');
+    } catch {
+      setCopied('The browser refused the clipboard: select the secret and copy it.');
+    }
+  };
+  return (
+    <div class="secret">
+      <label for="wh-secret">Signing secret</label>
+      <div class="row">
+        <input id="wh-secret" class="mono" readOnly value={props.secret} onFocus={(e) => e.currentTarget.select()} />
+        <button type="button" onClick={copy}>
+          Copy
+        </button>
+      </div>
+      {props.note && <p class="hint">{props.note}</p>}
+      <p class="hint" role="status">
+        {copied ?? ''}
+      </p>
+    </div>
+  );
+}
