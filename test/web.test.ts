@@ -256,6 +256,31 @@ describe('web interface', { skip }, () => {
     await viewer.context.close();
   });
 
+  it('searches and pages the webhook list', async () => {
+    await app.sql(
+      `INSERT INTO webhooks (company_id, title, url, method, list_selection, form_data, events, active, secret_sealed, hits, created_at, updated_at)
+       SELECT w.company_id, 'Bulk ' || n, 'https://bulk' || n || '.example/hook', 'POST', w.list_selection, w.form_data, w.events, true, w.secret_sealed, 0, now() - n * interval '1 minute', now()
+       FROM webhooks w, generate_series(1, 16) AS n WHERE w.title = 'CRM sync (example)'`,
+    );
+    const [{ total }] = await app.sql("SELECT count(*)::int AS total FROM webhooks w JOIN companies c ON c.id = w.company_id WHERE c.name = 'Acme Agency'");
+    const { context, page } = await newPage();
+    await signIn(page);
+    await page.getByText(`1–15 of ${total}`).waitFor();
+    assert.equal(await page.getByRole('row').count(), 16, 'a header and 15 webhooks');
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText(`16–${total} of ${total}`).waitFor();
+    assert.equal(await page.getByRole('row').count(), 1 + total - 15);
+    await page.getByLabel('Search webhooks').fill('bulk7.example');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('1–1 of 1').waitFor();
+    assert.match(await page.getByRole('row').nth(1).innerText(), /Bulk 7/);
+    await page.getByLabel('Search webhooks').fill('no such hook');
+    await page.getByLabel('Search webhooks').press('Enter');
+    await page.getByText('No webhook matches “no such hook”.').waitFor();
+    await app.sql("DELETE FROM webhooks WHERE title LIKE 'Bulk %'");
+    await context.close();
+  });
+
   it('works at 375 px wide and with the keyboard alone', async () => {
     const { context, page } = await newPage({ width: 375, height: 812 });
     await page.goto(`${app.url}/`);
