@@ -1,6 +1,7 @@
-// `npm run build` (second half): bundles the web interface (web/) with esbuild
-// into dist/web: index.html, assets/app.js and assets/app.css, the asset
-// addresses carrying a content hash so a new build is never served stale.
+// `npm run build` (second half): bundles the web interface (web/src, Preact)
+// and the GraphQL explorer (web/explorer, GraphiQL on React) with esbuild into
+// dist/web: index.html, explorer.html and assets/, the asset addresses carrying
+// a content hash so a new build is never served stale.
 
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
@@ -11,23 +12,30 @@ const out = path.resolve('dist/web');
 rmSync(out, { recursive: true, force: true });
 mkdirSync(path.join(out, 'assets'), { recursive: true });
 
-const result = await build({
-  entryPoints: { app: 'web/src/main.tsx' },
-  bundle: true,
-  format: 'esm',
-  target: ['chrome110', 'firefox115', 'safari16'],
-  minify: true,
-  sourcemap: 'linked',
-  jsx: 'automatic',
-  jsxImportSource: 'preact',
-  outdir: path.join(out, 'assets'),
-  legalComments: 'linked',
-  logLevel: 'warning',
-  metafile: true,
-});
+const bundles = [
+  { name: 'app', entry: 'web/src/main.tsx', jsxImportSource: 'preact', page: 'web/index.html', html: 'index.html' },
+  { name: 'explorer', entry: 'web/explorer/main.tsx', jsxImportSource: 'react', page: 'web/explorer.html', html: 'explorer.html' },
+];
 
 const hash = (file) => createHash('sha256').update(readFileSync(path.join(out, 'assets', file))).digest('hex').slice(0, 12);
-const html = readFileSync('web/index.html', 'utf8').replace('%HASH_JS%', hash('app.js')).replace('%HASH_CSS%', hash('app.css'));
-writeFileSync(path.join(out, 'index.html'), html);
-const bytes = Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);
-process.stdout.write(`web interface built in dist/web (${Math.round(bytes / 1024)} KiB with source maps)\n`);
+for (const bundle of bundles) {
+  const result = await build({
+    entryPoints: { [bundle.name]: bundle.entry },
+    bundle: true,
+    format: 'esm',
+    target: ['chrome110', 'firefox115', 'safari16'],
+    minify: true,
+    sourcemap: 'linked',
+    jsx: 'automatic',
+    jsxImportSource: bundle.jsxImportSource,
+    define: { 'process.env.NODE_ENV': '"production"' },
+    outdir: path.join(out, 'assets'),
+    legalComments: 'linked',
+    logLevel: 'warning',
+    metafile: true,
+  });
+  const html = readFileSync(bundle.page, 'utf8').replace('%HASH_JS%', hash(`${bundle.name}.js`)).replace('%HASH_CSS%', hash(`${bundle.name}.css`));
+  writeFileSync(path.join(out, bundle.html), html);
+  const bytes = Object.entries(result.metafile.outputs).filter(([file]) => !file.endsWith('.map')).reduce((sum, [, o]) => sum + o.bytes, 0);
+  process.stdout.write(`${bundle.name}: dist/web/${bundle.html} and its assets (${Math.round(bytes / 1024)} KiB)\n`);
+}

@@ -1,5 +1,6 @@
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import cors from 'cors';
@@ -21,7 +22,7 @@ import { restHandler } from './rest/handler.js';
 import { sendError } from './rest/respond.js';
 import type { Services } from './services/index.js';
 import { VERSION } from './version.js';
-import { webRouter } from './web/serve.js';
+import { explorerPage, webRouter } from './web/serve.js';
 
 export interface AppParts {
   orm: MikroORM;
@@ -64,6 +65,7 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
     formatError: formatGraphQLError,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer: parts.httpServer }),
+      ApolloServerPluginLandingPageDisabled(),
       limitsPlugin<RequestContext>(),
       {
         async requestDidStart() {
@@ -145,6 +147,8 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
     app.use('/api', policy);
     app.use('/graphql', policy);
   }
+  // Browsers get the explorer (local assets, works offline); Apollo's CDN landing page is off.
+  app.get('/graphql', explorerPage());
   app.use('/graphql', ...jsonBody(log), batchLimit, expressMiddleware(apollo, { context: async ({ req }) => context(req) }));
   app.use('/api', ...jsonBody(log));
   app.use(restHandler({ schema, routes, log, context, ids: services.ids }));

@@ -281,6 +281,31 @@ describe('web interface', { skip }, () => {
     await context.close();
   });
 
+  it('opens the GraphQL explorer from local assets with the signed-in token set', async () => {
+    const html = await app.request('GET', '/graphql', { headers: { accept: 'text/html' } });
+    assert.equal(html.status, 200);
+    assert.match(html.text, /<script type="module" src="\/assets\/explorer\.js\?v=[0-9a-f]{12}">/);
+    assert.match(html.headers.get('content-security-policy') ?? '', /script-src 'self';/);
+    // A GET that carries a query is still GraphQL.
+    const get = await app.request('GET', '/graphql?query=%7B__typename%7D', { headers: { accept: 'application/json', 'apollo-require-preflight': 'true' } });
+    assert.deepEqual(get.body, { data: { __typename: 'Query' } });
+
+    const { context, page } = await newPage();
+    await signIn(page);
+    await page.getByRole('link', { name: 'GraphQL explorer' }).click();
+    await page.waitForURL(`${app.url}/graphql`);
+    const run = page.getByRole('button', { name: /Execute query/ });
+    await run.waitFor();
+    await page.getByText(/"Authorization": "Bearer ey/).first().waitFor();
+    await run.click();
+    // The document holds two operations: GraphiQL asks which one to run.
+    const choice = page.getByRole('menuitem', { name: 'Me' });
+    if (await choice.count()) await choice.click();
+    await page.locator('.graphiql-response').getByText('"Acme Agency"').waitFor();
+    assert.deepEqual((page as Page & { problems: string[] }).problems, []);
+    await context.close();
+  });
+
   it('works at 375 px wide and with the keyboard alone', async () => {
     const { context, page } = await newPage({ width: 375, height: 812 });
     await page.goto(`${app.url}/`);

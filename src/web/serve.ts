@@ -21,20 +21,41 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** GraphiQL and CodeMirror set style elements of their own; scripts stay this origin's only. */
+const EXPLORER_CSP = CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'").replace("img-src 'self' data:", "img-src 'self' data:; font-src 'self' data:");
+
+const page = (file: string) => (existsSync(`${ROOT}${file}`) ? readFileSync(`${ROOT}${file}`, 'utf8') : undefined);
+
+const sendPage = (res: express.Response, html: string, policy: string) => {
+  res.setHeader('Content-Security-Policy', policy);
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Cache-Control', 'no-cache');
+  res.type('html').send(html);
+};
+
+const wantsPage = (req: express.Request) => req.accepts(['json', 'html']) === 'html';
+
+/**
+ * GET /graphql from a browser (HTML wanted, no query given): the GraphQL
+ * explorer. Every other request goes on to the GraphQL server.
+ */
+export function explorerPage(): express.RequestHandler {
+  const explorer = page('explorer.html');
+  return (req, res, next) => {
+    if (req.method !== 'GET' || !explorer || req.query.query !== undefined || !wantsPage(req)) return next();
+    sendPage(res, explorer, EXPLORER_CSP);
+  };
+}
+
 export function webRouter(pointer: () => object): Router {
   const router = express.Router();
-  const indexFile = `${ROOT}index.html`;
-  const built = existsSync(indexFile);
-  const index = built ? readFileSync(indexFile, 'utf8') : undefined;
+  const index = page('index.html');
+  const built = index !== undefined;
 
   router.get('/', (req, res) => {
-    const wantsPage = index !== undefined && req.accepts(['json', 'html']) === 'html';
-    if (!wantsPage) return void res.json(pointer());
-    res.setHeader('Content-Security-Policy', CSP);
-    res.setHeader('X-Frame-Options', 'DENY');
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    res.setHeader('Cache-Control', 'no-cache');
-    res.type('html').send(index);
+    if (index === undefined || !wantsPage(req)) return void res.json(pointer());
+    sendPage(res, index, CSP);
   });
   if (built) {
     // Asset addresses carry a content hash; revalidation by ETag keeps them cheap.

@@ -110,6 +110,17 @@ function App() {
               </a>
             </li>
           </ul>
+          <p class="nav-group" id="nav-developers">
+            Developers
+          </p>
+          <ul aria-labelledby="nav-developers">
+            <li>
+              <a href="/graphql">GraphQL explorer</a>
+            </li>
+            <li>
+              <a href="/api/docs">REST API docs</a>
+            </li>
+          </ul>
         </nav>
         <main id="main" tabIndex={-1}>
           {!route.startsWith('/setup/webhooks') ? (
