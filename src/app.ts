@@ -1,5 +1,4 @@
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -9,10 +8,10 @@ import { timingSafeEqual } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
 import type { Server } from 'node:http';
 import type { RequestContext } from './context.js';
-import { HttpError } from './errors.js';
+import { appErrorOf, HttpError } from './errors.js';
 import { formatGraphQLError } from './graphql/format-error.js';
 import { GRAPHQL_LIMITS, limitsPlugin } from './graphql/limits.js';
-import { bodyErrors, jsonBody, requestLog } from './http.js';
+import { bodyErrors, closeWhenDraining, jsonBody, requestLog, type GraphQLOperationLog } from './http.js';
 import type { JobRunner } from './jobs/agenda.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
@@ -64,15 +63,22 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError,
     plugins: [
-      ApolloServerPluginDrainHttpServer({ httpServer: parts.httpServer }),
       ApolloServerPluginLandingPageDisabled(),
       limitsPlugin<RequestContext>(),
       {
         async requestDidStart() {
           return {
+            async didResolveOperation({ contextValue, operation, operationName }) {
+              if (!operation) return;
+              const fields = operation.selectionSet.selections.flatMap((s) => (s.kind === 'Field' ? [s.name.value] : []));
+              for (const field of fields) metrics.graphqlFields.inc({ type: operation.operation, field });
+              contextValue.operations?.push({ operation: operationName ?? null, type: operation.operation, fields });
+            },
             async didEncounterErrors({ errors, contextValue }) {
               for (const error of errors) {
-                if (!error.extensions?.code || error.extensions.code === 'INTERNAL_SERVER_ERROR') {
+                // The client's mistakes (our typed errors, GraphQL's own) are in the request line; only the rest is an error.
+                if (appErrorOf(error) || (error.extensions?.code && error.extensions.code !== 'INTERNAL_SERVER_ERROR')) continue;
+                {
                   log.error('graphql error', { requestId: contextValue.requestId, error: error.message, stack: error.originalError?.stack });
                 }
               }
@@ -94,6 +100,7 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
   app.disable('x-powered-by');
   app.set('trust proxy', services.config.trustProxy);
   app.use(requestLog(log, metrics));
+  app.use(closeWhenDraining(parts.httpServer));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -149,7 +156,14 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
   }
   // Browsers get the explorer (local assets, works offline); Apollo's CDN landing page is off.
   app.get('/graphql', explorerPage());
-  app.use('/graphql', ...jsonBody(log), batchLimit, expressMiddleware(apollo, { context: async ({ req }) => context(req) }));
+  app.use('/graphql', ...jsonBody(log), batchLimit, expressMiddleware(apollo, {
+      context: async ({ req }) => {
+        const ctx = context(req);
+        // Apollo copies the context for each operation of a batch; they all report into this one list.
+        ctx.operations = req.res!.locals.graphql = [] as GraphQLOperationLog[];
+        return ctx;
+      },
+    }));
   app.use('/api', ...jsonBody(log));
   app.use(restHandler({ schema, routes, log, context, ids: services.ids }));
   app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));

@@ -34,6 +34,8 @@ export interface Config {
   /** When set, /metrics asks for it as a Bearer token. */
   metricsToken?: string;
   logLevel: LogLevel;
+  /** `pretty` for a person at a terminal, `json` for machines; unset: pretty when stdout is a terminal. */
+  logFormat?: 'json' | 'pretty';
   /** Proxy hops in front of the service whose X-Forwarded-For is trusted (0: none). */
   trustProxy: number;
   loginLimits: { perIp: RateWindow; perEmail: RateWindow };
@@ -244,6 +246,7 @@ export function loadConfig(env: Env = process.env): Config {
       return token || undefined;
     }, undefined),
     logLevel: read(() => oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'), 'info'),
+    logFormat: env.LOG_FORMAT === undefined || env.LOG_FORMAT === '' ? undefined : read(() => oneOf(env, 'LOG_FORMAT', ['json', 'pretty'] as const, 'json'), 'json'),
     trustProxy: read(() => hops(env, 'TRUST_PROXY'), 0),
     loginLimits: {
       perIp: read(() => rateWindow(env, 'LOGIN_LIMIT_PER_IP', '30/1m'), { max: 30, windowSeconds: 60 }),

@@ -52,6 +52,9 @@ interface Caller {
  * Services take it first; it carries no services.
  */
 export class RequestContext {
+  /** Set by the HTTP layer: the GraphQL operations this request ran, for its log line (copied into each operation's context). */
+  operations?: Array<{ operation: string | null; type: string; fields: string[] }>;
+
   constructor(
     private readonly caller: Caller,
     private readonly infra: Infrastructure,

@@ -1,5 +1,7 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { HttpError } from './errors.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
@@ -24,6 +26,13 @@ function routeTemplate(req: express.Request, rowPath: string | undefined): strin
   return req.path.startsWith('/assets/') && req.res?.statusCode !== 404 ? '/assets/*' : 'unmatched';
 }
 
+/** What the request log says of each GraphQL operation of a request (a batch has several). */
+export interface GraphQLOperationLog {
+  operation: string | null;
+  type: string;
+  fields: string[];
+}
+
 export function requestLog(log: Logger, metrics: Metrics): RequestHandler {
   return (req, res, next) => {
     const incoming = req.header('x-request-id');
@@ -40,11 +49,14 @@ export function requestLog(log: Logger, metrics: Metrics): RequestHandler {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeTemplate(req, res.locals.route as string | undefined);
       metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
-      log.info('request', {
+      const graphql = res.locals.graphql as GraphQLOperationLog[] | undefined;
+      // A client's mistake (4xx) is the client's: info. Only the service's own failures are errors.
+      log[res.statusCode >= 500 ? 'error' : 'info']('request', {
         requestId,
         method: req.method,
         path: req.path,
         route,
+        ...(graphql ? { graphql } : {}),
         status: res.statusCode,
         durationMs: Math.round(seconds * 10_000) / 10,
       });
@@ -81,3 +93,52 @@ export function bodyErrors(log: Logger): ErrorRequestHandler {
     sendError(res, mapped, res.locals.requestId, log);
   };
 }
+
+/**
+ * Stops an HTTP server without dropping a request a client has already sent.
+ * Node's `server.close()` also closes every connection that is not in the
+ * middle of a request, including one accepted a moment ago whose request is
+ * still unread. So: keep listening (answers say `Connection: close`) until no
+ * connection has arrived for `quietMs` and every accepted connection has
+ * started its request (or sat silent for a second: a slow client is not
+ * waited for); then stop listening, let the requests in progress finish, and
+ * after `timeoutMs` close whatever is left.
+ */
+export async function drainHttpServer(server: Server, options: { quietMs?: number; timeoutMs?: number } = {}): Promise<void> {
+  const { quietMs = 200, timeoutMs = 10_000 } = options;
+  if (!server.listening) return;
+  draining.add(server);
+  const started = Date.now();
+  const silent = new Map<Socket, number>();
+  let lastConnection = Date.now();
+  const onConnection = (socket: Socket) => {
+    lastConnection = Date.now();
+    silent.set(socket, lastConnection);
+    socket.once('close', () => silent.delete(socket));
+  };
+  const onRequest = (req: IncomingMessage) => silent.delete(req.socket);
+  server.on('connection', onConnection);
+  server.on('request', onRequest);
+  for (;;) {
+    const now = Date.now();
+    const waiting = [...silent.values()].some((since) => now - since < 1000);
+    if ((!waiting && now - lastConnection >= quietMs) || now - started >= timeoutMs / 2) break;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  server.off('connection', onConnection);
+  server.off('request', onRequest);
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const idle = setInterval(() => server.closeIdleConnections(), 100);
+  const deadline = setTimeout(() => server.closeAllConnections(), Math.max(0, timeoutMs - (Date.now() - started)));
+  await closed;
+  clearInterval(idle);
+  clearTimeout(deadline);
+}
+
+const draining = new WeakSet<Server>();
+
+/** While `server` drains, every answer says `Connection: close`. */
+export const closeWhenDraining = (server: Server): RequestHandler => (_req, res, next) => {
+  if (draining.has(server)) res.setHeader('Connection', 'close');
+  next();
+};

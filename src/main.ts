@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from './config.js';
+import { EmbeddedPostgresError } from './db/embedded.js';
 import { createLogger } from './observability/logger.js';
 import { startService } from './runtime.js';
 import { DEMO_LOGINS, DEMO_PASSWORD } from './seed/demo.js';
@@ -18,7 +19,8 @@ async function main() {
     }
     throw error;
   }
-  const log = createLogger(config.logLevel);
+  const format = config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');
+  const log = createLogger(config.logLevel, undefined, format);
   const running = await startService(config, log);
 
   let stopping = false;
@@ -33,32 +35,34 @@ async function main() {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  const worker = config.role === 'worker';
-  const lines = [
-    '',
-    `Switchboard is running (${config.role}) at ${running.url}`,
-    ...(worker ? [`  Probes:   ${running.url}/healthz, /readyz, /metrics (a worker serves no API)`] : []),
-  ];
-  if (!worker) lines.push(
-    `  GraphQL:  ${running.url}/graphql`,
-    `  REST:     ${running.url}/api   (docs: ${running.url}/api/docs)`,
-    `  Database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL in ${config.dataDir}/postgres`}${running.seeded ? ' (demo data created)' : ''}`,
-    '',
-    // Demo logins exist only where demo data may be seeded (never in production).
-    ...(config.seedDemo
-      ? [
-          `Demo logins (password "${DEMO_PASSWORD}"):`,
-          ...DEMO_LOGINS.map((login) => `  ${login.email.padEnd(22)} ${login.shows}`),
-          '',
-          `Try: curl -s -X POST ${running.url}/api/login -H 'Content-Type: application/json' -d '{"email":"owner@acme.test","password":"${DEMO_PASSWORD}"}'`,
-          '',
-        ]
-      : []),
-  );
-  process.stdout.write(`${lines.join('\n')}\n`);
+  // The banner is log lines too (JSON for machines, pretty for a terminal); it shows unless LOG_LEVEL=silent.
+  const bannerLog = createLogger(config.logLevel === 'silent' ? 'silent' : 'info', undefined, format);
+  // Fields are for machines: a person at a terminal reads the sentence alone.
+  const banner = { info: (message: string, fields?: Record<string, unknown>) => bannerLog.info(message, format === 'json' ? fields : undefined) };
+  const { url } = running;
+  banner.info(`Switchboard is running (${config.role}) at ${url}`, { role: config.role, url });
+  if (config.role === 'worker') {
+    banner.info(`Probes: ${url}/healthz, ${url}/readyz, ${url}/metrics (a worker serves no API)`);
+    return;
+  }
+  banner.info(`Web interface: ${url}/ (sign in, then Setup > Webhooks)`, { web: `${url}/` });
+  banner.info(`GraphQL: ${url}/graphql (the explorer opens there in a browser)`, { graphql: `${url}/graphql` });
+  banner.info(`REST: ${url}/api (docs at ${url}/api/docs)`, { rest: `${url}/api`, docs: `${url}/api/docs` });
+  banner.info(`Database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL in ${config.dataDir}/postgres`}${running.seeded ? ' (demo data created)' : ''}`);
+  // Demo logins exist only where demo data may be seeded (never in production).
+  if (config.seedDemo) {
+    for (const login of DEMO_LOGINS) banner.info(`Demo login: ${login.email} / ${DEMO_PASSWORD}: ${login.shows}`, { email: login.email });
+    banner.info(`Try: curl -s -X POST ${url}/api/login -H 'Content-Type: application/json' -d '{"email":"owner@acme.test","password":"${DEMO_PASSWORD}"}'`);
+  }
+  banner.info('Stop with Ctrl-C: requests in flight finish first, the embedded PostgreSQL stops last.');
 }
 
 main().catch((error) => {
+  if (error instanceof EmbeddedPostgresError) {
+    // The operator's fix is in the message.
+    process.stderr.write(`Switchboard failed to start: ${error.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`Switchboard failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });

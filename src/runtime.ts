@@ -17,6 +17,8 @@ import { compileRoutes } from './rest/compile.js';
 import { openApiDocument } from './rest/openapi.js';
 import { routeTable } from './rest/routes/index.js';
 import { seedDemoIfEmpty } from './seed/demo.js';
+import { drainHttpServer } from './http.js';
+import { usePasswordCost } from './auth/passwords.js';
 import { createServices, type Services } from './services/index.js';
 import { TelcoSimulator } from './telco/simulator.js';
 import { VERSION } from './version.js';
@@ -99,6 +101,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     cleanups.push(['autonomous pool', () => autonomous.end()]);
     const metrics = createMetrics();
     const services = createServices(config, log, metrics, telcoBaseUrl, { root: orm.em, autonomous }, clock);
+    usePasswordCost(config.nodeEnv === 'test' ? 'fast' : 'standard');
     const seeded = await migrateAndSeed(orm, databaseUrl, config, clock());
 
     // Every role can schedule jobs; only `all` and `worker` run them.
@@ -116,8 +119,11 @@ export async function startService(config: Config, log: Logger = createLogger(co
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
-    // Apollo's drain plugin closes the server and waits for in-flight requests.
-    cleanups.push(['http', () => apollo.stop()]);
+    // HTTP drains first (every request already sent is answered), then Apollo stops.
+    cleanups.push(['http', async () => {
+      await drainHttpServer(server);
+      await apollo.stop();
+    }]);
     const address = server.address() as AddressInfo | null;
     const host = config.host === '0.0.0.0' ? 'localhost' : config.host;
     return {

@@ -3,7 +3,11 @@ import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/observability/logger.js';
+import { startService } from '../src/runtime.js';
+import { TEST_APP_KEY, TEST_JWT_SECRET } from './helpers/app.js';
 
 // `npm test`: every *.test.js under dist/test with Node's test runner, against
 // TEST_DATABASE_URL or, when that is unset, an embedded PostgreSQL made fresh
@@ -29,13 +33,39 @@ if (!adminUrl) {
   process.stdout.write(`# embedded PostgreSQL for this run: ${dir}\n`);
 }
 
+// One database migrated and seeded for the whole run; each test file's app
+// starts on a copy of it (CREATE DATABASE ... TEMPLATE), not a fresh seed.
+const template = `sb_template_${process.pid}`;
+{
+  const url = new URL(adminUrl);
+  url.pathname = `/${template}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${template}"`);
+  await admin.query(`CREATE DATABASE "${template}"`);
+  const config = loadConfig({
+    NODE_ENV: 'test', DATABASE_URL: url.toString(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
+    JWT_SECRET: TEST_JWT_SECRET, APP_KEY: TEST_APP_KEY, PROCESS_ROLE: 'api',
+  });
+  const running = await startService(config, createLogger('silent'));
+  await running.stop();
+  await admin.end();
+}
+const dropTemplate = async () => {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
+  await admin.end();
+};
+
 // Files run side by side: each has a database of its own, and most of their
 // time is spent waiting on timers, sockets and PostgreSQL, not on the CPU.
 const concurrency = process.env.TEST_CONCURRENCY ?? '4';
 const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
   stdio: 'inherit',
-  env: { ...process.env, TEST_DATABASE_URL: adminUrl },
+  env: { ...process.env, TEST_DATABASE_URL: adminUrl, TEST_TEMPLATE_DATABASE: template },
 });
 const code: number = await new Promise((resolve) => child.on('exit', (status) => resolve(status ?? 1)));
+await dropTemplate();
 await stopEmbedded?.();
 process.exit(code);

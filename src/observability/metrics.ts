@@ -8,6 +8,7 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   webhookAttempts: Counter<'outcome'>;
   jobLag: Gauge<'job'>;
+  graphqlFields: Counter<'type' | 'field'>;
   firstAttemptLatency: Histogram;
   deliveriesDue: Gauge;
   oldestDueSeconds: Gauge;
@@ -39,6 +40,13 @@ export function createMetrics(): Metrics {
     }),
     deliveriesDue: new Gauge({ name: 'webhook_deliveries_due', help: 'Pending deliveries whose next attempt is due', registers: [registry] }),
     oldestDueSeconds: new Gauge({ name: 'webhook_oldest_due_seconds', help: 'How long the oldest due delivery has been waiting', registers: [registry] }),
+    // Root fields come from the schema (a fixed set): no client can grow the series.
+    graphqlFields: new Counter({
+      name: 'graphql_root_fields_total',
+      help: 'GraphQL root fields requested at /graphql, by operation type and field (REST routes are measured by route)',
+      labelNames: ['type', 'field'],
+      registers: [registry],
+    }),
     jobLag: new Gauge({
       name: 'job_lag_seconds',
       help: 'Delay between a job being due and starting, by job name',

@@ -9,6 +9,8 @@ import { DEMO_PASSWORD } from '../../src/seed/demo.js';
 // A real app on a real, fresh PostgreSQL database, reached over HTTP.
 
 export const TEST_JWT_SECRET = 'test-secret-for-switchboard-tests-0123456789';
+/** Fixed, so databases cloned from the template open the secrets sealed in it. */
+export const TEST_APP_KEY = Buffer.alloc(32, 7).toString('base64');
 
 export function adminUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
@@ -32,10 +34,24 @@ export async function adminQuery(sql: string): Promise<void> {
   }
 }
 
-export async function createDatabase(): Promise<string> {
+/**
+ * A database of the test's own: empty, or (`fromTemplate`) a copy of the
+ * migrated and seeded template that `npm test` makes once per run
+ * (TEST_TEMPLATE_DATABASE; without it, empty, and the app seeds it).
+ */
+export async function createDatabase(options: { fromTemplate?: boolean } = {}): Promise<string> {
   const name = `sb_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE "${name}"`);
-  return name;
+  const template = options.fromTemplate ? process.env.TEST_TEMPLATE_DATABASE : undefined;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await adminQuery(template ? `CREATE DATABASE "${name}" TEMPLATE "${template}"` : `CREATE DATABASE "${name}"`);
+      return name;
+    } catch (error) {
+      // Two copies started at the same instant may see each other on the template; the next try does not.
+      if (!template || attempt >= 20 || !/being accessed by other users/.test(String(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
 }
 
 export interface ApiResponse<T = any> {
@@ -146,14 +162,15 @@ export class TestApp {
 /** Starts the app on a fresh database with the demo dataset. */
 /** `logs`: when given, the app's log lines are collected there (at LOG_LEVEL, default silent). */
 export async function startTestApp(env: Record<string, string> = {}, options: StartOptions & { logs?: string[] } = {}): Promise<TestApp> {
-  const database = await createDatabase();
+  // A test with a clock of its own needs demo data seeded at that time.
+  const database = await createDatabase({ fromTemplate: !options.clock });
   const config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl(database),
     PORT: '0',
     HOST: '127.0.0.1',
     JWT_SECRET: TEST_JWT_SECRET,
-    APP_KEY: randomBytes(32).toString('base64'),
+    APP_KEY: TEST_APP_KEY,
     LOG_LEVEL: 'silent',
     WEBHOOK_ALLOW_PRIVATE: 'true',
     ...env,

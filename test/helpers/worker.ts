@@ -31,6 +31,6 @@ export async function startWorker(app: TestApp, env: Record<string, string> = {}
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const url = await eventually(async () => /is running \(worker\) at (http:\/\/\S+)/.exec(output)?.[1] ?? (child.exitCode !== null ? Promise.reject(new Error(output)) : undefined), 30_000, 'the worker');
+  const url = await eventually(async () => /is running \(worker\) at (http:\/\/[^\s"]+)/.exec(output)?.[1] ?? (child.exitCode !== null ? Promise.reject(new Error(output)) : undefined), 30_000, 'the worker');
   return Object.assign(child, { url });
 }

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createLogger, errorFields } from '../src/observability/logger.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+
+// What an operator reads: one line per request with its route, its GraphQL
+// operation and root fields, status and duration; client errors never at
+// error level; no secret or SQL value on any line.
+
+let app: TestApp;
+const logs: string[] = [];
+const lines = () => logs.map((line) => JSON.parse(line) as Record<string, any>);
+
+before(async () => {
+  app = await startTestApp({ LOG_LEVEL: 'info' }, { logs });
+});
+after(() => app?.close());
+
+describe('logs', () => {
+  it('one JSON line per request: route template, GraphQL operation and root fields, status, duration, request id', async () => {
+    const token = await app.login('owner@acme.test');
+    logs.length = 0;
+    await app.request('GET', '/api/webhooks/999999', { token, headers: { 'x-request-id': 'log-rest-1' } });
+    await app.request('POST', '/graphql', { token, headers: { 'x-request-id': 'log-gql-1' }, body: { query: 'query Everything { me { user { id } } roles { records { id } } }', operationName: 'Everything' } });
+    await app.request('POST', '/graphql', { token, headers: { 'x-request-id': 'log-batch-1' }, body: [{ query: 'query A { me { user { id } } }' }, { query: 'mutation B { createAgent(name: "Logged") { id } }' }] });
+
+    const rest = lines().filter((l) => l.requestId === 'log-rest-1');
+    assert.equal(rest.length, 1, 'one line for the request');
+    assert.equal(rest[0].message, 'request');
+    assert.equal(rest[0].level, 'info', 'a 404 is the client\'s: info');
+    assert.equal(rest[0].route, '/api/webhooks/{id}');
+    assert.equal(rest[0].status, 404);
+    assert.equal(typeof rest[0].durationMs, 'number');
+    assert.match(rest[0].time, /^\d{4}-\d{2}-\d{2}T/);
+
+    const [gql] = lines().filter((l) => l.requestId === 'log-gql-1');
+    assert.equal(gql.route, '/graphql');
+    assert.deepEqual(gql.graphql, [{ operation: 'Everything', type: 'query', fields: ['me', 'roles'] }]);
+    const [batch] = lines().filter((l) => l.requestId === 'log-batch-1');
+    assert.deepEqual(batch.graphql, [
+      { operation: 'A', type: 'query', fields: ['me'] },
+      { operation: 'B', type: 'mutation', fields: ['createAgent'] },
+    ]);
+
+    const metrics = (await app.request('GET', '/metrics')).text;
+    assert.match(metrics, /graphql_root_fields_total\{type="query",field="roles"\} [1-9]/);
+    assert.match(metrics, /graphql_root_fields_total\{type="mutation",field="createAgent"\} [1-9]/);
+  });
+
+  it('GraphQL client errors (401, 403, 404, 422) are logged at info, never as errors with a stack', async () => {
+    const auditor = await app.userWith(['view-webhooks'], 'log auditor');
+    logs.length = 0;
+    await app.graphql('{ roles { records { id } } }'); // 401
+    await app.graphql('{ roles { records { id } } }', {}, auditor); // 403
+    await app.graphql('{ webhook(id: "999999") { id } }', {}, auditor); // 404
+    await app.graphql('mutation { createWebhook(input: { title: "" }) { id } }', {}, await app.login('owner@acme.test')); // 422
+    assert.ok(logs.length >= 4);
+    assert.deepEqual(lines().filter((l) => l.level !== 'info'), []);
+    assert.ok(!logs.some((line) => line.includes('stack')));
+  });
+
+  it('redacts tokens, passwords, secrets and authorization wherever they sit', () => {
+    const out: string[] = [];
+    const log = createLogger('info', (line) => void out.push(line));
+    log.info('sensitive', { token: 'tok-1', user: { password: 'pw-2' }, headers: { authorization: 'Bearer tok-3' }, webhook: { secret: 'whsec_4' }, keep: 'visible' });
+    assert.equal(out.length, 1);
+    for (const value of ['tok-1', 'pw-2', 'tok-3', 'whsec_4']) assert.ok(!out[0].includes(value), `${value} leaked: ${out[0]}`);
+    assert.match(out[0], /"keep":"visible"/);
+    assert.match(out[0], /\[redacted\]/);
+  });
+
+  it('a database error is logged with its SQLSTATE and message, without the statement or its values', async () => {
+    const error = await app.running.orm.em
+      .fork()
+      .getConnection()
+      .execute("INSERT INTO permissions (id, slug, name) SELECT id, slug, 'secret-value-xyz' FROM permissions LIMIT 1")
+      .then(() => undefined, (caught: unknown) => caught);
+    assert.ok(error instanceof Error);
+    assert.match(error.message, /secret-value-xyz/, 'the ORM puts the statement in the message');
+    const fields = errorFields(error);
+    assert.match(String(fields.sqlState), /^[0-9A-Z]{5}$/);
+    assert.match(String(fields.error), /violates/);
+    assert.doesNotMatch(JSON.stringify(fields), /secret-value-xyz|INSERT/i);
+  });
+
+  it('LOG_FORMAT=pretty writes lines for a person; a bad LOG_FORMAT is a configuration error', async () => {
+    const { loadConfig, ConfigError } = await import('../src/config.js');
+    assert.equal(loadConfig({ NODE_ENV: 'test', LOG_FORMAT: 'pretty' }).logFormat, 'pretty');
+    assert.equal(loadConfig({ NODE_ENV: 'test' }).logFormat, undefined);
+    assert.throws(() => loadConfig({ NODE_ENV: 'test', LOG_FORMAT: 'xml' }), (e: unknown) => e instanceof ConfigError && /LOG_FORMAT/.test(e.message));
+  });
+});
