@@ -1,13 +1,21 @@
 import { ValidationError, type FieldErrors } from './errors.js';
 
 // Field rules shared by the REST layer (types, presence) and the services
-// (business rules). Errors are keyed by the spec's field names in both
-// interfaces; messages name the field the way the spec's clients expect.
+// (business rules). The services key their errors by the GraphQL names
+// (`perPage`, `formData.2`); the REST layer renames each key to its row's
+// field (`per_page`, `form_data.2`). Messages read the same in both: a name
+// is said in words (`per page`), whichever way it is spelled.
 
-export const label = (field: string) => field.replace(/_/g, ' ').replace(/\.\d+/g, '');
+export const label = (field: string) =>
+  field
+    .replace(/\.\d+/g, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/_/g, ' ')
+    .toLowerCase();
 
 export const message = {
   required: (f: string) => `The ${label(f)} field is required.`,
+  invalid: (f: string) => `The ${label(f)} field is invalid.`,
   string: (f: string) => `The ${label(f)} field must be a string.`,
   integer: (f: string) => `The ${label(f)} field must be an integer.`,
   boolean: (f: string) => `The ${label(f)} field must be true or false.`,

@@ -79,6 +79,24 @@ describe('the error model over HTTP', () => {
   });
 });
 
+describe('field names in validation errors', () => {
+  it('GraphQL names its arguments, REST the spec\'s fields, with the same words', async () => {
+    const gqlPage = await app.graphql('{ webhooks(perPage: 0) { records { id } } }', {}, token);
+    assert.deepEqual(gqlPage.body.errors[0].extensions.errors, { perPage: ['The per page field must be at least 1.'] });
+    const restPage = await app.request('GET', '/api/webhooks?per_page=0', { token });
+    assert.equal(restPage.status, 422);
+    assert.deepEqual(restPage.body.errors, { per_page: ['The per page field must be at least 1.'] });
+
+    const input = { title: 'Names', url: 'https://names.example/hook', events: ['call.ended'], listSelection: 'Custom', formData: ['phone_number', 'shoe_size'] };
+    const gqlHook = await app.graphql('mutation ($input: WebhookInput!) { createWebhook(input: $input) { id } }', { input }, token);
+    assert.deepEqual(Object.keys(gqlHook.body.errors[0].extensions.errors), ['formData.1']);
+    const restHook = await app.request('POST', '/api/webhooks', { token, body: { title: 'Names', url: 'https://names.example/hook', events: ['call.ended'], list_selection: 'Custom', form_data: ['phone_number', 'shoe_size'] } });
+    assert.equal(restHook.status, 422);
+    assert.deepEqual(restHook.body.errors, { 'form_data.1': gqlHook.body.errors[0].extensions.errors['formData.1'] });
+    assert.match(restHook.body.errors['form_data.1'][0], /^The selected form data is invalid\.$/);
+  });
+});
+
 describe('probes, metrics, request ids', () => {
   it('/healthz and /readyz', async () => {
     const health = await app.request('GET', '/healthz');

@@ -37,7 +37,7 @@ export function restHandler({ schema, routes, log, context, ids }: RestDeps): Re
       if (compiled.route.auth !== false) await ctx.requirePermissions(compiled.permissions);
       const variableValues = variablesFor(compiled.route, { path: params, query: req.query, body: req.body }, ids);
       const result = await execute({ schema, document: compiled.document, contextValue: ctx, variableValues });
-      if (result.errors?.length) throw restErrorOf(result.errors[0]);
+      if (result.errors?.length) throw restErrorOf(result.errors[0], compiled.route);
       const { response, status } = compiled.route;
       const value = result.data?.[response.field];
       const body = response.shape === 'plain'

@@ -117,18 +117,38 @@ export function variablesFor(route: Route, request: RawRequest, ids: IdCodec): R
   return variables;
 }
 
+/** The row's REST name for each GraphQL variable it fills. */
+function restNames(route: Route): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const group of [route.params.path, route.params.query, route.params.body]) {
+    for (const [name, param] of Object.entries(group ?? {})) names.set(param.variable ?? camelCase(name), name);
+  }
+  return names;
+}
+
+/** `formData.2` becomes `form_data.2`: the row's name for the first segment, the rest as it is. */
+function restKey(key: string, names: Map<string, string>): string {
+  const [root, ...rest] = key.split('.');
+  return [names.get(root) ?? snakeCase(root), ...rest].join('.');
+}
+
 /**
- * The error a REST client gets for a failed operation: our typed errors as
- * they are; GraphQL's own refusal of a variable (which the row's checks
- * should have caught first) as 422 naming the field, never a 500.
+ * The error a REST client gets for a failed operation: our typed errors, with
+ * field errors renamed from the GraphQL names the services use to the row's
+ * fields; GraphQL's own refusal of a variable (which the row's checks should
+ * have caught first) as 422 naming the field, never a 500.
  */
-export function restErrorOf(error: GraphQLError): unknown {
+export function restErrorOf(error: GraphQLError, route: Route): unknown {
+  const names = restNames(route);
   const known = appErrorOf(error);
+  if (known instanceof ValidationError && known.fieldErrors) {
+    return new ValidationError(Object.fromEntries(Object.entries(known.fieldErrors).map(([key, messages]) => [restKey(key, names), messages])));
+  }
   if (known) return known;
   const variable = /^Variable "\$(\w+)"/.exec(error.message)?.[1];
   if (variable && !error.originalError) {
-    const field = snakeCase(variable);
-    return ValidationError.field(field, `The ${field.replace(/_/g, ' ')} field is invalid.`);
+    const field = restKey(variable, names);
+    return ValidationError.field(field, message.invalid(field));
   }
   return error;
 }

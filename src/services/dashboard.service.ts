@@ -149,17 +149,17 @@ export class DashboardService {
     if (filter.startDate || filter.endDate) {
       const start = filter.startDate ? parseCivilDate(filter.startDate) : undefined;
       const end = filter.endDate ? parseCivilDate(filter.endDate) : undefined;
-      if (!filter.startDate) rules.add('start_date', 'The start date field is required when end date is present.');
-      else if (!start) rules.add('start_date', message.date('start_date'));
-      if (!filter.endDate) rules.add('end_date', 'The end date field is required when start date is present.');
-      else if (!end) rules.add('end_date', message.date('end_date'));
+      if (!filter.startDate) rules.add('startDate', 'The start date field is required when end date is present.');
+      else if (!start) rules.add('startDate', message.date('startDate'));
+      if (!filter.endDate) rules.add('endDate', 'The end date field is required when start date is present.');
+      else if (!end) rules.add('endDate', message.date('endDate'));
       rules.check();
       const interval = customRange(start!, end!, timeZone);
-      if (interval.start >= interval.end) throw ValidationError.field('end_date', 'The end date field must be a date after or equal to start date.');
+      if (interval.start >= interval.end) throw ValidationError.field('endDate', 'The end date field must be a date after or equal to start date.');
       return interval;
     }
     const name = filter.dateRange || 'Today';
-    rules.oneOf('date_range', name, DATE_RANGES).check();
+    rules.oneOf('dateRange', name, DATE_RANGES).check();
     return dateRange(name as DateRangeName, this.clock(), timeZone);
   }
 }

@@ -40,7 +40,7 @@ export const DEFAULT_LIMITS: PageLimits = { defaultPerPage: 15, maxPerPage: 100 
 export function pageWindow(args: PageArgs, limits: PageLimits = DEFAULT_LIMITS): PageWindow {
   const rules = new Rules();
   if (args.page !== undefined && args.page !== null && args.page < 1) rules.add('page', message.min('page', 1));
-  if (args.perPage !== undefined && args.perPage !== null && args.perPage < 1) rules.add('per_page', message.min('per_page', 1));
+  if (args.perPage !== undefined && args.perPage !== null && args.perPage < 1) rules.add('perPage', message.min('perPage', 1));
   rules.check();
   const page = args.page ?? 1;
   const perPage = Math.min(args.perPage ?? limits.defaultPerPage, limits.maxPerPage);

@@ -87,9 +87,9 @@ export class TelcoService {
   /** Verifies the credentials with the provider, then stores them sealed with the balance it reports. */
   async setAccount(ctx: RequestContext, accountSid: string, authToken: string): Promise<TelcoAccount> {
     await ctx.requireOwner();
-    const rules = new Rules().required('account_sid', accountSid).required('auth_token', authToken).maxChars('auth_token', authToken, 128);
-    if (!rules.has('account_sid') && !ACCOUNT_SID.test(accountSid)) rules.add('account_sid', 'The account sid field must be AC followed by 32 hexadecimal digits.');
-    if (!rules.has('auth_token') && !/^[\x21-\x7e]+$/.test(authToken)) rules.add('auth_token', 'The auth token field must be printable characters without spaces.');
+    const rules = new Rules().required('accountSid', accountSid).required('authToken', authToken).maxChars('authToken', authToken, 128);
+    if (!rules.has('accountSid') && !ACCOUNT_SID.test(accountSid)) rules.add('accountSid', 'The account sid field must be AC followed by 32 hexadecimal digits.');
+    if (!rules.has('authToken') && !/^[\x21-\x7e]+$/.test(authToken)) rules.add('authToken', 'The auth token field must be printable characters without spaces.');
     rules.check();
     const company = await ctx.companyId();
     await this.limiter.hit(ctx, `telco-account:${company}`, { max: ACCOUNT_CHANGES_PER_HOUR, windowSeconds: 3600 });
@@ -105,7 +105,7 @@ export class TelcoService {
 
   async available(ctx: RequestContext, search: { areaCode?: string | null; contains?: string | null; phoneType?: string | null }): Promise<AvailableRow[]> {
     const rules = new Rules().oneOf('phone_type', search.phoneType, ['local', 'mobile', 'tollfree']);
-    if (search.areaCode && !/^\d{3}$/.test(search.areaCode)) rules.add('area_code', 'The area code field must be 3 digits.');
+    if (search.areaCode && !/^\d{3}$/.test(search.areaCode)) rules.add('areaCode', 'The area code field must be 3 digits.');
     if (search.contains && !/^[0-9*]{1,10}$/.test(search.contains)) rules.add('contains', 'The contains field must be up to 10 digits.');
     rules.check();
     const { creds } = await this.credentials(ctx);
@@ -245,10 +245,10 @@ export class TelcoService {
   }
 
   async importNumber(ctx: RequestContext, token: string): Promise<ActionResult> {
-    new Rules().required('import_token', token).check();
+    new Rules().required('importToken', token).check();
     const { account, creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
     const claims = this.tokens.verify('import', token, await ctx.companyId());
-    if (!claims) throw ValidationError.field('import_token', 'The import token is invalid or has expired.');
+    if (!claims) throw ValidationError.field('importToken', 'The import token is invalid or has expired.');
     if ((await ctx.em.count(PhoneNumber, { phoneNo: claims.num as string })) > 0) {
       throw new UnprocessableError('This number has already been imported.');
     }

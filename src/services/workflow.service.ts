@@ -128,8 +128,8 @@ export class WorkflowService {
   async reorderFolders(ctx: RequestContext, rawIds: string[]): Promise<WorkflowFolder[]> {
     const company = await ctx.companyId();
     const rules = new Rules();
-    if (rawIds.length === 0) rules.add('folder_ids', message.required('folder_ids'));
-    if (rawIds.length > LIMITS.arrayItems) rules.add('folder_ids', message.maxItems('folder_ids', LIMITS.arrayItems));
+    if (rawIds.length === 0) rules.add('folderIds', message.required('folderIds'));
+    if (rawIds.length > LIMITS.arrayItems) rules.add('folderIds', message.maxItems('folderIds', LIMITS.arrayItems));
     rules.check();
     const seen = new Set<number>();
     const ids = rawIds.map((raw, i) => {

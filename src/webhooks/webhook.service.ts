@@ -276,19 +276,19 @@ export class WebhookService {
       out.events = EVENT_NAMES.filter((name) => events.includes(name));
     }
     if (input.formData !== undefined && input.formData !== null) {
-      if (input.formData.length > LIMITS.arrayItems) rules.add('form_data', message.maxItems('form_data', LIMITS.arrayItems));
+      if (input.formData.length > LIMITS.arrayItems) rules.add('formData', message.maxItems('formData', LIMITS.arrayItems));
       input.formData.forEach((name, i) => {
-        if (!isFormField(name)) rules.add(`form_data.${i}`, message.oneOf(`form_data.${i}`));
+        if (!isFormField(name)) rules.add(`formData.${i}`, message.oneOf(`formData.${i}`));
       });
     }
-    rules.oneOf('list_selection', input.listSelection, SELECTION_NAMES);
+    rules.oneOf('listSelection', input.listSelection, SELECTION_NAMES);
     rules.check();
     const formData = input.formData ? [...new Set(input.formData)] : undefined;
     const selection = input.listSelection ?? undefined;
     if (selection && selection !== 'Custom' && formData && selectionOf(formData) !== selection) {
-      throw ValidationError.field('list_selection', 'The list selection and the form data disagree: choose one, or give Custom with the form data.');
+      throw ValidationError.field('listSelection', 'The list selection and the form data disagree: choose one, or give Custom with the form data.');
     }
-    if (selection === 'Custom' && !formData && !current) throw ValidationError.field('form_data', 'The form data field is required with the Custom list selection.');
+    if (selection === 'Custom' && !formData && !current) throw ValidationError.field('formData', 'The form data field is required with the Custom list selection.');
     if (selection && selection !== 'Custom') {
       out.listSelection = selection;
       out.formData = [...LIST_SELECTIONS[selection]];

@@ -123,14 +123,14 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
           <FieldError id="wh-url-error" error={error} field="url" />
 
           <label for="wh-selection">List selection</label>
-          <select id="wh-selection" value={selection} onChange={(e) => choose(e.currentTarget.value)} aria-invalid={invalid('list_selection')} aria-describedby="wh-selection-error">
+          <select id="wh-selection" value={selection} onChange={(e) => choose(e.currentTarget.value)} aria-invalid={invalid('listSelection')} aria-describedby="wh-selection-error">
             {choices?.webhookFormFields.listSelections.map((s) => (
               <option key={s.name} value={s.name}>
                 {s.name}
               </option>
             ))}
           </select>
-          <FieldError id="wh-selection-error" error={error} field="list_selection" />
+          <FieldError id="wh-selection-error" error={error} field="listSelection" />
 
           <fieldset aria-describedby="wh-form-data-error">
             <legend>Form data (contact fields in every payload)</legend>
@@ -142,7 +142,7 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
                 </label>
               ))}
             </div>
-            <FieldError id="wh-form-data-error" error={error} field="form_data" />
+            <FieldError id="wh-form-data-error" error={error} field="formData" />
           </fieldset>
 
           <fieldset aria-describedby="wh-events-error">
@@ -168,7 +168,7 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
             Active (deliver events to this URL)
           </label>
 
-          <ErrorBanner error={error} fields={['title', 'url', 'method', 'list_selection', 'form_data', 'events']} />
+          <ErrorBanner error={error} fields={['title', 'url', 'method', 'listSelection', 'formData', 'events']} />
           <footer class="actions">
             <button type="button" onClick={props.onClose}>
               Cancel
