@@ -107,7 +107,7 @@ describe('the provider account', () => {
     for (const sid of ['AC123', '../../x', `AC${'g'.repeat(32)}`, `AC${'a'.repeat(31)}/`]) {
       const res = await set(owner, sid, 'token');
       assert.equal(res.body.errors[0].extensions.code, 'BAD_USER_INPUT', sid);
-      assert.deepEqual(Object.keys(res.body.errors[0].extensions.errors), ['account_sid'], sid);
+      assert.deepEqual(Object.keys(res.body.errors[0].extensions.errors), ['accountSid'], sid);
     }
   });
 

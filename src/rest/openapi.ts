@@ -26,13 +26,15 @@ const SCALARS: Record<string, Schema> = {
   Boolean: { type: 'boolean' },
   ID: { type: 'string' },
   DateTimeISO: { type: 'string', format: 'date-time' },
-  JSONObject: { type: 'object' },
+  // An open object: any keys, any values (generated clients get a map, not an empty record).
+  JSONObject: { type: 'object', additionalProperties: true },
 };
 
+/** GraphQL's nullability, kept: a non-null field is never null in the document either. */
 function outputSchema(type: GraphQLOutputType, selection: SelectionSetNode | undefined): Schema {
-  if (isNonNullType(type)) return outputSchema(type.ofType, selection);
-  const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type, 'null'] });
-  return nullable(nonNullSchema(type, selection));
+  if (isNonNullType(type)) return nonNullSchema(type.ofType, selection);
+  const schema = nonNullSchema(type, selection);
+  return { ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}) };
 }
 
 function nonNullSchema(type: GraphQLOutputType, selection: SelectionSetNode | undefined): Schema {
@@ -58,8 +60,8 @@ function nonNullSchema(type: GraphQLOutputType, selection: SelectionSetNode | un
   return { type: 'object' };
 }
 
-function paramSchema(param: Param): Schema {
-  const base: Schema = param.description ? { description: param.description } : {};
+function paramSchema(param: Param, withDescription = true): Schema {
+  const base: Schema = withDescription && param.description ? { description: param.description } : {};
   switch (param.type) {
     case 'id':
       return { ...base, type: param.nullable ? ['string', 'null'] : 'string' };
@@ -68,7 +70,7 @@ function paramSchema(param: Param): Schema {
     case 'object':
       return { ...base, ...objectSchema(param.fields ?? {}) };
     case 'json':
-      return { ...base, type: 'object' };
+      return { ...base, type: 'object', additionalProperties: true };
     default:
       return { ...base, type: param.type, ...(param.enum ? { enum: [...param.enum] } : {}) };
   }
@@ -86,6 +88,51 @@ function objectSchema(fields: Record<string, Param>): Schema {
 }
 
 const errorRef = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+
+/** Each status a route can answer, with what it means there. */
+function errorResponses(compiled: CompiledRoute): Record<string, Schema> {
+  const { route } = compiled;
+  const out: Record<string, Schema> = {
+    '400': { description: 'The body is not JSON or is malformed', ...errorRef },
+  };
+  if (route.auth !== false) {
+    out['401'] = {
+      description: 'Missing, invalid, expired or revoked token',
+      headers: { 'WWW-Authenticate': { description: 'Bearer', schema: { type: 'string' } } },
+      ...errorRef,
+    };
+  }
+  if (compiled.permissions.length) out['403'] = { description: `Requires ${compiled.permissions.join(', ')}`, ...errorRef };
+  else if (route.answers?.includes(403)) out['403'] = { description: 'The company named is not one the signed-in user may see', ...errorRef };
+  if (route.params.path || route.auth === false || route.answers?.includes(404)) {
+    out['404'] = { description: route.auth === false ? 'Invalid credentials' : 'Unknown id, an id of another company, or an id in a form this route does not accept', ...errorRef };
+  }
+  if (route.answers?.includes(409)) out['409'] = { description: 'The change conflicts with the current state', ...errorRef };
+  out['413'] = { description: 'The body is larger than 1 MiB', ...errorRef };
+  out['422'] = { description: 'Validation failed: `errors` names each field', ...errorRef };
+  if (route.answers?.includes(429)) {
+    out['429'] = {
+      description: 'Too many attempts; try again after Retry-After seconds',
+      headers: { 'Retry-After': { description: 'Seconds until the next attempt may succeed', schema: { type: 'integer', minimum: 1 } } },
+      ...errorRef,
+    };
+  }
+  out['500'] = { description: 'Server error: `request_id` identifies it in the logs', ...errorRef };
+  if (route.answers?.includes(502)) out['502'] = { description: 'The telephony provider failed or did not answer', ...errorRef };
+  return out;
+}
+
+const TAGS: Record<string, string> = {
+  Authentication: 'Sign in and out with Bearer tokens',
+  Roles: 'Roles of the company and the permissions they grant',
+  'Phone numbers': 'Numbers bought or imported from the telephony provider, and the provider account',
+  'Spam protection': 'Numbers watched for carrier spam flags',
+  'AI dashboard': 'Calls of the AI agents that booked appointments, and their totals',
+  'AI agents': 'The AI voice agents of the company',
+  Pipelines: 'CRM pipelines and their stages',
+  Workflows: 'Automation workflows and their folders',
+  Webhooks: 'Signed event deliveries: configuration, secrets, the delivery log',
+};
 
 export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], version: string): Schema {
   const paths: Record<string, Record<string, Schema>> = {};
@@ -110,17 +157,22 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
     const count = seen.get(route.operationId) ?? 0;
     seen.set(route.operationId, count + 1);
     const isAlias = count > 0;
+    // Descriptions on the parameter itself, where generators look for them.
+    const parameter = (name: string, where: 'path' | 'query', p: Param) => ({
+      name,
+      in: where,
+      required: where === 'path' || !!p.required,
+      ...(p.description ? { description: p.description } : {}),
+      schema: paramSchema(p, false),
+    });
     const parameters = [
-      ...Object.entries(route.params.path ?? {}).map(([name, p]) => ({ name, in: 'path', required: true, schema: paramSchema(p) })),
-      ...Object.entries(route.params.query ?? {}).map(([name, p]) => ({ name, in: 'query', required: !!p.required, schema: paramSchema(p) })),
+      ...Object.entries(route.params.path ?? {}).map(([name, p]) => parameter(name, 'path', p)),
+      ...Object.entries(route.params.query ?? {}).map(([name, p]) => parameter(name, 'query', p)),
     ];
     const responses: Record<string, Schema> = {
       [String(route.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: success } } },
-      '422': { description: 'Validation failed', ...errorRef },
+      ...errorResponses(compiled),
     };
-    if (route.auth !== false) responses['401'] = { description: 'Missing, invalid, expired or revoked token', ...errorRef };
-    if (compiled.permissions.length) responses['403'] = { description: `Requires ${compiled.permissions.join(', ')}`, ...errorRef };
-    if (route.params.path) responses['404'] = { description: 'Unknown id, or an id of another company', ...errorRef };
     (paths[compiled.path] ??= {})[compiled.method.toLowerCase()] = {
       operationId: isAlias ? `${route.operationId}${count + 1}` : route.operationId,
       tags: [route.tag],
@@ -139,10 +191,14 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
     info: {
       title: 'Switchboard API',
       version,
-      description: 'REST interface of Switchboard. Every route runs a GraphQL operation of the same service (see x-graphql-operation).',
+      description:
+        'REST interface of Switchboard. Every route runs a GraphQL operation of the same service (see x-graphql-operation). ' +
+        'A known path called with a method it does not have answers 405 with an Allow header; an unknown path 404.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Switchboard' },
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],
+    tags: [...new Set(routes.map((r) => r.route.tag))].map((name) => ({ name, description: TAGS[name] ?? `${name} routes` })),
     paths,
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },

@@ -5,6 +5,7 @@ import { createLogger } from '../../src/observability/logger.js';
 import { startService, type Running, type StartOptions } from '../../src/runtime.js';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { DEMO_PASSWORD } from '../../src/seed/demo.js';
+import { contractViolation } from './contract.js';
 
 // A real app on a real, fresh PostgreSQL database, reached over HTTP.
 
@@ -93,6 +94,8 @@ export class TestApp {
     } catch {
       // not JSON: keep the text
     }
+    const violation = contractViolation(method, path, response.status, parsed, text);
+    if (violation) throw new Error(`contract: ${violation}`);
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   }
 

@@ -64,6 +64,7 @@ export const agentRoutes: Route[] = [
   },
   {
     operationId: 'setTelcoAccount',
+    answers: [429, 502],
     methods: ['PUT'],
     paths: ['/api/telco/account'],
     tag: 'Phone numbers',

@@ -3,6 +3,7 @@ import type { Route } from '../route.js';
 export const authRoutes: Route[] = [
   {
     operationId: 'login',
+    answers: [429],
     methods: ['POST'],
     paths: ['/api/login'],
     tag: 'Authentication',

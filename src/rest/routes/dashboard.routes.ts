@@ -20,6 +20,7 @@ const NUMBERS = 'numbers { from to }';
 export const dashboardRoutes: Route[] = [
   {
     operationId: 'listAppointmentCalls',
+    answers: [403, 404],
     methods: ['GET'],
     paths: ['/api/ai/dashboard/appointments'],
     tag: 'AI dashboard',
@@ -34,6 +35,7 @@ export const dashboardRoutes: Route[] = [
   },
   {
     operationId: 'getDashboardSummary',
+    answers: [403, 404],
     methods: ['GET'],
     paths: ['/api/ai/dashboard/summary'],
     tag: 'AI dashboard',
@@ -46,6 +48,7 @@ export const dashboardRoutes: Route[] = [
   },
   {
     operationId: 'getCallDetails',
+    answers: [403, 404],
     methods: ['GET'],
     paths: ['/api/ai/dashboard/calls/{id}'],
     tag: 'AI dashboard',

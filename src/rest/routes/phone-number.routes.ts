@@ -49,6 +49,7 @@ export const phoneNumberRoutes: Route[] = [
   },
   {
     operationId: 'purchasePhoneNumber',
+    answers: [502],
     methods: ['POST'],
     paths: ['/api/phone-numbers/purchase'],
     tag: 'Phone numbers',
@@ -65,6 +66,7 @@ export const phoneNumberRoutes: Route[] = [
   },
   {
     operationId: 'importTelcoNumber',
+    answers: [502],
     methods: ['POST'],
     paths: ['/api/phone-numbers/import-telco'],
     tag: 'Phone numbers',
@@ -75,6 +77,7 @@ export const phoneNumberRoutes: Route[] = [
   },
   {
     operationId: 'importTelcoCampaign',
+    answers: [502],
     methods: ['POST'],
     paths: ['/api/phone-numbers/import-telco-campaigns'],
     tag: 'Phone numbers',
@@ -103,6 +106,7 @@ export const phoneNumberRoutes: Route[] = [
   },
   {
     operationId: 'searchAvailableNumbers',
+    answers: [502],
     methods: ['GET'],
     paths: ['/api/phone-numbers/available'],
     tag: 'Phone numbers',
@@ -122,6 +126,7 @@ export const phoneNumberRoutes: Route[] = [
   },
   {
     operationId: 'listImportableNumbers',
+    answers: [502],
     methods: ['GET'],
     paths: ['/api/phone-numbers/import-telco'],
     tag: 'Phone numbers',
@@ -134,6 +139,7 @@ export const phoneNumberRoutes: Route[] = [
   },
   {
     operationId: 'listImportableCampaigns',
+    answers: [502],
     methods: ['GET'],
     paths: ['/api/phone-numbers/import-telco-campaigns'],
     tag: 'Phone numbers',

@@ -58,6 +58,7 @@ export const roleRoutes: Route[] = [
   },
   {
     operationId: 'updateRole',
+    answers: [409],
     methods: ['PUT'],
     paths: ['/api/roles/{id}', '/api/roles/update/{id}'],
     tag: 'Roles',
@@ -69,6 +70,7 @@ export const roleRoutes: Route[] = [
   },
   {
     operationId: 'updateRolePermissions',
+    answers: [409],
     methods: ['PUT', 'POST'],
     paths: ['/api/roles/{id}/permissions'],
     tag: 'Roles',
@@ -95,6 +97,7 @@ export const roleRoutes: Route[] = [
   },
   {
     operationId: 'deleteRole',
+    answers: [409],
     methods: ['DELETE'],
     paths: ['/api/roles/{id}', '/api/roles/delete/{id}'],
     tag: 'Roles',

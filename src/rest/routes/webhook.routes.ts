@@ -169,6 +169,7 @@ export const webhookRoutes: Route[] = [
   }),
   row({
     operationId: 'resendWebhookDelivery',
+    answers: [409],
     methods: ['POST'],
     paths: ['/api/webhooks/deliveries/{delivery_id}/resend'],
     summary: 'Resend a delivery',

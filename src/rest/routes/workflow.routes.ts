@@ -72,6 +72,7 @@ export const workflowRoutes: Route[] = [
   },
   {
     operationId: 'listWorkflows',
+    answers: [404],
     methods: ['GET'],
     paths: ['/api/Workflow'],
     tag: 'Workflows',

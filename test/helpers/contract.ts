@@ -1,0 +1,54 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { readFileSync } from 'node:fs';
+
+// The contract test: every REST response a test receives through TestApp is
+// validated against the committed OpenAPI document (which generated.test
+// keeps equal to what the service serves) with ajv, JSON Schema 2020-12.
+// A status the document does not declare for the route fails too, so the
+// document cannot drift from behaviour.
+
+type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: { 'application/json'?: { schema: unknown } } }> }>>; components: { schemas: Record<string, unknown> } };
+
+const doc = JSON.parse(readFileSync(new URL('../../../openapi.json', import.meta.url), 'utf8')) as Doc;
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+
+/** `$ref`s into components, replaced by what they name. */
+function inline(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(inline);
+  if (!schema || typeof schema !== 'object') return schema;
+  const ref = (schema as { $ref?: string }).$ref;
+  if (ref?.startsWith('#/components/schemas/')) return inline(doc.components.schemas[ref.slice('#/components/schemas/'.length)]);
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inline(value)]));
+}
+
+// Literal segments win over parameters, as in the router.
+const templates = Object.keys(doc.paths)
+  .map((template) => ({ template, pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`), params: (template.match(/\{/g) ?? []).length }))
+  .sort((a, b) => a.params - b.params);
+
+const compiled = new Map<string, ValidateFunction>();
+
+/** What is wrong with this response by the document (undefined: nothing). */
+export function contractViolation(method: string, url: string, status: number, body: unknown, text: string): string | undefined {
+  const path = url.split('?')[0];
+  if (!path.startsWith('/api/') || path.startsWith('/api/docs') || path === '/api/openapi.json') return undefined;
+  const match = templates.find((t) => t.pattern.test(path) && doc.paths[t.template][method.toLowerCase()]);
+  // An unknown path (404) and a known path with a method it lacks (405) are described once, in the document's info.
+  if (!match) return status === 404 || status === 405 ? undefined : `${method} ${path}: no operation in the document, yet it answered ${status}`;
+  const operation = doc.paths[match.template][method.toLowerCase()];
+  const declared = operation.responses[String(status)];
+  if (!declared) return `${method} ${match.template} answered ${status}, which the document does not declare (declared: ${Object.keys(operation.responses).join(', ')})`;
+  const schema = declared.content?.['application/json']?.schema;
+  if (!schema) return undefined;
+  if (typeof body !== 'object' || body === null) return `${method} ${match.template} ${status}: the body is not JSON: ${text.slice(0, 200)}`;
+  const key = `${method} ${match.template} ${status}`;
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile(inline(schema) as object);
+    compiled.set(key, validate);
+  }
+  if (validate(body)) return undefined;
+  return `${key}: ${ajv.errorsText(validate.errors, { separator: '; ' })} in ${text.slice(0, 300)}`;
+}
