@@ -164,7 +164,7 @@ describe('Ctrl-C in a terminal (a signal to the whole process group)', { skip: e
 
   it('as root, a data folder the postgres user cannot enter: a clear error naming the fix, and no secret left behind', { skip: process.getuid?.() !== 0 ? 'only as root' : false }, async () => {
     const closed = mkdtempSync(path.join(tmpdir(), 'sb-closed-')); // mode 700: the postgres user cannot enter
-    const leftovers = () => readdirSync(tmpdir()).filter((name) => name.startsWith('switchboard-initdb-') || name.startsWith('pg-password-')).sort();
+    const leftovers = () => readdirSync(tmpdir()).filter((name) => name.startsWith('switchboard-initdb-')).sort();
     const before = leftovers();
     try {
       const child = spawn(process.execPath, ['dist/src/main.js'], {

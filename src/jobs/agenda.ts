@@ -1,4 +1,3 @@
-import { MongoBackend } from '@agendajs/mongo-backend';
 import { PostgresBackend } from '@agendajs/postgres-backend';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Agenda, type AgendaBackend, type Job } from 'agenda';
@@ -42,6 +41,8 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
   let pool: pg.Pool | undefined;
   let backend: AgendaBackend;
   if (config.mongodbUrl) {
+    // Loaded only where it is used: most deployments never touch MongoDB.
+    const { MongoBackend } = await import('@agendajs/mongo-backend');
     backend = new MongoBackend({ address: config.mongodbUrl, collection: 'agenda_jobs' });
   } else {
     pool = new pg.Pool({ connectionString: deps.databaseUrl, max: 4 });

@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
-import swaggerUi from 'swagger-ui-dist';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 
 // Browsable API docs at /api/docs; every asset is served from this process (no CDN).
 
@@ -31,6 +32,8 @@ export function docsRouter(openapi: object): Router {
   router.get('/api/docs/init.js', (_req, res) => {
     res.type('application/javascript').send(INIT);
   });
-  router.use('/api/docs/assets', express.static(swaggerUi.getAbsoluteFSPath(), { index: false }));
+  // The package's folder, found without loading its (large) module.
+  const assets = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  router.use('/api/docs/assets', express.static(assets, { index: false }));
   return router;
 }

@@ -1,4 +1,0 @@
-declare module 'swagger-ui-dist' {
-  const swaggerUi: { getAbsoluteFSPath(): string };
-  export default swaggerUi;
-}
