@@ -18,6 +18,8 @@ import type { Metrics } from './observability/metrics.js';
 import type { CompiledRoute } from './rest/compile.js';
 import { docsRouter } from './rest/docs.js';
 import { restHandler } from './rest/handler.js';
+import { ingressHandler } from './rest/ingress.js';
+import type { IngressRoute } from './rest/route.js';
 import { sendError } from './rest/respond.js';
 import type { Services } from './services/index.js';
 import { VERSION } from './version.js';
@@ -28,6 +30,7 @@ export interface AppParts {
   services: Services;
   schema: GraphQLSchema;
   routes: CompiledRoute[];
+  ingress: IngressRoute[];
   openapi: object;
   log: Logger;
   metrics: Metrics;
@@ -164,6 +167,8 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
         return ctx;
       },
     }));
+  // Provider callbacks first: their rows alone take form bodies and signatures instead of tokens.
+  app.use(ingressHandler(parts.ingress, services, log));
   app.use('/api', ...jsonBody(log));
   app.use(restHandler({ schema, routes, log, context, ids: services.ids }));
   app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));

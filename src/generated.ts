@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { createSchema, schemaText } from './graphql/schema.js';
 import { compileRoutes } from './rest/compile.js';
 import { openApiDocument } from './rest/openapi.js';
-import { routeTable } from './rest/routes/index.js';
+import { ingressTable, routeTable } from './rest/routes/index.js';
 import { VERSION } from './version.js';
 import { WEBHOOKS_DOC_FILE, webhooksDoc } from './webhooks/docs.js';
 
@@ -16,7 +16,7 @@ export async function generatedArtifacts(): Promise<Record<string, string>> {
   const routes = compileRoutes(schema, routeTable);
   return {
     [SCHEMA_FILE]: schemaText(schema),
-    [OPENAPI_FILE]: `${JSON.stringify(openApiDocument(schema, routes, VERSION), null, 2)}\n`,
+    [OPENAPI_FILE]: `${JSON.stringify(openApiDocument(schema, routes, VERSION, ingressTable), null, 2)}\n`,
     [WEBHOOKS_DOC_FILE]: webhooksDoc(),
   };
 }

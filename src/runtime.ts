@@ -15,7 +15,7 @@ import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { compileRoutes } from './rest/compile.js';
 import { openApiDocument } from './rest/openapi.js';
-import { routeTable } from './rest/routes/index.js';
+import { ingressTable, routeTable } from './rest/routes/index.js';
 import { seedDemoIfEmpty } from './seed/demo.js';
 import { drainHttpServer } from './http.js';
 import { usePasswordCost } from './auth/passwords.js';
@@ -110,9 +110,9 @@ export async function startService(config: Config, log: Logger = createLogger(co
 
     const schema = await createSchema(services);
     const routes = compileRoutes(schema, routeTable);
-    const openapi = openApiDocument(schema, routes, VERSION);
+    const openapi = openApiDocument(schema, routes, VERSION, ingressTable);
     const server = createServer();
-    const { app, apollo } = await createApp({ orm, services, schema, routes, openapi, log, metrics, jobs, httpServer: server, probesOnly: config.role === 'worker' });
+    const { app, apollo } = await createApp({ orm, services, schema, routes, ingress: ingressTable, openapi, log, metrics, jobs, httpServer: server, probesOnly: config.role === 'worker' });
     server.on('request', app);
     // Workers listen too, for their probes and metrics.
     await new Promise<void>((resolve, reject) => {

@@ -54,6 +54,18 @@ export class Call extends CompanyOwned {
   @Property({ type: 'json', default: '{}' })
   customFields: Opt<Record<string, unknown>> = {};
 
+  /** When the provider reported the call answered (in-progress). */
+  @Property({ type: 'datetime', nullable: true })
+  answeredAt?: Date | null;
+
+  /** When the provider reported the call over. */
+  @Property({ type: 'datetime', nullable: true })
+  endedAt?: Date | null;
+
+  /** The number or agent the call was last transferred to. */
+  @Property({ length: 32, nullable: true })
+  transferredTo?: string | null;
+
   /** When the call booked an appointment, its time. */
   @Property({ type: 'datetime', nullable: true })
   appointmentAt?: Date | null;

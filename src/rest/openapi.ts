@@ -11,7 +11,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { CompiledRoute } from './compile.js';
-import type { Param } from './route.js';
+import type { IngressRoute, Param } from './route.js';
 
 // The OpenAPI 3.1 document, generated from the same route table. Response
 // schemas are derived from each row's GraphQL selection, so they cannot
@@ -132,10 +132,33 @@ const TAGS: Record<string, string> = {
   Pipelines: 'CRM pipelines and their stages',
   Workflows: 'Automation workflows and their folders',
   Webhooks: 'Signed event deliveries: configuration, secrets, the delivery log',
+  'Provider callbacks': 'What the telephony provider posts: form-encoded, signed with X-Telco-Signature, no Bearer token',
 };
 
-export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], version: string): Schema {
+/** A provider callback row: a form body, a signature header, 204 when applied. */
+function ingressOperation(route: IngressRoute): Schema {
+  return {
+    operationId: route.operationId,
+    tags: [route.tag],
+    summary: route.summary,
+    description: route.description,
+    security: [],
+    parameters: [{ name: 'X-Telco-Signature', in: 'header', required: true, description: 'Base64 HMAC-SHA1 of the URL and the sorted parameters, keyed by the account auth token', schema: { type: 'string' } }],
+    requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: objectSchema(route.params) } } },
+    responses: {
+      '204': { description: 'Applied (or already applied: callbacks are idempotent)' },
+      '400': { description: 'The body is not form-encoded, or a parameter is repeated', ...errorRef },
+      '403': { description: 'The signature is missing or wrong, or the account is unknown', ...errorRef },
+      '413': { description: 'The body is larger than 64 KiB', ...errorRef },
+      '422': { description: 'A parameter is malformed: `errors` names it', ...errorRef },
+      '500': { description: 'Server error: `request_id` identifies it in the logs', ...errorRef },
+    },
+  };
+}
+
+export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], version: string, ingress: IngressRoute[] = []): Schema {
   const paths: Record<string, Record<string, Schema>> = {};
+  for (const route of ingress) (paths[route.path] ??= {})[route.method.toLowerCase()] = ingressOperation(route);
   const seen = new Map<string, number>();
   for (const compiled of routes) {
     const { route } = compiled;
@@ -198,7 +221,7 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],
-    tags: [...new Set(routes.map((r) => r.route.tag))].map((name) => ({ name, description: TAGS[name] ?? `${name} routes` })),
+    tags: [...new Set([...routes.map((r) => r.route.tag), ...ingress.map((r) => r.tag)])].map((name) => ({ name, description: TAGS[name] ?? `${name} routes` })),
     paths,
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },

@@ -70,3 +70,22 @@ export interface Route {
    */
   answers?: ReadonlyArray<403 | 404 | 409 | 429 | 502>;
 }
+
+/**
+ * A row of the other kind: a provider callback (ingress). Form-encoded, in the
+ * provider's parameter names, signed with X-Telco-Signature instead of a
+ * Bearer token, and run as the system for the company the callback belongs to.
+ */
+export interface IngressRoute {
+  operationId: string;
+  method: 'POST';
+  path: string;
+  tag: string;
+  summary: string;
+  description: string;
+  /** The provider's parameters (documentation; the service checks them). */
+  params: Record<string, Param>;
+  /** The company's own number in the callback (it picks the company when several share an account). */
+  ownNumber: (params: Record<string, string>) => string | undefined;
+  handle: (services: import('../services/index.js').Services, ctx: import('../context.js').RequestContext, params: Record<string, string>) => Promise<void>;
+}

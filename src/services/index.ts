@@ -17,6 +17,7 @@ import { RateLimiter } from './rate-limiter.js';
 import { RoleService } from './role.service.js';
 import { SpamService } from './spam.service.js';
 import { TelcoService } from './telco.service.js';
+import { CallService } from './call.service.js';
 import { WorkflowService } from './workflow.service.js';
 import type { Metrics } from '../observability/metrics.js';
 import { WebhookDeliverer } from '../webhooks/deliverer.js';
@@ -43,6 +44,7 @@ export interface Services {
   phoneNumbers: PhoneNumberService;
   telco: TelcoService;
   webhooks: WebhookService;
+  calls: CallService;
   deliverer: WebhookDeliverer;
   scheduler: DeliveryScheduler;
 }
@@ -86,6 +88,7 @@ export function createServices(
     spam: new SpamService(ids, new SimulatedReputationSource()),
     dashboard: new DashboardService(ids, clock),
     agents: new AgentService(ids),
+    calls: new CallService(clock),
     phoneNumbers: new PhoneNumberService(ids),
     telco: new TelcoService(new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs), box, ids, new PurposeTokens(config.jwtSecret), limiter, config),
   };

@@ -310,6 +310,22 @@ export class TelcoService {
     return { success: true, message: 'Messaging campaign imported successfully.' };
   }
 
+  /**
+   * Whose callback this is: the company whose provider account has this sid
+   * (when several share one, the company that owns `number`), with the auth
+   * token that signs its callbacks. Read across companies: a maintenance context.
+   */
+  async callbackAccount(ctx: RequestContext, accountSid: string, number: string | undefined): Promise<{ companyId: number; authToken: string } | undefined> {
+    if (!ACCOUNT_SID.test(accountSid)) return undefined;
+    const rows = await ctx.sql<{ company_id: number; auth_token_sealed: string; owns: boolean }>(
+      `SELECT t.company_id, t.auth_token_sealed, EXISTS (SELECT 1 FROM phone_numbers p WHERE p.company_id = t.company_id AND p.phone_no = ?) AS owns
+       FROM telco_accounts t WHERE t.account_sid = ? ORDER BY 3 DESC, t.company_id LIMIT 1`,
+      [number ?? '', accountSid],
+    );
+    const authToken = rows[0] ? this.box.open(rows[0].auth_token_sealed) : undefined;
+    return rows[0] && authToken ? { companyId: rows[0].company_id, authToken } : undefined;
+  }
+
   private async credentials(ctx: RequestContext, missing = 'Telco credentials must be set first.'): Promise<{ account: TelcoAccount; creds: TelcoCredentials }> {
     const account = await this.account(ctx);
     const authToken = account ? this.box.open(account.authTokenSealed) : undefined;

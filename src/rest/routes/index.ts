@@ -1,4 +1,4 @@
-import type { Route } from '../route.js';
+import type { IngressRoute, Route } from '../route.js';
 import { agentRoutes } from './agent.routes.js';
 import { authRoutes } from './auth.routes.js';
 import { dashboardRoutes } from './dashboard.routes.js';
@@ -6,8 +6,12 @@ import { phoneNumberRoutes } from './phone-number.routes.js';
 import { pipelineRoutes } from './pipeline.routes.js';
 import { roleRoutes } from './role.routes.js';
 import { spamRoutes } from './spam.routes.js';
+import { telcoCallbackRoutes } from './telco-callback.routes.js';
 import { webhookRoutes } from './webhook.routes.js';
 import { workflowRoutes } from './workflow.routes.js';
 
 /** The route table: every /api route, one row each. */
 export const routeTable: Route[] = [...authRoutes, ...roleRoutes, ...pipelineRoutes, ...workflowRoutes, ...spamRoutes, ...dashboardRoutes, ...phoneNumberRoutes, ...agentRoutes, ...webhookRoutes];
+
+/** The rows of the other kind: provider callbacks (form-encoded, signed, no Bearer token). */
+export const ingressTable: IngressRoute[] = [...telcoCallbackRoutes];

@@ -1,0 +1,64 @@
+import express, { type Request, type RequestHandler } from 'express';
+import { HttpError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import type { Services } from '../services/index.js';
+import { SIGNATURE_HEADER, signatureMatches } from '../telco/signature.js';
+import { sendError } from './respond.js';
+import type { IngressRoute } from './route.js';
+
+// The handler of the ingress rows (provider callbacks). Only these rows take
+// a form-encoded body and no Bearer token; every other /api route stays JSON
+// and token-only. A callback is answered as soon as its change has committed
+// (204); its events go out through the webhook outbox.
+
+const form = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 100, type: 'application/x-www-form-urlencoded' });
+
+/** The URLs the provider may have signed: the configured public address, or the one it reached. */
+const signedUrls = (req: Request, publicUrl: string) => [`${publicUrl}${req.originalUrl}`, `${req.protocol}://${req.get('host')}${req.originalUrl}`];
+
+export function ingressHandler(routes: IngressRoute[], services: Services, log: Logger): RequestHandler {
+  const byPath = new Map(routes.map((route) => [route.path, route]));
+  return (req, res, next) => {
+    const route = byPath.get(req.path);
+    if (!route) return next();
+    const requestId = res.locals.requestId as string;
+    res.locals.route = route.path;
+    if (req.method !== route.method) {
+      res.setHeader('Allow', route.method);
+      return sendError(res, new HttpError(405, `The ${req.method} method is not supported for this route. Supported methods: ${route.method}.`), requestId, log);
+    }
+    if (!req.is('application/x-www-form-urlencoded')) {
+      return sendError(res, new HttpError(400, 'A provider callback is form-encoded (application/x-www-form-urlencoded).'), requestId, log);
+    }
+    form(req, res, (parseError?: unknown) => {
+      if (parseError) {
+        const status = (parseError as { status?: number }).status === 413 ? 413 : 400;
+        return sendError(res, new HttpError(status, status === 413 ? 'The callback is too large.' : 'The callback body is malformed.'), requestId, log);
+      }
+      void handle(route, req.body as Record<string, unknown>);
+    });
+
+    async function handle(route: IngressRoute, body: Record<string, unknown>) {
+      try {
+        const params: Record<string, string> = {};
+        for (const [name, value] of Object.entries(body ?? {})) {
+          if (typeof value !== 'string') throw new HttpError(400, `The ${name} parameter is given more than once.`);
+          if (value.includes('\u0000')) throw new HttpError(400, `The ${name} parameter holds a NUL character.`);
+          params[name] = value;
+        }
+        // Whose callback: the account named, checked by its signature before anything is read or written.
+        const lookup = services.contexts.forMaintenance('provider callback').readOnly();
+        const account = await services.telco.callbackAccount(lookup, params.AccountSid ?? '', route.ownNumber(params));
+        const signature = req.get(SIGNATURE_HEADER);
+        if (!account || !signedUrls(req, services.config.publicUrl).some((url) => signatureMatches(signature, url, params, account.authToken))) {
+          throw new HttpError(403, 'The callback signature is missing or wrong.');
+        }
+        const ctx = services.contexts.forSystem(account.companyId, route.operationId, requestId);
+        await ctx.unitOfWork((uow) => route.handle(services, uow, params));
+        res.status(204).end();
+      } catch (error) {
+        sendError(res, error, requestId, log);
+      }
+    }
+  };
+}

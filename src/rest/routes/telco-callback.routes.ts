@@ -1,0 +1,37 @@
+import type { IngressRoute } from '../route.js';
+
+// The provider's callbacks (DESIGN section 5, "Event sources"): rows of the
+// ingress kind. The provider posts form-encoded parameters signed with the
+// account's auth token; each row runs a service as the system for the company.
+
+export const telcoCallbackRoutes: IngressRoute[] = [
+  {
+    operationId: 'voiceStatusCallback',
+    method: 'POST',
+    path: '/api/telco/voice/status',
+    tag: 'Provider callbacks',
+    summary: 'Voice status callback',
+    description:
+      'The provider reports a call: initiated, ringing, in-progress, completed (or busy, no-answer, failed, canceled). ' +
+      'Creates and advances the call record (the AI dashboard reads it) and records call.started, call.answered, call.transferred and call.ended. ' +
+      'A repeated or late callback changes nothing. The AI agent\'s analysis (Transcription, Sentiment, Disposition, Tags, AppointmentAt) comes with the completed callback.',
+    params: {
+      AccountSid: { type: 'string', required: true, description: 'AC followed by 32 hexadecimal digits' },
+      CallSid: { type: 'string', required: true, description: 'CA followed by 32 hexadecimal digits' },
+      From: { type: 'string', required: true, description: 'Caller, E.164' },
+      To: { type: 'string', required: true, description: 'Called number, E.164' },
+      Direction: { type: 'string', description: 'inbound, outbound-api or outbound-dial' },
+      CallStatus: { type: 'string', required: true, enum: ['queued', 'initiated', 'ringing', 'in-progress', 'completed', 'busy', 'no-answer', 'failed', 'canceled'] },
+      CallDuration: { type: 'string', description: 'Seconds, with the final status' },
+      RecordingUrl: { type: 'string', description: 'The recording, with the final status' },
+      TransferredTo: { type: 'string', description: 'E.164 number the call was transferred to' },
+      Transcription: { type: 'string', description: 'The AI agent\'s transcript' },
+      Sentiment: { type: 'string', enum: ['positive', 'neutral', 'negative'] },
+      Disposition: { type: 'string', description: 'Outcome of the call' },
+      Tags: { type: 'string', description: 'Comma-separated tags' },
+      AppointmentAt: { type: 'string', description: 'ISO 8601: the appointment the call booked' },
+    },
+    ownNumber: (params) => (params.Direction?.startsWith('outbound') ? params.From : params.To),
+    handle: (services, ctx, params) => services.calls.voiceStatus(ctx, params),
+  },
+];

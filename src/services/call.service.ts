@@ -1,0 +1,144 @@
+import type { RequestContext } from '../context.js';
+import { ValidationError } from '../errors.js';
+import { dbDate } from '../db/dates.js';
+
+// Calls as the provider reports them (DESIGN section 5, "Event sources"): the
+// voice status callbacks create and advance the call record the AI dashboard
+// reads, and record call.started, call.answered, call.transferred and
+// call.ended. A call only moves forward: a repeated or late callback (a
+// `ringing` after `completed`) changes nothing and records no event twice.
+
+/** How far along each provider status is; the terminal ones are all 4. */
+const PROGRESS: Record<string, number> = {
+  queued: 1,
+  initiated: 1,
+  ringing: 2,
+  'in-progress': 3,
+  completed: 4,
+  busy: 4,
+  'no-answer': 4,
+  failed: 4,
+  canceled: 4,
+};
+
+const CALL_SID = /^CA[0-9a-f]{32}$/;
+const E164 = /^\+[1-9]\d{1,14}$/;
+const SENTIMENTS = ['positive', 'neutral', 'negative'];
+
+/** The provider's voice status callback, by its own parameter names. */
+export type VoiceStatus = Record<string, string>;
+
+interface CallRow {
+  id: number;
+  status: string;
+  agent_id: number | null;
+  from_number: string;
+  to_number: string;
+  direction: string;
+  duration_seconds: number;
+  started_at: Date | string;
+  answered_at: Date | string | null;
+  transferred_to: string | null;
+  recording_url: string | null;
+  transcript: string | null;
+  sentiment: string | null;
+  disposition: string | null;
+  tags: string[];
+  custom_fields: Record<string, unknown>;
+}
+
+export class CallService {
+  constructor(private readonly clock: () => Date = () => new Date()) {}
+
+  /** Checks a callback's parameters; the errors name the provider's parameters. */
+  check(params: VoiceStatus): void {
+    const errors: Record<string, string[]> = {};
+    const bad = (name: string, message: string) => void (errors[name] = [message]);
+    if (!CALL_SID.test(params.CallSid ?? '')) bad('CallSid', 'The CallSid parameter must be CA followed by 32 hexadecimal digits.');
+    if (!E164.test(params.From ?? '')) bad('From', 'The From parameter must be an E.164 number.');
+    if (!E164.test(params.To ?? '')) bad('To', 'The To parameter must be an E.164 number.');
+    if (!(params.CallStatus in PROGRESS)) bad('CallStatus', `The CallStatus parameter must be one of ${Object.keys(PROGRESS).join(', ')}.`);
+    if (params.CallDuration !== undefined && !/^\d{1,6}$/.test(params.CallDuration)) bad('CallDuration', 'The CallDuration parameter must be a number of seconds.');
+    if (params.TransferredTo !== undefined && !E164.test(params.TransferredTo)) bad('TransferredTo', 'The TransferredTo parameter must be an E.164 number.');
+    if (params.Sentiment !== undefined && !SENTIMENTS.includes(params.Sentiment)) bad('Sentiment', 'The Sentiment parameter must be positive, neutral or negative.');
+    if (params.AppointmentAt !== undefined && Number.isNaN(Date.parse(params.AppointmentAt))) bad('AppointmentAt', 'The AppointmentAt parameter must be an ISO 8601 date-time.');
+    if (params.RecordingUrl !== undefined && !/^https?:\/\/\S{1,2000}$/.test(params.RecordingUrl)) bad('RecordingUrl', 'The RecordingUrl parameter must be an http or https URL.');
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  }
+
+  /** Applies one voice status callback for the context's company (acting as the system). */
+  async voiceStatus(ctx: RequestContext, params: VoiceStatus): Promise<void> {
+    this.check(params);
+    const companyId = await ctx.companyId();
+    const now = this.clock();
+    const direction = params.Direction?.startsWith('outbound') ? 'outbound' : 'inbound';
+    // The company's own number on the call, and the AI agent that answers on it.
+    const ours = direction === 'inbound' ? params.To : params.From;
+    const [number] = await ctx.sql<{ agent: number | null }>('SELECT chatbot_agent_id AS agent FROM phone_numbers WHERE company_id = ? AND phone_no = ? LIMIT 1', [companyId, ours]);
+
+    const inserted = await ctx.sql<{ id: number }>(
+      `INSERT INTO calls (company_id, agent_id, provider_call_id, from_number, to_number, started_at, duration_seconds, status, direction, tags, custom_fields, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, 0, 'new', ?, '[]', '{}', ?, ?) ON CONFLICT (provider_call_id) DO NOTHING RETURNING id`,
+      [companyId, number?.agent ?? null, params.CallSid, params.From, params.To, now, direction, now, now],
+    );
+    // One callback at a time per call: the row lock orders concurrent ones.
+    const [row] = await ctx.sql<CallRow>(
+      `SELECT id, status, agent_id, from_number, to_number, direction, duration_seconds, started_at, answered_at, transferred_to, recording_url, transcript, sentiment, disposition, tags, custom_fields
+       FROM calls WHERE provider_call_id = ? AND company_id = ? FOR UPDATE`,
+      [params.CallSid, companyId],
+    );
+    // A call id of another company's account: nothing to do here.
+    if (!row) return;
+    const before = inserted.length > 0 ? 0 : (PROGRESS[row.status] ?? 4);
+    const after = PROGRESS[params.CallStatus];
+    const moves = after > before;
+
+    const call = { ...row };
+    if (moves) call.status = params.CallStatus;
+    if (moves && after === 4) call.duration_seconds = Number(params.CallDuration ?? 0);
+    const answeredNow = moves && before < 3 && (after === 3 || (params.CallStatus === 'completed' && call.duration_seconds > 0));
+    if (answeredNow) call.answered_at = now;
+    // The AI agent's analysis arrives with the completed callback (or after it): it completes the record.
+    if (params.RecordingUrl) call.recording_url = params.RecordingUrl;
+    if (params.Transcription !== undefined) call.transcript = params.Transcription.slice(0, 100_000);
+    if (params.Sentiment) call.sentiment = params.Sentiment;
+    if (params.Disposition !== undefined) call.disposition = params.Disposition.slice(0, 64);
+    if (params.Tags !== undefined) call.tags = params.Tags.split(',').map((t) => t.trim()).filter(Boolean).slice(0, 50);
+    const transferred = params.TransferredTo && params.TransferredTo !== row.transferred_to && (PROGRESS[call.status] ?? 4) < 4 ? params.TransferredTo : undefined;
+    if (transferred) call.transferred_to = transferred;
+
+    await ctx.sql(
+      `UPDATE calls SET status = ?, duration_seconds = ?, answered_at = ?, ended_at = CASE WHEN ? THEN ? ELSE ended_at END, transferred_to = ?,
+         recording_url = ?, transcript = ?, sentiment = ?, disposition = ?, tags = ?, appointment_at = COALESCE(?, appointment_at), updated_at = ?
+       WHERE id = ?`,
+      [call.status, call.duration_seconds, call.answered_at ?? null, moves && after === 4, now, call.transferred_to, call.recording_url, call.transcript, call.sentiment, call.disposition,
+        JSON.stringify(call.tags), params.AppointmentAt ? new Date(params.AppointmentAt) : null, now, row.id],
+    );
+
+    const base = {
+      call_id: String(row.id),
+      agent_id: row.agent_id === null ? null : String(row.agent_id),
+      caller_number: row.from_number,
+      called_number: row.to_number,
+      call_direction: row.direction,
+    };
+    // The contact is the other party; the webhook's form data decides which fields it carries.
+    const contact = { phone_number: row.direction === 'inbound' ? row.from_number : row.to_number };
+    if (moves && before < 1) await ctx.events.record('call.started', { ...base, started_at: dbDate(row.started_at).toISOString() }, contact);
+    if (answeredNow) await ctx.events.record('call.answered', { ...base, answered_at: now.toISOString() }, contact);
+    if (transferred) await ctx.events.record('call.transferred', { ...base, transferred_to: transferred, transferred_at: now.toISOString() }, contact);
+    if (moves && after === 4) {
+      await ctx.events.record('call.ended', {
+        ...base,
+        call_duration: call.duration_seconds,
+        call_status: call.status,
+        recording_url: call.recording_url,
+        transcription: call.transcript,
+        sentiment: call.sentiment,
+        disposition: call.disposition,
+        tags: call.tags,
+        custom_fields: call.custom_fields ?? {},
+      }, contact);
+    }
+  }
+}

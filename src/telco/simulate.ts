@@ -1,0 +1,71 @@
+import { parseArgs } from 'node:util';
+import { demoAccountSid, demoAuthToken } from './inventory.js';
+import { playScenario, SCENARIOS } from './scenarios.js';
+
+// `npm run simulate -- <scenario> [options]`: plays a provider scenario
+// against a running service, with the demo provider credentials by default.
+
+const HELP = `Usage: npm run simulate -- <scenario> [options]
+
+Scenarios:
+${Object.entries(SCENARIOS).map(([name, s]) => `  ${name.padEnd(14)} ${s.description}`).join('\n')}
+
+Options:
+  --url <url>          the service (default http://localhost:3000)
+  --company <key>      demo company whose provider account signs: acme (default), beta, gamma
+  --account-sid <sid>  another provider account (with --auth-token)
+  --auth-token <token>
+  --number <e164>      the company's number on the call (default: its first number, read over the API with the demo login)
+  --contact <e164>     the other party (default +14155550123)
+  --book               the call books an appointment
+  --delay <ms>         pause between callbacks (default 500)
+`;
+
+async function main() {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      url: { type: 'string', default: 'http://localhost:3000' },
+      company: { type: 'string', default: 'acme' },
+      'account-sid': { type: 'string' },
+      'auth-token': { type: 'string' },
+      number: { type: 'string' },
+      contact: { type: 'string' },
+      book: { type: 'boolean', default: false },
+      delay: { type: 'string', default: '500' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const name = positionals[0];
+  if (values.help || !name || !SCENARIOS[name]) {
+    process.stdout.write(HELP);
+    process.exit(values.help ? 0 : 64);
+  }
+  const key = values.company!;
+  let number = values.number;
+  if (!number) {
+    const login = await fetch(`${values.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `owner@${key}.test`, password: 'switchboard' }) });
+    if (!login.ok) throw new Error(`cannot sign in as owner@${key}.test to find its number (${login.status}); give --number`);
+    const { token } = (await login.json()) as { token: string };
+    const list = await fetch(`${values.url}/api/phone-numbers?per_page=1`, { headers: { authorization: `Bearer ${token}` } });
+    const body = (await list.json()) as { data?: { records?: Array<{ phone_no: string }> } };
+    number = body.data?.records?.[0]?.phone_no;
+    if (!number) throw new Error(`owner@${key}.test has no phone number; give --number`);
+  }
+  const callSid = await playScenario(name, {
+    url: values.url!,
+    accountSid: values['account-sid'] ?? demoAccountSid(key),
+    authToken: values['auth-token'] ?? demoAuthToken(key),
+    number,
+    contact: values.contact,
+    book: values.book,
+    delayMs: Number(values.delay),
+    log: (line) => process.stdout.write(`  ${line}\n`),
+  });
+  process.stdout.write(`${name}: call ${callSid} on ${number} played; see the AI dashboard and Setup > Webhooks > delivery log.\n`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`simulate: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { SecretBox } from '../src/crypto/secret-box.js';
+import { playScenario } from '../src/telco/scenarios.js';
+import { SIGNATURE_HEADER, telcoSignature } from '../src/telco/signature.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { eventually, Receiver, sleep } from './helpers/receiver.js';
+
+// The provider's voice status callbacks, posted over HTTP as the provider
+// does (form-encoded, signed with the account's auth token): each call
+// becomes a record the AI dashboard lists, and call events reach a real
+// receiver, signed, once each, whatever the order or repetition.
+
+const PATH = '/api/telco/voice/status';
+let app: TestApp;
+let receiver: Receiver;
+let token: string;
+let account: { sid: string; authToken: string };
+let ours: string;
+let agentId: number;
+let hook: { id: number; secret: string };
+
+const callSid = () => `CA${randomBytes(16).toString('hex')}`;
+
+async function post(params: Record<string, string>, options: { authToken?: string; signature?: string; contentType?: string; body?: string; bearer?: string } = {}) {
+  const url = `${app.url}${PATH}`;
+  const signature = options.signature ?? telcoSignature(url, params, options.authToken ?? account.authToken);
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': options.contentType ?? 'application/x-www-form-urlencoded',
+      [SIGNATURE_HEADER]: signature,
+      ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}),
+    },
+    body: options.body ?? new URLSearchParams(params).toString(),
+  });
+  const text = await response.text();
+  return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
+}
+
+const callParams = (sid: string, status: string, extra: Record<string, string> = {}) => ({
+  AccountSid: account.sid, CallSid: sid, From: '+14155550123', To: ours, Direction: 'inbound', CallStatus: status, ...extra,
+});
+
+const eventsFor = async (callId: number) =>
+  (await app.sql<{ event: string; n: number }>(
+    "SELECT event, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND payload::jsonb -> 'data' ->> 'call_id' = ? GROUP BY event ORDER BY event",
+    [hook.id, String(callId)],
+  )).map((r) => `${r.event} x${r.n}`);
+
+const callOf = async (sid: string) => (await app.sql('SELECT * FROM calls WHERE provider_call_id = ?', [sid]))[0];
+
+before(async () => {
+  app = await startTestApp();
+  receiver = await new Receiver().start();
+  token = await app.login('owner@acme.test');
+  const [row] = await app.sql("SELECT t.account_sid, t.auth_token_sealed, c.id AS company FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = 'Acme Agency'");
+  account = { sid: row.account_sid, authToken: new SecretBox(app.config.appKey).open(row.auth_token_sealed)! };
+  const [number] = await app.sql('SELECT id, phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [row.company]);
+  const [agent] = await app.sql('SELECT id FROM agents WHERE company_id = ? AND active ORDER BY id LIMIT 1', [row.company]);
+  await app.sql('UPDATE phone_numbers SET chatbot_agent_id = ? WHERE id = ?', [agent.id, number.id]);
+  ours = number.phone_no;
+  agentId = agent.id;
+  const created = await app.graphql(
+    'mutation ($input: WebhookInput!) { createWebhook(input: $input) { id secret } }',
+    { input: { title: 'Calls', url: `${receiver.url}/calls`, events: ['call.started', 'call.answered', 'call.transferred', 'call.ended'], listSelection: 'Contact' } },
+    token,
+  );
+  hook = created.body.data.createWebhook;
+});
+after(async () => {
+  await receiver?.close();
+  await app?.close();
+});
+
+describe('voice status callbacks', () => {
+  it('a call from initiated to completed: one record, on the dashboard, and started, answered, ended at the receiver, signed', async () => {
+    const sid = callSid();
+    for (const status of ['initiated', 'ringing', 'in-progress']) assert.equal((await post(callParams(sid, status))).status, 204);
+    const appointment = new Date(Date.now() + 3 * 86_400_000).toISOString();
+    const done = await post(callParams(sid, 'completed', {
+      CallDuration: '184', RecordingUrl: 'https://recordings.example/RE1.mp3', Transcription: 'Agent: Hello. Caller: Tuesday works.',
+      Sentiment: 'positive', Disposition: 'Appointment booked', Tags: 'appointment, new-patient', AppointmentAt: appointment,
+    }));
+    assert.equal(done.status, 204, done.text);
+
+    const call = await callOf(sid);
+    assert.equal(call.status, 'completed');
+    assert.equal(call.duration_seconds, 184);
+    assert.equal(call.agent_id, agentId);
+    assert.equal(call.direction, 'inbound');
+    assert.ok(call.answered_at && call.ended_at);
+    assert.equal(new Date(call.appointment_at).toISOString(), appointment);
+
+    const received = await receiver.waitFor(3, 10_000, (r) => r.body.includes(`"call_id":"${call.id}"`));
+    const bodies = received.map((r) => {
+      assert.ok(new StandardWebhook(hook.secret).verify(r.body, r.headers as Record<string, string>));
+      return JSON.parse(r.body);
+    });
+    assert.deepEqual(bodies.map((b) => b.event).sort(), ['call.answered', 'call.ended', 'call.started']);
+    const ended = bodies.find((b) => b.event === 'call.ended');
+    assert.deepEqual(ended.data, {
+      call_id: String(call.id), agent_id: String(agentId), caller_number: '+14155550123', called_number: ours, call_direction: 'inbound',
+      call_duration: 184, call_status: 'completed', recording_url: 'https://recordings.example/RE1.mp3', transcription: 'Agent: Hello. Caller: Tuesday works.',
+      sentiment: 'positive', disposition: 'Appointment booked', tags: ['appointment', 'new-patient'], custom_fields: {},
+      contact: { phone_number: '+14155550123', first_name: null, last_name: null, email: null },
+    });
+
+    // The dashboard lists it like the seeded calls.
+    const list = await app.request('GET', '/api/ai/dashboard/appointments?date_range=Today&per_page=100', { token });
+    assert.equal(list.status, 200);
+    assert.ok(list.body.data.records.some((r: { id: number | string }) => String(r.id) === String(call.id)), 'the call is on the dashboard');
+  });
+
+  it('repeated, late and concurrent callbacks change nothing and record no event twice', async () => {
+    const sid = callSid();
+    for (const status of ['initiated', 'in-progress']) await post(callParams(sid, status));
+    // Ten completed callbacks at once (the provider retries), then a late ringing and in-progress.
+    const answers = await Promise.all(Array.from({ length: 10 }, () => post(callParams(sid, 'completed', { CallDuration: '60' }))));
+    assert.deepEqual(answers.map((a) => a.status), Array(10).fill(204));
+    assert.equal((await post(callParams(sid, 'ringing'))).status, 204);
+    assert.equal((await post(callParams(sid, 'in-progress'))).status, 204);
+    assert.equal((await post(callParams(sid, 'initiated'))).status, 204);
+    const call = await callOf(sid);
+    assert.equal(call.status, 'completed', 'a late ringing never moves a completed call back');
+    assert.equal((await app.sql('SELECT count(*)::int AS n FROM calls WHERE provider_call_id = ?', [sid]))[0].n, 1);
+    assert.deepEqual(await eventsFor(call.id), ['call.answered x1', 'call.ended x1', 'call.started x1']);
+  });
+
+  it('a call first heard of when it is over records started, answered and ended; one never answered has no answered', async () => {
+    const answered = callSid();
+    await post(callParams(answered, 'completed', { CallDuration: '42', Direction: 'outbound-api', From: ours, To: '+14155550999' }));
+    const first = await callOf(answered);
+    assert.equal(first.direction, 'outbound');
+    assert.deepEqual(await eventsFor(first.id), ['call.answered x1', 'call.ended x1', 'call.started x1']);
+    const missed = callSid();
+    await post(callParams(missed, 'ringing'));
+    await post(callParams(missed, 'no-answer'));
+    const second = await callOf(missed);
+    assert.equal(second.status, 'no-answer');
+    assert.deepEqual(await eventsFor(second.id), ['call.ended x1', 'call.started x1']);
+  });
+
+  it('a transfer is recorded once per destination', async () => {
+    const sid = callSid();
+    await post(callParams(sid, 'in-progress'));
+    await post(callParams(sid, 'in-progress', { TransferredTo: '+12125550142' }));
+    await post(callParams(sid, 'in-progress', { TransferredTo: '+12125550142' }));
+    const call = await callOf(sid);
+    assert.equal(call.transferred_to, '+12125550142');
+    assert.deepEqual(await eventsFor(call.id), ['call.answered x1', 'call.started x1', 'call.transferred x1']);
+    const [transfer] = await receiver.waitFor(1, 10_000, (r) => r.body.includes('"event":"call.transferred"') && r.body.includes(`"call_id":"${call.id}"`));
+    assert.equal(JSON.parse(transfer.body).data.transferred_to, '+12125550142');
+  });
+
+  it('the simulator\'s scenarios play over HTTP with real signatures: inbound with a booking, transfer, missed', async () => {
+    const options = { url: app.url, accountSid: account.sid, authToken: account.authToken, number: ours };
+    const inbound = await callOf(await playScenario('inbound-call', { ...options, book: true }));
+    assert.equal(inbound.status, 'completed');
+    assert.ok(inbound.appointment_at, 'the booking is on the call');
+    assert.deepEqual(await eventsFor(inbound.id), ['call.answered x1', 'call.ended x1', 'call.started x1']);
+    const transfer = await callOf(await playScenario('transfer', options));
+    assert.deepEqual(await eventsFor(transfer.id), ['call.answered x1', 'call.ended x1', 'call.started x1', 'call.transferred x1']);
+    const missed = await callOf(await playScenario('missed-call', options));
+    assert.deepEqual(await eventsFor(missed.id), ['call.ended x1', 'call.started x1']);
+    await assert.rejects(playScenario('inbound-call', { ...options, authToken: 'wrong' }), /answered 403/);
+  });
+
+  it('refuses what the provider did not sign, and changes nothing', async () => {
+    const before = await app.fingerprint();
+    const sid = callSid();
+    const params = callParams(sid, 'initiated');
+    const refused = [
+      await post(params, { signature: '' }),
+      await post(params, { signature: 'bm90IGEgc2lnbmF0dXJl' }),
+      await post(params, { authToken: 'f'.repeat(32) }), // another token
+      await post({ ...params, AccountSid: `AC${'0'.repeat(32)}` }), // an account nobody has
+      await post(params, { signature: telcoSignature(`${app.url}${PATH}`, { ...params, CallStatus: 'completed' }, account.authToken) }), // signed other values
+      await post(params, { signature: '', bearer: token }), // a user's token is no signature
+    ];
+    assert.deepEqual(refused.map((r) => r.status), [403, 403, 403, 403, 403, 403]);
+    assert.deepEqual(refused[0].body, { success: false, message: 'The callback signature is missing or wrong.' });
+    assert.equal(await app.fingerprint(), before);
+  });
+
+  it('keeps the JSON rule everywhere else, and answers malformed callbacks with 4xx', async () => {
+    const json = await post(callParams(callSid(), 'initiated'), { contentType: 'application/json', body: JSON.stringify(callParams(callSid(), 'initiated')) });
+    assert.equal(json.status, 400);
+    const get = await fetch(`${app.url}${PATH}`);
+    assert.equal(get.status, 405);
+    assert.equal(get.headers.get('allow'), 'POST');
+    const bad = await post(callParams('CA-not-a-sid', 'sideways'));
+    assert.equal(bad.status, 422);
+    assert.deepEqual(Object.keys(bad.body.errors).sort(), ['CallSid', 'CallStatus']);
+    // A form body on any other /api route is still refused.
+    const roles = await fetch(`${app.url}/api/roles`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'title=Form' });
+    assert.equal(roles.status, 400);
+    await sleep(50);
+    await eventually(async () => ((await app.sql("SELECT count(*)::int AS n FROM roles WHERE title = 'Form'"))[0].n === 0 ? true : undefined));
+  });
+});
