@@ -65,7 +65,7 @@ before(async () => {
   agentId = agent.id;
   const created = await app.graphql(
     'mutation ($input: WebhookInput!) { createWebhook(input: $input) { id secret } }',
-    { input: { title: 'Calls', url: `${receiver.url}/calls`, events: ['call.started', 'call.answered', 'call.transferred', 'call.ended'], listSelection: 'Contact' } },
+    { input: { title: 'Calls', url: `${receiver.url}/calls`, events: ['call.started', 'call.answered', 'call.transferred', 'call.ended', 'appointment.scheduled'], listSelection: 'Contact' } },
     token,
   );
   hook = created.body.data.createWebhook;
@@ -94,12 +94,13 @@ describe('voice status callbacks', () => {
     assert.ok(call.answered_at && call.ended_at);
     assert.equal(new Date(call.appointment_at).toISOString(), appointment);
 
-    const received = await receiver.waitFor(3, 10_000, (r) => r.body.includes(`"call_id":"${call.id}"`));
+    const received = await receiver.waitFor(4, 10_000, (r) => r.body.includes(`"call_id":"${call.id}"`));
     const bodies = received.map((r) => {
       assert.ok(new StandardWebhook(hook.secret).verify(r.body, r.headers as Record<string, string>));
       return JSON.parse(r.body);
     });
-    assert.deepEqual(bodies.map((b) => b.event).sort(), ['call.answered', 'call.ended', 'call.started']);
+    assert.deepEqual(bodies.map((b) => b.event).sort(), ['appointment.scheduled', 'call.answered', 'call.ended', 'call.started']);
+    assert.deepEqual(bodies.find((b) => b.event === 'appointment.scheduled').data, { call_id: String(call.id), appointment_at: appointment, agent_id: String(agentId), contact: { phone_number: '+14155550123', first_name: null, last_name: null, email: null } });
     const ended = bodies.find((b) => b.event === 'call.ended');
     assert.deepEqual(ended.data, {
       call_id: String(call.id), agent_id: String(agentId), caller_number: '+14155550123', called_number: ours, call_direction: 'inbound',
@@ -160,7 +161,9 @@ describe('voice status callbacks', () => {
     const inbound = await callOf(await playScenario('inbound-call', { ...options, book: true }));
     assert.equal(inbound.status, 'completed');
     assert.ok(inbound.appointment_at, 'the booking is on the call');
-    assert.deepEqual(await eventsFor(inbound.id), ['call.answered x1', 'call.ended x1', 'call.started x1']);
+    assert.deepEqual(await eventsFor(inbound.id), ['appointment.scheduled x1', 'call.answered x1', 'call.ended x1', 'call.started x1']);
+    const [scheduled] = await receiver.waitFor(1, 10_000, (r) => r.body.includes('"event":"appointment.scheduled"') && r.body.includes(`"call_id":"${inbound.id}"`));
+    assert.equal(JSON.parse(scheduled.body).data.appointment_at, new Date(inbound.appointment_at).toISOString());
     const transfer = await callOf(await playScenario('transfer', options));
     assert.deepEqual(await eventsFor(transfer.id), ['call.answered x1', 'call.ended x1', 'call.started x1', 'call.transferred x1']);
     const missed = await callOf(await playScenario('missed-call', options));

@@ -45,6 +45,7 @@ interface CallRow {
   disposition: string | null;
   tags: string[];
   custom_fields: Record<string, unknown>;
+  appointment_at: Date | string | null;
 }
 
 export class CallService {
@@ -83,7 +84,7 @@ export class CallService {
     );
     // One callback at a time per call: the row lock orders concurrent ones.
     const [row] = await ctx.sql<CallRow>(
-      `SELECT id, status, agent_id, from_number, to_number, direction, duration_seconds, started_at, answered_at, transferred_to, recording_url, transcript, sentiment, disposition, tags, custom_fields
+      `SELECT id, status, agent_id, from_number, to_number, direction, duration_seconds, started_at, answered_at, transferred_to, recording_url, transcript, sentiment, disposition, tags, custom_fields, appointment_at
        FROM calls WHERE provider_call_id = ? AND company_id = ? FOR UPDATE`,
       [params.CallSid, companyId],
     );
@@ -127,6 +128,9 @@ export class CallService {
     if (moves && before < 1) await ctx.events.record('call.started', { ...base, started_at: dbDate(row.started_at).toISOString() }, contact);
     if (answeredNow) await ctx.events.record('call.answered', { ...base, answered_at: now.toISOString() }, contact);
     if (transferred) await ctx.events.record('call.transferred', { ...base, transferred_to: transferred, transferred_at: now.toISOString() }, contact);
+    // A booking (or a new time for it) is an appointment.scheduled of its own.
+    const booked = params.AppointmentAt ? new Date(params.AppointmentAt) : undefined;
+    const rebooked = booked && (!row.appointment_at || dbDate(row.appointment_at).getTime() !== booked.getTime());
     if (moves && after === 4) {
       await ctx.events.record('call.ended', {
         ...base,
@@ -140,5 +144,6 @@ export class CallService {
         custom_fields: call.custom_fields ?? {},
       }, contact);
     }
+    if (rebooked) await ctx.events.record('appointment.scheduled', { call_id: String(row.id), appointment_at: booked!.toISOString(), agent_id: base.agent_id }, contact);
   }
 }
