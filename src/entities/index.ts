@@ -14,6 +14,7 @@ import { Pipeline } from './pipeline.entity.js';
 import { RevokedToken } from './revoked-token.entity.js';
 import { Role } from './role.entity.js';
 import { SpamNumberType, SpamProtectedNumber, SpamStatus } from './spam-protected-number.entity.js';
+import { SmsMessage } from './sms-message.entity.js';
 import { User } from './user.entity.js';
 import { WorkflowFolder } from './workflow-folder.entity.js';
 import { Workflow, WorkflowStatus, type TriggerConfig } from './workflow.entity.js';
@@ -21,7 +22,7 @@ import { WebhookAttempt } from './webhook-attempt.entity.js';
 import { WebhookDelivery, type DeliveryStatus } from './webhook-delivery.entity.js';
 import { Webhook, type DisabledReason } from './webhook.entity.js';
 
-export { Agent, Call, Company, ConsumedToken, MessagingCampaign, PHONE_TYPES, PhoneNumber, PhoneStatus, TelcoAccount, UseFor, SpamNumberType, SpamProtectedNumber, SpamStatus, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, User, Webhook, WebhookAttempt, WebhookDelivery, Workflow, WorkflowFolder, WorkflowStatus };
+export { Agent, Call, Company, ConsumedToken, MessagingCampaign, PHONE_TYPES, PhoneNumber, PhoneStatus, TelcoAccount, UseFor, SpamNumberType, SpamProtectedNumber, SpamStatus, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, SmsMessage, User, Webhook, WebhookAttempt, WebhookDelivery, Workflow, WorkflowFolder, WorkflowStatus };
 export type { DeliveryStatus, DisabledReason, TriggerConfig };
 
-export const entities = [Agent, Call, Company, ConsumedToken, MessagingCampaign, PhoneNumber, TelcoAccount, SpamProtectedNumber, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, User, Webhook, WebhookAttempt, WebhookDelivery, Workflow, WorkflowFolder];
+export const entities = [Agent, Call, Company, ConsumedToken, MessagingCampaign, PhoneNumber, TelcoAccount, SpamProtectedNumber, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, SmsMessage, User, Webhook, WebhookAttempt, WebhookDelivery, Workflow, WorkflowFolder];

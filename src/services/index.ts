@@ -18,6 +18,7 @@ import { RoleService } from './role.service.js';
 import { SpamService } from './spam.service.js';
 import { TelcoService } from './telco.service.js';
 import { CallService } from './call.service.js';
+import { SmsService } from './sms.service.js';
 import { WorkflowService } from './workflow.service.js';
 import type { Metrics } from '../observability/metrics.js';
 import { WebhookDeliverer } from '../webhooks/deliverer.js';
@@ -45,6 +46,7 @@ export interface Services {
   telco: TelcoService;
   webhooks: WebhookService;
   calls: CallService;
+  sms: SmsService;
   deliverer: WebhookDeliverer;
   scheduler: DeliveryScheduler;
 }
@@ -73,6 +75,7 @@ export function createServices(
     retentionMs: config.webhookRetentionMs,
     allowPrivate: config.webhookAllowPrivate,
   }, log, metrics);
+  const telco = new TelcoService(new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs), box, ids, new PurposeTokens(config.jwtSecret), limiter, config);
   return {
     config,
     log,
@@ -90,6 +93,7 @@ export function createServices(
     agents: new AgentService(ids),
     calls: new CallService(clock),
     phoneNumbers: new PhoneNumberService(ids),
-    telco: new TelcoService(new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs), box, ids, new PurposeTokens(config.jwtSecret), limiter, config),
+    telco,
+    sms: new SmsService(telco, clock),
   };
 }

@@ -310,6 +310,12 @@ export class TelcoService {
     return { success: true, message: 'Messaging campaign imported successfully.' };
   }
 
+  /** Sends an SMS through the company's provider account; status callbacks come to this service. */
+  async sendMessage(ctx: RequestContext, from: string, to: string, body: string): Promise<{ sid: string; status: string }> {
+    const { creds } = await this.credentials(ctx);
+    return provider(() => this.client.sendMessage(creds, { from, to, body, statusCallback: `${this.config.publicUrl}/api/telco/sms/status` }));
+  }
+
   /**
    * Whose callback this is: the company whose provider account has this sid
    * (when several share one, the company that owns `number`), with the auth

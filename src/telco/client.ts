@@ -93,6 +93,14 @@ export class TelcoClient {
     await this.call(creds, 'POST', `/v1/Services/${encodeURIComponent(serviceSid)}`, { InboundRequestUrl: inboundRequestUrl, StatusCallback: statusCallback });
   }
 
+  /** Sends an SMS; the provider reports its fate to `statusCallback`. */
+  async sendMessage(creds: TelcoCredentials, message: { from: string; to: string; body: string; statusCallback: string }): Promise<{ sid: string; status: string }> {
+    const m = await this.call<Record<string, string>>(creds, 'POST', `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/Messages.json`, {
+      From: message.from, To: message.to, Body: message.body, StatusCallback: message.statusCallback,
+    });
+    return { sid: m.sid, status: m.status };
+  }
+
   private async call<T>(creds: TelcoCredentials, method: string, path: string, form?: Record<string, string>): Promise<T> {
     let response: Response;
     try {

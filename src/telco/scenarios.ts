@@ -83,3 +83,52 @@ export async function playScenario(name: string, o: ScenarioOptions): Promise<st
   }
   return callSid;
 }
+
+export interface SmsScenarioOptions extends Omit<ScenarioOptions, 'number' | 'book'> {
+  /** A signed-in user of the company (send-sms): the scenario sends through the service's API, as a person would. */
+  bearer: string;
+}
+
+export const SMS_SCENARIOS: Record<string, string> = {
+  'sms-exchange': 'The company texts a contact (POST /api/sms); the provider reports sent, then delivered; the contact replies',
+  'sms-failed': 'The company texts a number that cannot receive it; the provider reports undelivered (error 30003)',
+};
+
+async function postCallback(o: Pick<ScenarioOptions, 'url' | 'authToken' | 'log'>, path: string, params: Step): Promise<void> {
+  const endpoint = `${o.url.replace(/\/$/, '')}${path}`;
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: telcoSignature(endpoint, params, o.authToken) },
+    body: new URLSearchParams(params).toString(),
+  });
+  o.log?.(`${path} ${params.MessageStatus ?? 'inbound'}: ${response.status}`);
+  if (response.status !== 204) throw new Error(`${endpoint} answered ${response.status}: ${await response.text()}`);
+}
+
+/** Plays an SMS scenario; resolves with the ids of the messages it made. */
+export async function playSmsScenario(name: string, o: SmsScenarioOptions): Promise<{ sent: string; reply?: string }> {
+  if (!(name in SMS_SCENARIOS)) throw new Error(`Unknown scenario "${name}"`);
+  const contact = o.contact ?? '+14155550123';
+  const failing = name === 'sms-failed';
+  const response = await fetch(`${o.url.replace(/\/$/, '')}/api/sms`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${o.bearer}` },
+    body: JSON.stringify({ to: contact, body: failing ? 'Your code is 1234' : 'Reminder: your appointment is Tuesday at 3 pm. Reply to confirm.' }),
+  });
+  const sent = (await response.json()) as { data?: { id: string; from_number: string } };
+  o.log?.(`POST /api/sms: ${response.status}`);
+  if (response.status !== 201 || !sent.data) throw new Error(`POST /api/sms answered ${response.status}: ${JSON.stringify(sent)}`);
+  const base = { AccountSid: o.accountSid, MessageSid: sent.data.id, From: sent.data.from_number, To: contact };
+  const pause = () => (o.delayMs ? new Promise((resolve) => setTimeout(resolve, o.delayMs)) : Promise.resolve());
+  if (failing) {
+    await postCallback(o, '/api/telco/sms/status', { ...base, MessageStatus: 'undelivered', ErrorCode: '30003' });
+    return { sent: sent.data.id };
+  }
+  await postCallback(o, '/api/telco/sms/status', { ...base, MessageStatus: 'sent' });
+  await pause();
+  await postCallback(o, '/api/telco/sms/status', { ...base, MessageStatus: 'delivered' });
+  await pause();
+  const reply = `SM${randomBytes(16).toString('hex')}`;
+  await postCallback(o, '/api/telco/sms/inbound', { AccountSid: o.accountSid, MessageSid: reply, From: contact, To: sent.data.from_number, Body: 'Yes, Tuesday at 3 pm works.' });
+  return { sent: sent.data.id, reply };
+}

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { demoAccountSid, demoAuthToken } from './inventory.js';
-import { playScenario, SCENARIOS } from './scenarios.js';
+import { playScenario, playSmsScenario, SCENARIOS, SMS_SCENARIOS } from './scenarios.js';
 
 // `npm run simulate -- <scenario> [options]`: plays a provider scenario
 // against a running service, with the demo provider credentials by default.
@@ -9,6 +9,7 @@ const HELP = `Usage: npm run simulate -- <scenario> [options]
 
 Scenarios:
 ${Object.entries(SCENARIOS).map(([name, s]) => `  ${name.padEnd(14)} ${s.description}`).join('\n')}
+${Object.entries(SMS_SCENARIOS).map(([name, description]) => `  ${name.padEnd(14)} ${description}`).join('\n')}
 
 Options:
   --url <url>          the service (default http://localhost:3000)
@@ -37,31 +38,31 @@ async function main() {
     },
   });
   const name = positionals[0];
-  if (values.help || !name || !SCENARIOS[name]) {
+  if (values.help || !name || !(SCENARIOS[name] || SMS_SCENARIOS[name])) {
     process.stdout.write(HELP);
     process.exit(values.help ? 0 : 64);
   }
   const key = values.company!;
+  const signIn = async () => {
+    const login = await fetch(`${values.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `owner@${key}.test`, password: 'switchboard' }) });
+    if (!login.ok) throw new Error(`cannot sign in as owner@${key}.test (${login.status})`);
+    return ((await login.json()) as { token: string }).token;
+  };
+  const credentials = { url: values.url!, accountSid: values['account-sid'] ?? demoAccountSid(key), authToken: values['auth-token'] ?? demoAuthToken(key), contact: values.contact, delayMs: Number(values.delay), log: (line: string) => process.stdout.write(`  ${line}\n`) };
+  if (SMS_SCENARIOS[name]) {
+    const ids = await playSmsScenario(name, { ...credentials, bearer: await signIn() });
+    process.stdout.write(`${name}: message ${ids.sent}${ids.reply ? `, reply ${ids.reply}` : ''} played; see GET /api/sms and the webhook delivery log.\n`);
+    return;
+  }
   let number = values.number;
   if (!number) {
-    const login = await fetch(`${values.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `owner@${key}.test`, password: 'switchboard' }) });
-    if (!login.ok) throw new Error(`cannot sign in as owner@${key}.test to find its number (${login.status}); give --number`);
-    const { token } = (await login.json()) as { token: string };
+    const token = await signIn();
     const list = await fetch(`${values.url}/api/phone-numbers?per_page=1`, { headers: { authorization: `Bearer ${token}` } });
     const body = (await list.json()) as { data?: { records?: Array<{ phone_no: string }> } };
     number = body.data?.records?.[0]?.phone_no;
     if (!number) throw new Error(`owner@${key}.test has no phone number; give --number`);
   }
-  const callSid = await playScenario(name, {
-    url: values.url!,
-    accountSid: values['account-sid'] ?? demoAccountSid(key),
-    authToken: values['auth-token'] ?? demoAuthToken(key),
-    number,
-    contact: values.contact,
-    book: values.book,
-    delayMs: Number(values.delay),
-    log: (line) => process.stdout.write(`  ${line}\n`),
-  });
+  const callSid = await playScenario(name, { ...credentials, number, book: values.book });
   process.stdout.write(`${name}: call ${callSid} on ${number} played; see the AI dashboard and Setup > Webhooks > delivery log.\n`);
 }
 

@@ -14,6 +14,8 @@ export class TelcoSimulator {
   readonly accounts = new Map<string, SimAccount>();
   available: SimAvailable[] = availableInventory();
   private server?: Server;
+  /** Messages sent through the simulator, newest last. */
+  readonly messages: Array<{ sid: string; account: string; from: string; to: string; body: string; statusCallback: string }> = [];
   /** Test switch: the next purchase goes through at the provider, but its answer is lost (a 500). */
   loseNextPurchaseAnswer = false;
   url = '';
@@ -111,6 +113,19 @@ export class TelcoSimulator {
         return res.status(500).send('upstream connection reset');
       }
       res.status(201).json({ sid, phone_number: number.phoneNumber, friendly_name: number.friendlyName, type: number.type, price: PRICES[number.type], account_balance: acc.balance.toFixed(2) });
+    });
+
+    // Messages: accepted and queued; their fate is reported to StatusCallback (the scenarios post it).
+    app.post('/2010-04-01/Accounts/:sid/Messages.json', (req, res) => {
+      const acc = account(req, res);
+      if (!acc) return;
+      const [from, to, body] = [String(req.body?.From ?? ''), String(req.body?.To ?? ''), String(req.body?.Body ?? '')];
+      if (!/^\+[1-9]\d{1,14}$/.test(to)) return fail(res, 400, 21211, `The 'To' number ${to} is not a valid phone number.`);
+      if (!/^\+[1-9]\d{1,14}$/.test(from)) return fail(res, 400, 21212, `The 'From' number ${from} is not a valid phone number.`);
+      if (body.length === 0 || body.length > 1600) return fail(res, 400, 21617, 'The message body must be 1 to 1600 characters.');
+      const sid = `SM${randomBytes(16).toString('hex')}`;
+      this.messages.push({ sid, account: acc.sid, from, to, body, statusCallback: String(req.body?.StatusCallback ?? '') });
+      res.status(201).json({ sid, status: 'queued', from, to, body });
     });
 
     // Messaging: services, their A2P campaigns, their webhook settings.

@@ -1,0 +1,35 @@
+import { Entity, Index, ManyToOne, Property, type Rel } from '@mikro-orm/core';
+import { CompanyOwned } from './company-owned.js';
+
+/** One SMS, sent through the provider or received from it. */
+@Entity({ tableName: 'sms_messages' })
+@Index({ properties: ['company', 'createdAt'] })
+export class SmsMessage extends CompanyOwned {
+  /** The provider's id (SM...): a callback about it is found by this. */
+  @Property({ length: 64, unique: true })
+  providerMessageSid!: string;
+
+  /** outbound or inbound */
+  @Property({ length: 8 })
+  direction!: string;
+
+  @Property({ length: 20 })
+  fromNumber!: string;
+
+  @Property({ length: 20 })
+  toNumber!: string;
+
+  @Property({ type: 'text' })
+  body!: string;
+
+  /** queued, sent, delivered, failed, undelivered (outbound); received (inbound) */
+  @Property({ length: 16 })
+  status!: string;
+
+  @Property({ length: 16, nullable: true })
+  errorCode?: string | null;
+
+  /** For a reply: the company's message it answers. */
+  @ManyToOne(() => SmsMessage, { nullable: true, deleteRule: 'set null' })
+  inReplyTo?: Rel<SmsMessage> | null;
+}

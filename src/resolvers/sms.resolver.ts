@@ -1,0 +1,58 @@
+import { Arg, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../context.js';
+import type { SmsRow, SmsService } from '../services/sms.service.js';
+import { PageType } from './pagination.types.js';
+
+@ObjectType('SmsMessage')
+export class SmsMessageType {
+  @Field({ description: "The provider's message id (SM...)" }) id!: string;
+  @Field({ description: 'outbound or inbound' }) direction!: string;
+  @Field() fromNumber!: string;
+  @Field() toNumber!: string;
+  @Field() body!: string;
+  @Field({ description: 'queued, sent, delivered, failed, undelivered (outbound); received (inbound)' }) status!: string;
+  @Field(() => String, { nullable: true, description: "The provider's error code when it failed" }) errorCode!: string | null;
+  @Field() createdAt!: Date;
+}
+
+@ObjectType('SmsMessagePage')
+export class SmsMessagePageType extends PageType(SmsMessageType) {}
+
+const toMessage = (m: SmsRow): SmsMessageType => ({
+  id: m.provider_message_sid,
+  direction: m.direction,
+  fromNumber: m.from_number,
+  toNumber: m.to_number,
+  body: m.body,
+  status: m.status,
+  errorCode: m.error_code,
+  createdAt: m.created_at,
+});
+
+@Resolver()
+export class SmsResolver {
+  constructor(private readonly smsService: SmsService) {}
+
+  @Authorized('view-sms')
+  @Query(() => SmsMessagePageType, { description: 'The SMS log of the company, newest first' })
+  async smsMessages(
+    @Ctx() ctx: RequestContext,
+    @Arg('direction', () => String, { nullable: true, description: 'inbound or outbound' }) direction: string | null,
+    @Arg('page', () => Int, { nullable: true }) page: number | null,
+    @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
+  ): Promise<SmsMessagePageType> {
+    const result = await this.smsService.list(ctx, { direction, page, perPage });
+    return { ...result, records: result.records.map(toMessage) };
+  }
+
+  @Authorized('send-sms')
+  @Mutation(() => SmsMessageType, { description: "Send an SMS through the provider from one of the company's numbers (default: its first)" })
+  async sendSms(
+    @Ctx() ctx: RequestContext,
+    @Arg('to') to: string,
+    @Arg('body') body: string,
+    @Arg('from', () => String, { nullable: true }) from: string | null,
+  ): Promise<SmsMessageType> {
+    return toMessage(await this.smsService.send(ctx, { to, body, from }));
+  }
+}
