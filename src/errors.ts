@@ -1,3 +1,4 @@
+import { message } from './validation.js';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { GraphQLError } from 'graphql';
 
@@ -114,6 +115,7 @@ export class HttpError extends AppError {
 /** Unique constraints that stand for a field rule: a race that breaks one reads as that field's 422. */
 const UNIQUE_FIELDS: Record<string, string> = {
   roles_company_id_lower_title_unique: 'title',
+  contacts_company_id_phone_number_unique: 'phoneNumber',
 };
 
 /** Finds our typed error behind a GraphQL error (resolvers' errors arrive wrapped). */
@@ -124,7 +126,7 @@ export function appErrorOf(error: unknown): AppError | undefined {
     // Two requests raced for the same unique value: the later one is told what the first took, never a server error.
     if (current instanceof UniqueConstraintViolationException) {
       const field = Object.entries(UNIQUE_FIELDS).find(([constraint]) => current instanceof Error && current.message.includes(constraint))?.[1];
-      return field ? ValidationError.field(field, `The ${field} has already been taken.`) : new ConflictError('The change conflicts with a record that already exists.');
+      return field ? ValidationError.field(field, message.taken(field)) : new ConflictError('The change conflicts with a record that already exists.');
     }
     current = (current as { originalError?: unknown }).originalError;
   }

@@ -171,6 +171,44 @@ describe('voice status callbacks', () => {
     await assert.rejects(playScenario('inbound-call', { ...options, authToken: 'wrong' }), /answered 403/);
   });
 
+  it("a known contact's fields ride on the events, cut to each webhook's selection; an unknown caller becomes a contact", async () => {
+    const created = await app.request('POST', '/api/contacts', { token, body: { phone_number: '+14155550142', first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', city: 'London', custom_fields: { plan: 'gold' } } });
+    assert.equal(created.status, 201);
+    assert.equal(created.body.message, 'Contact created successfully.');
+    const sid = callSid();
+    await post(callParams(sid, 'initiated', { From: '+14155550142' }));
+    const call = await callOf(sid);
+    assert.equal(call.contact_id, created.body.data.id);
+    const [started] = await receiver.waitFor(1, 10_000, (r) => r.body.includes('"event":"call.started"') && r.body.includes(`"call_id":"${call.id}"`));
+    // The webhook selected Contact: number, names and email, nothing else.
+    assert.deepEqual(JSON.parse(started.body).data.contact, { phone_number: '+14155550142', first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' });
+
+    const stranger = callSid();
+    await post(callParams(stranger, 'initiated', { From: '+14155550143' }));
+    const list = await app.request('GET', '/api/contacts?search=555014', { token });
+    assert.deepEqual(list.body.data.records.map((c: { phone_number: string }) => c.phone_number).sort(), ['+14155550142', '+14155550143']);
+    const gql = await app.graphql('{ contacts(search: "Lovelace") { records { phoneNumber firstName customFields } pagination { total } } }', {}, token);
+    assert.deepEqual(gql.body.data.contacts.records, [{ phoneNumber: '+14155550142', firstName: 'Ada', customFields: { plan: 'gold' } }]);
+
+    const before = await app.fingerprint();
+    const duplicate = await app.request('POST', '/api/contacts', { token, body: { phone_number: '+14155550142' } });
+    assert.equal(duplicate.status, 422);
+    assert.deepEqual(duplicate.body.errors, { phone_number: ['The phone number has already been taken.'] });
+    const bad = await app.request('POST', '/api/contacts', { token, body: { phone_number: '0041 555', email: 'not-an-email', custom_fields: { 'bad key': 1, nested: { no: true } } } });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(Object.keys(bad.body.errors).sort(), ['custom_fields.bad key', 'custom_fields.nested', 'email', 'phone_number']);
+    assert.equal(await app.fingerprint(), before);
+  });
+
+  it('a callback for another company\'s number, signed by this account, cannot touch the other company', async () => {
+    const [beta] = await app.sql("SELECT p.phone_no FROM phone_numbers p JOIN companies c ON c.id = p.company_id WHERE c.name = 'Beta Clinic' ORDER BY p.id LIMIT 1");
+    const sid = callSid();
+    assert.equal((await post(callParams(sid, 'initiated', { To: beta.phone_no }))).status, 204);
+    const [call] = await app.sql('SELECT c.name FROM calls k JOIN companies c ON c.id = k.company_id WHERE k.provider_call_id = ?', [sid]);
+    assert.equal(call.name, 'Acme Agency', 'the call belongs to the account that signed it');
+    assert.equal((await app.sql("SELECT count(*)::int AS n FROM contacts t JOIN companies c ON c.id = t.company_id WHERE c.name = 'Beta Clinic'"))[0].n, 0);
+  });
+
   it('refuses what the provider did not sign, and changes nothing', async () => {
     const before = await app.fingerprint();
     const sid = callSid();

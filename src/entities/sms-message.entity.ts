@@ -1,5 +1,6 @@
 import { Entity, Index, ManyToOne, Property, type Rel } from '@mikro-orm/core';
 import { CompanyOwned } from './company-owned.js';
+import { Contact } from './contact.entity.js';
 
 /** One SMS, sent through the provider or received from it. */
 @Entity({ tableName: 'sms_messages' })
@@ -28,6 +29,10 @@ export class SmsMessage extends CompanyOwned {
 
   @Property({ length: 16, nullable: true })
   errorCode?: string | null;
+
+  /** The other party, found or created by phone number. */
+  @ManyToOne(() => Contact, { nullable: true, deleteRule: 'set null' })
+  contact?: Rel<Contact> | null;
 
   /** For a reply: the company's message it answers. */
   @ManyToOne(() => SmsMessage, { nullable: true, deleteRule: 'set null' })

@@ -2,6 +2,7 @@ import type { ContainerType } from 'type-graphql';
 import type { Services } from '../services/index.js';
 import { AgentResolver } from './agent.resolver.js';
 import { SmsResolver } from './sms.resolver.js';
+import { ContactResolver } from './contact.resolver.js';
 import { AuthResolver } from './auth.resolver.js';
 import { DashboardResolver } from './dashboard.resolver.js';
 import { PhoneNumberResolver } from './phone-number.resolver.js';
@@ -11,7 +12,7 @@ import { SpamResolver } from './spam.resolver.js';
 import { WebhookResolver } from './webhook.resolver.js';
 import { WorkflowResolver } from './workflow.resolver.js';
 
-export const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver] as const;
+export const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver] as const;
 
 /** Each resolver made once with the services it uses (type-graphql asks this container for them). */
 export function resolverContainer(s: Services): ContainerType {
@@ -26,6 +27,7 @@ export function resolverContainer(s: Services): ContainerType {
     [AgentResolver, new AgentResolver(s.agents, s.ids)],
     [WebhookResolver, new WebhookResolver(s.webhooks)],
     [SmsResolver, new SmsResolver(s.sms)],
+    [ContactResolver, new ContactResolver(s.contacts)],
   ]);
   return {
     get: (resolver: Function) => {

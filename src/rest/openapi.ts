@@ -132,6 +132,7 @@ const TAGS: Record<string, string> = {
   Pipelines: 'CRM pipelines and their stages',
   Workflows: 'Automation workflows and their folders',
   Webhooks: 'Signed event deliveries: configuration, secrets, the delivery log',
+  Contacts: 'The people calls, SMS and leads concern; their fields are the webhook form data fields',
   Messaging: 'SMS sent through the provider and received from it',
   'Provider callbacks': 'What the telephony provider posts: form-encoded, signed with X-Telco-Signature, no Bearer token',
 };

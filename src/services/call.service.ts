@@ -1,6 +1,7 @@
 import type { RequestContext } from '../context.js';
 import { ValidationError } from '../errors.js';
 import { dbDate } from '../db/dates.js';
+import { contactFields, type ContactService } from './contact.service.js';
 
 // Calls as the provider reports them (DESIGN section 5, "Event sources"): the
 // voice status callbacks create and advance the call record the AI dashboard
@@ -49,7 +50,10 @@ interface CallRow {
 }
 
 export class CallService {
-  constructor(private readonly clock: () => Date = () => new Date()) {}
+  constructor(
+    private readonly contacts: ContactService,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
 
   /** Checks a callback's parameters; the errors name the provider's parameters. */
   check(params: VoiceStatus): void {
@@ -77,10 +81,13 @@ export class CallService {
     const ours = direction === 'inbound' ? params.To : params.From;
     const [number] = await ctx.sql<{ agent: number | null }>('SELECT chatbot_agent_id AS agent FROM phone_numbers WHERE company_id = ? AND phone_no = ? LIMIT 1', [companyId, ours]);
 
+    // The other party is a contact of the company (made on first contact).
+    const person = await this.contacts.findOrCreate(ctx, direction === 'inbound' ? params.From : params.To);
     const inserted = await ctx.sql<{ id: number }>(
-      `INSERT INTO calls (company_id, agent_id, provider_call_id, from_number, to_number, started_at, duration_seconds, status, direction, tags, custom_fields, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, 0, 'new', ?, '[]', '{}', ?, ?) ON CONFLICT (provider_call_id) DO NOTHING RETURNING id`,
-      [companyId, number?.agent ?? null, params.CallSid, params.From, params.To, now, direction, now, now],
+      `INSERT INTO calls (company_id, agent_id, contact_id, provider_call_id, from_number, to_number, started_at, duration_seconds, status, direction, tags, custom_fields, contact_name, contact_email, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 0, 'new', ?, '[]', '{}', ?, ?, ?, ?) ON CONFLICT (provider_call_id) DO NOTHING RETURNING id`,
+      [companyId, number?.agent ?? null, person.id, params.CallSid, params.From, params.To, now, direction,
+        [person.first_name, person.last_name].filter(Boolean).join(' ') || null, person.email, now, now],
     );
     // One callback at a time per call: the row lock orders concurrent ones.
     const [row] = await ctx.sql<CallRow>(
@@ -124,7 +131,7 @@ export class CallService {
       call_direction: row.direction,
     };
     // The contact is the other party; the webhook's form data decides which fields it carries.
-    const contact = { phone_number: row.direction === 'inbound' ? row.from_number : row.to_number };
+    const contact = contactFields(person);
     if (moves && before < 1) await ctx.events.record('call.started', { ...base, started_at: dbDate(row.started_at).toISOString() }, contact);
     if (answeredNow) await ctx.events.record('call.answered', { ...base, answered_at: now.toISOString() }, contact);
     if (transferred) await ctx.events.record('call.transferred', { ...base, transferred_to: transferred, transferred_at: now.toISOString() }, contact);

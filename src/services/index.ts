@@ -19,6 +19,7 @@ import { SpamService } from './spam.service.js';
 import { TelcoService } from './telco.service.js';
 import { CallService } from './call.service.js';
 import { SmsService } from './sms.service.js';
+import { ContactService } from './contact.service.js';
 import { WorkflowService } from './workflow.service.js';
 import type { Metrics } from '../observability/metrics.js';
 import { WebhookDeliverer } from '../webhooks/deliverer.js';
@@ -46,6 +47,7 @@ export interface Services {
   telco: TelcoService;
   webhooks: WebhookService;
   calls: CallService;
+  contacts: ContactService;
   sms: SmsService;
   deliverer: WebhookDeliverer;
   scheduler: DeliveryScheduler;
@@ -75,6 +77,7 @@ export function createServices(
     retentionMs: config.webhookRetentionMs,
     allowPrivate: config.webhookAllowPrivate,
   }, log, metrics);
+  const contacts = new ContactService(clock);
   const telco = new TelcoService(new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs), box, ids, new PurposeTokens(config.jwtSecret), limiter, config);
   return {
     config,
@@ -91,9 +94,10 @@ export function createServices(
     spam: new SpamService(ids, new SimulatedReputationSource()),
     dashboard: new DashboardService(ids, clock),
     agents: new AgentService(ids),
-    calls: new CallService(clock),
+    contacts,
+    calls: new CallService(contacts, clock),
     phoneNumbers: new PhoneNumberService(ids),
     telco,
-    sms: new SmsService(telco, clock),
+    sms: new SmsService(telco, contacts, clock),
   };
 }

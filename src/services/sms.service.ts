@@ -4,6 +4,7 @@ import { UnprocessableError, ValidationError } from '../errors.js';
 import { Rules, message } from '../validation.js';
 import { pageOf, pageWindow, type Page } from './pagination.js';
 import type { TelcoService } from './telco.service.js';
+import { contactFields, type ContactService } from './contact.service.js';
 
 // SMS (DESIGN section 5, "Event sources"): sent through the provider by a
 // user, their fate reported by the provider's status callbacks (sms.sent once
@@ -42,6 +43,7 @@ const smsData = (m: Pick<SmsRow, 'provider_message_sid' | 'from_number' | 'to_nu
 export class SmsService {
   constructor(
     private readonly telco: TelcoService,
+    private readonly contacts: ContactService,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
@@ -60,12 +62,13 @@ export class SmsService {
       if (input.from) throw ValidationError.field('from', 'The from field must be one of the company\'s phone numbers.');
       throw new UnprocessableError('The company has no phone number to send from.');
     }
+    const person = await this.contacts.findOrCreate(ctx, input.to);
     const sent = await this.telco.sendMessage(ctx, number.phone_no, input.to, input.body);
     const now = this.clock();
     const [row] = await ctx.sql<SmsRow>(
-      `INSERT INTO sms_messages (company_id, provider_message_sid, direction, from_number, to_number, body, status, created_at, updated_at)
-       VALUES (?, ?, 'outbound', ?, ?, ?, ?, ?, ?) RETURNING *`,
-      [companyId, sent.sid, number.phone_no, input.to, input.body, sent.status in PROGRESS ? sent.status : 'queued', now, now],
+      `INSERT INTO sms_messages (company_id, contact_id, provider_message_sid, direction, from_number, to_number, body, status, created_at, updated_at)
+       VALUES (?, ?, ?, 'outbound', ?, ?, ?, ?, ?, ?) RETURNING *`,
+      [companyId, person.id, sent.sid, number.phone_no, input.to, input.body, sent.status in PROGRESS ? sent.status : 'queued', now, now],
     );
     return { ...row, created_at: dbDate(row.created_at) };
   }
@@ -103,7 +106,7 @@ export class SmsService {
     if (after < before || (after === before && (params.MessageStatus === row.status || !failed || wasFailed))) return;
     const errorCode = failed ? (params.ErrorCode?.slice(0, 16) || null) : row.error_code;
     await ctx.sql('UPDATE sms_messages SET status = ?, error_code = ?, updated_at = ? WHERE id = ?', [params.MessageStatus, errorCode, this.clock(), row.id]);
-    const contact = { phone_number: row.to_number };
+    const contact = contactFields(await this.contacts.findOrCreate(ctx, row.to_number));
     if (failed) {
       if (!wasFailed) await ctx.events.record('sms.failed', { ...smsData(row), status: params.MessageStatus, error_code: errorCode }, contact);
     } else if (before < 2) {
@@ -121,19 +124,20 @@ export class SmsService {
     rules.check();
     const companyId = await ctx.companyId();
     const now = this.clock();
+    const person = await this.contacts.findOrCreate(ctx, params.From);
     // The company's latest message to this number in the reply window, if any.
     const [earlier] = await ctx.sql<{ id: number; provider_message_sid: string }>(
       "SELECT id, provider_message_sid FROM sms_messages WHERE company_id = ? AND direction = 'outbound' AND to_number = ? AND from_number = ? AND created_at > ? ORDER BY created_at DESC, id DESC LIMIT 1",
       [companyId, params.From, params.To, new Date(now.getTime() - REPLY_WINDOW_MS)],
     );
     const [row] = await ctx.sql<SmsRow>(
-      `INSERT INTO sms_messages (company_id, provider_message_sid, direction, from_number, to_number, body, status, in_reply_to_id, created_at, updated_at)
-       VALUES (?, ?, 'inbound', ?, ?, ?, 'received', ?, ?, ?) ON CONFLICT (provider_message_sid) DO NOTHING RETURNING *`,
-      [companyId, params.MessageSid, params.From, params.To, params.Body ?? '', earlier?.id ?? null, now, now],
+      `INSERT INTO sms_messages (company_id, contact_id, provider_message_sid, direction, from_number, to_number, body, status, in_reply_to_id, created_at, updated_at)
+       VALUES (?, ?, ?, 'inbound', ?, ?, ?, 'received', ?, ?, ?) ON CONFLICT (provider_message_sid) DO NOTHING RETURNING *`,
+      [companyId, person.id, params.MessageSid, params.From, params.To, params.Body ?? '', earlier?.id ?? null, now, now],
     );
     // Already received (the provider retried): recorded once.
     if (!row) return;
-    const contact = { phone_number: row.from_number };
+    const contact = contactFields(person);
     await ctx.events.record('sms.received', smsData(row), contact);
     if (earlier) await ctx.events.record('sms.replied', { ...smsData(row), in_reply_to: earlier.provider_message_sid }, contact);
   }

@@ -1,0 +1,105 @@
+import type { RequestContext } from '../context.js';
+import { dbDate } from '../db/dates.js';
+import { ValidationError } from '../errors.js';
+import { Rules, message } from '../validation.js';
+import { likePattern, pageOf, pageWindow, type Page } from './pagination.js';
+
+// Contacts (DESIGN section 4): the people calls, SMS and leads concern, one
+// per phone number in a company. Created by users, or found or created by
+// phone number when the provider reports a call or a message. Their fields
+// are the webhook form data fields: an event's data.contact is this record,
+// cut down to what each webhook selected.
+
+const E164 = /^\+[1-9]\d{1,14}$/;
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,}$/;
+const TEXT_FIELDS = ['email', 'firstName', 'lastName', 'address', 'city', 'state', 'zip', 'country', 'companyName'] as const;
+const COLUMNS: Record<(typeof TEXT_FIELDS)[number], string> = {
+  email: 'email', firstName: 'first_name', lastName: 'last_name', address: 'address', city: 'city', state: 'state', zip: 'zip', country: 'country', companyName: 'company_name',
+};
+const MAX: Record<(typeof TEXT_FIELDS)[number], number> = { email: 255, firstName: 255, lastName: 255, address: 255, city: 255, state: 255, zip: 32, country: 64, companyName: 255 };
+const CUSTOM_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+
+export interface ContactRow {
+  id: number;
+  phone_number: string;
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  address: string | null;
+  city: string | null;
+  state: string | null;
+  zip: string | null;
+  country: string | null;
+  company_name: string | null;
+  tags: string[];
+  custom_fields: Record<string, unknown>;
+  created_at: Date;
+}
+
+export type ContactInput = { phoneNumber?: string | null; tags?: string[] | null; customFields?: Record<string, unknown> | null } & Partial<Record<(typeof TEXT_FIELDS)[number], string | null>>;
+
+/** What an event says of a contact: every form data field (the webhook picks its own). */
+export function contactFields(row: ContactRow): Record<string, unknown> {
+  const { id: _id, created_at: _created, ...fields } = row;
+  return fields;
+}
+
+export class ContactService {
+  constructor(private readonly clock: () => Date = () => new Date()) {}
+
+  /** The contact with this number, made when there is none (a provider callback's other party). */
+  async findOrCreate(ctx: RequestContext, phoneNumber: string): Promise<ContactRow> {
+    const companyId = await ctx.companyId();
+    const now = this.clock();
+    await ctx.sql('INSERT INTO contacts (company_id, phone_number, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (company_id, phone_number) DO NOTHING', [companyId, phoneNumber, now, now]);
+    const [row] = await ctx.sql<ContactRow>('SELECT * FROM contacts WHERE company_id = ? AND phone_number = ?', [companyId, phoneNumber]);
+    return this.shape(row);
+  }
+
+  async create(ctx: RequestContext, input: ContactInput): Promise<ContactRow> {
+    const rules = new Rules().required('phoneNumber', input.phoneNumber);
+    if (!rules.has('phoneNumber') && !E164.test(input.phoneNumber!)) rules.add('phoneNumber', 'The phone number field must be an E.164 number, such as +14155550100.');
+    for (const field of TEXT_FIELDS) rules.maxChars(field, input[field], MAX[field]);
+    if (input.email && !rules.has('email') && !EMAIL.test(input.email)) rules.add('email', message.email('email'));
+    if (input.tags && input.tags.length > 50) rules.add('tags', message.maxItems('tags', 50));
+    input.tags?.forEach((tag, i) => rules.maxChars(`tags.${i}`, tag, 64));
+    const custom = input.customFields ?? {};
+    const keys = Object.keys(custom);
+    if (keys.length > 50) rules.add('customFields', 'The custom fields field must not have more than 50 keys.');
+    for (const key of keys) {
+      const value = custom[key];
+      if (!CUSTOM_KEY.test(key)) rules.add(`customFields.${key}`, 'A custom field name is 1 to 64 letters, digits, - or _.');
+      else if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) rules.add(`customFields.${key}`, 'A custom field holds a string, a number, true, false or null.');
+      else if (typeof value === 'string' && value.length > 1000) rules.add(`customFields.${key}`, message.maxChars(`customFields.${key}`, 1000));
+    }
+    rules.check();
+    const companyId = await ctx.companyId();
+    const [taken] = await ctx.sql('SELECT 1 FROM contacts WHERE company_id = ? AND phone_number = ?', [companyId, input.phoneNumber]);
+    if (taken) throw ValidationError.field('phoneNumber', message.taken('phoneNumber'));
+    const now = this.clock();
+    const columns = TEXT_FIELDS.map((f) => COLUMNS[f]);
+    const [row] = await ctx.sql<ContactRow>(
+      `INSERT INTO contacts (company_id, phone_number, ${columns.join(', ')}, tags, custom_fields, created_at, updated_at)
+       VALUES (?, ?, ${columns.map(() => '?').join(', ')}, ?, ?, ?, ?) RETURNING *`,
+      [companyId, input.phoneNumber, ...TEXT_FIELDS.map((f) => input[f]?.trim() || null), JSON.stringify(input.tags ?? []), JSON.stringify(custom), now, now],
+    );
+    return this.shape(row);
+  }
+
+  async list(ctx: RequestContext, args: { search?: string | null; page?: number | null; perPage?: number | null }): Promise<Page<ContactRow>> {
+    const window = pageWindow(args);
+    const companyId = await ctx.companyId();
+    const pattern = args.search ? likePattern(args.search) : undefined;
+    const where = pattern
+      ? "company_id = ? AND (phone_number ILIKE ? OR coalesce(first_name, '') || ' ' || coalesce(last_name, '') ILIKE ? OR email ILIKE ?)"
+      : 'company_id = ?';
+    const params = pattern ? [companyId, pattern, pattern, pattern] : [companyId];
+    const rows = await ctx.sql<ContactRow & { total: number }>(`SELECT *, count(*) OVER ()::int AS total FROM contacts WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [...params, window.perPage, window.offset]);
+    const total = rows[0]?.total ?? (window.offset > 0 ? (await ctx.sql<{ n: number }>(`SELECT count(*)::int AS n FROM contacts WHERE ${where}`, params))[0].n : 0);
+    return pageOf(rows.map(({ total: _t, ...row }) => this.shape(row)), total, window);
+  }
+
+  private shape(row: ContactRow): ContactRow {
+    return { ...row, created_at: dbDate(row.created_at) };
+  }
+}
