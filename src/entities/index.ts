@@ -1,5 +1,7 @@
 import { Agent } from './agent.entity.js';
 import { Call } from './call.entity.js';
+import { Campaign } from './campaign.entity.js';
+import { Lead } from './lead.entity.js';
 import { Company } from './company.entity.js';
 import { Contact } from './contact.entity.js';
 import { ConsumedToken } from './consumed-token.entity.js';
@@ -23,7 +25,7 @@ import { WebhookAttempt } from './webhook-attempt.entity.js';
 import { WebhookDelivery, type DeliveryStatus } from './webhook-delivery.entity.js';
 import { Webhook, type DisabledReason } from './webhook.entity.js';
 
-export { Agent, Call, Company, Contact, ConsumedToken, MessagingCampaign, PHONE_TYPES, PhoneNumber, PhoneStatus, TelcoAccount, UseFor, SpamNumberType, SpamProtectedNumber, SpamStatus, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, SmsMessage, User, Webhook, WebhookAttempt, WebhookDelivery, Workflow, WorkflowFolder, WorkflowStatus };
+export { Agent, Call, Campaign, Company, Contact, Lead, ConsumedToken, MessagingCampaign, PHONE_TYPES, PhoneNumber, PhoneStatus, TelcoAccount, UseFor, SpamNumberType, SpamProtectedNumber, SpamStatus, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, SmsMessage, User, Webhook, WebhookAttempt, WebhookDelivery, Workflow, WorkflowFolder, WorkflowStatus };
 export type { DeliveryStatus, DisabledReason, TriggerConfig };
 
-export const entities = [Agent, Call, Company, Contact, ConsumedToken, MessagingCampaign, PhoneNumber, TelcoAccount, SpamProtectedNumber, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, SmsMessage, User, Webhook, WebhookAttempt, WebhookDelivery, Workflow, WorkflowFolder];
+export const entities = [Agent, Call, Campaign, Company, Contact, Lead, ConsumedToken, MessagingCampaign, PhoneNumber, TelcoAccount, SpamProtectedNumber, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, SmsMessage, User, Webhook, WebhookAttempt, WebhookDelivery, Workflow, WorkflowFolder];

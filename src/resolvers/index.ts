@@ -3,6 +3,7 @@ import type { Services } from '../services/index.js';
 import { AgentResolver } from './agent.resolver.js';
 import { SmsResolver } from './sms.resolver.js';
 import { ContactResolver } from './contact.resolver.js';
+import { CampaignResolver } from './campaign.resolver.js';
 import { AuthResolver } from './auth.resolver.js';
 import { DashboardResolver } from './dashboard.resolver.js';
 import { PhoneNumberResolver } from './phone-number.resolver.js';
@@ -12,7 +13,7 @@ import { SpamResolver } from './spam.resolver.js';
 import { WebhookResolver } from './webhook.resolver.js';
 import { WorkflowResolver } from './workflow.resolver.js';
 
-export const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver] as const;
+export const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver, CampaignResolver] as const;
 
 /** Each resolver made once with the services it uses (type-graphql asks this container for them). */
 export function resolverContainer(s: Services): ContainerType {
@@ -28,6 +29,7 @@ export function resolverContainer(s: Services): ContainerType {
     [WebhookResolver, new WebhookResolver(s.webhooks)],
     [SmsResolver, new SmsResolver(s.sms)],
     [ContactResolver, new ContactResolver(s.contacts)],
+    [CampaignResolver, new CampaignResolver(s.campaigns)],
   ]);
   return {
     get: (resolver: Function) => {

@@ -133,6 +133,7 @@ const TAGS: Record<string, string> = {
   Workflows: 'Automation workflows and their folders',
   Webhooks: 'Signed event deliveries: configuration, secrets, the delivery log',
   Contacts: 'The people calls, SMS and leads concern; their fields are the webhook form data fields',
+  'Campaigns and leads': 'Dialer campaigns, the leads in them or in pipeline stages, and appointments booked on calls',
   Messaging: 'SMS sent through the provider and received from it',
   'Provider callbacks': 'What the telephony provider posts: form-encoded, signed with X-Telco-Signature, no Bearer token',
 };

@@ -20,6 +20,7 @@ import { TelcoService } from './telco.service.js';
 import { CallService } from './call.service.js';
 import { SmsService } from './sms.service.js';
 import { ContactService } from './contact.service.js';
+import { CampaignService } from './campaign.service.js';
 import { WorkflowService } from './workflow.service.js';
 import type { Metrics } from '../observability/metrics.js';
 import { WebhookDeliverer } from '../webhooks/deliverer.js';
@@ -48,6 +49,7 @@ export interface Services {
   webhooks: WebhookService;
   calls: CallService;
   contacts: ContactService;
+  campaigns: CampaignService;
   sms: SmsService;
   deliverer: WebhookDeliverer;
   scheduler: DeliveryScheduler;
@@ -95,6 +97,7 @@ export function createServices(
     dashboard: new DashboardService(ids, clock),
     agents: new AgentService(ids),
     contacts,
+    campaigns: new CampaignService(ids, contacts, clock),
     calls: new CallService(contacts, clock),
     phoneNumbers: new PhoneNumberService(ids),
     telco,

@@ -5,6 +5,7 @@ import { dashboardRoutes } from './dashboard.routes.js';
 import { phoneNumberRoutes } from './phone-number.routes.js';
 import { pipelineRoutes } from './pipeline.routes.js';
 import { roleRoutes } from './role.routes.js';
+import { campaignRoutes } from './campaign.routes.js';
 import { contactRoutes } from './contact.routes.js';
 import { smsRoutes } from './sms.routes.js';
 import { spamRoutes } from './spam.routes.js';
@@ -13,7 +14,7 @@ import { webhookRoutes } from './webhook.routes.js';
 import { workflowRoutes } from './workflow.routes.js';
 
 /** The route table: every /api route, one row each. */
-export const routeTable: Route[] = [...authRoutes, ...roleRoutes, ...pipelineRoutes, ...workflowRoutes, ...spamRoutes, ...dashboardRoutes, ...phoneNumberRoutes, ...agentRoutes, ...contactRoutes, ...smsRoutes, ...webhookRoutes];
+export const routeTable: Route[] = [...authRoutes, ...roleRoutes, ...pipelineRoutes, ...workflowRoutes, ...spamRoutes, ...dashboardRoutes, ...phoneNumberRoutes, ...agentRoutes, ...contactRoutes, ...campaignRoutes, ...smsRoutes, ...webhookRoutes];
 
 /** The rows of the other kind: provider callbacks (form-encoded, signed, no Bearer token). */
 export const ingressTable: IngressRoute[] = [...telcoCallbackRoutes];

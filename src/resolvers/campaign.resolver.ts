@@ -1,0 +1,109 @@
+import { Arg, Authorized, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../context.js';
+import type { CampaignRow, CampaignService, LeadRow } from '../services/campaign.service.js';
+import { PageType } from './pagination.types.js';
+
+@ObjectType('Campaign')
+export class CampaignType {
+  @Field(() => Int) id!: number;
+  @Field() name!: string;
+  @Field({ description: 'draft, running or completed' }) status!: string;
+  @Field(() => Int, { nullable: true, description: 'The AI agent that dials' }) agentId!: number | null;
+  @Field(() => Date, { nullable: true }) startedAt!: Date | null;
+  @Field(() => Date, { nullable: true }) completedAt!: Date | null;
+  @Field() createdAt!: Date;
+  @Field(() => Int, { description: 'Leads in the campaign' }) leads!: number;
+}
+
+@ObjectType('CampaignPage')
+export class CampaignPageType extends PageType(CampaignType) {}
+
+@ObjectType('Lead')
+export class LeadType {
+  @Field(() => Int) id!: number;
+  @Field(() => Int) contactId!: number;
+  @Field(() => Int, { nullable: true }) campaignId!: number | null;
+  @Field(() => Int, { nullable: true }) pipelineStageId!: number | null;
+  @Field(() => String, { nullable: true }) source!: string | null;
+  @Field() createdAt!: Date;
+}
+
+@ObjectType('LeadPage')
+export class LeadPageType extends PageType(LeadType) {}
+
+@ObjectType('AppointmentBooking')
+export class AppointmentBookingType {
+  @Field(() => Int) callId!: number;
+  @Field() appointmentAt!: Date;
+}
+
+const toCampaign = (c: CampaignRow): CampaignType => ({
+  id: c.id, name: c.name, status: c.status, agentId: c.agent_id, startedAt: c.started_at, completedAt: c.completed_at, createdAt: c.created_at, leads: c.leads,
+});
+const toLead = (l: LeadRow): LeadType => ({ id: l.id, contactId: l.contact_id, campaignId: l.campaign_id, pipelineStageId: l.pipeline_stage_id, source: l.source, createdAt: l.created_at });
+
+@Resolver()
+export class CampaignResolver {
+  constructor(private readonly campaignService: CampaignService) {}
+
+  @Authorized('view-campaigns')
+  @Query(() => CampaignPageType, { description: 'Dialer campaigns, newest first' })
+  async campaigns(
+    @Ctx() ctx: RequestContext,
+    @Arg('status', () => String, { nullable: true, description: 'draft, running or completed' }) status: string | null,
+    @Arg('page', () => Int, { nullable: true }) page: number | null,
+    @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
+  ): Promise<CampaignPageType> {
+    const result = await this.campaignService.list(ctx, { status, page, perPage });
+    return { ...result, records: result.records.map(toCampaign) };
+  }
+
+  @Authorized('manage-campaigns')
+  @Mutation(() => CampaignType, { description: 'A draft campaign' })
+  async createCampaign(@Ctx() ctx: RequestContext, @Arg('name') name: string, @Arg('agentId', () => ID, { nullable: true }) agentId: string | null): Promise<CampaignType> {
+    return toCampaign(await this.campaignService.create(ctx, { name, agentId }));
+  }
+
+  @Authorized('manage-campaigns')
+  @Mutation(() => CampaignType, { description: 'Start a draft campaign (campaign.started)' })
+  async startCampaign(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<CampaignType> {
+    return toCampaign(await this.campaignService.start(ctx, id));
+  }
+
+  @Authorized('manage-campaigns')
+  @Mutation(() => CampaignType, { description: 'Complete a running campaign (campaign.completed)' })
+  async completeCampaign(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<CampaignType> {
+    return toCampaign(await this.campaignService.complete(ctx, id));
+  }
+
+  @Authorized('view-campaigns')
+  @Query(() => LeadPageType, { description: 'Leads, newest first' })
+  async leads(
+    @Ctx() ctx: RequestContext,
+    @Arg('campaignId', () => ID, { nullable: true }) campaignId: string | null,
+    @Arg('page', () => Int, { nullable: true }) page: number | null,
+    @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
+  ): Promise<LeadPageType> {
+    const result = await this.campaignService.leads(ctx, { campaignId, page, perPage });
+    return { ...result, records: result.records.map(toLead) };
+  }
+
+  @Authorized('manage-campaigns')
+  @Mutation(() => LeadType, { description: 'A contact (by id, or by number: made when new) in a campaign or a pipeline stage (lead.generated)' })
+  async createLead(
+    @Ctx() ctx: RequestContext,
+    @Arg('contactId', () => ID, { nullable: true }) contactId: string | null,
+    @Arg('phoneNumber', () => String, { nullable: true }) phoneNumber: string | null,
+    @Arg('campaignId', () => ID, { nullable: true }) campaignId: string | null,
+    @Arg('pipelineStageId', () => ID, { nullable: true }) pipelineStageId: string | null,
+    @Arg('source', () => String, { nullable: true }) source: string | null,
+  ): Promise<LeadType> {
+    return toLead(await this.campaignService.createLead(ctx, { contactId, phoneNumber, campaignId, pipelineStageId, source }));
+  }
+
+  @Authorized('book-appointments')
+  @Mutation(() => AppointmentBookingType, { description: 'Book or move the appointment a call produced (appointment.scheduled when the time is new)' })
+  async bookCallAppointment(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('appointmentAt') appointmentAt: string): Promise<AppointmentBookingType> {
+    return this.campaignService.bookAppointment(ctx, id, appointmentAt);
+  }
+}

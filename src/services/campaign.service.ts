@@ -1,0 +1,197 @@
+import type { RequestContext } from '../context.js';
+import { dbDate } from '../db/dates.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import type { IdCodec } from '../ids.js';
+import { Rules, message } from '../validation.js';
+import { contactFields, type ContactRow, type ContactService } from './contact.service.js';
+import { pageOf, pageWindow, type Page } from './pagination.js';
+
+// Dialer campaigns (draft -> running -> completed: campaign.started and
+// campaign.completed), leads (a contact in a campaign or a pipeline stage:
+// lead.generated) and appointments booked on a call (appointment.scheduled).
+
+export interface CampaignRow {
+  id: number;
+  name: string;
+  status: string;
+  agent_id: number | null;
+  started_at: Date | null;
+  completed_at: Date | null;
+  created_at: Date;
+  leads: number;
+}
+
+export interface LeadRow {
+  id: number;
+  contact_id: number;
+  campaign_id: number | null;
+  pipeline_stage_id: number | null;
+  source: string | null;
+  created_at: Date;
+}
+
+const E164 = /^\+[1-9]\d{1,14}$/;
+
+const campaignOut = (row: CampaignRow): CampaignRow => ({
+  ...row,
+  started_at: row.started_at ? dbDate(row.started_at) : null,
+  completed_at: row.completed_at ? dbDate(row.completed_at) : null,
+  created_at: dbDate(row.created_at),
+});
+
+export class CampaignService {
+  constructor(
+    private readonly ids: IdCodec,
+    private readonly contacts: ContactService,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  async create(ctx: RequestContext, input: { name?: string | null; agentId?: string | null }): Promise<CampaignRow> {
+    new Rules().required('name', input.name).maxChars('name', input.name, 255).check();
+    const companyId = await ctx.companyId();
+    let agentId: number | null = null;
+    if (input.agentId) {
+      const id = this.ids.decode(input.agentId, 'agent');
+      const [agent] = id === undefined ? [] : await ctx.sql<{ id: number }>('SELECT id FROM agents WHERE id = ? AND company_id = ?', [id, companyId]);
+      if (!agent) throw ValidationError.field('agentId', message.oneOf('agentId'));
+      agentId = agent.id;
+    }
+    const now = this.clock();
+    const [row] = await ctx.sql<CampaignRow>(
+      `INSERT INTO campaigns (company_id, name, status, agent_id, created_at, updated_at) VALUES (?, ?, 'draft', ?, ?, ?) RETURNING *, 0 AS leads`,
+      [companyId, input.name!.trim(), agentId, now, now],
+    );
+    return campaignOut(row);
+  }
+
+  async list(ctx: RequestContext, args: { status?: string | null; page?: number | null; perPage?: number | null }): Promise<Page<CampaignRow>> {
+    new Rules().oneOf('status', args.status ?? undefined, ['draft', 'running', 'completed']).check();
+    const window = pageWindow(args);
+    const companyId = await ctx.companyId();
+    const where = args.status ? 'c.company_id = ? AND c.status = ?' : 'c.company_id = ?';
+    const params = args.status ? [companyId, args.status] : [companyId];
+    const rows = await ctx.sql<CampaignRow & { total: number }>(
+      `SELECT c.*, (SELECT count(*)::int FROM leads l WHERE l.campaign_id = c.id) AS leads, count(*) OVER ()::int AS total
+       FROM campaigns c WHERE ${where} ORDER BY c.created_at DESC, c.id DESC LIMIT ? OFFSET ?`,
+      [...params, window.perPage, window.offset],
+    );
+    const total = rows[0]?.total ?? (window.offset > 0 ? (await ctx.sql<{ n: number }>(`SELECT count(*)::int AS n FROM campaigns c WHERE ${where}`, params))[0].n : 0);
+    return pageOf(rows.map(({ total: _t, ...row }) => campaignOut(row)), total, window);
+  }
+
+  /** draft -> running, once: campaign.started. */
+  async start(ctx: RequestContext, rawId: string): Promise<CampaignRow> {
+    const row = await this.lock(ctx, rawId);
+    if (row.status !== 'draft') throw new ConflictError(`The campaign is ${row.status}; only a draft campaign can start.`);
+    const now = this.clock();
+    const [updated] = await ctx.sql<CampaignRow>(`UPDATE campaigns SET status = 'running', started_at = ?, updated_at = ? WHERE id = ? RETURNING *, ? AS leads`, [now, now, row.id, row.leads]);
+    await ctx.events.record('campaign.started', { campaign_id: String(row.id), name: row.name, started_at: now.toISOString() });
+    return campaignOut(updated);
+  }
+
+  /** running -> completed, once: campaign.completed. */
+  async complete(ctx: RequestContext, rawId: string): Promise<CampaignRow> {
+    const row = await this.lock(ctx, rawId);
+    if (row.status !== 'running') throw new ConflictError(`The campaign is ${row.status}; only a running campaign can complete.`);
+    const now = this.clock();
+    const [updated] = await ctx.sql<CampaignRow>(`UPDATE campaigns SET status = 'completed', completed_at = ?, updated_at = ? WHERE id = ? RETURNING *, ? AS leads`, [now, now, row.id, row.leads]);
+    await ctx.events.record('campaign.completed', { campaign_id: String(row.id), name: row.name, completed_at: now.toISOString(), leads: row.leads });
+    return campaignOut(updated);
+  }
+
+  /** A lead: a contact (by id or phone number, made when new) in a campaign or a pipeline stage. */
+  async createLead(ctx: RequestContext, input: { contactId?: string | null; phoneNumber?: string | null; campaignId?: string | null; pipelineStageId?: string | null; source?: string | null }): Promise<LeadRow> {
+    const rules = new Rules().maxChars('source', input.source, 64);
+    if (!input.contactId && !input.phoneNumber) rules.add('contactId', 'The contact id or the phone number field is required.');
+    if (input.phoneNumber && !E164.test(input.phoneNumber)) rules.add('phoneNumber', 'The phone number field must be an E.164 number, such as +14155550100.');
+    if (!input.campaignId && !input.pipelineStageId) rules.add('campaignId', 'The campaign id or the pipeline stage id field is required.');
+    rules.check();
+    const companyId = await ctx.companyId();
+    let contactId: number;
+    if (input.contactId) {
+      const id = this.ids.decode(input.contactId, 'contact');
+      const [found] = id === undefined ? [] : await ctx.sql<{ id: number }>('SELECT id FROM contacts WHERE id = ? AND company_id = ?', [id, companyId]);
+      if (!found) throw ValidationError.field('contactId', message.oneOf('contactId'));
+      contactId = found.id;
+    } else {
+      contactId = (await this.contacts.findOrCreate(ctx, input.phoneNumber!)).id;
+    }
+    let campaignId: number | null = null;
+    if (input.campaignId) {
+      const id = this.ids.decode(input.campaignId, 'campaign');
+      const [found] = id === undefined ? [] : await ctx.sql<{ id: number; status: string }>('SELECT id, status FROM campaigns WHERE id = ? AND company_id = ?', [id, companyId]);
+      if (!found) throw ValidationError.field('campaignId', message.oneOf('campaignId'));
+      if (found.status === 'completed') throw ValidationError.field('campaignId', 'The campaign is completed: it takes no more leads.');
+      campaignId = found.id;
+    }
+    let stageId: number | null = null;
+    if (input.pipelineStageId) {
+      const id = this.ids.decode(input.pipelineStageId, 'pipeline_stage');
+      const [found] = id === undefined ? [] : await ctx.sql<{ id: number }>('SELECT s.id FROM pipeline_stages s JOIN pipelines p ON p.id = s.pipeline_id WHERE s.id = ? AND p.company_id = ?', [id, companyId]);
+      if (!found) throw ValidationError.field('pipelineStageId', message.oneOf('pipelineStageId'));
+      stageId = found.id;
+    }
+    const now = this.clock();
+    const [row] = await ctx.sql<LeadRow>(
+      'INSERT INTO leads (company_id, contact_id, campaign_id, pipeline_stage_id, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id, contact_id, campaign_id, pipeline_stage_id, source, created_at',
+      [companyId, contactId, campaignId, stageId, input.source?.trim() || null, now, now],
+    );
+    const [contact] = await ctx.sql<ContactRow>('SELECT * FROM contacts WHERE id = ?', [contactId]);
+    await ctx.events.record('lead.generated', {
+      lead_id: String(row.id),
+      campaign_id: campaignId === null ? null : String(campaignId),
+      pipeline_stage_id: stageId === null ? null : String(stageId),
+      source: row.source,
+    }, contactFields(contact));
+    return { ...row, created_at: dbDate(row.created_at) };
+  }
+
+  async leads(ctx: RequestContext, args: { campaignId?: string | null; page?: number | null; perPage?: number | null }): Promise<Page<LeadRow & { phone_number: string }>> {
+    const window = pageWindow(args);
+    const companyId = await ctx.companyId();
+    const campaign = args.campaignId ? this.ids.decode(args.campaignId, 'campaign') : undefined;
+    if (args.campaignId && campaign === undefined) throw new NotFoundError('Campaign');
+    const where = args.campaignId ? 'l.company_id = ? AND l.campaign_id = ?' : 'l.company_id = ?';
+    const params = args.campaignId ? [companyId, campaign] : [companyId];
+    const rows = await ctx.sql<LeadRow & { phone_number: string; total: number }>(
+      `SELECT l.id, l.contact_id, l.campaign_id, l.pipeline_stage_id, l.source, l.created_at, c.phone_number, count(*) OVER ()::int AS total
+       FROM leads l JOIN contacts c ON c.id = l.contact_id WHERE ${where} ORDER BY l.created_at DESC, l.id DESC LIMIT ? OFFSET ?`,
+      [...params, window.perPage, window.offset],
+    );
+    const total = rows[0]?.total ?? (window.offset > 0 ? (await ctx.sql<{ n: number }>(`SELECT count(*)::int AS n FROM leads l WHERE ${where}`, params))[0].n : 0);
+    return pageOf(rows.map(({ total: _t, ...row }) => ({ ...row, created_at: dbDate(row.created_at) })), total, window);
+  }
+
+  /** Books (or moves) the appointment a call produced: appointment.scheduled when the time is new. */
+  async bookAppointment(ctx: RequestContext, rawCallId: string, appointmentAt: string): Promise<{ callId: number; appointmentAt: Date }> {
+    const rules = new Rules().required('appointmentAt', appointmentAt);
+    const at = new Date(appointmentAt);
+    if (!rules.has('appointmentAt') && (!/^\d{4}-\d{2}-\d{2}T/.test(appointmentAt) || Number.isNaN(at.getTime()))) rules.add('appointmentAt', 'The appointment at field must be an ISO 8601 date-time, such as 2026-11-24T15:00:00Z.');
+    rules.check();
+    const companyId = await ctx.companyId();
+    const id = this.ids.decode(rawCallId, 'call');
+    const [call] = id === undefined ? [] : await ctx.sql<{ id: number; agent_id: number | null; appointment_at: Date | null; contact_id: number | null; from_number: string; to_number: string; direction: string }>(
+      'SELECT id, agent_id, appointment_at, contact_id, from_number, to_number, direction FROM calls WHERE id = ? AND company_id = ? FOR UPDATE',
+      [id, companyId],
+    );
+    if (!call) throw new NotFoundError('Call');
+    if (call.appointment_at && dbDate(call.appointment_at).getTime() === at.getTime()) return { callId: call.id, appointmentAt: at };
+    await ctx.sql('UPDATE calls SET appointment_at = ?, updated_at = ? WHERE id = ?', [at, this.clock(), call.id]);
+    const contact = call.contact_id
+      ? contactFields((await ctx.sql<ContactRow>('SELECT * FROM contacts WHERE id = ?', [call.contact_id]))[0])
+      : { phone_number: call.direction === 'inbound' ? call.from_number : call.to_number };
+    await ctx.events.record('appointment.scheduled', { call_id: String(call.id), appointment_at: at.toISOString(), agent_id: call.agent_id === null ? null : String(call.agent_id) }, contact);
+    return { callId: call.id, appointmentAt: at };
+  }
+
+  private async lock(ctx: RequestContext, rawId: string): Promise<CampaignRow> {
+    const id = this.ids.decode(rawId, 'campaign');
+    const companyId = await ctx.companyId();
+    const [row] = id === undefined ? [] : await ctx.sql<CampaignRow>(
+      'SELECT c.*, (SELECT count(*)::int FROM leads l WHERE l.campaign_id = c.id) AS leads FROM campaigns c WHERE c.id = ? AND c.company_id = ? FOR UPDATE OF c',
+      [id, companyId],
+    );
+    if (!row) throw new NotFoundError('Campaign');
+    return row;
+  }
+}
