@@ -18,6 +18,7 @@ export const message = {
   invalid: (f: string) => `The ${label(f)} field is invalid.`,
   string: (f: string) => `The ${label(f)} field must be a string.`,
   integer: (f: string) => `The ${label(f)} field must be an integer.`,
+  number: (f: string) => `The ${label(f)} field must be a number.`,
   boolean: (f: string) => `The ${label(f)} field must be true or false.`,
   array: (f: string) => `The ${label(f)} field must be an array.`,
   object: (f: string) => `The ${label(f)} field must be an object.`,

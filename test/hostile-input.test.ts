@@ -50,6 +50,11 @@ function hostile(param: Param): Hostile[] {
         { name: '-2^31-1', json: -(2 ** 31) - 1, text: String(-(2 ** 31) - 1) },
         { name: '2^53', json: 2 ** 53, text: '9007199254740993' },
       ];
+    case 'number':
+      return [
+        { name: 'NaN text', json: 'NaN', text: 'NaN' },
+        { name: '1e309', jsonText: '1e309', text: '1e309' },
+      ];
     case 'array':
       return [
         { name: '1001 items', json: Array.from({ length: 1001 }, (_, i) => (param.items?.type === 'integer' ? i + 1 : String(i + 1))) },

@@ -22,6 +22,7 @@ const isList = (type: TypeNode): boolean => (type.kind === Kind.NON_NULL_TYPE ? 
 const FITS: Record<Param['type'], string[]> = {
   string: ['String', 'ID'],
   integer: ['Int'],
+  number: ['Float'],
   boolean: ['Boolean'],
   id: ['ID', 'Int', 'String'],
   array: [],

@@ -16,4 +16,8 @@ export class Agent extends CompanyOwned {
   /** Online agents take calls now. */
   @Property({ default: false })
   online: Opt<boolean> = false;
+
+  /** Per metric, `above` or `below` its threshold when last measured (agent.performance fires on a change). */
+  @Property({ type: 'json', default: '{}' })
+  performanceState: Opt<Record<string, 'above' | 'below'>> = {};
 }

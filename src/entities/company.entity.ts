@@ -5,6 +5,8 @@ import { Timestamped } from './timestamps.js';
 export interface CompanySettings {
   minCarriersToFlag?: 1 | 2 | 3;
   numberAiLocalPresence?: 'All' | 'Unassigned';
+  /** agent.performance thresholds (defaults in src/services/agent-performance.ts). */
+  agentPerformance?: { answerRate?: number; averageSentiment?: number };
 }
 
 @Entity({ tableName: 'companies' })

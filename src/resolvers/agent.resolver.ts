@@ -1,4 +1,5 @@
-import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Field, Float, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { setThresholds, thresholdsOf } from '../services/agent-performance.js';
 import type { AgentService } from '../services/agent.service.js';
 import type { IdCodec } from '../ids.js';
 import type { RequestContext } from '../context.js';
@@ -12,6 +13,15 @@ const toAgent = (ids: IdCodec, a: Agent): AgentType => ({
   active: a.active,
   online: a.online,
 });
+
+@ObjectType('AgentPerformanceThresholds')
+export class AgentPerformanceThresholdsType {
+  @Field(() => Float, { description: 'agent.performance fires when the answer rate over the last 20 calls crosses this (0 to 1; default 0.6)' })
+  answerRate!: number;
+
+  @Field(() => Float, { description: 'and when the average sentiment (positive 1, neutral 0, negative -1) crosses this (default 0)' })
+  averageSentiment!: number;
+}
 
 @Resolver()
 export class AgentResolver {
@@ -54,5 +64,21 @@ export class AgentResolver {
   @Mutation(() => AgentType, { description: 'Switch an agent online or offline' })
   async setAgentOnline(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('online') online: boolean) {
     return toAgent(this.ids, await this.agentService.setOnline(ctx, id, online));
+  }
+
+  @Authorized('view-agents')
+  @Query(() => AgentPerformanceThresholdsType, { description: "The company's agent.performance thresholds" })
+  async agentPerformanceThresholds(@Ctx() ctx: RequestContext): Promise<AgentPerformanceThresholdsType> {
+    return thresholdsOf(ctx, await ctx.companyId());
+  }
+
+  @Authorized('manage-agents')
+  @Mutation(() => AgentPerformanceThresholdsType, { description: 'Change either agent.performance threshold' })
+  async setAgentPerformanceThresholds(
+    @Ctx() ctx: RequestContext,
+    @Arg('answerRate', () => Float, { nullable: true }) answerRate: number | null,
+    @Arg('averageSentiment', () => Float, { nullable: true }) averageSentiment: number | null,
+  ): Promise<AgentPerformanceThresholdsType> {
+    return setThresholds(ctx, { answerRate, averageSentiment });
   }
 }

@@ -41,6 +41,11 @@ function coerce(field: string, param: Param, raw: unknown, rules: Rules, fromTex
       else return void rules.add(field, message.integer(field));
       if ((value as number) < INT32.min || (value as number) > INT32.max) return void rules.add(field, message.int32(field));
       break;
+    case 'number':
+      if (typeof raw === 'number' && Number.isFinite(raw)) value = raw;
+      else if (typeof raw === 'string' && /^-?\d{1,9}(\.\d{1,9})?$/.test(raw.trim())) value = Number(raw.trim());
+      else return void rules.add(field, message.number(field));
+      break;
     case 'boolean':
       if (typeof raw === 'boolean') value = raw;
       else if (fromText && ['true', '1'].includes(String(raw))) value = true;

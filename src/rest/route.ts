@@ -5,7 +5,7 @@ import type { IdForm } from '../ids.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export type ParamType = 'string' | 'integer' | 'boolean' | 'id' | 'array' | 'object' | 'json';
+export type ParamType = 'string' | 'integer' | 'number' | 'boolean' | 'id' | 'array' | 'object' | 'json';
 
 export interface Param {
   type: ParamType;

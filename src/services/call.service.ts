@@ -1,6 +1,7 @@
 import type { RequestContext } from '../context.js';
 import { ValidationError } from '../errors.js';
 import { dbDate } from '../db/dates.js';
+import { evaluateAgent } from './agent-performance.js';
 import { contactFields, type ContactService } from './contact.service.js';
 
 // Calls as the provider reports them (DESIGN section 5, "Event sources"): the
@@ -151,6 +152,8 @@ export class CallService {
         custom_fields: call.custom_fields ?? {},
       }, contact);
     }
+    // A finished call of an AI agent may move its performance across a threshold.
+    if (moves && after === 4 && row.agent_id !== null) await evaluateAgent(ctx, row.agent_id);
     if (rebooked) await ctx.events.record('appointment.scheduled', { call_id: String(row.id), appointment_at: booked!.toISOString(), agent_id: base.agent_id }, contact);
   }
 }

@@ -79,4 +79,31 @@ export const agentRoutes: Route[] = [
     document: 'mutation SetTelcoAccount($accountSid: String!, $authToken: String!) { setTelcoAccount(accountSid: $accountSid, authToken: $authToken) { provider account_sid: accountSid balance } }',
     response: { field: 'setTelcoAccount', shape: 'envelope', message: 'Telco account updated successfully.', data: true },
   },
+  {
+    operationId: 'getAgentPerformanceThresholds',
+    methods: ['GET'],
+    paths: ['/api/agents/performance-thresholds'],
+    tag: 'AI agents',
+    summary: 'agent.performance thresholds',
+    description: 'agent.performance fires when an agent\'s answer rate or average sentiment over its last 20 finished calls (at least 5) crosses these. Requires view-agents.',
+    params: {},
+    document: 'query AgentPerformanceThresholds { agentPerformanceThresholds { answer_rate: answerRate average_sentiment: averageSentiment } }',
+    response: { field: 'agentPerformanceThresholds', shape: 'envelope', data: true },
+  },
+  {
+    operationId: 'setAgentPerformanceThresholds',
+    methods: ['PUT'],
+    paths: ['/api/agents/performance-thresholds'],
+    tag: 'AI agents',
+    summary: 'Change the agent.performance thresholds',
+    description: 'Requires manage-agents.',
+    params: {
+      body: {
+        answer_rate: { type: 'number', description: '0 to 1 (default 0.6)' },
+        average_sentiment: { type: 'number', description: '-1 to 1: positive 1, neutral 0, negative -1 (default 0)' },
+      },
+    },
+    document: 'mutation SetAgentPerformanceThresholds($answerRate: Float, $averageSentiment: Float) { setAgentPerformanceThresholds(answerRate: $answerRate, averageSentiment: $averageSentiment) { answer_rate: answerRate average_sentiment: averageSentiment } }',
+    response: { field: 'setAgentPerformanceThresholds', shape: 'envelope', message: 'Thresholds updated successfully.', data: true },
+  },
 ];

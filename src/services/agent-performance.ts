@@ -1,0 +1,82 @@
+import type { RequestContext } from '../context.js';
+import { Rules } from '../validation.js';
+
+// agent.performance (DESIGN section 5): after each finished call of an AI
+// agent, its answer rate and average sentiment over its last 20 finished
+// calls are compared with the company's thresholds. The event fires when a
+// metric crosses its threshold (below, or back above), once per crossing,
+// never per call; at least 5 finished calls are needed to judge.
+
+export const PERFORMANCE_WINDOW = 20;
+export const PERFORMANCE_MIN_CALLS = 5;
+/** Defaults: an answer rate under 60 %, an average sentiment under neutral (positive 1, neutral 0, negative -1). */
+export const DEFAULT_THRESHOLDS = { answerRate: 0.6, averageSentiment: 0 } as const;
+
+const TERMINAL = ['completed', 'busy', 'no-answer', 'failed', 'canceled'];
+
+export interface Thresholds {
+  answerRate: number;
+  averageSentiment: number;
+}
+
+export async function thresholdsOf(ctx: RequestContext, companyId: number): Promise<Thresholds> {
+  const [row] = await ctx.sql<{ value: Partial<Thresholds> | null }>("SELECT settings -> 'agentPerformance' AS value FROM companies WHERE id = ?", [companyId]);
+  return { ...DEFAULT_THRESHOLDS, ...(row?.value ?? {}) };
+}
+
+export async function setThresholds(ctx: RequestContext, input: { answerRate?: number | null; averageSentiment?: number | null }): Promise<Thresholds> {
+  const rules = new Rules();
+  if (input.answerRate !== undefined && input.answerRate !== null && !(input.answerRate >= 0 && input.answerRate <= 1)) rules.add('answerRate', 'The answer rate field must be between 0 and 1.');
+  if (input.averageSentiment !== undefined && input.averageSentiment !== null && !(input.averageSentiment >= -1 && input.averageSentiment <= 1)) rules.add('averageSentiment', 'The average sentiment field must be between -1 and 1.');
+  rules.check();
+  const companyId = await ctx.companyId();
+  const next = { ...(await thresholdsOf(ctx, companyId)) };
+  if (typeof input.answerRate === 'number') next.answerRate = input.answerRate;
+  if (typeof input.averageSentiment === 'number') next.averageSentiment = input.averageSentiment;
+  await ctx.sql(`UPDATE companies SET settings = jsonb_set(settings, '{agentPerformance}', ?::jsonb), updated_at = now() WHERE id = ?`, [JSON.stringify(next), companyId]);
+  return next;
+}
+
+/** Measures the agent and records agent.performance for each metric that crossed its threshold. */
+export async function evaluateAgent(ctx: RequestContext, agentId: number): Promise<void> {
+  const companyId = await ctx.companyId();
+  // The agent row lock orders concurrent evaluations: each crossing is seen once.
+  const [agent] = await ctx.sql<{ id: number; name: string; performance_state: Record<string, 'above' | 'below'> }>(
+    'SELECT id, name, performance_state FROM agents WHERE id = ? AND company_id = ? FOR UPDATE',
+    [agentId, companyId],
+  );
+  if (!agent) return;
+  const [stats] = await ctx.sql<{ calls: number; answered: number; sentiment: number | null }>(
+    `SELECT count(*)::int AS calls,
+            count(*) FILTER (WHERE status = 'completed' AND duration_seconds > 0)::int AS answered,
+            avg(CASE sentiment WHEN 'positive' THEN 1 WHEN 'neutral' THEN 0 WHEN 'negative' THEN -1 END)::float AS sentiment
+     FROM (SELECT status, duration_seconds, sentiment FROM calls WHERE agent_id = ? AND company_id = ? AND status IN (?) ORDER BY started_at DESC, id DESC LIMIT ?) recent`,
+    [agentId, companyId, TERMINAL, PERFORMANCE_WINDOW],
+  );
+  if (stats.calls < PERFORMANCE_MIN_CALLS) return;
+  const thresholds = await thresholdsOf(ctx, companyId);
+  const measured: Array<['answer_rate' | 'average_sentiment', number | null, number]> = [
+    ['answer_rate', stats.answered / stats.calls, thresholds.answerRate],
+    ['average_sentiment', stats.sentiment, thresholds.averageSentiment],
+  ];
+  const state = { ...agent.performance_state };
+  for (const [metric, value, threshold] of measured) {
+    if (value === null) continue;
+    const side = value < threshold ? 'below' : 'above';
+    // An agent starts out above: the first news is a fall.
+    if ((state[metric] ?? 'above') === side) continue;
+    state[metric] = side;
+    await ctx.events.record('agent.performance', {
+      agent_id: String(agent.id),
+      name: agent.name,
+      metric,
+      value: Math.round(value * 1000) / 1000,
+      threshold,
+      direction: side,
+      calls_considered: stats.calls,
+    });
+  }
+  if (JSON.stringify(state) !== JSON.stringify(agent.performance_state)) {
+    await ctx.sql('UPDATE agents SET performance_state = ? WHERE id = ?', [JSON.stringify(state), agent.id]);
+  }
+}
