@@ -18,6 +18,7 @@ import { openApiDocument } from './rest/openapi.js';
 import { ingressTable, routeTable } from './rest/routes/index.js';
 import { seedDemoIfEmpty } from './seed/demo.js';
 import { drainHttpServer } from './http.js';
+import { serveSubscriptions } from './graphql/live-server.js';
 import { usePasswordCost } from './auth/passwords.js';
 import { createServices, type Services } from './services/index.js';
 import { TelcoSimulator } from './telco/simulator.js';
@@ -114,6 +115,13 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const server = createServer();
     const { app, apollo } = await createApp({ orm, services, schema, routes, ingress: ingressTable, openapi, log, metrics, jobs, httpServer: server, probesOnly: config.role === 'worker' });
     server.on('request', app);
+    // API processes serve subscriptions: live events reach each of them through LISTEN/NOTIFY.
+    if (config.role !== 'worker') {
+      services.live.start(databaseUrl, () => services.contexts.forMaintenance('live events').readOnly(), log);
+      cleanups.push(['live events', () => services.live.stop()]);
+      const subscriptions = serveSubscriptions(server, schema, services, log);
+      cleanups.push(['subscriptions', () => subscriptions.stop()]);
+    }
     // Workers listen too, for their probes and metrics.
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

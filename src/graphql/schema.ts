@@ -3,6 +3,7 @@ import { buildSchema } from 'type-graphql';
 import type { RequestContext } from '../context.js';
 import { authChecker } from '../resolvers/auth-checker.js';
 import { resolverContainer, resolvers } from '../resolvers/index.js';
+import { attachLiveEvents } from '../resolvers/live.resolver.js';
 import type { Services } from '../services/index.js';
 
 /** The schema; with `services`, resolvers are wired and every root field runs in its own unit of work. */
@@ -12,9 +13,19 @@ export async function createSchema(services?: Services): Promise<GraphQLSchema> 
     authChecker,
     authMode: 'error',
     validate: false,
+    // Every subscription brings its own subscribe function (live events); topics are not used.
+    pubSub: {
+      publish: () => undefined,
+      subscribe: () => {
+        throw new Error('Subscriptions here subscribe through their own function.');
+      },
+    },
     ...(services ? { container: resolverContainer(services) } : {}),
   });
-  if (services) withUnitsOfWork(schema);
+  if (services) {
+    withUnitsOfWork(schema);
+    attachLiveEvents(schema, services.live);
+  }
   return schema;
 }
 

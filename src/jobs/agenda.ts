@@ -12,6 +12,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Services } from '../services/index.js';
 import { errorFields } from '../observability/logger.js';
+import { LIVE_RETENTION } from '../events/live.js';
 
 // Agenda holds timers; state lives in entities. MONGODB_URL selects the
 // MongoDB job store; otherwise jobs live in the application's PostgreSQL.
@@ -134,6 +135,8 @@ function defineJobs(agenda: Agenda, { services, log, metrics, config }: JobDeps)
   agenda.define('webhook-retention', async () => {
     const purged = await services.deliverer.purge();
     if (purged > 0) log.info('purged old webhook deliveries', { purged });
+    // Live events are for subscribers now; an hour is plenty for every process to have read them.
+    await services.contexts.forMaintenance('event-log-retention').sql(`DELETE FROM event_log WHERE occurred_at < now() - interval '${LIVE_RETENTION}'`);
   });
   agenda.define('purge-expired-auth', async () => {
     const removed = await services.auth.purgeExpired(services.contexts.forMaintenance('purge-expired-auth'));

@@ -4,6 +4,7 @@ import { AgentResolver } from './agent.resolver.js';
 import { SmsResolver } from './sms.resolver.js';
 import { ContactResolver } from './contact.resolver.js';
 import { CampaignResolver } from './campaign.resolver.js';
+import { LiveEventResolver } from './live.resolver.js';
 import { AuthResolver } from './auth.resolver.js';
 import { DashboardResolver } from './dashboard.resolver.js';
 import { PhoneNumberResolver } from './phone-number.resolver.js';
@@ -13,7 +14,7 @@ import { SpamResolver } from './spam.resolver.js';
 import { WebhookResolver } from './webhook.resolver.js';
 import { WorkflowResolver } from './workflow.resolver.js';
 
-export const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver, CampaignResolver] as const;
+export const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver, CampaignResolver, LiveEventResolver] as const;
 
 /** Each resolver made once with the services it uses (type-graphql asks this container for them). */
 export function resolverContainer(s: Services): ContainerType {
@@ -30,6 +31,7 @@ export function resolverContainer(s: Services): ContainerType {
     [SmsResolver, new SmsResolver(s.sms)],
     [ContactResolver, new ContactResolver(s.contacts)],
     [CampaignResolver, new CampaignResolver(s.campaigns)],
+    [LiveEventResolver, new LiveEventResolver()],
   ]);
   return {
     get: (resolver: Function) => {

@@ -20,6 +20,7 @@ import { TelcoService } from './telco.service.js';
 import { CallService } from './call.service.js';
 import { SmsService } from './sms.service.js';
 import { ContactService } from './contact.service.js';
+import { LiveEvents } from '../events/live.js';
 import { CampaignService } from './campaign.service.js';
 import { WorkflowService } from './workflow.service.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -53,6 +54,7 @@ export interface Services {
   sms: SmsService;
   deliverer: WebhookDeliverer;
   scheduler: DeliveryScheduler;
+  live: LiveEvents;
 }
 
 /** `telcoBaseUrl`: the provider (TELCO_BASE_URL) or the in-process simulator. */
@@ -70,7 +72,8 @@ export function createServices(
   const auth = new AuthService(new TokenSigner(config.jwtSecret, config.jwtTtlSeconds), new LoginLimiter(limiter, config.loginLimits));
   const scheduler = new DeliveryScheduler();
   const outbox = new WebhookOutbox(scheduler);
-  const contexts = new ContextFactory({ ...infra, source: auth, sinks: [outbox] });
+  const live = new LiveEvents();
+  const contexts = new ContextFactory({ ...infra, source: auth, sinks: [outbox, live] });
   const deliverer = new WebhookDeliverer(contexts, box, scheduler, {
     retryDelaysMs: config.webhookRetryDelaysMs,
     timeoutMs: config.webhookTimeoutMs,
@@ -87,6 +90,7 @@ export function createServices(
     ids,
     contexts,
     scheduler,
+    live,
     deliverer,
     webhooks: new WebhookService(ids, box, outbox, { allowPrivate: config.webhookAllowPrivate, rotationGraceMs: config.webhookRotationGraceMs }),
     auth,

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { listen, type Listener } from '../db/listener.js';
 import type { Logger } from '../observability/logger.js';
 import type { WebhookDeliverer } from './deliverer.js';
 
@@ -18,10 +18,9 @@ export class DeliveryPump {
   private wake?: () => void;
   private stopped = false;
   private loop?: Promise<void>;
-  private listener?: pg.Client;
+  private listener?: Listener;
   private readonly idle = new Set<() => void>();
   private lastNudge = 0;
-  private databaseUrl = '';
   private nudgeTimer?: NodeJS.Timeout;
 
   constructor(
@@ -32,38 +31,10 @@ export class DeliveryPump {
   ) {}
 
   async start(databaseUrl: string): Promise<void> {
-    this.databaseUrl = databaseUrl;
-    await this.listen();
+    // When the database goes away (a restart) the listener comes back by itself;
+    // meanwhile the pump still polls, so nothing waits longer than a poll interval.
+    this.listener = listen(databaseUrl, DUE_CHANNEL, { onNotify: () => this.nudge(), onListening: () => this.kick() }, this.log);
     this.loop = this.run();
-  }
-
-  /**
-   * The LISTEN connection. When the database goes away (a restart), it is
-   * opened again; meanwhile the pump still polls, so nothing waits longer
-   * than a poll interval.
-   */
-  private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl });
-    this.listener = client;
-    const retry = () => {
-      if (this.stopped || this.listener !== client) return;
-      this.listener = undefined;
-      setTimeout(() => void this.listen().catch(() => retry()), 1000).unref();
-    };
-    client.on('error', (error) => {
-      this.log.warn('delivery pump listener error', { error: error.message });
-      retry();
-    });
-    client.on('end', retry);
-    client.on('notification', () => this.nudge());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${DUE_CHANNEL}`);
-      this.kick(); // whatever was committed while it was away
-    } catch (error) {
-      this.log.warn('delivery pump cannot listen yet', { error: (error as Error).message });
-      retry();
-    }
   }
 
   kick(): void {
@@ -132,8 +103,6 @@ export class DeliveryPump {
     this.kick();
     await this.loop;
     if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.add(resolve));
-    const listener = this.listener;
-    this.listener = undefined;
-    await listener?.end().catch(() => undefined);
+    await this.listener?.stop();
   }
 }

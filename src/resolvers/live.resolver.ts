@@ -1,0 +1,48 @@
+import type { GraphQLSchema } from 'graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Arg, Field, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
+import type { RequestContext } from '../context.js';
+import { ValidationError } from '../errors.js';
+import { isEventType } from '../events/catalog.js';
+import type { LiveEvent, LiveEvents } from '../events/live.js';
+import { message } from '../validation.js';
+
+// Live updates for GraphQL dashboards: the company's events as they happen,
+// the same events webhooks deliver, over graphql-ws on /graphql.
+
+@ObjectType('LiveEvent')
+export class LiveEventType {
+  @Field(() => ID) id!: string;
+  @Field({ description: 'One of the sixteen event types' }) type!: string;
+  @Field() occurredAt!: Date;
+  @Field(() => GraphQLJSONObject, { description: "The event's data, as a webhook payload's data (without contact)" }) data!: Record<string, unknown>;
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The contact the event concerns, every field' }) contact!: Record<string, unknown> | null;
+}
+
+/** The hub of each built schema (a subscription's subscribe function has only the schema to go by). */
+const hubs = new WeakMap<GraphQLSchema, LiveEvents>();
+export const attachLiveEvents = (schema: GraphQLSchema, live: LiveEvents) => void hubs.set(schema, live);
+
+@Resolver()
+export class LiveEventResolver {
+  @Subscription(() => LiveEventType, {
+    description: "The company's events as they happen, optionally only some types. Requires view-webhooks.",
+    subscribe: async ({ args, context, info }) => {
+      const ctx = context as RequestContext;
+      await ctx.requirePermissions(['view-webhooks']);
+      const types = (args.types as string[] | null | undefined) ?? null;
+      types?.forEach((type, i) => {
+        if (!isEventType(type)) throw ValidationError.field(`types.${i}`, message.oneOf(`types.${i}`));
+      });
+      const hub = hubs.get(info.schema);
+      if (!hub) throw new Error('Live events are not served by this process.');
+      return hub.subscribe(await ctx.companyId(), types);
+    },
+  })
+  events(
+    @Root() event: LiveEvent,
+    @Arg('types', () => [String], { nullable: true, description: 'Only these event types (default: all)' }) _types: string[] | null,
+  ): LiveEventType {
+    return event;
+  }
+}

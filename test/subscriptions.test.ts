@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { loadConfig } from '../src/config.js';
+import { SecretBox } from '../src/crypto/secret-box.js';
+import { createLogger } from '../src/observability/logger.js';
+import { startService, type Running } from '../src/runtime.js';
+import { playScenario } from '../src/telco/scenarios.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { eventually, sleep } from './helpers/receiver.js';
+
+// Live events over GraphQL subscriptions (graphql-ws on /graphql): the same
+// events webhooks deliver, scoped to the company, authenticated at
+// connection, capped per connection, and reaching a second service instance
+// on the same database through LISTEN/NOTIFY.
+
+let app: TestApp;
+let second: Running;
+let options: { url: string; accountSid: string; authToken: string; number: string };
+const clients: Client[] = [];
+
+const connect = (baseUrl: string, token?: string) => {
+  const client = createClient({
+    url: `${baseUrl.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: token ? { authorization: `Bearer ${token}` } : {},
+    retryAttempts: 0,
+    lazy: false,
+    onNonLazyError: () => undefined,
+  });
+  clients.push(client);
+  return client;
+};
+
+/** Subscribes; collects what arrives and how it ended. */
+function collect(client: Client, query: string) {
+  const received: Array<{ type: string; data: Record<string, unknown>; contact: Record<string, unknown> | null }> = [];
+  const state: { error?: unknown; done: boolean } = { done: false };
+  const stop = client.subscribe<{ events: (typeof received)[number] }>(
+    { query },
+    {
+      next: (message) => {
+        if (message.data) received.push(message.data.events);
+        if (message.errors) state.error = message.errors;
+      },
+      error: (error) => (state.error = error),
+      complete: () => (state.done = true),
+    },
+  );
+  return { received, state, stop };
+}
+
+before(async () => {
+  app = await startTestApp();
+  const [row] = await app.sql("SELECT t.account_sid, t.auth_token_sealed, c.id AS company FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = 'Acme Agency'");
+  const [number] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [row.company]);
+  options = { url: app.url, accountSid: row.account_sid, authToken: new SecretBox(app.config.appKey).open(row.auth_token_sealed)!, number: number.phone_no };
+  // A second API instance on the same database: its subscribers hear only what NOTIFY tells it.
+  second = await startService(loadConfig({ NODE_ENV: 'test', DATABASE_URL: app.running.databaseUrl, PORT: '0', HOST: '127.0.0.1', JWT_SECRET: app.config.jwtSecret, APP_KEY: app.config.appKey.toString('base64'), LOG_LEVEL: 'silent', PROCESS_ROLE: 'api' }), createLogger('silent'));
+});
+after(async () => {
+  for (const client of clients) await client.dispose();
+  await second?.stop();
+  await app?.close();
+});
+
+describe('GraphQL subscriptions', () => {
+  it("a call's events arrive live, filtered by type, on both instances; another company hears nothing", async () => {
+    const token = await app.login('owner@acme.test');
+    const gamma = await app.login('owner@gamma.test');
+    const query = 'subscription { events(types: ["call.started", "call.ended"]) { type data contact } }';
+    const here = collect(connect(app.url, token), query);
+    const there = collect(connect(second.url, token), query);
+    const other = collect(connect(app.url, gamma), 'subscription { events { type } }');
+    await eventually(async () => (app.running.services.live.size === 2 && second.services.live.size === 1 ? true : undefined), 5000, 'the subscriptions to register');
+
+    const sid = await playScenario('inbound-call', options);
+    const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [sid]);
+    for (const sub of [here, there]) {
+      await eventually(async () => (sub.received.length >= 2 ? true : undefined), 5000, 'two live events');
+      assert.deepEqual(sub.received.map((e) => e.type), ['call.started', 'call.ended'], 'in order, answered filtered out');
+      assert.equal(sub.received[1].data.call_id, String(call.id));
+      assert.equal(sub.received[1].data.call_status, 'completed');
+      assert.equal(sub.received[0].contact?.phone_number, '+14155550123');
+    }
+    await sleep(200);
+    assert.deepEqual(other.received, [], 'Gamma hears nothing of Acme');
+    here.stop();
+    await eventually(async () => (app.running.services.live.size === 1 ? true : undefined), 5000, 'the subscription to end');
+  });
+
+  it('refuses a connection without a valid token, a subscription without view-webhooks, an unknown type, and the eleventh on one connection', async () => {
+    const anonymous = collect(connect(app.url), 'subscription { events { type } }');
+    await eventually(async () => (anonymous.state.error ? true : undefined), 5000, 'the refusal');
+    assert.equal((anonymous.state.error as { code?: number }).code, 4403);
+    const forged = collect(connect(app.url, 'not.a.token'), 'subscription { events { type } }');
+    await eventually(async () => (forged.state.error ? true : undefined), 5000, 'the refusal');
+
+    const noPermission = collect(connect(app.url, await app.userWith(['view-role'], 'no live')), 'subscription { events { type } }');
+    await eventually(async () => (noPermission.state.error ? true : undefined), 5000, 'the refusal');
+    assert.match(JSON.stringify(noPermission.state.error), /This action is unauthorized/);
+
+    const client = connect(app.url, await app.login('owner@acme.test'));
+    const unknown = collect(client, 'subscription { events(types: ["call.exploded"]) { type } }');
+    await eventually(async () => (unknown.state.error ? true : undefined), 5000, 'the refusal');
+    assert.match(JSON.stringify(unknown.state.error), /The selected types is invalid/);
+
+    const many = Array.from({ length: 11 }, () => collect(client, 'subscription { events { type } }'));
+    await eventually(async () => (many[10].state.error ? true : undefined), 5000, 'the eleventh refused');
+    assert.match(JSON.stringify(many[10].state.error), /at most 10 subscriptions/);
+    assert.ok(many.slice(0, 10).every((s) => !s.state.error));
+  });
+});
