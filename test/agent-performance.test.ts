@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { SecretBox } from '../src/crypto/secret-box.js';
 import { playScenario } from '../src/telco/scenarios.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 
@@ -24,13 +23,13 @@ const performanceEvents = async () =>
 before(async () => {
   app = await startTestApp();
   token = await app.login('owner@acme.test');
-  const [row] = await app.sql("SELECT t.account_sid, t.auth_token_sealed, c.id AS company FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = 'Acme Agency'");
+  const account = await app.providerAccount();
   // A fresh agent on a number of its own, so its last 20 calls are these.
   const agent = await app.request('POST', '/api/agents', { token, body: { name: `Perf ${randomBytes(3).toString('hex')}` } });
   agentId = Number(agent.body.data.id);
-  const [number] = await app.sql('SELECT id, phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id DESC LIMIT 1', [row.company]);
+  const [number] = await app.sql('SELECT id, phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id DESC LIMIT 1', [account.companyId]);
   await app.sql('UPDATE phone_numbers SET chatbot_agent_id = ? WHERE id = ?', [agentId, number.id]);
-  options = { url: app.url, accountSid: row.account_sid, authToken: new SecretBox(app.config.appKey).open(row.auth_token_sealed)!, number: number.phone_no };
+  options = { url: app.url, accountSid: account.sid, authToken: account.authToken, number: number.phone_no };
   const hook = await app.graphql('mutation ($input: WebhookInput!) { createWebhook(input: $input) { id } }', { input: { title: 'Perf', url: 'http://127.0.0.1:9/perf', events: ['agent.performance'], active: false } }, token);
   hookId = hook.body.data.createWebhook.id;
   // Inactive webhooks record nothing: switch it on without a receiver (deliveries stay pending, which is all this test reads).

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { SecretBox } from '../src/crypto/secret-box.js';
 import { playSmsScenario } from '../src/telco/scenarios.js';
 import { SIGNATURE_HEADER, telcoSignature } from '../src/telco/signature.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
@@ -38,8 +37,8 @@ before(async () => {
   app = await startTestApp();
   receiver = await new Receiver().start();
   token = await app.login('owner@acme.test');
-  const [row] = await app.sql("SELECT t.account_sid, t.auth_token_sealed FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = 'Acme Agency'");
-  account = { sid: row.account_sid, authToken: new SecretBox(app.config.appKey).open(row.auth_token_sealed)! };
+  const { sid, authToken } = await app.providerAccount();
+  account = { sid, authToken };
   const created = await app.graphql(
     'mutation ($input: WebhookInput!) { createWebhook(input: $input) { id secret } }',
     { input: { title: 'SMS', url: `${receiver.url}/sms`, events: ['sms.sent', 'sms.failed', 'sms.received', 'sms.replied'], listSelection: 'Basic' } },

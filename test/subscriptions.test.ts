@@ -3,10 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { loadConfig } from '../src/config.js';
-import { SecretBox } from '../src/crypto/secret-box.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startService, type Running } from '../src/runtime.js';
 import { playScenario } from '../src/telco/scenarios.js';
+import { telcoSignature } from '../src/telco/signature.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually, sleep } from './helpers/receiver.js';
 
@@ -53,9 +53,9 @@ function collect(client: Client, query: string) {
 
 before(async () => {
   app = await startTestApp();
-  const [row] = await app.sql("SELECT t.account_sid, t.auth_token_sealed, c.id AS company FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = 'Acme Agency'");
-  const [number] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [row.company]);
-  options = { url: app.url, accountSid: row.account_sid, authToken: new SecretBox(app.config.appKey).open(row.auth_token_sealed)!, number: number.phone_no };
+  const account = await app.providerAccount();
+  const [number] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [account.companyId]);
+  options = { url: app.url, accountSid: account.sid, authToken: account.authToken, number: number.phone_no };
   // A second API instance on the same database: its subscribers hear only what NOTIFY tells it.
   second = await startService(loadConfig({ NODE_ENV: 'test', DATABASE_URL: app.running.databaseUrl, PORT: '0', HOST: '127.0.0.1', JWT_SECRET: app.config.jwtSecret, APP_KEY: app.config.appKey.toString('base64'), LOG_LEVEL: 'silent', PROCESS_ROLE: 'api' }), createLogger('silent'));
 });
@@ -88,6 +88,21 @@ describe('GraphQL subscriptions', () => {
     assert.deepEqual(other.received, [], 'Gamma hears nothing of Acme');
     here.stop();
     await eventually(async () => (app.running.services.live.size === 1 ? true : undefined), 5000, 'the subscription to end');
+  });
+
+  it('an event too large for NOTIFY (a long transcript) still arrives whole, through the event log', async () => {
+    const token = await app.login('owner@acme.test');
+    const sub = collect(connect(second.url, token), 'subscription { events(types: ["call.ended"]) { type data } }');
+    await eventually(async () => (second.services.live.size >= 1 ? true : undefined), 5000, 'the subscription');
+    const url = `${app.url}/api/telco/voice/status`;
+    const transcript = `Agent: ${'word '.repeat(2000)}`;
+    const params = { AccountSid: options.accountSid, CallSid: `CA${'ab'.repeat(16)}`, From: '+14155550123', To: options.number, Direction: 'inbound', CallStatus: 'completed', CallDuration: '61', Transcription: transcript };
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-telco-signature': telcoSignature(url, params, options.authToken) }, body: new URLSearchParams(params).toString() });
+    assert.equal(response.status, 204);
+    await eventually(async () => (sub.received.length >= 1 ? true : undefined), 5000, 'the large event');
+    assert.equal(sub.received[0].data.transcription, transcript);
+    assert.equal((await app.sql("SELECT count(*)::int AS n FROM event_log WHERE type = 'call.ended'"))[0].n, 1, 'only the large event went through the log');
+    sub.stop();
   });
 
   it('refuses a connection without a valid token, a subscription without view-webhooks, an unknown type, and the eleventh on one connection', async () => {

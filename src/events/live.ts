@@ -1,19 +1,24 @@
+import { ulid } from 'ulid';
 import type { RequestContext } from '../context.js';
 import { dbDate } from '../db/dates.js';
 import { listen, type Listener } from '../db/listener.js';
 import type { Logger } from '../observability/logger.js';
 import type { DomainEvent, EventSink } from './recorder.js';
 
-// Live events for GraphQL subscriptions. Each recorded event is written to
-// event_log inside the unit of work that caused it and announced with NOTIFY
-// (both take effect on commit, neither on rollback). Every API process
-// LISTENs, reads the event by id and hands it to its own subscribers of that
-// company: an event reaches every process, not only the one that made it.
+// Live events for GraphQL subscriptions. Each recorded event is announced
+// with NOTIFY inside the unit of work that caused it (it goes out on commit,
+// never on rollback). The notification carries the event itself; one too
+// large for NOTIFY (8,000 bytes: a long transcript) is written to event_log
+// and the notification carries its id. Every API process LISTENs and hands
+// the event to its own subscribers of that company: an event reaches every
+// process, not only the one that made it.
 
 export const LIVE_CHANNEL = 'live_events';
 /** Events a slow subscriber may have waiting before it is cut off. */
 const QUEUE_LIMIT = 1000;
 export const LIVE_RETENTION = '1 hour';
+/** PostgreSQL's NOTIFY payload limit is 8,000 bytes; larger events go through event_log. */
+const NOTIFY_LIMIT = 7_900;
 
 export interface LiveEvent {
   id: string;
@@ -35,11 +40,14 @@ export class LiveEvents implements EventSink {
 
   /** The outbox's sibling: inside the recording transaction. */
   async accept(ctx: RequestContext, event: DomainEvent): Promise<void> {
+    const companyId = await ctx.companyId();
+    const whole = JSON.stringify({ id: ulid(), companyId, type: event.type, data: event.data, contact: event.contact, occurredAt: event.occurredAt });
+    if (Buffer.byteLength(whole) <= NOTIFY_LIMIT) return void (await ctx.sql('SELECT pg_notify(?, ?)', [LIVE_CHANNEL, whole]));
     const [row] = await ctx.sql<{ id: string }>(
       'INSERT INTO event_log (company_id, type, data, contact, occurred_at) VALUES (?, ?, ?, ?, ?) RETURNING id',
-      [await ctx.companyId(), event.type, JSON.stringify(event.data), event.contact ? JSON.stringify(event.contact) : null, event.occurredAt],
+      [companyId, event.type, JSON.stringify(event.data), event.contact ? JSON.stringify(event.contact) : null, event.occurredAt],
     );
-    await ctx.sql('SELECT pg_notify(?, ?)', [LIVE_CHANNEL, String(row.id)]);
+    await ctx.sql('SELECT pg_notify(?, ?)', [LIVE_CHANNEL, JSON.stringify({ ref: String(row.id) })]);
   }
 
   /** Starts listening (API processes); `reader` gives a context that may read across companies. */
@@ -53,15 +61,22 @@ export class LiveEvents implements EventSink {
     };
     this.listener = listen(databaseUrl, LIVE_CHANNEL, {
       onNotify: (payload) => {
-        if (!payload || !/^\d+$/.test(payload) || this.subscribers.size === 0) return;
-        void read(payload)
-          .then((event) => {
-            if (!event) return;
+        if (!payload || this.subscribers.size === 0) return;
+        let message: (Omit<LiveEvent, 'occurredAt'> & { companyId: number; occurredAt: string }) | { ref: string };
+        try {
+          message = JSON.parse(payload);
+        } catch {
+          return;
+        }
+        const event = 'ref' in message ? read(message.ref) : Promise.resolve({ ...message, occurredAt: new Date(message.occurredAt) });
+        void event
+          .then((found) => {
+            if (!found) return;
             for (const subscriber of this.subscribers) {
-              if (subscriber.companyId === event.companyId && (!subscriber.types || subscriber.types.has(event.type))) subscriber.push(event);
+              if (subscriber.companyId === found.companyId && (!subscriber.types || subscriber.types.has(found.type))) subscriber.push(found);
             }
           })
-          .catch((error) => log.warn('live event not read', { id: payload, error: (error as Error).message }));
+          .catch((error) => log.warn('live event not read', { error: (error as Error).message }));
       },
     }, log);
   }

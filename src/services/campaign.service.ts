@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { IdCodec } from '../ids.js';
 import { Rules, message } from '../validation.js';
 import { contactFields, type ContactRow, type ContactService } from './contact.service.js';
-import { pageOf, pageWindow, type Page } from './pagination.js';
+import { pageOf, pageWindow, sqlPage, type Page } from './pagination.js';
 
 // Dialer campaigns (draft -> running -> completed: campaign.started and
 // campaign.completed), leads (a contact in a campaign or a pipeline stage:
@@ -70,13 +70,12 @@ export class CampaignService {
     const companyId = await ctx.companyId();
     const where = args.status ? 'c.company_id = ? AND c.status = ?' : 'c.company_id = ?';
     const params = args.status ? [companyId, args.status] : [companyId];
-    const rows = await ctx.sql<CampaignRow & { total: number }>(
-      `SELECT c.*, (SELECT count(*)::int FROM leads l WHERE l.campaign_id = c.id) AS leads, count(*) OVER ()::int AS total
-       FROM campaigns c WHERE ${where} ORDER BY c.created_at DESC, c.id DESC LIMIT ? OFFSET ?`,
-      [...params, window.perPage, window.offset],
+    const { rows, total } = await sqlPage<CampaignRow>(
+      ctx,
+      { select: 'c.*, (SELECT count(*)::int FROM leads l WHERE l.campaign_id = c.id) AS leads', from: 'campaigns c', where, orderBy: 'c.created_at DESC, c.id DESC', params },
+      window,
     );
-    const total = rows[0]?.total ?? (window.offset > 0 ? (await ctx.sql<{ n: number }>(`SELECT count(*)::int AS n FROM campaigns c WHERE ${where}`, params))[0].n : 0);
-    return pageOf(rows.map(({ total: _t, ...row }) => campaignOut(row)), total, window);
+    return pageOf(rows.map(campaignOut), total, window);
   }
 
   /** draft -> running, once: campaign.started. */
@@ -153,13 +152,12 @@ export class CampaignService {
     if (args.campaignId && campaign === undefined) throw new NotFoundError('Campaign');
     const where = args.campaignId ? 'l.company_id = ? AND l.campaign_id = ?' : 'l.company_id = ?';
     const params = args.campaignId ? [companyId, campaign] : [companyId];
-    const rows = await ctx.sql<LeadRow & { phone_number: string; total: number }>(
-      `SELECT l.id, l.contact_id, l.campaign_id, l.pipeline_stage_id, l.source, l.created_at, c.phone_number, count(*) OVER ()::int AS total
-       FROM leads l JOIN contacts c ON c.id = l.contact_id WHERE ${where} ORDER BY l.created_at DESC, l.id DESC LIMIT ? OFFSET ?`,
-      [...params, window.perPage, window.offset],
+    const { rows, total } = await sqlPage<LeadRow & { phone_number: string }>(
+      ctx,
+      { select: 'l.id, l.contact_id, l.campaign_id, l.pipeline_stage_id, l.source, l.created_at, c.phone_number', from: 'leads l JOIN contacts c ON c.id = l.contact_id', where, orderBy: 'l.created_at DESC, l.id DESC', params },
+      window,
     );
-    const total = rows[0]?.total ?? (window.offset > 0 ? (await ctx.sql<{ n: number }>(`SELECT count(*)::int AS n FROM leads l WHERE ${where}`, params))[0].n : 0);
-    return pageOf(rows.map(({ total: _t, ...row }) => ({ ...row, created_at: dbDate(row.created_at) })), total, window);
+    return pageOf(rows.map((row) => ({ ...row, created_at: dbDate(row.created_at) })), total, window);
   }
 
   /** Books (or moves) the appointment a call produced: appointment.scheduled when the time is new. */

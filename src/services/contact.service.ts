@@ -2,7 +2,7 @@ import type { RequestContext } from '../context.js';
 import { dbDate } from '../db/dates.js';
 import { ValidationError } from '../errors.js';
 import { Rules, message } from '../validation.js';
-import { likePattern, pageOf, pageWindow, type Page } from './pagination.js';
+import { likePattern, pageOf, pageWindow, sqlPage, type Page } from './pagination.js';
 
 // Contacts (DESIGN section 4): the people calls, SMS and leads concern, one
 // per phone number in a company. Created by users, or found or created by
@@ -94,9 +94,8 @@ export class ContactService {
       ? "company_id = ? AND (phone_number ILIKE ? OR coalesce(first_name, '') || ' ' || coalesce(last_name, '') ILIKE ? OR email ILIKE ?)"
       : 'company_id = ?';
     const params = pattern ? [companyId, pattern, pattern, pattern] : [companyId];
-    const rows = await ctx.sql<ContactRow & { total: number }>(`SELECT *, count(*) OVER ()::int AS total FROM contacts WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [...params, window.perPage, window.offset]);
-    const total = rows[0]?.total ?? (window.offset > 0 ? (await ctx.sql<{ n: number }>(`SELECT count(*)::int AS n FROM contacts WHERE ${where}`, params))[0].n : 0);
-    return pageOf(rows.map(({ total: _t, ...row }) => this.shape(row)), total, window);
+    const { rows, total } = await sqlPage<ContactRow>(ctx, { select: '*', from: 'contacts', where, orderBy: 'created_at DESC, id DESC', params }, window);
+    return pageOf(rows.map((row) => this.shape(row)), total, window);
   }
 
   private shape(row: ContactRow): ContactRow {

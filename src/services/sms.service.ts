@@ -2,7 +2,7 @@ import type { RequestContext } from '../context.js';
 import { dbDate } from '../db/dates.js';
 import { UnprocessableError, ValidationError } from '../errors.js';
 import { Rules, message } from '../validation.js';
-import { pageOf, pageWindow, type Page } from './pagination.js';
+import { pageOf, pageWindow, sqlPage, type Page } from './pagination.js';
 import type { TelcoService } from './telco.service.js';
 import { contactFields, type ContactService } from './contact.service.js';
 
@@ -80,11 +80,7 @@ export class SmsService {
     const companyId = await ctx.companyId();
     const where = args.direction ? 'company_id = ? AND direction = ?' : 'company_id = ?';
     const params = args.direction ? [companyId, args.direction] : [companyId];
-    const rows = await ctx.sql<SmsRow & { total: number }>(
-      `SELECT *, count(*) OVER ()::int AS total FROM sms_messages WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-      [...params, window.perPage, window.offset],
-    );
-    const total = rows[0]?.total ?? (window.offset > 0 ? (await ctx.sql<{ n: number }>(`SELECT count(*)::int AS n FROM sms_messages WHERE ${where}`, params))[0].n : 0);
+    const { rows, total } = await sqlPage<SmsRow>(ctx, { select: '*', from: 'sms_messages', where, orderBy: 'created_at DESC, id DESC', params }, window);
     return pageOf(rows.map((r) => ({ ...r, created_at: dbDate(r.created_at) })), total, window);
   }
 

@@ -6,6 +6,7 @@ import { startService, type Running, type StartOptions } from '../../src/runtime
 import { hashPassword } from '../../src/auth/passwords.js';
 import { DEMO_PASSWORD } from '../../src/seed/demo.js';
 import { contractViolation } from './contract.js';
+import { SecretBox } from '../../src/crypto/secret-box.js';
 
 // A real app on a real, fresh PostgreSQL database, reached over HTTP.
 
@@ -133,6 +134,12 @@ export class TestApp {
       [company, role, `User ${label}`, email, await hashPassword(DEMO_PASSWORD)],
     );
     return this.login(email);
+  }
+
+  /** The company's provider account as the provider knows it: the sid and the auth token that signs its callbacks. */
+  async providerAccount(company = 'Acme Agency'): Promise<{ sid: string; authToken: string; companyId: number }> {
+    const [row] = await this.sql('SELECT t.account_sid, t.auth_token_sealed, c.id FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = ?', [company]);
+    return { sid: row.account_sid, authToken: new SecretBox(this.config.appKey).open(row.auth_token_sealed)!, companyId: row.id };
   }
 
   /**

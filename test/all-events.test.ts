@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createClient, type Client } from 'graphql-ws';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
+import WebSocket from 'ws';
+import { EVENT_NAMES } from '../src/events/catalog.js';
+import { playScenario, playSmsScenario } from '../src/telco/scenarios.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { eventually, Receiver } from './helpers/receiver.js';
+
+// The sixteen events, each caused by a real operation (the provider's signed
+// callbacks played by the simulator's scenarios, and the API), arriving at a
+// real receiver signed (checked with standardwebhooks and svix) and on a live
+// subscription, in the order they happened.
+
+let app: TestApp;
+let receiver: Receiver;
+let client: Client;
+
+before(async () => {
+  app = await startTestApp();
+  receiver = await new Receiver().start();
+});
+after(async () => {
+  await client?.dispose();
+  await receiver?.close();
+  await app?.close();
+});
+
+describe('every event from a real operation', () => {
+  it('all sixteen reach the receiver, verified, and the subscription; a call\'s in the order they happened', async () => {
+    const token = await app.login('owner@acme.test');
+    const hook = (await app.request('POST', '/api/webhooks', { token, body: { title: 'Everything', url: `${receiver.url}/all`, events: [...EVENT_NAMES], list_selection: 'All' } })).body.data;
+    const live: Array<{ type: string; data: Record<string, unknown> }> = [];
+    client = createClient({ url: `${app.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
+    client.subscribe<{ events: { type: string; data: Record<string, unknown> } }>({ query: 'subscription { events { type data } }' }, { next: (m) => m.data && live.push(m.data.events), error: () => undefined, complete: () => undefined });
+    await eventually(async () => (app.running.services.live.size === 1 ? true : undefined), 5000, 'the subscription');
+
+    // Agents: created, updated, switched online; a fresh one answers a number of its own.
+    const agent = (await app.request('POST', '/api/agents', { token, body: { name: 'Every Event Ava' } })).body.data;
+    await app.request('PUT', `/api/agents/${agent.id}`, { token, body: { name: 'Every Event Ava II' } });
+    await app.request('PUT', `/api/agents/${agent.id}/status`, { token, body: { online: true } });
+    const account = await app.providerAccount();
+    const [number] = await app.sql('SELECT id, phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id DESC LIMIT 1', [account.companyId]);
+    await app.sql('UPDATE phone_numbers SET chatbot_agent_id = ? WHERE id = ?', [agent.id, number.id]);
+    const options = { url: app.url, accountSid: account.sid, authToken: account.authToken, number: number.phone_no };
+
+    // Calls (with a booking and a transfer), then a miss that pulls the answer rate under a strict threshold.
+    await app.request('PUT', '/api/agents/performance-thresholds', { token, body: { answer_rate: 0.9 } });
+    const transferred = await playScenario('transfer', options);
+    await playScenario('inbound-call', { ...options, book: true });
+    for (let i = 0; i < 2; i++) await playScenario('outbound-call', options);
+    await playScenario('missed-call', options);
+    // SMS, both fates and a reply.
+    await playSmsScenario('sms-exchange', { url: app.url, accountSid: account.sid, authToken: account.authToken, bearer: token });
+    await playSmsScenario('sms-failed', { url: app.url, accountSid: account.sid, authToken: account.authToken, bearer: token, contact: '+14155550199' });
+    // A campaign with a lead.
+    const campaign = (await app.request('POST', '/api/campaigns', { token, body: { name: 'Everything' } })).body.data;
+    await app.request('POST', `/api/campaigns/${campaign.id}/start`, { token });
+    await app.request('POST', '/api/leads', { token, body: { phone_number: '+14155550155', campaign_id: String(campaign.id), source: 'test' } });
+    await app.request('POST', `/api/campaigns/${campaign.id}/complete`, { token });
+
+    const received = await receiver.waitFor(EVENT_NAMES.length, 20_000, (r) => JSON.parse(r.body).webhook_id === String(hook.id));
+    await eventually(async () => (new Set(receiver.received.map((r) => JSON.parse(r.body).event)).size === EVENT_NAMES.length ? true : undefined), 20_000, 'all sixteen at the receiver');
+    for (const request of receiver.received) {
+      const headers = request.headers as Record<string, string>;
+      assert.ok(new StandardWebhook(hook.secret).verify(request.body, headers));
+      assert.doesNotThrow(() => new SvixWebhook(hook.secret).verify(request.body, headers));
+    }
+    assert.ok(received.length >= EVENT_NAMES.length);
+    await eventually(async () => (new Set(live.map((e) => e.type)).size === EVENT_NAMES.length ? true : undefined), 10_000, 'all sixteen on the subscription');
+    assert.deepEqual([...new Set(live.map((e) => e.type))].sort(), [...EVENT_NAMES].sort());
+
+    // One call's events, on the subscription, in the order they happened.
+    const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [transferred]);
+    assert.deepEqual(live.filter((e) => e.data.call_id === String(call.id)).map((e) => e.type), ['call.started', 'call.answered', 'call.transferred', 'call.ended']);
+  });
+});
