@@ -117,7 +117,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     server.on('request', app);
     // API processes serve subscriptions: live events reach each of them through LISTEN/NOTIFY.
     if (config.role !== 'worker') {
-      services.live.start(databaseUrl, () => services.contexts.forMaintenance('live events').readOnly(), log);
+      services.live.start(databaseUrl, () => services.contexts.forMaintenance('live events').readOnly(), (channel, payload) => autonomous.query('SELECT pg_notify($1, $2)', [channel, payload]), log);
       cleanups.push(['live events', () => services.live.stop()]);
       const subscriptions = serveSubscriptions(server, schema, services, log);
       cleanups.push(['subscriptions', () => subscriptions.stop()]);

@@ -126,4 +126,17 @@ describe('GraphQL subscriptions', () => {
     assert.match(JSON.stringify(many[10].state.error), /at most 10 subscriptions/);
     assert.ok(many.slice(0, 10).every((s) => !s.state.error));
   });
+
+  it('an instance announces events only while some instance has a subscriber, and learns it through NOTIFY', async () => {
+    for (const client of clients.splice(0)) await client.dispose();
+    await eventually(async () => (app.running.services.live.size === 0 && second.services.live.size === 0 ? true : undefined), 5000, 'every subscription to end');
+    await eventually(async () => (!app.running.services.live.wanted && !second.services.live.wanted ? true : undefined), 5000, 'both to learn nobody listens');
+
+    const token = await app.login('owner@acme.test');
+    const sub = collect(connect(second.url, token), 'subscription { events(types: ["call.started"]) { type data } }');
+    await eventually(async () => (app.running.services.live.wanted ? true : undefined), 5000, 'the first instance to learn of the subscriber on the second');
+    const sid = await playScenario('missed-call', options);
+    const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [sid]);
+    await eventually(async () => (sub.received.some((e) => e.data.call_id === String(call.id)) ? true : undefined), 5000, 'the event on the second instance');
+  });
 });

@@ -14,6 +14,10 @@ import type { DomainEvent, EventSink } from './recorder.js';
 // process, not only the one that made it.
 
 export const LIVE_CHANNEL = 'live_events';
+/** Where API processes say whether they have subscribers (so the others know whether to announce events at all). */
+export const PRESENCE_CHANNEL = 'live_presence';
+const PRESENCE_REFRESH_MS = 30_000;
+const PRESENCE_TTL_MS = 75_000;
 /** Events a slow subscriber may have waiting before it is cut off. */
 const QUEUE_LIMIT = 1000;
 export const LIVE_RETENTION = '1 hour';
@@ -37,9 +41,32 @@ interface Subscriber {
 export class LiveEvents implements EventSink {
   private readonly subscribers = new Set<Subscriber>();
   private listener?: Listener;
+  private presenceListener?: Listener;
+  private started = false;
+  private readonly instance = ulid();
+  /** Other processes with subscribers, until when their word holds. */
+  private readonly remote = new Map<string, number>();
+  private announce: (active: boolean) => void = () => undefined;
+  private refresh?: NodeJS.Timeout;
+
+  /**
+   * Whether anyone, in any API process, subscribes now. When nobody does, events
+   * are not announced at all (it costs every transaction a statement). A
+   * process that does not serve subscriptions (a worker) always announces.
+   */
+  get wanted(): boolean {
+    if (!this.started || this.subscribers.size > 0) return true;
+    const now = Date.now();
+    for (const [instance, until] of this.remote) {
+      if (until > now) return true;
+      this.remote.delete(instance);
+    }
+    return false;
+  }
 
   /** The outbox's sibling: inside the recording transaction. */
   async accept(ctx: RequestContext, event: DomainEvent): Promise<void> {
+    if (!this.wanted) return;
     const companyId = await ctx.companyId();
     const whole = JSON.stringify({ id: ulid(), companyId, type: event.type, data: event.data, contact: event.contact, occurredAt: event.occurredAt });
     if (Buffer.byteLength(whole) <= NOTIFY_LIMIT) return void (await ctx.sql('SELECT pg_notify(?, ?)', [LIVE_CHANNEL, whole]));
@@ -50,8 +77,32 @@ export class LiveEvents implements EventSink {
     await ctx.sql('SELECT pg_notify(?, ?)', [LIVE_CHANNEL, JSON.stringify({ ref: String(row.id) })]);
   }
 
-  /** Starts listening (API processes); `reader` gives a context that may read across companies. */
-  start(databaseUrl: string, reader: () => RequestContext, log: Logger): void {
+  /**
+   * Starts listening (API processes). `reader` gives a context that may read
+   * across companies; `notify` sends on a channel outside any transaction.
+   */
+  start(databaseUrl: string, reader: () => RequestContext, notify: (channel: string, payload: string) => Promise<unknown>, log: Logger): void {
+    this.started = true;
+    const say = (message: object) => void notify(PRESENCE_CHANNEL, JSON.stringify(message)).catch((error) => log.warn('live presence not sent', { error: (error as Error).message }));
+    this.announce = (active) => say({ instance: this.instance, active });
+    this.presenceListener = listen(databaseUrl, PRESENCE_CHANNEL, {
+      onNotify: (payload) => {
+        let message: { instance?: string; active?: boolean; hello?: string };
+        try {
+          message = JSON.parse(payload ?? '');
+        } catch {
+          return;
+        }
+        if (message.hello && message.hello !== this.instance && this.subscribers.size > 0) this.announce(true);
+        if (!message.instance || message.instance === this.instance) return;
+        if (message.active) this.remote.set(message.instance, Date.now() + PRESENCE_TTL_MS);
+        else this.remote.delete(message.instance);
+      },
+      // After every (re)connect: who has subscribers now?
+      onListening: () => say({ hello: this.instance }),
+    }, log);
+    this.refresh = setInterval(() => this.subscribers.size > 0 && this.announce(true), PRESENCE_REFRESH_MS);
+    this.refresh.unref();
     const read = async (id: string): Promise<(LiveEvent & { companyId: number }) | undefined> => {
       const [row] = await reader().sql<{ id: string; company_id: number; type: string; data: Record<string, unknown>; contact: Record<string, unknown> | null; occurred_at: string }>(
         'SELECT id, company_id, type, data, contact, occurred_at FROM event_log WHERE id = ?',
@@ -82,7 +133,10 @@ export class LiveEvents implements EventSink {
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.refresh);
+    if (this.subscribers.size > 0) this.announce(false);
     await this.listener?.stop();
+    await this.presenceListener?.stop();
   }
 
   /** The company's events (of `types`, or all) from now on, until the consumer stops. */
@@ -101,9 +155,12 @@ export class LiveEvents implements EventSink {
       },
     };
     this.subscribers.add(subscriber);
+    if (this.subscribers.size === 1) this.announce(true);
     const finish = () => {
+      if (done) return;
       done = true;
       this.subscribers.delete(subscriber);
+      if (this.subscribers.size === 0) this.announce(false);
       wake?.();
     };
     const iterator: AsyncIterableIterator<LiveEvent> = {
