@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import autocannon from 'autocannon';
 import express, { type Express } from 'express';
+import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
@@ -29,9 +31,23 @@ export interface Result {
   errors: number;
 }
 
+/** Where a result comes from: the commit, the machine and the database it ran on. */
+export function runInfo(): { commit: string; machine: string; database: string } {
+  const commit = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
+  const dirty = execSync('git status --porcelain -- src bench test web', { encoding: 'utf8' }).trim() ? ' (with uncommitted changes)' : '';
+  return {
+    commit: `${commit}${dirty}`,
+    machine: `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+    database: embeddedDatabase ? 'embedded PostgreSQL started for the run' : 'the PostgreSQL server of TEST_DATABASE_URL',
+  };
+}
+
+let embeddedDatabase = false;
+
 /** TEST_DATABASE_URL, or an embedded PostgreSQL for this run. */
 export async function benchDatabase(): Promise<() => Promise<void>> {
   if (process.env.TEST_DATABASE_URL) return async () => {};
+  embeddedDatabase = true;
   const embedded = await startEmbeddedPostgres(path.resolve('.data', `bench-postgres-${process.pid}`), 'postgres', createLogger('silent'), { persistent: false });
   process.env.TEST_DATABASE_URL = embedded.adminUrl;
   return () => embedded.stop();
@@ -72,12 +88,13 @@ export function report(name: string, scenario: string, results: Record<string, R
   );
   process.stdout.write(`ratios ${Object.entries(ratios).map(([k, v]) => `${k} ${v}`).join('  ')}\n`);
   const measuredAt = new Date().toISOString();
+  const { commit, machine, database } = runInfo();
   mkdirSync('bench/results', { recursive: true });
-  writeFileSync(`bench/results/${name}.json`, `${JSON.stringify({ scenario, measuredAt, node: process.version, durationSeconds: DURATION, connections: CONNECTIONS, results, ratios }, null, 2)}\n`);
+  writeFileSync(`bench/results/${name}.json`, `${JSON.stringify({ scenario, measuredAt, commit, machine, database, durationSeconds: DURATION, connections: CONNECTIONS, results, ratios }, null, 2)}\n`);
   writeFileSync(`bench/results/${name}.md`, [
-    `# ${scenario} (${measuredAt.slice(0, 10)})`,
+    `# ${scenario} (${measuredAt.slice(0, 10)}, commit ${commit})`,
     '',
-    `${DURATION} s per path, ${CONNECTIONS} connections, Node ${process.version}, 2 cores.`,
+    `${machine}; ${database}. ${DURATION} s per path, ${CONNECTIONS} connections.`,
     '',
     '| path | req/s | p50 ms | p99 ms | errors |',
     '|---|---|---|---|---|',

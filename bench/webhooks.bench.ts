@@ -1,6 +1,6 @@
-import { execSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { runInfo } from './harness.js';
 import { newDeliveryId, payloadText } from '../src/webhooks/payload.js';
 import { startTestApp } from '../test/helpers/app.js';
 import { eventually, Receiver, sleep } from '../test/helpers/receiver.js';
@@ -136,15 +136,14 @@ export async function webhooksBench(): Promise<void> {
   process.stdout.write(`saturation: ${saturated.deliveries} deliveries, 2 workers, ${saturated.perSecond}/s (${saturated.seconds} s), duplicates ${saturated.duplicates}\n`);
   const retries = await retryLateness();
   process.stdout.write(`retries: ${retries.retries} retries, late p50 ${retries.p50Ms} ms, p99 ${retries.p99Ms} ms, max ${retries.maxMs} ms, early ${retries.early}\n`);
-  const commit = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
+  const { commit, machine, database } = runInfo();
   const measuredAt = new Date().toISOString();
-  const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`;
   mkdirSync('bench/results', { recursive: true });
-  writeFileSync('bench/results/webhooks.json', `${JSON.stringify({ measuredAt, commit, machine, firstAttempt: firsts, saturation: saturated, retries }, null, 2)}\n`);
+  writeFileSync('bench/results/webhooks.json', `${JSON.stringify({ measuredAt, commit, machine, database, firstAttempt: firsts, saturation: saturated, retries }, null, 2)}\n`);
   writeFileSync('bench/results/webhooks.md', [
     `# Webhook delivery (${measuredAt.slice(0, 10)}, commit ${commit})`,
     '',
-    `${machine}; receiver, PostgreSQL and workers on this one machine.`,
+    `${machine}; ${database}; receiver, PostgreSQL and workers on this one machine.`,
     '',
     '| measure | result | target |',
     '|---|---|---|',
