@@ -144,6 +144,8 @@ describe('web interface', { skip }, () => {
     await page.getByRole('status').filter({ hasText: `(${headers['webhook-id']}): succeeded, HTTP 200` }).waitFor();
     const logRow = page.getByRole('row').filter({ hasText: 'agent.created' }).first();
     await logRow.getByText('succeeded').waitFor();
+    // The webhook's Hits follow the delivery without a reload.
+    await page.locator('.facts dd').nth(4).filter({ hasText: /^1$/ }).waitFor();
     await logRow.getByRole('button', { name: /Details of delivery/ }).click();
     const detail = page.locator('#delivery-detail');
     assert.match(await detail.getByLabel('Payload').innerText(), /"event": "agent.created"/);

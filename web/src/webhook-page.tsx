@@ -292,6 +292,8 @@ function DeliveryLog(props: { webhookId: number; canManage: boolean; version: nu
     try {
       const result = await gql<{ webhookDeliveries: { records: Delivery[]; pagination: PageInfo } }>(DELIVERIES, { id: String(props.webhookId), status: status || null, page });
       setData(result.webhookDeliveries);
+      // Attempts change the webhook's Hits and Last Hit: it is read again with its log.
+      props.onChange();
       if (open) setOpen((await gql<{ webhookDelivery: Delivery }>(DELIVERY, { id: open.id })).webhookDelivery);
     } catch (caught) {
       setError(asApiError(caught));
@@ -302,10 +304,7 @@ function DeliveryLog(props: { webhookId: number; canManage: boolean; version: nu
   }, [status, page, props.version]);
   // While anything is pending the log follows it.
   const pending = !!data?.records.some((d) => d.status === 'pending') || open?.status === 'pending';
-  useInterval(() => {
-    void load();
-    props.onChange();
-  }, 2000, pending);
+  useInterval(() => void load(), 2000, pending);
 
   const show = async (delivery: Delivery) => {
     if (open?.id === delivery.id) return setOpen(null);
