@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
-import { FieldError } from './ui';
+import { TextField } from './ui';
 
 const LOGIN = `mutation SignIn($email: String!, $password: String!) { login(email: $email, password: $password) { token } }`;
 
@@ -35,30 +35,8 @@ export function SignIn(props: { notice: string | null; onSignedIn: (token: strin
             {props.notice}
           </p>
         )}
-        <label for="email">Email</label>
-        <input
-          id="email"
-          type="email"
-          autocomplete="username"
-          required
-          value={email}
-          onInput={(e) => setEmail(e.currentTarget.value)}
-          aria-invalid={error?.fieldMessages('email').length ? true : undefined}
-          aria-describedby="email-error"
-        />
-        <FieldError id="email-error" error={error} field="email" />
-        <label for="password">Password</label>
-        <input
-          id="password"
-          type="password"
-          autocomplete="current-password"
-          required
-          value={password}
-          onInput={(e) => setPassword(e.currentTarget.value)}
-          aria-invalid={error?.fieldMessages('password').length ? true : undefined}
-          aria-describedby="password-error"
-        />
-        <FieldError id="password-error" error={error} field="password" />
+        <TextField id="email" label="Email" field="email" type="email" autocomplete="username" required value={email} onValue={setEmail} error={error} />
+        <TextField id="password" label="Password" field="password" type="password" autocomplete="current-password" required value={password} onValue={setPassword} error={error} />
         {general && (
           <p id="sign-in-error" class="banner error" role="alert">
             {general}

@@ -40,6 +40,53 @@ export function FieldError(props: { id: string; error: ApiError | null; field: s
   );
 }
 
+/** A labelled text input with its field's errors under it (invalid and described by them when there are some). */
+export function TextField(props: {
+  id: string;
+  label: string;
+  field: string;
+  error: ApiError | null;
+  value: string;
+  onValue: (value: string) => void;
+  type?: 'text' | 'email' | 'password' | 'url';
+  autocomplete?: string;
+  placeholder?: string;
+  maxLength?: number;
+  inputMode?: 'url' | 'email' | 'text';
+  required?: boolean;
+}) {
+  const errorId = `${props.id}-error`;
+  // Preact types tie an input's other attributes to its type; these four types all take text.
+  const type = (props.type ?? 'text') as 'text';
+  return (
+    <>
+      <label for={props.id}>{props.label}</label>
+      <input
+        id={props.id}
+        type={type}
+        autocomplete={props.autocomplete}
+        placeholder={props.placeholder}
+        maxLength={props.maxLength}
+        inputMode={props.inputMode}
+        required={props.required}
+        value={props.value}
+        onInput={(e) => props.onValue(e.currentTarget.value)}
+        aria-invalid={props.error?.fieldMessages(props.field).length ? true : undefined}
+        aria-describedby={errorId}
+      />
+      <FieldError id={errorId} error={props.error} field={props.field} />
+    </>
+  );
+}
+
+/** A success message, announced politely. */
+export const Notice = (props: { text: string | null }) =>
+  props.text ? (
+    <p class="banner success" role="status">
+      {props.text}
+    </p>
+  ) : null;
+
 /** An error that belongs to no field (or to a field the form does not show). */
 export function ErrorBanner(props: { error: ApiError | null; fields?: string[] }) {
   const { error } = props;

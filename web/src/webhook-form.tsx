@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
-import { Dialog, ErrorBanner, FieldError, Loading } from './ui';
+import { Dialog, ErrorBanner, FieldError, Loading, TextField } from './ui';
 
 // Create and edit share one form: title, URL, method, the list selection that
 // fills the form data, the event types by category, active.
@@ -105,9 +105,7 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
         <form onSubmit={submit} noValidate>
           <div class="grid">
             <div>
-              <label for="wh-title">Title</label>
-              <input id="wh-title" value={title} maxLength={255} onInput={(e) => setTitle(e.currentTarget.value)} aria-invalid={invalid('title')} aria-describedby="wh-title-error" />
-              <FieldError id="wh-title-error" error={error} field="title" />
+              <TextField id="wh-title" label="Title" field="title" maxLength={255} value={title} onValue={setTitle} error={error} />
             </div>
             <div>
               <label for="wh-method">Method</label>
@@ -118,9 +116,7 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
               <FieldError id="wh-method-error" error={error} field="method" />
             </div>
           </div>
-          <label for="wh-url">URL</label>
-          <input id="wh-url" type="url" inputMode="url" placeholder="https://example.com/webhooks" value={url} onInput={(e) => setUrl(e.currentTarget.value)} aria-invalid={invalid('url')} aria-describedby="wh-url-error" />
-          <FieldError id="wh-url-error" error={error} field="url" />
+          <TextField id="wh-url" label="URL" field="url" type="url" inputMode="url" placeholder="https://example.com/webhooks" value={url} onValue={setUrl} error={error} />
 
           <label for="wh-selection">List selection</label>
           <select id="wh-selection" value={selection} onChange={(e) => choose(e.currentTarget.value)} aria-invalid={invalid('listSelection')} aria-describedby="wh-selection-error">

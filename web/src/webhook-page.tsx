@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
-import { Dialog, ErrorBanner, FieldError, Loading, Pager, type PageInfo, useInterval, useTime } from './ui';
+import { Dialog, ErrorBanner, Notice, FieldError, Loading, Pager, type PageInfo, useInterval, useTime } from './ui';
 import { SecretBox, WEBHOOK_FIELDS, type Webhook, WebhookForm } from './webhook-form';
 import { State } from './webhooks-page';
 
@@ -111,11 +111,7 @@ export function WebhookPage(props: { id: number; canManage: boolean }) {
           </span>
         )}
       </div>
-      {notice && (
-        <p class="banner success" role="status">
-          {notice}
-        </p>
-      )}
+      <Notice text={notice} />
       <ErrorBanner error={error} />
       {!webhook.active && webhook.disabledReason && (
         <div class="banner warn" role="status">
@@ -366,11 +362,7 @@ function DeliveryLog(props: { webhookId: number; canManage: boolean; version: nu
         )}
       </div>
       <FieldError id="recover-since-error" error={error} field="since" />
-      {notice && (
-        <p class="banner success" role="status">
-          {notice}
-        </p>
-      )}
+      <Notice text={notice} />
       <ErrorBanner error={error} fields={['since']} />
       {!data ? (
         <Loading what="deliveries" />

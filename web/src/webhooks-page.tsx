@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
-import { Dialog, ErrorBanner, Loading, Pager, type PageInfo, useTime } from './ui';
+import { Dialog, ErrorBanner, Notice, Loading, Pager, type PageInfo, useTime } from './ui';
 import { SecretBox, WEBHOOK_FIELDS, type Webhook, WebhookForm } from './webhook-form';
 
 // Setup > Webhooks: the spec's columns (#, Title, Hits, Last Hit, Created At)
@@ -74,11 +74,7 @@ export function WebhooksPage(props: { canManage: boolean }) {
         <input id="webhook-search" type="search" value={search} maxLength={200} placeholder="Title or URL" onInput={(e) => setSearch(e.currentTarget.value)} />
         <button type="submit">Search</button>
       </form>
-      {notice && (
-        <p class="banner success" role="status">
-          {notice}
-        </p>
-      )}
+      <Notice text={notice} />
       <ErrorBanner error={error} />
       {!data ? (
         !error && <Loading what="webhooks" />

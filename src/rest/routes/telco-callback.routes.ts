@@ -1,8 +1,11 @@
-import type { IngressRoute } from '../route.js';
+import type { IngressRoute, Param } from '../route.js';
 
 // The provider's callbacks (DESIGN section 5, "Event sources"): rows of the
 // ingress kind. The provider posts form-encoded parameters signed with the
 // account's auth token; each row runs a service as the system for the company.
+
+const accountSid: Param = { type: 'string', required: true, description: 'AC followed by 32 hexadecimal digits' };
+const messageSid: Param = { type: 'string', required: true, description: 'SM followed by 32 hexadecimal digits' };
 
 export const telcoCallbackRoutes: IngressRoute[] = [
   {
@@ -16,7 +19,7 @@ export const telcoCallbackRoutes: IngressRoute[] = [
       'Creates and advances the call record (the AI dashboard reads it) and records call.started, call.answered, call.transferred and call.ended. ' +
       'A repeated or late callback changes nothing. The AI agent\'s analysis (Transcription, Sentiment, Disposition, Tags, AppointmentAt) comes with the completed callback.',
     params: {
-      AccountSid: { type: 'string', required: true, description: 'AC followed by 32 hexadecimal digits' },
+      AccountSid: accountSid,
       CallSid: { type: 'string', required: true, description: 'CA followed by 32 hexadecimal digits' },
       From: { type: 'string', required: true, description: 'Caller, E.164' },
       To: { type: 'string', required: true, description: 'Called number, E.164' },
@@ -42,8 +45,8 @@ export const telcoCallbackRoutes: IngressRoute[] = [
     summary: 'SMS status callback',
     description: 'The provider reports what became of a message the company sent: sms.sent once it is sent or delivered, sms.failed once it failed or was undelivered. Repeats and late reports change nothing.',
     params: {
-      AccountSid: { type: 'string', required: true, description: 'AC followed by 32 hexadecimal digits' },
-      MessageSid: { type: 'string', required: true, description: 'SM followed by 32 hexadecimal digits' },
+      AccountSid: accountSid,
+      MessageSid: messageSid,
       MessageStatus: { type: 'string', required: true, enum: ['accepted', 'queued', 'sending', 'sent', 'delivered', 'failed', 'undelivered'] },
       ErrorCode: { type: 'string', description: "The provider's error code, with failed and undelivered" },
       From: { type: 'string', description: "The company's number, E.164" },
@@ -60,8 +63,8 @@ export const telcoCallbackRoutes: IngressRoute[] = [
     summary: 'Inbound SMS',
     description: "A message to one of the company's numbers: sms.received, and sms.replied when the company sent to that number within the last 7 days. A repeated callback is recorded once.",
     params: {
-      AccountSid: { type: 'string', required: true, description: 'AC followed by 32 hexadecimal digits' },
-      MessageSid: { type: 'string', required: true, description: 'SM followed by 32 hexadecimal digits' },
+      AccountSid: accountSid,
+      MessageSid: messageSid,
       From: { type: 'string', required: true, description: 'The sender, E.164' },
       To: { type: 'string', required: true, description: "The company's number, E.164" },
       Body: { type: 'string', description: 'The text, at most 1600 characters' },
