@@ -34,7 +34,7 @@ export interface Result {
 /** Where a result comes from: the commit, the machine and the database it ran on. */
 export function runInfo(): { commit: string; machine: string; database: string } {
   const commit = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
-  const dirty = execSync('git status --porcelain -- src bench test web', { encoding: 'utf8' }).trim() ? ' (with uncommitted changes)' : '';
+  const dirty = execSync('git status --porcelain -- src bench test web :!bench/results', { encoding: 'utf8' }).trim() ? ' (with uncommitted changes)' : '';
   return {
     commit: `${commit}${dirty}`,
     machine: `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
