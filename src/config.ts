@@ -22,6 +22,8 @@ export interface Config {
   jwtSecret: string;
   appKey: Buffer;
   jwtTtlSeconds: number;
+  /** How long a process keeps a token's viewer (changes are pushed, so this bounds only a missed notification); 0: not cached. */
+  viewerCacheMs: number;
   webhookAllowPrivate: boolean;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
@@ -232,6 +234,7 @@ export function loadConfig(env: Env = process.env): Config {
     jwtSecret: jwtSecret ?? '',
     appKey: appKeyBytes,
     jwtTtlSeconds: read(() => duration(env, 'JWT_TTL', '24h', 60_000, 30 * 86_400_000), 86_400_000) / 1000,
+    viewerCacheMs: read(() => duration(env, 'VIEWER_CACHE_TTL', '30s', 0, 3_600_000), 30_000),
     webhookAllowPrivate: read(() => bool(env, 'WEBHOOK_ALLOW_PRIVATE', false), false),
     webhookRetryDelaysMs: delays,
     webhookTimeoutMs: read(() => duration(env, 'WEBHOOK_TIMEOUT', '10s', 100, 60_000), 10_000),

@@ -117,6 +117,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     server.on('request', app);
     // API processes serve subscriptions: live events reach each of them through LISTEN/NOTIFY.
     if (config.role !== 'worker') {
+      services.auth.viewers.start(databaseUrl, log);
+      cleanups.push(['viewer cache', () => services.auth.viewers.stop()]);
       services.live.start(databaseUrl, () => services.contexts.forMaintenance('live events').readOnly(), (channel, payload) => autonomous.query('SELECT pg_notify($1, $2)', [channel, payload]), log);
       cleanups.push(['live events', () => services.live.stop()]);
       const subscriptions = serveSubscriptions(server, schema, services, log);

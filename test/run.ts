@@ -22,8 +22,10 @@ const rank = (file: string) => {
   const at = LONGEST_FIRST.indexOf(path.basename(file, '.test.js'));
   return at === -1 ? LONGEST_FIRST.length : at;
 };
+// `node dist/test/run.js roles auth` runs only the files named (without .test.ts).
+const only = process.argv.slice(2);
 const files = readdirSync(here, { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('.test.js'))
+  .filter((file) => file.endsWith('.test.js') && (only.length === 0 || only.includes(path.basename(file, '.test.js'))))
   .map((file) => path.join(here, file))
   .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 

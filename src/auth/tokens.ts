@@ -35,6 +35,11 @@ export class TokenSigner {
     return { token, claims: jwt.decode(token) as TokenClaims };
   }
 
+  /** When a token with these claims stops being valid (its expiry, or its issue time plus the lifetime, if sooner), in ms. */
+  endsAt(claims: TokenClaims): number {
+    return Math.min(claims.exp, claims.iat + this.ttlSeconds) * 1000;
+  }
+
   /** The claims of a valid token, or undefined for anything else (expired, no exp or iat, older than the lifetime, other key or algorithm, malformed). */
   verify(token: string): TokenClaims | undefined {
     try {

@@ -3,7 +3,8 @@ import type { Logger } from '../observability/logger.js';
 
 // A PostgreSQL LISTEN connection that outlives the database: when the
 // connection drops (a restart), it is opened again after a second. `onListening`
-// runs after every (re)connect, for whatever was committed meanwhile.
+// runs after every (re)connect, for whatever was committed meanwhile;
+// `onLost` when the connection drops (notifications may be missed until then).
 
 export interface Listener {
   stop(): Promise<void>;
@@ -12,7 +13,7 @@ export interface Listener {
 export function listen(
   databaseUrl: string,
   channel: string,
-  handlers: { onNotify: (payload: string | undefined) => void; onListening?: () => void },
+  handlers: { onNotify: (payload: string | undefined) => void; onListening?: () => void; onLost?: () => void },
   log: Logger,
 ): Listener {
   let stopped = false;
@@ -23,6 +24,7 @@ export function listen(
     const retry = () => {
       if (stopped || current !== client) return;
       current = undefined;
+      handlers.onLost?.();
       setTimeout(() => void open(), 1000).unref();
     };
     client.on('error', (error) => {

@@ -1,5 +1,6 @@
 import { dummyHash, verifyPassword } from '../auth/passwords.js';
 import type { TokenSigner } from '../auth/tokens.js';
+import type { ViewerCache } from '../auth/viewer-cache.js';
 import type { ActorSource, CompanyScope, RequestContext, Viewer } from '../context.js';
 import { RevokedToken, User } from '../entities/index.js';
 import { InvalidCredentialsError } from '../errors.js';
@@ -42,7 +43,7 @@ JOIN roles r ON r.id = u.role_id
 WHERE u.id = ? AND u.company_id = ? AND NOT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ?)`;
 
 export class AuthService implements ActorSource {
-  constructor(private readonly tokens: TokenSigner, private readonly limiter: LoginLimiter) {}
+  constructor(private readonly tokens: TokenSigner, private readonly limiter: LoginLimiter, readonly viewers: ViewerCache) {}
 
   async login(ctx: RequestContext, email: string, password: string): Promise<LoginResult> {
     const rules = new Rules().required('email', email).required('password', password);
@@ -62,22 +63,30 @@ export class AuthService implements ActorSource {
   async logout(ctx: RequestContext): Promise<void> {
     const { claims } = await ctx.viewer();
     await ctx.sql('INSERT INTO revoked_tokens (jti, expires_at) VALUES (?, ?) ON CONFLICT (jti) DO NOTHING', [claims.jti, new Date(claims.exp * 1000)]);
+    // This process forgets it at commit; the trigger tells the others.
+    ctx.afterCommit(() => this.viewers.forget({ jti: claims.jti }));
   }
 
   /** Verifies the token, refuses a revoked one, loads the user with the role's permissions. */
   async resolveViewer(ctx: RequestContext, token: string): Promise<Viewer | undefined> {
+    // A token seen before was verified then: the cache keeps it no longer than its own lifetime.
+    const cached = this.viewers.get(token);
+    if (cached) return cached;
     const claims = this.tokens.verify(token);
     if (!claims) return undefined;
-    // One round trip per request: user, company, role, permissions, revocation.
+    const mark = this.viewers.mark();
+    // One round trip: user, company, role, permissions, revocation.
     const [row] = await ctx.sql<ViewerRow>(VIEWER, [Number(claims.sub), claims.cid, claims.jti]);
     if (!row) return undefined;
-    return {
+    const viewer: Viewer = {
       user: { id: row.id, name: row.name, email: row.email },
       company: { id: row.company_id, name: row.company_name, timeZone: row.time_zone, isAgency: row.is_agency, parentId: row.parent_id },
       role: { id: row.role_id, title: row.role_title, isOwner: row.is_owner },
       permissions: new Set(row.permissions ?? []),
       claims,
     };
+    this.viewers.set(token, viewer, mark, this.tokens.endsAt(claims));
+    return viewer;
   }
 
   async companyScope(ctx: RequestContext, companyId: number): Promise<CompanyScope | undefined> {

@@ -1,5 +1,6 @@
 import { PurposeTokens } from '../auth/purpose-tokens.js';
 import { TokenSigner } from '../auth/tokens.js';
+import { ViewerCache } from '../auth/viewer-cache.js';
 import type { Config } from '../config.js';
 import { ContextFactory, type Infrastructure } from '../context.js';
 import { SecretBox } from '../crypto/secret-box.js';
@@ -69,7 +70,7 @@ export function createServices(
   const box = new SecretBox(config.appKey);
   const ids = new IdCodec(config.appKey);
   const limiter = new RateLimiter();
-  const auth = new AuthService(new TokenSigner(config.jwtSecret, config.jwtTtlSeconds), new LoginLimiter(limiter, config.loginLimits));
+  const auth = new AuthService(new TokenSigner(config.jwtSecret, config.jwtTtlSeconds), new LoginLimiter(limiter, config.loginLimits), new ViewerCache(config.viewerCacheMs));
   const scheduler = new DeliveryScheduler();
   const outbox = new WebhookOutbox(scheduler);
   const live = new LiveEvents();
@@ -94,7 +95,7 @@ export function createServices(
     deliverer,
     webhooks: new WebhookService(ids, box, outbox, { allowPrivate: config.webhookAllowPrivate, rotationGraceMs: config.webhookRotationGraceMs }),
     auth,
-    roles: new RoleService(ids),
+    roles: new RoleService(ids, auth.viewers),
     pipelines: new PipelineService(ids),
     workflows: new WorkflowService(ids),
     spam: new SpamService(ids, new SimulatedReputationSource()),

@@ -1,5 +1,6 @@
 import type { RequestContext } from '../context.js';
 import type { IdCodec } from '../ids.js';
+import type { ViewerCache } from '../auth/viewer-cache.js';
 import { Module, Permission, Role, User } from '../entities/index.js';
 import { ConflictError, ValidationError } from '../errors.js';
 import { findOwned } from './lookup.js';
@@ -35,7 +36,7 @@ export interface ModuleGrants {
 }
 
 export class RoleService {
-  constructor(private readonly ids: IdCodec) {}
+  constructor(private readonly ids: IdCodec, private readonly viewers: ViewerCache) {}
 
   async list(ctx: RequestContext, args: RoleListArgs): Promise<Page<Role>> {
     const window = pageWindow(args);
@@ -66,6 +67,7 @@ export class RoleService {
     this.assertNotOwner(role);
     role.title = title.trim();
     await ctx.em.flush();
+    this.forgetViewers(ctx, role);
     return role;
   }
 
@@ -78,6 +80,7 @@ export class RoleService {
     await role.permissions.init();
     role.permissions.set(permissions);
     await ctx.em.flush();
+    this.forgetViewers(ctx, role);
     return role;
   }
 
@@ -87,7 +90,14 @@ export class RoleService {
     if ((await ctx.em.count(User, { role })) > 0) {
       throw new ConflictError('The role is assigned to users and cannot be deleted.');
     }
+    const { id } = role;
     await ctx.em.remove(role).flush();
+    this.forgetViewers(ctx, { id });
+  }
+
+  /** Signed-in users of a changed role are read again: in this process at commit, in the others by the trigger's notification. */
+  private forgetViewers(ctx: RequestContext, role: { id: number }): void {
+    ctx.afterCommit(() => this.viewers.forget({ role: role.id }));
   }
 
   /** Every module with its permissions, each marked as held by the role or not. */

@@ -159,8 +159,11 @@ export class TestApp {
     return parts.join('\n');
   }
 
+  /** A statement of the test's own; after a change, once every process's viewer cache has heard of it (as a request made next would see it). */
   async sql<T = any>(text: string, params: unknown[] = []): Promise<T[]> {
-    return this.running.orm.em.fork().getConnection().execute<T[]>(text, params);
+    const rows = await this.running.orm.em.fork().getConnection().execute<T[]>(text, params);
+    if (!/^\s*(SELECT|WITH)\b/i.test(text)) await this.running.services.auth.viewers.barrier((channel, payload) => this.sql('SELECT pg_notify(?, ?)', [channel, payload]));
+    return rows;
   }
 
   async close(): Promise<void> {

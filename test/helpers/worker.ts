@@ -6,8 +6,9 @@ import type { TestApp } from './app.js';
 import { eventually } from './receiver.js';
 
 /**
- * The service binary as a worker process (PROCESS_ROLE=worker) on a test
- * app's database, with its secrets; resolves once it says it is running.
+ * The service binary as a worker process (PROCESS_ROLE=worker, or another
+ * role given in env) on a test app's database, with its secrets; resolves
+ * once it says it is running.
  */
 export async function startWorker(app: TestApp, env: Record<string, string> = {}): Promise<ChildProcess & { url: string }> {
   const child = spawn(process.execPath, [path.resolve('dist/src/main.js')], {
@@ -31,6 +32,6 @@ export async function startWorker(app: TestApp, env: Record<string, string> = {}
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const url = await eventually(async () => /is running \(worker\) at (http:\/\/[^\s"]+)/.exec(output)?.[1] ?? (child.exitCode !== null ? Promise.reject(new Error(output)) : undefined), 30_000, 'the worker');
+  const url = await eventually(async () => /is running \(\w+\) at (http:\/\/[^\s"]+)/.exec(output)?.[1] ?? (child.exitCode !== null ? Promise.reject(new Error(output)) : undefined), 30_000, 'the worker');
   return Object.assign(child, { url });
 }

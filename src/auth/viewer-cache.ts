@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import type { Viewer } from '../context.js';
+import { listen, type Listener } from '../db/listener.js';
+import type { Logger } from '../observability/logger.js';
+
+// Viewers by Bearer token, for a short time, so a request with a known token
+// costs neither a signature check nor a database round trip. Every change that
+// can alter a viewer (revocation, the user, the role and its permissions, the
+// company, the permission catalog) is announced on one channel by triggers in
+// the database (migration viewer_changes), so each process forgets the viewers
+// it concerns within a notification's latency, whoever made the change. While
+// the channel is not listened to, nothing is cached.
+
+export const VIEWER_CHANNEL = 'viewer_changes';
+
+/** What a notification names: one token, one user, one role, one company, or everything. */
+export type ViewerChange = { jti: string } | { user: number } | { role: number } | { company: number } | 'all';
+
+interface Entry {
+  viewer: Viewer;
+  /** When the entry stops being used: the cache lifetime, or the token's own end if sooner. */
+  until: number;
+}
+
+export class ViewerCache {
+  private readonly entries = new Map<string, Entry>();
+  private listener?: Listener;
+  private listening = false;
+  /** Bumped by every change, so a viewer read before a change is never stored after it. */
+  private generation = 0;
+  private readonly barriers = new Map<string, () => void>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The cached viewer of a token still valid, if any. */
+  get(token: string): Viewer | undefined {
+    const entry = this.entries.get(token);
+    if (!entry) return undefined;
+    if (entry.until > this.now()) return entry.viewer;
+    this.entries.delete(token);
+    return undefined;
+  }
+
+  /** A mark to pass to `set`, taken before the viewer is read. */
+  mark(): number {
+    return this.generation;
+  }
+
+  /** Keeps a viewer read since `mark`, unless a change came in between or nothing is listened to. */
+  set(token: string, viewer: Viewer, mark: number, tokenEndsAt: number): void {
+    if (!this.listening || mark !== this.generation || this.ttlMs <= 0) return;
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(token, { viewer, until: Math.min(this.now() + this.ttlMs, tokenEndsAt) });
+  }
+
+  /** Forgets every viewer a change concerns (at once in this process; the trigger tells the others). */
+  forget(change: ViewerChange): void {
+    this.generation++;
+    if (change === 'all') return this.entries.clear();
+    for (const [token, { viewer }] of this.entries) {
+      const concerned = 'jti' in change ? viewer.claims.jti === change.jti
+        : 'user' in change ? viewer.user.id === change.user
+          : 'role' in change ? viewer.role.id === change.role
+            : viewer.company.id === change.company;
+      if (concerned) this.entries.delete(token);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Listens for changes; caching starts once listening and stops whenever the connection is lost. */
+  start(databaseUrl: string, log: Logger): void {
+    this.listener = listen(databaseUrl, VIEWER_CHANNEL, {
+      onNotify: (payload) => this.receive(payload ?? ''),
+      onListening: () => {
+        this.forget('all'); // whatever changed while not listening
+        this.listening = true;
+      },
+      onLost: () => {
+        this.listening = false;
+        this.forget('all');
+        this.releaseBarriers(); // nothing is cached now, so nothing is stale
+      },
+    }, log);
+  }
+
+  /**
+   * Resolves once every change committed before the call has reached this
+   * process: a notification sent now arrives after all of theirs.
+   */
+  async barrier(notify: (channel: string, payload: string) => Promise<unknown>): Promise<void> {
+    if (!this.listening) return;
+    const id = randomUUID();
+    const arrived = new Promise<void>((resolve) => this.barriers.set(id, resolve));
+    await notify(VIEWER_CHANNEL, `barrier:${id}`);
+    await arrived;
+  }
+
+  async stop(): Promise<void> {
+    this.listening = false;
+    this.entries.clear();
+    this.releaseBarriers();
+    await this.listener?.stop();
+  }
+
+  private releaseBarriers(): void {
+    for (const release of this.barriers.values()) release();
+    this.barriers.clear();
+  }
+
+  private receive(payload: string): void {
+    const colon = payload.indexOf(':');
+    const [kind, value] = colon < 0 ? [payload, ''] : [payload.slice(0, colon), payload.slice(colon + 1)];
+    if (kind === 'barrier') {
+      this.barriers.get(value)?.();
+      this.barriers.delete(value);
+    } else if (kind === 'jti') this.forget({ jti: value });
+    else if (kind === 'user') this.forget({ user: Number(value) });
+    else if (kind === 'role') this.forget({ role: Number(value) });
+    else if (kind === 'company') this.forget({ company: Number(value) });
+    else this.forget('all');
+  }
+}
