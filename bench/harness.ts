@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import autocannon from 'autocannon';
 import express, { type Express } from 'express';
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -9,27 +8,15 @@ import path from 'node:path';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startTestApp, type TestApp } from '../test/helpers/app.js';
+import { load, type Result, type Scenario } from './load.js';
 
 // What every benchmark shares: a seeded app on a fresh database, a plain
 // Express + pg baseline, autocannon runs, and the report in bench/results/.
 
 export const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
-export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 
-export interface Scenario {
-  name: string;
-  url: string;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-}
-
-export interface Result {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
+export type { Result, Scenario };
 
 /** Where a result comes from: the commit, the machine and the database it ran on. */
 export function runInfo(): { commit: string; machine: string; database: string } {
@@ -61,44 +48,51 @@ export async function listen(app: Express): Promise<{ url: string; close: () => 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 }
 
-export const plainApp = () => express();
-
-/** Fails when two ways of reading the same thing do not answer the same JSON. */
-export async function assertSameAnswer(a: Scenario, b: Scenario): Promise<void> {
+/** Fails when two ways of reading the same thing do not answer the same bytes (`b` seen through `shape` when given). */
+export async function assertSameAnswer(a: Scenario, b: Scenario, shape: (body: string) => string = (body) => body): Promise<void> {
   const read = async (s: Scenario) => (await fetch(s.url, { method: s.method, headers: s.headers, body: s.body })).text();
-  const [left, right] = [await read(a), await read(b)];
+  const [left, right] = [await read(a), shape(await read(b))];
   if (left !== right) throw new Error(`${a.name} and ${b.name} answer differently:\n${left.slice(0, 400)}\n${right.slice(0, 400)}`);
 }
 
+/** Each scenario in turn, under load from a thread of its own. */
 export async function measure(scenarios: Scenario[]): Promise<Record<string, Result>> {
   const results: Record<string, Result> = {};
   for (const scenario of scenarios) {
-    await autocannon({ ...scenario, connections: CONNECTIONS, duration: 2 }); // warm-up
-    const r = await autocannon({ ...scenario, connections: CONNECTIONS, duration: DURATION });
-    results[scenario.name] = { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors };
-    process.stdout.write(`${scenario.name.padEnd(8)} ${String(results[scenario.name].rps).padStart(6)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  errors ${results[scenario.name].errors}\n`);
+    const result = (results[scenario.name] = await load(scenario, CONNECTIONS, DURATION));
+    process.stdout.write(`${scenario.name.padEnd(8)} ${String(result.rps).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  errors ${result.errors}\n`);
   }
   return results;
 }
 
-/** Prints the ratios to `plain` and writes bench/results/<name>.json and .md. */
-export function report(name: string, scenario: string, results: Record<string, Result>): void {
-  const ratios = Object.fromEntries(
-    Object.keys(results).filter((k) => k !== 'plain').map((k) => [`${k}/plain`, Math.round((results[k].rps / results.plain.rps) * 100) / 100]),
-  );
+/** Ratios of each path to `plain` within each group. */
+export function ratiosOf(groups: Record<string, Record<string, Result>>): Record<string, number> {
+  const ratios: Record<string, number> = {};
+  for (const [group, results] of Object.entries(groups)) {
+    if (!results.plain) continue;
+    for (const [path, result] of Object.entries(results)) {
+      if (path !== 'plain') ratios[`${group} ${path}/plain`] = Math.round((result.rps / results.plain.rps) * 100) / 100;
+    }
+  }
+  return ratios;
+}
+
+/** Writes bench/results/<name>.json and .md: the groups, their ratios, and where they were measured. */
+export function report(name: string, scenario: string, groups: Record<string, Record<string, Result>>, extra: Record<string, number> = {}): void {
+  const ratios = { ...ratiosOf(groups), ...extra };
   process.stdout.write(`ratios ${Object.entries(ratios).map(([k, v]) => `${k} ${v}`).join('  ')}\n`);
   const measuredAt = new Date().toISOString();
   const { commit, machine, database } = runInfo();
   mkdirSync('bench/results', { recursive: true });
-  writeFileSync(`bench/results/${name}.json`, `${JSON.stringify({ scenario, measuredAt, commit, machine, database, durationSeconds: DURATION, connections: CONNECTIONS, results, ratios }, null, 2)}\n`);
+  writeFileSync(`bench/results/${name}.json`, `${JSON.stringify({ scenario, measuredAt, commit, machine, database, durationSeconds: DURATION, connections: CONNECTIONS, results: groups, ratios }, null, 2)}\n`);
   writeFileSync(`bench/results/${name}.md`, [
     `# ${scenario} (${measuredAt.slice(0, 10)}, commit ${commit})`,
     '',
-    `${machine}; ${database}. ${DURATION} s per path, ${CONNECTIONS} connections.`,
+    `${machine}; ${database}. ${DURATION} s per path after a 2 s warm-up, ${CONNECTIONS} connections, load generated from a thread of its own.`,
     '',
-    '| path | req/s | p50 ms | p99 ms | errors |',
-    '|---|---|---|---|---|',
-    ...Object.entries(results).map(([k, r]) => `| ${k} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |`),
+    '| scenario | path | req/s | p50 ms | p99 ms | errors |',
+    '|---|---|---|---|---|---|',
+    ...Object.entries(groups).flatMap(([group, results]) => Object.entries(results).map(([k, r]) => `| ${group} | ${k} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |`)),
     '',
     Object.entries(ratios).map(([k, v]) => `${k} = ${v}`).join(', '),
     '',

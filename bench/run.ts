@@ -1,16 +1,16 @@
-import { appointmentsBench } from './appointments.bench.js';
+import { apiBench } from './api.bench.js';
+import { deepPageBench } from './deep-page.bench.js';
 import { benchApp, benchDatabase } from './harness.js';
-import { rolesBench } from './roles.bench.js';
 import { webhooksBench } from './webhooks.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
-// database; `npm run bench -- webhooks` (or roles, appointments) runs the ones named.
+// database; `npm run bench -- webhooks` (or api, deep-page) runs the ones named.
 
 const only = process.argv.slice(2);
 const wanted = (name: string) => only.length === 0 || only.includes(name);
 
 const stopDatabase = await benchDatabase();
-for (const [name, run] of [['roles', rolesBench], ['appointments', appointmentsBench]] as const) {
+for (const [name, run] of [['api', apiBench], ['deep-page', deepPageBench]] as const) {
   if (!wanted(name)) continue;
   process.stdout.write(`\n== ${name}\n`);
   const app = await benchApp();

@@ -58,10 +58,16 @@ export class RequestContext {
   constructor(
     private readonly caller: Caller,
     private readonly infra: Infrastructure,
-    readonly em: EntityManager,
+    /** Given inside a unit of work (its transaction's); otherwise a fork made when first used. */
+    private forked?: EntityManager,
     /** Set inside a unit of work: what runs once it has committed. */
     private readonly commitHooks?: Array<() => void>,
   ) {}
+
+  /** The EntityManager every ORM read and write of this operation goes through. */
+  get em(): EntityManager {
+    return (this.forked ??= this.infra.root.fork());
+  }
 
   /** Records domain events in this unit of work (DESIGN section 5): nothing is recorded for a rolled-back change. */
   get events(): EventRecorder {
@@ -134,6 +140,21 @@ export class RequestContext {
   }
 
   /**
+   * Plain rows, for reads that need no entities: outside a unit of work
+   * straight from the reading pool (no ORM, no query builder); inside one,
+   * in its transaction. Placeholders are `$1`, `$2`...; no array values.
+   */
+  async read<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+    if (this.commitHooks) {
+      // In the transaction: the ORM's connection takes `?` placeholders, in order.
+      const ordered: unknown[] = [];
+      const positional = text.replace(/\$(\d+)/g, (_match, n: string) => (ordered.push(params[Number(n) - 1]), '?'));
+      return this.em.execute(positional, ordered as never[]) as Promise<T[]>;
+    }
+    return (await this.infra.reader.query(text, params)).rows as T[];
+  }
+
+  /**
    * A statement committed on its own, whatever happens to the operation: only
    * for records that must outlive a rollback (rate-limit counters, pending
    * purchases at the provider).
@@ -146,9 +167,9 @@ export class RequestContext {
     return result.rows as T[];
   }
 
-  /** A fresh fork for reading (one per query field). */
+  /** A context of its own for reading (one per query field); its fork is made only if the ORM is used. */
   readOnly(): RequestContext {
-    return new RequestContext(this.caller, this.infra, this.infra.root.fork());
+    return new RequestContext(this.caller, this.infra);
   }
 
   /** Resolves who calls (never throws), so a transaction opened afterwards needs no second connection for it. */
@@ -173,6 +194,8 @@ export class RequestContext {
 export interface Infrastructure {
   root: EntityManager;
   autonomous: pg.Pool;
+  /** Plain reads outside units of work (`RequestContext.read`). */
+  reader: pg.Pool;
   source: ActorSource;
   /** Where recorded events go (the webhook outbox); filled when the services are built. */
   sinks: EventSink[];
@@ -197,6 +220,6 @@ export class ContextFactory {
   }
 
   private make(caller: Caller): RequestContext {
-    return new RequestContext(caller, this.infra, this.infra.root.fork());
+    return new RequestContext(caller, this.infra);
   }
 }

@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-g
 import type { DashboardService } from '../services/dashboard.service.js';
 import type { IdCodec } from '../ids.js';
 import type { RequestContext } from '../context.js';
-import type { AppointmentCall } from '../services/dashboard.service.js';
+import type { AppointmentCallRecord } from '../services/dashboard.service.js';
 import { formatWallClock } from '../time/zoned.js';
 import {
   AppointmentCallPageType,
@@ -13,19 +13,19 @@ import {
   LocalPresenceType,
 } from './dashboard.types.js';
 
-const toRow = ({ call, timeZone }: AppointmentCall): AppointmentCallType => ({
+const toRow = (call: AppointmentCallRecord): AppointmentCallType => ({
   id: call.id,
-  callDatetime: formatWallClock(call.startedAt, timeZone),
-  agentName: call.agent?.name ?? null,
+  callDatetime: formatWallClock(call.startedAt, call.timeZone),
+  agentName: call.agentName,
   numbers: { from: call.fromNumber, to: call.toNumber },
   duration: call.durationSeconds,
-  appointment: formatWallClock(call.appointmentAt!, timeZone),
+  appointment: formatWallClock(call.appointmentAt, call.timeZone),
   status: call.status,
   direction: call.direction,
-  sentiment: call.sentiment ?? null,
-  recordingAvailable: !!call.recordingUrl,
+  sentiment: call.sentiment,
+  recordingAvailable: call.recordingAvailable,
   startedAt: call.startedAt,
-  appointmentAt: call.appointmentAt!,
+  appointmentAt: call.appointmentAt,
 });
 
 @Resolver()

@@ -40,7 +40,7 @@ SELECT u.id, u.name, u.email, c.id AS company_id, c.name AS company_name, c.time
 FROM users u
 JOIN companies c ON c.id = u.company_id
 JOIN roles r ON r.id = u.role_id
-WHERE u.id = ? AND u.company_id = ? AND NOT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ?)`;
+WHERE u.id = $1 AND u.company_id = $2 AND NOT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $3)`;
 
 export class AuthService implements ActorSource {
   constructor(private readonly tokens: TokenSigner, private readonly limiter: LoginLimiter, readonly viewers: ViewerCache) {}
@@ -76,7 +76,7 @@ export class AuthService implements ActorSource {
     if (!claims) return undefined;
     const mark = this.viewers.mark();
     // One round trip: user, company, role, permissions, revocation.
-    const [row] = await ctx.sql<ViewerRow>(VIEWER, [Number(claims.sub), claims.cid, claims.jti]);
+    const [row] = await ctx.read<ViewerRow>(VIEWER, [Number(claims.sub), claims.cid, claims.jti]);
     if (!row) return undefined;
     const viewer: Viewer = {
       user: { id: row.id, name: row.name, email: row.email },
@@ -90,8 +90,8 @@ export class AuthService implements ActorSource {
   }
 
   async companyScope(ctx: RequestContext, companyId: number): Promise<CompanyScope | undefined> {
-    const [row] = await ctx.sql<{ id: number; name: string; time_zone: string; is_agency: boolean; parent_id: number | null }>(
-      'SELECT id, name, time_zone, is_agency, parent_id FROM companies WHERE id = ?',
+    const [row] = await ctx.read<{ id: number; name: string; time_zone: string; is_agency: boolean; parent_id: number | null }>(
+      'SELECT id, name, time_zone, is_agency, parent_id FROM companies WHERE id = $1',
       [companyId],
     );
     return row && { id: row.id, name: row.name, timeZone: row.time_zone, isAgency: row.is_agency, parentId: row.parent_id };

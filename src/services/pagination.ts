@@ -82,6 +82,71 @@ export async function sqlPage<T>(
   return { rows: rows.map(({ total_rows: _total, ...row }) => row as unknown as T), total };
 }
 
+/** A list read as plain rows: `from` and `where` are ours, never a client's text; values go in `params` ($1, $2...). */
+export interface ListQuery {
+  select: string;
+  from: string;
+  where: string;
+  orderBy: string;
+  params: unknown[];
+}
+
+/**
+ * One page of plain rows and the total in one round trip (`count(*) OVER ()`),
+ * for lists that stay small (a company's roles); only a page past the end asks
+ * for the count apart.
+ */
+export async function readPage<T>(ctx: RequestContext, query: ListQuery, window: PageWindow): Promise<{ rows: T[]; total: number }> {
+  const n = query.params.length;
+  const rows = await ctx.read<T & { total_rows: number }>(
+    `SELECT ${query.select}, count(*) OVER ()::int AS total_rows FROM ${query.from} WHERE ${query.where} ORDER BY ${query.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
+    [...query.params, window.perPage, window.offset],
+  );
+  const total = rows[0]?.total_rows ?? (window.offset > 0 ? await countOf(ctx, query) : 0);
+  return { rows, total };
+}
+
+/**
+ * One page of a list that can grow to millions of rows: the page's keys are
+ * found first from an index alone (the `keys` query, ordered and offset, a
+ * deferred join), then only those rows are read in full; the total is counted
+ * alongside on another connection. A deep page costs a walk of the index's
+ * leaf entries, not the reading of every row before it.
+ */
+export async function readDeepPage<T>(
+  ctx: RequestContext,
+  query: {
+    /** The columns of a row, read from `table` (with its alias) and `joins`. */
+    select: string;
+    table: string;
+    joins?: string;
+    /** The row's key column in `table`, matched to the keys found. */
+    key: string;
+    orderBy: string;
+    /** The list's rows as the index sees them: their key, filter and order. */
+    keys: { key: string; from: string; where: string; orderBy: string };
+    params: unknown[];
+  },
+  window: PageWindow,
+): Promise<{ rows: T[]; total: number }> {
+  const n = query.params.length;
+  const [rows, total] = await Promise.all([
+    ctx.read<T>(
+      `SELECT ${query.select}
+       FROM (SELECT ${query.keys.key} AS page_key FROM ${query.keys.from} WHERE ${query.keys.where} ORDER BY ${query.keys.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}) page
+       JOIN ${query.table} ON ${query.key} = page.page_key ${query.joins ?? ''}
+       ORDER BY ${query.orderBy}`,
+      [...query.params, window.perPage, window.offset],
+    ),
+    countOf(ctx, { from: query.keys.from, where: query.keys.where, params: query.params }),
+  ]);
+  return { rows, total };
+}
+
+async function countOf(ctx: RequestContext, query: Pick<ListQuery, 'from' | 'where' | 'params'>): Promise<number> {
+  return (await ctx.read<{ n: number }>(`SELECT count(*)::int AS n FROM ${query.from} WHERE ${query.where}`, query.params))[0].n;
+}
+
 /**
  * The LIKE pattern of a search: at most LIMITS.searchChars characters (else
  * 422), wildcards escaped so a search for "50%" matches the text "50%".

@@ -5,9 +5,27 @@ import { Module, Permission, Role, User } from '../entities/index.js';
 import { ConflictError, ValidationError } from '../errors.js';
 import { findOwned } from './lookup.js';
 import { Rules, message } from '../validation.js';
-import { findPage, likePattern, NEWEST_FIRST, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { dbDate } from '../db/dates.js';
+import { likePattern, pageOf, pageWindow, readPage, type Page, type PageArgs } from './pagination.js';
 
 export const ROLE_TITLE_MAX = 255;
+
+/** A role as lists show it. */
+export interface RoleRecord {
+  id: number;
+  title: string;
+  isOwner: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface RoleRow {
+  id: number;
+  title: string;
+  is_owner: boolean;
+  created_at: string;
+  updated_at: string;
+}
 
 export interface RoleListArgs extends PageArgs {
   search?: string | null;
@@ -38,11 +56,19 @@ export interface ModuleGrants {
 export class RoleService {
   constructor(private readonly ids: IdCodec, private readonly viewers: ViewerCache) {}
 
-  async list(ctx: RequestContext, args: RoleListArgs): Promise<Page<Role>> {
+  /** A page of the company's roles, newest first, read as plain rows. */
+  async list(ctx: RequestContext, args: RoleListArgs): Promise<Page<RoleRecord>> {
     const window = pageWindow(args);
-    const where: Record<string, unknown> = { company: await ctx.companyId() };
-    if (args.search) where.title = { $ilike: likePattern(args.search) };
-    return findPage(ctx.em, Role, where, window, { orderBy: NEWEST_FIRST });
+    const params: unknown[] = [await ctx.companyId()];
+    if (args.search) params.push(likePattern(args.search));
+    const { rows, total } = await readPage<RoleRow>(ctx, {
+      select: 'id, title, is_owner, created_at, updated_at',
+      from: 'roles',
+      where: args.search ? 'company_id = $1 AND title ILIKE $2' : 'company_id = $1',
+      orderBy: 'created_at DESC, id DESC',
+      params,
+    }, window);
+    return pageOf(rows.map((row) => ({ id: row.id, title: row.title, isOwner: row.is_owner, createdAt: dbDate(row.created_at), updatedAt: dbDate(row.updated_at) })), total, window);
   }
 
   /** A role of the viewer's company; 404 for a malformed id, an unknown id or another company's. */

@@ -1,0 +1,138 @@
+import { Baseline } from './baseline.js';
+import { assertSameAnswer, listen, measure, report, type TestApp } from './harness.js';
+import { TEST_JWT_SECRET } from '../test/helpers/app.js';
+
+// One app, three ways to the same answer, side by side: REST (route table ->
+// in-process GraphQL -> service), /graphql, and the hand-written Express + pg
+// baseline. (a) a page of roles, (b) a page of appointment calls ("Last Year"
+// over 50,000 calls), (c) one write (a role renamed), and /healthz as the floor.
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 50_000);
+const PAGINATION = 'pagination { total current_page: currentPage per_page: perPage last_page: lastPage from to }';
+
+/** The calls of one company: one in three booked an appointment; most started last calendar year. */
+export async function insertCalls(app: TestApp, companyId: number, count: number): Promise<void> {
+  await app.sql(`INSERT INTO calls (company_id, agent_id, from_number, to_number, started_at, duration_seconds, status, direction, sentiment, recording_url, appointment_at, tags, custom_fields, created_at, updated_at)
+    SELECT ?, (SELECT min(id) FROM agents WHERE company_id = ?) + g % 20, '+1212555' || lpad((g % 10000)::text, 4, '0'), '+1415555' || lpad((g % 9000)::text, 4, '0'),
+      date_trunc('year', now()) - interval '1 year' + (g::float / ? * 400) * interval '1 day', g % 900, 'completed', 'inbound', 'neutral', NULL,
+      CASE WHEN g % 3 = 0 THEN now() + interval '3 days' END, '[]', '{}', now(), now()
+    FROM generate_series(1, ?) g`, [companyId, companyId, count, count]);
+  await app.sql('VACUUM ANALYZE calls');
+}
+
+export async function apiBench(app: TestApp): Promise<void> {
+  const token = await app.login('owner@acme.test');
+  const [acme] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
+  await app.sql(`INSERT INTO roles (company_id, title, is_owner, created_at, updated_at)
+    SELECT ?, 'Bench role ' || g, false, now() - g * interval '1 minute', now() FROM generate_series(1, 200) g`, [acme.id]);
+  await insertCalls(app, acme.id, CALLS);
+  const [{ id: renamed }] = await app.sql("SELECT id FROM roles WHERE title = 'Bench role 1'");
+
+  const base = new Baseline(app.running.databaseUrl, TEST_JWT_SECRET);
+  base.app.get('/roles', async (req, res) => {
+    const viewer = await base.viewer(req, res, 'view-role');
+    if (!viewer) return;
+    const [rows, count] = await Promise.all([
+      base.pool.query('SELECT id, title, created_at, updated_at FROM roles WHERE company_id = $1 ORDER BY created_at DESC, id DESC LIMIT 15', [viewer.company_id]),
+      base.pool.query('SELECT count(*)::int AS total FROM roles WHERE company_id = $1', [viewer.company_id]),
+    ]);
+    res.json({
+      success: true,
+      data: {
+        records: rows.rows.map((r) => ({ id: r.id, title: r.title, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() })),
+        pagination: Baseline.pagination(count.rows[0].total, 1, 15, rows.rowCount ?? 0),
+      },
+    });
+  });
+  base.app.get('/appointments', async (req, res) => {
+    const viewer = await base.viewer(req, res);
+    if (!viewer) return;
+    const range = `WITH r AS (SELECT (date_trunc('year', now() AT TIME ZONE $2) - interval '1 year') AT TIME ZONE $2 AS start,
+      date_trunc('year', now() AT TIME ZONE $2) AT TIME ZONE $2 AS "end")`;
+    const where = 'c.company_id = $1 AND c.appointment_at IS NOT NULL AND c.started_at >= r.start AND c.started_at < r."end"';
+    const [rows, count] = await Promise.all([
+      base.pool.query(`${range}
+        SELECT c.id, to_char(c.started_at AT TIME ZONE $2, 'YYYY-MM-DD HH24:MI:SS') AS call_datetime, a.name AS agent_name,
+               c.from_number, c.to_number, c.duration_seconds, to_char(c.appointment_at AT TIME ZONE $2, 'YYYY-MM-DD HH24:MI:SS') AS appointment,
+               c.status, c.direction, c.sentiment, c.recording_url IS NOT NULL AS recording_available
+        FROM r, calls c LEFT JOIN agents a ON a.id = c.agent_id
+        WHERE ${where} ORDER BY c.started_at DESC, c.id DESC LIMIT 15`, [viewer.company_id, viewer.time_zone]),
+      base.pool.query(`${range} SELECT count(*)::int AS total FROM r, calls c WHERE ${where}`, [viewer.company_id, viewer.time_zone]),
+    ]);
+    res.json({
+      success: true,
+      data: {
+        records: rows.rows.map((r) => ({
+          id: r.id, call_datetime: r.call_datetime, agent_name: r.agent_name, numbers: { from: r.from_number, to: r.to_number },
+          duration: r.duration_seconds, appointment: r.appointment, status: r.status, direction: r.direction, sentiment: r.sentiment,
+          recording_available: r.recording_available,
+        })),
+        pagination: Baseline.pagination(count.rows[0].total, 1, 15, rows.rowCount ?? 0),
+      },
+    });
+  });
+  // The same checks and answers as the service: 404 for another company's role, 409 for the Owner role, 422 for a taken title.
+  base.app.put('/roles/:id', async (req, res) => {
+    const viewer = await base.viewer(req, res, 'edit-role');
+    if (!viewer) return;
+    const title = typeof req.body?.title === 'string' ? req.body.title.trim() : '';
+    if (!title || title.length > 255) return void res.status(422).json({ success: false, message: 'The title field is required.' });
+    const client = await base.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows: [role] } = await client.query('SELECT id, is_owner FROM roles WHERE id = $1 AND company_id = $2 FOR UPDATE', [Number(req.params.id), viewer.company_id]);
+      if (!role) return void (await client.query('ROLLBACK'), res.status(404).json({ success: false, message: 'Role not found.' }));
+      const { rowCount: taken } = await client.query('SELECT 1 FROM roles WHERE company_id = $1 AND lower(title) = lower($2) AND id <> $3', [viewer.company_id, title, role.id]);
+      if (taken) return void (await client.query('ROLLBACK'), res.status(422).json({ success: false, message: 'The title has already been taken.' }));
+      if (role.is_owner) return void (await client.query('ROLLBACK'), res.status(409).json({ success: false, message: 'The Owner role cannot be changed or deleted.' }));
+      await client.query('UPDATE roles SET title = $1, updated_at = now() WHERE id = $2', [title, role.id]);
+      await client.query('COMMIT');
+      res.json({ success: true, message: 'Role updated successfully.' });
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    } finally {
+      client.release();
+    }
+  });
+  const server = await listen(base.app);
+  const auth = { authorization: `Bearer ${token}` };
+  const json = { ...auth, 'content-type': 'application/json' };
+  const graphql = (query: string) => ({ url: `${app.url}/graphql`, method: 'POST', headers: json, body: JSON.stringify({ query }) });
+
+  const roles = {
+    REST: { name: 'REST', url: `${app.url}/api/roles?per_page=15`, headers: auth },
+    GraphQL: { name: 'GraphQL', ...graphql(`{ roles(page: 1, perPage: 15) { records { id title created_at: createdAt updated_at: updatedAt } ${PAGINATION} } }`) },
+    plain: { name: 'plain', url: `${server.url}/roles`, headers: auth },
+  };
+  const appointments = {
+    REST: { name: 'REST', url: `${app.url}/api/ai/dashboard/appointments?date_range=Last%20Year`, headers: auth },
+    GraphQL: { name: 'GraphQL', ...graphql(`{ appointmentCalls(filter: { dateRange: "Last Year" }) { records { id call_datetime: callDatetime agent_name: agentName numbers { from to } duration appointment status direction sentiment recording_available: recordingAvailable } ${PAGINATION} } }`) },
+    plain: { name: 'plain', url: `${server.url}/appointments`, headers: auth },
+  };
+  const write = {
+    REST: { name: 'REST', url: `${app.url}/api/roles/${renamed}`, method: 'PUT', headers: json, bodyTemplate: '{"title":"Renamed REST {n}"}' },
+    GraphQL: { name: 'GraphQL', url: `${app.url}/graphql`, method: 'POST', headers: json, bodyTemplate: `{"query":"mutation { updateRole(id: \\"${renamed}\\", input: { title: \\"Renamed GraphQL {n}\\" }) { id } }"}` },
+    plain: { name: 'plain', url: `${server.url}/roles/${renamed}`, method: 'PUT', headers: json, bodyTemplate: '{"title":"Renamed plain {n}"}' },
+  };
+  for (const [what, paths, field] of [['roles', roles, 'roles'], ['appointments', appointments, 'appointmentCalls']] as const) {
+    await assertSameAnswer(paths.REST, paths.plain);
+    await assertSameAnswer(paths.REST, paths.GraphQL, (graphqlBody) => JSON.stringify({ success: true, data: JSON.parse(graphqlBody).data[field] }));
+    process.stdout.write(`${what}: the three paths answer the same bytes\n`);
+  }
+  await assertSameAnswer({ ...write.REST, body: '{"title":"Same answer REST"}' }, { ...write.plain, body: '{"title":"Same answer"}' });
+  await assertSameAnswer({ ...write.GraphQL, body: write.GraphQL.bodyTemplate.replace('{n}', 'check') }, { name: 'expected', url: `${app.url}/graphql`, method: 'POST', headers: json, body: JSON.stringify({ query: `{ role(id: "${renamed}") { id } }` }) },
+    (body) => body.replace('"role"', '"updateRole"'));
+  const [{ title }] = await app.sql('SELECT title FROM roles WHERE id = ?', [renamed]);
+  if (title !== 'Renamed GraphQL check') throw new Error(`the write did not happen: ${title}`);
+
+  const results = {
+    roles: await measure(Object.values(roles)),
+    appointments: await measure(Object.values(appointments)),
+    write: await measure(Object.values(write)),
+    floor: await measure([{ name: 'healthz', url: `${app.url}/healthz` }]),
+  };
+  report('api', `(a) roles page, 15 of 205; (b) appointment calls, Last Year, first page over ${CALLS.toLocaleString('en-US')} calls; (c) a role renamed; /healthz as the floor`, results);
+  server.close();
+  await base.pool.end();
+}
