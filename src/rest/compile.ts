@@ -1,9 +1,13 @@
-import { parse, validate, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import { liftInputLiterals } from './lift.js';
 import { getMetadataStorage } from 'type-graphql';
 import type { HttpMethod, Route } from './route.js';
 
-// At start, each row's operation is parsed and validated against the schema
-// once; a row that does not fit the schema stops the start.
+// At start, each row's operation is parsed, validated against the schema and
+// compiled (graphql-jit: the same resolvers, errors and serialization, without
+// walking the document per request); a row that does not fit the schema stops
+// the start. Rows are found through a tree of path segments built once.
 
 export interface CompiledRoute {
   route: Route;
@@ -11,8 +15,22 @@ export interface CompiledRoute {
   path: string;
   segments: string[];
   document: DocumentNode;
+  /** The operation, compiled once. */
+  run: (context: unknown, variables: Record<string, unknown>) => Promise<ExecutionResult> | ExecutionResult;
+  /** The REST body made from the root field's value. */
+  shape: (value: unknown) => unknown;
   /** Permissions the operation's root field requires (read from its @Authorized). */
   permissions: string[];
+}
+
+/** The body of a row's answer: the root field's value as is, or in the spec's envelope. */
+function shaper(route: Route): (value: unknown) => unknown {
+  const { response } = route;
+  if (response.shape === 'plain') return (value) => value;
+  const { message } = response;
+  if (response.data) return message ? (data) => ({ success: true, message, data }) : (data) => ({ success: true, data });
+  const body = message ? { success: true, message } : { success: true };
+  return () => body;
 }
 
 /** Permission slugs declared with @Authorized on each root field, by field name. */
@@ -42,6 +60,11 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[]): CompiledR
     if (!fields.includes(route.response.field)) {
       throw new Error(`Route ${route.operationId}: the operation does not select ${route.response.field}`);
     }
+    const lifted = liftInputLiterals(schema, document);
+    const jit = compileQuery(schema, lifted.document);
+    if (!isCompiledQuery(jit)) throw new Error(`Route ${route.operationId}: its operation does not compile: ${jit.errors?.map((e) => e.message).join('; ')}`);
+    const run = (context: unknown, variables: Record<string, unknown>) => jit.query(undefined, context, lifted.variables(variables));
+    const shape = shaper(route);
     for (const method of route.methods) {
       for (const path of route.paths) {
         compiled.push({
@@ -50,6 +73,8 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[]): CompiledR
           path,
           segments: path.split('/').filter(Boolean),
           document,
+          run,
+          shape,
           permissions: permissions.get(route.response.field) ?? [],
         });
       }
@@ -63,44 +88,67 @@ export interface Match {
   params: Record<string, string>;
 }
 
+/** One level of the path tree: literal segments first, then a parameter. */
+interface Node {
+  literal: Map<string, Node>;
+  param?: { name: string; node: Node };
+  /** The rows that end here, by method. */
+  rows: Map<string, CompiledRoute>;
+}
+
+const node = (): Node => ({ literal: new Map(), rows: new Map() });
+
 /**
- * Finds the row for a path. Literal segments beat parameters, so
- * /api/roles/update/{id} and /api/x/flag-settings win over /api/x/{id}.
- * Returns the methods the path takes when the method does not fit (405).
+ * Finds the row for a path by walking a tree of segments built once.
+ * Literal segments beat parameters, so /api/roles/update/{id} and
+ * /api/x/flag-settings win over /api/x/{id}. Returns the methods the path
+ * takes when the method does not fit (405).
  */
-export function matchRoute(routes: CompiledRoute[], method: string, path: string): Match | { allowed: string[] } | undefined {
-  const parts = path.split('/').filter(Boolean);
-  let best: { route: CompiledRoute; params: Record<string, string>; score: number } | undefined;
-  const allowed = new Set<string>();
-  let bestPathScore = -1;
-  for (const route of routes) {
-    if (route.segments.length !== parts.length) continue;
-    const params: Record<string, string> = {};
-    let score = 0;
-    let fits = true;
-    for (let i = 0; i < parts.length && fits; i++) {
-      const segment = route.segments[i];
-      if (segment.startsWith('{')) {
-        try {
-          params[segment.slice(1, -1)] = decodeURIComponent(parts[i]);
-        } catch {
-          fits = false;
+export class RouteMatcher {
+  private readonly root = node();
+
+  constructor(routes: CompiledRoute[]) {
+    for (const route of routes) {
+      let at = this.root;
+      for (const segment of route.segments) {
+        if (segment.startsWith('{')) {
+          const name = segment.slice(1, -1);
+          at.param ??= { name, node: node() };
+          if (at.param.name !== name) throw new Error(`Route ${route.route.operationId}: {${name}} where another row has {${at.param.name}}`);
+          at = at.param.node;
+        } else {
+          at = at.literal.get(segment) ?? at.literal.set(segment, node()).get(segment)!;
         }
-      } else if (segment === parts[i]) {
-        score += 1 << (parts.length - i);
-      } else {
-        fits = false;
       }
+      if (at.rows.has(route.method)) throw new Error(`Route ${route.route.operationId}: ${route.method} ${route.path} is taken`);
+      at.rows.set(route.method, route);
     }
-    if (!fits || score < bestPathScore) continue;
-    if (score > bestPathScore) {
-      bestPathScore = score;
-      allowed.clear();
-      best = undefined;
-    }
-    allowed.add(route.method);
-    if (route.method === method && (!best || score > best.score)) best = { route, params, score };
   }
-  if (best) return { route: best.route, params: best.params };
-  return allowed.size > 0 ? { allowed: [...allowed] } : undefined;
+
+  match(method: string, path: string): Match | { allowed: string[] } | undefined {
+    const parts = path.split('/').filter(Boolean);
+    const params: Record<string, string> = {};
+    const end = this.walk(this.root, parts, 0, params);
+    if (!end) return undefined;
+    const route = end.rows.get(method);
+    return route ? { route, params } : { allowed: [...end.rows.keys()] };
+  }
+
+  /** The deepest node the parts lead to with rows, literals tried before the parameter at each level. */
+  private walk(at: Node, parts: string[], i: number, params: Record<string, string>): Node | undefined {
+    if (i === parts.length) return at.rows.size > 0 ? at : undefined;
+    const literal = at.literal.get(parts[i]);
+    const found = literal && this.walk(literal, parts, i + 1, params);
+    if (found) return found;
+    if (!at.param) return undefined;
+    let value: string;
+    try {
+      value = decodeURIComponent(parts[i]);
+    } catch {
+      return undefined;
+    }
+    const below = this.walk(at.param.node, parts, i + 1, params);
+    if (below) params[at.param.name] = value;
+    return below;
+  }
 }

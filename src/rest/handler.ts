@@ -1,10 +1,10 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { execute, type GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import type { RequestContext } from '../context.js';
 import { HttpError } from '../errors.js';
 import type { IdCodec } from '../ids.js';
 import type { Logger } from '../observability/logger.js';
-import { matchRoute, type CompiledRoute } from './compile.js';
+import { RouteMatcher, type CompiledRoute } from './compile.js';
 import { restErrorOf, variablesFor } from './params.js';
 import { sendError } from './respond.js';
 
@@ -19,10 +19,11 @@ export interface RestDeps {
   ids: IdCodec;
 }
 
-export function restHandler({ schema, routes, log, context, ids }: RestDeps): RequestHandler {
+export function restHandler({ routes, log, context, ids }: RestDeps): RequestHandler {
+  const matcher = new RouteMatcher(routes);
   return async (req: Request, res: Response, next: NextFunction) => {
     if (!req.path.startsWith('/api/')) return next();
-    const found = matchRoute(routes, req.method === 'HEAD' ? 'GET' : req.method, req.path);
+    const found = matcher.match(req.method === 'HEAD' ? 'GET' : req.method, req.path);
     const requestId = res.locals.requestId as string;
     if (!found) return sendError(res, new HttpError(404, 'Route not found.'), requestId, log);
     if ('allowed' in found) {
@@ -36,14 +37,9 @@ export function restHandler({ schema, routes, log, context, ids }: RestDeps): Re
       // 401 and 403 come before any answer about the input.
       if (compiled.route.auth !== false) await ctx.requirePermissions(compiled.permissions);
       const variableValues = variablesFor(compiled.route, { path: params, query: req.query, body: req.body }, ids);
-      const result = await execute({ schema, document: compiled.document, contextValue: ctx, variableValues });
+      const result = await compiled.run(ctx, variableValues);
       if (result.errors?.length) throw restErrorOf(result.errors[0], compiled.route);
-      const { response, status } = compiled.route;
-      const value = result.data?.[response.field];
-      const body = response.shape === 'plain'
-        ? value
-        : { success: true, ...(response.message ? { message: response.message } : {}), ...(response.data ? { data: value } : {}) };
-      res.status(status ?? 200).json(body);
+      res.status(compiled.route.status ?? 200).json(compiled.shape(result.data?.[compiled.route.response.field]));
     } catch (error) {
       sendError(res, error, requestId, log);
     }
