@@ -11,8 +11,10 @@ export interface Scenario {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
-  /** A body made per request: `{n}` becomes a number no other request of the run uses. */
+  /** A body made per request: `{n}` becomes a number no other request of the run uses, `{v}` the next of `cycle`. */
   bodyTemplate?: string;
+  /** Values taken in turn for `{v}` in the path and body (e.g. which row a write changes). */
+  cycle?: string[];
 }
 
 export interface Result {
@@ -41,9 +43,16 @@ export function load(scenario: Scenario, connections: number, seconds: number): 
 
 async function run({ scenario, connections, seconds }: Job): Promise<Result> {
   let n = 0;
-  const { bodyTemplate, ...options } = scenario;
+  const { bodyTemplate, cycle, ...options } = scenario;
+  const path = new URL(scenario.url).pathname;
   const requests = bodyTemplate
-    ? [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: bodyTemplate.replaceAll('{n}', `${process.pid}-${Date.now()}-${++n}`) }) }]
+    ? [{
+      setupRequest: (request: Record<string, unknown>) => {
+        const v = cycle?.[n % cycle.length] ?? '';
+        const unique = `${process.pid}-${Date.now()}-${++n}`;
+        return { ...request, path: path.replaceAll('%7Bv%7D', v), body: bodyTemplate.replaceAll('{n}', unique).replaceAll('{v}', v) };
+      },
+    }]
     : undefined;
   await autocannon({ ...options, requests, connections, duration: 2 });
   const r = await autocannon({ ...options, requests, connections, duration: seconds });

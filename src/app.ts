@@ -1,5 +1,5 @@
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import cors from 'cors';
@@ -67,6 +67,8 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
     formatError: formatGraphQLError,
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
+      // No cache hints are given; the plugin would wrap every field's resolver to read them.
+      ApolloServerPluginCacheControlDisabled(),
       limitsPlugin<RequestContext>(),
       {
         async requestDidStart() {

@@ -115,13 +115,19 @@ export function checkOperation(
   if (inlineNul(document)) throw ValidationError.field('query', 'The query must not contain a NUL character.');
 }
 
+// Apollo keeps one parsed document per query text, so each is looked at once.
+const nulChecked = new WeakMap<DocumentNode, boolean>();
+
 function inlineNul(document: DocumentNode): boolean {
+  const known = nulChecked.get(document);
+  if (known !== undefined) return known;
   let found = false;
   visit(document, {
     StringValue(node) {
       if (node.value.includes('\u0000')) found = true;
     },
   });
+  nulChecked.set(document, found);
   return found;
 }
 

@@ -15,17 +15,21 @@ import {
 
 const toRow = (call: AppointmentCallRecord): AppointmentCallType => ({
   id: call.id,
-  callDatetime: formatWallClock(call.startedAt, call.timeZone),
+  callDatetime: call.callDatetime,
   agentName: call.agentName,
   numbers: { from: call.fromNumber, to: call.toNumber },
   duration: call.durationSeconds,
-  appointment: formatWallClock(call.appointmentAt, call.timeZone),
+  appointment: call.appointment,
   status: call.status,
   direction: call.direction,
   sentiment: call.sentiment,
   recordingAvailable: call.recordingAvailable,
-  startedAt: call.startedAt,
-  appointmentAt: call.appointmentAt,
+  get startedAt() {
+    return call.startedAt;
+  },
+  get appointmentAt() {
+    return call.appointmentAt;
+  },
 });
 
 @Resolver()

@@ -63,13 +63,17 @@ export interface AppointmentCallRecord {
   direction: string;
   sentiment: string | null;
   recordingAvailable: boolean;
-  timeZone: string;
+  /** startedAt and appointmentAt as "YYYY-MM-DD HH:mm:ss" in the company's zone. */
+  callDatetime: string;
+  appointment: string;
 }
 
 interface AppointmentCallRow {
   id: number;
   started_at: string;
   appointment_at: string;
+  call_datetime: string;
+  appointment: string;
   agent_name: string | null;
   from_number: string;
   to_number: string;
@@ -101,18 +105,28 @@ export class DashboardService {
       where += ` AND (k.from_number ILIKE ${p} OR k.to_number ILIKE ${p} OR ka.name ILIKE ${p} OR k.contact_name ILIKE ${p} OR k.disposition ILIKE ${p})`;
     }
     const { rows, total } = await readDeepPage<AppointmentCallRow>(ctx, {
-      select: 'c.id, c.started_at, c.appointment_at, a.name AS agent_name, c.from_number, c.to_number, c.duration_seconds, c.status, c.direction, c.sentiment, c.recording_url IS NOT NULL AS recording_available',
+      // The wall clock in the company's zone, as PostgreSQL formats it.
+      select: `c.id, c.started_at, c.appointment_at, a.name AS agent_name,
+        to_char(c.started_at AT TIME ZONE co.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS call_datetime,
+        to_char(c.appointment_at AT TIME ZONE co.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS appointment, c.from_number, c.to_number, c.duration_seconds, c.status, c.direction, c.sentiment, c.recording_url IS NOT NULL AS recording_available`,
       table: 'calls c',
       key: 'c.id',
-      joins: 'LEFT JOIN agents a ON a.id = c.agent_id',
+      joins: 'JOIN companies co ON co.id = c.company_id LEFT JOIN agents a ON a.id = c.agent_id',
       orderBy: 'c.started_at DESC, c.id DESC',
       keys: { key: 'k.id', from: pattern === undefined ? 'calls k' : 'calls k LEFT JOIN agents ka ON ka.id = k.agent_id', where, orderBy: 'k.started_at DESC, k.id DESC' },
       params,
     }, window);
-    return pageOf(rows.map((row) => ({
+    return pageOf(rows.map((row): AppointmentCallRecord => ({
       id: row.id,
-      startedAt: dbDate(row.started_at),
-      appointmentAt: dbDate(row.appointment_at),
+      // Read as dates only when asked for (the REST list shows the wall clock only).
+      get startedAt() {
+        return dbDate(row.started_at);
+      },
+      get appointmentAt() {
+        return dbDate(row.appointment_at);
+      },
+      callDatetime: row.call_datetime,
+      appointment: row.appointment,
       agentName: row.agent_name,
       fromNumber: row.from_number,
       toNumber: row.to_number,
@@ -121,7 +135,6 @@ export class DashboardService {
       direction: row.direction,
       sentiment: row.sentiment,
       recordingAvailable: row.recording_available,
-      timeZone: company.timeZone,
     })), total, window);
   }
 

@@ -107,11 +107,11 @@ export async function readPage<T>(ctx: RequestContext, query: ListQuery, window:
 }
 
 /**
- * One page of a list that can grow to millions of rows: the page's keys are
- * found first from an index alone (the `keys` query, ordered and offset, a
- * deferred join), then only those rows are read in full; the total is counted
- * alongside on another connection. A deep page costs a walk of the index's
- * leaf entries, not the reading of every row before it.
+ * One page of a list that can grow to millions of rows, and its total, in one
+ * round trip. The page's keys are found from an index alone (the `keys`
+ * query, ordered and offset: a deferred join), then only those rows are read
+ * in full, so a deep page costs a walk of the index's leaf entries, not the
+ * reading of every row before it; the total is counted from the same index.
  */
 export async function readDeepPage<T>(
   ctx: RequestContext,
@@ -130,17 +130,18 @@ export async function readDeepPage<T>(
   window: PageWindow,
 ): Promise<{ rows: T[]; total: number }> {
   const n = query.params.length;
-  const [rows, total] = await Promise.all([
-    ctx.read<T>(
-      `SELECT ${query.select}
+  // One row with the total even when the page is empty; the page's rows keep their order by position.
+  const rows = await ctx.read<T & { total_rows: number; page_position: number | null }>(
+    `SELECT t.total_rows, r.* FROM (SELECT count(*)::int AS total_rows FROM ${query.keys.from} WHERE ${query.keys.where}) t
+     LEFT JOIN LATERAL (
+       SELECT ${query.select}, row_number() OVER (ORDER BY ${query.orderBy}) AS page_position
        FROM (SELECT ${query.keys.key} AS page_key FROM ${query.keys.from} WHERE ${query.keys.where} ORDER BY ${query.keys.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}) page
        JOIN ${query.table} ON ${query.key} = page.page_key ${query.joins ?? ''}
-       ORDER BY ${query.orderBy}`,
-      [...query.params, window.perPage, window.offset],
-    ),
-    countOf(ctx, { from: query.keys.from, where: query.keys.where, params: query.params }),
-  ]);
-  return { rows, total };
+     ) r ON true
+     ORDER BY r.page_position`,
+    [...query.params, window.perPage, window.offset],
+  );
+  return { rows: rows.filter((row) => row.page_position !== null), total: rows[0]?.total_rows ?? 0 };
 }
 
 async function countOf(ctx: RequestContext, query: Pick<ListQuery, 'from' | 'where' | 'params'>): Promise<number> {

@@ -2,8 +2,8 @@ import type { RequestContext } from '../context.js';
 import type { IdCodec } from '../ids.js';
 import type { ViewerCache } from '../auth/viewer-cache.js';
 import { Module, Permission, Role, User } from '../entities/index.js';
-import { ConflictError, ValidationError } from '../errors.js';
-import { findOwned } from './lookup.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { findOwned, idOf } from './lookup.js';
 import { Rules, message } from '../validation.js';
 import { dbDate } from '../db/dates.js';
 import { likePattern, pageOf, pageWindow, readPage, type Page, type PageArgs } from './pagination.js';
@@ -26,6 +26,8 @@ interface RoleRow {
   created_at: string;
   updated_at: string;
 }
+
+const toRecord = (row: RoleRow): RoleRecord => ({ id: row.id, title: row.title, isOwner: row.is_owner, createdAt: dbDate(row.created_at), updatedAt: dbDate(row.updated_at) });
 
 export interface RoleListArgs extends PageArgs {
   search?: string | null;
@@ -68,7 +70,7 @@ export class RoleService {
       orderBy: 'created_at DESC, id DESC',
       params,
     }, window);
-    return pageOf(rows.map((row) => ({ id: row.id, title: row.title, isOwner: row.is_owner, createdAt: dbDate(row.created_at), updatedAt: dbDate(row.updated_at) })), total, window);
+    return pageOf(rows.map(toRecord), total, window);
   }
 
   /** A role of the viewer's company; 404 for a malformed id, an unknown id or another company's. */
@@ -87,14 +89,20 @@ export class RoleService {
     return role;
   }
 
-  async update(ctx: RequestContext, rawId: string, title: string): Promise<Role> {
-    const role = await this.find(ctx, rawId);
-    await this.checkTitle(ctx, role.company.id, title, role.id);
-    this.assertNotOwner(role);
-    role.title = title.trim();
-    await ctx.em.flush();
+  /** Renames a role: plain statements in the unit of work (the row locked, the title checked, the row updated). */
+  async update(ctx: RequestContext, rawId: string, title: string): Promise<RoleRecord> {
+    const id = idOf(this.ids, rawId, 'role', 'Role');
+    const company = await ctx.companyId();
+    const [role] = await ctx.sql<{ id: number; is_owner: boolean }>('SELECT id, is_owner FROM roles WHERE id = ? AND company_id = ? FOR UPDATE', [id, company]);
+    if (!role) throw new NotFoundError('Role');
+    await this.checkTitle(ctx, company, title, role.id);
+    this.assertNotOwner({ isOwner: role.is_owner });
+    const [row] = await ctx.sql<RoleRow>(
+      'UPDATE roles SET title = ?, updated_at = ? WHERE id = ? RETURNING id, title, is_owner, created_at, updated_at',
+      [title.trim(), new Date(), role.id],
+    );
     this.forgetViewers(ctx, role);
-    return role;
+    return toRecord(row);
   }
 
   async updatePermissions(ctx: RequestContext, rawId: string, change: RolePermissionsChange): Promise<Role> {
@@ -148,18 +156,15 @@ export class RoleService {
     return ctx.em.find(Module, {}, { populate: ['permissions'], orderBy: { sortOrder: 'asc', permissions: { id: 'asc' } } });
   }
 
-  private assertNotOwner(role: Role): void {
+  private assertNotOwner(role: { isOwner: boolean }): void {
     if (role.isOwner) throw new ConflictError('The Owner role cannot be changed or deleted.');
   }
 
   private async checkTitle(ctx: RequestContext, company: number, title: string, exceptId?: number): Promise<void> {
     const rules = new Rules().required('title', title).maxChars('title', title, ROLE_TITLE_MAX);
     rules.check();
-    const clash = await ctx.em.findOne(Role, {
-      company,
-      title: { $ilike: title.trim().replace(/[\\%_]/g, (c) => `\\${c}`) },
-      ...(exceptId ? { id: { $ne: exceptId } } : {}),
-    });
+    // The same comparison as the unique index on (company_id, lower(title)).
+    const [clash] = await ctx.sql('SELECT 1 FROM roles WHERE company_id = ? AND lower(title) = lower(?) AND id <> ?', [company, title.trim(), exceptId ?? 0]);
     if (clash) throw ValidationError.field('title', message.taken('title'));
   }
 

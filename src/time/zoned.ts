@@ -58,8 +58,24 @@ function offsetAt(instant: number, timeZone: string): number {
   return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(instant / 1000) * 1000;
 }
 
+// When a civil day begins in a zone never changes within a process, and every
+// request of the day asks for the same few: they are kept (a bounded number).
+const MEMO_MAX = 10_000;
+const dayStarts = new Map<string, number>();
+const todays = new Map<string, { from: number; until: number; day: CivilDate & { weekday: number } }>();
+
 /** The instant a civil date begins in a zone (00:00, or the first moment after a gap). */
 export function startOfDay(date: CivilDate, timeZone: string): Date {
+  const key = `${timeZone}|${date.year}-${date.month}-${date.day}`;
+  let instant = dayStarts.get(key);
+  if (instant === undefined) {
+    if (dayStarts.size >= MEMO_MAX) dayStarts.clear();
+    dayStarts.set(key, (instant = computeStartOfDay(date, timeZone)));
+  }
+  return new Date(instant);
+}
+
+function computeStartOfDay(date: CivilDate, timeZone: string): number {
   const local = Date.UTC(date.year, date.month - 1, date.day);
   let instant = local - offsetAt(local, timeZone);
   const second = local - offsetAt(instant, timeZone);
@@ -67,7 +83,7 @@ export function startOfDay(date: CivilDate, timeZone: string): Date {
   // When midnight itself does not exist (a DST gap at 00:00), the day starts at the gap's end.
   const check = wallClock(new Date(instant), timeZone);
   if (check.day !== date.day) instant = Math.max(instant, second);
-  return new Date(instant);
+  return instant;
 }
 
 /** Adds days to a civil date (calendar days, not 24-hour periods). */
@@ -76,9 +92,16 @@ export function addDays(date: CivilDate, days: number): CivilDate {
   return { year: t.getUTCFullYear(), month: t.getUTCMonth() + 1, day: t.getUTCDate() };
 }
 
+/** The civil date of an instant in a zone (with its weekday, 0 = Sunday). */
 export function today(now: Date, timeZone: string): CivilDate & { weekday: number } {
+  const t = now.getTime();
+  const known = todays.get(timeZone);
+  if (known && t >= known.from && t < known.until) return known.day;
   const w = wallClock(now, timeZone);
-  return { year: w.year, month: w.month, day: w.day, weekday: w.weekday };
+  const day = { year: w.year, month: w.month, day: w.day, weekday: w.weekday };
+  if (todays.size >= MEMO_MAX) todays.clear();
+  todays.set(timeZone, { from: startOfDay(day, timeZone).getTime(), until: startOfDay(addDays(day, 1), timeZone).getTime(), day });
+  return day;
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
