@@ -116,7 +116,8 @@ export async function apiBench(app: TestApp): Promise<void> {
   };
   const write = {
     REST: { name: 'REST', url: `${app.url}/api/roles/{v}`, method: 'PUT', headers: json, bodyTemplate: '{"title":"Renamed REST {n}"}', cycle: writable },
-    GraphQL: { name: 'GraphQL', url: `${app.url}/graphql`, method: 'POST', headers: json, bodyTemplate: '{"query":"mutation { updateRole(id: \\"{v}\\", input: { title: \\"Renamed GraphQL {n}\\" }) { id } }"}', cycle: writable },
+    // As a client sends it: one document, the values as variables.
+    GraphQL: { name: 'GraphQL', url: `${app.url}/graphql`, method: 'POST', headers: json, bodyTemplate: '{"query":"mutation Rename($id: ID!, $title: String!) { updateRole(id: $id, input: { title: $title }) { id } }","variables":{"id":"{v}","title":"Renamed GraphQL {n}"}}', cycle: writable },
     plain: { name: 'plain', url: `${server.url}/roles/{v}`, method: 'PUT', headers: json, bodyTemplate: '{"title":"Renamed plain {n}"}', cycle: writable },
   };
   for (const [what, paths, field] of [['roles', roles, 'roles'], ['appointments', appointments, 'appointmentCalls']] as const) {

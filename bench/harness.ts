@@ -40,7 +40,8 @@ export async function benchDatabase(): Promise<() => Promise<void>> {
   return () => embedded.stop();
 }
 
-export const benchApp = () => startTestApp({ LOGIN_LIMIT_PER_IP: '100000/1m' });
+/** The service as an API process runs in production (jobs run in worker processes), on a fresh database. */
+export const benchApp = () => startTestApp({ LOGIN_LIMIT_PER_IP: '100000/1m', PROCESS_ROLE: 'api' });
 
 export async function listen(app: Express): Promise<{ url: string; close: () => void }> {
   const server = app.listen(0, '127.0.0.1');

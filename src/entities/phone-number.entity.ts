@@ -16,7 +16,8 @@ export enum UseFor {
 export const PHONE_TYPES = ['local', 'mobile', 'tollfree'] as const;
 
 @Entity({ tableName: 'phone_numbers' })
-@Index({ properties: ['company', 'createdAt'] })
+@Index({ properties: ['company', 'createdAt', 'id'] })
+@Index({ properties: ['company', 'useFor', 'createdAt', 'id'] })
 @Index({ name: 'phone_numbers_phone_no_trgm_index', expression: 'create index "phone_numbers_phone_no_trgm_index" on "phone_numbers" using gin ("phone_no" gin_trgm_ops)' })
 export class PhoneNumber extends CompanyOwned {
   /** E.164; a number belongs to one company at a time. */

@@ -15,7 +15,8 @@ export interface TriggerConfig {
 }
 
 @Entity({ tableName: 'workflows' })
-@Index({ properties: ['company', 'createdAt'] })
+@Index({ properties: ['company', 'createdAt', 'id'] })
+@Index({ properties: ['company', 'folder', 'createdAt', 'id'] })
 @Index({ name: 'workflows_name_trgm_index', expression: 'create index "workflows_name_trgm_index" on "workflows" using gin ("name" gin_trgm_ops)' })
 export class Workflow extends CompanyOwned {
   /** The builder's own id for this workflow (its own sequence). */

@@ -144,6 +144,31 @@ export async function readDeepPage<T>(
   return { rows: rows.filter((row) => row.page_position !== null), total: rows[0]?.total_rows ?? 0 };
 }
 
+/**
+ * One page of entities of a list that can grow to millions of rows: the
+ * page's ids and the total in one round trip, both from the list's index (the
+ * ids ordered and offset: a deferred join), then only those rows loaded as
+ * entities, in the list's order. `where` is ours, never a client's text; the
+ * values go in `params` ($1, $2...).
+ */
+export async function findPageByKeys<T extends { id: number }>(
+  ctx: RequestContext,
+  entity: EntityName<T>,
+  keys: { from: string; where: string; orderBy: string; params: unknown[] },
+  window: PageWindow,
+  options: Pick<FindOptions<T, any>, 'populate'> = {},
+): Promise<Page<T>> {
+  const n = keys.params.length;
+  const [{ total, ids }] = await ctx.read<{ total: number; ids: number[] }>(
+    `SELECT (SELECT count(*)::int FROM ${keys.from} WHERE ${keys.where}) AS total,
+            ARRAY(SELECT id FROM ${keys.from} WHERE ${keys.where} ORDER BY ${keys.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}) AS ids`,
+    [...keys.params, window.perPage, window.offset],
+  );
+  const found = ids.length > 0 ? await ctx.em.find(entity, { id: { $in: ids } } as unknown as FilterQuery<T>, options as FindOptions<T, any>) : [];
+  const byId = new Map(found.map((record) => [record.id, record]));
+  return pageOf(ids.flatMap((id) => byId.get(id) ?? []), total, window);
+}
+
 async function countOf(ctx: RequestContext, query: Pick<ListQuery, 'from' | 'where' | 'params'>): Promise<number> {
   return (await ctx.read<{ n: number }>(`SELECT count(*)::int AS n FROM ${query.from} WHERE ${query.where}`, query.params))[0].n;
 }
@@ -159,6 +184,7 @@ export function likePattern(search: string, field = 'search'): string {
 
 /** The newest records first: created_at, then id, both descending. */
 export const NEWEST_FIRST = { createdAt: 'desc', id: 'desc' } as const;
+export const NEWEST_FIRST_SQL = 'created_at DESC, id DESC';
 
 /** One page of an entity's rows and the total, in one place for every list. */
 export async function findPage<T extends object>(

@@ -4,7 +4,7 @@ import { Agent, PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from '../entitie
 import { UnprocessableError } from '../errors.js';
 import { Rules } from '../validation.js';
 import { findOwned } from './lookup.js';
-import { findPage, likePattern, NEWEST_FIRST, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { findPage, findPageByKeys, likePattern, NEWEST_FIRST_SQL, pageWindow, type Page, type PageArgs } from './pagination.js';
 
 export const PHONE_TITLE_MAX = 255;
 export const CHATBOT_PAGE = 15;
@@ -28,10 +28,14 @@ export class PhoneNumberService {
   async list(ctx: RequestContext, args: PageArgs & { search?: string | null; useFor?: string | null }): Promise<Page<PhoneNumber>> {
     new Rules().oneOf('use_for', args.useFor, Object.values(UseFor)).check();
     const window = pageWindow(args);
-    const where: Record<string, unknown> = { company: await ctx.companyId() };
-    if (args.useFor) where.useFor = args.useFor;
-    if (args.search) where.$or = [{ phoneNo: { $ilike: likePattern(args.search) } }, { phoneTitle: { $ilike: likePattern(args.search) } }];
-    return findPage(ctx.em, PhoneNumber, where, window, { orderBy: NEWEST_FIRST });
+    const params: unknown[] = [await ctx.companyId()];
+    let where = 'company_id = $1';
+    if (args.useFor) where += ` AND use_for = $${params.push(args.useFor)}`;
+    if (args.search) {
+      const p = `$${params.push(likePattern(args.search))}`;
+      where += ` AND (phone_no ILIKE ${p} OR phone_title ILIKE ${p})`;
+    }
+    return findPageByKeys(ctx, PhoneNumber, { from: 'phone_numbers', where, orderBy: NEWEST_FIRST_SQL, params }, window);
   }
 
   find(ctx: RequestContext, rawId: string): Promise<PhoneNumber> {

@@ -5,7 +5,7 @@ import { ValidationError } from '../errors.js';
 import type { ReputationSource } from '../spam/reputation.js';
 import { Rules } from '../validation.js';
 import { findOwned } from './lookup.js';
-import { findPage, likePattern, NEWEST_FIRST, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { findPageByKeys, likePattern, NEWEST_FIRST_SQL, pageWindow, type Page, type PageArgs } from './pagination.js';
 
 export const PNUMBER_MAX = 20;
 export const DEFAULT_MIN_CARRIERS = 1;
@@ -31,14 +31,15 @@ export class SpamService {
       .oneOf('type', args.type, ['All', ...Object.values(SpamNumberType)]);
     rules.check();
     const window = pageWindow(args);
-    const where: Record<string, unknown> = { company: await ctx.companyId() };
-    if (args.status && args.status !== 'All') where.status = args.status;
-    if (args.type && args.type !== 'All') where.type = args.type;
+    const params: unknown[] = [await ctx.companyId()];
+    let where = 'company_id = $1';
+    if (args.status && args.status !== 'All') where += ` AND status = $${params.push(args.status)}`;
+    if (args.type && args.type !== 'All') where += ` AND type = $${params.push(args.type)}`;
     if (args.search) {
-      const pattern = likePattern(args.search);
-      where.$or = [{ pnumber: { $ilike: pattern } }, { type: { $ilike: pattern } }, { status: { $ilike: pattern } }];
+      const p = `$${params.push(likePattern(args.search))}`;
+      where += ` AND (pnumber ILIKE ${p} OR type ILIKE ${p} OR status ILIKE ${p})`;
     }
-    return findPage(ctx.em, SpamProtectedNumber, where, window, { orderBy: NEWEST_FIRST });
+    return findPageByKeys(ctx, SpamProtectedNumber, { from: 'spam_protected_numbers', where, orderBy: NEWEST_FIRST_SQL, params }, window);
   }
 
   /** Changes a Custom number; it is In Progress again until its next check. */

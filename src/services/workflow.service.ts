@@ -6,7 +6,7 @@ import { LOCKS } from '../db/locks.js';
 import { graphErrors, sanitizeGraph } from '../workflows/graph.js';
 import { LIMITS, Rules, message } from '../validation.js';
 import { findOwned } from './lookup.js';
-import { findPage, likePattern, NEWEST_FIRST, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { findPageByKeys, likePattern, NEWEST_FIRST_SQL, pageWindow, type Page, type PageArgs } from './pagination.js';
 
 export const WORKFLOW_NAME_MAX = 255;
 const DEFAULT_NAME = 'Untitled workflow';
@@ -87,13 +87,15 @@ export class WorkflowService {
 
   async list(ctx: RequestContext, args: WorkflowListArgs): Promise<Page<Workflow>> {
     const window = pageWindow(args);
-    const where: Record<string, unknown> = { company: await ctx.companyId() };
+    const params: unknown[] = [await ctx.companyId()];
+    let where = 'company_id = $1';
     if (args.folderId !== undefined && args.folderId !== null && args.folderId !== '') {
-      where.folder = await this.folderOrNone(ctx, args.folderId);
+      const folder = await this.folderOrNone(ctx, args.folderId);
+      where += folder ? ` AND folder_id = $${params.push(folder.id)}` : ' AND folder_id IS NULL';
     }
-    if (args.status) where.status = args.status;
-    if (args.search) where.name = { $ilike: likePattern(args.search) };
-    return findPage(ctx.em, Workflow, where, window, { orderBy: NEWEST_FIRST });
+    if (args.status) where += ` AND status = $${params.push(args.status)}`;
+    if (args.search) where += ` AND name ILIKE $${params.push(likePattern(args.search))}`;
+    return findPageByKeys(ctx, Workflow, { from: 'workflows', where, orderBy: NEWEST_FIRST_SQL, params }, window);
   }
 
   async folders(ctx: RequestContext): Promise<FolderRow[]> {
