@@ -1,3 +1,4 @@
+import { AFTER_DESCRIPTION } from './pagination.types.js';
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { DashboardService } from '../services/dashboard.service.js';
 import type { IdCodec } from '../ids.js';
@@ -46,8 +47,9 @@ export class DashboardResolver {
     @Arg('filter', () => DashboardFilterInput, { nullable: true }) filter: DashboardFilterInput | null,
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
+    @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) after: string | null,
   ): Promise<AppointmentCallPageType> {
-    const result = await this.dashboardService.appointments(ctx, { ...filter, page, perPage });
+    const result = await this.dashboardService.appointments(ctx, { ...filter, page, perPage, after });
     return { ...result, records: result.records.map(toRow) };
   }
 

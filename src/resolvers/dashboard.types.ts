@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
-import { PageType } from './pagination.types.js';
+import { CursorPageType } from './pagination.types.js';
 
 @ObjectType('CallNumbers')
 export class CallNumbersType {
@@ -25,7 +25,7 @@ export class AppointmentCallType {
 }
 
 @ObjectType('AppointmentCallPage')
-export class AppointmentCallPageType extends PageType(AppointmentCallType) {}
+export class AppointmentCallPageType extends CursorPageType(AppointmentCallType) {}
 
 @ObjectType('SentimentCounts')
 export class SentimentCountsType {

@@ -21,3 +21,15 @@ export function PageType<T extends object>(item: ClassType<T>) {
   }
   return PageClass;
 }
+
+/** A page of a list that can grow large: also the cursor of the next page, read through the list's index. */
+export function CursorPageType<T extends object>(item: ClassType<T>) {
+  @ObjectType()
+  abstract class CursorPageClass extends PageType(item) {
+    @Field(() => String, { nullable: true, description: 'Pass as `after` for the next page, found through the index from where this one ended (no deeper scan for deeper pages); null on the last page' })
+    nextCursor?: string | null;
+  }
+  return CursorPageClass;
+}
+
+export const AFTER_DESCRIPTION = 'The nextCursor of the previous page (instead of page): the page after it';

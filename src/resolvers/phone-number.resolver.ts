@@ -1,3 +1,4 @@
+import { AFTER_DESCRIPTION } from './pagination.types.js';
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { PhoneNumberService } from '../services/phone-number.service.js';
 import type { TelcoService } from '../services/telco.service.js';
@@ -51,8 +52,9 @@ export class PhoneNumberResolver {
     @Arg('useFor', () => String, { nullable: true }) useFor: string | null,
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
+    @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) after: string | null,
   ): Promise<PhoneNumberPageType> {
-    const result = await this.phoneNumberService.list(ctx, { search, useFor, page, perPage });
+    const result = await this.phoneNumberService.list(ctx, { search, useFor, page, perPage, after });
     return { ...result, records: result.records.map((n) => toPhoneNumber(this.ids, n)) };
   }
 

@@ -1,5 +1,5 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { PageType } from './pagination.types.js';
+import { CursorPageType, PageType } from './pagination.types.js';
 
 @ObjectType('PhoneNumber')
 export class PhoneNumberType {
@@ -20,7 +20,7 @@ export class PhoneNumberType {
 }
 
 @ObjectType('PhoneNumberPage')
-export class PhoneNumberPageType extends PageType(PhoneNumberType) {}
+export class PhoneNumberPageType extends CursorPageType(PhoneNumberType) {}
 
 @ObjectType('AvailableNumber')
 export class AvailableNumberType {

@@ -1,3 +1,4 @@
+import { AFTER_DESCRIPTION } from './pagination.types.js';
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { SpamService } from '../services/spam.service.js';
 import type { IdCodec } from '../ids.js';
@@ -33,8 +34,9 @@ export class SpamResolver {
     @Arg('filter', () => SpamListFilter, { nullable: true }) filter: SpamListFilter | null,
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
+    @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) after: string | null,
   ): Promise<SpamProtectedNumberPageType> {
-    const result = await this.spamService.list(ctx, { ...filter, page, perPage });
+    const result = await this.spamService.list(ctx, { ...filter, page, perPage, after });
     return { ...result, records: result.records.map((row) => toRow(this.ids, row)) };
   }
 

@@ -1,5 +1,5 @@
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
-import { PageType } from './pagination.types.js';
+import { CursorPageType } from './pagination.types.js';
 
 @ObjectType('SpamRenewal')
 export class SpamRenewalType {
@@ -28,7 +28,7 @@ export class SpamProtectedNumberType {
 }
 
 @ObjectType('SpamProtectedNumberPage')
-export class SpamProtectedNumberPageType extends PageType(SpamProtectedNumberType) {}
+export class SpamProtectedNumberPageType extends CursorPageType(SpamProtectedNumberType) {}
 
 @ObjectType('SpamFlagSettings')
 export class SpamFlagSettingsType {

@@ -1,3 +1,4 @@
+import { AFTER_DESCRIPTION } from './pagination.types.js';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { WorkflowService } from '../services/workflow.service.js';
@@ -73,8 +74,9 @@ export class WorkflowResolver {
     @Arg('search', () => String, { nullable: true }) search: string | null,
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
+    @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) after: string | null,
   ): Promise<WorkflowPageType> {
-    const result = await this.workflowService.list(ctx, { folderId, status, search, page, perPage });
+    const result = await this.workflowService.list(ctx, { folderId, status, search, page, perPage, after });
     return { ...result, records: result.records.map((w) => toWorkflow(this.ids, w)) };
   }
 

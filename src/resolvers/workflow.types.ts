@@ -1,7 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { WorkflowStatus, type TriggerConfig } from '../entities/index.js';
-import { PageType } from './pagination.types.js';
+import { CursorPageType } from './pagination.types.js';
 
 registerEnumType(WorkflowStatus, { name: 'WorkflowStatus' });
 
@@ -22,7 +22,7 @@ export class WorkflowType {
 }
 
 @ObjectType('WorkflowPage')
-export class WorkflowPageType extends PageType(WorkflowType) {}
+export class WorkflowPageType extends CursorPageType(WorkflowType) {}
 
 @ObjectType('WorkflowFolder')
 export class WorkflowFolderType {

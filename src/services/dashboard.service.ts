@@ -104,7 +104,7 @@ export class DashboardService {
       const p = `$${params.push(pattern)}`;
       where += ` AND (k.from_number ILIKE ${p} OR k.to_number ILIKE ${p} OR ka.name ILIKE ${p} OR k.contact_name ILIKE ${p} OR k.disposition ILIKE ${p})`;
     }
-    const { rows, total } = await readDeepPage<AppointmentCallRow>(ctx, {
+    const { rows, total, nextCursor } = await readDeepPage<AppointmentCallRow>(ctx, {
       // The wall clock in the company's zone, as PostgreSQL formats it.
       select: `c.id, c.started_at, c.appointment_at, a.name AS agent_name,
         to_char(c.started_at AT TIME ZONE co.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS call_datetime,
@@ -113,10 +113,11 @@ export class DashboardService {
       key: 'c.id',
       joins: 'JOIN companies co ON co.id = c.company_id LEFT JOIN agents a ON a.id = c.agent_id',
       orderBy: 'c.started_at DESC, c.id DESC',
-      keys: { key: 'k.id', from: pattern === undefined ? 'calls k' : 'calls k LEFT JOIN agents ka ON ka.id = k.agent_id', where, orderBy: 'k.started_at DESC, k.id DESC' },
+      sort: 'c.started_at',
+      keys: { key: 'k.id', sort: 'k.started_at', from: pattern === undefined ? 'calls k' : 'calls k LEFT JOIN agents ka ON ka.id = k.agent_id', where, orderBy: 'k.started_at DESC, k.id DESC' },
       params,
     }, window);
-    return pageOf(rows.map((row): AppointmentCallRecord => ({
+    const records = rows.map((row): AppointmentCallRecord => ({
       id: row.id,
       // Read as dates only when asked for (the REST list shows the wall clock only).
       get startedAt() {
@@ -135,7 +136,8 @@ export class DashboardService {
       direction: row.direction,
       sentiment: row.sentiment,
       recordingAvailable: row.recording_available,
-    })), total, window);
+    }));
+    return { ...pageOf(records, total, window), nextCursor };
   }
 
   async summary(ctx: RequestContext, filter: DashboardFilter): Promise<DashboardSummary> {

@@ -4,7 +4,7 @@ import { Agent, PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from '../entitie
 import { UnprocessableError } from '../errors.js';
 import { Rules } from '../validation.js';
 import { findOwned } from './lookup.js';
-import { findPage, findPageByKeys, likePattern, NEWEST_FIRST_SQL, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { findPage, findPageByKeys, likePattern, pageWindow, type Page, type PageArgs } from './pagination.js';
 
 export const PHONE_TITLE_MAX = 255;
 export const CHATBOT_PAGE = 15;
@@ -35,7 +35,7 @@ export class PhoneNumberService {
       const p = `$${params.push(likePattern(args.search))}`;
       where += ` AND (phone_no ILIKE ${p} OR phone_title ILIKE ${p})`;
     }
-    return findPageByKeys(ctx, PhoneNumber, { from: 'phone_numbers', where, orderBy: NEWEST_FIRST_SQL, params }, window);
+    return findPageByKeys(ctx, PhoneNumber, { from: 'phone_numbers', where, params }, window);
   }
 
   find(ctx: RequestContext, rawId: string): Promise<PhoneNumber> {

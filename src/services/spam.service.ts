@@ -5,7 +5,7 @@ import { ValidationError } from '../errors.js';
 import type { ReputationSource } from '../spam/reputation.js';
 import { Rules } from '../validation.js';
 import { findOwned } from './lookup.js';
-import { findPageByKeys, likePattern, NEWEST_FIRST_SQL, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { findPageByKeys, likePattern, pageWindow, type Page, type PageArgs } from './pagination.js';
 
 export const PNUMBER_MAX = 20;
 export const DEFAULT_MIN_CARRIERS = 1;
@@ -39,7 +39,7 @@ export class SpamService {
       const p = `$${params.push(likePattern(args.search))}`;
       where += ` AND (pnumber ILIKE ${p} OR type ILIKE ${p} OR status ILIKE ${p})`;
     }
-    return findPageByKeys(ctx, SpamProtectedNumber, { from: 'spam_protected_numbers', where, orderBy: NEWEST_FIRST_SQL, params }, window);
+    return findPageByKeys(ctx, SpamProtectedNumber, { from: 'spam_protected_numbers', where, params }, window);
   }
 
   /** Changes a Custom number; it is In Progress again until its next check. */

@@ -6,7 +6,7 @@ import { LOCKS } from '../db/locks.js';
 import { graphErrors, sanitizeGraph } from '../workflows/graph.js';
 import { LIMITS, Rules, message } from '../validation.js';
 import { findOwned } from './lookup.js';
-import { findPageByKeys, likePattern, NEWEST_FIRST_SQL, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { findPageByKeys, likePattern, pageWindow, type Page, type PageArgs } from './pagination.js';
 
 export const WORKFLOW_NAME_MAX = 255;
 const DEFAULT_NAME = 'Untitled workflow';
@@ -95,7 +95,7 @@ export class WorkflowService {
     }
     if (args.status) where += ` AND status = $${params.push(args.status)}`;
     if (args.search) where += ` AND name ILIKE $${params.push(likePattern(args.search))}`;
-    return findPageByKeys(ctx, Workflow, { from: 'workflows', where, orderBy: NEWEST_FIRST_SQL, params }, window);
+    return findPageByKeys(ctx, Workflow, { from: 'workflows', where, params }, window);
   }
 
   async folders(ctx: RequestContext): Promise<FolderRow[]> {
