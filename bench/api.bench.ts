@@ -37,8 +37,8 @@ export async function apiBench(app: TestApp): Promise<void> {
     const viewer = await base.viewer(req, res, 'view-role');
     if (!viewer) return;
     const [rows, count] = await Promise.all([
-      base.pool.query('SELECT id, title, created_at, updated_at FROM roles WHERE company_id = $1 ORDER BY created_at DESC, id DESC LIMIT 15', [viewer.company_id]),
-      base.pool.query('SELECT count(*)::int AS total FROM roles WHERE company_id = $1', [viewer.company_id]),
+      base.query('roles-page', 'SELECT id, title, created_at, updated_at FROM roles WHERE company_id = $1 ORDER BY created_at DESC, id DESC LIMIT 15', [viewer.company_id]),
+      base.query('roles-total', 'SELECT count(*)::int AS total FROM roles WHERE company_id = $1', [viewer.company_id]),
     ]);
     res.json({
       success: true,
@@ -55,13 +55,13 @@ export async function apiBench(app: TestApp): Promise<void> {
       date_trunc('year', now() AT TIME ZONE $2) AT TIME ZONE $2 AS "end")`;
     const where = 'c.company_id = $1 AND c.appointment_at IS NOT NULL AND c.started_at >= r.start AND c.started_at < r."end"';
     const [rows, count] = await Promise.all([
-      base.pool.query(`${range}
+      base.query('appointments-page', `${range}
         SELECT c.id, to_char(c.started_at AT TIME ZONE $2, 'YYYY-MM-DD HH24:MI:SS') AS call_datetime, a.name AS agent_name,
                c.from_number, c.to_number, c.duration_seconds, to_char(c.appointment_at AT TIME ZONE $2, 'YYYY-MM-DD HH24:MI:SS') AS appointment,
                c.status, c.direction, c.sentiment, c.recording_url IS NOT NULL AS recording_available
         FROM r, calls c LEFT JOIN agents a ON a.id = c.agent_id
         WHERE ${where} ORDER BY c.started_at DESC, c.id DESC LIMIT 15`, [viewer.company_id, viewer.time_zone]),
-      base.pool.query(`${range} SELECT count(*)::int AS total FROM r, calls c WHERE ${where}`, [viewer.company_id, viewer.time_zone]),
+      base.query('appointments-total', `${range} SELECT count(*)::int AS total FROM r, calls c WHERE ${where}`, [viewer.company_id, viewer.time_zone]),
     ]);
     res.json({
       success: true,
@@ -84,12 +84,12 @@ export async function apiBench(app: TestApp): Promise<void> {
     const client = await base.pool.connect();
     try {
       await client.query('BEGIN');
-      const { rows: [role] } = await client.query('SELECT id, is_owner FROM roles WHERE id = $1 AND company_id = $2 FOR UPDATE', [Number(req.params.id), viewer.company_id]);
+      const { rows: [role] } = await base.query('role-lock', 'SELECT id, is_owner FROM roles WHERE id = $1 AND company_id = $2 FOR UPDATE', [Number(req.params.id), viewer.company_id], client);
       if (!role) return void (await client.query('ROLLBACK'), res.status(404).json({ success: false, message: 'Role not found.' }));
-      const { rowCount: taken } = await client.query('SELECT 1 FROM roles WHERE company_id = $1 AND lower(title) = lower($2) AND id <> $3', [viewer.company_id, title, role.id]);
+      const { rowCount: taken } = await base.query('role-title-taken', 'SELECT 1 FROM roles WHERE company_id = $1 AND lower(title) = lower($2) AND id <> $3', [viewer.company_id, title, role.id], client);
       if (taken) return void (await client.query('ROLLBACK'), res.status(422).json({ success: false, message: 'The title has already been taken.' }));
       if (role.is_owner) return void (await client.query('ROLLBACK'), res.status(409).json({ success: false, message: 'The Owner role cannot be changed or deleted.' }));
-      await client.query('UPDATE roles SET title = $1, updated_at = now() WHERE id = $2', [title, role.id]);
+      await base.query('role-rename', 'UPDATE roles SET title = $1, updated_at = now() WHERE id = $2', [title, role.id], client);
       await client.query('COMMIT');
       res.json({ success: true, message: 'Role updated successfully.' });
     } catch (error) {

@@ -7,7 +7,8 @@ import pg from 'pg';
 // the way a careful engineer would write it: the key object made once, the
 // claims pinned (algorithm, issuer, audience, lifetime), one query for the
 // viewer (user, company, role, permissions, revocation), the permission, then
-// the work. No cache of its own: one viewer query per request.
+// the work, each statement prepared once per connection (named). No cache of
+// its own: one viewer query per request.
 
 export interface ViewerRow {
   user_id: number;
@@ -46,7 +47,7 @@ export class Baseline {
     } catch {
       claims = undefined;
     }
-    const { rows: [viewer] } = claims ? await this.pool.query<ViewerRow>(VIEWER, [Number(claims.sub), claims.cid, claims.jti]) : { rows: [] };
+    const { rows: [viewer] } = claims ? await this.query<ViewerRow>('viewer', VIEWER, [Number(claims.sub), claims.cid, claims.jti]) : { rows: [] };
     if (!viewer) {
       res.status(401).json({ success: false, message: 'Unauthenticated.' });
       return undefined;
@@ -56,6 +57,11 @@ export class Baseline {
       return undefined;
     }
     return viewer;
+  }
+
+  /** A statement prepared once per connection under `name`. */
+  query<R extends pg.QueryResultRow = any>(name: string, text: string, values: unknown[], client: pg.Pool | pg.PoolClient = this.pool) {
+    return client.query<R>({ name, text, values });
   }
 
   /** The spec's pagination block. */

@@ -151,7 +151,7 @@ export class RequestContext {
       const positional = text.replace(/\$(\d+)/g, (_match, n: string) => (ordered.push(params[Number(n) - 1]), '?'));
       return this.em.execute(positional, ordered as never[]) as Promise<T[]>;
     }
-    return (await this.infra.reader.query(text, params)).rows as T[];
+    return (await this.infra.reader.query({ name: statementName(text), text, values: params })).rows as T[];
   }
 
   /**
@@ -188,6 +188,17 @@ export class RequestContext {
     for (const hook of hooks) hook();
     return result;
   }
+}
+
+// Plain reads are few distinct texts, each run often: each is prepared once per
+// connection, so PostgreSQL plans it once instead of at every call (a list's
+// page-and-total statement takes longer to plan than to run). A text past the
+// first thousand (never expected) runs unprepared.
+const statementNames = new Map<string, string>();
+function statementName(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < 1000) statementNames.set(text, (name = `read_${statementNames.size + 1}`));
+  return name;
 }
 
 /** What contexts are made of: the root EntityManager, the pool for committed statements, the actor source. */

@@ -8,7 +8,7 @@ import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { LOCKS } from './db/locks.js';
-import { readingPool } from './db/reader.js';
+import { closablePool, readingPool } from './db/reader.js';
 import { createSchema } from './graphql/schema.js';
 import { startJobs, type JobRunner } from './jobs/agenda.js';
 import { ormConfig } from './mikro-orm.config.js';
@@ -100,10 +100,10 @@ export async function startService(config: Config, log: Logger = createLogger(co
     // Statements that commit on their own (rate-limit counters, pending purchases) use a pool of their own.
     const autonomous = new pg.Pool({ connectionString: databaseUrl, max: 4 });
     autonomous.on('error', (error) => log.warn('database connection error', { error: error.message }));
-    cleanups.push(['autonomous pool', () => autonomous.end()]);
+    cleanups.push(['autonomous pool', closablePool(autonomous)]);
     const reader = readingPool(databaseUrl);
     reader.on('error', (error) => log.warn('database connection error', { error: error.message }));
-    cleanups.push(['reading pool', () => reader.end()]);
+    cleanups.push(['reading pool', closablePool(reader)]);
     const metrics = createMetrics();
     const services = createServices(config, log, metrics, telcoBaseUrl, { root: orm.em, autonomous, reader }, clock);
     usePasswordCost(config.nodeEnv === 'test' ? 'fast' : 'standard');
