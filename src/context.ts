@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { TokenClaims } from './auth/tokens.js';
@@ -140,15 +140,22 @@ export class RequestContext {
   }
 
   /**
-   * Plain rows, for reads that need no entities: outside a unit of work
-   * straight from the reading pool (no ORM, no query builder); inside one,
-   * in its transaction. Placeholders are `$1`, `$2`...; no array values.
+   * Plain statements, for reads that need no entities (and, inside a unit of
+   * work, writes of a few plain statements): outside a unit of work straight
+   * from the reading pool (no ORM, no query builder); inside one, in its
+   * transaction. Each text is prepared once per connection. Placeholders are
+   * `$1`, `$2`...; no array values.
    */
   async read<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
     if (this.commitHooks) {
-      // In the transaction: the ORM's connection takes `?` placeholders, in order.
+      // In the transaction, on its connection, prepared there too (the ORM's own raw statements would inline the values).
+      const transaction = this.em.getTransactionContext<Knex.Transaction>();
       const ordered: unknown[] = [];
       const positional = text.replace(/\$(\d+)/g, (_match, n: string) => (ordered.push(params[Number(n) - 1]), '?'));
+      if (transaction) {
+        const result = await transaction.raw(positional, ordered as Knex.ValueDict[]).options({ name: statementName(positional) });
+        return (result as { rows: T[] }).rows;
+      }
       return this.em.execute(positional, ordered as never[]) as Promise<T[]>;
     }
     return (await this.infra.reader.query({ name: statementName(text), text, values: params })).rows as T[];

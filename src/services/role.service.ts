@@ -93,12 +93,12 @@ export class RoleService {
   async update(ctx: RequestContext, rawId: string, title: string): Promise<RoleRecord> {
     const id = idOf(this.ids, rawId, 'role', 'Role');
     const company = await ctx.companyId();
-    const [role] = await ctx.sql<{ id: number; is_owner: boolean }>('SELECT id, is_owner FROM roles WHERE id = ? AND company_id = ? FOR UPDATE', [id, company]);
+    const [role] = await ctx.read<{ id: number; is_owner: boolean }>('SELECT id, is_owner FROM roles WHERE id = $1 AND company_id = $2 FOR UPDATE', [id, company]);
     if (!role) throw new NotFoundError('Role');
     await this.checkTitle(ctx, company, title, role.id);
     this.assertNotOwner({ isOwner: role.is_owner });
-    const [row] = await ctx.sql<RoleRow>(
-      'UPDATE roles SET title = ?, updated_at = ? WHERE id = ? RETURNING id, title, is_owner, created_at, updated_at',
+    const [row] = await ctx.read<RoleRow>(
+      'UPDATE roles SET title = $1, updated_at = $2 WHERE id = $3 RETURNING id, title, is_owner, created_at, updated_at',
       [title.trim(), new Date(), role.id],
     );
     this.forgetViewers(ctx, role);
@@ -164,7 +164,7 @@ export class RoleService {
     const rules = new Rules().required('title', title).maxChars('title', title, ROLE_TITLE_MAX);
     rules.check();
     // The same comparison as the unique index on (company_id, lower(title)).
-    const [clash] = await ctx.sql('SELECT 1 FROM roles WHERE company_id = ? AND lower(title) = lower(?) AND id <> ?', [company, title.trim(), exceptId ?? 0]);
+    const [clash] = await ctx.read('SELECT 1 FROM roles WHERE company_id = $1 AND lower(title) = lower($2) AND id <> $3', [company, title.trim(), exceptId ?? 0]);
     if (clash) throw ValidationError.field('title', message.taken('title'));
   }
 
