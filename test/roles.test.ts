@@ -126,6 +126,15 @@ describe('concurrent creation', () => {
     assert.ok(statuses.every((s) => [201, 409, 422].includes(s)), statuses.join(','));
     assert.equal((await app.sql("SELECT count(*)::int AS n FROM roles WHERE lower(title) = 'race'"))[0].n, 1);
   });
+
+  it('six roles renamed to one title at once: one takes it, the others are told it is taken (422), never 500', async () => {
+    const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => createRole(`Rename race ${i}`)));
+    const results = await Promise.all(ids.map((id) => app.request('PUT', `/api/roles/${id}`, { token: owner, body: { title: 'Renamed race' } })));
+    const statuses = results.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [200, 422, 422, 422, 422, 422]);
+    for (const refused of results.filter((r) => r.status === 422)) assert.deepEqual(refused.body.errors, { title: ['The title has already been taken.'] });
+    assert.equal((await app.sql("SELECT count(*)::int AS n FROM roles WHERE title = 'Renamed race'"))[0].n, 1);
+  });
 });
 
 describe('PUT /api/roles/{id}', () => {
