@@ -62,10 +62,13 @@ export class RequestContext {
     private forked?: EntityManager,
     /** Set inside a unit of work: what runs once it has committed. */
     private readonly commitHooks?: Array<() => void>,
+    /** Set inside a plain unit of work: its transaction's connection. */
+    private readonly plain?: pg.PoolClient,
   ) {}
 
   /** The EntityManager every ORM read and write of this operation goes through. */
   get em(): EntityManager {
+    if (this.plain) throw new Error('A plain unit of work has no EntityManager: its statements go through ctx.read.');
     return (this.forked ??= this.infra.root.fork());
   }
 
@@ -136,6 +139,7 @@ export class RequestContext {
    * which would run outside the transaction.
    */
   sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+    if (this.plain) throw new Error('A plain unit of work runs its statements through ctx.read.');
     return this.em.execute(text, params as never[]) as Promise<T[]>;
   }
 
@@ -147,6 +151,7 @@ export class RequestContext {
    * `$1`, `$2`...; no array values.
    */
   async read<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+    if (this.plain) return (await this.plain.query({ name: statementName(text), text, values: params })).rows as T[];
     if (this.commitHooks) {
       // In the transaction, on its connection, prepared there too (the ORM's own raw statements would inline the values).
       const transaction = this.em.getTransactionContext<Knex.Transaction>();
@@ -186,14 +191,38 @@ export class RequestContext {
     await (actor.kind === 'user' ? this.viewer() : this.company()).catch(() => undefined);
   }
 
-  /** Runs fn in one new transaction: committed once when it resolves, rolled back when it throws. */
-  async unitOfWork<T>(fn: (ctx: RequestContext) => Promise<T>): Promise<T> {
+  /**
+   * Runs fn in one new transaction: committed once when it resolves, rolled
+   * back when it throws. `plain`: fn runs only plain statements (`ctx.read`),
+   * so the transaction is one of its own on the reading pool, without the
+   * ORM's (no fork, no query builder, no flush).
+   */
+  async unitOfWork<T>(fn: (ctx: RequestContext) => Promise<T>, { plain = false }: { plain?: boolean } = {}): Promise<T> {
     // Who calls is read before the transaction takes its connection: reading it inside would need a second one.
     await this.resolveCaller();
     const hooks: Array<() => void> = [];
-    const result = await this.infra.root.fork().transactional((em) => fn(new RequestContext(this.caller, this.infra, em as EntityManager, hooks)));
+    const result = plain
+      ? await this.plainTransaction((client) => fn(new RequestContext(this.caller, this.infra, undefined, hooks, client)))
+      : await this.infra.root.fork().transactional((em) => fn(new RequestContext(this.caller, this.infra, em as EntityManager, hooks)));
     for (const hook of hooks) hook();
     return result;
+  }
+
+  private async plainTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.infra.reader.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      // A connection that cannot even roll back is not given to anyone else.
+      await client.query('ROLLBACK').catch((failure: Error) => (broken = failure));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
   }
 }
 

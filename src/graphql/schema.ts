@@ -48,8 +48,16 @@ function wrapFields(type: GraphQLObjectType | null | undefined, wrap: (resolve: 
  */
 function withUnitsOfWork(schema: GraphQLSchema): void {
   wrapFields(schema.getQueryType(), (resolve) => (root, args, ctx, info) => resolve(root, args, ctx.readOnly(), info));
-  wrapFields(schema.getMutationType(), (resolve) => (root, args, ctx, info) => ctx.unitOfWork((uow) => Promise.resolve(resolve(root, args, uow, info))));
+  wrapFields(schema.getMutationType(), (resolve) => (root, args, ctx, info) =>
+    ctx.unitOfWork((uow) => Promise.resolve(resolve(root, args, uow, info)), { plain: PLAIN_MUTATIONS.has(info.fieldName) }));
 }
+
+/**
+ * Mutations whose services run only plain statements (`ctx.read`): their
+ * transaction is one of their own, without the ORM's. A service of one of
+ * these that touched `ctx.em` would fail at once, never half-commit.
+ */
+const PLAIN_MUTATIONS = new Set(['updateRole']);
 
 /** The text committed as schema.graphql. */
 export const schemaText = (schema: GraphQLSchema) => `${printSchema(lexicographicSortSchema(schema))}\n`;
