@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { IdCodec } from '../ids.js';
 import { Rules, message } from '../validation.js';
 import { contactFields, type ContactRow, type ContactService } from './contact.service.js';
-import { pageOf, pageWindow, sqlPage, type Page } from './pagination.js';
+import { pageOf, pageWindow, readPage, type Page } from './pagination.js';
 
 // Dialer campaigns (draft -> running -> completed: campaign.started and
 // campaign.completed), leads (a contact in a campaign or a pipeline stage:
@@ -68,9 +68,9 @@ export class CampaignService {
     new Rules().oneOf('status', args.status ?? undefined, ['draft', 'running', 'completed']).check();
     const window = pageWindow(args);
     const companyId = await ctx.companyId();
-    const where = args.status ? 'c.company_id = ? AND c.status = ?' : 'c.company_id = ?';
+    const where = args.status ? 'c.company_id = $1 AND c.status = $2' : 'c.company_id = $1';
     const params = args.status ? [companyId, args.status] : [companyId];
-    const { rows, total } = await sqlPage<CampaignRow>(
+    const { rows, total } = await readPage<CampaignRow>(
       ctx,
       { select: 'c.*, (SELECT count(*)::int FROM leads l WHERE l.campaign_id = c.id) AS leads', from: 'campaigns c', where, orderBy: 'c.created_at DESC, c.id DESC', params },
       window,
@@ -150,9 +150,9 @@ export class CampaignService {
     const companyId = await ctx.companyId();
     const campaign = args.campaignId ? this.ids.decode(args.campaignId, 'campaign') : undefined;
     if (args.campaignId && campaign === undefined) throw new NotFoundError('Campaign');
-    const where = args.campaignId ? 'l.company_id = ? AND l.campaign_id = ?' : 'l.company_id = ?';
+    const where = args.campaignId ? 'l.company_id = $1 AND l.campaign_id = $2' : 'l.company_id = $1';
     const params = args.campaignId ? [companyId, campaign] : [companyId];
-    const { rows, total } = await sqlPage<LeadRow & { phone_number: string }>(
+    const { rows, total } = await readPage<LeadRow & { phone_number: string }>(
       ctx,
       { select: 'l.id, l.contact_id, l.campaign_id, l.pipeline_stage_id, l.source, l.created_at, c.phone_number', from: 'leads l JOIN contacts c ON c.id = l.contact_id', where, orderBy: 'l.created_at DESC, l.id DESC', params },
       window,

@@ -2,7 +2,7 @@ import type { RequestContext } from '../context.js';
 import { dbDate } from '../db/dates.js';
 import { ValidationError } from '../errors.js';
 import { Rules, message } from '../validation.js';
-import { likePattern, pageOf, pageWindow, sqlPage, type Page } from './pagination.js';
+import { likePattern, pageOf, pageWindow, readPage, type Page } from './pagination.js';
 
 // Contacts (DESIGN section 4): the people calls, SMS and leads concern, one
 // per phone number in a company. Created by users, or found or created by
@@ -91,10 +91,10 @@ export class ContactService {
     const companyId = await ctx.companyId();
     const pattern = args.search ? likePattern(args.search) : undefined;
     const where = pattern
-      ? "company_id = ? AND (phone_number ILIKE ? OR coalesce(first_name, '') || ' ' || coalesce(last_name, '') ILIKE ? OR email ILIKE ?)"
-      : 'company_id = ?';
-    const params = pattern ? [companyId, pattern, pattern, pattern] : [companyId];
-    const { rows, total } = await sqlPage<ContactRow>(ctx, { select: '*', from: 'contacts', where, orderBy: 'created_at DESC, id DESC', params }, window);
+      ? "company_id = $1 AND (phone_number ILIKE $2 OR coalesce(first_name, '') || ' ' || coalesce(last_name, '') ILIKE $2 OR email ILIKE $2)"
+      : 'company_id = $1';
+    const params = pattern ? [companyId, pattern] : [companyId];
+    const { rows, total } = await readPage<ContactRow>(ctx, { select: '*', from: 'contacts', where, orderBy: 'created_at DESC, id DESC', params }, window);
     return pageOf(rows.map((row) => this.shape(row)), total, window);
   }
 

@@ -101,25 +101,6 @@ export function pageOf<T>(records: T[], total: number, window: PageWindow): Page
   };
 }
 
-/**
- * One page of rows from SQL, with the total from the same round trip
- * (`count(*) OVER ()`); only a page past the end asks for the count apart.
- * `from` names the table (and alias) and `where` its filter, both ours, never
- * a client's text; the values go in `params`.
- */
-export async function sqlPage<T>(
-  ctx: RequestContext,
-  query: { select: string; from: string; where: string; orderBy: string; params: unknown[] },
-  window: PageWindow,
-): Promise<{ rows: T[]; total: number }> {
-  const rows = await ctx.sql<T & { total_rows: number }>(
-    `SELECT ${query.select}, count(*) OVER ()::int AS total_rows FROM ${query.from} WHERE ${query.where} ORDER BY ${query.orderBy} LIMIT ? OFFSET ?`,
-    [...query.params, window.perPage, window.offset],
-  );
-  const total = rows[0]?.total_rows ?? (window.offset > 0 ? (await ctx.sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${query.from} WHERE ${query.where}`, query.params))[0].n : 0);
-  return { rows: rows.map(({ total_rows: _total, ...row }) => row as unknown as T), total };
-}
-
 /** A list read as plain rows: `from` and `where` are ours, never a client's text; values go in `params` ($1, $2...). */
 export interface ListQuery {
   select: string;
@@ -141,7 +122,7 @@ export async function readPage<T>(ctx: RequestContext, query: ListQuery, window:
     [...query.params, window.perPage, window.offset],
   );
   const total = rows[0]?.total_rows ?? (window.offset > 0 ? await countOf(ctx, query) : 0);
-  return { rows, total };
+  return { rows: rows.map(({ total_rows: _total, ...row }) => row as unknown as T), total };
 }
 
 /**

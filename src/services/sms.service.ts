@@ -2,7 +2,7 @@ import type { RequestContext } from '../context.js';
 import { dbDate } from '../db/dates.js';
 import { UnprocessableError, ValidationError } from '../errors.js';
 import { Rules, message } from '../validation.js';
-import { pageOf, pageWindow, sqlPage, type Page } from './pagination.js';
+import { pageOf, pageWindow, readPage, type Page } from './pagination.js';
 import type { TelcoService } from './telco.service.js';
 import { contactFields, type ContactService } from './contact.service.js';
 
@@ -78,9 +78,9 @@ export class SmsService {
     rules.check();
     const window = pageWindow(args);
     const companyId = await ctx.companyId();
-    const where = args.direction ? 'company_id = ? AND direction = ?' : 'company_id = ?';
+    const where = args.direction ? 'company_id = $1 AND direction = $2' : 'company_id = $1';
     const params = args.direction ? [companyId, args.direction] : [companyId];
-    const { rows, total } = await sqlPage<SmsRow>(ctx, { select: '*', from: 'sms_messages', where, orderBy: 'created_at DESC, id DESC', params }, window);
+    const { rows, total } = await readPage<SmsRow>(ctx, { select: '*', from: 'sms_messages', where, orderBy: 'created_at DESC, id DESC', params }, window);
     return pageOf(rows.map((r) => ({ ...r, created_at: dbDate(r.created_at) })), total, window);
   }
 
