@@ -1,4 +1,5 @@
 import { ApolloServer } from '@apollo/server';
+import { compiledExecution } from './graphql/executor.js';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -59,7 +60,8 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
   const context = (req: Request) => services.contexts.forRequest(req.res!.locals.requestId, req.ip ?? 'unknown', bearerOf(req));
 
   const apollo = new ApolloServer<RequestContext>({
-    schema,
+    // The schema as is; a document that repeats runs compiled (src/graphql/executor.ts).
+    gateway: compiledExecution<RequestContext>(schema),
     allowBatchedHttpRequests: true,
     // Shutdown is ours (src/main.ts): HTTP drains first, embedded PostgreSQL stops last.
     stopOnTerminationSignals: false,

@@ -13,7 +13,7 @@ export const OPENAPI_FILE = 'openapi.json';
 
 export async function generatedArtifacts(): Promise<Record<string, string>> {
   const schema = await createSchema();
-  const routes = compileRoutes(schema, routeTable);
+  const routes = compileRoutes(schema, routeTable, { eager: true });
   return {
     [SCHEMA_FILE]: schemaText(schema),
     [OPENAPI_FILE]: `${JSON.stringify(openApiDocument(schema, routes, VERSION, ingressTable), null, 2)}\n`,

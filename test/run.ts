@@ -71,7 +71,11 @@ const dropTemplate = async () => {
 // Files run side by side: each has a database of its own, and most of their
 // time is spent waiting on timers, sockets and PostgreSQL, not on the CPU.
 const concurrency = process.env.TEST_CONCURRENCY ?? '4';
-const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
+// A file's process ends when its tests are done: Agenda leaves a timer per job
+// it ran (its lock check races the job and is not cleared when the job ends),
+// which would hold an idle process, and its slot, for up to half a lock
+// lifetime (30 s). The service itself ends with process.exit.
+const child = spawn(process.execPath, ['--test', '--test-force-exit', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
   stdio: 'inherit',
   env: { ...process.env, TEST_DATABASE_URL: adminUrl, TEST_TEMPLATE_DATABASE: template },
 });

@@ -4,10 +4,10 @@ import { liftInputLiterals } from './lift.js';
 import { getMetadataStorage } from 'type-graphql';
 import type { HttpMethod, Route } from './route.js';
 
-// At start, each row's operation is parsed, validated against the schema and
+// At start, each row's operation is parsed and validated against the schema
+// (a row that does not fit stops the start); at its first request it is
 // compiled (graphql-jit: the same resolvers, errors and serialization, without
-// walking the document per request); a row that does not fit the schema stops
-// the start. Rows are found through a tree of path segments built once.
+// walking the document per request). Rows are found through a tree of path segments built once.
 
 export interface CompiledRoute {
   route: Route;
@@ -46,7 +46,8 @@ export function rootFieldPermissions(): Map<string, string[]> {
   return byField;
 }
 
-export function compileRoutes(schema: GraphQLSchema, routes: Route[]): CompiledRoute[] {
+/** `eager`: compile every row now (the generated-files check does, so a row that does not compile fails it). */
+export function compileRoutes(schema: GraphQLSchema, routes: Route[], options: { eager?: boolean } = {}): CompiledRoute[] {
   const permissions = rootFieldPermissions();
   const compiled: CompiledRoute[] = [];
   for (const route of routes) {
@@ -60,10 +61,16 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[]): CompiledR
     if (!fields.includes(route.response.field)) {
       throw new Error(`Route ${route.operationId}: the operation does not select ${route.response.field}`);
     }
-    const lifted = liftInputLiterals(schema, document);
-    const jit = compileQuery(schema, lifted.document);
-    if (!isCompiledQuery(jit)) throw new Error(`Route ${route.operationId}: its operation does not compile: ${jit.errors?.map((e) => e.message).join('; ')}`);
-    const run = (context: unknown, variables: Record<string, unknown>) => jit.query(undefined, context, lifted.variables(variables));
+    const jit = () => {
+      const lifted = liftInputLiterals(schema, document);
+      const query = compileQuery(schema, lifted.document);
+      if (!isCompiledQuery(query)) throw new Error(`Route ${route.operationId}: its operation does not compile: ${query.errors?.map((e) => e.message).join('; ')}`);
+      return (context: unknown, variables: Record<string, unknown>) => query.query(undefined, context, lifted.variables(variables));
+    };
+    // Compiled at the row's first request (a process serves a few of its rows
+    // at first, most of them maybe never), or here when asked to.
+    let compiledRun = options.eager ? jit() : undefined;
+    const run = (context: unknown, variables: Record<string, unknown>) => (compiledRun ??= jit())(context, variables);
     const shape = shaper(route);
     for (const method of route.methods) {
       for (const path of route.paths) {

@@ -66,11 +66,25 @@ export function liftInputLiterals(schema: GraphQLSchema, document: DocumentNode)
       ? { ...definition, variableDefinitions: [...(definition as OperationDefinitionNode).variableDefinitions ?? [], ...definitions] }
       : definition),
   };
+  // A variable not given takes its definition's default, inside a literal as anywhere.
+  const defaults: Record<string, unknown> = {};
+  for (const definition of document.definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    for (const variable of definition.variableDefinitions ?? []) {
+      if (variable.defaultValue) defaults[variable.variable.name.value] = valueFromASTUntyped(variable.defaultValue);
+    }
+  }
+  const withDefaults = Object.keys(defaults).length === 0 ? (given: Record<string, unknown>) => given : (given: Record<string, unknown>) => {
+    const out = { ...given };
+    for (const [name, value] of Object.entries(defaults)) if (out[name] === undefined) out[name] = value;
+    return out;
+  };
   return {
     document: withDefinitions,
     variables: (given) => {
       const out = { ...given };
-      for (const { name, value } of lifted) out[name] = build(value, given);
+      const values = withDefaults(given);
+      for (const { name, value } of lifted) out[name] = build(value, values);
       return out;
     },
   };
