@@ -3,6 +3,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import path from 'node:path';
 import { loadConfig } from './config.js';
 import { startEmbeddedPostgres } from './db/embedded.js';
+import { migrate, migrator } from './db/migrate.js';
 import { ormConfig } from './mikro-orm.config.js';
 import { createLogger } from './observability/logger.js';
 
@@ -19,8 +20,8 @@ const config = loadConfig();
 const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), 'switchboard', createLogger('warn'));
 const orm = await MikroORM.init(ormConfig(config.databaseUrl ?? embedded!.url));
 try {
-  await orm.getMigrator().up();
-  const result = await orm.getMigrator().createMigration(undefined, false, false, name);
+  await migrate(orm);
+  const result = await (await migrator(orm)).createMigration(undefined, false, false, name);
   process.stdout.write(result.fileName ? `wrote src/migrations/${result.fileName}\n` : 'no schema difference\n');
 } finally {
   await orm.close(true);

@@ -1,5 +1,4 @@
 import { defineConfig } from '@mikro-orm/postgresql';
-import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from './config.js';
@@ -13,7 +12,6 @@ export function ormConfig(clientUrl: string, logger: (message: string) => void =
     logger,
     colors: false,
     entities,
-    extensions: [Migrator],
     forceUtcTimezone: true,
     debug: false,
     allowGlobalContext: false,

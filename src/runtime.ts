@@ -8,6 +8,7 @@ import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { LOCKS } from './db/locks.js';
+import { migrate } from './db/migrate.js';
 import { closablePool, readingPool } from './db/reader.js';
 import { createSchema } from './graphql/schema.js';
 import { startJobs, type JobRunner } from './jobs/agenda.js';
@@ -53,7 +54,7 @@ async function migrateAndSeed(orm: MikroORM, databaseUrl: string, config: Config
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [LOCKS.startup]);
-    await orm.getMigrator().up();
+    await migrate(orm);
     return config.seedDemo ? await seedDemoIfEmpty(orm.em.fork(), config.appKey, now) : false;
   } finally {
     await lock.end(); // ends the session, which releases the lock

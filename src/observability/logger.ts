@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger as Pino } from 'pino';
-import pretty from 'pino-pretty';
+import { createRequire } from 'node:module';
 import type { LogLevel } from '../config.js';
 
 // Logs through pino: one JSON object per line on stdout (`LOG_FORMAT=json`,
@@ -9,6 +9,10 @@ import type { LogLevel } from '../config.js';
 // errors are logged without their SQL or the values in it.
 
 export type LogFormat = 'json' | 'pretty';
+
+// pino-pretty (and its 30 modules) only for a terminal that asks for it.
+const pretty = (options: PrettyOptions) => (createRequire(import.meta.url)('pino-pretty') as (options: PrettyOptions) => DestinationStream)(options);
+type PrettyOptions = import('pino-pretty').PrettyOptions;
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;

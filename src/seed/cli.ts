@@ -3,6 +3,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import path from 'node:path';
 import { loadConfig } from '../config.js';
 import { startEmbeddedPostgres } from '../db/embedded.js';
+import { migrate } from '../db/migrate.js';
 import { ormConfig } from '../mikro-orm.config.js';
 import { createLogger } from '../observability/logger.js';
 import { DEMO_LOGINS, DEMO_PASSWORD, seedDemo, seedDemoIfEmpty } from './demo.js';
@@ -17,7 +18,7 @@ const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(pa
 const orm = await MikroORM.init(ormConfig(config.databaseUrl ?? embedded!.url));
 try {
   if (reset) await orm.em.getConnection().execute('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
-  await orm.getMigrator().up();
+  await migrate(orm);
   const seeded = reset ? (await seedDemo(orm.em.fork(), config.appKey), true) : await seedDemoIfEmpty(orm.em.fork(), config.appKey);
   if (seeded) {
     process.stdout.write(`Demo data created. Logins (password "${DEMO_PASSWORD}"):\n${DEMO_LOGINS.map((l) => `  ${l.email}`).join('\n')}\n`);
