@@ -35,3 +35,10 @@ export async function startWorker(app: TestApp, env: Record<string, string> = {}
   const url = await eventually(async () => /is running \(\w+\) at (http:\/\/[^\s"]+)/.exec(output)?.[1] ?? (child.exitCode !== null ? Promise.reject(new Error(output)) : undefined), 30_000, 'the worker');
   return Object.assign(child, { url });
 }
+
+/** SIGKILL, and wait until the process is gone. */
+export async function kill(worker: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => worker.once('exit', resolve));
+  worker.kill('SIGKILL');
+  await exited;
+}
