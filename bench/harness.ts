@@ -56,10 +56,15 @@ export async function assertSameAnswer(a: Scenario, b: Scenario, shape: (body: s
   if (left !== right) throw new Error(`${a.name} and ${b.name} answer differently:\n${left.slice(0, 400)}\n${right.slice(0, 400)}`);
 }
 
-/** Each scenario in turn, under load from a thread of its own. */
-export async function measure(scenarios: Scenario[]): Promise<Record<string, Result>> {
+/**
+ * Each scenario in turn, under load from a thread of its own. `before`, when
+ * given, runs before each path (writes: a VACUUM, so each path finds the table
+ * as clean as the first did, not the dead rows of the paths before it).
+ */
+export async function measure(scenarios: Scenario[], before?: () => Promise<unknown>): Promise<Record<string, Result>> {
   const results: Record<string, Result> = {};
   for (const scenario of scenarios) {
+    await before?.();
     const result = (results[scenario.name] = await load(scenario, CONNECTIONS, DURATION));
     process.stdout.write(`${scenario.name.padEnd(8)} ${String(result.rps).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  errors ${result.errors}\n`);
   }
