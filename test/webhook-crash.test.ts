@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { describe, it } from 'node:test';
 import { eventually, Receiver } from './helpers/receiver.js';
-import { kill, startWorker as spawnWorker } from './helpers/worker.js';
+import { apiWithWorkers, kill } from './helpers/worker.js';
 
 // Crash safety shown, not claimed: real worker processes (the service binary
 // with PROCESS_ROLE=worker) are killed with SIGKILL at the worst moments and
@@ -12,58 +10,34 @@ import { kill, startWorker as spawnWorker } from './helpers/worker.js';
 // jobs but never runs them).
 
 const WEBHOOK_ENV = { WEBHOOK_RETRY_DELAYS: '1500ms,300ms,300ms,300ms', WEBHOOK_TIMEOUT: '500ms' };
-let app: TestApp;
-let owner: string;
-const workers: ChildProcess[] = [];
-
-before(async () => {
-  app = await startTestApp({ PROCESS_ROLE: 'api', ...WEBHOOK_ENV });
-  owner = await app.login('owner@acme.test');
-});
-after(async () => {
-  for (const worker of workers) if (worker.exitCode === null) worker.kill('SIGKILL');
-  await app.close();
-});
-
-/** A worker process on the test database; killed at the end if still running. */
-async function startWorker(): Promise<ChildProcess & { url: string }> {
-  const child = await spawnWorker(app, WEBHOOK_ENV);
-  workers.push(child);
-  return child;
-}
+const fixture = apiWithWorkers(WEBHOOK_ENV);
 
 const attemptsOf = (deliveryId: string) =>
-  app.sql<{ number: number; status_code: number | null; error: string | null; finished: boolean; attempted_at: Date }>(
+  fixture.app.sql<{ number: number; status_code: number | null; error: string | null; finished: boolean; attempted_at: Date }>(
     'SELECT number, status_code, error, finished_at IS NOT NULL AS finished, attempted_at FROM webhook_attempts WHERE delivery_id = ? ORDER BY number',
     [deliveryId],
   );
-const statusOf = async (deliveryId: string) => (await app.sql('SELECT status FROM webhook_deliveries WHERE id = ?', [deliveryId]))[0]?.status;
-
-async function hookFor(receiver: Receiver): Promise<number> {
-  const res = await app.request('POST', '/api/webhooks', { token: owner, body: { title: 'Crash', url: receiver.url, events: ['agent.created'] } });
-  assert.equal(res.status, 201, res.text);
-  return res.body.data.id;
-}
+const statusOf = async (deliveryId: string) => (await fixture.app.sql('SELECT status FROM webhook_deliveries WHERE id = ?', [deliveryId]))[0]?.status;
 
 describe('a worker killed with SIGKILL', () => {
   it('while an attempt is in flight: after a restart the attempt is closed as failed and retried, no number missing', async () => {
     const receiver = await new Receiver().start();
     receiver.answer = (_r, i) => (i === 0 ? { hang: true } : { status: 200 });
     try {
-      await hookFor(receiver);
-      let worker = await startWorker();
+      await fixture.hookFor(receiver, 'Crash');
+      let worker = await fixture.startWorker();
       // A worker serves its probes and metrics, and no API.
       assert.deepEqual(await (await fetch(`${worker.url}/readyz`)).json(), { status: 'ready', checks: { database: 'ok', jobs: 'ok' } });
       assert.match(await (await fetch(`${worker.url}/metrics`)).text(), /webhook_attempts_total/);
       assert.equal((await fetch(`${worker.url}/api/roles`)).status, 404);
       assert.equal((await fetch(`${worker.url}/graphql`, { method: 'POST' })).status, 404);
-      await app.graphql('mutation { createAgent(name: "In flight") { id } }', {}, owner);
+      await fixture.app.graphql('mutation { createAgent(name: "In flight") { id } }', {}, fixture.owner);
       const [first] = await receiver.waitFor(1, 15_000);
       const deliveryId = String(first.headers['x-webhook-id']);
       await kill(worker);
       const open = await attemptsOf(deliveryId);
       assert.deepEqual(open.map((a) => [a.number, a.finished]), [[1, false]], 'the attempt is visible, not finished');
-      worker = await startWorker();
+      worker = await fixture.startWorker();
       await eventually(async () => ((await statusOf(deliveryId)) === 'succeeded' ? true : undefined), 30_000, 'the delivery to complete');
       const attempts = await attemptsOf(deliveryId);
       assert.deepEqual(attempts.map((a) => a.number), [1, 2], 'no attempt number missing');
@@ -81,17 +55,17 @@ describe('a worker killed with SIGKILL', () => {
     const receiver = await new Receiver().start();
     receiver.answer = (_r, i) => ({ status: i === 0 ? 500 : 200 });
     try {
-      await hookFor(receiver);
-      let worker = await startWorker();
-      await app.graphql('mutation { createAgent(name: "Retry scheduled") { id } }', {}, owner);
+      await fixture.hookFor(receiver, 'Crash');
+      let worker = await fixture.startWorker();
+      await fixture.app.graphql('mutation { createAgent(name: "Retry scheduled") { id } }', {}, fixture.owner);
       const [first] = await receiver.waitFor(1, 15_000);
       const deliveryId = String(first.headers['x-webhook-id']);
       const due = await eventually(async () => {
-        const [row] = await app.sql('SELECT next_attempt_at FROM webhook_deliveries WHERE id = ? AND next_attempt_at IS NOT NULL', [deliveryId]);
+        const [row] = await fixture.app.sql('SELECT next_attempt_at FROM webhook_deliveries WHERE id = ? AND next_attempt_at IS NOT NULL', [deliveryId]);
         return row?.next_attempt_at as Date | undefined;
       }, 10_000, 'the retry to be scheduled');
       await kill(worker);
-      worker = await startWorker();
+      worker = await fixture.startWorker();
       await eventually(async () => ((await statusOf(deliveryId)) === 'succeeded' ? true : undefined), 30_000, 'the retry');
       const attempts = await attemptsOf(deliveryId);
       assert.deepEqual(attempts.map((a) => [a.number, a.status_code]), [[1, 500], [2, 200]]);

@@ -1,41 +1,22 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { newDeliveryId, payloadText } from '../src/webhooks/payload.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
-import { kill, startWorker } from './helpers/worker.js';
+import { apiWithWorkers, kill } from './helpers/worker.js';
 
 // Two real worker processes (the service binary with PROCESS_ROLE=worker)
 // share one job store and one outbox; the API runs in this process
 // (PROCESS_ROLE=api: it schedules jobs but never runs them).
 
 const WEBHOOK_ENV = { WEBHOOK_RETRY_DELAYS: '1500ms,300ms,300ms,300ms', WEBHOOK_TIMEOUT: '500ms' };
-let app: TestApp;
-let owner: string;
-const workers: ChildProcess[] = [];
-
-before(async () => {
-  app = await startTestApp({ PROCESS_ROLE: 'api', ...WEBHOOK_ENV });
-  owner = await app.login('owner@acme.test');
-});
-after(async () => {
-  for (const worker of workers) if (worker.exitCode === null) worker.kill('SIGKILL');
-  await app.close();
-});
-
-async function hookFor(receiver: Receiver): Promise<number> {
-  const res = await app.request('POST', '/api/webhooks', { token: owner, body: { title: 'Workers', url: receiver.url, events: ['agent.created'] } });
-  assert.equal(res.status, 201, res.text);
-  return res.body.data.id;
-}
+const fixture = apiWithWorkers(WEBHOOK_ENV);
 
 describe('two workers on one job store', () => {
   it('send each of 1,000 deliveries exactly once', async () => {
     const receiver = await new Receiver().start();
     try {
-      const webhookId = await hookFor(receiver);
-      const [{ id: company }] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
+      const webhookId = await fixture.hookFor(receiver, 'Workers');
+      const [{ id: company }] = await fixture.app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
       // The outbox rows as a transaction would have written them; the workers' reconcilers find them due.
       const ids: string[] = [];
       const now = new Date();
@@ -49,12 +30,11 @@ describe('two workers on one job store', () => {
           rows.push(`(?, ?, ?, 'agent.created', 'pending', ?, 0, 5, ?, 'scheduled', ?)`);
           values.push(id, webhookId, company, payload, now, now);
         }
-        await app.sql(`INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at) VALUES ${rows.join(', ')}`, values);
+        await fixture.app.sql(`INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at) VALUES ${rows.join(', ')}`, values);
       }
-      const pair = await Promise.all([startWorker(app, WEBHOOK_ENV), startWorker(app, WEBHOOK_ENV)]);
-      workers.push(...pair);
+      const pair = await Promise.all([fixture.startWorker(), fixture.startWorker()]);
       await eventually(async () => {
-        const [{ n }] = await app.sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'", [webhookId]);
+        const [{ n }] = await fixture.app.sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'", [webhookId]);
         return n === 1000 ? true : undefined;
       }, 120_000, '1,000 deliveries');
       await sleep(300);
@@ -62,7 +42,7 @@ describe('two workers on one job store', () => {
       for (const r of receiver.received) seen.set(String(r.headers['x-webhook-id']), (seen.get(String(r.headers['x-webhook-id'])) ?? 0) + 1);
       assert.equal(seen.size, 1000);
       assert.deepEqual([...new Set(seen.values())], [1], 'every delivery arrived exactly once');
-      const [{ attempts }] = await app.sql('SELECT count(*)::int AS attempts FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ?', [webhookId]);
+      const [{ attempts }] = await fixture.app.sql('SELECT count(*)::int AS attempts FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ?', [webhookId]);
       assert.equal(attempts, 1000);
       for (const worker of pair) await kill(worker);
     } finally {

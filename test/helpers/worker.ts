@@ -2,8 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { TestApp } from './app.js';
-import { eventually } from './receiver.js';
+import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
+import { startTestApp, type TestApp } from './app.js';
+import { eventually, type Receiver } from './receiver.js';
 
 /**
  * The service binary as a worker process (PROCESS_ROLE=worker, or another
@@ -41,4 +43,52 @@ export async function kill(worker: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => worker.once('exit', resolve));
   worker.kill('SIGKILL');
   await exited;
+}
+
+export interface ApiWithWorkers {
+  /** The API, in the test's process (PROCESS_ROLE=api: it schedules jobs but never runs them). */
+  readonly app: TestApp;
+  /** A token of Acme's owner. */
+  readonly owner: string;
+  /** A worker process on the app's database; SIGKILLed at the end if still running. */
+  startWorker(): Promise<ChildProcess & { url: string }>;
+  /** A webhook of Acme's for agent.created, to this receiver. */
+  hookFor(receiver: Receiver, title: string): Promise<number>;
+}
+
+/** For the file (or suite) it is called in: an API started before, worker processes killed and the API closed after. */
+export function apiWithWorkers(env: Record<string, string>): ApiWithWorkers {
+  let app: TestApp | undefined;
+  let owner = '';
+  const workers: ChildProcess[] = [];
+  before(async () => {
+    app = await startTestApp({ PROCESS_ROLE: 'api', ...env });
+    owner = await app.login('owner@acme.test');
+  });
+  after(async () => {
+    for (const worker of workers) if (worker.exitCode === null) worker.kill('SIGKILL');
+    await app?.close();
+  });
+  const started = () => {
+    if (!app) throw new Error('the API starts in a before hook: use it inside tests');
+    return app;
+  };
+  return {
+    get app() {
+      return started();
+    },
+    get owner() {
+      return owner;
+    },
+    async startWorker() {
+      const child = await startWorker(started(), env);
+      workers.push(child);
+      return child;
+    },
+    async hookFor(receiver, title) {
+      const res = await started().request('POST', '/api/webhooks', { token: owner, body: { title, url: receiver.url, events: ['agent.created'] } });
+      assert.equal(res.status, 201, res.text);
+      return res.body.data.id;
+    },
+  };
 }
