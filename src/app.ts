@@ -32,7 +32,8 @@ export interface AppParts {
   schema: GraphQLSchema;
   routes: CompiledRoute[];
   ingress: IngressRoute[];
-  openapi: object;
+  /** The OpenAPI document, made when first asked for. */
+  openapi: () => object;
   log: Logger;
   metrics: Metrics;
   jobs?: JobRunner;

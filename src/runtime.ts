@@ -116,7 +116,9 @@ export async function startService(config: Config, log: Logger = createLogger(co
 
     const schema = await createSchema(services);
     const routes = compileRoutes(schema, routeTable);
-    const openapi = openApiDocument(schema, routes, VERSION, ingressTable);
+    // Made at its first request, not at every start (it walks every row and the schema).
+    let document: object | undefined;
+    const openapi = () => (document ??= openApiDocument(schema, routes, VERSION, ingressTable));
     const server = createServer();
     const { app, apollo } = await createApp({ orm, services, schema, routes, ingress: ingressTable, openapi, log, metrics, jobs, httpServer: server, probesOnly: config.role === 'worker' });
     server.on('request', app);

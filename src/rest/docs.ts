@@ -21,10 +21,10 @@ const PAGE = `<!doctype html>
 
 const INIT = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#swagger-ui', deepLinking: true });\n`;
 
-export function docsRouter(openapi: object): Router {
+export function docsRouter(openapi: () => object): Router {
   const router = express.Router();
   router.get('/api/openapi.json', (_req, res) => {
-    res.json(openapi);
+    res.json(openapi());
   });
   router.get('/api/docs', (_req, res) => {
     res.type('html').send(PAGE);
