@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { isEnumType, Kind, type OperationDefinitionNode, type TypeNode } from 'graphql';
+import { buildSchema, isEnumType, Kind, parse, type OperationDefinitionNode, type TypeNode } from 'graphql';
 import { createSchema } from '../src/graphql/schema.js';
 import { compileRoutes } from '../src/rest/compile.js';
+import { resolveRoute } from '../src/rest/derive.js';
 import { camelCase } from '../src/rest/params.js';
-import type { Param } from '../src/rest/route.js';
+import type { Param, Route } from '../src/rest/route.js';
 import { routeTable } from '../src/rest/routes/index.js';
 
 // The OpenAPI document against its sources: each row's parameters agree with
@@ -67,6 +68,50 @@ describe('the route table against the GraphQL operations', () => {
       }
     }
     assert.deepEqual(problems, []);
+  });
+});
+
+describe("a row's parameters completed from its operation", () => {
+  const schema = buildSchema(`
+    scalar JSONObject
+    enum Status { active paused }
+    input Item { itemId: Int!, note: String, status: Status }
+    type Query { x: Int }
+    type Mutation { save(id: ID!, count: Int!, share: Float, on: Boolean, status: Status, tags: [String!], items: [Item!], meta: JSONObject, title: String): Int }`);
+  const row = (params: Route['params']): Route => ({
+    operationId: 'save', methods: ['POST'], paths: ['/api/save/{id}'], tag: 'Test', summary: 'Save', params,
+    document: 'mutation Save($id: ID!, $count: Int!, $share: Float, $on: Boolean = true, $status: Status, $tags: [String!], $items: [Item!], $meta: JSONObject, $title: String) { save(id: $id, count: $count, share: $share, on: $on, status: $status, tags: $tags, items: $items, meta: $meta, title: $title) }',
+    response: { field: 'save', shape: 'envelope' },
+  });
+  const resolve = (route: Route) => resolveRoute(schema, route, parse(route.document).definitions[0] as OperationDefinitionNode).params;
+
+  it('reads types, enum values, required and the fields of inputs from the variables', () => {
+    const params = resolve(row({
+      path: { id: { idKind: 'thing', idForms: ['numeric'] } },
+      body: { count: {}, share: {}, on: {}, status: {}, tags: {}, items: { items: { fields: { item_id: {}, note: { description: 'Free text' }, status: {} } } }, meta: {} },
+    }));
+    assert.deepEqual(params.path, { id: { idKind: 'thing', idForms: ['numeric'], required: true, type: 'id' } });
+    assert.deepEqual(params.body, {
+      count: { required: true, type: 'integer' },
+      share: { type: 'number' },
+      on: { type: 'boolean' }, // non-null would not matter: it has a default
+      status: { type: 'string', enum: ['active', 'paused'] },
+      tags: { type: 'array', items: { type: 'string' } },
+      items: { type: 'array', items: { type: 'object', fields: { item_id: { required: true, type: 'integer' }, note: { description: 'Free text', type: 'string' }, status: { type: 'string', enum: ['active', 'paused'] } } } },
+      meta: { type: 'json' },
+    });
+  });
+
+  it('keeps what the row states where REST differs: a stricter required, its own type', () => {
+    const params = resolve(row({ path: { id: { type: 'string' } }, body: { count: {}, title: { required: true }, meta: { type: 'object' } } }));
+    assert.deepEqual(params.body?.title, { required: true, type: 'string' });
+    assert.deepEqual(params.body?.meta, { type: 'object' });
+    assert.deepEqual(params.path?.id, { type: 'string', required: true });
+  });
+
+  it('stops the start when a parameter fills no variable or no input field', () => {
+    assert.throws(() => resolve(row({ path: { id: {} }, body: { count: {}, colour: {} } })), /Route save: body parameter colour fills no variable of the operation/);
+    assert.throws(() => resolve(row({ path: { id: {} }, body: { count: {}, items: { items: { fields: { size: {} } } } } })), /items\[\]\.size fills no field of Item/);
   });
 });
 

@@ -2,7 +2,8 @@ import { parse, validate, type DocumentNode, type ExecutionResult, type GraphQLS
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { liftInputLiterals } from './lift.js';
 import { getMetadataStorage } from 'type-graphql';
-import type { HttpMethod, Route } from './route.js';
+import { resolveRoute } from './derive.js';
+import type { HttpMethod, ResolvedRoute, Route } from './route.js';
 
 // At start, each row's operation is parsed and validated against the schema
 // (a row that does not fit stops the start); at its first request it is
@@ -10,7 +11,8 @@ import type { HttpMethod, Route } from './route.js';
 // walking the document per request). Rows are found through a tree of path segments built once.
 
 export interface CompiledRoute {
-  route: Route;
+  /** The row, its parameters completed from the operation's variables. */
+  route: ResolvedRoute;
   method: HttpMethod;
   path: string;
   segments: string[];
@@ -72,10 +74,11 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[], options: {
     let compiledRun = options.eager ? jit() : undefined;
     const run = (context: unknown, variables: Record<string, unknown>) => (compiledRun ??= jit())(context, variables);
     const shape = shaper(route);
+    const resolved = resolveRoute(schema, route, operation);
     for (const method of route.methods) {
       for (const path of route.paths) {
         compiled.push({
-          route,
+          route: resolved,
           method,
           path,
           segments: path.split('/').filter(Boolean),

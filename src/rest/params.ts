@@ -2,7 +2,7 @@ import { GraphQLError } from 'graphql';
 import type { IdCodec } from '../ids.js';
 import { appErrorOf, NotFoundError, ValidationError } from '../errors.js';
 import { INT32, jsonProblem, LIMITS, Rules, message } from '../validation.js';
-import type { Param, Route } from './route.js';
+import type { Param, ResolvedRoute } from './route.js';
 
 // Reads a route's parameters from path, query and body, checks their types
 // (422 naming each field), and turns them into the operation's variables.
@@ -100,7 +100,7 @@ export interface RawRequest {
 }
 
 /** Path ids first (404 for a form the route does not take), then every other field (422). */
-export function variablesFor(route: Route, request: RawRequest, ids: IdCodec): Record<string, unknown> {
+export function variablesFor(route: ResolvedRoute, request: RawRequest, ids: IdCodec): Record<string, unknown> {
   for (const [name, param] of Object.entries(route.params.path ?? {})) {
     if (param.type !== 'id') continue;
     const id = ids.decode(request.path[name], param.idKind!, param.idForms);
@@ -123,7 +123,7 @@ export function variablesFor(route: Route, request: RawRequest, ids: IdCodec): R
 }
 
 /** The row's REST name for each GraphQL variable it fills. */
-function restNames(route: Route): Map<string, string> {
+function restNames(route: ResolvedRoute): Map<string, string> {
   const names = new Map<string, string>();
   for (const group of [route.params.path, route.params.query, route.params.body]) {
     for (const [name, param] of Object.entries(group ?? {})) names.set(param.variable ?? camelCase(name), name);
@@ -143,7 +143,7 @@ function restKey(key: string, names: Map<string, string>): string {
  * fields; GraphQL's own refusal of a variable (which the row's checks should
  * have caught first) as 422 naming the field, never a 500.
  */
-export function restErrorOf(error: GraphQLError, route: Route): unknown {
+export function restErrorOf(error: GraphQLError, route: ResolvedRoute): unknown {
   const names = restNames(route);
   const known = appErrorOf(error);
   if (known instanceof ValidationError && known.fieldErrors) {

@@ -30,10 +30,23 @@ export interface Param {
   fields?: Record<string, Param>;
 }
 
-export interface RouteParams {
-  path?: Record<string, Param>;
-  query?: Record<string, Param>;
-  body?: Record<string, Param>;
+/**
+ * A parameter as a row writes it: what the operation's variable already says
+ * (the type, the enum values, required for a non-null variable, the fields of
+ * an input object and the element of a list) is read from the schema at start
+ * (compile.ts), so a row states only what REST alone knows: names, aliases,
+ * id forms, descriptions, and a type only where REST's differs (ids, JSON).
+ */
+export interface RowParam extends Omit<Param, 'type' | 'items' | 'fields'> {
+  type?: ParamType;
+  items?: RowParam;
+  fields?: Record<string, RowParam>;
+}
+
+export interface RouteParams<P = Param> {
+  path?: Record<string, P>;
+  query?: Record<string, P>;
+  body?: Record<string, P>;
 }
 
 export interface RouteResponse {
@@ -57,7 +70,7 @@ export interface Route {
   description?: string;
   /** False only for sign-in. */
   auth?: boolean;
-  params: RouteParams;
+  params: RouteParams<RowParam>;
   /** The GraphQL operation the route runs; its variables are the params. */
   document: string;
   response: RouteResponse;
@@ -70,6 +83,9 @@ export interface Route {
    */
   answers?: ReadonlyArray<403 | 404 | 409 | 429 | 502>;
 }
+
+/** A row with every parameter complete (its types read from the schema). */
+export type ResolvedRoute = Omit<Route, 'params'> & { params: RouteParams<Param> };
 
 /**
  * A row of the other kind: a provider callback (ingress). Form-encoded, in the

@@ -1,11 +1,11 @@
 import { ALL_ID_FORMS } from '../../ids.js';
-import type { Param, Route } from '../route.js';
+import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
 // AI agents and the provider account (DESIGN section 4), so a REST
 // integrator can set a company up without GraphQL.
 
-const agentId: Param = { type: 'id', required: true, idKind: 'agent', idForms: ALL_ID_FORMS, description: 'Agent id: numeric, base64 or encrypted' };
+const agentId: RowParam = { type: 'id', idKind: 'agent', idForms: ALL_ID_FORMS, description: 'Agent id: numeric, base64 or encrypted' };
 const AGENT_FIELDS = 'id encrypted_id: encryptedId name active online';
 
 export const agentRoutes: Route[] = [
@@ -18,10 +18,10 @@ export const agentRoutes: Route[] = [
     description: 'Agents of the company by name. Requires view-agents.',
     params: {
       query: {
-        per_page: { type: 'integer', description: 'Default 15, at most 100' },
-        page: { type: 'integer', description: 'Default 1' },
-        search: { type: 'string', description: 'Matches the agent name' },
-        active: { type: 'boolean' },
+        per_page: { description: 'Default 15, at most 100' },
+        page: { description: 'Default 1' },
+        search: { description: 'Matches the agent name' },
+        active: {},
       },
     },
     document: `query ListAgents($search: String, $active: Boolean, $page: Int, $perPage: Int) {
@@ -35,7 +35,7 @@ export const agentRoutes: Route[] = [
     tag: 'AI agents',
     summary: 'Create an AI agent',
     description: 'Requires manage-agents. Sends agent.created.',
-    params: { body: { name: { type: 'string', required: true, description: 'At most 255 characters' } } },
+    params: { body: { name: { description: 'At most 255 characters' } } },
     document: `mutation CreateAgent($name: String!) { createAgent(name: $name) { ${AGENT_FIELDS} } }`,
     response: { field: 'createAgent', shape: 'envelope', message: 'Agent created successfully.', data: true },
     status: 201,
@@ -47,7 +47,7 @@ export const agentRoutes: Route[] = [
     tag: 'AI agents',
     summary: 'Update an AI agent',
     description: 'Name and active; an agent made inactive goes offline. Requires manage-agents. Sends agent.updated.',
-    params: { path: { id: agentId }, body: { name: { type: 'string' }, active: { type: 'boolean' } } },
+    params: { path: { id: agentId }, body: { name: {}, active: {} } },
     document: `mutation UpdateAgent($id: ID!, $name: String, $active: Boolean) { updateAgent(id: $id, name: $name, active: $active) { ${AGENT_FIELDS} } }`,
     response: { field: 'updateAgent', shape: 'envelope', message: 'Agent updated successfully.', data: true },
   },
@@ -58,7 +58,7 @@ export const agentRoutes: Route[] = [
     tag: 'AI agents',
     summary: 'Switch an AI agent online or offline',
     description: 'Requires manage-agents. Sends agent.status_changed.',
-    params: { path: { id: agentId }, body: { online: { type: 'boolean', required: true } } },
+    params: { path: { id: agentId }, body: { online: {} } },
     document: `mutation SetAgentOnline($id: ID!, $online: Boolean!) { setAgentOnline(id: $id, online: $online) { ${AGENT_FIELDS} } }`,
     response: { field: 'setAgentOnline', shape: 'envelope', message: 'Agent status updated successfully.', data: true },
   },
@@ -72,8 +72,8 @@ export const agentRoutes: Route[] = [
     description: 'The Owner role only. Checked with the provider, which reports the balance; the auth token is stored sealed and never returned. At most 10 changes per company per hour.',
     params: {
       body: {
-        account_sid: { type: 'string', required: true, description: 'AC followed by 32 hexadecimal digits' },
-        auth_token: { type: 'string', required: true },
+        account_sid: { description: 'AC followed by 32 hexadecimal digits' },
+        auth_token: {},
       },
     },
     document: 'mutation SetTelcoAccount($accountSid: String!, $authToken: String!) { setTelcoAccount(accountSid: $accountSid, authToken: $authToken) { provider account_sid: accountSid balance } }',
@@ -99,8 +99,8 @@ export const agentRoutes: Route[] = [
     description: 'Requires manage-agents.',
     params: {
       body: {
-        answer_rate: { type: 'number', description: '0 to 1 (default 0.6)' },
-        average_sentiment: { type: 'number', description: '-1 to 1: positive 1, neutral 0, negative -1 (default 0)' },
+        answer_rate: { description: '0 to 1 (default 0.6)' },
+        average_sentiment: { description: '-1 to 1: positive 1, neutral 0, negative -1 (default 0)' },
       },
     },
     document: 'mutation SetAgentPerformanceThresholds($answerRate: Float, $averageSentiment: Float) { setAgentPerformanceThresholds(answerRate: $answerRate, averageSentiment: $averageSentiment) { answer_rate: answerRate average_sentiment: averageSentiment } }',

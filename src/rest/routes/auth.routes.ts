@@ -12,8 +12,8 @@ export const authRoutes: Route[] = [
     auth: false,
     params: {
       body: {
-        email: { type: 'string', required: true, description: 'Account email' },
-        password: { type: 'string', required: true },
+        email: { description: 'Account email' },
+        password: {},
       },
     },
     document: 'mutation Login($email: String!, $password: String!) { login(email: $email, password: $password) { success message token } }',

@@ -1,13 +1,13 @@
 import { ALL_ID_FORMS } from '../../ids.js';
-import type { Param, Route } from '../route.js';
+import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
 // Dialer campaigns and leads, and booking a call's appointment (DESIGN section 4).
 
 const CAMPAIGN = 'id name status agent_id: agentId started_at: startedAt completed_at: completedAt created_at: createdAt leads';
 const LEAD = 'id contact_id: contactId campaign_id: campaignId pipeline_stage_id: pipelineStageId source created_at: createdAt';
-const campaignId: Param = { type: 'id', required: true, idKind: 'campaign', idForms: ALL_ID_FORMS, description: 'Campaign id: numeric, base64 or encrypted' };
-const paging = { page: { type: 'integer', description: 'Default 1' }, per_page: { type: 'integer', description: 'Default 15, at most 100' } } as const;
+const campaignId: RowParam = { type: 'id', idKind: 'campaign', idForms: ALL_ID_FORMS, description: 'Campaign id: numeric, base64 or encrypted' };
+const paging = { page: { description: 'Default 1' }, per_page: { description: 'Default 15, at most 100' } } as const;
 
 const row = (r: Omit<Route, 'tag'>): Route => ({ tag: 'Campaigns and leads', ...r });
 
@@ -18,7 +18,7 @@ export const campaignRoutes: Route[] = [
     paths: ['/api/campaigns'],
     summary: 'List dialer campaigns',
     description: 'Newest first. Requires view-campaigns.',
-    params: { query: { status: { type: 'string', enum: ['draft', 'running', 'completed'] }, ...paging } },
+    params: { query: { status: { enum: ['draft', 'running', 'completed'] }, ...paging } },
     document: `query ListCampaigns($status: String, $page: Int, $perPage: Int) { campaigns(status: $status, page: $page, perPage: $perPage) { records { ${CAMPAIGN} } ${PAGINATION} } }`,
     response: { field: 'campaigns', shape: 'envelope', data: true },
   }),
@@ -28,7 +28,7 @@ export const campaignRoutes: Route[] = [
     paths: ['/api/campaigns'],
     summary: 'Create a dialer campaign',
     description: 'A draft. Requires manage-campaigns.',
-    params: { body: { name: { type: 'string', required: true, description: 'At most 255 characters' }, agent_id: { type: 'string', description: 'The AI agent that dials' } } },
+    params: { body: { name: { description: 'At most 255 characters' }, agent_id: { description: 'The AI agent that dials' } } },
     document: `mutation CreateCampaign($name: String!, $agentId: ID) { createCampaign(name: $name, agentId: $agentId) { ${CAMPAIGN} } }`,
     response: { field: 'createCampaign', shape: 'envelope', message: 'Campaign created successfully.', data: true },
     status: 201,
@@ -61,7 +61,7 @@ export const campaignRoutes: Route[] = [
     paths: ['/api/leads'],
     summary: 'List leads',
     description: 'Newest first. Requires view-campaigns.',
-    params: { query: { campaign_id: { type: 'string', description: 'Only the leads of this campaign' }, ...paging } },
+    params: { query: { campaign_id: { description: 'Only the leads of this campaign' }, ...paging } },
     document: `query ListLeads($campaignId: ID, $page: Int, $perPage: Int) { leads(campaignId: $campaignId, page: $page, perPage: $perPage) { records { ${LEAD} } ${PAGINATION} } }`,
     response: { field: 'leads', shape: 'envelope', data: true },
     answers: [404],
@@ -74,11 +74,11 @@ export const campaignRoutes: Route[] = [
     description: 'A contact (by id, or by phone number: made when new) in a campaign or a pipeline stage: lead.generated. Requires manage-campaigns.',
     params: {
       body: {
-        contact_id: { type: 'string', description: 'A contact of the company' },
-        phone_number: { type: 'string', description: 'E.164; the contact is made when new' },
-        campaign_id: { type: 'string', description: 'A draft or running campaign' },
-        pipeline_stage_id: { type: 'string', description: 'A stage of one of the company pipelines' },
-        source: { type: 'string', description: 'Where the lead came from, at most 64 characters' },
+        contact_id: { description: 'A contact of the company' },
+        phone_number: { description: 'E.164; the contact is made when new' },
+        campaign_id: { description: 'A draft or running campaign' },
+        pipeline_stage_id: { description: 'A stage of one of the company pipelines' },
+        source: { description: 'Where the lead came from, at most 64 characters' },
       },
     },
     document: `mutation CreateLead($contactId: ID, $phoneNumber: String, $campaignId: ID, $pipelineStageId: ID, $source: String) {
@@ -93,8 +93,8 @@ export const campaignRoutes: Route[] = [
     summary: "Book or move a call's appointment",
     description: 'appointment.scheduled when the time is new; the call then appears in the appointment list. Requires book-appointments.',
     params: {
-      path: { id: { type: 'id', required: true, idKind: 'call', idForms: ['numeric', 'base64', 'encrypted'], description: 'Numeric, base64 or encrypted id' } },
-      body: { appointment_at: { type: 'string', required: true, description: 'ISO 8601 date-time' } },
+      path: { id: { type: 'id', idKind: 'call', idForms: ['numeric', 'base64', 'encrypted'], description: 'Numeric, base64 or encrypted id' } },
+      body: { appointment_at: { description: 'ISO 8601 date-time' } },
     },
     document: `mutation BookCallAppointment($id: ID!, $appointmentAt: String!) { bookCallAppointment(id: $id, appointmentAt: $appointmentAt) { call_id: callId appointment_at: appointmentAt } }`,
     response: { field: 'bookCallAppointment', shape: 'envelope', message: 'Appointment booked successfully.', data: true },

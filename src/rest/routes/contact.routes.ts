@@ -1,10 +1,10 @@
-import type { Param, Route } from '../route.js';
+import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
 // Contacts (DESIGN section 4): their fields are the webhook form data fields.
 
 const CONTACT = 'id phone_number: phoneNumber email first_name: firstName last_name: lastName address city state zip country company_name: companyName tags custom_fields: customFields created_at: createdAt';
-const text = (description: string): Param => ({ type: 'string', description });
+const text = (description: string): RowParam => ({ description });
 
 const row = (r: Omit<Route, 'tag'>): Route => ({ tag: 'Contacts', ...r });
 
@@ -17,9 +17,9 @@ export const contactRoutes: Route[] = [
     description: 'Newest first. Requires view-contacts.',
     params: {
       query: {
-        search: { type: 'string', description: 'Matches the number, the name or the email' },
-        page: { type: 'integer', description: 'Default 1' },
-        per_page: { type: 'integer', description: 'Default 15, at most 100' },
+        search: { description: 'Matches the number, the name or the email' },
+        page: { description: 'Default 1' },
+        per_page: { description: 'Default 15, at most 100' },
       },
     },
     document: `query ListContacts($search: String, $page: Int, $perPage: Int) { contacts(search: $search, page: $page, perPage: $perPage) { records { ${CONTACT} } ${PAGINATION} } }`,
@@ -33,7 +33,7 @@ export const contactRoutes: Route[] = [
     description: 'One contact per phone number. Requires edit-contacts.',
     params: {
       body: {
-        phone_number: { type: 'string', required: true, description: 'E.164' },
+        phone_number: { description: 'E.164' },
         email: text('An email address'),
         first_name: text('At most 255 characters'),
         last_name: text('At most 255 characters'),
@@ -43,8 +43,8 @@ export const contactRoutes: Route[] = [
         zip: text('At most 32 characters'),
         country: text('At most 64 characters'),
         company_name: text('At most 255 characters'),
-        tags: { type: 'array', items: { type: 'string' }, description: 'At most 50, each at most 64 characters' },
-        custom_fields: { type: 'json', description: 'Up to 50 keys; each value a string, number, boolean or null' },
+        tags: { items: {}, description: 'At most 50, each at most 64 characters' },
+        custom_fields: { description: 'Up to 50 keys; each value a string, number, boolean or null' },
       },
     },
     document: `mutation CreateContact($phoneNumber: String!, $email: String, $firstName: String, $lastName: String, $address: String, $city: String, $state: String, $zip: String, $country: String, $companyName: String, $tags: [String!], $customFields: JSONObject) {

@@ -1,17 +1,16 @@
-import type { Param, Route } from '../route.js';
+import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
-const filters: Record<string, Param> = {
+const filters: Record<string, RowParam> = {
   date_range: {
-    type: 'string',
     enum: ['Today', 'Yesterday', 'Last 7 Days', 'Last 14 Days', 'Last 30 Days', 'This Week Sun', 'This Week Mon', 'Last Week Sun', 'Last Week Mon', 'Last Business Week', 'This Month', 'Last Month', 'Last Year'],
     description: 'Default Today; computed in the company time zone',
   },
-  start_date: { type: 'string', description: 'Custom start, Y-m-d (with end_date; whole days, inclusive)' },
-  end_date: { type: 'string', description: 'Custom end, Y-m-d' },
-  agent_id: { type: 'string', description: 'All (default) or an agent id' },
-  company_id: { type: 'integer', description: 'Default the signed-in company; an agency may name a child company' },
-  search: { type: 'string', description: 'Matches the numbers, agent name, contact name or disposition' },
+  start_date: { description: 'Custom start, Y-m-d (with end_date; whole days, inclusive)' },
+  end_date: { description: 'Custom end, Y-m-d' },
+  agent_id: { description: 'All (default) or an agent id' },
+  company_id: { description: 'Default the signed-in company; an agency may name a child company' },
+  search: { description: 'Matches the numbers, agent name, contact name or disposition' },
 };
 const FILTER_VARS = '$dateRange: String, $startDate: String, $endDate: String, $agentId: String, $companyId: Int, $search: String';
 const FILTER = 'filter: { dateRange: $dateRange, startDate: $startDate, endDate: $endDate, agentId: $agentId, companyId: $companyId, search: $search }';
@@ -26,7 +25,7 @@ export const dashboardRoutes: Route[] = [
     tag: 'AI dashboard',
     summary: 'Appointment Calls',
     description: 'Calls in the date range that booked an appointment, newest first. call_datetime and appointment are "YYYY-MM-DD HH:mm:ss" in the company time zone; duration is in seconds.',
-    params: { query: { ...filters, per_page: { type: 'integer', description: 'Default 15, at most 100' }, page: { type: 'integer' } } },
+    params: { query: { ...filters, per_page: { description: 'Default 15, at most 100' }, page: {} } },
     document: `query AppointmentCalls(${FILTER_VARS}, $page: Int, $perPage: Int) {
       appointmentCalls(${FILTER}, page: $page, perPage: $perPage) {
         records { id call_datetime: callDatetime agent_name: agentName ${NUMBERS} duration appointment status direction sentiment recording_available: recordingAvailable }
@@ -54,7 +53,7 @@ export const dashboardRoutes: Route[] = [
     tag: 'AI dashboard',
     summary: 'Call details',
     description: 'One call with transcript, recording, disposition, tags and custom fields. Requires view-ai-dashboard.',
-    params: { path: { id: { type: 'id', required: true, idKind: 'call', idForms: ['numeric', 'base64', 'encrypted'], description: 'Numeric, base64 or encrypted id' } } },
+    params: { path: { id: { type: 'id', idKind: 'call', idForms: ['numeric', 'base64', 'encrypted'], description: 'Numeric, base64 or encrypted id' } } },
     document: `query CallDetails($id: ID!) { callDetails(id: $id) {
       id call_datetime: callDatetime agent_id: agentId agent_name: agentName ${NUMBERS} duration status direction sentiment
       recording_url: recordingUrl transcript disposition tags custom_fields: customFields appointment
@@ -67,7 +66,7 @@ export const dashboardRoutes: Route[] = [
     paths: ['/api/ai/dashboard/settings/local-presence'],
     tag: 'AI dashboard',
     summary: 'Update Local Presence',
-    params: { body: { number_ai_local_presence: { type: 'string', required: true, description: 'All or Unassigned' } } },
+    params: { body: { number_ai_local_presence: { description: 'All or Unassigned' } } },
     document: 'mutation LocalPresence($numberAiLocalPresence: String!) { updateLocalPresence(numberAiLocalPresence: $numberAiLocalPresence) { new_value: newValue } }',
     response: { field: 'updateLocalPresence', shape: 'envelope', message: 'Local presence setting updated successfully', data: true },
   },

@@ -1,8 +1,8 @@
 import { ALL_ID_FORMS } from '../../ids.js';
-import type { Param, Route } from '../route.js';
+import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
-const numberId: Param = { type: 'id', required: true, idKind: 'phone_number', idLabel: 'Phone number', idForms: ALL_ID_FORMS, description: 'Numeric, base64 or encrypted id' };
+const numberId: RowParam = { type: 'id', idKind: 'phone_number', idLabel: 'Phone number', idForms: ALL_ID_FORMS, description: 'Numeric, base64 or encrypted id' };
 const NUMBER = `id base64_id: base64Id status use_for: useFor dialable phone_no: phoneNo provider ai_active: aiActive
   phone_type: phoneType phone_title: phoneTitle has_spam_protection: hasSpamProtection tendlcs chatbot_agent_id: chatbotAgentId`;
 
@@ -16,10 +16,10 @@ export const phoneNumberRoutes: Route[] = [
     description: 'Newest first. Requires view-phone-numbers.',
     params: {
       query: {
-        search: { type: 'string', description: 'Matches the number or its title' },
-        use_for: { type: 'string', enum: ['ai', 'dialer', 'both'] },
-        per_page: { type: 'integer', description: 'Default 15, at most 100' },
-        page: { type: 'integer' },
+        search: { description: 'Matches the number or its title' },
+        use_for: { enum: ['ai', 'dialer', 'both'] },
+        per_page: { description: 'Default 15, at most 100' },
+        page: {},
       },
     },
     document: `query PhoneNumbers($search: String, $useFor: String, $page: Int, $perPage: Int) {
@@ -36,11 +36,11 @@ export const phoneNumberRoutes: Route[] = [
     params: {
       path: { id: numberId },
       body: {
-        phone_title: { type: 'string', description: 'At most 255 characters' },
-        status: { type: 'string', enum: ['Verified', 'Unverified'] },
-        use_for: { type: 'string', enum: ['ai', 'dialer', 'both'] },
-        phone_type: { type: 'string', enum: ['local', 'mobile', 'tollfree'] },
-        tendlc: { type: 'string', enum: ['Yes', 'No'], description: 'Answered as tendlcs' },
+        phone_title: { description: 'At most 255 characters' },
+        status: { enum: ['Verified', 'Unverified'] },
+        use_for: { enum: ['ai', 'dialer', 'both'] },
+        phone_type: { enum: ['local', 'mobile', 'tollfree'] },
+        tendlc: { enum: ['Yes', 'No'], description: 'Answered as tendlcs' },
       },
     },
     document: `mutation UpdatePhoneNumber($id: ID!, $phoneTitle: String, $status: String, $useFor: String, $phoneType: String, $tendlc: String) {
@@ -57,8 +57,8 @@ export const phoneNumberRoutes: Route[] = [
     description: 'Buys a number found by the available-number search. The provider credentials and balance must be set first. A refusal by the provider is 422 with the provider\'s text in message; an unreachable provider is 502.',
     params: {
       body: {
-        provider: { type: 'string', required: true, description: 'The telephony provider name: telco' },
-        phoneNo: { type: 'string', required: true, aliases: ['baseNo'], description: 'The purchase_token of the available-number search' },
+        provider: { description: 'The telephony provider name: telco' },
+        phoneNo: { required: true, aliases: ['baseNo'], description: 'The purchase_token of the available-number search' },
       },
     },
     document: 'mutation Purchase($provider: String!, $phoneNo: String!) { purchasePhoneNumber(provider: $provider, phoneNo: $phoneNo) { success message } }',
@@ -71,7 +71,7 @@ export const phoneNumberRoutes: Route[] = [
     paths: ['/api/phone-numbers/import-telco'],
     tag: 'Phone numbers',
     summary: 'Import Number',
-    params: { body: { import_token: { type: 'string', required: true, description: 'From the list of importable numbers' } } },
+    params: { body: { import_token: { description: 'From the list of importable numbers' } } },
     document: 'mutation ImportNumber($importToken: String!) { importTelcoNumber(importToken: $importToken) { success message } }',
     response: { field: 'importTelcoNumber', shape: 'plain' },
   },
@@ -83,7 +83,7 @@ export const phoneNumberRoutes: Route[] = [
     tag: 'Phone numbers',
     summary: 'Import Messaging Campaign',
     description: 'Imports one A2P campaign; the messaging service\'s inbound and status webhooks are then pointed at this service.',
-    params: { body: { messaging_service_sid: { type: 'string', required: true, description: 'From the list of importable campaigns' } } },
+    params: { body: { messaging_service_sid: { description: 'From the list of importable campaigns' } } },
     document: 'mutation ImportCampaign($messagingServiceSid: String!) { importTelcoCampaign(messagingServiceSid: $messagingServiceSid) { success message } }',
     response: { field: 'importTelcoCampaign', shape: 'plain' },
   },
@@ -96,9 +96,9 @@ export const phoneNumberRoutes: Route[] = [
     description: 'Active agents assignable as the number\'s inbound chatbot, 15 a page. No success envelope.',
     params: {
       query: {
-        q: { type: 'string', description: 'Matches the agent name' },
-        id: { type: 'string', description: 'Return just that agent' },
-        page: { type: 'integer', description: 'Default 1' },
+        q: { description: 'Matches the agent name' },
+        id: { description: 'Return just that agent' },
+        page: { description: 'Default 1' },
       },
     },
     document: 'query ChatbotAgents($q: String, $id: String, $page: Int) { chatbotAgents(q: $q, id: $id, page: $page) { results { id text } pagination { more } } }',
@@ -114,9 +114,9 @@ export const phoneNumberRoutes: Route[] = [
     description: 'Numbers for sale at the provider; each row has a purchase_token (signed, valid 15 minutes, usable once). Requires purchase-phone-numbers.',
     params: {
       query: {
-        area_code: { type: 'string', description: 'Three digits' },
-        contains: { type: 'string', description: 'Digits the number contains' },
-        phone_type: { type: 'string', enum: ['local', 'mobile', 'tollfree'], description: 'Default local' },
+        area_code: { description: 'Three digits' },
+        contains: { description: 'Digits the number contains' },
+        phone_type: { enum: ['local', 'mobile', 'tollfree'], description: 'Default local' },
       },
     },
     document: `query Available($areaCode: String, $contains: String, $phoneType: String) {

@@ -1,7 +1,7 @@
-import type { Param, Route } from '../route.js';
+import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
-const pipelineId: Param = { type: 'id', required: true, idKind: 'pipeline', idForms: ['base64'], description: 'Base64 pipeline id' };
+const pipelineId: RowParam = { type: 'id', idKind: 'pipeline', idForms: ['base64'], description: 'Base64 pipeline id' };
 const PIPELINE_FIELDS = 'id name stages_count: stagesCount linked_to_crm: linkedToCrm crm_location_id: crmLocationId';
 const STAGE_FIELDS = 'id stage_name: stageName pipeline_id: pipelineId';
 
@@ -15,9 +15,9 @@ export const pipelineRoutes: Route[] = [
     description: 'Pipelines of the company ordered by name.',
     params: {
       query: {
-        per_page: { type: 'integer', description: 'Default 15, at most 30 (larger values are clamped)' },
-        page: { type: 'integer', description: 'Default 1' },
-        crm_location_id: { type: 'string', description: 'all (default), unsynced (no CRM location), or a CRM location id' },
+        per_page: { description: 'Default 15, at most 30 (larger values are clamped)' },
+        page: { description: 'Default 1' },
+        crm_location_id: { description: 'all (default), unsynced (no CRM location), or a CRM location id' },
       },
     },
     document: `query ListPipelines($crmLocationId: String, $page: Int, $perPage: Int) {
@@ -33,8 +33,8 @@ export const pipelineRoutes: Route[] = [
     description: 'Requires edit-pipelines.',
     params: {
       body: {
-        name: { type: 'string', required: true, description: 'At most 255 characters' },
-        crm_location_id: { type: 'string', description: 'Link to a CRM location' },
+        name: { description: 'At most 255 characters' },
+        crm_location_id: { description: 'Link to a CRM location' },
       },
     },
     document: `mutation CreatePipeline($name: String!, $crmLocationId: String) {
@@ -51,7 +51,7 @@ export const pipelineRoutes: Route[] = [
     description: 'Adds the stage at the end of the pipeline.',
     params: {
       path: { id: pipelineId },
-      body: { stage_name: { type: 'string', required: true, description: 'At most 255 characters' } },
+      body: { stage_name: { description: 'At most 255 characters' } },
     },
     document: `mutation AddPipelineStage($id: ID!, $stageName: String!) {
       addPipelineStage(pipelineId: $id, stageName: $stageName) { ${STAGE_FIELDS} } }`,

@@ -1,27 +1,25 @@
 import { ALL_ID_FORMS } from '../../ids.js';
-import type { Param, Route } from '../route.js';
+import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
-const roleId: Param = { type: 'id', required: true, idKind: 'role', idForms: ALL_ID_FORMS, description: 'Role id: numeric, base64 or encrypted' };
+const roleId: RowParam = { type: 'id', idKind: 'role', idForms: ALL_ID_FORMS, description: 'Role id: numeric, base64 or encrypted' };
 const ROLE_FIELDS = 'id title created_at: createdAt updated_at: updatedAt';
-const permissionIds: Param = { type: 'array', items: { type: 'integer' }, description: 'Permission ids' };
-const title: Param = { type: 'string', required: true, description: 'At most 255 characters, unique within the company' };
+const permissionIds: RowParam = { items: {}, description: 'Permission ids' };
+const title: RowParam = { description: 'At most 255 characters, unique within the company' };
 
-const permissionChange: Record<string, Param> = {
+const permissionChange: Record<string, RowParam> = {
   permissions: { ...permissionIds, description: 'Permission ids; replaces the role permissions, an empty array clears them' },
   modules: {
-    type: 'array',
     description: 'Alternative to permissions: per module, its permission ids',
     items: {
-      type: 'object',
       fields: {
-        module_id: { type: 'integer', required: true },
+        module_id: {},
         permissions: permissionIds,
         permission_ids: permissionIds,
       },
     },
   },
-  title: { type: 'string', description: 'Optional rename in the same request' },
+  title: { description: 'Optional rename in the same request' },
 };
 
 export const roleRoutes: Route[] = [
@@ -34,9 +32,9 @@ export const roleRoutes: Route[] = [
     description: 'Roles of the company, newest first. Requires view-role.',
     params: {
       query: {
-        per_page: { type: 'integer', description: 'Default 15, at most 100 (larger values are clamped)' },
-        page: { type: 'integer', description: 'Default 1' },
-        search: { type: 'string', description: 'Matches the role title' },
+        per_page: { description: 'Default 15, at most 100 (larger values are clamped)' },
+        page: { description: 'Default 1' },
+        search: { description: 'Matches the role title' },
       },
     },
     document: `query ListRoles($search: String, $page: Int, $perPage: Int) {

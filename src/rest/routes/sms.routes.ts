@@ -17,9 +17,9 @@ export const smsRoutes: Route[] = [
     description: "Sends through the provider from one of the company's numbers (default: its first). Requires send-sms. sms.sent or sms.failed follow when the provider reports.",
     params: {
       body: {
-        to: { type: 'string', required: true, description: 'E.164 recipient' },
-        body: { type: 'string', required: true, description: 'At most 1600 characters' },
-        from: { type: 'string', description: "One of the company's numbers, E.164" },
+        to: { description: 'E.164 recipient' },
+        body: { description: 'At most 1600 characters' },
+        from: { description: "One of the company's numbers, E.164" },
       },
     },
     document: `mutation SendSms($to: String!, $body: String!, $from: String) { sendSms(to: $to, body: $body, from: $from) { ${MESSAGE} } }`,
@@ -34,9 +34,9 @@ export const smsRoutes: Route[] = [
     description: 'Messages sent and received, newest first. Requires view-sms.',
     params: {
       query: {
-        direction: { type: 'string', enum: ['inbound', 'outbound'] },
-        page: { type: 'integer', description: 'Default 1' },
-        per_page: { type: 'integer', description: 'Default 15, at most 100' },
+        direction: { enum: ['inbound', 'outbound'] },
+        page: { description: 'Default 1' },
+        per_page: { description: 'Default 15, at most 100' },
       },
     },
     document: `query ListSms($direction: String, $page: Int, $perPage: Int) { smsMessages(direction: $direction, page: $page, perPage: $perPage) { records { ${MESSAGE} } ${PAGINATION} } }`,

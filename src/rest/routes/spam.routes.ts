@@ -1,7 +1,7 @@
-import type { Param, Route } from '../route.js';
+import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
-const spamId: Param = { type: 'id', required: true, idKind: 'spam_protected_number', idLabel: 'Number', idForms: ['numeric', 'base64'], description: 'Numeric or base64 id' };
+const spamId: RowParam = { type: 'id', idKind: 'spam_protected_number', idLabel: 'Number', idForms: ['numeric', 'base64'], description: 'Numeric or base64 id' };
 const ROW = `id type status pnumber can_edit: canEdit flagged_carriers: flaggedCarriers
   renewal { renews_at: renewsAt auto_renew: autoRenew }
   latest_check: latestCheck { checked_at: checkedAt carriers_checked: carriersChecked flagged_carriers: flaggedCarriers }`;
@@ -16,11 +16,11 @@ export const spamRoutes: Route[] = [
     description: 'Newest first. Requires view-spam-protected-numbers.',
     params: {
       query: {
-        per_page: { type: 'integer', description: 'Default 15, at most 100 (larger values are clamped)' },
-        page: { type: 'integer' },
-        search: { type: 'string', description: 'Matches the phone number, type or status' },
-        status: { type: 'string', enum: ['All', 'In Progress', 'Flagged', 'Clean'], description: 'Omit or All for every status' },
-        type: { type: 'string', enum: ['All', 'AI', 'House', 'Custom'], description: 'Omit or All for every type' },
+        per_page: { description: 'Default 15, at most 100 (larger values are clamped)' },
+        page: {},
+        search: { description: 'Matches the phone number, type or status' },
+        status: { enum: ['All', 'In Progress', 'Flagged', 'Clean'], description: 'Omit or All for every status' },
+        type: { enum: ['All', 'AI', 'House', 'Custom'], description: 'Omit or All for every type' },
       },
     },
     document: `query SpamNumbers($search: String, $status: String, $type: String, $page: Int, $perPage: Int) {
@@ -36,7 +36,7 @@ export const spamRoutes: Route[] = [
     description: 'Only Custom numbers can be edited; AI and House numbers are 422. The number is In Progress again until its next check.',
     params: {
       path: { id: spamId },
-      body: { pnumber: { type: 'string', required: true, description: 'At most 20 characters' } },
+      body: { pnumber: { description: 'At most 20 characters' } },
     },
     document: 'mutation UpdateSpamNumber($id: ID!, $pnumber: String!) { updateSpamProtectedNumber(id: $id, pnumber: $pnumber) { id type pnumber can_edit: canEdit } }',
     response: { field: 'updateSpamProtectedNumber', shape: 'envelope', message: 'Number updated successfully.', data: true },
@@ -48,7 +48,7 @@ export const spamRoutes: Route[] = [
     tag: 'Spam protection',
     summary: 'Update Flag Settings',
     description: 'Minimum carriers that must flag a number to mark it Flagged; every checked number is re-evaluated at once.',
-    params: { body: { min_carriers_to_flag: { type: 'integer', required: true, description: '1, 2 or 3' } } },
+    params: { body: { min_carriers_to_flag: { description: '1, 2 or 3' } } },
     document: 'mutation FlagSettings($minCarriersToFlag: Int!) { updateSpamFlagSettings(minCarriersToFlag: $minCarriersToFlag) { min_carriers_to_flag: minCarriersToFlag } }',
     response: { field: 'updateSpamFlagSettings', shape: 'envelope', message: 'Minimum carriers to flag settings saved successfully.', data: true },
   },

@@ -1,25 +1,25 @@
 import { ALL_ID_FORMS } from '../../ids.js';
-import type { Param, Route } from '../route.js';
+import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
 // Webhook configuration and deliveries (DESIGN section 5). view-webhooks to
 // read, manage-webhooks to change; path ids in every id form.
 
-const webhookId: Param = { type: 'id', required: true, idKind: 'webhook', idForms: ALL_ID_FORMS, description: 'Webhook id: numeric, base64 or encrypted' };
-const deliveryId: Param = { type: 'string', required: true, variable: 'id', description: 'Delivery id (msg_...)' };
+const webhookId: RowParam = { type: 'id', idKind: 'webhook', idForms: ALL_ID_FORMS, description: 'Webhook id: numeric, base64 or encrypted' };
+const deliveryId: RowParam = { variable: 'id', description: 'Delivery id (msg_...)' };
 const WEBHOOK_FIELDS = 'id title url method list_selection: listSelection form_data: formData events active disabled_reason: disabledReason hits last_hit: lastHit created_at: createdAt updated_at: updatedAt';
 const DELIVERY_FIELDS = 'id webhook_id: webhookId event status attempt_count: attemptCount next_attempt_at: nextAttemptAt last_attempt_at: lastAttemptAt last_status_code: lastStatusCode created_at: createdAt';
 const ATTEMPT_FIELDS = 'number trigger attempted_at: attemptedAt status_code: statusCode duration_ms: durationMs response_body: responseBody error';
 const SECRET_FIELDS = 'secret previous_secret_expires_at: previousSecretExpiresAt';
 
-const fields: Record<string, Param> = {
-  title: { type: 'string', description: 'At most 255 characters' },
-  url: { type: 'string', description: 'http or https, at most 2048 characters, no credentials, not a private address' },
-  method: { type: 'string', description: 'Always POST' },
-  list_selection: { type: 'string', enum: ['Basic', 'Contact', 'Full', 'All', 'Custom'], description: 'A preset that fills form_data' },
-  form_data: { type: 'array', items: { type: 'string' }, description: 'Contact fields each payload carries in data.contact' },
-  events: { type: 'array', items: { type: 'string' }, description: 'One or more of the sixteen event types' },
-  active: { type: 'boolean', description: 'Default true; true also clears disabled_reason' },
+const fields: Record<string, RowParam> = {
+  title: { description: 'At most 255 characters' },
+  url: { description: 'http or https, at most 2048 characters, no credentials, not a private address' },
+  method: { description: 'Always POST' },
+  list_selection: { enum: ['Basic', 'Contact', 'Full', 'All', 'Custom'], description: 'A preset that fills form_data' },
+  form_data: { items: {}, description: 'Contact fields each payload carries in data.contact' },
+  events: { items: {}, description: 'One or more of the sixteen event types' },
+  active: { description: 'Default true; true also clears disabled_reason' },
 };
 const INPUT_VARIABLES = '$title: String, $url: String, $method: String, $listSelection: String, $formData: [String!], $events: [String!], $active: Boolean';
 const INPUT = '{ title: $title, url: $url, method: $method, listSelection: $listSelection, formData: $formData, events: $events, active: $active }';
@@ -35,11 +35,11 @@ export const webhookRoutes: Route[] = [
     description: 'Webhooks of the company, newest first. Requires view-webhooks.',
     params: {
       query: {
-        per_page: { type: 'integer', description: 'Default 15, at most 100' },
-        page: { type: 'integer', description: 'Default 1' },
-        search: { type: 'string', description: 'Matches title and URL' },
-        event: { type: 'string', description: 'Only webhooks subscribed to this event' },
-        active: { type: 'boolean' },
+        per_page: { description: 'Default 15, at most 100' },
+        page: { description: 'Default 1' },
+        search: { description: 'Matches title and URL' },
+        event: { description: 'Only webhooks subscribed to this event' },
+        active: {},
       },
     },
     document: `query ListWebhooks($search: String, $event: String, $active: Boolean, $page: Int, $perPage: Int) {
@@ -133,7 +133,7 @@ export const webhookRoutes: Route[] = [
     paths: ['/api/webhooks/{id}/test'],
     summary: 'Send a test event',
     description: "Sends the event's documented example now (default: the webhook's first event). Requires manage-webhooks.",
-    params: { path: { id: webhookId }, body: { event: { type: 'string', description: 'One of the sixteen event types' } } },
+    params: { path: { id: webhookId }, body: { event: { description: 'One of the sixteen event types' } } },
     document: `mutation TestWebhook($id: ID!, $event: String) { testWebhook(id: $id, event: $event) { ${DELIVERY_FIELDS} } }`,
     response: { field: 'testWebhook', shape: 'envelope', data: true },
     status: 202,
@@ -147,10 +147,10 @@ export const webhookRoutes: Route[] = [
     params: {
       path: { id: webhookId },
       query: {
-        per_page: { type: 'integer', description: 'Default 15, at most 100' },
-        page: { type: 'integer' },
-        status: { type: 'string', enum: ['pending', 'succeeded', 'failed', 'cancelled'] },
-        event: { type: 'string' },
+        per_page: { description: 'Default 15, at most 100' },
+        page: {},
+        status: { enum: ['pending', 'succeeded', 'failed', 'cancelled'] },
+        event: {},
       },
     },
     document: `query WebhookDeliveries($id: ID!, $status: String, $event: String, $page: Int, $perPage: Int) {
@@ -187,7 +187,7 @@ export const webhookRoutes: Route[] = [
     description: 'Re-sends every failed delivery created between since and until (at most 14 days). Requires manage-webhooks.',
     params: {
       path: { id: webhookId },
-      body: { since: { type: 'string', required: true, description: 'ISO 8601 date-time' }, until: { type: 'string', description: 'ISO 8601 date-time; default now' } },
+      body: { since: { description: 'ISO 8601 date-time' }, until: { description: 'ISO 8601 date-time; default now' } },
     },
     document: 'mutation RecoverWebhookDeliveries($id: ID!, $since: String!, $until: String) { recoverWebhookDeliveries(id: $id, since: $since, until: $until) { count } }',
     response: { field: 'recoverWebhookDeliveries', shape: 'envelope', data: true },

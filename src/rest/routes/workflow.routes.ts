@@ -1,13 +1,13 @@
-import type { Param, Route } from '../route.js';
+import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
-const workflowId: Param = { type: 'id', required: true, idKind: 'workflow', idForms: ['base64'], description: 'Base64 workflow id' };
-const builderId: Param = { type: 'id', required: true, idKind: 'workflow_builder', idLabel: 'Workflow', idForms: ['base64'], description: 'Base64 builder id' };
+const workflowId: RowParam = { type: 'id', idKind: 'workflow', idForms: ['base64'], description: 'Base64 workflow id' };
+const builderId: RowParam = { type: 'id', idKind: 'workflow_builder', idLabel: 'Workflow', idForms: ['base64'], description: 'Base64 builder id' };
 const WORKFLOW_FIELDS = `id builder_id: builderId name description status builder_endpoint: builderEndpoint
   folder_id: folderId trigger_config: triggerConfig created_at: createdAt updated_at: updatedAt`;
 const FOLDER_FIELDS = 'id name sort_order: sortOrder workflows_count: workflowsCount';
 const CATALOG_FIELDS = 'type name category description config';
-const triggerConfig: Param = { type: 'object', description: 'Graph { nodes: [{ id, kind, type, config }], edges: [{ from, to }] } whose types come from the catalogs' };
+const triggerConfig: RowParam = { type: 'object', description: 'Graph { nodes: [{ id, kind, type, config }], edges: [{ from, to }] } whose types come from the catalogs' };
 
 export const workflowRoutes: Route[] = [
   {
@@ -19,8 +19,8 @@ export const workflowRoutes: Route[] = [
     description: 'Every field is optional; an empty body creates "Untitled workflow" (numbered to stay unique). Status draft.',
     params: {
       body: {
-        name: { type: 'string', description: 'At most 255 characters' },
-        description: { type: 'string' },
+        name: { description: 'At most 255 characters' },
+        description: {},
         trigger_config: triggerConfig,
       },
     },
@@ -38,7 +38,7 @@ export const workflowRoutes: Route[] = [
     description: 'Sets the status only.',
     params: {
       path: { id: workflowId },
-      body: { status: { type: 'string', required: true, enum: ['active', 'inactive', 'draft'] } },
+      body: { status: { enum: ['active', 'inactive', 'draft'] } },
     },
     document: `mutation UpdateWorkflowStatus($id: ID!, $status: WorkflowStatus!) {
       updateWorkflowStatus(id: $id, status: $status) { ${WORKFLOW_FIELDS} } }`,
@@ -52,7 +52,7 @@ export const workflowRoutes: Route[] = [
     summary: 'Move Workflow to Folder',
     params: {
       path: { id: workflowId },
-      body: { folder_id: { type: 'string', required: true, description: 'Base64 folder id, or the base64 of 0 ("MA==") for uncategorized' } },
+      body: { folder_id: { description: 'Base64 folder id, or the base64 of 0 ("MA==") for uncategorized' } },
     },
     document: 'mutation MoveWorkflow($id: ID!, $folderId: ID!) { moveWorkflowToFolder(id: $id, folderId: $folderId) { id } }',
     response: { field: 'moveWorkflowToFolder', shape: 'envelope', message: 'Workflow moved successfully' },
@@ -65,7 +65,7 @@ export const workflowRoutes: Route[] = [
     summary: 'Reorder Workflow Folders',
     description: 'The listed folders take sort orders 1, 2, ... in the given order; other folders follow in their previous order. All or nothing.',
     params: {
-      body: { folder_ids: { type: 'array', required: true, items: { type: 'id' }, description: 'Base64 or numeric folder ids in the new order' } },
+      body: { folder_ids: { items: { type: 'id' }, description: 'Base64 or numeric folder ids in the new order' } },
     },
     document: 'mutation ReorderFolders($folderIds: [ID!]!) { reorderWorkflowFolders(folderIds: $folderIds) { id } }',
     response: { field: 'reorderWorkflowFolders', shape: 'envelope', message: 'Folders reordered successfully' },
@@ -80,11 +80,11 @@ export const workflowRoutes: Route[] = [
     description: 'Newest first. Requires view-workflows.',
     params: {
       query: {
-        folder_id: { type: 'string', description: 'Base64 folder id; "MA==" for uncategorized' },
-        status: { type: 'string', enum: ['active', 'inactive', 'draft'] },
-        search: { type: 'string', description: 'Matches the workflow name' },
-        per_page: { type: 'integer', description: 'Default 15, at most 100' },
-        page: { type: 'integer' },
+        folder_id: { description: 'Base64 folder id; "MA==" for uncategorized' },
+        status: { enum: ['active', 'inactive', 'draft'] },
+        search: { description: 'Matches the workflow name' },
+        per_page: { description: 'Default 15, at most 100' },
+        page: {},
       },
     },
     document: `query ListWorkflows($folderId: ID, $status: WorkflowStatus, $search: String, $page: Int, $perPage: Int) {
@@ -109,7 +109,7 @@ export const workflowRoutes: Route[] = [
     tag: 'Workflows',
     summary: 'Create Workflow Folder',
     description: 'Added at the end of the order. Requires edit-workflows.',
-    params: { body: { name: { type: 'string', required: true, description: 'At most 255 characters' } } },
+    params: { body: { name: { description: 'At most 255 characters' } } },
     document: `mutation CreateFolder($name: String!) { createWorkflowFolder(name: $name) { ${FOLDER_FIELDS} } }`,
     response: { field: 'createWorkflowFolder', shape: 'envelope', message: 'Folder created successfully.', data: true },
     status: 201,
