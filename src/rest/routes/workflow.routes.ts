@@ -38,7 +38,7 @@ export const workflowRoutes: Route[] = [
     description: 'Sets the status only.',
     params: {
       path: { id: workflowId },
-      body: { status: { enum: ['active', 'inactive', 'draft'] } },
+      body: { status: {} },
     },
     document: `mutation UpdateWorkflowStatus($id: ID!, $status: WorkflowStatus!) {
       updateWorkflowStatus(id: $id, status: $status) { ${WORKFLOW_FIELDS} } }`,
@@ -81,7 +81,7 @@ export const workflowRoutes: Route[] = [
     params: {
       query: {
         folder_id: { description: 'Base64 folder id; "MA==" for uncategorized' },
-        status: { enum: ['active', 'inactive', 'draft'] },
+        status: {},
         search: { description: 'Matches the workflow name' },
         per_page: { description: 'Default 15, at most 100' },
         page: {},
