@@ -1,5 +1,4 @@
 import { ApolloServer } from '@apollo/server';
-import { compiledExecution } from './graphql/executor.js';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -10,6 +9,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Server } from 'node:http';
 import type { RequestContext } from './context.js';
 import { appErrorOf, HttpError } from './errors.js';
+import { compiledExecution } from './graphql/executor.js';
 import { formatGraphQLError } from './graphql/format-error.js';
 import { GRAPHQL_LIMITS, limitsPlugin } from './graphql/limits.js';
 import { bodyErrors, closeWhenDraining, jsonBody, requestLog, type GraphQLOperationLog } from './http.js';

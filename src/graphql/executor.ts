@@ -44,19 +44,23 @@ function operationOnly(document: DocumentNode, operation: OperationDefinitionNod
   return definitions.length === document.definitions.length ? document : { ...document, definitions };
 }
 
-export function compile(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Run | null {
+function compile(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Run | null {
   if (operation.operation === 'subscription') return null;
-  const lifted = liftInputLiterals(schema, operationOnly(document, operation));
-  const compiled = compileQuery(schema, lifted.document, operation.name?.value);
-  if (!isCompiledQuery(compiled)) return null;
-  const definitions = operation.variableDefinitions ?? [];
-  return (context, variables) => {
-    const given = variables ?? {};
-    // graphql-js's check of the variables, for its messages (the values themselves are coerced again by the compiled query).
-    const checked = getVariableValues(schema, definitions, given, { maxErrors: 50 });
-    if (checked.errors) return { errors: checked.errors };
-    return compiled.query(undefined, context, lifted.variables(given));
-  };
+  try {
+    const lifted = liftInputLiterals(schema, operationOnly(document, operation));
+    const compiled = compileQuery(schema, lifted.document, operation.name?.value);
+    if (!isCompiledQuery(compiled)) return null;
+    const definitions = operation.variableDefinitions ?? [];
+    return (context, variables) => {
+      const given = variables ?? {};
+      // graphql-js's check of the variables, for its messages (the values themselves are coerced again by the compiled query).
+      const checked = getVariableValues(schema, definitions, given, { maxErrors: 50 });
+      if (checked.errors) return { errors: checked.errors };
+      return compiled.query(undefined, context, lifted.variables(given));
+    };
+  } catch {
+    return null; // a document graphql-jit cannot take keeps running through graphql-js
+  }
 }
 
 /** Apollo Server's `gateway` option: the schema as is, executed compiled once a document repeats. */
