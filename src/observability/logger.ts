@@ -11,8 +11,8 @@ import type { LogLevel } from '../config.js';
 export type LogFormat = 'json' | 'pretty';
 
 // pino-pretty (and its 30 modules) only for a terminal that asks for it.
-const pretty = (options: PrettyOptions) => (createRequire(import.meta.url)('pino-pretty') as (options: PrettyOptions) => DestinationStream)(options);
 type PrettyOptions = import('pino-pretty').PrettyOptions;
+const pretty = (options: PrettyOptions) => (createRequire(import.meta.url)('pino-pretty') as (options: PrettyOptions) => DestinationStream)(options);
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;

@@ -8,7 +8,8 @@ import type { HttpMethod, ResolvedRoute, Route } from './route.js';
 // At start, each row's operation is parsed and validated against the schema
 // (a row that does not fit stops the start); at its first request it is
 // compiled (graphql-jit: the same resolvers, errors and serialization, without
-// walking the document per request). Rows are found through a tree of path segments built once.
+// walking the document per request). Rows are found through a tree of path
+// segments built once.
 
 export interface CompiledRoute {
   /** The row, its parameters completed from the operation's variables. */
