@@ -1,11 +1,10 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from './config.js';
-import { EmbeddedPostgresError } from './db/embedded.js';
 import { createLogger } from './observability/logger.js';
-import { startService } from './runtime.js';
-import { DEMO_LOGINS, DEMO_PASSWORD } from './seed/demo.js';
 
 // `npm start`: one binary; PROCESS_ROLE picks all (default), api or worker.
+// The configuration is checked before the service's modules load (over a
+// second of loading), so a bad variable is reported at once.
 
 async function main() {
   let config;
@@ -21,6 +20,7 @@ async function main() {
   }
   const format = config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');
   const log = createLogger(config.logLevel, undefined, format);
+  const [{ startService }, { DEMO_LOGINS, DEMO_PASSWORD }] = await Promise.all([import('./runtime.js'), import('./seed/demo.js')]);
   const running = await startService(config, log);
 
   let stopping = false;
@@ -57,7 +57,8 @@ async function main() {
   banner.info('Stop with Ctrl-C: requests in flight finish first, the embedded PostgreSQL stops last.');
 }
 
-main().catch((error) => {
+main().catch(async (error) => {
+  const { EmbeddedPostgresError } = await import('./db/embedded.js');
   if (error instanceof EmbeddedPostgresError) {
     // The operator's fix is in the message.
     process.stderr.write(`Switchboard failed to start: ${error.message}\n`);

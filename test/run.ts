@@ -79,7 +79,7 @@ const dropTemplate = async () => {
 // packed longest first into the process with the least so far, and the
 // longest processes start first, so the run does not end on one long file.
 const OWN_PROCESS = new Set(['shutdown', 'webhook-crash', 'startup', 'web', 'webhook-workers', 'webhook-db-restart', 'webhooks', 'webhook-destinations', 'jobs']);
-const GROUPS = Number(process.env.TEST_GROUPS ?? 4);
+const GROUPS = Number(process.env.TEST_GROUPS ?? 3);
 const groupDir = mkdtempSync(path.join(tmpdir(), 'sb-test-groups-'));
 const packed = Array.from({ length: GROUPS }, () => ({ members: [] as string[], seconds: 0 }));
 for (const file of files.filter((f) => !OWN_PROCESS.has(name(f))).sort((a, b) => seconds(b) - seconds(a))) {

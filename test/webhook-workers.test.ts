@@ -8,7 +8,9 @@ import { apiWithWorkers, kill } from './helpers/worker.js';
 // share one job store and one outbox; the API runs in this process
 // (PROCESS_ROLE=api: it schedules jobs but never runs them).
 
-const WEBHOOK_ENV = { WEBHOOK_RETRY_DELAYS: '1500ms,300ms,300ms,300ms', WEBHOOK_TIMEOUT: '500ms' };
+// The endpoint takes 32 at once (4 by default): both workers claim side by side
+// for the whole run, the race that exactly-once must survive.
+const WEBHOOK_ENV = { WEBHOOK_RETRY_DELAYS: '1500ms,300ms,300ms,300ms', WEBHOOK_TIMEOUT: '500ms', WEBHOOK_ENDPOINT_CONCURRENCY: '32' };
 const fixture = apiWithWorkers(WEBHOOK_ENV);
 
 describe('two workers on one job store', () => {
