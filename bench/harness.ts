@@ -8,15 +8,32 @@ import path from 'node:path';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startTestApp, type TestApp } from '../test/helpers/app.js';
-import { load, type Result, type Scenario } from './load.js';
+import { readFileSync } from 'node:fs';
+import { load, type Scenario, type Window } from './load.js';
 
 // What every benchmark shares: a seeded app on a fresh database, a plain
 // Express + pg baseline, autocannon runs, and the report in bench/results/.
 
-export const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+export const DURATION = Number(process.env.BENCH_SECONDS ?? 15);
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+/** Unmeasured seconds at the start of each window. */
+const LEAD_IN = 1;
 
-export type { Result, Scenario };
+/** One path's figures over all its rounds. */
+export interface Result {
+  rps: number;
+  /** Over every response of every round, in ms. */
+  p50: number;
+  p99: number;
+  errors: number;
+  /** Each round's rate, in the order the rounds ran: the spread within the run. */
+  roundsRps: number[];
+  /** Share of the machine's CPU time the hypervisor gave to other guests while this path ran, in percent. */
+  stealPercent: number | null;
+}
+
+export type { Scenario };
 
 /** Where a result comes from: the commit, the machine and the database it ran on. */
 export function runInfo(): { commit: string; machine: string; database: string } {
@@ -56,17 +73,59 @@ export async function assertSameAnswer(a: Scenario, b: Scenario, shape: (body: s
   if (left !== right) throw new Error(`${a.name} and ${b.name} answer differently:\n${left.slice(0, 400)}\n${right.slice(0, 400)}`);
 }
 
+/** CPU time counters of the whole machine (Linux /proc/stat): steal and the total; null elsewhere. */
+function cpuTimes(): { steal: number; total: number } | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { steal: fields[7] ?? 0, total: fields.reduce((sum, n) => sum + n, 0) };
+  } catch {
+    return null;
+  }
+}
+
+/** The value at a percentile of sorted values (nearest rank), to 0.1 ms. */
+const percentile = (sorted: number[], p: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] * 10) / 10;
+
 /**
- * Each scenario in turn, under load from a thread of its own. `before`, when
- * given, runs before each path (writes: a VACUUM, so each path finds the table
- * as clean as the first did, not the dead rows of the paths before it).
+ * The paths side by side under load from a process of their own: each warmed
+ * up, then ROUNDS rounds in which every path runs DURATION / ROUNDS seconds
+ * (after an unmeasured second), each round in a rotated order. A drift of the machine (another guest on
+ * the host, a checkpoint, a table growing) then falls on every path alike
+ * instead of on whichever ran at that moment. Rates are over all rounds,
+ * p50 and p99 over every response of every round. `before`, when given,
+ * runs before each window (writes: a VACUUM, so each path finds the table as
+ * clean as the others did, not the dead rows of the windows before it).
  */
 export async function measure(scenarios: Scenario[], before?: () => Promise<unknown>): Promise<Record<string, Result>> {
-  const results: Record<string, Result> = {};
+  const windows = new Map<string, Array<Window & { steal: number; total: number }>>(scenarios.map((s) => [s.name, []]));
   for (const scenario of scenarios) {
     await before?.();
-    const result = (results[scenario.name] = await load(scenario, CONNECTIONS, DURATION));
-    process.stdout.write(`${scenario.name.padEnd(8)} ${String(result.rps).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  errors ${result.errors}\n`);
+    await load(scenario, CONNECTIONS, 2); // warm-up: JIT, caches, connections
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < scenarios.length; i++) {
+      const scenario = scenarios[(i + round) % scenarios.length];
+      await before?.();
+      const cpuBefore = cpuTimes();
+      const window = await load(scenario, CONNECTIONS, DURATION / ROUNDS, LEAD_IN);
+      const cpuAfter = cpuTimes();
+      windows.get(scenario.name)!.push({ ...window, steal: (cpuAfter?.steal ?? 0) - (cpuBefore?.steal ?? 0), total: (cpuAfter?.total ?? 0) - (cpuBefore?.total ?? 0) });
+    }
+  }
+  const results: Record<string, Result> = {};
+  for (const [name, runs] of windows) {
+    const latencies = runs.flatMap((w) => w.latencies).sort((a, b) => a - b);
+    const seconds = runs.reduce((sum, w) => sum + w.seconds, 0);
+    const total = runs.reduce((sum, w) => sum + w.total, 0);
+    const result = (results[name] = {
+      rps: Math.round(latencies.length / seconds),
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      errors: runs.reduce((sum, w) => sum + w.errors, 0),
+      roundsRps: runs.map((w) => Math.round(w.latencies.length / w.seconds)),
+      stealPercent: total > 0 ? Math.round((runs.reduce((sum, w) => sum + w.steal, 0) / total) * 1000) / 10 : null,
+    });
+    process.stdout.write(`${name.padEnd(8)} ${String(result.rps).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  errors ${result.errors}  rounds ${result.roundsRps.join(' ')}  steal ${result.stealPercent ?? '?'} %\n`);
   }
   return results;
 }
@@ -90,15 +149,15 @@ export function report(name: string, scenario: string, groups: Record<string, Re
   const measuredAt = new Date().toISOString();
   const { commit, machine, database } = runInfo();
   mkdirSync('bench/results', { recursive: true });
-  writeFileSync(`bench/results/${name}.json`, `${JSON.stringify({ scenario, measuredAt, commit, machine, database, durationSeconds: DURATION, connections: CONNECTIONS, results: groups, ratios }, null, 2)}\n`);
+  writeFileSync(`bench/results/${name}.json`, `${JSON.stringify({ scenario, measuredAt, commit, machine, database, durationSeconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, results: groups, ratios }, null, 2)}\n`);
   writeFileSync(`bench/results/${name}.md`, [
     `# ${scenario} (${measuredAt.slice(0, 10)}, commit ${commit})`,
     '',
-    `${machine}; ${database}. ${DURATION} s per path after a 2 s warm-up, ${CONNECTIONS} connections, load generated by a process of its own.`,
+    `${machine}; ${database}. ${CONNECTIONS} connections, load generated by a process of its own. Each path warmed up for 2 s, then ${DURATION} s per path in ${ROUNDS} rounds of ${DURATION / ROUNDS} s (each after ${LEAD_IN} s unmeasured), the paths of a scenario alternating (each round in a rotated order); req/s over all rounds, p50 and p99 over every response of every round. Steal: the share of the machine's CPU time the hypervisor gave to other guests while the path ran.`,
     '',
-    '| scenario | path | req/s | p50 ms | p99 ms | errors |',
-    '|---|---|---|---|---|---|',
-    ...Object.entries(groups).flatMap(([group, results]) => Object.entries(results).map(([k, r]) => `| ${group} | ${k} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |`)),
+    '| scenario | path | req/s | p50 ms | p99 ms | errors | req/s per round | steal |',
+    '|---|---|---|---|---|---|---|---|',
+    ...Object.entries(groups).flatMap(([group, results]) => Object.entries(results).map(([k, r]) => `| ${group} | ${k} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.roundsRps.join(', ')} | ${r.stealPercent ?? 'n/a'} % |`)),
     '',
     Object.entries(ratios).map(([k, v]) => `${k} = ${v}`).join(', '),
     '',

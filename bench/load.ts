@@ -17,10 +17,11 @@ export interface Scenario {
   cycle?: string[];
 }
 
-export interface Result {
-  rps: number;
-  p50: number;
-  p99: number;
+/** One window of load: every response's time, so windows can be merged into one distribution. */
+export interface Window {
+  seconds: number;
+  /** Milliseconds from request to response, one per response. */
+  latencies: number[];
   errors: number;
 }
 
@@ -28,20 +29,24 @@ interface Job {
   scenario: Scenario;
   connections: number;
   seconds: number;
+  leadIn: number;
 }
 
-/** Runs one scenario for `seconds` in a child process (after a 2 s warm-up) and returns what it measured. */
-export function load(scenario: Scenario, connections: number, seconds: number): Promise<Result> {
+/**
+ * Runs one scenario in a child process: `leadIn` seconds unmeasured (new
+ * connections, the garbage of the path before), then `seconds` measured.
+ */
+export function load(scenario: Scenario, connections: number, seconds: number, leadIn = 0): Promise<Window> {
   return new Promise((resolve, reject) => {
     const child = fork(fileURLToPath(import.meta.url), ['--load']);
-    child.once('message', (result) => resolve(result as Result));
+    child.once('message', (window) => resolve(window as Window));
     child.once('error', reject);
     child.once('exit', (code) => code !== 0 && reject(new Error(`the load generator exited with ${code}`)));
-    child.send({ scenario, connections, seconds } satisfies Job);
+    child.send({ scenario, connections, seconds, leadIn } satisfies Job);
   });
 }
 
-async function run({ scenario, connections, seconds }: Job): Promise<Result> {
+async function run({ scenario, connections, seconds, leadIn }: Job): Promise<Window> {
   let n = 0;
   const { bodyTemplate, cycle, ...options } = scenario;
   const path = new URL(scenario.url).pathname;
@@ -54,9 +59,12 @@ async function run({ scenario, connections, seconds }: Job): Promise<Result> {
       },
     }]
     : undefined;
-  await autocannon({ ...options, requests, connections, duration: 2 });
-  const r = await autocannon({ ...options, requests, connections, duration: seconds });
-  return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors };
+  if (leadIn > 0) await autocannon({ ...options, requests, connections, duration: leadIn });
+  const latencies: number[] = [];
+  const running = autocannon({ ...options, requests, connections, duration: seconds });
+  running.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.push(ms));
+  const r = await running;
+  return { seconds: r.duration, latencies, errors: r.non2xx + r.errors };
 }
 
 if (process.argv.includes('--load')) {
