@@ -7,8 +7,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/observability/logger.js';
-import { startService } from '../src/runtime.js';
-import { TEST_APP_KEY, TEST_JWT_SECRET } from './helpers/app.js';
+import { TEMPLATE_BUILDING_LOCK, TEST_APP_KEY, TEST_JWT_SECRET } from './helpers/run-settings.js';
 
 // `npm test`: every *.test.js under dist/test with Node's test runner, against
 // TEST_DATABASE_URL or, when that is unset, an embedded PostgreSQL made fresh
@@ -46,22 +45,25 @@ if (!adminUrl) {
 }
 
 // One database migrated and seeded for the whole run; each test file's app
-// starts on a copy of it (CREATE DATABASE ... TEMPLATE), not a fresh seed.
+// starts on a copy of it (CREATE DATABASE ... TEMPLATE), not a fresh seed. It
+// is built while the test processes load their modules (a second or two
+// each): a copy waits for the lock held here until the template is complete.
 const template = `sb_template_${process.pid}`;
-{
-  const url = new URL(adminUrl);
+const gate = new pg.Client({ connectionString: adminUrl });
+await gate.connect();
+await gate.query('SELECT pg_advisory_lock($1)', [TEMPLATE_BUILDING_LOCK]);
+await gate.query(`DROP DATABASE IF EXISTS "${template}"`);
+await gate.query(`CREATE DATABASE "${template}"`);
+async function buildTemplate(): Promise<void> {
+  const url = new URL(adminUrl!);
   url.pathname = `/${template}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${template}"`);
-  await admin.query(`CREATE DATABASE "${template}"`);
   const config = loadConfig({
     NODE_ENV: 'test', DATABASE_URL: url.toString(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
     JWT_SECRET: TEST_JWT_SECRET, APP_KEY: TEST_APP_KEY, PROCESS_ROLE: 'api',
   });
+  const { startService } = await import('../src/runtime.js'); // loads while the tests load
   const running = await startService(config, createLogger('silent'));
   await running.stop();
-  await admin.end();
 }
 const dropTemplate = async () => {
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -113,7 +115,16 @@ const child = spawn(process.execPath, ['--test', '--test-force-exit', `--test-co
   stdio: 'inherit',
   env: { ...process.env, TEST_DATABASE_URL: adminUrl, TEST_TEMPLATE_DATABASE: template },
 });
-const code: number = await new Promise((resolve) => child.on('exit', (status) => resolve(status ?? 1)));
+const exited: Promise<number> = new Promise((resolve) => child.on('exit', (status) => resolve(status ?? 1)));
+try {
+  await buildTemplate();
+} catch (error) {
+  process.stderr.write(`the template database could not be built: ${(error as Error).stack}\n`);
+  child.kill('SIGTERM'); // the runner stops its files
+  process.exitCode = 1;
+}
+await gate.end(); // releases the lock: the test processes copy the template from here on
+const code = (await exited) || (process.exitCode as number | undefined) || 0;
 await dropTemplate();
 rmSync(groupDir, { recursive: true, force: true });
 await stopEmbedded?.();

@@ -7,12 +7,11 @@ import { hashPassword } from '../../src/auth/passwords.js';
 import { DEMO_PASSWORD } from '../../src/seed/demo.js';
 import { contractViolation } from './contract.js';
 import { SecretBox } from '../../src/crypto/secret-box.js';
+import { TEMPLATE_BUILDING_LOCK, TEST_APP_KEY, TEST_JWT_SECRET } from './run-settings.js';
 
 // A real app on a real, fresh PostgreSQL database, reached over HTTP.
 
-export const TEST_JWT_SECRET = 'test-secret-for-switchboard-tests-0123456789';
-/** Fixed, so databases cloned from the template open the secrets sealed in it. */
-export const TEST_APP_KEY = Buffer.alloc(32, 7).toString('base64');
+export { TEST_APP_KEY, TEST_JWT_SECRET };
 
 export function adminUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
@@ -36,6 +35,19 @@ export async function adminQuery(sql: string): Promise<void> {
   }
 }
 
+/** Once per process: the template is complete when `npm test` lets go of its lock. */
+let templateBuilt: Promise<void> | undefined;
+const templateReady = () =>
+  (templateBuilt ??= (async () => {
+    const client = new pg.Client({ connectionString: adminUrl() });
+    await client.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock_shared($1)', [TEMPLATE_BUILDING_LOCK]);
+    } finally {
+      await client.end(); // ends the session, which releases the lock
+    }
+  })());
+
 /**
  * A database of the test's own: empty, or (`fromTemplate`) a copy of the
  * migrated and seeded template that `npm test` makes once per run
@@ -44,6 +56,7 @@ export async function adminQuery(sql: string): Promise<void> {
 export async function createDatabase(options: { fromTemplate?: boolean } = {}): Promise<string> {
   const name = `sb_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const template = options.fromTemplate ? process.env.TEST_TEMPLATE_DATABASE : undefined;
+  if (template) await templateReady();
   for (let attempt = 1; ; attempt++) {
     try {
       await adminQuery(template ? `CREATE DATABASE "${name}" TEMPLATE "${template}"` : `CREATE DATABASE "${name}"`);
