@@ -1,51 +1,33 @@
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import cors from 'cors';
-import express, { type Express, type Request, type RequestHandler } from 'express';
-import { timingSafeEqual } from 'node:crypto';
+import type { Express, Request, RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import type { Server } from 'node:http';
 import type { RequestContext } from './context.js';
 import { appErrorOf, HttpError } from './errors.js';
 import { compiledExecution } from './graphql/executor.js';
 import { formatGraphQLError } from './graphql/format-error.js';
 import { GRAPHQL_LIMITS, limitsPlugin } from './graphql/limits.js';
-import { bodyErrors, closeWhenDraining, jsonBody, requestLog, type GraphQLOperationLog } from './http.js';
-import type { JobRunner } from './jobs/agenda.js';
+import { bodyErrors, jsonBody, type GraphQLOperationLog } from './http.js';
+import { bearerOf, probesApp, type ProbeParts } from './probes.js';
 import type { Logger } from './observability/logger.js';
-import type { Metrics } from './observability/metrics.js';
 import type { CompiledRoute } from './rest/compile.js';
 import { docsRouter } from './rest/docs.js';
 import { restHandler } from './rest/handler.js';
 import { ingressHandler } from './rest/ingress.js';
 import type { IngressRoute } from './rest/route.js';
 import { sendError } from './rest/respond.js';
-import type { Services } from './services/index.js';
 import { VERSION } from './version.js';
 import { explorerPage, webRouter } from './web/serve.js';
 
-export interface AppParts {
-  orm: MikroORM;
-  services: Services;
+export interface AppParts extends ProbeParts {
   schema: GraphQLSchema;
   routes: CompiledRoute[];
   ingress: IngressRoute[];
   /** The OpenAPI document, made when first asked for. */
   openapi: () => object;
-  log: Logger;
-  metrics: Metrics;
-  jobs?: JobRunner;
-  httpServer: Server;
-  /** A worker process serves only /healthz, /readyz and /metrics. */
-  probesOnly?: boolean;
 }
-
-const tokenMatches = (given: string | undefined, expected: string) =>
-  given !== undefined && given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
-
-const bearerOf = (req: Request) => /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
 
 /** A batch holds at most GRAPHQL_LIMITS.batch operations; an empty one is no request. */
 const batchLimit: RequestHandler = (req, res, next) => {
@@ -55,7 +37,7 @@ const batchLimit: RequestHandler = (req, res, next) => {
   res.status(400).json({ errors: [{ message, extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } } }] });
 };
 
-/** The Express app: probes, metrics, docs, the REST table and /graphql. */
+/** The API's Express app: the probes, then the web interface, docs, the REST table and /graphql. */
 export async function createApp(parts: AppParts): Promise<{ app: Express; apollo: ApolloServer<RequestContext> }> {
   const { orm, services, schema, routes, log, metrics, jobs } = parts;
   const context = (req: Request) => services.contexts.forRequest(req.res!.locals.requestId, req.ip ?? 'unknown', bearerOf(req));
@@ -104,46 +86,7 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
   });
   await apollo.start();
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('trust proxy', services.config.trustProxy);
-  app.use(requestLog(log, metrics));
-  app.use(closeWhenDraining(parts.httpServer));
-
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    const checks: Record<string, string> = {};
-    try {
-      await orm.em.fork().execute('SELECT 1');
-      checks.database = 'ok';
-    } catch {
-      checks.database = 'unreachable';
-    }
-    if (jobs) {
-      try {
-        await jobs.ping();
-        checks.jobs = 'ok';
-      } catch {
-        checks.jobs = 'unreachable';
-      }
-    }
-    const ready = Object.values(checks).every((v) => v === 'ok');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
-  });
-  app.get('/metrics', async (req, res) => {
-    const { metricsToken } = services.config;
-    if (metricsToken && !tokenMatches(bearerOf(req), metricsToken)) {
-      res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
-      return void res.status(401).json({ success: false, message: 'Unauthenticated.' });
-    }
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
-  if (parts.probesOnly) {
-    app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));
-    return { app, apollo };
-  }
+  const app = probesApp(parts);
   // Browsers get the web interface at `/`; JSON clients where the APIs and their documents are.
   app.use(webRouter(() => ({ name: 'Switchboard', version: VERSION, web: '/', graphql: '/graphql', rest: '/api', docs: '/api/docs', openapi: '/api/openapi.json' })));
 

@@ -4,23 +4,20 @@ import pg from 'pg';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { LOCKS } from './db/locks.js';
 import { migrate } from './db/migrate.js';
 import { closablePool, readingPool } from './db/reader.js';
-import { createSchema } from './graphql/schema.js';
 import { startJobs, type JobRunner } from './jobs/agenda.js';
 import { ormConfig } from './mikro-orm.config.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
-import { compileRoutes } from './rest/compile.js';
-import { openApiDocument } from './rest/openapi.js';
-import { ingressTable, routeTable } from './rest/routes/index.js';
 import { seedDemoIfEmpty } from './seed/demo.js';
 import { drainHttpServer } from './http.js';
-import { serveSubscriptions } from './graphql/live-server.js';
+import { HttpError } from './errors.js';
+import { probesApp } from './probes.js';
+import { sendError } from './rest/respond.js';
 import { usePasswordCost } from './auth/passwords.js';
 import { createServices, type Services } from './services/index.js';
 import { TelcoSimulator } from './telco/simulator.js';
@@ -114,16 +111,26 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const jobs = await startJobs({ config, databaseUrl, orm, services, log, metrics });
     cleanups.push(['jobs', () => jobs.stop()]);
 
-    const schema = await createSchema(services);
-    const routes = compileRoutes(schema, routeTable);
-    // Made at its first request, not at every start (it walks every row and the schema).
-    let document: object | undefined;
-    const openapi = () => (document ??= openApiDocument(schema, routes, VERSION, ingressTable));
     const server = createServer();
-    const { app, apollo } = await createApp({ orm, services, schema, routes, ingress: ingressTable, openapi, log, metrics, jobs, httpServer: server, probesOnly: config.role === 'worker' });
-    server.on('request', app);
-    // API processes serve subscriptions: live events reach each of them through LISTEN/NOTIFY.
-    if (config.role !== 'worker') {
+    let apollo: { stop(): Promise<void> } | undefined;
+    if (config.role === 'worker') {
+      // A worker serves its probes and metrics alone: it builds no schema and loads none of the API's modules.
+      const app = probesApp({ orm, services, log, metrics, jobs, httpServer: server });
+      app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));
+      server.on('request', app);
+    } else {
+      const [{ createApp }, { createSchema }, { compileRoutes }, { openApiDocument }, { ingressTable, routeTable }, { serveSubscriptions }] = await Promise.all([
+        import('./app.js'), import('./graphql/schema.js'), import('./rest/compile.js'), import('./rest/openapi.js'), import('./rest/routes/index.js'), import('./graphql/live-server.js'),
+      ]);
+      const schema = await createSchema(services);
+      const routes = compileRoutes(schema, routeTable);
+      // Made at its first request, not at every start (it walks every row and the schema).
+      let document: object | undefined;
+      const openapi = () => (document ??= openApiDocument(schema, routes, VERSION, ingressTable));
+      const api = await createApp({ orm, services, schema, routes, ingress: ingressTable, openapi, log, metrics, jobs, httpServer: server });
+      apollo = api.apollo;
+      server.on('request', api.app);
+      // API processes serve subscriptions: live events reach each of them through LISTEN/NOTIFY.
       services.auth.viewers.start(databaseUrl, log);
       cleanups.push(['viewer cache', () => services.auth.viewers.stop()]);
       services.live.start(databaseUrl, () => services.contexts.forMaintenance('live events').readOnly(), (channel, payload) => autonomous.query('SELECT pg_notify($1, $2)', [channel, payload]), log);
@@ -139,7 +146,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     // HTTP drains first (every request already sent is answered), then Apollo stops.
     cleanups.push(['http', async () => {
       await drainHttpServer(server);
-      await apollo.stop();
+      await apollo?.stop();
     }]);
     const address = server.address() as AddressInfo | null;
     const host = config.host === '0.0.0.0' ? 'localhost' : config.host;

@@ -1,0 +1,67 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import express, { type Express, type Request } from 'express';
+import { timingSafeEqual } from 'node:crypto';
+import type { Server } from 'node:http';
+import { closeWhenDraining, requestLog } from './http.js';
+import type { JobRunner } from './jobs/agenda.js';
+import type { Logger } from './observability/logger.js';
+import type { Metrics } from './observability/metrics.js';
+import type { Services } from './services/index.js';
+
+// What every process serves, a worker alone included: the request log,
+// /healthz, /readyz and /metrics. The API (src/app.ts) builds on it.
+
+export interface ProbeParts {
+  orm: MikroORM;
+  services: Services;
+  log: Logger;
+  metrics: Metrics;
+  jobs?: JobRunner;
+  httpServer: Server;
+}
+
+const tokenMatches = (given: string | undefined, expected: string) =>
+  given !== undefined && given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+
+export const bearerOf = (req: Request) => /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
+
+/** An Express app with the request log and the probes; the caller adds what it serves and its 404. */
+export function probesApp({ orm, services, log, metrics, jobs, httpServer }: ProbeParts): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', services.config.trustProxy);
+  app.use(requestLog(log, metrics));
+  app.use(closeWhenDraining(httpServer));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const checks: Record<string, string> = {};
+    try {
+      await orm.em.fork().execute('SELECT 1');
+      checks.database = 'ok';
+    } catch {
+      checks.database = 'unreachable';
+    }
+    if (jobs) {
+      try {
+        await jobs.ping();
+        checks.jobs = 'ok';
+      } catch {
+        checks.jobs = 'unreachable';
+      }
+    }
+    const ready = Object.values(checks).every((v) => v === 'ok');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
+  });
+  app.get('/metrics', async (req, res) => {
+    const { metricsToken } = services.config;
+    if (metricsToken && !tokenMatches(bearerOf(req), metricsToken)) {
+      res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
+      return void res.status(401).json({ success: false, message: 'Unauthenticated.' });
+    }
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  return app;
+}
