@@ -49,6 +49,7 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
     // Shutdown is ours (src/main.ts): HTTP drains first, embedded PostgreSQL stops last.
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
+    parseOptions: { maxTokens: GRAPHQL_LIMITS.tokens },
     formatError: formatGraphQLError,
     plugins: [
       ApolloServerPluginLandingPageDisabled(),

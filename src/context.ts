@@ -179,6 +179,11 @@ export class RequestContext {
     return result.rows as T[];
   }
 
+  /** The same caller read anew: its viewer or company is looked up again (a live subscription's re-check after a change). */
+  again(): RequestContext {
+    return new RequestContext({ ...this.caller, viewer: undefined, company: undefined }, this.infra);
+  }
+
   /** A context of its own for reading (one per query field); its fork is made only if the ORM is used. */
   readOnly(): RequestContext {
     return new RequestContext(this.caller, this.infra);

@@ -16,6 +16,15 @@ export const VIEWER_CHANNEL = 'viewer_changes';
 /** What a notification names: one token, one user, one role, one company, or everything. */
 export type ViewerChange = { jti: string } | { user: number } | { role: number } | { company: number } | 'all';
 
+/** Whether a change can alter what a viewer is or may do. */
+export function changeConcerns(change: ViewerChange, viewer: Viewer): boolean {
+  if (change === 'all') return true;
+  return 'jti' in change ? viewer.claims.jti === change.jti
+    : 'user' in change ? viewer.user.id === change.user
+      : 'role' in change ? viewer.role.id === change.role
+        : viewer.company.id === change.company;
+}
+
 interface Entry {
   viewer: Viewer;
   /** When the entry stops being used: the cache lifetime, or the token's own end if sooner. */
@@ -29,6 +38,7 @@ export class ViewerCache {
   /** Bumped by every change, so a viewer read before a change is never stored after it. */
   private generation = 0;
   private readonly barriers = new Map<string, () => void>();
+  private readonly watchers = new Set<(change: ViewerChange) => void>();
 
   constructor(
     private readonly ttlMs: number,
@@ -60,14 +70,19 @@ export class ViewerCache {
   /** Forgets every viewer a change concerns (at once in this process; the trigger tells the others). */
   forget(change: ViewerChange): void {
     this.generation++;
+    this.forgetEntries(change);
+    for (const watcher of this.watchers) watcher(change);
+  }
+
+  /** Calls `watcher` with every change, after the cache has forgotten what it concerns (live subscriptions re-check their viewer). */
+  watch(watcher: (change: ViewerChange) => void): () => void {
+    this.watchers.add(watcher);
+    return () => void this.watchers.delete(watcher);
+  }
+
+  private forgetEntries(change: ViewerChange): void {
     if (change === 'all') return this.entries.clear();
-    for (const [token, { viewer }] of this.entries) {
-      const concerned = 'jti' in change ? viewer.claims.jti === change.jti
-        : 'user' in change ? viewer.user.id === change.user
-          : 'role' in change ? viewer.role.id === change.role
-            : viewer.company.id === change.company;
-      if (concerned) this.entries.delete(token);
-    }
+    for (const [token, { viewer }] of this.entries) if (changeConcerns(change, viewer)) this.entries.delete(token);
   }
 
   get size(): number {
@@ -79,12 +94,13 @@ export class ViewerCache {
     this.listener = listen(databaseUrl, VIEWER_CHANNEL, {
       onNotify: (payload) => this.receive(payload ?? ''),
       onListening: () => {
-        this.forget('all'); // whatever changed while not listening
+        this.forget('all'); // whatever changed while not listening (live subscriptions re-check too)
         this.listening = true;
       },
       onLost: () => {
         this.listening = false;
-        this.forget('all');
+        this.generation++;
+        this.forgetEntries('all');
         this.releaseBarriers(); // nothing is cached now, so nothing is stale
       },
     }, log);

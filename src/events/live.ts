@@ -1,5 +1,6 @@
 import { ulid } from 'ulid';
-import type { RequestContext } from '../context.js';
+import { changeConcerns, type ViewerChange } from '../auth/viewer-cache.js';
+import type { RequestContext, Viewer } from '../context.js';
 import { dbDate } from '../db/dates.js';
 import { listen, type Listener } from '../db/listener.js';
 import type { Logger } from '../observability/logger.js';
@@ -32,10 +33,19 @@ export interface LiveEvent {
   contact: Record<string, unknown> | null;
 }
 
+/** Who holds a subscription, and how to ask again whether they still may. */
+export interface SubscriptionGuard {
+  viewer: Viewer;
+  /** Resolves while the holder may still subscribe; rejects with the error that ends the subscription. */
+  recheck(): Promise<void>;
+}
+
 interface Subscriber {
   companyId: number;
   types: Set<string> | null;
+  guard?: SubscriptionGuard;
   push(event: LiveEvent): void;
+  end(error: Error): void;
 }
 
 export class LiveEvents implements EventSink {
@@ -139,18 +149,39 @@ export class LiveEvents implements EventSink {
     await this.presenceListener?.stop();
   }
 
-  /** The company's events (of `types`, or all) from now on, until the consumer stops. */
-  subscribe(companyId: number, types: string[] | null): AsyncIterableIterator<LiveEvent> {
+  /**
+   * A change to who may do what (logout, a role or its permissions, the user,
+   * the company): every subscription it concerns asks again, and ends with
+   * the error when its holder may no longer subscribe.
+   */
+  viewerChanged(change: ViewerChange, log: Logger): void {
+    for (const subscriber of this.subscribers) {
+      const { guard } = subscriber;
+      if (!guard || !changeConcerns(change, guard.viewer)) continue;
+      guard.recheck().catch((error: Error) => {
+        subscriber.end(error);
+        log.info('subscription ended: its holder may no longer subscribe', { userId: guard.viewer.user.id, reason: error.message });
+      });
+    }
+  }
+
+  /** The company's events (of `types`, or all) from now on, until the consumer stops or the guard's re-check fails. */
+  subscribe(companyId: number, types: string[] | null, guard?: SubscriptionGuard): AsyncIterableIterator<LiveEvent> {
     const queue: LiveEvent[] = [];
     let wake: (() => void) | undefined;
     let done = false;
-    let overflow = false;
+    let failure: Error | undefined;
     const subscriber: Subscriber = {
       companyId,
       types: types ? new Set(types) : null,
+      guard,
       push: (event) => {
-        if (queue.length >= QUEUE_LIMIT) overflow = true;
+        if (queue.length >= QUEUE_LIMIT) failure ??= new Error('The subscription fell too far behind and was closed; subscribe again.');
         else queue.push(event);
+        wake?.();
+      },
+      end: (error) => {
+        failure ??= error;
         wake?.();
       },
     };
@@ -167,9 +198,9 @@ export class LiveEvents implements EventSink {
       [Symbol.asyncIterator]: () => iterator,
       next: async () => {
         for (;;) {
-          if (overflow) {
+          if (failure) {
             finish();
-            throw new Error('The subscription fell too far behind and was closed; subscribe again.');
+            throw failure;
           }
           if (queue.length > 0) return { value: queue.shift()!, done: false };
           if (done) return { value: undefined, done: true };

@@ -1,5 +1,6 @@
-import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { appErrorOf } from '../errors.js';
+import { tooManyTokens } from './limits.js';
 
 // GraphQL's side of the error model: our typed errors keep their code, status
 // and field errors; Apollo's own client errors (parse, validation, bad
@@ -12,6 +13,8 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   if (known) {
     return { message: known.message, locations: formatted.locations, path: formatted.path, extensions: known.toExtensions() };
   }
+  const overLimit = error instanceof GraphQLError ? tooManyTokens(error) : undefined;
+  if (overLimit) return { message: overLimit.message, extensions: overLimit.extensions };
   const code = formatted.extensions?.code;
   if (typeof code === 'string' && CLIENT_CODES.has(code)) {
     const status = (error as { extensions?: { http?: { status?: number } } }).extensions?.http?.status ?? 400;

@@ -27,6 +27,8 @@ export const GRAPHQL_LIMITS = {
   aliasesPerField: 50,
   cost: 5_000,
   batch: 10,
+  /** A document's size, in GraphQL tokens (the same over HTTP and WebSocket). */
+  tokens: 10_000,
   /** What an unpaged list is assumed to hold. */
   listSize: 10,
   defaultPageSize: 15,
@@ -37,6 +39,13 @@ export class QueryTooComplexError extends GraphQLError {
   constructor(message: string) {
     super(message, { extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } } });
   }
+}
+
+/** graphql-js's refusal of a document over `maxTokens`, as the limit it is. */
+export function tooManyTokens(error: GraphQLError): GraphQLError | undefined {
+  return /more th\w+ \d+ tokens/.test(error.message)
+    ? new QueryTooComplexError(`The query has more than ${GRAPHQL_LIMITS.tokens} tokens.`)
+    : undefined;
 }
 
 interface Walk {

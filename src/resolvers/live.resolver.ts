@@ -2,7 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Field, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
 import type { RequestContext } from '../context.js';
-import { ValidationError } from '../errors.js';
+import { ForbiddenError, ValidationError } from '../errors.js';
 import { isEventType } from '../events/catalog.js';
 import type { LiveEvent, LiveEvents } from '../events/live.js';
 import { message } from '../validation.js';
@@ -29,14 +29,20 @@ export class LiveEventResolver {
     description: "The company's events as they happen, optionally only some types. Requires view-webhooks.",
     subscribe: async ({ args, context, info }) => {
       const ctx = context as RequestContext;
-      await ctx.requirePermissions(['view-webhooks']);
+      const viewer = await ctx.requirePermissions(['view-webhooks']);
       const types = (args.types as string[] | null | undefined) ?? null;
       types?.forEach((type, i) => {
         if (!isEventType(type)) throw ValidationError.field(`types.${i}`, message.oneOf(`types.${i}`));
       });
       const hub = hubs.get(info.schema);
       if (!hub) throw new Error('Live events are not served by this process.');
-      return hub.subscribe(await ctx.companyId(), types);
+      const companyId = viewer.company.id;
+      // Asked again whenever who may do what changes: a revoked token, a lost permission, another company end the stream.
+      const recheck = async () => {
+        const now = await ctx.again().requirePermissions(['view-webhooks']);
+        if (now.company.id !== companyId) throw new ForbiddenError();
+      };
+      return hub.subscribe(companyId, types, { viewer, recheck });
     },
   })
   events(
