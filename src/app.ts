@@ -11,7 +11,7 @@ import { formatGraphQLError } from './graphql/format-error.js';
 import { GRAPHQL_LIMITS, limitsPlugin } from './graphql/limits.js';
 import { bodyErrors, jsonBody, type GraphQLOperationLog } from './http.js';
 import { bearerOf, probesApp, type ProbeParts } from './probes.js';
-import type { Logger } from './observability/logger.js';
+import { errorFields, type Logger } from './observability/logger.js';
 import type { CompiledRoute } from './rest/compile.js';
 import { docsRouter } from './rest/docs.js';
 import { restHandler } from './rest/handler.js';
@@ -70,7 +70,7 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
                 // The client's mistakes (our typed errors, GraphQL's own) are in the request line; only the rest is an error.
                 if (appErrorOf(error) || (error.extensions?.code && error.extensions.code !== 'INTERNAL_SERVER_ERROR')) continue;
                 {
-                  log.error('graphql error', { requestId: contextValue.requestId, error: error.message, stack: error.originalError?.stack });
+                  log.error('graphql error', { requestId: contextValue.requestId, ...errorFields(error.originalError ?? error, true) });
                 }
               }
             },

@@ -11,7 +11,7 @@ import { migrate } from './db/migrate.js';
 import { closablePool, readingPool } from './db/reader.js';
 import { startJobs, type JobRunner } from './jobs/agenda.js';
 import { ormConfig } from './mikro-orm.config.js';
-import { createLogger, type Logger } from './observability/logger.js';
+import { createLogger, errorFields, type Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { seedDemoIfEmpty } from './seed/demo.js';
 import { drainHttpServer } from './http.js';
@@ -71,7 +71,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       try {
         await cleanup();
       } catch (error) {
-        log.warn('shutdown step failed', { step, error: (error as Error).message });
+        log.warn('shutdown step failed', { step, ...errorFields(error) });
       }
     }
   };
@@ -97,10 +97,10 @@ export async function startService(config: Config, log: Logger = createLogger(co
     }
     // Statements that commit on their own (rate-limit counters, pending purchases) use a pool of their own.
     const autonomous = new pg.Pool({ connectionString: databaseUrl, max: 4 });
-    autonomous.on('error', (error) => log.warn('database connection error', { error: error.message }));
+    autonomous.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['autonomous pool', closablePool(autonomous)]);
     const reader = readingPool(databaseUrl);
-    reader.on('error', (error) => log.warn('database connection error', { error: error.message }));
+    reader.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['reading pool', closablePool(reader)]);
     const metrics = createMetrics();
     const services = createServices(config, log, metrics, telcoBaseUrl, { root: orm.em, autonomous, reader }, clock);

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLogger, errorFields } from '../src/observability/logger.js';
+import { telcoSignature } from '../src/telco/signature.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
+import { eventually } from './helpers/receiver.js';
 
 // What an operator reads: one line per request with its route, its GraphQL
 // operation and root fields, status and duration; client errors never at
@@ -12,7 +14,7 @@ const logs: string[] = [];
 const lines = () => logs.map((line) => JSON.parse(line) as Record<string, any>);
 
 before(async () => {
-  app = await startTestApp({ LOG_LEVEL: 'info' }, { logs });
+  app = await startTestApp({ LOG_LEVEL: 'info', WEBHOOK_ALLOW_PRIVATE: 'true' }, { logs });
 });
 after(() => app?.close());
 
@@ -81,6 +83,47 @@ describe('logs', () => {
     assert.match(String(fields.sqlState), /^[0-9A-Z]{5}$/);
     assert.match(String(fields.error), /violates/);
     assert.doesNotMatch(JSON.stringify(fields), /secret-value-xyz|INSERT/i);
+  });
+
+  it('a statement that fails on each path that logs (REST, GraphQL, provider callback, webhook worker) is logged with SQLSTATE, table and message, never the SQL or its values', async () => {
+    // A trigger that refuses one marked value on each table these paths write.
+    await app.sql(`CREATE FUNCTION refuse_marked() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'refused by the test' USING ERRCODE = 'P0001', TABLE = TG_TABLE_NAME; END $$`);
+    await app.sql("CREATE TRIGGER refuse_role BEFORE INSERT ON roles FOR EACH ROW WHEN (NEW.title LIKE 'Marked%') EXECUTE FUNCTION refuse_marked()");
+    await app.sql("CREATE TRIGGER refuse_call BEFORE INSERT ON calls FOR EACH ROW WHEN (NEW.from_number = '+14155550777') EXECUTE FUNCTION refuse_marked()");
+    await app.sql('CREATE TRIGGER refuse_attempt BEFORE INSERT ON webhook_attempts FOR EACH ROW EXECUTE FUNCTION refuse_marked()');
+    try {
+      const token = await app.login('owner@acme.test');
+      logs.length = 0;
+      assert.equal((await app.request('POST', '/api/roles', { token, body: { title: 'Marked secret-rest-value' } })).status, 500);
+      const gql = await app.graphql('mutation { createRole(input: { title: "Marked secret-gql-value" }) { id } }', {}, token);
+      assert.equal(gql.body.errors[0].extensions.code, 'INTERNAL_SERVER_ERROR');
+
+      const { companyId, sid, authToken } = await app.providerAccount();
+      const [{ phone_no: ours }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [companyId]);
+      const url = `${app.url}/api/telco/voice/status`;
+      const params = { AccountSid: sid, CallSid: 'CA' + 'fe'.repeat(16), From: '+14155550777', To: ours, Direction: 'inbound', CallStatus: 'initiated' };
+      const callback = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-telco-signature': telcoSignature(url, params, authToken) }, body: new URLSearchParams(params).toString() });
+      assert.equal(callback.status, 500);
+
+      const hook = await app.request('POST', '/api/webhooks', { token, body: { title: 'Logged worker', url: 'http://127.0.0.1:9/never', events: ['agent.created'] } });
+      assert.equal(hook.status, 201, hook.text);
+      assert.equal((await app.request('POST', `/api/webhooks/${hook.body.data.id}/test`, { token })).status, 202);
+      await eventually(async () => (lines().some((l) => l.table === 'webhook_attempts') ? true : undefined), 10_000, `the worker to log its failed statement: ${logs.filter((l) => !l.includes('"info"')).join('\n')}`);
+
+      const failures = lines().filter((l) => l.sqlState === 'P0001');
+      assert.deepEqual([...new Set(failures.map((l) => l.message))].sort(), ['delivery pump could not claim', 'graphql error', 'request failed'], JSON.stringify(lines().filter((l) => l.level !== 'info')));
+      assert.ok(failures.filter((l) => l.message === 'request failed').length >= 2, 'REST and the callback');
+      for (const line of failures) {
+        assert.equal(line.error, 'refused by the test');
+        assert.ok(['roles', 'calls', 'webhook_attempts'].includes(line.table), JSON.stringify(line));
+        assert.equal(line.stack, undefined);
+      }
+      const text = logs.join('\n');
+      for (const leak of [/insert into/i, /secret-rest-value/, /secret-gql-value/, /\+14155550777/, /select /i]) assert.doesNotMatch(text, leak);
+    } finally {
+      await app.sql('DROP TRIGGER refuse_role ON roles; DROP TRIGGER refuse_call ON calls; DROP TRIGGER refuse_attempt ON webhook_attempts; DROP FUNCTION refuse_marked()');
+    }
   });
 
   it('LOG_FORMAT=pretty writes lines for a person; a bad LOG_FORMAT is a configuration error', async () => {

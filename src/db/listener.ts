@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Logger } from '../observability/logger.js';
+import { errorFields, type Logger } from '../observability/logger.js';
 
 // A PostgreSQL LISTEN connection that outlives the database: when the
 // connection drops (a restart), it is opened again after a second. `onListening`
@@ -28,7 +28,7 @@ export function listen(
       setTimeout(() => void open(), 1000).unref();
     };
     client.on('error', (error) => {
-      log.warn('listener connection error', { channel, error: error.message });
+      log.warn('listener connection error', { channel, ...errorFields(error) });
       retry();
     });
     client.on('end', retry);
@@ -38,7 +38,7 @@ export function listen(
       await client.query(`LISTEN ${channel}`);
       handlers.onListening?.();
     } catch (error) {
-      log.warn('cannot listen yet', { channel, error: (error as Error).message });
+      log.warn('cannot listen yet', { channel, ...errorFields(error) });
       retry();
     }
   };

@@ -3,7 +3,7 @@ import { changeConcerns, type ViewerChange } from '../auth/viewer-cache.js';
 import type { RequestContext, Viewer } from '../context.js';
 import { dbDate } from '../db/dates.js';
 import { listen, type Listener } from '../db/listener.js';
-import type { Logger } from '../observability/logger.js';
+import { errorFields, type Logger } from '../observability/logger.js';
 import type { DomainEvent, EventSink } from './recorder.js';
 
 // Live events for GraphQL subscriptions. Each recorded event is announced
@@ -93,7 +93,7 @@ export class LiveEvents implements EventSink {
    */
   start(databaseUrl: string, reader: () => RequestContext, notify: (channel: string, payload: string) => Promise<unknown>, log: Logger): void {
     this.started = true;
-    const say = (message: object) => void notify(PRESENCE_CHANNEL, JSON.stringify(message)).catch((error) => log.warn('live presence not sent', { error: (error as Error).message }));
+    const say = (message: object) => void notify(PRESENCE_CHANNEL, JSON.stringify(message)).catch((error) => log.warn('live presence not sent', errorFields(error)));
     this.announce = (active) => say({ instance: this.instance, active });
     this.presenceListener = listen(databaseUrl, PRESENCE_CHANNEL, {
       onNotify: (payload) => {
@@ -137,7 +137,7 @@ export class LiveEvents implements EventSink {
               if (subscriber.companyId === found.companyId && (!subscriber.types || subscriber.types.has(found.type))) subscriber.push(found);
             }
           })
-          .catch((error) => log.warn('live event not read', { error: (error as Error).message }));
+          .catch((error) => log.warn('live event not read', errorFields(error)));
       },
     }, log);
   }

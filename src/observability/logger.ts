@@ -53,16 +53,38 @@ export function createLogger(level: LogLevel, write?: (line: string) => void, fo
 }
 
 /**
- * What to log of an error. A database error keeps its SQLSTATE and the
- * server's message, never the statement or its values (the ORM puts the SQL,
- * values inlined, in front of the message; PostgreSQL's detail repeats them).
+ * What to log of an error: the one serializer every log line of an error
+ * goes through. A database error (found anywhere in the error's chain of
+ * causes) keeps its SQLSTATE, constraint, table and the server's message,
+ * never the statement, its values or a stack (the ORM puts the SQL, values
+ * inlined, in front of the message and into the stack; PostgreSQL's detail
+ * repeats the values). Other errors keep their message, and their stack
+ * only at LOG_LEVEL=debug (`withStack`).
  */
-export function errorFields(error: unknown): Record<string, unknown> {
-  if (!(error instanceof Error)) return { error: String(error) };
-  const sqlState = (error as { code?: unknown }).code;
-  if (typeof sqlState === 'string' && /^[0-9A-Z]{5}$/.test(sqlState)) {
-    const message = error.message.includes(' - ') ? error.message.slice(error.message.lastIndexOf(' - ') + 3) : error.message;
-    return { error: message, sqlState };
+export function errorFields(error: unknown, withStack = false): Record<string, unknown> {
+  const database = databaseErrorOf(error);
+  if (database) {
+    const { message, code, constraint, table } = database as Error & { code: string; constraint?: unknown; table?: unknown };
+    const serverMessage = message.includes(' - ') ? message.slice(message.lastIndexOf(' - ') + 3) : message;
+    return {
+      error: serverMessage,
+      sqlState: code,
+      ...(typeof constraint === 'string' ? { constraint } : {}),
+      ...(typeof table === 'string' ? { table } : {}),
+    };
   }
-  return { error: error.message, stack: error.stack };
+  if (!(error instanceof Error)) return { error: String(error) };
+  return withStack ? { error: error.message, stack: error.stack } : { error: error.message };
+}
+
+const isSqlState = (code: unknown) => typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+
+/** The PostgreSQL error behind `error` (itself, its originalError or its cause, a few levels deep), if any. */
+function databaseErrorOf(error: unknown): Error | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (isSqlState((current as { code?: unknown }).code)) return current;
+    current = (current as { originalError?: unknown }).originalError ?? (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }

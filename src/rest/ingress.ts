@@ -13,6 +13,10 @@ import type { IngressRoute } from './route.js';
 
 const form = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 100, type: 'application/x-www-form-urlencoded' });
 
+/** No control character in a name; in a value only tab, line feed and carriage return (a transcript has lines). */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const CONTROL_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
 /** The URLs the provider may have signed: the configured public address, or the one it reached. */
 const signedUrls = (req: Request, publicUrl: string) => [`${publicUrl}${req.originalUrl}`, `${req.protocol}://${req.get('host')}${req.originalUrl}`];
 
@@ -42,8 +46,10 @@ export function ingressHandler(routes: IngressRoute[], services: Services, log: 
       try {
         const params: Record<string, string> = {};
         for (const [name, value] of Object.entries(body ?? {})) {
+          if (CONTROL.test(name)) throw new HttpError(400, 'A parameter name holds a control character.');
           if (typeof value !== 'string') throw new HttpError(400, `The ${name} parameter is given more than once.`);
           if (value.includes('\u0000')) throw new HttpError(400, `The ${name} parameter holds a NUL character.`);
+          if (CONTROL_IN_TEXT.test(value)) throw new HttpError(400, `The ${name} parameter holds a control character.`);
           params[name] = value;
         }
         // Whose callback: the account named, checked by its signature before anything is read or written.

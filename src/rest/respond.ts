@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { appErrorOf } from '../errors.js';
-import type { Logger } from '../observability/logger.js';
+import { errorFields, type Logger } from '../observability/logger.js';
 
 // REST's side of the error model: one place turns any error into the
 // status and body the design names.
@@ -16,6 +16,6 @@ export function sendError(res: Response, error: unknown, requestId: string, log:
     });
     return;
   }
-  log.error('request failed', { requestId, error: error instanceof Error ? error.message : String(error), stack: (error as Error)?.stack });
+  log.error('request failed', { requestId, ...errorFields(error, true) });
   res.status(500).json({ success: false, message: 'Server error.', request_id: requestId });
 }

@@ -1,6 +1,7 @@
 import type { RequestContext } from '../context.js';
 import { ValidationError } from '../errors.js';
 import { dbDate } from '../db/dates.js';
+import { INSTANT_YEARS, parseInstant } from '../time/instant.js';
 import { evaluateAgent } from './agent-performance.js';
 import { contactFields, type ContactService } from './contact.service.js';
 
@@ -26,6 +27,7 @@ const PROGRESS: Record<string, number> = {
 const CALL_SID = /^CA[0-9a-f]{32}$/;
 const E164 = /^\+[1-9]\d{1,14}$/;
 const SENTIMENTS = ['positive', 'neutral', 'negative'];
+const DIRECTIONS = ['inbound', 'outbound-api', 'outbound-dial'];
 
 /** The provider's voice status callback, by its own parameter names. */
 export type VoiceStatus = Record<string, string>;
@@ -67,7 +69,8 @@ export class CallService {
     if (params.CallDuration !== undefined && !/^\d{1,6}$/.test(params.CallDuration)) bad('CallDuration', 'The CallDuration parameter must be a number of seconds.');
     if (params.TransferredTo !== undefined && !E164.test(params.TransferredTo)) bad('TransferredTo', 'The TransferredTo parameter must be an E.164 number.');
     if (params.Sentiment !== undefined && !SENTIMENTS.includes(params.Sentiment)) bad('Sentiment', 'The Sentiment parameter must be positive, neutral or negative.');
-    if (params.AppointmentAt !== undefined && Number.isNaN(Date.parse(params.AppointmentAt))) bad('AppointmentAt', 'The AppointmentAt parameter must be an ISO 8601 date-time.');
+    if (params.AppointmentAt !== undefined && !parseInstant(params.AppointmentAt)) bad('AppointmentAt', `The AppointmentAt parameter must be an ISO 8601 date-time with a zone, in the years ${INSTANT_YEARS.first} to ${INSTANT_YEARS.last}.`);
+    if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction)) bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
     if (params.RecordingUrl !== undefined && !/^https?:\/\/\S{1,2000}$/.test(params.RecordingUrl)) bad('RecordingUrl', 'The RecordingUrl parameter must be an http or https URL.');
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   }
@@ -121,7 +124,7 @@ export class CallService {
          recording_url = ?, transcript = ?, sentiment = ?, disposition = ?, tags = ?, appointment_at = COALESCE(?, appointment_at), updated_at = ?
        WHERE id = ?`,
       [call.status, call.duration_seconds, call.answered_at ?? null, moves && after === 4, now, call.transferred_to, call.recording_url, call.transcript, call.sentiment, call.disposition,
-        JSON.stringify(call.tags), params.AppointmentAt ? new Date(params.AppointmentAt) : null, now, row.id],
+        JSON.stringify(call.tags), params.AppointmentAt ? parseInstant(params.AppointmentAt)! : null, now, row.id],
     );
 
     const base = {
@@ -137,7 +140,7 @@ export class CallService {
     if (answeredNow) await ctx.events.record('call.answered', { ...base, answered_at: now.toISOString() }, contact);
     if (transferred) await ctx.events.record('call.transferred', { ...base, transferred_to: transferred, transferred_at: now.toISOString() }, contact);
     // A booking (or a new time for it) is an appointment.scheduled of its own.
-    const booked = params.AppointmentAt ? new Date(params.AppointmentAt) : undefined;
+    const booked = params.AppointmentAt ? parseInstant(params.AppointmentAt) : undefined;
     const rebooked = booked && (!row.appointment_at || dbDate(row.appointment_at).getTime() !== booked.getTime());
     if (moves && after === 4) {
       await ctx.events.record('call.ended', {

@@ -89,6 +89,8 @@ export class SmsService {
     const errors: Record<string, string[]> = {};
     if (!MESSAGE_SID.test(params.MessageSid ?? '')) errors.MessageSid = ['The MessageSid parameter must be SM followed by 32 hexadecimal digits.'];
     if (!((params.MessageStatus ?? '') in PROGRESS)) errors.MessageStatus = [`The MessageStatus parameter must be one of ${Object.keys(PROGRESS).join(', ')}.`];
+    if (params.ErrorCode !== undefined && !/^\d{1,10}$/.test(params.ErrorCode)) errors.ErrorCode = ['The ErrorCode parameter must be a number of at most 10 digits.'];
+    for (const name of ['From', 'To']) if (params[name] !== undefined && !E164.test(params[name])) errors[name] = [`The ${name} parameter must be an E.164 number.`];
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     const companyId = await ctx.companyId();
     const [row] = await ctx.sql<SmsRow>("SELECT * FROM sms_messages WHERE provider_message_sid = ? AND company_id = ? AND direction = 'outbound' FOR UPDATE", [params.MessageSid, companyId]);
@@ -100,7 +102,7 @@ export class SmsService {
     const wasFailed = row.status === 'failed' || row.status === 'undelivered';
     // Forward only; delivered after sent is forward, and a failure after delivery is the provider's last word too.
     if (after < before || (after === before && (params.MessageStatus === row.status || !failed || wasFailed))) return;
-    const errorCode = failed ? (params.ErrorCode?.slice(0, 16) || null) : row.error_code;
+    const errorCode = failed ? (params.ErrorCode || null) : row.error_code;
     await ctx.sql('UPDATE sms_messages SET status = ?, error_code = ?, updated_at = ? WHERE id = ?', [params.MessageStatus, errorCode, this.clock(), row.id]);
     const contact = contactFields(await this.contacts.findOrCreate(ctx, row.to_number));
     if (failed) {

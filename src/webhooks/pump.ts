@@ -1,5 +1,5 @@
 import { listen, type Listener } from '../db/listener.js';
-import type { Logger } from '../observability/logger.js';
+import { errorFields, type Logger } from '../observability/logger.js';
 import type { WebhookDeliverer } from './deliverer.js';
 
 // The delivery pump of a worker process: it claims due deliveries straight
@@ -73,7 +73,7 @@ export class DeliveryPump {
             this.inFlight++;
             this.deliverer
               .complete(delivery)
-              .catch((error) => this.log.warn('webhook attempt not recorded; the reconciler will close it', { deliveryId: delivery.id, error: (error as Error).message }))
+              .catch((error) => this.log.warn('webhook attempt not recorded; the reconciler will close it', { deliveryId: delivery.id, ...errorFields(error) }))
               .finally(() => {
                 this.inFlight--;
                 if (this.inFlight === 0) for (const resolve of this.idle) resolve();
@@ -81,7 +81,7 @@ export class DeliveryPump {
               });
           }
         } catch (error) {
-          this.log.warn('delivery pump could not claim', { error: (error as Error).message });
+          this.log.warn('delivery pump could not claim', errorFields(error));
         }
       }
       if (claimed > 0 && claimed === room) continue;
