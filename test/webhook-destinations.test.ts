@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { after, before, describe, it } from 'node:test';
-import { refusedAddress, urlProblem } from '../src/webhooks/destination.js';
+import { refusedAddress, resolveDestination, urlProblem } from '../src/webhooks/destination.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually, Receiver } from './helpers/receiver.js';
 
@@ -14,6 +14,9 @@ const REFUSED = [
   '0.0.0.0', '224.0.0.1', '255.255.255.255', '192.0.2.1', '198.51.100.1', '203.0.113.1', '198.18.0.1', '240.0.0.1',
   '::1', '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254', 'ff02::1', '2001:db8::1',
   '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '64:ff9b::7f00:1', '64:ff9b::a00:1', '2002:7f00:1::1', '2001::1',
+  // Every IPv6 form that embeds an IPv4 address: compatible, mapped, NAT64 (both prefixes), 6to4, Teredo, each around loopback, metadata and a public address.
+  '::127.0.0.1', '::a9fe:a9fe', '::8.8.8.8', '::ffff:a9fe:a9fe', '64:ff9b::a9fe:a9fe', '64:ff9b::808:808', '64:ff9b:1::7f00:1', '64:ff9b:1::808:808',
+  '2002:a9fe:a9fe::1', '2002:808:808::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001::808:808',
 ];
 const PUBLIC = ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'];
 
@@ -23,12 +26,19 @@ describe('address ranges', () => {
     for (const address of PUBLIC) assert.equal(refusedAddress(address), undefined, address);
   });
 
+  it('refuses every refused address at connect time too, as a literal host', async () => {
+    for (const address of REFUSED) await assert.rejects(resolveDestination(address.includes(':') ? `[${address}]` : address, false), /refused destination/, address);
+    assert.equal((await resolveDestination('[::ffff:8.8.8.8]', false)).address, '::ffff:8.8.8.8');
+  });
+
   it('refuses literal private hosts in every spelling at save time', () => {
     const urls = [
       'http://127.0.0.1/hook', 'http://localhost:8080/hook', 'http://LOCALHOST/hook', 'http://api.localhost/hook', 'http://[::1]/hook',
       'http://2130706433/hook', 'http://0x7f.1/hook', 'http://017700000001/hook', 'http://127.1/hook', 'http://0/hook',
       'http://169.254.169.254/latest/meta-data', 'http://[::ffff:7f00:1]/hook', 'http://[fd00:ec2::254]/hook', 'https://10.1.2.3/hook',
-      'http://[64:ff9b::7f00:1]/hook', 'http://100.100.100.200/hook',
+      'http://[64:ff9b::7f00:1]/hook', 'http://100.100.100.200/hook', 'http://[::127.0.0.1]:8080/', 'http://[::a9fe:a9fe]/',
+      // Every refused IPv6 form, as a URL's host.
+      ...REFUSED.filter((address) => address.includes(':')).map((address) => `http://[${address}]/hook`),
     ];
     for (const url of urls) assert.ok(urlProblem(url, false), `${url} was allowed`);
     assert.equal(urlProblem('https://hooks.example.com/in', false), undefined);

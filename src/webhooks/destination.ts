@@ -21,15 +21,34 @@ export interface Destination {
  * address it carries.
  */
 export function refusedAddress(text: string): string | undefined {
+  const bare = text.replace(/^\[|\]$/g, '');
+  // Judged on the IPv6 address itself, in the WHATWG URL's canonical form (ipaddr.js reads a dotted tail
+  // such as ::8.8.8.8 as IPv4-mapped, and its process() unwraps some embedding forms and not others).
+  if (ipaddr.IPv6.isValid(bare)) {
+    const v6 = ipaddr.IPv6.parse(new URL(`http://[${bare}]/`).hostname.slice(1, -1));
+    const embedding = EMBEDS_IPV4.find(([, cidr]) => v6.match(cidr));
+    if (embedding && !['unspecified', 'loopback'].includes(v6.range())) return `${v6.toString()} is an ${embedding[0]} address (it carries an IPv4 address)`;
+  }
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
-    parsed = ipaddr.process(text.replace(/^\[|\]$/g, ''));
+    parsed = ipaddr.process(bare);
   } catch {
     return `${text} is not an IP address`;
   }
   const range = parsed.range();
   return range === 'unicast' ? undefined : `${parsed.toString()} is a ${range} address`;
 }
+
+/**
+ * IPv6 forms that carry an IPv4 address and that ipaddr.js calls unicast:
+ * refused whatever they carry (no public service is reached through them).
+ * The others (NAT64 64:ff9b::/96, 6to4, Teredo) are ranges of their own and
+ * refused above; IPv4-mapped ::ffff:0:0/96 is judged as the IPv4 it maps.
+ */
+const EMBEDS_IPV4: Array<[string, [ipaddr.IPv6, number]]> = [
+  ['IPv4-compatible', ipaddr.IPv6.parseCIDR('::/96')],
+  ['NAT64 local-use', ipaddr.IPv6.parseCIDR('64:ff9b:1::/48')],
+];
 
 const isLocalName = (host: string) => host === 'localhost' || host.endsWith('.localhost') || host === 'localhost.';
 
