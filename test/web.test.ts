@@ -305,6 +305,35 @@ describe('web interface', { skip }, () => {
     if (await choice.count()) await choice.click();
     await page.locator('.graphiql-response').getByText('"Acme Agency"').waitFor();
     assert.deepEqual((page as Page & { problems: string[] }).problems, []);
+    // Nothing of the explorer's (tabs, history, headers) outlives the tab: no token in persistent storage.
+    const stored = await page.evaluate(() => ({ local: JSON.stringify({ ...localStorage }), session: JSON.stringify({ ...sessionStorage }) }));
+    assert.doesNotMatch(stored.local, /Bearer|ey[A-Za-z0-9_-]{10,}\./, 'localStorage holds no token');
+    assert.match(stored.session, /graphiql/, 'GraphiQL keeps its state in the tab');
+    await context.close();
+  });
+
+  it('serves the REST docs and the explorer under a policy, and neither can be framed by another origin', async () => {
+    for (const path of ['/api/docs', '/graphql']) {
+      const res = await app.request('GET', path, { headers: { accept: 'text/html' } });
+      assert.match(res.headers.get('content-security-policy') ?? '', /script-src 'self';.*frame-ancestors 'none'/, path);
+      assert.equal(res.headers.get('x-frame-options'), 'DENY', path);
+    }
+    const { context, page } = await newPage();
+    await page.goto(`${app.url}/api/docs`);
+    await page.getByText('Switchboard').first().waitFor();
+    await page.locator('.opblock').first().waitFor();
+    assert.deepEqual((page as Page & { problems: string[] }).problems, [], 'Swagger UI runs under the policy');
+    // Another origin (the receiver's port) frames both pages: the browser refuses to render them.
+    const frames = `<!doctype html><iframe id="docs" src="${app.url}/api/docs"></iframe><iframe id="explorer" src="${app.url}/graphql"></iframe>`;
+    await page.route(`${receiver.url}/framer`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: frames }));
+    (page as Page & { problems: string[] }).problems.length = 0;
+    await page.goto(`${receiver.url}/framer`);
+    await page.waitForTimeout(500);
+    for (const id of ['docs', 'explorer']) {
+      const frame = await (await page.$(`#${id}`))!.contentFrame();
+      const body = await frame!.evaluate(() => document.body?.innerText ?? '').catch(() => '');
+      assert.doesNotMatch(body, /Switchboard|GraphiQL|Execute/, `${id} rendered inside another origin's frame`);
+    }
     await context.close();
   });
 

@@ -1,6 +1,7 @@
 import express, { type Router } from 'express';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pageHeaders, TOOL_CSP } from '../web/serve.js';
 
 // Browsable API docs at /api/docs; every asset is served from this process (no CDN).
 
@@ -27,6 +28,7 @@ export function docsRouter(openapi: () => object): Router {
     res.json(openapi());
   });
   router.get('/api/docs', (_req, res) => {
+    pageHeaders(res, TOOL_CSP);
     res.type('html').send(PAGE);
   });
   router.get('/api/docs/init.js', (_req, res) => {

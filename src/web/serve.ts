@@ -21,15 +21,20 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** GraphiQL and CodeMirror set style elements of their own; scripts stay this origin's only. */
-const EXPLORER_CSP = CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'").replace("img-src 'self' data:", "img-src 'self' data:; font-src 'self' data:");
+/** GraphiQL, CodeMirror and Swagger UI set style elements of their own; scripts stay this origin's only. */
+export const TOOL_CSP = CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'").replace("img-src 'self' data:", "img-src 'self' data:; font-src 'self' data:");
 
 const page = (file: string) => (existsSync(`${ROOT}${file}`) ? readFileSync(`${ROOT}${file}`, 'utf8') : undefined);
 
-const sendPage = (res: express.Response, html: string, policy: string) => {
+/** The headers every HTML page of this process carries: its policy, no framing, no referrer. */
+export const pageHeaders = (res: express.Response, policy: string) => {
   res.setHeader('Content-Security-Policy', policy);
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('Referrer-Policy', 'no-referrer');
+};
+
+const sendPage = (res: express.Response, html: string, policy: string) => {
+  pageHeaders(res, policy);
   res.setHeader('Cache-Control', 'no-cache');
   res.type('html').send(html);
 };
@@ -44,7 +49,7 @@ export function explorerPage(): express.RequestHandler {
   const explorer = page('explorer.html');
   return (req, res, next) => {
     if (req.method !== 'GET' || !explorer || req.query.query !== undefined || !wantsPage(req)) return next();
-    sendPage(res, explorer, EXPLORER_CSP);
+    sendPage(res, explorer, TOOL_CSP);
   };
 }
 

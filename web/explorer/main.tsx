@@ -41,6 +41,7 @@ const fetcher = async (params: unknown, options?: { headers?: Record<string, str
 
 const headers = JSON.stringify({ Authorization: token ? `Bearer ${token}` : 'Bearer <token from the login mutation>' }, null, 2);
 
+// Everything GraphiQL keeps (tabs, history, headers with their token) lives for this tab only, like the token itself.
 createRoot(document.getElementById('explorer')!).render(
-  <GraphiQL fetcher={fetcher} defaultQuery={token ? SIGNED_IN : SIGN_IN} initialQuery={token ? SIGNED_IN : SIGN_IN} defaultHeaders={headers} initialHeaders={headers} defaultEditorToolsVisibility="headers" />,
+  <GraphiQL storage={sessionStorage} shouldPersistHeaders={false} fetcher={fetcher} defaultQuery={token ? SIGNED_IN : SIGN_IN} initialQuery={token ? SIGNED_IN : SIGN_IN} defaultHeaders={headers} initialHeaders={headers} defaultEditorToolsVisibility="headers" />,
 );
