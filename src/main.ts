@@ -1,25 +1,30 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from './config.js';
-import { createLogger } from './observability/logger.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger, type Logger } from './observability/logger.js';
+import { describeStartFailure, EXIT_CODES } from './startup-failure.js';
 
 // `npm start`: one binary; PROCESS_ROLE picks all (default), api or worker.
 // The configuration is checked before the service's modules load (over a
 // second of loading), so a bad variable is reported at once.
 
+let config: Config | undefined;
+let log: Logger | undefined;
+let json = false;
+
 async function main() {
-  let config;
   try {
     config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       // One line per bad variable, no stack: the operator's fix is in the text.
       process.stderr.write(`${error.problems.join('\n')}\n`);
-      process.exit(78);
+      process.exit(EXIT_CODES.config);
     }
     throw error;
   }
   const format = config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');
-  const log = createLogger(config.logLevel, undefined, format);
+  log = createLogger(config.logLevel, undefined, format);
+  json = format === 'json';
   const [{ startService }, { DEMO_LOGINS, DEMO_PASSWORD }] = await Promise.all([import('./runtime.js'), import('./seed/demo.js')]);
   const running = await startService(config, log);
 
@@ -27,9 +32,9 @@ async function main() {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info('shutting down', { signal });
+    log!.info('shutting down', { signal });
     await running.stop();
-    log.info('stopped');
+    log!.info('stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
@@ -57,13 +62,11 @@ async function main() {
   banner.info('Stop with Ctrl-C: requests in flight finish first, the embedded PostgreSQL stops last.');
 }
 
-main().catch(async (error) => {
-  const { EmbeddedPostgresError } = await import('./db/embedded.js');
-  if (error instanceof EmbeddedPostgresError) {
-    // The operator's fix is in the message.
-    process.stderr.write(`Switchboard failed to start: ${error.message}\n`);
-    process.exit(1);
-  }
-  process.stderr.write(`Switchboard failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
+main().catch((error) => {
+  // One line naming the cause and the setting to fix, through the logger (JSON in JSON mode); the stack only at debug.
+  const failure = describeStartFailure(error, { databaseUrl: config?.databaseUrl, host: config?.host ?? '0.0.0.0', port: config?.port ?? 3000 });
+  const fields = { exitCode: failure.exitCode, ...(failure.variable ? { variable: failure.variable } : {}), ...(config?.logLevel === 'debug' && error instanceof Error ? { stack: error.stack } : {}) };
+  if (log && json && config?.logLevel !== 'silent') log.error(`Switchboard failed to start: ${failure.message}`, fields);
+  else process.stderr.write(`Switchboard failed to start: ${failure.message}\n`);
+  process.exit(failure.exitCode);
 });

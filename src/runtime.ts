@@ -63,6 +63,16 @@ export interface StartOptions {
   clock?: () => Date;
 }
 
+/** Knex (under the ORM) writes its connection warnings with console.log; they go through the logger instead. */
+function routeKnexLog(orm: MikroORM, log: Logger): void {
+  const logger = (orm.em.getConnection() as unknown as { getKnex?: () => { client?: { logger?: Record<string, unknown> } } }).getKnex?.().client?.logger;
+  if (!logger) return;
+  logger._warn = (message: unknown) => log.warn('database connection warning', { error: String(message) });
+  logger._error = (message: unknown) => log.error('database connection error', { error: String(message) });
+  logger._deprecate = (message: unknown) => log.debug('database deprecation', { message: String(message) });
+  logger._debug = (message: unknown) => log.debug('database debug', { message: String(message) });
+}
+
 export async function startService(config: Config, log: Logger = createLogger(config.logLevel), { clock = () => new Date() }: StartOptions = {}): Promise<Running> {
   const cleanups: Array<[string, () => Promise<void>]> = [];
   const stop = async () => {
@@ -86,6 +96,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     }
 
     const orm = await MikroORM.init(ormConfig(databaseUrl, (message) => log.debug('orm', { message })));
+    routeKnexLog(orm, log);
     cleanups.push(['orm', () => orm.close(true)]);
     let telcoBaseUrl = config.telcoBaseUrl;
     let simulator: TelcoSimulator | undefined;

@@ -5,7 +5,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { adminQuery, createDatabase, databaseUrl } from './helpers/app.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { adminQuery, adminUrl, createDatabase, databaseUrl } from './helpers/app.js';
 
 // Start-up as operators meet it: several processes at once on one empty
 // database, and a production start with bad configuration.
@@ -69,6 +71,41 @@ describe('start-up', () => {
     const lines = p.output().trim().split('\n');
     assert.deepEqual(lines.map((line) => /^Invalid configuration: (\w+)/.exec(line)?.[1]), ['JWT_SECRET', 'APP_KEY', 'PORT', 'JWT_TTL'], p.output());
     assert.doesNotMatch(p.output(), /\n\s+at /);
+  });
+
+  it('each failure to reach the database or to listen is one JSON line naming the cause and the variable, with its own exit code and no stack', async () => {
+    const blocker = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => blocker.once('listening', resolve));
+    const busyPort = String((blocker.address() as AddressInfo).port);
+    const secrets = { NODE_ENV: 'production', JWT_SECRET: randomBytes(32).toString('hex'), APP_KEY: randomBytes(32).toString('base64'), HOST: '127.0.0.1', LOG_FORMAT: 'json', DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-fail-')) };
+    const admin = new URL(adminUrl());
+    const faults: Array<{ name: string; env: Record<string, string>; exit: number; cause: RegExp; variable: string }> = [
+      { name: 'database down', env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/switchboard', PORT: '0' }, exit: 69, cause: /127\.0\.0\.1:1 cannot be reached \(ECONNREFUSED\)/, variable: 'DATABASE_URL' },
+      { name: 'unknown host', env: { DATABASE_URL: 'postgres://postgres@no-such-host.invalid:5432/switchboard', PORT: '0' }, exit: 68, cause: /host no-such-host\.invalid is not known/, variable: 'DATABASE_URL' },
+      { name: 'unknown role', env: { DATABASE_URL: `postgres://no_such_role@${admin.host}/postgres`, PORT: '0' }, exit: 77, cause: /refused the login: role "no_such_role" does not exist/, variable: 'DATABASE_URL' },
+      { name: 'port in use', env: { DATABASE_URL: adminUrl(), PORT: busyPort }, exit: 71, cause: new RegExp(`Port ${busyPort} on 127\\.0\\.0\\.1 is already in use`), variable: 'PORT' },
+    ];
+    try {
+      await Promise.all(faults.map(async (fault) => {
+        const p = start({ ...secrets, ...fault.env });
+        assert.equal(await p.exit, fault.exit, `${fault.name}: ${p.output()}`);
+        const lines = p.output().trim().split('\n').map((line) => {
+          try {
+            return JSON.parse(line) as Record<string, unknown>;
+          } catch {
+            throw new Error(`${fault.name}: a line that is not JSON: ${line}`);
+          }
+        });
+        const errors = lines.filter((line) => line.level === 'error');
+        assert.equal(errors.length, 1, `${fault.name}: one error line: ${p.output()}`);
+        assert.match(String(errors[0].message), fault.cause, fault.name);
+        assert.equal(errors[0].variable, fault.variable);
+        assert.equal(errors[0].exitCode, fault.exit);
+        assert.doesNotMatch(p.output(), /\bat [^\s]+ \(|node_modules|"stack"/, `${fault.name}: no stack`);
+      }));
+    } finally {
+      blocker.close();
+    }
   });
 
   it('does not seed demo logins in production', async () => {

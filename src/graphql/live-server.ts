@@ -125,7 +125,8 @@ export function serveSubscriptions(server: Server, schema: GraphQLSchema, servic
     },
   });
 
-  wss.on('error', (error) => log.error('websocket server error', errorFields(error)));
+  // The HTTP server's own errors reach ws too; a listen error is the start's to report (src/startup-failure.ts).
+  wss.on('error', (error) => (error as { syscall?: string }).syscall !== 'listen' && log.error('websocket server error', errorFields(error)));
   wss.on('connection', (socket, request) => {
     setReadLimit(socket, WS_LIMITS.beforeInit);
     // A message over the limit: ws has already closed with 1009; the rest is a line of ours.
