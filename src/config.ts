@@ -31,6 +31,10 @@ export interface Config {
   webhookRetentionMs: number;
   webhookDisableAfterMs: number;
   webhookEndpointConcurrency: number;
+  /** The ceiling the adaptive concurrency of one endpoint grows to. */
+  webhookEndpointConcurrencyMax: number;
+  /** Attempts one worker process has in flight at most (each an open socket). */
+  webhookWorkerSockets: number;
   /** Origins allowed to call the APIs from a browser (CORS); empty: CORS off; ['*']: any origin, without credentials. */
   corsOrigins: string[];
   /** When set, /metrics asks for it as a Bearer token. */
@@ -242,6 +246,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetentionMs: read(() => duration(env, 'WEBHOOK_RETENTION', '30d', 3_600_000, 365 * 86_400_000), 30 * 86_400_000),
     webhookDisableAfterMs: read(() => duration(env, 'WEBHOOK_DISABLE_AFTER', '5d', 1000, 365 * 86_400_000), 5 * 86_400_000),
     webhookEndpointConcurrency: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100), 4),
+    webhookEndpointConcurrencyMax: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY_MAX', 64, 1, 1000), 64),
+    webhookWorkerSockets: read(() => integer(env, 'WEBHOOK_WORKER_SOCKETS', 1000, 1, 10_000), 1000),
     corsOrigins: read(() => origins(env, 'CORS_ORIGINS'), []),
     metricsToken: read(() => {
       const token = env.METRICS_TOKEN;

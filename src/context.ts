@@ -216,6 +216,9 @@ export class RequestContext {
   private async plainTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.infra.reader.connect();
     let broken: Error | undefined;
+    // A connection lost while checked out (a database restart) reports it here, not as an uncaught error; the statement in progress fails too.
+    const lost = (error: Error) => (broken = error);
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       const result = await fn(client);
@@ -226,6 +229,7 @@ export class RequestContext {
       await client.query('ROLLBACK').catch((failure: Error) => (broken = failure));
       throw error;
     } finally {
+      client.off('error', lost);
       client.release(broken);
     }
   }

@@ -53,6 +53,10 @@ export class WebhookDelivery {
   @Property({ type: 'datetime', nullable: true })
   inFlightUntil?: Date | null;
 
+  /** The fencing token of the claim in flight: only the worker holding it may record the attempt's result. */
+  @Property({ type: 'bigint', nullable: true })
+  leaseToken?: string | null;
+
   /** The trigger of the next attempt: scheduled, or manual after a resend. */
   @Property({ length: 16, default: 'scheduled' })
   nextTrigger: Opt<string> = 'scheduled';

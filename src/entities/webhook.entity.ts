@@ -54,4 +54,23 @@ export class Webhook extends CompanyOwned {
   /** Since when every delivery has failed (null after a success). */
   @Property({ type: 'datetime', nullable: true })
   failingSince?: Date | null;
+
+  /** Attempts in flight at once: adaptive, from WEBHOOK_ENDPOINT_CONCURRENCY up to WEBHOOK_ENDPOINT_CONCURRENCY_MAX (null until first changed). */
+  @Property({ type: 'integer', nullable: true })
+  concurrency?: number | null;
+
+  /** Deliveries per second at most, set by the user (null: no limit). */
+  @Property({ type: 'integer', nullable: true })
+  rateLimit?: number | null;
+
+  /** The rate limit's token bucket: tokens left when last checked. */
+  @Property({ type: 'double', nullable: true })
+  rateTokens?: number | null;
+
+  @Property({ type: 'datetime', nullable: true })
+  rateCheckedAt?: Date | null;
+
+  /** Nothing is sent before this time: the receiver's Retry-After. */
+  @Property({ type: 'datetime', nullable: true })
+  pausedUntil?: Date | null;
 }

@@ -84,10 +84,10 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
   deps.services.scheduler.attach(agenda);
   let pump: DeliveryPump | undefined;
   if (processing) {
-    pump = new DeliveryPump(deps.services.deliverer, log);
+    pump = new DeliveryPump(deps.services.deliverer, log, config.webhookWorkerSockets);
     await pump.start(deps.databaseUrl);
     deps.services.scheduler.attachPump(pump);
-    // At start: attempts a crash left open are closed and retried, and due retries get their timers.
+    // At start: attempts whose worker died (their lease ran out) are closed and retried.
     void deps.services.deliverer.reconcile().catch((error) => log.warn('webhook reconcile failed', errorFields(error)));
   }
   return {
@@ -122,11 +122,11 @@ async function ensurePeriodic(agenda: Agenda, jobs: Array<[string, string]>): Pr
 }
 
 function defineJobs(agenda: Agenda, { services, log, metrics, config }: JobDeps): void {
-  // One attempt of one delivery; its lock outlives the request timeout a little.
+  // A retry's timer: it wakes this worker's pump, which claims whatever is due (this retry among it).
   agenda.define(DELIVERY_JOB, async (job: Job<DeliveryJobData>) => {
     const due = new Date(job.attrs.data.due);
     metrics.jobLag.set({ job: DELIVERY_JOB }, Math.max(0, (Date.now() - due.getTime()) / 1000));
-    await services.deliverer.run(job.attrs.data.deliveryId);
+    if (!services.scheduler.kick()) await services.deliverer.run(job.attrs.data.deliveryId);
   }, { lockLifetime: config.webhookTimeoutMs + 5000, concurrency: 50, removeOnComplete: true });
   agenda.define('webhook-reconcile', async () => {
     const { recovered } = await services.deliverer.reconcile();

@@ -72,13 +72,14 @@ export function createServices(
   const limiter = new RateLimiter();
   const auth = new AuthService(new TokenSigner(config.jwtSecret, config.jwtTtlSeconds), new LoginLimiter(limiter, config.loginLimits), new ViewerCache(config.viewerCacheMs));
   const scheduler = new DeliveryScheduler();
-  const outbox = new WebhookOutbox(scheduler);
+  const outbox = new WebhookOutbox();
   const live = new LiveEvents();
   const contexts = new ContextFactory({ ...infra, source: auth, sinks: [outbox, live] });
   const deliverer = new WebhookDeliverer(contexts, box, scheduler, {
     retryDelaysMs: config.webhookRetryDelaysMs,
     timeoutMs: config.webhookTimeoutMs,
     endpointConcurrency: config.webhookEndpointConcurrency,
+    endpointConcurrencyMax: config.webhookEndpointConcurrencyMax,
     disableAfterMs: config.webhookDisableAfterMs,
     retentionMs: config.webhookRetentionMs,
     allowPrivate: config.webhookAllowPrivate,

@@ -1,21 +1,27 @@
 import { listen, type Listener } from '../db/listener.js';
 import { errorFields, type Logger } from '../observability/logger.js';
 import type { WebhookDeliverer } from './deliverer.js';
+import { closeAgents } from './http-send.js';
 
 // The delivery pump of a worker process: it claims due deliveries straight
-// from the rows (FOR UPDATE SKIP LOCKED, so several workers share the work
-// and never take the same attempt) and sends them, up to `capacity` at once.
-// It wakes when a transaction that wrote deliveries commits (PostgreSQL
-// NOTIFY, sent by the outbox inside that transaction), when an attempt
-// finishes, and every `pollMs` as a safety net. Retries are timed by Agenda
-// jobs; the pump takes whatever is due.
+// from the rows (claim.ts: several workers share the work and never take the
+// same attempt) and sends them, up to `sockets` at once: an attempt waiting
+// on a slow receiver holds one socket of this bound and one slot of its own
+// endpoint, nothing that other endpoints need. It wakes by one path per kind
+// of work: a commit that wrote deliveries (PostgreSQL NOTIFY, sent by the
+// outbox inside that transaction), a retry's Agenda job at its due time,
+// and an attempt finishing (its endpoint's slot is free again); a poll every
+// `pollMs` is the fallback behind them all.
 
 export const DUE_CHANNEL = 'webhook_due';
 const NUDGE_MS = 5;
+/** Attempts claimed in one transaction at most. */
+const CLAIM_BATCH = 200;
 
 export class DeliveryPump {
   private inFlight = 0;
   private wake?: () => void;
+  private woken = false;
   private stopped = false;
   private loop?: Promise<void>;
   private listener?: Listener;
@@ -26,7 +32,7 @@ export class DeliveryPump {
   constructor(
     private readonly deliverer: WebhookDeliverer,
     private readonly log: Logger,
-    private readonly capacity = 32,
+    private readonly sockets = 1000,
     private readonly pollMs = 1000,
   ) {}
 
@@ -37,14 +43,16 @@ export class DeliveryPump {
     this.loop = this.run();
   }
 
+  /** Claim again now; a wake-up that comes during a claim is kept, so the claim after it runs at once. */
   kick(): void {
+    this.woken = true;
     this.wake?.();
   }
 
   /**
-   * A commit wrote deliveries. Under a burst of commits, claims are coalesced
-   * to one per NUDGE_MS: attempts finishing wake the pump anyway, and a claim
-   * per commit would cost more than it finds.
+   * A commit wrote deliveries, or an attempt finished. Under a burst of
+   * either, claims are coalesced to one per NUDGE_MS: a claim per commit or
+   * per finished attempt would cost more than it finds.
    */
   private nudge(): void {
     if (this.nudgeTimer) return;
@@ -63,8 +71,10 @@ export class DeliveryPump {
 
   private async run(): Promise<void> {
     while (!this.stopped) {
-      const room = this.capacity - this.inFlight;
+      const room = Math.min(CLAIM_BATCH, this.sockets - this.inFlight);
       let claimed = 0;
+      let failed = false;
+      this.woken = false;
       if (room > 0) {
         try {
           const batch = await this.deliverer.claimDue(room);
@@ -77,14 +87,15 @@ export class DeliveryPump {
               .finally(() => {
                 this.inFlight--;
                 if (this.inFlight === 0) for (const resolve of this.idle) resolve();
-                this.kick();
+                this.nudge();
               });
           }
         } catch (error) {
+          failed = true;
           this.log.warn('delivery pump could not claim', errorFields(error));
         }
       }
-      if (claimed > 0 && claimed === room) continue;
+      if (!failed && ((claimed > 0 && claimed === room) || this.woken)) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.pollMs);
         this.wake = () => {
@@ -104,5 +115,6 @@ export class DeliveryPump {
     await this.loop;
     if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.add(resolve));
     await this.listener?.stop();
+    closeAgents();
   }
 }

@@ -1,10 +1,10 @@
 import type { Agenda } from 'agenda';
 
-// Agenda holds the timers of deliveries; the delivery rows hold the truth.
-// A job is keyed by its delivery and due time, so asking again for the same
-// attempt (after a commit, from the reconciler, after a restart) never makes
-// a second job; a missing one only delays an attempt until the reconciler
-// runs.
+// Agenda holds the timers of retries; the delivery rows hold the truth. A
+// job is keyed by its delivery and due time, so asking again for the same
+// attempt never makes a second job. When it fires it wakes the pump of the
+// worker that runs it, which claims whatever is due; a missing job only
+// delays a retry until a pump's next poll.
 
 export const DELIVERY_JOB = 'webhook-delivery';
 
@@ -22,14 +22,10 @@ export class DeliveryScheduler {
     this.pump = pump;
   }
 
-  kick(): void {
+  /** Wakes this process's pump; false when the process runs none. */
+  kick(): boolean {
     this.pump?.kick();
-  }
-
-  /** Wakes this process's pump when `due` comes (a retry it just scheduled). */
-  wakeAt(due: Date): void {
-    if (!this.pump) return;
-    setTimeout(() => this.pump?.kick(), Math.max(0, due.getTime() - Date.now())).unref();
+    return this.pump !== undefined;
   }
 
   /** Jobs can be created once the job store is up; before that the reconciler covers. */

@@ -163,8 +163,7 @@ export class WebhookService {
     const id = newDeliveryId();
     const due = new Date();
     const payload = payloadText({ event: name, occurredAt: due, webhookId: webhook.id, data, contact: selectContact(contact as Record<string, unknown> | null, webhook.formData) });
-    await this.outbox.insert(ctx, { id, webhookId: webhook.id, companyId: webhook.company.id, event: name, payload, trigger: 'manual', due });
-    await this.outbox.afterCommit(ctx, [id]);
+    await this.outbox.insert(ctx, [{ id, webhookId: webhook.id, companyId: webhook.company.id, event: name, payload, trigger: 'manual', due }]);
     return (await this.deliveryRows(ctx, 'd.id = ?', [id]))[0];
   }
 
@@ -226,7 +225,7 @@ export class WebhookService {
     if (ids.length === 0) return;
     const due = new Date();
     await ctx.sql(
-      `UPDATE webhook_deliveries SET status = 'pending', final_attempt = attempt_count + 5, next_attempt_at = ?, next_trigger = 'manual', in_flight_until = NULL
+      `UPDATE webhook_deliveries SET status = 'pending', final_attempt = attempt_count + 5, next_attempt_at = ?, next_trigger = 'manual', in_flight_until = NULL, lease_token = NULL
        WHERE id IN (?)`,
       [due, ids],
     );
@@ -234,7 +233,7 @@ export class WebhookService {
   }
 
   private async cancelPending(ctx: RequestContext, webhookId: number): Promise<void> {
-    await ctx.sql(`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE webhook_id = ? AND status = 'pending' AND in_flight_until IS NULL`, [webhookId]);
+    await ctx.sql(`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE webhook_id = ? AND status = 'pending' AND lease_token IS NULL`, [webhookId]);
   }
 
   private deliveryId(raw: string): string {

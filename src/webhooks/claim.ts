@@ -1,0 +1,111 @@
+import type { ContextFactory } from '../context.js';
+import { dbDate } from '../db/dates.js';
+
+// The claim (DESIGN section 5, docs/decisions.md "Delivery engine"): due
+// deliveries of many endpoints taken in one transaction of two statements.
+//
+// 1. The endpoints with due work are locked FOR NO KEY UPDATE SKIP LOCKED:
+//    an endpoint is claimed by one worker at a time (another skips it), and
+//    the lock does not conflict with the key-share locks that new delivery
+//    rows take on their webhook, so writes that cause events never wait for
+//    a claim.
+// 2. On a fresh snapshot (so attempts another worker claimed just before
+//    are counted), each endpoint gets at most its free slots (its adaptive
+//    concurrency less its attempts in flight) and its rate limit's tokens;
+//    the picks are taken in turns between companies, and within a company
+//    between its endpoints, oldest due first, up to the batch size. Each
+//    pick gets a lease (in_flight_until) and a fencing token from one
+//    sequence, and its attempt is recorded before any request is made.
+
+export interface Claimed {
+  id: string;
+  webhook_id: number;
+  company_id: number;
+  event: string;
+  payload: string;
+  attempt_count: number;
+  final_attempt: number;
+  lease_token: string;
+  url: string;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
+  created_at: Date;
+  /** When this process claimed it (its own clock), to judge the lease before sending. */
+  claimedAt: number;
+}
+
+export interface ClaimSettings {
+  /** The concurrency an endpoint starts at (WEBHOOK_ENDPOINT_CONCURRENCY). */
+  startConcurrency: number;
+  leaseMs: number;
+}
+
+/** What an endpoint's rate limit allows now: its bucket refilled since the last check, at most one second's worth. */
+export const RATE_BUCKET = `least(w.rate_limit, coalesce(w.rate_tokens, w.rate_limit) + extract(epoch from now() - coalesce(w.rate_checked_at, now())) * w.rate_limit)`;
+
+const LOCK_ENDPOINTS = (onlyOne: boolean) => `
+  SELECT w.id FROM webhooks w
+  WHERE w.active AND (w.paused_until IS NULL OR w.paused_until <= now())
+    AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= now()${onlyOne ? ' AND d.id = $1' : ''})
+  FOR NO KEY UPDATE SKIP LOCKED`;
+
+const CLAIM = (onlyOne: boolean) => `
+  WITH endpoints AS (
+    SELECT w.id, w.company_id, greatest(0, least(
+      coalesce(w.concurrency, $2) - (SELECT count(*) FROM webhook_deliveries f WHERE f.webhook_id = w.id AND f.lease_token IS NOT NULL),
+      CASE WHEN w.rate_limit IS NULL THEN $3 ELSE floor(${RATE_BUCKET}) END
+    ))::int AS free
+    FROM webhooks w WHERE w.id = ANY($1::int[])
+  ), picks AS (
+    SELECT p.id, e.company_id, p.next_attempt_at, p.place
+    FROM endpoints e CROSS JOIN LATERAL (
+      SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS place
+      FROM webhook_deliveries d
+      WHERE d.webhook_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now()${onlyOne ? ' AND d.id = $5' : ''}
+      ORDER BY d.next_attempt_at, d.id LIMIT e.free
+    ) p
+  ), turns AS (
+    SELECT id, next_attempt_at, row_number() OVER (PARTITION BY company_id ORDER BY place, next_attempt_at, id) AS turn FROM picks
+  ), chosen AS (
+    SELECT id FROM turns ORDER BY turn, next_attempt_at, id LIMIT $3
+  ), claimed AS (
+    UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, next_attempt_at = NULL, last_attempt_at = now(),
+      next_trigger = 'scheduled', in_flight_until = now() + make_interval(secs => $4), lease_token = nextval('webhook_lease_seq')
+    FROM chosen WHERE d.id = chosen.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+    RETURNING d.id, d.webhook_id, d.company_id, d.event, d.payload, d.attempt_count, d.final_attempt, d.lease_token, d.created_at
+  ), attempts AS (
+    -- The statement's snapshot still holds each delivery as it was before the claim: its trigger and due time.
+    INSERT INTO webhook_attempts (delivery_id, number, trigger, attempted_at, due_at)
+    SELECT c.id, c.attempt_count, before.next_trigger, now(), before.next_attempt_at FROM claimed c JOIN webhook_deliveries before ON before.id = c.id
+  ), hits AS (
+    UPDATE webhooks w SET hits = w.hits + n.count, last_hit = now(),
+      rate_tokens = CASE WHEN w.rate_limit IS NULL THEN NULL ELSE ${RATE_BUCKET} - n.count END,
+      rate_checked_at = CASE WHEN w.rate_limit IS NULL THEN NULL ELSE now() END
+    FROM (SELECT webhook_id, count(*)::int AS count FROM claimed GROUP BY webhook_id) n WHERE w.id = n.webhook_id
+  )
+  SELECT c.id, c.webhook_id, c.company_id, c.event, c.payload, c.attempt_count, c.final_attempt, c.lease_token, c.created_at,
+    w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at
+  FROM claimed c JOIN webhooks w ON w.id = c.webhook_id`;
+
+export class DeliveryClaim {
+  constructor(
+    private readonly contexts: ContextFactory,
+    private readonly settings: ClaimSettings,
+  ) {}
+
+  /** Claims up to `limit` due deliveries (or only the one named), fairly between companies and endpoints. */
+  async take(limit: number, onlyId?: string): Promise<Claimed[]> {
+    if (limit <= 0) return [];
+    const onlyOne = onlyId !== undefined;
+    const rows = await this.contexts.forMaintenance('webhook-claim').unitOfWork(async (ctx) => {
+      const endpoints = await ctx.read<{ id: number }>(LOCK_ENDPOINTS(onlyOne), onlyOne ? [onlyId] : []);
+      if (endpoints.length === 0) return [];
+      const params: unknown[] = [endpoints.map((e) => e.id), this.settings.startConcurrency, limit, this.settings.leaseMs / 1000];
+      if (onlyOne) params.push(onlyId);
+      return ctx.read<Omit<Claimed, 'claimedAt'>>(CLAIM(onlyOne), params);
+    }, { plain: true });
+    const claimedAt = Date.now();
+    return rows.map((row) => ({ ...row, lease_token: String(row.lease_token), created_at: dbDate(row.created_at)!, previous_secret_expires_at: dbDate(row.previous_secret_expires_at), claimedAt }));
+  }
+}
