@@ -31,7 +31,7 @@ export interface Claimed {
   previous_secret_sealed: string | null;
   previous_secret_expires_at: Date | null;
   created_at: Date;
-  /** When this process claimed it (its own clock), to judge the lease before sending. */
+  /** When this process began the claim (its own clock): the lease runs out at the latest leaseMs after it. */
   claimedAt: number;
 }
 
@@ -98,6 +98,9 @@ export class DeliveryClaim {
   async take(limit: number, onlyId?: string): Promise<Claimed[]> {
     if (limit <= 0) return [];
     const onlyOne = onlyId !== undefined;
+    // The lease starts when the claim statement runs, never before this moment: judged from it, by this
+    // process's clock alone, a lease is never taken for longer than it is.
+    const claimedAt = Date.now();
     const rows = await this.contexts.forMaintenance('webhook-claim').unitOfWork(async (ctx) => {
       const endpoints = await ctx.read<{ id: number }>(LOCK_ENDPOINTS(onlyOne), onlyOne ? [onlyId] : []);
       if (endpoints.length === 0) return [];
@@ -105,7 +108,6 @@ export class DeliveryClaim {
       if (onlyOne) params.push(onlyId);
       return ctx.read<Omit<Claimed, 'claimedAt'>>(CLAIM(onlyOne), params);
     }, { plain: true });
-    const claimedAt = Date.now();
     return rows.map((row) => ({ ...row, lease_token: String(row.lease_token), created_at: dbDate(row.created_at)!, previous_secret_expires_at: dbDate(row.previous_secret_expires_at), claimedAt }));
   }
 }

@@ -12,7 +12,7 @@ import { eventually, type Receiver } from './receiver.js';
  * role given in env) on a test app's database, with its secrets; resolves
  * once it says it is running.
  */
-export async function startWorker(app: TestApp, env: Record<string, string> = {}): Promise<ChildProcess & { url: string }> {
+export async function startWorker(app: TestApp, env: Record<string, string> = {}): Promise<ChildProcess & { url: string; output(): string }> {
   const child = spawn(process.execPath, [path.resolve('dist/src/main.js')], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -35,7 +35,7 @@ export async function startWorker(app: TestApp, env: Record<string, string> = {}
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = await eventually(async () => /is running \(\w+\) at (http:\/\/[^\s"]+)/.exec(output)?.[1] ?? (child.exitCode !== null ? Promise.reject(new Error(output)) : undefined), 30_000, 'the worker');
-  return Object.assign(child, { url });
+  return Object.assign(child, { url, output: () => output });
 }
 
 /** SIGKILL, and wait until the process is gone. */
@@ -51,7 +51,7 @@ export interface ApiWithWorkers {
   /** A token of Acme's owner. */
   readonly owner: string;
   /** A worker process on the app's database; SIGKILLed at the end if still running. */
-  startWorker(): Promise<ChildProcess & { url: string }>;
+  startWorker(): Promise<ChildProcess & { url: string; output(): string }>;
   /** A webhook of Acme's for agent.created, to this receiver. */
   hookFor(receiver: Receiver, title: string): Promise<number>;
 }

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import pg from 'pg';
+import { eventually, Receiver, sleep } from './helpers/receiver.js';
+import { apiWithWorkers, kill } from './helpers/worker.js';
+
+// Fencing, shown on real worker processes: a worker paused (SIGSTOP) past its
+// lease, then resumed (SIGCONT), neither sends nor records an attempt that
+// was closed and claimed again meanwhile. WEBHOOK_TIMEOUT 1 s makes the lease
+// 3 s (twice the timeout and a second).
+
+const fixture = apiWithWorkers({ WEBHOOK_TIMEOUT: '1s', WEBHOOK_RETRY_DELAYS: '300ms,300ms,300ms,300ms' });
+const LEASE_MS = 3000;
+
+async function deliveryOf(webhookId: number) {
+  return eventually(async () => (await fixture.app.sql<{ id: string }>('SELECT id FROM webhook_deliveries WHERE webhook_id = ?', [webhookId]))[0], 10_000, 'the delivery row');
+}
+
+async function attemptsOf(id: string) {
+  return fixture.app.sql<{ number: number; status_code: number | null; error: string | null }>('SELECT number, status_code, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY number', [id]);
+}
+
+async function createAgent(name: string) {
+  const res = await fixture.app.request('POST', '/api/agents', { token: fixture.owner, body: { name } });
+  assert.equal(res.status, 201, res.text);
+}
+
+describe('a worker paused past its lease', () => {
+  it('records nothing over the attempt another worker closed and sent again', async () => {
+    const receiver = await new Receiver().start();
+    const a = await fixture.startWorker();
+    try {
+      // A's request arrives: A is stopped before it can read the answer (already written to its socket).
+      receiver.answer = (_request, index) => {
+        if (index === 0) a.kill('SIGSTOP');
+        return { status: 200, body: 'ok' };
+      };
+      const webhookId = await fixture.hookFor(receiver, 'Fenced after send');
+      await createAgent('Paused after send');
+      await receiver.waitFor(1);
+      const { id } = await deliveryOf(webhookId);
+      await sleep(LEASE_MS + 200);
+      // B finds the lease run out, closes the attempt as failed, and sends it again on schedule.
+      const b = await fixture.startWorker();
+      await eventually(async () => ((await fixture.app.sql("SELECT status FROM webhook_deliveries WHERE id = ?", [id]))[0].status === 'succeeded' ? true : undefined), 15_000, 'the retry by the second worker');
+      a.kill('SIGCONT');
+      await eventually(async () => (/result not recorded/.test(a.output()) ? true : undefined), 10_000, "the paused worker's stale result");
+      const [delivery] = await fixture.app.sql('SELECT status, attempt_count, last_status_code, lease_token FROM webhook_deliveries WHERE id = ?', [id]);
+      assert.deepEqual(delivery, { status: 'succeeded', attempt_count: 2, last_status_code: 200, lease_token: null });
+      const attempts = await attemptsOf(id);
+      assert.deepEqual(attempts.map((x) => [x.number, x.status_code]), [[1, null], [2, 200]]);
+      assert.match(attempts[0].error!, /worker stopped/);
+      // The lost result is the one documented cause of a duplicate, and it carries the same id.
+      assert.equal(receiver.received.length, 2);
+      assert.deepEqual(receiver.received.map((r) => [r.headers['webhook-id'], r.headers['x-webhook-attempt']]), [[id, '1'], [id, '2']]);
+      await kill(b);
+    } finally {
+      if (a.exitCode === null) {
+        a.kill('SIGCONT');
+        await kill(a);
+      }
+      await receiver.close();
+    }
+  });
+
+  it('does not send an attempt whose lease ran out before it could', async () => {
+    const receiver = await new Receiver().start();
+    const a = await fixture.startWorker();
+    const blocker = new pg.Client({ connectionString: fixture.app.running.databaseUrl });
+    await blocker.connect();
+    try {
+      const webhookId = await fixture.hookFor(receiver, 'Fenced before send');
+      a.kill('SIGSTOP');
+      await createAgent('Paused before send');
+      const { id } = await deliveryOf(webhookId);
+      // The delivery row is held, so A's claim waits on it; A is stopped there, its claim not yet committed.
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT id FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [id]);
+      a.kill('SIGCONT');
+      // (pg_locks, not pg_stat_activity: the latter may still show the claim's first statement.)
+      await eventually(async () => {
+        const { rows } = await blocker.query('SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND pid <> pg_backend_pid()');
+        return rows[0].n > 0 ? true : undefined;
+      }, 10_000, "the worker's claim waiting on the row");
+      a.kill('SIGSTOP');
+      await blocker.query('COMMIT');
+      await sleep(LEASE_MS + 200);
+      const b = await fixture.startWorker();
+      a.kill('SIGCONT');
+      await eventually(async () => (/lease ran out before it could be/.test(a.output()) ? true : undefined), 10_000, 'the paused worker giving the attempt up');
+      await eventually(async () => ((await fixture.app.sql("SELECT status FROM webhook_deliveries WHERE id = ?", [id]))[0].status === 'succeeded' ? true : undefined), 15_000, 'the retry by the second worker');
+      const attempts = await attemptsOf(id);
+      assert.deepEqual(attempts.map((x) => [x.number, x.status_code]), [[1, null], [2, 200]]);
+      assert.match(attempts[0].error!, /worker stopped/);
+      // Only B's attempt reached the receiver.
+      await sleep(300);
+      assert.deepEqual(receiver.received.map((r) => r.headers['x-webhook-attempt']), ['2']);
+      await kill(b);
+    } finally {
+      await blocker.end().catch(() => undefined);
+      if (a.exitCode === null) {
+        a.kill('SIGCONT');
+        await kill(a);
+      }
+      await receiver.close();
+    }
+  });
+});
