@@ -121,6 +121,10 @@ describe('webhook configuration over REST', () => {
       [{ title: 'T', url: receiver.url, events: ['call.ended'], method: 'GET' }, 'method'],
       [{ title: 'T', url: receiver.url, events: ['call.ended'], form_data: ['password'] }, 'form_data.0'],
       [{ title: 'T', url: receiver.url, events: ['call.ended'], list_selection: 'Everything' }, 'list_selection'],
+      [{ title: 'T', url: receiver.url, events: ['call.ended'], rate_limit: 0 }, 'rate_limit'],
+      [{ title: 'T', url: receiver.url, events: ['call.ended'], rate_limit: 1001 }, 'rate_limit'],
+      [{ title: 'T', url: receiver.url, events: ['call.ended'], rate_limit: 2.5 }, 'rate_limit'],
+      [{ title: 'T', url: receiver.url, events: ['call.ended'], rate_limit: 'fast' }, 'rate_limit'],
     ];
     for (const [body, field] of cases) {
       const res = await api('POST', '/api/webhooks', body);
@@ -390,6 +394,51 @@ describe('deliveries', () => {
     const later = both[1].headers as Record<string, string>;
     assert.equal(later['webhook-signature'].split(' ').length, 1);
     assert.throws(() => new StandardWebhook(old).verify(both[1].body, later));
+  });
+
+  it('a rate limit spaces the attempts; it is shown, changed and removed', async () => {
+    const { id } = await createHook({ events: ['agent.created'], rate_limit: 2 });
+    const shown = await api('GET', `/api/webhooks/${id}`);
+    assert.equal(shown.body.data.rate_limit, 2);
+    assert.equal(shown.body.data.concurrency, 4);
+    assert.equal(shown.body.data.paused_until, null);
+    await Promise.all(Array.from({ length: 6 }, (_, i) => createAgent(`Paced ${i}`)));
+    await receiver.waitFor(6, 15_000, forWebhook(id));
+    // A bucket of two, refilled at two a second: the sixth attempt cannot be claimed before two seconds after the first.
+    const claims = await app.sql<{ at: number }>(
+      'SELECT extract(epoch from a.attempted_at) * 1000 AS at FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ? ORDER BY a.attempted_at',
+      [id],
+    );
+    const span = Number(claims[5].at) - Number(claims[0].at);
+    assert.ok(span >= 1990, `six attempts at 2/s were claimed within ${span} ms`);
+    const cleared = await api('PUT', `/api/webhooks/${id}`, { rate_limit: null });
+    assert.equal(cleared.status, 200, cleared.text);
+    assert.equal(cleared.body.data.rate_limit, null);
+    const [row] = await app.sql('SELECT rate_limit, rate_tokens FROM webhooks WHERE id = ?', [id]);
+    assert.deepEqual(row, { rate_limit: null, rate_tokens: null });
+  });
+
+  it("honours a 429's Retry-After: the endpoint is paused until then, and the retry waits for it", async () => {
+    const paused = await new Receiver().start();
+    paused.answer = (_request, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '2' } } : { status: 200 });
+    try {
+      const { id } = await createHook({ events: ['agent.created'] }, paused.url);
+      await createAgent('Too many');
+      const [first] = await paused.waitFor(1);
+      const shown = await eventually(async () => {
+        const res = await api('GET', `/api/webhooks/${id}`);
+        return res.body.data.paused_until ? res.body.data : undefined;
+      }, 5000, 'the pause to show');
+      const pausedUntil = Date.parse(shown.paused_until);
+      assert.ok(pausedUntil - first.at >= 1500 && pausedUntil - first.at <= 3000, `paused until ${shown.paused_until}`);
+      const [, second] = await paused.waitFor(2, 10_000);
+      // The retry was due 300 ms after the 429, and waited for the pause instead.
+      assert.ok(second.at >= pausedUntil, `retry at ${new Date(second.at).toISOString()}, pause until ${shown.paused_until}`);
+      assert.equal(second.headers['webhook-id'], first.headers['webhook-id']);
+      assert.equal(shown.concurrency, 2, 'a 429 halves the concurrency');
+    } finally {
+      await paused.close();
+    }
   });
 
   it('one hanging receiver does not delay another', async () => {

@@ -17,7 +17,7 @@ import {
   WebhookType,
 } from './webhook.types.js';
 
-const toWebhook = (w: Webhook): WebhookType => ({
+const toWebhook = (w: Webhook, concurrency: number): WebhookType => ({
   id: w.id,
   title: w.title,
   url: w.url,
@@ -29,6 +29,9 @@ const toWebhook = (w: Webhook): WebhookType => ({
   disabledReason: w.disabledReason ?? null,
   hits: w.hits,
   lastHit: w.lastHit ?? null,
+  concurrency,
+  rateLimit: w.rateLimit ?? null,
+  pausedUntil: w.pausedUntil && w.pausedUntil.getTime() > Date.now() ? w.pausedUntil : null,
   createdAt: w.createdAt,
   updatedAt: w.updatedAt,
 });
@@ -61,6 +64,10 @@ const toDelivery = (d: DeliveryRow & { attempts?: AttemptRow[] }): WebhookDelive
 export class WebhookResolver {
   constructor(private readonly webhookService: WebhookService) {}
 
+  private view(w: Webhook): WebhookType {
+    return toWebhook(w, this.webhookService.concurrencyOf(w));
+  }
+
   @Authorized('view-webhooks')
   @Query(() => WebhookPageType, { description: 'Webhooks of the company, newest first' })
   async webhooks(
@@ -72,13 +79,13 @@ export class WebhookResolver {
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<WebhookPageType> {
     const result = await this.webhookService.list(ctx, { search, event, active, page, perPage });
-    return { ...result, records: result.records.map(toWebhook) };
+    return { ...result, records: result.records.map((w) => this.view(w)) };
   }
 
   @Authorized('view-webhooks')
   @Query(() => WebhookType)
   async webhook(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
-    return toWebhook(await this.webhookService.find(ctx, id));
+    return this.view(await this.webhookService.find(ctx, id));
   }
 
   @Authorized('manage-webhooks')
@@ -126,13 +133,13 @@ export class WebhookResolver {
   @Mutation(() => CreatedWebhookType)
   async createWebhook(@Ctx() ctx: RequestContext, @Arg('input') input: WebhookInput): Promise<CreatedWebhookType> {
     const { webhook, secret } = await this.webhookService.create(ctx, input);
-    return { ...toWebhook(webhook), secret };
+    return { ...this.view(webhook), secret };
   }
 
   @Authorized('manage-webhooks')
   @Mutation(() => WebhookType, { description: 'Change any field; active true clears disabledReason' })
   async updateWebhook(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('input') input: WebhookInput) {
-    return toWebhook(await this.webhookService.update(ctx, id, input));
+    return this.view(await this.webhookService.update(ctx, id, input));
   }
 
   @Authorized('manage-webhooks')

@@ -15,6 +15,9 @@ export class WebhookType {
   @Field(() => String, { nullable: true, description: 'gone or failing when the service switched the webhook off' }) disabledReason!: string | null;
   @Field(() => Int, { description: 'Attempts made' }) hits!: number;
   @Field(() => Date, { nullable: true }) lastHit!: Date | null;
+  @Field(() => Int, { description: 'Attempts in flight at once, now: adaptive, from WEBHOOK_ENDPOINT_CONCURRENCY (4) up to WEBHOOK_ENDPOINT_CONCURRENCY_MAX (64) while the endpoint answers 2xx fast, halved on a timeout, 429 or 5xx' }) concurrency!: number;
+  @Field(() => Int, { nullable: true, description: 'Deliveries per second at most (null: no limit)' }) rateLimit!: number | null;
+  @Field(() => Date, { nullable: true, description: "Nothing is sent before this time: the receiver's Retry-After" }) pausedUntil!: Date | null;
   @Field() createdAt!: Date;
   @Field() updatedAt!: Date;
 }
@@ -97,4 +100,5 @@ export class WebhookInput {
   @Field(() => [String], { nullable: true }) formData?: string[] | null;
   @Field(() => [String], { nullable: true }) events?: string[] | null;
   @Field(() => Boolean, { nullable: true }) active?: boolean | null;
+  @Field(() => Int, { nullable: true, description: 'Deliveries per second at most, 1 to 1000; null removes the limit' }) rateLimit?: number | null;
 }

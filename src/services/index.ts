@@ -94,7 +94,7 @@ export function createServices(
     scheduler,
     live,
     deliverer,
-    webhooks: new WebhookService(ids, box, outbox, { allowPrivate: config.webhookAllowPrivate, rotationGraceMs: config.webhookRotationGraceMs }),
+    webhooks: new WebhookService(ids, box, outbox, { allowPrivate: config.webhookAllowPrivate, rotationGraceMs: config.webhookRotationGraceMs, startConcurrency: config.webhookEndpointConcurrency }),
     auth,
     roles: new RoleService(ids, auth.viewers),
     pipelines: new PipelineService(ids),

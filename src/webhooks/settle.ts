@@ -12,7 +12,7 @@ import type { SendResult } from './http-send.js';
 // (the next attempt's time, a 410, switching a failing webhook off).
 //
 // The endpoint's concurrency adapts (AIMD): one more slot after a tick in
-// which it answered 2xx fast, up to the ceiling; half as many (at least one)
+// which it answered 2xx fast with every slot in use, up to the ceiling; half as many (at least one)
 // after a timeout, a connection failure, a 429 or a 5xx. A Retry-After on a
 // 429 or 503 pauses the endpoint until then (at most an hour): its due
 // attempts wait, and no retry is ever made earlier than its schedule.
@@ -65,7 +65,9 @@ const SETTLE_SUCCESSES = `
     UPDATE webhooks w SET failing_since = NULL,
       concurrency = CASE WHEN e.fast THEN least(greatest($8, $9), coalesce(w.concurrency, $8) + 1) ELSE w.concurrency END
     FROM (SELECT webhook_id, bool_or(fast) AS fast FROM settled GROUP BY webhook_id) e
-    WHERE w.id = e.webhook_id AND (w.failing_since IS NOT NULL OR (e.fast AND coalesce(w.concurrency, $8) < greatest($8, $9)))
+    WHERE w.id = e.webhook_id AND (w.failing_since IS NOT NULL OR (e.fast AND coalesce(w.concurrency, $8) < greatest($8, $9)
+      -- Grown only when it used every slot (the statement's snapshot still counts the attempts it settles as in flight).
+      AND (SELECT count(*) FROM webhook_deliveries f WHERE f.webhook_id = w.id AND f.lease_token IS NOT NULL) >= coalesce(w.concurrency, $8)))
   )
   SELECT id FROM settled`;
 

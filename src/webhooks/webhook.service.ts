@@ -20,6 +20,9 @@ export const TITLE_MAX = 255;
 export const URL_MAX = 2048;
 export const RECOVER_WINDOW_DAYS = 14;
 
+/** The highest rate limit a webhook may set, in deliveries per second. */
+export const RATE_LIMIT_MAX = 1000;
+
 export interface WebhookInput {
   title?: string | null;
   url?: string | null;
@@ -28,6 +31,7 @@ export interface WebhookInput {
   formData?: string[] | null;
   events?: string[] | null;
   active?: boolean | null;
+  rateLimit?: number | null;
 }
 
 export interface WebhookListArgs extends PageArgs {
@@ -72,7 +76,7 @@ export class WebhookService {
     private readonly ids: IdCodec,
     private readonly box: SecretBox,
     private readonly outbox: WebhookOutbox,
-    private readonly settings: { allowPrivate: boolean; rotationGraceMs: number },
+    private readonly settings: { allowPrivate: boolean; rotationGraceMs: number; startConcurrency: number },
   ) {}
 
   async list(ctx: RequestContext, args: WebhookListArgs): Promise<Page<Webhook>> {
@@ -86,6 +90,11 @@ export class WebhookService {
     if (args.active !== undefined && args.active !== null) where.active = args.active;
     if (args.event) where.events = { $contains: [args.event] };
     return findPage(ctx.em, Webhook, where, window, { orderBy: NEWEST_FIRST });
+  }
+
+  /** The endpoint's concurrency now (the starting one until it first adapts). */
+  concurrencyOf(webhook: Webhook): number {
+    return webhook.concurrency ?? this.settings.startConcurrency;
   }
 
   find(ctx: RequestContext, rawId: string): Promise<Webhook> {
@@ -104,6 +113,7 @@ export class WebhookService {
       formData: fields.formData!,
       events: fields.events!,
       active: input.active ?? true,
+      rateLimit: fields.rateLimit ?? null,
       secretSealed: this.box.seal(secret),
     });
     await ctx.em.flush();
@@ -118,6 +128,12 @@ export class WebhookService {
     if (fields.listSelection !== undefined) webhook.listSelection = fields.listSelection;
     if (fields.formData !== undefined) webhook.formData = fields.formData;
     if (fields.events !== undefined) webhook.events = fields.events;
+    if (fields.rateLimit !== undefined && fields.rateLimit !== webhook.rateLimit) {
+      // A new limit starts with a full bucket.
+      webhook.rateLimit = fields.rateLimit;
+      webhook.rateTokens = null;
+      webhook.rateCheckedAt = null;
+    }
     if (input.active === true) {
       webhook.active = true;
       webhook.disabledReason = null;
@@ -252,9 +268,9 @@ export class WebhookService {
   }
 
   /** The rules of every field given (all required ones on create); the list selection and form data agree. */
-  private check(input: WebhookInput, creating: boolean, current?: Webhook): Partial<Pick<Webhook, 'title' | 'url' | 'listSelection' | 'formData' | 'events'>> {
+  private check(input: WebhookInput, creating: boolean, current?: Webhook): Partial<Pick<Webhook, 'title' | 'url' | 'listSelection' | 'formData' | 'events' | 'rateLimit'>> {
     const rules = new Rules();
-    const out: Partial<Pick<Webhook, 'title' | 'url' | 'listSelection' | 'formData' | 'events'>> = {};
+    const out: Partial<Pick<Webhook, 'title' | 'url' | 'listSelection' | 'formData' | 'events' | 'rateLimit'>> = {};
     if (creating || input.title !== undefined) {
       rules.required('title', input.title).maxChars('title', input.title, TITLE_MAX);
       if (typeof input.title === 'string') out.title = input.title.trim();
@@ -281,6 +297,11 @@ export class WebhookService {
       });
     }
     rules.oneOf('listSelection', input.listSelection, SELECTION_NAMES);
+    if (input.rateLimit !== undefined) {
+      if (input.rateLimit !== null && !(Number.isInteger(input.rateLimit) && input.rateLimit >= 1 && input.rateLimit <= RATE_LIMIT_MAX)) {
+        rules.add('rateLimit', `The rate limit field must be a whole number of deliveries per second from 1 to ${RATE_LIMIT_MAX}, or null for none.`);
+      } else out.rateLimit = input.rateLimit;
+    }
     rules.check();
     const formData = input.formData ? [...new Set(input.formData)] : undefined;
     const selection = input.listSelection ?? undefined;

@@ -7,7 +7,7 @@ import { PAGINATION } from './fragments.js';
 
 const webhookId: RowParam = { type: 'id', idKind: 'webhook', idForms: ALL_ID_FORMS, description: 'Webhook id: numeric, base64 or encrypted' };
 const deliveryId: RowParam = { variable: 'id', description: 'Delivery id (msg_...)' };
-const WEBHOOK_FIELDS = 'id title url method list_selection: listSelection form_data: formData events active disabled_reason: disabledReason hits last_hit: lastHit created_at: createdAt updated_at: updatedAt';
+const WEBHOOK_FIELDS = 'id title url method list_selection: listSelection form_data: formData events active disabled_reason: disabledReason hits last_hit: lastHit concurrency rate_limit: rateLimit paused_until: pausedUntil created_at: createdAt updated_at: updatedAt';
 const DELIVERY_FIELDS = 'id webhook_id: webhookId event status attempt_count: attemptCount next_attempt_at: nextAttemptAt last_attempt_at: lastAttemptAt last_status_code: lastStatusCode created_at: createdAt';
 const ATTEMPT_FIELDS = 'number trigger attempted_at: attemptedAt status_code: statusCode duration_ms: durationMs response_body: responseBody error';
 const SECRET_FIELDS = 'secret previous_secret_expires_at: previousSecretExpiresAt';
@@ -20,9 +20,10 @@ const fields: Record<string, RowParam> = {
   form_data: { items: {}, description: 'Contact fields each payload carries in data.contact' },
   events: { items: {}, description: 'One or more of the sixteen event types' },
   active: { description: 'Default true; true also clears disabled_reason' },
+  rate_limit: { description: 'Deliveries per second at most, 1 to 1000; null removes the limit' },
 };
-const INPUT_VARIABLES = '$title: String, $url: String, $method: String, $listSelection: String, $formData: [String!], $events: [String!], $active: Boolean';
-const INPUT = '{ title: $title, url: $url, method: $method, listSelection: $listSelection, formData: $formData, events: $events, active: $active }';
+const INPUT_VARIABLES = '$title: String, $url: String, $method: String, $listSelection: String, $formData: [String!], $events: [String!], $active: Boolean, $rateLimit: Int';
+const INPUT = '{ title: $title, url: $url, method: $method, listSelection: $listSelection, formData: $formData, events: $events, active: $active, rateLimit: $rateLimit }';
 
 const row = (r: Omit<Route, 'tag'>): Route => ({ tag: 'Webhooks', ...r });
 
