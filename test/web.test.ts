@@ -189,6 +189,21 @@ describe('web interface', { skip }, () => {
     await edit.getByLabel('Title', { exact: true }).press('Enter');
     await page.getByRole('heading', { name: `#${row.id} Browser hook v2` }).waitFor();
     assert.equal((await app.sql('SELECT title FROM webhooks WHERE id = ?', [row.id]))[0].title, 'Browser hook v2');
+    // The details show the endpoint's concurrency and rate limit; a rate limit is set in the form, a bad one refused at its field.
+    const facts = page.locator('.facts');
+    const [{ concurrency }] = await app.sql('SELECT coalesce(concurrency, 4) AS concurrency FROM webhooks WHERE id = ?', [row.id]);
+    assert.match(await facts.innerText(), new RegExp(`Concurrency\\s+${concurrency} at once`));
+    assert.match(await facts.innerText(), /Rate limit\s+None/);
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await edit.getByLabel(/Rate limit/).fill('lots');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await edit.locator('#wh-rate-limit-error').waitFor();
+    assert.match(await edit.locator('#wh-rate-limit-error').innerText(), /whole number of deliveries per second from 1 to 1000/);
+    assert.equal((await app.sql('SELECT rate_limit FROM webhooks WHERE id = ?', [row.id]))[0].rate_limit, null);
+    await edit.getByLabel(/Rate limit/).fill('20');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await facts.getByText('20 per second').waitFor();
+    assert.equal((await app.sql('SELECT rate_limit FROM webhooks WHERE id = ?', [row.id]))[0].rate_limit, 20);
     await page.getByRole('button', { name: 'Edit' }).click();
     await edit.getByLabel('Title', { exact: true }).waitFor();
     await page.keyboard.press('Escape');

@@ -52,7 +52,7 @@ export function TextField(props: {
   autocomplete?: string;
   placeholder?: string;
   maxLength?: number;
-  inputMode?: 'url' | 'email' | 'text';
+  inputMode?: 'url' | 'email' | 'text' | 'numeric';
   required?: boolean;
 }) {
   const errorId = `${props.id}-error`;

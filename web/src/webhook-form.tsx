@@ -17,10 +17,16 @@ export interface Webhook {
   disabledReason: string | null;
   hits: number;
   lastHit: string | null;
+  concurrency: number;
+  rateLimit: number | null;
+  pausedUntil: string | null;
   createdAt: string;
 }
 
-export const WEBHOOK_FIELDS = 'id title url method events listSelection formData active disabledReason hits lastHit createdAt';
+export const WEBHOOK_FIELDS = 'id title url method events listSelection formData active disabledReason hits lastHit concurrency rateLimit pausedUntil createdAt';
+
+/** The rate limit as typed: empty is none; anything but a whole number is sent as 0, which the service refuses with its rule. */
+const rateLimitOf = (text: string) => (text.trim() === '' ? null : /^\d{1,6}$/.test(text.trim()) ? Number(text.trim()) : 0);
 
 interface Choices {
   webhookEventTypes: { name: string; category: string; description: string }[];
@@ -46,6 +52,7 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
   const [formData, setFormData] = useState<string[]>(editing?.formData ?? []);
   const [events, setEvents] = useState<string[]>(editing?.events ?? []);
   const [active, setActive] = useState(editing?.active ?? true);
+  const [rateLimit, setRateLimit] = useState(editing?.rateLimit ? String(editing.rateLimit) : '');
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -78,7 +85,7 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
     event.preventDefault();
     setBusy(true);
     setError(null);
-    const input = { title, url, method: 'POST', listSelection: selection, formData, events, active };
+    const input = { title, url, method: 'POST', listSelection: selection, formData, events, active, rateLimit: rateLimitOf(rateLimit) };
     try {
       if (editing) {
         const data = await gql<{ updateWebhook: Webhook }>(UPDATE, { id: String(editing.id), input });
@@ -159,12 +166,14 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
             <FieldError id="wh-events-error" error={error} field="events" />
           </fieldset>
 
+          <TextField id="wh-rate-limit" label="Rate limit (deliveries per second; empty for none)" field="rateLimit" inputMode="numeric" placeholder="No limit" value={rateLimit} onValue={setRateLimit} error={error} />
+
           <label class="check">
             <input type="checkbox" checked={active} onChange={(e) => setActive(e.currentTarget.checked)} />
             Active (deliver events to this URL)
           </label>
 
-          <ErrorBanner error={error} fields={['title', 'url', 'method', 'listSelection', 'formData', 'events']} />
+          <ErrorBanner error={error} fields={['title', 'url', 'method', 'listSelection', 'formData', 'events', 'rateLimit']} />
           <footer class="actions">
             <button type="button" onClick={props.onClose}>
               Cancel

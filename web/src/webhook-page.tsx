@@ -138,6 +138,12 @@ export function WebhookPage(props: { id: number; canManage: boolean }) {
         <dd>{webhook.hits}</dd>
         <dt>Last Hit</dt>
         <dd>{time(webhook.lastHit)}</dd>
+        <dt>Concurrency</dt>
+        <dd title="Attempts in flight at once: it grows while the endpoint answers 2xx fast and halves on a timeout, 429 or 5xx.">
+          {webhook.concurrency} at once{webhook.pausedUntil ? `, paused until ${time(webhook.pausedUntil)} (the receiver's Retry-After)` : ''}
+        </dd>
+        <dt>Rate limit</dt>
+        <dd>{webhook.rateLimit ? `${webhook.rateLimit} per second` : 'None'}</dd>
         <dt>Created At</dt>
         <dd>{time(webhook.createdAt)}</dd>
       </dl>
