@@ -11,9 +11,12 @@ import { startService, type Running } from '../src/runtime.js';
 import { DEMO_PASSWORD } from '../src/seed/demo.js';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
 
-// A PostgreSQL restart while deliveries are in progress loses nothing: the
-// service runs on a PostgreSQL of its own (embedded, on a fixed port), which
-// is stopped and started again in the middle of a burst of deliveries.
+// Overload with a PostgreSQL restart loses nothing (the small version of the
+// bench's 100,000-delivery run): 5,000 deliveries to ten endpoints (fast,
+// slow, failing at first, hanging at first), and the service's PostgreSQL
+// (embedded, on a fixed port) stopped and started again in the middle. Every
+// delivery ends succeeded, no attempt number is missing, and no delivery is
+// sent twice to a receiver that answered it 2xx within the timeout.
 
 const dir = path.resolve('.data', `db-restart-${process.pid}`);
 
@@ -76,25 +79,48 @@ describe('a PostgreSQL restart during delivery', { skip }, () => {
       LOG_LEVEL: 'silent',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_RETRY_DELAYS: '500ms,500ms,500ms,500ms',
-      WEBHOOK_TIMEOUT: '1s',
+      WEBHOOK_TIMEOUT: '3s',
       DATA_DIR: path.join(dir, 'app'),
     });
     running = await startService(config, createLogger('silent'));
     const receiver = await new Receiver().start();
-    receiver.answer = () => ({ status: 200 });
+    // Per endpoint (the path's kind): fast answers at once; slow after 50 ms; failing answers 503 to a
+    // delivery's first attempt; hanging never answers the first attempt of its first ten deliveries (the
+    // 3 s timeout ends them: a receiver that hangs on everything would take its 500 deliveries 25 minutes).
+    const kinds = ['fast', 'fast', 'fast', 'fast', 'fast', 'slow', 'slow', 'failing', 'failing', 'hanging'];
+    const answeredInTime = new Set<string>();
+    const seen = new Set<string>();
+    const again: string[] = [];
+    let hung = 0;
+    receiver.answer = (request) => {
+      const id = String(request.headers['webhook-id']);
+      const first = !seen.has(id);
+      seen.add(id);
+      const kind = /^\/(\w+)-\d+$/.exec(request.path)?.[1] ?? 'fast';
+      if (kind === 'hanging' && first && hung < 10) {
+        hung++;
+        return { hang: true };
+      }
+      if (kind === 'failing' && first) return { status: 503 };
+      if (!first && answeredInTime.has(id)) again.push(id);
+      answeredInTime.add(id);
+      return kind === 'slow' ? { status: 200, delayMs: 50 } : { status: 200 };
+    };
     try {
       const login = await fetch(`${running.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@acme.test', password: DEMO_PASSWORD }) });
       const { token } = (await login.json()) as { token: string };
       const call = (body: unknown) => fetch(`${running!.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
-      const hook = await fetch(`${running.url}/api/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ title: 'Restart', url: receiver.url, events: ['agent.created'] }) });
-      assert.equal(hook.status, 201);
-      // Each answer takes 150 ms, so the burst is still being delivered when the database goes away.
-      receiver.answer = () => ({ status: 200, body: 'ok', delayMs: 150 });
-      for (let i = 0; i < 20; i++) {
-        const res = await call({ query: `mutation { createAgent(name: "Restart ${i}") { id } }` });
-        assert.equal(res.status, 200);
+      for (const [i, kind] of kinds.entries()) {
+        const hook: Response = await fetch(`${running.url}/api/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ title: `${kind} ${i}`, url: `${receiver.url}/${kind}-${i}`, events: ['agent.created'] }) });
+        assert.equal(hook.status, 201);
       }
-      await receiver.waitFor(3, 10_000);
+      // 500 events, ten at a time: 5,000 deliveries.
+      for (let i = 0; i < 500; i += 10) {
+        const answers = await Promise.all(Array.from({ length: 10 }, (_, j) => call({ query: `mutation { createAgent(name: "Overload ${i + j}") { id } }` })));
+        assert.deepEqual([...new Set(answers.map((r) => r.status))], [200]);
+      }
+      await receiver.waitFor(1000, 60_000);
+      const atStop = receiver.received.length;
       await server.stop();
       await sleep(1000);
       server = embedded(); // the same data folder and port
@@ -110,13 +136,18 @@ describe('a PostgreSQL restart during delivery', { skip }, () => {
       };
       await eventually(async () => {
         const [{ n }] = await sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'");
-        return n === 20 ? true : undefined;
-      }, 60_000, 'every delivery to succeed after the restart');
+        return n === 5000 ? true : undefined;
+      }, 120_000, 'every delivery to succeed after the restart').catch(async (error) => {
+        console.log(await sql("SELECT w.title, w.active, w.concurrency, w.paused_until, d.status, d.lease_token IS NOT NULL AS leased, (d.next_attempt_at <= now()) AS due, count(*) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id GROUP BY 1,2,3,4,5,6,7 ORDER BY 1"), receiver.received.length, seen.size, answeredInTime.size);
+        throw error;
+      });
       const gaps = await sql(`SELECT d.id FROM webhook_deliveries d WHERE d.attempt_count <> (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id)
                                OR d.attempt_count <> (SELECT max(number) FROM webhook_attempts a WHERE a.delivery_id = d.id)`);
       assert.deepEqual(gaps, [], 'every attempt number is recorded');
-      const ids = new Set(receiver.received.map((r) => String(r.headers['webhook-id'])));
-      assert.equal(ids.size, 20, 'the receiver got all twenty deliveries');
+      assert.equal(answeredInTime.size, 5000, 'the receiver answered all 5,000 deliveries 2xx');
+      assert.equal(seen.size, 5000);
+      assert.ok(atStop < 5000, `the database went away with deliveries still to make (${atStop} received by then)`);
+      assert.deepEqual(again, [], 'no delivery was sent again after a 2xx within the timeout');
     } finally {
       await receiver.close();
     }

@@ -106,3 +106,40 @@ describe('a worker paused past its lease', () => {
     }
   });
 });
+
+describe('a receiver that answers late', () => {
+  it('gets the delivery again with the same webhook-id; one that answers in time gets it once', async () => {
+    const receiver = await new Receiver().start();
+    const worker = await fixture.startWorker();
+    // Every third delivery's first attempt is answered after the 1 s timeout.
+    const order = new Map<string, number>();
+    receiver.answer = (request) => {
+      const id = String(request.headers['webhook-id']);
+      if (!order.has(id)) order.set(id, order.size);
+      const late = order.get(id)! % 3 === 0 && request.headers['x-webhook-attempt'] === '1';
+      return late ? { status: 200, delayMs: 1500 } : { status: 200 };
+    };
+    try {
+      const webhookId = await fixture.hookFor(receiver, 'Late answers');
+      for (let i = 0; i < 30; i++) await createAgent(`Late ${i}`);
+      await eventually(async () => {
+        const [{ n }] = await fixture.app.sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'", [webhookId]);
+        return n === 30 ? true : undefined;
+      }, 30_000, 'thirty deliveries');
+      await sleep(300);
+      const copies = new Map<string, string[]>();
+      for (const r of receiver.received) copies.set(String(r.headers['webhook-id']), [...(copies.get(String(r.headers['webhook-id'])) ?? []), String(r.headers['x-webhook-attempt'])]);
+      assert.equal(copies.size, 30);
+      for (const [id, attempts] of copies) {
+        const late = order.get(id)! % 3 === 0;
+        assert.deepEqual(attempts, late ? ['1', '2'] : ['1'], `${id} (${late ? 'answered late' : 'answered in time'})`);
+        const rows = await attemptsOf(id);
+        assert.deepEqual(rows.map((x) => x.status_code), late ? [null, 200] : [200]);
+        if (late) assert.match(rows[0].error!, /timed out/);
+      }
+      await kill(worker);
+    } finally {
+      await receiver.close();
+    }
+  });
+});

@@ -96,14 +96,32 @@ export class WebhookDeliverer {
       error: result.error,
     });
     if (succeeded(result)) {
-      const recorded = await this.settler.success(delivery, result);
+      const recorded = await this.recording(delivery, () => this.settler.success(delivery, result));
       if (!recorded) this.stale(delivery);
       return;
     }
-    const next = await this.settler.failure(delivery, result);
+    const next = await this.recording(delivery, () => this.settler.failure(delivery, result));
     if (next === 'stale') this.stale(delivery);
     // Agenda keeps the retry's durable timer; another worker fires it if this one dies.
     else if (next) await this.scheduler.schedule(delivery.id, next);
+  }
+
+  /**
+   * Records a result, trying again while the database cannot be reached (a
+   * restart) for as long as the lease is this worker's: a receiver that
+   * answered 2xx in time is not sent the delivery again because the answer
+   * could not be written at once. (A write that committed but whose reply was
+   * lost is found fenced the second time, and reported stale.)
+   */
+  private async recording<T>(delivery: Claimed, record: () => Promise<T>): Promise<T> {
+    for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
+      try {
+        return await record();
+      } catch (error) {
+        if (Date.now() + wait > delivery.claimedAt + this.leaseMs - 500) throw error;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   private stale(delivery: Claimed): void {

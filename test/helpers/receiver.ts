@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 // (raw body, headers, arrival time) and answers as the test tells it.
 
 export interface Received {
+  /** The request's path. */
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
@@ -31,7 +33,7 @@ export class Receiver {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const request = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+        const request = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
         this.received.push(request);
         const answer = this.answer(request, this.received.length - 1);
         if (answer.hang) return;
