@@ -51,9 +51,11 @@ see the OpenAPI document at \`/api/docs\`).
 
 - **At least once.** The delivery is written in the same database transaction
   as the change that caused the event: a change that is rolled back sends
-  nothing, and a crash loses nothing. A receiver may see a delivery twice
-  (a worker that died in the middle of a request retries it): de-duplicate on
-  the \`webhook-id\` header, which is the same on every attempt of a delivery.
+  nothing, and a crash loses nothing. A receiver sees a delivery twice only
+  when the result of an attempt was lost: it answered after the timeout, or
+  the worker sending it died or stalled mid-request. De-duplicate on the
+  \`webhook-id\` header, which is the same on every attempt of a delivery. A
+  2xx answered in time is never followed by another copy.
 - **Success** is any 2xx answer within 10 seconds. Anything else (another
   status, a redirect, which is not followed, a timeout, a refused connection)
   is a failure.
@@ -68,8 +70,18 @@ see the OpenAPI document at \`/api/docs\`).
   finished delivery again with a fresh schedule of five attempts (same id,
   attempt numbers continue); \`POST /api/webhooks/{id}/recover\` does so for every
   failed delivery created in a window of up to 14 days.
-- At most 4 attempts per webhook are in flight at once, so a slow endpoint
-  delays only its own deliveries.
+- **Concurrency adapts to your endpoint.** A webhook starts with 4 attempts
+  in flight at most. While your endpoint uses them all and answers 2xx within
+  a second, it gets one more at a time, up to 64; a timeout, a refused
+  connection, a 429 or a 5xx halves it (never below 1). The current value is
+  the webhook's \`concurrency\`. A slow endpoint delays only its own
+  deliveries, never another webhook's or another company's.
+- **Retry-After** on a 429 or 503 (seconds or an HTTP date, up to an hour)
+  pauses the webhook until then (\`paused_until\`): nothing is sent to it
+  before. Retries are never earlier than their schedule.
+- **Rate limit:** set \`rate_limit\` (1 to 1,000 deliveries per second) on a
+  webhook whose receiver must not be sent more; bursts up to one second's
+  worth. \`null\` removes it.
 - Webhook URLs must be http(s) without credentials, and may not point to
   private, loopback, link-local or other internal addresses (checked when the
   webhook is saved and again when each attempt connects).
