@@ -1,23 +1,35 @@
 // A webhook receiver for Switchboard, with no dependency beyond Node.js.
-//   WEBHOOK_SECRET=whsec_... PORT=4000 npm run receiver
-// It verifies both signatures of every delivery, rejects replays older than
-// five minutes, answers 2xx to accept (anything else makes Switchboard
-// retry), and prints one JSON line per request.
+//   WEBHOOK_SECRETS=whsec_... RECEIVER_PORT=4000 npm run receiver
+// WEBHOOK_SECRETS holds one or more secrets, comma-separated: one per webhook
+// that sends here, or the old and the new secret of a webhook during a
+// rotation. (WEBHOOK_SECRET, one secret, is read too.)
+// It accepts a delivery whose Standard Webhooks signature (webhook-signature)
+// verifies with one of the secrets and whose timestamp is within five
+// minutes; during a rotation that header carries a signature by each secret,
+// so a receiver holding either one accepts. It also reports whether
+// x-webhook-signature (signed with the webhook's current secret only) matched.
+// It answers 2xx to accept (anything else makes Switchboard retry) and prints
+// one JSON line per request.
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 
-const secret = process.env.WEBHOOK_SECRET;
-const port = Number(process.env.PORT ?? 4000);
-if (!secret?.startsWith('whsec_')) {
-  console.error('Set WEBHOOK_SECRET to the webhook\'s secret (whsec_...).');
+const secrets = (process.env.WEBHOOK_SECRETS ?? process.env.WEBHOOK_SECRET ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const portText = process.env.RECEIVER_PORT ?? '4000';
+if (secrets.length === 0 || !secrets.every((s) => s.startsWith('whsec_'))) {
+  console.error('Set WEBHOOK_SECRETS to the webhook secret (whsec_...), or several separated by commas.');
   process.exit(64);
 }
+if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
+  console.error(`RECEIVER_PORT must be a port number (got "${portText}").`);
+  process.exit(64);
+}
+const port = Number(portText);
 
 const equal = (a, b) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** metadata.signature / x-webhook-signature: HMAC-SHA256 (hex) of the body without its signature, keyed by the whole secret. */
-function verifyPayloadSignature(rawBody, header) {
+function verifyPayloadSignature(secret, rawBody, header) {
   const marker = `,"signature":"${header}"}}`;
   if (!header || !rawBody.endsWith(marker)) return false;
   const unsigned = `${rawBody.slice(0, -marker.length)}}}`;
@@ -26,7 +38,7 @@ function verifyPayloadSignature(rawBody, header) {
 }
 
 /** Standard Webhooks: base64 HMAC-SHA256 of "id.timestamp.body", keyed by the secret's base64-decoded bytes. */
-function verifyStandardSignature(rawBody, id, timestamp, header) {
+function verifyStandardSignature(secret, rawBody, id, timestamp, header) {
   if (!id || !timestamp || !header) return false;
   if (Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false; // a replay, or a clock far off
   const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
@@ -34,22 +46,26 @@ function verifyStandardSignature(rawBody, id, timestamp, header) {
   return header.split(' ').some((candidate) => equal(expected, candidate));
 }
 
-createServer((req, res) => {
+const server = createServer((req, res) => {
   const chunks = [];
   req.on('data', (chunk) => chunks.push(chunk));
   req.on('end', () => {
     const rawBody = Buffer.concat(chunks).toString('utf8');
-    const payloadOk = verifyPayloadSignature(rawBody, req.headers['x-webhook-signature']);
-    const standardOk = verifyStandardSignature(rawBody, req.headers['webhook-id'], req.headers['webhook-timestamp'], req.headers['webhook-signature']);
-    const verified = payloadOk && standardOk;
+    const verified = secrets.some((secret) => verifyStandardSignature(secret, rawBody, req.headers['webhook-id'], req.headers['webhook-timestamp'], req.headers['webhook-signature']));
+    const payloadOk = secrets.some((secret) => verifyPayloadSignature(secret, rawBody, req.headers['x-webhook-signature']));
     let event = null;
     try {
       event = JSON.parse(rawBody).event;
     } catch {
       // not JSON: not verified either
     }
-    console.log(JSON.stringify({ verified, payloadOk, standardOk, event, id: req.headers['webhook-id'], attempt: req.headers['x-webhook-attempt'] }));
+    console.log(JSON.stringify({ verified, payloadOk, event, id: req.headers['webhook-id'], attempt: req.headers['x-webhook-attempt'] }));
     res.writeHead(verified ? 200 : 400, { 'content-type': 'text/plain' });
     res.end(verified ? 'ok' : 'signature mismatch');
   });
-}).listen(port, () => console.log(JSON.stringify({ listening: port })));
+});
+server.on('error', (error) => {
+  console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use: set RECEIVER_PORT to a free one.` : `The receiver could not listen on port ${port}: ${error.message}`);
+  process.exit(71);
+});
+server.listen(port, () => console.log(JSON.stringify({ listening: port })));

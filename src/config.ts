@@ -239,7 +239,8 @@ export function loadConfig(env: Env = process.env): Config {
     appKey: appKeyBytes,
     jwtTtlSeconds: read(() => duration(env, 'JWT_TTL', '24h', 60_000, 30 * 86_400_000), 86_400_000) / 1000,
     viewerCacheMs: read(() => duration(env, 'VIEWER_CACHE_TTL', '30s', 0, 3_600_000), 30_000),
-    webhookAllowPrivate: read(() => bool(env, 'WEBHOOK_ALLOW_PRIVATE', false), false),
+    // A local try-out sends to a receiver on this machine; deployments (production, and the tests) refuse internal addresses unless told.
+    webhookAllowPrivate: read(() => bool(env, 'WEBHOOK_ALLOW_PRIVATE', nodeEnv === 'development'), false),
     webhookRetryDelaysMs: delays,
     webhookTimeoutMs: read(() => duration(env, 'WEBHOOK_TIMEOUT', '10s', 100, 60_000), 10_000),
     webhookRotationGraceMs: read(() => duration(env, 'WEBHOOK_ROTATION_GRACE', '24h', 1000, 30 * 86_400_000), 86_400_000),

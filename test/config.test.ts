@@ -15,7 +15,14 @@ describe('configuration', () => {
     assert.equal(config.role, 'all');
     assert.equal(config.jwtTtlSeconds, 86_400);
     assert.deepEqual(config.webhookRetryDelaysMs, [30_000, 120_000, 480_000, 1_920_000]);
-    assert.equal(config.webhookAllowPrivate, false);
+    // A local try-out (development, the default) may send to this machine; production and the tests may not.
+    assert.equal(config.webhookAllowPrivate, true);
+    assert.equal(loadConfig({ ...base, NODE_ENV: 'production' }).webhookAllowPrivate, false);
+    assert.equal(loadConfig({ ...base, NODE_ENV: 'test' }).webhookAllowPrivate, false);
+    assert.equal(loadConfig({ ...base, NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookAllowPrivate, false);
+    assert.equal(config.webhookEndpointConcurrency, 4);
+    assert.equal(config.webhookEndpointConcurrencyMax, 64);
+    assert.equal(config.webhookWorkerSockets, 1000);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.databaseUrl, undefined);
   });
@@ -29,6 +36,8 @@ describe('configuration', () => {
       [{ JWT_TTL: 'forever' }, /JWT_TTL/],
       [{ WEBHOOK_RETRY_DELAYS: '30s,2m' }, /WEBHOOK_RETRY_DELAYS/],
       [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, /WEBHOOK_ALLOW_PRIVATE/],
+      [{ WEBHOOK_ENDPOINT_CONCURRENCY_MAX: '0' }, /WEBHOOK_ENDPOINT_CONCURRENCY_MAX/],
+      [{ WEBHOOK_WORKER_SOCKETS: 'many' }, /WEBHOOK_WORKER_SOCKETS/],
       [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
       [{ PROCESS_ROLE: 'boss' }, /PROCESS_ROLE/],
       [{ APP_KEY: 'c2hvcnQ=' }, /APP_KEY/],

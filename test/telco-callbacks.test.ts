@@ -170,6 +170,29 @@ describe('voice status callbacks', () => {
     await assert.rejects(playScenario('inbound-call', { ...options, authToken: 'wrong' }), /answered 403/);
   });
 
+  it('the simulator command finds the service by PORT, and names the URL and the cause when it cannot', async () => {
+    const { spawn } = await import('node:child_process');
+    const run = (args: string[], env: Record<string, string>) =>
+      new Promise<{ status: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, ['dist/src/telco/simulate.js', ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        child.on('exit', (status) => resolve({ status, out }));
+      });
+    const port = new URL(app.url).port;
+    const played = await run(['missed-call', '--delay', '0'], { PORT: port });
+    assert.equal(played.status, 0, played.out);
+    const sid = /call (\S+) on/.exec(played.out)![1];
+    assert.equal((await callOf(sid)).status, 'no-answer');
+    const away = await run(['missed-call'], { PORT: '1' });
+    assert.equal(away.status, 1);
+    assert.match(away.out, /^simulate: cannot reach the service at http:\/\/localhost:1: /m);
+    const bad = await run(['missed-call', '--url', 'localhost:3000'], {});
+    assert.equal(bad.status, 64);
+    assert.match(bad.out, /--url must be an http\(s\) URL of the service \(got "localhost:3000"\)/);
+  });
+
   it("a known contact's fields ride on the events, cut to each webhook's selection; an unknown caller becomes a contact", async () => {
     const created = await app.request('POST', '/api/contacts', { token, body: { phone_number: '+14155550142', first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', city: 'London', custom_fields: { plan: 'gold' } } });
     assert.equal(created.status, 201);

@@ -463,27 +463,50 @@ describe('deliveries', () => {
 });
 
 describe('the example receiver (examples/receiver.mjs)', () => {
-  it('verifies real deliveries with the documented recipe, and refuses a wrong secret', async () => {
+  it('verifies deliveries of several webhooks, keeps accepting through a rotation with the old secret alone, and refuses a wrong secret', async () => {
     const { spawn } = await import('node:child_process');
     const { id, secret } = await createHook({ events: ['agent.created'] }, 'http://127.0.0.1:1/placeholder');
+    const other = await createHook({ events: ['agent.updated'] }, 'http://127.0.0.1:1/placeholder');
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const child = spawn(process.execPath, ['examples/receiver.mjs'], { env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRET: secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // PORT is the service's; the receiver reads RECEIVER_PORT, so both can be exported in one shell.
+    const child = spawn(process.execPath, ['examples/receiver.mjs'], {
+      env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRETS: `${secret},${other.secret}`, RECEIVER_PORT: String(port), PORT: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const lines = () => output.split('\n').filter((l) => l.startsWith('{"verified"')).map((l) => JSON.parse(l));
     try {
       await eventually(async () => (output.includes('listening') ? true : undefined), 10_000, 'the receiver');
       await api('PUT', `/api/webhooks/${id}`, { url: `http://127.0.0.1:${port}/hooks` });
-      await createAgent('Example receiver');
-      const line = await eventually(async () => output.split('\n').find((l) => l.includes('"event":"agent.created"')), 10_000, 'a delivery');
-      assert.deepEqual(JSON.parse(line).verified, true);
+      await api('PUT', `/api/webhooks/${other.id}`, { url: `http://127.0.0.1:${port}/hooks` });
+      const agent = await createAgent('Example receiver');
+      await api('PUT', `/api/agents/${agent.body.data.createAgent.id}`, { name: 'Example receiver, renamed' });
+      await eventually(async () => (lines().length >= 2 ? true : undefined), 10_000, 'both deliveries');
+      assert.deepEqual(lines().map((l) => [l.event, l.verified, l.payloadOk]).sort(), [['agent.created', true, true], ['agent.updated', true, true]]);
+      // Rotated: the receiver still holds only the old secret, and accepts on the old secret's signature.
       await api('POST', `/api/webhooks/${id}/rotate-secret`, {});
+      await createAgent('During the rotation');
+      await eventually(async () => (lines().length >= 3 ? true : undefined), 10_000, 'a delivery during the rotation');
+      assert.deepEqual([lines()[2].verified, lines()[2].payloadOk], [true, false]);
+      // The grace ends: the old secret no longer signs, and the delivery is refused.
       await app.sql('UPDATE webhooks SET previous_secret_sealed = NULL WHERE id = ?', [id]);
       await createAgent('Wrong secret');
-      const refused = await eventually(async () => output.split('\n').find((l) => l.includes('"verified":false')), 10_000, 'a refused delivery');
-      assert.equal(JSON.parse(refused).payloadOk, false);
+      await eventually(async () => (lines().some((l) => !l.verified) ? true : undefined), 10_000, 'a refused delivery');
     } finally {
       child.kill();
     }
+  });
+
+  it('says what is wrong when the secret or the port is missing or bad', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const run = (env: Record<string, string>) => spawnSync(process.execPath, ['examples/receiver.mjs'], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 10_000 });
+    const noSecret = run({});
+    assert.equal(noSecret.status, 64);
+    assert.match(noSecret.stderr, /Set WEBHOOK_SECRETS/);
+    const badPort = run({ WEBHOOK_SECRETS: 'whsec_abc', RECEIVER_PORT: 'http' });
+    assert.equal(badPort.status, 64);
+    assert.match(badPort.stderr, /RECEIVER_PORT must be a port number \(got "http"\)/);
   });
 });
 

@@ -12,7 +12,7 @@ ${Object.entries(SCENARIOS).map(([name, s]) => `  ${name.padEnd(14)} ${s.descrip
 ${Object.entries(SMS_SCENARIOS).map(([name, description]) => `  ${name.padEnd(14)} ${description}`).join('\n')}
 
 Options:
-  --url <url>          the service (default http://localhost:3000)
+  --url <url>          the service (default http://localhost:$PORT, PORT defaulting to 3000)
   --company <key>      demo company whose provider account signs: acme (default), beta, gamma
   --account-sid <sid>  another provider account (with --auth-token)
   --auth-token <token>
@@ -26,7 +26,7 @@ async function main() {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      url: { type: 'string', default: 'http://localhost:3000' },
+      url: { type: 'string', default: `http://localhost:${process.env.PORT || '3000'}` },
       company: { type: 'string', default: 'acme' },
       'account-sid': { type: 'string' },
       'auth-token': { type: 'string' },
@@ -42,6 +42,16 @@ async function main() {
     process.stdout.write(HELP);
     process.exit(values.help ? 0 : 64);
   }
+  let base: URL;
+  try {
+    base = new URL(values.url!);
+    if (!['http:', 'https:'].includes(base.protocol)) throw new Error();
+  } catch {
+    process.stderr.write(`simulate: --url must be an http(s) URL of the service (got "${values.url}")\n`);
+    process.exit(64);
+  }
+  values.url = base.toString().replace(/\/$/, '');
+  target = values.url;
   const key = values.company!;
   const signIn = async () => {
     const login = await fetch(`${values.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `owner@${key}.test`, password: 'switchboard' }) });
@@ -66,7 +76,20 @@ async function main() {
   process.stdout.write(`${name}: call ${callSid} on ${number} played; see the AI dashboard and Setup > Webhooks > delivery log.\n`);
 }
 
+let target = '';
+
+/** What went wrong, with the cause a bare "fetch failed" hides (refused, not found, timed out) and the URL tried. */
+function explain(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
+  if (message === 'fetch failed') {
+    const why = cause?.code === 'ECONNREFUSED' ? 'nothing is listening there (is the service started? set PORT or --url to where it runs)' : (cause?.code ?? cause?.message ?? 'the request failed');
+    return `cannot reach the service at ${target}: ${why}`;
+  }
+  return message;
+}
+
 main().catch((error) => {
-  process.stderr.write(`simulate: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`simulate: ${explain(error)}\n`);
   process.exit(1);
 });

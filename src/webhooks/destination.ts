@@ -67,7 +67,7 @@ export function urlProblem(raw: string, allowPrivate: boolean): string | undefin
   if (isLocalName(host)) return 'The url field must not point to localhost.';
   // The URL parser has already turned other IPv4 spellings (2130706433, 0x7f.1, 017700000001) into dotted decimal.
   if (ipaddr.isValid(host.replace(/^\[|\]$/g, '')) && refusedAddress(host)) {
-    return 'The url field must not point to a private, loopback or link-local address.';
+    return 'The url field must not point to a private, loopback or link-local address (WEBHOOK_ALLOW_PRIVATE=true allows them, for local development).';
   }
   return undefined;
 }
