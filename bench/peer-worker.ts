@@ -1,5 +1,6 @@
 import { run } from 'graphile-worker';
 import { signAttempt } from '../src/webhooks/signing.js';
+import { PEER_TASK, type PeerJob } from './peer-job.js';
 
 // The peer of the webhook bench: a delivery worker as a careful engineer
 // would write it on graphile-worker (jobs on the same PostgreSQL, LISTEN/NOTIFY
@@ -8,15 +9,6 @@ import { signAttempt } from '../src/webhooks/signing.js';
 // fetch (its pool keeps connections alive), a 10 s timeout, any non-2xx thrown so the job is
 // retried. `PEER_CONCURRENCY` jobs at once per process.
 
-export interface PeerJob {
-  deliveryId: string;
-  event: string;
-  url: string;
-  secret: string;
-  payload: string;
-}
-
-export const PEER_TASK = 'deliver_webhook';
 
 const concurrency = Number(process.env.PEER_CONCURRENCY ?? 50);
 

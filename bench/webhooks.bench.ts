@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { makeWorkerUtils } from 'graphile-worker';
 import { runInfo } from './harness.js';
-import { PEER_TASK, type PeerJob } from './peer-worker.js';
+import { PEER_TASK, type PeerJob } from './peer-job.js';
 import { newDeliveryId, payloadText } from '../src/webhooks/payload.js';
 import { startTestApp, type TestApp } from '../test/helpers/app.js';
 import { eventually, Receiver, sleep } from '../test/helpers/receiver.js';

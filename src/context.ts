@@ -200,21 +200,22 @@ export class RequestContext {
    * Runs fn in one new transaction: committed once when it resolves, rolled
    * back when it throws. `plain`: fn runs only plain statements (`ctx.read`),
    * so the transaction is one of its own on the reading pool, without the
-   * ORM's (no fork, no query builder, no flush).
+   * ORM's (no fork, no query builder, no flush). `lane`: the pool it runs
+   * on (the claims of the delivery pump have their own).
    */
-  async unitOfWork<T>(fn: (ctx: RequestContext) => Promise<T>, { plain = false }: { plain?: boolean } = {}): Promise<T> {
+  async unitOfWork<T>(fn: (ctx: RequestContext) => Promise<T>, { plain = false, lane = 'reader' }: { plain?: boolean; lane?: 'reader' | 'claims' } = {}): Promise<T> {
     // Who calls is read before the transaction takes its connection: reading it inside would need a second one.
     await this.resolveCaller();
     const hooks: Array<() => void> = [];
     const result = plain
-      ? await this.plainTransaction((client) => fn(new RequestContext(this.caller, this.infra, undefined, hooks, client)))
+      ? await this.plainTransaction(this.infra[lane], (client) => fn(new RequestContext(this.caller, this.infra, undefined, hooks, client)))
       : await this.infra.root.fork().transactional((em) => fn(new RequestContext(this.caller, this.infra, em as EntityManager, hooks)));
     for (const hook of hooks) hook();
     return result;
   }
 
-  private async plainTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.infra.reader.connect();
+  private async plainTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
     let broken: Error | undefined;
     // A connection lost while checked out (a database restart) reports it here, not as an uncaught error; the statement in progress fails too.
     const lost = (error: Error) => (broken = error);
@@ -252,6 +253,8 @@ export interface Infrastructure {
   autonomous: pg.Pool;
   /** Plain reads outside units of work (`RequestContext.read`). */
   reader: pg.Pool;
+  /** The delivery pump's claims, on connections of their own so that they never queue behind recorded results (`lane: 'claims'`). */
+  claims: pg.Pool;
   source: ActorSource;
   /** Where recorded events go (the webhook outbox); filled when the services are built. */
   sinks: EventSink[];

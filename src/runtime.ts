@@ -113,8 +113,12 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const reader = readingPool(databaseUrl);
     reader.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['reading pool', closablePool(reader)]);
+    // Connections are made when first used: only a worker's delivery pump uses these.
+    const claims = readingPool(databaseUrl, 2);
+    claims.on('error', (error) => log.warn('database connection error', errorFields(error)));
+    cleanups.push(['claims pool', closablePool(claims)]);
     const metrics = createMetrics();
-    const services = createServices(config, log, metrics, telcoBaseUrl, { root: orm.em, autonomous, reader }, clock);
+    const services = createServices(config, log, metrics, telcoBaseUrl, { root: orm.em, autonomous, reader, claims }, clock);
     usePasswordCost(config.nodeEnv === 'test' ? 'fast' : 'standard');
     const seeded = await migrateAndSeed(orm, databaseUrl, config, clock());
 

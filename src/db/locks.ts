@@ -7,4 +7,6 @@ export const LOCKS = {
   folderOrder: 7_202,
   /** "Untitled workflow" names of one company. */
   defaultWorkflowName: 7_203,
+  /** The delivery claim of one webhook (the second key): one worker claims for an endpoint at a time. */
+  deliveryClaim: 7_204,
 } as const;

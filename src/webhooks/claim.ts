@@ -1,14 +1,18 @@
 import type { ContextFactory } from '../context.js';
 import { dbDate } from '../db/dates.js';
+import { LOCKS } from '../db/locks.js';
 
 // The claim (DESIGN section 5, docs/decisions.md "Delivery engine"): due
 // deliveries of many endpoints taken in one transaction of two statements.
 //
-// 1. The endpoints with due work are locked FOR NO KEY UPDATE SKIP LOCKED:
-//    an endpoint is claimed by one worker at a time (another skips it), and
-//    the lock does not conflict with the key-share locks that new delivery
-//    rows take on their webhook, so writes that cause events never wait for
-//    a claim.
+// 1. The endpoints with due work and room are taken, each under a
+//    transaction-scoped advisory lock tried without waiting: one worker
+//    claims for an endpoint at a time, and another skips it (the one holding
+//    it claims again at once if work arrived meanwhile). The webhook rows are
+//    not locked here, so neither a write that causes an event (its delivery
+//    rows take key-share locks on their webhook) nor a recorded result (which
+//    updates the webhook's concurrency) ever waits for a claim or makes one
+//    skip an endpoint.
 // 2. On a fresh snapshot (so attempts another worker claimed just before
 //    are counted), each endpoint gets at most its free slots (its adaptive
 //    concurrency less its attempts in flight) and its rate limit's tokens;
@@ -44,11 +48,19 @@ export interface ClaimSettings {
 /** What an endpoint's rate limit allows now: its bucket refilled since the last check, at most one second's worth. */
 export const RATE_BUCKET = `least(w.rate_limit, coalesce(w.rate_tokens, w.rate_limit) + extract(epoch from now() - coalesce(w.rate_checked_at, now())) * w.rate_limit)`;
 
+// Endpoints at their limit (as this statement's snapshot sees them) are not taken: the second statement,
+// which counts on a fresh snapshot, is the judge; this only spares claiming for what has nothing to give.
+// The lock is tried last, on the endpoints that pass every other test (OFFSET 0 keeps the planner from
+// moving it into the scan); an endpoint another worker holds is reported, so this one looks again soon.
 const LOCK_ENDPOINTS = (onlyOne: boolean) => `
-  SELECT w.id FROM webhooks w
-  WHERE w.active AND (w.paused_until IS NULL OR w.paused_until <= now())
-    AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= now()${onlyOne ? ' AND d.id = $1' : ''})
-  FOR NO KEY UPDATE SKIP LOCKED`;
+  SELECT id, pg_try_advisory_xact_lock(${LOCKS.deliveryClaim}, candidates.id) AS mine FROM (
+    SELECT w.id FROM webhooks w
+    WHERE w.active AND (w.paused_until IS NULL OR w.paused_until <= now())
+      AND (w.rate_limit IS NULL OR ${RATE_BUCKET} >= 1)
+      AND coalesce(w.concurrency, $${onlyOne ? 2 : 1}) > (SELECT count(*) FROM webhook_deliveries f WHERE f.webhook_id = w.id AND f.lease_token IS NOT NULL)
+      AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= now()${onlyOne ? ' AND d.id = $1' : ''})
+    ORDER BY w.id OFFSET 0
+  ) candidates`;
 
 const CLAIM = (onlyOne: boolean) => `
   WITH endpoints AS (
@@ -94,20 +106,28 @@ export class DeliveryClaim {
     private readonly settings: ClaimSettings,
   ) {}
 
-  /** Claims up to `limit` due deliveries (or only the one named), fairly between companies and endpoints. */
-  async take(limit: number, onlyId?: string): Promise<Claimed[]> {
-    if (limit <= 0) return [];
+  /**
+   * Claims up to `limit` due deliveries (or only the one named), fairly
+   * between companies and endpoints. `elsewhere`: some endpoint with work
+   * was being claimed by another worker, so a claim soon may find more.
+   */
+  async take(limit: number, onlyId?: string): Promise<{ claimed: Claimed[]; elsewhere: boolean }> {
+    if (limit <= 0) return { claimed: [], elsewhere: false };
     const onlyOne = onlyId !== undefined;
     // The lease starts when the claim statement runs, never before this moment: judged from it, by this
     // process's clock alone, a lease is never taken for longer than it is.
     const claimedAt = Date.now();
+    let elsewhere = false;
     const rows = await this.contexts.forMaintenance('webhook-claim').unitOfWork(async (ctx) => {
-      const endpoints = await ctx.read<{ id: number }>(LOCK_ENDPOINTS(onlyOne), onlyOne ? [onlyId] : []);
+      const candidates = await ctx.read<{ id: number; mine: boolean }>(LOCK_ENDPOINTS(onlyOne), onlyOne ? [onlyId, this.settings.startConcurrency] : [this.settings.startConcurrency]);
+      const endpoints = candidates.filter((c) => c.mine);
+      elsewhere = endpoints.length < candidates.length;
       if (endpoints.length === 0) return [];
       const params: unknown[] = [endpoints.map((e) => e.id), this.settings.startConcurrency, limit, this.settings.leaseMs / 1000];
       if (onlyOne) params.push(onlyId);
       return ctx.read<Omit<Claimed, 'claimedAt'>>(CLAIM(onlyOne), params);
-    }, { plain: true });
-    return rows.map((row) => ({ ...row, lease_token: String(row.lease_token), created_at: dbDate(row.created_at)!, previous_secret_expires_at: dbDate(row.previous_secret_expires_at), claimedAt }));
+    }, { plain: true, lane: 'claims' });
+    const claimed = rows.map((row) => ({ ...row, lease_token: String(row.lease_token), created_at: dbDate(row.created_at)!, previous_secret_expires_at: dbDate(row.previous_secret_expires_at), claimedAt }));
+    return { claimed, elsewhere };
   }
 }

@@ -61,14 +61,14 @@ export class WebhookDeliverer {
     this.backoff = this.settler.backoff;
   }
 
-  /** Claims up to `limit` due deliveries (or the one named), fairly between companies and endpoints. */
-  claimDue(limit: number, onlyId?: string): Promise<Claimed[]> {
+  /** Claims up to `limit` due deliveries (or the one named), fairly between companies and endpoints; see DeliveryClaim.take. */
+  claimDue(limit: number, onlyId?: string): Promise<{ claimed: Claimed[]; elsewhere: boolean }> {
     return this.claim.take(limit, onlyId);
   }
 
   /** One attempt of one delivery, if it is due and its endpoint has a free slot. */
   async run(deliveryId: string): Promise<void> {
-    const [claimed] = await this.claimDue(1, deliveryId);
+    const [claimed] = (await this.claimDue(1, deliveryId)).claimed;
     if (claimed) await this.complete(claimed);
   }
 

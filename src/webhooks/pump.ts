@@ -77,8 +77,10 @@ export class DeliveryPump {
       this.woken = false;
       if (room > 0) {
         try {
-          const batch = await this.deliverer.claimDue(room);
+          const { claimed: batch, elsewhere } = await this.deliverer.claimDue(room);
           claimed = batch.length;
+          // Another worker was claiming for an endpoint with work: look again shortly, in case it left some.
+          if (elsewhere) this.nudge();
           for (const delivery of batch) {
             this.inFlight++;
             this.deliverer

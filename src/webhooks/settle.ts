@@ -1,6 +1,6 @@
 import type { ContextFactory, RequestContext } from '../context.js';
 import { dbDate } from '../db/dates.js';
-import type { Logger } from '../observability/logger.js';
+import { errorFields, type Logger } from '../observability/logger.js';
 import type { Claimed } from './claim.js';
 import type { SendResult } from './http-send.js';
 
@@ -51,6 +51,11 @@ interface Pending {
   fail: (error: unknown) => void;
 }
 
+// The successes of a tick in one statement: each delivery and its attempt,
+// fenced by the lease token; and, read in the same snapshot (where the
+// deliveries it settles still count as in flight), the endpoints whose
+// webhook row must change: a failing clock to clear, or a concurrency to grow
+// because every slot was in use and the answers were fast.
 const SETTLE_SUCCESSES = `
   WITH input AS (
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $5::int[], $6::text[], $7::bool[]) AS t(id, token, number, code, duration, body, fast)
@@ -61,15 +66,22 @@ const SETTLE_SUCCESSES = `
   ), attempts AS (
     UPDATE webhook_attempts a SET finished_at = now(), status_code = s.code, duration_ms = s.duration, response_body = s.body, error = NULL
     FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number
-  ), endpoints AS (
-    UPDATE webhooks w SET failing_since = NULL,
-      concurrency = CASE WHEN e.fast THEN least(greatest($8, $9), coalesce(w.concurrency, $8) + 1) ELSE w.concurrency END
-    FROM (SELECT webhook_id, bool_or(fast) AS fast FROM settled GROUP BY webhook_id) e
-    WHERE w.id = e.webhook_id AND (w.failing_since IS NOT NULL OR (e.fast AND coalesce(w.concurrency, $8) < greatest($8, $9)
-      -- Grown only when it used every slot (the statement's snapshot still counts the attempts it settles as in flight).
-      AND (SELECT count(*) FROM webhook_deliveries f WHERE f.webhook_id = w.id AND f.lease_token IS NOT NULL) >= coalesce(w.concurrency, $8)))
+  ), per AS (
+    SELECT webhook_id, bool_or(fast) AS fast FROM settled GROUP BY webhook_id
   )
-  SELECT id FROM settled`;
+  SELECT id, NULL::int AS webhook_id, NULL::bool AS grow FROM settled
+  UNION ALL
+  SELECT NULL, id, grow FROM (
+    SELECT w.id, w.failing_since, per.fast AND coalesce(w.concurrency, $8) < greatest($8, $9)
+        AND (SELECT count(*) FROM webhook_deliveries f WHERE f.webhook_id = w.id AND f.lease_token IS NOT NULL) >= coalesce(w.concurrency, $8) AS grow
+    FROM webhooks w JOIN per ON per.webhook_id = w.id
+  ) endpoints WHERE grow OR failing_since IS NOT NULL`;
+
+// One webhook row per statement, in id order: a statement that holds one row lock and waits for nothing
+// else can never close a cycle with a claim updating several webhooks' hits.
+const SETTLE_ENDPOINT = `
+  UPDATE webhooks SET failing_since = NULL, concurrency = CASE WHEN $2::bool THEN least(greatest($3::int, $4::int), coalesce(concurrency, $3::int) + 1) ELSE concurrency END
+  WHERE id = $1 AND (failing_since IS NOT NULL OR $2::bool)`;
 
 export class Settler {
   private readonly queue: Pending[] = [];
@@ -99,7 +111,8 @@ export class Settler {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, SETTLE_BATCH);
       try {
-        const rows = await this.contexts.forMaintenance('webhook-settle').read<{ id: string }>(SETTLE_SUCCESSES, [
+        const maintenance = this.contexts.forMaintenance('webhook-settle');
+        const rows = await maintenance.read<{ id: string | null; webhook_id: number | null; grow: boolean | null }>(SETTLE_SUCCESSES, [
           batch.map((p) => p.delivery.id),
           batch.map((p) => p.delivery.lease_token),
           batch.map((p) => p.delivery.attempt_count),
@@ -110,8 +123,12 @@ export class Settler {
           this.settings.startConcurrency,
           this.settings.maxConcurrency,
         ]);
-        const recorded = new Set(rows.map((r) => r.id));
+        const recorded = new Set(rows.filter((r) => r.id !== null).map((r) => r.id));
         for (const p of batch) p.done(recorded.has(p.delivery.id));
+        const endpoints = rows.filter((r) => r.webhook_id !== null).sort((a, b) => a.webhook_id! - b.webhook_id!);
+        for (const e of endpoints) {
+          await maintenance.read(SETTLE_ENDPOINT, [e.webhook_id, e.grow === true, this.settings.startConcurrency, this.settings.maxConcurrency]).catch((error) => this.log.warn('endpoint state not updated', { webhookId: e.webhook_id, ...errorFields(error) }));
+        }
       } catch (error) {
         for (const p of batch) p.fail(error);
       }
