@@ -33,6 +33,8 @@ export { ATTEMPTS_PER_SCHEDULE, makeBackoff } from './settle.js';
 export type { Claimed } from './claim.js';
 
 const USER_AGENT = `Switchboard-Webhooks/${VERSION}`;
+/** How long a result that cannot be written is tried again. */
+const RECORD_RETRY_MS = 60_000;
 
 export class WebhookDeliverer {
   readonly backoff: (attempt: number) => number;
@@ -96,11 +98,11 @@ export class WebhookDeliverer {
       error: result.error,
     });
     if (succeeded(result)) {
-      const recorded = await this.recording(delivery, () => this.settler.success(delivery, result));
+      const recorded = await this.recording(() => this.settler.success(delivery, result));
       if (!recorded) this.stale(delivery);
       return;
     }
-    const next = await this.recording(delivery, () => this.settler.failure(delivery, result));
+    const next = await this.recording(() => this.settler.failure(delivery, result));
     if (next === 'stale') this.stale(delivery);
     // Agenda keeps the retry's durable timer; another worker fires it if this one dies.
     else if (next) await this.scheduler.schedule(delivery.id, next);
@@ -108,17 +110,20 @@ export class WebhookDeliverer {
 
   /**
    * Records a result, trying again while the database cannot be reached (a
-   * restart) for as long as the lease is this worker's: a receiver that
-   * answered 2xx in time is not sent the delivery again because the answer
-   * could not be written at once. (A write that committed but whose reply was
-   * lost is found fenced the second time, and reported stale.)
+   * restart) for up to a minute: a receiver that answered 2xx in time is not
+   * sent the delivery again because the answer could not be written at once.
+   * Trying past the lease is safe: the write is fenced by the lease token, so
+   * it lands only if nobody closed and claimed the attempt meanwhile (and is
+   * reported stale otherwise, as is a write that committed but whose reply
+   * was lost).
    */
-  private async recording<T>(delivery: Claimed, record: () => Promise<T>): Promise<T> {
-    for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
+  private async recording<T>(record: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + RECORD_RETRY_MS;
+    for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
       try {
         return await record();
       } catch (error) {
-        if (Date.now() + wait > delivery.claimedAt + this.leaseMs - 500) throw error;
+        if (Date.now() + wait > deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
