@@ -145,18 +145,19 @@ export class Settler {
    * worker's (nothing recorded), or undefined.
    */
   async failure(delivery: Pick<Claimed, 'id' | 'company_id' | 'attempt_count' | 'lease_token'>, result: SendResult): Promise<Date | 'stale' | undefined> {
-    return this.contexts.forSystem(delivery.company_id, 'webhook-delivery').unitOfWork(async (ctx) => {
+    let webhookId: number | undefined;
+    const outcome = await this.contexts.forSystem(delivery.company_id, 'webhook-delivery').unitOfWork(async (ctx) => {
       const [row] = await ctx.read<{ webhook_id: number; final_attempt: number; status: string }>(
         'SELECT webhook_id, final_attempt, status FROM webhook_deliveries WHERE id = $1 AND lease_token = $2 FOR UPDATE',
         [delivery.id, delivery.lease_token],
       );
       if (!row) return 'stale' as const;
+      webhookId = row.webhook_id;
       const number = delivery.attempt_count;
       await ctx.read(
         'UPDATE webhook_attempts SET finished_at = now(), status_code = $1, duration_ms = $2, response_body = $3, error = $4 WHERE delivery_id = $5 AND number = $6',
         [result.statusCode, result.durationMs, result.responseBody, result.error, delivery.id, number],
       );
-      await this.adapt(ctx, row.webhook_id, result);
       if (result.statusCode === 410) {
         await ctx.read(`UPDATE webhook_deliveries SET status = 'failed', last_status_code = 410, in_flight_until = NULL, lease_token = NULL WHERE id = $1`, [delivery.id]);
         await this.switchOff(ctx, row.webhook_id, 'gone');
@@ -171,23 +172,28 @@ export class Settler {
          WHERE id = $4`,
         [last, due, result.statusCode, delivery.id],
       );
-      const [webhook] = await ctx.read<{ failing_since: Date }>(
-        `UPDATE webhooks SET failing_since = coalesce(failing_since, now()) WHERE id = $1 RETURNING failing_since`,
-        [row.webhook_id],
-      );
+      // The webhook row is written only when its failing clock starts, so failures hold no lock on it that a claim would wait for.
+      const [webhook] = await ctx
+        .read<{ failing_since: Date }>('UPDATE webhooks SET failing_since = now() WHERE id = $1 AND failing_since IS NULL RETURNING failing_since', [row.webhook_id])
+        .then(async (set) => (set.length ? set : ctx.read<{ failing_since: Date }>('SELECT failing_since FROM webhooks WHERE id = $1', [row.webhook_id])));
       if (webhook && Date.now() - dbDate(webhook.failing_since)!.getTime() >= this.settings.disableAfterMs) {
         await this.switchOff(ctx, row.webhook_id, 'failing');
         return undefined;
       }
       return due ?? undefined;
     }, { plain: true });
+    // After the commit, in a statement of its own: the row lock lasts one statement.
+    if (outcome !== 'stale' && webhookId !== undefined) {
+      await this.adapt(webhookId, result).catch((error) => this.log.warn('endpoint concurrency not adapted', { webhookId, ...errorFields(error) }));
+    }
+    return outcome;
   }
 
   /** Shrinks an overloaded endpoint's concurrency, and pauses it for its Retry-After. */
-  private async adapt(ctx: RequestContext, webhookId: number, result: SendResult): Promise<void> {
+  private async adapt(webhookId: number, result: SendResult): Promise<void> {
     if (!overloaded(result)) return;
     const pauseMs = result.retryAfterMs === undefined ? null : Math.min(result.retryAfterMs, PAUSE_MAX_MS);
-    await ctx.read(
+    await this.contexts.forMaintenance('webhook-settle').read(
       `UPDATE webhooks SET concurrency = greatest(1, coalesce(concurrency, $2) / 2),
          paused_until = CASE WHEN $3::float8 IS NULL THEN paused_until ELSE greatest(paused_until, now() + make_interval(secs => $3::float8 / 1000)) END
        WHERE id = $1`,
