@@ -35,6 +35,8 @@ export type { Claimed } from './claim.js';
 const USER_AGENT = `Switchboard-Webhooks/${VERSION}`;
 /** How long a result that cannot be written is tried again. */
 const RECORD_RETRY_MS = 60_000;
+/** How long after a lease ran out the reconciler closes it. */
+const RECONCILE_GRACE_MS = 2000;
 
 export class WebhookDeliverer {
   readonly backoff: (attempt: number) => number;
@@ -42,6 +44,8 @@ export class WebhookDeliverer {
   private readonly settler: Settler;
   /** How long a claimed attempt is this worker's: twice the timeout, and a second. */
   readonly leaseMs: number;
+  /** Deliveries this process is attempting or still recording: never the reconciler's to close. */
+  private readonly recordingHere = new Set<string>();
 
   constructor(
     private readonly contexts: ContextFactory,
@@ -80,6 +84,15 @@ export class WebhookDeliverer {
    * process was paused) is not sent: the reconciler closes it.
    */
   async complete(delivery: Claimed): Promise<void> {
+    this.recordingHere.add(delivery.id);
+    try {
+      await this.attempt(delivery);
+    } finally {
+      this.recordingHere.delete(delivery.id);
+    }
+  }
+
+  private async attempt(delivery: Claimed): Promise<void> {
     const number = delivery.attempt_count;
     if (Date.now() - delivery.claimedAt > this.leaseMs - this.settings.timeoutMs - 500) {
       this.log.warn('webhook attempt not sent: its lease ran out before it could be', { deliveryId: delivery.id, webhookId: delivery.webhook_id, attempt: number });
@@ -160,9 +173,13 @@ export class WebhookDeliverer {
    */
   async reconcile(): Promise<{ recovered: number }> {
     const maintenance = this.contexts.forMaintenance('webhook-reconcile');
+    // Leases that ran out a little while ago (a worker that is still trying to record its result after a
+    // database restart gets that while), and never one this process is still working on.
     const lost = await maintenance.read<{ id: string; company_id: number; attempt_count: number; lease_token: string }>(
       `SELECT id, company_id, attempt_count, lease_token FROM webhook_deliveries
-       WHERE lease_token IS NOT NULL AND in_flight_until < now() ORDER BY in_flight_until LIMIT 500`,
+       WHERE lease_token IS NOT NULL AND in_flight_until < now() - make_interval(secs => $1) AND NOT (id = ANY($2::text[]))
+       ORDER BY in_flight_until LIMIT 500`,
+      [RECONCILE_GRACE_MS / 1000, [...this.recordingHere]],
     );
     let recovered = 0;
     for (const row of lost) {
