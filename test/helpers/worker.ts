@@ -10,10 +10,10 @@ import { eventually, type Receiver } from './receiver.js';
 /**
  * The service binary as a worker process (PROCESS_ROLE=worker, or another
  * role given in env) on a test app's database, with its secrets; resolves
- * once it says it is running.
+ * once it says it is running. `nodeArgs` go to node before the script (--cpu-prof).
  */
-export async function startWorker(app: TestApp, env: Record<string, string> = {}): Promise<ChildProcess & { url: string; output(): string }> {
-  const child = spawn(process.execPath, [path.resolve('dist/src/main.js')], {
+export async function startWorker(app: TestApp, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ChildProcess & { url: string; output(): string }> {
+  const child = spawn(process.execPath, [...nodeArgs, path.resolve('dist/src/main.js')], {
     env: {
       PATH: process.env.PATH ?? '',
       NODE_ENV: 'test',
