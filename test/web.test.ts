@@ -194,6 +194,11 @@ describe('web interface', { skip }, () => {
     const [{ concurrency }] = await app.sql('SELECT coalesce(concurrency, 4) AS concurrency FROM webhooks WHERE id = ?', [row.id]);
     assert.match(await facts.innerText(), new RegExp(`Concurrency\\s+${concurrency} at once`));
     assert.match(await facts.innerText(), /Rate limit\s+None/);
+    // Times are in the company's zone (Acme: New York) and say so; the same instant in UTC is on hover.
+    const created = facts.locator('time').last();
+    assert.match(await created.innerText(), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} E[SD]T$/);
+    const [{ utc }] = await app.sql("SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS utc FROM webhooks WHERE id = ?", [row.id]);
+    assert.match((await created.getAttribute('title'))!, new RegExp(`^${utc} UTC \\(`));
     await page.getByRole('button', { name: 'Edit' }).click();
     await edit.getByLabel(/Rate limit/).fill('lots');
     await edit.getByRole('button', { name: 'Save changes' }).click();

@@ -133,18 +133,31 @@ export const Loading = (props: { what: string }) => (
   </p>
 );
 
-/** Times shown in the company's time zone, as the API's date strings read. */
+/** Times shown in the company's time zone, with its abbreviation, as the API's date strings read. */
 export const ZoneContext = createContext('UTC');
 
+function wallClock(iso: string, zone: string): string {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short' })
+    .formatToParts(new Date(iso));
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}:${part('second')} ${part('timeZoneName')}`;
+}
+
+/** A time as text in the company's zone, e.g. "2026-11-24 02:00:21 EST" (for sentences). */
 export function useTime(): (iso: string | null | undefined) => string {
   const zone = useContext(ZoneContext);
-  return (iso) => {
-    if (!iso) return '—';
-    const parts = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
-      .formatToParts(new Date(iso));
-    const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-    return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}:${part('second')}`;
-  };
+  return (iso) => (iso ? wallClock(iso, zone) : '—');
+}
+
+/** A time in the company's zone, the same instant in UTC on hover (payloads and logs are in UTC). */
+export function When(props: { iso: string | null | undefined }) {
+  const zone = useContext(ZoneContext);
+  if (!props.iso) return <>—</>;
+  return (
+    <time dateTime={props.iso} title={`${wallClock(props.iso, 'UTC')} (${props.iso})`}>
+      {wallClock(props.iso, zone)}
+    </time>
+  );
 }
 
 /** Re-runs `tick` every `ms` while `active`. */

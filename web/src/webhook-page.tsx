@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
-import { Dialog, ErrorBanner, Notice, FieldError, Loading, Pager, type PageInfo, useInterval, useTime } from './ui';
+import { Dialog, ErrorBanner, Notice, FieldError, Loading, Pager, type PageInfo, useInterval, useTime, When } from './ui';
 import { SecretBox, WEBHOOK_FIELDS, type Webhook, WebhookForm } from './webhook-form';
 import { State } from './webhooks-page';
 
@@ -137,7 +137,7 @@ export function WebhookPage(props: { id: number; canManage: boolean }) {
         <dt>Hits</dt>
         <dd>{webhook.hits}</dd>
         <dt>Last Hit</dt>
-        <dd>{time(webhook.lastHit)}</dd>
+        <dd><When iso={webhook.lastHit} /></dd>
         <dt>Concurrency</dt>
         <dd title="Attempts in flight at once: it grows while the endpoint answers 2xx fast and halves on a timeout, 429 or 5xx.">
           {webhook.concurrency} at once{webhook.pausedUntil ? `, paused until ${time(webhook.pausedUntil)} (the receiver's Retry-After)` : ''}
@@ -145,7 +145,7 @@ export function WebhookPage(props: { id: number; canManage: boolean }) {
         <dt>Rate limit</dt>
         <dd>{webhook.rateLimit ? `${webhook.rateLimit} per second` : 'None'}</dd>
         <dt>Created At</dt>
-        <dd>{time(webhook.createdAt)}</dd>
+        <dd><When iso={webhook.createdAt} /></dd>
       </dl>
 
       {props.canManage && <SecretPanel id={webhook.id} />}
@@ -281,7 +281,6 @@ function TestPanel(props: { webhook: Webhook; onSent: () => void }) {
 const STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'];
 
 function DeliveryLog(props: { webhookId: number; canManage: boolean; version: number; onChange: () => void }) {
-  const time = useTime();
   const [status, setStatus] = useState('');
   const [page, setPage] = useState(1);
   const [data, setData] = useState<{ records: Delivery[]; pagination: PageInfo } | null>(null);
@@ -394,14 +393,14 @@ function DeliveryLog(props: { webhookId: number; canManage: boolean; version: nu
             <tbody>
               {data.records.map((delivery) => (
                 <tr key={delivery.id} class={open?.id === delivery.id ? 'selected' : undefined}>
-                  <td data-label="Created">{time(delivery.createdAt)}</td>
+                  <td data-label="Created"><When iso={delivery.createdAt} /></td>
                   <td data-label="Event">{delivery.event}</td>
                   <td data-label="Status">
                     <span class={`pill ${delivery.status === 'succeeded' ? 'ok' : delivery.status === 'failed' ? 'bad' : ''}`}>{delivery.status}</span>
                   </td>
                   <td data-label="Attempts">{delivery.attemptCount}</td>
                   <td data-label="Last response">{delivery.lastStatusCode ?? '—'}</td>
-                  <td data-label="Next attempt">{time(delivery.nextAttemptAt)}</td>
+                  <td data-label="Next attempt"><When iso={delivery.nextAttemptAt} /></td>
                   <td data-label="Actions">
                     <span class="buttons">
                     <button type="button" aria-expanded={open?.id === delivery.id} aria-controls="delivery-detail" onClick={() => show(delivery)} aria-label={`Details of delivery ${delivery.id}`}>
@@ -427,7 +426,6 @@ function DeliveryLog(props: { webhookId: number; canManage: boolean; version: nu
 }
 
 function DeliveryDetail(props: { delivery: Delivery }) {
-  const time = useTime();
   const { delivery } = props;
   let payload = delivery.payload ?? '';
   try {
@@ -468,7 +466,7 @@ function DeliveryDetail(props: { delivery: Delivery }) {
                     {attempt.number}
                     {attempt.trigger === 'manual' ? ' (manual)' : ''}
                   </td>
-                  <td data-label="Time">{time(attempt.attemptedAt)}</td>
+                  <td data-label="Time"><When iso={attempt.attemptedAt} /></td>
                   <td data-label="Status code">{attempt.statusCode ?? 'none'}</td>
                   <td data-label="Duration">{attempt.durationMs === null ? '—' : `${attempt.durationMs} ms`}</td>
                   <td data-label="Response" class="mono excerpt">

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
-import { Dialog, ErrorBanner, Notice, Loading, Pager, type PageInfo, useTime } from './ui';
+import { Dialog, ErrorBanner, Notice, Loading, Pager, type PageInfo, When } from './ui';
 import { SecretBox, WEBHOOK_FIELDS, type Webhook, WebhookForm } from './webhook-form';
 
 // Setup > Webhooks: the spec's columns (#, Title, Hits, Last Hit, Created At)
@@ -13,7 +13,6 @@ const DELETE = `mutation DeleteWebhook($id: ID!) { deleteWebhook(id: $id) }`;
 const PER_PAGE = 15;
 
 export function WebhooksPage(props: { canManage: boolean }) {
-  const time = useTime();
   const [search, setSearch] = useState('');
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(1);
@@ -111,8 +110,8 @@ export function WebhooksPage(props: { canManage: boolean }) {
                     </div>
                   </td>
                   <td data-label="Hits">{webhook.hits}</td>
-                  <td data-label="Last Hit">{time(webhook.lastHit)}</td>
-                  <td data-label="Created At">{time(webhook.createdAt)}</td>
+                  <td data-label="Last Hit"><When iso={webhook.lastHit} /></td>
+                  <td data-label="Created At"><When iso={webhook.createdAt} /></td>
                   <td data-label="State">
                     <State webhook={webhook} />
                   </td>
