@@ -122,12 +122,13 @@ async function ensurePeriodic(agenda: Agenda, jobs: Array<[string, string]>): Pr
 }
 
 function defineJobs(agenda: Agenda, { services, log, metrics, config }: JobDeps): void {
-  // A retry's timer: it wakes this worker's pump, which claims whatever is due (this retry among it).
+  // The timer of the retries due in one window: it wakes this worker's pump, which claims whatever is due
+  // (jobs run only where a pump runs: the roles all and worker).
   agenda.define(DELIVERY_JOB, async (job: Job<DeliveryJobData>) => {
     const due = new Date(job.attrs.data.due);
     metrics.jobLag.set({ job: DELIVERY_JOB }, Math.max(0, (Date.now() - due.getTime()) / 1000));
-    if (!services.scheduler.kick()) await services.deliverer.run(job.attrs.data.deliveryId);
-  }, { lockLifetime: config.webhookTimeoutMs + 5000, concurrency: 50, removeOnComplete: true });
+    services.scheduler.kick();
+  }, { lockLifetime: 60_000, concurrency: 50, removeOnComplete: true });
   agenda.define('webhook-reconcile', async () => {
     const { recovered } = await services.deliverer.reconcile();
     if (recovered > 0) log.warn('webhook attempts recovered after a worker stopped', { recovered });

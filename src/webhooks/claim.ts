@@ -52,17 +52,17 @@ export const RATE_BUCKET = `least(w.rate_limit, coalesce(w.rate_tokens, w.rate_l
 // which counts on a fresh snapshot, is the judge; this only spares claiming for what has nothing to give.
 // The lock is tried last, on the endpoints that pass every other test (OFFSET 0 keeps the planner from
 // moving it into the scan); an endpoint another worker holds is reported, so this one looks again soon.
-const LOCK_ENDPOINTS = (onlyOne: boolean) => `
+const LOCK_ENDPOINTS = `
   SELECT id, pg_try_advisory_xact_lock(${LOCKS.deliveryClaim}, candidates.id) AS mine FROM (
     SELECT w.id FROM webhooks w
     WHERE w.active AND (w.paused_until IS NULL OR w.paused_until <= now())
       AND (w.rate_limit IS NULL OR ${RATE_BUCKET} >= 1)
-      AND coalesce(w.concurrency, $${onlyOne ? 2 : 1}) > (SELECT count(*) FROM webhook_deliveries f WHERE f.webhook_id = w.id AND f.lease_token IS NOT NULL)
-      AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= now()${onlyOne ? ' AND d.id = $1' : ''})
+      AND coalesce(w.concurrency, $1) > (SELECT count(*) FROM webhook_deliveries f WHERE f.webhook_id = w.id AND f.lease_token IS NOT NULL)
+      AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= now())
     ORDER BY w.id OFFSET 0
   ) candidates`;
 
-const CLAIM = (onlyOne: boolean) => `
+const CLAIM = `
   WITH endpoints AS (
     SELECT w.id, w.company_id, greatest(0, least(
       coalesce(w.concurrency, $2) - (SELECT count(*) FROM webhook_deliveries f WHERE f.webhook_id = w.id AND f.lease_token IS NOT NULL),
@@ -74,7 +74,7 @@ const CLAIM = (onlyOne: boolean) => `
     FROM endpoints e CROSS JOIN LATERAL (
       SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS place
       FROM webhook_deliveries d
-      WHERE d.webhook_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now()${onlyOne ? ' AND d.id = $5' : ''}
+      WHERE d.webhook_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now()
       ORDER BY d.next_attempt_at, d.id LIMIT e.free
     ) p
   ), turns AS (
@@ -107,25 +107,22 @@ export class DeliveryClaim {
   ) {}
 
   /**
-   * Claims up to `limit` due deliveries (or only the one named), fairly
-   * between companies and endpoints. `elsewhere`: some endpoint with work
+   * Claims up to `limit` due deliveries, fairly between companies and
+   * endpoints. `elsewhere`: some endpoint with work
    * was being claimed by another worker, so a claim soon may find more.
    */
-  async take(limit: number, onlyId?: string): Promise<{ claimed: Claimed[]; elsewhere: boolean }> {
+  async take(limit: number): Promise<{ claimed: Claimed[]; elsewhere: boolean }> {
     if (limit <= 0) return { claimed: [], elsewhere: false };
-    const onlyOne = onlyId !== undefined;
     // The lease starts when the claim statement runs, never before this moment: judged from it, by this
     // process's clock alone, a lease is never taken for longer than it is.
     const claimedAt = Date.now();
     let elsewhere = false;
     const rows = await this.contexts.forMaintenance('webhook-claim').unitOfWork(async (ctx) => {
-      const candidates = await ctx.read<{ id: number; mine: boolean }>(LOCK_ENDPOINTS(onlyOne), onlyOne ? [onlyId, this.settings.startConcurrency] : [this.settings.startConcurrency]);
+      const candidates = await ctx.read<{ id: number; mine: boolean }>(LOCK_ENDPOINTS, [this.settings.startConcurrency]);
       const endpoints = candidates.filter((c) => c.mine);
       elsewhere = endpoints.length < candidates.length;
       if (endpoints.length === 0) return [];
-      const params: unknown[] = [endpoints.map((e) => e.id), this.settings.startConcurrency, limit, this.settings.leaseMs / 1000];
-      if (onlyOne) params.push(onlyId);
-      return ctx.read<Omit<Claimed, 'claimedAt'>>(CLAIM(onlyOne), params);
+      return ctx.read<Omit<Claimed, 'claimedAt'>>(CLAIM, [endpoints.map((e) => e.id), this.settings.startConcurrency, limit, this.settings.leaseMs / 1000]);
     }, { plain: true, lane: 'claims' });
     const claimed = rows.map((row) => ({ ...row, lease_token: String(row.lease_token), created_at: dbDate(row.created_at)!, previous_secret_expires_at: dbDate(row.previous_secret_expires_at), claimedAt }));
     return { claimed, elsewhere };

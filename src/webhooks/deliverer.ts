@@ -67,15 +67,9 @@ export class WebhookDeliverer {
     this.backoff = this.settler.backoff;
   }
 
-  /** Claims up to `limit` due deliveries (or the one named), fairly between companies and endpoints; see DeliveryClaim.take. */
-  claimDue(limit: number, onlyId?: string): Promise<{ claimed: Claimed[]; elsewhere: boolean }> {
-    return this.claim.take(limit, onlyId);
-  }
-
-  /** One attempt of one delivery, if it is due and its endpoint has a free slot. */
-  async run(deliveryId: string): Promise<void> {
-    const [claimed] = (await this.claimDue(1, deliveryId)).claimed;
-    if (claimed) await this.complete(claimed);
+  /** Claims up to `limit` due deliveries, fairly between companies and endpoints; see DeliveryClaim.take. */
+  claimDue(limit: number): Promise<{ claimed: Claimed[]; elsewhere: boolean }> {
+    return this.claim.take(limit);
   }
 
   /**
@@ -118,7 +112,7 @@ export class WebhookDeliverer {
     const next = await this.recording(() => this.settler.failure(delivery, result));
     if (next === 'stale') this.stale(delivery);
     // Agenda keeps the retry's durable timer; another worker fires it if this one dies.
-    else if (next) await this.scheduler.schedule(delivery.id, next);
+    else if (next) await this.scheduler.schedule(next);
   }
 
   /**
@@ -186,7 +180,7 @@ export class WebhookDeliverer {
       const next = await this.settler.failure(row, { statusCode: null, responseBody: null, error: 'The attempt did not finish: its worker stopped.', durationMs: 0 });
       if (next === 'stale') continue;
       recovered++;
-      if (next) await this.scheduler.schedule(row.id, next);
+      if (next) await this.scheduler.schedule(next);
     }
     const [stats] = await maintenance.read<{ due: number; oldest: number | null }>(
       `SELECT count(*)::int AS due, extract(epoch from now() - min(next_attempt_at))::float AS oldest

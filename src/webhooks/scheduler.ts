@@ -1,21 +1,28 @@
 import type { Agenda } from 'agenda';
 
 // Agenda holds the timers of retries; the delivery rows hold the truth. A
-// job is keyed by its delivery and due time, so asking again for the same
-// attempt never makes a second job. When it fires it wakes the pump of the
-// worker that runs it, which claims whatever is due; a missing job only
-// delays a retry until a pump's next poll.
+// job is a moment, not a delivery: retries due within the same 50 ms share
+// one job at the end of that window (never before any of them is due), so a
+// burst of failures (one company's endpoints timing out together) creates a
+// few jobs, not one per delivery. Asking again for a moment that has its job
+// never makes a second one. When it fires it wakes the pump of the worker
+// that runs it, which claims whatever is due; a missing job only delays a
+// retry until a pump's next poll.
 
 export const DELIVERY_JOB = 'webhook-delivery';
+/** Retries due within one window share a job that fires at the window's end. */
+export const RETRY_WINDOW_MS = 50;
+/** Windows this process remembers having scheduled, so asking again costs nothing. */
+const REMEMBERED = 10_000;
 
 export interface DeliveryJobData {
-  deliveryId: string;
   due: string;
 }
 
 export class DeliveryScheduler {
   private agenda?: Agenda;
   private pump?: { kick(): void };
+  private readonly scheduled = new Set<number>();
 
   /** The pump of this process, if it runs one: woken when something is due now. */
   attachPump(pump: { kick(): void }): void {
@@ -28,18 +35,24 @@ export class DeliveryScheduler {
     return this.pump !== undefined;
   }
 
-  /** Jobs can be created once the job store is up; before that the reconciler covers. */
+  /** Jobs can be created once the job store is up; before that the pumps' poll covers. */
   attach(agenda: Agenda): void {
     this.agenda = agenda;
   }
 
-  async schedule(deliveryId: string, due: Date): Promise<void> {
+  /** A timer for a retry due at `due`: the job of its window. */
+  async schedule(due: Date): Promise<void> {
     if (!this.agenda) return;
-    const data: DeliveryJobData = { deliveryId, due: due.toISOString() };
-    await this.agenda
-      .create(DELIVERY_JOB, data)
-      .unique({ 'data.deliveryId': deliveryId, 'data.due': data.due }, { insertOnly: true })
-      .schedule(due)
-      .save();
+    const at = Math.ceil(due.getTime() / RETRY_WINDOW_MS) * RETRY_WINDOW_MS;
+    if (this.scheduled.has(at)) return;
+    this.scheduled.add(at);
+    if (this.scheduled.size > REMEMBERED) this.scheduled.delete(this.scheduled.values().next().value as number);
+    const data: DeliveryJobData = { due: new Date(at).toISOString() };
+    try {
+      await this.agenda.create(DELIVERY_JOB, data).unique({ 'data.due': data.due }, { insertOnly: true }).schedule(new Date(at)).save();
+    } catch (error) {
+      this.scheduled.delete(at); // asked again, it is tried again
+      throw error;
+    }
   }
 }
