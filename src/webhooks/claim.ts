@@ -2,7 +2,7 @@ import type { ContextFactory } from '../context.js';
 import { dbDate } from '../db/dates.js';
 import { LOCKS } from '../db/locks.js';
 
-// The claim (DESIGN section 5, docs/decisions.md "Delivery engine"): due
+// The claim (DESIGN section 5; docs/decisions.md, Webhooks): due
 // deliveries of many endpoints taken in one transaction of two statements.
 //
 // 1. The endpoints with due work and room are taken, each under a

@@ -29,8 +29,6 @@ export interface DeliverySettings {
   allowPrivate: boolean;
 }
 
-export { ATTEMPTS_PER_SCHEDULE, makeBackoff } from './settle.js';
-export type { Claimed } from './claim.js';
 
 const USER_AGENT = `Switchboard-Webhooks/${VERSION}`;
 /** How long a result that cannot be written is tried again. */
@@ -39,7 +37,6 @@ const RECORD_RETRY_MS = 60_000;
 const RECONCILE_GRACE_MS = 2000;
 
 export class WebhookDeliverer {
-  readonly backoff: (attempt: number) => number;
   private readonly claim: DeliveryClaim;
   private readonly settler: Settler;
   /** How long a claimed attempt is this worker's: twice the timeout, and a second. */
@@ -64,7 +61,6 @@ export class WebhookDeliverer {
       retryDelaysMs: settings.retryDelaysMs,
       disableAfterMs: settings.disableAfterMs,
     }, log);
-    this.backoff = this.settler.backoff;
   }
 
   /** Claims up to `limit` due deliveries, fairly between companies and endpoints; see DeliveryClaim.take. */

@@ -86,7 +86,7 @@ const SETTLE_ENDPOINT = `
 export class Settler {
   private readonly queue: Pending[] = [];
   private flushing = false;
-  readonly backoff: (attempt: number) => number;
+  private readonly backoff: (attempt: number) => number;
 
   constructor(
     private readonly contexts: ContextFactory,
