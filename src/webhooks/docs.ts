@@ -150,8 +150,9 @@ export function verifySwitchboardWebhook(secret: string, rawBody: string, header
   return signatures.split(' ').some((candidate) => equal(expected, candidate));
 }`)}
 
-A runnable receiver that does exactly this: \`WEBHOOK_SECRET=whsec_... npm run receiver\`
-(\`examples/receiver.mjs\`, port 4000 or \`PORT\`).
+A runnable receiver that does this: \`WEBHOOK_SECRETS=whsec_... npm run receiver\`
+(\`examples/receiver.mjs\`, port 4000 or \`RECEIVER_PORT\`; several secrets
+separated by commas, such as the old and the new one during a rotation).
 
 **With a library.** The Standard Webhooks headers verify unchanged with the
 \`standardwebhooks\` package (or \`svix\`):
