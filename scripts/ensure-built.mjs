@@ -1,5 +1,7 @@
-// Before `npm start` and `npm run seed`: compile only what changed since the
-// last build (the service, the web interface), so an unchanged tree starts at once.
+// Before `npm start`, `npm run seed` and `npm run simulate`: compile what
+// changed since the last build (SWC for the service, esbuild for the web
+// interface), saying so first, so that a fresh clone starts in seconds and an
+// unchanged tree at once. Types are checked by `npm run typecheck`, not here.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -15,10 +17,9 @@ const run = (...args) => {
   const result = spawnSync(process.execPath, args, { stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 };
-const tsc = path.resolve('node_modules/typescript/bin/tsc');
 
-if (stale('dist/src/main.js', ['src', 'tsconfig.json', 'package.json'])) run(tsc, '-p', 'tsconfig.json');
-if (stale('dist/web/index.html', ['web', 'scripts/build-web.mjs', 'package.json'])) {
-  run(tsc, '-p', 'web/tsconfig.json');
-  run('scripts/build-web.mjs');
-}
+const server = stale('dist/src/main.js', ['src', 'scripts/compile.mjs', 'package.json']);
+const web = stale('dist/web/index.html', ['web', 'scripts/build-web.mjs', 'package.json']);
+if (server || web) process.stdout.write(`building ${[server && 'the service', web && 'the web interface'].filter(Boolean).join(' and ')} into dist/ (a few seconds, once)\n`);
+if (server) run('scripts/compile.mjs');
+if (web) run('scripts/build-web.mjs');
