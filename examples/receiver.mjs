@@ -68,4 +68,4 @@ server.on('error', (error) => {
   console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use: set RECEIVER_PORT to a free one.` : `The receiver could not listen on port ${port}: ${error.message}`);
   process.exit(71);
 });
-server.listen(port, () => console.log(JSON.stringify({ listening: port })));
+server.listen(port, '127.0.0.1', () => console.log(JSON.stringify({ listening: server.address().port })));

@@ -24,7 +24,8 @@ export interface Config {
   jwtTtlSeconds: number;
   /** How long a process keeps a token's viewer (changes are pushed, so this bounds only a missed notification); 0: not cached. */
   viewerCacheMs: number;
-  webhookAllowPrivate: boolean;
+  /** Which addresses webhooks may reach: public only, loopback too (development's default), or every private range (WEBHOOK_ALLOW_PRIVATE=true). */
+  webhookDestinations: 'public' | 'loopback' | 'private';
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookRotationGraceMs: number;
@@ -239,8 +240,12 @@ export function loadConfig(env: Env = process.env): Config {
     appKey: appKeyBytes,
     jwtTtlSeconds: read(() => duration(env, 'JWT_TTL', '24h', 60_000, 30 * 86_400_000), 86_400_000) / 1000,
     viewerCacheMs: read(() => duration(env, 'VIEWER_CACHE_TTL', '30s', 0, 3_600_000), 30_000),
-    // A local try-out sends to a receiver on this machine; deployments (production, and the tests) refuse internal addresses unless told.
-    webhookAllowPrivate: read(() => bool(env, 'WEBHOOK_ALLOW_PRIVATE', nodeEnv === 'development'), false),
+    // A local try-out sends to a receiver on this machine (loopback only, no other private range);
+    // deployments (production, and the tests) refuse internal addresses unless told.
+    webhookDestinations: read(() => {
+      if (env.WEBHOOK_ALLOW_PRIVATE === undefined || env.WEBHOOK_ALLOW_PRIVATE === '') return nodeEnv === 'development' ? 'loopback' : 'public';
+      return bool(env, 'WEBHOOK_ALLOW_PRIVATE', false) ? 'private' : 'public';
+    }, 'public' as const),
     webhookRetryDelaysMs: delays,
     webhookTimeoutMs: read(() => duration(env, 'WEBHOOK_TIMEOUT', '10s', 100, 60_000), 10_000),
     webhookRotationGraceMs: read(() => duration(env, 'WEBHOOK_ROTATION_GRACE', '24h', 1000, 30 * 86_400_000), 86_400_000),

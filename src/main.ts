@@ -46,6 +46,11 @@ async function main() {
   const banner = { info: (message: string, fields?: Record<string, unknown>) => bannerLog.info(message, format === 'json' ? fields : undefined) };
   const { url } = running;
   banner.info(`Switchboard is running (${config.role}) at ${url}`, { role: config.role, url });
+  // Webhooks to internal addresses are for a try-out on one machine: say so whenever they are allowed.
+  if (config.webhookDestinations !== 'public') {
+    const which = config.webhookDestinations === 'loopback' ? 'this machine (loopback addresses only, the development default)' : 'private and loopback addresses (WEBHOOK_ALLOW_PRIVATE=true)';
+    bannerLog.warn(`Webhooks may be sent to ${which}; production refuses them unless WEBHOOK_ALLOW_PRIVATE=true`, format === 'json' ? { webhookDestinations: config.webhookDestinations } : undefined);
+  }
   if (config.role === 'worker') {
     banner.info(`Probes: ${url}/healthz, ${url}/readyz, ${url}/metrics (a worker serves no API)`);
     return;

@@ -15,11 +15,12 @@ describe('configuration', () => {
     assert.equal(config.role, 'all');
     assert.equal(config.jwtTtlSeconds, 86_400);
     assert.deepEqual(config.webhookRetryDelaysMs, [30_000, 120_000, 480_000, 1_920_000]);
-    // A local try-out (development, the default) may send to this machine; production and the tests may not.
-    assert.equal(config.webhookAllowPrivate, true);
-    assert.equal(loadConfig({ ...base, NODE_ENV: 'production' }).webhookAllowPrivate, false);
-    assert.equal(loadConfig({ ...base, NODE_ENV: 'test' }).webhookAllowPrivate, false);
-    assert.equal(loadConfig({ ...base, NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookAllowPrivate, false);
+    // A local try-out (development, the default) may send to this machine's loopback; production and the tests may not.
+    assert.equal(config.webhookDestinations, 'loopback');
+    assert.equal(loadConfig({ ...base, NODE_ENV: 'production' }).webhookDestinations, 'public');
+    assert.equal(loadConfig({ ...base, NODE_ENV: 'test' }).webhookDestinations, 'public');
+    assert.equal(loadConfig({ ...base, NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookDestinations, 'public');
+    assert.equal(loadConfig({ ...base, NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookDestinations, 'private');
     assert.equal(config.webhookEndpointConcurrency, 4);
     assert.equal(config.webhookEndpointConcurrencyMax, 64);
     assert.equal(config.webhookWorkerSockets, 1000);

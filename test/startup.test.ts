@@ -49,6 +49,16 @@ describe('start-up', () => {
         const res = await fetch(`${url}/readyz`);
         assert.equal(res.status, 200);
       }
+      // Development lets webhooks reach a receiver on this machine, says so at start, and refuses other private ranges, naming the setting.
+      for (const p of processes) assert.match(p.output(), /Webhooks may be sent to this machine \(loopback addresses only, the development default\); production refuses them unless WEBHOOK_ALLOW_PRIVATE=true/);
+      const json = { 'content-type': 'application/json' };
+      const { token } = await (await fetch(`${urls[0]}/api/login`, { method: 'POST', headers: json, body: JSON.stringify({ email: 'owner@acme.test', password: 'switchboard' }) })).json() as { token: string };
+      const hook = (url: string) => fetch(`${urls[0]}/api/webhooks`, { method: 'POST', headers: { ...json, authorization: `Bearer ${token}` }, body: JSON.stringify({ title: 'Local', url, events: ['agent.created'] }) });
+      assert.equal((await hook('http://127.0.0.1:4000/hooks')).status, 201);
+      assert.equal((await hook('http://localhost:4000/hooks')).status, 201);
+      const refused = await hook('http://10.0.0.5/hooks');
+      assert.equal(refused.status, 422);
+      assert.match(JSON.stringify(await refused.json()), /only loopback is allowed in development; WEBHOOK_ALLOW_PRIVATE=true allows them/);
       const client = await import('pg');
       const db = new client.default.Client({ connectionString: databaseUrl(database) });
       await db.connect();
@@ -119,7 +129,8 @@ describe('start-up', () => {
       const url = /running \(all\) at (http:\/\/[^\s"]+)/.exec(p.output())![1];
       const login = await fetch(`${url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@acme.test', password: 'switchboard' }) });
       assert.equal(login.status, 404);
-      assert.doesNotMatch(p.output(), /Demo logins/);
+      assert.doesNotMatch(p.output(), /Demo login/);
+      assert.doesNotMatch(p.output(), /Webhooks may be sent/);
       p.child.kill('SIGTERM');
       assert.equal(await p.exit, 0);
     } finally {

@@ -27,8 +27,8 @@ describe('address ranges', () => {
   });
 
   it('refuses every refused address at connect time too, as a literal host', async () => {
-    for (const address of REFUSED) await assert.rejects(resolveDestination(address.includes(':') ? `[${address}]` : address, false), /refused destination/, address);
-    assert.equal((await resolveDestination('[::ffff:8.8.8.8]', false)).address, '::ffff:8.8.8.8');
+    for (const address of REFUSED) await assert.rejects(resolveDestination(address.includes(':') ? `[${address}]` : address, 'public'), /refused destination/, address);
+    assert.equal((await resolveDestination('[::ffff:8.8.8.8]', 'public')).address, '::ffff:8.8.8.8');
   });
 
   it('refuses literal private hosts in every spelling at save time', () => {
@@ -40,10 +40,27 @@ describe('address ranges', () => {
       // Every refused IPv6 form, as a URL's host.
       ...REFUSED.filter((address) => address.includes(':')).map((address) => `http://[${address}]/hook`),
     ];
-    for (const url of urls) assert.ok(urlProblem(url, false), `${url} was allowed`);
-    assert.equal(urlProblem('https://hooks.example.com/in', false), undefined);
-    assert.equal(urlProblem('http://127.0.0.1:9000/hook', true), undefined, 'WEBHOOK_ALLOW_PRIVATE lifts the check');
-    assert.ok(urlProblem('ftp://x/', true), 'the scheme is checked even then');
+    for (const url of urls) assert.ok(urlProblem(url, 'public'), `${url} was allowed`);
+    assert.equal(urlProblem('https://hooks.example.com/in', 'public'), undefined);
+    assert.match(urlProblem('http://127.0.0.1:9000/hook', 'public')!, /WEBHOOK_ALLOW_PRIVATE=true allows them/, 'the message names the setting');
+    assert.match(urlProblem('http://localhost:9000/hook', 'public')!, /WEBHOOK_ALLOW_PRIVATE=true/);
+    assert.equal(urlProblem('http://127.0.0.1:9000/hook', 'private'), undefined, 'WEBHOOK_ALLOW_PRIVATE lifts the check');
+    assert.equal(urlProblem('http://10.1.2.3/hook', 'private'), undefined);
+    assert.ok(urlProblem('ftp://x/', 'private'), 'the scheme is checked even then');
+  });
+
+  it('lets development reach loopback receivers and no other private range', async () => {
+    for (const url of ['http://127.0.0.1:4000/hooks', 'http://localhost:4000/', 'http://[::1]:4000/', 'http://127.1/', 'http://2130706433/', 'http://127.9.9.9/', 'http://[::ffff:127.0.0.1]/']) {
+      assert.equal(urlProblem(url, 'loopback'), undefined, url);
+    }
+    for (const url of ['http://10.1.2.3/hook', 'http://192.168.1.10/', 'http://169.254.169.254/latest/meta-data', 'http://[fd00:ec2::254]/', 'http://100.100.100.200/', 'http://0/', 'http://[::127.0.0.1]/']) {
+      assert.match(urlProblem(url, 'loopback') ?? `${url} was allowed`, /only loopback is allowed in development; WEBHOOK_ALLOW_PRIVATE=true allows them/, url);
+    }
+    assert.equal((await resolveDestination('127.0.0.1', 'loopback')).address, '127.0.0.1');
+    assert.equal((await resolveDestination('[::1]', 'loopback')).address, '::1');
+    assert.match((await resolveDestination('localhost', 'loopback')).address, /^(127\.|::1$)/);
+    await assert.rejects(resolveDestination('10.0.0.1', 'loopback'), /refused destination: 10\.0\.0\.1 resolves to 10\.0\.0\.1 is a private address/);
+    await assert.rejects(resolveDestination('169.254.169.254', 'loopback'), /refused destination/);
   });
 });
 

@@ -82,7 +82,7 @@ export function createServices(
     endpointConcurrencyMax: config.webhookEndpointConcurrencyMax,
     disableAfterMs: config.webhookDisableAfterMs,
     retentionMs: config.webhookRetentionMs,
-    allowPrivate: config.webhookAllowPrivate,
+    destinations: config.webhookDestinations,
   }, log, metrics);
   const contacts = new ContactService(clock);
   const telco = new TelcoService(new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs), box, ids, new PurposeTokens(config.jwtSecret), limiter, config);
@@ -94,7 +94,7 @@ export function createServices(
     scheduler,
     live,
     deliverer,
-    webhooks: new WebhookService(ids, box, outbox, { allowPrivate: config.webhookAllowPrivate, rotationGraceMs: config.webhookRotationGraceMs, startConcurrency: config.webhookEndpointConcurrency }),
+    webhooks: new WebhookService(ids, box, outbox, { destinations: config.webhookDestinations, rotationGraceMs: config.webhookRotationGraceMs, startConcurrency: config.webhookEndpointConcurrency }),
     auth,
     roles: new RoleService(ids, auth.viewers),
     pipelines: new PipelineService(ids),

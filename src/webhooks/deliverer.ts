@@ -4,7 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { VERSION } from '../version.js';
 import { DeliveryClaim, type Claimed } from './claim.js';
-import { resolveDestination } from './destination.js';
+import { resolveDestination, type DestinationPolicy } from './destination.js';
 import { sendAttempt, type SendResult } from './http-send.js';
 import type { DeliveryScheduler } from './scheduler.js';
 import { Settler, succeeded } from './settle.js';
@@ -26,7 +26,8 @@ export interface DeliverySettings {
   endpointConcurrencyMax: number;
   disableAfterMs: number;
   retentionMs: number;
-  allowPrivate: boolean;
+  /** Which addresses may be reached (WEBHOOK_ALLOW_PRIVATE, and development's loopback). */
+  destinations: DestinationPolicy;
 }
 
 
@@ -147,7 +148,7 @@ export class WebhookDeliverer {
     let url: URL;
     try {
       url = new URL(delivery.url);
-      const destination = await resolveDestination(url.hostname, this.settings.allowPrivate);
+      const destination = await resolveDestination(url.hostname, this.settings.destinations);
       return await sendAttempt(url, destination, signed.body, signed.headers, this.settings.timeoutMs);
     } catch (error) {
       return { statusCode: null, responseBody: null, error: (error as Error).message, durationMs: Math.round(performance.now() - started) };

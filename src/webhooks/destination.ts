@@ -6,6 +6,14 @@ import { lookup } from 'node:dns/promises';
 // send time (every address the name resolves to), and the connection is
 // made to the address that was checked, so DNS rebinding cannot pass.
 
+/**
+ * Which addresses webhooks may reach: `public` only (production, unless told),
+ * `loopback` too (development: a receiver on this machine, 127.0.0.0/8, ::1
+ * and localhost, never another private range), or `private` (every address:
+ * WEBHOOK_ALLOW_PRIVATE=true).
+ */
+export type DestinationPolicy = 'public' | 'loopback' | 'private';
+
 export interface Destination {
   address: string;
   family: 4 | 6;
@@ -52,8 +60,18 @@ const EMBEDS_IPV4: Array<[string, [ipaddr.IPv6, number]]> = [
 
 const isLocalName = (host: string) => host === 'localhost' || host.endsWith('.localhost') || host === 'localhost.';
 
+/** Whether a policy lets an address through that refusedAddress() refused. */
+function allowedAnyway(address: string, policy: DestinationPolicy): boolean {
+  if (policy === 'private') return true;
+  if (policy === 'public') return false;
+  const parsed = ipaddr.process(address.replace(/^\[|\]$/g, ''));
+  return parsed.range() === 'loopback';
+}
+
+const PRIVATE_HINT = 'WEBHOOK_ALLOW_PRIVATE=true allows them, for local development';
+
 /** Problems of a URL at save time: scheme, credentials, and hosts that are literally private. */
-export function urlProblem(raw: string, allowPrivate: boolean): string | undefined {
+export function urlProblem(raw: string, policy: DestinationPolicy): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);
@@ -62,28 +80,29 @@ export function urlProblem(raw: string, allowPrivate: boolean): string | undefin
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'The url field must be an http or https URL.';
   if (url.username || url.password) return 'The url field must not carry credentials.';
-  if (allowPrivate) return undefined;
+  if (policy === 'private') return undefined;
   const host = url.hostname.toLowerCase();
-  if (isLocalName(host)) return 'The url field must not point to localhost.';
+  if (isLocalName(host)) return policy === 'loopback' ? undefined : `The url field must not point to localhost (${PRIVATE_HINT}).`;
   // The URL parser has already turned other IPv4 spellings (2130706433, 0x7f.1, 017700000001) into dotted decimal.
-  if (ipaddr.isValid(host.replace(/^\[|\]$/g, '')) && refusedAddress(host)) {
-    return 'The url field must not point to a private, loopback or link-local address (WEBHOOK_ALLOW_PRIVATE=true allows them, for local development).';
+  if (ipaddr.isValid(host.replace(/^\[|\]$/g, '')) && refusedAddress(host) && !allowedAnyway(host, policy)) {
+    const which = policy === 'loopback' ? 'a private or link-local address (only loopback is allowed in development; ' : 'a private, loopback or link-local address (';
+    return `The url field must not point to ${which}${PRIVATE_HINT}).`;
   }
   return undefined;
 }
 
-/** The address to connect to for a host: every address it resolves to must be public (or allowPrivate). */
-export async function resolveDestination(host: string, allowPrivate: boolean): Promise<Destination> {
+/** The address to connect to for a host: every address it resolves to must be one the policy allows. */
+export async function resolveDestination(host: string, policy: DestinationPolicy): Promise<Destination> {
   const bare = host.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && isLocalName(bare.toLowerCase())) throw new Error(`refused destination: ${host} is a local name`);
+  if (policy === 'public' && isLocalName(bare.toLowerCase())) throw new Error(`refused destination: ${host} is a local name`);
   const addresses = ipaddr.isValid(bare)
     ? [{ address: bare, family: ipaddr.parse(bare).kind() === 'ipv4' ? 4 : 6 }]
     : await lookup(bare, { all: true, verbatim: true });
   if (addresses.length === 0) throw new Error(`${host} did not resolve`);
-  if (!allowPrivate) {
+  if (policy !== 'private') {
     for (const { address } of addresses) {
       const refused = refusedAddress(address);
-      if (refused) throw new Error(`refused destination: ${host} resolves to ${refused}`);
+      if (refused && !allowedAnyway(address, policy)) throw new Error(`refused destination: ${host} resolves to ${refused}`);
     }
   }
   const [first] = addresses;

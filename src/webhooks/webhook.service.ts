@@ -8,7 +8,7 @@ import type { IdCodec } from '../ids.js';
 import { findOwned } from '../services/lookup.js';
 import { findPage, likePattern, pageWindow, pageOf, NEWEST_FIRST, type Page, type PageArgs } from '../services/pagination.js';
 import { LIMITS, Rules, message } from '../validation.js';
-import { urlProblem } from './destination.js';
+import { urlProblem, type DestinationPolicy } from './destination.js';
 import type { WebhookOutbox } from './outbox.js';
 import { isFormField, LIST_SELECTIONS, newDeliveryId, payloadText, selectContact, selectionOf, SELECTION_NAMES } from './payload.js';
 import { newSecret } from './signing.js';
@@ -76,7 +76,7 @@ export class WebhookService {
     private readonly ids: IdCodec,
     private readonly box: SecretBox,
     private readonly outbox: WebhookOutbox,
-    private readonly settings: { allowPrivate: boolean; rotationGraceMs: number; startConcurrency: number },
+    private readonly settings: { destinations: DestinationPolicy; rotationGraceMs: number; startConcurrency: number },
   ) {}
 
   async list(ctx: RequestContext, args: WebhookListArgs): Promise<Page<Webhook>> {
@@ -277,7 +277,7 @@ export class WebhookService {
     }
     if (creating || input.url !== undefined) {
       rules.required('url', input.url).maxChars('url', input.url, URL_MAX);
-      const problem = typeof input.url === 'string' && input.url.trim() !== '' ? urlProblem(input.url.trim(), this.settings.allowPrivate) : undefined;
+      const problem = typeof input.url === 'string' && input.url.trim() !== '' ? urlProblem(input.url.trim(), this.settings.destinations) : undefined;
       if (problem && !rules.has('url')) rules.add('url', problem);
       if (typeof input.url === 'string') out.url = input.url.trim();
     }
