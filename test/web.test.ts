@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -60,6 +61,30 @@ async function signIn(page: Page, email = 'owner@acme.test'): Promise<void> {
 }
 
 const noSerious = async (page: Page, where: string) => assert.deepEqual(await seriousViolations(page), [], `axe-core on ${where}`);
+
+/** `npm run receiver` (examples/receiver.mjs) as a user runs it, with WEBHOOK_SECRETS and RECEIVER_PORT; its JSON lines by webhook-id. */
+async function exampleReceiver(secrets: string, port = 0): Promise<{ port: number; line: (id: string) => Promise<Record<string, unknown>>; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['examples/receiver.mjs'], { env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRETS: secrets, RECEIVER_PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines: Array<Record<string, unknown>> = [];
+  let buffered = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+      lines.push(JSON.parse(buffered.slice(0, end)));
+      buffered = buffered.slice(end + 1);
+    }
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const listening = await eventually(async () => lines.find((line) => 'listening' in line), 10_000, 'the example receiver to listen');
+  return {
+    port: listening.listening as number,
+    line: (id) => eventually(async () => lines.find((line) => line.id === id), 10_000, `the receiver's line for ${id}`),
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
 
 describe('web interface', { skip }, () => {
   it('serves the app at / to browsers with a strict policy, and the API pointer to JSON clients', async () => {
@@ -243,6 +268,54 @@ describe('web interface', { skip }, () => {
     assert.equal((await app.request('GET', '/api/roles', { token: token! })).status, 401);
     assert.deepEqual((page as Page & { problems: string[] }).problems, []);
     await context.close();
+  });
+
+  it('keeps the example receiver accepting through a secret rotation made on the page, holding the old secret or the new', async () => {
+    const owner = await app.login('owner@acme.test');
+    const created = await app.request('POST', '/api/webhooks', { token: owner, body: { title: 'Rotation hook', url: 'http://127.0.0.1:9/none', events: ['agent.created'] } });
+    assert.equal(created.status, 201, created.text);
+    const { id, secret } = created.body.data as { id: number; secret: string };
+    // The receiver holds only the secret it was given when the webhook was made.
+    let kit = await exampleReceiver(secret);
+    try {
+      assert.equal((await app.request('PUT', `/api/webhooks/${id}`, { token: owner, body: { url: `http://127.0.0.1:${kit.port}/hooks` } })).status, 200);
+      const { context, page } = await newPage();
+      await signIn(page);
+      await page.getByRole('link', { name: 'Rotation hook' }).click();
+      await page.getByRole('heading', { name: `#${id} Rotation hook` }).waitFor();
+      const sendTest = async (): Promise<string> => {
+        await page.getByLabel('Event', { exact: true }).selectOption('agent.created');
+        await page.getByRole('button', { name: 'Send test' }).click();
+        const status = page.getByRole('status').filter({ hasText: /\(msg_[^)]+\): succeeded, HTTP 200/ }).last();
+        await status.waitFor();
+        return /\((msg_[^)]+)\)/.exec(await status.innerText())![1];
+      };
+      const before = await sendTest();
+      assert.deepEqual(await kit.line(before), { verified: true, payloadOk: true, event: 'agent.created', id: before, attempt: '1' });
+
+      await page.getByRole('button', { name: 'Rotate secret' }).click();
+      await page.getByRole('dialog', { name: 'Rotate the signing secret?' }).getByRole('button', { name: 'Rotate secret' }).click();
+      await page.getByText(/The previous secret also signs deliveries until/).waitFor();
+      const rotated = await page.getByRole('textbox', { name: 'Signing secret' }).inputValue();
+      assert.notEqual(rotated, secret);
+      // The next delivery reaches a receiver still on the old secret: webhook-signature carries a signature by each.
+      // (x-webhook-signature is the current secret's alone, so the receiver reports it unmatched.)
+      const during = await sendTest();
+      assert.deepEqual(await kit.line(during), { verified: true, payloadOk: false, event: 'agent.created', id: during, attempt: '1' });
+
+      // The receiver switched to the new secret alone accepts the next one too.
+      const port = kit.port;
+      await kit.stop();
+      kit = await exampleReceiver(rotated, port);
+      const after = await sendTest();
+      assert.deepEqual(await kit.line(after), { verified: true, payloadOk: true, event: 'agent.created', id: after, attempt: '1' });
+      const statuses = await app.sql('SELECT status FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id', [id]);
+      assert.deepEqual(statuses.map((row) => row.status), ['succeeded', 'succeeded', 'succeeded']);
+      assert.deepEqual((page as Page & { problems: string[] }).problems, []);
+      await context.close();
+    } finally {
+      await kit.stop();
+    }
   });
 
   it('shows why a webhook was switched off and activates it again', async () => {
