@@ -6,6 +6,8 @@ import { webhooksBench } from './webhooks.bench.js';
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
 // database; `npm run bench -- webhooks` (or api, deep-page) runs the ones named.
 
+// The services under test get the production pool size, not the test suite's small one.
+process.env.TEST_POOL_SIZE ??= '10';
 const only = process.argv.slice(2);
 const wanted = (name: string) => only.length === 0 || only.includes(name);
 

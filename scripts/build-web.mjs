@@ -5,7 +5,7 @@
 
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const out = path.resolve('dist/web');
@@ -16,6 +16,8 @@ const bundles = [
   { name: 'app', entry: 'web/src/main.tsx', jsxImportSource: 'preact', page: 'web/index.html', html: 'index.html' },
   { name: 'explorer', entry: 'web/explorer/main.tsx', jsxImportSource: 'react', page: 'web/explorer.html', html: 'explorer.html' },
 ];
+
+copyFileSync('web/favicon.svg', path.join(out, 'favicon.svg'));
 
 const hash = (file) => createHash('sha256').update(readFileSync(path.join(out, 'assets', file))).digest('hex').slice(0, 12);
 for (const bundle of bundles) {

@@ -18,6 +18,7 @@ import { restHandler } from './rest/handler.js';
 import { ingressHandler } from './rest/ingress.js';
 import type { IngressRoute } from './rest/route.js';
 import { sendError } from './rest/respond.js';
+import { DEMO_LOGINS, DEMO_PASSWORD } from './seed/demo.js';
 import { VERSION } from './version.js';
 import { explorerPage, webRouter } from './web/serve.js';
 
@@ -89,7 +90,10 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
 
   const app = probesApp(parts);
   // Browsers get the web interface at `/`; JSON clients where the APIs and their documents are.
-  app.use(webRouter(() => ({ name: 'Switchboard', version: VERSION, web: '/', graphql: '/graphql', rest: '/api', docs: '/api/docs', openapi: '/api/openapi.json' })));
+  // Development with demo data: the sign-in screen offers the demo logins (never in production, where there are none).
+  const { config } = services;
+  const demo = config.nodeEnv === 'development' && config.seedDemo ? { password: DEMO_PASSWORD, logins: DEMO_LOGINS } : undefined;
+  app.use(webRouter(() => ({ name: 'Switchboard', version: VERSION, web: '/', graphql: '/graphql', rest: '/api', docs: '/api/docs', openapi: '/api/openapi.json' }), demo));
 
   app.use(docsRouter(parts.openapi));
   // CORS from CORS_ORIGINS (off when empty); a wildcard never comes with credentials.

@@ -14,6 +14,8 @@ export interface Config {
   role: ProcessRole;
   dataDir: string;
   databaseUrl?: string;
+  /** Connections per pool (DATABASE_POOL_SIZE): the ORM's and the plain reads'; the smaller pools take at most this many. */
+  databasePoolSize: number;
   mongodbUrl?: string;
   telcoBaseUrl?: string;
   telcoTimeoutMs: number;
@@ -232,6 +234,7 @@ export function loadConfig(env: Env = process.env): Config {
     role: read(() => oneOf(env, 'PROCESS_ROLE', ['all', 'api', 'worker'] as const, 'all'), 'all'),
     dataDir,
     databaseUrl: read(() => url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']), undefined),
+    databasePoolSize: read(() => integer(env, 'DATABASE_POOL_SIZE', 10, 1, 100), 10),
     mongodbUrl: read(() => url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']), undefined),
     telcoBaseUrl: read(() => url(env, 'TELCO_BASE_URL', ['http:', 'https:']), undefined),
     telcoTimeoutMs: read(() => duration(env, 'TELCO_TIMEOUT', '10s', 100, 120_000), 10_000),

@@ -54,7 +54,8 @@ export function requestLog(log: Logger, metrics: Metrics): RequestHandler {
       log[res.statusCode >= 500 ? 'error' : 'info']('request', {
         requestId,
         method: req.method,
-        path: req.path,
+        // The path as asked (req.path is relative to a mount point such as /graphql by now).
+        path: req.originalUrl.split('?')[0],
         route,
         ...(graphql ? { graphql } : {}),
         status: res.statusCode,

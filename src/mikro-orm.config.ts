@@ -6,7 +6,7 @@ import { entities } from './entities/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-export function ormConfig(clientUrl: string, logger: (message: string) => void = () => {}) {
+export function ormConfig(clientUrl: string, logger: (message: string) => void = () => {}, poolSize = 10) {
   return defineConfig({
     clientUrl,
     logger,
@@ -15,7 +15,7 @@ export function ormConfig(clientUrl: string, logger: (message: string) => void =
     forceUtcTimezone: true,
     debug: false,
     allowGlobalContext: false,
-    pool: { min: 0, max: 10 },
+    pool: { min: 0, max: poolSize },
     migrations: {
       path: path.join(here, 'migrations'),
       pathTs: path.join(here, '../../src/migrations'),

@@ -95,7 +95,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       log.info('embedded PostgreSQL started', { dataDir: path.join(config.dataDir, 'postgres') });
     }
 
-    const orm = await MikroORM.init(ormConfig(databaseUrl, (message) => log.debug('orm', { message })));
+    const orm = await MikroORM.init(ormConfig(databaseUrl, (message) => log.debug('orm', { message }), config.databasePoolSize));
     routeKnexLog(orm, log);
     cleanups.push(['orm', () => orm.close(true)]);
     let telcoBaseUrl = config.telcoBaseUrl;
@@ -107,14 +107,14 @@ export async function startService(config: Config, log: Logger = createLogger(co
       log.info('telco simulator started', { url: telcoBaseUrl });
     }
     // Statements that commit on their own (rate-limit counters, pending purchases) use a pool of their own.
-    const autonomous = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+    const autonomous = new pg.Pool({ connectionString: databaseUrl, max: Math.min(4, config.databasePoolSize) });
     autonomous.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['autonomous pool', closablePool(autonomous)]);
-    const reader = readingPool(databaseUrl);
+    const reader = readingPool(databaseUrl, config.databasePoolSize);
     reader.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['reading pool', closablePool(reader)]);
     // Connections are made when first used: only a worker's delivery pump uses these.
-    const claims = readingPool(databaseUrl, 2);
+    const claims = readingPool(databaseUrl, Math.min(2, config.databasePoolSize));
     claims.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['claims pool', closablePool(claims)]);
     const metrics = createMetrics();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { adminQuery, startTestApp, type TestApp } from './helpers/app.js';
 
 let app: TestApp;
 let token: string;
@@ -151,7 +151,7 @@ describe('API documents', () => {
     const sources = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
     assert.ok(sources.length >= 3);
     for (const source of sources) {
-      assert.ok(source.startsWith('/api/docs/'), `external asset ${source}`);
+      assert.ok(source.startsWith('/api/docs/') || source === '/favicon.svg', `external asset ${source}`);
       const asset = await app.request('GET', source);
       assert.equal(asset.status, 200, source);
       assert.ok(asset.text.length > 100, source);
@@ -203,6 +203,23 @@ describe('CORS, the metrics token and the root page', () => {
       assert.equal(metrics.status, 200);
       assert.match(metrics.text, /http_request_duration_seconds/);
     } finally {
+      await corsApp.close();
+    }
+  });
+
+  it('answers a preflight without touching the database, even when it cannot be reached', async () => {
+    const corsApp = await startTestApp({ CORS_ORIGINS: 'https://app.example.com' });
+    try {
+      // The app's database refuses every connection, and those it had are closed.
+      await adminQuery(`ALTER DATABASE "${corsApp.database}" WITH ALLOW_CONNECTIONS false`);
+      await adminQuery(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${corsApp.database}'`);
+      for (const path of ['/api/roles', '/graphql', '/api/webhooks/1/test']) {
+        const preflight = await fetch(`${corsApp.url}${path}`, { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } });
+        assert.equal(preflight.status, 204, path);
+        assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://app.example.com');
+      }
+    } finally {
+      await adminQuery(`ALTER DATABASE "${corsApp.database}" WITH ALLOW_CONNECTIONS true`);
       await corsApp.close();
     }
   });

@@ -131,5 +131,24 @@ describe('logs', () => {
     assert.equal(loadConfig({ NODE_ENV: 'test', LOG_FORMAT: 'pretty' }).logFormat, 'pretty');
     assert.equal(loadConfig({ NODE_ENV: 'test' }).logFormat, undefined);
     assert.throws(() => loadConfig({ NODE_ENV: 'test', LOG_FORMAT: 'xml' }), (e: unknown) => e instanceof ConfigError && /LOG_FORMAT/.test(e.message));
+
+    // A person's terminal gets one line per request: method, path, status and time first, the other fields after.
+    const lines: string[] = [];
+    const pretty = await startTestApp({ LOG_LEVEL: 'info', LOG_FORMAT: 'pretty' }, { logs: lines });
+    try {
+      const ownerToken = await pretty.login('owner@acme.test');
+      lines.length = 0;
+      assert.equal((await pretty.request('GET', '/api/roles', { token: ownerToken, headers: { 'x-request-id': 'pretty-rest' } })).status, 200);
+      assert.equal((await pretty.request('GET', '/api/roles', { headers: { 'x-request-id': 'pretty-401' } })).status, 401);
+      assert.equal((await pretty.request('POST', '/graphql', { token: ownerToken, body: { query: 'query Mine { me { user { email } } }' }, headers: { 'x-request-id': 'pretty-gql' } })).status, 200);
+      const text = lines.join('');
+      assert.equal(text.split('\n').filter(Boolean).length, 3, text);
+      assert.match(text, /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/api\/roles 200 [\d.]+ ms \{.*"requestId":"pretty-rest".*\}$/m);
+      assert.match(text, /^\[[\d:.]+\] INFO: GET \/api\/roles 401 [\d.]+ ms \{.*"requestId":"pretty-401"/m);
+      assert.match(text, /^\[[\d:.]+\] INFO: POST \/graphql 200 [\d.]+ ms \{.*"operation":"Mine"/m);
+      assert.doesNotMatch(text, /"(method|path|status|durationMs)":/, 'shown once, in front');
+    } finally {
+      await pretty.close();
+    }
   });
 });

@@ -7,7 +7,8 @@ import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/observability/logger.js';
-import { TEMPLATE_BUILDING_LOCK, TEST_APP_KEY, TEST_JWT_SECRET } from './helpers/run-settings.js';
+import { TEMPLATE_BUILDING_LOCK, TEST_APP_KEY, TEST_JWT_SECRET, testPoolSize } from './helpers/run-settings.js';
+import { dropRunDatabases, EXHAUSTED, PER_PROCESS, planConcurrency, RUNNER, sampleConnections, withApplicationName } from './helpers/connections.js';
 
 // `npm test`: every *.test.js under dist/test with Node's test runner, against
 // TEST_DATABASE_URL or, when that is unset, an embedded PostgreSQL made fresh
@@ -44,13 +45,35 @@ if (!adminUrl) {
   process.stdout.write(`# embedded PostgreSQL for this run: ${dir}\n`);
 }
 
+// Every connection of the run is named after it, to be counted apart from others'.
+const runId = String(process.pid);
+adminUrl = withApplicationName(adminUrl, runId);
+const finish = async (code: number): Promise<never> => {
+  await stopEmbedded?.();
+  process.exit(code);
+};
+
 // One database migrated and seeded for the whole run; each test file's app
 // starts on a copy of it (CREATE DATABASE ... TEMPLATE), not a fresh seed. It
 // is built while the test processes load their modules (a second or two
 // each): a copy waits for the lock held here until the template is complete.
-const template = `sb_template_${process.pid}`;
+const template = `sb_template_${runId}`;
 const gate = new pg.Client({ connectionString: adminUrl });
-await gate.connect();
+try {
+  await gate.connect();
+} catch (error) {
+  process.stdout.write(`# ${EXHAUSTED.test(String(error)) ? 'PostgreSQL has no connection free for the tests' : 'PostgreSQL cannot be reached'} at ${new URL(adminUrl).host}: ${(error as Error).message}\n`);
+  await finish(1);
+}
+// As many files side by side as the server's free connections allow (TEST_CONCURRENCY at most, default 4).
+const plan = await planConcurrency(gate, Number(process.env.TEST_CONCURRENCY ?? 4));
+if ('refusal' in plan) {
+  process.stdout.write(`# ${plan.refusal}\n`);
+  await gate.end();
+  await finish(1);
+}
+const { concurrency, budget, max, usedByOthers } = plan as Exclude<typeof plan, { refusal: string }>;
+const sampler = sampleConnections(adminUrl, runId);
 await gate.query('SELECT pg_advisory_lock($1)', [TEMPLATE_BUILDING_LOCK]);
 await gate.query(`DROP DATABASE IF EXISTS "${template}"`);
 await gate.query(`CREATE DATABASE "${template}"`);
@@ -59,18 +82,12 @@ async function buildTemplate(): Promise<void> {
   url.pathname = `/${template}`;
   const config = loadConfig({
     NODE_ENV: 'test', DATABASE_URL: url.toString(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
-    JWT_SECRET: TEST_JWT_SECRET, APP_KEY: TEST_APP_KEY, PROCESS_ROLE: 'api',
+    JWT_SECRET: TEST_JWT_SECRET, APP_KEY: TEST_APP_KEY, PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: testPoolSize(),
   });
   const { startService } = await import('../src/runtime.js'); // loads while the tests load
   const running = await startService(config, createLogger('silent'));
   await running.stop();
 }
-const dropTemplate = async () => {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
-  await admin.end();
-};
 
 // The files that start processes, a browser or a PostgreSQL of their own run
 // in a process each. The others share a few processes, one after another in
@@ -104,18 +121,28 @@ const runs = [
   }),
 ].sort((a, b) => b.seconds - a.seconds).map((run) => run.file);
 
-// Processes run side by side: each file has a database of its own, and much
-// of their time is spent waiting on timers, sockets and PostgreSQL.
-const concurrency = process.env.TEST_CONCURRENCY ?? '4';
+// Processes run side by side (`concurrency`, planned above): each file has a
+// database of its own, and much of their time is spent waiting on timers,
+// sockets and PostgreSQL.
 // A file's process ends when its tests are done: Agenda leaves a timer per job
 // it ran (its lock check races the job and is not cleared when the job ends),
 // which would hold an idle process, and its slot, for up to half a lock
 // lifetime (30 s). The service itself ends with process.exit.
 const child = spawn(process.execPath, ['--test', '--test-force-exit', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...runs], {
-  stdio: 'inherit',
-  env: { ...process.env, TEST_DATABASE_URL: adminUrl, TEST_TEMPLATE_DATABASE: template },
+  stdio: ['inherit', 'pipe', 'pipe'],
+  env: { ...process.env, TEST_DATABASE_URL: adminUrl, TEST_TEMPLATE_DATABASE: template, TEST_RUN_ID: runId },
 });
+// The output passes through, watched for PostgreSQL running out of connections.
+let exhausted = 0;
+for (const [from, to] of [[child.stdout!, process.stdout], [child.stderr!, process.stderr]] as const) {
+  from.on('data', (chunk: Buffer) => {
+    to.write(chunk);
+    exhausted += chunk.toString().split('\n').filter((line) => EXHAUSTED.test(line)).length;
+  });
+}
 const exited: Promise<number> = new Promise((resolve) => child.on('exit', (status) => resolve(status ?? 1)));
+// Ctrl-C or a stop: the files stop, and the run's databases are still dropped.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 try {
   await buildTemplate();
 } catch (error) {
@@ -124,8 +151,15 @@ try {
   process.exitCode = 1;
 }
 await gate.end(); // releases the lock: the test processes copy the template from here on
-const code = (await exited) || (process.exitCode as number | undefined) || 0;
-await dropTemplate();
+let code = (await exited) || (process.exitCode as number | undefined) || 0;
+const peak = await sampler.stop();
+const left = (await dropRunDatabases(adminUrl, runId)).filter((name) => name !== template);
 rmSync(groupDir, { recursive: true, force: true });
-await stopEmbedded?.();
-process.exit(code);
+process.stdout.write(`# PostgreSQL connections: at most ${peak} at once in this run, within its budget of ${budget} (${concurrency} files side by side × ${PER_PROCESS}, and ${RUNNER} for the runner and the template); ${usedByOthers} of ${max} were in use by others at the start\n`);
+if (peak > budget) {
+  process.stdout.write(`# the run took ${peak} connections at once, over its budget of ${budget}: a test's pools are not bounded\n`);
+  code ||= 1;
+}
+if (left.length > 0) process.stdout.write(`# dropped ${left.length} database(s) that test files left behind: ${left.join(', ')}\n`);
+if (exhausted > 0) process.stdout.write(`# PostgreSQL ran out of connections during the run (53300, too many clients: ${exhausted} lines above): the failures there are that, not the product; free connections and run again\n`);
+await finish(code);

@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { adminQuery, createDatabase, databaseUrl } from './helpers/app.js';
+import { testPoolSize } from './helpers/run-settings.js';
 
 // The real binary on a fresh machine's path: no DATABASE_URL, so embedded
 // PostgreSQL under DATA_DIR; then SIGTERM with a request in flight.
@@ -64,7 +65,7 @@ const embeddedSkip = reachableByOthers(path.resolve('node_modules')) ? false : '
 /** Starts the binary, sends SIGTERM with a login request half-sent, and checks the request still completes. */
 async function startThenStop(env: Record<string, string>, whileRunning: () => void = () => {}): Promise<void> {
   const child = spawn(process.execPath, ['dist/src/main.js'], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: testPoolSize(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -8,6 +8,7 @@ import { after, describe, it } from 'node:test';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { adminQuery, adminUrl, createDatabase, databaseUrl } from './helpers/app.js';
+import { testPoolSize } from './helpers/run-settings.js';
 
 // Start-up as operators meet it: several processes at once on one empty
 // database, and a production start with bad configuration.
@@ -17,7 +18,7 @@ const children: ChildProcess[] = [];
 after(() => children.forEach((child) => child.exitCode === null && child.kill('SIGKILL')));
 
 function start(env: Record<string, string>): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [main], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [main], { env: { PATH: process.env.PATH ?? '', DATABASE_POOL_SIZE: testPoolSize(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -62,6 +62,16 @@ async function signIn(page: Page, email = 'owner@acme.test'): Promise<void> {
 
 const noSerious = async (page: Page, where: string) => assert.deepEqual(await seriousViolations(page), [], `axe-core on ${where}`);
 
+/** The texts of the dialog's labels and legends that spill out of their box (wider than it, or past its right edge). */
+const spilled = (page: Page) =>
+  page.evaluate(() =>
+    [...document.querySelectorAll('dialog label, dialog legend')].flatMap((element) => {
+      const box = element.getBoundingClientRect();
+      const container = element.parentElement!.getBoundingClientRect();
+      return element.scrollWidth > element.clientWidth + 1 || box.right > container.right + 1 ? [element.textContent ?? ''] : [];
+    }),
+  );
+
 /** `npm run receiver` (examples/receiver.mjs) as a user runs it, with WEBHOOK_SECRETS and RECEIVER_PORT; its JSON lines by webhook-id. */
 async function exampleReceiver(secrets: string, port = 0): Promise<{ port: number; line: (id: string) => Promise<Record<string, unknown>>; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, ['examples/receiver.mjs'], { env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRETS: secrets, RECEIVER_PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -97,7 +107,7 @@ describe('web interface', { skip }, () => {
     assert.equal(script.status, 200);
     assert.match(script.headers.get('content-type') ?? '', /javascript/);
     // Assets are this origin's own (the browser test also checks every request the page makes).
-    assert.deepEqual(page.text.match(/(?:src|href)="[^"]*"/g), ['href="data:,"', `href="${page.text.match(/\/assets\/app\.css\?v=[0-9a-f]{12}/)![0]}"`, `src="${page.text.match(/\/assets\/app\.js\?v=[0-9a-f]{12}/)![0]}"`]);
+    assert.deepEqual(page.text.match(/(?:src|href)="[^"]*"/g), ['href="/favicon.svg"', `href="${page.text.match(/\/assets\/app\.css\?v=[0-9a-f]{12}/)![0]}"`, `src="${page.text.match(/\/assets\/app\.js\?v=[0-9a-f]{12}/)![0]}"`]);
     const json = await app.request('GET', '/', { headers: { accept: 'application/json' } });
     assert.equal(json.body.graphql, '/graphql');
     assert.equal((await app.request('GET', '/assets/nothing.js')).status, 404);
@@ -107,6 +117,8 @@ describe('web interface', { skip }, () => {
     const { context, page } = await newPage();
     await page.goto(`${app.url}/`);
     await noSerious(page, 'the sign-in screen');
+    await page.getByRole('heading', { name: 'Sign in to Switchboard' }).waitFor();
+    assert.equal(await page.getByText('Demo logins').count(), 0, 'no demo logins outside development');
 
     // A wrong password is refused on the screen.
     await page.getByLabel('Email').fill('owner@acme.test');
@@ -139,7 +151,10 @@ describe('web interface', { skip }, () => {
     await dialog.getByLabel('List selection').selectOption('Contact');
     assert.equal(await dialog.getByRole('checkbox', { name: 'email' }).isChecked(), true);
     assert.equal(await dialog.getByRole('checkbox', { name: 'city' }).isChecked(), false);
-    await dialog.getByRole('group', { name: 'call' }).getByRole('checkbox', { name: 'call.ended' }).check();
+    // Every event name fits its cell, and the categories read as people write them.
+    assert.deepEqual(await spilled(page), [], 'nothing spills out of its box at 1280 px');
+    await dialog.getByRole('group', { name: 'SMS' }).getByRole('checkbox', { name: 'sms.received' }).waitFor();
+    await dialog.getByRole('group', { name: 'Call' }).getByRole('checkbox', { name: 'call.ended' }).check();
     await dialog.getByRole('checkbox', { name: 'agent.created' }).check();
     await dialog.getByLabel('Title', { exact: true }).fill('Browser hook');
     await dialog.getByLabel('URL', { exact: true }).fill(`${receiver.url}/browser`);
@@ -202,6 +217,7 @@ describe('web interface', { skip }, () => {
     await page.getByText(/The previous secret also signs deliveries until/).waitFor();
     const rotated = await page.getByRole('textbox', { name: 'Signing secret' }).inputValue();
     assert.notEqual(rotated, secret);
+    assert.equal(await page.locator('main').getByText('Signing secret', { exact: true }).filter({ visible: true }).evaluateAll((els) => els.filter((el) => !el.classList.contains('sr-only')).length), 1, '“Signing secret” shows once: the heading');
     await page.getByRole('button', { name: 'Send test' }).click();
     const [, , , fourth] = await receiver.waitFor(4);
     assert.ok(new StandardWebhook(rotated).verify(fourth.body, fourth.headers as Record<string, string>));
@@ -278,17 +294,28 @@ describe('web interface', { skip }, () => {
     // The receiver holds only the secret it was given when the webhook was made.
     let kit = await exampleReceiver(secret);
     try {
-      assert.equal((await app.request('PUT', `/api/webhooks/${id}`, { token: owner, body: { url: `http://127.0.0.1:${kit.port}/hooks` } })).status, 200);
       const { context, page } = await newPage();
       await signIn(page);
       await page.getByRole('link', { name: 'Rotation hook' }).click();
       await page.getByRole('heading', { name: `#${id} Rotation hook` }).waitFor();
+      // Nothing listens at the URL yet: the test's result says why, inline, and when the next attempt is.
+      await page.getByLabel('Event', { exact: true }).selectOption('agent.created');
+      await page.getByRole('button', { name: 'Send test' }).click();
+      await page.getByRole('status').filter({ hasText: /: pending, no response: .*(refused|ECONNREFUSED).*\. The next attempt is at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d E[SD]T\./ }).waitFor();
+      assert.equal((await app.request('PUT', `/api/webhooks/${id}`, { token: owner, body: { url: `http://127.0.0.1:${kit.port}/hooks` } })).status, 200);
+      await page.reload();
+      await page.getByRole('heading', { name: `#${id} Rotation hook` }).waitFor();
+      // Each send's own result: the line shows the previous send's until the new one replaces it.
+      let previous = '';
       const sendTest = async (): Promise<string> => {
         await page.getByLabel('Event', { exact: true }).selectOption('agent.created');
         await page.getByRole('button', { name: 'Send test' }).click();
-        const status = page.getByRole('status').filter({ hasText: /\(msg_[^)]+\): succeeded, HTTP 200/ }).last();
-        await status.waitFor();
-        return /\((msg_[^)]+)\)/.exec(await status.innerText())![1];
+        const status = page.getByRole('status').filter({ hasText: /\(msg_/ });
+        previous = await eventually(async () => {
+          const sent = /\((msg_[^)]+)\): succeeded, HTTP 200/.exec(await status.innerText().catch(() => ''))?.[1];
+          return sent && sent !== previous ? sent : undefined;
+        }, 15_000, 'the test send succeeded');
+        return previous;
       };
       const before = await sendTest();
       assert.deepEqual(await kit.line(before), { verified: true, payloadOk: true, event: 'agent.created', id: before, attempt: '1' });
@@ -309,12 +336,31 @@ describe('web interface', { skip }, () => {
       kit = await exampleReceiver(rotated, port);
       const after = await sendTest();
       assert.deepEqual(await kit.line(after), { verified: true, payloadOk: true, event: 'agent.created', id: after, attempt: '1' });
-      const statuses = await app.sql('SELECT status FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id', [id]);
-      assert.deepEqual(statuses.map((row) => row.status), ['succeeded', 'succeeded', 'succeeded']);
+      const [{ succeeded }] = await app.sql("SELECT count(*)::int AS succeeded FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'", [id]);
+      assert.equal(succeeded, 3);
       assert.deepEqual((page as Page & { problems: string[] }).problems, []);
       await context.close();
     } finally {
       await kit.stop();
+    }
+  });
+
+  it('offers the demo logins on the sign-in screen in development, and signs in with one', async () => {
+    const development = await startTestApp({ NODE_ENV: 'development' });
+    try {
+      const { context, page } = await newPage();
+      await page.goto(`${development.url}/`);
+      const demo = page.getByRole('region', { name: 'Demo logins (development)' });
+      await demo.getByText('Each uses the password switchboard.').waitFor();
+      assert.deepEqual(await demo.getByRole('button').allInnerTexts(), ['owner@acme.test', 'supervisor@acme.test', 'owner@beta.test', 'owner@gamma.test']);
+      await demo.getByRole('button', { name: 'owner@beta.test' }).click();
+      assert.equal(await page.getByLabel('Email').inputValue(), 'owner@beta.test');
+      assert.equal(await page.getByLabel('Password').inputValue(), DEMO_PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText('Beta Clinic', { exact: true }).waitFor();
+      await context.close();
+    } finally {
+      await development.close();
     }
   });
 
@@ -385,10 +431,16 @@ describe('web interface', { skip }, () => {
     const get = await app.request('GET', '/graphql?query=%7B__typename%7D', { headers: { accept: 'application/json', 'apollo-require-preflight': 'true' } });
     assert.deepEqual(get.body, { data: { __typename: 'Query' } });
 
-    const { context, page } = await newPage();
-    await signIn(page);
-    await page.getByRole('link', { name: 'GraphQL explorer' }).click();
+    const { context, page: app_ } = await newPage();
+    await signIn(app_);
+    // The explorer opens in a tab of its own, signed in as the app's tab is; the app stays where it was.
+    const link = app_.getByRole('link', { name: 'GraphQL explorer (opens in a new tab)' });
+    const [page] = await Promise.all([context.waitForEvent('page'), link.click()]);
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('response', (response) => response.status() >= 400 && problems.push(`${response.status()} ${response.url()}`));
     await page.waitForURL(`${app.url}/graphql`);
+    assert.doesNotMatch(app_.url(), /\/graphql/);
     const run = page.getByRole('button', { name: /Execute query/ });
     await run.waitFor();
     await page.getByText(/"Authorization": "Bearer ey/).first().waitFor();
@@ -397,11 +449,15 @@ describe('web interface', { skip }, () => {
     const choice = page.getByRole('menuitem', { name: 'Me' });
     if (await choice.count()) await choice.click();
     await page.locator('.graphiql-response').getByText('"Acme Agency"').waitFor();
-    assert.deepEqual((page as Page & { problems: string[] }).problems, []);
+    assert.deepEqual(problems, [], 'every request of the explorer answered, its icon included');
+    assert.deepEqual((app_ as Page & { problems: string[] }).problems, []);
     // Nothing of the explorer's (tabs, history, headers) outlives the tab: no token in persistent storage.
     const stored = await page.evaluate(() => ({ local: JSON.stringify({ ...localStorage }), session: JSON.stringify({ ...sessionStorage }) }));
     assert.doesNotMatch(stored.local, /Bearer|ey[A-Za-z0-9_-]{10,}\./, 'localStorage holds no token');
     assert.match(stored.session, /graphiql/, 'GraphiQL keeps its state in the tab');
+    // And a link leads back to the app.
+    await page.getByRole('link', { name: '‹ Back to Switchboard' }).click();
+    await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
     await context.close();
   });
 
@@ -412,10 +468,14 @@ describe('web interface', { skip }, () => {
       assert.equal(res.headers.get('x-frame-options'), 'DENY', path);
     }
     const { context, page } = await newPage();
+    const failed: string[] = [];
+    page.on('response', (response) => response.status() >= 400 && failed.push(`${response.status()} ${response.url()}`));
     await page.goto(`${app.url}/api/docs`);
     await page.getByText('Switchboard').first().waitFor();
     await page.locator('.opblock').first().waitFor();
     assert.deepEqual((page as Page & { problems: string[] }).problems, [], 'Swagger UI runs under the policy');
+    assert.deepEqual(failed, [], 'every request of the docs page answered, its icon included');
+    assert.equal(await page.evaluate(() => document.querySelector('link[rel="icon"]')?.getAttribute('href')), '/favicon.svg');
     // Another origin (the receiver's port) frames both pages: the browser refuses to render them.
     const frames = `<!doctype html><iframe id="docs" src="${app.url}/api/docs"></iframe><iframe id="explorer" src="${app.url}/graphql"></iframe>`;
     await page.route(`${receiver.url}/framer`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: frames }));
@@ -455,6 +515,7 @@ describe('web interface', { skip }, () => {
     assert.equal(await page.evaluate(() => document.activeElement?.closest('dialog') !== null), true, 'focus moves into the dialog');
     const dialogOverflow = await page.evaluate(() => document.querySelector('dialog')!.scrollWidth - document.querySelector('dialog')!.clientWidth);
     assert.ok(dialogOverflow <= 0, 'the form fits at 375 px');
+    assert.deepEqual(await spilled(page), [], 'nothing spills out of its box at 375 px');
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     await page.waitForFunction(() => document.activeElement?.textContent === 'New webhook', undefined, { timeout: 5000 });

@@ -46,7 +46,7 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
     const { MongoBackend } = await import('@agendajs/mongo-backend');
     backend = new MongoBackend({ address: config.mongodbUrl, collection: 'agenda_jobs' });
   } else {
-    pool = new pg.Pool({ connectionString: deps.databaseUrl, max: 4 });
+    pool = new pg.Pool({ connectionString: deps.databaseUrl, max: Math.min(4, config.databasePoolSize) });
     // Without a listener, a database restart would crash the process.
     pool.on('error', (error) => log.warn('job store connection error', errorFields(error)));
     const postgres = new PostgresBackend({ pool });

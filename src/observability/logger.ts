@@ -12,7 +12,30 @@ export type LogFormat = 'json' | 'pretty';
 
 // pino-pretty (and its 30 modules) only for a terminal that asks for it.
 type PrettyOptions = import('pino-pretty').PrettyOptions;
-const pretty = (options: PrettyOptions) => (createRequire(import.meta.url)('pino-pretty') as (options: PrettyOptions) => DestinationStream)(options);
+type Prettify = (line: string) => string;
+const prettifier = (options: PrettyOptions): Prettify =>
+  (createRequire(import.meta.url)('pino-pretty') as { prettyFactory: (options: PrettyOptions) => Prettify }).prettyFactory(options);
+
+/**
+ * Pretty lines are one line each: the fields follow the message on the same
+ * line, and a request reads `GET /api/roles 200 3.1 ms` (an attempt
+ * `webhook attempt 200 in 12 ms`), its method, path, status and time not
+ * repeated after it.
+ */
+function prettyLines(colorize: boolean): Prettify {
+  return prettifier({
+    colorize,
+    translateTime: 'SYS:HH:MM:ss.l',
+    messageKey: 'message',
+    singleLine: true,
+    ignore: 'pid,hostname,method,path,route,status,durationMs',
+    messageFormat: (log: Record<string, unknown>) => {
+      if (log.message === 'request') return `${log.method} ${log.path} ${log.status} ${log.durationMs} ms`;
+      if (log.durationMs !== undefined) return `${log.message} ${log.statusCode ?? log.status ?? ''} in ${log.durationMs} ms`.replace('  ', ' ');
+      return String(log.message ?? '');
+    },
+  });
+}
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -29,11 +52,14 @@ const REDACT = SECRET_KEYS.flatMap((key) => [key, `*.${key}`, `*.*.${key}`]);
  * `format`: pretty for a terminal, JSON otherwise.
  */
 export function createLogger(level: LogLevel, write?: (line: string) => void, format: LogFormat = 'json'): Logger {
-  const destination: DestinationStream = write
-    ? { write }
-    : format === 'pretty'
-      ? pretty({ colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', messageKey: 'message', sync: true })
-      : pino.destination({ dest: 1, sync: true });
+  let destination: DestinationStream;
+  if (format === 'pretty') {
+    const prettify = prettyLines(!write && process.stdout.isTTY);
+    const out = write ?? ((line: string) => void process.stdout.write(line));
+    destination = { write: (line: string) => out(prettify(line)) };
+  } else {
+    destination = write ? { write } : pino.destination({ dest: 1, sync: true });
+  }
   const logger: Pino = pino(
     {
       level,

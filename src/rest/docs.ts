@@ -10,6 +10,7 @@ const PAGE = `<!doctype html>
 <head>
   <meta charset="utf-8">
   <title>Switchboard API</title>
+  <link rel="icon" href="/favicon.svg" type="image/svg+xml">
   <link rel="stylesheet" href="/api/docs/assets/swagger-ui.css">
 </head>
 <body>

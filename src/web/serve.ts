@@ -53,16 +53,34 @@ export function explorerPage(): express.RequestHandler {
   };
 }
 
-export function webRouter(pointer: () => object): Router {
+/** What the sign-in screen may offer in development: the demo logins and their shared password. */
+export interface DemoLogins {
+  password: string;
+  logins: ReadonlyArray<{ email: string; shows: string }>;
+}
+
+const attribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * `demo`: given in development with demo data only; the page then carries the
+ * logins in a meta element (no inline script: the policy allows none), and
+ * the sign-in screen offers them.
+ */
+export function webRouter(pointer: () => object, demo?: DemoLogins): Router {
   const router = express.Router();
-  const index = page('index.html');
-  const built = index !== undefined;
+  const built = page('index.html');
+  const index = built && demo ? built.replace('</head>', `  <meta name="switchboard-demo-logins" content="${attribute(JSON.stringify(demo))}">\n  </head>`) : built;
 
   router.get('/', (req, res) => {
     if (index === undefined || !wantsPage(req)) return void res.json(pointer());
     sendPage(res, index, CSP);
   });
-  if (built) {
+  if (built !== undefined) {
+    // The icon of every page (the app, the explorer, the REST docs); browsers that ask for /favicon.ico get it too.
+    router.get(['/favicon.svg', '/favicon.ico'], (_req, res) => {
+      res.setHeader('Cache-Control', 'public, max-age=86400');
+      res.type('image/svg+xml').sendFile(`${ROOT}favicon.svg`);
+    });
     // Asset addresses carry a content hash; revalidation by ETag keeps them cheap.
     router.use('/assets', express.static(`${ROOT}assets`, { index: false, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') }));
   }

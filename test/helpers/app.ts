@@ -7,7 +7,7 @@ import { hashPassword } from '../../src/auth/passwords.js';
 import { DEMO_PASSWORD } from '../../src/seed/demo.js';
 import { contractViolation } from './contract.js';
 import { SecretBox } from '../../src/crypto/secret-box.js';
-import { TEMPLATE_BUILDING_LOCK, TEST_APP_KEY, TEST_JWT_SECRET } from './run-settings.js';
+import { TEMPLATE_BUILDING_LOCK, TEST_APP_KEY, TEST_JWT_SECRET, testPoolSize } from './run-settings.js';
 
 // A real app on a real, fresh PostgreSQL database, reached over HTTP.
 
@@ -25,13 +25,23 @@ export function databaseUrl(name: string): string {
   return url.toString();
 }
 
+/** One statement on the server's admin database; a server briefly out of connections (53300) is waited for, up to 30 s. */
 export async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl() });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
+  for (const deadline = Date.now() + 30_000; ;) {
+    const client = new pg.Client({ connectionString: adminUrl() });
+    try {
+      await client.connect();
+    } catch (error) {
+      if ((error as { code?: string }).code !== '53300' || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      continue;
+    }
+    try {
+      await client.query(sql);
+      return;
+    } finally {
+      await client.end();
+    }
   }
 }
 
@@ -54,7 +64,8 @@ const templateReady = () =>
  * (TEST_TEMPLATE_DATABASE; without it, empty, and the app seeds it).
  */
 export async function createDatabase(options: { fromTemplate?: boolean } = {}): Promise<string> {
-  const name = `sb_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  // Named after the run (`npm test` drops every database of its run at the end, failed runs included).
+  const name = `sb_test_${process.env.TEST_RUN_ID ?? 'solo'}_${process.pid}_${randomBytes(4).toString('hex')}`;
   const template = options.fromTemplate ? process.env.TEST_TEMPLATE_DATABASE : undefined;
   if (template) await templateReady();
   for (let attempt = 1; ; attempt++) {
@@ -157,9 +168,16 @@ export class TestApp {
 
   /**
    * A fingerprint of every row the product keeps (login counters and job
-   * tables aside): equal before and after means nothing changed.
+   * tables aside): equal before and after means nothing changed. Taken once
+   * no webhook delivery is in flight or due (up to 10 s): a result recorded
+   * after an earlier step's receiver answered is not a change of this step.
    */
   async fingerprint(): Promise<string> {
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+      const [{ busy }] = await this.sql("SELECT count(*)::int AS busy FROM webhook_deliveries WHERE in_flight_until IS NOT NULL OR (status = 'pending' AND next_attempt_at <= now())");
+      if (busy === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     const tables = await this.sql<{ name: string }>(
       `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
        AND table_name NOT IN ('login_attempts', 'agenda_jobs', 'agenda_logs', 'mikro_orm_migrations') ORDER BY table_name`,
@@ -199,9 +217,10 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
     APP_KEY: TEST_APP_KEY,
     LOG_LEVEL: 'silent',
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    DATABASE_POOL_SIZE: testPoolSize(),
     ...env,
   });
-  const log = options.logs ? createLogger(config.logLevel, (line) => void options.logs!.push(line)) : createLogger(config.logLevel);
+  const log = options.logs ? createLogger(config.logLevel, (line) => void options.logs!.push(line), config.logFormat) : createLogger(config.logLevel);
   const running = await startService(config, log, options);
   return new TestApp(running, config, database);
 }

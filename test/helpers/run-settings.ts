@@ -10,3 +10,10 @@ export const TEST_APP_KEY = Buffer.alloc(32, 7).toString('base64');
  * which it does while the test processes load; a copy waits for it.
  */
 export const TEMPLATE_BUILDING_LOCK = 0x5b7e57;
+
+/**
+ * DATABASE_POOL_SIZE of every service a test starts (TEST_POOL_SIZE, default
+ * 2): small, so the whole run fits a shared PostgreSQL (README). The bench
+ * sets the production default.
+ */
+export const testPoolSize = (): string => process.env.TEST_POOL_SIZE ?? '2';

@@ -5,6 +5,7 @@ import path from 'node:path';
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { startTestApp, type TestApp } from './app.js';
+import { testPoolSize } from './run-settings.js';
 import { eventually, type Receiver } from './receiver.js';
 
 /**
@@ -25,6 +26,7 @@ export async function startWorker(app: TestApp, env: Record<string, string> = {}
       APP_KEY: app.config.appKey.toString('base64'),
       TELCO_BASE_URL: app.running.telcoBaseUrl,
       WEBHOOK_ALLOW_PRIVATE: 'true',
+      DATABASE_POOL_SIZE: testPoolSize(),
       LOG_LEVEL: 'warn',
       DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-worker-')),
       ...env,

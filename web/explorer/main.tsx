@@ -43,5 +43,12 @@ const headers = JSON.stringify({ Authorization: token ? `Bearer ${token}` : 'Bea
 
 // Everything GraphiQL keeps (tabs, history, headers with their token) lives for this tab only, like the token itself.
 createRoot(document.getElementById('explorer')!).render(
-  <GraphiQL storage={sessionStorage} shouldPersistHeaders={false} fetcher={fetcher} defaultQuery={token ? SIGNED_IN : SIGN_IN} initialQuery={token ? SIGNED_IN : SIGN_IN} defaultHeaders={headers} initialHeaders={headers} defaultEditorToolsVisibility="headers" />,
+  <>
+    <header className="explorer-head">
+      <a href="/">‹ Back to Switchboard</a>
+      <span>GraphQL explorer</span>
+      <a href="/api/docs">REST API docs</a>
+    </header>
+    <GraphiQL storage={sessionStorage} shouldPersistHeaders={false} fetcher={fetcher} defaultQuery={token ? SIGNED_IN : SIGN_IN} initialQuery={token ? SIGNED_IN : SIGN_IN} defaultHeaders={headers} initialHeaders={headers} defaultEditorToolsVisibility="headers" />
+  </>,
 );

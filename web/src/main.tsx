@@ -115,10 +115,15 @@ function App() {
           </p>
           <ul aria-labelledby="nav-developers">
             <li>
-              <a href="/graphql">GraphQL explorer</a>
+              {/* Its own tab, the app staying open here; rel="opener" lets it start with this tab's sign-in (sessionStorage is copied only to an opened tab that keeps its opener). */}
+              <a href="/graphql" target="_blank" rel="opener">
+                GraphQL explorer<NewTab />
+              </a>
             </li>
             <li>
-              <a href="/api/docs">REST API docs</a>
+              <a href="/api/docs" target="_blank" rel="noopener">
+                REST API docs<NewTab />
+              </a>
             </li>
           </ul>
         </nav>
@@ -152,3 +157,13 @@ function App() {
 const root = document.getElementById('app')!;
 root.replaceChildren(); // the "Loading" text of index.html
 render(<App />, root);
+
+/** Marks a link that opens a new tab, for the eye and for screen readers. */
+function NewTab() {
+  return (
+    <>
+      <span aria-hidden="true"> ↗</span>
+      <span class="sr-only"> (opens in a new tab)</span>
+    </>
+  );
+}

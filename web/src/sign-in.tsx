@@ -4,6 +4,22 @@ import { TextField } from './ui';
 
 const LOGIN = `mutation SignIn($email: String!, $password: String!) { login(email: $email, password: $password) { token } }`;
 
+interface DemoLogins {
+  password: string;
+  logins: { email: string; shows: string }[];
+}
+
+/** In development with demo data the page carries the demo logins (src/web/serve.ts); elsewhere there are none. */
+function demoLogins(): DemoLogins | null {
+  const content = document.querySelector('meta[name="switchboard-demo-logins"]')?.getAttribute('content');
+  if (!content) return null;
+  try {
+    return JSON.parse(content) as DemoLogins;
+  } catch {
+    return null;
+  }
+}
+
 export function SignIn(props: { notice: string | null; onSignedIn: (token: string) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -26,6 +42,7 @@ export function SignIn(props: { notice: string | null; onSignedIn: (token: strin
   };
 
   const general = error && Object.keys(error.fields).length === 0 ? error.message : null;
+  const demo = demoLogins();
   return (
     <main class="sign-in" id="main">
       <form onSubmit={submit} aria-describedby={general ? 'sign-in-error' : undefined} noValidate>
@@ -45,6 +62,31 @@ export function SignIn(props: { notice: string | null; onSignedIn: (token: strin
         <button type="submit" class="primary" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
+        {demo && (
+          <section class="demo" aria-labelledby="demo-title">
+            <h2 id="demo-title">Demo logins (development)</h2>
+            <p class="hint">
+              Each uses the password <code>{demo.password}</code>. Choose one to fill the form.
+            </p>
+            <ul>
+              {demo.logins.map((login) => (
+                <li key={login.email}>
+                  <button
+                    type="button"
+                    class="link"
+                    onClick={() => {
+                      setEmail(login.email);
+                      setPassword(demo.password);
+                    }}
+                  >
+                    {login.email}
+                  </button>
+                  <span class="hint"> {login.shows}</span>
+                </li>
+              ))}
+            </ul>
+          </section>
+        )}
       </form>
     </main>
   );

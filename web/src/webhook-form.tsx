@@ -152,7 +152,7 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
             <legend>Events</legend>
             {[...categories].map(([category, types]) => (
               <fieldset key={category} class="category">
-                <legend>{category}</legend>
+                <legend>{categoryLabel(category)}</legend>
                 <div class="checks">
                   {types.map((type) => (
                     <label key={type.name} class="check" title={type.description}>
@@ -190,7 +190,11 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
 }
 
 /** The secret, shown with a copy button (after creation, on reveal and after rotation). */
-export function SecretBox(props: { secret: string; note?: string }) {
+/** The secret with a copy button; `labelHidden` where a heading already names it (the label stays for screen readers). */
+/** An event category as a heading: `sms` is SMS, the others capitalized. */
+const categoryLabel = (category: string) => (category === 'sms' ? 'SMS' : category.charAt(0).toUpperCase() + category.slice(1));
+
+export function SecretBox(props: { secret: string; note?: string; labelHidden?: boolean }) {
   const [copied, setCopied] = useState<string | null>(null);
   const copy = async () => {
     try {
@@ -202,7 +206,9 @@ export function SecretBox(props: { secret: string; note?: string }) {
   };
   return (
     <div class="secret">
-      <label for="wh-secret">Signing secret</label>
+      <label for="wh-secret" class={props.labelHidden ? 'sr-only' : undefined}>
+        Signing secret
+      </label>
       <div class="row">
         <input id="wh-secret" class="mono" readOnly value={props.secret} onFocus={(e) => e.currentTarget.select()} />
         <button type="button" onClick={copy}>

@@ -35,10 +35,11 @@ const WEBHOOK = `query Webhook($id: ID!) { webhook(id: $id) { ${WEBHOOK_FIELDS} 
 const DELIVERIES = `query Deliveries($id: ID!, $status: String, $page: Int) {
   webhookDeliveries(id: $id, status: $status, page: $page, perPage: 10) { records { ${DELIVERY_FIELDS} } pagination { currentPage lastPage total from to } }
 }`;
-const DELIVERY = `query Delivery($id: ID!) { webhookDelivery(id: $id) { ${DELIVERY_FIELDS} payload attempts { number attemptedAt statusCode durationMs responseBody error trigger } } }`;
+const ATTEMPTS = 'attempts { number attemptedAt statusCode durationMs responseBody error trigger }';
+const DELIVERY = `query Delivery($id: ID!) { webhookDelivery(id: $id) { ${DELIVERY_FIELDS} payload ${ATTEMPTS} } }`;
 const SECRET = `query Secret($id: ID!) { webhookSecret(id: $id) { secret previousSecretExpiresAt } }`;
 const ROTATE = `mutation Rotate($id: ID!) { rotateWebhookSecret(id: $id) { secret previousSecretExpiresAt } }`;
-const TEST = `mutation Test($id: ID!, $event: String) { testWebhook(id: $id, event: $event) { ${DELIVERY_FIELDS} } }`;
+const TEST = `mutation Test($id: ID!, $event: String) { testWebhook(id: $id, event: $event) { ${DELIVERY_FIELDS} ${ATTEMPTS} } }`;
 const RESEND = `mutation Resend($id: ID!) { resendWebhookDelivery(id: $id) { ${DELIVERY_FIELDS} } }`;
 const RECOVER = `mutation Recover($id: ID!, $since: String!) { recoverWebhookDeliveries(id: $id, since: $since) { count } }`;
 const SET_ACTIVE = `mutation SetActive($id: ID!, $active: Boolean!) { updateWebhook(id: $id, input: { active: $active }) { ${WEBHOOK_FIELDS} } }`;
@@ -193,6 +194,7 @@ function SecretPanel(props: { id: number }) {
       <ErrorBanner error={error} />
       {secret ? (
         <SecretBox
+          labelHidden
           secret={secret.secret}
           note={secret.previousSecretExpiresAt ? `The previous secret also signs deliveries until ${time(secret.previousSecretExpiresAt)}.` : undefined}
         />
@@ -239,7 +241,7 @@ function TestPanel(props: { webhook: Webhook; onSent: () => void }) {
       setBusy(false);
     }
   };
-  // The result arrives with the first attempt: follow the delivery until it has one.
+  // The result arrives with the first attempt: follow the delivery (with its attempts, for the reason) until it has one.
   useInterval(
     async () => {
       if (!result) return;
@@ -249,6 +251,7 @@ function TestPanel(props: { webhook: Webhook; onSent: () => void }) {
     1000,
     !!result && result.attemptCount === 0 && result.status === 'pending',
   );
+  const last = result?.attempts?.[result.attempts.length - 1];
   return (
     <section class="panel" aria-labelledby="test-title">
       <h2 id="test-title">Send a test event</h2>
@@ -271,11 +274,24 @@ function TestPanel(props: { webhook: Webhook; onSent: () => void }) {
         <p class="test-result" role="status">
           {result.attemptCount === 0 && result.status === 'pending'
             ? `Test ${result.event} (${result.id}) is being sent…`
-            : `Test ${result.event} (${result.id}): ${result.status}${result.lastStatusCode ? `, HTTP ${result.lastStatusCode}` : ', no response'}.`}
+            : `Test ${result.event} (${result.id}): ${result.status}${result.lastStatusCode ? `, HTTP ${result.lastStatusCode}` : ', no response'}${result.status === 'succeeded' ? '' : failureReason(last)}.`}
+          {result.status === 'pending' && result.nextAttemptAt && (
+            <span class="sub">
+              {' '}
+              The next attempt is at <When iso={result.nextAttemptAt} />.
+            </span>
+          )}
         </p>
       )}
     </section>
   );
+}
+
+/** Why an attempt failed, in a few words: the connection's error, or the start of what the receiver answered. */
+function failureReason(attempt: Attempt | undefined): string {
+  const text = (attempt?.error ?? attempt?.responseBody ?? '').replace(/\s+/g, ' ').trim();
+  if (!text) return '';
+  return attempt?.error ? `: ${text.length > 140 ? `${text.slice(0, 140)}…` : text}` : `: “${text.length > 140 ? `${text.slice(0, 140)}…` : text}”`;
 }
 
 const STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'];

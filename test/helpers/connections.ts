@@ -1,0 +1,95 @@
+import pg from 'pg';
+
+// `npm test` on a PostgreSQL that others use too: how many connections the
+// run may take, how many it took, and the databases it leaves behind. Every
+// connection of the run carries the application_name `sb_test_<run>` (set in
+// TEST_DATABASE_URL, which the services' pools inherit), so they are counted
+// apart from everyone else's.
+
+/**
+ * Connections one test process may hold at once, measured: its apps run with
+ * DATABASE_POOL_SIZE 3, and the largest file (an API and two workers)
+ * stays under this.
+ */
+export const PER_PROCESS = 12;
+/** The runner's own (its lock, the sampler), the template build, and room for others to grow. */
+export const RUNNER = 16;
+
+export const applicationName = (runId: string) => `sb_test_${runId}`;
+
+export function withApplicationName(url: string, runId: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set('application_name', applicationName(runId));
+  return parsed.toString();
+}
+
+export interface Budget {
+  concurrency: number;
+  budget: number;
+  max: number;
+  usedByOthers: number;
+}
+
+/** How many files may run side by side within the connections the server has free; a line saying why not when none may. */
+export async function planConcurrency(admin: pg.Client, wanted: number): Promise<Budget | { refusal: string }> {
+  const { rows } = await admin.query(
+    "SELECT current_setting('max_connections')::int AS max, (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int AS used",
+  );
+  const max = rows[0].max as number;
+  const used = (rows[0].used as number) - 1; // this connection is the run's own
+  const free = max - used;
+  const concurrency = Math.min(wanted, Math.floor((free - RUNNER) / PER_PROCESS));
+  if (concurrency < 1) {
+    const host = `${admin.host}:${admin.port}`;
+    return { refusal: `PostgreSQL at ${host} has ${free} of ${max} connections free (${used} in use); the tests need at least ${RUNNER + PER_PROCESS}: free some, raise max_connections, or set TEST_DATABASE_URL to another server` };
+  }
+  return { concurrency, budget: RUNNER + concurrency * PER_PROCESS, max, usedByOthers: used };
+}
+
+/** Samples the run's connections every 200 ms; `stop()` gives the peak. */
+export function sampleConnections(url: string, runId: string): { stop: () => Promise<number> } {
+  const client = new pg.Client({ connectionString: url });
+  let peak = 0;
+  let stopped = false;
+  const ready = client.connect().catch(() => undefined);
+  const loop = (async () => {
+    await ready;
+    while (!stopped) {
+      try {
+        // Named, or on one of the run's databases (a library may connect without the name).
+        const { rows } = await client.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 OR datname LIKE $2 ESCAPE '!' OR datname = $3",
+          [applicationName(runId), `sb!_test!_${runId}!_%`, `sb_template_${runId}`],
+        );
+        peak = Math.max(peak, rows[0].n as number);
+      } catch {
+        return; // the server went away: the tests will say so
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      await client.end().catch(() => undefined);
+      return peak;
+    },
+  };
+}
+
+/** Drops every database of this run that is still there (a failed or interrupted file leaves its own). */
+export async function dropRunDatabases(url: string, runId: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query("SELECT datname FROM pg_database WHERE datname LIKE $1 ESCAPE '!' OR datname = $2", [`sb!_test!_${runId}!_%`, `sb_template_${runId}`]);
+    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    return rows.map((row) => row.datname as string);
+  } finally {
+    await client.end();
+  }
+}
+
+/** PostgreSQL's "too many clients" (53300) in a line of test output. */
+export const EXHAUSTED = /53300|too many clients already|remaining connection slots are reserved/;
