@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { readFileSync } from 'node:fs';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
 import { buildSchema, isEnumType, Kind, parse, type OperationDefinitionNode, type TypeNode } from 'graphql';
 import { createSchema } from '../src/graphql/schema.js';
 import { compileRoutes } from '../src/rest/compile.js';
@@ -146,5 +148,41 @@ describe('the OpenAPI document', () => {
     assert.ok(Array.isArray(doc.tags) && doc.tags.length >= 9);
     const parameter = doc.paths['/api/webhooks'].get.parameters.find((p: { name: string }) => p.name === 'per_page');
     assert.equal(parameter.description, 'Default 15, at most 100', 'descriptions sit on the parameter');
+  });
+
+  it('gives every JSON request body an example that its own schema accepts, with real values rather than "string"', () => {
+    const doc = JSON.parse(readFileSync('openapi.json', 'utf8'));
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    let bodies = 0;
+    for (const [path, operations] of Object.entries<Record<string, { requestBody?: { content: Record<string, { schema: object; example?: unknown }> } }>>(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const json = operation.requestBody?.content['application/json'];
+        if (!json) continue;
+        bodies++;
+        const where = `${method.toUpperCase()} ${path}`;
+        assert.ok(json.example && typeof json.example === 'object', `${where} has an example`);
+        const validate = ajv.compile(json.schema);
+        assert.ok(validate(json.example), `${where}: ${ajv.errorsText(validate.errors)}`);
+        assert.doesNotMatch(JSON.stringify(json.example), /"string"/, where);
+      }
+    }
+    assert.ok(bodies >= 30, `${bodies} bodies`);
+  });
+});
+
+describe('the OpenAPI examples against the service', () => {
+  let app: TestApp;
+  before(async () => (app = await startTestApp()));
+  after(() => app?.close());
+
+  it('accepts the documented example bodies of the create routes as they stand', async () => {
+    const doc = JSON.parse(readFileSync('openapi.json', 'utf8'));
+    const token = await app.login('owner@acme.test');
+    for (const path of ['/api/webhooks', '/api/roles', '/api/Workflow/create', '/api/Workflow/folder', '/api/pipeline', '/api/agents', '/api/contacts']) {
+      const operation = doc.paths[path].post;
+      const res = await app.request('POST', path, { token, body: operation.requestBody.content['application/json'].example });
+      const success = Object.keys(operation.responses).find((code) => code.startsWith('2'));
+      assert.equal(String(res.status), success, `${path}: ${res.text}`);
+    }
   });
 });

@@ -34,9 +34,14 @@ describe('a noisy neighbour', () => {
       // Acme's 8 events make 240 deliveries; every hanging endpoint fills its 4 slots.
       for (let i = 0; i < 8; i++) assert.equal((await app.request('POST', '/api/agents', { token: owner, body: { name: `Noisy ${i}` } })).status, 201);
       await hanging.waitFor(HANGING * 4, 20_000);
-      // Gamma's events come together, so its endpoint works at its limit and, answering fast, grows.
+      // Gamma's forty events become due together (its endpoint paused while they are made, as a 429's
+      // Retry-After would, however slowly a loaded machine commits them), so its endpoint works at its
+      // limit and, answering fast, grows.
+      await app.sql("UPDATE webhooks SET paused_until = now() + interval '1 hour' WHERE id = ?", [hook.body.data.id]);
       const quiet = await Promise.all(Array.from({ length: 40 }, (_, i) => app.request('POST', '/api/agents', { token: gamma, body: { name: `Quiet ${i}` } })));
       assert.deepEqual([...new Set(quiet.map((r) => r.status))], [201]);
+      assert.equal(fast.received.length, 0, 'nothing goes to a paused endpoint');
+      await app.sql('UPDATE webhooks SET paused_until = NULL WHERE id = ?', [hook.body.data.id]);
       await fast.waitFor(40, 20_000);
       // Gamma's forty arrived while every attempt of Acme's was still hanging: none of them waited for a timeout.
       const [{ finished, open }] = await app.sql(
