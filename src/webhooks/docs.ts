@@ -84,7 +84,10 @@ see the OpenAPI document at \`/api/docs\`).
   worth. \`null\` removes it.
 - Webhook URLs must be http(s) without credentials, and may not point to
   private, loopback, link-local or other internal addresses (checked when the
-  webhook is saved and again when each attempt connects).
+  webhook is saved and again when each attempt connects). A service in
+  development allows loopback receivers (127.0.0.0/8, ::1, localhost) for a
+  try-out on one machine; \`WEBHOOK_ALLOW_PRIVATE=true\` allows every private
+  address.
 
 ## The request
 
