@@ -1,10 +1,11 @@
 import { apiBench } from './api.bench.js';
 import { deepPageBench } from './deep-page.bench.js';
 import { benchApp, benchDatabase } from './harness.js';
+import { overloadBench } from './overload.bench.js';
 import { webhooksBench } from './webhooks.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
-// database; `npm run bench -- webhooks` (or api, deep-page) runs the ones named.
+// database; `npm run bench -- webhooks` (or api, deep-page, overload) runs the ones named.
 
 // The services under test get the production pool size, not the test suite's small one.
 process.env.TEST_POOL_SIZE ??= '10';
@@ -25,5 +26,9 @@ for (const [name, run] of [['api', apiBench], ['deep-page', deepPageBench]] as c
 if (wanted('webhooks')) {
   process.stdout.write('\n== webhooks\n');
   await webhooksBench();
+}
+if (wanted('overload')) {
+  process.stdout.write('\n== overload\n');
+  await overloadBench();
 }
 await stopDatabase();
