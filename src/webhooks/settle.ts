@@ -6,10 +6,13 @@ import type { SendResult } from './http-send.js';
 
 // Recording results (DESIGN section 5): every write is fenced by the claim's
 // lease token, so a worker whose lease ran out (paused, partitioned) cannot
-// record over an attempt that was closed and claimed again. Successes, the
-// common case, are recorded together: one statement per short tick for every
-// success that finished meanwhile. A failure is a transaction of its own
-// (the next attempt's time, a 410, switching a failing webhook off).
+// record over an attempt that was closed and claimed again. Results are
+// recorded together: one statement per short tick for every success that
+// finished meanwhile, and one for every failure (each delivery's next attempt
+// time, or failed after the last of its schedule). Then, per webhook of the
+// tick, one row at a time: a failing clock started or cleared, a concurrency
+// grown or halved (once per tick, however many of its attempts failed), a
+// webhook failing for too long switched off. A 410 is a transaction of its own.
 //
 // The endpoint's concurrency adapts (AIMD): one more slot after a tick in
 // which it answered 2xx fast with every slot in use, up to the ceiling; half as many (at least one)
@@ -33,12 +36,6 @@ export interface SettleSettings {
   disableAfterMs: number;
 }
 
-/**
- * The retry policy as one function: how long after attempt `n - 1` failed
- * attempt `n` of a schedule is due (n from 2 to 5).
- */
-export const makeBackoff = (delaysMs: readonly number[]) => (attempt: number): number => delaysMs[Math.min(Math.max(attempt - 2, 0), delaysMs.length - 1)];
-
 export const succeeded = (result: SendResult) => result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300 && result.error === null;
 
 /** Whether a failure says the endpoint is overloaded (and its concurrency should shrink). */
@@ -48,6 +45,17 @@ interface Pending {
   delivery: Claimed;
   result: SendResult;
   done: (recorded: boolean) => void;
+  fail: (error: unknown) => void;
+}
+
+type FailureTarget = Pick<Claimed, 'id' | 'company_id' | 'attempt_count' | 'lease_token'>;
+/** When a failed delivery's next attempt is due, 'stale' when the lease was no longer this worker's, undefined when there is none. */
+type FailureOutcome = Date | 'stale' | undefined;
+
+interface PendingFailure {
+  delivery: FailureTarget;
+  result: SendResult;
+  done: (outcome: FailureOutcome) => void;
   fail: (error: unknown) => void;
 }
 
@@ -77,6 +85,29 @@ const SETTLE_SUCCESSES = `
     FROM webhooks w JOIN per ON per.webhook_id = w.id
   ) endpoints WHERE grow OR failing_since IS NOT NULL`;
 
+// The failures of a tick in one statement, fenced like the successes: each
+// attempt's result, and each delivery's next attempt after its backoff ($8:
+// the delays before attempts 2 to 5; the delay before the attempt at place
+// p = 5 - (final_attempt - number) + 1 of its schedule is the (p - 1)th), or failed after the last attempt of its
+// schedule. A delivery no longer pending (cancelled meanwhile) keeps its status.
+const SETTLE_FAILURES = `
+  WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $5::int[], $6::text[], $7::text[]) AS t(id, token, number, code, duration, body, error)
+  ), settled AS (
+    UPDATE webhook_deliveries d SET
+      status = CASE WHEN d.status = 'pending' AND i.number >= d.final_attempt THEN 'failed' ELSE d.status END,
+      next_attempt_at = CASE WHEN d.status = 'pending' AND i.number < d.final_attempt
+        THEN now() + make_interval(secs => ($8::float8[])[least(greatest(${ATTEMPTS_PER_SCHEDULE} - (d.final_attempt - i.number), 1), array_length($8::float8[], 1))] / 1000)
+        ELSE NULL END,
+      last_status_code = i.code, in_flight_until = NULL, lease_token = NULL
+    FROM input i WHERE d.id = i.id AND d.lease_token = i.token
+    RETURNING d.id, d.webhook_id, i.number, i.code, i.duration, i.body, i.error, d.next_attempt_at
+  ), attempts AS (
+    UPDATE webhook_attempts a SET finished_at = now(), status_code = s.code, duration_ms = s.duration, response_body = s.body, error = s.error
+    FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number
+  )
+  SELECT id, webhook_id, next_attempt_at FROM settled`;
+
 // One webhook row per statement, in id order: a statement that holds one row lock and waits for nothing
 // else can never close a cycle with a claim updating several webhooks' hits.
 const SETTLE_ENDPOINT = `
@@ -86,15 +117,14 @@ const SETTLE_ENDPOINT = `
 export class Settler {
   private readonly queue: Pending[] = [];
   private flushing = false;
-  private readonly backoff: (attempt: number) => number;
+  private readonly failures: PendingFailure[] = [];
+  private flushingFailures = false;
 
   constructor(
     private readonly contexts: ContextFactory,
     private readonly settings: SettleSettings,
     private readonly log: Logger,
-  ) {
-    this.backoff = makeBackoff(settings.retryDelaysMs);
-  }
+  ) {}
 
   /** Records a success with the others of this tick; resolves false when the lease was no longer this worker's. */
   success(delivery: Claimed, result: SendResult): Promise<boolean> {
@@ -140,65 +170,99 @@ export class Settler {
    * Records a failed attempt and moves the delivery on: the next attempt due
    * after the backoff, or failed after the last attempt of its schedule; a
    * 410 switches the webhook off and cancels its other pending deliveries; a
-   * webhook failing for WEBHOOK_DISABLE_AFTER is switched off. Returns when
-   * the next attempt is due, 'stale' when the lease was no longer this
-   * worker's (nothing recorded), or undefined.
+   * webhook failing for WEBHOOK_DISABLE_AFTER is switched off. Resolves to
+   * when the next attempt is due, 'stale' when the lease was no longer this
+   * worker's (nothing recorded), or undefined. Recorded with the other
+   * failures of this tick, except a 410.
    */
-  async failure(delivery: Pick<Claimed, 'id' | 'company_id' | 'attempt_count' | 'lease_token'>, result: SendResult): Promise<Date | 'stale' | undefined> {
-    let webhookId: number | undefined;
-    const outcome = await this.contexts.forSystem(delivery.company_id, 'webhook-delivery').unitOfWork(async (ctx) => {
-      const [row] = await ctx.read<{ webhook_id: number; final_attempt: number; status: string }>(
-        'SELECT webhook_id, final_attempt, status FROM webhook_deliveries WHERE id = $1 AND lease_token = $2 FOR UPDATE',
-        [delivery.id, delivery.lease_token],
-      );
-      if (!row) return 'stale' as const;
-      webhookId = row.webhook_id;
-      const number = delivery.attempt_count;
-      await ctx.read(
-        'UPDATE webhook_attempts SET finished_at = now(), status_code = $1, duration_ms = $2, response_body = $3, error = $4 WHERE delivery_id = $5 AND number = $6',
-        [result.statusCode, result.durationMs, result.responseBody, result.error, delivery.id, number],
-      );
-      if (result.statusCode === 410) {
-        await ctx.read(`UPDATE webhook_deliveries SET status = 'failed', last_status_code = 410, in_flight_until = NULL, lease_token = NULL WHERE id = $1`, [delivery.id]);
-        await this.switchOff(ctx, row.webhook_id, 'gone');
-        return undefined;
+  failure(delivery: FailureTarget, result: SendResult): Promise<FailureOutcome> {
+    if (result.statusCode === 410) return this.gone(delivery, result);
+    return new Promise((done, fail) => {
+      this.failures.push({ delivery, result, done, fail });
+      if (!this.flushingFailures) {
+        this.flushingFailures = true;
+        setImmediate(() => void this.flushFailures());
       }
-      const last = number >= row.final_attempt || row.status !== 'pending';
-      const attemptInSchedule = ATTEMPTS_PER_SCHEDULE - (row.final_attempt - number) + 1;
-      const due = last ? null : new Date(Date.now() + this.backoff(attemptInSchedule));
-      await ctx.read(
-        `UPDATE webhook_deliveries SET status = CASE WHEN status = 'pending' AND $1 THEN 'failed' ELSE status END,
-           next_attempt_at = CASE WHEN status = 'pending' THEN $2::timestamptz ELSE NULL END, last_status_code = $3, in_flight_until = NULL, lease_token = NULL
-         WHERE id = $4`,
-        [last, due, result.statusCode, delivery.id],
-      );
-      // The webhook row is written only when its failing clock starts, so failures hold no lock on it that a claim would wait for.
-      const [webhook] = await ctx
-        .read<{ failing_since: Date }>('UPDATE webhooks SET failing_since = now() WHERE id = $1 AND failing_since IS NULL RETURNING failing_since', [row.webhook_id])
-        .then(async (set) => (set.length ? set : ctx.read<{ failing_since: Date }>('SELECT failing_since FROM webhooks WHERE id = $1', [row.webhook_id])));
-      if (webhook && Date.now() - dbDate(webhook.failing_since)!.getTime() >= this.settings.disableAfterMs) {
-        await this.switchOff(ctx, row.webhook_id, 'failing');
-        return undefined;
-      }
-      return due ?? undefined;
-    }, { plain: true });
-    // After the commit, in a statement of its own: the row lock lasts one statement.
-    if (outcome !== 'stale' && webhookId !== undefined) {
-      await this.adapt(webhookId, result).catch((error) => this.log.warn('endpoint concurrency not adapted', { webhookId, ...errorFields(error) }));
-    }
-    return outcome;
+    });
   }
 
-  /** Shrinks an overloaded endpoint's concurrency, and pauses it for its Retry-After. */
-  private async adapt(webhookId: number, result: SendResult): Promise<void> {
-    if (!overloaded(result)) return;
-    const pauseMs = result.retryAfterMs === undefined ? null : Math.min(result.retryAfterMs, PAUSE_MAX_MS);
-    await this.contexts.forMaintenance('webhook-settle').read(
-      `UPDATE webhooks SET concurrency = greatest(1, coalesce(concurrency, $2) / 2),
-         paused_until = CASE WHEN $3::float8 IS NULL THEN paused_until ELSE greatest(paused_until, now() + make_interval(secs => $3::float8 / 1000)) END
-       WHERE id = $1`,
-      [webhookId, this.settings.startConcurrency, pauseMs],
+  private async flushFailures(): Promise<void> {
+    while (this.failures.length > 0) {
+      const batch = this.failures.splice(0, SETTLE_BATCH);
+      let rows: Array<{ id: string; webhook_id: number; next_attempt_at: string | null }>;
+      try {
+        rows = await this.contexts.forMaintenance('webhook-settle').read(SETTLE_FAILURES, [
+          batch.map((p) => p.delivery.id),
+          batch.map((p) => p.delivery.lease_token),
+          batch.map((p) => p.delivery.attempt_count),
+          batch.map((p) => p.result.statusCode),
+          batch.map((p) => p.result.durationMs),
+          batch.map((p) => p.result.responseBody),
+          batch.map((p) => p.result.error),
+          this.settings.retryDelaysMs,
+        ]);
+      } catch (error) {
+        for (const p of batch) p.fail(error);
+        continue;
+      }
+      // The webhooks of the tick, one row per statement in id order: the failing clock, the concurrency, switching off.
+      const byWebhook = new Map<number, PendingFailure[]>();
+      const settled = new Map(rows.map((row) => [row.id, row]));
+      for (const p of batch) {
+        const row = settled.get(p.delivery.id);
+        if (row) byWebhook.set(row.webhook_id, [...(byWebhook.get(row.webhook_id) ?? []), p]);
+      }
+      const switchedOff = new Set<number>();
+      for (const webhookId of [...byWebhook.keys()].sort((a, b) => a - b)) {
+        const failed = byWebhook.get(webhookId)!;
+        await this.endpointFailed(webhookId, failed[0].delivery.company_id, failed.map((p) => p.result))
+          .then((off) => off && switchedOff.add(webhookId))
+          .catch((error) => this.log.warn('endpoint state not updated', { webhookId, ...errorFields(error) }));
+      }
+      for (const p of batch) {
+        const row = settled.get(p.delivery.id);
+        p.done(!row ? 'stale' : switchedOff.has(row.webhook_id) ? undefined : (dbDate(row.next_attempt_at) ?? undefined));
+      }
+    }
+    this.flushingFailures = false;
+  }
+
+  /**
+   * After failures of one webhook in a tick: its failing clock starts if it
+   * had not; an overloaded endpoint's concurrency halves once and a
+   * Retry-After pauses it; a webhook failing for WEBHOOK_DISABLE_AFTER is
+   * switched off (true).
+   */
+  private async endpointFailed(webhookId: number, companyId: number, results: SendResult[]): Promise<boolean> {
+    const maintenance = this.contexts.forMaintenance('webhook-settle');
+    const overload = results.filter(overloaded);
+    const retryAfter = Math.max(-1, ...overload.map((r) => r.retryAfterMs ?? -1));
+    const pauseMs = retryAfter < 0 ? null : Math.min(retryAfter, PAUSE_MAX_MS);
+    const [webhook] = await maintenance.read<{ failing_since: string; active: boolean }>(
+      `UPDATE webhooks SET failing_since = coalesce(failing_since, now()),
+         concurrency = CASE WHEN $2::bool THEN greatest(1, coalesce(concurrency, $3) / 2) ELSE concurrency END,
+         paused_until = CASE WHEN $4::float8 IS NULL THEN paused_until ELSE greatest(paused_until, now() + make_interval(secs => $4::float8 / 1000)) END
+       WHERE id = $1 RETURNING failing_since, active`,
+      [webhookId, overload.length > 0, this.settings.startConcurrency, pauseMs],
     );
+    if (!webhook?.active || Date.now() - dbDate(webhook.failing_since)!.getTime() < this.settings.disableAfterMs) return false;
+    await this.contexts.forSystem(companyId, 'webhook-delivery').unitOfWork((ctx) => this.switchOff(ctx, webhookId, 'failing'), { plain: true });
+    return true;
+  }
+
+  /** A 410: the attempt recorded, the delivery failed, and the webhook switched off with its other pending deliveries cancelled, in one transaction. */
+  private async gone(delivery: FailureTarget, result: SendResult): Promise<FailureOutcome> {
+    return this.contexts.forSystem(delivery.company_id, 'webhook-delivery').unitOfWork(async (ctx) => {
+      const [row] = await ctx.read<{ webhook_id: number }>('SELECT webhook_id FROM webhook_deliveries WHERE id = $1 AND lease_token = $2 FOR UPDATE', [delivery.id, delivery.lease_token]);
+      if (!row) return 'stale' as const;
+      await ctx.read(
+        'UPDATE webhook_attempts SET finished_at = now(), status_code = $1, duration_ms = $2, response_body = $3, error = $4 WHERE delivery_id = $5 AND number = $6',
+        [result.statusCode, result.durationMs, result.responseBody, result.error, delivery.id, delivery.attempt_count],
+      );
+      await ctx.read(`UPDATE webhook_deliveries SET status = 'failed', last_status_code = 410, in_flight_until = NULL, lease_token = NULL WHERE id = $1`, [delivery.id]);
+      await this.switchOff(ctx, row.webhook_id, 'gone');
+      return undefined;
+    }, { plain: true });
   }
 
   private async switchOff(ctx: RequestContext, webhookId: number, reason: 'gone' | 'failing'): Promise<void> {
