@@ -77,9 +77,13 @@ describe('a worker paused past its lease', () => {
       await blocker.query('BEGIN');
       await blocker.query('SELECT id FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [id]);
       a.kill('SIGCONT');
-      // (pg_locks, not pg_stat_activity: the latter may still show the claim's first statement.)
+      // (pg_locks, not pg_stat_activity: the latter may still show the claim's first statement. pg_locks is the
+      // whole server's: only a session on this test's database counts, not another run's waiting somewhere else.)
       await eventually(async () => {
-        const { rows } = await blocker.query('SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND pid <> pg_backend_pid()');
+        const { rows } = await blocker.query(
+          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid
+           WHERE NOT l.granted AND l.pid <> pg_backend_pid() AND s.datname = current_database()`,
+        );
         return rows[0].n > 0 ? true : undefined;
       }, 10_000, "the worker's claim waiting on the row");
       a.kill('SIGSTOP');
