@@ -1,4 +1,4 @@
-import { message } from './validation.js';
+import { message } from './messages.js';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { GraphQLError } from 'graphql';
 

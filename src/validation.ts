@@ -1,4 +1,5 @@
 import { ValidationError, type FieldErrors } from './errors.js';
+import { message } from './messages.js';
 
 // Field rules shared by the REST layer (types, presence) and the services
 // (business rules). The services key their errors by the GraphQL names
@@ -6,32 +7,7 @@ import { ValidationError, type FieldErrors } from './errors.js';
 // field (`per_page`, `form_data.2`). Messages read the same in both: a name
 // is said in words (`per page`), whichever way it is spelled.
 
-export const label = (field: string) =>
-  field
-    .replace(/\.\d+/g, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/_/g, ' ')
-    .toLowerCase();
-
-export const message = {
-  required: (f: string) => `The ${label(f)} field is required.`,
-  invalid: (f: string) => `The ${label(f)} field is invalid.`,
-  string: (f: string) => `The ${label(f)} field must be a string.`,
-  integer: (f: string) => `The ${label(f)} field must be an integer.`,
-  number: (f: string) => `The ${label(f)} field must be a number.`,
-  boolean: (f: string) => `The ${label(f)} field must be true or false.`,
-  array: (f: string) => `The ${label(f)} field must be an array.`,
-  object: (f: string) => `The ${label(f)} field must be an object.`,
-  email: (f: string) => `The ${label(f)} field must be a valid email address.`,
-  maxChars: (f: string, n: number) => `The ${label(f)} field must not be greater than ${n} characters.`,
-  min: (f: string, n: number) => `The ${label(f)} field must be at least ${n}.`,
-  oneOf: (f: string) => `The selected ${label(f)} is invalid.`,
-  taken: (f: string) => `The ${label(f)} has already been taken.`,
-  date: (f: string) => `The ${label(f)} field must match the format Y-m-d.`,
-  nul: (f: string) => `The ${label(f)} field must not contain a NUL character.`,
-  int32: (f: string) => `The ${label(f)} field must be between ${INT32.min} and ${INT32.max}.`,
-  maxItems: (f: string, n: number) => `The ${label(f)} field must not have more than ${n} items.`,
-};
+export { INT32, label, message } from './messages.js';
 
 /** The bounds every input is held to (DESIGN section 3, "Limits"). */
 export const LIMITS = {
@@ -44,8 +20,6 @@ export const LIMITS = {
   /** Search strings and other free text filters. */
   searchChars: 200,
 } as const;
-
-export const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 } as const;
 
 /**
  * What is wrong with a free JSON value, or undefined: too deep, too large, a

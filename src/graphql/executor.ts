@@ -10,7 +10,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import { liftInputLiterals } from '../rest/lift.js';
+import { liftInputLiterals } from './lift.js';
 
 // /graphql runs a document it has seen before as a compiled query (graphql-jit),
 // the way the REST rows run theirs: the same resolvers and errors, without
@@ -28,7 +28,7 @@ import { liftInputLiterals } from '../rest/lift.js';
 // - Variables are checked by graphql-js first, so a bad variable gets
 //   graphql-js's message and Apollo's 400 whichever way the document runs.
 // - Inputs written as literals around variables are lifted into one variable
-//   (src/rest/lift.ts): graphql-jit would pass null for an absent field.
+//   (src/graphql/lift.ts): graphql-jit would pass null for an absent field.
 
 type Run = (context: unknown, variables: Record<string, unknown> | undefined) => Promise<ExecutionResult> | ExecutionResult;
 
