@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ACTIONS, EVENT_TYPES, TRIGGERS } from '../src/workflows/catalog.js';
+import { EVENT_TYPES } from '../src/events/catalog.js';
+import { ACTIONS, TRIGGERS } from '../src/workflows/catalog.js';
 import { graphErrors } from '../src/workflows/graph.js';
 
 const trigger = { id: 't', kind: 'trigger', type: 'call.ended', config: {} };

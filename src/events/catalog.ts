@@ -1,8 +1,27 @@
-import { EVENT_TYPES } from '../workflows/catalog.js';
-
 // The sixteen domain events: their names, categories, the JSON Schema of each
 // event's `data` and an example. The event-types route, docs/webhooks.md and
-// the test sends all read this one source.
+// the test sends all read this one source, and each event is also a trigger
+// of the workflow builder (src/workflows/catalog.ts).
+
+/** The webhook events of the spec: name, category, what happened. */
+export const EVENT_TYPES = [
+  ['call.started', 'call', 'A call begins'],
+  ['call.ended', 'call', 'A call completes'],
+  ['call.answered', 'call', 'A call is answered'],
+  ['call.transferred', 'call', 'A call is transferred'],
+  ['agent.created', 'agent', 'A new AI agent is created'],
+  ['agent.updated', 'agent', 'Agent configuration changes'],
+  ['agent.status_changed', 'agent', 'An agent goes online or offline'],
+  ['agent.performance', 'agent', 'A performance threshold event occurs'],
+  ['campaign.started', 'campaign', 'A campaign begins'],
+  ['campaign.completed', 'campaign', 'A campaign finishes'],
+  ['lead.generated', 'campaign', 'A new lead is created'],
+  ['appointment.scheduled', 'campaign', 'An appointment is booked'],
+  ['sms.sent', 'sms', 'An SMS is delivered'],
+  ['sms.received', 'sms', 'An SMS is received'],
+  ['sms.failed', 'sms', 'SMS delivery fails'],
+  ['sms.replied', 'sms', 'A recipient replies to an SMS'],
+] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number][0];
 export const EVENT_NAMES: readonly EventType[] = EVENT_TYPES.map(([name]) => name);

@@ -1,5 +1,8 @@
 // The trigger and action catalogs of the workflow builder. A node's `config`
-// must match its entry's fields (src/workflows/graph.ts checks it).
+// must match its entry's fields (src/workflows/graph.ts checks it). Every
+// domain event (src/events/catalog.ts) is also a trigger.
+
+import { EVENT_TYPES } from '../events/catalog.js';
 
 export type ConfigFieldType = 'string' | 'integer' | 'boolean' | 'string[]' | 'object';
 
@@ -19,26 +22,6 @@ export interface CatalogEntry {
   description: string;
   config: Record<string, ConfigField>;
 }
-
-/** The webhook events of the spec, each also a workflow trigger. */
-export const EVENT_TYPES = [
-  ['call.started', 'call', 'A call begins'],
-  ['call.ended', 'call', 'A call completes'],
-  ['call.answered', 'call', 'A call is answered'],
-  ['call.transferred', 'call', 'A call is transferred'],
-  ['agent.created', 'agent', 'A new AI agent is created'],
-  ['agent.updated', 'agent', 'Agent configuration changes'],
-  ['agent.status_changed', 'agent', 'An agent goes online or offline'],
-  ['agent.performance', 'agent', 'A performance threshold event occurs'],
-  ['campaign.started', 'campaign', 'A campaign begins'],
-  ['campaign.completed', 'campaign', 'A campaign finishes'],
-  ['lead.generated', 'campaign', 'A new lead is created'],
-  ['appointment.scheduled', 'campaign', 'An appointment is booked'],
-  ['sms.sent', 'sms', 'An SMS is delivered'],
-  ['sms.received', 'sms', 'An SMS is received'],
-  ['sms.failed', 'sms', 'SMS delivery fails'],
-  ['sms.replied', 'sms', 'A recipient replies to an SMS'],
-] as const;
 
 const triggerFilters: Record<string, ConfigField> = {
   agent_id: { type: 'string', description: 'Only for this AI agent' },
