@@ -73,7 +73,7 @@ export class RequestContext {
   }
 
   /** Records domain events in this unit of work (DESIGN section 5): nothing is recorded for a rolled-back change. */
-  get events(): EventRecorder {
+  get events(): EventRecorder<RequestContext> {
     return new EventRecorder(this, this.infra.sinks);
   }
 
@@ -257,7 +257,7 @@ export interface Infrastructure {
   claims: pg.Pool;
   source: ActorSource;
   /** Where recorded events go (the webhook outbox); filled when the services are built. */
-  sinks: EventSink[];
+  sinks: Array<EventSink<RequestContext>>;
 }
 
 /** The one factory of contexts, for every kind of caller. */

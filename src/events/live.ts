@@ -48,7 +48,7 @@ interface Subscriber {
   end(error: Error): void;
 }
 
-export class LiveEvents implements EventSink {
+export class LiveEvents implements EventSink<RequestContext> {
   private readonly subscribers = new Set<Subscriber>();
   private listener?: Listener;
   private presenceListener?: Listener;

@@ -1,10 +1,10 @@
-import type { RequestContext } from '../context.js';
 import type { EventType } from './catalog.js';
 
 // The seam between the services that cause events and whatever consumes
 // them. Services record a domain event through their context; each sink
 // (the webhook outbox is one) takes it inside the same unit of work, so a
-// rolled-back change records nothing.
+// rolled-back change records nothing. The context type is the caller's
+// (RequestContext), so this module depends on nothing above it.
 
 /** The fields of the contact an event concerns (the webhook form data names). */
 export type ContactFields = Record<string, unknown>;
@@ -17,13 +17,13 @@ export interface DomainEvent {
   occurredAt: Date;
 }
 
-export interface EventSink {
+export interface EventSink<Ctx> {
   /** Called inside the recording operation's unit of work; writes through `ctx`. */
-  accept(ctx: RequestContext, event: DomainEvent): Promise<void>;
+  accept(ctx: Ctx, event: DomainEvent): Promise<void>;
 }
 
-export class EventRecorder {
-  constructor(private readonly ctx: RequestContext, private readonly sinks: readonly EventSink[]) {}
+export class EventRecorder<Ctx> {
+  constructor(private readonly ctx: Ctx, private readonly sinks: ReadonlyArray<EventSink<Ctx>>) {}
 
   async record(type: EventType, data: Record<string, unknown>, contact: ContactFields | null = null): Promise<void> {
     const event: DomainEvent = { type, data, contact, occurredAt: new Date() };

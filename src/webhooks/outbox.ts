@@ -18,7 +18,7 @@ export interface NewDelivery {
   due: Date;
 }
 
-export class WebhookOutbox implements EventSink {
+export class WebhookOutbox implements EventSink<RequestContext> {
   async accept(ctx: RequestContext, event: DomainEvent): Promise<void> {
     const company = await ctx.companyId();
     const webhooks = await ctx.sql<{ id: number; form_data: string[] }>(
