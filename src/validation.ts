@@ -9,6 +9,9 @@ import { message } from './messages.js';
 
 export { INT32, label, message } from './messages.js';
 
+/** A phone number in E.164: a plus, then up to 15 digits, the first not 0. */
+export const E164 = /^\+[1-9]\d{1,14}$/;
+
 /** The bounds every input is held to (DESIGN section 3, "Limits"). */
 export const LIMITS = {
   /** Items in any array of a request body. */

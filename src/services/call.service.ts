@@ -1,5 +1,6 @@
 import type { RequestContext } from '../context.js';
 import { ValidationError } from '../errors.js';
+import { E164 } from '../validation.js';
 import { dbDate } from '../db/dates.js';
 import { INSTANT_YEARS, parseInstant } from '../time/instant.js';
 import { evaluateAgent } from './agent-performance.js';
@@ -25,7 +26,6 @@ const PROGRESS: Record<string, number> = {
 };
 
 const CALL_SID = /^CA[0-9a-f]{32}$/;
-const E164 = /^\+[1-9]\d{1,14}$/;
 const SENTIMENTS = ['positive', 'neutral', 'negative'];
 const DIRECTIONS = ['inbound', 'outbound-api', 'outbound-dial'];
 

@@ -2,7 +2,7 @@ import type { RequestContext } from '../context.js';
 import { dbDate } from '../db/dates.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { IdCodec } from '../ids.js';
-import { Rules, message } from '../validation.js';
+import { E164, Rules, message } from '../validation.js';
 import { contactFields, type ContactRow, type ContactService } from './contact.service.js';
 import { pageOf, pageWindow, readPage, type Page } from './pagination.js';
 
@@ -30,7 +30,6 @@ export interface LeadRow {
   created_at: Date;
 }
 
-const E164 = /^\+[1-9]\d{1,14}$/;
 
 const campaignOut = (row: CampaignRow): CampaignRow => ({
   ...row,
@@ -102,7 +101,7 @@ export class CampaignService {
   async createLead(ctx: RequestContext, input: { contactId?: string | null; phoneNumber?: string | null; campaignId?: string | null; pipelineStageId?: string | null; source?: string | null }): Promise<LeadRow> {
     const rules = new Rules().maxChars('source', input.source, 64);
     if (!input.contactId && !input.phoneNumber) rules.add('contactId', 'The contact id or the phone number field is required.');
-    if (input.phoneNumber && !E164.test(input.phoneNumber)) rules.add('phoneNumber', 'The phone number field must be an E.164 number, such as +14155550100.');
+    if (input.phoneNumber && !E164.test(input.phoneNumber)) rules.add('phoneNumber', message.e164('phoneNumber'));
     if (!input.campaignId && !input.pipelineStageId) rules.add('campaignId', 'The campaign id or the pipeline stage id field is required.');
     rules.check();
     const companyId = await ctx.companyId();

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../context.js';
 import { dbDate } from '../db/dates.js';
 import { ValidationError } from '../errors.js';
-import { Rules, message } from '../validation.js';
+import { E164, Rules, message } from '../validation.js';
 import { likePattern, pageOf, pageWindow, readPage, type Page } from './pagination.js';
 
 // Contacts (DESIGN section 4): the people calls, SMS and leads concern, one
@@ -10,7 +10,6 @@ import { likePattern, pageOf, pageWindow, readPage, type Page } from './paginati
 // are the webhook form data fields: an event's data.contact is this record,
 // cut down to what each webhook selected.
 
-const E164 = /^\+[1-9]\d{1,14}$/;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,}$/;
 const TEXT_FIELDS = ['email', 'firstName', 'lastName', 'address', 'city', 'state', 'zip', 'country', 'companyName'] as const;
 const COLUMNS: Record<(typeof TEXT_FIELDS)[number], string> = {
@@ -58,7 +57,7 @@ export class ContactService {
 
   async create(ctx: RequestContext, input: ContactInput): Promise<ContactRow> {
     const rules = new Rules().required('phoneNumber', input.phoneNumber);
-    if (!rules.has('phoneNumber') && !E164.test(input.phoneNumber!)) rules.add('phoneNumber', 'The phone number field must be an E.164 number, such as +14155550100.');
+    if (!rules.has('phoneNumber') && !E164.test(input.phoneNumber!)) rules.add('phoneNumber', message.e164('phoneNumber'));
     for (const field of TEXT_FIELDS) rules.maxChars(field, input[field], MAX[field]);
     if (input.email && !rules.has('email') && !EMAIL.test(input.email)) rules.add('email', message.email('email'));
     if (input.tags && input.tags.length > 50) rules.add('tags', message.maxItems('tags', 50));

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../context.js';
 import { dbDate } from '../db/dates.js';
 import { UnprocessableError, ValidationError } from '../errors.js';
-import { Rules, message } from '../validation.js';
+import { E164, Rules, message } from '../validation.js';
 import { pageOf, pageWindow, readPage, type Page } from './pagination.js';
 import type { TelcoService } from './telco.service.js';
 import { contactFields, type ContactService } from './contact.service.js';
@@ -12,7 +12,6 @@ import { contactFields, type ContactService } from './contact.service.js';
 // messages received from the provider (sms.received, and sms.replied when the
 // company sent to that number within the last 7 days).
 
-const E164 = /^\+[1-9]\d{1,14}$/;
 const MESSAGE_SID = /^SM[0-9a-f]{32}$/;
 const REPLY_WINDOW_MS = 7 * 86_400_000;
 const BODY_MAX = 1600;
@@ -50,8 +49,8 @@ export class SmsService {
   /** Sends from `from` (one of the company's numbers; default: its first) to `to`. */
   async send(ctx: RequestContext, input: { to: string; body: string; from?: string | null }): Promise<SmsRow> {
     const rules = new Rules().required('to', input.to).required('body', input.body).maxChars('body', input.body, BODY_MAX);
-    if (!rules.has('to') && !E164.test(input.to)) rules.add('to', 'The to field must be an E.164 number, such as +14155550100.');
-    if (input.from && !E164.test(input.from)) rules.add('from', 'The from field must be an E.164 number, such as +14155550100.');
+    if (!rules.has('to') && !E164.test(input.to)) rules.add('to', message.e164('to'));
+    if (input.from && !E164.test(input.from)) rules.add('from', message.e164('from'));
     rules.check();
     const companyId = await ctx.companyId();
     const [number] = await ctx.sql<{ phone_no: string }>(
