@@ -1,5 +1,6 @@
 import type { RequestContext } from '../context.js';
 import { Rules } from '../validation.js';
+import { TERMINAL_CALL_STATUSES } from './call-vocabulary.js';
 
 // agent.performance (DESIGN section 5): after each finished call of an AI
 // agent, its answer rate and average sentiment over its last 20 finished
@@ -12,7 +13,6 @@ export const PERFORMANCE_MIN_CALLS = 5;
 /** Defaults: an answer rate under 60 %, an average sentiment under neutral (positive 1, neutral 0, negative -1). */
 export const DEFAULT_THRESHOLDS = { answerRate: 0.6, averageSentiment: 0 } as const;
 
-const TERMINAL = ['completed', 'busy', 'no-answer', 'failed', 'canceled'];
 
 export interface Thresholds {
   answerRate: number;
@@ -51,7 +51,7 @@ export async function evaluateAgent(ctx: RequestContext, agentId: number): Promi
             count(*) FILTER (WHERE status = 'completed' AND duration_seconds > 0)::int AS answered,
             avg(CASE sentiment WHEN 'positive' THEN 1 WHEN 'neutral' THEN 0 WHEN 'negative' THEN -1 END)::float AS sentiment
      FROM (SELECT status, duration_seconds, sentiment FROM calls WHERE agent_id = ? AND company_id = ? AND status IN (?) ORDER BY started_at DESC, id DESC LIMIT ?) recent`,
-    [agentId, companyId, TERMINAL, PERFORMANCE_WINDOW],
+    [agentId, companyId, TERMINAL_CALL_STATUSES, PERFORMANCE_WINDOW],
   );
   if (stats.calls < PERFORMANCE_MIN_CALLS) return;
   const thresholds = await thresholdsOf(ctx, companyId);

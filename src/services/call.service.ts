@@ -1,6 +1,7 @@
 import type { RequestContext } from '../context.js';
 import { ValidationError } from '../errors.js';
 import { E164 } from '../validation.js';
+import { CALL_PROGRESS, CALL_STATUSES, SENTIMENTS } from './call-vocabulary.js';
 import { dbDate } from '../db/dates.js';
 import { INSTANT_YEARS, parseInstant } from '../time/instant.js';
 import { evaluateAgent } from './agent-performance.js';
@@ -12,21 +13,7 @@ import { contactFields, type ContactService } from './contact.service.js';
 // call.ended. A call only moves forward: a repeated or late callback (a
 // `ringing` after `completed`) changes nothing and records no event twice.
 
-/** How far along each provider status is; the terminal ones are all 4. */
-const PROGRESS: Record<string, number> = {
-  queued: 1,
-  initiated: 1,
-  ringing: 2,
-  'in-progress': 3,
-  completed: 4,
-  busy: 4,
-  'no-answer': 4,
-  failed: 4,
-  canceled: 4,
-};
-
 const CALL_SID = /^CA[0-9a-f]{32}$/;
-const SENTIMENTS = ['positive', 'neutral', 'negative'];
 const DIRECTIONS = ['inbound', 'outbound-api', 'outbound-dial'];
 
 /** The provider's voice status callback, by its own parameter names. */
@@ -65,10 +52,10 @@ export class CallService {
     if (!CALL_SID.test(params.CallSid ?? '')) bad('CallSid', 'The CallSid parameter must be CA followed by 32 hexadecimal digits.');
     if (!E164.test(params.From ?? '')) bad('From', 'The From parameter must be an E.164 number.');
     if (!E164.test(params.To ?? '')) bad('To', 'The To parameter must be an E.164 number.');
-    if (!(params.CallStatus in PROGRESS)) bad('CallStatus', `The CallStatus parameter must be one of ${Object.keys(PROGRESS).join(', ')}.`);
+    if (!(params.CallStatus in CALL_PROGRESS)) bad('CallStatus', `The CallStatus parameter must be one of ${CALL_STATUSES.join(', ')}.`);
     if (params.CallDuration !== undefined && !/^\d{1,6}$/.test(params.CallDuration)) bad('CallDuration', 'The CallDuration parameter must be a number of seconds.');
     if (params.TransferredTo !== undefined && !E164.test(params.TransferredTo)) bad('TransferredTo', 'The TransferredTo parameter must be an E.164 number.');
-    if (params.Sentiment !== undefined && !SENTIMENTS.includes(params.Sentiment)) bad('Sentiment', 'The Sentiment parameter must be positive, neutral or negative.');
+    if (params.Sentiment !== undefined && !(SENTIMENTS as readonly string[]).includes(params.Sentiment)) bad('Sentiment', 'The Sentiment parameter must be positive, neutral or negative.');
     if (params.AppointmentAt !== undefined && !parseInstant(params.AppointmentAt)) bad('AppointmentAt', `The AppointmentAt parameter must be an ISO 8601 date-time with a zone, in the years ${INSTANT_YEARS.first} to ${INSTANT_YEARS.last}.`);
     if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction)) bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
     if (params.RecordingUrl !== undefined && !/^https?:\/\/\S{1,2000}$/.test(params.RecordingUrl)) bad('RecordingUrl', 'The RecordingUrl parameter must be an http or https URL.');
@@ -101,8 +88,8 @@ export class CallService {
     );
     // A call id of another company's account: nothing to do here.
     if (!row) return;
-    const before = inserted.length > 0 ? 0 : (PROGRESS[row.status] ?? 4);
-    const after = PROGRESS[params.CallStatus];
+    const before = inserted.length > 0 ? 0 : (CALL_PROGRESS[row.status] ?? 4);
+    const after = CALL_PROGRESS[params.CallStatus];
     const moves = after > before;
 
     const call = { ...row };
@@ -116,7 +103,7 @@ export class CallService {
     if (params.Sentiment) call.sentiment = params.Sentiment;
     if (params.Disposition !== undefined) call.disposition = params.Disposition.slice(0, 64);
     if (params.Tags !== undefined) call.tags = params.Tags.split(',').map((t) => t.trim()).filter(Boolean).slice(0, 50);
-    const transferred = params.TransferredTo && params.TransferredTo !== row.transferred_to && (PROGRESS[call.status] ?? 4) < 4 ? params.TransferredTo : undefined;
+    const transferred = params.TransferredTo && params.TransferredTo !== row.transferred_to && (CALL_PROGRESS[call.status] ?? 4) < 4 ? params.TransferredTo : undefined;
     if (transferred) call.transferred_to = transferred;
 
     await ctx.sql(

@@ -1,3 +1,4 @@
+import { CALL_STATUSES, SENTIMENTS } from '../../services/call-vocabulary.js';
 import type { IngressRoute, Param } from '../route.js';
 
 // The provider's callbacks (DESIGN section 5, "Event sources"): rows of the
@@ -24,12 +25,12 @@ export const telcoCallbackRoutes: IngressRoute[] = [
       From: { type: 'string', required: true, description: 'Caller, E.164' },
       To: { type: 'string', required: true, description: 'Called number, E.164' },
       Direction: { type: 'string', description: 'inbound, outbound-api or outbound-dial' },
-      CallStatus: { type: 'string', required: true, enum: ['queued', 'initiated', 'ringing', 'in-progress', 'completed', 'busy', 'no-answer', 'failed', 'canceled'] },
+      CallStatus: { type: 'string', required: true, enum: CALL_STATUSES },
       CallDuration: { type: 'string', description: 'Seconds, with the final status' },
       RecordingUrl: { type: 'string', description: 'The recording, with the final status' },
       TransferredTo: { type: 'string', description: 'E.164 number the call was transferred to' },
       Transcription: { type: 'string', description: 'The AI agent\'s transcript' },
-      Sentiment: { type: 'string', enum: ['positive', 'neutral', 'negative'] },
+      Sentiment: { type: 'string', enum: SENTIMENTS },
       Disposition: { type: 'string', description: 'Outcome of the call' },
       Tags: { type: 'string', description: 'Comma-separated tags' },
       AppointmentAt: { type: 'string', description: 'ISO 8601: the appointment the call booked' },

@@ -1,0 +1,21 @@
+// The words of a call, as the provider and the AI dashboard use them: one
+// list each, read by the callback's route row, the call service and the agent
+// performance figures.
+
+/** How far along each provider status is; the terminal ones are all 4. */
+export const CALL_PROGRESS: Readonly<Record<string, number>> = {
+  queued: 1,
+  initiated: 1,
+  ringing: 2,
+  'in-progress': 3,
+  completed: 4,
+  busy: 4,
+  'no-answer': 4,
+  failed: 4,
+  canceled: 4,
+};
+
+export const CALL_STATUSES = Object.keys(CALL_PROGRESS);
+/** Statuses a call ends in. */
+export const TERMINAL_CALL_STATUSES = CALL_STATUSES.filter((status) => CALL_PROGRESS[status] === 4);
+export const SENTIMENTS = ['positive', 'neutral', 'negative'] as const;
