@@ -31,7 +31,8 @@ export interface ImportableRow {
   importToken: string;
 }
 
-export interface CampaignRow {
+/** A messaging (10DLC) campaign of the provider account, as the import list shows it. */
+export interface MessagingCampaignRow {
   messagingServiceSid: string;
   name: string;
   campaignSid: string | null;
@@ -268,11 +269,11 @@ export class TelcoService {
   }
 
   /** A2P campaigns of the account's messaging services that are not imported yet. */
-  async importableCampaigns(ctx: RequestContext): Promise<CampaignRow[]> {
+  async importableCampaigns(ctx: RequestContext): Promise<MessagingCampaignRow[]> {
     const { creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
     const services = await provider(() => this.client.services(creds));
     const imported = new Set((await ctx.em.find(MessagingCampaign, { company: await ctx.companyId() })).map((c) => c.messagingServiceSid));
-    const rows: CampaignRow[] = [];
+    const rows: MessagingCampaignRow[] = [];
     for (const service of services.filter((s) => !imported.has(s.sid))) {
       const [campaign] = await provider(() => this.client.campaigns(creds, service.sid));
       rows.push({
