@@ -1,6 +1,7 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { topFrames } from './cpu-profile.js';
 import { newDeliveryId, payloadText } from '../src/webhooks/payload.js';
 import { startTestApp } from '../test/helpers/app.js';
 import { eventually, Receiver } from '../test/helpers/receiver.js';
@@ -38,21 +39,7 @@ try {
   const exited = new Promise((resolve) => worker.once('exit', resolve));
   worker.kill('SIGTERM');
   await exited;
-  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!;
-  const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>; samples: number[] };
-  const counts = new Map<number, number>();
-  for (const id of profile.samples) counts.set(id, (counts.get(id) ?? 0) + 1);
-  const byFrame = new Map<string, number>();
-  for (const node of profile.nodes) {
-    const n = counts.get(node.id) ?? 0;
-    if (!n) continue;
-    const { functionName, url, lineNumber } = node.callFrame;
-    const key = `${functionName || '(anonymous)'} ${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/dist\//, 'dist/')}:${lineNumber + 1}`;
-    byFrame.set(key, (byFrame.get(key) ?? 0) + n);
-  }
-  const all = profile.samples.length;
-  process.stdout.write(`${total} deliveries by one worker in ${seconds.toFixed(1)} s (${Math.round(total / seconds)}/s); top frames by self time of ${all} samples:\n`);
-  for (const [key, n] of [...byFrame].sort((a, b) => b[1] - a[1]).slice(0, 15)) process.stdout.write(`${((100 * n) / all).toFixed(1).padStart(5)}%  ${key}\n`);
+  process.stdout.write(`${total} deliveries by one worker in ${seconds.toFixed(1)} s (${Math.round(total / seconds)}/s); top frames by self time:\n${topFrames(dir).join('\n')}\n`);
 } finally {
   await receiver.close();
   await app.close();

@@ -5,8 +5,10 @@ import { DUE_CHANNEL } from './pump.js';
 
 // The transactional outbox: an event becomes one delivery row per active
 // webhook of the company subscribed to it, written in the transaction of the
-// change that caused the event, all in one multi-row INSERT that also sends
-// the NOTIFY which wakes the workers' pumps at commit.
+// change that caused the event. Two statements, each of fixed text and so
+// prepared once per connection: the subscribed webhooks, then every row in
+// one INSERT from a JSON array that also sends the NOTIFY which wakes the
+// workers' pumps at commit.
 
 export interface NewDelivery {
   id: string;
@@ -18,13 +20,18 @@ export interface NewDelivery {
   due: Date;
 }
 
+const SUBSCRIBED = 'SELECT id, form_data FROM webhooks WHERE company_id = $1 AND active AND events @> $2::jsonb ORDER BY id';
+
+const WRITE = `WITH written AS (
+  INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at)
+  SELECT d.id, d.webhook_id, d.company_id, d.event, 'pending', d.payload, 0, 5, d.due, d.trigger, d.due
+  FROM json_to_recordset($1::json) AS d(id text, webhook_id int, company_id int, event text, payload text, trigger text, due timestamptz)
+) SELECT pg_notify('${DUE_CHANNEL}', '')`;
+
 export class WebhookOutbox implements EventSink<RequestContext> {
   async accept(ctx: RequestContext, event: DomainEvent): Promise<void> {
     const company = await ctx.companyId();
-    const webhooks = await ctx.sql<{ id: number; form_data: string[] }>(
-      'SELECT id, form_data FROM webhooks WHERE company_id = ? AND active AND events @> ?::jsonb ORDER BY id',
-      [company, JSON.stringify([event.type])],
-    );
+    const webhooks = await ctx.read<{ id: number; form_data: string[] }>(SUBSCRIBED, [company, JSON.stringify([event.type])]);
     const due = new Date();
     await this.insert(ctx, webhooks.map((webhook) => ({
       id: newDeliveryId(),
@@ -40,13 +47,8 @@ export class WebhookOutbox implements EventSink<RequestContext> {
   /** Delivery rows due now (also for test sends), and the NOTIFY that wakes the pumps once they commit, in one statement. */
   async insert(ctx: RequestContext, deliveries: NewDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
-    await ctx.sql(
-      `WITH written AS (
-         INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at)
-         VALUES ${deliveries.map(() => "(?, ?, ?, ?, 'pending', ?, 0, 5, ?, ?, ?)").join(', ')}
-       ) SELECT pg_notify('${DUE_CHANNEL}', '')`,
-      deliveries.flatMap((d) => [d.id, d.webhookId, d.companyId, d.event, d.payload, d.due, d.trigger, d.due]),
-    );
+    const rows = deliveries.map((d) => ({ id: d.id, webhook_id: d.webhookId, company_id: d.companyId, event: d.event, payload: d.payload, trigger: d.trigger, due: d.due }));
+    await ctx.read(WRITE, [JSON.stringify(rows)]);
   }
 
   /**
