@@ -17,7 +17,7 @@ import { docsRouter } from './rest/docs.js';
 import { restHandler } from './rest/handler.js';
 import { ingressHandler } from './rest/ingress.js';
 import type { IngressRoute } from './rest/route.js';
-import { sendError } from './rest/respond.js';
+import { sendError } from './http.js';
 import { DEMO_LOGINS, DEMO_PASSWORD } from './seed/demo.js';
 import { VERSION } from './version.js';
 import { explorerPage, webRouter } from './web/serve.js';

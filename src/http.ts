@@ -1,11 +1,10 @@
-import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { HttpError } from './errors.js';
-import type { Logger } from './observability/logger.js';
+import { appErrorOf, HttpError } from './errors.js';
+import { errorFields, type Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
-import { sendError } from './rest/respond.js';
 
 // HTTP concerns shared by /api and /graphql: request ids, access logs and
 // metrics, and the body rules (JSON only, at most 1 MiB, well formed).
@@ -143,3 +142,22 @@ export const closeWhenDraining = (server: Server): RequestHandler => (_req, res,
   if (draining.has(server)) res.setHeader('Connection', 'close');
   next();
 };
+
+// The error model's answer over HTTP (REST routes, the JSON body parser,
+// the last-resort handler): one place turns any error into the status and
+// body the design names.
+
+export function sendError(res: Response, error: unknown, requestId: string, log: Logger): void {
+  const known = appErrorOf(error);
+  if (known) {
+    for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);
+    res.status(known.status).json({
+      success: false,
+      message: known.message,
+      ...(known.fieldErrors ? { errors: known.fieldErrors } : {}),
+    });
+    return;
+  }
+  log.error('request failed', { requestId, ...errorFields(error, true) });
+  res.status(500).json({ success: false, message: 'Server error.', request_id: requestId });
+}

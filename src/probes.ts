@@ -6,7 +6,7 @@ import { closeWhenDraining, requestLog } from './http.js';
 import type { JobRunner } from './jobs/agenda.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
-import type { Services } from './services/index.js';
+import type { Services } from './composition.js';
 
 // What every process serves, a worker alone included: the request log,
 // /healthz, /readyz and /metrics. The API (src/app.ts) builds on it.

@@ -17,9 +17,9 @@ import { seedDemoIfEmpty } from './seed/demo.js';
 import { drainHttpServer } from './http.js';
 import { HttpError } from './errors.js';
 import { probesApp } from './probes.js';
-import { sendError } from './rest/respond.js';
+import { sendError } from './http.js';
 import { usePasswordCost } from './auth/passwords.js';
-import { createServices, type Services } from './services/index.js';
+import { createServices, type Services } from './composition.js';
 import { TelcoSimulator } from './telco/simulator.js';
 import { VERSION } from './version.js';
 

@@ -18,7 +18,7 @@ before(async () => {
 after(() => app.close());
 
 const sim = () => app.running.simulator!;
-const reconcile = () => app.running.services.telco.reconcilePurchases(app.running.services.contexts);
+const reconcile = () => app.running.services.purchases.reconcilePurchases(app.running.services.contexts);
 const purchase = (token: string, as = owner) => app.request('POST', '/api/phone-numbers/purchase', { token: as, body: { provider: 'telco', phoneNo: token } });
 const pick = async (areaCode: string, as = owner) => (await app.request('GET', `/api/phone-numbers/available?area_code=${areaCode}`, { token: as })).body.data[0];
 const purchaseRow = async (phone: string) => (await app.sql('SELECT * FROM number_purchases WHERE phone_no = ?', [phone]))[0];

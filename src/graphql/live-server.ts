@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { RequestContext } from '../context.js';
 import { errorFields, type Logger } from '../observability/logger.js';
-import type { Services } from '../services/index.js';
+import type { Services } from '../composition.js';
 import { formatGraphQLError } from './format-error.js';
 import { GRAPHQL_LIMITS, QueryTooComplexError, checkOperation, tooManyTokens } from './limits.js';
 

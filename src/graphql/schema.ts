@@ -4,7 +4,7 @@ import type { RequestContext } from '../context.js';
 import { authChecker } from '../resolvers/auth-checker.js';
 import { resolverContainer, resolvers } from '../resolvers/index.js';
 import { attachLiveEvents } from '../resolvers/live.resolver.js';
-import type { Services } from '../services/index.js';
+import type { Services } from '../composition.js';
 
 /** The schema; with `services`, resolvers are wired and every root field runs in its own unit of work. */
 export async function createSchema(services?: Services): Promise<GraphQLSchema> {

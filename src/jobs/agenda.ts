@@ -10,7 +10,7 @@ import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { Services } from '../services/index.js';
+import type { Services } from '../composition.js';
 import { errorFields } from '../observability/logger.js';
 import { LIVE_RETENTION } from '../events/live.js';
 
@@ -145,7 +145,7 @@ function defineJobs(agenda: Agenda, { services, log, metrics, config }: JobDeps)
   });
   // Purchases a failure left between the provider and our records.
   agenda.define('reconcile-purchases', async () => {
-    const settled = await services.telco.reconcilePurchases(services.contexts);
+    const settled = await services.purchases.reconcilePurchases(services.contexts);
     if (settled > 0) log.info('reconciled number purchases', { settled });
   });
   // Numbers never checked, or last checked a day ago or more.

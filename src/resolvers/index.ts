@@ -1,5 +1,5 @@
 import type { ContainerType } from 'type-graphql';
-import type { Services } from '../services/index.js';
+import type { Services } from '../composition.js';
 import { AgentResolver } from './agent.resolver.js';
 import { SmsResolver } from './sms.resolver.js';
 import { ContactResolver } from './contact.resolver.js';
@@ -25,9 +25,9 @@ export function resolverContainer(s: Services): ContainerType {
     [WorkflowResolver, new WorkflowResolver(s.workflows, s.ids)],
     [SpamResolver, new SpamResolver(s.spam, s.ids)],
     [DashboardResolver, new DashboardResolver(s.dashboard, s.ids)],
-    [PhoneNumberResolver, new PhoneNumberResolver(s.phoneNumbers, s.telco, s.ids)],
+    [PhoneNumberResolver, new PhoneNumberResolver(s.phoneNumbers, s.telco, s.purchases, s.ids)],
     [AgentResolver, new AgentResolver(s.agents, s.ids)],
-    [WebhookResolver, new WebhookResolver(s.webhooks)],
+    [WebhookResolver, new WebhookResolver(s.webhooks, s.deliveries)],
     [SmsResolver, new SmsResolver(s.sms)],
     [ContactResolver, new ContactResolver(s.contacts)],
     [CampaignResolver, new CampaignResolver(s.campaigns)],

@@ -2,6 +2,7 @@ import { AFTER_DESCRIPTION } from './pagination.types.js';
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { PhoneNumberService } from '../services/phone-number.service.js';
 import type { TelcoService } from '../services/telco.service.js';
+import type { NumberPurchaseService } from '../services/number-purchase.service.js';
 import type { IdCodec } from '../ids.js';
 import type { RequestContext } from '../context.js';
 import type { PhoneNumber } from '../entities/index.js';
@@ -41,6 +42,7 @@ export class PhoneNumberResolver {
   constructor(
     private readonly phoneNumberService: PhoneNumberService,
     private readonly telcoService: TelcoService,
+    private readonly purchases: NumberPurchaseService,
     private readonly ids: IdCodec,
   ) {}
 
@@ -96,7 +98,7 @@ export class PhoneNumberResolver {
   @Authorized()
   @Mutation(() => ActionResultType, { description: 'Buy a number found by availablePhoneNumbers' })
   purchasePhoneNumber(@Ctx() ctx: RequestContext, @Arg('provider') provider: string, @Arg('phoneNo', { description: 'The purchase token' }) phoneNo: string) {
-    return this.telcoService.purchase(ctx, provider, phoneNo);
+    return this.purchases.purchase(ctx, provider, phoneNo);
   }
 
   @Authorized('import-phone-numbers')

@@ -3,7 +3,8 @@ import type { RequestContext } from '../context.js';
 import type { Webhook } from '../entities/index.js';
 import { EVENT_DOCS } from '../events/catalog.js';
 import { FORM_FIELDS, LIST_SELECTIONS } from '../webhooks/payload.js';
-import type { AttemptRow, DeliveryRow, WebhookService } from '../webhooks/webhook.service.js';
+import type { AttemptRow, DeliveryRow, DeliveryService } from '../webhooks/delivery.service.js';
+import type { WebhookService } from '../webhooks/webhook.service.js';
 import {
   CreatedWebhookType,
   WebhookDeliveryPageType,
@@ -62,7 +63,10 @@ const toDelivery = (d: DeliveryRow & { attempts?: AttemptRow[] }): WebhookDelive
 
 @Resolver()
 export class WebhookResolver {
-  constructor(private readonly webhookService: WebhookService) {}
+  constructor(
+    private readonly webhookService: WebhookService,
+    private readonly deliveries: DeliveryService,
+  ) {}
 
   private view(w: Webhook): WebhookType {
     return toWebhook(w, this.webhookService.concurrencyOf(w));
@@ -104,14 +108,14 @@ export class WebhookResolver {
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<WebhookDeliveryPageType> {
-    const result = await this.webhookService.deliveries(ctx, id, { status, event, page, perPage });
+    const result = await this.deliveries.deliveries(ctx, id, { status, event, page, perPage });
     return { ...result, records: result.records.map(toDelivery) };
   }
 
   @Authorized('view-webhooks')
   @Query(() => WebhookDeliveryType, { description: 'One delivery with its payload and every attempt' })
   async webhookDelivery(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
-    return toDelivery(await this.webhookService.delivery(ctx, id));
+    return toDelivery(await this.deliveries.delivery(ctx, id));
   }
 
   @Authorized()
@@ -158,13 +162,13 @@ export class WebhookResolver {
   @Authorized('manage-webhooks')
   @Mutation(() => WebhookDeliveryType, { description: "Send an event's documented example now" })
   async testWebhook(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('event', () => String, { nullable: true }) event: string | null) {
-    return toDelivery(await this.webhookService.test(ctx, id, event));
+    return toDelivery(await this.deliveries.test(ctx, id, event));
   }
 
   @Authorized('manage-webhooks')
   @Mutation(() => WebhookDeliveryType, { description: 'Send a finished delivery again with a fresh schedule of five attempts' })
   async resendWebhookDelivery(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
-    return toDelivery(await this.webhookService.resend(ctx, id));
+    return toDelivery(await this.deliveries.resend(ctx, id));
   }
 
   @Authorized('manage-webhooks')
@@ -175,6 +179,6 @@ export class WebhookResolver {
     @Arg('since') since: string,
     @Arg('until', () => String, { nullable: true }) until: string | null,
   ) {
-    return { count: await this.webhookService.recover(ctx, id, since, until) };
+    return { count: await this.deliveries.recover(ctx, id, since, until) };
   }
 }

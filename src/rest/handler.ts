@@ -6,7 +6,7 @@ import type { IdCodec } from '../ids.js';
 import type { Logger } from '../observability/logger.js';
 import { RouteMatcher, type CompiledRoute } from './compile.js';
 import { restErrorOf, variablesFor } from './params.js';
-import { sendError } from './respond.js';
+import { sendError } from '../http.js';
 
 // The one generic REST handler: match the row, read its parameters, run its
 // GraphQL operation in-process against the same schema, shape the result.

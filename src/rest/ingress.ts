@@ -1,9 +1,9 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { HttpError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
-import type { Services } from '../services/index.js';
+import type { Services } from '../composition.js';
 import { SIGNATURE_HEADER, signatureMatches } from '../telco/signature.js';
-import { sendError } from './respond.js';
+import { sendError } from '../http.js';
 import type { IngressRoute } from './route.js';
 
 // The handler of the ingress rows (provider callbacks). Only these rows take

@@ -103,5 +103,5 @@ export interface IngressRoute {
   params: Record<string, Param>;
   /** The company's own number in the callback (it picks the company when several share an account). */
   ownNumber: (params: Record<string, string>) => string | undefined;
-  handle: (services: import('../services/index.js').Services, ctx: import('../context.js').RequestContext, params: Record<string, string>) => Promise<void>;
+  handle: (services: import('../composition.js').Services, ctx: import('../context.js').RequestContext, params: Record<string, string>) => Promise<void>;
 }

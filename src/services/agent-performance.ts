@@ -1,6 +1,6 @@
 import type { RequestContext } from '../context.js';
 import { Rules } from '../validation.js';
-import { TERMINAL_CALL_STATUSES } from './call-vocabulary.js';
+import { TERMINAL_CALL_STATUSES } from '../vocabulary.js';
 
 // agent.performance (DESIGN section 5): after each finished call of an AI
 // agent, its answer rate and average sentiment over its last 20 finished

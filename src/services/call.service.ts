@@ -1,7 +1,7 @@
 import type { RequestContext } from '../context.js';
 import { ValidationError } from '../errors.js';
 import { E164 } from '../validation.js';
-import { CALL_PROGRESS, CALL_STATUSES, SENTIMENTS } from './call-vocabulary.js';
+import { CALL_PROGRESS, CALL_STATUSES, SENTIMENTS } from '../vocabulary.js';
 import { dbDate } from '../db/dates.js';
 import { INSTANT_YEARS, parseInstant } from '../time/instant.js';
 import { evaluateAgent } from './agent-performance.js';

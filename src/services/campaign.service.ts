@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { IdCodec } from '../ids.js';
 import { E164, Rules, message } from '../validation.js';
 import { contactFields, type ContactRow, type ContactService } from './contact.service.js';
-import { pageOf, pageWindow, readPage, type Page } from './pagination.js';
+import { pageOf, pageWindow, readPage, type Page } from '../db/pagination.js';
 
 // Dialer campaigns (draft -> running -> completed: campaign.started and
 // campaign.completed), leads (a contact in a campaign or a pipeline stage:

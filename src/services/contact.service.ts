@@ -2,7 +2,7 @@ import type { RequestContext } from '../context.js';
 import { dbDate } from '../db/dates.js';
 import { ValidationError } from '../errors.js';
 import { E164, Rules, message } from '../validation.js';
-import { likePattern, pageOf, pageWindow, readPage, type Page } from './pagination.js';
+import { likePattern, pageOf, pageWindow, readPage, type Page } from '../db/pagination.js';
 
 // Contacts (DESIGN section 4): the people calls, SMS and leads concern, one
 // per phone number in a company. Created by users, or found or created by

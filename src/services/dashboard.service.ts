@@ -6,8 +6,8 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { customRange, dateRange, DATE_RANGES, type DateRangeName, type Interval } from '../time/date-range.js';
 import { parseCivilDate } from '../time/zoned.js';
 import { Rules, message } from '../validation.js';
-import { findOwned } from './lookup.js';
-import { likePattern, pageOf, pageWindow, readDeepPage, type Page, type PageArgs } from './pagination.js';
+import { findOwned } from '../db/lookup.js';
+import { likePattern, pageOf, pageWindow, readDeepPage, type Page, type PageArgs } from '../db/pagination.js';
 import { dbDate } from '../db/dates.js';
 
 export interface DashboardFilter {

@@ -3,8 +3,8 @@ import type { IdCodec } from '../ids.js';
 import { Agent, PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from '../entities/index.js';
 import { UnprocessableError } from '../errors.js';
 import { Rules } from '../validation.js';
-import { findOwned } from './lookup.js';
-import { findPage, findPageByKeys, likePattern, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { findOwned } from '../db/lookup.js';
+import { findPage, findPageByKeys, likePattern, pageWindow, type Page, type PageArgs } from '../db/pagination.js';
 
 export const PHONE_TITLE_MAX = 255;
 export const CHATBOT_PAGE = 15;

@@ -2,8 +2,8 @@ import type { RequestContext } from '../context.js';
 import type { IdCodec } from '../ids.js';
 import { Pipeline, PipelineStage } from '../entities/index.js';
 import { Rules } from '../validation.js';
-import { findOwned } from './lookup.js';
-import { findPage, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { findOwned } from '../db/lookup.js';
+import { findPage, pageWindow, type Page, type PageArgs } from '../db/pagination.js';
 
 export const PIPELINE_LIMITS = { defaultPerPage: 15, maxPerPage: 30 };
 export const NAME_MAX = 255;

@@ -3,10 +3,10 @@ import type { IdCodec } from '../ids.js';
 import type { ViewerCache } from '../auth/viewer-cache.js';
 import { Module, Permission, Role, User } from '../entities/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { findOwned, idOf } from './lookup.js';
+import { findOwned, idOf } from '../db/lookup.js';
 import { Rules, message } from '../validation.js';
 import { dbDate } from '../db/dates.js';
-import { likePattern, pageOf, pageWindow, readPage, type Page, type PageArgs } from './pagination.js';
+import { likePattern, pageOf, pageWindow, readPage, type Page, type PageArgs } from '../db/pagination.js';
 
 export const ROLE_TITLE_MAX = 255;
 

@@ -2,7 +2,7 @@ import type { RequestContext } from '../context.js';
 import { dbDate } from '../db/dates.js';
 import { UnprocessableError, ValidationError } from '../errors.js';
 import { E164, Rules, message } from '../validation.js';
-import { pageOf, pageWindow, readPage, type Page } from './pagination.js';
+import { pageOf, pageWindow, readPage, type Page } from '../db/pagination.js';
 import type { TelcoService } from './telco.service.js';
 import { contactFields, type ContactService } from './contact.service.js';
 

@@ -4,8 +4,8 @@ import { Company, SpamNumberType, SpamProtectedNumber, SpamStatus } from '../ent
 import { ValidationError } from '../errors.js';
 import type { ReputationSource } from '../spam/reputation.js';
 import { Rules } from '../validation.js';
-import { findOwned } from './lookup.js';
-import { findPageByKeys, likePattern, pageWindow, type Page, type PageArgs } from './pagination.js';
+import { findOwned } from '../db/lookup.js';
+import { findPageByKeys, likePattern, pageWindow, type Page, type PageArgs } from '../db/pagination.js';
 
 export const PNUMBER_MAX = 20;
 export const DEFAULT_MIN_CARRIERS = 1;

@@ -1,4 +1,4 @@
-import { CALL_STATUSES, SENTIMENTS } from '../../services/call-vocabulary.js';
+import { CALL_STATUSES, SENTIMENTS } from '../../vocabulary.js';
 import type { IngressRoute, Param } from '../route.js';
 
 // The provider's callbacks (DESIGN section 5, "Event sources"): rows of the

@@ -1,0 +1,126 @@
+import { PurposeTokens } from './auth/purpose-tokens.js';
+import { TokenSigner } from './auth/tokens.js';
+import { ViewerCache } from './auth/viewer-cache.js';
+import type { Config } from './config.js';
+import { ContextFactory, type Infrastructure } from './context.js';
+import { SecretBox } from './crypto/secret-box.js';
+import { IdCodec } from './ids.js';
+import type { Logger } from './observability/logger.js';
+import { SimulatedReputationSource } from './spam/reputation.js';
+import { TelcoClient } from './telco/client.js';
+import { AgentService } from './services/agent.service.js';
+import { AuthService } from './services/auth.service.js';
+import { DashboardService } from './services/dashboard.service.js';
+import { LoginLimiter } from './services/login-limiter.js';
+import { PhoneNumberService } from './services/phone-number.service.js';
+import { PipelineService } from './services/pipeline.service.js';
+import { RateLimiter } from './services/rate-limiter.js';
+import { RoleService } from './services/role.service.js';
+import { SpamService } from './services/spam.service.js';
+import { TelcoService } from './services/telco.service.js';
+import { NumberPurchaseService } from './services/number-purchase.service.js';
+import { CallService } from './services/call.service.js';
+import { SmsService } from './services/sms.service.js';
+import { ContactService } from './services/contact.service.js';
+import { LiveEvents } from './events/live.js';
+import { CampaignService } from './services/campaign.service.js';
+import { WorkflowService } from './services/workflow.service.js';
+import type { Metrics } from './observability/metrics.js';
+import { WebhookDeliverer } from './webhooks/deliverer.js';
+import { WebhookOutbox } from './webhooks/outbox.js';
+import { DeliveryScheduler } from './webhooks/scheduler.js';
+import { WebhookService } from './webhooks/webhook.service.js';
+import { DeliveryService } from './webhooks/delivery.service.js';
+
+// The composition root: every service, the webhook module and the event seam
+// (the sinks a recorded event reaches) are built here, once per app instance,
+// with what each depends on. Nothing under services/ knows the webhooks; the
+// webhook outbox reaches the services only as one of the context's sinks.
+
+/**
+ * The services of one app instance, built once with what each depends on.
+ * Resolvers and jobs receive the ones they use; the context never carries them.
+ */
+export interface Services {
+  config: Config;
+  log: Logger;
+  ids: IdCodec;
+  contexts: ContextFactory;
+  auth: AuthService;
+  roles: RoleService;
+  pipelines: PipelineService;
+  workflows: WorkflowService;
+  spam: SpamService;
+  dashboard: DashboardService;
+  agents: AgentService;
+  phoneNumbers: PhoneNumberService;
+  telco: TelcoService;
+  purchases: NumberPurchaseService;
+  webhooks: WebhookService;
+  deliveries: DeliveryService;
+  calls: CallService;
+  contacts: ContactService;
+  campaigns: CampaignService;
+  sms: SmsService;
+  deliverer: WebhookDeliverer;
+  scheduler: DeliveryScheduler;
+  live: LiveEvents;
+}
+
+/** `telcoBaseUrl`: the provider (TELCO_BASE_URL) or the in-process simulator. */
+export function createServices(
+  config: Config,
+  log: Logger,
+  metrics: Metrics,
+  telcoBaseUrl: string,
+  infra: Omit<Infrastructure, 'source' | 'sinks'>,
+  clock: () => Date = () => new Date(),
+): Services {
+  const box = new SecretBox(config.appKey);
+  const ids = new IdCodec(config.appKey);
+  const limiter = new RateLimiter();
+  const auth = new AuthService(new TokenSigner(config.jwtSecret, config.jwtTtlSeconds), new LoginLimiter(limiter, config.loginLimits), new ViewerCache(config.viewerCacheMs));
+  const scheduler = new DeliveryScheduler();
+  const outbox = new WebhookOutbox();
+  const live = new LiveEvents();
+  const contexts = new ContextFactory({ ...infra, source: auth, sinks: [outbox, live] });
+  const deliverer = new WebhookDeliverer(contexts, box, scheduler, {
+    retryDelaysMs: config.webhookRetryDelaysMs,
+    timeoutMs: config.webhookTimeoutMs,
+    endpointConcurrency: config.webhookEndpointConcurrency,
+    endpointConcurrencyMax: config.webhookEndpointConcurrencyMax,
+    disableAfterMs: config.webhookDisableAfterMs,
+    retentionMs: config.webhookRetentionMs,
+    destinations: config.webhookDestinations,
+  }, log, metrics);
+  const webhooks = new WebhookService(ids, box, { destinations: config.webhookDestinations, rotationGraceMs: config.webhookRotationGraceMs, startConcurrency: config.webhookEndpointConcurrency });
+  const contacts = new ContactService(clock);
+  const telcoClient = new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs);
+  const purposeTokens = new PurposeTokens(config.jwtSecret);
+  const telco = new TelcoService(telcoClient, box, ids, purposeTokens, limiter, config);
+  return {
+    config,
+    log,
+    ids,
+    contexts,
+    scheduler,
+    live,
+    deliverer,
+    webhooks,
+    deliveries: new DeliveryService(webhooks, outbox),
+    auth,
+    roles: new RoleService(ids, auth.viewers),
+    pipelines: new PipelineService(ids),
+    workflows: new WorkflowService(ids),
+    spam: new SpamService(ids, new SimulatedReputationSource()),
+    dashboard: new DashboardService(ids, clock),
+    agents: new AgentService(ids),
+    contacts,
+    campaigns: new CampaignService(ids, contacts, clock),
+    calls: new CallService(contacts, clock),
+    phoneNumbers: new PhoneNumberService(ids),
+    telco,
+    purchases: new NumberPurchaseService(telco, telcoClient, purposeTokens, config),
+    sms: new SmsService(telco, contacts, clock),
+  };
+}

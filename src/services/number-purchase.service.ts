@@ -1,0 +1,138 @@
+import type { PurposeTokens } from '../auth/purpose-tokens.js';
+import type { Config } from '../config.js';
+import type { ContextFactory, RequestContext } from '../context.js';
+import { PhoneNumber } from '../entities/index.js';
+import { ProviderUnavailableError, UnprocessableError, ValidationError } from '../errors.js';
+import { TELCO_PROVIDER, TelcoError, TelcoUnavailableError, type TelcoClient } from '../telco/client.js';
+import { Rules } from '../validation.js';
+import type { ActionResult, TelcoService } from './telco.service.js';
+
+// Buying a number through the company's provider account, safe against a
+// crash or a provider that does not answer: the purchase row is committed
+// before the provider is called, and a periodic job settles what a failure
+// left open.
+
+interface PurchaseRow {
+  jti: string;
+  company_id: number;
+  phone_no: string;
+  status: 'pending' | 'bought' | 'completed' | 'released';
+  provider_sid: string | null;
+  friendly_name: string | null;
+  phone_type: string | null;
+  account_balance: string | null;
+}
+
+export class NumberPurchaseService {
+  constructor(
+    private readonly telco: TelcoService,
+    private readonly client: TelcoClient,
+    private readonly tokens: PurposeTokens,
+    private readonly config: Pick<Config, 'telcoTimeoutMs'>,
+  ) {}
+
+  /**
+   * Buys a number found by `available`. The purchase is recorded as pending
+   * (and the token spent) before the provider is called, committed on its
+   * own, so whatever fails afterwards the number ends recorded or released,
+   * never charged and lost: a refusal releases the token; no answer leaves
+   * the purchase pending for the reconciler, which asks the provider.
+   */
+  async purchase(ctx: RequestContext, providerName: string, token: string): Promise<ActionResult> {
+    new Rules().required('provider', providerName).oneOf('provider', providerName, [TELCO_PROVIDER]).required('phoneNo', token).check();
+    const { creds } = await this.telco.credentials(ctx, 'Telco credentials and balance must be set before purchasing.');
+    const company = await ctx.companyId();
+    const claims = this.tokens.verify('purchase', token, company);
+    if (!claims) throw ValidationError.field('phoneNo', 'The purchase token is invalid or has expired.');
+    const reserved = await ctx.committed(
+      `INSERT INTO number_purchases (jti, company_id, phone_no, status, created_at, updated_at) VALUES (?, ?, ?, 'pending', now(), now())
+       ON CONFLICT (jti) DO UPDATE SET status = 'pending', updated_at = now() WHERE number_purchases.status = 'released'
+       RETURNING jti`,
+      [claims.jti, company, claims.num],
+    );
+    if (reserved.length === 0) throw new UnprocessableError('This purchase token has already been used.');
+    let bought;
+    try {
+      bought = await this.client.buy(creds, claims.num as string);
+    } catch (error) {
+      if (error instanceof TelcoError) {
+        // The provider said no: nothing was bought, the token may be tried again.
+        await ctx.committed(`UPDATE number_purchases SET status = 'released', updated_at = now() WHERE jti = ?`, [claims.jti]);
+        throw new UnprocessableError(error.message);
+      }
+      if (error instanceof TelcoUnavailableError) {
+        throw new ProviderUnavailableError('The telco provider did not answer; the purchase is being checked with the provider. Do not buy the number again.');
+      }
+      throw error;
+    }
+    const [row] = await ctx.committed<PurchaseRow>(
+      `UPDATE number_purchases SET status = 'bought', provider_sid = ?, friendly_name = ?, phone_type = ?, account_balance = ?, updated_at = now()
+       WHERE jti = ? RETURNING *`,
+      [bought.sid, bought.friendlyName, bought.type, bought.accountBalance, claims.jti],
+    );
+    await this.recordPurchase(ctx, row);
+    return { success: true, message: 'Number purchased successfully.' };
+  }
+
+  /**
+   * Settles purchases a failure left open: bought but not recorded (recorded
+   * now), or pending with no answer for longer than the provider timeout (the
+   * provider's numbers tell whether it went through). A periodic job.
+   */
+  async reconcilePurchases(contexts: ContextFactory): Promise<number> {
+    const maintenance = contexts.forMaintenance('reconcile-purchases');
+    const open = await maintenance.sql<PurchaseRow>(
+      `SELECT * FROM number_purchases
+       WHERE (status = 'bought' AND updated_at < now() - interval '30 seconds')
+          OR (status = 'pending' AND updated_at < now() - make_interval(secs => ?))
+       ORDER BY created_at LIMIT 100`,
+      // Younger purchases may still be in flight: pending ones within the provider timeout, bought ones being recorded.
+      [(this.config.telcoTimeoutMs + 1000) / 1000],
+    );
+    let settled = 0;
+    for (const row of open) {
+      const ctx = contexts.forSystem(row.company_id, 'reconcile-purchases');
+      try {
+        if (row.status === 'pending') {
+          const found = await this.findAtProvider(ctx, row.phone_no);
+          if (!found) {
+            await ctx.committed(`UPDATE number_purchases SET status = 'released', updated_at = now() WHERE jti = ? AND status = 'pending'`, [row.jti]);
+            settled++;
+            continue;
+          }
+          Object.assign(row, { provider_sid: found.number.sid, friendly_name: found.number.friendlyName, phone_type: found.number.type, account_balance: found.balance });
+        }
+        await ctx.unitOfWork((uow) => this.recordPurchase(uow, row));
+        settled++;
+      } catch {
+        // The provider is still unreachable, or the write failed again: the next run retries.
+      }
+    }
+    return settled;
+  }
+
+  /** The number on the company's provider account, with the balance after its purchase; undefined when the provider has no such number. */
+  private async findAtProvider(ctx: RequestContext, phoneNo: string) {
+    const { creds } = await this.telco.credentials(ctx);
+    const number = (await this.client.incoming(creds)).find((n) => n.phoneNumber === phoneNo);
+    return number && { number, balance: String(await this.client.balance(creds)) };
+  }
+
+  /** Records a bought number in the operation's unit of work, and marks its purchase completed there too. */
+  private async recordPurchase(ctx: RequestContext, row: PurchaseRow): Promise<void> {
+    if ((await ctx.em.count(PhoneNumber, { phoneNo: row.phone_no })) === 0) {
+      ctx.em.create(PhoneNumber, {
+        company: row.company_id,
+        phoneNo: row.phone_no,
+        providerSid: row.provider_sid,
+        phoneType: row.phone_type ?? 'local',
+        phoneTitle: row.friendly_name ?? row.phone_no,
+      });
+      await ctx.em.flush();
+    }
+    if (row.account_balance !== null && Number.isFinite(Number(row.account_balance))) {
+      await ctx.sql('UPDATE telco_accounts SET balance = ?, updated_at = now() WHERE company_id = ?', [Number(row.account_balance).toFixed(2), row.company_id]);
+    }
+    await ctx.sql(`UPDATE number_purchases SET status = 'completed', updated_at = now() WHERE jti = ?`, [row.jti]);
+  }
+}

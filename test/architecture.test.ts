@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+
+// The layout docs/decisions.md and the README's architecture section draw,
+// checked on the sources: layers import downward only, a few sideways
+// imports are ruled out, no import cycle outside MikroORM's entity pairs,
+// and no source file over 300 lines.
+
+const SRC = 'src';
+
+/** Each part of src/ and its layer: a file may import its own layer or a lower one. */
+const LAYERS: Array<[number, string[]]> = [
+  [9, ['main.ts', 'generate.ts', 'create-migration.ts', 'seed/cli.ts']],
+  [8, ['runtime.ts', 'generated.ts']],
+  [7, ['app.ts', 'seed/']],
+  [6, ['http.ts', 'probes.ts', 'graphql/', 'rest/', 'jobs/', 'web/']],
+  [5, ['resolvers/']],
+  [4, ['composition.ts']],
+  [3, ['services/', 'webhooks/', 'workflows/', 'spam/', 'telco/']],
+  [2, ['context.ts', 'auth/', 'db/', 'entities/', 'events/', 'crypto/', 'ids.ts', 'time/', 'mikro-orm.config.ts', 'migrations/']],
+  [1, ['errors.ts', 'config.ts', 'messages.ts', 'validation.ts', 'vocabulary.ts', 'observability/', 'version.ts', 'startup-failure.ts']],
+];
+
+/** Imports ruled out within a layer: the core does not know REST, and the services and the webhook module meet only in the composition root. */
+const FORBIDDEN: Array<[string, string]> = [
+  ['graphql/', 'rest/'],
+  ['http.ts', 'rest/'],
+  ['services/', 'webhooks/'],
+  ['webhooks/', 'services/'],
+];
+
+/** MikroORM's entity pairs refer to each other (a pipeline and its stages): the one kind of cycle allowed. */
+const isEntityPair = (files: string[]) => files.every((f) => f.startsWith('entities/'));
+
+function sources(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...sources(full));
+    else if (/\.tsx?$/.test(name)) out.push(full);
+  }
+  return out;
+}
+
+/** Each source file (relative to src/) and the source files it imports, by relative specifier, static or dynamic, type-only included. */
+function importGraph(): Map<string, string[]> {
+  const files = sources(SRC).map((f) => path.relative(SRC, f));
+  const known = new Set(files);
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const text = readFileSync(path.join(SRC, file), 'utf8');
+    const targets = new Set<string>();
+    for (const match of text.matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)) {
+      const base = path.normalize(path.join(path.dirname(file), match[1])).replace(/\.js$/, '');
+      const target = [`${base}.ts`, `${base}.tsx`].find((candidate) => known.has(candidate));
+      if (target) targets.add(target);
+    }
+    graph.set(file, [...targets]);
+  }
+  return graph;
+}
+
+const inPart = (file: string, part: string) => (part.endsWith('/') ? file.startsWith(part) : file === part);
+const layerOf = (file: string) => LAYERS.find(([, parts]) => parts.some((part) => inPart(file, part)))?.[0];
+
+/** Strongly connected components of more than one file (Tarjan). */
+function cycles(graph: Map<string, string[]>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+describe('architecture', () => {
+  const graph = importGraph();
+
+  test('every source file belongs to a layer', () => {
+    assert.deepEqual([...graph.keys()].filter((file) => layerOf(file) === undefined), []);
+  });
+
+  test('imports go to the same layer or a lower one', () => {
+    const upward: string[] = [];
+    for (const [file, targets] of graph) {
+      for (const target of targets) if (layerOf(target)! > layerOf(file)!) upward.push(`${file} (layer ${layerOf(file)}) imports ${target} (layer ${layerOf(target)})`);
+    }
+    assert.deepEqual(upward, []);
+  });
+
+  test('the core does not import REST, and services and webhooks meet only in the composition root', () => {
+    const ruledOut: string[] = [];
+    for (const [file, targets] of graph) {
+      for (const target of targets) {
+        for (const [from, to] of FORBIDDEN) if (inPart(file, from) && inPart(target, to)) ruledOut.push(`${file} imports ${target}`);
+      }
+    }
+    assert.deepEqual(ruledOut, []);
+  });
+
+  test('no import cycle except between MikroORM entities', () => {
+    assert.deepEqual(cycles(graph).filter((component) => !isEntityPair(component)), []);
+  });
+
+  test('no source file is over 300 lines', () => {
+    const long = [...sources(SRC), ...sources(path.join('web', 'src'))]
+      .map((file) => ({ file, lines: readFileSync(file, 'utf8').split('\n').length - 1 }))
+      .filter(({ lines }) => lines > 300)
+      .map(({ file, lines }) => `${file}: ${lines} lines`);
+    assert.deepEqual(long, []);
+  });
+
+  test('the checks see a violation when there is one', () => {
+    // A made-up graph: a resolver imported by a service (upward), and a two-file cycle outside the entities.
+    const made = new Map([['services/a.service.ts', ['resolvers/a.resolver.ts']], ['resolvers/a.resolver.ts', ['services/a.service.ts']]]);
+    assert.deepEqual(cycles(made), [['resolvers/a.resolver.ts', 'services/a.service.ts']]);
+    assert.ok(layerOf('services/a.service.ts')! < layerOf('resolvers/a.resolver.ts')!);
+  });
+});
