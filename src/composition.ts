@@ -7,6 +7,7 @@ import { SecretBox } from './crypto/secret-box.js';
 import { IdCodec } from './ids.js';
 import type { Logger } from './observability/logger.js';
 import { SimulatedReputationSource } from './spam/reputation.js';
+import { TelcoCallbacks } from './telco/callbacks.js';
 import { TelcoClient } from './telco/client.js';
 import { AgentService } from './services/agent.service.js';
 import { AuthService } from './services/auth.service.js';
@@ -55,6 +56,8 @@ export interface Services {
   agents: AgentService;
   phoneNumbers: PhoneNumberService;
   telco: TelcoService;
+  /** The provider's callbacks, adapted: signature, account, typed commands. */
+  callbacks: TelcoCallbacks;
   purchases: NumberPurchaseService;
   webhooks: WebhookService;
   deliveries: DeliveryService;
@@ -95,9 +98,11 @@ export function createServices(
   }, log, metrics);
   const webhooks = new WebhookService(ids, box, { destinations: config.webhookDestinations, rotationGraceMs: config.webhookRotationGraceMs, startConcurrency: config.webhookEndpointConcurrency });
   const contacts = new ContactService(clock);
+  const calls = new CallService(contacts, clock);
   const telcoClient = new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs);
   const purposeTokens = new PurposeTokens(config.jwtSecret);
   const telco = new TelcoService(telcoClient, box, ids, purposeTokens, limiter, config);
+  const sms = new SmsService(telco, contacts, clock);
   return {
     config,
     log,
@@ -117,10 +122,16 @@ export function createServices(
     agents: new AgentService(ids),
     contacts,
     campaigns: new CampaignService(ids, contacts, clock),
-    calls: new CallService(contacts, clock),
+    calls,
     phoneNumbers: new PhoneNumberService(ids),
     telco,
     purchases: new NumberPurchaseService(telco, telcoClient, purposeTokens, config),
-    sms: new SmsService(telco, contacts, clock),
+    sms,
+    callbacks: new TelcoCallbacks(contexts, {
+      account: (ctx, accountSid, number) => telco.callbackAccount(ctx, accountSid, number),
+      callStatusChanged: (ctx, report) => calls.callStatusChanged(ctx, report),
+      smsStatusChanged: (ctx, report) => sms.statusChanged(ctx, report),
+      smsReceived: (ctx, message) => sms.received(ctx, message),
+    }),
   };
 }

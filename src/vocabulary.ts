@@ -19,3 +19,7 @@ export const CALL_STATUSES = Object.keys(CALL_PROGRESS);
 /** Statuses a call ends in. */
 export const TERMINAL_CALL_STATUSES = CALL_STATUSES.filter((status) => CALL_PROGRESS[status] === 4);
 export const SENTIMENTS = ['positive', 'neutral', 'negative'] as const;
+
+/** How far along each provider status of a sent message is; the last word (delivered, failed, undelivered) is 3. */
+export const SMS_PROGRESS: Readonly<Record<string, number>> = { accepted: 1, queued: 1, sending: 1, sent: 2, delivered: 3, failed: 3, undelivered: 3 };
+export const SMS_STATUSES = Object.keys(SMS_PROGRESS);

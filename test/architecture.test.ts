@@ -23,10 +23,16 @@ const LAYERS: Array<[number, string[]]> = [
   [1, ['errors.ts', 'config.ts', 'messages.ts', 'validation.ts', 'vocabulary.ts', 'observability/', 'version.ts', 'startup-failure.ts']],
 ];
 
-/** Imports ruled out within a layer: the core does not know REST, and the services and the webhook module meet only in the composition root. */
+/**
+ * Imports ruled out: the core does not know REST; REST runs GraphQL
+ * operations or the telco adapter, never a service; the services and the
+ * webhook module meet only in the composition root.
+ */
 const FORBIDDEN: Array<[string, string]> = [
   ['graphql/', 'rest/'],
   ['http.ts', 'rest/'],
+  ['rest/', 'services/'],
+  ['rest/', 'webhooks/'],
   ['services/', 'webhooks/'],
   ['webhooks/', 'services/'],
 ];

@@ -2,7 +2,7 @@ import express, { type Request, type RequestHandler } from 'express';
 import { HttpError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Services } from '../composition.js';
-import { SIGNATURE_HEADER, signatureMatches } from '../telco/signature.js';
+import { SIGNATURE_HEADER } from '../telco/signature.js';
 import { sendError } from '../http.js';
 import type { IngressRoute } from './route.js';
 
@@ -52,15 +52,8 @@ export function ingressHandler(routes: IngressRoute[], services: Services, log: 
           if (CONTROL_IN_TEXT.test(value)) throw new HttpError(400, `The ${name} parameter holds a control character.`);
           params[name] = value;
         }
-        // Whose callback: the account named, checked by its signature before anything is read or written.
-        const lookup = services.contexts.forMaintenance('provider callback').readOnly();
-        const account = await services.telco.callbackAccount(lookup, params.AccountSid ?? '', route.ownNumber(params));
-        const signature = req.get(SIGNATURE_HEADER);
-        if (!account || !signedUrls(req, services.config.publicUrl).some((url) => signatureMatches(signature, url, params, account.authToken))) {
-          throw new HttpError(403, 'The callback signature is missing or wrong.');
-        }
-        const ctx = services.contexts.forSystem(account.companyId, route.operationId, requestId);
-        await ctx.unitOfWork((uow) => route.handle(services, uow, params));
+        // Whose callback (checked by its signature before anything is read or written), then its change.
+        await services.callbacks.receive({ kind: route.callback, operationId: route.operationId, params, signature: req.get(SIGNATURE_HEADER), signedUrls: signedUrls(req, services.config.publicUrl), requestId });
         res.status(204).end();
       } catch (error) {
         sendError(res, error, requestId, log);

@@ -1,3 +1,4 @@
+import type { CallbackKind } from '../telco/callbacks.js';
 import type { IdForm } from '../ids.js';
 
 // The shape of a row of the REST route table. A row is data: the generic
@@ -99,9 +100,8 @@ export interface IngressRoute {
   tag: string;
   summary: string;
   description: string;
-  /** The provider's parameters (documentation; the service checks them). */
+  /** The provider's parameters (documentation; the telco adapter reads and checks them). */
   params: Record<string, Param>;
-  /** The company's own number in the callback (it picks the company when several share an account). */
-  ownNumber: (params: Record<string, string>) => string | undefined;
-  handle: (services: import('../composition.js').Services, ctx: import('../context.js').RequestContext, params: Record<string, string>) => Promise<void>;
+  /** Which callback of the telco adapter this row receives. */
+  callback: CallbackKind;
 }

@@ -1,9 +1,7 @@
 import type { RequestContext } from '../context.js';
-import { ValidationError } from '../errors.js';
-import { E164 } from '../validation.js';
-import { CALL_PROGRESS, CALL_STATUSES, SENTIMENTS } from '../vocabulary.js';
+import { CALL_PROGRESS } from '../vocabulary.js';
 import { dbDate } from '../db/dates.js';
-import { INSTANT_YEARS, parseInstant } from '../time/instant.js';
+import type { CallStatusChanged } from '../telco/callbacks.js';
 import { evaluateAgent } from './agent-performance.js';
 import { contactFields, type ContactService } from './contact.service.js';
 
@@ -12,12 +10,6 @@ import { contactFields, type ContactService } from './contact.service.js';
 // reads, and record call.started, call.answered, call.transferred and
 // call.ended. A call only moves forward: a repeated or late callback (a
 // `ringing` after `completed`) changes nothing and records no event twice.
-
-const CALL_SID = /^CA[0-9a-f]{32}$/;
-const DIRECTIONS = ['inbound', 'outbound-api', 'outbound-dial'];
-
-/** The provider's voice status callback, by its own parameter names. */
-export type VoiceStatus = Record<string, string>;
 
 interface CallRow {
   id: number;
@@ -45,65 +37,47 @@ export class CallService {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  /** Checks a callback's parameters; the errors name the provider's parameters. */
-  check(params: VoiceStatus): void {
-    const errors: Record<string, string[]> = {};
-    const bad = (name: string, message: string) => void (errors[name] = [message]);
-    if (!CALL_SID.test(params.CallSid ?? '')) bad('CallSid', 'The CallSid parameter must be CA followed by 32 hexadecimal digits.');
-    if (!E164.test(params.From ?? '')) bad('From', 'The From parameter must be an E.164 number.');
-    if (!E164.test(params.To ?? '')) bad('To', 'The To parameter must be an E.164 number.');
-    if (!(params.CallStatus in CALL_PROGRESS)) bad('CallStatus', `The CallStatus parameter must be one of ${CALL_STATUSES.join(', ')}.`);
-    if (params.CallDuration !== undefined && !/^\d{1,6}$/.test(params.CallDuration)) bad('CallDuration', 'The CallDuration parameter must be a number of seconds.');
-    if (params.TransferredTo !== undefined && !E164.test(params.TransferredTo)) bad('TransferredTo', 'The TransferredTo parameter must be an E.164 number.');
-    if (params.Sentiment !== undefined && !(SENTIMENTS as readonly string[]).includes(params.Sentiment)) bad('Sentiment', 'The Sentiment parameter must be positive, neutral or negative.');
-    if (params.AppointmentAt !== undefined && !parseInstant(params.AppointmentAt)) bad('AppointmentAt', `The AppointmentAt parameter must be an ISO 8601 date-time with a zone, in the years ${INSTANT_YEARS.first} to ${INSTANT_YEARS.last}.`);
-    if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction)) bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
-    if (params.RecordingUrl !== undefined && !/^https?:\/\/\S{1,2000}$/.test(params.RecordingUrl)) bad('RecordingUrl', 'The RecordingUrl parameter must be an http or https URL.');
-    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-  }
-
   /** Applies one voice status callback for the context's company (acting as the system). */
-  async voiceStatus(ctx: RequestContext, params: VoiceStatus): Promise<void> {
-    this.check(params);
+  async callStatusChanged(ctx: RequestContext, report: CallStatusChanged): Promise<void> {
     const companyId = await ctx.companyId();
     const now = this.clock();
-    const direction = params.Direction?.startsWith('outbound') ? 'outbound' : 'inbound';
+    const { direction } = report;
     // The company's own number on the call, and the AI agent that answers on it.
-    const ours = direction === 'inbound' ? params.To : params.From;
+    const ours = direction === 'inbound' ? report.to : report.from;
     const [number] = await ctx.sql<{ agent: number | null }>('SELECT chatbot_agent_id AS agent FROM phone_numbers WHERE company_id = ? AND phone_no = ? LIMIT 1', [companyId, ours]);
 
     // The other party is a contact of the company (made on first contact).
-    const person = await this.contacts.findOrCreate(ctx, direction === 'inbound' ? params.From : params.To);
+    const person = await this.contacts.findOrCreate(ctx, direction === 'inbound' ? report.from : report.to);
     const inserted = await ctx.sql<{ id: number }>(
       `INSERT INTO calls (company_id, agent_id, contact_id, provider_call_id, from_number, to_number, started_at, duration_seconds, status, direction, tags, custom_fields, contact_name, contact_email, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, 0, 'new', ?, '[]', '{}', ?, ?, ?, ?) ON CONFLICT (provider_call_id) DO NOTHING RETURNING id`,
-      [companyId, number?.agent ?? null, person.id, params.CallSid, params.From, params.To, now, direction,
+      [companyId, number?.agent ?? null, person.id, report.callSid, report.from, report.to, now, direction,
         [person.first_name, person.last_name].filter(Boolean).join(' ') || null, person.email, now, now],
     );
     // One callback at a time per call: the row lock orders concurrent ones.
     const [row] = await ctx.sql<CallRow>(
       `SELECT id, status, agent_id, from_number, to_number, direction, duration_seconds, started_at, answered_at, transferred_to, recording_url, transcript, sentiment, disposition, tags, custom_fields, appointment_at
        FROM calls WHERE provider_call_id = ? AND company_id = ? FOR UPDATE`,
-      [params.CallSid, companyId],
+      [report.callSid, companyId],
     );
     // A call id of another company's account: nothing to do here.
     if (!row) return;
     const before = inserted.length > 0 ? 0 : (CALL_PROGRESS[row.status] ?? 4);
-    const after = CALL_PROGRESS[params.CallStatus];
+    const after = CALL_PROGRESS[report.status];
     const moves = after > before;
 
     const call = { ...row };
-    if (moves) call.status = params.CallStatus;
-    if (moves && after === 4) call.duration_seconds = Number(params.CallDuration ?? 0);
-    const answeredNow = moves && before < 3 && (after === 3 || (params.CallStatus === 'completed' && call.duration_seconds > 0));
+    if (moves) call.status = report.status;
+    if (moves && after === 4) call.duration_seconds = report.durationSeconds ?? 0;
+    const answeredNow = moves && before < 3 && (after === 3 || (report.status === 'completed' && call.duration_seconds > 0));
     if (answeredNow) call.answered_at = now;
     // The AI agent's analysis arrives with the completed callback (or after it): it completes the record.
-    if (params.RecordingUrl) call.recording_url = params.RecordingUrl;
-    if (params.Transcription !== undefined) call.transcript = params.Transcription.slice(0, 100_000);
-    if (params.Sentiment) call.sentiment = params.Sentiment;
-    if (params.Disposition !== undefined) call.disposition = params.Disposition.slice(0, 64);
-    if (params.Tags !== undefined) call.tags = params.Tags.split(',').map((t) => t.trim()).filter(Boolean).slice(0, 50);
-    const transferred = params.TransferredTo && params.TransferredTo !== row.transferred_to && (CALL_PROGRESS[call.status] ?? 4) < 4 ? params.TransferredTo : undefined;
+    if (report.recordingUrl) call.recording_url = report.recordingUrl;
+    if (report.transcript !== undefined) call.transcript = report.transcript.slice(0, 100_000);
+    if (report.sentiment) call.sentiment = report.sentiment;
+    if (report.disposition !== undefined) call.disposition = report.disposition.slice(0, 64);
+    if (report.tags !== undefined) call.tags = report.tags.slice(0, 50);
+    const transferred = report.transferredTo && report.transferredTo !== row.transferred_to && (CALL_PROGRESS[call.status] ?? 4) < 4 ? report.transferredTo : undefined;
     if (transferred) call.transferred_to = transferred;
 
     await ctx.sql(
@@ -111,7 +85,7 @@ export class CallService {
          recording_url = ?, transcript = ?, sentiment = ?, disposition = ?, tags = ?, appointment_at = COALESCE(?, appointment_at), updated_at = ?
        WHERE id = ?`,
       [call.status, call.duration_seconds, call.answered_at ?? null, moves && after === 4, now, call.transferred_to, call.recording_url, call.transcript, call.sentiment, call.disposition,
-        JSON.stringify(call.tags), params.AppointmentAt ? parseInstant(params.AppointmentAt)! : null, now, row.id],
+        JSON.stringify(call.tags), report.appointmentAt ?? null, now, row.id],
     );
 
     const base = {
@@ -127,7 +101,7 @@ export class CallService {
     if (answeredNow) await ctx.events.record('call.answered', { ...base, answered_at: now.toISOString() }, contact);
     if (transferred) await ctx.events.record('call.transferred', { ...base, transferred_to: transferred, transferred_at: now.toISOString() }, contact);
     // A booking (or a new time for it) is an appointment.scheduled of its own.
-    const booked = params.AppointmentAt ? parseInstant(params.AppointmentAt) : undefined;
+    const booked = report.appointmentAt;
     const rebooked = booked && (!row.appointment_at || dbDate(row.appointment_at).getTime() !== booked.getTime());
     if (moves && after === 4) {
       await ctx.events.record('call.ended', {

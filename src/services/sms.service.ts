@@ -3,6 +3,8 @@ import { dbDate } from '../db/dates.js';
 import { UnprocessableError, ValidationError } from '../errors.js';
 import { E164, Rules, message } from '../validation.js';
 import { pageOf, pageWindow, readPage, type Page } from '../db/pagination.js';
+import { BODY_MAX, type SmsReceived, type SmsStatusChanged } from '../telco/callbacks.js';
+import { SMS_PROGRESS } from '../vocabulary.js';
 import type { TelcoService } from './telco.service.js';
 import { contactFields, type ContactService } from './contact.service.js';
 
@@ -12,12 +14,7 @@ import { contactFields, type ContactService } from './contact.service.js';
 // messages received from the provider (sms.received, and sms.replied when the
 // company sent to that number within the last 7 days).
 
-const MESSAGE_SID = /^SM[0-9a-f]{32}$/;
 const REPLY_WINDOW_MS = 7 * 86_400_000;
-const BODY_MAX = 1600;
-
-/** How far along an outbound message is; failed and undelivered are as final as delivered. */
-const PROGRESS: Record<string, number> = { accepted: 1, queued: 1, sending: 1, sent: 2, delivered: 3, failed: 3, undelivered: 3 };
 
 export interface SmsRow {
   id: number;
@@ -67,7 +64,7 @@ export class SmsService {
     const [row] = await ctx.sql<SmsRow>(
       `INSERT INTO sms_messages (company_id, contact_id, provider_message_sid, direction, from_number, to_number, body, status, created_at, updated_at)
        VALUES (?, ?, ?, 'outbound', ?, ?, ?, ?, ?, ?) RETURNING *`,
-      [companyId, person.id, sent.sid, number.phone_no, input.to, input.body, sent.status in PROGRESS ? sent.status : 'queued', now, now],
+      [companyId, person.id, sent.sid, number.phone_no, input.to, input.body, sent.status in SMS_PROGRESS ? sent.status : 'queued', now, now],
     );
     return { ...row, created_at: dbDate(row.created_at) };
   }
@@ -84,53 +81,41 @@ export class SmsService {
   }
 
   /** The provider's status callback for a message the company sent. */
-  async status(ctx: RequestContext, params: Record<string, string>): Promise<void> {
-    const errors: Record<string, string[]> = {};
-    if (!MESSAGE_SID.test(params.MessageSid ?? '')) errors.MessageSid = ['The MessageSid parameter must be SM followed by 32 hexadecimal digits.'];
-    if (!((params.MessageStatus ?? '') in PROGRESS)) errors.MessageStatus = [`The MessageStatus parameter must be one of ${Object.keys(PROGRESS).join(', ')}.`];
-    if (params.ErrorCode !== undefined && !/^\d{1,10}$/.test(params.ErrorCode)) errors.ErrorCode = ['The ErrorCode parameter must be a number of at most 10 digits.'];
-    for (const name of ['From', 'To']) if (params[name] !== undefined && !E164.test(params[name])) errors[name] = [`The ${name} parameter must be an E.164 number.`];
-    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  async statusChanged(ctx: RequestContext, report: SmsStatusChanged): Promise<void> {
     const companyId = await ctx.companyId();
-    const [row] = await ctx.sql<SmsRow>("SELECT * FROM sms_messages WHERE provider_message_sid = ? AND company_id = ? AND direction = 'outbound' FOR UPDATE", [params.MessageSid, companyId]);
+    const [row] = await ctx.sql<SmsRow>("SELECT * FROM sms_messages WHERE provider_message_sid = ? AND company_id = ? AND direction = 'outbound' FOR UPDATE", [report.messageSid, companyId]);
     // A message this service did not send (or another company's): nothing to record.
     if (!row) return;
-    const before = PROGRESS[row.status] ?? 3;
-    const after = PROGRESS[params.MessageStatus];
-    const failed = params.MessageStatus === 'failed' || params.MessageStatus === 'undelivered';
+    const before = SMS_PROGRESS[row.status] ?? 3;
+    const after = SMS_PROGRESS[report.status];
+    const failed = report.status === 'failed' || report.status === 'undelivered';
     const wasFailed = row.status === 'failed' || row.status === 'undelivered';
     // Forward only; delivered after sent is forward, and a failure after delivery is the provider's last word too.
-    if (after < before || (after === before && (params.MessageStatus === row.status || !failed || wasFailed))) return;
-    const errorCode = failed ? (params.ErrorCode || null) : row.error_code;
-    await ctx.sql('UPDATE sms_messages SET status = ?, error_code = ?, updated_at = ? WHERE id = ?', [params.MessageStatus, errorCode, this.clock(), row.id]);
+    if (after < before || (after === before && (report.status === row.status || !failed || wasFailed))) return;
+    const errorCode = failed ? (report.errorCode ?? null) : row.error_code;
+    await ctx.sql('UPDATE sms_messages SET status = ?, error_code = ?, updated_at = ? WHERE id = ?', [report.status, errorCode, this.clock(), row.id]);
     const contact = contactFields(await this.contacts.findOrCreate(ctx, row.to_number));
     if (failed) {
-      if (!wasFailed) await ctx.events.record('sms.failed', { ...smsData(row), status: params.MessageStatus, error_code: errorCode }, contact);
+      if (!wasFailed) await ctx.events.record('sms.failed', { ...smsData(row), status: report.status, error_code: errorCode }, contact);
     } else if (before < 2) {
-      await ctx.events.record('sms.sent', { ...smsData(row), status: params.MessageStatus }, contact);
+      await ctx.events.record('sms.sent', { ...smsData(row), status: report.status }, contact);
     }
   }
 
   /** A message the provider received for one of the company's numbers. */
-  async inbound(ctx: RequestContext, params: Record<string, string>): Promise<void> {
-    const rules = new Rules();
-    if (!MESSAGE_SID.test(params.MessageSid ?? '')) rules.add('MessageSid', 'The MessageSid parameter must be SM followed by 32 hexadecimal digits.');
-    if (!E164.test(params.From ?? '')) rules.add('From', 'The From parameter must be an E.164 number.');
-    if (!E164.test(params.To ?? '')) rules.add('To', 'The To parameter must be an E.164 number.');
-    if ((params.Body ?? '').length > BODY_MAX) rules.add('Body', message.maxChars('Body', BODY_MAX));
-    rules.check();
+  async received(ctx: RequestContext, message: SmsReceived): Promise<void> {
     const companyId = await ctx.companyId();
     const now = this.clock();
-    const person = await this.contacts.findOrCreate(ctx, params.From);
+    const person = await this.contacts.findOrCreate(ctx, message.from);
     // The company's latest message to this number in the reply window, if any.
     const [earlier] = await ctx.sql<{ id: number; provider_message_sid: string }>(
       "SELECT id, provider_message_sid FROM sms_messages WHERE company_id = ? AND direction = 'outbound' AND to_number = ? AND from_number = ? AND created_at > ? ORDER BY created_at DESC, id DESC LIMIT 1",
-      [companyId, params.From, params.To, new Date(now.getTime() - REPLY_WINDOW_MS)],
+      [companyId, message.from, message.to, new Date(now.getTime() - REPLY_WINDOW_MS)],
     );
     const [row] = await ctx.sql<SmsRow>(
       `INSERT INTO sms_messages (company_id, contact_id, provider_message_sid, direction, from_number, to_number, body, status, in_reply_to_id, created_at, updated_at)
        VALUES (?, ?, ?, 'inbound', ?, ?, ?, 'received', ?, ?, ?) ON CONFLICT (provider_message_sid) DO NOTHING RETURNING *`,
-      [companyId, person.id, params.MessageSid, params.From, params.To, params.Body ?? '', earlier?.id ?? null, now, now],
+      [companyId, person.id, message.messageSid, message.from, message.to, message.body, earlier?.id ?? null, now, now],
     );
     // Already received (the provider retried): recorded once.
     if (!row) return;

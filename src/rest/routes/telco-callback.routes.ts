@@ -1,9 +1,10 @@
-import { CALL_STATUSES, SENTIMENTS } from '../../vocabulary.js';
+import { CALL_STATUSES, SENTIMENTS, SMS_STATUSES } from '../../vocabulary.js';
 import type { IngressRoute, Param } from '../route.js';
 
 // The provider's callbacks (DESIGN section 5, "Event sources"): rows of the
 // ingress kind. The provider posts form-encoded parameters signed with the
-// account's auth token; each row runs a service as the system for the company.
+// account's auth token; each row names the callback the telco adapter
+// (src/telco/callbacks.ts) reads and applies.
 
 const accountSid: Param = { type: 'string', required: true, description: 'AC followed by 32 hexadecimal digits' };
 const messageSid: Param = { type: 'string', required: true, description: 'SM followed by 32 hexadecimal digits' };
@@ -35,8 +36,7 @@ export const telcoCallbackRoutes: IngressRoute[] = [
       Tags: { type: 'string', description: 'Comma-separated tags' },
       AppointmentAt: { type: 'string', description: 'ISO 8601: the appointment the call booked' },
     },
-    ownNumber: (params) => (params.Direction?.startsWith('outbound') ? params.From : params.To),
-    handle: (services, ctx, params) => services.calls.voiceStatus(ctx, params),
+    callback: 'voiceStatus',
   },
   {
     operationId: 'smsStatusCallback',
@@ -48,13 +48,12 @@ export const telcoCallbackRoutes: IngressRoute[] = [
     params: {
       AccountSid: accountSid,
       MessageSid: messageSid,
-      MessageStatus: { type: 'string', required: true, enum: ['accepted', 'queued', 'sending', 'sent', 'delivered', 'failed', 'undelivered'] },
+      MessageStatus: { type: 'string', required: true, enum: SMS_STATUSES },
       ErrorCode: { type: 'string', description: "The provider's error code, with failed and undelivered" },
       From: { type: 'string', description: "The company's number, E.164" },
       To: { type: 'string', description: 'The recipient, E.164' },
     },
-    ownNumber: (params) => params.From,
-    handle: (services, ctx, params) => services.sms.status(ctx, params),
+    callback: 'smsStatus',
   },
   {
     operationId: 'smsInboundCallback',
@@ -70,7 +69,6 @@ export const telcoCallbackRoutes: IngressRoute[] = [
       To: { type: 'string', required: true, description: "The company's number, E.164" },
       Body: { type: 'string', description: 'The text, at most 1600 characters' },
     },
-    ownNumber: (params) => params.To,
-    handle: (services, ctx, params) => services.sms.inbound(ctx, params),
+    callback: 'smsInbound',
   },
 ];

@@ -1,0 +1,175 @@
+import type { ContextFactory, RequestContext } from '../context.js';
+import { HttpError, ValidationError } from '../errors.js';
+import { INSTANT_YEARS, parseInstant } from '../time/instant.js';
+import { E164, message } from '../validation.js';
+import { CALL_PROGRESS, CALL_STATUSES, SENTIMENTS, SMS_PROGRESS, SMS_STATUSES } from '../vocabulary.js';
+import { signatureMatches } from './signature.js';
+
+// The provider's callbacks, adapted: whose callback it is (the account it
+// names, checked by its signature before anything is read or written), and
+// its form parameters read into a typed command. Past this module nothing
+// sees a provider's parameter name; the errors name them, for the provider's
+// operator reading its callback log.
+
+/** A voice status callback: the call's progress and, with its end, the AI agent's analysis. */
+export interface CallStatusChanged {
+  callSid: string;
+  from: string;
+  to: string;
+  direction: 'inbound' | 'outbound';
+  status: string;
+  durationSeconds?: number;
+  recordingUrl?: string;
+  transferredTo?: string;
+  transcript?: string;
+  sentiment?: string;
+  disposition?: string;
+  tags?: string[];
+  appointmentAt?: Date;
+}
+
+/** What became of a message the company sent. */
+export interface SmsStatusChanged {
+  messageSid: string;
+  status: string;
+  errorCode?: string;
+}
+
+/** A message to one of the company's numbers. */
+export interface SmsReceived {
+  messageSid: string;
+  from: string;
+  to: string;
+  body: string;
+}
+
+/** What the callbacks change, as the services offer it (wired in the composition root). */
+export interface CallbackPorts {
+  /** The company whose provider account has this sid (the owner of `number` when several share it), and its auth token. */
+  account(ctx: RequestContext, accountSid: string, number: string | undefined): Promise<{ companyId: number; authToken: string } | undefined>;
+  callStatusChanged(ctx: RequestContext, command: CallStatusChanged): Promise<void>;
+  smsStatusChanged(ctx: RequestContext, command: SmsStatusChanged): Promise<void>;
+  smsReceived(ctx: RequestContext, command: SmsReceived): Promise<void>;
+}
+
+export const BODY_MAX = 1600;
+export const CALLBACK_KINDS = ['voiceStatus', 'smsStatus', 'smsInbound'] as const;
+export type CallbackKind = (typeof CALLBACK_KINDS)[number];
+
+type Params = Record<string, string>;
+const CALL_SID = /^CA[0-9a-f]{32}$/;
+const MESSAGE_SID = /^SM[0-9a-f]{32}$/;
+const DIRECTIONS = ['inbound', 'outbound-api', 'outbound-dial'];
+
+/** Collects the errors of one callback, keyed by the provider's parameter names; throws them all at once. */
+class ParamErrors {
+  private readonly errors: Record<string, string[]> = {};
+  bad(name: string, text: string): void {
+    this.errors[name] = [text];
+  }
+  e164(params: Params, name: string, required: boolean): void {
+    const value = params[name];
+    if ((required || value !== undefined) && !E164.test(value ?? '')) this.bad(name, `The ${name} parameter must be an E.164 number.`);
+  }
+  check(): void {
+    if (Object.keys(this.errors).length > 0) throw new ValidationError(this.errors);
+  }
+}
+
+function readCallStatus(params: Params): CallStatusChanged {
+  const errors = new ParamErrors();
+  if (!CALL_SID.test(params.CallSid ?? '')) errors.bad('CallSid', 'The CallSid parameter must be CA followed by 32 hexadecimal digits.');
+  errors.e164(params, 'From', true);
+  errors.e164(params, 'To', true);
+  if (!(params.CallStatus in CALL_PROGRESS)) errors.bad('CallStatus', `The CallStatus parameter must be one of ${CALL_STATUSES.join(', ')}.`);
+  if (params.CallDuration !== undefined && !/^\d{1,6}$/.test(params.CallDuration)) errors.bad('CallDuration', 'The CallDuration parameter must be a number of seconds.');
+  errors.e164(params, 'TransferredTo', false);
+  if (params.Sentiment !== undefined && !(SENTIMENTS as readonly string[]).includes(params.Sentiment)) errors.bad('Sentiment', 'The Sentiment parameter must be positive, neutral or negative.');
+  const appointmentAt = params.AppointmentAt === undefined ? undefined : parseInstant(params.AppointmentAt);
+  if (params.AppointmentAt !== undefined && !appointmentAt) errors.bad('AppointmentAt', `The AppointmentAt parameter must be an ISO 8601 date-time with a zone, in the years ${INSTANT_YEARS.first} to ${INSTANT_YEARS.last}.`);
+  if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction)) errors.bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
+  if (params.RecordingUrl !== undefined && !/^https?:\/\/\S{1,2000}$/.test(params.RecordingUrl)) errors.bad('RecordingUrl', 'The RecordingUrl parameter must be an http or https URL.');
+  errors.check();
+  return {
+    callSid: params.CallSid,
+    from: params.From,
+    to: params.To,
+    direction: params.Direction?.startsWith('outbound') ? 'outbound' : 'inbound',
+    status: params.CallStatus,
+    durationSeconds: params.CallDuration === undefined ? undefined : Number(params.CallDuration),
+    recordingUrl: params.RecordingUrl || undefined,
+    transferredTo: params.TransferredTo || undefined,
+    transcript: params.Transcription,
+    sentiment: params.Sentiment || undefined,
+    disposition: params.Disposition,
+    tags: params.Tags?.split(',').map((tag) => tag.trim()).filter(Boolean),
+    appointmentAt: appointmentAt ?? undefined,
+  };
+}
+
+function readSmsStatus(params: Params): SmsStatusChanged {
+  const errors = new ParamErrors();
+  if (!MESSAGE_SID.test(params.MessageSid ?? '')) errors.bad('MessageSid', 'The MessageSid parameter must be SM followed by 32 hexadecimal digits.');
+  if (!((params.MessageStatus ?? '') in SMS_PROGRESS)) errors.bad('MessageStatus', `The MessageStatus parameter must be one of ${SMS_STATUSES.join(', ')}.`);
+  if (params.ErrorCode !== undefined && !/^\d{1,10}$/.test(params.ErrorCode)) errors.bad('ErrorCode', 'The ErrorCode parameter must be a number of at most 10 digits.');
+  errors.e164(params, 'From', false);
+  errors.e164(params, 'To', false);
+  errors.check();
+  return { messageSid: params.MessageSid, status: params.MessageStatus, errorCode: params.ErrorCode || undefined };
+}
+
+function readSmsInbound(params: Params): SmsReceived {
+  const errors = new ParamErrors();
+  if (!MESSAGE_SID.test(params.MessageSid ?? '')) errors.bad('MessageSid', 'The MessageSid parameter must be SM followed by 32 hexadecimal digits.');
+  errors.e164(params, 'From', true);
+  errors.e164(params, 'To', true);
+  if ((params.Body ?? '').length > BODY_MAX) errors.bad('Body', message.maxChars('Body', BODY_MAX));
+  errors.check();
+  return { messageSid: params.MessageSid, from: params.From, to: params.To, body: params.Body ?? '' };
+}
+
+/** Each kind: the company's own number in it (which picks the company when several share an account), its reading, and the change it makes. */
+const CALLBACKS: Record<CallbackKind, { ownNumber(params: Params): string | undefined; apply(ports: CallbackPorts, ctx: RequestContext, params: Params): Promise<void> }> = {
+  voiceStatus: {
+    ownNumber: (params) => (params.Direction?.startsWith('outbound') ? params.From : params.To),
+    apply: (ports, ctx, params) => ports.callStatusChanged(ctx, readCallStatus(params)),
+  },
+  smsStatus: {
+    ownNumber: (params) => params.From,
+    apply: (ports, ctx, params) => ports.smsStatusChanged(ctx, readSmsStatus(params)),
+  },
+  smsInbound: {
+    ownNumber: (params) => params.To,
+    apply: (ports, ctx, params) => ports.smsReceived(ctx, readSmsInbound(params)),
+  },
+};
+
+export interface ReceivedCallback {
+  kind: CallbackKind;
+  /** Names the operation in logs and the context's actor. */
+  operationId: string;
+  params: Params;
+  signature: string | undefined;
+  /** The URLs the provider may have signed (the configured public address, or the one it reached). */
+  signedUrls: string[];
+  requestId: string;
+}
+
+export class TelcoCallbacks {
+  constructor(
+    private readonly contexts: ContextFactory,
+    private readonly ports: CallbackPorts,
+  ) {}
+
+  /** 403 unless the callback is signed by the account it names; then its change, as the system for that company, in one unit of work. */
+  async receive(callback: ReceivedCallback): Promise<void> {
+    const { kind, params } = callback;
+    const lookup = this.contexts.forMaintenance('provider callback').readOnly();
+    const account = await this.ports.account(lookup, params.AccountSid ?? '', CALLBACKS[kind].ownNumber(params));
+    if (!account || !callback.signedUrls.some((url) => signatureMatches(callback.signature, url, params, account.authToken))) {
+      throw new HttpError(403, 'The callback signature is missing or wrong.');
+    }
+    const ctx = this.contexts.forSystem(account.companyId, callback.operationId, callback.requestId);
+    await ctx.unitOfWork((uow) => CALLBACKS[kind].apply(this.ports, uow, params));
+  }
+}
