@@ -7,11 +7,13 @@ import pg from 'pg';
 // apart from everyone else's.
 
 /**
- * Connections one test process may hold at once, measured: its apps run with
- * DATABASE_POOL_SIZE 3, and the largest file (an API and two workers)
- * stays under this.
+ * Connections one test file may hold at once, measured: its apps run with
+ * DATABASE_POOL_SIZE 2 (the ORM, plain-read, committed-statement, claim
+ * and job pools, and the LISTEN connection: about 11 for one app).
  */
 export const PER_PROCESS = 12;
+/** A file that runs an API and two worker processes on its database holds up to 30 (measured). */
+export const PER_HEAVY = 32;
 /** The runner's own (its lock, the sampler), the template build, and room for others to grow. */
 export const RUNNER = 16;
 
@@ -30,26 +32,31 @@ export interface Budget {
   usedByOthers: number;
 }
 
+/** The connections `slots` files side by side may take at most, when `heavy` of the run's files are heavy (any of them may run at once). */
+export const budgetFor = (slots: number, heavy: number) => RUNNER + Math.min(slots, heavy) * PER_HEAVY + Math.max(0, slots - heavy) * PER_PROCESS;
+
 /** How many files may run side by side within the connections the server has free; a line saying why not when none may. */
-export async function planConcurrency(admin: pg.Client, wanted: number): Promise<Budget | { refusal: string }> {
+export async function planConcurrency(admin: pg.Client, wanted: number, heavy: number): Promise<Budget | { refusal: string }> {
   const { rows } = await admin.query(
     "SELECT current_setting('max_connections')::int AS max, (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int AS used",
   );
   const max = rows[0].max as number;
   const used = (rows[0].used as number) - 1; // this connection is the run's own
   const free = max - used;
-  const concurrency = Math.min(wanted, Math.floor((free - RUNNER) / PER_PROCESS));
+  let concurrency = 0;
+  while (concurrency < wanted && budgetFor(concurrency + 1, heavy) <= free) concurrency++;
   if (concurrency < 1) {
     const host = `${admin.host}:${admin.port}`;
-    return { refusal: `PostgreSQL at ${host} has ${free} of ${max} connections free (${used} in use); the tests need at least ${RUNNER + PER_PROCESS}: free some, raise max_connections, or set TEST_DATABASE_URL to another server` };
+    return { refusal: `PostgreSQL at ${host} has ${free} of ${max} connections free (${used} in use); the tests need at least ${budgetFor(1, heavy)}: free some, raise max_connections, or set TEST_DATABASE_URL to another server` };
   }
-  return { concurrency, budget: RUNNER + concurrency * PER_PROCESS, max, usedByOthers: used };
+  return { concurrency, budget: budgetFor(concurrency, heavy), max, usedByOthers: used };
 }
 
-/** Samples the run's connections every 200 ms; `stop()` gives the peak. */
-export function sampleConnections(url: string, runId: string): { stop: () => Promise<number> } {
+/** Samples the run's connections every 200 ms; `stop()` gives the peak, and how many each database held at that moment. */
+export function sampleConnections(url: string, runId: string): { stop: () => Promise<{ peak: number; byDatabase: string }> } {
   const client = new pg.Client({ connectionString: url });
   let peak = 0;
+  let byDatabase = '';
   let stopped = false;
   const ready = client.connect().catch(() => undefined);
   const loop = (async () => {
@@ -57,11 +64,15 @@ export function sampleConnections(url: string, runId: string): { stop: () => Pro
     while (!stopped) {
       try {
         // Named, or on one of the run's databases (a library may connect without the name).
-        const { rows } = await client.query(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 OR datname LIKE $2 ESCAPE '!' OR datname = $3",
+        const { rows } = await client.query<{ datname: string | null; n: number }>(
+          "SELECT datname, count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 OR datname LIKE $2 ESCAPE '!' OR datname = $3 GROUP BY datname ORDER BY 2 DESC",
           [applicationName(runId), `sb!_test!_${runId}!_%`, `sb_template_${runId}`],
         );
-        peak = Math.max(peak, rows[0].n as number);
+        const total = rows.reduce((sum, row) => sum + row.n, 0);
+        if (total > peak) {
+          peak = total;
+          byDatabase = rows.map((row) => `${row.datname ?? '(none)'} ${row.n}`).join(', ');
+        }
       } catch {
         return; // the server went away: the tests will say so
       }
@@ -73,7 +84,7 @@ export function sampleConnections(url: string, runId: string): { stop: () => Pro
       stopped = true;
       await loop;
       await client.end().catch(() => undefined);
-      return peak;
+      return { peak, byDatabase };
     },
   };
 }
