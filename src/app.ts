@@ -9,15 +9,14 @@ import { appErrorOf, HttpError } from './errors.js';
 import { compiledExecution } from './graphql/executor.js';
 import { formatGraphQLError } from './graphql/format-error.js';
 import { GRAPHQL_LIMITS, limitsPlugin } from './graphql/limits.js';
-import { bodyErrors, jsonBody, type GraphQLOperationLog } from './http.js';
-import { bearerOf, probesApp, type ProbeParts } from './probes.js';
+import { bearerOf, bodyErrors, jsonBody, sendError, type GraphQLOperationLog } from './http.js';
+import { probesApp, type ProbeParts } from './probes.js';
 import { errorFields, type Logger } from './observability/logger.js';
 import type { CompiledRoute } from './rest/compile.js';
 import { docsRouter } from './rest/docs.js';
 import { restHandler } from './rest/handler.js';
 import { ingressHandler } from './rest/ingress.js';
 import type { IngressRoute } from './rest/route.js';
-import { sendError } from './http.js';
 import { DEMO_LOGINS, DEMO_PASSWORD } from './seed/demo.js';
 import { VERSION } from './version.js';
 import { explorerPage, webRouter } from './web/serve.js';
@@ -120,8 +119,8 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
         return ctx;
       },
     }));
-  // Provider callbacks first: their rows alone take form bodies and signatures instead of tokens.
-  app.use(ingressHandler(parts.ingress, services, log));
+  // Provider callbacks first, on their own paths only: their rows alone take form bodies and signatures instead of tokens.
+  app.all(parts.ingress.map((route) => route.path), ingressHandler(parts.ingress, services, log));
   app.use('/api', ...jsonBody(log));
   app.use(restHandler({ schema, routes, log, context, ids: services.ids }));
   app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));

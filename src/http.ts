@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -161,3 +161,6 @@ export function sendError(res: Response, error: unknown, requestId: string, log:
   log.error('request failed', { requestId, ...errorFields(error, true) });
   res.status(500).json({ success: false, message: 'Server error.', request_id: requestId });
 }
+
+/** The token of an `Authorization: Bearer <token>` header. */
+export const bearerOf = (req: Request) => /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];

@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import express, { type Express, type Request } from 'express';
+import express, { type Express } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import type { Server } from 'node:http';
-import { closeWhenDraining, requestLog } from './http.js';
+import { bearerOf, closeWhenDraining, requestLog } from './http.js';
 import type { JobRunner } from './jobs/agenda.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
@@ -22,8 +22,6 @@ export interface ProbeParts {
 
 const tokenMatches = (given: string | undefined, expected: string) =>
   given !== undefined && given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
-
-export const bearerOf = (req: Request) => /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
 
 /** An Express app with the request log and the probes; the caller adds what it serves and its 404. */
 export function probesApp({ orm, services, log, metrics, jobs, httpServer }: ProbeParts): Express {

@@ -57,6 +57,18 @@ describe('every route of the table that names a permission', () => {
     assert.equal(await app.fingerprint(), before);
   });
 
+  it('answers 401 and 403 before any answer about the input, and 422 once the caller may', async () => {
+    const without = await app.userWith(catalog.filter((slug) => slug !== 'view-role'), 'no-view-role');
+    const bad = await app.request('GET', '/api/roles?page=abc', { token: without });
+    assert.equal(bad.status, 403, bad.text);
+    const good = await app.request('GET', '/api/roles?page=1', { token: without });
+    assert.equal(good.status, 403, good.text);
+    assert.equal((await app.request('GET', '/api/roles?page=abc')).status, 401);
+    const allowed = await app.request('GET', '/api/roles?page=abc', { token: owner });
+    assert.equal(allowed.status, 422, allowed.text);
+    assert.ok(allowed.body.errors.page, allowed.text);
+  });
+
   it('refuses every route but sign-in without a token (401)', async () => {
     for (const route of routes.filter((r) => r.route.auth !== false)) {
       const res = await app.request(route.method, concretePath(route), { body: route.method === 'GET' ? undefined : {} });

@@ -1,10 +1,15 @@
 import { lexicographicSortSchema, printSchema, type GraphQLFieldResolver, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
-import { buildSchema, getMetadataStorage } from 'type-graphql';
+import { buildSchema, getMetadataStorage, type AuthChecker } from 'type-graphql';
 import type { RequestContext } from '../context.js';
-import { authChecker } from '../resolvers/auth-checker.js';
 import { resolverContainer, resolvers } from '../resolvers/index.js';
 import { attachLiveEvents } from '../resolvers/live.resolver.js';
 import type { Services } from '../composition.js';
+
+/** `@Authorized('slug', ...)`: signed in (else 401) and holding every named permission (else 403), through the request context. */
+const authChecker: AuthChecker<RequestContext> = async ({ context }, permissions) => {
+  await context.requirePermissions(permissions as string[]);
+  return true;
+};
 
 /** The schema; with `services`, resolvers are wired and every root field runs in its own unit of work. */
 export async function createSchema(services?: Services): Promise<GraphQLSchema> {

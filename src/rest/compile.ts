@@ -59,6 +59,10 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[], options: {
     if (problems.length > 0) {
       throw new Error(`Route ${route.operationId}: its operation does not fit the schema: ${problems.map((p) => p.message).join('; ')}`);
     }
+    // A row that needs a token runs a field that checks it (@Authorized): the one permission check of its path.
+    if (route.auth !== false && !permissions.has(route.response.field)) {
+      throw new Error(`Route ${route.operationId}: it needs a token, but its field ${route.response.field} has no @Authorized`);
+    }
     const operation = document.definitions[0] as OperationDefinitionNode;
     const fields = operation.selectionSet.selections.map((s) => (s.kind === 'Field' ? s.name.value : ''));
     if (!fields.includes(route.response.field)) {

@@ -34,9 +34,16 @@ export function restHandler({ routes, log, context, ids }: RestDeps): RequestHan
     res.locals.route = compiled.path;
     const ctx = context(req);
     try {
-      // 401 and 403 come before any answer about the input.
-      if (compiled.route.auth !== false) await ctx.requirePermissions(compiled.permissions);
-      const variableValues = variablesFor(compiled.route, { path: params, query: req.query, body: req.body }, ids);
+      let variableValues: Record<string, unknown>;
+      try {
+        variableValues = variablesFor(compiled.route, { path: params, query: req.query, body: req.body }, ids);
+      } catch (inputError) {
+        // 401 and 403 come before any answer about the input. The field's own
+        // check (@Authorized) runs when the operation does; this is the same
+        // check, made here only when the input stops the request first.
+        if (compiled.route.auth !== false) await ctx.requirePermissions(compiled.permissions);
+        throw inputError;
+      }
       const result = await compiled.run(ctx, variableValues);
       if (result.errors?.length) throw restErrorOf(result.errors[0], compiled.route);
       res.status(compiled.route.status ?? 200).json(compiled.shape(result.data?.[compiled.route.response.field]));
