@@ -1,5 +1,6 @@
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
 
+// Kept for the schema and its migrations; written and read with plain statements in events/live.ts.
 /** A recent domain event too large to travel in a NOTIFY payload (src/events/live.ts); kept an hour. */
 @Entity({ tableName: 'event_log' })
 @Index({ properties: ['occurredAt'] })

@@ -1,5 +1,6 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 
+// Kept for the schema and its migrations; counted with plain statements in services/rate-limiter.ts.
 /** One fixed-window counter of sign-in attempts (key "ip:..." or "email:..."). */
 @Entity({ tableName: 'login_attempts' })
 export class LoginAttempt {

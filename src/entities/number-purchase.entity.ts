@@ -1,5 +1,6 @@
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
 
+// Kept for the schema and its migrations; written and read with plain statements in services/number-purchase.service.ts.
 /**
  * A number purchase at the provider, keyed by its single-use token. Written
  * (committed on its own) before the provider is called, so a failure after

@@ -2,6 +2,7 @@ import { Entity, Index, ManyToOne, Property, type Rel } from '@mikro-orm/core';
 import { CompanyOwned } from './company-owned.js';
 import { Contact } from './contact.entity.js';
 
+// Kept for the schema and its migrations; read and written with plain statements in services/sms.records.ts.
 /** One SMS, sent through the provider or received from it. */
 @Entity({ tableName: 'sms_messages' })
 @Index({ properties: ['company', 'createdAt'] })

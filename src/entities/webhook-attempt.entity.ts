@@ -1,6 +1,7 @@
 import { Entity, ManyToOne, PrimaryKey, Property, Unique, type Rel } from '@mikro-orm/core';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 
+// Kept for the schema and its migrations; written by the delivery engine (webhooks/settle.ts) and read in webhooks/delivery.service.ts.
 /** One attempt of a delivery, recorded before the request and completed after it. */
 @Entity({ tableName: 'webhook_attempts' })
 @Unique({ properties: ['delivery', 'number'] })

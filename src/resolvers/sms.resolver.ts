@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../context.js';
-import type { SmsRow, SmsService } from '../services/sms.service.js';
+import type { SmsService } from '../services/sms.service.js';
 import { PageType } from './pagination.types.js';
 
 @ObjectType('SmsMessage')
@@ -18,17 +18,6 @@ export class SmsMessageType {
 @ObjectType('SmsMessagePage')
 export class SmsMessagePageType extends PageType(SmsMessageType) {}
 
-const toMessage = (m: SmsRow): SmsMessageType => ({
-  id: m.provider_message_sid,
-  direction: m.direction,
-  fromNumber: m.from_number,
-  toNumber: m.to_number,
-  body: m.body,
-  status: m.status,
-  errorCode: m.error_code,
-  createdAt: m.created_at,
-});
-
 @Resolver()
 export class SmsResolver {
   constructor(private readonly smsService: SmsService) {}
@@ -41,8 +30,7 @@ export class SmsResolver {
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<SmsMessagePageType> {
-    const result = await this.smsService.list(ctx, { direction, page, perPage });
-    return { ...result, records: result.records.map(toMessage) };
+    return this.smsService.list(ctx, { direction, page, perPage });
   }
 
   @Authorized('send-sms')
@@ -53,6 +41,6 @@ export class SmsResolver {
     @Arg('body') body: string,
     @Arg('from', () => String, { nullable: true }) from: string | null,
   ): Promise<SmsMessageType> {
-    return toMessage(await this.smsService.send(ctx, { to, body, from }));
+    return this.smsService.send(ctx, { to, body, from });
   }
 }

@@ -1,9 +1,8 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../context.js';
-import type { Webhook } from '../entities/index.js';
 import { EVENT_DOCS } from '../events/catalog.js';
 import { FORM_FIELDS, LIST_SELECTIONS } from '../webhooks/payload.js';
-import type { AttemptRow, DeliveryRow, DeliveryService } from '../webhooks/delivery.service.js';
+import type { DeliveryService } from '../webhooks/delivery.service.js';
 import type { WebhookService } from '../webhooks/webhook.service.js';
 import {
   CreatedWebhookType,
@@ -18,59 +17,12 @@ import {
   WebhookType,
 } from './webhook.types.js';
 
-const toWebhook = (w: Webhook, concurrency: number): WebhookType => ({
-  id: w.id,
-  title: w.title,
-  url: w.url,
-  method: w.method,
-  listSelection: w.listSelection,
-  formData: w.formData,
-  events: w.events,
-  active: w.active,
-  disabledReason: w.disabledReason ?? null,
-  hits: w.hits,
-  lastHit: w.lastHit ?? null,
-  concurrency,
-  rateLimit: w.rateLimit ?? null,
-  pausedUntil: w.pausedUntil && w.pausedUntil.getTime() > Date.now() ? w.pausedUntil : null,
-  createdAt: w.createdAt,
-  updatedAt: w.updatedAt,
-});
-
-const toAttempt = (a: AttemptRow) => ({
-  number: a.number,
-  trigger: a.trigger,
-  attemptedAt: a.attempted_at,
-  statusCode: a.status_code,
-  durationMs: a.duration_ms,
-  responseBody: a.response_body,
-  error: a.error,
-});
-
-const toDelivery = (d: DeliveryRow & { attempts?: AttemptRow[] }): WebhookDeliveryType => ({
-  id: d.id,
-  webhookId: d.webhook_id,
-  event: d.event,
-  status: d.status,
-  attemptCount: d.attempt_count,
-  nextAttemptAt: d.next_attempt_at,
-  lastAttemptAt: d.last_attempt_at,
-  lastStatusCode: d.last_status_code,
-  createdAt: d.created_at,
-  payload: d.payload ?? null,
-  attempts: d.attempts?.map(toAttempt) ?? null,
-});
-
 @Resolver()
 export class WebhookResolver {
   constructor(
     private readonly webhookService: WebhookService,
     private readonly deliveries: DeliveryService,
   ) {}
-
-  private view(w: Webhook): WebhookType {
-    return toWebhook(w, this.webhookService.concurrencyOf(w));
-  }
 
   @Authorized('view-webhooks')
   @Query(() => WebhookPageType, { description: 'Webhooks of the company, newest first' })
@@ -82,14 +34,13 @@ export class WebhookResolver {
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<WebhookPageType> {
-    const result = await this.webhookService.list(ctx, { search, event, active, page, perPage });
-    return { ...result, records: result.records.map((w) => this.view(w)) };
+    return this.webhookService.list(ctx, { search, event, active, page, perPage });
   }
 
   @Authorized('view-webhooks')
   @Query(() => WebhookType)
   async webhook(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
-    return this.view(await this.webhookService.find(ctx, id));
+    return this.webhookService.view(ctx, id);
   }
 
   @Authorized('manage-webhooks')
@@ -108,14 +59,13 @@ export class WebhookResolver {
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<WebhookDeliveryPageType> {
-    const result = await this.deliveries.deliveries(ctx, id, { status, event, page, perPage });
-    return { ...result, records: result.records.map(toDelivery) };
+    return this.deliveries.deliveries(ctx, id, { status, event, page, perPage });
   }
 
   @Authorized('view-webhooks')
   @Query(() => WebhookDeliveryType, { description: 'One delivery with its payload and every attempt' })
   async webhookDelivery(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
-    return toDelivery(await this.deliveries.delivery(ctx, id));
+    return this.deliveries.delivery(ctx, id);
   }
 
   @Authorized()
@@ -137,13 +87,13 @@ export class WebhookResolver {
   @Mutation(() => CreatedWebhookType)
   async createWebhook(@Ctx() ctx: RequestContext, @Arg('input') input: WebhookInput): Promise<CreatedWebhookType> {
     const { webhook, secret } = await this.webhookService.create(ctx, input);
-    return { ...this.view(webhook), secret };
+    return { ...webhook, secret };
   }
 
   @Authorized('manage-webhooks')
   @Mutation(() => WebhookType, { description: 'Change any field; active true clears disabledReason' })
   async updateWebhook(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('input') input: WebhookInput) {
-    return this.view(await this.webhookService.update(ctx, id, input));
+    return this.webhookService.update(ctx, id, input);
   }
 
   @Authorized('manage-webhooks')
@@ -162,13 +112,13 @@ export class WebhookResolver {
   @Authorized('manage-webhooks')
   @Mutation(() => WebhookDeliveryType, { description: "Send an event's documented example now" })
   async testWebhook(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('event', () => String, { nullable: true }) event: string | null) {
-    return toDelivery(await this.deliveries.test(ctx, id, event));
+    return this.deliveries.test(ctx, id, event);
   }
 
   @Authorized('manage-webhooks')
   @Mutation(() => WebhookDeliveryType, { description: 'Send a finished delivery again with a fresh schedule of five attempts' })
   async resendWebhookDelivery(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
-    return toDelivery(await this.deliveries.resend(ctx, id));
+    return this.deliveries.resend(ctx, id);
   }
 
   @Authorized('manage-webhooks')

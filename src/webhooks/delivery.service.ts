@@ -15,30 +15,77 @@ import type { WebhookService } from './webhook.service.js';
 
 export const RECOVER_WINDOW_DAYS = 14;
 
-/** The highest rate limit a webhook may set, in deliveries per second. */
-
-export interface DeliveryRow {
+interface DeliveryRow {
   id: string;
   webhook_id: number;
   event: string;
   status: DeliveryStatus;
   attempt_count: number;
-  next_attempt_at: Date | null;
-  last_attempt_at: Date | null;
+  next_attempt_at: Date | string | null;
+  last_attempt_at: Date | string | null;
   last_status_code: number | null;
-  created_at: Date;
+  created_at: Date | string;
   payload?: string;
 }
 
-export interface AttemptRow {
+interface AttemptRow {
   number: number;
   trigger: string;
-  attempted_at: Date;
+  attempted_at: Date | string;
   status_code: number | null;
   duration_ms: number | null;
   response_body: string | null;
   error: string | null;
 }
+
+/** A delivery as the GraphQL WebhookDelivery type serves it; `payload` and `attempts` for one delivery only. */
+export interface DeliveryRecord {
+  id: string;
+  webhookId: number;
+  event: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: Date | null;
+  lastAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  createdAt: Date;
+  payload: string | null;
+  attempts: AttemptRecord[] | null;
+}
+
+export interface AttemptRecord {
+  number: number;
+  trigger: string;
+  attemptedAt: Date;
+  statusCode: number | null;
+  durationMs: number | null;
+  responseBody: string | null;
+  error: string | null;
+}
+
+const deliveryRecord = (row: DeliveryRow, attempts: AttemptRecord[] | null = null): DeliveryRecord => ({
+  id: row.id,
+  webhookId: row.webhook_id,
+  event: row.event,
+  status: row.status,
+  attemptCount: row.attempt_count,
+  nextAttemptAt: dbDate(row.next_attempt_at),
+  lastAttemptAt: dbDate(row.last_attempt_at),
+  lastStatusCode: row.last_status_code,
+  createdAt: dbDate(row.created_at),
+  payload: row.payload ?? null,
+  attempts,
+});
+
+const attemptRecord = (row: AttemptRow): AttemptRecord => ({
+  number: row.number,
+  trigger: row.trigger,
+  attemptedAt: dbDate(row.attempted_at),
+  statusCode: row.status_code,
+  durationMs: row.duration_ms,
+  responseBody: row.response_body,
+  error: row.error,
+});
 
 const DELIVERY_COLUMNS = 'id, webhook_id, event, status, attempt_count, next_attempt_at, last_attempt_at, last_status_code, created_at';
 const STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'cancelled'];
@@ -50,7 +97,7 @@ export class DeliveryService {
   ) {}
 
   /** Sends the documented example of an event (default: the webhook's first) now, as a delivery of its own. */
-  async test(ctx: RequestContext, rawId: string, event?: string | null): Promise<DeliveryRow> {
+  async test(ctx: RequestContext, rawId: string, event?: string | null): Promise<DeliveryRecord> {
     const webhook = await this.webhooks.find(ctx, rawId);
     const name = event ?? webhook.events[0];
     if (!isEventType(name)) throw ValidationError.field('event', message.oneOf('event'));
@@ -60,10 +107,10 @@ export class DeliveryService {
     const due = new Date();
     const payload = payloadText({ event: name, occurredAt: due, webhookId: webhook.id, data, contact: selectContact(contact as Record<string, unknown> | null, webhook.formData) });
     await this.outbox.insert(ctx, [{ id, webhookId: webhook.id, companyId: webhook.company.id, event: name, payload, trigger: 'manual', due }]);
-    return (await this.deliveryRows(ctx, 'd.id = ?', [id]))[0];
+    return (await this.deliveryRecords(ctx, 'd.id = ?', [id]))[0];
   }
 
-  async deliveries(ctx: RequestContext, rawId: string, args: PageArgs & { status?: string | null; event?: string | null }): Promise<Page<DeliveryRow>> {
+  async deliveries(ctx: RequestContext, rawId: string, args: PageArgs & { status?: string | null; event?: string | null }): Promise<Page<DeliveryRecord>> {
     const webhook = await this.webhooks.find(ctx, rawId);
     new Rules().oneOf('status', args.status, STATUSES).oneOf('event', args.event, EVENT_NAMES).check();
     const window = pageWindow(args);
@@ -73,29 +120,29 @@ export class DeliveryService {
     if (args.event) (conditions.push('d.event = ?'), params.push(args.event));
     const where = conditions.join(' AND ');
     const [{ total }] = await ctx.sql<{ total: number }>(`SELECT count(*)::int AS total FROM webhook_deliveries d WHERE ${where}`, params);
-    const records = await this.deliveryRows(ctx, where, params, `ORDER BY d.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`);
+    const records = await this.deliveryRecords(ctx, where, params, `ORDER BY d.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`);
     return pageOf(records, total, window);
   }
 
   /** One delivery of the company, with its payload and every attempt. */
-  async delivery(ctx: RequestContext, rawId: string): Promise<DeliveryRow & { payload: string; attempts: AttemptRow[] }> {
-    const [row] = await this.deliveryRows(ctx, 'd.id = ? AND d.company_id = ?', [this.deliveryId(rawId), await ctx.companyId()], '', true);
+  async delivery(ctx: RequestContext, rawId: string): Promise<DeliveryRecord> {
+    const [row] = await ctx.sql<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS}, payload FROM webhook_deliveries d WHERE d.id = ? AND d.company_id = ?`, [this.deliveryId(rawId), await ctx.companyId()]);
     if (!row) throw new NotFoundError('Delivery');
     const attempts = await ctx.sql<AttemptRow>(
       'SELECT number, trigger, attempted_at, status_code, duration_ms, response_body, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY number',
       [row.id],
     );
-    return { ...row, payload: row.payload!, attempts: attempts.map((a) => ({ ...a, attempted_at: dbDate(a.attempted_at) })) };
+    return deliveryRecord(row, attempts.map(attemptRecord));
   }
 
   /** Sends a finished delivery again now, with a fresh schedule of five attempts and the same id. */
-  async resend(ctx: RequestContext, rawId: string): Promise<DeliveryRow> {
+  async resend(ctx: RequestContext, rawId: string): Promise<DeliveryRecord> {
     const id = this.deliveryId(rawId);
     const [row] = await ctx.sql<{ status: string }>('SELECT status FROM webhook_deliveries WHERE id = ? AND company_id = ? FOR UPDATE', [id, await ctx.companyId()]);
     if (!row) throw new NotFoundError('Delivery');
     if (row.status === 'pending') throw new ConflictError('The delivery is still pending; it will be attempted on its schedule.');
     await this.restart(ctx, [id]);
-    return (await this.deliveryRows(ctx, 'd.id = ?', [id]))[0];
+    return (await this.deliveryRecords(ctx, 'd.id = ?', [id]))[0];
   }
 
   /** Re-sends every failed delivery of the webhook created in [since, until] (at most 14 days). */
@@ -133,13 +180,9 @@ export class DeliveryService {
     return raw;
   }
 
-  private async deliveryRows(ctx: RequestContext, where: string, params: unknown[], tail = '', withPayload = false): Promise<DeliveryRow[]> {
-    const rows = await ctx.sql<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS}${withPayload ? ', payload' : ''} FROM webhook_deliveries d WHERE ${where} ${tail}`, params);
-    return rows.map((row) => ({
-      ...row,
-      next_attempt_at: dbDate(row.next_attempt_at),
-      last_attempt_at: dbDate(row.last_attempt_at),
-      created_at: dbDate(row.created_at),
-    }));
+  /** Deliveries without their payload or attempts (a page of the log, or one just sent). */
+  private async deliveryRecords(ctx: RequestContext, where: string, params: unknown[], tail = ''): Promise<DeliveryRecord[]> {
+    const rows = await ctx.sql<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE ${where} ${tail}`, params);
+    return rows.map((row) => deliveryRecord(row));
   }
 }

@@ -17,6 +17,7 @@ import { newSecret } from './signing.js';
 
 export const TITLE_MAX = 255;
 export const URL_MAX = 2048;
+/** The highest rate limit a webhook may set, in deliveries per second. */
 export const RATE_LIMIT_MAX = 1000;
 
 export interface WebhookInput {
@@ -41,6 +42,28 @@ export interface WebhookSecret {
   previousSecretExpiresAt: Date | null;
 }
 
+/** A webhook as the GraphQL Webhook type serves it (never its secret). */
+export interface WebhookRecord {
+  id: number;
+  title: string;
+  url: string;
+  method: string;
+  listSelection: string;
+  formData: string[];
+  events: string[];
+  active: boolean;
+  disabledReason: string | null;
+  hits: number;
+  lastHit: Date | null;
+  /** The endpoint's concurrency now (the starting one until it first adapts). */
+  concurrency: number;
+  rateLimit: number | null;
+  /** Until when a Retry-After pauses it; null once that has passed. */
+  pausedUntil: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
 export class WebhookService {
   constructor(
     private readonly ids: IdCodec,
@@ -48,7 +71,7 @@ export class WebhookService {
     private readonly settings: { destinations: DestinationPolicy; rotationGraceMs: number; startConcurrency: number },
   ) {}
 
-  async list(ctx: RequestContext, args: WebhookListArgs): Promise<Page<Webhook>> {
+  async list(ctx: RequestContext, args: WebhookListArgs): Promise<Page<WebhookRecord>> {
     const window = pageWindow(args);
     new Rules().oneOf('event', args.event, EVENT_NAMES).check();
     const where: Record<string, unknown> = { company: await ctx.companyId() };
@@ -58,20 +81,43 @@ export class WebhookService {
     }
     if (args.active !== undefined && args.active !== null) where.active = args.active;
     if (args.event) where.events = { $contains: [args.event] };
-    return findPage(ctx.em, Webhook, where, window, { orderBy: NEWEST_FIRST });
+    const page = await findPage(ctx.em, Webhook, where, window, { orderBy: NEWEST_FIRST });
+    return { ...page, records: page.records.map((webhook) => this.record(webhook)) };
   }
 
-  /** The endpoint's concurrency now (the starting one until it first adapts). */
-  concurrencyOf(webhook: Webhook): number {
-    return webhook.concurrency ?? this.settings.startConcurrency;
+  /** One webhook of the company, by any id form; 404 for anything else. */
+  async view(ctx: RequestContext, rawId: string): Promise<WebhookRecord> {
+    return this.record(await this.find(ctx, rawId));
   }
 
+  /** The entity, for this module's own changes and the deliveries' service. */
   find(ctx: RequestContext, rawId: string): Promise<Webhook> {
     return findOwned(ctx, this.ids, Webhook, rawId, 'webhook', 'Webhook');
   }
 
+  private record(w: Webhook): WebhookRecord {
+    return {
+      id: w.id,
+      title: w.title,
+      url: w.url,
+      method: w.method,
+      listSelection: w.listSelection,
+      formData: w.formData,
+      events: w.events,
+      active: w.active,
+      disabledReason: w.disabledReason ?? null,
+      hits: w.hits,
+      lastHit: w.lastHit ?? null,
+      concurrency: w.concurrency ?? this.settings.startConcurrency,
+      rateLimit: w.rateLimit ?? null,
+      pausedUntil: w.pausedUntil && w.pausedUntil.getTime() > Date.now() ? w.pausedUntil : null,
+      createdAt: w.createdAt,
+      updatedAt: w.updatedAt,
+    };
+  }
+
   /** Creates a webhook with a new secret; the secret is returned this once (and by the reveal route). */
-  async create(ctx: RequestContext, input: WebhookInput): Promise<{ webhook: Webhook; secret: string }> {
+  async create(ctx: RequestContext, input: WebhookInput): Promise<{ webhook: WebhookRecord; secret: string }> {
     const fields = this.check(input, true);
     const secret = newSecret();
     const webhook = ctx.em.create(Webhook, {
@@ -86,10 +132,10 @@ export class WebhookService {
       secretSealed: this.box.seal(secret),
     });
     await ctx.em.flush();
-    return { webhook, secret };
+    return { webhook: this.record(webhook), secret };
   }
 
-  async update(ctx: RequestContext, rawId: string, input: WebhookInput): Promise<Webhook> {
+  async update(ctx: RequestContext, rawId: string, input: WebhookInput): Promise<WebhookRecord> {
     const webhook = await this.find(ctx, rawId);
     const fields = this.check(input, false, webhook);
     if (fields.title !== undefined) webhook.title = fields.title;
@@ -112,7 +158,7 @@ export class WebhookService {
       await this.cancelPending(ctx, webhook.id);
     }
     await ctx.em.flush();
-    return webhook;
+    return this.record(webhook);
   }
 
   /** Deletes the webhook; its deliveries go with it (pending ones are never sent). */
