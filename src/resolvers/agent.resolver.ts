@@ -1,18 +1,8 @@
 import { Arg, Authorized, Ctx, Field, Float, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { setThresholds, thresholdsOf } from '../services/agent-performance.js';
 import type { AgentService } from '../services/agent.service.js';
-import type { IdCodec } from '../ids.js';
 import type { RequestContext } from '../context.js';
-import type { Agent } from '../entities/index.js';
 import { AgentPageType, AgentType } from './phone-number.types.js';
-
-const toAgent = (ids: IdCodec, a: Agent): AgentType => ({
-  id: String(a.id),
-  encryptedId: ids.encrypt('agent', a.id),
-  name: a.name,
-  active: a.active,
-  online: a.online,
-});
 
 @ObjectType('AgentPerformanceThresholds')
 export class AgentPerformanceThresholdsType {
@@ -25,10 +15,7 @@ export class AgentPerformanceThresholdsType {
 
 @Resolver()
 export class AgentResolver {
-  constructor(
-    private readonly agentService: AgentService,
-    private readonly ids: IdCodec,
-  ) {}
+  constructor(private readonly agentService: AgentService) {}
 
   @Authorized('view-agents')
   @Query(() => AgentPageType, { description: 'AI agents of the company, by name' })
@@ -39,14 +26,13 @@ export class AgentResolver {
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<AgentPageType> {
-    const result = await this.agentService.list(ctx, { search, active, page, perPage });
-    return { ...result, records: result.records.map((a) => toAgent(this.ids, a)) };
+    return this.agentService.list(ctx, { search, active, page, perPage });
   }
 
   @Authorized('manage-agents')
   @Mutation(() => AgentType)
   async createAgent(@Ctx() ctx: RequestContext, @Arg('name') name: string) {
-    return toAgent(this.ids, await this.agentService.create(ctx, name));
+    return this.agentService.create(ctx, name);
   }
 
   @Authorized('manage-agents')
@@ -57,13 +43,13 @@ export class AgentResolver {
     @Arg('name', () => String, { nullable: true }) name: string | null,
     @Arg('active', () => Boolean, { nullable: true }) active: boolean | null,
   ) {
-    return toAgent(this.ids, await this.agentService.update(ctx, id, { name, active }));
+    return this.agentService.update(ctx, id, { name, active });
   }
 
   @Authorized('manage-agents')
   @Mutation(() => AgentType, { description: 'Switch an agent online or offline' })
   async setAgentOnline(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('online') online: boolean) {
-    return toAgent(this.ids, await this.agentService.setOnline(ctx, id, online));
+    return this.agentService.setOnline(ctx, id, online);
   }
 
   @Authorized('view-agents')

@@ -1,34 +1,11 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { PipelineService } from '../services/pipeline.service.js';
-import type { IdCodec } from '../ids.js';
 import type { RequestContext } from '../context.js';
-import type { PipelineStage } from '../entities/index.js';
-import { toBase64Id } from '../ids.js';
-import type { PipelineRow } from '../services/pipeline.service.js';
 import { CreatePipelineInput, CrmLocationType, PipelinePageType, PipelineStageType, PipelineType } from './pipeline.types.js';
-
-const toPipeline = (ids: IdCodec, { pipeline, stagesCount }: PipelineRow): PipelineType => ({
-  id: toBase64Id(pipeline.id),
-  encryptedId: ids.encrypt('pipeline', pipeline.id),
-  name: pipeline.name,
-  stagesCount,
-  linkedToCrm: !!pipeline.crmLocationId,
-  crmLocationId: pipeline.crmLocationId ?? null,
-});
-
-const toStage = (stage: PipelineStage): PipelineStageType => ({
-  id: toBase64Id(stage.id),
-  stageName: stage.name,
-  pipelineId: toBase64Id(stage.pipeline.id),
-  position: stage.position,
-});
 
 @Resolver()
 export class PipelineResolver {
-  constructor(
-    private readonly pipelineService: PipelineService,
-    private readonly ids: IdCodec,
-  ) {}
+  constructor(private readonly pipelineService: PipelineService) {}
 
   @Authorized()
   @Query(() => PipelinePageType, { description: 'Pipelines of the company, ordered by name' })
@@ -38,26 +15,25 @@ export class PipelineResolver {
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true, description: 'Default 15, at most 30' }) perPage: number | null,
   ): Promise<PipelinePageType> {
-    const result = await this.pipelineService.list(ctx, { crmLocationId, page, perPage });
-    return { ...result, records: result.records.map((row) => toPipeline(this.ids, row)) };
+    return this.pipelineService.list(ctx, { crmLocationId, page, perPage });
   }
 
   @Authorized('edit-pipelines')
   @Mutation(() => PipelineType)
   async createPipeline(@Ctx() ctx: RequestContext, @Arg('input') input: CreatePipelineInput): Promise<PipelineType> {
-    return toPipeline(this.ids, await this.pipelineService.create(ctx, input));
+    return this.pipelineService.create(ctx, input);
   }
 
   @Authorized()
   @Mutation(() => PipelineStageType, { description: 'Add a stage at the end of the pipeline' })
   async addPipelineStage(@Ctx() ctx: RequestContext, @Arg('pipelineId', () => ID) pipelineId: string, @Arg('stageName') stageName: string): Promise<PipelineStageType> {
-    return toStage(await this.pipelineService.addStage(ctx, pipelineId, stageName));
+    return this.pipelineService.addStage(ctx, pipelineId, stageName);
   }
 
   @Authorized('view-pipelines')
   @Query(() => [PipelineStageType], { description: 'Stages of a pipeline, in order' })
   async pipelineStages(@Ctx() ctx: RequestContext, @Arg('pipelineId', () => ID) pipelineId: string): Promise<PipelineStageType[]> {
-    return (await this.pipelineService.stages(ctx, pipelineId)).map(toStage);
+    return this.pipelineService.stages(ctx, pipelineId);
   }
 
   @Authorized('view-pipelines')

@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context.js';
-import type { IdCodec } from '../ids.js';
+import { toBase64Id, type IdCodec } from '../ids.js';
 import { Pipeline, PipelineStage } from '../entities/index.js';
 import { Rules } from '../validation.js';
 import { findOwned } from '../db/lookup.js';
@@ -8,10 +8,30 @@ import { findPage, pageWindow, type Page, type PageArgs } from '../db/pagination
 export const PIPELINE_LIMITS = { defaultPerPage: 15, maxPerPage: 30 };
 export const NAME_MAX = 255;
 
-export interface PipelineRow {
-  pipeline: Pipeline;
+/** A pipeline as the GraphQL Pipeline type serves it. */
+export interface PipelineRecord {
+  id: string;
+  encryptedId: string;
+  name: string;
   stagesCount: number;
+  linkedToCrm: boolean;
+  crmLocationId: string | null;
 }
+
+/** A stage as the GraphQL PipelineStage type serves it. */
+export interface StageRecord {
+  id: string;
+  stageName: string;
+  pipelineId: string;
+  position: number;
+}
+
+const stageRecord = (stage: PipelineStage): StageRecord => ({
+  id: toBase64Id(stage.id),
+  stageName: stage.name,
+  pipelineId: toBase64Id(stage.pipeline.id),
+  position: stage.position,
+});
 
 export interface PipelineListArgs extends PageArgs {
   /** `all` (default), `unsynced` (no CRM location) or a CRM location id. */
@@ -26,7 +46,18 @@ export interface CrmLocation {
 export class PipelineService {
   constructor(private readonly ids: IdCodec) {}
 
-  async list(ctx: RequestContext, args: PipelineListArgs): Promise<Page<PipelineRow>> {
+  private record(pipeline: Pipeline, stagesCount: number): PipelineRecord {
+    return {
+      id: toBase64Id(pipeline.id),
+      encryptedId: this.ids.encrypt('pipeline', pipeline.id),
+      name: pipeline.name,
+      stagesCount,
+      linkedToCrm: !!pipeline.crmLocationId,
+      crmLocationId: pipeline.crmLocationId ?? null,
+    };
+  }
+
+  async list(ctx: RequestContext, args: PipelineListArgs): Promise<Page<PipelineRecord>> {
     const window = pageWindow(args, PIPELINE_LIMITS);
     const where: Record<string, unknown> = { company: await ctx.companyId() };
     const location = args.crmLocationId?.trim() || 'all';
@@ -34,14 +65,14 @@ export class PipelineService {
     else if (location !== 'all') where.crmLocationId = location;
     const page = await findPage(ctx.em, Pipeline, where, window, { orderBy: { name: 'asc', id: 'asc' } });
     const counts = await this.stageCounts(ctx, page.records.map((p) => p.id));
-    return { ...page, records: page.records.map((pipeline) => ({ pipeline, stagesCount: counts.get(pipeline.id) ?? 0 })) };
+    return { ...page, records: page.records.map((pipeline) => this.record(pipeline, counts.get(pipeline.id) ?? 0)) };
   }
 
   find(ctx: RequestContext, rawId: string): Promise<Pipeline> {
     return findOwned(ctx, this.ids, Pipeline, rawId, 'pipeline', 'Pipeline');
   }
 
-  async create(ctx: RequestContext, input: { name: string; crmLocationId?: string | null }): Promise<PipelineRow> {
+  async create(ctx: RequestContext, input: { name: string; crmLocationId?: string | null }): Promise<PipelineRecord> {
     new Rules().required('name', input.name).maxChars('name', input.name, NAME_MAX).maxChars('crm_location_id', input.crmLocationId, 255).check();
     const pipeline = ctx.em.create(Pipeline, {
       company: await ctx.companyId(),
@@ -49,11 +80,11 @@ export class PipelineService {
       crmLocationId: input.crmLocationId?.trim() || null,
     });
     await ctx.em.flush();
-    return { pipeline, stagesCount: 0 };
+    return this.record(pipeline, 0);
   }
 
   /** Adds a stage at the end of the pipeline. */
-  async addStage(ctx: RequestContext, rawPipelineId: string, stageName: string): Promise<PipelineStage> {
+  async addStage(ctx: RequestContext, rawPipelineId: string, stageName: string): Promise<StageRecord> {
     const pipeline = await this.find(ctx, rawPipelineId);
     new Rules().required('stage_name', stageName).maxChars('stage_name', stageName, NAME_MAX).check();
     // Touching the pipeline row locks it until this unit of work commits, so two
@@ -66,12 +97,12 @@ export class PipelineService {
     );
     const stage = ctx.em.create(PipelineStage, { pipeline, name: stageName.trim(), position: last + 1 });
     await ctx.em.flush();
-    return stage;
+    return stageRecord(stage);
   }
 
-  async stages(ctx: RequestContext, rawPipelineId: string): Promise<PipelineStage[]> {
+  async stages(ctx: RequestContext, rawPipelineId: string): Promise<StageRecord[]> {
     const pipeline = await this.find(ctx, rawPipelineId);
-    return ctx.em.find(PipelineStage, { pipeline }, { orderBy: { position: 'asc', id: 'asc' } });
+    return (await ctx.em.find(PipelineStage, { pipeline }, { orderBy: { position: 'asc', id: 'asc' } })).map(stageRecord);
   }
 
   async locations(ctx: RequestContext): Promise<CrmLocation[]> {

@@ -22,10 +22,37 @@ export interface SpamListArgs extends PageArgs {
 /** Flagged when at least `minCarriers` carriers flag the number, else Clean. */
 export const statusFor = (flagged: number, minCarriers: number) => (flagged >= minCarriers ? SpamStatus.Flagged : SpamStatus.Clean);
 
+/** A spam-protected number as the GraphQL SpamProtectedNumber type serves it. */
+export interface SpamNumberRecord {
+  id: number;
+  encryptedId: string;
+  type: string;
+  status: string;
+  pnumber: string;
+  canEdit: boolean;
+  flaggedCarriers: string[];
+  renewal: { renewsAt: Date; autoRenew: boolean };
+  latestCheck: { checkedAt: Date; carriersChecked: string[]; flaggedCarriers: string[] } | null;
+}
+
 export class SpamService {
   constructor(private readonly ids: IdCodec, private readonly source: ReputationSource) {}
 
-  async list(ctx: RequestContext, args: SpamListArgs): Promise<Page<SpamProtectedNumber>> {
+  private record(row: SpamProtectedNumber): SpamNumberRecord {
+    return {
+      id: row.id,
+      encryptedId: this.ids.encrypt('spam_protected_number', row.id),
+      type: row.type,
+      status: row.status,
+      pnumber: row.pnumber,
+      canEdit: row.type === SpamNumberType.Custom,
+      flaggedCarriers: row.flaggedCarriers,
+      renewal: { renewsAt: row.renewsAt, autoRenew: row.autoRenew },
+      latestCheck: row.latestCheckAt ? { checkedAt: row.latestCheckAt, carriersChecked: row.carriersChecked, flaggedCarriers: row.flaggedCarriers } : null,
+    };
+  }
+
+  async list(ctx: RequestContext, args: SpamListArgs): Promise<Page<SpamNumberRecord>> {
     const rules = new Rules()
       .oneOf('status', args.status, ['All', ...Object.values(SpamStatus)])
       .oneOf('type', args.type, ['All', ...Object.values(SpamNumberType)]);
@@ -39,11 +66,12 @@ export class SpamService {
       const p = `$${params.push(likePattern(args.search))}`;
       where += ` AND (pnumber ILIKE ${p} OR type ILIKE ${p} OR status ILIKE ${p})`;
     }
-    return findPageByKeys(ctx, SpamProtectedNumber, { from: 'spam_protected_numbers', where, params }, window);
+    const page = await findPageByKeys(ctx, SpamProtectedNumber, { from: 'spam_protected_numbers', where, params }, window);
+    return { ...page, records: page.records.map((row) => this.record(row)) };
   }
 
   /** Changes a Custom number; it is In Progress again until its next check. */
-  async update(ctx: RequestContext, rawId: string, pnumber: string): Promise<SpamProtectedNumber> {
+  async update(ctx: RequestContext, rawId: string, pnumber: string): Promise<SpamNumberRecord> {
     const row = await findOwned(ctx, this.ids, SpamProtectedNumber, rawId, 'spam_protected_number', 'Number');
     this.checkNumber(pnumber);
     if (row.type !== SpamNumberType.Custom) {
@@ -57,10 +85,10 @@ export class SpamService {
       row.latestCheckAt = null;
     }
     await ctx.em.flush();
-    return row;
+    return this.record(row);
   }
 
-  async addCustom(ctx: RequestContext, pnumber: string): Promise<SpamProtectedNumber> {
+  async addCustom(ctx: RequestContext, pnumber: string): Promise<SpamNumberRecord> {
     this.checkNumber(pnumber);
     const row = ctx.em.create(SpamProtectedNumber, {
       company: await ctx.companyId(),
@@ -69,7 +97,7 @@ export class SpamService {
       renewsAt: new Date(Date.now() + RENEWAL_DAYS * 86_400_000),
     });
     await ctx.em.flush();
-    return row;
+    return this.record(row);
   }
 
   async minCarriers(ctx: RequestContext): Promise<number> {
@@ -96,13 +124,13 @@ export class SpamService {
   }
 
   /** Checks numbers now: one of the company's, or all of them. */
-  async checkNow(ctx: RequestContext, rawId?: string | null): Promise<SpamProtectedNumber[]> {
+  async checkNow(ctx: RequestContext, rawId?: string | null): Promise<SpamNumberRecord[]> {
     const companyId = await ctx.companyId();
     const rows = rawId
       ? [await findOwned(ctx, this.ids, SpamProtectedNumber, rawId, 'spam_protected_number', 'Number')]
       : await ctx.em.find(SpamProtectedNumber, { company: companyId }, { orderBy: { id: 'asc' } });
     await this.checkRows(ctx, rows);
-    return rows;
+    return rows.map((row) => this.record(row));
   }
 
   /** The periodic job: numbers never checked, or not checked for `staleMs`. */
