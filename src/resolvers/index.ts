@@ -22,7 +22,7 @@ export function resolverContainer(s: Services): ContainerType {
     [AuthResolver, new AuthResolver(s.auth)],
     [RoleResolver, new RoleResolver(s.roles, s.ids)],
     [PipelineResolver, new PipelineResolver(s.pipelines)],
-    [WorkflowResolver, new WorkflowResolver(s.workflows, s.ids)],
+    [WorkflowResolver, new WorkflowResolver(s.workflows)],
     [SpamResolver, new SpamResolver(s.spam)],
     [DashboardResolver, new DashboardResolver(s.dashboard, s.ids)],
     [PhoneNumberResolver, new PhoneNumberResolver(s.phoneNumbers, s.telco, s.purchases, s.ids)],

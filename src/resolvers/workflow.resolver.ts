@@ -2,67 +2,38 @@ import { AFTER_DESCRIPTION } from './pagination.types.js';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { WorkflowService } from '../services/workflow.service.js';
-import type { IdCodec } from '../ids.js';
 import type { RequestContext } from '../context.js';
-import { WorkflowStatus, type TriggerConfig, type Workflow } from '../entities/index.js';
-import { toBase64Id } from '../ids.js';
-import type { FolderRow } from '../services/workflow.service.js';
+import { WorkflowStatus, type TriggerConfig } from '../entities/index.js';
 import { ACTIONS, TRIGGERS } from '../workflows/catalog.js';
 import { CatalogEntryType, CreateWorkflowInput, WorkflowFolderType, WorkflowPageType, WorkflowType } from './workflow.types.js';
 
-export const builderEndpoint = (builderId: number) => `/api/Workflow/builder/${toBase64Id(builderId)}`;
-
-const toWorkflow = (ids: IdCodec, w: Workflow): WorkflowType => ({
-  id: toBase64Id(w.id),
-  builderId: toBase64Id(w.builderId),
-  encryptedId: ids.encrypt('workflow', w.id),
-  name: w.name,
-  description: w.description ?? null,
-  status: w.status,
-  builderEndpoint: builderEndpoint(w.builderId),
-  folderId: w.folder ? toBase64Id(w.folder.id) : null,
-  triggerConfig: w.triggerConfig ?? null,
-  createdAt: w.createdAt,
-  updatedAt: w.updatedAt,
-});
-
-const toFolder = ({ folder, workflowsCount }: FolderRow): WorkflowFolderType => ({
-  id: toBase64Id(folder.id),
-  name: folder.name,
-  sortOrder: folder.sortOrder,
-  workflowsCount,
-});
-
 @Resolver()
 export class WorkflowResolver {
-  constructor(
-    private readonly workflowService: WorkflowService,
-    private readonly ids: IdCodec,
-  ) {}
+  constructor(private readonly workflowService: WorkflowService) {}
 
   @Authorized()
   @Mutation(() => WorkflowType, { description: 'Create a draft workflow; every field is optional' })
   async createWorkflow(@Ctx() ctx: RequestContext, @Arg('input', () => CreateWorkflowInput, { nullable: true }) input: CreateWorkflowInput | null) {
-    return toWorkflow(this.ids, await this.workflowService.create(ctx, input ?? {}));
+    return this.workflowService.create(ctx, input ?? {});
   }
 
   @Authorized()
   @Mutation(() => WorkflowType, { description: 'Set the status only' })
   async updateWorkflowStatus(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('status', () => WorkflowStatus) status: WorkflowStatus) {
-    return toWorkflow(this.ids, await this.workflowService.setStatus(ctx, id, status));
+    return this.workflowService.setStatus(ctx, id, status);
   }
 
   @Authorized()
   @Mutation(() => WorkflowType, { description: 'Move into a folder; the base64 of 0 ("MA==") moves it out of every folder' })
   async moveWorkflowToFolder(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('folderId', () => ID) folderId: string) {
-    return toWorkflow(this.ids, await this.workflowService.moveToFolder(ctx, id, folderId));
+    return this.workflowService.moveToFolder(ctx, id, folderId);
   }
 
   @Authorized()
   @Mutation(() => [WorkflowFolderType], { description: 'The listed folders first, in order (the first gets 1); atomic' })
   async reorderWorkflowFolders(@Ctx() ctx: RequestContext, @Arg('folderIds', () => [ID]) folderIds: string[]) {
     await this.workflowService.reorderFolders(ctx, folderIds);
-    return (await this.workflowService.folders(ctx)).map(toFolder);
+    return this.workflowService.folders(ctx);
   }
 
   @Authorized('view-workflows')
@@ -76,26 +47,25 @@ export class WorkflowResolver {
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
     @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) after: string | null,
   ): Promise<WorkflowPageType> {
-    const result = await this.workflowService.list(ctx, { folderId, status, search, page, perPage, after });
-    return { ...result, records: result.records.map((w) => toWorkflow(this.ids, w)) };
+    return this.workflowService.list(ctx, { folderId, status, search, page, perPage, after });
   }
 
   @Authorized('view-workflows')
   @Query(() => [WorkflowFolderType], { description: 'Folders in display order' })
   async workflowFolders(@Ctx() ctx: RequestContext) {
-    return (await this.workflowService.folders(ctx)).map(toFolder);
+    return this.workflowService.folders(ctx);
   }
 
   @Authorized('edit-workflows')
   @Mutation(() => WorkflowFolderType, { description: 'Create a folder at the end of the order' })
   async createWorkflowFolder(@Ctx() ctx: RequestContext, @Arg('name') name: string) {
-    return toFolder(await this.workflowService.createFolder(ctx, name));
+    return this.workflowService.createFolder(ctx, name);
   }
 
   @Authorized('view-workflows')
   @Query(() => WorkflowType, { description: 'A workflow by its builder id, with its graph' })
   async workflowBuilder(@Ctx() ctx: RequestContext, @Arg('builderId', () => ID) builderId: string) {
-    return toWorkflow(this.ids, await this.workflowService.findByBuilder(ctx, builderId));
+    return this.workflowService.findByBuilder(ctx, builderId);
   }
 
   @Authorized('edit-workflows')
@@ -105,7 +75,7 @@ export class WorkflowResolver {
     @Arg('builderId', () => ID) builderId: string,
     @Arg('triggerConfig', () => GraphQLJSONObject, { nullable: true }) triggerConfig: TriggerConfig | null,
   ) {
-    return toWorkflow(this.ids, await this.workflowService.saveGraph(ctx, builderId, triggerConfig));
+    return this.workflowService.saveGraph(ctx, builderId, triggerConfig);
   }
 
   @Authorized()

@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context.js';
-import type { IdCodec } from '../ids.js';
+import { toBase64Id, type IdCodec } from '../ids.js';
 import { Workflow, WorkflowFolder, WorkflowStatus, type TriggerConfig } from '../entities/index.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { LOCKS } from '../db/locks.js';
@@ -25,15 +25,54 @@ export interface WorkflowListArgs extends PageArgs {
   search?: string | null;
 }
 
-export interface FolderRow {
-  folder: WorkflowFolder;
+/** A workflow as the GraphQL Workflow type serves it. */
+export interface WorkflowRecord {
+  id: string;
+  builderId: string;
+  encryptedId: string;
+  name: string;
+  description: string | null;
+  status: WorkflowStatus;
+  builderEndpoint: string;
+  folderId: string | null;
+  triggerConfig: TriggerConfig | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A folder as the GraphQL WorkflowFolder type serves it. */
+export interface FolderRecord {
+  id: string;
+  name: string;
+  sortOrder: number;
   workflowsCount: number;
 }
+
+/** The path of a workflow's builder route. */
+export const builderEndpoint = (builderId: number) => `/api/Workflow/builder/${toBase64Id(builderId)}`;
+
+const folderRecord = (folder: WorkflowFolder, workflowsCount: number): FolderRecord => ({ id: toBase64Id(folder.id), name: folder.name, sortOrder: folder.sortOrder, workflowsCount });
 
 export class WorkflowService {
   constructor(private readonly ids: IdCodec) {}
 
-  async create(ctx: RequestContext, input: WorkflowInput): Promise<Workflow> {
+  private record(w: Workflow): WorkflowRecord {
+    return {
+      id: toBase64Id(w.id),
+      builderId: toBase64Id(w.builderId),
+      encryptedId: this.ids.encrypt('workflow', w.id),
+      name: w.name,
+      description: w.description ?? null,
+      status: w.status,
+      builderEndpoint: builderEndpoint(w.builderId),
+      folderId: w.folder ? toBase64Id(w.folder.id) : null,
+      triggerConfig: w.triggerConfig ?? null,
+      createdAt: w.createdAt,
+      updatedAt: w.updatedAt,
+    };
+  }
+
+  async create(ctx: RequestContext, input: WorkflowInput): Promise<WorkflowRecord> {
     const rules = new Rules().maxChars('name', input.name, WORKFLOW_NAME_MAX).maxChars('description', input.description, WORKFLOW_DESCRIPTION_MAX);
     rules.check();
     const triggerConfig = this.checkGraph(input.triggerConfig);
@@ -48,44 +87,48 @@ export class WorkflowService {
     });
     await ctx.em.flush();
     await ctx.em.refresh(workflow); // the builder id comes from its database sequence
-    return workflow;
+    return this.record(workflow);
   }
 
   find(ctx: RequestContext, rawId: string): Promise<Workflow> {
     return findOwned(ctx, this.ids, Workflow, rawId, 'workflow', 'Workflow');
   }
 
-  async findByBuilder(ctx: RequestContext, rawBuilderId: string): Promise<Workflow> {
+  async findByBuilder(ctx: RequestContext, rawBuilderId: string): Promise<WorkflowRecord> {
+    return this.record(await this.byBuilder(ctx, rawBuilderId));
+  }
+
+  private async byBuilder(ctx: RequestContext, rawBuilderId: string): Promise<Workflow> {
     const builderId = this.ids.decode(rawBuilderId, 'workflow_builder');
     const workflow = builderId === undefined ? null : await ctx.em.findOne(Workflow, { builderId, company: await ctx.companyId() });
     if (!workflow) throw new NotFoundError('Workflow');
     return workflow;
   }
 
-  async setStatus(ctx: RequestContext, rawId: string, status: WorkflowStatus): Promise<Workflow> {
+  async setStatus(ctx: RequestContext, rawId: string, status: WorkflowStatus): Promise<WorkflowRecord> {
     const workflow = await this.find(ctx, rawId);
     new Rules().required('status', status).oneOf('status', status, Object.values(WorkflowStatus)).check();
     workflow.status = status;
     await ctx.em.flush();
-    return workflow;
+    return this.record(workflow);
   }
 
-  async saveGraph(ctx: RequestContext, rawBuilderId: string, triggerConfig: TriggerConfig | null): Promise<Workflow> {
-    const workflow = await this.findByBuilder(ctx, rawBuilderId);
+  async saveGraph(ctx: RequestContext, rawBuilderId: string, triggerConfig: TriggerConfig | null): Promise<WorkflowRecord> {
+    const workflow = await this.byBuilder(ctx, rawBuilderId);
     workflow.triggerConfig = this.checkGraph(triggerConfig);
     await ctx.em.flush();
-    return workflow;
+    return this.record(workflow);
   }
 
   /** Moves a workflow into a folder, or out of every folder with the "no folder" id. */
-  async moveToFolder(ctx: RequestContext, rawId: string, rawFolderId: string): Promise<Workflow> {
+  async moveToFolder(ctx: RequestContext, rawId: string, rawFolderId: string): Promise<WorkflowRecord> {
     const workflow = await this.find(ctx, rawId);
     workflow.folder = await this.folderOrNone(ctx, rawFolderId);
     await ctx.em.flush();
-    return workflow;
+    return this.record(workflow);
   }
 
-  async list(ctx: RequestContext, args: WorkflowListArgs): Promise<Page<Workflow>> {
+  async list(ctx: RequestContext, args: WorkflowListArgs): Promise<Page<WorkflowRecord>> {
     const window = pageWindow(args);
     const params: unknown[] = [await ctx.companyId()];
     let where = 'company_id = $1';
@@ -95,10 +138,11 @@ export class WorkflowService {
     }
     if (args.status) where += ` AND status = $${params.push(args.status)}`;
     if (args.search) where += ` AND name ILIKE $${params.push(likePattern(args.search))}`;
-    return findPageByKeys(ctx, Workflow, { from: 'workflows', where, params }, window);
+    const page = await findPageByKeys(ctx, Workflow, { from: 'workflows', where, params }, window);
+    return { ...page, records: page.records.map((w) => this.record(w)) };
   }
 
-  async folders(ctx: RequestContext): Promise<FolderRow[]> {
+  async folders(ctx: RequestContext): Promise<FolderRecord[]> {
     const company = await ctx.companyId();
     const folders = await ctx.em.find(WorkflowFolder, { company }, { orderBy: { sortOrder: 'asc', id: 'asc' } });
     const counts = await ctx.sql<{ folder_id: number; n: number }>(
@@ -106,10 +150,10 @@ export class WorkflowService {
       [company],
     );
     const byFolder = new Map(counts.map((c) => [c.folder_id, c.n]));
-    return folders.map((folder) => ({ folder, workflowsCount: byFolder.get(folder.id) ?? 0 }));
+    return folders.map((folder) => folderRecord(folder, byFolder.get(folder.id) ?? 0));
   }
 
-  async createFolder(ctx: RequestContext, name: string): Promise<FolderRow> {
+  async createFolder(ctx: RequestContext, name: string): Promise<FolderRecord> {
     new Rules().required('name', name).maxChars('name', name, WORKFLOW_NAME_MAX).check();
     const company = await ctx.companyId();
     // One folder creation per company at a time, until this unit of work commits; the unique sort order backs it up.
@@ -120,7 +164,7 @@ export class WorkflowService {
     );
     const folder = ctx.em.create(WorkflowFolder, { company, name: name.trim(), sortOrder: last + 1 });
     await ctx.em.flush();
-    return { folder, workflowsCount: 0 };
+    return folderRecord(folder, 0);
   }
 
   /**
