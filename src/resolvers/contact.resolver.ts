@@ -1,7 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, Field, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../context.js';
-import type { ContactRow, ContactService } from '../services/contact.service.js';
+import type { ContactService } from '../services/contact.service.js';
 import { PageType } from './pagination.types.js';
 
 @ObjectType('Contact')
@@ -41,23 +41,6 @@ export class ContactInput {
   @Field(() => GraphQLJSONObject, { nullable: true }) customFields?: Record<string, unknown> | null;
 }
 
-const toContact = (c: ContactRow): ContactType => ({
-  id: c.id,
-  phoneNumber: c.phone_number,
-  email: c.email,
-  firstName: c.first_name,
-  lastName: c.last_name,
-  address: c.address,
-  city: c.city,
-  state: c.state,
-  zip: c.zip,
-  country: c.country,
-  companyName: c.company_name,
-  tags: c.tags,
-  customFields: c.custom_fields,
-  createdAt: c.created_at,
-});
-
 @Resolver()
 export class ContactResolver {
   constructor(private readonly contactService: ContactService) {}
@@ -70,13 +53,12 @@ export class ContactResolver {
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<ContactPageType> {
-    const result = await this.contactService.list(ctx, { search, page, perPage });
-    return { ...result, records: result.records.map(toContact) };
+    return this.contactService.list(ctx, { search, page, perPage });
   }
 
   @Authorized('edit-contacts')
   @Mutation(() => ContactType)
   async createContact(@Ctx() ctx: RequestContext, @Arg('input') input: ContactInput): Promise<ContactType> {
-    return toContact(await this.contactService.create(ctx, input));
+    return this.contactService.create(ctx, input);
   }
 }

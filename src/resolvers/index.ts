@@ -25,7 +25,7 @@ export function resolverContainer(s: Services): ContainerType {
     [WorkflowResolver, new WorkflowResolver(s.workflows)],
     [SpamResolver, new SpamResolver(s.spam)],
     [DashboardResolver, new DashboardResolver(s.dashboard, s.ids)],
-    [PhoneNumberResolver, new PhoneNumberResolver(s.phoneNumbers, s.telco, s.purchases, s.ids)],
+    [PhoneNumberResolver, new PhoneNumberResolver(s.phoneNumbers, s.telco, s.purchases)],
     [AgentResolver, new AgentResolver(s.agents)],
     [WebhookResolver, new WebhookResolver(s.webhooks, s.deliveries)],
     [SmsResolver, new SmsResolver(s.sms)],

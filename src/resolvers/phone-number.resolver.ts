@@ -3,10 +3,7 @@ import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-g
 import type { PhoneNumberService } from '../services/phone-number.service.js';
 import type { TelcoService } from '../services/telco.service.js';
 import type { NumberPurchaseService } from '../services/number-purchase.service.js';
-import type { IdCodec } from '../ids.js';
 import type { RequestContext } from '../context.js';
-import type { PhoneNumber } from '../entities/index.js';
-import { toBase64Id } from '../ids.js';
 import { TELCO_PROVIDER } from '../telco/client.js';
 import {
   ActionResultType,
@@ -20,30 +17,12 @@ import {
   TelcoAccountType,
 } from './phone-number.types.js';
 
-export const toPhoneNumber = (ids: IdCodec, n: PhoneNumber): PhoneNumberType => ({
-  id: n.id,
-  base64Id: toBase64Id(n.id),
-  encryptedId: ids.encrypt('phone_number', n.id),
-  status: n.status,
-  useFor: n.useFor,
-  dialable: n.dialable,
-  phoneNo: n.phoneNo,
-  provider: n.provider,
-  aiActive: n.aiActive,
-  phoneType: n.phoneType,
-  phoneTitle: n.phoneTitle ?? null,
-  hasSpamProtection: n.hasSpamProtection,
-  tendlcs: n.tendlc ?? null,
-  chatbotAgentId: n.chatbotAgent ? String(n.chatbotAgent.id) : null,
-});
-
 @Resolver()
 export class PhoneNumberResolver {
   constructor(
     private readonly phoneNumberService: PhoneNumberService,
     private readonly telcoService: TelcoService,
     private readonly purchases: NumberPurchaseService,
-    private readonly ids: IdCodec,
   ) {}
 
   @Authorized('view-phone-numbers')
@@ -56,20 +35,19 @@ export class PhoneNumberResolver {
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
     @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) after: string | null,
   ): Promise<PhoneNumberPageType> {
-    const result = await this.phoneNumberService.list(ctx, { search, useFor, page, perPage, after });
-    return { ...result, records: result.records.map((n) => toPhoneNumber(this.ids, n)) };
+    return this.phoneNumberService.list(ctx, { search, useFor, page, perPage, after });
   }
 
   @Authorized()
   @Mutation(() => PhoneNumberType, { description: 'Change the listed fields of a number; the others stay' })
   async updatePhoneNumber(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('input') input: PhoneNumberChangeInput) {
-    return toPhoneNumber(this.ids, await this.phoneNumberService.update(ctx, id, input));
+    return this.phoneNumberService.update(ctx, id, input);
   }
 
   @Authorized('edit-phone-numbers')
   @Mutation(() => PhoneNumberType, { description: 'Assign an active agent as the inbound chatbot, or clear it with null' })
   async assignChatbot(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('agentId', () => ID, { nullable: true }) agentId: string | null) {
-    return toPhoneNumber(this.ids, await this.phoneNumberService.assignChatbot(ctx, id, agentId));
+    return this.phoneNumberService.assignChatbot(ctx, id, agentId);
   }
 
   @Authorized()

@@ -52,7 +52,7 @@ export class CallService {
       `INSERT INTO calls (company_id, agent_id, contact_id, provider_call_id, from_number, to_number, started_at, duration_seconds, status, direction, tags, custom_fields, contact_name, contact_email, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, 0, 'new', ?, '[]', '{}', ?, ?, ?, ?) ON CONFLICT (provider_call_id) DO NOTHING RETURNING id`,
       [companyId, number?.agent ?? null, person.id, report.callSid, report.from, report.to, now, direction,
-        [person.first_name, person.last_name].filter(Boolean).join(' ') || null, person.email, now, now],
+        [person.firstName, person.lastName].filter(Boolean).join(' ') || null, person.email, now, now],
     );
     // One callback at a time per call: the row lock orders concurrent ones.
     const [row] = await ctx.sql<CallRow>(

@@ -3,7 +3,7 @@ import { dbDate } from '../db/dates.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { IdCodec } from '../ids.js';
 import { E164, Rules, message } from '../validation.js';
-import { contactFields, type ContactRow, type ContactService } from './contact.service.js';
+import { contactFields, type ContactService } from './contact.service.js';
 import { pageOf, pageWindow, readPage, type Page } from '../db/pagination.js';
 
 // Dialer campaigns (draft -> running -> completed: campaign.started and
@@ -134,7 +134,7 @@ export class CampaignService {
       'INSERT INTO leads (company_id, contact_id, campaign_id, pipeline_stage_id, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id, contact_id, campaign_id, pipeline_stage_id, source, created_at',
       [companyId, contactId, campaignId, stageId, input.source?.trim() || null, now, now],
     );
-    const [contact] = await ctx.sql<ContactRow>('SELECT * FROM contacts WHERE id = ?', [contactId]);
+    const contact = (await this.contacts.byId(ctx, contactId))!;
     await ctx.events.record('lead.generated', {
       lead_id: String(row.id),
       campaign_id: campaignId === null ? null : String(campaignId),
@@ -174,9 +174,8 @@ export class CampaignService {
     if (!call) throw new NotFoundError('Call');
     if (call.appointment_at && dbDate(call.appointment_at).getTime() === at.getTime()) return { callId: call.id, appointmentAt: at };
     await ctx.sql('UPDATE calls SET appointment_at = ?, updated_at = ? WHERE id = ?', [at, this.clock(), call.id]);
-    const contact = call.contact_id
-      ? contactFields((await ctx.sql<ContactRow>('SELECT * FROM contacts WHERE id = ?', [call.contact_id]))[0])
-      : { phone_number: call.direction === 'inbound' ? call.from_number : call.to_number };
+    const known = call.contact_id ? await this.contacts.byId(ctx, call.contact_id) : undefined;
+    const contact = known ? contactFields(known) : { phone_number: call.direction === 'inbound' ? call.from_number : call.to_number };
     await ctx.events.record('appointment.scheduled', { call_id: String(call.id), appointment_at: at.toISOString(), agent_id: call.agent_id === null ? null : String(call.agent_id) }, contact);
     return { callId: call.id, appointmentAt: at };
   }

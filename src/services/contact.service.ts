@@ -18,7 +18,7 @@ const COLUMNS: Record<(typeof TEXT_FIELDS)[number], string> = {
 const MAX: Record<(typeof TEXT_FIELDS)[number], number> = { email: 255, firstName: 255, lastName: 255, address: 255, city: 255, state: 255, zip: 32, country: 64, companyName: 255 };
 const CUSTOM_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
-export interface ContactRow {
+interface ContactRow {
   id: number;
   phone_number: string;
   email: string | null;
@@ -32,30 +32,80 @@ export interface ContactRow {
   company_name: string | null;
   tags: string[];
   custom_fields: Record<string, unknown>;
-  created_at: Date;
+  created_at: Date | string;
 }
+
+/** A contact as the GraphQL Contact type serves it. */
+export interface ContactRecord {
+  id: number;
+  phoneNumber: string;
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  address: string | null;
+  city: string | null;
+  state: string | null;
+  zip: string | null;
+  country: string | null;
+  companyName: string | null;
+  tags: string[];
+  customFields: Record<string, unknown>;
+  createdAt: Date;
+}
+
+const READ_COLUMNS = 'id, phone_number, email, first_name, last_name, address, city, state, zip, country, company_name, tags, custom_fields, created_at';
+const SELECT = `SELECT ${READ_COLUMNS} FROM contacts`;
+
+const contactRecord = (row: ContactRow): ContactRecord => ({
+  id: row.id,
+  phoneNumber: row.phone_number,
+  email: row.email,
+  firstName: row.first_name,
+  lastName: row.last_name,
+  address: row.address,
+  city: row.city,
+  state: row.state,
+  zip: row.zip,
+  country: row.country,
+  companyName: row.company_name,
+  tags: row.tags,
+  customFields: row.custom_fields,
+  createdAt: dbDate(row.created_at),
+});
 
 export type ContactInput = { phoneNumber?: string | null; tags?: string[] | null; customFields?: Record<string, unknown> | null } & Partial<Record<(typeof TEXT_FIELDS)[number], string | null>>;
 
-/** What an event says of a contact: every form data field (the webhook picks its own). */
-export function contactFields(row: ContactRow): Record<string, unknown> {
-  const { id: _id, created_at: _created, ...fields } = row;
-  return fields;
+/** What an event says of a contact: every form data field, by its form data name (the webhook picks its own). */
+export function contactFields(c: ContactRecord): Record<string, unknown> {
+  return {
+    phone_number: c.phoneNumber,
+    email: c.email,
+    first_name: c.firstName,
+    last_name: c.lastName,
+    address: c.address,
+    city: c.city,
+    state: c.state,
+    zip: c.zip,
+    country: c.country,
+    company_name: c.companyName,
+    tags: c.tags,
+    custom_fields: c.customFields,
+  };
 }
 
 export class ContactService {
   constructor(private readonly clock: () => Date = () => new Date()) {}
 
   /** The contact with this number, made when there is none (a provider callback's other party). */
-  async findOrCreate(ctx: RequestContext, phoneNumber: string): Promise<ContactRow> {
+  async findOrCreate(ctx: RequestContext, phoneNumber: string): Promise<ContactRecord> {
     const companyId = await ctx.companyId();
     const now = this.clock();
     await ctx.sql('INSERT INTO contacts (company_id, phone_number, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (company_id, phone_number) DO NOTHING', [companyId, phoneNumber, now, now]);
-    const [row] = await ctx.sql<ContactRow>('SELECT * FROM contacts WHERE company_id = ? AND phone_number = ?', [companyId, phoneNumber]);
-    return this.shape(row);
+    const [row] = await ctx.sql<ContactRow>(`${SELECT} WHERE company_id = ? AND phone_number = ?`, [companyId, phoneNumber]);
+    return contactRecord(row);
   }
 
-  async create(ctx: RequestContext, input: ContactInput): Promise<ContactRow> {
+  async create(ctx: RequestContext, input: ContactInput): Promise<ContactRecord> {
     const rules = new Rules().required('phoneNumber', input.phoneNumber);
     if (!rules.has('phoneNumber') && !E164.test(input.phoneNumber!)) rules.add('phoneNumber', message.e164('phoneNumber'));
     for (const field of TEXT_FIELDS) rules.maxChars(field, input[field], MAX[field]);
@@ -77,15 +127,15 @@ export class ContactService {
     if (taken) throw ValidationError.field('phoneNumber', message.taken('phoneNumber'));
     const now = this.clock();
     const columns = TEXT_FIELDS.map((f) => COLUMNS[f]);
-    const [row] = await ctx.sql<ContactRow>(
+    const [row] = await ctx.sql<{ id: number }>(
       `INSERT INTO contacts (company_id, phone_number, ${columns.join(', ')}, tags, custom_fields, created_at, updated_at)
-       VALUES (?, ?, ${columns.map(() => '?').join(', ')}, ?, ?, ?, ?) RETURNING *`,
+       VALUES (?, ?, ${columns.map(() => '?').join(', ')}, ?, ?, ?, ?) RETURNING id`,
       [companyId, input.phoneNumber, ...TEXT_FIELDS.map((f) => input[f]?.trim() || null), JSON.stringify(input.tags ?? []), JSON.stringify(custom), now, now],
     );
-    return this.shape(row);
+    return (await this.byId(ctx, row.id))!;
   }
 
-  async list(ctx: RequestContext, args: { search?: string | null; page?: number | null; perPage?: number | null }): Promise<Page<ContactRow>> {
+  async list(ctx: RequestContext, args: { search?: string | null; page?: number | null; perPage?: number | null }): Promise<Page<ContactRecord>> {
     const window = pageWindow(args);
     const companyId = await ctx.companyId();
     const pattern = args.search ? likePattern(args.search) : undefined;
@@ -93,11 +143,13 @@ export class ContactService {
       ? "company_id = $1 AND (phone_number ILIKE $2 OR coalesce(first_name, '') || ' ' || coalesce(last_name, '') ILIKE $2 OR email ILIKE $2)"
       : 'company_id = $1';
     const params = pattern ? [companyId, pattern] : [companyId];
-    const { rows, total } = await readPage<ContactRow>(ctx, { select: '*', from: 'contacts', where, orderBy: 'created_at DESC, id DESC', params }, window);
-    return pageOf(rows.map((row) => this.shape(row)), total, window);
+    const { rows, total } = await readPage<ContactRow>(ctx, { select: READ_COLUMNS, from: 'contacts', where, orderBy: 'created_at DESC, id DESC', params }, window);
+    return pageOf(rows.map(contactRecord), total, window);
   }
 
-  private shape(row: ContactRow): ContactRow {
-    return { ...row, created_at: dbDate(row.created_at) };
+  /** A contact of the context's company by its row id (a lead's, a call's). */
+  async byId(ctx: RequestContext, id: number): Promise<ContactRecord | undefined> {
+    const [row] = await ctx.sql<ContactRow>(`${SELECT} WHERE id = ? AND company_id = ?`, [id, await ctx.companyId()]);
+    return row && contactRecord(row);
   }
 }

@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context.js';
-import type { IdCodec } from '../ids.js';
+import { toBase64Id, type IdCodec } from '../ids.js';
 import { Agent, PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from '../entities/index.js';
 import { UnprocessableError } from '../errors.js';
 import { Rules } from '../validation.js';
@@ -22,10 +22,47 @@ export interface ChatbotOptions {
   more: boolean;
 }
 
+/** A number as the GraphQL PhoneNumber type serves it. */
+export interface PhoneNumberRecord {
+  id: number;
+  base64Id: string;
+  encryptedId: string;
+  status: string;
+  useFor: string;
+  dialable: boolean;
+  phoneNo: string;
+  provider: string;
+  aiActive: boolean;
+  phoneType: string;
+  phoneTitle: string | null;
+  hasSpamProtection: boolean;
+  tendlcs: string | null;
+  chatbotAgentId: string | null;
+}
+
 export class PhoneNumberService {
   constructor(private readonly ids: IdCodec) {}
 
-  async list(ctx: RequestContext, args: PageArgs & { search?: string | null; useFor?: string | null }): Promise<Page<PhoneNumber>> {
+  private record(n: PhoneNumber): PhoneNumberRecord {
+    return {
+      id: n.id,
+      base64Id: toBase64Id(n.id),
+      encryptedId: this.ids.encrypt('phone_number', n.id),
+      status: n.status,
+      useFor: n.useFor,
+      dialable: n.dialable,
+      phoneNo: n.phoneNo,
+      provider: n.provider,
+      aiActive: n.aiActive,
+      phoneType: n.phoneType,
+      phoneTitle: n.phoneTitle ?? null,
+      hasSpamProtection: n.hasSpamProtection,
+      tendlcs: n.tendlc ?? null,
+      chatbotAgentId: n.chatbotAgent ? String(n.chatbotAgent.id) : null,
+    };
+  }
+
+  async list(ctx: RequestContext, args: PageArgs & { search?: string | null; useFor?: string | null }): Promise<Page<PhoneNumberRecord>> {
     new Rules().oneOf('use_for', args.useFor, Object.values(UseFor)).check();
     const window = pageWindow(args);
     const params: unknown[] = [await ctx.companyId()];
@@ -35,7 +72,8 @@ export class PhoneNumberService {
       const p = `$${params.push(likePattern(args.search))}`;
       where += ` AND (phone_no ILIKE ${p} OR phone_title ILIKE ${p})`;
     }
-    return findPageByKeys(ctx, PhoneNumber, { from: 'phone_numbers', where, params }, window);
+    const page = await findPageByKeys(ctx, PhoneNumber, { from: 'phone_numbers', where, params }, window);
+    return { ...page, records: page.records.map((n) => this.record(n)) };
   }
 
   find(ctx: RequestContext, rawId: string): Promise<PhoneNumber> {
@@ -43,7 +81,7 @@ export class PhoneNumberService {
   }
 
   /** Only the listed fields change; each is checked against its values. */
-  async update(ctx: RequestContext, rawId: string, change: PhoneNumberChange): Promise<PhoneNumber> {
+  async update(ctx: RequestContext, rawId: string, change: PhoneNumberChange): Promise<PhoneNumberRecord> {
     const number = await this.find(ctx, rawId);
     new Rules()
       .maxChars('phone_title', change.phoneTitle, PHONE_TITLE_MAX)
@@ -58,11 +96,11 @@ export class PhoneNumberService {
     if (change.phoneType) number.phoneType = change.phoneType;
     if (change.tendlc) number.tendlc = change.tendlc;
     await ctx.em.flush();
-    return number;
+    return this.record(number);
   }
 
   /** Puts an active agent of the company on the number's inbound chatbot, or clears it (null). */
-  async assignChatbot(ctx: RequestContext, rawId: string, rawAgentId: string | null): Promise<PhoneNumber> {
+  async assignChatbot(ctx: RequestContext, rawId: string, rawAgentId: string | null): Promise<PhoneNumberRecord> {
     const number = await this.find(ctx, rawId);
     if (rawAgentId === null || rawAgentId === '') {
       number.chatbotAgent = null;
@@ -72,7 +110,7 @@ export class PhoneNumberService {
       number.chatbotAgent = agent;
     }
     await ctx.em.flush();
-    return number;
+    return this.record(number);
   }
 
   /** Active agents for the chatbot picker: 15 a page, by name, optional name match or one id. */
