@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../context.js';
-import type { CampaignRow, CampaignService, LeadRow } from '../services/campaign.service.js';
+import type { CampaignService } from '../services/campaign.service.js';
 import { PageType } from './pagination.types.js';
 
 @ObjectType('Campaign')
@@ -37,11 +37,6 @@ export class AppointmentBookingType {
   @Field() appointmentAt!: Date;
 }
 
-const toCampaign = (c: CampaignRow): CampaignType => ({
-  id: c.id, name: c.name, status: c.status, agentId: c.agent_id, startedAt: c.started_at, completedAt: c.completed_at, createdAt: c.created_at, leads: c.leads,
-});
-const toLead = (l: LeadRow): LeadType => ({ id: l.id, contactId: l.contact_id, campaignId: l.campaign_id, pipelineStageId: l.pipeline_stage_id, source: l.source, createdAt: l.created_at });
-
 @Resolver()
 export class CampaignResolver {
   constructor(private readonly campaignService: CampaignService) {}
@@ -54,26 +49,25 @@ export class CampaignResolver {
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<CampaignPageType> {
-    const result = await this.campaignService.list(ctx, { status, page, perPage });
-    return { ...result, records: result.records.map(toCampaign) };
+    return this.campaignService.list(ctx, { status, page, perPage });
   }
 
   @Authorized('manage-campaigns')
   @Mutation(() => CampaignType, { description: 'A draft campaign' })
   async createCampaign(@Ctx() ctx: RequestContext, @Arg('name') name: string, @Arg('agentId', () => ID, { nullable: true }) agentId: string | null): Promise<CampaignType> {
-    return toCampaign(await this.campaignService.create(ctx, { name, agentId }));
+    return this.campaignService.create(ctx, { name, agentId });
   }
 
   @Authorized('manage-campaigns')
   @Mutation(() => CampaignType, { description: 'Start a draft campaign (campaign.started)' })
   async startCampaign(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<CampaignType> {
-    return toCampaign(await this.campaignService.start(ctx, id));
+    return this.campaignService.start(ctx, id);
   }
 
   @Authorized('manage-campaigns')
   @Mutation(() => CampaignType, { description: 'Complete a running campaign (campaign.completed)' })
   async completeCampaign(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<CampaignType> {
-    return toCampaign(await this.campaignService.complete(ctx, id));
+    return this.campaignService.complete(ctx, id);
   }
 
   @Authorized('view-campaigns')
@@ -84,8 +78,7 @@ export class CampaignResolver {
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<LeadPageType> {
-    const result = await this.campaignService.leads(ctx, { campaignId, page, perPage });
-    return { ...result, records: result.records.map(toLead) };
+    return this.campaignService.leads(ctx, { campaignId, page, perPage });
   }
 
   @Authorized('manage-campaigns')
@@ -98,7 +91,7 @@ export class CampaignResolver {
     @Arg('pipelineStageId', () => ID, { nullable: true }) pipelineStageId: string | null,
     @Arg('source', () => String, { nullable: true }) source: string | null,
   ): Promise<LeadType> {
-    return toLead(await this.campaignService.createLead(ctx, { contactId, phoneNumber, campaignId, pipelineStageId, source }));
+    return this.campaignService.createLead(ctx, { contactId, phoneNumber, campaignId, pipelineStageId, source });
   }
 
   @Authorized('book-appointments')

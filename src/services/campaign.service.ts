@@ -10,32 +10,67 @@ import { pageOf, pageWindow, readPage, type Page } from '../db/pagination.js';
 // campaign.completed), leads (a contact in a campaign or a pipeline stage:
 // lead.generated) and appointments booked on a call (appointment.scheduled).
 
-export interface CampaignRow {
+interface CampaignRow {
   id: number;
   name: string;
   status: string;
   agent_id: number | null;
-  started_at: Date | null;
-  completed_at: Date | null;
-  created_at: Date;
+  started_at: Date | string | null;
+  completed_at: Date | string | null;
+  created_at: Date | string;
   leads: number;
 }
 
-export interface LeadRow {
+interface LeadRow {
   id: number;
   contact_id: number;
   campaign_id: number | null;
   pipeline_stage_id: number | null;
   source: string | null;
-  created_at: Date;
+  created_at: Date | string;
 }
 
 
-const campaignOut = (row: CampaignRow): CampaignRow => ({
-  ...row,
-  started_at: row.started_at ? dbDate(row.started_at) : null,
-  completed_at: row.completed_at ? dbDate(row.completed_at) : null,
-  created_at: dbDate(row.created_at),
+/** A campaign as the GraphQL Campaign type serves it. */
+export interface CampaignRecord {
+  id: number;
+  name: string;
+  status: string;
+  agentId: number | null;
+  startedAt: Date | null;
+  completedAt: Date | null;
+  createdAt: Date;
+  leads: number;
+}
+
+/** A lead as the GraphQL Lead type serves it. */
+export interface LeadRecord {
+  id: number;
+  contactId: number;
+  campaignId: number | null;
+  pipelineStageId: number | null;
+  source: string | null;
+  createdAt: Date;
+}
+
+const campaignRecord = (row: CampaignRow): CampaignRecord => ({
+  id: row.id,
+  name: row.name,
+  status: row.status,
+  agentId: row.agent_id,
+  startedAt: dbDate(row.started_at),
+  completedAt: dbDate(row.completed_at),
+  createdAt: dbDate(row.created_at),
+  leads: row.leads,
+});
+
+const leadRecord = (row: LeadRow): LeadRecord => ({
+  id: row.id,
+  contactId: row.contact_id,
+  campaignId: row.campaign_id,
+  pipelineStageId: row.pipeline_stage_id,
+  source: row.source,
+  createdAt: dbDate(row.created_at),
 });
 
 export class CampaignService {
@@ -45,7 +80,7 @@ export class CampaignService {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  async create(ctx: RequestContext, input: { name?: string | null; agentId?: string | null }): Promise<CampaignRow> {
+  async create(ctx: RequestContext, input: { name?: string | null; agentId?: string | null }): Promise<CampaignRecord> {
     new Rules().required('name', input.name).maxChars('name', input.name, 255).check();
     const companyId = await ctx.companyId();
     let agentId: number | null = null;
@@ -60,10 +95,10 @@ export class CampaignService {
       `INSERT INTO campaigns (company_id, name, status, agent_id, created_at, updated_at) VALUES (?, ?, 'draft', ?, ?, ?) RETURNING *, 0 AS leads`,
       [companyId, input.name!.trim(), agentId, now, now],
     );
-    return campaignOut(row);
+    return campaignRecord(row);
   }
 
-  async list(ctx: RequestContext, args: { status?: string | null; page?: number | null; perPage?: number | null }): Promise<Page<CampaignRow>> {
+  async list(ctx: RequestContext, args: { status?: string | null; page?: number | null; perPage?: number | null }): Promise<Page<CampaignRecord>> {
     new Rules().oneOf('status', args.status ?? undefined, ['draft', 'running', 'completed']).check();
     const window = pageWindow(args);
     const companyId = await ctx.companyId();
@@ -74,31 +109,31 @@ export class CampaignService {
       { select: 'c.*, (SELECT count(*)::int FROM leads l WHERE l.campaign_id = c.id) AS leads', from: 'campaigns c', where, orderBy: 'c.created_at DESC, c.id DESC', params },
       window,
     );
-    return pageOf(rows.map(campaignOut), total, window);
+    return pageOf(rows.map(campaignRecord), total, window);
   }
 
   /** draft -> running, once: campaign.started. */
-  async start(ctx: RequestContext, rawId: string): Promise<CampaignRow> {
+  async start(ctx: RequestContext, rawId: string): Promise<CampaignRecord> {
     const row = await this.lock(ctx, rawId);
     if (row.status !== 'draft') throw new ConflictError(`The campaign is ${row.status}; only a draft campaign can start.`);
     const now = this.clock();
     const [updated] = await ctx.sql<CampaignRow>(`UPDATE campaigns SET status = 'running', started_at = ?, updated_at = ? WHERE id = ? RETURNING *, ? AS leads`, [now, now, row.id, row.leads]);
     await ctx.events.record('campaign.started', { campaign_id: String(row.id), name: row.name, started_at: now.toISOString() });
-    return campaignOut(updated);
+    return campaignRecord(updated);
   }
 
   /** running -> completed, once: campaign.completed. */
-  async complete(ctx: RequestContext, rawId: string): Promise<CampaignRow> {
+  async complete(ctx: RequestContext, rawId: string): Promise<CampaignRecord> {
     const row = await this.lock(ctx, rawId);
     if (row.status !== 'running') throw new ConflictError(`The campaign is ${row.status}; only a running campaign can complete.`);
     const now = this.clock();
     const [updated] = await ctx.sql<CampaignRow>(`UPDATE campaigns SET status = 'completed', completed_at = ?, updated_at = ? WHERE id = ? RETURNING *, ? AS leads`, [now, now, row.id, row.leads]);
     await ctx.events.record('campaign.completed', { campaign_id: String(row.id), name: row.name, completed_at: now.toISOString(), leads: row.leads });
-    return campaignOut(updated);
+    return campaignRecord(updated);
   }
 
   /** A lead: a contact (by id or phone number, made when new) in a campaign or a pipeline stage. */
-  async createLead(ctx: RequestContext, input: { contactId?: string | null; phoneNumber?: string | null; campaignId?: string | null; pipelineStageId?: string | null; source?: string | null }): Promise<LeadRow> {
+  async createLead(ctx: RequestContext, input: { contactId?: string | null; phoneNumber?: string | null; campaignId?: string | null; pipelineStageId?: string | null; source?: string | null }): Promise<LeadRecord> {
     const rules = new Rules().maxChars('source', input.source, 64);
     if (!input.contactId && !input.phoneNumber) rules.add('contactId', 'The contact id or the phone number field is required.');
     if (input.phoneNumber && !E164.test(input.phoneNumber)) rules.add('phoneNumber', message.e164('phoneNumber'));
@@ -141,22 +176,22 @@ export class CampaignService {
       pipeline_stage_id: stageId === null ? null : String(stageId),
       source: row.source,
     }, contactFields(contact));
-    return { ...row, created_at: dbDate(row.created_at) };
+    return leadRecord(row);
   }
 
-  async leads(ctx: RequestContext, args: { campaignId?: string | null; page?: number | null; perPage?: number | null }): Promise<Page<LeadRow & { phone_number: string }>> {
+  async leads(ctx: RequestContext, args: { campaignId?: string | null; page?: number | null; perPage?: number | null }): Promise<Page<LeadRecord>> {
     const window = pageWindow(args);
     const companyId = await ctx.companyId();
     const campaign = args.campaignId ? this.ids.decode(args.campaignId, 'campaign') : undefined;
     if (args.campaignId && campaign === undefined) throw new NotFoundError('Campaign');
     const where = args.campaignId ? 'l.company_id = $1 AND l.campaign_id = $2' : 'l.company_id = $1';
     const params = args.campaignId ? [companyId, campaign] : [companyId];
-    const { rows, total } = await readPage<LeadRow & { phone_number: string }>(
+    const { rows, total } = await readPage<LeadRow>(
       ctx,
-      { select: 'l.id, l.contact_id, l.campaign_id, l.pipeline_stage_id, l.source, l.created_at, c.phone_number', from: 'leads l JOIN contacts c ON c.id = l.contact_id', where, orderBy: 'l.created_at DESC, l.id DESC', params },
+      { select: 'l.id, l.contact_id, l.campaign_id, l.pipeline_stage_id, l.source, l.created_at', from: 'leads l', where, orderBy: 'l.created_at DESC, l.id DESC', params },
       window,
     );
-    return pageOf(rows.map((row) => ({ ...row, created_at: dbDate(row.created_at) })), total, window);
+    return pageOf(rows.map(leadRecord), total, window);
   }
 
   /** Books (or moves) the appointment a call produced: appointment.scheduled when the time is new. */
