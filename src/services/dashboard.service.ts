@@ -8,7 +8,7 @@ import { parseCivilDate } from '../time/zoned.js';
 import { Rules, message } from '../validation.js';
 import { findOwned } from '../db/lookup.js';
 import { likePattern, pageOf, pageWindow, readDeepPage, type Page, type PageArgs } from '../db/pagination.js';
-import { dbDate } from '../db/dates.js';
+import { appointmentCallRecord, callDetailsRecord, type AppointmentCallRecord, type AppointmentCallRow, type CallDetailsRecord } from './dashboard.records.js';
 
 export interface DashboardFilter {
   dateRange?: string | null;
@@ -21,16 +21,12 @@ export interface DashboardFilter {
   search?: string | null;
 }
 
-export interface AppointmentCall {
-  call: Call;
-  timeZone: string;
-}
-
 export interface DashboardSummary {
   calls: number;
   answered: number;
   appointments: number;
-  averageDurationSeconds: number;
+  /** Seconds. */
+  averageDuration: number;
   sentiment: { positive: number; neutral: number; negative: number; unknown: number };
   from: Date;
   to: Date;
@@ -48,40 +44,6 @@ interface Scope {
   interval: Interval;
   agentId?: number;
   pattern?: string;
-}
-
-/** A row of the appointment list, as read. */
-export interface AppointmentCallRecord {
-  id: number;
-  startedAt: Date;
-  appointmentAt: Date;
-  agentName: string | null;
-  fromNumber: string;
-  toNumber: string;
-  durationSeconds: number;
-  status: string;
-  direction: string;
-  sentiment: string | null;
-  recordingAvailable: boolean;
-  /** startedAt and appointmentAt as "YYYY-MM-DD HH:mm:ss" in the company's zone. */
-  callDatetime: string;
-  appointment: string;
-}
-
-interface AppointmentCallRow {
-  id: number;
-  started_at: string;
-  appointment_at: string;
-  call_datetime: string;
-  appointment: string;
-  agent_name: string | null;
-  from_number: string;
-  to_number: string;
-  duration_seconds: number;
-  status: string;
-  direction: string;
-  sentiment: string | null;
-  recording_available: boolean;
 }
 
 export const LOCAL_PRESENCE = ['All', 'Unassigned'] as const;
@@ -117,26 +79,7 @@ export class DashboardService {
       keys: { key: 'k.id', sort: 'k.started_at', from: pattern === undefined ? 'calls k' : 'calls k LEFT JOIN agents ka ON ka.id = k.agent_id', where, orderBy: 'k.started_at DESC, k.id DESC' },
       params,
     }, window);
-    const records = rows.map((row): AppointmentCallRecord => ({
-      id: row.id,
-      // Read as dates only when asked for (the REST list shows the wall clock only).
-      get startedAt() {
-        return dbDate(row.started_at);
-      },
-      get appointmentAt() {
-        return dbDate(row.appointment_at);
-      },
-      callDatetime: row.call_datetime,
-      appointment: row.appointment,
-      agentName: row.agent_name,
-      fromNumber: row.from_number,
-      toNumber: row.to_number,
-      durationSeconds: row.duration_seconds,
-      status: row.status,
-      direction: row.direction,
-      sentiment: row.sentiment,
-      recordingAvailable: row.recording_available,
-    }));
+    const records = rows.map(appointmentCallRecord);
     return { ...pageOf(records, total, window), nextCursor };
   }
 
@@ -171,7 +114,7 @@ export class DashboardService {
       calls: totals.calls,
       answered: totals.answered,
       appointments: totals.appointments,
-      averageDurationSeconds: totals.average,
+      averageDuration: totals.average,
       sentiment: {
         positive: totals.positive,
         neutral: totals.neutral,
@@ -185,13 +128,14 @@ export class DashboardService {
   }
 
   /** One call of the company, or of one of its child companies for an agency. */
-  async call(ctx: RequestContext, rawId: string): Promise<AppointmentCall> {
+  /** One call of the company (or, for an agency, of a child company), with its analysis. */
+  async callDetails(ctx: RequestContext, rawId: string): Promise<CallDetailsRecord> {
     const id = this.ids.decode(rawId, 'call');
     const viewer = await ctx.viewer();
     const call = id === undefined ? null : await ctx.em.findOne(Call, { id }, { populate: ['agent', 'company'] });
     const visible = call && (call.company.id === viewer.company.id || (viewer.company.isAgency && call.company.parent?.id === viewer.company.id));
     if (!call || !visible) throw new NotFoundError('Call');
-    return { call, timeZone: call.company.timeZone };
+    return callDetailsRecord(this.ids, call, call.company.timeZone);
   }
 
   async setLocalPresence(ctx: RequestContext, value: string): Promise<string> {
