@@ -1,11 +1,9 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { RoleService } from '../services/role.service.js';
+import type { RoleRecord, RoleService } from '../services/role.service.js';
 import type { IdCodec } from '../ids.js';
 import type { RequestContext } from '../context.js';
-import type { Role } from '../entities/index.js';
 import {
   CreateRoleInput,
-  ModuleGrantsType,
   PermissionModuleType,
   RolePageType,
   RolePermissionsInput,
@@ -35,29 +33,19 @@ export class RoleResolver {
   @Authorized('view-role')
   @Query(() => RoleType)
   role(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
-    return this.roleService.find(ctx, id);
+    return this.roleService.view(ctx, id);
   }
 
   @Authorized('view-role')
   @Query(() => RolePermissionsType, { description: 'Every module with its permissions, marked as held by the role or not' })
   async rolePermissions(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<RolePermissionsType> {
-    const { role, modules } = await this.roleService.grants(ctx, id);
-    return {
-      role,
-      modules: modules.map(({ module, permissions }): ModuleGrantsType => ({
-        moduleId: module.id,
-        slug: module.slug,
-        name: module.name,
-        permissions: permissions.map(({ permission, granted }) => ({ ...permission, granted })),
-      })),
-    };
+    return this.roleService.grants(ctx, id);
   }
 
   @Authorized()
   @Query(() => [PermissionModuleType], { description: 'The permission catalog, grouped by module' })
   async permissionModules(@Ctx() ctx: RequestContext): Promise<PermissionModuleType[]> {
-    const modules = await this.roleService.catalog(ctx);
-    return modules.map((m) => ({ id: m.id, slug: m.slug, name: m.name, permissions: m.permissions.getItems() }));
+    return this.roleService.catalog(ctx);
   }
 
   @Authorized('edit-role')
@@ -86,7 +74,7 @@ export class RoleResolver {
   }
 
   @FieldResolver(() => String, { description: 'The id encrypted under the app key, bound to roles' })
-  encryptedId(@Root() role: Role, @Ctx() ctx: RequestContext) {
+  encryptedId(@Root() role: RoleRecord) {
     return this.ids.encrypt('role', role.id);
   }
 }

@@ -28,6 +28,7 @@ interface RoleRow {
 }
 
 const toRecord = (row: RoleRow): RoleRecord => ({ id: row.id, title: row.title, isOwner: row.is_owner, createdAt: dbDate(row.created_at), updatedAt: dbDate(row.updated_at) });
+const roleRecord = (role: Role): RoleRecord => ({ id: role.id, title: role.title, isOwner: role.isOwner, createdAt: role.createdAt, updatedAt: role.updatedAt });
 
 export interface RoleListArgs extends PageArgs {
   search?: string | null;
@@ -45,15 +46,26 @@ export interface RolePermissionsChange {
   title?: string | null;
 }
 
-export interface PermissionGrant {
-  permission: Permission;
-  granted: boolean;
+export interface PermissionRecord {
+  id: number;
+  slug: string;
+  name: string;
 }
 
-export interface ModuleGrants {
-  module: Module;
-  permissions: PermissionGrant[];
+/** A module of the permission catalog with its permissions (the GraphQL PermissionModule type). */
+export interface PermissionModuleRecord extends PermissionRecord {
+  permissions: PermissionRecord[];
 }
+
+/** A module with each permission marked as held by a role or not (the GraphQL ModuleGrants type). */
+export interface ModuleGrantsRecord {
+  moduleId: number;
+  slug: string;
+  name: string;
+  permissions: Array<PermissionRecord & { granted: boolean }>;
+}
+
+const permissionRecord = (p: Permission): PermissionRecord => ({ id: p.id, slug: p.slug, name: p.name });
 
 export class RoleService {
   constructor(private readonly ids: IdCodec, private readonly viewers: ViewerCache) {}
@@ -74,11 +86,15 @@ export class RoleService {
   }
 
   /** A role of the viewer's company; 404 for a malformed id, an unknown id or another company's. */
-  find(ctx: RequestContext, rawId: string): Promise<Role> {
+  async view(ctx: RequestContext, rawId: string): Promise<RoleRecord> {
+    return roleRecord(await this.find(ctx, rawId));
+  }
+
+  private find(ctx: RequestContext, rawId: string): Promise<Role> {
     return findOwned(ctx, this.ids, Role, rawId, 'role', 'Role');
   }
 
-  async create(ctx: RequestContext, input: RolePermissionsChange & { title: string }): Promise<Role> {
+  async create(ctx: RequestContext, input: RolePermissionsChange & { title: string }): Promise<RoleRecord> {
     // Granting permissions is its own right: edit-role alone creates empty roles.
     if (input.permissions || input.modules) await ctx.requirePermissions(['assign-role-permission']);
     const company = await ctx.companyId();
@@ -86,7 +102,7 @@ export class RoleService {
     const role = ctx.em.create(Role, { company, title: input.title.trim(), isOwner: false });
     if (input.permissions || input.modules) role.permissions.set(await this.resolvePermissions(ctx, input));
     await ctx.em.flush();
-    return role;
+    return roleRecord(role);
   }
 
   /** Renames a role: plain statements in the unit of work (the row locked, the title checked, the row updated). */
@@ -105,7 +121,7 @@ export class RoleService {
     return toRecord(row);
   }
 
-  async updatePermissions(ctx: RequestContext, rawId: string, change: RolePermissionsChange): Promise<Role> {
+  async updatePermissions(ctx: RequestContext, rawId: string, change: RolePermissionsChange): Promise<RoleRecord> {
     const role = await this.find(ctx, rawId);
     if (change.title !== undefined && change.title !== null) await this.checkTitle(ctx, role.company.id, change.title, role.id);
     const permissions = await this.resolvePermissions(ctx, change);
@@ -115,7 +131,7 @@ export class RoleService {
     role.permissions.set(permissions);
     await ctx.em.flush();
     this.forgetViewers(ctx, role);
-    return role;
+    return roleRecord(role);
   }
 
   async delete(ctx: RequestContext, rawId: string): Promise<void> {
@@ -135,25 +151,26 @@ export class RoleService {
   }
 
   /** Every module with its permissions, each marked as held by the role or not. */
-  async grants(ctx: RequestContext, rawId: string): Promise<{ role: Role; modules: ModuleGrants[] }> {
+  async grants(ctx: RequestContext, rawId: string): Promise<{ role: RoleRecord; modules: ModuleGrantsRecord[] }> {
     const role = await this.find(ctx, rawId);
     await role.permissions.init();
     const held = new Set(role.permissions.getItems().map((p) => p.id));
     const modules = await this.catalog(ctx);
     return {
-      role,
+      role: roleRecord(role),
       modules: modules.map((module) => ({
-        module,
-        permissions: module.permissions.getItems().map((permission) => ({
-          permission,
-          granted: role.isOwner || held.has(permission.id),
-        })),
+        moduleId: module.id,
+        slug: module.slug,
+        name: module.name,
+        permissions: module.permissions.map((permission) => ({ ...permission, granted: role.isOwner || held.has(permission.id) })),
       })),
     };
   }
 
-  async catalog(ctx: RequestContext): Promise<Module[]> {
-    return ctx.em.find(Module, {}, { populate: ['permissions'], orderBy: { sortOrder: 'asc', permissions: { id: 'asc' } } });
+  /** The permission catalog, grouped by module, in order. */
+  async catalog(ctx: RequestContext): Promise<PermissionModuleRecord[]> {
+    const modules = await ctx.em.find(Module, {}, { populate: ['permissions'], orderBy: { sortOrder: 'asc', permissions: { id: 'asc' } } });
+    return modules.map((m) => ({ id: m.id, slug: m.slug, name: m.name, permissions: m.permissions.getItems().map(permissionRecord) }));
   }
 
   private assertNotOwner(role: { isOwner: boolean }): void {
