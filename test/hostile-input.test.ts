@@ -175,6 +175,25 @@ describe('hostile input to every route of the table', () => {
   });
 });
 
+describe('field names in errors', () => {
+  // The services key errors by GraphQL names; REST renames each to its row's field.
+  const cases = [
+    { gql: 'mutation { updateSpamFlagSettings(minCarriersToFlag: 7) { minCarriersToFlag } }', graphqlKey: 'minCarriersToFlag', rest: ['PUT', '/api/spam-protected-numbers/flag-settings', { min_carriers_to_flag: 7 }], restKey: 'min_carriers_to_flag' },
+    { gql: 'mutation { updateLocalPresence(numberAiLocalPresence: "Some") { newValue } }', graphqlKey: 'numberAiLocalPresence', rest: ['PATCH', '/api/ai/dashboard/settings/local-presence', { number_ai_local_presence: 'Some' }], restKey: 'number_ai_local_presence' },
+    { gql: 'query { phoneNumbers(useFor: "fax") { pagination { total } } }', graphqlKey: 'useFor', rest: ['GET', '/api/phone-numbers?use_for=fax'], restKey: 'use_for' },
+  ] as const;
+  for (const c of cases) {
+    it(`${c.graphqlKey} over GraphQL, ${c.restKey} over REST`, async () => {
+      const gql = await app.graphql(c.gql, {}, owner);
+      assert.deepEqual(Object.keys(gql.body.errors[0].extensions.errors ?? {}), [c.graphqlKey], JSON.stringify(gql.body));
+      const [method, path, body] = c.rest as readonly [string, string, Record<string, unknown>?];
+      const rest = await app.request(method, path, { token: owner, body });
+      assert.equal(rest.status, 422, rest.text);
+      assert.deepEqual(Object.keys(rest.body.errors), [c.restKey]);
+    });
+  }
+});
+
 describe('GraphQL limits, before execution', () => {
   const gql = (query: string, variables: Record<string, unknown> = {}) => app.graphql(query, variables, owner);
 

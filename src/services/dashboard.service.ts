@@ -139,7 +139,7 @@ export class DashboardService {
   }
 
   async setLocalPresence(ctx: RequestContext, value: string): Promise<string> {
-    new Rules().required('number_ai_local_presence', value).oneOf('number_ai_local_presence', value, LOCAL_PRESENCE).check();
+    new Rules().required('numberAiLocalPresence', value).oneOf('numberAiLocalPresence', value, LOCAL_PRESENCE).check();
     await ctx.sql(
       `UPDATE companies SET settings = jsonb_set(settings, '{numberAiLocalPresence}', to_jsonb(?::text)), updated_at = now() WHERE id = ?`,
       [value, await ctx.companyId()],

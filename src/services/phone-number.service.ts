@@ -63,7 +63,7 @@ export class PhoneNumberService {
   }
 
   async list(ctx: RequestContext, args: PageArgs & { search?: string | null; useFor?: string | null }): Promise<Page<PhoneNumberRecord>> {
-    new Rules().oneOf('use_for', args.useFor, Object.values(UseFor)).check();
+    new Rules().oneOf('useFor', args.useFor, Object.values(UseFor)).check();
     const window = pageWindow(args);
     const params: unknown[] = [await ctx.companyId()];
     let where = 'company_id = $1';
@@ -86,8 +86,8 @@ export class PhoneNumberService {
     new Rules()
       .maxChars('phone_title', change.phoneTitle, PHONE_TITLE_MAX)
       .oneOf('status', change.status, Object.values(PhoneStatus))
-      .oneOf('use_for', change.useFor, Object.values(UseFor))
-      .oneOf('phone_type', change.phoneType, PHONE_TYPES)
+      .oneOf('useFor', change.useFor, Object.values(UseFor))
+      .oneOf('phoneType', change.phoneType, PHONE_TYPES)
       .oneOf('tendlc', change.tendlc, ['Yes', 'No'])
       .check();
     if (change.phoneTitle !== undefined && change.phoneTitle !== null) number.phoneTitle = change.phoneTitle;

@@ -86,7 +86,7 @@ export class PipelineService {
   /** Adds a stage at the end of the pipeline. */
   async addStage(ctx: RequestContext, rawPipelineId: string, stageName: string): Promise<StageRecord> {
     const pipeline = await this.find(ctx, rawPipelineId);
-    new Rules().required('stage_name', stageName).maxChars('stage_name', stageName, NAME_MAX).check();
+    new Rules().required('stageName', stageName).maxChars('stageName', stageName, NAME_MAX).check();
     // Touching the pipeline row locks it until this unit of work commits, so two
     // concurrent additions never read the same last position (a unique
     // constraint on (pipeline_id, position) backs this up).

@@ -107,7 +107,7 @@ export class SpamService {
 
   /** Saves the threshold and re-evaluates every checked number of the company in one statement. */
   async setMinCarriers(ctx: RequestContext, value: number): Promise<number> {
-    new Rules().required('min_carriers_to_flag', value).oneOf('min_carriers_to_flag', value, [1, 2, 3]).check();
+    new Rules().required('minCarriersToFlag', value).oneOf('minCarriersToFlag', value, [1, 2, 3]).check();
     const companyId = await ctx.companyId();
     // Both statements run in the operation's transaction: the setting and the statuses change together.
     await ctx.sql(

@@ -94,7 +94,7 @@ export class TelcoService {
   }
 
   async available(ctx: RequestContext, search: { areaCode?: string | null; contains?: string | null; phoneType?: string | null }): Promise<AvailableRow[]> {
-    const rules = new Rules().oneOf('phone_type', search.phoneType, ['local', 'mobile', 'tollfree']);
+    const rules = new Rules().oneOf('phoneType', search.phoneType, ['local', 'mobile', 'tollfree']);
     if (search.areaCode && !/^\d{3}$/.test(search.areaCode)) rules.add('areaCode', 'The area code field must be 3 digits.');
     if (search.contains && !/^[0-9*]{1,10}$/.test(search.contains)) rules.add('contains', 'The contains field must be up to 10 digits.');
     rules.check();
@@ -173,7 +173,7 @@ export class TelcoService {
 
   /** Imports a messaging service's A2P campaign and points the service's webhooks at this service. */
   async importCampaign(ctx: RequestContext, serviceSid: string): Promise<ActionResult> {
-    new Rules().required('messaging_service_sid', serviceSid).maxChars('messaging_service_sid', serviceSid, 64).check();
+    new Rules().required('messagingServiceSid', serviceSid).maxChars('messagingServiceSid', serviceSid, 64).check();
     const { account, creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
     if ((await ctx.em.count(MessagingCampaign, { company: account.company, messagingServiceSid: serviceSid })) > 0) {
       throw new UnprocessableError('This messaging campaign has already been imported.');
