@@ -1,6 +1,7 @@
-// The words of a call, as the provider and the AI dashboard use them: one
-// list each, read by the callback's route row, the call service and the agent
-// performance figures.
+// The closed sets of the product, one list each: a call's statuses and
+// sentiments (the provider's callbacks, the call service, the agent figures),
+// a sent message's statuses, and a webhook delivery's statuses (the delivery
+// log, its route row, and the web page through a generated module).
 
 /** How far along each provider status is; the terminal ones are all 4. */
 export const CALL_PROGRESS: Readonly<Record<string, number>> = {
@@ -23,3 +24,7 @@ export const SENTIMENTS = ['positive', 'neutral', 'negative'] as const;
 /** How far along each provider status of a sent message is; the last word (delivered, failed, undelivered) is 3. */
 export const SMS_PROGRESS: Readonly<Record<string, number>> = { accepted: 1, queued: 1, sending: 1, sent: 2, delivered: 3, failed: 3, undelivered: 3 };
 export const SMS_STATUSES = Object.keys(SMS_PROGRESS);
+
+/** A webhook delivery's statuses: pending until it succeeds, fails after its last attempt, or is cancelled. */
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

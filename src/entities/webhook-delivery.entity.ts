@@ -1,7 +1,9 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property, type Opt, type Rel } from '@mikro-orm/core';
 import { Webhook } from './webhook.entity.js';
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+import type { DeliveryStatus } from '../vocabulary.js';
+
+export type { DeliveryStatus };
 
 /**
  * One event for one webhook: the outbox row, written in the transaction of

@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context.js';
-import { type DeliveryStatus } from '../entities/index.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../vocabulary.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { EVENT_NAMES, eventDoc, isEventType } from '../events/catalog.js';
 import { dbDate } from '../db/dates.js';
@@ -88,7 +88,6 @@ const attemptRecord = (row: AttemptRow): AttemptRecord => ({
 });
 
 const DELIVERY_COLUMNS = 'id, webhook_id, event, status, attempt_count, next_attempt_at, last_attempt_at, last_status_code, created_at';
-const STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'cancelled'];
 
 export class DeliveryService {
   constructor(
@@ -112,7 +111,7 @@ export class DeliveryService {
 
   async deliveries(ctx: RequestContext, rawId: string, args: PageArgs & { status?: string | null; event?: string | null }): Promise<Page<DeliveryRecord>> {
     const webhook = await this.webhooks.find(ctx, rawId);
-    new Rules().oneOf('status', args.status, STATUSES).oneOf('event', args.event, EVENT_NAMES).check();
+    new Rules().oneOf('status', args.status, DELIVERY_STATUSES).oneOf('event', args.event, EVENT_NAMES).check();
     const window = pageWindow(args);
     const conditions = ['d.webhook_id = ?'];
     const params: unknown[] = [webhook.id];

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
 import { ErrorBanner, Notice, FieldError, Loading, Pager, type PageInfo, useInterval, When } from './ui';
+import { DELIVERY_STATUSES } from './vocabulary.generated';
 
 // A webhook's delivery log: filter by status, each delivery's payload and
 // every attempt, resend one, recover the failed ones since a time.
@@ -38,7 +39,6 @@ const RESEND = `mutation Resend($id: ID!) { resendWebhookDelivery(id: $id) { ${D
 const RECOVER = `mutation Recover($id: ID!, $since: String!) { recoverWebhookDeliveries(id: $id, since: $since) { count } }`;
 export const asApiError = (caught: unknown) => (caught instanceof ApiError ? caught : new ApiError(String(caught), 'ERROR'));
 
-const STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'];
 
 export function DeliveryLog(props: { webhookId: number; canManage: boolean; version: number; onChange: () => void }) {
   const [status, setStatus] = useState('');
@@ -112,7 +112,7 @@ export function DeliveryLog(props: { webhookId: number; canManage: boolean; vers
           }}
         >
           <option value="">All</option>
-          {STATUSES.map((s) => (
+          {DELIVERY_STATUSES.map((s) => (
             <option key={s} value={s}>
               {s}
             </option>

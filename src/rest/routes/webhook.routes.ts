@@ -1,3 +1,4 @@
+import { DELIVERY_STATUSES } from '../../vocabulary.js';
 import { ALL_ID_FORMS } from '../../ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
@@ -150,7 +151,7 @@ export const webhookRoutes: Route[] = [
       query: {
         per_page: { description: 'Default 15, at most 100' },
         page: {},
-        status: { enum: ['pending', 'succeeded', 'failed', 'cancelled'] },
+        status: { enum: DELIVERY_STATUSES },
         event: {},
       },
     },
