@@ -11,6 +11,8 @@ export { INT32, label, message } from './messages.js';
 
 /** A phone number in E.164: a plus, then up to 15 digits, the first not 0. */
 export const E164 = /^\+[1-9]\d{1,14}$/;
+/** An email address: a local part, @, and a domain with a dot (sign-in and contacts alike). */
+export const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,}$/;
 
 /** The bounds every input is held to (DESIGN section 3, "Limits"). */
 export const LIMITS = {

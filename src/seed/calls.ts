@@ -4,13 +4,13 @@ import { Agent, Call, Company, PhoneNumber, PhoneStatus, SpamNumberType, SpamPro
 import { DEMO_ACCOUNTS, demoAccountSid, demoAuthToken } from '../telco/inventory.js';
 import { CARRIERS } from '../spam/reputation.js';
 import { seededRandom } from './random.js';
+import { SENTIMENTS } from '../vocabulary.js';
 
 // Demo agents, spam-protected numbers and calls (DESIGN section 9). Calls are
 // spread relative to the seeding time, so every dashboard range has rows.
 
 const FIRST = ['Ava', 'Ben', 'Cleo', 'Dev', 'Eli', 'Fay', 'Gus', 'Hana', 'Ivo', 'Jade', 'Kai', 'Lena', 'Milo', 'Nia', 'Otto', 'Pia', 'Quin', 'Rae', 'Sol', 'Tess', 'Uma', 'Vic', 'Wren', 'Xia', 'Yuri', 'Zoe'];
 const DISPOSITIONS = ['appointment-set', 'callback', 'not-interested', 'voicemail', 'wrong-number'];
-const SENTIMENTS = ['positive', 'neutral', 'negative'];
 const DAY = 86_400_000;
 
 /** Days ago at which demo calls happen: today, yesterday, this and last week, this and last month, last year. */

@@ -4,7 +4,7 @@ import type { ViewerCache } from '../auth/viewer-cache.js';
 import type { ActorSource, CompanyScope, RequestContext, Viewer } from '../context.js';
 import { RevokedToken, User } from '../entities/index.js';
 import { InvalidCredentialsError } from '../errors.js';
-import { Rules, message } from '../validation.js';
+import { EMAIL, Rules, message } from '../validation.js';
 import type { LoginLimiter } from './login-limiter.js';
 
 export interface LoginResult {
@@ -13,7 +13,6 @@ export interface LoginResult {
   token: string;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 interface ViewerRow {
   id: number;

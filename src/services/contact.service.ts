@@ -1,7 +1,7 @@
 import type { RequestContext } from '../context.js';
 import { dbDate } from '../db/dates.js';
 import { ValidationError } from '../errors.js';
-import { E164, Rules, message } from '../validation.js';
+import { E164, EMAIL, Rules, message } from '../validation.js';
 import { likePattern, pageOf, pageWindow, readPage, type Page } from '../db/pagination.js';
 
 // Contacts (DESIGN section 4): the people calls, SMS and leads concern, one
@@ -10,7 +10,6 @@ import { likePattern, pageOf, pageWindow, readPage, type Page } from '../db/pagi
 // are the webhook form data fields: an event's data.contact is this record,
 // cut down to what each webhook selected.
 
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,}$/;
 const TEXT_FIELDS = ['email', 'firstName', 'lastName', 'address', 'city', 'state', 'zip', 'country', 'companyName'] as const;
 const COLUMNS: Record<(typeof TEXT_FIELDS)[number], string> = {
   email: 'email', firstName: 'first_name', lastName: 'last_name', address: 'address', city: 'city', state: 'state', zip: 'zip', country: 'country', companyName: 'company_name',
