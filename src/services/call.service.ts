@@ -43,11 +43,10 @@ export class CallService {
     const now = this.clock();
     const { direction } = report;
     // The company's own number on the call, and the AI agent that answers on it.
-    const ours = direction === 'inbound' ? report.to : report.from;
-    const [number] = await ctx.sql<{ agent: number | null }>('SELECT chatbot_agent_id AS agent FROM phone_numbers WHERE company_id = ? AND phone_no = ? LIMIT 1', [companyId, ours]);
+    const [number] = await ctx.sql<{ agent: number | null }>('SELECT chatbot_agent_id AS agent FROM phone_numbers WHERE company_id = ? AND phone_no = ? LIMIT 1', [companyId, report.ourNumber]);
 
     // The other party is a contact of the company (made on first contact).
-    const person = await this.contacts.findOrCreate(ctx, direction === 'inbound' ? report.from : report.to);
+    const person = await this.contacts.findOrCreate(ctx, report.otherNumber);
     const inserted = await ctx.sql<{ id: number }>(
       `INSERT INTO calls (company_id, agent_id, contact_id, provider_call_id, from_number, to_number, started_at, duration_seconds, status, direction, tags, custom_fields, contact_name, contact_email, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, 0, 'new', ?, '[]', '{}', ?, ?, ?, ?) ON CONFLICT (provider_call_id) DO NOTHING RETURNING id`,

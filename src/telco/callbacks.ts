@@ -17,6 +17,10 @@ export interface CallStatusChanged {
   from: string;
   to: string;
   direction: 'inbound' | 'outbound';
+  /** The company's own number on the call (the called one inbound, the caller outbound). */
+  ourNumber: string;
+  /** The other party's number. */
+  otherNumber: string;
   status: string;
   durationSeconds?: number;
   recordingUrl?: string;
@@ -61,6 +65,10 @@ const CALL_SID = /^CA[0-9a-f]{32}$/;
 const MESSAGE_SID = /^SM[0-9a-f]{32}$/;
 const DIRECTIONS = ['inbound', 'outbound-api', 'outbound-dial'];
 
+const directionOf = (raw: string | undefined) => (raw?.startsWith('outbound') ? 'outbound' : 'inbound');
+/** Which side of a call is the company's: the called number inbound, the caller outbound. */
+const sidesOf = (direction: 'inbound' | 'outbound', from: string, to: string) => (direction === 'outbound' ? { ours: from, theirs: to } : { ours: to, theirs: from });
+
 /** Collects the errors of one callback, keyed by the provider's parameter names; throws them all at once. */
 class ParamErrors {
   private readonly errors: Record<string, string[]> = {};
@@ -90,11 +98,15 @@ function readCallStatus(params: Params): CallStatusChanged {
   if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction)) errors.bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
   if (params.RecordingUrl !== undefined && !/^https?:\/\/\S{1,2000}$/.test(params.RecordingUrl)) errors.bad('RecordingUrl', 'The RecordingUrl parameter must be an http or https URL.');
   errors.check();
+  const direction = directionOf(params.Direction);
+  const sides = sidesOf(direction, params.From, params.To);
   return {
     callSid: params.CallSid,
     from: params.From,
     to: params.To,
-    direction: params.Direction?.startsWith('outbound') ? 'outbound' : 'inbound',
+    direction,
+    ourNumber: sides.ours,
+    otherNumber: sides.theirs,
     status: params.CallStatus,
     durationSeconds: params.CallDuration === undefined ? undefined : Number(params.CallDuration),
     recordingUrl: params.RecordingUrl || undefined,
@@ -131,7 +143,7 @@ function readSmsInbound(params: Params): SmsReceived {
 /** Each kind: the company's own number in it (which picks the company when several share an account), its reading, and the change it makes. */
 const CALLBACKS: Record<CallbackKind, { ownNumber(params: Params): string | undefined; apply(ports: CallbackPorts, ctx: RequestContext, params: Params): Promise<void> }> = {
   voiceStatus: {
-    ownNumber: (params) => (params.Direction?.startsWith('outbound') ? params.From : params.To),
+    ownNumber: (params) => sidesOf(directionOf(params.Direction), params.From, params.To).ours,
     apply: (ports, ctx, params) => ports.callStatusChanged(ctx, readCallStatus(params)),
   },
   smsStatus: {
