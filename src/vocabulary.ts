@@ -28,3 +28,39 @@ export const SMS_STATUSES = Object.keys(SMS_PROGRESS);
 /** A webhook delivery's statuses: pending until it succeeds, fails after its last attempt, or is cancelled. */
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** A phone number's verification status, its use, and its kind at the provider. */
+export enum PhoneStatus {
+  Verified = 'Verified',
+  Unverified = 'Unverified',
+}
+
+export enum UseFor {
+  ai = 'ai',
+  dialer = 'dialer',
+  both = 'both',
+}
+
+export const PHONE_TYPES = ['local', 'mobile', 'tollfree'] as const;
+/** 10DLC registration, as a number's tendlc field answers it. */
+export const TENDLC_ANSWERS = ['Yes', 'No'] as const;
+
+/** A spam-protected number's kind and its status after the latest check. */
+export enum SpamNumberType {
+  AI = 'AI',
+  House = 'House',
+  Custom = 'Custom',
+}
+
+export enum SpamStatus {
+  InProgress = 'In Progress',
+  Flagged = 'Flagged',
+  Clean = 'Clean',
+}
+
+export const CAMPAIGN_STATUSES = ['draft', 'running', 'completed'] as const;
+/** Which way a call or a message went. */
+export const DIRECTIONS = ['inbound', 'outbound'] as const;
+/** The webhook form data presets, and Custom for any other list of fields. */
+export const LIST_SELECTION_NAMES = ['Basic', 'Contact', 'Full', 'All', 'Custom'] as const;
+export type ListSelectionName = (typeof LIST_SELECTION_NAMES)[number];

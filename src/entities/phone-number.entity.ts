@@ -2,18 +2,9 @@ import { Entity, Enum, Index, ManyToOne, Property, type Opt, type Rel } from '@m
 import { Agent } from './agent.entity.js';
 import { CompanyOwned } from './company-owned.js';
 
-export enum PhoneStatus {
-  Verified = 'Verified',
-  Unverified = 'Unverified',
-}
+import { PHONE_TYPES, PhoneStatus, UseFor } from '../vocabulary.js';
 
-export enum UseFor {
-  ai = 'ai',
-  dialer = 'dialer',
-  both = 'both',
-}
-
-export const PHONE_TYPES = ['local', 'mobile', 'tollfree'] as const;
+export { PHONE_TYPES, PhoneStatus, UseFor };
 
 @Entity({ tableName: 'phone_numbers' })
 @Index({ properties: ['company', 'createdAt', 'id'] })

@@ -1,17 +1,9 @@
 import { Entity, Enum, Index, Property, type Opt } from '@mikro-orm/core';
 import { CompanyOwned } from './company-owned.js';
 
-export enum SpamNumberType {
-  AI = 'AI',
-  House = 'House',
-  Custom = 'Custom',
-}
+import { SpamNumberType, SpamStatus } from '../vocabulary.js';
 
-export enum SpamStatus {
-  InProgress = 'In Progress',
-  Flagged = 'Flagged',
-  Clean = 'Clean',
-}
+export { SpamNumberType, SpamStatus };
 
 @Entity({ tableName: 'spam_protected_numbers' })
 @Index({ properties: ['company', 'createdAt', 'id'] })

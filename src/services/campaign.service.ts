@@ -5,6 +5,7 @@ import type { IdCodec } from '../ids.js';
 import { E164, Rules, message } from '../validation.js';
 import { contactFields, type ContactService } from './contact.service.js';
 import { pageOf, pageWindow, readPage, type Page } from '../db/pagination.js';
+import { CAMPAIGN_STATUSES } from '../vocabulary.js';
 
 // Dialer campaigns (draft -> running -> completed: campaign.started and
 // campaign.completed), leads (a contact in a campaign or a pipeline stage:
@@ -99,7 +100,7 @@ export class CampaignService {
   }
 
   async list(ctx: RequestContext, args: { status?: string | null; page?: number | null; perPage?: number | null }): Promise<Page<CampaignRecord>> {
-    new Rules().oneOf('status', args.status ?? undefined, ['draft', 'running', 'completed']).check();
+    new Rules().oneOf('status', args.status ?? undefined, CAMPAIGN_STATUSES).check();
     const window = pageWindow(args);
     const companyId = await ctx.companyId();
     const where = args.status ? 'c.company_id = $1 AND c.status = $2' : 'c.company_id = $1';

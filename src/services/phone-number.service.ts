@@ -5,6 +5,7 @@ import { UnprocessableError } from '../errors.js';
 import { Rules } from '../validation.js';
 import { findOwned } from '../db/lookup.js';
 import { findPage, findPageByKeys, likePattern, pageWindow, type Page, type PageArgs } from '../db/pagination.js';
+import { TENDLC_ANSWERS } from '../vocabulary.js';
 
 export const PHONE_TITLE_MAX = 255;
 export const CHATBOT_PAGE = 15;
@@ -88,7 +89,7 @@ export class PhoneNumberService {
       .oneOf('status', change.status, Object.values(PhoneStatus))
       .oneOf('useFor', change.useFor, Object.values(UseFor))
       .oneOf('phoneType', change.phoneType, PHONE_TYPES)
-      .oneOf('tendlc', change.tendlc, ['Yes', 'No'])
+      .oneOf('tendlc', change.tendlc, TENDLC_ANSWERS)
       .check();
     if (change.phoneTitle !== undefined && change.phoneTitle !== null) number.phoneTitle = change.phoneTitle;
     if (change.status) number.status = change.status as PhoneStatus;

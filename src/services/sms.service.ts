@@ -4,7 +4,7 @@ import { E164, Rules, message } from '../validation.js';
 import { pageOf, pageWindow, type Page } from '../db/pagination.js';
 import { smsEventData, smsRecords, type SmsRecord } from './sms.records.js';
 import { BODY_MAX, type SmsReceived, type SmsStatusChanged } from '../telco/callbacks.js';
-import { SMS_PROGRESS } from '../vocabulary.js';
+import { DIRECTIONS, SMS_PROGRESS } from '../vocabulary.js';
 import type { TelcoService } from './telco.service.js';
 import { contactFields, type ContactService } from './contact.service.js';
 
@@ -50,7 +50,7 @@ export class SmsService {
   }
 
   async list(ctx: RequestContext, args: { direction?: string | null; page?: number | null; perPage?: number | null }): Promise<Page<SmsRecord>> {
-    new Rules().oneOf('direction', args.direction ?? undefined, ['inbound', 'outbound']).check();
+    new Rules().oneOf('direction', args.direction ?? undefined, DIRECTIONS).check();
     const window = pageWindow(args);
     const { records, total } = await smsRecords.page(ctx, await ctx.companyId(), args.direction, window);
     return pageOf(records, total, window);

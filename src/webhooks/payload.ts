@@ -1,6 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 import type { ContactFields } from '../events/recorder.js';
+import { LIST_SELECTION_NAMES, type ListSelectionName } from '../vocabulary.js';
 
 // The payload text (DESIGN section 5): { event, timestamp, webhook_id, data,
 // metadata: { version } }, metadata last; its signature is added per attempt.
@@ -15,8 +16,8 @@ const FULL = [...CONTACT, 'address', 'city', 'state', 'zip', 'country'];
 const ALL = [...FULL, 'company_name', 'tags', 'custom_fields'];
 
 /** The list selection presets and the fields each fills in. */
-export const LIST_SELECTIONS: Record<string, readonly string[]> = { Basic: BASIC, Contact: CONTACT, Full: FULL, All: ALL };
-export const SELECTION_NAMES = [...Object.keys(LIST_SELECTIONS), 'Custom'] as const;
+export const LIST_SELECTIONS: Record<Exclude<ListSelectionName, 'Custom'>, readonly string[]> = { Basic: BASIC, Contact: CONTACT, Full: FULL, All: ALL };
+export const SELECTION_NAMES = LIST_SELECTION_NAMES;
 
 /** A form data name: one of FORM_FIELDS, or custom_fields.<key>. */
 export const isFormField = (name: string) => (FORM_FIELDS as readonly string[]).includes(name) || /^custom_fields\.[A-Za-z0-9_-]{1,64}$/.test(name);

@@ -232,7 +232,7 @@ export class WebhookService {
     if (selection === 'Custom' && !formData && !current) throw ValidationError.field('formData', 'The form data field is required with the Custom list selection.');
     if (selection && selection !== 'Custom') {
       out.listSelection = selection;
-      out.formData = [...LIST_SELECTIONS[selection]];
+      out.formData = [...LIST_SELECTIONS[selection as keyof typeof LIST_SELECTIONS]];
     } else if (formData) {
       out.formData = formData;
       out.listSelection = selection === 'Custom' ? 'Custom' : selectionOf(formData);

@@ -1,3 +1,4 @@
+import { CAMPAIGN_STATUSES } from '../../vocabulary.js';
 import { ALL_ID_FORMS } from '../../ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
@@ -18,7 +19,7 @@ export const campaignRoutes: Route[] = [
     paths: ['/api/campaigns'],
     summary: 'List dialer campaigns',
     description: 'Newest first. Requires view-campaigns.',
-    params: { query: { status: { enum: ['draft', 'running', 'completed'] }, ...paging } },
+    params: { query: { status: { enum: CAMPAIGN_STATUSES }, ...paging } },
     document: `query ListCampaigns($status: String, $page: Int, $perPage: Int) { campaigns(status: $status, page: $page, perPage: $perPage) { records { ${CAMPAIGN} } ${PAGINATION} } }`,
     response: { field: 'campaigns', shape: 'envelope', data: true },
   }),

@@ -1,3 +1,4 @@
+import { PHONE_TYPES, PhoneStatus, TENDLC_ANSWERS, UseFor } from '../../vocabulary.js';
 import { ALL_ID_FORMS } from '../../ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
@@ -17,7 +18,7 @@ export const phoneNumberRoutes: Route[] = [
     params: {
       query: {
         search: { description: 'Matches the number or its title' },
-        use_for: { enum: ['ai', 'dialer', 'both'] },
+        use_for: { enum: Object.values(UseFor) },
         per_page: { description: 'Default 15, at most 100' },
         page: {},
       },
@@ -37,10 +38,10 @@ export const phoneNumberRoutes: Route[] = [
       path: { id: numberId },
       body: {
         phone_title: { description: 'At most 255 characters' },
-        status: { enum: ['Verified', 'Unverified'] },
-        use_for: { enum: ['ai', 'dialer', 'both'] },
-        phone_type: { enum: ['local', 'mobile', 'tollfree'] },
-        tendlc: { enum: ['Yes', 'No'], description: 'Answered as tendlcs' },
+        status: { enum: Object.values(PhoneStatus) },
+        use_for: { enum: Object.values(UseFor) },
+        phone_type: { enum: PHONE_TYPES },
+        tendlc: { enum: TENDLC_ANSWERS, description: 'Answered as tendlcs' },
       },
     },
     document: `mutation UpdatePhoneNumber($id: ID!, $phoneTitle: String, $status: String, $useFor: String, $phoneType: String, $tendlc: String) {
@@ -116,7 +117,7 @@ export const phoneNumberRoutes: Route[] = [
       query: {
         area_code: { description: 'Three digits' },
         contains: { description: 'Digits the number contains' },
-        phone_type: { enum: ['local', 'mobile', 'tollfree'], description: 'Default local' },
+        phone_type: { enum: PHONE_TYPES, description: 'Default local' },
       },
     },
     document: `query Available($areaCode: String, $contains: String, $phoneType: String) {

@@ -1,3 +1,4 @@
+import { DIRECTIONS } from '../../vocabulary.js';
 import type { Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
@@ -34,7 +35,7 @@ export const smsRoutes: Route[] = [
     description: 'Messages sent and received, newest first. Requires view-sms.',
     params: {
       query: {
-        direction: { enum: ['inbound', 'outbound'] },
+        direction: { enum: DIRECTIONS },
         page: { description: 'Default 1' },
         per_page: { description: 'Default 15, at most 100' },
       },

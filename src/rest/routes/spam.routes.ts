@@ -1,3 +1,4 @@
+import { SpamNumberType, SpamStatus } from '../../vocabulary.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
@@ -19,8 +20,8 @@ export const spamRoutes: Route[] = [
         per_page: { description: 'Default 15, at most 100 (larger values are clamped)' },
         page: {},
         search: { description: 'Matches the phone number, type or status' },
-        status: { enum: ['All', 'In Progress', 'Flagged', 'Clean'], description: 'Omit or All for every status' },
-        type: { enum: ['All', 'AI', 'House', 'Custom'], description: 'Omit or All for every type' },
+        status: { enum: ['All', ...Object.values(SpamStatus)], description: 'Omit or All for every status' },
+        type: { enum: ['All', ...Object.values(SpamNumberType)], description: 'Omit or All for every type' },
       },
     },
     document: `query SpamNumbers($search: String, $status: String, $type: String, $page: Int, $perPage: Int) {

@@ -1,4 +1,4 @@
-import { DELIVERY_STATUSES } from '../../vocabulary.js';
+import { DELIVERY_STATUSES, LIST_SELECTION_NAMES } from '../../vocabulary.js';
 import { ALL_ID_FORMS } from '../../ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
@@ -17,7 +17,7 @@ const fields: Record<string, RowParam> = {
   title: { description: 'At most 255 characters' },
   url: { description: 'http or https, at most 2048 characters, no credentials, not a private address' },
   method: { description: 'Always POST' },
-  list_selection: { enum: ['Basic', 'Contact', 'Full', 'All', 'Custom'], description: 'A preset that fills form_data' },
+  list_selection: { enum: LIST_SELECTION_NAMES, description: 'A preset that fills form_data' },
   form_data: { items: {}, description: 'Contact fields each payload carries in data.contact' },
   events: { items: {}, description: 'One or more of the sixteen event types' },
   active: { description: 'Default true; true also clears disabled_reason' },
