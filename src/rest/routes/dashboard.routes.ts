@@ -1,9 +1,10 @@
+import { DATE_RANGES } from '../../time/date-range.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
 const filters: Record<string, RowParam> = {
   date_range: {
-    enum: ['Today', 'Yesterday', 'Last 7 Days', 'Last 14 Days', 'Last 30 Days', 'This Week Sun', 'This Week Mon', 'Last Week Sun', 'Last Week Mon', 'Last Business Week', 'This Month', 'Last Month', 'Last Year'],
+    enum: DATE_RANGES,
     description: 'Default Today; computed in the company time zone',
   },
   start_date: { description: 'Custom start, Y-m-d (with end_date; whole days, inclusive)' },
