@@ -140,6 +140,12 @@ const TAGS: Record<string, string> = {
   'Provider callbacks': 'What the telephony provider posts: form-encoded, signed with X-Telco-Signature, no Bearer token',
 };
 
+/** The row's description, and the permissions its field's @Authorized names (never written by hand in a row). */
+function operationDescription(description: string | undefined, permissions: string[]): { description?: string } {
+  const text = [description, permissions.length ? `Requires ${permissions.join(' and ')}.` : ''].filter(Boolean).join(' ');
+  return text ? { description: text } : {};
+}
+
 /** A provider callback row: a form body, a signature header, 204 when applied. */
 function ingressOperation(route: IngressRoute): Schema {
   return {
@@ -205,7 +211,7 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
       operationId: isAlias ? `${route.operationId}${count + 1}` : route.operationId,
       tags: [route.tag],
       summary: isAlias ? `${route.summary} (same endpoint)` : route.summary,
-      ...(route.description ? { description: route.description } : {}),
+      ...operationDescription(route.description, compiled.permissions),
       ...(route.auth === false ? { security: [] } : {}),
       ...(compiled.permissions.length ? { 'x-permissions': compiled.permissions } : {}),
       'x-graphql-operation': route.document.replace(/\s+/g, ' ').trim(),

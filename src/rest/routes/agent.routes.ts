@@ -15,7 +15,7 @@ export const agentRoutes: Route[] = [
     paths: ['/api/agents'],
     tag: 'AI agents',
     summary: 'List AI agents',
-    description: 'Agents of the company by name. Requires view-agents.',
+    description: 'Agents of the company by name.',
     params: {
       query: {
         per_page: { description: 'Default 15, at most 100' },
@@ -34,7 +34,7 @@ export const agentRoutes: Route[] = [
     paths: ['/api/agents'],
     tag: 'AI agents',
     summary: 'Create an AI agent',
-    description: 'Requires manage-agents. Sends agent.created.',
+    description: 'Sends agent.created.',
     params: { body: { name: { description: 'At most 255 characters' } } },
     document: `mutation CreateAgent($name: String!) { createAgent(name: $name) { ${AGENT_FIELDS} } }`,
     response: { field: 'createAgent', shape: 'envelope', message: 'Agent created successfully.', data: true },
@@ -46,7 +46,7 @@ export const agentRoutes: Route[] = [
     paths: ['/api/agents/{id}'],
     tag: 'AI agents',
     summary: 'Update an AI agent',
-    description: 'Name and active; an agent made inactive goes offline. Requires manage-agents. Sends agent.updated.',
+    description: 'Name and active; an agent made inactive goes offline. Sends agent.updated.',
     params: { path: { id: agentId }, body: { name: {}, active: {} } },
     document: `mutation UpdateAgent($id: ID!, $name: String, $active: Boolean) { updateAgent(id: $id, name: $name, active: $active) { ${AGENT_FIELDS} } }`,
     response: { field: 'updateAgent', shape: 'envelope', message: 'Agent updated successfully.', data: true },
@@ -57,7 +57,7 @@ export const agentRoutes: Route[] = [
     paths: ['/api/agents/{id}/status'],
     tag: 'AI agents',
     summary: 'Switch an AI agent online or offline',
-    description: 'Requires manage-agents. Sends agent.status_changed.',
+    description: 'Sends agent.status_changed.',
     params: { path: { id: agentId }, body: { online: {} } },
     document: `mutation SetAgentOnline($id: ID!, $online: Boolean!) { setAgentOnline(id: $id, online: $online) { ${AGENT_FIELDS} } }`,
     response: { field: 'setAgentOnline', shape: 'envelope', message: 'Agent status updated successfully.', data: true },
@@ -85,7 +85,7 @@ export const agentRoutes: Route[] = [
     paths: ['/api/agents/performance-thresholds'],
     tag: 'AI agents',
     summary: 'agent.performance thresholds',
-    description: 'agent.performance fires when an agent\'s answer rate or average sentiment over its last 20 finished calls (at least 5) crosses these. Requires view-agents.',
+    description: 'agent.performance fires when an agent\'s answer rate or average sentiment over its last 20 finished calls (at least 5) crosses these.',
     params: {},
     document: 'query AgentPerformanceThresholds { agentPerformanceThresholds { answer_rate: answerRate average_sentiment: averageSentiment } }',
     response: { field: 'agentPerformanceThresholds', shape: 'envelope', data: true },
@@ -96,8 +96,7 @@ export const agentRoutes: Route[] = [
     paths: ['/api/agents/performance-thresholds'],
     tag: 'AI agents',
     summary: 'Change the agent.performance thresholds',
-    description: 'Requires manage-agents.',
-    params: {
+        params: {
       body: {
         answer_rate: { description: '0 to 1 (default 0.6)' },
         average_sentiment: { description: '-1 to 1: positive 1, neutral 0, negative -1 (default 0)' },

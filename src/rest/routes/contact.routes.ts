@@ -14,7 +14,7 @@ export const contactRoutes: Route[] = [
     methods: ['GET'],
     paths: ['/api/contacts'],
     summary: 'List contacts',
-    description: 'Newest first. Requires view-contacts.',
+    description: 'Newest first.',
     params: {
       query: {
         search: { description: 'Matches the number, the name or the email' },
@@ -30,7 +30,7 @@ export const contactRoutes: Route[] = [
     methods: ['POST'],
     paths: ['/api/contacts'],
     summary: 'Create a contact',
-    description: 'One contact per phone number. Requires edit-contacts.',
+    description: 'One contact per phone number.',
     params: {
       body: {
         phone_number: { description: 'E.164' },

@@ -40,7 +40,7 @@ export const dashboardRoutes: Route[] = [
     paths: ['/api/ai/dashboard/summary'],
     tag: 'AI dashboard',
     summary: 'Dashboard summary',
-    description: 'Totals of every call in the range (same filters). Requires view-ai-dashboard.',
+    description: 'Totals of every call in the range (same filters).',
     params: { query: filters },
     document: `query DashboardSummary(${FILTER_VARS}) { dashboardSummary(${FILTER}) {
       calls answered appointments average_duration: averageDuration sentiment { positive neutral negative unknown } from to time_zone: timeZone } }`,
@@ -53,7 +53,7 @@ export const dashboardRoutes: Route[] = [
     paths: ['/api/ai/dashboard/calls/{id}'],
     tag: 'AI dashboard',
     summary: 'Call details',
-    description: 'One call with transcript, recording, disposition, tags and custom fields. Requires view-ai-dashboard.',
+    description: 'One call with transcript, recording, disposition, tags and custom fields.',
     params: { path: { id: { type: 'id', idKind: 'call', idForms: ['numeric', 'base64', 'encrypted'], description: 'Numeric, base64 or encrypted id' } } },
     document: `query CallDetails($id: ID!) { callDetails(id: $id) {
       id call_datetime: callDatetime agent_id: agentId agent_name: agentName ${NUMBERS} duration status direction sentiment

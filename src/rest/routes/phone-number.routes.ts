@@ -14,7 +14,7 @@ export const phoneNumberRoutes: Route[] = [
     paths: ['/api/phone-numbers'],
     tag: 'Phone numbers',
     summary: 'List phone numbers',
-    description: 'Newest first. Requires view-phone-numbers.',
+    description: 'Newest first.',
     params: {
       query: {
         search: { description: 'Matches the number or its title' },
@@ -112,7 +112,7 @@ export const phoneNumberRoutes: Route[] = [
     paths: ['/api/phone-numbers/available'],
     tag: 'Phone numbers',
     summary: 'Search available numbers',
-    description: 'Numbers for sale at the provider; each row has a purchase_token (signed, valid 15 minutes, usable once). Requires purchase-phone-numbers.',
+    description: 'Numbers for sale at the provider; each row has a purchase_token (signed, valid 15 minutes, usable once).',
     params: {
       query: {
         area_code: { description: 'Three digits' },
@@ -132,7 +132,7 @@ export const phoneNumberRoutes: Route[] = [
     paths: ['/api/phone-numbers/import-telco'],
     tag: 'Phone numbers',
     summary: 'List importable numbers',
-    description: 'Numbers on the company\'s provider account not imported yet, each with an import_token. Requires import-phone-numbers.',
+    description: 'Numbers on the company\'s provider account not imported yet, each with an import_token.',
     params: {},
     document: `query Importable { importableTelcoNumbers {
       phone_number: phoneNumber friendly_name: friendlyName phone_type: phoneType provider_sid: providerSid import_token: importToken } }`,
@@ -145,7 +145,7 @@ export const phoneNumberRoutes: Route[] = [
     paths: ['/api/phone-numbers/import-telco-campaigns'],
     tag: 'Phone numbers',
     summary: 'List importable campaigns',
-    description: 'A2P campaigns of the account\'s messaging services not imported yet. Requires import-phone-numbers.',
+    description: 'A2P campaigns of the account\'s messaging services not imported yet.',
     params: {},
     document: `query ImportableCampaigns { importableTelcoCampaigns {
       messaging_service_sid: messagingServiceSid name campaign_sid: campaignSid status use_case: useCase } }`,
@@ -157,7 +157,7 @@ export const phoneNumberRoutes: Route[] = [
     paths: ['/api/phone-numbers/{id}/chatbot'],
     tag: 'Phone numbers',
     summary: 'Assign chatbot',
-    description: 'Puts an active agent on the number\'s inbound chatbot; agent_id null clears it. Requires edit-phone-numbers.',
+    description: 'Puts an active agent on the number\'s inbound chatbot; agent_id null clears it.',
     params: {
       path: { id: numberId },
       body: { agent_id: { type: 'id', required: true, nullable: true, description: 'Agent id, or null to clear' } },

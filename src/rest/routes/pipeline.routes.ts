@@ -30,8 +30,7 @@ export const pipelineRoutes: Route[] = [
     paths: ['/api/pipeline'],
     tag: 'Pipelines',
     summary: 'Create Pipeline',
-    description: 'Requires edit-pipelines.',
-    params: {
+        params: {
       body: {
         name: { description: 'At most 255 characters' },
         crm_location_id: { description: 'Link to a CRM location' },
@@ -63,7 +62,7 @@ export const pipelineRoutes: Route[] = [
     paths: ['/api/pipeline/{id}/stages'],
     tag: 'Pipelines',
     summary: 'Pipeline stages',
-    description: 'Stages of a pipeline in order. Requires view-pipelines.',
+    description: 'Stages of a pipeline in order.',
     params: { path: { id: pipelineId } },
     document: `query PipelineStages($id: ID!) { pipelineStages(pipelineId: $id) { ${STAGE_FIELDS} position } }`,
     response: { field: 'pipelineStages', shape: 'envelope', data: true },
@@ -74,7 +73,7 @@ export const pipelineRoutes: Route[] = [
     paths: ['/api/pipeline/locations'],
     tag: 'Pipelines',
     summary: 'Pipeline locations',
-    description: 'CRM locations that pipelines are linked to, with how many pipelines each. Requires view-pipelines.',
+    description: 'CRM locations that pipelines are linked to, with how many pipelines each.',
     params: {},
     document: 'query PipelineLocations { pipelineLocations { crm_location_id: crmLocationId pipelines_count: pipelinesCount } }',
     response: { field: 'pipelineLocations', shape: 'envelope', data: true },

@@ -29,7 +29,7 @@ export const roleRoutes: Route[] = [
     paths: ['/api/roles'],
     tag: 'Roles',
     summary: 'List Roles',
-    description: 'Roles of the company, newest first. Requires view-role.',
+    description: 'Roles of the company, newest first.',
     params: {
       query: {
         per_page: { description: 'Default 15, at most 100 (larger values are clamped)' },
@@ -47,8 +47,7 @@ export const roleRoutes: Route[] = [
     paths: ['/api/roles'],
     tag: 'Roles',
     summary: 'Create Role',
-    description: 'Requires edit-role.',
-    params: { body: { title, permissions: permissionIds } },
+        params: { body: { title, permissions: permissionIds } },
     document: `mutation CreateRole($title: String!, $permissions: [Int!]) {
       createRole(input: { title: $title, permissions: $permissions }) { ${ROLE_FIELDS} } }`,
     response: { field: 'createRole', shape: 'envelope', message: 'Role created successfully.', data: true },
@@ -61,8 +60,7 @@ export const roleRoutes: Route[] = [
     paths: ['/api/roles/{id}', '/api/roles/update/{id}'],
     tag: 'Roles',
     summary: 'Update Role',
-    description: 'Requires edit-role.',
-    params: { path: { id: roleId }, body: { title } },
+        params: { path: { id: roleId }, body: { title } },
     document: 'mutation UpdateRole($id: ID!, $title: String!) { updateRole(id: $id, input: { title: $title }) { id } }',
     response: { field: 'updateRole', shape: 'envelope', message: 'Role updated successfully.' },
   },
@@ -73,8 +71,7 @@ export const roleRoutes: Route[] = [
     paths: ['/api/roles/{id}/permissions'],
     tag: 'Roles',
     summary: 'Update Role Permissions',
-    description: 'Requires assign-role-permission.',
-    params: { path: { id: roleId }, body: permissionChange },
+        params: { path: { id: roleId }, body: permissionChange },
     document: `mutation UpdateRolePermissions($id: ID!, $permissions: [Int!], $modules: [ModulePermissionsInput!], $title: String) {
       updateRolePermissions(id: $id, input: { permissions: $permissions, modules: $modules, title: $title }) { id } }`,
     response: { field: 'updateRolePermissions', shape: 'envelope', message: 'Role permissions updated successfully.' },
@@ -85,7 +82,7 @@ export const roleRoutes: Route[] = [
     paths: ['/api/roles/{id}/permissions'],
     tag: 'Roles',
     summary: 'Get Role Permissions',
-    description: 'Every module with its permissions, each marked as held by the role or not. Requires view-role.',
+    description: 'Every module with its permissions, each marked as held by the role or not.',
     params: { path: { id: roleId } },
     document: `query RolePermissions($id: ID!) { rolePermissions(id: $id) {
       role { ${ROLE_FIELDS} }
@@ -100,7 +97,7 @@ export const roleRoutes: Route[] = [
     paths: ['/api/roles/{id}', '/api/roles/delete/{id}'],
     tag: 'Roles',
     summary: 'Delete Role',
-    description: 'Requires delete-role. Refused with 409 while users hold the role, and for the Owner role.',
+    description: 'Refused with 409 while users hold the role, and for the Owner role.',
     params: { path: { id: roleId } },
     document: 'mutation DeleteRole($id: ID!) { deleteRole(id: $id) }',
     response: { field: 'deleteRole', shape: 'envelope', message: 'Role deleted successfully.' },

@@ -15,7 +15,7 @@ export const smsRoutes: Route[] = [
     methods: ['POST'],
     paths: ['/api/sms'],
     summary: 'Send an SMS',
-    description: "Sends through the provider from one of the company's numbers (default: its first). Requires send-sms. sms.sent or sms.failed follow when the provider reports.",
+    description: "Sends through the provider from one of the company's numbers (default: its first). sms.sent or sms.failed follow when the provider reports.",
     params: {
       body: {
         to: { description: 'E.164 recipient' },
@@ -32,7 +32,7 @@ export const smsRoutes: Route[] = [
     methods: ['GET'],
     paths: ['/api/sms'],
     summary: 'The SMS log',
-    description: 'Messages sent and received, newest first. Requires view-sms.',
+    description: 'Messages sent and received, newest first.',
     params: {
       query: {
         direction: { enum: DIRECTIONS },

@@ -14,7 +14,7 @@ export const spamRoutes: Route[] = [
     paths: ['/api/spam-protected-numbers'],
     tag: 'Spam protection',
     summary: 'List spam-protected numbers',
-    description: 'Newest first. Requires view-spam-protected-numbers.',
+    description: 'Newest first.',
     params: {
       query: {
         per_page: { description: 'Default 15, at most 100 (larger values are clamped)' },
