@@ -1,6 +1,7 @@
 import type { RequestContext } from '../context.js';
 import { Rules } from '../validation.js';
 import { TERMINAL_CALL_STATUSES } from '../vocabulary.js';
+import { callRecords } from './calls/statements.js';
 
 // agent.performance (DESIGN section 5): after each finished call of an AI
 // agent, its answer rate and average sentiment over its last 20 finished
@@ -46,13 +47,7 @@ export async function evaluateAgent(ctx: RequestContext, agentId: number): Promi
     [agentId, companyId],
   );
   if (!agent) return;
-  const [stats] = await ctx.sql<{ calls: number; answered: number; sentiment: number | null }>(
-    `SELECT count(*)::int AS calls,
-            count(*) FILTER (WHERE status = 'completed' AND duration_seconds > 0)::int AS answered,
-            avg(CASE sentiment WHEN 'positive' THEN 1 WHEN 'neutral' THEN 0 WHEN 'negative' THEN -1 END)::float AS sentiment
-     FROM (SELECT status, duration_seconds, sentiment FROM calls WHERE agent_id = ? AND company_id = ? AND status IN (?) ORDER BY started_at DESC, id DESC LIMIT ?) recent`,
-    [agentId, companyId, TERMINAL_CALL_STATUSES, PERFORMANCE_WINDOW],
-  );
+  const stats = await callRecords.agentFigures(ctx, companyId, agentId, TERMINAL_CALL_STATUSES, PERFORMANCE_WINDOW);
   if (stats.calls < PERFORMANCE_MIN_CALLS) return;
   const thresholds = await thresholdsOf(ctx, companyId);
   const measured: Array<['answer_rate' | 'average_sentiment', number | null, number]> = [

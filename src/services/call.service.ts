@@ -1,6 +1,6 @@
 import type { RequestContext } from '../context.js';
 import { CALL_PROGRESS } from '../vocabulary.js';
-import { dbDate } from '../db/dates.js';
+import { callRecords } from './calls/statements.js';
 import type { CallStatusChanged } from '../telco/callbacks.js';
 import { evaluateAgent } from './agent-performance.js';
 import { contactFields, type ContactService } from './contact.service.js';
@@ -10,26 +10,6 @@ import { contactFields, type ContactService } from './contact.service.js';
 // reads, and record call.started, call.answered, call.transferred and
 // call.ended. A call only moves forward: a repeated or late callback (a
 // `ringing` after `completed`) changes nothing and records no event twice.
-
-interface CallRow {
-  id: number;
-  status: string;
-  agent_id: number | null;
-  from_number: string;
-  to_number: string;
-  direction: string;
-  duration_seconds: number;
-  started_at: Date | string;
-  answered_at: Date | string | null;
-  transferred_to: string | null;
-  recording_url: string | null;
-  transcript: string | null;
-  sentiment: string | null;
-  disposition: string | null;
-  tags: string[];
-  custom_fields: Record<string, unknown>;
-  appointment_at: Date | string | null;
-}
 
 export class CallService {
   constructor(
@@ -47,76 +27,63 @@ export class CallService {
 
     // The other party is a contact of the company (made on first contact).
     const person = await this.contacts.findOrCreate(ctx, report.otherNumber);
-    const inserted = await ctx.sql<{ id: number }>(
-      `INSERT INTO calls (company_id, agent_id, contact_id, provider_call_id, from_number, to_number, started_at, duration_seconds, status, direction, tags, custom_fields, contact_name, contact_email, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 0, 'new', ?, '[]', '{}', ?, ?, ?, ?) ON CONFLICT (provider_call_id) DO NOTHING RETURNING id`,
-      [companyId, number?.agent ?? null, person.id, report.callSid, report.from, report.to, now, direction,
-        [person.firstName, person.lastName].filter(Boolean).join(' ') || null, person.email, now, now],
-    );
+    const inserted = await callRecords.insertIfNew(ctx, {
+      companyId, agentId: number?.agent ?? null, contactId: person.id, providerCallId: report.callSid, fromNumber: report.from, toNumber: report.to, direction,
+      contactName: [person.firstName, person.lastName].filter(Boolean).join(' ') || null, contactEmail: person.email, at: now,
+    });
     // One callback at a time per call: the row lock orders concurrent ones.
-    const [row] = await ctx.sql<CallRow>(
-      `SELECT id, status, agent_id, from_number, to_number, direction, duration_seconds, started_at, answered_at, transferred_to, recording_url, transcript, sentiment, disposition, tags, custom_fields, appointment_at
-       FROM calls WHERE provider_call_id = ? AND company_id = ? FOR UPDATE`,
-      [report.callSid, companyId],
-    );
+    const row = await callRecords.lockByProviderId(ctx, companyId, report.callSid);
     // A call id of another company's account: nothing to do here.
     if (!row) return;
-    const before = inserted.length > 0 ? 0 : (CALL_PROGRESS[row.status] ?? 4);
+    const before = inserted ? 0 : (CALL_PROGRESS[row.status] ?? 4);
     const after = CALL_PROGRESS[report.status];
     const moves = after > before;
 
     const call = { ...row };
     if (moves) call.status = report.status;
-    if (moves && after === 4) call.duration_seconds = report.durationSeconds ?? 0;
-    const answeredNow = moves && before < 3 && (after === 3 || (report.status === 'completed' && call.duration_seconds > 0));
-    if (answeredNow) call.answered_at = now;
+    if (moves && after === 4) call.durationSeconds = report.durationSeconds ?? 0;
+    const answeredNow = moves && before < 3 && (after === 3 || (report.status === 'completed' && call.durationSeconds > 0));
+    if (answeredNow) call.answeredAt = now;
     // The AI agent's analysis arrives with the completed callback (or after it): it completes the record.
-    if (report.recordingUrl) call.recording_url = report.recordingUrl;
+    if (report.recordingUrl) call.recordingUrl = report.recordingUrl;
     if (report.transcript !== undefined) call.transcript = report.transcript.slice(0, 100_000);
     if (report.sentiment) call.sentiment = report.sentiment;
     if (report.disposition !== undefined) call.disposition = report.disposition.slice(0, 64);
     if (report.tags !== undefined) call.tags = report.tags.slice(0, 50);
-    const transferred = report.transferredTo && report.transferredTo !== row.transferred_to && (CALL_PROGRESS[call.status] ?? 4) < 4 ? report.transferredTo : undefined;
-    if (transferred) call.transferred_to = transferred;
-
-    await ctx.sql(
-      `UPDATE calls SET status = ?, duration_seconds = ?, answered_at = ?, ended_at = CASE WHEN ? THEN ? ELSE ended_at END, transferred_to = ?,
-         recording_url = ?, transcript = ?, sentiment = ?, disposition = ?, tags = ?, appointment_at = COALESCE(?, appointment_at), updated_at = ?
-       WHERE id = ?`,
-      [call.status, call.duration_seconds, call.answered_at ?? null, moves && after === 4, now, call.transferred_to, call.recording_url, call.transcript, call.sentiment, call.disposition,
-        JSON.stringify(call.tags), report.appointmentAt ?? null, now, row.id],
-    );
+    const transferred = report.transferredTo && report.transferredTo !== row.transferredTo && (CALL_PROGRESS[call.status] ?? 4) < 4 ? report.transferredTo : undefined;
+    if (transferred) call.transferredTo = transferred;
+    await callRecords.saveProgress(ctx, call, { ended: moves && after === 4, appointmentAt: report.appointmentAt ?? null, at: now });
 
     const base = {
       call_id: String(row.id),
-      agent_id: row.agent_id === null ? null : String(row.agent_id),
-      caller_number: row.from_number,
-      called_number: row.to_number,
+      agent_id: row.agentId === null ? null : String(row.agentId),
+      caller_number: row.fromNumber,
+      called_number: row.toNumber,
       call_direction: row.direction,
     };
     // The contact is the other party; the webhook's form data decides which fields it carries.
     const contact = contactFields(person);
-    if (moves && before < 1) await ctx.events.record('call.started', { ...base, started_at: dbDate(row.started_at).toISOString() }, contact);
+    if (moves && before < 1) await ctx.events.record('call.started', { ...base, started_at: row.startedAt.toISOString() }, contact);
     if (answeredNow) await ctx.events.record('call.answered', { ...base, answered_at: now.toISOString() }, contact);
     if (transferred) await ctx.events.record('call.transferred', { ...base, transferred_to: transferred, transferred_at: now.toISOString() }, contact);
     // A booking (or a new time for it) is an appointment.scheduled of its own.
     const booked = report.appointmentAt;
-    const rebooked = booked && (!row.appointment_at || dbDate(row.appointment_at).getTime() !== booked.getTime());
+    const rebooked = booked && (!row.appointmentAt || row.appointmentAt.getTime() !== booked.getTime());
     if (moves && after === 4) {
       await ctx.events.record('call.ended', {
         ...base,
-        call_duration: call.duration_seconds,
+        call_duration: call.durationSeconds,
         call_status: call.status,
-        recording_url: call.recording_url,
+        recording_url: call.recordingUrl,
         transcription: call.transcript,
         sentiment: call.sentiment,
         disposition: call.disposition,
         tags: call.tags,
-        custom_fields: call.custom_fields ?? {},
+        custom_fields: call.customFields ?? {},
       }, contact);
     }
     // A finished call of an AI agent may move its performance across a threshold.
-    if (moves && after === 4 && row.agent_id !== null) await evaluateAgent(ctx, row.agent_id);
+    if (moves && after === 4 && row.agentId !== null) await evaluateAgent(ctx, row.agentId);
     if (rebooked) await ctx.events.record('appointment.scheduled', { call_id: String(row.id), appointment_at: booked!.toISOString(), agent_id: base.agent_id }, contact);
   }
 }

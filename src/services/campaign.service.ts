@@ -6,6 +6,7 @@ import { E164, Rules, message } from '../validation.js';
 import { contactFields, type ContactService } from './contact.service.js';
 import { pageOf, pageWindow, readPage, type Page } from '../db/pagination.js';
 import { CAMPAIGN_STATUSES } from '../vocabulary.js';
+import { callRecords } from './calls/statements.js';
 
 // Dialer campaigns (draft -> running -> completed: campaign.started and
 // campaign.completed), leads (a contact in a campaign or a pipeline stage:
@@ -203,16 +204,13 @@ export class CampaignService {
     rules.check();
     const companyId = await ctx.companyId();
     const id = this.ids.decode(rawCallId, 'call');
-    const [call] = id === undefined ? [] : await ctx.sql<{ id: number; agent_id: number | null; appointment_at: Date | null; contact_id: number | null; from_number: string; to_number: string; direction: string }>(
-      'SELECT id, agent_id, appointment_at, contact_id, from_number, to_number, direction FROM calls WHERE id = ? AND company_id = ? FOR UPDATE',
-      [id, companyId],
-    );
+    const call = id === undefined ? undefined : await callRecords.lockForBooking(ctx, companyId, id);
     if (!call) throw new NotFoundError('Call');
-    if (call.appointment_at && dbDate(call.appointment_at).getTime() === at.getTime()) return { callId: call.id, appointmentAt: at };
-    await ctx.sql('UPDATE calls SET appointment_at = ?, updated_at = ? WHERE id = ?', [at, this.clock(), call.id]);
-    const known = call.contact_id ? await this.contacts.byId(ctx, call.contact_id) : undefined;
-    const contact = known ? contactFields(known) : { phone_number: call.direction === 'inbound' ? call.from_number : call.to_number };
-    await ctx.events.record('appointment.scheduled', { call_id: String(call.id), appointment_at: at.toISOString(), agent_id: call.agent_id === null ? null : String(call.agent_id) }, contact);
+    if (call.appointmentAt && call.appointmentAt.getTime() === at.getTime()) return { callId: call.id, appointmentAt: at };
+    await callRecords.setAppointment(ctx, call.id, at, this.clock());
+    const known = call.contactId ? await this.contacts.byId(ctx, call.contactId) : undefined;
+    const contact = known ? contactFields(known) : { phone_number: call.direction === 'inbound' ? call.fromNumber : call.toNumber };
+    await ctx.events.record('appointment.scheduled', { call_id: String(call.id), appointment_at: at.toISOString(), agent_id: call.agentId === null ? null : String(call.agentId) }, contact);
     return { callId: call.id, appointmentAt: at };
   }
 

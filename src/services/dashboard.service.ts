@@ -1,14 +1,14 @@
-import { raw } from '@mikro-orm/core';
 import type { RequestContext } from '../context.js';
 import type { IdCodec } from '../ids.js';
-import { Agent, Call, Company } from '../entities/index.js';
+import { Agent, Company } from '../entities/index.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { customRange, dateRange, DATE_RANGES, type DateRangeName, type Interval } from '../time/date-range.js';
 import { parseCivilDate } from '../time/zoned.js';
 import { Rules, message } from '../validation.js';
 import { findOwned } from '../db/lookup.js';
-import { likePattern, pageOf, pageWindow, readDeepPage, type Page, type PageArgs } from '../db/pagination.js';
-import { appointmentCallRecord, callDetailsRecord, type AppointmentCallRecord, type AppointmentCallRow, type CallDetailsRecord } from './dashboard.records.js';
+import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from '../db/pagination.js';
+import { callDetailsRecord, type AppointmentCallRecord, type CallDetailsRecord } from './calls/records.js';
+import { callRecords } from './calls/statements.js';
 
 export interface DashboardFilter {
   dateRange?: string | null;
@@ -59,57 +59,14 @@ export class DashboardService {
   async appointments(ctx: RequestContext, filter: DashboardFilter & PageArgs): Promise<Page<AppointmentCallRecord>> {
     const window = pageWindow(filter);
     const { company, interval, agentId, pattern } = await this.scope(ctx, filter);
-    const params: unknown[] = [company.id, interval.start, interval.end];
-    let where = 'k.company_id = $1 AND k.appointment_at IS NOT NULL AND k.started_at >= $2 AND k.started_at < $3';
-    if (agentId !== undefined) where += ` AND k.agent_id = $${params.push(agentId)}`;
-    if (pattern !== undefined) {
-      const p = `$${params.push(pattern)}`;
-      where += ` AND (k.from_number ILIKE ${p} OR k.to_number ILIKE ${p} OR ka.name ILIKE ${p} OR k.contact_name ILIKE ${p} OR k.disposition ILIKE ${p})`;
-    }
-    const { rows, total, nextCursor } = await readDeepPage<AppointmentCallRow>(ctx, {
-      // The wall clock in the company's zone, as PostgreSQL formats it.
-      select: `c.id, c.started_at, c.appointment_at, a.name AS agent_name,
-        to_char(c.started_at AT TIME ZONE co.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS call_datetime,
-        to_char(c.appointment_at AT TIME ZONE co.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS appointment, c.from_number, c.to_number, c.duration_seconds, c.status, c.direction, c.sentiment, c.recording_url IS NOT NULL AS recording_available`,
-      table: 'calls c',
-      key: 'c.id',
-      joins: 'JOIN companies co ON co.id = c.company_id LEFT JOIN agents a ON a.id = c.agent_id',
-      orderBy: 'c.started_at DESC, c.id DESC',
-      sort: 'c.started_at',
-      keys: { key: 'k.id', sort: 'k.started_at', from: pattern === undefined ? 'calls k' : 'calls k LEFT JOIN agents ka ON ka.id = k.agent_id', where, orderBy: 'k.started_at DESC, k.id DESC' },
-      params,
-    }, window);
-    const records = rows.map(appointmentCallRecord);
+    const { records, total, nextCursor } = await callRecords.appointmentPage(ctx, { companyId: company.id, interval, agentId, pattern }, window);
     return { ...pageOf(records, total, window), nextCursor };
   }
 
   async summary(ctx: RequestContext, filter: DashboardFilter): Promise<DashboardSummary> {
     const scope = await this.scope(ctx, filter);
     const { company, interval } = scope;
-    const where: Record<string, unknown> = { company: company.id, startedAt: { $gte: interval.start, $lt: interval.end } };
-    if (scope.agentId !== undefined) where.agent = scope.agentId;
-    if (scope.pattern !== undefined) {
-      where.$or = [
-        { fromNumber: { $ilike: scope.pattern } },
-        { toNumber: { $ilike: scope.pattern } },
-        { agent: { name: { $ilike: scope.pattern } } },
-        { contactName: { $ilike: scope.pattern } },
-        { disposition: { $ilike: scope.pattern } },
-      ];
-    }
-    // One aggregate query over the same filters as the list.
-    const totals = await ctx.em.createQueryBuilder(Call, 'c')
-      .select([
-        raw('count(*)::int as calls'),
-        raw(`count(*) filter (where c.status = 'completed' and c.duration_seconds > 0)::int as answered`),
-        raw('count(c.appointment_at)::int as appointments'),
-        raw('coalesce(round(avg(c.duration_seconds)), 0)::int as average'),
-        raw(`count(*) filter (where c.sentiment = 'positive')::int as positive`),
-        raw(`count(*) filter (where c.sentiment = 'neutral')::int as neutral`),
-        raw(`count(*) filter (where c.sentiment = 'negative')::int as negative`),
-      ])
-      .where(where)
-      .execute<Record<string, number>>('get');
+    const totals = await callRecords.totals(ctx, { companyId: company.id, interval, agentId: scope.agentId, pattern: scope.pattern });
     return {
       calls: totals.calls,
       answered: totals.answered,
@@ -132,7 +89,7 @@ export class DashboardService {
   async callDetails(ctx: RequestContext, rawId: string): Promise<CallDetailsRecord> {
     const id = this.ids.decode(rawId, 'call');
     const viewer = await ctx.viewer();
-    const call = id === undefined ? null : await ctx.em.findOne(Call, { id }, { populate: ['agent', 'company'] });
+    const call = id === undefined ? null : await callRecords.withCompany(ctx, id);
     const visible = call && (call.company.id === viewer.company.id || (viewer.company.isAgency && call.company.parent?.id === viewer.company.id));
     if (!call || !visible) throw new NotFoundError('Call');
     return callDetailsRecord(this.ids, call, call.company.timeZone);

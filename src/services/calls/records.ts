@@ -1,12 +1,13 @@
-import type { Call } from '../entities/index.js';
-import type { IdCodec } from '../ids.js';
-import { dbDate } from '../db/dates.js';
-import { formatWallClock } from '../time/zoned.js';
+import type { Call } from '../../entities/index.js';
+import type { IdCodec } from '../../ids.js';
+import { dbDate } from '../../db/dates.js';
+import { formatWallClock } from '../../time/zoned.js';
 
-// The AI dashboard's records, in the shapes its GraphQL types serve: a row of
-// the appointment list (read as plain rows) and one call's details (read as
-// an entity). Wall-clock times are "YYYY-MM-DD HH:mm:ss" in the company's
-// zone: formatted by PostgreSQL for the list, here for one call.
+// The calls aggregate's records (its statements are in statements.ts): a
+// call as the provider's callbacks advance it, and what the AI dashboard
+// serves, in the shapes its GraphQL types have. Wall-clock times are
+// "YYYY-MM-DD HH:mm:ss" in the company's zone: formatted by PostgreSQL for
+// the list, here for one call.
 
 export interface AppointmentCallRecord {
   id: number;
@@ -104,3 +105,65 @@ export const callDetailsRecord = (ids: IdCodec, call: Call, timeZone: string): C
   appointmentAt: call.appointmentAt ?? null,
   contact: { name: call.contactName ?? null, email: call.contactEmail ?? null, phone: call.direction === 'inbound' ? call.fromNumber : call.toNumber },
 });
+
+/** A call as the provider's callbacks advance it. */
+export interface CallState {
+  id: number;
+  status: string;
+  agentId: number | null;
+  fromNumber: string;
+  toNumber: string;
+  direction: string;
+  durationSeconds: number;
+  startedAt: Date;
+  answeredAt: Date | null;
+  transferredTo: string | null;
+  recordingUrl: string | null;
+  transcript: string | null;
+  sentiment: string | null;
+  disposition: string | null;
+  tags: string[];
+  customFields: Record<string, unknown>;
+  appointmentAt: Date | null;
+}
+
+export interface CallStateRow {
+  id: number;
+  status: string;
+  agent_id: number | null;
+  from_number: string;
+  to_number: string;
+  direction: string;
+  duration_seconds: number;
+  started_at: Date | string;
+  answered_at: Date | string | null;
+  transferred_to: string | null;
+  recording_url: string | null;
+  transcript: string | null;
+  sentiment: string | null;
+  disposition: string | null;
+  tags: string[];
+  custom_fields: Record<string, unknown>;
+  appointment_at: Date | string | null;
+}
+
+export const callState = (row: CallStateRow): CallState => ({
+  id: row.id,
+  status: row.status,
+  agentId: row.agent_id,
+  fromNumber: row.from_number,
+  toNumber: row.to_number,
+  direction: row.direction,
+  durationSeconds: row.duration_seconds,
+  startedAt: dbDate(row.started_at),
+  answeredAt: dbDate(row.answered_at),
+  transferredTo: row.transferred_to,
+  recordingUrl: row.recording_url,
+  transcript: row.transcript,
+  sentiment: row.sentiment,
+  disposition: row.disposition,
+  tags: row.tags,
+  customFields: row.custom_fields,
+  appointmentAt: dbDate(row.appointment_at),
+});
+

@@ -1,0 +1,165 @@
+import { raw } from '@mikro-orm/core';
+import type { RequestContext } from '../../context.js';
+import { Call } from '../../entities/index.js';
+import { dbDate } from '../../db/dates.js';
+import { readDeepPage, type PageWindow } from '../../db/pagination.js';
+import type { Interval } from '../../time/date-range.js';
+import { appointmentCallRecord, callState, type AppointmentCallRow, type CallState, type CallStateRow } from './records.js';
+
+// The calls aggregate's statements: every read and write of the calls table.
+// The provider's callbacks create and advance a call (the call service), a
+// booking moves its appointment (the campaign service), the agent figures
+// read an agent's latest calls, and the AI dashboard reads the appointment
+// list, its totals and one call's details.
+
+export interface NewCall {
+  companyId: number;
+  agentId: number | null;
+  contactId: number;
+  providerCallId: string;
+  fromNumber: string;
+  toNumber: string;
+  direction: string;
+  contactName: string | null;
+  contactEmail: string | null;
+  at: Date;
+}
+
+/** Which calls of a company the dashboard reads: a range of start times, an agent, a search. */
+export interface CallScope {
+  companyId: number;
+  interval: Interval;
+  agentId?: number;
+  /** An ILIKE pattern over the numbers, the agent's name, the contact's name and the disposition. */
+  pattern?: string;
+}
+
+export interface CallTotals {
+  calls: number;
+  answered: number;
+  appointments: number;
+  average: number;
+  positive: number;
+  neutral: number;
+  negative: number;
+}
+
+export const callRecords = {
+  /** Records a call the provider reports for the first time; false when it is known already. */
+  async insertIfNew(ctx: RequestContext, c: NewCall): Promise<boolean> {
+    const inserted = await ctx.sql<{ id: number }>(
+      `INSERT INTO calls (company_id, agent_id, contact_id, provider_call_id, from_number, to_number, started_at, duration_seconds, status, direction, tags, custom_fields, contact_name, contact_email, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 0, 'new', ?, '[]', '{}', ?, ?, ?, ?) ON CONFLICT (provider_call_id) DO NOTHING RETURNING id`,
+      [c.companyId, c.agentId, c.contactId, c.providerCallId, c.fromNumber, c.toNumber, c.at, c.direction, c.contactName, c.contactEmail, c.at, c.at],
+    );
+    return inserted.length > 0;
+  },
+
+  /** The company's call with this provider id, locked: one callback at a time per call. */
+  async lockByProviderId(ctx: RequestContext, companyId: number, providerCallId: string): Promise<CallState | undefined> {
+    const [row] = await ctx.sql<CallStateRow>(
+      `SELECT id, status, agent_id, from_number, to_number, direction, duration_seconds, started_at, answered_at, transferred_to, recording_url, transcript, sentiment, disposition, tags, custom_fields, appointment_at
+       FROM calls WHERE provider_call_id = ? AND company_id = ? FOR UPDATE`,
+      [providerCallId, companyId],
+    );
+    return row && callState(row);
+  },
+
+  /** Writes a callback's changes; `ended` sets the end time, a new appointment replaces the old one. */
+  async saveProgress(ctx: RequestContext, call: CallState, changes: { ended: boolean; appointmentAt: Date | null; at: Date }): Promise<void> {
+    await ctx.sql(
+      `UPDATE calls SET status = ?, duration_seconds = ?, answered_at = ?, ended_at = CASE WHEN ? THEN ? ELSE ended_at END, transferred_to = ?,
+         recording_url = ?, transcript = ?, sentiment = ?, disposition = ?, tags = ?, appointment_at = COALESCE(?, appointment_at), updated_at = ?
+       WHERE id = ?`,
+      [call.status, call.durationSeconds, call.answeredAt, changes.ended, changes.at, call.transferredTo, call.recordingUrl, call.transcript, call.sentiment, call.disposition,
+        JSON.stringify(call.tags), changes.appointmentAt, changes.at, call.id],
+    );
+  },
+
+  /** A call of the company, locked for a booking. */
+  async lockForBooking(ctx: RequestContext, companyId: number, id: number) {
+    const [row] = await ctx.sql<{ id: number; agent_id: number | null; appointment_at: Date | string | null; contact_id: number | null; from_number: string; to_number: string; direction: string }>(
+      'SELECT id, agent_id, appointment_at, contact_id, from_number, to_number, direction FROM calls WHERE id = ? AND company_id = ? FOR UPDATE',
+      [id, companyId],
+    );
+    return row && { id: row.id, agentId: row.agent_id, appointmentAt: dbDate(row.appointment_at), contactId: row.contact_id, fromNumber: row.from_number, toNumber: row.to_number, direction: row.direction };
+  },
+
+  async setAppointment(ctx: RequestContext, id: number, appointmentAt: Date, at: Date): Promise<void> {
+    await ctx.sql('UPDATE calls SET appointment_at = ?, updated_at = ? WHERE id = ?', [appointmentAt, at, id]);
+  },
+
+  /** An agent's latest ended calls (at most `window`): how many, how many answered, the average sentiment (positive 1, neutral 0, negative -1). */
+  async agentFigures(ctx: RequestContext, companyId: number, agentId: number, endedStatuses: readonly string[], window: number) {
+    const [figures] = await ctx.sql<{ calls: number; answered: number; sentiment: number | null }>(
+      `SELECT count(*)::int AS calls,
+              count(*) FILTER (WHERE status = 'completed' AND duration_seconds > 0)::int AS answered,
+              avg(CASE sentiment WHEN 'positive' THEN 1 WHEN 'neutral' THEN 0 WHEN 'negative' THEN -1 END)::float AS sentiment
+       FROM (SELECT status, duration_seconds, sentiment FROM calls WHERE agent_id = ? AND company_id = ? AND status IN (?) ORDER BY started_at DESC, id DESC LIMIT ?) recent`,
+      [agentId, companyId, endedStatuses, window],
+    );
+    return figures;
+  },
+
+  /**
+   * Calls in the scope that booked an appointment, newest first, read as
+   * plain rows. A deep page is found through the index on (company, start,
+   * id) of booked calls (a deferred join), so page 5,000 costs about what
+   * page 1 does.
+   */
+  async appointmentPage(ctx: RequestContext, scope: CallScope, window: PageWindow) {
+    const params: unknown[] = [scope.companyId, scope.interval.start, scope.interval.end];
+    let where = 'k.company_id = $1 AND k.appointment_at IS NOT NULL AND k.started_at >= $2 AND k.started_at < $3';
+    if (scope.agentId !== undefined) where += ` AND k.agent_id = $${params.push(scope.agentId)}`;
+    if (scope.pattern !== undefined) {
+      const p = `$${params.push(scope.pattern)}`;
+      where += ` AND (k.from_number ILIKE ${p} OR k.to_number ILIKE ${p} OR ka.name ILIKE ${p} OR k.contact_name ILIKE ${p} OR k.disposition ILIKE ${p})`;
+    }
+    const { rows, total, nextCursor } = await readDeepPage<AppointmentCallRow>(ctx, {
+      // The wall clock in the company's zone, as PostgreSQL formats it.
+      select: `c.id, c.started_at, c.appointment_at, a.name AS agent_name,
+        to_char(c.started_at AT TIME ZONE co.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS call_datetime,
+        to_char(c.appointment_at AT TIME ZONE co.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS appointment, c.from_number, c.to_number, c.duration_seconds, c.status, c.direction, c.sentiment, c.recording_url IS NOT NULL AS recording_available`,
+      table: 'calls c',
+      key: 'c.id',
+      joins: 'JOIN companies co ON co.id = c.company_id LEFT JOIN agents a ON a.id = c.agent_id',
+      orderBy: 'c.started_at DESC, c.id DESC',
+      sort: 'c.started_at',
+      keys: { key: 'k.id', sort: 'k.started_at', from: scope.pattern === undefined ? 'calls k' : 'calls k LEFT JOIN agents ka ON ka.id = k.agent_id', where, orderBy: 'k.started_at DESC, k.id DESC' },
+      params,
+    }, window);
+    return { records: rows.map(appointmentCallRecord), total, nextCursor };
+  },
+
+  /** The totals of every call in the scope, in one aggregate query over the same filters as the list. */
+  async totals(ctx: RequestContext, scope: CallScope): Promise<CallTotals> {
+    const where: Record<string, unknown> = { company: scope.companyId, startedAt: { $gte: scope.interval.start, $lt: scope.interval.end } };
+    if (scope.agentId !== undefined) where.agent = scope.agentId;
+    if (scope.pattern !== undefined) {
+      where.$or = [
+        { fromNumber: { $ilike: scope.pattern } },
+        { toNumber: { $ilike: scope.pattern } },
+        { agent: { name: { $ilike: scope.pattern } } },
+        { contactName: { $ilike: scope.pattern } },
+        { disposition: { $ilike: scope.pattern } },
+      ];
+    }
+    return ctx.em.createQueryBuilder(Call, 'c')
+      .select([
+        raw('count(*)::int as calls'),
+        raw(`count(*) filter (where c.status = 'completed' and c.duration_seconds > 0)::int as answered`),
+        raw('count(c.appointment_at)::int as appointments'),
+        raw('coalesce(round(avg(c.duration_seconds)), 0)::int as average'),
+        raw(`count(*) filter (where c.sentiment = 'positive')::int as positive`),
+        raw(`count(*) filter (where c.sentiment = 'neutral')::int as neutral`),
+        raw(`count(*) filter (where c.sentiment = 'negative')::int as negative`),
+      ])
+      .where(where)
+      .execute<CallTotals>('get');
+  },
+
+  /** One call with its agent and company (the dashboard checks who may see it). */
+  withCompany(ctx: RequestContext, id: number): Promise<Call | null> {
+    return ctx.em.findOne(Call, { id }, { populate: ['agent', 'company'] });
+  },
+};
