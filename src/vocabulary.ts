@@ -24,6 +24,8 @@ export const SENTIMENTS = ['positive', 'neutral', 'negative'] as const;
 /** How far along each provider status of a sent message is; the last word (delivered, failed, undelivered) is 3. */
 export const SMS_PROGRESS: Readonly<Record<string, number>> = { accepted: 1, queued: 1, sending: 1, sent: 2, delivered: 3, failed: 3, undelivered: 3 };
 export const SMS_STATUSES = Object.keys(SMS_PROGRESS);
+/** The longest SMS body, sent or received, in characters. */
+export const SMS_BODY_MAX = 1600;
 
 /** A webhook delivery's statuses: pending until it succeeds, fails after its last attempt, or is cancelled. */
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;

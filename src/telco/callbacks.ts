@@ -2,7 +2,7 @@ import type { ContextFactory, RequestContext } from '../context.js';
 import { HttpError, ValidationError } from '../errors.js';
 import { INSTANT_YEARS, parseInstant } from '../time/instant.js';
 import { E164, message } from '../validation.js';
-import { CALL_PROGRESS, CALL_STATUSES, SENTIMENTS, SMS_PROGRESS, SMS_STATUSES } from '../vocabulary.js';
+import { CALL_PROGRESS, CALL_STATUSES, SENTIMENTS, SMS_BODY_MAX, SMS_PROGRESS, SMS_STATUSES } from '../vocabulary.js';
 import { signatureMatches } from './signature.js';
 
 // The provider's callbacks, adapted: whose callback it is (the account it
@@ -56,7 +56,6 @@ export interface CallbackPorts {
   smsReceived(ctx: RequestContext, command: SmsReceived): Promise<void>;
 }
 
-export const BODY_MAX = 1600;
 export const CALLBACK_KINDS = ['voiceStatus', 'smsStatus', 'smsInbound'] as const;
 export type CallbackKind = (typeof CALLBACK_KINDS)[number];
 
@@ -135,7 +134,7 @@ function readSmsInbound(params: Params): SmsReceived {
   if (!MESSAGE_SID.test(params.MessageSid ?? '')) errors.bad('MessageSid', 'The MessageSid parameter must be SM followed by 32 hexadecimal digits.');
   errors.e164(params, 'From', true);
   errors.e164(params, 'To', true);
-  if ((params.Body ?? '').length > BODY_MAX) errors.bad('Body', message.maxChars('Body', BODY_MAX));
+  if ((params.Body ?? '').length > SMS_BODY_MAX) errors.bad('Body', message.maxChars('Body', SMS_BODY_MAX));
   errors.check();
   return { messageSid: params.MessageSid, from: params.From, to: params.To, body: params.Body ?? '' };
 }
