@@ -157,7 +157,7 @@ let code = (await exited) || (process.exitCode as number | undefined) || 0;
 const { peak, byDatabase } = await sampler.stop();
 const left = (await dropRunDatabases(adminUrl, runId)).filter((name) => name !== template);
 rmSync(groupDir, { recursive: true, force: true });
-process.stdout.write(`# PostgreSQL connections: at most ${peak} at once in this run, against its budget of ${budget} (${concurrency} files side by side, ${PER_PROCESS} each or ${PER_HEAVY} for one with an API and two workers, and ${RUNNER} for the runner and the template); ${usedByOthers} of ${max} were in use by others at the start\n`);
+process.stdout.write(`# PostgreSQL connections: at most ${peak} at once in this run, against its budget of ${budget} (${concurrency} file${concurrency === 1 ? "" : "s"} side by side, ${PER_PROCESS} each or ${PER_HEAVY} for one with an API and two workers, and ${RUNNER} for the runner and the template); ${usedByOthers} of ${max} were in use by others at the start\n`);
 if (peak > budget) {
   process.stdout.write(`# the run took ${peak} connections at once, over its budget of ${budget}: a test's pools are not bounded (at the peak: ${byDatabase})\n`);
   code ||= 1;

@@ -72,10 +72,15 @@ export interface Page<T> {
 export const DEFAULT_LIMITS: PageLimits = { defaultPerPage: 15, maxPerPage: 100 };
 
 export function pageWindow(args: PageArgs, limits: PageLimits = DEFAULT_LIMITS): PageWindow {
-  const rules = new Rules();
-  if (args.page !== undefined && args.page !== null && args.page < 1) rules.add('page', message.min('page', 1));
-  if (args.perPage !== undefined && args.perPage !== null && args.perPage < 1) rules.add('perPage', message.min('perPage', 1));
-  rules.check();
+  const pageBad = args.page !== undefined && args.page !== null && args.page < 1;
+  const perPageBad = args.perPage !== undefined && args.perPage !== null && args.perPage < 1;
+  // The rules are made only for a bad page: the usual request does no more than the two comparisons.
+  if (pageBad || perPageBad) {
+    const rules = new Rules();
+    if (pageBad) rules.add('page', message.min('page', 1));
+    if (perPageBad) rules.add('perPage', message.min('perPage', 1));
+    rules.check();
+  }
   const perPage = Math.min(args.perPage ?? limits.defaultPerPage, limits.maxPerPage);
   if (args.after !== undefined && args.after !== null) {
     if (args.page !== undefined && args.page !== null) throw ValidationError.field('after', 'Give either page or after, not both.');

@@ -56,7 +56,7 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operation: Opera
       // graphql-js's check of the variables, for its messages (the values themselves are coerced again by the compiled query).
       const checked = getVariableValues(schema, definitions, given, { maxErrors: 50 });
       if (checked.errors) return { errors: checked.errors };
-      return compiled.query(undefined, context, lifted.variables(given));
+      return compiled.query(undefined, context, lifted.variables ? lifted.variables(given) : given);
     };
   } catch {
     return null; // a document graphql-jit cannot take keeps running through graphql-js

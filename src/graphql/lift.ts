@@ -24,8 +24,8 @@ import {
 
 export interface Lifted {
   document: DocumentNode;
-  /** The variables of the lifted document, from the row's variables. */
-  variables: (given: Record<string, unknown>) => Record<string, unknown>;
+  /** The variables of the lifted document, from the row's variables; absent when nothing was lifted (the row's own serve). */
+  variables?: (given: Record<string, unknown>) => Record<string, unknown>;
 }
 
 const hasVariable = (node: ValueNode): boolean =>
@@ -59,7 +59,7 @@ export function liftInputLiterals(schema: GraphQLSchema, document: DocumentNode)
       return { ...node, value: { kind: Kind.VARIABLE, name: { kind: Kind.NAME, value: name } } };
     },
   }));
-  if (lifted.length === 0) return { document, variables: (given) => given };
+  if (lifted.length === 0) return { document };
   const withDefinitions: DocumentNode = {
     ...rewritten,
     definitions: rewritten.definitions.map((definition) => definition.kind === Kind.OPERATION_DEFINITION

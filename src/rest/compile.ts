@@ -72,7 +72,10 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[], options: {
       const lifted = liftInputLiterals(schema, document);
       const query = compileQuery(schema, lifted.document);
       if (!isCompiledQuery(query)) throw new Error(`Route ${route.operationId}: its operation does not compile: ${query.errors?.map((e) => e.message).join('; ')}`);
-      return (context: unknown, variables: Record<string, unknown>) => query.query(undefined, context, lifted.variables(variables));
+      const lift = lifted.variables;
+      return lift
+        ? (context: unknown, variables: Record<string, unknown>) => query.query(undefined, context, lift(variables))
+        : (context: unknown, variables: Record<string, unknown>) => query.query(undefined, context, variables);
     };
     // Compiled at the row's first request (a process serves a few of its rows
     // at first, most of them maybe never), or here when asked to.
