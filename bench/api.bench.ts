@@ -1,10 +1,12 @@
 import { Baseline } from './baseline.js';
+import { startBestRoutes } from './best-routes.js';
 import { assertSameAnswer, listen, measure, report, type Scenario, type TestApp } from './harness.js';
 import { TEST_JWT_SECRET } from '../test/helpers/app.js';
 
-// One app, three ways to the same answer, side by side: REST (route table ->
-// in-process GraphQL -> service), /graphql, and the hand-written Express + pg
-// baseline. (a) a page of roles, (b) a page of appointment calls ("Last Year"
+// One app, several ways to the same answer, side by side: REST (route table ->
+// in-process GraphQL -> service), /graphql, the hand-written Express + pg
+// baseline ("plain": what most people write), and for the read pages the
+// best hand-written route (bench/best-routes.ts) on fastify and on Express. (a) a page of roles, (b) a page of appointment calls ("Last Year"
 // over 50,000 calls), (c) one write (a role renamed), and /healthz as the floor.
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 50_000);
@@ -100,6 +102,7 @@ export async function apiBench(app: TestApp): Promise<void> {
     }
   });
   const server = await listen(base.app);
+  const best = await startBestRoutes(app.running.databaseUrl, TEST_JWT_SECRET);
   const auth = { authorization: `Bearer ${token}` };
   const json = { ...auth, 'content-type': 'application/json' };
   const graphql = (query: string) => ({ url: `${app.url}/graphql`, method: 'POST', headers: json, body: JSON.stringify({ query }) });
@@ -108,11 +111,15 @@ export async function apiBench(app: TestApp): Promise<void> {
     REST: { name: 'REST', url: `${app.url}/api/roles?per_page=15`, headers: auth },
     GraphQL: { name: 'GraphQL', ...graphql(`{ roles(page: 1, perPage: 15) { records { id title created_at: createdAt updated_at: updatedAt } ${PAGINATION} } }`) },
     plain: { name: 'plain', url: `${server.url}/roles`, headers: auth },
+    best: { name: 'best', url: `${best.fastifyUrl}/roles`, headers: auth },
+    bestExpress: { name: 'bestExpress', url: `${best.expressUrl}/roles`, headers: auth },
   };
   const appointments = {
     REST: { name: 'REST', url: `${app.url}/api/ai/dashboard/appointments?date_range=Last%20Year`, headers: auth },
     GraphQL: { name: 'GraphQL', ...graphql(`{ appointmentCalls(filter: { dateRange: "Last Year" }) { records { id call_datetime: callDatetime agent_name: agentName numbers { from to } duration appointment status direction sentiment recording_available: recordingAvailable } ${PAGINATION} } }`) },
     plain: { name: 'plain', url: `${server.url}/appointments`, headers: auth },
+    best: { name: 'best', url: `${best.fastifyUrl}/appointments`, headers: auth },
+    bestExpress: { name: 'bestExpress', url: `${best.expressUrl}/appointments`, headers: auth },
   };
   const write = {
     REST: { name: 'REST', url: `${app.url}/api/roles/{v}`, method: 'PUT', headers: json, bodyTemplate: '{"title":"Renamed REST {n}"}', cycle: writable },
@@ -122,8 +129,10 @@ export async function apiBench(app: TestApp): Promise<void> {
   };
   for (const [what, paths, field] of [['roles', roles, 'roles'], ['appointments', appointments, 'appointmentCalls']] as const) {
     await assertSameAnswer(paths.REST, paths.plain);
+    await assertSameAnswer(paths.REST, paths.best);
+    await assertSameAnswer(paths.REST, paths.bestExpress);
     await assertSameAnswer(paths.REST, paths.GraphQL, (graphqlBody) => JSON.stringify({ success: true, data: JSON.parse(graphqlBody).data[field] }));
-    process.stdout.write(`${what}: the three paths answer the same bytes\n`);
+    process.stdout.write(`${what}: the five paths answer the same bytes\n`);
   }
   const one = (path: Scenario & { bodyTemplate: string }, n: string): Scenario => ({ ...path, url: path.url.replace('{v}', String(renamed)), body: path.bodyTemplate.replace('{v}', String(renamed)).replace('{n}', n) });
   await assertSameAnswer(one(write.REST, 'same'), one(write.plain, 'same'));
@@ -138,8 +147,18 @@ export async function apiBench(app: TestApp): Promise<void> {
     write: await measure(Object.values(write), () => app.sql('VACUUM ANALYZE roles')),
     floor: await measure([{ name: 'healthz', url: `${app.url}/healthz` }]),
   };
-  const roles99 = Math.round((results.roles.REST.p99 / results.roles.REST.p50) * 100) / 100;
-  report('api', `(a) roles page, 15 of 205; (b) appointment calls, Last Year, first page over ${CALLS.toLocaleString('en-US')} calls; (c) a role renamed; /healthz as the floor`, results, { 'roles REST p99/p50': roles99 });
+  const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+  const againstBest: Record<string, number> = {};
+  for (const page of ['roles', 'appointments'] as const) {
+    const r = results[page];
+    againstBest[`${page} REST/best`] = ratio(r.REST.rps, r.best.rps);
+    againstBest[`${page} GraphQL/best`] = ratio(r.GraphQL.rps, r.best.rps);
+    againstBest[`${page} REST/bestExpress`] = ratio(r.REST.rps, r.bestExpress.rps);
+    againstBest[`${page} bestExpress/best`] = ratio(r.bestExpress.rps, r.best.rps);
+  }
+  const roles99 = ratio(results.roles.REST.p99, results.roles.REST.p50);
+  report('api', `(a) roles page, 15 of 205; (b) appointment calls, Last Year, first page over ${CALLS.toLocaleString('en-US')} calls; (c) a role renamed; /healthz as the floor`, results, { ...againstBest, 'roles REST p99/p50': roles99 });
   server.close();
+  await best.close();
   await base.pool.end();
 }

@@ -18,7 +18,8 @@ export interface ViewerRow {
   permissions: string[];
 }
 
-const VIEWER = `
+/** The viewer in one statement: user, company, role, permissions, and whether the token was revoked. */
+export const VIEWER = `
 SELECT u.id AS user_id, c.id AS company_id, c.time_zone, r.is_owner,
        CASE WHEN r.is_owner THEN ARRAY[]::text[]
             ELSE ARRAY(SELECT p.slug FROM role_permissions rp JOIN permissions p ON p.id = rp.permission_id WHERE rp.role_id = r.id) END AS permissions
