@@ -1,7 +1,8 @@
-// The closed sets of the product, one list each: a call's statuses and
-// sentiments (the provider's callbacks, the call service, the agent figures),
-// a sent message's statuses, and a webhook delivery's statuses (the delivery
-// log, its route row, and the web page through a generated module).
+// The closed sets of the product, one list each: calls, messages, webhook
+// deliveries, phone numbers, spam-protected numbers, campaigns and webhook
+// form data presets. Services, route rows (and so the OpenAPI enums),
+// entities and the provider adapter read them from here; the web page gets
+// the ones it lists through web/src/vocabulary.generated.ts.
 
 /** How far along each provider status is; the terminal ones are all 4. */
 export const CALL_PROGRESS: Readonly<Record<string, number>> = {
