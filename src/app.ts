@@ -2,19 +2,18 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import cors from 'cors';
-import type { Express, Request, RequestHandler } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { RequestContext } from './context.js';
 import { appErrorOf, HttpError } from './errors.js';
 import { compiledExecution } from './graphql/executor.js';
 import { formatGraphQLError } from './graphql/format-error.js';
 import { GRAPHQL_LIMITS, limitsPlugin } from './graphql/limits.js';
-import { bearerOf, bodyErrors, jsonBody, sendError, type GraphQLOperationLog } from './http.js';
+import { bodyErrors, requestContexts, jsonBody, sendError, type GraphQLOperationLog } from './http.js';
 import { probesApp, type ProbeParts } from './probes.js';
 import { errorFields, type Logger } from './observability/logger.js';
-import type { CompiledRoute } from './rest/compile.js';
+import { restHandler, type CompiledRoute } from './rest/compile.js';
 import { docsRouter } from './rest/docs.js';
-import { restHandler } from './rest/handler.js';
 import { ingressHandler } from './rest/ingress.js';
 import type { IngressRoute } from './rest/route.js';
 import { DEMO_LOGINS, DEMO_PASSWORD } from './seed/demo.js';
@@ -40,7 +39,7 @@ const batchLimit: RequestHandler = (req, res, next) => {
 /** The API's Express app: the probes, then the web interface, docs, the REST table and /graphql. */
 export async function createApp(parts: AppParts): Promise<{ app: Express; apollo: ApolloServer<RequestContext> }> {
   const { orm, services, schema, routes, log, metrics, jobs } = parts;
-  const context = (req: Request) => services.contexts.forRequest(req.res!.locals.requestId, req.ip ?? 'unknown', bearerOf(req));
+  const context = requestContexts(services.contexts);
 
   const apollo = new ApolloServer<RequestContext>({
     // The schema as is; a document that repeats runs compiled (src/graphql/executor.ts).

@@ -31,8 +31,9 @@ export type Actor =
   | { kind: 'user'; bearer: string | undefined }
   | { kind: 'system'; companyId: number; reason: string };
 
-/** How a token becomes a viewer, and how a company is read for a system actor. */
+/** How a token becomes a viewer (a token seen lately is in `viewers`), and how a company is read for a system actor. */
 export interface ActorSource {
+  readonly viewers: { get(token: string): Viewer | undefined };
   resolveViewer(ctx: RequestContext, token: string): Promise<Viewer | undefined>;
   companyScope(ctx: RequestContext, companyId: number): Promise<CompanyScope | undefined>;
 }
@@ -99,7 +100,11 @@ export class RequestContext {
   async viewer(): Promise<Viewer> {
     const { actor } = this.caller;
     if (actor.kind !== 'user') throw new UnauthenticatedError();
-    this.caller.viewer ??= actor.bearer ? this.infra.source.resolveViewer(this.readOnly(), actor.bearer) : Promise.resolve(undefined);
+    if (!this.caller.viewer) {
+      const { bearer } = actor;
+      const cached = bearer ? this.infra.source.viewers.get(bearer) : undefined;
+      this.caller.viewer = cached || !bearer ? Promise.resolve(cached) : this.infra.source.resolveViewer(this.readOnly(), bearer);
+    }
     const viewer = await this.caller.viewer;
     if (!viewer) throw new UnauthenticatedError();
     return viewer;

@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import { appErrorOf, HttpError } from './errors.js';
 import { errorFields, type Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
+import type { ContextFactory, RequestContext } from './context.js';
 
 // HTTP concerns shared by /api and /graphql: request ids, access logs and
 // metrics, and the body rules (JSON only, at most 1 MiB, well formed).
@@ -164,3 +165,8 @@ export function sendError(res: Response, error: unknown, requestId: string, log:
 
 /** The token of an `Authorization: Bearer <token>` header. */
 export const bearerOf = (req: Request) => /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
+
+/** The context of a request: its id, its address and its Bearer token, whoever answers it (REST or GraphQL). */
+export function requestContexts(contexts: ContextFactory): (req: Request) => RequestContext {
+  return (req) => contexts.forRequest(req.res!.locals.requestId as string, req.ip ?? 'unknown', bearerOf(req));
+}

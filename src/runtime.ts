@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { LOCKS } from './db/locks.js';
 import { migrate } from './db/migrate.js';
-import { closablePool, readingPool } from './db/reader.js';
+import { closablePool, readingPool } from './db/reads.js';
 import { startJobs, type JobRunner } from './jobs/agenda.js';
 import { ormConfig } from './mikro-orm.config.js';
 import { createLogger, errorFields, type Logger } from './observability/logger.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { dbDate } from '../src/db/dates.js';
+import { dbDate } from '../src/db/reads.js';
 import { adminUrl } from './helpers/app.js';
 
 // Raw statements hand timestamptz over as PostgreSQL's text; dbDate reads it.

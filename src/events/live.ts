@@ -1,7 +1,7 @@
 import { ulid } from 'ulid';
 import { changeConcerns, type ViewerChange } from '../auth/viewer-cache.js';
 import type { RequestContext, Viewer } from '../context.js';
-import { dbDate } from '../db/dates.js';
+import { dbDate } from '../db/reads.js';
 import { listen, type Listener } from '../db/listener.js';
 import { errorFields, type Logger } from '../observability/logger.js';
 import type { DomainEvent, EventSink } from './recorder.js';

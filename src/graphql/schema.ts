@@ -1,9 +1,48 @@
 import { lexicographicSortSchema, printSchema, type GraphQLFieldResolver, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
-import { buildSchema, getMetadataStorage, type AuthChecker } from 'type-graphql';
+import { buildSchema, getMetadataStorage, type AuthChecker, type ContainerType } from 'type-graphql';
 import type { RequestContext } from '../context.js';
-import { resolverContainer, resolvers } from '../resolvers/index.js';
-import { attachLiveEvents } from '../resolvers/live.resolver.js';
+import { AgentResolver } from '../resolvers/agent.resolver.js';
+import { SmsResolver } from '../resolvers/sms.resolver.js';
+import { ContactResolver } from '../resolvers/contact.resolver.js';
+import { CampaignResolver } from '../resolvers/campaign.resolver.js';
+import { AuthResolver } from '../resolvers/auth.resolver.js';
+import { DashboardResolver } from '../resolvers/dashboard.resolver.js';
+import { PhoneNumberResolver } from '../resolvers/phone-number.resolver.js';
+import { PipelineResolver } from '../resolvers/pipeline.resolver.js';
+import { RoleResolver } from '../resolvers/role.resolver.js';
+import { SpamResolver } from '../resolvers/spam.resolver.js';
+import { WebhookResolver } from '../resolvers/webhook.resolver.js';
+import { WorkflowResolver } from '../resolvers/workflow.resolver.js';
+import { attachLiveEvents, LiveEventResolver } from '../resolvers/live.resolver.js';
 import type { Services } from '../composition.js';
+
+const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver, CampaignResolver, LiveEventResolver] as const;
+
+/** Each resolver made once with the services it uses (type-graphql asks this container for them). */
+function resolverContainer(s: Services): ContainerType {
+  const instances = new Map<Function, object>([
+    [AuthResolver, new AuthResolver(s.auth)],
+    [RoleResolver, new RoleResolver(s.roles, s.ids)],
+    [PipelineResolver, new PipelineResolver(s.pipelines)],
+    [WorkflowResolver, new WorkflowResolver(s.workflows)],
+    [SpamResolver, new SpamResolver(s.spam)],
+    [DashboardResolver, new DashboardResolver(s.dashboard)],
+    [PhoneNumberResolver, new PhoneNumberResolver(s.phoneNumbers, s.telco, s.purchases)],
+    [AgentResolver, new AgentResolver(s.agents)],
+    [WebhookResolver, new WebhookResolver(s.webhooks, s.deliveries)],
+    [SmsResolver, new SmsResolver(s.sms)],
+    [ContactResolver, new ContactResolver(s.contacts)],
+    [CampaignResolver, new CampaignResolver(s.campaigns)],
+    [LiveEventResolver, new LiveEventResolver()],
+  ]);
+  return {
+    get: (resolver: Function) => {
+      const instance = instances.get(resolver);
+      if (!instance) throw new Error(`No instance for resolver ${resolver.name}`);
+      return instance;
+    },
+  };
+}
 
 /** `@Authorized('slug', ...)`: signed in (else 401) and holding every named permission (else 403), through the request context. */
 const authChecker: AuthChecker<RequestContext> = async ({ context }, permissions) => {

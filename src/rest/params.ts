@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import type { IdCodec } from '../ids.js';
-import { appErrorOf, NotFoundError, ValidationError } from '../errors.js';
-import { INT32, jsonProblem, LIMITS, Rules, message } from '../validation.js';
+import { appErrorOf, NotFoundError, ValidationError, type FieldErrors } from '../errors.js';
+import { INT32, jsonProblem, LIMITS, message } from '../validation.js';
 import type { Param, ResolvedRoute } from './route.js';
 
 // Reads a route's parameters from path, query and body, checks their types
@@ -16,78 +16,87 @@ const INTEGER_TEXT = /^-?\d{1,12}$/;
 
 const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-function coerce(field: string, param: Param, raw: unknown, rules: Rules, fromText: boolean): unknown {
+/** The type errors of one request, by field: made only for a request that has one. */
+class Problems {
+  errors?: FieldErrors;
+
+  add(field: string, text: string): void {
+    ((this.errors ??= {})[field] ??= []).push(text);
+  }
+}
+
+function coerce(field: string, param: Param, raw: unknown, problems: Problems, fromText: boolean): unknown {
   if (raw === null && param.nullable) return null;
   if (raw === undefined || raw === null || (fromText && raw === '')) {
-    if (param.required) rules.add(field, message.required(field));
+    if (param.required) problems.add(field, message.required(field));
     return raw === null && !fromText ? null : undefined;
   }
   let value: unknown;
   switch (param.type) {
     case 'string':
-      if (typeof raw !== 'string') return void rules.add(field, message.string(field));
-      if (raw.includes('\u0000')) return void rules.add(field, message.nul(field));
-      if (param.required && raw.trim() === '') return void rules.add(field, message.required(field));
+      if (typeof raw !== 'string') return void problems.add(field, message.string(field));
+      if (raw.includes('\u0000')) return void problems.add(field, message.nul(field));
+      if (param.required && raw.trim() === '') return void problems.add(field, message.required(field));
       value = raw;
       break;
     case 'id':
-      if (typeof raw !== 'string' && !Number.isInteger(raw)) return void rules.add(field, message.string(field));
-      if (typeof raw === 'string' && raw.includes('\u0000')) return void rules.add(field, message.nul(field));
+      if (typeof raw !== 'string' && !Number.isInteger(raw)) return void problems.add(field, message.string(field));
+      if (typeof raw === 'string' && raw.includes('\u0000')) return void problems.add(field, message.nul(field));
       value = String(raw);
       break;
     case 'integer':
       if (Number.isInteger(raw)) value = raw;
       else if (typeof raw === 'string' && INTEGER_TEXT.test(raw.trim())) value = Number(raw.trim());
-      else return void rules.add(field, message.integer(field));
-      if ((value as number) < INT32.min || (value as number) > INT32.max) return void rules.add(field, message.int32(field));
+      else return void problems.add(field, message.integer(field));
+      if ((value as number) < INT32.min || (value as number) > INT32.max) return void problems.add(field, message.int32(field));
       break;
     case 'number':
       if (typeof raw === 'number' && Number.isFinite(raw)) value = raw;
       else if (typeof raw === 'string' && /^-?\d{1,9}(\.\d{1,9})?$/.test(raw.trim())) value = Number(raw.trim());
-      else return void rules.add(field, message.number(field));
+      else return void problems.add(field, message.number(field));
       break;
     case 'boolean':
       if (typeof raw === 'boolean') value = raw;
       else if (fromText && ['true', '1'].includes(String(raw))) value = true;
       else if (fromText && ['false', '0'].includes(String(raw))) value = false;
-      else return void rules.add(field, message.boolean(field));
+      else return void problems.add(field, message.boolean(field));
       break;
     case 'array':
-      if (!Array.isArray(raw)) return void rules.add(field, message.array(field));
-      if (raw.length > LIMITS.arrayItems) return void rules.add(field, message.maxItems(field, LIMITS.arrayItems));
-      value = raw.map((item, i) => coerce(`${field}.${i}`, { ...param.items!, required: true }, item, rules, false));
+      if (!Array.isArray(raw)) return void problems.add(field, message.array(field));
+      if (raw.length > LIMITS.arrayItems) return void problems.add(field, message.maxItems(field, LIMITS.arrayItems));
+      value = raw.map((item, i) => coerce(`${field}.${i}`, { ...param.items!, required: true }, item, problems, false));
       break;
     case 'object':
-      if (!isPlainObject(raw)) return void rules.add(field, message.object(field));
+      if (!isPlainObject(raw)) return void problems.add(field, message.object(field));
       // Without declared fields the object passes as it is (a JSON scalar such as trigger_config), once bounded.
       if (!param.fields) {
         const problem = jsonProblem(raw);
-        if (problem) return void rules.add(field, `The ${field} field ${problem}.`);
+        if (problem) return void problems.add(field, `The ${field} field ${problem}.`);
       }
-      value = param.fields ? collect(param.fields, raw, rules, false, `${field}.`) : raw;
+      value = param.fields ? collect(param.fields, raw, problems, false, `${field}.`) : raw;
       break;
     case 'json': {
       const problem = jsonProblem(raw);
-      if (problem) return void rules.add(field, `The ${field} field ${problem}.`);
+      if (problem) return void problems.add(field, `The ${field} field ${problem}.`);
       value = raw;
       break;
     }
   }
-  if (param.enum && !param.enum.includes(value as string)) return void rules.add(field, message.oneOf(field));
+  if (param.enum && !param.enum.includes(value as string)) return void problems.add(field, message.oneOf(field));
   return value;
 }
 
 function collect(
   params: Record<string, Param>,
   source: Record<string, unknown>,
-  rules: Rules,
+  problems: Problems,
   fromText: boolean,
   prefix = '',
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, param] of Object.entries(params)) {
     const raw = source[name] !== undefined ? source[name] : param.aliases?.map((alias) => source[alias]).find((v) => v !== undefined);
-    const value = coerce(`${prefix}${name}`, param, raw, rules, fromText);
+    const value = coerce(`${prefix}${name}`, param, raw, problems, fromText);
     if (value !== undefined) out[param.variable ?? camelCase(name)] = value;
   }
   return out;
@@ -111,14 +120,14 @@ export function variablesFor(route: ResolvedRoute, request: RawRequest, ids: IdC
     // Decoded once here, in the form the row accepts; the operation receives the plain number.
     request.path[name] = String(id);
   }
-  const rules = new Rules();
+  const problems = new Problems();
   const body = isPlainObject(request.body) ? request.body : {};
   const variables = {
-    ...collect(route.params.path ?? {}, request.path, rules, true),
-    ...collect(route.params.query ?? {}, request.query, rules, true),
-    ...collect(route.params.body ?? {}, body, rules, false),
+    ...collect(route.params.path ?? {}, request.path, problems, true),
+    ...collect(route.params.query ?? {}, request.query, problems, true),
+    ...collect(route.params.body ?? {}, body, problems, false),
   };
-  rules.check();
+  if (problems.errors) throw new ValidationError(problems.errors);
   return variables;
 }
 

@@ -2,8 +2,8 @@ import type { RequestContext } from '../context.js';
 import type { IdCodec } from '../ids.js';
 import { Agent } from '../entities/index.js';
 import { Rules } from '../validation.js';
-import { findOwned } from '../db/lookup.js';
-import { findPage, likePattern, pageWindow, type Page, type PageArgs } from '../db/pagination.js';
+import { findOwned, findPage } from '../db/lookup.js';
+import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
 
 /** The data every agent event carries (docs: src/events/catalog.ts). */
 const agentData = (agent: Agent) => ({ agent_id: String(agent.id), name: agent.name, active: agent.active, online: agent.online });

@@ -66,11 +66,12 @@ export class AuthService implements ActorSource {
     ctx.afterCommit(() => this.viewers.forget({ jti: claims.jti }));
   }
 
-  /** Verifies the token, refuses a revoked one, loads the user with the role's permissions. */
+  /**
+   * Verifies a token not in the cache (`viewers`: one seen lately was verified
+   * then, and is kept no longer than its own lifetime), refuses a revoked one,
+   * loads the user with the role's permissions.
+   */
   async resolveViewer(ctx: RequestContext, token: string): Promise<Viewer | undefined> {
-    // A token seen before was verified then: the cache keeps it no longer than its own lifetime.
-    const cached = this.viewers.get(token);
-    if (cached) return cached;
     const claims = this.tokens.verify(token);
     if (!claims) return undefined;
     const mark = this.viewers.mark();

@@ -1,10 +1,9 @@
 import type { RequestContext } from '../context.js';
-import { dbDate } from '../db/dates.js';
+import { dbDate, pageOf, pageWindow, readPage, type Page } from '../db/reads.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { IdCodec } from '../ids.js';
 import { E164, Rules, message } from '../validation.js';
 import { contactFields, type ContactService } from './contact.service.js';
-import { pageOf, pageWindow, readPage, type Page } from '../db/pagination.js';
 import { CAMPAIGN_STATUSES } from '../vocabulary.js';
 import { callRecords } from './calls/statements.js';
 

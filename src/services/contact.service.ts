@@ -1,8 +1,7 @@
 import type { RequestContext } from '../context.js';
-import { dbDate } from '../db/dates.js';
+import { dbDate, likePattern, pageOf, pageWindow, readPage, type Page } from '../db/reads.js';
 import { ValidationError } from '../errors.js';
 import { E164, EMAIL, Rules, message } from '../validation.js';
-import { likePattern, pageOf, pageWindow, readPage, type Page } from '../db/pagination.js';
 
 // Contacts (DESIGN section 4): the people calls, SMS and leads concern, one
 // per phone number in a company. Created by users, or found or created by

@@ -6,7 +6,7 @@ import { customRange, dateRange, DATE_RANGES, type DateRangeName, type Interval 
 import { parseCivilDate } from '../time/zoned.js';
 import { Rules, message } from '../validation.js';
 import { findOwned } from '../db/lookup.js';
-import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from '../db/pagination.js';
+import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from '../db/reads.js';
 import { callDetailsRecord, type AppointmentCallRecord, type CallDetailsRecord } from './calls/records.js';
 import { callRecords } from './calls/statements.js';
 

@@ -3,8 +3,8 @@ import { toBase64Id, type IdCodec } from '../ids.js';
 import { Agent, PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from '../entities/index.js';
 import { UnprocessableError } from '../errors.js';
 import { Rules } from '../validation.js';
-import { findOwned } from '../db/lookup.js';
-import { findPage, findPageByKeys, likePattern, pageWindow, type Page, type PageArgs } from '../db/pagination.js';
+import { findOwned, findPage, findPageByKeys } from '../db/lookup.js';
+import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
 import { TENDLC_ANSWERS } from '../vocabulary.js';
 
 export const PHONE_TITLE_MAX = 255;

@@ -2,8 +2,8 @@ import type { RequestContext } from '../context.js';
 import { toBase64Id, type IdCodec } from '../ids.js';
 import { Pipeline, PipelineStage } from '../entities/index.js';
 import { Rules } from '../validation.js';
-import { findOwned } from '../db/lookup.js';
-import { findPage, pageWindow, type Page, type PageArgs } from '../db/pagination.js';
+import { findOwned, findPage } from '../db/lookup.js';
+import { pageWindow, type Page, type PageArgs } from '../db/reads.js';
 
 export const PIPELINE_LIMITS = { defaultPerPage: 15, maxPerPage: 30 };
 export const NAME_MAX = 255;

@@ -5,8 +5,7 @@ import { Module, Permission, Role, User } from '../entities/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { findOwned, idOf } from '../db/lookup.js';
 import { Rules, message } from '../validation.js';
-import { dbDate } from '../db/dates.js';
-import { likePattern, pageOf, pageWindow, readPage, type Page, type PageArgs } from '../db/pagination.js';
+import { dbDate, likePattern, pageOf, pageWindow, readPage, type Page, type PageArgs } from '../db/reads.js';
 
 export const ROLE_TITLE_MAX = 255;
 

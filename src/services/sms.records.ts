@@ -1,6 +1,5 @@
 import type { RequestContext } from '../context.js';
-import { dbDate } from '../db/dates.js';
-import { readPage, type PageWindow } from '../db/pagination.js';
+import { dbDate, readPage, type PageWindow } from '../db/reads.js';
 
 // The SMS aggregate's statements and its one record shape: every read and
 // write of sms_messages is here, and each row becomes an SmsRecord once

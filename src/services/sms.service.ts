@@ -1,7 +1,7 @@
 import type { RequestContext } from '../context.js';
 import { UnprocessableError, ValidationError } from '../errors.js';
 import { E164, Rules, message } from '../validation.js';
-import { pageOf, pageWindow, type Page } from '../db/pagination.js';
+import { pageOf, pageWindow, type Page } from '../db/reads.js';
 import { smsEventData, smsRecords, type SmsRecord } from './sms.records.js';
 import type { SmsReceived, SmsStatusChanged } from '../telco/callbacks.js';
 import { DIRECTIONS, SMS_BODY_MAX, SMS_PROGRESS } from '../vocabulary.js';

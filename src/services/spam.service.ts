@@ -4,8 +4,8 @@ import { Company, SpamNumberType, SpamProtectedNumber, SpamStatus } from '../ent
 import { ValidationError } from '../errors.js';
 import type { ReputationSource } from '../spam/reputation.js';
 import { Rules } from '../validation.js';
-import { findOwned } from '../db/lookup.js';
-import { findPageByKeys, likePattern, pageWindow, type Page, type PageArgs } from '../db/pagination.js';
+import { findOwned, findPageByKeys } from '../db/lookup.js';
+import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
 
 export const PNUMBER_MAX = 20;
 export const DEFAULT_MIN_CARRIERS = 1;

@@ -5,8 +5,8 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import { LOCKS } from '../db/locks.js';
 import { graphErrors, sanitizeGraph } from '../workflows/graph.js';
 import { LIMITS, Rules, message } from '../validation.js';
-import { findOwned } from '../db/lookup.js';
-import { findPageByKeys, likePattern, pageWindow, type Page, type PageArgs } from '../db/pagination.js';
+import { findOwned, findPageByKeys } from '../db/lookup.js';
+import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
 
 export const WORKFLOW_NAME_MAX = 255;
 const DEFAULT_NAME = 'Untitled workflow';

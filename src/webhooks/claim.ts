@@ -1,5 +1,5 @@
 import type { ContextFactory } from '../context.js';
-import { dbDate } from '../db/dates.js';
+import { dbDate } from '../db/reads.js';
 import { LOCKS } from '../db/locks.js';
 
 // The claim (DESIGN section 5; docs/decisions.md, Webhooks): due

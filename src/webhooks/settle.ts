@@ -1,5 +1,5 @@
 import type { ContextFactory, RequestContext } from '../context.js';
-import { dbDate } from '../db/dates.js';
+import { dbDate } from '../db/reads.js';
 import { errorFields, type Logger } from '../observability/logger.js';
 import type { Claimed } from './claim.js';
 import type { SendResult } from './http-send.js';

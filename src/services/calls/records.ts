@@ -1,6 +1,6 @@
 import type { Call } from '../../entities/index.js';
 import type { IdCodec } from '../../ids.js';
-import { dbDate } from '../../db/dates.js';
+import { dbDate } from '../../db/reads.js';
 import { formatWallClock } from '../../time/zoned.js';
 
 // The calls aggregate's records (its statements are in statements.ts): a

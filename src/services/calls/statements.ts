@@ -1,8 +1,7 @@
 import { raw } from '@mikro-orm/core';
 import type { RequestContext } from '../../context.js';
 import { Call } from '../../entities/index.js';
-import { dbDate } from '../../db/dates.js';
-import { readDeepPage, type PageWindow } from '../../db/pagination.js';
+import { dbDate, readDeepPage, type PageWindow } from '../../db/reads.js';
 import type { Interval } from '../../time/date-range.js';
 import { appointmentCallRecord, callState, type AppointmentCallRow, type CallState, type CallStateRow } from './records.js';
 

@@ -1,8 +1,93 @@
+import pg from 'pg';
 import type { RequestContext } from '../context.js';
-import type { EntityName, FilterQuery, FindOptions } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { LIMITS, Rules, message } from '../validation.js';
 import { ValidationError } from '../errors.js';
+import { cursors, type Cursor } from './cursors.js';
+
+// Plain reads (`RequestContext.read`): the pool they go through, the text of
+// their dates read as Dates, and their pages in the spec's envelope.
+
+/**
+ * The pool of plain reads (`RequestContext.read`): rows exactly as the ORM's
+ * raw statements give them (timestamps and intervals as PostgreSQL's text,
+ * read with `dbDate`), without the ORM or a query builder in between.
+ */
+export function readingPool(databaseUrl: string, max = 10): pg.Pool {
+  const types = new pg.TypeOverrides();
+  for (const oid of [1082, 1114, 1184, 1186]) types.setTypeParser(oid, (text: string) => text); // date, timestamp, timestamptz, interval
+  return new pg.Pool({ connectionString: databaseUrl, max, types });
+}
+
+/**
+ * Ends a pool once its connections are really closed: `pool.end()` resolves as
+ * soon as each connection is asked to close, so a database stopped right after
+ * would still find them open (and they would report being terminated).
+ */
+export function closablePool(pool: pg.Pool): () => Promise<void> {
+  const open = new Set<pg.PoolClient>();
+  pool.on('connect', (client) => {
+    open.add(client);
+    client.once('end', () => open.delete(client));
+  });
+  return async () => {
+    const closing = [...open].map((client) => new Promise<void>((resolve) => client.once('end', () => resolve())));
+    await pool.end();
+    await Promise.all(closing);
+  };
+}
+
+// Raw statements return timestamptz as PostgreSQL's text ("2026-11-22 23:14:26.81+00");
+// these read it as a Date (a Date passes through).
+
+/** The number written by the digits of `text` from `from` to `to`, or -1 when one is not a digit. */
+function digits(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/**
+ * PostgreSQL's text of a timestamptz ("2026-11-22 23:14:26.81+00", "…+05:30",
+ * "…-03:30:00") read by position: a page of rows reads many, and a regular
+ * expression's match allocated more than the Date. Undefined for any other form.
+ */
+function readTimestamptz(text: string): Date | undefined {
+  if (text.length < 22 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 32 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return undefined;
+  let at = 19;
+  let ms = 0;
+  if (text.charCodeAt(at) === 46) {
+    let end = at + 1;
+    while (end < text.length && end - at <= 6 && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
+    if (end === at + 1) return undefined;
+    ms = Math.floor((digits(text, at + 1, end) * 10 ** (6 - (end - at - 1))) / 1000);
+    at = end;
+  }
+  const sign = text.charCodeAt(at) === 43 ? 1 : text.charCodeAt(at) === 45 ? -1 : 0;
+  // The offset: hours, then minutes and seconds when given (":30", ":30:00").
+  let offsetSeconds = digits(text, at + 1, at + 3) * 3600;
+  at += 3;
+  for (let unit = 60; unit >= 1 && at < text.length; unit /= 60, at += 3) {
+    const part = text.charCodeAt(at) === 58 && at + 3 <= text.length ? digits(text, at + 1, at + 3) : -1;
+    if (part < 0) return undefined;
+    offsetSeconds += part * unit;
+  }
+  const year = digits(text, 0, 4), month = digits(text, 5, 7), day = digits(text, 8, 10);
+  const hour = digits(text, 11, 13), minute = digits(text, 14, 16), second = digits(text, 17, 19);
+  if (sign === 0 || at !== text.length || offsetSeconds < 0 || Math.min(year, month, day, hour, minute, second) < 0) return undefined;
+  return new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms) - sign * offsetSeconds * 1000);
+}
+
+export function dbDate(value: Date | string): Date;
+export function dbDate(value: Date | string | null | undefined): Date | null;
+export function dbDate(value: Date | string | null | undefined): Date | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value;
+  return readTimestamptz(value) ?? new Date(value.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00').replace(/([+-]\d\d)(\d\d)$/, '$1:$2'));
+}
 
 // The spec's paginated envelope: records plus total/current_page/per_page/
 // last_page/from/to. per_page above the maximum is clamped, not refused.
@@ -13,32 +98,6 @@ export interface PageArgs {
   /** A list's `nextCursor`: the page after the one that gave it, found through the index instead of by position. */
   after?: string | null;
 }
-
-/** Where a page ended: the last row's sort key (PostgreSQL's text of it) and id, and the position after it. */
-export interface Cursor {
-  key: string;
-  id: number;
-  position: number;
-}
-
-/** Cursors are opaque to clients: base64url of the JSON [key, id, position]. */
-export const cursors = {
-  encode: (cursor: Cursor): string => Buffer.from(JSON.stringify([cursor.key, cursor.id, cursor.position])).toString('base64url'),
-  /** The cursor, or a 422 naming `after`. */
-  decode(text: string): Cursor {
-    try {
-      if (text.length <= 200 && /^[A-Za-z0-9_-]+$/.test(text)) {
-        const [key, id, position] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
-        if (typeof key === 'string' && key.length <= 64 && Number.isSafeInteger(id) && Number.isSafeInteger(position) && (position as number) >= 0) {
-          return { key, id: id as number, position: position as number };
-        }
-      }
-    } catch {
-      // reported below
-    }
-    throw ValidationError.field('after', 'The after field is not a cursor this list gave.');
-  },
-};
 
 export interface PageLimits {
   defaultPerPage: number;
@@ -176,39 +235,6 @@ export async function readDeepPage<T>(
   return { rows: page, total, nextCursor: last && next < total ? cursors.encode({ key: last.cursor_key, id: last.id, position: next }) : null };
 }
 
-/**
- * One page of entities of a list that can grow to millions of rows: the
- * page's ids and the total in one round trip, both from the list's index (the
- * ids ordered and offset: a deferred join), then only those rows loaded as
- * entities, in the list's order. `where` is ours, never a client's text; the
- * values go in `params` ($1, $2...).
- */
-export async function findPageByKeys<T extends { id: number }>(
-  ctx: RequestContext,
-  entity: EntityName<T>,
-  keys: { from: string; where: string; params: unknown[] },
-  window: PageWindow,
-  options: Pick<FindOptions<T, any>, 'populate'> = {},
-): Promise<Page<T>> {
-  const n = keys.params.length;
-  // Newest first (created_at, then id); after a cursor, the rows past it in that order instead of an offset.
-  const after = window.after ? ` AND (created_at, id) < ($${n + 3}::timestamptz, $${n + 4})` : '';
-  const [{ total, page }] = await ctx.read<{ total: number; page: string[] }>(
-    `SELECT (SELECT count(*)::int FROM ${keys.from} WHERE ${keys.where}) AS total,
-            ARRAY(SELECT id || ' ' || created_at::text FROM ${keys.from} WHERE ${keys.where}${after} ORDER BY created_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}) AS page`,
-    [...keys.params, window.perPage, window.after ? 0 : window.offset, ...(window.after ? [window.after.key, window.after.id] : [])],
-  );
-  const ids = page.map((entry) => Number(entry.slice(0, entry.indexOf(' '))));
-  const found = ids.length > 0 ? await ctx.em.find(entity, { id: { $in: ids } } as unknown as FilterQuery<T>, options as FindOptions<T, any>) : [];
-  const byId = new Map(found.map((record) => [record.id, record]));
-  const next = window.offset + ids.length;
-  const last = page.at(-1);
-  return {
-    ...pageOf(ids.flatMap((id) => byId.get(id) ?? []), total, window),
-    nextCursor: last && next < total ? cursors.encode({ key: last.slice(last.indexOf(' ') + 1), id: ids.at(-1)!, position: next }) : null,
-  };
-}
-
 async function countOf(ctx: RequestContext, query: Pick<ListQuery, 'from' | 'where' | 'params'>): Promise<number> {
   return (await ctx.read<{ n: number }>(`SELECT count(*)::int AS n FROM ${query.from} WHERE ${query.where}`, query.params))[0].n;
 }
@@ -220,20 +246,4 @@ async function countOf(ctx: RequestContext, query: Pick<ListQuery, 'from' | 'whe
 export function likePattern(search: string, field = 'search'): string {
   new Rules().maxChars(field, search, LIMITS.searchChars).check();
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** The newest records first: created_at, then id, both descending. */
-export const NEWEST_FIRST = { createdAt: 'desc', id: 'desc' } as const;
-
-
-/** One page of an entity's rows and the total, in one place for every list. */
-export async function findPage<T extends object>(
-  em: EntityManager,
-  entity: EntityName<T>,
-  where: FilterQuery<T>,
-  window: PageWindow,
-  options: Omit<FindOptions<T, any>, 'limit' | 'offset'>,
-): Promise<Page<T>> {
-  const [records, total] = await em.findAndCount(entity, where, { ...options, limit: window.perPage, offset: window.offset } as FindOptions<T, any>);
-  return pageOf(records, total, window);
 }
