@@ -25,6 +25,8 @@ export const SENTIMENTS = ['positive', 'neutral', 'negative'] as const;
 /** How far along each provider status of a sent message is; the last word (delivered, failed, undelivered) is 3. */
 export const SMS_PROGRESS: Readonly<Record<string, number>> = { accepted: 1, queued: 1, sending: 1, sent: 2, delivered: 3, failed: 3, undelivered: 3 };
 export const SMS_STATUSES = Object.keys(SMS_PROGRESS);
+/** A stored message's status: a provider status when sent, `received` when it came in. */
+export const MESSAGE_STATUSES = [...SMS_STATUSES, 'received'];
 /** The longest SMS body, sent or received, in characters. */
 export const SMS_BODY_MAX = 1600;
 
@@ -67,3 +69,11 @@ export const DIRECTIONS = ['inbound', 'outbound'] as const;
 /** The webhook form data presets, and Custom for any other list of fields. */
 export const LIST_SELECTION_NAMES = ['Basic', 'Contact', 'Full', 'All', 'Custom'] as const;
 export type ListSelectionName = (typeof LIST_SELECTION_NAMES)[number];
+
+/**
+ * A closed set's value as a GraphQL enum value: the value itself where GraphQL
+ * allows it, else with `_` for each character it does not (`in-progress` is
+ * in_progress, `Last 7 Days` Last_7_Days, `call.ended` call_ended). REST and
+ * webhooks carry the values; GraphQL the names.
+ */
+export const graphqlName = (value: string): string => value.replace(/[^_0-9A-Za-z]/g, '_');

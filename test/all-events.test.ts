@@ -5,6 +5,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import WebSocket from 'ws';
 import { EVENT_NAMES } from '../src/events/catalog.js';
+import { graphqlName } from '../src/vocabulary.js';
 import { playScenario, playSmsScenario } from '../src/telco/scenarios.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually, Receiver } from './helpers/receiver.js';
@@ -70,10 +71,11 @@ describe('every event from a real operation', () => {
     }
     assert.ok(received.length >= EVENT_NAMES.length);
     await eventually(async () => (new Set(live.map((e) => e.type)).size === EVENT_NAMES.length ? true : undefined), 10_000, 'all sixteen on the subscription');
-    assert.deepEqual([...new Set(live.map((e) => e.type))].sort(), [...EVENT_NAMES].sort());
+    // GraphQL names each event type by its enum name (call_ended for call.ended).
+    assert.deepEqual([...new Set(live.map((e) => e.type))].sort(), EVENT_NAMES.map(graphqlName).sort());
 
     // One call's events, on the subscription, in the order they happened.
     const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [transferred]);
-    assert.deepEqual(live.filter((e) => e.data.call_id === String(call.id)).map((e) => e.type), ['call.started', 'call.answered', 'call.transferred', 'call.ended']);
+    assert.deepEqual(live.filter((e) => e.data.call_id === String(call.id)).map((e) => e.type), ['call_started', 'call_answered', 'call_transferred', 'call_ended']);
   });
 });

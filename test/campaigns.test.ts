@@ -23,7 +23,7 @@ before(async () => {
   token = await app.login('owner@acme.test');
   const created = await app.graphql(
     'mutation ($input: WebhookInput!) { createWebhook(input: $input) { id secret } }',
-    { input: { title: 'Dialer', url: `${receiver.url}/dialer`, events: ['campaign.started', 'campaign.completed', 'lead.generated', 'appointment.scheduled'], listSelection: 'Basic' } },
+    { input: { title: 'Dialer', url: `${receiver.url}/dialer`, events: ['campaign_started', 'campaign_completed', 'lead_generated', 'appointment_scheduled'], listSelection: 'Basic' } },
     token,
   );
   hook = created.body.data.createWebhook;
@@ -78,7 +78,7 @@ describe('dialer campaigns and leads', () => {
 
     const list = await app.request('GET', `/api/leads?campaign_id=${id}`, { token });
     assert.equal(list.body.data.pagination.total, 2);
-    const campaigns = await app.graphql('{ campaigns(status: "completed") { records { id leads } } }', {}, token);
+    const campaigns = await app.graphql('{ campaigns(status: completed) { records { id leads } } }', {}, token);
     assert.deepEqual(campaigns.body.data.campaigns.records, [{ id, leads: 2 }]);
   });
 

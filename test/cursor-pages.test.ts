@@ -29,7 +29,7 @@ before(async () => {
 after(() => app.close());
 
 const LISTS = [
-  { name: 'appointmentCalls', args: 'filter: { dateRange: "Last 30 Days" }', fields: 'id', rest: '/api/ai/dashboard/appointments?date_range=Last%2030%20Days' },
+  { name: 'appointmentCalls', args: 'filter: { dateRange: Last_30_Days }', fields: 'id', rest: '/api/ai/dashboard/appointments?date_range=Last%2030%20Days' },
   { name: 'phoneNumbers', args: '', fields: 'id', rest: '/api/phone-numbers' },
   { name: 'spamProtectedNumbers', args: '', fields: 'id', rest: undefined },
   { name: 'workflows', args: '', fields: 'id', rest: undefined },

@@ -30,7 +30,7 @@ before(async () => {
   owner = await app.login('owner@acme.test');
   const created = await send({
     query: 'mutation($input: WebhookInput!) { createWebhook(input: $input) { id } }',
-    variables: { input: { title: 'Compiled', url: ORIGINAL_URL, events: ['agent.created'] } },
+    variables: { input: { title: 'Compiled', url: ORIGINAL_URL, events: ['agent_created'] } },
   });
   assert.equal(created.status, 200, created.text);
   hookId = created.body.data.createWebhook.id;

@@ -55,8 +55,8 @@ describe('the route table against the GraphQL operations', () => {
           if (param.type === 'array' || param.type === 'object') {
             if ((param.type === 'array') !== isList(type)) problems.push(`${where}: ${name} is ${param.type}, $${variable.variable.name.value} is ${named(type)}${isList(type) ? ' (list)' : ''}`);
           } else if (isEnumType(schema.getType(named(type)))) {
-            // A GraphQL enum: the row offers exactly its values.
-            const values = (schema.getType(named(type)) as import('graphql').GraphQLEnumType).getValues().map((v) => v.value).sort();
+            // A GraphQL enum: the row offers exactly its values (and the value that stands for all of them, if it has one).
+            const values = [...(param.every ? [param.every] : []), ...(schema.getType(named(type)) as import('graphql').GraphQLEnumType).getValues().map((v) => v.value)].sort();
             if (param.type !== 'string' || JSON.stringify([...(param.enum ?? [])].sort()) !== JSON.stringify(values)) problems.push(`${where}: ${name} should list the values of ${named(type)}: ${values.join(', ')}`);
           } else if (isList(type) || !FITS[param.type].includes(named(type))) {
             problems.push(`${where}: ${name} is ${param.type}, $${variable.variable.name.value} is ${named(type)}${isList(type) ? ' (list)' : ''}`);

@@ -41,7 +41,7 @@ before(async () => {
   account = { sid, authToken };
   const created = await app.graphql(
     'mutation ($input: WebhookInput!) { createWebhook(input: $input) { id secret } }',
-    { input: { title: 'SMS', url: `${receiver.url}/sms`, events: ['sms.sent', 'sms.failed', 'sms.received', 'sms.replied'], listSelection: 'Basic' } },
+    { input: { title: 'SMS', url: `${receiver.url}/sms`, events: ['sms_sent', 'sms_failed', 'sms_received', 'sms_replied'], listSelection: 'Basic' } },
     token,
   );
   hook = created.body.data.createWebhook;
@@ -105,7 +105,7 @@ describe('SMS', () => {
     assert.equal(rest.status, 200);
     assert.ok(rest.body.data.records.some((m: { direction: string }) => m.direction === 'inbound'));
     assert.ok(rest.body.data.records.some((m: { direction: string }) => m.direction === 'outbound'));
-    const gql = await app.graphql('{ smsMessages(direction: "inbound", perPage: 50) { records { id direction } pagination { total } } }', {}, token);
+    const gql = await app.graphql('{ smsMessages(direction: inbound, perPage: 50) { records { id direction } pagination { total } } }', {}, token);
     assert.equal(gql.body.data.smsMessages.pagination.total, rest.body.data.records.filter((m: { direction: string }) => m.direction === 'inbound').length);
     const before = await app.fingerprint();
     const bad = await app.request('POST', '/api/sms', { token, body: { to: '555-1234', body: 'Hi' } });

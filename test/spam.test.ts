@@ -167,7 +167,7 @@ describe('flag settings and status transitions', () => {
   it('a new Custom number is In Progress until its check; the check applies the threshold', async () => {
     await app.request('PUT', '/api/spam-protected-numbers/flag-settings', { token: owner, body: { min_carriers_to_flag: 2 } });
     const added = await app.graphql('mutation { a: addCustomSpamProtectedNumber(pnumber: "+14155550007") { id status latestCheck { checkedAt } } b: addCustomSpamProtectedNumber(pnumber: "+14155550001") { id status } }', {}, owner);
-    assert.equal(added.body.data.a.status, 'In Progress');
+    assert.equal(added.body.data.a.status, 'In_Progress', 'GraphQL names In Progress In_Progress');
     assert.equal(added.body.data.a.latestCheck, null);
     // The simulator flags a number by (last digit mod 4) carriers: ...7 by three, ...1 by one.
     const checked = await app.graphql('mutation($id: ID!) { runSpamCheck(id: $id) { status flaggedCarriers latestCheck { carriersChecked } } }', { id: String(added.body.data.a.id) }, owner);

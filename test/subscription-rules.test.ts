@@ -95,7 +95,7 @@ after(async () => {
 describe('subscriptions under the HTTP rules', () => {
   it('refuses 200 aliases, a document over the token limit and a syntax error with an error message each; the connection and its live subscription go on', async () => {
     const client = connect(second.url, await app.login('owner@acme.test'));
-    const live = collect(client, 'subscription { events(types: ["agent.created"]) { type } }');
+    const live = collect(client, 'subscription { events(types: [agent_created]) { type } }');
     await eventually(async () => (second.services.live.size === 1 ? true : undefined), 5000, 'the live subscription');
 
     const aliases = collect(client, `query { ${Array.from({ length: 200 }, (_, i) => `a${i}: me { user { id } }`).join(' ')} }`);
@@ -124,7 +124,7 @@ describe('subscriptions under the HTTP rules', () => {
 
   it('counts only live subscriptions: ten refused subscribes leave room for ten live ones', async () => {
     const client = connect(second.url, await app.login('owner@acme.test'));
-    const refused = Array.from({ length: 12 }, (_, i) => collect(client, i % 2 ? 'subscription { events(types: ["no.such"]) { type } }' : 'subscription { nope }'));
+    const refused = Array.from({ length: 12 }, (_, i) => collect(client, i % 2 ? 'subscription { events(types: [no_such]) { type } }' : 'subscription { nope }'));
     await eventually(async () => (refused.every((r) => r.errors) ? true : undefined), 5000, 'the refusals');
     const before = second.services.live.size;
     const live = Array.from({ length: WS_LIMITS.subscriptions }, () => collect(client, LIVE));

@@ -64,7 +64,7 @@ before(async () => {
   agentId = agent.id;
   const created = await app.graphql(
     'mutation ($input: WebhookInput!) { createWebhook(input: $input) { id secret } }',
-    { input: { title: 'Calls', url: `${receiver.url}/calls`, events: ['call.started', 'call.answered', 'call.transferred', 'call.ended', 'appointment.scheduled'], listSelection: 'Contact' } },
+    { input: { title: 'Calls', url: `${receiver.url}/calls`, events: ['call_started', 'call_answered', 'call_transferred', 'call_ended', 'appointment_scheduled'], listSelection: 'Contact' } },
     token,
   );
   hook = created.body.data.createWebhook;

@@ -2,12 +2,13 @@ import { Arg, Authorized, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Reso
 import type { RequestContext } from '../context.js';
 import type { CampaignService } from '../services/campaign.service.js';
 import { PageType } from './pagination.types.js';
+import { CampaignStatus } from './enums.js';
 
 @ObjectType('Campaign')
 export class CampaignType {
   @Field(() => Int) id!: number;
   @Field() name!: string;
-  @Field({ description: 'draft, running or completed' }) status!: string;
+  @Field(() => CampaignStatus) status!: string;
   @Field(() => Int, { nullable: true, description: 'The AI agent that dials' }) agentId!: number | null;
   @Field(() => Date, { nullable: true }) startedAt!: Date | null;
   @Field(() => Date, { nullable: true }) completedAt!: Date | null;
@@ -45,7 +46,7 @@ export class CampaignResolver {
   @Query(() => CampaignPageType, { description: 'Dialer campaigns, newest first' })
   async campaigns(
     @Ctx() ctx: RequestContext,
-    @Arg('status', () => String, { nullable: true, description: 'draft, running or completed' }) status: string | null,
+    @Arg('status', () => CampaignStatus, { nullable: true }) status: string | null,
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<CampaignPageType> {

@@ -4,7 +4,6 @@ import type { DashboardService } from '../services/dashboard.service.js';
 import type { RequestContext } from '../context.js';
 import {
   AppointmentCallPageType,
-  AppointmentCallType,
   CallDetailsType,
   DashboardFilterInput,
   DashboardSummaryType,

@@ -1,6 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { CursorPageType } from './pagination.types.js';
+import { CallStatus, DateRange, Direction, Sentiment } from './enums.js';
 
 @ObjectType('CallNumbers')
 export class CallNumbersType {
@@ -16,9 +17,9 @@ export class AppointmentCallType {
   @Field(() => CallNumbersType) numbers!: CallNumbersType;
   @Field(() => Int, { description: 'Seconds' }) duration!: number;
   @Field({ description: 'The appointment, "YYYY-MM-DD HH:mm:ss" in the company time zone' }) appointment!: string;
-  @Field({ description: 'completed, no-answer, busy, failed or in-progress' }) status!: string;
-  @Field({ description: 'inbound or outbound' }) direction!: string;
-  @Field(() => String, { nullable: true, description: 'positive, neutral or negative; null until analysed' }) sentiment!: string | null;
+  @Field(() => CallStatus) status!: string;
+  @Field(() => Direction) direction!: string;
+  @Field(() => Sentiment, { nullable: true, description: 'Null until analysed' }) sentiment!: string | null;
   @Field() recordingAvailable!: boolean;
   @Field() startedAt!: Date;
   @Field() appointmentAt!: Date;
@@ -64,9 +65,9 @@ export class CallDetailsType {
   @Field(() => String, { nullable: true }) agentName!: string | null;
   @Field(() => CallNumbersType) numbers!: CallNumbersType;
   @Field(() => Int) duration!: number;
-  @Field() status!: string;
-  @Field() direction!: string;
-  @Field(() => String, { nullable: true }) sentiment!: string | null;
+  @Field(() => CallStatus) status!: string;
+  @Field(() => Direction) direction!: string;
+  @Field(() => Sentiment, { nullable: true }) sentiment!: string | null;
   @Field(() => String, { nullable: true }) recordingUrl!: string | null;
   @Field(() => String, { nullable: true }) transcript!: string | null;
   @Field(() => String, { nullable: true }) disposition!: string | null;
@@ -84,7 +85,7 @@ export class LocalPresenceType {
 
 @InputType({ description: 'date_range, or start_date and end_date (Y-m-d, inclusive); agent; company (an agency may name a child)' })
 export class DashboardFilterInput {
-  @Field(() => String, { nullable: true, description: 'Today (default), Yesterday, Last 7 Days, ...' }) dateRange?: string | null;
+  @Field(() => DateRange, { nullable: true, description: 'Today by default' }) dateRange?: string | null;
   @Field(() => String, { nullable: true }) startDate?: string | null;
   @Field(() => String, { nullable: true }) endDate?: string | null;
   @Field(() => String, { nullable: true, description: 'All (default) or an agent id' }) agentId?: string | null;

@@ -16,6 +16,7 @@ import {
   PhoneNumberType,
   TelcoAccountType,
 } from './phone-number.types.js';
+import { NumberUse, PhoneType } from './enums.js';
 
 @Resolver()
 export class PhoneNumberResolver {
@@ -30,7 +31,7 @@ export class PhoneNumberResolver {
   async phoneNumbers(
     @Ctx() ctx: RequestContext,
     @Arg('search', () => String, { nullable: true }) search: string | null,
-    @Arg('useFor', () => String, { nullable: true }) useFor: string | null,
+    @Arg('useFor', () => NumberUse, { nullable: true }) useFor: string | null,
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
     @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) after: string | null,
@@ -68,7 +69,7 @@ export class PhoneNumberResolver {
     @Ctx() ctx: RequestContext,
     @Arg('areaCode', () => String, { nullable: true }) areaCode: string | null,
     @Arg('contains', () => String, { nullable: true }) contains: string | null,
-    @Arg('phoneType', () => String, { nullable: true, description: 'local (default), mobile or tollfree' }) phoneType: string | null,
+    @Arg('phoneType', () => PhoneType, { nullable: true, description: 'local by default' }) phoneType: string | null,
   ) {
     return this.telcoService.available(ctx, { areaCode, contains, phoneType });
   }

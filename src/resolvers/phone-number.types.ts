@@ -1,21 +1,22 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { CursorPageType, PageType } from './pagination.types.js';
+import { NumberUse, PhoneNumberStatus, PhoneType, TendlcAnswer } from './enums.js';
 
 @ObjectType('PhoneNumber')
 export class PhoneNumberType {
   @Field(() => Int) id!: number;
   @Field() base64Id!: string;
   @Field() encryptedId!: string;
-  @Field({ description: 'Verified or Unverified' }) status!: string;
-  @Field({ description: 'ai, dialer or both' }) useFor!: string;
+  @Field(() => PhoneNumberStatus) status!: string;
+  @Field(() => NumberUse) useFor!: string;
   @Field() dialable!: boolean;
   @Field() phoneNo!: string;
   @Field({ description: 'The telephony provider name' }) provider!: string;
   @Field() aiActive!: boolean;
-  @Field({ description: 'local, mobile or tollfree' }) phoneType!: string;
+  @Field(() => PhoneType) phoneType!: string;
   @Field(() => String, { nullable: true }) phoneTitle!: string | null;
   @Field() hasSpamProtection!: boolean;
-  @Field(() => String, { nullable: true, description: '10DLC: Yes or No (request field tendlc)' }) tendlcs!: string | null;
+  @Field(() => TendlcAnswer, { nullable: true, description: '10DLC (request field tendlc)' }) tendlcs!: string | null;
   @Field(() => String, { nullable: true, description: 'The inbound chatbot agent id' }) chatbotAgentId!: string | null;
 }
 
@@ -27,7 +28,7 @@ export class AvailableNumberType {
   @Field() phoneNumber!: string;
   @Field() friendlyName!: string;
   @Field() region!: string;
-  @Field() phoneType!: string;
+  @Field(() => PhoneType) phoneType!: string;
   @Field({ description: 'USD' }) price!: string;
   @Field({ description: 'Pass as phoneNo to purchase; valid 15 minutes, once' }) purchaseToken!: string;
 }
@@ -36,7 +37,7 @@ export class AvailableNumberType {
 export class ImportableNumberType {
   @Field() phoneNumber!: string;
   @Field() friendlyName!: string;
-  @Field() phoneType!: string;
+  @Field(() => PhoneType) phoneType!: string;
   @Field() providerSid!: string;
   @Field({ description: 'Pass to importTelcoNumber; valid 15 minutes' }) importToken!: string;
 }
@@ -83,10 +84,10 @@ export class TelcoAccountType {
 @InputType()
 export class PhoneNumberChangeInput {
   @Field(() => String, { nullable: true }) phoneTitle?: string | null;
-  @Field(() => String, { nullable: true, description: 'Verified or Unverified' }) status?: string | null;
-  @Field(() => String, { nullable: true, description: 'ai, dialer or both' }) useFor?: string | null;
-  @Field(() => String, { nullable: true, description: 'local, mobile or tollfree' }) phoneType?: string | null;
-  @Field(() => String, { nullable: true, description: 'Yes or No' }) tendlc?: string | null;
+  @Field(() => PhoneNumberStatus, { nullable: true }) status?: string | null;
+  @Field(() => NumberUse, { nullable: true }) useFor?: string | null;
+  @Field(() => PhoneType, { nullable: true }) phoneType?: string | null;
+  @Field(() => TendlcAnswer, { nullable: true }) tendlc?: string | null;
 }
 
 @ObjectType('Agent')

@@ -2,15 +2,16 @@ import { Arg, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver
 import type { RequestContext } from '../context.js';
 import type { SmsService } from '../services/sms.service.js';
 import { PageType } from './pagination.types.js';
+import { Direction, MessageStatus } from './enums.js';
 
 @ObjectType('SmsMessage')
 export class SmsMessageType {
   @Field({ description: "The provider's message id (SM...)" }) id!: string;
-  @Field({ description: 'outbound or inbound' }) direction!: string;
+  @Field(() => Direction) direction!: string;
   @Field() fromNumber!: string;
   @Field() toNumber!: string;
   @Field() body!: string;
-  @Field({ description: 'queued, sent, delivered, failed, undelivered (outbound); received (inbound)' }) status!: string;
+  @Field(() => MessageStatus) status!: string;
   @Field(() => String, { nullable: true, description: "The provider's error code when it failed" }) errorCode!: string | null;
   @Field() createdAt!: Date;
 }
@@ -26,7 +27,7 @@ export class SmsResolver {
   @Query(() => SmsMessagePageType, { description: 'The SMS log of the company, newest first' })
   async smsMessages(
     @Ctx() ctx: RequestContext,
-    @Arg('direction', () => String, { nullable: true, description: 'inbound or outbound' }) direction: string | null,
+    @Arg('direction', () => Direction, { nullable: true }) direction: string | null,
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<SmsMessagePageType> {

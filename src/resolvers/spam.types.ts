@@ -1,5 +1,6 @@
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { CursorPageType } from './pagination.types.js';
+import { SpamCheckStatus, SpamNumberKind } from './enums.js';
 
 @ObjectType('SpamRenewal')
 export class SpamRenewalType {
@@ -18,8 +19,8 @@ export class SpamCheckType {
 export class SpamProtectedNumberType {
   @Field(() => Int) id!: number;
   @Field() encryptedId!: string;
-  @Field({ description: 'AI, House or Custom' }) type!: string;
-  @Field({ description: 'In Progress, Flagged or Clean' }) status!: string;
+  @Field(() => SpamNumberKind) type!: string;
+  @Field(() => SpamCheckStatus) status!: string;
   @Field() pnumber!: string;
   @Field({ description: 'True for Custom numbers, the only editable ones' }) canEdit!: boolean;
   @Field(() => [String], { description: 'Carriers that flagged the number at the latest check' }) flaggedCarriers!: string[];
@@ -38,6 +39,6 @@ export class SpamFlagSettingsType {
 @InputType()
 export class SpamListFilter {
   @Field(() => String, { nullable: true }) search?: string | null;
-  @Field(() => String, { nullable: true, description: 'All, In Progress, Flagged or Clean' }) status?: string | null;
-  @Field(() => String, { nullable: true, description: 'All, AI, House or Custom' }) type?: string | null;
+  @Field(() => SpamCheckStatus, { nullable: true, description: 'Omitted: every status' }) status?: string | null;
+  @Field(() => SpamNumberKind, { nullable: true, description: 'Omitted: every type' }) type?: string | null;
 }

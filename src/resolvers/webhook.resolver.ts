@@ -16,6 +16,7 @@ import {
   WebhookSecretType,
   WebhookType,
 } from './webhook.types.js';
+import { DeliveryStatus, WebhookEvent } from './enums.js';
 
 @Resolver()
 export class WebhookResolver {
@@ -29,7 +30,7 @@ export class WebhookResolver {
   async webhooks(
     @Ctx() ctx: RequestContext,
     @Arg('search', () => String, { nullable: true }) search: string | null,
-    @Arg('event', () => String, { nullable: true }) event: string | null,
+    @Arg('event', () => WebhookEvent, { nullable: true }) event: string | null,
     @Arg('active', () => Boolean, { nullable: true }) active: boolean | null,
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
@@ -54,8 +55,8 @@ export class WebhookResolver {
   async webhookDeliveries(
     @Ctx() ctx: RequestContext,
     @Arg('id', () => ID) id: string,
-    @Arg('status', () => String, { nullable: true }) status: string | null,
-    @Arg('event', () => String, { nullable: true }) event: string | null,
+    @Arg('status', () => DeliveryStatus, { nullable: true }) status: string | null,
+    @Arg('event', () => WebhookEvent, { nullable: true }) event: string | null,
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<WebhookDeliveryPageType> {
@@ -111,7 +112,7 @@ export class WebhookResolver {
 
   @Authorized('manage-webhooks')
   @Mutation(() => WebhookDeliveryType, { description: "Send an event's documented example now" })
-  async testWebhook(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('event', () => String, { nullable: true }) event: string | null) {
+  async testWebhook(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('event', () => WebhookEvent, { nullable: true }) event: string | null) {
     return this.deliveries.test(ctx, id, event);
   }
 

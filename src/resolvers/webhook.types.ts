@@ -1,6 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { PageType } from './pagination.types.js';
+import { DeliveryStatus, EventCategory, ListSelection, WebhookEvent } from './enums.js';
 
 @ObjectType('Webhook')
 export class WebhookType {
@@ -8,9 +9,9 @@ export class WebhookType {
   @Field() title!: string;
   @Field() url!: string;
   @Field({ description: 'Always POST' }) method!: string;
-  @Field({ description: 'Basic, Contact, Full, All or Custom' }) listSelection!: string;
+  @Field(() => ListSelection) listSelection!: string;
   @Field(() => [String], { description: 'Contact fields every payload carries in data.contact' }) formData!: string[];
-  @Field(() => [String]) events!: string[];
+  @Field(() => [WebhookEvent]) events!: string[];
   @Field() active!: boolean;
   @Field(() => String, { nullable: true, description: 'gone or failing when the service switched the webhook off' }) disabledReason!: string | null;
   @Field(() => Int, { description: 'Attempts made' }) hits!: number;
@@ -51,8 +52,8 @@ export class WebhookAttemptType {
 export class WebhookDeliveryType {
   @Field({ description: 'msg_ + a ULID; the x-webhook-id and webhook-id of every attempt' }) id!: string;
   @Field(() => Int) webhookId!: number;
-  @Field() event!: string;
-  @Field({ description: 'pending, succeeded, failed or cancelled' }) status!: string;
+  @Field(() => WebhookEvent) event!: string;
+  @Field(() => DeliveryStatus) status!: string;
   @Field(() => Int) attemptCount!: number;
   @Field(() => Date, { nullable: true }) nextAttemptAt!: Date | null;
   @Field(() => Date, { nullable: true }) lastAttemptAt!: Date | null;
@@ -67,8 +68,8 @@ export class WebhookDeliveryPageType extends PageType(WebhookDeliveryType) {}
 
 @ObjectType('WebhookEventType')
 export class WebhookEventTypeType {
-  @Field() name!: string;
-  @Field() category!: string;
+  @Field(() => WebhookEvent) name!: string;
+  @Field(() => EventCategory) category!: string;
   @Field() description!: string;
   @Field(() => GraphQLJSONObject, { description: 'JSON Schema (2020-12) of data' }) schema!: Record<string, unknown>;
   @Field(() => GraphQLJSONObject, { description: 'An example data' }) example!: Record<string, unknown>;
@@ -76,7 +77,7 @@ export class WebhookEventTypeType {
 
 @ObjectType('WebhookListSelection')
 export class WebhookListSelectionType {
-  @Field() name!: string;
+  @Field(() => ListSelection) name!: string;
   @Field(() => [String]) fields!: string[];
 }
 
@@ -96,9 +97,9 @@ export class WebhookInput {
   @Field(() => String, { nullable: true }) title?: string | null;
   @Field(() => String, { nullable: true }) url?: string | null;
   @Field(() => String, { nullable: true, description: 'Only POST' }) method?: string | null;
-  @Field(() => String, { nullable: true }) listSelection?: string | null;
+  @Field(() => ListSelection, { nullable: true }) listSelection?: string | null;
   @Field(() => [String], { nullable: true }) formData?: string[] | null;
-  @Field(() => [String], { nullable: true }) events?: string[] | null;
+  @Field(() => [WebhookEvent], { nullable: true }) events?: string[] | null;
   @Field(() => Boolean, { nullable: true }) active?: boolean | null;
   @Field(() => Int, { nullable: true, description: 'Deliveries per second at most, 1 to 1000; null removes the limit' }) rateLimit?: number | null;
 }

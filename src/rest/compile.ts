@@ -1,4 +1,4 @@
-import { parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { isEnumType, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { liftInputLiterals } from '../graphql/lift.js';
 import { getMetadataStorage } from 'type-graphql';
@@ -44,6 +44,23 @@ function shaper(route: Route): (value: unknown) => unknown {
   return () => body;
 }
 
+/**
+ * REST answers with each enum's values (`in-progress`, `call.ended`), as the
+ * spec and the webhooks write them, where GraphQL answers with their names.
+ */
+function enumValues(schema: GraphQLSchema): Record<string, (value: unknown) => unknown> {
+  const serializers: Record<string, (value: unknown) => unknown> = {};
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isEnumType(type)) continue;
+    const values = new Set(type.getValues().map((v) => v.value));
+    serializers[type.name] = (value) => {
+      if (!values.has(value)) throw new TypeError(`Enum "${type.name}" cannot represent value: ${JSON.stringify(value)}`);
+      return value;
+    };
+  }
+  return serializers;
+}
+
 /** Permission slugs declared with @Authorized on each root field, by field name. */
 export function rootFieldPermissions(): Map<string, string[]> {
   const storage = getMetadataStorage();
@@ -60,6 +77,7 @@ export function rootFieldPermissions(): Map<string, string[]> {
 /** `eager`: compile every row now (the generated-files check does, so a row that does not compile fails it). */
 export function compileRoutes(schema: GraphQLSchema, routes: Route[], options: { eager?: boolean } = {}): CompiledRoute[] {
   const permissions = rootFieldPermissions();
+  const serializers = enumValues(schema);
   const compiled: CompiledRoute[] = [];
   for (const route of routes) {
     const document = parse(route.document);
@@ -78,7 +96,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[], options: {
     }
     const jit = () => {
       const lifted = liftInputLiterals(schema, document);
-      const query = compileQuery(schema, lifted.document);
+      const query = compileQuery(schema, lifted.document, undefined, { customSerializers: serializers });
       if (!isCompiledQuery(query)) throw new Error(`Route ${route.operationId}: its operation does not compile: ${query.errors?.map((e) => e.message).join('; ')}`);
       const lift = lifted.variables;
       return lift

@@ -38,7 +38,16 @@ function complete(where: string, param: RowParam, graphqlType: GraphQLInputType,
     }
     return { ...own, type: param.type ?? 'object', fields } as Param;
   }
-  if (isEnumType(inner)) return { ...own, type: param.type ?? 'string', enum: param.enum ?? inner.getValues().map((v) => String(v.value)) } as Param;
+  if (isEnumType(inner)) {
+    const values = inner.getValues();
+    const renamed = values.filter((v) => v.name !== v.value);
+    return {
+      ...own,
+      type: param.type ?? 'string',
+      enum: param.enum ?? [...(param.every ? [param.every] : []), ...values.map((v) => String(v.value))],
+      ...(renamed.length > 0 ? { graphqlNames: Object.fromEntries(renamed.map((v) => [v.value, v.name])) } : {}),
+    } as Param;
+  }
   const type = param.type ?? SCALARS[inner.name];
   if (!type) throw new Error(`${where}: no REST type for ${inner.name}; the row must state one`);
   return { ...own, type } as Param;

@@ -1,5 +1,4 @@
 import {
-  getNamedType,
   isEnumType,
   isListType,
   isNonNullType,

@@ -83,7 +83,8 @@ function coerce(field: string, param: Param, raw: unknown, problems: Problems, f
     }
   }
   if (param.enum && !param.enum.includes(value as string)) return void problems.add(field, message.oneOf(field));
-  return value;
+  if (param.every !== undefined && value === param.every) return undefined;
+  return param.graphqlNames?.[value as string] ?? value;
 }
 
 function collect(

@@ -2,7 +2,7 @@ import type { CallbackKind } from '../telco/callbacks.js';
 import type { IdForm } from '../ids.js';
 
 // The shape of a row of the REST route table. A row is data: the generic
-// handler (handler.ts) and the OpenAPI generator (openapi.ts) read it.
+// handler (compile.ts) and the OpenAPI generator (openapi.ts) read it.
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -17,6 +17,10 @@ export interface Param {
   aliases?: readonly string[];
   /** Allowed values (strings as the spec writes them). */
   enum?: readonly string[];
+  /** A value that stands for every one of an enum's (the spec's `All`): the variable is left out. */
+  every?: string;
+  /** For an enum whose GraphQL names differ from its values: the name of each such value (`in-progress`: in_progress). */
+  graphqlNames?: Readonly<Record<string, string>>;
   /** GraphQL variable (top level) or input field (nested) name; default: the camelCase of the REST name. */
   variable?: string;
   description?: string;

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
-import { ErrorBanner, Notice, FieldError, Loading, Pager, type PageInfo, useInterval, When } from './ui';
-import { DELIVERY_STATUSES } from './vocabulary.generated';
+import { ErrorBanner, Notice, FieldError, Loading, Pager, type PageInfo, TableHead, useInterval, When } from './ui';
+import { DELIVERY_STATUSES, eventName } from './vocabulary.generated';
 
 // A webhook's delivery log: filter by status, each delivery's payload and
 // every attempt, resend one, recover the failed ones since a time.
@@ -30,7 +30,7 @@ export interface Delivery {
 }
 
 export const DELIVERY_FIELDS = 'id event status attemptCount lastStatusCode lastAttemptAt nextAttemptAt createdAt';
-const DELIVERIES = `query Deliveries($id: ID!, $status: String, $page: Int) {
+const DELIVERIES = `query Deliveries($id: ID!, $status: DeliveryStatus, $page: Int) {
   webhookDeliveries(id: $id, status: $status, page: $page, perPage: 10) { records { ${DELIVERY_FIELDS} } pagination { currentPage lastPage total from to } }
 }`;
 export const ATTEMPTS = 'attempts { number attemptedAt statusCode durationMs responseBody error trigger }';
@@ -137,24 +137,12 @@ export function DeliveryLog(props: { webhookId: number; canManage: boolean; vers
         <div class="table-wrap">
           <table class="log">
             <caption class="sr-only">Deliveries, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last response</th>
-                <th scope="col">Next attempt</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={['Created', 'Event', 'Status', 'Attempts', 'Last response', 'Next attempt']} actions />
             <tbody>
               {data.records.map((delivery) => (
                 <tr key={delivery.id} class={open?.id === delivery.id ? 'selected' : undefined}>
                   <td data-label="Created"><When iso={delivery.createdAt} /></td>
-                  <td data-label="Event">{delivery.event}</td>
+                  <td data-label="Event">{eventName(delivery.event)}</td>
                   <td data-label="Status">
                     <span class={`pill ${delivery.status === 'succeeded' ? 'ok' : delivery.status === 'failed' ? 'bad' : ''}`}>{delivery.status}</span>
                   </td>
@@ -196,7 +184,7 @@ function DeliveryDetail(props: { delivery: Delivery }) {
   return (
     <article id="delivery-detail" class="detail" aria-labelledby="delivery-title">
       <h3 id="delivery-title">
-        Delivery <span class="mono">{delivery.id}</span> ({delivery.event}, {delivery.status})
+        Delivery <span class="mono">{delivery.id}</span> ({eventName(delivery.event)}, {delivery.status})
       </h3>
       <h4>Payload</h4>
       <pre class="payload" tabIndex={0} aria-label="Payload">
@@ -209,16 +197,7 @@ function DeliveryDetail(props: { delivery: Delivery }) {
         <div class="table-wrap">
           <table class="attempts">
             <caption class="sr-only">Attempts of delivery {delivery.id}</caption>
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Time</th>
-                <th scope="col">Status code</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Response</th>
-                <th scope="col">Error</th>
-              </tr>
-            </thead>
+            <TableHead columns={['#', 'Time', 'Status code', 'Duration', 'Response', 'Error']} />
             <tbody>
               {delivery.attempts!.map((attempt) => (
                 <tr key={attempt.number}>

@@ -170,3 +170,23 @@ export function useInterval(tick: () => void, ms: number, active: boolean) {
     return () => clearInterval(timer);
   }, [ms, active]);
 }
+
+/** A table's header row: its columns, then an actions column named for screen readers only, when there is one. */
+export function TableHead(props: { columns: string[]; actions?: boolean }) {
+  return (
+    <thead>
+      <tr>
+        {props.columns.map((column) => (
+          <th scope="col" key={column}>
+            {column}
+          </th>
+        ))}
+        {props.actions && (
+          <th scope="col">
+            <span class="sr-only">Actions</span>
+          </th>
+        )}
+      </tr>
+    </thead>
+  );
+}

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
 import { Dialog, ErrorBanner, FieldError, Loading, TextField } from './ui';
+import { eventName } from './vocabulary.generated';
 
 // Create and edit share one form: title, URL, method, the list selection that
 // fills the form data, the event types by category, active.
@@ -157,7 +158,7 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
                   {types.map((type) => (
                     <label key={type.name} class="check" title={type.description}>
                       <input type="checkbox" name="events" value={type.name} checked={events.includes(type.name)} onChange={(e) => toggleEvent(type.name, e.currentTarget.checked)} />
-                      {type.name}
+                      {eventName(type.name)}
                     </label>
                   ))}
                 </div>

@@ -4,6 +4,7 @@ import { DELIVERY, DELIVERY_FIELDS, ATTEMPTS, DeliveryLog, asApiError, type Atte
 import { Dialog, ErrorBanner, Notice, FieldError, Loading, useInterval, useTime, When } from './ui';
 import { SecretBox, WEBHOOK_FIELDS, type Webhook, WebhookForm } from './webhook-form';
 import { State } from './webhooks-page';
+import { eventName } from './vocabulary.generated';
 
 // One webhook: its settings, state, secret and a test send; its delivery log
 // is in delivery-log.tsx.
@@ -11,7 +12,7 @@ import { State } from './webhooks-page';
 const WEBHOOK = `query Webhook($id: ID!) { webhook(id: $id) { ${WEBHOOK_FIELDS} } }`;
 const SECRET = `query Secret($id: ID!) { webhookSecret(id: $id) { secret previousSecretExpiresAt } }`;
 const ROTATE = `mutation Rotate($id: ID!) { rotateWebhookSecret(id: $id) { secret previousSecretExpiresAt } }`;
-const TEST = `mutation Test($id: ID!, $event: String) { testWebhook(id: $id, event: $event) { ${DELIVERY_FIELDS} ${ATTEMPTS} } }`;
+const TEST = `mutation Test($id: ID!, $event: WebhookEvent) { testWebhook(id: $id, event: $event) { ${DELIVERY_FIELDS} ${ATTEMPTS} } }`;
 const SET_ACTIVE = `mutation SetActive($id: ID!, $active: Boolean!) { updateWebhook(id: $id, input: { active: $active }) { ${WEBHOOK_FIELDS} } }`;
 
 const REASONS: Record<string, string> = {
@@ -98,7 +99,7 @@ export function WebhookPage(props: { id: number; canManage: boolean }) {
         <dt>Method</dt>
         <dd>{webhook.method}</dd>
         <dt>Events</dt>
-        <dd>{webhook.events.join(', ')}</dd>
+        <dd>{webhook.events.map(eventName).join(', ')}</dd>
         <dt>List selection</dt>
         <dd>
           {webhook.listSelection}: {webhook.formData.join(', ')}
@@ -228,7 +229,7 @@ function TestPanel(props: { webhook: Webhook; onSent: () => void }) {
         <select id="test-event" value={event} onChange={(e) => setEvent(e.currentTarget.value)} aria-describedby="test-event-error">
           {props.webhook.events.map((name) => (
             <option key={name} value={name}>
-              {name}
+              {eventName(name)}
             </option>
           ))}
         </select>
@@ -241,8 +242,8 @@ function TestPanel(props: { webhook: Webhook; onSent: () => void }) {
       {result && (
         <p class="test-result" role="status">
           {result.attemptCount === 0 && result.status === 'pending'
-            ? `Test ${result.event} (${result.id}) is being sent…`
-            : `Test ${result.event} (${result.id}): ${result.status}${result.lastStatusCode ? `, HTTP ${result.lastStatusCode}` : ', no response'}${result.status === 'succeeded' ? '' : failureReason(last)}.`}
+            ? `Test ${eventName(result.event)} (${result.id}) is being sent…`
+            : `Test ${eventName(result.event)} (${result.id}): ${result.status}${result.lastStatusCode ? `, HTTP ${result.lastStatusCode}` : ', no response'}${result.status === 'succeeded' ? '' : failureReason(last)}.`}
           {result.status === 'pending' && result.nextAttemptAt && (
             <span class="sub">
               {' '}

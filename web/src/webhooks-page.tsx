@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
-import { Dialog, ErrorBanner, Notice, Loading, Pager, type PageInfo, When } from './ui';
+import { Dialog, ErrorBanner, Notice, Loading, Pager, type PageInfo, TableHead, When } from './ui';
 import { SecretBox, WEBHOOK_FIELDS, type Webhook, WebhookForm } from './webhook-form';
+import { eventName } from './vocabulary.generated';
 
 // Setup > Webhooks: the spec's columns (#, Title, Hits, Last Hit, Created At)
 // with the URL, events and state; search, paging, create and delete.
@@ -83,21 +84,7 @@ export function WebhooksPage(props: { canManage: boolean }) {
         <div class="table-wrap">
           <table>
             <caption class="sr-only">Webhooks of the company</caption>
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Title</th>
-                <th scope="col">Hits</th>
-                <th scope="col">Last Hit</th>
-                <th scope="col">Created At</th>
-                <th scope="col">State</th>
-                {props.canManage && (
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
+            <TableHead columns={['#', 'Title', 'Hits', 'Last Hit', 'Created At', 'State']} actions={props.canManage} />
             <tbody>
               {data.records.map((webhook) => (
                 <tr key={webhook.id}>
@@ -106,7 +93,7 @@ export function WebhooksPage(props: { canManage: boolean }) {
                     <div>
                       <a href={`#/setup/webhooks/${webhook.id}`}>{webhook.title}</a>
                       <div class="sub mono">{webhook.url}</div>
-                      <div class="sub">{webhook.events.join(', ')}</div>
+                      <div class="sub">{webhook.events.map(eventName).join(', ')}</div>
                     </div>
                   </td>
                   <td data-label="Hits">{webhook.hits}</td>

@@ -1,4 +1,3 @@
-import { CAMPAIGN_STATUSES } from '../../vocabulary.js';
 import { ALL_ID_FORMS } from '../../ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
@@ -19,8 +18,8 @@ export const campaignRoutes: Route[] = [
     paths: ['/api/campaigns'],
     summary: 'List dialer campaigns',
     description: 'Newest first.',
-    params: { query: { status: { enum: CAMPAIGN_STATUSES }, ...paging } },
-    document: `query ListCampaigns($status: String, $page: Int, $perPage: Int) { campaigns(status: $status, page: $page, perPage: $perPage) { records { ${CAMPAIGN} } ${PAGINATION} } }`,
+    params: { query: { status: {}, ...paging } },
+    document: `query ListCampaigns($status: CampaignStatus, $page: Int, $perPage: Int) { campaigns(status: $status, page: $page, perPage: $perPage) { records { ${CAMPAIGN} } ${PAGINATION} } }`,
     response: { field: 'campaigns', shape: 'envelope', data: true },
   }),
   row({

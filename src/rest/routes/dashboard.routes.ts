@@ -1,19 +1,15 @@
-import { DATE_RANGES } from '../../time/date-range.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
 const filters: Record<string, RowParam> = {
-  date_range: {
-    enum: DATE_RANGES,
-    description: 'Default Today; computed in the company time zone',
-  },
+  date_range: { description: 'Default Today; computed in the company time zone' },
   start_date: { description: 'Custom start, Y-m-d (with end_date; whole days, inclusive)' },
   end_date: { description: 'Custom end, Y-m-d' },
   agent_id: { description: 'All (default) or an agent id' },
   company_id: { description: 'Default the signed-in company; an agency may name a child company' },
   search: { description: 'Matches the numbers, agent name, contact name or disposition' },
 };
-const FILTER_VARS = '$dateRange: String, $startDate: String, $endDate: String, $agentId: String, $companyId: Int, $search: String';
+const FILTER_VARS = '$dateRange: DateRange, $startDate: String, $endDate: String, $agentId: String, $companyId: Int, $search: String';
 const FILTER = 'filter: { dateRange: $dateRange, startDate: $startDate, endDate: $endDate, agentId: $agentId, companyId: $companyId, search: $search }';
 const NUMBERS = 'numbers { from to }';
 

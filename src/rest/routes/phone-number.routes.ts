@@ -1,4 +1,3 @@
-import { PHONE_TYPES, PhoneStatus, TENDLC_ANSWERS, UseFor } from '../../vocabulary.js';
 import { ALL_ID_FORMS } from '../../ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
@@ -18,12 +17,12 @@ export const phoneNumberRoutes: Route[] = [
     params: {
       query: {
         search: { description: 'Matches the number or its title' },
-        use_for: { enum: Object.values(UseFor) },
+        use_for: {},
         per_page: { description: 'Default 15, at most 100' },
         page: {},
       },
     },
-    document: `query PhoneNumbers($search: String, $useFor: String, $page: Int, $perPage: Int) {
+    document: `query PhoneNumbers($search: String, $useFor: NumberUse, $page: Int, $perPage: Int) {
       phoneNumbers(search: $search, useFor: $useFor, page: $page, perPage: $perPage) { records { ${NUMBER} } ${PAGINATION} } }`,
     response: { field: 'phoneNumbers', shape: 'envelope', data: true },
   },
@@ -38,13 +37,13 @@ export const phoneNumberRoutes: Route[] = [
       path: { id: numberId },
       body: {
         phone_title: { description: 'At most 255 characters' },
-        status: { enum: Object.values(PhoneStatus) },
-        use_for: { enum: Object.values(UseFor) },
-        phone_type: { enum: PHONE_TYPES },
-        tendlc: { enum: TENDLC_ANSWERS, description: 'Answered as tendlcs' },
+        status: {},
+        use_for: {},
+        phone_type: {},
+        tendlc: { description: 'Answered as tendlcs' },
       },
     },
-    document: `mutation UpdatePhoneNumber($id: ID!, $phoneTitle: String, $status: String, $useFor: String, $phoneType: String, $tendlc: String) {
+    document: `mutation UpdatePhoneNumber($id: ID!, $phoneTitle: String, $status: PhoneNumberStatus, $useFor: NumberUse, $phoneType: PhoneType, $tendlc: TendlcAnswer) {
       updatePhoneNumber(id: $id, input: { phoneTitle: $phoneTitle, status: $status, useFor: $useFor, phoneType: $phoneType, tendlc: $tendlc }) { ${NUMBER} } }`,
     response: { field: 'updatePhoneNumber', shape: 'envelope', message: 'Phone number updated successfully.', data: true },
   },
@@ -117,10 +116,10 @@ export const phoneNumberRoutes: Route[] = [
       query: {
         area_code: { description: 'Three digits' },
         contains: { description: 'Digits the number contains' },
-        phone_type: { enum: PHONE_TYPES, description: 'Default local' },
+        phone_type: { description: 'Default local' },
       },
     },
-    document: `query Available($areaCode: String, $contains: String, $phoneType: String) {
+    document: `query Available($areaCode: String, $contains: String, $phoneType: PhoneType) {
       availablePhoneNumbers(areaCode: $areaCode, contains: $contains, phoneType: $phoneType) {
         phone_number: phoneNumber friendly_name: friendlyName region phone_type: phoneType price purchase_token: purchaseToken } }`,
     response: { field: 'availablePhoneNumbers', shape: 'envelope', data: true },

@@ -1,4 +1,3 @@
-import { DIRECTIONS } from '../../vocabulary.js';
 import type { Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
@@ -35,12 +34,12 @@ export const smsRoutes: Route[] = [
     description: 'Messages sent and received, newest first.',
     params: {
       query: {
-        direction: { enum: DIRECTIONS },
+        direction: {},
         page: { description: 'Default 1' },
         per_page: { description: 'Default 15, at most 100' },
       },
     },
-    document: `query ListSms($direction: String, $page: Int, $perPage: Int) { smsMessages(direction: $direction, page: $page, perPage: $perPage) { records { ${MESSAGE} } ${PAGINATION} } }`,
+    document: `query ListSms($direction: Direction, $page: Int, $perPage: Int) { smsMessages(direction: $direction, page: $page, perPage: $perPage) { records { ${MESSAGE} } ${PAGINATION} } }`,
     response: { field: 'smsMessages', shape: 'envelope', data: true },
   }),
 ];

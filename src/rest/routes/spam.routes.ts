@@ -1,4 +1,3 @@
-import { SpamNumberType, SpamStatus } from '../../vocabulary.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
@@ -20,11 +19,11 @@ export const spamRoutes: Route[] = [
         per_page: { description: 'Default 15, at most 100 (larger values are clamped)' },
         page: {},
         search: { description: 'Matches the phone number, type or status' },
-        status: { enum: ['All', ...Object.values(SpamStatus)], description: 'Omit or All for every status' },
-        type: { enum: ['All', ...Object.values(SpamNumberType)], description: 'Omit or All for every type' },
+        status: { every: 'All', description: 'Omit or All for every status' },
+        type: { every: 'All', description: 'Omit or All for every type' },
       },
     },
-    document: `query SpamNumbers($search: String, $status: String, $type: String, $page: Int, $perPage: Int) {
+    document: `query SpamNumbers($search: String, $status: SpamCheckStatus, $type: SpamNumberKind, $page: Int, $perPage: Int) {
       spamProtectedNumbers(filter: { search: $search, status: $status, type: $type }, page: $page, perPage: $perPage) { records { ${ROW} } ${PAGINATION} } }`,
     response: { field: 'spamProtectedNumbers', shape: 'envelope', data: true },
   },

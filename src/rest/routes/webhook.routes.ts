@@ -1,4 +1,3 @@
-import { DELIVERY_STATUSES, LIST_SELECTION_NAMES } from '../../vocabulary.js';
 import { ALL_ID_FORMS } from '../../ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
@@ -17,13 +16,13 @@ const fields: Record<string, RowParam> = {
   title: { description: 'At most 255 characters' },
   url: { description: 'http or https, at most 2048 characters, no credentials, not a private address' },
   method: { description: 'Always POST' },
-  list_selection: { enum: LIST_SELECTION_NAMES, description: 'A preset that fills form_data' },
+  list_selection: { description: 'A preset that fills form_data' },
   form_data: { items: {}, description: 'Contact fields each payload carries in data.contact' },
   events: { items: {}, description: 'One or more of the sixteen event types' },
   active: { description: 'Default true; true also clears disabled_reason' },
   rate_limit: { description: 'Deliveries per second at most, 1 to 1000; null removes the limit' },
 };
-const INPUT_VARIABLES = '$title: String, $url: String, $method: String, $listSelection: String, $formData: [String!], $events: [String!], $active: Boolean, $rateLimit: Int';
+const INPUT_VARIABLES = '$title: String, $url: String, $method: String, $listSelection: ListSelection, $formData: [String!], $events: [WebhookEvent!], $active: Boolean, $rateLimit: Int';
 const INPUT = '{ title: $title, url: $url, method: $method, listSelection: $listSelection, formData: $formData, events: $events, active: $active, rateLimit: $rateLimit }';
 
 const row = (r: Omit<Route, 'tag'>): Route => ({ tag: 'Webhooks', ...r });
@@ -44,7 +43,7 @@ export const webhookRoutes: Route[] = [
         active: {},
       },
     },
-    document: `query ListWebhooks($search: String, $event: String, $active: Boolean, $page: Int, $perPage: Int) {
+    document: `query ListWebhooks($search: String, $event: WebhookEvent, $active: Boolean, $page: Int, $perPage: Int) {
       webhooks(search: $search, event: $event, active: $active, page: $page, perPage: $perPage) { records { ${WEBHOOK_FIELDS} } ${PAGINATION} } }`,
     response: { field: 'webhooks', shape: 'envelope', data: true },
   }),
@@ -134,7 +133,7 @@ export const webhookRoutes: Route[] = [
     summary: 'Send a test event',
     description: "Sends the event's documented example now (default: the webhook's first event).",
     params: { path: { id: webhookId }, body: { event: { description: 'One of the sixteen event types' } } },
-    document: `mutation TestWebhook($id: ID!, $event: String) { testWebhook(id: $id, event: $event) { ${DELIVERY_FIELDS} } }`,
+    document: `mutation TestWebhook($id: ID!, $event: WebhookEvent) { testWebhook(id: $id, event: $event) { ${DELIVERY_FIELDS} } }`,
     response: { field: 'testWebhook', shape: 'envelope', data: true },
     status: 202,
   }),
@@ -149,11 +148,11 @@ export const webhookRoutes: Route[] = [
       query: {
         per_page: { description: 'Default 15, at most 100' },
         page: {},
-        status: { enum: DELIVERY_STATUSES },
+        status: {},
         event: {},
       },
     },
-    document: `query WebhookDeliveries($id: ID!, $status: String, $event: String, $page: Int, $perPage: Int) {
+    document: `query WebhookDeliveries($id: ID!, $status: DeliveryStatus, $event: WebhookEvent, $page: Int, $perPage: Int) {
       webhookDeliveries(id: $id, status: $status, event: $event, page: $page, perPage: $perPage) { records { ${DELIVERY_FIELDS} } ${PAGINATION} } }`,
     response: { field: 'webhookDeliveries', shape: 'envelope', data: true },
   }),
