@@ -116,7 +116,7 @@ export async function apiBench(app: TestApp): Promise<void> {
   };
   const appointments = {
     REST: { name: 'REST', url: `${app.url}/api/ai/dashboard/appointments?date_range=Last%20Year`, headers: auth },
-    GraphQL: { name: 'GraphQL', ...graphql(`{ appointmentCalls(filter: { dateRange: "Last Year" }) { records { id call_datetime: callDatetime agent_name: agentName numbers { from to } duration appointment status direction sentiment recording_available: recordingAvailable } ${PAGINATION} } }`) },
+    GraphQL: { name: 'GraphQL', ...graphql(`{ appointmentCalls(filter: { dateRange: Last_Year }) { records { id call_datetime: callDatetime agent_name: agentName numbers { from to } duration appointment status direction sentiment recording_available: recordingAvailable } ${PAGINATION} } }`) },
     plain: { name: 'plain', url: `${server.url}/appointments`, headers: auth },
     best: { name: 'best', url: `${best.fastifyUrl}/appointments`, headers: auth },
     bestExpress: { name: 'bestExpress', url: `${best.expressUrl}/appointments`, headers: auth },

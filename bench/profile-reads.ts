@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestApp } from '../test/helpers/app.js';
 import { startWorker } from '../test/helpers/worker.js';
-import { topFrames } from './cpu-profile.js';
+import { topFrames, topPlaces } from './cpu-profile.js';
 
 // `node dist/bench/profile-reads.js [requests]`: the roles page (15 of the
 // company's roles) asked of one API process (production mode) over REST and
@@ -31,6 +31,7 @@ try {
   };
   for (const [name, ask] of Object.entries(paths)) {
     const dir = mkdtempSync(path.join(tmpdir(), 'sb-prof-'));
+    process.stderr.write(`${name} profile: ${dir}\n`);
     const api = await startWorker(app, { NODE_ENV: 'production', SEED_DEMO: 'false', LOG_LEVEL: 'error', PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: '10' }, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--trace-gc-nvp']);
     const run = async (count: number) => {
       let next = 0;
@@ -51,7 +52,7 @@ try {
     const exited = new Promise((resolve) => api.once('exit', resolve));
     api.kill('SIGTERM');
     await exited;
-    process.stdout.write(`${name}: ${total} requests in ${seconds.toFixed(1)} s (${Math.round(total / seconds)}/s), ${Math.round(allocated / total / 1024)} KiB allocated per request; top frames by self time:\n${topFrames(dir).join('\n')}\n\n`);
+    process.stdout.write(`${name}: ${total} requests in ${seconds.toFixed(1)} s (${Math.round(total / seconds)}/s), ${Math.round(allocated / total / 1024)} KiB allocated per request; top frames by self time:\n${topFrames(dir).join('\n')}\nself time by place:\n${topPlaces(dir).join('\n')}\n\n`);
   }
 } finally {
   await app.close();

@@ -9,10 +9,10 @@ import { appErrorOf, HttpError } from './errors.js';
 import { compiledExecution } from './graphql/executor.js';
 import { formatGraphQLError } from './graphql/format-error.js';
 import { GRAPHQL_LIMITS, limitsPlugin } from './graphql/limits.js';
-import { bodyErrors, requestContexts, jsonBody, sendError, type GraphQLOperationLog } from './http.js';
+import { bodyErrors, readJsonBody, requestContexts, jsonBody, sendError, type GraphQLOperationLog } from './http.js';
 import { probesApp, type ProbeParts } from './probes.js';
 import { errorFields, type Logger } from './observability/logger.js';
-import { restHandler, type CompiledRoute } from './rest/compile.js';
+import { restHandlers, type CompiledRoute } from './rest/compile.js';
 import { docsRouter } from './rest/docs.js';
 import { ingressHandler } from './rest/ingress.js';
 import type { IngressRoute } from './rest/route.js';
@@ -87,13 +87,6 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
   await apollo.start();
 
   const app = probesApp(parts);
-  // Browsers get the web interface at `/`; JSON clients where the APIs and their documents are.
-  // Development with demo data: the sign-in screen offers the demo logins (never in production, where there are none).
-  const { config } = services;
-  const demo = config.nodeEnv === 'development' && config.seedDemo ? { password: DEMO_PASSWORD, logins: DEMO_LOGINS } : undefined;
-  app.use(webRouter(() => ({ name: 'Switchboard', version: VERSION, web: '/', graphql: '/graphql', rest: '/api', docs: '/api/docs', openapi: '/api/openapi.json' }), demo));
-
-  app.use(docsRouter(parts.openapi));
   // CORS from CORS_ORIGINS (off when empty); a wildcard never comes with credentials.
   if (services.config.corsOrigins.length > 0) {
     const any = services.config.corsOrigins.includes('*');
@@ -108,6 +101,11 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
     app.use('/api', policy);
     app.use('/graphql', policy);
   }
+  // The APIs first (their paths are apart from the page's and the docs'), so
+  // an API request goes from the request log straight to its handler: a REST
+  // row's request to its row, a GraphQL request to Apollo.
+  const rest = restHandlers({ routes, log, context, ids: services.ids, readBody: readJsonBody(log) });
+  app.use(rest.rows);
   // Browsers get the explorer (local assets, works offline); Apollo's CDN landing page is off.
   app.get('/graphql', explorerPage());
   app.use('/graphql', ...jsonBody(log), batchLimit, expressMiddleware(apollo, {
@@ -118,10 +116,16 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
         return ctx;
       },
     }));
+  // Browsers get the web interface at `/`; JSON clients where the APIs and their documents are.
+  // Development with demo data: the sign-in screen offers the demo logins (never in production, where there are none).
+  const { config } = services;
+  const demo = config.nodeEnv === 'development' && config.seedDemo ? { password: DEMO_PASSWORD, logins: DEMO_LOGINS } : undefined;
+  app.use(webRouter(() => ({ name: 'Switchboard', version: VERSION, web: '/', graphql: '/graphql', rest: '/api', docs: '/api/docs', openapi: '/api/openapi.json' }), demo));
+  app.use(docsRouter(parts.openapi));
   // Provider callbacks first, on their own paths only: their rows alone take form bodies and signatures instead of tokens.
   app.all(parts.ingress.map((route) => route.path), ingressHandler(parts.ingress, services, log));
   app.use('/api', ...jsonBody(log));
-  app.use(restHandler({ schema, routes, log, context, ids: services.ids }));
+  app.use(rest.unmatched);
   app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));
   app.use(bodyErrors(log));
   return { app, apollo };

@@ -80,6 +80,19 @@ export function jsonBody(log: Logger): RequestHandler[] {
   return [requireJson, express.json({ limit: BODY_LIMIT, strict: false })];
 }
 
+/**
+ * The same rules as one step, for a handler that reads its own body (the REST
+ * rows): nothing to do without a body; `done(error)` for the parser's errors
+ * (bodyErrors answers them), no call at all once a refusal is sent.
+ */
+export function readJsonBody(log: Logger): (req: Request, res: Response, done: (error?: unknown) => void) => void {
+  const [requireJson, parse] = jsonBody(log);
+  return (req, res, done) => {
+    if (!hasBody(req)) return done();
+    requireJson(req, res, () => parse(req, res, done));
+  };
+}
+
 export function bodyErrors(log: Logger): ErrorRequestHandler {
   return (error, _req, res, next) => {
     if (res.headersSent) return next(error);

@@ -198,25 +198,23 @@ export class RouteMatcher {
 }
 
 export interface RestDeps {
-  schema: GraphQLSchema;
   routes: CompiledRoute[];
   log: Logger;
   context: (req: Request) => RequestContext;
   ids: IdCodec;
+  /** The JSON body rules, for a row's request that carries a body. */
+  readBody: (req: Request, res: Response, done: (error?: unknown) => void) => void;
 }
 
-export function restHandler({ routes, log, context, ids }: RestDeps): RequestHandler {
+/**
+ * The REST table as two handlers. `rows` answers a request a row takes and
+ * passes on every other: mounted before the rest of the app, a row's request
+ * crosses no middleware it does not need. `unmatched`, after everything else
+ * under /api, answers 404, or 405 with the methods the path takes.
+ */
+export function restHandlers({ routes, log, context, ids, readBody }: RestDeps): { rows: RequestHandler; unmatched: RequestHandler } {
   const matcher = new RouteMatcher(routes);
-  return async (req: Request, res: Response, next: NextFunction) => {
-    if (!req.path.startsWith('/api/')) return next();
-    const found = matcher.match(req.method === 'HEAD' ? 'GET' : req.method, req.path);
-    const requestId = res.locals.requestId as string;
-    if (!found) return sendError(res, new HttpError(404, 'Route not found.'), requestId, log);
-    if ('allowed' in found) {
-      res.setHeader('Allow', found.allowed.join(', '));
-      return sendError(res, new HttpError(405, `The ${req.method} method is not supported for this route. Supported methods: ${found.allowed.join(', ')}.`), requestId, log);
-    }
-    const { route: compiled, params } = found;
+  const answer = async (req: Request, res: Response, { route: compiled, params }: Match) => {
     res.locals.route = compiled.path;
     const ctx = context(req);
     try {
@@ -234,7 +232,25 @@ export function restHandler({ routes, log, context, ids }: RestDeps): RequestHan
       if (result.errors?.length) throw restErrorOf(result.errors[0], compiled.route);
       res.status(compiled.route.status ?? 200).json(compiled.shape(result.data?.[compiled.route.response.field]));
     } catch (error) {
-      sendError(res, error, requestId, log);
+      sendError(res, error, res.locals.requestId as string, log);
     }
   };
+  const rows: RequestHandler = (req, res, next) => {
+    if (!req.path.startsWith('/api/')) return next();
+    const found = matcher.match(req.method === 'HEAD' ? 'GET' : req.method, req.path);
+    if (!found || 'allowed' in found) return next();
+    readBody(req, res, (error) => (error ? next(error) : void answer(req, res, found)));
+  };
+  const unmatched: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
+    if (!req.path.startsWith('/api/')) return next();
+    const found = matcher.match(req.method === 'HEAD' ? 'GET' : req.method, req.path);
+    const requestId = res.locals.requestId as string;
+    if (found && 'allowed' in found) {
+      res.setHeader('Allow', found.allowed.join(', '));
+      return sendError(res, new HttpError(405, `The ${req.method} method is not supported for this route. Supported methods: ${found.allowed.join(', ')}.`), requestId, log);
+    }
+    // A row's own request never gets here (rows answered it); anything else under /api/ is unknown.
+    sendError(res, new HttpError(404, 'Route not found.'), requestId, log);
+  };
+  return { rows, unmatched };
 }
