@@ -1,45 +1,40 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+
 interface Profile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+  nodes: Array<{ id: number; callFrame: CallFrame }>;
   samples: number[];
 }
 
-const readProfile = (dir: string) => JSON.parse(readFileSync(path.join(dir, readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!), 'utf8')) as Profile;
-
-/** Self time by where the code lives: a package, a file of ours, Node's own, or V8's (GC, idle, program), as lines "percent  place". */
-export function topPlaces(dir: string, count = 20): string[] {
-  const profile = readProfile(dir);
-  const counts = new Map<number, number>();
-  for (const id of profile.samples) counts.set(id, (counts.get(id) ?? 0) + 1);
-  const byPlace = new Map<string, number>();
+/**
+ * Self time of the one .cpuprofile in `dir`, summed under the key `keyOf`
+ * gives each frame, as lines "percent  key", the largest `count` first.
+ */
+function selfTime(dir: string, keyOf: (frame: CallFrame) => string, count: number): string[] {
+  const profile = JSON.parse(readFileSync(path.join(dir, readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!), 'utf8')) as Profile;
+  const samples = new Map<number, number>();
+  for (const id of profile.samples) samples.set(id, (samples.get(id) ?? 0) + 1);
+  const byKey = new Map<string, number>();
   for (const node of profile.nodes) {
-    const n = counts.get(node.id) ?? 0;
-    if (!n) continue;
-    const { functionName, url } = node.callFrame;
-    const place = url.includes('node_modules/')
-      ? url.replace(/^.*node_modules\/((@[^/]+\/)?[^/]+).*$/, '$1')
-      : url.includes('/dist/') ? url.replace(/^.*\/dist\//, 'dist/') : url.startsWith('node:') ? 'node' : functionName ? `(${functionName})` : '(native)';
-    byPlace.set(place, (byPlace.get(place) ?? 0) + n);
+    const n = samples.get(node.id) ?? 0;
+    if (n) byKey.set(keyOf(node.callFrame), (byKey.get(keyOf(node.callFrame)) ?? 0) + n);
   }
   const all = profile.samples.length;
-  return [...byPlace].sort((a, b) => b[1] - a[1]).slice(0, count).map(([key, n]) => `${((100 * n) / all).toFixed(1).padStart(5)}%  ${key}`);
+  return [...byKey].sort((a, b) => b[1] - a[1]).slice(0, count).map(([key, n]) => `${((100 * n) / all).toFixed(1).padStart(5)}%  ${key}`);
 }
 
-/** The top frames by self time of the one .cpuprofile in `dir`, as lines "percent  function file:line". */
-export function topFrames(dir: string, count = 15): string[] {
-  const profile = readProfile(dir);
-  const counts = new Map<number, number>();
-  for (const id of profile.samples) counts.set(id, (counts.get(id) ?? 0) + 1);
-  const byFrame = new Map<string, number>();
-  for (const node of profile.nodes) {
-    const n = counts.get(node.id) ?? 0;
-    if (!n) continue;
-    const { functionName, url, lineNumber } = node.callFrame;
-    const key = `${functionName || '(anonymous)'} ${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/dist\//, 'dist/')}:${lineNumber + 1}`;
-    byFrame.set(key, (byFrame.get(key) ?? 0) + n);
-  }
-  const all = profile.samples.length;
-  return [...byFrame].sort((a, b) => b[1] - a[1]).slice(0, count).map(([key, n]) => `${((100 * n) / all).toFixed(1).padStart(5)}%  ${key}`);
-}
+/** Self time by where the code lives: a package, a file of ours, Node's own, or V8's (GC, idle, program). */
+export const topPlaces = (dir: string, count = 20) =>
+  selfTime(dir, ({ functionName, url }) => (url.includes('node_modules/')
+    ? url.replace(/^.*node_modules\/((@[^/]+\/)?[^/]+).*$/, '$1')
+    : url.includes('/dist/') ? url.replace(/^.*\/dist\//, 'dist/') : url.startsWith('node:') ? 'node' : functionName ? `(${functionName})` : '(native)'), count);
+
+/** The top frames by self time, as "function file:line". */
+export const topFrames = (dir: string, count = 15) =>
+  selfTime(dir, ({ functionName, url, lineNumber }) => `${functionName || '(anonymous)'} ${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/dist\//, 'dist/')}:${lineNumber + 1}`, count);
