@@ -126,6 +126,8 @@ export async function apiBench(app: TestApp): Promise<void> {
     // As a client sends it: one document, the values as variables.
     GraphQL: { name: 'GraphQL', url: `${app.url}/graphql`, method: 'POST', headers: json, bodyTemplate: '{"query":"mutation Rename($id: ID!, $title: String!) { updateRole(id: $id, input: { title: $title }) { id } }","variables":{"id":"{v}","title":"Renamed GraphQL {n}"}}', cycle: writable },
     plain: { name: 'plain', url: `${server.url}/roles/{v}`, method: 'PUT', headers: json, bodyTemplate: '{"title":"Renamed plain {n}"}', cycle: writable },
+    best: { name: 'best', url: `${best.fastifyUrl}/roles/{v}`, method: 'PUT', headers: json, bodyTemplate: '{"title":"Renamed best {n}"}', cycle: writable },
+    bestExpress: { name: 'bestExpress', url: `${best.expressUrl}/roles/{v}`, method: 'PUT', headers: json, bodyTemplate: '{"title":"Renamed bestExpress {n}"}', cycle: writable },
   };
   for (const [what, paths, field] of [['roles', roles, 'roles'], ['appointments', appointments, 'appointmentCalls']] as const) {
     await assertSameAnswer(paths.REST, paths.plain);
@@ -136,6 +138,17 @@ export async function apiBench(app: TestApp): Promise<void> {
   }
   const one = (path: Scenario & { bodyTemplate: string }, n: string): Scenario => ({ ...path, url: path.url.replace('{v}', String(renamed)), body: path.bodyTemplate.replace('{v}', String(renamed)).replace('{n}', n) });
   await assertSameAnswer(one(write.REST, 'same'), one(write.plain, 'same'));
+  await assertSameAnswer(one(write.REST, 'same'), one(write.best, 'same'));
+  await assertSameAnswer(one(write.REST, 'same'), one(write.bestExpress, 'same'));
+  // And the same refusals: a taken title, the Owner role, another company's role.
+  const [{ id: ownerRole }] = await app.sql('SELECT id FROM roles WHERE company_id = ? AND is_owner', [acme.id]);
+  const [{ id: theirs }] = await app.sql('SELECT id FROM roles WHERE company_id <> ? LIMIT 1', [acme.id]);
+  const [{ title: takenTitle }] = await app.sql('SELECT title FROM roles WHERE company_id = ? AND id <> ? AND NOT is_owner LIMIT 1', [acme.id, renamed]);
+  for (const [id, title] of [[renamed, takenTitle], [ownerRole, 'Not the owner'], [theirs, 'Not theirs']] as const) {
+    const ask = (path: Scenario & { bodyTemplate: string }): Scenario => ({ ...path, url: path.url.replace('{v}', String(id)), body: JSON.stringify({ title }) });
+    await assertSameAnswer(ask(write.REST), ask(write.best));
+    await assertSameAnswer(ask(write.REST), ask(write.bestExpress));
+  }
   await assertSameAnswer(one(write.GraphQL, 'check'), { name: 'expected', url: `${app.url}/graphql`, method: 'POST', headers: json, body: JSON.stringify({ query: `{ role(id: "${renamed}") { id } }` }) },
     (body) => body.replace('"role"', '"updateRole"'));
   const [{ title }] = await app.sql('SELECT title FROM roles WHERE id = ?', [renamed]);
@@ -156,6 +169,9 @@ export async function apiBench(app: TestApp): Promise<void> {
     againstBest[`${page} REST/bestExpress`] = ratio(r.REST.rps, r.bestExpress.rps);
     againstBest[`${page} bestExpress/best`] = ratio(r.bestExpress.rps, r.best.rps);
   }
+  againstBest['write REST/best'] = ratio(results.write.REST.rps, results.write.best.rps);
+  againstBest['write GraphQL/best'] = ratio(results.write.GraphQL.rps, results.write.best.rps);
+  againstBest['write REST/bestExpress'] = ratio(results.write.REST.rps, results.write.bestExpress.rps);
   const roles99 = ratio(results.roles.REST.p99, results.roles.REST.p50);
   report('api', `(a) roles page, 15 of 205; (b) appointment calls, Last Year, first page over ${CALLS.toLocaleString('en-US')} calls; (c) a role renamed; /healthz as the floor`, results, { ...againstBest, 'roles REST p99/p50': roles99 });
   server.close();

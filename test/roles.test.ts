@@ -194,6 +194,20 @@ describe('PUT /api/roles/{id}', () => {
     assert.equal(conflict.status, 409);
     assert.equal((await roleRow('Owner')).title, 'Owner');
   });
+
+  it('answers in one order however many checks fail: 404, then the title (422), then the Owner role (409)', async () => {
+    const rename = async (id: number, title: string) => {
+      const res = await app.graphql('mutation($id: ID!, $title: String!) { updateRole(id: $id, input: { title: $title }) { id } }', { id: String(id), title }, owner);
+      return [res.body.errors?.[0]?.extensions?.http?.status, res.body.errors?.[0]?.extensions?.errors] as const;
+    };
+    const [theirs] = await app.sql("SELECT r.id FROM roles r JOIN companies c ON c.id = r.company_id WHERE c.name <> 'Acme Agency' LIMIT 1");
+    const ownerRole = await roleRow('Owner');
+    assert.deepEqual(await rename(theirs.id, ''), [404, undefined], 'another company\'s role, whatever the title');
+    assert.deepEqual(await rename(ownerRole.id, ''), [422, { title: ['The title field is required.'] }]);
+    assert.deepEqual(await rename(ownerRole.id, 'Supervisor'), [422, { title: ['The title has already been taken.'] }]);
+    assert.deepEqual(await rename(ownerRole.id, 'Boss'), [409, undefined]);
+    assert.equal((await roleRow('Owner')).title, 'Owner');
+  });
 });
 
 describe('PUT|POST /api/roles/{id}/permissions', () => {

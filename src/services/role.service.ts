@@ -66,6 +66,16 @@ export interface ModuleGrantsRecord {
 
 const permissionRecord = (p: Permission): PermissionRecord => ({ id: p.id, slug: p.slug, name: p.name });
 
+// The same comparison as the unique index on (company_id, lower(title)); a
+// rename racing another to one title meets that index (a 422 all the same).
+const RENAME = `WITH target AS (SELECT id, is_owner FROM roles WHERE id = $1 AND company_id = $2 FOR UPDATE),
+  taken AS (SELECT 1 FROM roles WHERE company_id = $2 AND lower(title) = lower($3) AND id <> $1),
+  renamed AS (UPDATE roles r SET title = $3, updated_at = $4 FROM target t
+    WHERE r.id = t.id AND NOT t.is_owner AND NOT EXISTS (SELECT 1 FROM taken)
+    RETURNING r.id, r.title, r.is_owner, r.created_at, r.updated_at)
+  SELECT t.is_owner AS target_is_owner, EXISTS (SELECT 1 FROM taken) AS taken, r.*
+  FROM (SELECT 1) AS one LEFT JOIN target t ON true LEFT JOIN renamed r ON true`;
+
 export class RoleService {
   constructor(private readonly ids: IdCodec, private readonly viewers: ViewerCache) {}
 
@@ -105,18 +115,26 @@ export class RoleService {
   }
 
   /** Renames a role: plain statements in the unit of work (the row locked, the title checked, the row updated). */
+  /**
+   * A rename in one statement (in the mutation's transaction): the role found
+   * in the company, its title checked against the company's others, the row
+   * changed only when neither the Owner role nor a taken title stops it. The
+   * answers keep their order: 404, then 422 for the title, then 409.
+   */
   async update(ctx: RequestContext, rawId: string, title: string): Promise<RoleRecord> {
     const id = idOf(this.ids, rawId, 'role', 'Role');
     const company = await ctx.companyId();
-    const [role] = await ctx.read<{ id: number; is_owner: boolean }>('SELECT id, is_owner FROM roles WHERE id = $1 AND company_id = $2 FOR UPDATE', [id, company]);
-    if (!role) throw new NotFoundError('Role');
-    await this.checkTitle(ctx, company, title, role.id);
-    this.assertNotOwner({ isOwner: role.is_owner });
-    const [row] = await ctx.read<RoleRow>(
-      'UPDATE roles SET title = $1, updated_at = $2 WHERE id = $3 RETURNING id, title, is_owner, created_at, updated_at',
-      [title.trim(), new Date(), role.id],
-    );
-    this.forgetViewers(ctx, role);
+    try {
+      new Rules().required('title', title).maxChars('title', title, ROLE_TITLE_MAX).check();
+    } catch (invalid) {
+      const [role] = await ctx.read('SELECT 1 FROM roles WHERE id = $1 AND company_id = $2', [id, company]);
+      throw role ? invalid : new NotFoundError('Role');
+    }
+    const [row] = await ctx.read<RoleRow & { target_is_owner: boolean | null; taken: boolean }>(RENAME, [id, company, title.trim(), new Date()]);
+    if (row.target_is_owner === null) throw new NotFoundError('Role');
+    if (row.taken) throw ValidationError.field('title', message.taken('title'));
+    this.assertNotOwner({ isOwner: row.target_is_owner });
+    this.forgetViewers(ctx, row);
     return toRecord(row);
   }
 
