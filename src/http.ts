@@ -33,13 +33,18 @@ export interface GraphQLOperationLog {
   fields: string[];
 }
 
-export function requestLog(log: Logger, metrics: Metrics): RequestHandler {
+/** One year, subdomains included; never `preload`, which only a domain's owner can ask for. */
+export const HSTS = 'max-age=31536000; includeSubDomains';
+
+/** `hsts`: the service is reached over https (PUBLIC_URL), so every answer tells browsers to keep to it. */
+export function requestLog(log: Logger, metrics: Metrics, { hsts = false }: { hsts?: boolean } = {}): RequestHandler {
   return (req, res, next) => {
     const incoming = req.header('x-request-id');
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (hsts) res.setHeader('Strict-Transport-Security', HSTS);
     // API answers carry tokens and company data: never stored by a browser or a proxy.
     if (req.path.startsWith('/api/') || req.path === '/graphql') {
       if (!req.path.startsWith('/api/docs')) res.setHeader('Cache-Control', 'no-store');

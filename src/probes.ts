@@ -28,7 +28,7 @@ export function probesApp({ orm, services, log, metrics, jobs, httpServer }: Pro
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', services.config.trustProxy);
-  app.use(requestLog(log, metrics));
+  app.use(requestLog(log, metrics, { hsts: services.config.publicUrl.startsWith('https:') }));
   app.use(closeWhenDraining(httpServer));
 
   app.get('/healthz', (_req, res) => {

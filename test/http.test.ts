@@ -175,6 +175,28 @@ describe('response headers', () => {
   });
 });
 
+describe('HSTS', () => {
+  it('every answer carries Strict-Transport-Security when PUBLIC_URL is https, and none on plain http', async () => {
+    const secure = await startTestApp({ PUBLIC_URL: 'https://switchboard.example' });
+    try {
+      const token = await secure.login('owner@acme.test');
+      const answers = [
+        await secure.request('GET', '/healthz'),
+        await secure.request('GET', '/api/roles', { token }),
+        await secure.request('GET', '/api/roles'),
+        await secure.request('GET', '/api/no-such-route'),
+        await secure.request('GET', '/api/openapi.json'),
+        await secure.graphql('{ me { user { email } } }', {}, token),
+        await secure.request('GET', '/nowhere'),
+      ];
+      for (const res of answers) assert.equal(res.headers.get('strict-transport-security'), 'max-age=31536000; includeSubDomains', `${res.status} ${res.text.slice(0, 80)}`);
+    } finally {
+      await secure.close();
+    }
+    for (const path of ['/healthz', '/api/roles', '/api/openapi.json']) assert.equal((await app.request('GET', path)).headers.get('strict-transport-security'), null, path);
+  });
+});
+
 describe('CORS, the metrics token and the root page', () => {
   it('answers preflights for /api and /graphql from listed origins only, with credentials', async () => {
     const corsApp = await startTestApp({ CORS_ORIGINS: 'https://app.example.com,http://localhost:5173', METRICS_TOKEN: 'metrics-token-0123456789' });
@@ -196,6 +218,8 @@ describe('CORS, the metrics token and the root page', () => {
       assert.equal(actual.status, 200);
       assert.equal(actual.headers.get('access-control-allow-origin'), 'http://localhost:5173');
       assert.match(actual.headers.get('access-control-expose-headers') ?? '', /X-Request-Id/);
+      const document = await fetch(`${corsApp.url}/api/openapi.json`, { headers: { origin: 'http://localhost:5173' } });
+      assert.equal(document.headers.get('access-control-allow-origin'), 'http://localhost:5173', 'a cross-origin tool can read the document');
 
       assert.equal((await corsApp.request('GET', '/metrics')).status, 401);
       assert.equal((await corsApp.request('GET', '/metrics', { token: 'wrong-token-000000000000' })).status, 401);
