@@ -7,6 +7,7 @@ import { VERSION } from './version.js';
 import { DELIVERY_STATUSES, graphqlName } from './vocabulary.js';
 import { EVENT_NAMES } from './events/catalog.js';
 import { WEBHOOKS_DOC_FILE, webhooksDoc } from './webhooks/docs.js';
+import { webhooksSection } from './webhooks/openapi.js';
 
 // The generated, committed artifacts: schema.graphql, openapi.json,
 // docs/webhooks.md, and the web page's copy of the vocabulary it shows.
@@ -32,7 +33,7 @@ export async function generatedArtifacts(): Promise<Record<string, string>> {
   const routes = compileRoutes(schema, routeTable, { eager: true });
   return {
     [SCHEMA_FILE]: schemaText(schema),
-    [OPENAPI_FILE]: `${JSON.stringify(openApiDocument(schema, routes, VERSION, ingressTable), null, 2)}\n`,
+    [OPENAPI_FILE]: `${JSON.stringify(openApiDocument(schema, routes, VERSION, ingressTable, webhooksSection()), null, 2)}\n`,
     [WEBHOOKS_DOC_FILE]: webhooksDoc(),
     [WEB_VOCABULARY_FILE]: webVocabulary(),
   };

@@ -22,6 +22,7 @@ import { usePasswordCost } from './auth/passwords.js';
 import { createServices, type Services } from './composition.js';
 import { TelcoSimulator } from './telco/simulator.js';
 import { VERSION } from './version.js';
+import { webhooksSection } from './webhooks/openapi.js';
 
 // Boot and shutdown, in order: database, migrations, demo data, jobs, HTTP;
 // stopping reverses it (HTTP drains first, embedded PostgreSQL stops last).
@@ -141,7 +142,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       const routes = compileRoutes(schema, routeTable);
       // Made at its first request, not at every start (it walks every row and the schema).
       let document: object | undefined;
-      const openapi = () => (document ??= openApiDocument(schema, routes, VERSION, ingressTable));
+      const openapi = () => (document ??= openApiDocument(schema, routes, VERSION, ingressTable, webhooksSection()));
       const api = await createApp({ orm, services, schema, routes, ingress: ingressTable, openapi, log, metrics, jobs, httpServer: server });
       apollo = api.apollo;
       server.on('request', api.app);

@@ -12,6 +12,8 @@ import { resolveRoute } from '../src/rest/derive.js';
 import { camelCase } from '../src/rest/params.js';
 import type { Param, Route } from '../src/rest/route.js';
 import { routeTable } from '../src/rest/routes/index.js';
+import { EVENT_NAMES } from '../src/events/catalog.js';
+import { deliveryViolation } from './helpers/contract.js';
 
 // The OpenAPI document against its sources: each row's parameters agree with
 // the GraphQL operation it runs, and the document lints clean with Redocly's
@@ -167,6 +169,46 @@ describe('the OpenAPI document', () => {
       }
     }
     assert.ok(bodies >= 30, `${bodies} bodies`);
+  });
+});
+
+describe("the document's webhooks", () => {
+  it('describes every event a receiver can get: the envelope with its data by $ref, the signature headers, the replies; each example fits', () => {
+    const doc = JSON.parse(readFileSync('openapi.json', 'utf8'));
+    assert.deepEqual(Object.keys(doc.webhooks).sort(), [...EVENT_NAMES].sort());
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    for (const [event, { post }] of Object.entries<{ post: Record<string, any> }>(doc.webhooks)) {
+      const json = post.requestBody.content['application/json'];
+      assert.match(json.schema.$ref, /^#\/components\/schemas\/[A-Za-z]+Event$/, event);
+      const envelope = doc.components.schemas[json.schema.$ref.split('/').at(-1)];
+      assert.deepEqual(envelope.properties.event, { type: 'string', const: event });
+      assert.match(envelope.properties.data.$ref, /Data$/);
+      const validate = ajv.compile({ ...json.schema, components: doc.components });
+      assert.ok(validate(json.example), `${event}: ${ajv.errorsText(validate.errors)}`);
+      assert.equal(validate({ ...json.example, event: 'call.exploded' }), false, `${event}: another event name does not fit`);
+      assert.deepEqual(post.parameters.map((p: { name: string; in: string; required: boolean }) => `${p.in} ${p.name} ${p.required}`), [
+        'header webhook-id true', 'header webhook-timestamp true', 'header webhook-signature true',
+        'header x-webhook-id true', 'header x-webhook-event true', 'header x-webhook-attempt true', 'header x-webhook-signature true',
+      ]);
+      assert.deepEqual(Object.keys(post.responses), ['200', '410', '429', 'default']);
+    }
+  });
+});
+
+describe("the receiver's check of deliveries", () => {
+  it('passes a delivery that fits its event, and names what is wrong in one that does not', () => {
+    const doc = JSON.parse(readFileSync('openapi.json', 'utf8'));
+    const example = doc.webhooks['agent.created'].post.requestBody.content['application/json'].example;
+    const headers = {
+      'webhook-id': 'msg_01JD0000000000000000000000', 'webhook-timestamp': '1763485200', 'webhook-signature': 'v1,WMTN/GjMrriVXDg2LTX6SCDXMOddvXqHfUO7rDl31MA=',
+      'x-webhook-id': 'msg_01JD0000000000000000000000', 'x-webhook-event': 'agent.created', 'x-webhook-attempt': '1', 'x-webhook-signature': `sha256=${'0'.repeat(64)}`,
+    };
+    assert.equal(deliveryViolation(headers, JSON.stringify(example)), undefined);
+    const { name: _name, ...withoutName } = example.data;
+    assert.match(deliveryViolation(headers, JSON.stringify({ ...example, data: withoutName })) ?? '', /must have required property 'name'/);
+    assert.match(deliveryViolation({ ...headers, 'x-webhook-event': 'call.ended' }, JSON.stringify(example)) ?? '', /call\.ended/);
+    assert.match(deliveryViolation({ ...headers, 'webhook-signature': 'sha256=abc' }, JSON.stringify(example)) ?? '', /header webhook-signature/);
+    assert.match(deliveryViolation({ ...headers, 'x-webhook-event': 'call.exploded' }, '{}') ?? '', /no webhook for/);
   });
 });
 

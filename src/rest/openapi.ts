@@ -166,7 +166,13 @@ function ingressOperation(route: IngressRoute): Schema {
   };
 }
 
-export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], version: string, ingress: IngressRoute[] = []): Schema {
+/** What the document carries beside the routes: the webhook deliveries (an OpenAPI 3.1 `webhooks` section) and the schemas they refer to. */
+export interface DocumentExtras {
+  webhooks?: Record<string, Schema>;
+  schemas?: Record<string, Schema>;
+}
+
+export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], version: string, ingress: IngressRoute[] = [], extras: DocumentExtras = {}): Schema {
   const paths: Record<string, Record<string, Schema>> = {};
   for (const route of ingress) (paths[route.path] ??= {})[route.method.toLowerCase()] = ingressOperation(route);
   const seen = new Map<string, number>();
@@ -233,8 +239,9 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],
-    tags: [...new Set([...routes.map((r) => r.route.tag), ...ingress.map((r) => r.tag)])].map((name) => ({ name, description: TAGS[name] ?? `${name} routes` })),
+    tags: [...new Set([...routes.map((r) => r.route.tag), ...ingress.map((r) => r.tag), ...(extras.webhooks ? ['Webhooks'] : [])])].map((name) => ({ name, description: TAGS[name] ?? `${name} routes` })),
     paths,
+    ...(extras.webhooks ? { webhooks: extras.webhooks } : {}),
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
       schemas: {
@@ -248,6 +255,7 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
           },
           required: ['success', 'message'],
         },
+        ...extras.schemas,
       },
     },
   };

@@ -47,6 +47,12 @@ its subscribed events happens. Webhooks are managed under Setup > Webhooks, by
 GraphQL (\`webhooks\`, \`createWebhook\`, ...) and by REST (\`/api/webhooks\`,
 see the OpenAPI document at \`/api/docs\`).
 
+The same document (\`/api/openapi.json\`, OpenAPI 3.1) describes every
+delivery in its \`webhooks\` section: per event, the envelope with the event's
+\`data\` schema (\`CallEndedEvent\`, \`CallEndedData\`, ...), the signature
+headers and what each answer means. \`openapi-typescript\` and similar
+generators make typed receiver code from it.
+
 ## Delivery
 
 - **At least once.** The delivery is written in the same database transaction

@@ -8,7 +8,11 @@ import { readFileSync } from 'node:fs';
 // A status the document does not declare for the route fails too, so the
 // document cannot drift from behaviour.
 
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: { 'application/json'?: { schema: unknown } } }> }>>; components: { schemas: Record<string, unknown> } };
+type Doc = {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: { 'application/json'?: { schema: unknown } } }> }>>;
+  webhooks: Record<string, { post: { parameters: Array<{ name: string; schema: unknown }>; requestBody: { content: { 'application/json': { schema: unknown } } } } }>;
+  components: { schemas: Record<string, unknown> };
+};
 
 const doc = JSON.parse(readFileSync(new URL('../../../openapi.json', import.meta.url), 'utf8')) as Doc;
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -55,4 +59,35 @@ export function contractViolation(method: string, url: string, status: number, b
   }
   if (validate(body)) return undefined;
   return `${key}: ${ajv.errorsText(validate.errors, { separator: '; ' })} in ${text.slice(0, 300)}`;
+}
+
+const deliveries = new Map<string, { body: ValidateFunction; headers: Array<[string, ValidateFunction]> }>();
+
+/**
+ * What is wrong with a webhook delivery by the document's `webhooks` entry
+ * for its event (x-webhook-event): its headers and its body (undefined:
+ * nothing). The test receiver asks this of every delivery it gets.
+ */
+export function deliveryViolation(headers: Record<string, string | string[] | undefined>, text: string): string | undefined {
+  const event = String(headers['x-webhook-event']);
+  const entry = doc.webhooks[event]?.post;
+  if (!entry) return `a delivery of ${event}, which the document has no webhook for`;
+  let validators = deliveries.get(event);
+  if (!validators) {
+    validators = {
+      body: ajv.compile(inline(entry.requestBody.content['application/json'].schema) as object),
+      headers: entry.parameters.map((p) => [p.name, ajv.compile(p.schema as object)]),
+    };
+    deliveries.set(event, validators);
+  }
+  for (const [name, validate] of validators.headers) {
+    if (!validate(headers[name])) return `${event}: header ${name} = ${JSON.stringify(headers[name])}: ${ajv.errorsText(validate.errors)}`;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return `${event}: the body is not JSON: ${text.slice(0, 200)}`;
+  }
+  return validators.body(body) ? undefined : `${event}: ${ajv.errorsText(validators.body.errors, { separator: '; ' })} in ${text.slice(0, 300)}`;
 }

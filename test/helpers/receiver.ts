@@ -1,8 +1,11 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { deliveryViolation } from './contract.js';
 
 // A real webhook receiver on loopback: it records every request as received
-// (raw body, headers, arrival time) and answers as the test tells it.
+// (raw body, headers, arrival time) and answers as the test tells it. Every
+// webhook delivery it gets is checked against the OpenAPI document's
+// `webhooks` entry for its event; closing it fails when one did not fit.
 
 export interface Received {
   /** The request's path. */
@@ -24,6 +27,8 @@ export interface Answer {
 
 export class Receiver {
   readonly received: Received[] = [];
+  /** Deliveries that did not fit the document, with what was wrong. */
+  readonly violations: string[] = [];
   answer: (request: Received, index: number) => Answer = () => ({ status: 200, body: 'ok' });
   private server?: Server;
   url = '';
@@ -35,6 +40,10 @@ export class Receiver {
       req.on('end', () => {
         const request = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
         this.received.push(request);
+        if (req.headers['x-webhook-event'] !== undefined) {
+          const violation = deliveryViolation(req.headers, request.body);
+          if (violation) this.violations.push(violation);
+        }
         const answer = this.answer(request, this.received.length - 1);
         if (answer.hang) return;
         const send = () => {
@@ -64,6 +73,7 @@ export class Receiver {
   async close(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    if (this.violations.length > 0) throw new Error(`deliveries that do not fit openapi.json's webhooks:\n${this.violations.slice(0, 5).join('\n')}`);
   }
 }
 
