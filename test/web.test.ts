@@ -357,6 +357,47 @@ describe('web interface', { skip }, () => {
     }
   });
 
+  it('sets custom headers in the form: a secret one is sent, shown by name only, and kept when saved unchanged', async () => {
+    const { context, page } = await newPage();
+    await signIn(page);
+    await page.getByRole('button', { name: 'New webhook' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New webhook' });
+    await dialog.getByLabel('Title', { exact: true }).fill('Gateway hook');
+    await dialog.getByLabel('URL', { exact: true }).fill(`${receiver.url}/gateway`);
+    await dialog.getByRole('checkbox', { name: 'agent.created' }).check();
+    await dialog.getByRole('button', { name: 'Add header' }).click();
+    await dialog.getByLabel('Header 1 name').fill('Host');
+    await dialog.getByLabel('Header 1 value').fill('evil.example');
+    await dialog.getByRole('button', { name: 'Create webhook' }).click();
+    await dialog.getByText(/names a header Switchboard sets itself/).waitFor();
+    assert.equal(await dialog.getByLabel('Header 1 name').getAttribute('aria-invalid'), 'true');
+    await dialog.getByLabel('Header 1 name').fill('X-Api-Key');
+    await dialog.getByRole('checkbox', { name: 'Secret' }).check();
+    await dialog.getByLabel('Header 1 value').fill('key-from-the-page');
+    await noSerious(page, 'the form with a custom header');
+    await dialog.getByRole('button', { name: 'Create webhook' }).click();
+    const createdDialog = page.getByRole('dialog', { name: /Webhook #\d+ created/ });
+    await createdDialog.getByRole('link', { name: 'Open the webhook' }).click();
+    await page.getByText('X-Api-Key (secret)').waitFor();
+    const [row] = await app.sql("SELECT id, headers FROM webhooks WHERE title = 'Gateway hook'");
+    assert.doesNotMatch(JSON.stringify(row.headers), /key-from-the-page/);
+
+    // Saved again without touching the header: the secret value stays.
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('dialog', { name: `Edit webhook #${row.id}` });
+    assert.equal(await edit.getByLabel('Header 1 value').inputValue(), '');
+    assert.equal(await edit.getByLabel('Header 1 value').getAttribute('placeholder'), 'Unchanged');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('The webhook was saved.').waitFor();
+    await page.getByLabel('Event', { exact: true }).selectOption('agent.created');
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const [sent] = await receiver.waitFor(1, 10_000, (r) => r.path === '/gateway');
+    assert.equal(sent.headers['x-api-key'], 'key-from-the-page');
+    await page.getByRole('row').filter({ hasText: 'agent.created' }).first().getByText('succeeded').waitFor();
+    assert.deepEqual((page as Page & { problems: string[] }).problems, []);
+    await context.close();
+  });
+
   it('shows why a webhook was switched off and activates it again', async () => {
     const [hook] = await app.sql("INSERT INTO webhooks (company_id, title, url, method, list_selection, form_data, events, active, disabled_reason, secret_sealed, hits, created_at, updated_at) SELECT company_id, 'Gone hook', ?, 'POST', list_selection, form_data, events, false, 'gone', secret_sealed, 0, now(), now() FROM webhooks WHERE title = 'CRM sync (example)' RETURNING id", [`${receiver.url}/gone`]);
     const { context, page } = await newPage();

@@ -215,7 +215,7 @@ describe('deliveries', () => {
     assert.equal(delivery.attempt_count, 1);
     assert.equal(delivery.last_status_code, 200);
     assert.equal(delivery.attempts.length, 1);
-    assert.deepEqual(Object.keys(delivery.attempts[0]), ['number', 'trigger', 'attempted_at', 'status_code', 'duration_ms', 'response_body', 'error']);
+    assert.deepEqual(Object.keys(delivery.attempts[0]), ['number', 'trigger', 'attempted_at', 'status_code', 'duration_ms', 'response_body', 'error', 'headers']);
     assert.equal(delivery.attempts[0].response_body, 'ok');
     assert.equal(delivery.payload, request.body.replace(`,"signature":"${body.metadata.signature}"`, ''));
     const hook = (await api('GET', `/api/webhooks/${id}`)).body.data;

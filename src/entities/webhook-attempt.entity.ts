@@ -41,4 +41,8 @@ export class WebhookAttempt {
 
   @Property({ type: 'text', nullable: true })
   error?: string | null;
+
+  /** The webhook's custom headers this attempt sent, by name only. */
+  @Property({ type: 'json', nullable: true })
+  headerNames?: string[] | null;
 }

@@ -27,6 +27,10 @@ export class Webhook extends CompanyOwned {
   @Property({ type: 'json' })
   events!: string[];
 
+  /** Custom headers sent on every attempt; a secret one's value sealed under APP_KEY (webhooks/headers.ts). */
+  @Property({ type: 'json', default: '[]' })
+  headers: Opt<Array<{ name: string; value?: string; sealed?: string }>> = [];
+
   @Property({ default: true })
   active: Opt<boolean> = true;
 

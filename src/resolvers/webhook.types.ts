@@ -3,6 +3,13 @@ import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { PageType } from './pagination.types.js';
 import { DeliveryStatus, EventCategory, ListSelection, WebhookEvent } from './enums.js';
 
+@ObjectType('WebhookHeader')
+export class WebhookHeaderType {
+  @Field() name!: string;
+  @Field(() => String, { nullable: true, description: 'Null for a secret header: its value is never shown again' }) value!: string | null;
+  @Field() secret!: boolean;
+}
+
 @ObjectType('Webhook')
 export class WebhookType {
   @Field(() => Int, { description: 'The sequential id (the # column)' }) id!: number;
@@ -12,6 +19,7 @@ export class WebhookType {
   @Field(() => ListSelection) listSelection!: string;
   @Field(() => [String], { description: 'Contact fields every payload carries in data.contact' }) formData!: string[];
   @Field(() => [WebhookEvent]) events!: string[];
+  @Field(() => [WebhookHeaderType], { description: 'Custom headers sent on every attempt; a secret one shows no value' }) headers!: WebhookHeaderType[];
   @Field() active!: boolean;
   @Field(() => String, { nullable: true, description: 'gone or failing when the service switched the webhook off' }) disabledReason!: string | null;
   @Field(() => Int, { description: 'Attempts made' }) hits!: number;
@@ -46,6 +54,7 @@ export class WebhookAttemptType {
   @Field(() => Int, { nullable: true }) durationMs!: number | null;
   @Field(() => String, { nullable: true, description: 'The first 1 KiB of the response' }) responseBody!: string | null;
   @Field(() => String, { nullable: true }) error!: string | null;
+  @Field(() => [String], { description: "The webhook's custom headers this attempt sent, by name" }) headers!: string[];
 }
 
 @ObjectType('WebhookDelivery')
@@ -93,6 +102,13 @@ export class WebhookRecoveryType {
 }
 
 @InputType()
+export class WebhookHeaderInput {
+  @Field({ description: 'An HTTP header name; not one Switchboard sets (webhook-*, x-webhook-*, content-*, host, user-agent, hop-by-hop)' }) name!: string;
+  @Field(() => String, { nullable: true, description: 'At most 1,024 characters; for a secret header, leave out to keep its value' }) value?: string | null;
+  @Field(() => Boolean, { nullable: true, description: 'Stored encrypted and never shown again' }) secret?: boolean | null;
+}
+
+@InputType()
 export class WebhookInput {
   @Field(() => String, { nullable: true }) title?: string | null;
   @Field(() => String, { nullable: true }) url?: string | null;
@@ -102,4 +118,5 @@ export class WebhookInput {
   @Field(() => [WebhookEvent], { nullable: true }) events?: string[] | null;
   @Field(() => Boolean, { nullable: true }) active?: boolean | null;
   @Field(() => Int, { nullable: true, description: 'Deliveries per second at most, 1 to 1000; null removes the limit' }) rateLimit?: number | null;
+  @Field(() => [WebhookHeaderInput], { nullable: true, description: 'At most 10; replaces every custom header (left out: kept)' }) headers?: WebhookHeaderInput[] | null;
 }

@@ -19,7 +19,7 @@ const FIELD_EXAMPLES: Record<string, unknown> = {
   pnumber: '+14155550100', provider: 'telco', since: '2026-11-24T00:00:00Z', source: 'website', stage_name: 'Qualified', state: 'CA',
   title: 'CRM sync', to: '+14155550123', until: '2026-11-24T12:00:00Z', url: 'https://hooks.example.com/switchboard', zip: '94105',
   tags: ['vip'], custom_fields: { plan: 'pro' }, answer_rate: 0.6, average_sentiment: 0, min_carriers_to_flag: 2, rate_limit: 50,
-  permissions: [13, 14], permission_ids: [13, 14], module_id: 3,
+  permissions: [13, 14], permission_ids: [13, 14], module_id: 3, headers: [{ name: 'X-Api-Key', value: 'the key your gateway expects', secret: true }],
   trigger_config: {
     nodes: [
       { id: 'start', kind: 'trigger', type: 'appointment.scheduled', config: {} },

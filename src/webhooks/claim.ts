@@ -1,6 +1,7 @@
 import type { ContextFactory } from '../context.js';
 import { dbDate } from '../db/reads.js';
 import { LOCKS } from '../db/locks.js';
+import type { StoredHeader } from './headers.js';
 
 // The claim (DESIGN section 5; docs/decisions.md, Webhooks): due
 // deliveries of many endpoints taken in one transaction of two statements.
@@ -34,6 +35,8 @@ export interface Claimed {
   secret_sealed: string;
   previous_secret_sealed: string | null;
   previous_secret_expires_at: Date | null;
+  /** The webhook's custom headers, as stored (webhooks/headers.ts). */
+  headers: StoredHeader[];
   created_at: Date;
   /** When this process began the claim (its own clock): the lease runs out at the latest leaseMs after it. */
   claimedAt: number;
@@ -88,8 +91,10 @@ const CLAIM = `
     RETURNING d.id, d.webhook_id, d.company_id, d.event, d.payload, d.attempt_count, d.final_attempt, d.lease_token, d.created_at
   ), attempts AS (
     -- The statement's snapshot still holds each delivery as it was before the claim: its trigger and due time.
-    INSERT INTO webhook_attempts (delivery_id, number, trigger, attempted_at, due_at)
-    SELECT c.id, c.attempt_count, before.next_trigger, now(), before.next_attempt_at FROM claimed c JOIN webhook_deliveries before ON before.id = c.id
+    INSERT INTO webhook_attempts (delivery_id, number, trigger, attempted_at, due_at, header_names)
+    SELECT c.id, c.attempt_count, before.next_trigger, now(), before.next_attempt_at,
+      (SELECT jsonb_agg(h->>'name') FROM jsonb_array_elements(w.headers) h)
+    FROM claimed c JOIN webhook_deliveries before ON before.id = c.id JOIN webhooks w ON w.id = c.webhook_id
   ), hits AS (
     UPDATE webhooks w SET hits = w.hits + n.count, last_hit = now(),
       rate_tokens = CASE WHEN w.rate_limit IS NULL THEN NULL ELSE ${RATE_BUCKET} - n.count END,
@@ -97,7 +102,7 @@ const CLAIM = `
     FROM (SELECT webhook_id, count(*)::int AS count FROM claimed GROUP BY webhook_id) n WHERE w.id = n.webhook_id
   )
   SELECT c.id, c.webhook_id, c.company_id, c.event, c.payload, c.attempt_count, c.final_attempt, c.lease_token, c.created_at,
-    w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at
+    w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at, w.headers
   FROM claimed c JOIN webhooks w ON w.id = c.webhook_id`;
 
 export class DeliveryClaim {

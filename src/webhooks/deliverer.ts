@@ -9,6 +9,7 @@ import { sendAttempt, type SendResult } from './http-send.js';
 import type { DeliveryScheduler } from './scheduler.js';
 import { Settler, succeeded } from './settle.js';
 import { signAttempt } from './signing.js';
+import { headersToSend } from './headers.js';
 
 // Delivery (DESIGN section 5). The delivery rows are the truth: an attempt is
 // claimed (and recorded) before the request, under a lease with a fencing
@@ -149,7 +150,8 @@ export class WebhookDeliverer {
     try {
       url = new URL(delivery.url);
       const destination = await resolveDestination(url.hostname, this.settings.destinations);
-      return await sendAttempt(url, destination, signed.body, signed.headers, this.settings.timeoutMs);
+      // The webhook's own headers first: none of them can be one of ours (webhooks/headers.ts refuses those names).
+      return await sendAttempt(url, destination, signed.body, { ...headersToSend(delivery.headers, this.box), ...signed.headers }, this.settings.timeoutMs);
     } catch (error) {
       return { statusCode: null, responseBody: null, error: (error as Error).message, durationMs: Math.round(performance.now() - started) };
     }

@@ -35,6 +35,7 @@ interface AttemptRow {
   duration_ms: number | null;
   response_body: string | null;
   error: string | null;
+  header_names: string[] | null;
 }
 
 /** A delivery as the GraphQL WebhookDelivery type serves it; `payload` and `attempts` for one delivery only. */
@@ -60,6 +61,8 @@ export interface AttemptRecord {
   durationMs: number | null;
   responseBody: string | null;
   error: string | null;
+  /** The webhook's custom headers the attempt sent, by name. */
+  headers: string[];
 }
 
 const deliveryRecord = (row: DeliveryRow, attempts: AttemptRecord[] | null = null): DeliveryRecord => ({
@@ -84,6 +87,7 @@ const attemptRecord = (row: AttemptRow): AttemptRecord => ({
   durationMs: row.duration_ms,
   responseBody: row.response_body,
   error: row.error,
+  headers: row.header_names ?? [],
 });
 
 const DELIVERY_COLUMNS = 'id, webhook_id, event, status, attempt_count, next_attempt_at, last_attempt_at, last_status_code, created_at';
@@ -127,7 +131,7 @@ export class DeliveryService {
     const [row] = await ctx.sql<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS}, payload FROM webhook_deliveries d WHERE d.id = ? AND d.company_id = ?`, [this.deliveryId(rawId), await ctx.companyId()]);
     if (!row) throw new NotFoundError('Delivery');
     const attempts = await ctx.sql<AttemptRow>(
-      'SELECT number, trigger, attempted_at, status_code, duration_ms, response_body, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY number',
+      'SELECT number, trigger, attempted_at, status_code, duration_ms, response_body, error, header_names FROM webhook_attempts WHERE delivery_id = ? ORDER BY number',
       [row.id],
     );
     return deliveryRecord(row, attempts.map(attemptRecord));

@@ -9,6 +9,7 @@ import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.j
 import { LIMITS, Rules, message } from '../validation.js';
 import { urlProblem, type DestinationPolicy } from './destination.js';
 import { isFormField, LIST_SELECTIONS, selectionOf, SELECTION_NAMES } from './payload.js';
+import { headerRecords, headersToStore, type WebhookHeaderInput, type WebhookHeaderRecord } from './headers.js';
 import { newSecret } from './signing.js';
 
 // Webhook configuration (DESIGN section 5): a company's endpoints, their
@@ -29,6 +30,8 @@ export interface WebhookInput {
   events?: string[] | null;
   active?: boolean | null;
   rateLimit?: number | null;
+  /** Replaces every custom header; null or left out keeps them. */
+  headers?: WebhookHeaderInput[] | null;
 }
 
 export interface WebhookListArgs extends PageArgs {
@@ -51,6 +54,8 @@ export interface WebhookRecord {
   listSelection: string;
   formData: string[];
   events: string[];
+  /** Custom headers; a secret one's value is null. */
+  headers: WebhookHeaderRecord[];
   active: boolean;
   disabledReason: string | null;
   hits: number;
@@ -104,6 +109,7 @@ export class WebhookService {
       listSelection: w.listSelection,
       formData: w.formData,
       events: w.events,
+      headers: headerRecords(w.headers ?? []),
       active: w.active,
       disabledReason: w.disabledReason ?? null,
       hits: w.hits,
@@ -129,6 +135,7 @@ export class WebhookService {
       events: fields.events!,
       active: input.active ?? true,
       rateLimit: fields.rateLimit ?? null,
+      headers: fields.headers ?? [],
       secretSealed: this.box.seal(secret),
     });
     await ctx.em.flush();
@@ -143,6 +150,7 @@ export class WebhookService {
     if (fields.listSelection !== undefined) webhook.listSelection = fields.listSelection;
     if (fields.formData !== undefined) webhook.formData = fields.formData;
     if (fields.events !== undefined) webhook.events = fields.events;
+    if (fields.headers !== undefined) webhook.headers = fields.headers;
     if (fields.rateLimit !== undefined && fields.rateLimit !== webhook.rateLimit) {
       // A new limit starts with a full bucket.
       webhook.rateLimit = fields.rateLimit;
@@ -189,9 +197,10 @@ export class WebhookService {
   }
 
   /** The rules of every field given (all required ones on create); the list selection and form data agree. */
-  private check(input: WebhookInput, creating: boolean, current?: Webhook): Partial<Pick<Webhook, 'title' | 'url' | 'listSelection' | 'formData' | 'events' | 'rateLimit'>> {
+  private check(input: WebhookInput, creating: boolean, current?: Webhook): Partial<Pick<Webhook, 'title' | 'url' | 'listSelection' | 'formData' | 'events' | 'rateLimit' | 'headers'>> {
     const rules = new Rules();
-    const out: Partial<Pick<Webhook, 'title' | 'url' | 'listSelection' | 'formData' | 'events' | 'rateLimit'>> = {};
+    const out: Partial<Pick<Webhook, 'title' | 'url' | 'listSelection' | 'formData' | 'events' | 'rateLimit' | 'headers'>> = {};
+    if (input.headers !== undefined && input.headers !== null) out.headers = headersToStore(rules, input.headers, current?.headers ?? [], this.box);
     if (creating || input.title !== undefined) {
       rules.required('title', input.title).maxChars('title', input.title, TITLE_MAX);
       if (typeof input.title === 'string') out.title = input.title.trim();

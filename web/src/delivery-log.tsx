@@ -14,6 +14,8 @@ export interface Attempt {
   responseBody: string | null;
   error: string | null;
   trigger: string;
+  /** The custom headers it sent, by name. */
+  headers: string[];
 }
 
 export interface Delivery {
@@ -33,7 +35,7 @@ export const DELIVERY_FIELDS = 'id event status attemptCount lastStatusCode last
 const DELIVERIES = `query Deliveries($id: ID!, $status: DeliveryStatus, $page: Int) {
   webhookDeliveries(id: $id, status: $status, page: $page, perPage: 10) { records { ${DELIVERY_FIELDS} } pagination { currentPage lastPage total from to } }
 }`;
-export const ATTEMPTS = 'attempts { number attemptedAt statusCode durationMs responseBody error trigger }';
+export const ATTEMPTS = 'attempts { number attemptedAt statusCode durationMs responseBody error trigger headers }';
 export const DELIVERY = `query Delivery($id: ID!) { webhookDelivery(id: $id) { ${DELIVERY_FIELDS} payload ${ATTEMPTS} } }`;
 const RESEND = `mutation Resend($id: ID!) { resendWebhookDelivery(id: $id) { ${DELIVERY_FIELDS} } }`;
 const RECOVER = `mutation Recover($id: ID!, $since: String!) { recoverWebhookDeliveries(id: $id, since: $since) { count } }`;
@@ -197,7 +199,7 @@ function DeliveryDetail(props: { delivery: Delivery }) {
         <div class="table-wrap">
           <table class="attempts">
             <caption class="sr-only">Attempts of delivery {delivery.id}</caption>
-            <TableHead columns={['#', 'Time', 'Status code', 'Duration', 'Response', 'Error']} />
+            <TableHead columns={['#', 'Time', 'Status code', 'Duration', 'Response', 'Error', 'Custom headers']} />
             <tbody>
               {delivery.attempts!.map((attempt) => (
                 <tr key={attempt.number}>
@@ -212,6 +214,7 @@ function DeliveryDetail(props: { delivery: Delivery }) {
                     {attempt.responseBody ?? ''}
                   </td>
                   <td data-label="Error">{attempt.error ?? ''}</td>
+                  <td data-label="Custom headers">{attempt.headers.join(', ')}</td>
                 </tr>
               ))}
             </tbody>

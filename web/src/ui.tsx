@@ -30,8 +30,9 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
 }
 
 /** The messages of `error` for `field`, announced with the field. */
-export function FieldError(props: { id: string; error: ApiError | null; field: string }) {
-  const messages = props.error?.fieldMessages(props.field) ?? [];
+/** `exact`: the field's own messages only, not those of its items (`headers`, whose rows show their own). */
+export function FieldError(props: { id: string; error: ApiError | null; field: string; exact?: boolean }) {
+  const messages = (props.exact ? props.error?.fields[props.field] : props.error?.fieldMessages(props.field)) ?? [];
   if (messages.length === 0) return null;
   return (
     <p id={props.id} class="field-error" role="alert">

@@ -2,9 +2,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
 import { Dialog, ErrorBanner, FieldError, Loading, TextField } from './ui';
 import { eventName } from './vocabulary.generated';
+import { HeaderFields, headersInput, rowsOf, type WebhookHeader } from './header-fields';
 
 // Create and edit share one form: title, URL, method, the list selection that
-// fills the form data, the event types by category, active.
+// fills the form data, the event types by category, custom headers, active.
 
 export interface Webhook {
   id: number;
@@ -12,6 +13,7 @@ export interface Webhook {
   url: string;
   method: string;
   events: string[];
+  headers: WebhookHeader[];
   listSelection: string;
   formData: string[];
   active: boolean;
@@ -24,7 +26,7 @@ export interface Webhook {
   createdAt: string;
 }
 
-export const WEBHOOK_FIELDS = 'id title url method events listSelection formData active disabledReason hits lastHit concurrency rateLimit pausedUntil createdAt';
+export const WEBHOOK_FIELDS = 'id title url method events listSelection formData active disabledReason hits lastHit concurrency rateLimit pausedUntil createdAt headers { name value secret }';
 
 /** The rate limit as typed: empty is none; anything but a whole number is sent as 0, which the service refuses with its rule. */
 const rateLimitOf = (text: string) => (text.trim() === '' ? null : /^\d{1,6}$/.test(text.trim()) ? Number(text.trim()) : 0);
@@ -54,6 +56,7 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
   const [events, setEvents] = useState<string[]>(editing?.events ?? []);
   const [active, setActive] = useState(editing?.active ?? true);
   const [rateLimit, setRateLimit] = useState(editing?.rateLimit ? String(editing.rateLimit) : '');
+  const [headers, setHeaders] = useState(rowsOf(editing?.headers));
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -86,7 +89,7 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
     event.preventDefault();
     setBusy(true);
     setError(null);
-    const input = { title, url, method: 'POST', listSelection: selection, formData, events, active, rateLimit: rateLimitOf(rateLimit) };
+    const input = { title, url, method: 'POST', listSelection: selection, formData, events, active, rateLimit: rateLimitOf(rateLimit), headers: headersInput(headers) };
     try {
       if (editing) {
         const data = await gql<{ updateWebhook: Webhook }>(UPDATE, { id: String(editing.id), input });
@@ -167,6 +170,8 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
             <FieldError id="wh-events-error" error={error} field="events" />
           </fieldset>
 
+          <HeaderFields rows={headers} onRows={setHeaders} error={error} />
+
           <TextField id="wh-rate-limit" label="Rate limit (deliveries per second; empty for none)" field="rateLimit" inputMode="numeric" placeholder="No limit" value={rateLimit} onValue={setRateLimit} error={error} />
 
           <label class="check">
@@ -174,7 +179,7 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
             Active (deliver events to this URL)
           </label>
 
-          <ErrorBanner error={error} fields={['title', 'url', 'method', 'listSelection', 'formData', 'events', 'rateLimit']} />
+          <ErrorBanner error={error} fields={['title', 'url', 'method', 'listSelection', 'formData', 'events', 'rateLimit', 'headers', ...headers.flatMap((_, i) => [`headers.${i}.name`, `headers.${i}.value`])]} />
           <footer class="actions">
             <button type="button" onClick={props.onClose}>
               Cancel

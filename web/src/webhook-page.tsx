@@ -114,6 +114,8 @@ export function WebhookPage(props: { id: number; canManage: boolean }) {
         </dd>
         <dt>Rate limit</dt>
         <dd>{webhook.rateLimit ? `${webhook.rateLimit} per second` : 'None'}</dd>
+        <dt>Custom headers</dt>
+        <dd>{webhook.headers.length ? webhook.headers.map((h) => (h.secret ? `${h.name} (secret)` : h.name)).join(', ') : 'None'}</dd>
         <dt>Created At</dt>
         <dd><When iso={webhook.createdAt} /></dd>
       </dl>

@@ -7,9 +7,9 @@ import { PAGINATION } from './fragments.js';
 
 const webhookId: RowParam = { type: 'id', idKind: 'webhook', idForms: ALL_ID_FORMS, description: 'Webhook id: numeric, base64 or encrypted' };
 const deliveryId: RowParam = { variable: 'id', description: 'Delivery id (msg_...)' };
-const WEBHOOK_FIELDS = 'id title url method list_selection: listSelection form_data: formData events active disabled_reason: disabledReason hits last_hit: lastHit concurrency rate_limit: rateLimit paused_until: pausedUntil created_at: createdAt updated_at: updatedAt';
+const WEBHOOK_FIELDS = 'id title url method list_selection: listSelection form_data: formData events active disabled_reason: disabledReason hits last_hit: lastHit concurrency rate_limit: rateLimit paused_until: pausedUntil created_at: createdAt updated_at: updatedAt headers { name value secret }';
 const DELIVERY_FIELDS = 'id webhook_id: webhookId event status attempt_count: attemptCount next_attempt_at: nextAttemptAt last_attempt_at: lastAttemptAt last_status_code: lastStatusCode created_at: createdAt';
-const ATTEMPT_FIELDS = 'number trigger attempted_at: attemptedAt status_code: statusCode duration_ms: durationMs response_body: responseBody error';
+const ATTEMPT_FIELDS = 'number trigger attempted_at: attemptedAt status_code: statusCode duration_ms: durationMs response_body: responseBody error headers';
 const SECRET_FIELDS = 'secret previous_secret_expires_at: previousSecretExpiresAt';
 
 const fields: Record<string, RowParam> = {
@@ -21,9 +21,13 @@ const fields: Record<string, RowParam> = {
   events: { items: {}, description: 'One or more of the sixteen event types' },
   active: { description: 'Default true; true also clears disabled_reason' },
   rate_limit: { description: 'Deliveries per second at most, 1 to 1000; null removes the limit' },
+  headers: {
+    items: { fields: { name: {}, value: {}, secret: {} } },
+    description: 'Custom headers sent on every attempt, at most 10; replaces them all (left out: kept). A secret value is stored encrypted and never shown again; give a secret header without a value to keep the one it has.',
+  },
 };
-const INPUT_VARIABLES = '$title: String, $url: String, $method: String, $listSelection: ListSelection, $formData: [String!], $events: [WebhookEvent!], $active: Boolean, $rateLimit: Int';
-const INPUT = '{ title: $title, url: $url, method: $method, listSelection: $listSelection, formData: $formData, events: $events, active: $active, rateLimit: $rateLimit }';
+const INPUT_VARIABLES = '$title: String, $url: String, $method: String, $listSelection: ListSelection, $formData: [String!], $events: [WebhookEvent!], $active: Boolean, $rateLimit: Int, $headers: [WebhookHeaderInput!]';
+const INPUT = '{ title: $title, url: $url, method: $method, listSelection: $listSelection, formData: $formData, events: $events, active: $active, rateLimit: $rateLimit, headers: $headers }';
 
 const row = (r: Omit<Route, 'tag'>): Route => ({ tag: 'Webhooks', ...r });
 
