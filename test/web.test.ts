@@ -398,6 +398,33 @@ describe('web interface', { skip }, () => {
     await context.close();
   });
 
+  it("finds an agent's deliveries across webhooks, and resends one from there", async () => {
+    const token = await app.login('owner@acme.test');
+    const hook = await app.graphql('mutation($input: WebhookInput!) { createWebhook(input: $input) { id } }', { input: { title: 'Subject hook', url: `${receiver.url}/subject`, events: ['agent_created'] } }, token);
+    const agent = await app.graphql('mutation { createAgent(name: "Findable Fay") { id } }', {}, token);
+    const agentId = String(agent.body.data.createAgent.id);
+    const [first] = await receiver.waitFor(1, 10_000, (r) => r.path === '/subject');
+    const deliveryId = String(first.headers['webhook-id']);
+    const { context, page } = await newPage();
+    await signIn(page);
+    const panel = page.getByRole('region', { name: 'Find deliveries' });
+    await panel.getByLabel('About a').selectOption('agentId');
+    await panel.getByLabel('Agent id').fill('seven');
+    await panel.getByRole('button', { name: 'Find' }).click();
+    await panel.getByText('The agent id field must be a numeric id.').waitFor();
+    await panel.getByLabel('Agent id').fill(agentId);
+    await panel.getByRole('button', { name: 'Find' }).click();
+    const row = panel.getByRole('row').filter({ has: page.getByRole('link', { name: `#${hook.body.data.createWebhook.id}`, exact: true }) });
+    await row.getByText('agent.created').waitFor();
+    await row.getByText('succeeded').waitFor();
+    await noSerious(page, 'the deliveries found by subject');
+    await row.getByRole('button', { name: `Resend delivery ${deliveryId}` }).click();
+    await panel.getByText(`Delivery ${deliveryId} is being sent again.`).waitFor();
+    await receiver.waitFor(2, 10_000, (r) => r.headers['webhook-id'] === deliveryId);
+    assert.deepEqual((page as Page & { problems: string[] }).problems, []);
+    await context.close();
+  });
+
   it('shows why a webhook was switched off and activates it again', async () => {
     const [hook] = await app.sql("INSERT INTO webhooks (company_id, title, url, method, list_selection, form_data, events, active, disabled_reason, secret_sealed, hits, created_at, updated_at) SELECT company_id, 'Gone hook', ?, 'POST', list_selection, form_data, events, false, 'gone', secret_sealed, 0, now(), now() FROM webhooks WHERE title = 'CRM sync (example)' RETURNING id", [`${receiver.url}/gone`]);
     const { context, page } = await newPage();

@@ -467,17 +467,16 @@ describe('the example receiver (examples/receiver.mjs)', () => {
     const { spawn } = await import('node:child_process');
     const { id, secret } = await createHook({ events: ['agent.created'] }, 'http://127.0.0.1:1/placeholder');
     const other = await createHook({ events: ['agent.updated'] }, 'http://127.0.0.1:1/placeholder');
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    // PORT is the service's; the receiver reads RECEIVER_PORT, so both can be exported in one shell.
+    // PORT is the service's; the receiver reads RECEIVER_PORT (0: any free port, which it prints), so both can be exported in one shell.
     const child = spawn(process.execPath, ['examples/receiver.mjs'], {
-      env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRETS: `${secret},${other.secret}`, RECEIVER_PORT: String(port), PORT: '1' },
+      env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRETS: `${secret},${other.secret}`, RECEIVER_PORT: '0', PORT: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const lines = () => output.split('\n').filter((l) => l.startsWith('{"verified"')).map((l) => JSON.parse(l));
     try {
-      await eventually(async () => (output.includes('listening') ? true : undefined), 10_000, 'the receiver');
+      const port = await eventually(async () => (JSON.parse(output.split('\n').find((l) => l.includes('"listening"')) ?? 'null') as { listening: number } | null)?.listening, 10_000, 'the receiver');
       await api('PUT', `/api/webhooks/${id}`, { url: `http://127.0.0.1:${port}/hooks` });
       await api('PUT', `/api/webhooks/${other.id}`, { url: `http://127.0.0.1:${port}/hooks` });
       const agent = await createAgent('Example receiver');

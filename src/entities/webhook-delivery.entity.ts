@@ -14,6 +14,7 @@ export type { DeliveryStatus };
 @Index({ properties: ['webhook', 'createdAt'] })
 @Index({ name: 'webhook_deliveries_due_index', expression: `create index "webhook_deliveries_due_index" on "webhook_deliveries" ("next_attempt_at") where "status" = 'pending'` })
 @Index({ properties: ['createdAt'] })
+@Index({ name: 'webhook_deliveries_subjects_index', expression: 'create index "webhook_deliveries_subjects_index" on "webhook_deliveries" using gin ("subjects")' })
 export class WebhookDelivery {
   /** msg_ + a ULID: sortable and unique; the webhook-id of every attempt. */
   @PrimaryKey({ length: 40 })
@@ -27,6 +28,10 @@ export class WebhookDelivery {
 
   @Property({ length: 64 })
   event!: string;
+
+  /** What the event concerns: call:<id>, campaign:<id>, agent:<id>, contact:<id> (webhooks/subjects.ts). */
+  @Property({ type: 'text[]', default: '{}' })
+  subjects: Opt<string[]> = [];
 
   @Property({ length: 16, default: 'pending' })
   status: Opt<DeliveryStatus> = 'pending';

@@ -64,6 +64,20 @@ export class WebhookResolver {
   }
 
   @Authorized('view-webhooks')
+  @Query(() => WebhookDeliveryPageType, { description: 'Deliveries about one call, campaign, contact or agent across every webhook of the company, newest first; give exactly one id' })
+  async webhookDeliveriesBySubject(
+    @Ctx() ctx: RequestContext,
+    @Arg('callId', () => ID, { nullable: true }) callId: string | null,
+    @Arg('campaignId', () => ID, { nullable: true }) campaignId: string | null,
+    @Arg('contactId', () => ID, { nullable: true }) contactId: string | null,
+    @Arg('agentId', () => ID, { nullable: true }) agentId: string | null,
+    @Arg('page', () => Int, { nullable: true }) page: number | null,
+    @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
+  ): Promise<WebhookDeliveryPageType> {
+    return this.deliveries.bySubject(ctx, { callId, campaignId, contactId, agentId, page, perPage });
+  }
+
+  @Authorized('view-webhooks')
   @Query(() => WebhookDeliveryType, { description: 'One delivery with its payload and every attempt' })
   async webhookDelivery(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
     return this.deliveries.delivery(ctx, id);

@@ -76,6 +76,8 @@ export type ContactInput = { phoneNumber?: string | null; tags?: string[] | null
 /** What an event says of a contact: every form data field, by its form data name (the webhook picks its own). */
 export function contactFields(c: ContactRecord): Record<string, unknown> {
   return {
+    // Not a form data field (no payload carries it): it says which contact the event concerns.
+    contact_id: String(c.id),
     phone_number: c.phoneNumber,
     email: c.email,
     first_name: c.firstName,

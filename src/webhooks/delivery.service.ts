@@ -7,6 +7,7 @@ import { Rules, message } from '../validation.js';
 import type { WebhookOutbox } from './outbox.js';
 import { newDeliveryId, payloadText, selectContact } from './payload.js';
 import type { WebhookService } from './webhook.service.js';
+import { subject, SUBJECT_KINDS } from './subjects.js';
 
 // The deliveries of a company's webhooks: their rows and attempts (the
 // delivery log), a test send, a resend and the recovery of failed ones.
@@ -121,6 +122,26 @@ export class DeliveryService {
     if (args.status) (conditions.push('d.status = ?'), params.push(args.status));
     if (args.event) (conditions.push('d.event = ?'), params.push(args.event));
     const where = conditions.join(' AND ');
+    const [{ total }] = await ctx.sql<{ total: number }>(`SELECT count(*)::int AS total FROM webhook_deliveries d WHERE ${where}`, params);
+    const records = await this.deliveryRecords(ctx, where, params, `ORDER BY d.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`);
+    return pageOf(records, total, window);
+  }
+
+  /**
+   * The company's deliveries about one subject (a call, a campaign, a contact
+   * or an agent), across every webhook, newest first: exactly one id is given.
+   */
+  async bySubject(ctx: RequestContext, args: PageArgs & Partial<Record<'callId' | 'campaignId' | 'contactId' | 'agentId', string | null>>): Promise<Page<DeliveryRecord>> {
+    const given = SUBJECT_KINDS.flatMap((kind) => {
+      const id = args[`${kind}Id`];
+      return id === undefined || id === null ? [] : [[kind, `${kind}Id`, id] as const];
+    });
+    if (given.length !== 1) throw ValidationError.field('callId', 'Give exactly one of call id, campaign id, contact id and agent id.');
+    const [[kind, field, id]] = given;
+    if (!/^[1-9][0-9]{0,17}$/.test(id)) throw ValidationError.field(field, `The ${field.replace('Id', ' id')} field must be a numeric id.`);
+    const window = pageWindow(args);
+    const where = 'd.company_id = ? AND d.subjects @> ARRAY[?]::text[]';
+    const params = [await ctx.companyId(), subject(kind, id)];
     const [{ total }] = await ctx.sql<{ total: number }>(`SELECT count(*)::int AS total FROM webhook_deliveries d WHERE ${where}`, params);
     const records = await this.deliveryRecords(ctx, where, params, `ORDER BY d.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`);
     return pageOf(records, total, window);

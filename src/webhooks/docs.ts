@@ -77,6 +77,12 @@ generators make typed receiver code from it.
   finished delivery again with a fresh schedule of five attempts (same id,
   attempt numbers continue); \`POST /api/webhooks/{id}/recover\` does so for every
   failed delivery created in a window of up to 14 days.
+- **By subject:** \`GET /api/webhooks/deliveries?call_id=5012\` (or
+  \`campaign_id\`, \`contact_id\`, \`agent_id\`; GraphQL
+  \`webhookDeliveriesBySubject\`; the "Find deliveries" panel of Setup >
+  Webhooks) lists the deliveries about one call, campaign, contact or agent
+  across every webhook of the company, newest first, each resendable. Test
+  sends concern nothing and are not listed.
 - **Concurrency adapts to your endpoint.** A webhook starts with 4 attempts
   in flight at most. While your endpoint uses them all and answers 2xx within
   a second, it gets one more at a time, up to 64; a timeout, a refused

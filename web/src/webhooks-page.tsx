@@ -3,9 +3,11 @@ import { ApiError, gql } from './api';
 import { Dialog, ErrorBanner, Notice, Loading, Pager, type PageInfo, TableHead, When } from './ui';
 import { SecretBox, WEBHOOK_FIELDS, type Webhook, WebhookForm } from './webhook-form';
 import { eventName } from './vocabulary.generated';
+import { SubjectSearch } from './subject-search';
 
 // Setup > Webhooks: the spec's columns (#, Title, Hits, Last Hit, Created At)
-// with the URL, events and state; search, paging, create and delete.
+// with the URL, events and state; search, paging, create and delete; and the
+// deliveries about one call, campaign, contact or agent.
 
 const LIST = `query Webhooks($search: String, $page: Int, $perPage: Int) {
   webhooks(search: $search, page: $page, perPage: $perPage) { records { ${WEBHOOK_FIELDS} } pagination { currentPage lastPage total from to } }
@@ -117,6 +119,7 @@ export function WebhooksPage(props: { canManage: boolean }) {
       )}
       {data && data.pagination.total > 0 && <Pager page={data.pagination} label="Webhooks" onPage={setPage} />}
 
+      <SubjectSearch canManage={props.canManage} />
       {creating && (
         <WebhookForm
           onClose={() => setCreating(false)}

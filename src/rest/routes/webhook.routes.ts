@@ -161,6 +161,26 @@ export const webhookRoutes: Route[] = [
     response: { field: 'webhookDeliveries', shape: 'envelope', data: true },
   }),
   row({
+    operationId: 'listDeliveriesBySubject',
+    methods: ['GET'],
+    paths: ['/api/webhooks/deliveries'],
+    summary: 'Deliveries about a call, campaign, contact or agent',
+    description: 'Across every webhook of the company, newest first. Give exactly one of call_id, campaign_id, contact_id and agent_id (numeric ids, as the payloads carry them).',
+    params: {
+      query: {
+        call_id: { description: 'The call a delivery concerns' },
+        campaign_id: { description: 'The campaign a delivery concerns' },
+        contact_id: { description: 'The contact a delivery concerns' },
+        agent_id: { description: 'The AI agent a delivery concerns' },
+        per_page: { description: 'Default 15, at most 100' },
+        page: {},
+      },
+    },
+    document: `query DeliveriesBySubject($callId: ID, $campaignId: ID, $contactId: ID, $agentId: ID, $page: Int, $perPage: Int) {
+      webhookDeliveriesBySubject(callId: $callId, campaignId: $campaignId, contactId: $contactId, agentId: $agentId, page: $page, perPage: $perPage) { records { ${DELIVERY_FIELDS} } ${PAGINATION} } }`,
+    response: { field: 'webhookDeliveriesBySubject', shape: 'envelope', data: true },
+  }),
+  row({
     operationId: 'getWebhookDelivery',
     methods: ['GET'],
     paths: ['/api/webhooks/deliveries/{delivery_id}'],
