@@ -129,6 +129,14 @@ describe('GET /api/me and tokens', () => {
     assert.equal((await app.request('GET', '/api/me', { token })).status, 200);
   });
 
+  it('gives Me the user\'s id, so a normalized cache keeps one Me per user', async () => {
+    const token = (await login({ email: 'owner@gamma.test', password: DEMO_PASSWORD })).body.token;
+    const me = await app.graphql('{ me { id user { id email } } }', {}, token);
+    assert.equal(me.body.data.me.id, String(me.body.data.me.user.id));
+    const [user] = await app.sql("SELECT id FROM users WHERE email = 'owner@gamma.test'");
+    assert.equal(me.body.data.me.id, String(user.id));
+  });
+
   it('logout revokes the token for REST and GraphQL, and only that token', async () => {
     const first = (await login({ email: 'owner@gamma.test', password: DEMO_PASSWORD })).body.token;
     const second = (await login({ email: 'owner@gamma.test', password: DEMO_PASSWORD })).body.token;

@@ -242,6 +242,8 @@ describe('GraphQL limits, before execution', () => {
     const fields = Array.from({ length: 40 }, (_, i) => `a${i}: appointmentCalls(perPage: 100) { records { id callDatetime agentName duration status direction sentiment } }`).join('\n');
     const res = await gql(`{ ${fields} }`);
     assert.equal(res.body.errors[0].extensions.code, 'QUERY_TOO_COMPLEX');
+    // Each page: 1 + 1 (records) + 100 x 7 fields = 702; the eighth passes 5,000 (7 x 702 = 4,914).
+    assert.match(res.body.errors[0].message, /^The query costs 5,616 or more, over the limit of 5,000\. Each field costs 1; a list field adds/);
     const small = await gql('{ appointmentCalls(perPage: 100) { records { id callDatetime agentName duration } } }');
     assert.equal(small.status, 200, small.text);
   });
@@ -303,7 +305,7 @@ describe('the GraphQL cost and depth checks (pure)', () => {
 
   it('counts fragments where they are spread, and survives a fragment cycle', () => {
     const spreads = Array.from({ length: 60 }, () => '...F').join(' ');
-    assert.throws(() => check(`{ node { list(perPage: 100) { ${spreads} } } } fragment F on Node { list(perPage: 100) { name } }`), /costs more than/);
+    assert.throws(() => check(`{ node { list(perPage: 100) { ${spreads} } } } fragment F on Node { list(perPage: 100) { name } }`), /costs [\d,]+ or more, over the limit of 5,000/);
     assert.doesNotThrow(() => check('{ node { ...A } } fragment A on Node { child { ...B } } fragment B on Node { name ...A }'));
   });
 });

@@ -66,6 +66,11 @@ function pageSizeOf(args: Record<string, unknown>): number | undefined {
   return undefined;
 }
 
+/** How a query's cost is counted, as the schema's description and the refusal say it. */
+export const COST_RULE =
+  `Each field costs 1; a list field adds what each of its items selects times a page size: the perPage (or first) of the field that pages it, ` +
+  `at most ${GRAPHQL_LIMITS.maxPageSize}, or ${GRAPHQL_LIMITS.listSize} when none is given. A query may cost ${GRAPHQL_LIMITS.cost.toLocaleString('en-US')} at most.`;
+
 /** The cost of a selection set; throws when it is too deep or repeats a field too often. */
 function costOf(set: SelectionSetNode, type: GraphQLNamedType, depth: number, pageSize: number | undefined, walk: Walk, seen: Set<string>): number {
   if (depth > GRAPHQL_LIMITS.depth) throw new QueryTooComplexError(`The query is nested more than ${GRAPHQL_LIMITS.depth} levels deep.`);
@@ -102,7 +107,8 @@ function costOf(set: SelectionSetNode, type: GraphQLNamedType, depth: number, pa
       const inner = new Set(seen).add(fragment.name.value);
       cost += costOf(fragment.selectionSet, type, depth, pageSize, walk, inner);
     }
-    if (cost > GRAPHQL_LIMITS.cost) throw new QueryTooComplexError(`The query costs more than ${GRAPHQL_LIMITS.cost} (a list costs its page size).`);
+    // Counting stops here: a document of spread fragments could cost more to count than to refuse.
+    if (cost > GRAPHQL_LIMITS.cost) throw new QueryTooComplexError(`The query costs ${cost.toLocaleString('en-US')} or more, over the limit of ${GRAPHQL_LIMITS.cost.toLocaleString('en-US')}. ${COST_RULE}`);
   }
   return cost;
 }

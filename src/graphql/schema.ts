@@ -15,6 +15,7 @@ import { WebhookResolver } from '../resolvers/webhook.resolver.js';
 import { WorkflowResolver } from '../resolvers/workflow.resolver.js';
 import { attachLiveEvents, LiveEventResolver } from '../resolvers/live.resolver.js';
 import type { Services } from '../composition.js';
+import { COST_RULE, GRAPHQL_LIMITS } from './limits.js';
 
 const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver, CampaignResolver, LiveEventResolver] as const;
 
@@ -67,6 +68,7 @@ export async function createSchema(services?: Services): Promise<GraphQLSchema> 
     },
     ...(services ? { container: resolverContainer(services) } : {}),
   });
+  schema.description = `Switchboard: calling and messaging with AI voice agents. Limits: depth ${GRAPHQL_LIMITS.depth}, ${GRAPHQL_LIMITS.aliasesPerField} aliases of one field, batches of ${GRAPHQL_LIMITS.batch}. Cost: ${COST_RULE}`;
   if (services) {
     withUnitsOfWork(schema);
     attachLiveEvents(schema, services.live);

@@ -25,6 +25,6 @@ export class AuthResolver {
   @Query(() => MeType)
   async me(@Ctx() ctx: RequestContext): Promise<MeType> {
     const viewer = await ctx.viewer();
-    return { ...viewer, permissions: [...viewer.permissions].sort() };
+    return { ...viewer, id: String(viewer.user.id), permissions: [...viewer.permissions].sort() };
   }
 }

@@ -1,4 +1,4 @@
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
 
 @ObjectType('LoginResult')
 export class LoginResultType {
@@ -31,6 +31,7 @@ export class RoleSummaryType {
 
 @ObjectType('Me')
 export class MeType {
+  @Field(() => ID, { description: "The signed-in user's id: one Me per user in a normalized cache" }) id!: string;
   @Field(() => UserType) user!: UserType;
   @Field(() => CompanyType) company!: CompanyType;
   @Field(() => RoleSummaryType) role!: RoleSummaryType;
