@@ -95,6 +95,21 @@ describe('dialer campaigns and leads', () => {
     assert.equal((await app.request('POST', '/api/campaigns', { token, body: { name: '' } })).status, 422);
     assert.equal(await app.fingerprint(), before);
   });
+
+  it('over GraphQL answers with the call as the appointment list shows it, so a cached row updates', async () => {
+    const [call] = await app.sql(
+      "SELECT k.id, to_char(k.started_at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD') AS day FROM calls k JOIN companies c ON c.id = k.company_id WHERE c.name = 'Acme Agency' AND k.appointment_at IS NULL ORDER BY k.id DESC LIMIT 1",
+    );
+    const ROW = 'id callDatetime agentName numbers { from to } duration appointment status direction sentiment recordingAvailable startedAt appointmentAt __typename';
+    const booked = await app.graphql(`mutation($id: ID!) { bookCallAppointment(id: $id, appointmentAt: "2026-12-04T16:30:00Z") { ${ROW} } }`, { id: String(call.id) }, token);
+    assert.equal(booked.body.errors, undefined, booked.text);
+    const row = booked.body.data.bookCallAppointment;
+    assert.equal(row.__typename, 'AppointmentCall');
+    assert.equal(row.appointmentAt, '2026-12-04T16:30:00.000Z');
+    assert.equal(row.appointment, '2026-12-04 11:30:00', 'the wall clock in the company zone');
+    const list = await app.graphql(`query($day: String) { appointmentCalls(filter: { startDate: $day, endDate: $day }, perPage: 100) { records { ${ROW} } } }`, { day: call.day }, token);
+    assert.deepEqual(list.body.data.appointmentCalls.records.find((r: { id: number }) => r.id === call.id), row, 'the same typename, id and fields as the list row');
+  });
 });
 
 describe('booking a call\'s appointment', () => {

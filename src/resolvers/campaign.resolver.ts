@@ -3,6 +3,7 @@ import type { RequestContext } from '../context.js';
 import type { CampaignService } from '../services/campaign.service.js';
 import { PageType } from './pagination.types.js';
 import { CampaignStatus } from './enums.js';
+import { AppointmentCallType } from './dashboard.types.js';
 
 @ObjectType('Campaign')
 export class CampaignType {
@@ -31,12 +32,6 @@ export class LeadType {
 
 @ObjectType('LeadPage')
 export class LeadPageType extends PageType(LeadType) {}
-
-@ObjectType('AppointmentBooking')
-export class AppointmentBookingType {
-  @Field(() => Int) callId!: number;
-  @Field() appointmentAt!: Date;
-}
 
 @Resolver()
 export class CampaignResolver {
@@ -96,8 +91,8 @@ export class CampaignResolver {
   }
 
   @Authorized('book-appointments')
-  @Mutation(() => AppointmentBookingType, { description: 'Book or move the appointment a call produced (appointment.scheduled when the time is new)' })
-  async bookCallAppointment(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('appointmentAt') appointmentAt: string): Promise<AppointmentBookingType> {
+  @Mutation(() => AppointmentCallType, { description: 'Book or move the appointment a call produced (appointment.scheduled when the time is new); the call as the appointment list shows it, so a cached row updates' })
+  async bookCallAppointment(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('appointmentAt') appointmentAt: string) {
     return this.campaignService.bookAppointment(ctx, id, appointmentAt);
   }
 }

@@ -6,6 +6,7 @@ import { E164, Rules, message } from '../validation.js';
 import { contactFields, type ContactService } from './contact.service.js';
 import { CAMPAIGN_STATUSES } from '../vocabulary.js';
 import { callRecords } from './calls/statements.js';
+import type { AppointmentCallRecord } from './calls/records.js';
 
 // Dialer campaigns (draft -> running -> completed: campaign.started and
 // campaign.completed), leads (a contact in a campaign or a pipeline stage:
@@ -196,7 +197,8 @@ export class CampaignService {
   }
 
   /** Books (or moves) the appointment a call produced: appointment.scheduled when the time is new. */
-  async bookAppointment(ctx: RequestContext, rawCallId: string, appointmentAt: string): Promise<{ callId: number; appointmentAt: Date }> {
+  /** Books or moves a call's appointment; answers with the call as the appointment list shows it. */
+  async bookAppointment(ctx: RequestContext, rawCallId: string, appointmentAt: string): Promise<AppointmentCallRecord> {
     const rules = new Rules().required('appointmentAt', appointmentAt);
     const at = new Date(appointmentAt);
     if (!rules.has('appointmentAt') && (!/^\d{4}-\d{2}-\d{2}T/.test(appointmentAt) || Number.isNaN(at.getTime()))) rules.add('appointmentAt', 'The appointment at field must be an ISO 8601 date-time, such as 2026-11-24T15:00:00Z.');
@@ -205,12 +207,13 @@ export class CampaignService {
     const id = this.ids.decode(rawCallId, 'call');
     const call = id === undefined ? undefined : await callRecords.lockForBooking(ctx, companyId, id);
     if (!call) throw new NotFoundError('Call');
-    if (call.appointmentAt && call.appointmentAt.getTime() === at.getTime()) return { callId: call.id, appointmentAt: at };
+    const booked = async () => (await callRecords.appointmentCall(ctx, companyId, call.id))!;
+    if (call.appointmentAt && call.appointmentAt.getTime() === at.getTime()) return booked();
     await callRecords.setAppointment(ctx, call.id, at, this.clock());
     const known = call.contactId ? await this.contacts.byId(ctx, call.contactId) : undefined;
     const contact = known ? contactFields(known) : { phone_number: call.direction === 'inbound' ? call.fromNumber : call.toNumber };
     await ctx.events.record('appointment.scheduled', { call_id: String(call.id), appointment_at: at.toISOString(), agent_id: call.agentId === null ? null : String(call.agentId) }, contact);
-    return { callId: call.id, appointmentAt: at };
+    return booked();
   }
 
   private async lock(ctx: RequestContext, rawId: string): Promise<CampaignRow> {

@@ -96,7 +96,7 @@ export const campaignRoutes: Route[] = [
       path: { id: { type: 'id', idKind: 'call', idForms: ['numeric', 'base64', 'encrypted'], description: 'Numeric, base64 or encrypted id' } },
       body: { appointment_at: { description: 'ISO 8601 date-time' } },
     },
-    document: `mutation BookCallAppointment($id: ID!, $appointmentAt: String!) { bookCallAppointment(id: $id, appointmentAt: $appointmentAt) { call_id: callId appointment_at: appointmentAt } }`,
+    document: `mutation BookCallAppointment($id: ID!, $appointmentAt: String!) { bookCallAppointment(id: $id, appointmentAt: $appointmentAt) { call_id: id appointment_at: appointmentAt } }`,
     response: { field: 'bookCallAppointment', shape: 'envelope', message: 'Appointment booked successfully.', data: true },
   }),
 ];

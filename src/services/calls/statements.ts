@@ -3,7 +3,7 @@ import type { RequestContext } from '../../context.js';
 import { Call } from '../../entities/index.js';
 import { dbDate, readDeepPage, type PageWindow } from '../../db/reads.js';
 import type { Interval } from '../../time/date-range.js';
-import { appointmentCallRecord, callState, type AppointmentCallRow, type CallState, type CallStateRow } from './records.js';
+import { appointmentCallRecord, callState, type AppointmentCallRecord, type AppointmentCallRow, type CallState, type CallStateRow } from './records.js';
 
 // The calls aggregate's statements: every read and write of the calls table.
 // The provider's callbacks create and advance a call (the call service), a
@@ -42,6 +42,12 @@ export interface CallTotals {
   neutral: number;
   negative: number;
 }
+
+/** A row of the appointment list; the wall clock in the company's zone, as PostgreSQL formats it. */
+const APPOINTMENT_ROW = `c.id, c.started_at, c.appointment_at, a.name AS agent_name,
+  to_char(c.started_at AT TIME ZONE co.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS call_datetime,
+  to_char(c.appointment_at AT TIME ZONE co.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS appointment, c.from_number, c.to_number, c.duration_seconds, c.status, c.direction, c.sentiment, c.recording_url IS NOT NULL AS recording_available`;
+const APPOINTMENT_JOINS = 'JOIN companies co ON co.id = c.company_id LEFT JOIN agents a ON a.id = c.agent_id';
 
 export const callRecords = {
   /** Records a call the provider reports for the first time; false when it is known already. */
@@ -115,19 +121,22 @@ export const callRecords = {
       where += ` AND (k.from_number ILIKE ${p} OR k.to_number ILIKE ${p} OR ka.name ILIKE ${p} OR k.contact_name ILIKE ${p} OR k.disposition ILIKE ${p})`;
     }
     const { rows, total, nextCursor } = await readDeepPage<AppointmentCallRow>(ctx, {
-      // The wall clock in the company's zone, as PostgreSQL formats it.
-      select: `c.id, c.started_at, c.appointment_at, a.name AS agent_name,
-        to_char(c.started_at AT TIME ZONE co.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS call_datetime,
-        to_char(c.appointment_at AT TIME ZONE co.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS appointment, c.from_number, c.to_number, c.duration_seconds, c.status, c.direction, c.sentiment, c.recording_url IS NOT NULL AS recording_available`,
+      select: APPOINTMENT_ROW,
       table: 'calls c',
       key: 'c.id',
-      joins: 'JOIN companies co ON co.id = c.company_id LEFT JOIN agents a ON a.id = c.agent_id',
+      joins: APPOINTMENT_JOINS,
       orderBy: 'c.started_at DESC, c.id DESC',
       sort: 'c.started_at',
       keys: { key: 'k.id', sort: 'k.started_at', from: scope.pattern === undefined ? 'calls k' : 'calls k LEFT JOIN agents ka ON ka.id = k.agent_id', where, orderBy: 'k.started_at DESC, k.id DESC' },
       params,
     }, window);
     return { records: rows.map(appointmentCallRecord), total, nextCursor };
+  },
+
+  /** One call of the company as a row of the appointment list (a booking answers with it). */
+  async appointmentCall(ctx: RequestContext, companyId: number, id: number): Promise<AppointmentCallRecord | undefined> {
+    const [row] = await ctx.read<AppointmentCallRow>(`SELECT ${APPOINTMENT_ROW} FROM calls c ${APPOINTMENT_JOINS} WHERE c.id = $1 AND c.company_id = $2`, [id, companyId]);
+    return row && appointmentCallRecord(row);
   },
 
   /** The totals of every call in the scope, in one aggregate query over the same filters as the list. */
