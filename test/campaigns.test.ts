@@ -22,11 +22,11 @@ before(async () => {
   receiver = await new Receiver().start();
   token = await app.login('owner@acme.test');
   const created = await app.graphql(
-    'mutation ($input: WebhookInput!) { createWebhook(input: $input) { id secret } }',
+    'mutation ($input: WebhookInput!) { createWebhook(input: $input) { webhook { id } secret } }',
     { input: { title: 'Dialer', url: `${receiver.url}/dialer`, events: ['campaign_started', 'campaign_completed', 'lead_generated', 'appointment_scheduled'], listSelection: 'Basic' } },
     token,
   );
-  hook = created.body.data.createWebhook;
+  hook = { id: created.body.data.createWebhook.webhook.id, secret: created.body.data.createWebhook.secret };
 });
 after(async () => {
   await receiver?.close();

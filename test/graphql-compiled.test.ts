@@ -29,11 +29,11 @@ before(async () => {
   app = await startTestApp();
   owner = await app.login('owner@acme.test');
   const created = await send({
-    query: 'mutation($input: WebhookInput!) { createWebhook(input: $input) { id } }',
+    query: 'mutation($input: WebhookInput!) { createWebhook(input: $input) { webhook { id } } }',
     variables: { input: { title: 'Compiled', url: ORIGINAL_URL, events: ['agent_created'] } },
   });
   assert.equal(created.status, 200, created.text);
-  hookId = created.body.data.createWebhook.id;
+  hookId = created.body.data.createWebhook.webhook.id;
 });
 after(() => app.close());
 

@@ -40,11 +40,11 @@ before(async () => {
   const { sid, authToken } = await app.providerAccount();
   account = { sid, authToken };
   const created = await app.graphql(
-    'mutation ($input: WebhookInput!) { createWebhook(input: $input) { id secret } }',
+    'mutation ($input: WebhookInput!) { createWebhook(input: $input) { webhook { id } secret } }',
     { input: { title: 'SMS', url: `${receiver.url}/sms`, events: ['sms_sent', 'sms_failed', 'sms_received', 'sms_replied'], listSelection: 'Basic' } },
     token,
   );
-  hook = created.body.data.createWebhook;
+  hook = { id: created.body.data.createWebhook.webhook.id, secret: created.body.data.createWebhook.secret };
 });
 after(async () => {
   await receiver?.close();

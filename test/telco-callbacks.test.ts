@@ -63,11 +63,11 @@ before(async () => {
   ours = number.phone_no;
   agentId = agent.id;
   const created = await app.graphql(
-    'mutation ($input: WebhookInput!) { createWebhook(input: $input) { id secret } }',
+    'mutation ($input: WebhookInput!) { createWebhook(input: $input) { webhook { id } secret } }',
     { input: { title: 'Calls', url: `${receiver.url}/calls`, events: ['call_started', 'call_answered', 'call_transferred', 'call_ended', 'appointment_scheduled'], listSelection: 'Contact' } },
     token,
   );
-  hook = created.body.data.createWebhook;
+  hook = { id: created.body.data.createWebhook.webhook.id, secret: created.body.data.createWebhook.secret };
 });
 after(async () => {
   await receiver?.close();

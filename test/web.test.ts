@@ -400,7 +400,7 @@ describe('web interface', { skip }, () => {
 
   it("finds an agent's deliveries across webhooks, and resends one from there", async () => {
     const token = await app.login('owner@acme.test');
-    const hook = await app.graphql('mutation($input: WebhookInput!) { createWebhook(input: $input) { id } }', { input: { title: 'Subject hook', url: `${receiver.url}/subject`, events: ['agent_created'] } }, token);
+    const hook = await app.graphql('mutation($input: WebhookInput!) { createWebhook(input: $input) { webhook { id } } }', { input: { title: 'Subject hook', url: `${receiver.url}/subject`, events: ['agent_created'] } }, token);
     const agent = await app.graphql('mutation { createAgent(name: "Findable Fay") { id } }', {}, token);
     const agentId = String(agent.body.data.createAgent.id);
     const [first] = await receiver.waitFor(1, 10_000, (r) => r.path === '/subject');
@@ -414,7 +414,7 @@ describe('web interface', { skip }, () => {
     await panel.getByText('The agent id field must be a numeric id.').waitFor();
     await panel.getByLabel('Agent id').fill(agentId);
     await panel.getByRole('button', { name: 'Find' }).click();
-    const row = panel.getByRole('row').filter({ has: page.getByRole('link', { name: `#${hook.body.data.createWebhook.id}`, exact: true }) });
+    const row = panel.getByRole('row').filter({ has: page.getByRole('link', { name: `#${hook.body.data.createWebhook.webhook.id}`, exact: true }) });
     await row.getByText('agent.created').waitFor();
     await row.getByText('succeeded').waitFor();
     await noSerious(page, 'the deliveries found by subject');

@@ -24,7 +24,7 @@ after(async () => {
   await app.close();
 });
 
-const HOOK_FIELDS = 'id secret headers { name value secret }';
+const HOOK_FIELDS = 'webhook { id headers { name value secret } } secret';
 const createAgent = (name: string) => app.graphql('mutation($n: String!) { createAgent(name: $n) { id } }', { n: name }, owner);
 const storedHeaders = async (id: number) => (await app.sql('SELECT headers FROM webhooks WHERE id = ?', [id]))[0].headers;
 
@@ -36,7 +36,7 @@ describe('custom headers', () => {
       owner,
     );
     assert.equal(created.body.errors, undefined, created.text);
-    const hook = created.body.data.createWebhook;
+    const hook = { ...created.body.data.createWebhook.webhook, secret: created.body.data.createWebhook.secret };
     assert.deepEqual(hook.headers, [{ name: 'X-Api-Key', value: null, secret: true }, { name: 'X-Team', value: 'calls', secret: false }]);
     const stored = JSON.stringify(await storedHeaders(hook.id));
     assert.doesNotMatch(stored, /key-0123456789/, 'the secret value is sealed');

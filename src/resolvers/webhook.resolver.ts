@@ -101,8 +101,7 @@ export class WebhookResolver {
   @Authorized('manage-webhooks')
   @Mutation(() => CreatedWebhookType)
   async createWebhook(@Ctx() ctx: RequestContext, @Arg('input') input: WebhookInput): Promise<CreatedWebhookType> {
-    const { webhook, secret } = await this.webhookService.create(ctx, input);
-    return { ...webhook, secret };
+    return this.webhookService.create(ctx, input);
   }
 
   @Authorized('manage-webhooks')

@@ -34,8 +34,9 @@ export class WebhookType {
 @ObjectType('WebhookPage')
 export class WebhookPageType extends PageType(WebhookType) {}
 
-@ObjectType('CreatedWebhook', { description: 'A new webhook with its secret, shown this once' })
-export class CreatedWebhookType extends WebhookType {
+@ObjectType('CreatedWebhook', { description: 'A new webhook, and its secret shown this once' })
+export class CreatedWebhookType {
+  @Field(() => WebhookType, { description: 'The webhook as webhook(id) and the list serve it (one cache entry)' }) webhook!: WebhookType;
   @Field() secret!: string;
 }
 

@@ -37,6 +37,14 @@ export interface CompiledRoute {
 /** The body of a row's answer: the root field's value as is, or in the spec's envelope. */
 function shaper(route: Route): (value: unknown) => unknown {
   const { response } = route;
+  if (response.spread) {
+    const key = response.spread;
+    const envelope = shaper({ ...route, response: { ...response, spread: undefined } });
+    return (value) => {
+      const { [key]: inner, ...rest } = value as Record<string, unknown>;
+      return envelope({ ...(inner as object), ...rest });
+    };
+  }
   if (response.shape === 'plain') return (value) => value;
   const { message } = response;
   if (response.data) return message ? (data) => ({ success: true, message, data }) : (data) => ({ success: true, data });

@@ -60,6 +60,15 @@ function nonNullSchema(type: GraphQLOutputType, selection: SelectionSetNode | un
   return { type: 'object' };
 }
 
+/** A row's `spread`: the named field's properties in its place, beside the others. */
+function spreadSchema(value: Schema, spread: string | undefined): Schema {
+  if (!spread) return value;
+  const properties = value.properties as Record<string, Schema>;
+  const { [spread]: inner, ...rest } = properties;
+  const merged = { ...(inner.properties as Record<string, Schema>), ...rest };
+  return { type: 'object', properties: merged, required: Object.keys(merged) };
+}
+
 function paramSchema(param: Param, withDescription = true): Schema {
   const base: Schema = withDescription && param.description ? { description: param.description } : {};
   switch (param.type) {
@@ -181,7 +190,7 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
     const operation = compiled.document.definitions[0] as OperationDefinitionNode;
     const root = operation.operation === 'query' ? schema.getQueryType()! : schema.getMutationType()!;
     const fieldNode = operation.selectionSet.selections.find((s) => s.kind === 'Field' && s.name.value === route.response.field);
-    const value = fieldNode?.kind === 'Field' ? outputSchema(root.getFields()[route.response.field].type, fieldNode.selectionSet) : {};
+    const value = spreadSchema(fieldNode?.kind === 'Field' ? outputSchema(root.getFields()[route.response.field].type, fieldNode.selectionSet) : {}, route.response.spread);
     const success: Schema = route.response.shape === 'plain'
       ? value
       : {

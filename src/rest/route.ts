@@ -62,6 +62,8 @@ export interface RouteResponse {
   message?: string;
   /** With `envelope`: put the field's value under `data`. */
   data?: boolean;
+  /** A field of the value whose own fields the body carries in its place, beside the rest (a created webhook and its secret). */
+  spread?: string;
 }
 
 export interface Route {

@@ -37,7 +37,7 @@ interface Choices {
 }
 
 const CHOICES = `query WebhookChoices { webhookEventTypes { name category description } webhookFormFields { fields listSelections { name fields } } }`;
-const CREATE = `mutation CreateWebhook($input: WebhookInput!) { createWebhook(input: $input) { ${WEBHOOK_FIELDS} secret } }`;
+const CREATE = `mutation CreateWebhook($input: WebhookInput!) { createWebhook(input: $input) { webhook { ${WEBHOOK_FIELDS} } secret } }`;
 const UPDATE = `mutation UpdateWebhook($id: ID!, $input: WebhookInput!) { updateWebhook(id: $id, input: $input) { ${WEBHOOK_FIELDS} } }`;
 
 let choicesCache: Promise<Choices> | null = null;
@@ -95,8 +95,8 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
         const data = await gql<{ updateWebhook: Webhook }>(UPDATE, { id: String(editing.id), input });
         props.onSaved(data.updateWebhook);
       } else {
-        const data = await gql<{ createWebhook: Webhook & { secret: string } }>(CREATE, { input });
-        props.onSaved(data.createWebhook);
+        const { createWebhook } = await gql<{ createWebhook: { webhook: Webhook; secret: string } }>(CREATE, { input });
+        props.onSaved({ ...createWebhook.webhook, secret: createWebhook.secret });
       }
     } catch (caught) {
       setError(caught instanceof ApiError ? caught : new ApiError(String(caught), 'ERROR'));
