@@ -84,7 +84,7 @@ export function createServices(
   const limiter = new RateLimiter();
   const auth = new AuthService(new TokenSigner(config.jwtSecret, config.jwtTtlSeconds), new LoginLimiter(limiter, config.loginLimits), new ViewerCache(config.viewerCacheMs));
   const scheduler = new DeliveryScheduler();
-  const outbox = new WebhookOutbox();
+  const outbox = new WebhookOutbox((event, webhooks) => metrics.webhookEventsFiltered.inc({ event }, webhooks));
   const live = new LiveEvents();
   const contexts = new ContextFactory({ ...infra, source: auth, sinks: [outbox, live] });
   const deliverer = new WebhookDeliverer(contexts, box, scheduler, {

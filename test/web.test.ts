@@ -398,6 +398,51 @@ describe('web interface', { skip }, () => {
     await context.close();
   });
 
+  it('sets a payload filter in the form, tried on the example first; an event it turns away is listed as filtered, not delivered', async () => {
+    const { context, page } = await newPage();
+    await signIn(page);
+    await page.getByRole('button', { name: 'New webhook' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New webhook' });
+    await dialog.getByLabel('Title', { exact: true }).fill('Filtered hook');
+    await dialog.getByLabel('URL', { exact: true }).fill(`${receiver.url}/filtered`);
+    assert.equal(await dialog.getByRole('button', { name: 'Add filter' }).isDisabled(), true, 'no event to filter yet');
+    await dialog.getByRole('checkbox', { name: 'agent.created' }).check();
+    await dialog.getByRole('button', { name: 'Add filter' }).click();
+    assert.equal(await dialog.getByLabel('Filter 1 event').inputValue(), 'agent_created');
+    await dialog.getByLabel('Filter 1 (JSON)').fill('{ "path": "nmae", "eq": "Keep Kim" }');
+    await dialog.getByRole('button', { name: 'Test against the example' }).click();
+    await dialog.getByText(/The path nmae is not in the data of agent\.created/).waitFor();
+    await dialog.getByLabel('Filter 1 (JSON)').fill('{ "path": "name", "eq": "Ava" }');
+    await dialog.getByRole('button', { name: 'Test against the example' }).click();
+    await dialog.getByText('The example agent.created payload passes: it would be delivered.').waitFor();
+    await dialog.getByLabel('Filter 1 (JSON)').fill('{ "path": "name", "eq": "Keep Kim" }');
+    await dialog.getByRole('button', { name: 'Test against the example' }).click();
+    await dialog.getByText('The example agent.created payload is turned away: it would not be delivered.').waitFor();
+    await noSerious(page, 'the form with a filter');
+    await dialog.getByRole('button', { name: 'Create webhook' }).click();
+    const createdDialog = page.getByRole('dialog', { name: /Webhook #\d+ created/ });
+    await createdDialog.getByRole('link', { name: 'Open the webhook' }).click();
+    const [row] = await app.sql("SELECT id, filters FROM webhooks WHERE title = 'Filtered hook'");
+    assert.deepEqual(row.filters, { 'agent.created': { path: 'name', eq: 'Keep Kim' } });
+    await page.getByRole('heading', { name: 'Filtered (0)' }).waitFor();
+
+    const token = await app.login('owner@acme.test');
+    await app.graphql('mutation { a: createAgent(name: "Skip Sam") { id } }', {}, token);
+    await app.graphql('mutation { b: createAgent(name: "Keep Kim") { id } }', {}, token);
+    const [delivered] = await receiver.waitFor(1, 10_000, (r) => r.path === '/filtered');
+    assert.equal(JSON.parse(delivered.body).data.name, 'Keep Kim');
+    await page.reload();
+    const panel = page.getByRole('region', { name: 'Filtered (1)' });
+    await panel.getByRole('cell', { name: 'agent.created' }).waitFor();
+    const [event] = await app.sql("SELECT id FROM events WHERE ? = ANY(filtered_by)", [row.id]);
+    await panel.getByRole('button', { name: `Show data of event ${event.id}` }).click();
+    await panel.getByText('"name": "Skip Sam"').waitFor();
+    await noSerious(page, 'the filtered events');
+    assert.equal(receiver.received.filter((r) => r.path === '/filtered').length, 1);
+    assert.deepEqual((page as Page & { problems: string[] }).problems, []);
+    await context.close();
+  });
+
   it("finds an agent's deliveries across webhooks, and resends one from there", async () => {
     const token = await app.login('owner@acme.test');
     const hook = await app.graphql('mutation($input: WebhookInput!) { createWebhook(input: $input) { webhook { id } } }', { input: { title: 'Subject hook', url: `${receiver.url}/subject`, events: ['agent_created'] } }, token);

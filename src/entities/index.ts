@@ -5,6 +5,7 @@ import { Lead } from './lead.entity.js';
 import { Company } from './company.entity.js';
 import { Contact } from './contact.entity.js';
 import { EventLog } from './event-log.entity.js';
+import { StoredEvent } from './stored-event.entity.js';
 import { MessagingCampaign } from './messaging-campaign.entity.js';
 import { PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from './phone-number.entity.js';
 import { TelcoAccount } from './telco-account.entity.js';
@@ -25,7 +26,7 @@ import { WebhookAttempt } from './webhook-attempt.entity.js';
 import { WebhookDelivery, type DeliveryStatus } from './webhook-delivery.entity.js';
 import { Webhook, type DisabledReason } from './webhook.entity.js';
 
-export { Agent, Call, Campaign, Company, Contact, EventLog, Lead, MessagingCampaign, PHONE_TYPES, PhoneNumber, PhoneStatus, TelcoAccount, UseFor, SpamNumberType, SpamProtectedNumber, SpamStatus, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, SmsMessage, User, Webhook, WebhookAttempt, WebhookDelivery, Workflow, WorkflowFolder, WorkflowStatus };
+export { Agent, Call, Campaign, Company, Contact, EventLog, Lead, MessagingCampaign, PHONE_TYPES, PhoneNumber, PhoneStatus, TelcoAccount, UseFor, SpamNumberType, SpamProtectedNumber, SpamStatus, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, SmsMessage, StoredEvent, User, Webhook, WebhookAttempt, WebhookDelivery, Workflow, WorkflowFolder, WorkflowStatus };
 export type { DeliveryStatus, DisabledReason, TriggerConfig };
 
-export const entities = [Agent, Call, Campaign, Company, Contact, EventLog, Lead, MessagingCampaign, PhoneNumber, TelcoAccount, SpamProtectedNumber, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, SmsMessage, User, Webhook, WebhookAttempt, WebhookDelivery, Workflow, WorkflowFolder];
+export const entities = [Agent, Call, Campaign, Company, Contact, EventLog, Lead, MessagingCampaign, PhoneNumber, TelcoAccount, SpamProtectedNumber, LoginAttempt, Module, NumberPurchase, Permission, Pipeline, PipelineStage, RevokedToken, Role, SmsMessage, StoredEvent, User, Webhook, WebhookAttempt, WebhookDelivery, Workflow, WorkflowFolder];

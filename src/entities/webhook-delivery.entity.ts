@@ -15,6 +15,7 @@ export type { DeliveryStatus };
 @Index({ name: 'webhook_deliveries_due_index', expression: `create index "webhook_deliveries_due_index" on "webhook_deliveries" ("next_attempt_at") where "status" = 'pending'` })
 @Index({ properties: ['createdAt'] })
 @Index({ name: 'webhook_deliveries_subjects_index', expression: 'create index "webhook_deliveries_subjects_index" on "webhook_deliveries" using gin ("subjects")' })
+@Index({ name: 'webhook_deliveries_event_index', expression: 'create unique index "webhook_deliveries_event_index" on "webhook_deliveries" ("webhook_id", "event_id") where "event_id" is not null' })
 export class WebhookDelivery {
   /** msg_ + a ULID: sortable and unique; the webhook-id of every attempt. */
   @PrimaryKey({ length: 40 })
@@ -32,6 +33,10 @@ export class WebhookDelivery {
   /** What the event concerns: call:<id>, campaign:<id>, agent:<id>, contact:<id> (webhooks/subjects.ts). */
   @Property({ type: 'text[]', default: '{}' })
   subjects: Opt<string[]> = [];
+
+  /** The stored event it delivers (events.id); null for a test send. */
+  @Property({ length: 40, nullable: true })
+  eventId?: string | null;
 
   @Property({ length: 16, default: 'pending' })
   status: Opt<DeliveryStatus> = 'pending';

@@ -31,6 +31,10 @@ export class Webhook extends CompanyOwned {
   @Property({ type: 'json', default: '[]' })
   headers: Opt<Array<{ name: string; value?: string; sealed?: string }>> = [];
 
+  /** Payload filters by event type (webhooks/filters.ts): an event a filter rejects makes no delivery. */
+  @Property({ type: 'json', default: '{}' })
+  filters: Opt<Record<string, unknown>> = {};
+
   @Property({ default: true })
   active: Opt<boolean> = true;
 

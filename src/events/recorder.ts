@@ -1,3 +1,4 @@
+import { monotonicFactory } from 'ulid';
 import type { EventType } from './catalog.js';
 
 // The seam between the services that cause events and whatever consumes
@@ -10,6 +11,8 @@ import type { EventType } from './catalog.js';
 export type ContactFields = Record<string, unknown>;
 
 export interface DomainEvent {
+  /** evt_ + a ULID: the event's own id, kept by the event store. */
+  id: string;
   type: EventType;
   /** The event's own data, without `contact`. */
   data: Record<string, unknown>;
@@ -26,7 +29,12 @@ export class EventRecorder<Ctx> {
   constructor(private readonly ctx: Ctx, private readonly sinks: ReadonlyArray<EventSink<Ctx>>) {}
 
   async record(type: EventType, data: Record<string, unknown>, contact: ContactFields | null = null): Promise<void> {
-    const event: DomainEvent = { type, data, contact, occurredAt: new Date() };
+    const event: DomainEvent = { id: newEventId(), type, data, contact, occurredAt: new Date() };
     for (const sink of this.sinks) await sink.accept(this.ctx, event);
   }
 }
+
+const ulid = monotonicFactory();
+
+/** An event id: evt_ + a ULID (sortable by time, unique). */
+export const newEventId = () => `evt_${ulid()}`;

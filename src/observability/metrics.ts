@@ -7,6 +7,7 @@ export interface Metrics {
   registry: Registry;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   webhookAttempts: Counter<'outcome'>;
+  webhookEventsFiltered: Counter<'event'>;
   jobLag: Gauge<'job'>;
   graphqlFields: Counter<'type' | 'field'>;
   firstAttemptLatency: Histogram;
@@ -30,6 +31,13 @@ export function createMetrics(): Metrics {
       name: 'webhook_attempts_total',
       help: 'Webhook delivery attempts by outcome',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    // Event types come from the catalog (a fixed set).
+    webhookEventsFiltered: new Counter({
+      name: 'webhook_events_filtered_total',
+      help: "Events a webhook's payload filter turned away (no delivery made), by event type, counted per webhook",
+      labelNames: ['event'],
       registers: [registry],
     }),
     firstAttemptLatency: new Histogram({

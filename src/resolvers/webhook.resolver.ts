@@ -1,3 +1,4 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../context.js';
 import { EVENT_DOCS } from '../events/catalog.js';
@@ -6,6 +7,8 @@ import type { DeliveryService } from '../webhooks/delivery.service.js';
 import type { WebhookService } from '../webhooks/webhook.service.js';
 import {
   CreatedWebhookType,
+  StoredEventPageType,
+  WebhookFilterTestType,
   WebhookDeliveryPageType,
   WebhookDeliveryType,
   WebhookEventTypeType,
@@ -61,6 +64,27 @@ export class WebhookResolver {
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<WebhookDeliveryPageType> {
     return this.deliveries.deliveries(ctx, id, { status, event, page, perPage });
+  }
+
+  @Authorized('view-webhooks')
+  @Query(() => StoredEventPageType, { description: "Events the webhook's payload filters turned away (no delivery was made), newest first; kept for WEBHOOK_RETENTION" })
+  async webhookFilteredEvents(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('page', () => Int, { nullable: true }) page: number | null,
+    @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
+  ): Promise<StoredEventPageType> {
+    return this.deliveries.filtered(ctx, id, { page, perPage });
+  }
+
+  @Authorized('view-webhooks')
+  @Query(() => WebhookFilterTestType, { description: "Checks a payload filter for an event type (errors name each bad path or value) and whether data passes it: the event type's example data when none is given" })
+  testWebhookFilter(
+    @Arg('event', () => WebhookEvent) event: string,
+    @Arg('filter', () => GraphQLJSONObject) filter: Record<string, unknown>,
+    @Arg('data', () => GraphQLJSONObject, { nullable: true }) data: Record<string, unknown> | null,
+  ): WebhookFilterTestType {
+    return this.webhookService.testFilter(event, filter, data);
   }
 
   @Authorized('view-webhooks')

@@ -10,6 +10,12 @@ export class WebhookHeaderType {
   @Field() secret!: boolean;
 }
 
+@ObjectType('WebhookFilter', { description: "A payload filter: an event of this type is delivered only when its data passes the filter (docs/webhooks.md, Filters)" })
+export class WebhookFilterType {
+  @Field(() => WebhookEvent) event!: string;
+  @Field(() => GraphQLJSONObject, { description: 'A comparison { path, eq | ne | in | nin | gt | gte | lt | lte | exists: value }, or { and: [...] }, { or: [...] }, { not: ... }; at most 50 nodes, 5 deep' }) filter!: Record<string, unknown>;
+}
+
 @ObjectType('Webhook')
 export class WebhookType {
   @Field(() => Int, { description: 'The sequential id (the # column)' }) id!: number;
@@ -20,6 +26,7 @@ export class WebhookType {
   @Field(() => [String], { description: 'Contact fields every payload carries in data.contact' }) formData!: string[];
   @Field(() => [WebhookEvent]) events!: string[];
   @Field(() => [WebhookHeaderType], { description: 'Custom headers sent on every attempt; a secret one shows no value' }) headers!: WebhookHeaderType[];
+  @Field(() => [WebhookFilterType], { description: 'Payload filters, at most one per subscribed event type; an event a filter turns away makes no delivery' }) filters!: WebhookFilterType[];
   @Field() active!: boolean;
   @Field(() => String, { nullable: true, description: 'gone or failing when the service switched the webhook off' }) disabledReason!: string | null;
   @Field(() => Int, { description: 'Attempts made' }) hits!: number;
@@ -76,6 +83,22 @@ export class WebhookDeliveryType {
 @ObjectType('WebhookDeliveryPage')
 export class WebhookDeliveryPageType extends PageType(WebhookDeliveryType) {}
 
+@ObjectType('StoredEvent', { description: 'An event kept in the event store (for WEBHOOK_RETENTION), as a delivery to the webhook would carry it' })
+export class StoredEventType {
+  @Field({ description: 'evt_ + a ULID' }) id!: string;
+  @Field(() => WebhookEvent) event!: string;
+  @Field() occurredAt!: Date;
+  @Field(() => GraphQLJSONObject, { description: "The event's data, with the contact fields the webhook's form data selects" }) data!: Record<string, unknown>;
+}
+
+@ObjectType('StoredEventPage')
+export class StoredEventPageType extends PageType(StoredEventType) {}
+
+@ObjectType('WebhookFilterTest')
+export class WebhookFilterTestType {
+  @Field({ description: 'Whether the data passes the filter' }) matches!: boolean;
+}
+
 @ObjectType('WebhookEventType')
 export class WebhookEventTypeType {
   @Field(() => WebhookEvent) name!: string;
@@ -110,6 +133,12 @@ export class WebhookHeaderInput {
 }
 
 @InputType()
+export class WebhookFilterInput {
+  @Field(() => WebhookEvent, { description: 'An event type the webhook subscribes to; one filter per event type' }) event!: string;
+  @Field(() => GraphQLJSONObject, { description: 'The filter (docs/webhooks.md, Filters), checked against the event type\'s data schema' }) filter!: Record<string, unknown>;
+}
+
+@InputType()
 export class WebhookInput {
   @Field(() => String, { nullable: true }) title?: string | null;
   @Field(() => String, { nullable: true }) url?: string | null;
@@ -120,4 +149,5 @@ export class WebhookInput {
   @Field(() => Boolean, { nullable: true }) active?: boolean | null;
   @Field(() => Int, { nullable: true, description: 'Deliveries per second at most, 1 to 1000; null removes the limit' }) rateLimit?: number | null;
   @Field(() => [WebhookHeaderInput], { nullable: true, description: 'At most 10; replaces every custom header (left out: kept)' }) headers?: WebhookHeaderInput[] | null;
+  @Field(() => [WebhookFilterInput], { nullable: true, description: 'Replaces every payload filter (left out: kept, but for events no longer subscribed)' }) filters?: WebhookFilterInput[] | null;
 }

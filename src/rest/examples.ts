@@ -20,6 +20,8 @@ const FIELD_EXAMPLES: Record<string, unknown> = {
   title: 'CRM sync', to: '+14155550123', until: '2026-11-24T12:00:00Z', url: 'https://hooks.example.com/switchboard', zip: '94105',
   tags: ['vip'], custom_fields: { plan: 'pro' }, answer_rate: 0.6, average_sentiment: 0, min_carriers_to_flag: 2, rate_limit: 50,
   permissions: [13, 14], permission_ids: [13, 14], module_id: 3, headers: [{ name: 'X-Api-Key', value: 'the key your gateway expects', secret: true }],
+  filters: [{ event: 'call.ended', filter: { and: [{ path: 'call_direction', eq: 'inbound' }, { path: 'call_duration', gt: 60 }] } }],
+  filter: { path: 'agent_id', eq: '7' }, data: { agent_id: '7', name: 'Ava', active: true, online: false, contact: null },
   trigger_config: {
     nodes: [
       { id: 'start', kind: 'trigger', type: 'appointment.scheduled', config: {} },

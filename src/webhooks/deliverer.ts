@@ -190,12 +190,14 @@ export class WebhookDeliverer {
     return { recovered };
   }
 
-  /** Deletes deliveries (and their attempts) older than the retention. */
+  /** Deletes deliveries (and their attempts) and stored events older than the retention. */
   async purge(): Promise<number> {
     const rows = await this.contexts.forMaintenance('webhook-retention').sql(
       `DELETE FROM webhook_deliveries WHERE created_at < now() - make_interval(secs => ?) AND status <> 'pending' RETURNING id`,
       [this.settings.retentionMs / 1000],
     );
+    // The event store keeps the same window: replay-missing reaches back no further.
+    await this.contexts.forMaintenance('webhook-retention').sql('DELETE FROM events WHERE occurred_at < now() - make_interval(secs => ?)', [this.settings.retentionMs / 1000]);
     return rows.length;
   }
 }

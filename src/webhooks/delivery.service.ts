@@ -8,6 +8,7 @@ import type { WebhookOutbox } from './outbox.js';
 import { newDeliveryId, payloadText, selectContact } from './payload.js';
 import type { WebhookService } from './webhook.service.js';
 import { subject, SUBJECT_KINDS } from './subjects.js';
+import { filteredEvents, type StoredEventRecord } from './event-store.js';
 
 // The deliveries of a company's webhooks: their rows and attempts (the
 // delivery log), a test send, a resend and the recovery of failed ones.
@@ -145,6 +146,12 @@ export class DeliveryService {
     const [{ total }] = await ctx.sql<{ total: number }>(`SELECT count(*)::int AS total FROM webhook_deliveries d WHERE ${where}`, params);
     const records = await this.deliveryRecords(ctx, where, params, `ORDER BY d.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`);
     return pageOf(records, total, window);
+  }
+
+  /** The events the webhook's filters turned away (no delivery was made), newest first. */
+  async filtered(ctx: RequestContext, rawId: string, args: PageArgs): Promise<Page<StoredEventRecord>> {
+    const webhook = await this.webhooks.find(ctx, rawId);
+    return filteredEvents(ctx, webhook, pageWindow(args));
   }
 
   /** One delivery of the company, with its payload and every attempt. */

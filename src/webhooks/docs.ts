@@ -1,6 +1,7 @@
 import { EVENT_DOCS } from '../events/catalog.js';
 import { FORM_FIELDS, LIST_SELECTIONS } from './payload.js';
 import { HEADER_VALUE_MAX, HEADERS_MAX } from './headers.js';
+import { FILTER_DEPTH_MAX, FILTER_NODES_MAX } from './filters.js';
 
 // docs/webhooks.md, written by `npm run generate` from the same sources the
 // service uses (the event catalog, the form fields), so it cannot drift.
@@ -197,6 +198,47 @@ const payload = new Webhook(process.env.WEBHOOK_SECRET!).verify(rawBody, headers
 | body sent | \`${signedBody}\` |
 | \`webhook-id\` / \`webhook-timestamp\` | \`${v.webhookId}\` / \`${v.webhookTimestamp}\` |
 | \`webhook-signature\` | \`${v.standardSignature}\` |
+
+## Filters
+
+A webhook may filter each event type it subscribes to on the event's
+\`data\` (\`filters\`: a list of \`{ event, filter }\`, one per event type;
+GraphQL \`WebhookInput.filters\`, the Filters part of the Setup > Webhooks
+form). An event its filter turns away makes no delivery: it is counted in
+\`webhook_events_filtered_total\` (by event) and listed as filtered
+(\`GET /api/webhooks/{id}/filtered-events\`, GraphQL
+\`webhookFilteredEvents\`, the Filtered panel of the webhook's page) for the
+retention window. For inbound calls longer than a minute with a negative
+sentiment:
+
+${fence('json', JSON.stringify({ event: 'call.ended', filter: { and: [{ path: 'call_direction', eq: 'inbound' }, { path: 'call_duration', gt: 60 }, { path: 'sentiment', eq: 'negative' }] } }, null, 2))}
+
+A filter is a comparison or a group:
+
+| node | matches when |
+|---|---|
+| \`{ "path": p, "eq": v }\` / \`"ne"\` | the field equals (does not equal) \`v\`: a string, number, boolean or null |
+| \`{ "path": p, "in": [v, ...] }\` / \`"nin"\` | the field is (is not) one of 1 to 100 values |
+| \`{ "path": p, "gt": v }\`, \`"gte"\`, \`"lt"\`, \`"lte"\` | the field is greater / at least / less / at most \`v\`: a number, or an ISO 8601 date-time for a date-time field |
+| \`{ "path": p, "exists": true }\` | the field is present and not null (\`false\`: absent or null) |
+| \`{ "and": [f, ...] }\`, \`{ "or": [f, ...] }\`, \`{ "not": f }\` | every / any / not |
+
+- A path names fields of \`data\` joined by dots: \`call_duration\`,
+  \`contact.email\`, \`custom_fields.source\`. Paths into \`contact\` see every
+  contact field, whatever the form data selects.
+- On a list field (\`tags\`), \`eq\` and \`in\` match when any element does,
+  \`ne\` and \`nin\` when none does.
+- A filter is checked when it is saved, against the event type's JSON Schema
+  below: an unknown path, a value of the wrong type or outside the field's
+  values, or a malformed node is 422, the error keyed by where it stands
+  (\`filters.0.filter.and.1\`) and naming the path. At most
+  ${FILTER_NODES_MAX} nodes, ${FILTER_DEPTH_MAX} levels deep.
+- Unsubscribing from an event type drops its filter.
+- Try one first: \`POST /api/webhooks/filters/test\` (GraphQL
+  \`testWebhookFilter\`) with \`event\`, \`filter\` and optionally \`data\`
+  answers \`{ "matches": true | false }\` against that data or the event type's
+  example.
+- A test send ignores filters: it sends the example as it is.
 
 ## Form data
 

@@ -3,13 +3,15 @@ import type { DomainEvent, EventSink } from '../events/recorder.js';
 import { newDeliveryId, payloadText, selectContact } from './payload.js';
 import { DUE_CHANNEL } from './pump.js';
 import { subjectsOf } from './subjects.js';
+import { filterMatches, type Filter } from './filters.js';
 
-// The transactional outbox: an event becomes one delivery row per active
-// webhook of the company subscribed to it, written in the transaction of the
-// change that caused the event. Two statements, each of fixed text and so
-// prepared once per connection: the subscribed webhooks, then every row in
-// one INSERT from a JSON array that also sends the NOTIFY which wakes the
-// workers' pumps at commit.
+// The transactional outbox: an event is kept in the event store and becomes
+// one delivery row per active webhook of the company subscribed to it whose
+// filter for the event's type (if any) accepts it, written in the transaction
+// of the change that caused the event. Two statements, each of fixed text and
+// so prepared once per connection: the subscribed webhooks with their filter
+// for the type, then the event, every delivery row from a JSON array, and the
+// NOTIFY that wakes the workers' pumps at commit, in one.
 
 export interface NewDelivery {
   id: string;
@@ -21,39 +23,76 @@ export interface NewDelivery {
   due: Date;
   /** What the event concerns (webhooks/subjects.ts); none for a test send. */
   subjects?: string[];
+  /** The stored event it delivers; none for a test send. */
+  eventId?: string;
 }
 
-const SUBSCRIBED = 'SELECT id, form_data FROM webhooks WHERE company_id = $1 AND active AND events @> $2::jsonb ORDER BY id';
+/** Counts what the filters turned away, once the change has committed. */
+export type FilteredCounter = (event: string, webhooks: number) => void;
 
-const WRITE = `WITH written AS (
-  INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at, subjects)
-  SELECT d.id, d.webhook_id, d.company_id, d.event, 'pending', d.payload, 0, 5, d.due, d.trigger, d.due, ARRAY(SELECT json_array_elements_text(d.subjects))
-  FROM json_to_recordset($1::json) AS d(id text, webhook_id int, company_id int, event text, payload text, trigger text, due timestamptz, subjects json)
-) SELECT pg_notify('${DUE_CHANNEL}', '')`;
+const SUBSCRIBED = 'SELECT id, form_data, filters -> $3::text AS filter FROM webhooks WHERE company_id = $1 AND active AND events @> $2::jsonb ORDER BY id';
+
+const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at, subjects, event_id)
+  SELECT d.id, d.webhook_id, d.company_id, d.event, 'pending', d.payload, 0, 5, d.due, d.trigger, d.due, ARRAY(SELECT json_array_elements_text(d.subjects)), d.event_id
+  FROM json_to_recordset($1::json) AS d(id text, webhook_id int, company_id int, event text, payload text, trigger text, due timestamptz, subjects json, event_id text)`;
+
+const WRITE = `WITH written AS (${INSERT_DELIVERIES}) SELECT pg_notify('${DUE_CHANNEL}', '')`;
+
+// The event kept (with the webhooks its filters turned away), its deliveries, and the NOTIFY when there are any.
+const RECORD = `WITH kept AS (
+  INSERT INTO events (id, company_id, type, data, contact, occurred_at, subjects, filtered_by)
+  VALUES ($2, $3, $4, $5::json, $6::json, $7, ARRAY(SELECT json_array_elements_text($8::json)), ARRAY(SELECT json_array_elements_text($9::json)::int))
+), written AS (${INSERT_DELIVERIES}) SELECT pg_notify('${DUE_CHANNEL}', '') WHERE json_array_length($1::json) > 0`;
+
+const rowsOf = (deliveries: NewDelivery[]) =>
+  JSON.stringify(deliveries.map((d) => ({ id: d.id, webhook_id: d.webhookId, company_id: d.companyId, event: d.event, payload: d.payload, trigger: d.trigger, due: d.due, subjects: d.subjects ?? [], event_id: d.eventId ?? null })));
 
 export class WebhookOutbox implements EventSink<RequestContext> {
+  constructor(private readonly countFiltered: FilteredCounter = () => undefined) {}
+
   async accept(ctx: RequestContext, event: DomainEvent): Promise<void> {
     const company = await ctx.companyId();
-    const webhooks = await ctx.read<{ id: number; form_data: string[] }>(SUBSCRIBED, [company, JSON.stringify([event.type])]);
+    const webhooks = await ctx.read<{ id: number; form_data: string[]; filter: Filter | null }>(SUBSCRIBED, [company, JSON.stringify([event.type]), event.type]);
     const due = new Date();
     const subjects = subjectsOf(event);
-    await this.insert(ctx, webhooks.map((webhook) => ({
-      id: newDeliveryId(),
-      webhookId: webhook.id,
-      companyId: company,
-      event: event.type,
-      payload: payloadText({ event: event.type, occurredAt: event.occurredAt, webhookId: webhook.id, data: event.data, contact: selectContact(event.contact, webhook.form_data) }),
-      trigger: 'scheduled',
-      due,
-      subjects,
-    })));
+    const filteredBy: number[] = [];
+    const deliveries: NewDelivery[] = [];
+    let whole: Record<string, unknown> | undefined;
+    for (const webhook of webhooks) {
+      if (webhook.filter && !filterMatches(webhook.filter, (whole ??= { ...event.data, contact: event.contact }))) {
+        filteredBy.push(webhook.id);
+        continue;
+      }
+      deliveries.push({
+        id: newDeliveryId(),
+        webhookId: webhook.id,
+        companyId: company,
+        event: event.type,
+        payload: payloadText({ event: event.type, occurredAt: event.occurredAt, webhookId: webhook.id, data: event.data, contact: selectContact(event.contact, webhook.form_data) }),
+        trigger: 'scheduled',
+        due,
+        subjects,
+        eventId: event.id,
+      });
+    }
+    await ctx.read(RECORD, [
+      rowsOf(deliveries),
+      event.id,
+      company,
+      event.type,
+      JSON.stringify(event.data),
+      event.contact === null ? null : JSON.stringify(event.contact),
+      event.occurredAt,
+      JSON.stringify(subjects),
+      JSON.stringify(filteredBy),
+    ]);
+    if (filteredBy.length > 0) ctx.afterCommit(() => this.countFiltered(event.type, filteredBy.length));
   }
 
   /** Delivery rows due now (also for test sends), and the NOTIFY that wakes the pumps once they commit, in one statement. */
   async insert(ctx: RequestContext, deliveries: NewDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
-    const rows = deliveries.map((d) => ({ id: d.id, webhook_id: d.webhookId, company_id: d.companyId, event: d.event, payload: d.payload, trigger: d.trigger, due: d.due, subjects: d.subjects ?? [] }));
-    await ctx.read(WRITE, [JSON.stringify(rows)]);
+    await ctx.read(WRITE, [rowsOf(deliveries)]);
   }
 
   /**

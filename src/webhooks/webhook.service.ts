@@ -2,7 +2,7 @@ import type { RequestContext } from '../context.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { Webhook } from '../entities/index.js';
 import { ValidationError } from '../errors.js';
-import { EVENT_NAMES, isEventType } from '../events/catalog.js';
+import { EVENT_NAMES, eventDoc, isEventType, type EventType } from '../events/catalog.js';
 import type { IdCodec } from '../ids.js';
 import { findOwned, findPage, NEWEST_FIRST } from '../db/lookup.js';
 import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
@@ -11,6 +11,7 @@ import { urlProblem, type DestinationPolicy } from './destination.js';
 import { isFormField, LIST_SELECTIONS, selectionOf, SELECTION_NAMES } from './payload.js';
 import { headerRecords, headersToStore, type WebhookHeaderInput, type WebhookHeaderRecord } from './headers.js';
 import { newSecret } from './signing.js';
+import { addFilterProblems, type WebhookFilterInput, filterMatches, filterRecords, filtersToStore, type Filter, type StoredFilters, type WebhookFilterRecord } from './filters.js';
 
 // Webhook configuration (DESIGN section 5): a company's endpoints, their
 // events, form data, secrets and rotation, and their limits. The deliveries
@@ -32,6 +33,8 @@ export interface WebhookInput {
   rateLimit?: number | null;
   /** Replaces every custom header; null or left out keeps them. */
   headers?: WebhookHeaderInput[] | null;
+  /** Replaces every payload filter; null or left out keeps them (those of events still subscribed). */
+  filters?: WebhookFilterInput[] | null;
 }
 
 export interface WebhookListArgs extends PageArgs {
@@ -56,6 +59,8 @@ export interface WebhookRecord {
   events: string[];
   /** Custom headers; a secret one's value is null. */
   headers: WebhookHeaderRecord[];
+  /** Payload filters, at most one per subscribed event type. */
+  filters: WebhookFilterRecord[];
   active: boolean;
   disabledReason: string | null;
   hits: number;
@@ -68,6 +73,8 @@ export interface WebhookRecord {
   createdAt: Date;
   updatedAt: Date;
 }
+
+type CheckedFields = Partial<Pick<Webhook, 'title' | 'url' | 'listSelection' | 'formData' | 'events' | 'rateLimit' | 'headers'>> & { filters?: StoredFilters };
 
 export class WebhookService {
   constructor(
@@ -110,6 +117,7 @@ export class WebhookService {
       formData: w.formData,
       events: w.events,
       headers: headerRecords(w.headers ?? []),
+      filters: filterRecords(w.filters as StoredFilters),
       active: w.active,
       disabledReason: w.disabledReason ?? null,
       hits: w.hits,
@@ -136,6 +144,7 @@ export class WebhookService {
       active: input.active ?? true,
       rateLimit: fields.rateLimit ?? null,
       headers: fields.headers ?? [],
+      filters: fields.filters ?? {},
       secretSealed: this.box.seal(secret),
     });
     await ctx.em.flush();
@@ -151,6 +160,7 @@ export class WebhookService {
     if (fields.formData !== undefined) webhook.formData = fields.formData;
     if (fields.events !== undefined) webhook.events = fields.events;
     if (fields.headers !== undefined) webhook.headers = fields.headers;
+    if (fields.filters !== undefined) webhook.filters = fields.filters;
     if (fields.rateLimit !== undefined && fields.rateLimit !== webhook.rateLimit) {
       // A new limit starts with a full bucket.
       webhook.rateLimit = fields.rateLimit;
@@ -192,14 +202,27 @@ export class WebhookService {
     return { secret, previousSecretExpiresAt: webhook.previousSecretExpiresAt };
   }
 
+  /**
+   * Checks a filter for an event (422 naming each bad path or value) and
+   * tells whether `data` passes it: the event's documented example when no
+   * data is given.
+   */
+  testFilter(event: string, filter: unknown, data?: Record<string, unknown> | null): { matches: boolean } {
+    const rules = new Rules();
+    if (!isEventType(event)) rules.add('event', message.oneOf('event'));
+    else addFilterProblems(rules, 'filter', event, filter);
+    rules.check();
+    return { matches: filterMatches(filter as Filter, data ?? eventDoc(event as EventType).example) };
+  }
+
   private async cancelPending(ctx: RequestContext, webhookId: number): Promise<void> {
     await ctx.sql(`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE webhook_id = ? AND status = 'pending' AND lease_token IS NULL`, [webhookId]);
   }
 
   /** The rules of every field given (all required ones on create); the list selection and form data agree. */
-  private check(input: WebhookInput, creating: boolean, current?: Webhook): Partial<Pick<Webhook, 'title' | 'url' | 'listSelection' | 'formData' | 'events' | 'rateLimit' | 'headers'>> {
+  private check(input: WebhookInput, creating: boolean, current?: Webhook): CheckedFields {
     const rules = new Rules();
-    const out: Partial<Pick<Webhook, 'title' | 'url' | 'listSelection' | 'formData' | 'events' | 'rateLimit' | 'headers'>> = {};
+    const out: CheckedFields = {};
     if (input.headers !== undefined && input.headers !== null) out.headers = headersToStore(rules, input.headers, current?.headers ?? [], this.box);
     if (creating || input.title !== undefined) {
       rules.required('title', input.title).maxChars('title', input.title, TITLE_MAX);
@@ -226,6 +249,8 @@ export class WebhookService {
         if (!isFormField(name)) rules.add(`formData.${i}`, message.oneOf(`formData.${i}`));
       });
     }
+    const filters = filtersToStore(rules, input.filters, out.events ?? current?.events ?? [], (current?.filters ?? {}) as StoredFilters);
+    if (filters !== undefined) out.filters = filters;
     rules.oneOf('listSelection', input.listSelection, SELECTION_NAMES);
     if (input.rateLimit !== undefined) {
       if (input.rateLimit !== null && !(Number.isInteger(input.rateLimit) && input.rateLimit >= 1 && input.rateLimit <= RATE_LIMIT_MAX)) {

@@ -3,9 +3,11 @@ import { ApiError, gql } from './api';
 import { Dialog, ErrorBanner, FieldError, Loading, TextField } from './ui';
 import { eventName } from './vocabulary.generated';
 import { HeaderFields, headersInput, rowsOf, type WebhookHeader } from './header-fields';
+import { FilterFields, filterRowsOf, filtersInput, type WebhookFilter } from './filter-fields';
 
 // Create and edit share one form: title, URL, method, the list selection that
-// fills the form data, the event types by category, custom headers, active.
+// fills the form data, the event types by category, payload filters, custom
+// headers, active.
 
 export interface Webhook {
   id: number;
@@ -14,6 +16,7 @@ export interface Webhook {
   method: string;
   events: string[];
   headers: WebhookHeader[];
+  filters: WebhookFilter[];
   listSelection: string;
   formData: string[];
   active: boolean;
@@ -26,7 +29,7 @@ export interface Webhook {
   createdAt: string;
 }
 
-export const WEBHOOK_FIELDS = 'id title url method events listSelection formData active disabledReason hits lastHit concurrency rateLimit pausedUntil createdAt headers { name value secret }';
+export const WEBHOOK_FIELDS = 'id title url method events listSelection formData active disabledReason hits lastHit concurrency rateLimit pausedUntil createdAt headers { name value secret } filters { event filter }';
 
 /** The rate limit as typed: empty is none; anything but a whole number is sent as 0, which the service refuses with its rule. */
 const rateLimitOf = (text: string) => (text.trim() === '' ? null : /^\d{1,6}$/.test(text.trim()) ? Number(text.trim()) : 0);
@@ -57,6 +60,7 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
   const [active, setActive] = useState(editing?.active ?? true);
   const [rateLimit, setRateLimit] = useState(editing?.rateLimit ? String(editing.rateLimit) : '');
   const [headers, setHeaders] = useState(rowsOf(editing?.headers));
+  const [filters, setFilters] = useState(filterRowsOf(editing?.filters));
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -87,9 +91,17 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
 
   const submit = async (event: Event) => {
     event.preventDefault();
+    // A filter of an event no longer ticked goes with it.
+    const kept = filters.filter((row) => events.includes(row.event));
+    const checked = filtersInput(kept);
+    if (checked.badRow !== null) {
+      setError(new ApiError('A filter is not valid JSON.', 'BAD_USER_INPUT', { [`filters.${checked.badRow}.filter`]: ['This is not a JSON object: a filter is { "path": …, "eq": … } or { "and": [ … ] }.'] }));
+      return;
+    }
+    setFilters(kept);
     setBusy(true);
     setError(null);
-    const input = { title, url, method: 'POST', listSelection: selection, formData, events, active, rateLimit: rateLimitOf(rateLimit), headers: headersInput(headers) };
+    const input = { title, url, method: 'POST', listSelection: selection, formData, events, active, rateLimit: rateLimitOf(rateLimit), headers: headersInput(headers), filters: checked.filters };
     try {
       if (editing) {
         const data = await gql<{ updateWebhook: Webhook }>(UPDATE, { id: String(editing.id), input });
@@ -170,6 +182,8 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
             <FieldError id="wh-events-error" error={error} field="events" />
           </fieldset>
 
+          <FilterFields rows={filters} onRows={setFilters} events={events} error={error} />
+
           <HeaderFields rows={headers} onRows={setHeaders} error={error} />
 
           <TextField id="wh-rate-limit" label="Rate limit (deliveries per second; empty for none)" field="rateLimit" inputMode="numeric" placeholder="No limit" value={rateLimit} onValue={setRateLimit} error={error} />
@@ -179,7 +193,7 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
             Active (deliver events to this URL)
           </label>
 
-          <ErrorBanner error={error} fields={['title', 'url', 'method', 'listSelection', 'formData', 'events', 'rateLimit', 'headers', ...headers.flatMap((_, i) => [`headers.${i}.name`, `headers.${i}.value`])]} />
+          <ErrorBanner error={error} fields={['title', 'url', 'method', 'listSelection', 'formData', 'events', 'rateLimit', 'headers', ...headers.flatMap((_, i) => [`headers.${i}.name`, `headers.${i}.value`]), 'filters', ...filters.map((_, i) => `filters.${i}`)]} />
           <footer class="actions">
             <button type="button" onClick={props.onClose}>
               Cancel

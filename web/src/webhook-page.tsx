@@ -5,6 +5,7 @@ import { Dialog, ErrorBanner, Notice, FieldError, Loading, useInterval, useTime,
 import { SecretBox, WEBHOOK_FIELDS, type Webhook, WebhookForm } from './webhook-form';
 import { State } from './webhooks-page';
 import { eventName } from './vocabulary.generated';
+import { FilteredEvents } from './filtered-events';
 
 // One webhook: its settings, state, secret and a test send; its delivery log
 // is in delivery-log.tsx.
@@ -114,6 +115,8 @@ export function WebhookPage(props: { id: number; canManage: boolean }) {
         </dd>
         <dt>Rate limit</dt>
         <dd>{webhook.rateLimit ? `${webhook.rateLimit} per second` : 'None'}</dd>
+        <dt>Filters</dt>
+        <dd>{webhook.filters.length ? webhook.filters.map((f) => eventName(f.event)).join(', ') : 'None'}</dd>
         <dt>Custom headers</dt>
         <dd>{webhook.headers.length ? webhook.headers.map((h) => (h.secret ? `${h.name} (secret)` : h.name)).join(', ') : 'None'}</dd>
         <dt>Created At</dt>
@@ -123,6 +126,7 @@ export function WebhookPage(props: { id: number; canManage: boolean }) {
       {props.canManage && <SecretPanel id={webhook.id} />}
       {props.canManage && <TestPanel webhook={webhook} onSent={() => setLogVersion((v) => v + 1)} />}
       <DeliveryLog webhookId={webhook.id} canManage={props.canManage} version={logVersion} onChange={load} />
+      <FilteredEvents webhookId={webhook.id} version={logVersion} />
 
       {editing && (
         <WebhookForm

@@ -7,9 +7,11 @@ import { PAGINATION } from './fragments.js';
 
 const webhookId: RowParam = { type: 'id', idKind: 'webhook', idForms: ALL_ID_FORMS, description: 'Webhook id: numeric, base64 or encrypted' };
 const deliveryId: RowParam = { variable: 'id', description: 'Delivery id (msg_...)' };
-const WEBHOOK_FIELDS = 'id title url method list_selection: listSelection form_data: formData events active disabled_reason: disabledReason hits last_hit: lastHit concurrency rate_limit: rateLimit paused_until: pausedUntil created_at: createdAt updated_at: updatedAt headers { name value secret }';
+const WEBHOOK_FIELDS = 'id title url method list_selection: listSelection form_data: formData events active disabled_reason: disabledReason hits last_hit: lastHit concurrency rate_limit: rateLimit paused_until: pausedUntil created_at: createdAt updated_at: updatedAt headers { name value secret } filters { event filter }';
 const DELIVERY_FIELDS = 'id webhook_id: webhookId event status attempt_count: attemptCount next_attempt_at: nextAttemptAt last_attempt_at: lastAttemptAt last_status_code: lastStatusCode created_at: createdAt';
 const ATTEMPT_FIELDS = 'number trigger attempted_at: attemptedAt status_code: statusCode duration_ms: durationMs response_body: responseBody error headers';
+const STORED_EVENT_FIELDS = 'id event occurred_at: occurredAt data';
+const filter: RowParam = { type: 'object', description: 'A comparison { path, eq | ne | in | nin | gt | gte | lt | lte | exists: value } or a group { and: [...] }, { or: [...] }, { not: ... }, over paths of the event data; at most 50 nodes, 5 deep (docs/webhooks.md, Filters)' };
 const SECRET_FIELDS = 'secret previous_secret_expires_at: previousSecretExpiresAt';
 
 const fields: Record<string, RowParam> = {
@@ -25,9 +27,13 @@ const fields: Record<string, RowParam> = {
     items: { fields: { name: {}, value: {}, secret: {} } },
     description: 'Custom headers sent on every attempt, at most 10; replaces them all (left out: kept). A secret value is stored encrypted and never shown again; give a secret header without a value to keep the one it has.',
   },
+  filters: {
+    items: { fields: { event: { description: 'An event type the webhook subscribes to' }, filter } },
+    description: 'Payload filters, one per subscribed event type at most: an event its filter turns away makes no delivery. Replaces them all (left out: kept, but for events no longer subscribed).',
+  },
 };
-const INPUT_VARIABLES = '$title: String, $url: String, $method: String, $listSelection: ListSelection, $formData: [String!], $events: [WebhookEvent!], $active: Boolean, $rateLimit: Int, $headers: [WebhookHeaderInput!]';
-const INPUT = '{ title: $title, url: $url, method: $method, listSelection: $listSelection, formData: $formData, events: $events, active: $active, rateLimit: $rateLimit, headers: $headers }';
+const INPUT_VARIABLES = '$title: String, $url: String, $method: String, $listSelection: ListSelection, $formData: [String!], $events: [WebhookEvent!], $active: Boolean, $rateLimit: Int, $headers: [WebhookHeaderInput!], $filters: [WebhookFilterInput!]';
+const INPUT = '{ title: $title, url: $url, method: $method, listSelection: $listSelection, formData: $formData, events: $events, active: $active, rateLimit: $rateLimit, headers: $headers, filters: $filters }';
 
 const row = (r: Omit<Route, 'tag'>): Route => ({ tag: 'Webhooks', ...r });
 
@@ -179,6 +185,33 @@ export const webhookRoutes: Route[] = [
     document: `query DeliveriesBySubject($callId: ID, $campaignId: ID, $contactId: ID, $agentId: ID, $page: Int, $perPage: Int) {
       webhookDeliveriesBySubject(callId: $callId, campaignId: $campaignId, contactId: $contactId, agentId: $agentId, page: $page, perPage: $perPage) { records { ${DELIVERY_FIELDS} } ${PAGINATION} } }`,
     response: { field: 'webhookDeliveriesBySubject', shape: 'envelope', data: true },
+  }),
+  row({
+    operationId: 'listWebhookFilteredEvents',
+    methods: ['GET'],
+    paths: ['/api/webhooks/{id}/filtered-events'],
+    summary: 'Events the filters turned away',
+    description: "Events of the webhook's subscribed types that its payload filters turned away, so no delivery was made; newest first, kept for WEBHOOK_RETENTION. data is what a delivery would have carried.",
+    params: { path: { id: webhookId }, query: { per_page: { description: 'Default 15, at most 100' }, page: {} } },
+    document: `query WebhookFilteredEvents($id: ID!, $page: Int, $perPage: Int) {
+      webhookFilteredEvents(id: $id, page: $page, perPage: $perPage) { records { ${STORED_EVENT_FIELDS} } ${PAGINATION} } }`,
+    response: { field: 'webhookFilteredEvents', shape: 'envelope', data: true },
+  }),
+  row({
+    operationId: 'testWebhookFilter',
+    methods: ['POST'],
+    paths: ['/api/webhooks/filters/test'],
+    summary: 'Test a payload filter',
+    description: "Checks a filter for an event type (422 naming each bad path or value) and tells whether data passes it: the event type's example data when none is given.",
+    params: {
+      body: {
+        event: { description: 'One of the event types' },
+        filter: { ...filter, required: true },
+        data: { type: 'object', description: "The event data to test (default: the event type's example)" },
+      },
+    },
+    document: 'query TestWebhookFilter($event: WebhookEvent!, $filter: JSONObject!, $data: JSONObject) { testWebhookFilter(event: $event, filter: $filter, data: $data) { matches } }',
+    response: { field: 'testWebhookFilter', shape: 'envelope', data: true },
   }),
   row({
     operationId: 'getWebhookDelivery',
