@@ -3,9 +3,10 @@ import { deepPageBench } from './deep-page.bench.js';
 import { benchApp, benchDatabase } from './harness.js';
 import { overloadBench } from './overload.bench.js';
 import { webhooksBench } from './webhooks.bench.js';
+import { filtersBench } from './filters.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
-// database; `npm run bench -- webhooks` (or api, deep-page, overload) runs the ones named.
+// database; `npm run bench -- webhooks` (or api, deep-page, filters, overload) runs the ones named.
 
 // The services under test get the production pool size, not the test suite's small one.
 process.env.TEST_POOL_SIZE ??= '10';
@@ -26,6 +27,10 @@ for (const [name, run] of [['api', apiBench], ['deep-page', deepPageBench]] as c
 if (wanted('webhooks')) {
   process.stdout.write('\n== webhooks\n');
   await webhooksBench();
+}
+if (wanted('filters')) {
+  process.stdout.write('\n== filters\n');
+  await filtersBench();
 }
 if (wanted('overload')) {
   process.stdout.write('\n== overload\n');

@@ -42,7 +42,7 @@ const peakRssMiB = (pid: number | undefined) => {
 };
 
 /** The API and two workers as processes of the service binary, in production mode, on a fresh seeded database. */
-async function cluster(env: Record<string, string> = {}) {
+export async function cluster(env: Record<string, string> = {}) {
   const settings = { LOG_LEVEL: 'silent', LOGIN_LIMIT_PER_IP: '100000/1m', ...env };
   const app = await startTestApp({ PROCESS_ROLE: 'api', ...settings });
   const production = { NODE_ENV: 'production', SEED_DEMO: 'false', LOG_LEVEL: 'error', ...env };
@@ -89,7 +89,7 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** `total` calls, `concurrency` at a time; calls per second. */
-async function closedLoop(total: number, concurrency: number, call: (i: number) => Promise<void>): Promise<number> {
+export async function closedLoop(total: number, concurrency: number, call: (i: number) => Promise<void>): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {

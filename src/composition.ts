@@ -32,6 +32,7 @@ import { WebhookOutbox } from './webhooks/outbox.js';
 import { DeliveryScheduler } from './webhooks/scheduler.js';
 import { WebhookService } from './webhooks/webhook.service.js';
 import { DeliveryService } from './webhooks/delivery.service.js';
+import { ReplayService } from './webhooks/replay.service.js';
 
 // The composition root: every service, the webhook module and the event seam
 // (the sinks a recorded event reaches) are built here, once per app instance,
@@ -61,6 +62,7 @@ export interface Services {
   purchases: NumberPurchaseService;
   webhooks: WebhookService;
   deliveries: DeliveryService;
+  replays: ReplayService;
   calls: CallService;
   contacts: ContactService;
   campaigns: CampaignService;
@@ -113,6 +115,7 @@ export function createServices(
     deliverer,
     webhooks,
     deliveries: new DeliveryService(webhooks, outbox),
+    replays: new ReplayService(webhooks, outbox, config.webhookRetentionMs),
     auth,
     roles: new RoleService(ids, auth.viewers),
     pipelines: new PipelineService(ids),

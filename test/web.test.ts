@@ -443,6 +443,35 @@ describe('web interface', { skip }, () => {
     await context.close();
   });
 
+  it('counts the events a webhook never received, then replays them on confirmation', async () => {
+    const token = await app.login('owner@acme.test');
+    const hook = (await app.request('POST', '/api/webhooks', { token, body: { title: 'Replay hook', url: `${receiver.url}/replayed`, events: ['agent.created'], active: false } })).body.data;
+    await app.graphql('mutation { a: createAgent(name: "Missed Mia") { id } }', {}, token);
+    await app.graphql('mutation { b: createAgent(name: "Missed Max") { id } }', {}, token);
+    const { context, page } = await newPage();
+    await signIn(page);
+    await page.goto(`${app.url}/#/setup/webhooks/${hook.id}`);
+    const panel = page.getByRole('region', { name: 'Replay missing events' });
+    await panel.getByLabel('Missing in').selectOption('1');
+    await panel.getByRole('button', { name: 'Count missing events' }).click();
+    await panel.getByText(/^\d+ events in the last hour were never sent to this webhook\.$/).waitFor();
+    assert.equal(await panel.getByRole('button', { name: /^Replay \d+ events$/ }).isDisabled(), true, 'inactive: nothing to replay to');
+    await page.getByRole('button', { name: 'Activate', exact: true }).click();
+    await page.getByText('The webhook is active: new events are delivered to its URL.').waitFor();
+    await panel.getByRole('button', { name: 'Count missing events' }).click();
+    const [{ n }] = await app.sql("SELECT count(*)::int AS n FROM events WHERE company_id = (SELECT company_id FROM webhooks WHERE id = ?) AND type = 'agent.created' AND occurred_at > now() - interval '1 hour'", [hook.id]);
+    await panel.getByText(`${n} events in the last hour were never sent to this webhook.`).waitFor();
+    await noSerious(page, 'the replay panel');
+    await panel.getByRole('button', { name: `Replay ${n} events` }).click();
+    await panel.getByText(`${n} events are being sent.`).waitFor();
+    const got = await receiver.waitFor(n, 10_000, (r) => r.path === '/replayed');
+    assert.ok(got.some((r) => JSON.parse(r.body).data.name === 'Missed Mia') && got.some((r) => JSON.parse(r.body).data.name === 'Missed Max'));
+    await panel.getByRole('button', { name: 'Count missing events' }).click();
+    await panel.getByText('Nothing is missing in the last hour.').waitFor();
+    assert.deepEqual((page as Page & { problems: string[] }).problems, []);
+    await context.close();
+  });
+
   it("finds an agent's deliveries across webhooks, and resends one from there", async () => {
     const token = await app.login('owner@acme.test');
     const hook = await app.graphql('mutation($input: WebhookInput!) { createWebhook(input: $input) { webhook { id } } }', { input: { title: 'Subject hook', url: `${receiver.url}/subject`, events: ['agent_created'] } }, token);

@@ -30,7 +30,7 @@ function resolverContainer(s: Services): ContainerType {
     [DashboardResolver, new DashboardResolver(s.dashboard)],
     [PhoneNumberResolver, new PhoneNumberResolver(s.phoneNumbers, s.telco, s.purchases)],
     [AgentResolver, new AgentResolver(s.agents)],
-    [WebhookResolver, new WebhookResolver(s.webhooks, s.deliveries)],
+    [WebhookResolver, new WebhookResolver(s.webhooks, s.deliveries, s.replays)],
     [SmsResolver, new SmsResolver(s.sms)],
     [ContactResolver, new ContactResolver(s.contacts)],
     [CampaignResolver, new CampaignResolver(s.campaigns)],

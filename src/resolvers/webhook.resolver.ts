@@ -5,6 +5,7 @@ import { EVENT_DOCS } from '../events/catalog.js';
 import { FORM_FIELDS, LIST_SELECTIONS } from '../webhooks/payload.js';
 import type { DeliveryService } from '../webhooks/delivery.service.js';
 import type { WebhookService } from '../webhooks/webhook.service.js';
+import type { ReplayService } from '../webhooks/replay.service.js';
 import {
   CreatedWebhookType,
   StoredEventPageType,
@@ -16,6 +17,8 @@ import {
   WebhookInput,
   WebhookPageType,
   WebhookRecoveryType,
+  WebhookReplayPreviewType,
+  WebhookReplayType,
   WebhookSecretType,
   WebhookType,
 } from './webhook.types.js';
@@ -26,6 +29,7 @@ export class WebhookResolver {
   constructor(
     private readonly webhookService: WebhookService,
     private readonly deliveries: DeliveryService,
+    private readonly replays: ReplayService,
   ) {}
 
   @Authorized('view-webhooks')
@@ -168,5 +172,27 @@ export class WebhookResolver {
     @Arg('until', () => String, { nullable: true }) until: string | null,
   ) {
     return { count: await this.deliveries.recover(ctx, id, since, until) };
+  }
+
+  @Authorized('view-webhooks')
+  @Query(() => WebhookReplayPreviewType, { description: 'How many events of its subscribed types in the window (at most the retention, 30 days) the webhook never got a delivery of: what replayMissingWebhookEvents would send' })
+  webhookReplayPreview(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('since') since: string,
+    @Arg('until', () => String, { nullable: true }) until: string | null,
+  ) {
+    return this.replays.preview(ctx, id, since, until);
+  }
+
+  @Authorized('manage-webhooks')
+  @Mutation(() => WebhookReplayType, { description: "Sends the events of the webhook's subscribed types in the window that it never got a delivery of and its filters pass, in the order they happened; running it again sends nothing new" })
+  replayMissingWebhookEvents(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('since') since: string,
+    @Arg('until', () => String, { nullable: true }) until: string | null,
+  ) {
+    return this.replays.replay(ctx, id, since, until);
   }
 }

@@ -125,6 +125,20 @@ export class WebhookRecoveryType {
   @Field(() => Int, { description: 'Failed deliveries sent again' }) count!: number;
 }
 
+@ObjectType('WebhookReplayPreview', { description: 'What a replay of missing events would send' })
+export class WebhookReplayPreviewType {
+  @Field(() => Int, { description: 'Events of the subscribed types in the window that the webhook never got a delivery of, and that its filters pass' }) count!: number;
+  @Field(() => Int, { description: 'Missing events its filters turn away (not sent)' }) filtered!: number;
+  @Field() since!: Date;
+  @Field() until!: Date;
+}
+
+@ObjectType('WebhookReplay')
+export class WebhookReplayType {
+  @Field(() => Int, { description: 'Deliveries made now, in the order the events happened' }) count!: number;
+  @Field(() => Int, { description: 'Missing events left for another run (one run sends at most 10,000)' }) remaining!: number;
+}
+
 @InputType()
 export class WebhookHeaderInput {
   @Field({ description: 'An HTTP header name; not one Switchboard sets (webhook-*, x-webhook-*, content-*, host, user-agent, hop-by-hop)' }) name!: string;

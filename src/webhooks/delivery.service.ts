@@ -9,6 +9,7 @@ import { newDeliveryId, payloadText, selectContact } from './payload.js';
 import type { WebhookService } from './webhook.service.js';
 import { subject, SUBJECT_KINDS } from './subjects.js';
 import { filteredEvents, type StoredEventRecord } from './event-store.js';
+import { timeWindow } from './window.js';
 
 // The deliveries of a company's webhooks: their rows and attempts (the
 // delivery log), a test send, a resend and the recovery of failed ones.
@@ -178,14 +179,7 @@ export class DeliveryService {
   /** Re-sends every failed delivery of the webhook created in [since, until] (at most 14 days). */
   async recover(ctx: RequestContext, rawId: string, since: string, until?: string | null): Promise<number> {
     const webhook = await this.webhooks.find(ctx, rawId);
-    const rules = new Rules().required('since', since);
-    const from = since ? new Date(since) : undefined;
-    const to = until ? new Date(until) : new Date();
-    if (since && (!from || Number.isNaN(from.getTime()))) rules.add('since', 'The since field must be an ISO 8601 date-time.');
-    if (until && Number.isNaN(to.getTime())) rules.add('until', 'The until field must be an ISO 8601 date-time.');
-    rules.check();
-    if (to.getTime() < from!.getTime()) throw ValidationError.field('until', 'The until field must be a date-time after since.');
-    if (to.getTime() - from!.getTime() > RECOVER_WINDOW_DAYS * 86_400_000) throw ValidationError.field('since', `The recovery window must not be longer than ${RECOVER_WINDOW_DAYS} days.`);
+    const { from, to } = timeWindow(since, until, RECOVER_WINDOW_DAYS, 'recovery');
     const rows = await ctx.sql<{ id: string }>(
       `SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND status = 'failed' AND created_at >= ? AND created_at <= ? ORDER BY id FOR UPDATE`,
       [webhook.id, from, to],

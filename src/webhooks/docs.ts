@@ -78,6 +78,16 @@ generators make typed receiver code from it.
   finished delivery again with a fresh schedule of five attempts (same id,
   attempt numbers continue); \`POST /api/webhooks/{id}/recover\` does so for every
   failed delivery created in a window of up to 14 days.
+- **Replay missing:** every event is kept for 30 days, delivered or not.
+  \`GET /api/webhooks/{id}/missing-events?since=…&until=…\` (GraphQL
+  \`webhookReplayPreview\`) counts the events of the webhook's subscribed
+  types in that window (at most 30 days) that it never got a delivery of,
+  because it was inactive or not yet subscribed to their type, and how many of
+  those its filters turn away; \`POST /api/webhooks/{id}/replay-missing\`
+  (\`replayMissingWebhookEvents\`, the "Replay missing events" panel) sends
+  the rest as new deliveries, oldest first, each with the event's own
+  \`timestamp\`. Running it again sends nothing new; one run sends at most
+  10,000 (\`remaining\` says how many are left); an inactive webhook is 409.
 - **By subject:** \`GET /api/webhooks/deliveries?call_id=5012\` (or
   \`campaign_id\`, \`contact_id\`, \`agent_id\`; GraphQL
   \`webhookDeliveriesBySubject\`; the "Find deliveries" panel of Setup >

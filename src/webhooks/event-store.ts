@@ -7,12 +7,13 @@ import { selectContact } from './payload.js';
 // A webhook sees an event as its payload would carry it: the event's data
 // with the contact's fields the webhook's form data selects.
 
-interface EventRow {
+export interface EventRow {
   id: string;
   type: string;
   data: Record<string, unknown>;
   contact: Record<string, unknown> | null;
   occurred_at: Date | string;
+  subjects?: string[];
 }
 
 /** A stored event as the GraphQL StoredEvent type serves it. */
@@ -46,4 +47,28 @@ export async function filteredEvents(ctx: RequestContext, webhook: EventReader, 
   const [{ total }] = await ctx.read<{ total: number }>(`SELECT count(*)::int AS total FROM events e WHERE ${where}`, params);
   const rows = await ctx.read<EventRow>(`SELECT ${COLUMNS} FROM events e WHERE ${where} ORDER BY e.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`, params);
   return pageOf(rows.map((row) => storedEventRecord(row, webhook)), total, window);
+}
+
+/** Read at a time while walking a window's missing events. */
+const MISSING_BATCH = 1000;
+
+// The events of the webhook's subscribed types in the window that it has no
+// delivery of, in the order they happened, a batch after the (time, id) given.
+const MISSING = `SELECT ${COLUMNS}, e.subjects FROM events e
+  WHERE e.company_id = $1 AND e.type IN (SELECT json_array_elements_text($2::json)) AND e.occurred_at >= $3 AND e.occurred_at <= $4
+    AND (e.occurred_at, e.id) > ($5::timestamptz, $6::text)
+    AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = $7 AND d.event_id = e.id)
+  ORDER BY e.occurred_at, e.id LIMIT ${MISSING_BATCH}`;
+
+/** Each batch of the events of `types` in [from, to] the webhook never had a delivery of, oldest first. */
+export async function* missingEvents(ctx: RequestContext, webhookId: number, types: string[], from: Date, to: Date): AsyncGenerator<EventRow[]> {
+  const company = await ctx.companyId();
+  let after: [Date | string, string] = [new Date(0), ''];
+  for (;;) {
+    const rows = await ctx.read<EventRow>(MISSING, [company, JSON.stringify(types), from, to, after[0], after[1], webhookId]);
+    if (rows.length > 0) yield rows;
+    if (rows.length < MISSING_BATCH) return;
+    const last = rows[rows.length - 1];
+    after = [last.occurred_at, last.id];
+  }
 }

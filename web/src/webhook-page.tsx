@@ -6,6 +6,7 @@ import { SecretBox, WEBHOOK_FIELDS, type Webhook, WebhookForm } from './webhook-
 import { State } from './webhooks-page';
 import { eventName } from './vocabulary.generated';
 import { FilteredEvents } from './filtered-events';
+import { ReplayPanel } from './replay-panel';
 
 // One webhook: its settings, state, secret and a test send; its delivery log
 // is in delivery-log.tsx.
@@ -126,6 +127,7 @@ export function WebhookPage(props: { id: number; canManage: boolean }) {
       {props.canManage && <SecretPanel id={webhook.id} />}
       {props.canManage && <TestPanel webhook={webhook} onSent={() => setLogVersion((v) => v + 1)} />}
       <DeliveryLog webhookId={webhook.id} canManage={props.canManage} version={logVersion} onChange={load} />
+      {props.canManage && <ReplayPanel webhookId={webhook.id} active={webhook.active} onReplayed={() => setLogVersion((v) => v + 1)} />}
       <FilteredEvents webhookId={webhook.id} version={logVersion} />
 
       {editing && (

@@ -249,4 +249,32 @@ export const webhookRoutes: Route[] = [
     response: { field: 'recoverWebhookDeliveries', shape: 'envelope', data: true },
     status: 202,
   }),
+  row({
+    operationId: 'previewWebhookReplay',
+    methods: ['GET'],
+    paths: ['/api/webhooks/{id}/missing-events'],
+    summary: 'Count missing events',
+    description: "How many events of the webhook's subscribed types between since and until (at most the retention, 30 days) it never got a delivery of, and how many of those its filters turn away: what replay-missing would send.",
+    params: {
+      path: { id: webhookId },
+      query: { since: { description: 'ISO 8601 date-time' }, until: { description: 'ISO 8601 date-time; default now' } },
+    },
+    document: 'query WebhookReplayPreview($id: ID!, $since: String!, $until: String) { webhookReplayPreview(id: $id, since: $since, until: $until) { count filtered since until } }',
+    response: { field: 'webhookReplayPreview', shape: 'envelope', data: true },
+  }),
+  row({
+    operationId: 'replayMissingWebhookEvents',
+    answers: [409],
+    methods: ['POST'],
+    paths: ['/api/webhooks/{id}/replay-missing'],
+    summary: 'Replay missing events',
+    description: "Sends, through the normal delivery path and in the order they happened, the events of the webhook's subscribed types between since and until that it never got a delivery of (it was inactive, or not subscribed to the type yet) and its filters pass. Idempotent: a second run sends nothing new. At most 10,000 per run; remaining says how many are left. An inactive webhook is 409.",
+    params: {
+      path: { id: webhookId },
+      body: { since: { description: 'ISO 8601 date-time' }, until: { description: 'ISO 8601 date-time; default now' } },
+    },
+    document: 'mutation ReplayMissingWebhookEvents($id: ID!, $since: String!, $until: String) { replayMissingWebhookEvents(id: $id, since: $since, until: $until) { count remaining } }',
+    response: { field: 'replayMissingWebhookEvents', shape: 'envelope', data: true },
+    status: 202,
+  }),
 ];
