@@ -10,27 +10,31 @@ import { playScenario, playSmsScenario } from '../src/telco/scenarios.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually, Receiver } from './helpers/receiver.js';
 
-// The sixteen events, each caused by a real operation (the provider's signed
-// callbacks played by the simulator's scenarios, and the API), arriving at a
-// real receiver signed (checked with standardwebhooks and svix) and on a live
-// subscription, in the order they happened.
+// Every event, each caused by a real operation (the provider's signed
+// callbacks played by the simulator's scenarios, the API, and endpoints that
+// fail), arriving at a real receiver signed (checked with standardwebhooks and
+// svix) and on a live subscription, in the order they happened.
 
 let app: TestApp;
 let receiver: Receiver;
 let client: Client;
+let down: Receiver;
+let gone: Receiver;
 
 before(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ WEBHOOK_RETRY_DELAYS: '100ms,100ms,100ms,100ms' });
   receiver = await new Receiver().start();
+  down = await new Receiver().start();
+  gone = await new Receiver().start();
 });
 after(async () => {
   await client?.dispose();
-  await receiver?.close();
+  await Promise.all([receiver?.close(), down?.close(), gone?.close()]);
   await app?.close();
 });
 
 describe('every event from a real operation', () => {
-  it('all sixteen reach the receiver, verified, and the subscription; a call\'s in the order they happened', async () => {
+  it('all twenty reach the receiver, verified, and the subscription; a call\'s in the order they happened', async () => {
     const token = await app.login('owner@acme.test');
     const hook = (await app.request('POST', '/api/webhooks', { token, body: { title: 'Everything', url: `${receiver.url}/all`, events: [...EVENT_NAMES], list_selection: 'All' } })).body.data;
     const live: Array<{ type: string; data: Record<string, unknown> }> = [];
@@ -62,15 +66,28 @@ describe('every event from a real operation', () => {
     await app.request('POST', '/api/leads', { token, body: { phone_number: '+14155550155', campaign_id: String(campaign.id), source: 'test' } });
     await app.request('POST', `/api/campaigns/${campaign.id}/complete`, { token });
 
+    // Operator events: a webhook failing for over half of its window (webhook.failing) fails all five
+    // attempts of a delivery (delivery.exhausted), then answers a resend (webhook.recovered); another
+    // endpoint answers 410 (webhook.disabled).
+    down.answer = () => ({ status: 500 });
+    gone.answer = () => ({ status: 410 });
+    const failing = (await app.request('POST', '/api/webhooks', { token, body: { title: 'Down', url: `${down.url}/down`, events: ['agent.created'] } })).body.data;
+    await app.request('POST', '/api/webhooks', { token, body: { title: 'Gone', url: `${gone.url}/gone`, events: ['agent.created'] } });
+    await app.sql("UPDATE webhooks SET failing_since = now() - interval '3 days' WHERE id = ?", [failing.id]);
+    await app.request('POST', '/api/agents', { token, body: { name: 'Watched by operators' } });
+    const exhausted = await eventually(async () => (await app.sql("SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND status = 'failed'", [failing.id]))[0], 20_000, 'the delivery exhausted');
+    down.answer = () => ({ status: 200 });
+    assert.equal((await app.request('POST', `/api/webhooks/deliveries/${exhausted.id}/resend`, { token })).status, 202);
+
     const received = await receiver.waitFor(EVENT_NAMES.length, 20_000, (r) => JSON.parse(r.body).webhook_id === String(hook.id));
-    await eventually(async () => (new Set(receiver.received.map((r) => JSON.parse(r.body).event)).size === EVENT_NAMES.length ? true : undefined), 20_000, 'all sixteen at the receiver');
+    await eventually(async () => (new Set(receiver.received.map((r) => JSON.parse(r.body).event)).size === EVENT_NAMES.length ? true : undefined), 20_000, 'all twenty at the receiver');
     for (const request of receiver.received) {
       const headers = request.headers as Record<string, string>;
       assert.ok(new StandardWebhook(hook.secret).verify(request.body, headers));
       assert.doesNotThrow(() => new SvixWebhook(hook.secret).verify(request.body, headers));
     }
     assert.ok(received.length >= EVENT_NAMES.length);
-    await eventually(async () => (new Set(live.map((e) => e.type)).size === EVENT_NAMES.length ? true : undefined), 10_000, 'all sixteen on the subscription');
+    await eventually(async () => (new Set(live.map((e) => e.type)).size === EVENT_NAMES.length ? true : undefined), 10_000, 'all twenty on the subscription');
     // GraphQL names each event type by its enum name (call_ended for call.ended).
     assert.deepEqual([...new Set(live.map((e) => e.type))].sort(), EVENT_NAMES.map(graphqlName).sort());
 

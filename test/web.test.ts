@@ -513,6 +513,36 @@ describe('web interface', { skip }, () => {
     await context.close();
   });
 
+  it('shows operator notices on the list and on the webhook they are about', async () => {
+    const failing = await new Receiver().start();
+    failing.answer = (request) => ({ status: request.path === '/gone' ? 410 : 500 });
+    try {
+      const token = await app.login('owner@acme.test');
+      const create = async (title: string, path: string) =>
+        (await app.request('POST', '/api/webhooks', { token, body: { title, url: `${failing.url}${path}`, events: ['agent.created'] } })).body.data.id as number;
+      const goneId = await create('Notice gone', '/gone');
+      const slowId = await create('Notice failing', '/failing');
+      await app.sql("UPDATE webhooks SET failing_since = now() - interval '3 days' WHERE id = ?", [slowId]);
+      await app.graphql('mutation { createAgent(name: "Noticed") { id } }', {}, token);
+      await eventually(async () => ((await app.sql("SELECT count(*)::int AS n FROM events WHERE type IN ('webhook.disabled', 'webhook.failing') AND (? = ANY(subjects) OR ? = ANY(subjects))", [`webhook:${goneId}`, `webhook:${slowId}`]))[0].n === 2 ? true : undefined), 10_000, 'both notices');
+      await app.request('PUT', `/api/webhooks/${slowId}`, { token, body: { active: false } });
+
+      const { context, page } = await newPage();
+      await signIn(page);
+      const notices = page.getByRole('region', { name: /^Notices \(\d+\)$/ });
+      await notices.getByText('"Notice gone" was switched off: its endpoint answered 410 Gone.', { exact: false }).waitFor();
+      await notices.getByText(/"Notice failing" has failed since .* \(50 % of the time allowed; last time it answered 500\)/).waitFor();
+      await noSerious(page, 'the list with notices');
+      await page.getByRole('link', { name: 'Notice gone' }).click();
+      const own = page.getByRole('region', { name: 'Notices (1)' });
+      await own.getByText('This webhook was switched off: its endpoint answered 410 Gone.', { exact: false }).waitFor();
+      assert.equal(await own.getByText('Notice failing').count(), 0, "only this webhook's notices");
+      await context.close();
+    } finally {
+      await failing.close();
+    }
+  });
+
   it('tells a user without view-webhooks why the page is empty, and hides changes from a viewer', async () => {
     const { context, page } = await newPage();
     const token = await app.userWith(['view-role'], 'no webhooks');
@@ -543,7 +573,7 @@ describe('web interface', { skip }, () => {
     await signIn(page);
     await page.getByText(`1–15 of ${total}`).waitFor();
     assert.equal(await page.getByRole('row').count(), 16, 'a header and 15 webhooks');
-    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('navigation', { name: 'Webhooks pages' }).getByRole('button', { name: 'Next' }).click();
     await page.getByText(`16–${total} of ${total}`).waitFor();
     assert.equal(await page.getByRole('row').count(), 1 + total - 15);
     await page.getByLabel('Search webhooks').fill('bulk7.example');

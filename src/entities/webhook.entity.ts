@@ -63,6 +63,10 @@ export class Webhook extends CompanyOwned {
   @Property({ type: 'datetime', nullable: true })
   failingSince?: Date | null;
 
+  /** How much of the disable window webhook.failing has announced: 0, 50 or 90 (reset with the failing clock). */
+  @Property({ type: 'smallint' })
+  failingNotified: Opt<number> = 0;
+
   /** Attempts in flight at once: adaptive, from WEBHOOK_ENDPOINT_CONCURRENCY up to WEBHOOK_ENDPOINT_CONCURRENCY_MAX (null until first changed). */
   @Property({ type: 'integer', nullable: true })
   concurrency?: number | null;

@@ -1,4 +1,5 @@
-// The sixteen domain events: their names, categories, the JSON Schema of each
+// The twenty domain events: the spec's sixteen and four operator events about
+// the webhooks themselves; their names, categories, the JSON Schema of each
 // event's `data` and an example. The event-types route, docs/webhooks.md and
 // the test sends all read this one source, and each event is also a trigger
 // of the workflow builder (src/workflows/catalog.ts).
@@ -21,12 +22,20 @@ export const EVENT_TYPES = [
   ['sms.received', 'sms', 'An SMS is received'],
   ['sms.failed', 'sms', 'SMS delivery fails'],
   ['sms.replied', 'sms', 'A recipient replies to an SMS'],
+  ['webhook.failing', 'operator', 'A webhook has failed for half, then nine tenths, of the time after which it is switched off'],
+  ['webhook.disabled', 'operator', 'A webhook was switched off: its endpoint answered 410, or failed for WEBHOOK_DISABLE_AFTER'],
+  ['webhook.recovered', 'operator', 'A webhook announced as failing answered 2xx again'],
+  ['delivery.exhausted', 'operator', 'The last attempt of a delivery\'s schedule failed'],
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number][0];
 export const EVENT_NAMES: readonly EventType[] = EVENT_TYPES.map(([name]) => name);
 
 export const isEventType = (value: unknown): value is EventType => EVENT_NAMES.includes(value as EventType);
+
+/** The operator events: about the company's webhooks, never delivered to the webhook they concern. */
+export const OPERATOR_EVENTS: readonly EventType[] = EVENT_TYPES.filter(([, category]) => category === 'operator').map(([name]) => name);
+export const isOperatorEvent = (type: string) => OPERATOR_EVENTS.includes(type as EventType);
 
 type Schema = Record<string, unknown>;
 
@@ -62,6 +71,18 @@ const smsBase: Schema = {
   from_number: str('Sender, E.164'),
   to_number: str('Recipient, E.164'),
   body: str('Message text'),
+};
+
+/** What every operator event says of the webhook it concerns. */
+const webhookFields: Schema = {
+  webhook_id: str('The webhook the event is about'),
+  title: str("The webhook's title"),
+  url: str("The webhook's endpoint URL", { format: 'uri' }),
+};
+const WEBHOOK_EXAMPLE = { webhook_id: '12', title: 'CRM sync', url: 'https://crm.example/hooks/switchboard' };
+const lastAnswer: Schema = {
+  last_status_code: nullable(int('The status of the last failed attempt; null when none came (a timeout or a connection failure)')),
+  last_error: nullable(str('Why the last attempt failed without a status, such as a timeout')),
 };
 
 interface EventSpec {
@@ -176,6 +197,44 @@ const SPECS: Record<EventType, EventSpec> = {
     required: ['message_id', 'from_number', 'to_number', 'body', 'in_reply_to'],
     example: { ...SMS_EXAMPLE, in_reply_to: 'SM0a1b2c3d4e5f60718293a4b5c6d7e8f9' },
   },
+  'webhook.failing': {
+    properties: {
+      ...webhookFields,
+      percent: { type: 'integer', enum: [50, 90], description: 'How much of the disable window has passed: 50, then 90' },
+      failing_since: dateTime('When the failures began (the first failed attempt since the last success)'),
+      disable_at: dateTime('When the webhook is switched off if it keeps failing'),
+      ...lastAnswer,
+    },
+    required: ['webhook_id', 'title', 'url', 'percent', 'failing_since', 'disable_at', 'last_status_code', 'last_error'],
+    example: { ...WEBHOOK_EXAMPLE, percent: 50, failing_since: '2026-11-16T09:00:00.000Z', disable_at: '2026-11-21T09:00:00.000Z', last_status_code: 503, last_error: null },
+  },
+  'webhook.disabled': {
+    properties: {
+      ...webhookFields,
+      reason: str('gone: the endpoint answered 410; failing: every attempt failed for WEBHOOK_DISABLE_AFTER', { enum: ['gone', 'failing'] }),
+      failing_since: nullable(dateTime('When the failures began; null for a 410 out of the blue')),
+      disabled_at: dateTime('When it was switched off'),
+    },
+    required: ['webhook_id', 'title', 'url', 'reason', 'failing_since', 'disabled_at'],
+    example: { ...WEBHOOK_EXAMPLE, reason: 'failing', failing_since: '2026-11-16T09:00:00.000Z', disabled_at: '2026-11-21T09:00:04.000Z' },
+  },
+  'webhook.recovered': {
+    properties: { ...webhookFields, failing_since: dateTime('When the failures began'), recovered_at: dateTime('When it answered 2xx again') },
+    required: ['webhook_id', 'title', 'url', 'failing_since', 'recovered_at'],
+    example: { ...WEBHOOK_EXAMPLE, failing_since: '2026-11-16T09:00:00.000Z', recovered_at: '2026-11-19T11:30:00.000Z' },
+  },
+  'delivery.exhausted': {
+    properties: {
+      ...webhookFields,
+      delivery_id: str('The delivery (msg_...) whose schedule ran out'),
+      event: str('The event type it carried'),
+      event_id: str('The event it carried (evt_...)'),
+      attempts: int('Attempts made'),
+      ...lastAnswer,
+    },
+    required: ['webhook_id', 'title', 'url', 'delivery_id', 'event', 'event_id', 'attempts', 'last_status_code', 'last_error'],
+    example: { ...WEBHOOK_EXAMPLE, delivery_id: 'msg_01JD8Z6Q3W4XK0V8N2B5C7D9EF', event: 'call.ended', event_id: 'evt_01JD8Z6Q3TZC4M0S8V2W6X9Y1A', attempts: 5, last_status_code: 500, last_error: null },
+  },
 };
 
 export interface EventTypeDoc {
@@ -200,7 +259,7 @@ export const EVENT_DOCS: readonly EventTypeDoc[] = EVENT_TYPES.map(([name, categ
       required: [...spec.required, 'contact'],
       additionalProperties: false,
     },
-    example: { ...spec.example, contact: name.startsWith('agent.') || name.startsWith('campaign.') ? null : CONTACT_EXAMPLE },
+    example: { ...spec.example, contact: ['agent', 'campaign', 'operator'].includes(category) ? null : CONTACT_EXAMPLE },
   };
 });
 

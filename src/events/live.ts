@@ -79,12 +79,13 @@ export class LiveEvents implements EventSink<RequestContext> {
     if (!this.wanted) return;
     const companyId = await ctx.companyId();
     const whole = JSON.stringify({ id: ulid(), companyId, type: event.type, data: event.data, contact: event.contact, occurredAt: event.occurredAt });
-    if (Buffer.byteLength(whole) <= NOTIFY_LIMIT) return void (await ctx.sql('SELECT pg_notify(?, ?)', [LIVE_CHANNEL, whole]));
-    const [row] = await ctx.sql<{ id: string }>(
-      'INSERT INTO event_log (company_id, type, data, contact, occurred_at) VALUES (?, ?, ?, ?, ?) RETURNING id',
+    // Through ctx.read, which runs in the recording unit of work whether it is the ORM's or a plain one (the delivery engine's).
+    if (Buffer.byteLength(whole) <= NOTIFY_LIMIT) return void (await ctx.read('SELECT pg_notify($1, $2)', [LIVE_CHANNEL, whole]));
+    const [row] = await ctx.read<{ id: string }>(
+      'INSERT INTO event_log (company_id, type, data, contact, occurred_at) VALUES ($1, $2, $3, $4, $5) RETURNING id',
       [companyId, event.type, JSON.stringify(event.data), event.contact ? JSON.stringify(event.contact) : null, event.occurredAt],
     );
-    await ctx.sql('SELECT pg_notify(?, ?)', [LIVE_CHANNEL, JSON.stringify({ ref: String(row.id) })]);
+    await ctx.read('SELECT pg_notify($1, $2)', [LIVE_CHANNEL, JSON.stringify({ ref: String(row.id) })]);
   }
 
   /**

@@ -82,6 +82,17 @@ export class WebhookResolver {
   }
 
   @Authorized('view-webhooks')
+  @Query(() => StoredEventPageType, { description: "The company's operator events (webhook.failing, webhook.disabled, webhook.recovered, delivery.exhausted), newest first; with webhookId, those about that webhook. Kept for WEBHOOK_RETENTION" })
+  async webhookNotices(
+    @Ctx() ctx: RequestContext,
+    @Arg('webhookId', () => ID, { nullable: true }) webhookId: string | null,
+    @Arg('page', () => Int, { nullable: true }) page: number | null,
+    @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
+  ): Promise<StoredEventPageType> {
+    return this.deliveries.notices(ctx, webhookId, { page, perPage });
+  }
+
+  @Authorized('view-webhooks')
   @Query(() => WebhookFilterTestType, { description: "Checks a payload filter for an event type (errors name each bad path or value) and whether data passes it: the event type's example data when none is given" })
   testWebhookFilter(
     @Arg('event', () => WebhookEvent) event: string,
@@ -112,7 +123,7 @@ export class WebhookResolver {
   }
 
   @Authorized()
-  @Query(() => [WebhookEventTypeType], { description: 'The sixteen events with the JSON Schema of their data and an example' })
+  @Query(() => [WebhookEventTypeType], { description: 'Every event type (the spec\'s sixteen and the four operator events) with the JSON Schema of its data and an example' })
   webhookEventTypes(): WebhookEventTypeType[] {
     return EVENT_DOCS.map((doc) => ({ ...doc }));
   }

@@ -7,6 +7,7 @@ import { DeliveryClaim, type Claimed } from './claim.js';
 import { resolveDestination, type DestinationPolicy } from './destination.js';
 import { sendAttempt, type SendResult } from './http-send.js';
 import type { DeliveryScheduler } from './scheduler.js';
+import { OperatorEvents } from './operator-events.js';
 import { Settler, succeeded } from './settle.js';
 import { signAttempt } from './signing.js';
 import { headersToSend } from './headers.js';
@@ -62,7 +63,7 @@ export class WebhookDeliverer {
       fastMs: Math.min(1000, settings.timeoutMs / 4),
       retryDelaysMs: settings.retryDelaysMs,
       disableAfterMs: settings.disableAfterMs,
-    }, log);
+    }, log, new OperatorEvents(settings.disableAfterMs));
   }
 
   /** Claims up to `limit` due deliveries, fairly between companies and endpoints; see DeliveryClaim.take. */
@@ -168,8 +169,8 @@ export class WebhookDeliverer {
     const maintenance = this.contexts.forMaintenance('webhook-reconcile');
     // Leases that ran out a little while ago (a worker that is still trying to record its result after a
     // database restart gets that while), and never one this process is still working on.
-    const lost = await maintenance.read<{ id: string; company_id: number; attempt_count: number; lease_token: string }>(
-      `SELECT id, company_id, attempt_count, lease_token FROM webhook_deliveries
+    const lost = await maintenance.read<{ id: string; company_id: number; attempt_count: number; final_attempt: number; lease_token: string }>(
+      `SELECT id, company_id, attempt_count, final_attempt, lease_token FROM webhook_deliveries
        WHERE lease_token IS NOT NULL AND in_flight_until < now() - make_interval(secs => $1) AND NOT (id = ANY($2::text[]))
        ORDER BY in_flight_until LIMIT 500`,
       [RECONCILE_GRACE_MS / 1000, [...this.recordingHere]],

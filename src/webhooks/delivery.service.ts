@@ -8,7 +8,7 @@ import type { WebhookOutbox } from './outbox.js';
 import { newDeliveryId, payloadText, selectContact } from './payload.js';
 import type { WebhookService } from './webhook.service.js';
 import { subject, SUBJECT_KINDS } from './subjects.js';
-import { filteredEvents, type StoredEventRecord } from './event-store.js';
+import { filteredEvents, operatorNotices, type StoredEventRecord } from './event-store.js';
 import { timeWindow } from './window.js';
 
 // The deliveries of a company's webhooks: their rows and attempts (the
@@ -153,6 +153,12 @@ export class DeliveryService {
   async filtered(ctx: RequestContext, rawId: string, args: PageArgs): Promise<Page<StoredEventRecord>> {
     const webhook = await this.webhooks.find(ctx, rawId);
     return filteredEvents(ctx, webhook, pageWindow(args));
+  }
+
+  /** The company's operator events (webhook.failing, webhook.disabled, ...), newest first; with a webhook id, those about it. */
+  async notices(ctx: RequestContext, rawId: string | null | undefined, args: PageArgs): Promise<Page<StoredEventRecord>> {
+    const webhookId = rawId === null || rawId === undefined ? null : (await this.webhooks.find(ctx, rawId)).id;
+    return operatorNotices(ctx, webhookId, pageWindow(args));
   }
 
   /** One delivery of the company, with its payload and every attempt. */

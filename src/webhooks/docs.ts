@@ -250,6 +250,29 @@ A filter is a comparison or a group:
   example.
 - A test send ignores filters: it sends the example as it is.
 
+## Operator events
+
+Four event types tell you about your webhooks themselves, as Svix's
+operational webhooks and Outpost's alerts do. Subscribe another webhook to
+them (a Slack relay, your on-call tool): they are signed, retried and
+filtered like every event, and a webhook never receives one about itself.
+The Notices panel of Setup > Webhooks, \`GET /api/webhooks/notices\` and
+GraphQL \`webhookNotices\` list them for 30 days (\`?webhook_id=\` for one
+webhook's).
+
+- \`webhook.failing\`: every attempt since the last success has failed for
+  half of the disable window (2.5 days by default), then again at nine tenths
+  (4.5 days), with when it will be switched off and the last answer. Each is
+  sent once per stretch of failures, at the first failed attempt past its mark.
+- \`webhook.disabled\`: the webhook was switched off, \`reason\` \`gone\` (a
+  410) or \`failing\` (the whole window). Its waiting deliveries are cancelled.
+- \`webhook.recovered\`: a webhook announced as failing answered 2xx again.
+  Failures never announced end without a notice.
+- \`delivery.exhausted\`: the fifth attempt of a delivery's schedule failed
+  (a resend's schedule too); it names the delivery, its event and the last
+  answer. A delivery that itself carried an operator event never causes one,
+  so two failing webhooks cannot keep telling each other about each other.
+
 ## Form data
 
 Field names a webhook can select for \`data.contact\`: ${FORM_FIELDS.map((f) => `\`${f}\``).join(', ')}, or

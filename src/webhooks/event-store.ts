@@ -1,6 +1,8 @@
 import type { RequestContext } from '../context.js';
 import { dbDate, pageOf, type Page, type PageWindow } from '../db/reads.js';
+import { OPERATOR_EVENTS } from '../events/catalog.js';
 import { selectContact } from './payload.js';
+import { webhookSubject } from './subjects.js';
 
 // The event store's reads (the outbox writes it): every domain event of a
 // company, kept for WEBHOOK_RETENTION whether or not a delivery was made.
@@ -49,15 +51,29 @@ export async function filteredEvents(ctx: RequestContext, webhook: EventReader, 
   return pageOf(rows.map((row) => storedEventRecord(row, webhook)), total, window);
 }
 
+/**
+ * The company's operator events (the notices of the Webhooks page), newest
+ * first: every one, or those about one webhook. They carry no contact.
+ */
+export async function operatorNotices(ctx: RequestContext, webhookId: number | null, window: PageWindow): Promise<Page<StoredEventRecord>> {
+  const where = `e.company_id = $1 AND e.type IN (SELECT json_array_elements_text($2::json)) AND ($3::text IS NULL OR e.subjects @> ARRAY[$3::text])`;
+  const params = [await ctx.companyId(), JSON.stringify(OPERATOR_EVENTS), webhookId === null ? null : webhookSubject(webhookId)];
+  const [{ total }] = await ctx.read<{ total: number }>(`SELECT count(*)::int AS total FROM events e WHERE ${where}`, params);
+  const rows = await ctx.read<EventRow>(`SELECT ${COLUMNS} FROM events e WHERE ${where} ORDER BY e.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`, params);
+  return pageOf(rows.map((row) => storedEventRecord(row, { id: 0, formData: [] })), total, window);
+}
+
 /** Read at a time while walking a window's missing events. */
 const MISSING_BATCH = 1000;
 
 // The events of the webhook's subscribed types in the window that it has no
-// delivery of, in the order they happened, a batch after the (time, id) given.
+// delivery of (operator events about the webhook itself aside), in the order
+// they happened, a batch after the (time, id) given.
 const MISSING = `SELECT ${COLUMNS}, e.subjects FROM events e
   WHERE e.company_id = $1 AND e.type IN (SELECT json_array_elements_text($2::json)) AND e.occurred_at >= $3 AND e.occurred_at <= $4
     AND (e.occurred_at, e.id) > ($5::timestamptz, $6::text)
     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = $7 AND d.event_id = e.id)
+    AND NOT e.subjects @> ARRAY['webhook:' || $7::text]
   ORDER BY e.occurred_at, e.id LIMIT ${MISSING_BATCH}`;
 
 /** Each batch of the events of `types` in [from, to] the webhook never had a delivery of, oldest first. */

@@ -2,12 +2,13 @@ import type { RequestContext } from '../context.js';
 import type { DomainEvent, EventSink } from '../events/recorder.js';
 import { newDeliveryId, payloadText, selectContact } from './payload.js';
 import { DUE_CHANNEL } from './pump.js';
-import { subjectsOf } from './subjects.js';
+import { aboutWebhook, subjectsOf } from './subjects.js';
 import { filterMatches, type Filter } from './filters.js';
 
 // The transactional outbox: an event is kept in the event store and becomes
 // one delivery row per active webhook of the company subscribed to it whose
-// filter for the event's type (if any) accepts it, written in the transaction
+// filter for the event's type (if any) accepts it (an operator event never
+// goes to the webhook it is about), written in the transaction
 // of the change that caused the event. Two statements, each of fixed text and
 // so prepared once per connection: the subscribed webhooks with their filter
 // for the type, then the event, every delivery row from a JSON array, and the
@@ -57,8 +58,10 @@ export class WebhookOutbox implements EventSink<RequestContext> {
     const subjects = subjectsOf(event);
     const filteredBy: number[] = [];
     const deliveries: NewDelivery[] = [];
+    const about = aboutWebhook(event);
     let whole: Record<string, unknown> | undefined;
     for (const webhook of webhooks) {
+      if (webhook.id === about) continue;
       if (webhook.filter && !filterMatches(webhook.filter, (whole ??= { ...event.data, contact: event.contact }))) {
         filteredBy.push(webhook.id);
         continue;

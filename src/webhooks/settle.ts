@@ -3,6 +3,9 @@ import { dbDate } from '../db/reads.js';
 import { errorFields, type Logger } from '../observability/logger.js';
 import type { Claimed } from './claim.js';
 import type { SendResult } from './http-send.js';
+import { TickBatch } from './tick-batch.js';
+import { isOperatorEvent } from '../events/catalog.js';
+import { failingPercent, type ExhaustedDelivery, type OperatorEvents } from './operator-events.js';
 
 // Recording results (DESIGN section 5): every write is fenced by the claim's
 // lease token, so a worker whose lease ran out (paused, partitioned) cannot
@@ -12,7 +15,10 @@ import type { SendResult } from './http-send.js';
 // time, or failed after the last of its schedule). Then, per webhook of the
 // tick, one row at a time: a failing clock started or cleared, a concurrency
 // grown or halved (once per tick, however many of its attempts failed), a
-// webhook failing for too long switched off. A 410 is a transaction of its own.
+// webhook failing for too long switched off. A 410 is a transaction of its own,
+// and so is the last attempt of a schedule, which records delivery.exhausted
+// with it; the other operator events (operator-events.ts) are recorded with
+// the change of the webhook row they report.
 //
 // The endpoint's concurrency adapts (AIMD): one more slot after a tick in
 // which it answered 2xx fast with every slot in use, up to the ceiling; half as many (at least one)
@@ -41,7 +47,7 @@ export const succeeded = (result: SendResult) => result.statusCode !== null && r
 /** Whether a failure says the endpoint is overloaded (and its concurrency should shrink). */
 const overloaded = (result: SendResult) => result.timedOut === true || result.statusCode === null || result.statusCode === 429 || result.statusCode >= 500;
 
-type FailureTarget = Pick<Claimed, 'id' | 'company_id' | 'attempt_count' | 'lease_token'>;
+type FailureTarget = Pick<Claimed, 'id' | 'company_id' | 'attempt_count' | 'final_attempt' | 'lease_token'>;
 /** When a failed delivery's next attempt is due, 'stale' when the lease was no longer this worker's, undefined when there is none. */
 type FailureOutcome = Date | 'stale' | undefined;
 
@@ -59,44 +65,6 @@ const resultColumns = (batch: Array<Result<FailureTarget>>) => [
   batch.map((p) => p.result.durationMs),
   batch.map((p) => p.result.responseBody),
 ];
-
-/**
- * Items added during one turn of the event loop handled together, `max` at a
- * time: `handle` answers each item of its batch, in order; if it throws, every
- * item of the batch is rejected (and its caller may add it again).
- */
-class TickBatch<I, O> {
-  private readonly queue: Array<{ item: I; done: (out: O) => void; fail: (error: unknown) => void }> = [];
-  private flushing = false;
-
-  constructor(
-    private readonly max: number,
-    private readonly handle: (items: I[]) => Promise<O[]>,
-  ) {}
-
-  add(item: I): Promise<O> {
-    return new Promise((done, fail) => {
-      this.queue.push({ item, done, fail });
-      if (!this.flushing) {
-        this.flushing = true;
-        setImmediate(() => void this.flush());
-      }
-    });
-  }
-
-  private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.max);
-      try {
-        const outs = await this.handle(batch.map((b) => b.item));
-        batch.forEach((b, i) => b.done(outs[i]));
-      } catch (error) {
-        for (const b of batch) b.fail(error);
-      }
-    }
-    this.flushing = false;
-  }
-}
 
 // The successes of a tick in one statement: each delivery and its attempt,
 // fenced by the lease token; and, read in the same snapshot (where the
@@ -140,18 +108,26 @@ const SETTLE_FAILURES = `
         ELSE NULL END,
       last_status_code = i.code, in_flight_until = NULL, lease_token = NULL
     FROM input i WHERE d.id = i.id AND d.lease_token = i.token
-    RETURNING d.id, d.webhook_id, i.number, i.code, i.duration, i.body, i.error, d.next_attempt_at
+    RETURNING d.id, d.webhook_id, i.number, i.code, i.duration, i.body, i.error, d.next_attempt_at, d.status, d.event, d.event_id
   ), attempts AS (
     UPDATE webhook_attempts a SET finished_at = now(), status_code = s.code, duration_ms = s.duration, response_body = s.body, error = s.error
     FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number
   )
-  SELECT id, webhook_id, next_attempt_at FROM settled`;
+  SELECT id, webhook_id, next_attempt_at, status, event, event_id, number FROM settled`;
+
+interface FailureRow extends ExhaustedDelivery {
+  next_attempt_at: string | null;
+  status: string;
+}
 
 // One webhook row per statement, in id order: a statement that holds one row lock and waits for nothing
-// else can never close a cycle with a claim updating several webhooks' hits.
+// else can never close a cycle with a claim updating several webhooks' hits. The failing clock of a
+// webhook told as failing is cleared with webhook.recovered (`announced`), in a unit of work of its own.
 const SETTLE_ENDPOINT = `
-  UPDATE webhooks SET failing_since = NULL, concurrency = CASE WHEN $2::bool THEN least(greatest($3::int, $4::int), coalesce(concurrency, $3::int) + 1) ELSE concurrency END
-  WHERE id = $1 AND (failing_since IS NOT NULL OR $2::bool)`;
+  UPDATE webhooks SET failing_since = CASE WHEN failing_notified = 0 THEN NULL ELSE failing_since END,
+    concurrency = CASE WHEN $2::bool THEN least(greatest($3::int, $4::int), coalesce(concurrency, $3::int) + 1) ELSE concurrency END
+  WHERE id = $1 AND (failing_since IS NOT NULL OR $2::bool)
+  RETURNING active AND failing_notified > 0 AND failing_since IS NOT NULL AS announced`;
 
 export class Settler {
   private readonly successes = new TickBatch<Result<Claimed>, boolean>(SETTLE_BATCH, (batch) => this.recordSuccesses(batch));
@@ -161,6 +137,7 @@ export class Settler {
     private readonly contexts: ContextFactory,
     private readonly settings: SettleSettings,
     private readonly log: Logger,
+    private readonly operator: OperatorEvents,
   ) {}
 
   /** Records a success with the others of this tick; resolves false when the lease was no longer this worker's. */
@@ -177,8 +154,14 @@ export class Settler {
       this.settings.maxConcurrency,
     ]);
     const endpoints = rows.filter((r) => r.webhook_id !== null).sort((a, b) => a.webhook_id! - b.webhook_id!);
+    const companyOf = new Map(batch.map((p) => [p.delivery.webhook_id, p.delivery.company_id]));
     for (const e of endpoints) {
-      await maintenance.read(SETTLE_ENDPOINT, [e.webhook_id, e.grow === true, this.settings.startConcurrency, this.settings.maxConcurrency]).catch((error) => this.log.warn('endpoint state not updated', { webhookId: e.webhook_id, ...errorFields(error) }));
+      await maintenance
+        .read<{ announced: boolean }>(SETTLE_ENDPOINT, [e.webhook_id, e.grow === true, this.settings.startConcurrency, this.settings.maxConcurrency])
+        .then(async ([row]) => {
+          if (row?.announced) await this.contexts.forSystem(companyOf.get(e.webhook_id!)!, 'webhook-delivery').unitOfWork((ctx) => this.operator.recovered(ctx, e.webhook_id!), { plain: true });
+        })
+        .catch((error) => this.log.warn('endpoint state not updated', { webhookId: e.webhook_id, ...errorFields(error) }));
     }
     const recorded = new Set(rows.filter((r) => r.id !== null).map((r) => r.id));
     return batch.map((p) => recorded.has(p.delivery.id));
@@ -195,15 +178,31 @@ export class Settler {
    */
   failure(delivery: FailureTarget, result: SendResult): Promise<FailureOutcome> {
     if (result.statusCode === 410) return this.gone(delivery, result);
+    if (delivery.attempt_count >= delivery.final_attempt) return this.lastOfSchedule(delivery, result);
     return this.failures.add({ delivery, result });
   }
 
+  private failureParams(batch: Array<Result<FailureTarget>>): unknown[] {
+    return [...resultColumns(batch), batch.map((p) => p.result.error), this.settings.retryDelaysMs];
+  }
+
   private async recordFailures(batch: Array<Result<FailureTarget>>): Promise<FailureOutcome[]> {
-    const rows = await this.contexts.forMaintenance('webhook-settle').read<{ id: string; webhook_id: number; next_attempt_at: string | null }>(SETTLE_FAILURES, [
-      ...resultColumns(batch),
-      batch.map((p) => p.result.error),
-      this.settings.retryDelaysMs,
-    ]);
+    const rows = await this.contexts.forMaintenance('webhook-settle').read<FailureRow>(SETTLE_FAILURES, this.failureParams(batch));
+    return this.failuresRecorded(batch, rows);
+  }
+
+  /** The last attempt of a schedule failed: recorded with delivery.exhausted in one transaction. */
+  private async lastOfSchedule(delivery: FailureTarget, result: SendResult): Promise<FailureOutcome> {
+    const batch = [{ delivery, result }];
+    const rows = await this.contexts.forSystem(delivery.company_id, 'webhook-delivery').unitOfWork(async (ctx) => {
+      const settled = await ctx.read<FailureRow>(SETTLE_FAILURES, this.failureParams(batch));
+      for (const row of settled) if (row.status === 'failed' && row.event_id !== null && !isOperatorEvent(row.event)) await this.operator.exhausted(ctx, row, result);
+      return settled;
+    }, { plain: true });
+    return (await this.failuresRecorded(batch, rows))[0];
+  }
+
+  private async failuresRecorded(batch: Array<Result<FailureTarget>>, rows: FailureRow[]): Promise<FailureOutcome[]> {
     // The webhooks of the tick, one row per statement in id order: the failing clock, the concurrency, switching off.
     const settled = new Map(rows.map((row) => [row.id, row]));
     const byWebhook = new Map<number, Array<Result<FailureTarget>>>();
@@ -235,16 +234,23 @@ export class Settler {
     const overload = results.filter(overloaded);
     const retryAfter = Math.max(-1, ...overload.map((r) => r.retryAfterMs ?? -1));
     const pauseMs = retryAfter < 0 ? null : Math.min(retryAfter, PAUSE_MAX_MS);
-    const [webhook] = await maintenance.read<{ failing_since: string; active: boolean }>(
+    const [webhook] = await maintenance.read<{ failing_since: string; active: boolean; failing_notified: number }>(
       `UPDATE webhooks SET failing_since = coalesce(failing_since, now()),
          concurrency = CASE WHEN $2::bool THEN greatest(1, coalesce(concurrency, $3) / 2) ELSE concurrency END,
          paused_until = CASE WHEN $4::float8 IS NULL THEN paused_until ELSE greatest(paused_until, now() + make_interval(secs => $4::float8 / 1000)) END
-       WHERE id = $1 RETURNING failing_since, active`,
+       WHERE id = $1 RETURNING failing_since, active, failing_notified`,
       [webhookId, overload.length > 0, this.settings.startConcurrency, pauseMs],
     );
-    if (!webhook?.active || Date.now() - dbDate(webhook.failing_since)!.getTime() < this.settings.disableAfterMs) return false;
-    await this.contexts.forSystem(companyId, 'webhook-delivery').unitOfWork((ctx) => this.switchOff(ctx, webhookId, 'failing'), { plain: true });
-    return true;
+    if (!webhook?.active) return false;
+    const since = dbDate(webhook.failing_since)!;
+    const system = this.contexts.forSystem(companyId, 'webhook-delivery');
+    if (Date.now() - since.getTime() >= this.settings.disableAfterMs) {
+      await system.unitOfWork((ctx) => this.switchOff(ctx, webhookId, 'failing'), { plain: true });
+      return true;
+    }
+    const percent = failingPercent(since, this.settings.disableAfterMs);
+    if (percent > webhook.failing_notified) await system.unitOfWork((ctx) => this.operator.failing(ctx, webhookId, percent as 50 | 90, results[results.length - 1]), { plain: true });
+    return false;
   }
 
   /** A 410: the attempt recorded, the delivery failed, and the webhook switched off with its other pending deliveries cancelled, in one transaction. */
@@ -262,8 +268,9 @@ export class Settler {
     }, { plain: true });
   }
 
+  /** Switches the webhook off with webhook.disabled (operator-events.ts) and cancels its waiting deliveries. */
   private async switchOff(ctx: RequestContext, webhookId: number, reason: 'gone' | 'failing'): Promise<void> {
-    await ctx.read('UPDATE webhooks SET active = false, disabled_reason = $1, updated_at = now() WHERE id = $2', [reason, webhookId]);
+    await this.operator.disable(ctx, webhookId, reason);
     await ctx.read(`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE webhook_id = $1 AND status = 'pending' AND lease_token IS NULL`, [webhookId]);
     this.log.warn('webhook switched off', { webhookId, reason });
   }

@@ -171,6 +171,7 @@ export class WebhookService {
       webhook.active = true;
       webhook.disabledReason = null;
       webhook.failingSince = null;
+      webhook.failingNotified = 0;
     } else if (input.active === false && webhook.active) {
       webhook.active = false;
       await this.cancelPending(ctx, webhook.id);

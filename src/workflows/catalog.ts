@@ -28,6 +28,9 @@ const triggerFilters: Record<string, ConfigField> = {
   phone_number: { type: 'string', description: 'Only for this number of the company' },
 };
 
+/** An operator event's trigger may name the webhook it is about. */
+const webhookFilter: Record<string, ConfigField> = { webhook_id: { type: 'string', description: 'Only about this webhook' } };
+
 export const TRIGGERS: CatalogEntry[] = EVENT_TYPES.map(([type, category, description]) => ({
   type,
   name: type.replace('.', ' ').replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase()),
@@ -35,7 +38,7 @@ export const TRIGGERS: CatalogEntry[] = EVENT_TYPES.map(([type, category, descri
   description,
   config: type === 'agent.performance'
     ? { ...triggerFilters, metric: { type: 'string', enum: ['answer_rate', 'appointment_rate', 'average_duration'] }, threshold: { type: 'integer', min: 0 } }
-    : triggerFilters,
+    : category === 'operator' ? webhookFilter : triggerFilters,
 }));
 
 export const ACTIONS: CatalogEntry[] = [

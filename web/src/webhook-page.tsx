@@ -6,6 +6,7 @@ import { SecretBox, WEBHOOK_FIELDS, type Webhook, WebhookForm } from './webhook-
 import { State } from './webhooks-page';
 import { eventName } from './vocabulary.generated';
 import { FilteredEvents } from './filtered-events';
+import { Notices } from './notices';
 import { ReplayPanel } from './replay-panel';
 
 // One webhook: its settings, state, secret and a test send; its delivery log
@@ -124,6 +125,7 @@ export function WebhookPage(props: { id: number; canManage: boolean }) {
         <dd><When iso={webhook.createdAt} /></dd>
       </dl>
 
+      <Notices webhookId={webhook.id} version={logVersion} />
       {props.canManage && <SecretPanel id={webhook.id} />}
       {props.canManage && <TestPanel webhook={webhook} onSent={() => setLogVersion((v) => v + 1)} />}
       <DeliveryLog webhookId={webhook.id} canManage={props.canManage} version={logVersion} onChange={load} />

@@ -3,6 +3,7 @@ import { ApiError, gql } from './api';
 import { Dialog, ErrorBanner, Notice, Loading, Pager, type PageInfo, TableHead, When } from './ui';
 import { SecretBox, WEBHOOK_FIELDS, type Webhook, WebhookForm } from './webhook-form';
 import { eventName } from './vocabulary.generated';
+import { Notices } from './notices';
 import { SubjectSearch } from './subject-search';
 
 // Setup > Webhooks: the spec's columns (#, Title, Hits, Last Hit, Created At)
@@ -62,6 +63,7 @@ export function WebhooksPage(props: { canManage: boolean }) {
           </button>
         )}
       </div>
+      <Notices />
       <p class="muted">Signed POST requests to your URLs when calls, agents, campaigns, leads, appointments and SMS change.</p>
       <form
         class="search"

@@ -198,6 +198,18 @@ export const webhookRoutes: Route[] = [
     response: { field: 'webhookFilteredEvents', shape: 'envelope', data: true },
   }),
   row({
+    operationId: 'listWebhookNotices',
+    answers: [404],
+    methods: ['GET'],
+    paths: ['/api/webhooks/notices'],
+    summary: 'Operator notices',
+    description: "The company's operator events, newest first: webhook.failing (at 50 % and 90 % of the disable window), webhook.disabled, webhook.recovered and delivery.exhausted; with webhook_id, those about that webhook. Kept for WEBHOOK_RETENTION.",
+    params: { query: { webhook_id: { type: 'id', description: 'Only the notices about this webhook: numeric, base64 or encrypted id' }, per_page: { description: 'Default 15, at most 100' }, page: {} } },
+    document: `query WebhookNotices($webhookId: ID, $page: Int, $perPage: Int) {
+      webhookNotices(webhookId: $webhookId, page: $page, perPage: $perPage) { records { ${STORED_EVENT_FIELDS} } ${PAGINATION} } }`,
+    response: { field: 'webhookNotices', shape: 'envelope', data: true },
+  }),
+  row({
     operationId: 'testWebhookFilter',
     methods: ['POST'],
     paths: ['/api/webhooks/filters/test'],
