@@ -78,4 +78,35 @@ describe('a worker killed with SIGKILL', () => {
       await receiver.close();
     }
   });
+
+  it('while the last attempt is in flight: nothing is told yet; after a restart it is closed as failed and delivery.exhausted is told once', async () => {
+    const receiver = await new Receiver().start();
+    receiver.answer = (r) => (r.headers['x-webhook-attempt'] === '5' ? { hang: true } : { status: 500 });
+    const watcher = await new Receiver().start();
+    const exhaustedAbout = async (webhookId: number) =>
+      (await fixture.app.sql<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE type = 'delivery.exhausted' AND ? = ANY(subjects)", [`webhook:${webhookId}`]))[0].n;
+    try {
+      const hookId = await fixture.hookFor(receiver, 'Last attempt');
+      const watch = await fixture.app.request('POST', '/api/webhooks', { token: fixture.owner, body: { title: 'Watcher', url: watcher.url, events: ['delivery.exhausted'] } });
+      assert.equal(watch.status, 201, watch.text);
+      let worker = await fixture.startWorker();
+      await fixture.app.graphql('mutation { createAgent(name: "Last attempt") { id } }', {}, fixture.owner);
+      const [fifth] = await receiver.waitFor(1, 30_000, (r) => r.headers['x-webhook-attempt'] === '5');
+      const deliveryId = String(fifth.headers['x-webhook-id']);
+      await kill(worker);
+      assert.equal(await statusOf(deliveryId), 'pending', 'the last attempt is still open');
+      assert.equal(await exhaustedAbout(hookId), 0, 'nothing is told while it is open');
+      worker = await fixture.startWorker();
+      await eventually(async () => ((await statusOf(deliveryId)) === 'failed' ? true : undefined), 30_000, 'the last attempt closed');
+      const [told] = await watcher.waitFor(1, 30_000, (r) => JSON.parse(r.body).data.webhook_id === String(hookId));
+      const { data } = JSON.parse(told.body);
+      assert.deepEqual([data.delivery_id, data.attempts, data.last_status_code, data.last_error], [deliveryId, 5, null, 'The attempt did not finish: its worker stopped.']);
+      assert.deepEqual((await attemptsOf(deliveryId)).map((a) => a.number), [1, 2, 3, 4, 5]);
+      assert.equal(await exhaustedAbout(hookId), 1, 'told once');
+      await kill(worker);
+    } finally {
+      await receiver.close();
+      await watcher.close();
+    }
+  });
 });
