@@ -94,8 +94,8 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
       origin: any ? '*' : services.config.corsOrigins,
       credentials: !any,
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-      exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key'],
+      exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'Idempotent-Replayed'],
       maxAge: 600,
     });
     app.use('/api', policy);

@@ -203,12 +203,19 @@ export class RequestContext {
 
   /**
    * Runs fn in one new transaction: committed once when it resolves, rolled
-   * back when it throws. `plain`: fn runs only plain statements (`ctx.read`),
+   * back when it throws (called inside a unit of work, fn joins it). `plain`: fn runs only plain statements (`ctx.read`),
    * so the transaction is one of its own on the reading pool, without the
    * ORM's (no fork, no query builder, no flush). `lane`: the pool it runs
    * on (the claims of the delivery pump have their own).
    */
   async unitOfWork<T>(fn: (ctx: RequestContext) => Promise<T>, { plain = false, lane = 'reader' }: { plain?: boolean; lane?: 'reader' | 'claims' } = {}): Promise<T> {
+    // Inside a unit of work already (a write made once per idempotency key), it joins that one: one
+    // transaction, whose end is the outer one's; the ORM's changes are flushed here, as a commit would.
+    if (this.commitHooks) {
+      const result = await fn(this);
+      if (!this.plain) await this.em.flush();
+      return result;
+    }
     // Who calls is read before the transaction takes its connection: reading it inside would need a second one.
     await this.resolveCaller();
     const hooks: Array<() => void> = [];

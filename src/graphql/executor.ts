@@ -10,6 +10,8 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import type { RequestContext } from '../context.js';
+import { runOnce } from './idempotent.js';
 import { liftInputLiterals } from './lift.js';
 
 // /graphql runs a document it has seen before as a compiled query (graphql-jit),
@@ -73,13 +75,16 @@ export function compiledExecution<TContext extends BaseContext>(schema: GraphQLS
     },
     async load() {
       return {
-        async executor({ document, operation, operationName, request, context }) {
+        async executor({ document, operation, operationName, request, context, source, response }) {
           const byName = seen.get(document) ?? seen.set(document, new Map()).get(document)!;
           const entry = byName.get(operationName) ?? byName.set(operationName, { uses: 0 }).get(operationName)!;
           entry.uses += 1;
           if (entry.run === undefined && entry.uses >= 2) entry.run = compile(schema, document, operation);
-          if (entry.run) return entry.run(context, request.variables);
-          return execute({ schema, document, contextValue: context, variableValues: request.variables, operationName: request.operationName });
+          const run = (contextValue: unknown) =>
+            entry.run ? entry.run(contextValue, request.variables) : execute({ schema, document, contextValue, variableValues: request.variables, operationName: request.operationName });
+          const key = operation.operation === 'mutation' ? request.http?.headers.get('idempotency-key') : undefined;
+          if (key === undefined || key === null) return run(context);
+          return runOnce(context as unknown as RequestContext, { key, source, operation, operationName, variables: request.variables, headers: response?.http?.headers }, run);
         },
       };
     },

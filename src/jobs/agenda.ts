@@ -4,6 +4,7 @@ import { Agenda, type AgendaBackend, type Job } from 'agenda';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { LOCKS } from '../db/locks.js';
+import { purgeIdempotencyKeys } from '../db/idempotency.js';
 import { DeliveryPump } from '../webhooks/pump.js';
 import { DELIVERY_JOB, type DeliveryJobData } from '../webhooks/scheduler.js';
 import pg from 'pg';
@@ -142,6 +143,8 @@ function defineJobs(agenda: Agenda, { services, log, metrics, config }: JobDeps)
   agenda.define('purge-expired-auth', async () => {
     const removed = await services.auth.purgeExpired(services.contexts.forMaintenance('purge-expired-auth'));
     log.info('purged expired tokens', { removed });
+    const keys = await purgeIdempotencyKeys(services.contexts.forMaintenance('purge-idempotency-keys'));
+    if (keys > 0) log.info('purged idempotency keys older than a day', { keys });
   });
   // Purchases a failure left between the provider and our records.
   agenda.define('reconcile-purchases', async () => {

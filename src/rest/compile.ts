@@ -11,6 +11,7 @@ import type { IdCodec } from '../ids.js';
 import type { Logger } from '../observability/logger.js';
 import { sendError } from '../http.js';
 import { restErrorOf, variablesFor } from './params.js';
+import { checkKey, fingerprint, once } from '../db/idempotency.js';
 
 // At start, each row's operation is parsed and validated against the schema
 // (a row that does not fit stops the start); at its first request it is
@@ -236,9 +237,21 @@ export function restHandlers({ routes, log, context, ids, readBody }: RestDeps):
         if (compiled.route.auth !== false) await ctx.requirePermissions(compiled.permissions);
         throw inputError;
       }
-      const result = await compiled.run(ctx, variableValues);
-      if (result.errors?.length) throw restErrorOf(result.errors[0], compiled.route);
-      res.status(compiled.route.status ?? 200).json(compiled.shape(result.data?.[compiled.route.response.field]));
+      // Writes of a signed-in caller only (a sign-in makes nothing to repeat).
+      const key = req.method === 'GET' || req.method === 'HEAD' || compiled.route.auth === false ? undefined : req.get('idempotency-key');
+      if (key === undefined) {
+        const result = await compiled.run(ctx, variableValues);
+        if (result.errors?.length) throw restErrorOf(result.errors[0], compiled.route);
+        return void res.status(compiled.route.status ?? 200).json(compiled.shape(result.data?.[compiled.route.response.field]));
+      }
+      // A write with an Idempotency-Key: made once, its answer kept with it (db/idempotency.ts).
+      const answer = await once(ctx, checkKey(key), fingerprint(req.method, req.originalUrl, req.body), async (uow) => {
+        const result = await compiled.run(uow, variableValues);
+        if (result.errors?.length) throw restErrorOf(result.errors[0], compiled.route);
+        return { status: compiled.route.status ?? 200, body: JSON.stringify(compiled.shape(result.data?.[compiled.route.response.field])) };
+      });
+      if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
+      res.status(answer.status).type('application/json').send(answer.body);
     } catch (error) {
       sendError(res, error, res.locals.requestId as string, log);
     }

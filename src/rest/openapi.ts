@@ -99,6 +99,19 @@ function objectSchema(fields: Record<string, Param>): Schema {
 
 const errorRef = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 
+/** A write of a signed-in caller takes an Idempotency-Key (db/idempotency.ts). */
+const takesIdempotencyKey = (compiled: CompiledRoute) => compiled.method !== 'GET' && compiled.route.auth !== false;
+
+const IDEMPOTENCY_KEY: Schema = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: a request sent again with the same key within 24 hours gets the first answer back (with Idempotent-Replayed: true) instead of being made twice. ' +
+    'The same key with another request is 422; while the first is still in progress, 409. Only answers of writes that succeeded are kept. 1 to 255 visible ASCII characters, such as a UUID.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+};
+
 /** Each status a route can answer, with what it means there. */
 function errorResponses(compiled: CompiledRoute): Record<string, Schema> {
   const { route } = compiled;
@@ -117,9 +130,16 @@ function errorResponses(compiled: CompiledRoute): Record<string, Schema> {
   if (route.params.path || route.auth === false || route.answers?.includes(404)) {
     out['404'] = { description: route.auth === false ? 'Invalid credentials' : 'Unknown id, an id of another company, or an id in a form this route does not accept', ...errorRef };
   }
-  if (route.answers?.includes(409)) out['409'] = { description: 'The change conflicts with the current state', ...errorRef };
+  const conflicts = [
+    ...(route.answers?.includes(409) ? ['the change conflicts with the current state'] : []),
+    ...(takesIdempotencyKey(compiled) ? ['a request with the same Idempotency-Key is still in progress'] : []),
+  ];
+  if (conflicts.length) out['409'] = { description: `${conflicts.join('; or ')[0].toUpperCase()}${conflicts.join('; or ').slice(1)}`, ...errorRef };
   out['413'] = { description: 'The body is larger than 1 MiB', ...errorRef };
-  out['422'] = { description: 'Validation failed: `errors` names each field', ...errorRef };
+  out['422'] = {
+    description: takesIdempotencyKey(compiled) ? 'Validation failed (`errors` names each field), or the Idempotency-Key was used with another request' : 'Validation failed: `errors` names each field',
+    ...errorRef,
+  };
   if (route.answers?.includes(429)) {
     out['429'] = {
       description: 'Too many attempts; try again after Retry-After seconds',
@@ -217,8 +237,10 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
       ...Object.entries(route.params.path ?? {}).map(([name, p]) => parameter(name, 'path', p)),
       ...Object.entries(route.params.query ?? {}).map(([name, p]) => parameter(name, 'query', p)),
     ];
+    if (takesIdempotencyKey(compiled)) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' } as never);
+    const replayed = takesIdempotencyKey(compiled) ? { headers: { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } } : {};
     const responses: Record<string, Schema> = {
-      [String(route.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: success } } },
+      [String(route.status ?? 200)]: { description: 'Success', ...replayed, content: { 'application/json': { schema: success } } },
       ...errorResponses(compiled),
     };
     (paths[compiled.path] ??= {})[compiled.method.toLowerCase()] = {
@@ -253,6 +275,8 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
     ...(extras.webhooks ? { webhooks: extras.webhooks } : {}),
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      parameters: { IdempotencyKey: IDEMPOTENCY_KEY },
+      headers: { IdempotentReplayed: { description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', const: 'true' } } },
       schemas: {
         Error: {
           type: 'object',
