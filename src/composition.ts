@@ -21,6 +21,7 @@ import { SpamService } from './services/spam.service.js';
 import { TelcoService } from './services/telco.service.js';
 import { NumberPurchaseService } from './services/number-purchase.service.js';
 import { CallService } from './services/call.service.js';
+import { CallAnalysisService } from './services/call-analysis.service.js';
 import { SmsService } from './services/sms.service.js';
 import { ContactService } from './services/contact.service.js';
 import { LiveEvents } from './events/live.js';
@@ -64,6 +65,7 @@ export interface Services {
   deliveries: DeliveryService;
   replays: ReplayService;
   calls: CallService;
+  analyses: CallAnalysisService;
   contacts: ContactService;
   campaigns: CampaignService;
   sms: SmsService;
@@ -101,6 +103,7 @@ export function createServices(
   const webhooks = new WebhookService(ids, box, { destinations: config.webhookDestinations, rotationGraceMs: config.webhookRotationGraceMs, startConcurrency: config.webhookEndpointConcurrency });
   const contacts = new ContactService(clock);
   const calls = new CallService(contacts, clock);
+  const analyses = new CallAnalysisService(contacts, ids, clock);
   const telcoClient = new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs);
   const purposeTokens = new PurposeTokens(config.jwtSecret);
   const telco = new TelcoService(telcoClient, box, ids, purposeTokens, limiter, config);
@@ -126,6 +129,7 @@ export function createServices(
     contacts,
     campaigns: new CampaignService(ids, contacts, clock),
     calls,
+    analyses,
     phoneNumbers: new PhoneNumberService(ids),
     telco,
     purchases: new NumberPurchaseService(telco, telcoClient, purposeTokens, config),
@@ -133,6 +137,7 @@ export function createServices(
     callbacks: new TelcoCallbacks(contexts, {
       account: (ctx, accountSid, number) => telco.callbackAccount(ctx, accountSid, number),
       callStatusChanged: (ctx, report) => calls.callStatusChanged(ctx, report),
+      callAnalysisReported: (ctx, { callSid, ...analysis }) => analyses.reported(ctx, callSid, analysis),
       smsStatusChanged: (ctx, report) => sms.statusChanged(ctx, report),
       smsReceived: (ctx, message) => sms.received(ctx, message),
     }),

@@ -97,7 +97,10 @@ describe('a worker killed with SIGKILL', () => {
       assert.equal(await statusOf(deliveryId), 'pending', 'the last attempt is still open');
       assert.equal(await exhaustedAbout(hookId), 0, 'nothing is told while it is open');
       worker = await fixture.startWorker();
-      await eventually(async () => ((await statusOf(deliveryId)) === 'failed' ? true : undefined), 30_000, 'the last attempt closed');
+      await eventually(async () => ((await statusOf(deliveryId)) === 'failed' ? true : undefined), 60_000, 'the last attempt closed').catch(async (error) => {
+        const [row] = await fixture.app.sql('SELECT status, attempt_count, final_attempt, lease_token, in_flight_until, now() AS now FROM webhook_deliveries WHERE id = ?', [deliveryId]);
+        throw new Error(`${(error as Error).message}: ${JSON.stringify(row)}; the worker said: ${worker.output().slice(-3000)}`);
+      });
       const [told] = await watcher.waitFor(1, 30_000, (r) => JSON.parse(r.body).data.webhook_id === String(hookId));
       const { data } = JSON.parse(told.body);
       assert.deepEqual([data.delivery_id, data.attempts, data.last_status_code, data.last_error], [deliveryId, 5, null, 'The attempt did not finish: its worker stopped.']);

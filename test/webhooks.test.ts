@@ -163,9 +163,9 @@ describe('webhook configuration over REST', () => {
     assert.equal((await api('GET', `/api/webhooks/${id}`)).status, 404);
   });
 
-  it('publishes the twenty event types (the spec\'s sixteen and four operator events) with a schema and an example, and the form fields', async () => {
+  it('publishes the twenty-one event types (the spec\'s sixteen, call.analyzed and four operator events) with a schema and an example, and the form fields', async () => {
     const res = await api('GET', '/api/webhooks/event-types');
-    assert.equal(res.body.data.length, 20);
+    assert.equal(res.body.data.length, 21);
     assert.deepEqual(res.body.data.filter((e: any) => e.category === 'operator').map((e: any) => e.name), ['webhook.failing', 'webhook.disabled', 'webhook.recovered', 'delivery.exhausted']);
     const ended = res.body.data.find((e: any) => e.name === 'call.ended');
     assert.equal(ended.category, 'call');

@@ -58,7 +58,7 @@ describe('workflow graph validation', () => {
 
   it('has every webhook event as a trigger and the required actions', () => {
     assert.deepEqual(TRIGGERS.map((t) => t.type), EVENT_TYPES.map(([type]) => type));
-    assert.equal(TRIGGERS.length, 20);
+    assert.equal(TRIGGERS.length, 21);
     for (const action of ['send_sms', 'send_webhook', 'move_to_pipeline_stage', 'assign_agent', 'wait', 'branch']) {
       assert.ok(ACTIONS.some((a) => a.type === action), action);
     }

@@ -76,6 +76,19 @@ export class Call extends CompanyOwned {
   @Property({ type: 'datetime', nullable: true })
   appointmentAt?: Date | null;
 
+  /** The post-call analysis (call.analyzed): a summary, whether the call reached its goal, the company's own fields. */
+  @Property({ type: 'text', nullable: true })
+  summary?: string | null;
+
+  @Property({ nullable: true })
+  successful?: boolean | null;
+
+  @Property({ type: 'json', default: '{}' })
+  customAnalysis: Opt<Record<string, unknown>> = {};
+
+  @Property({ type: 'datetime', nullable: true })
+  analyzedAt?: Date | null;
+
   @Property({ length: 255, nullable: true })
   contactName?: string | null;
 

@@ -1,4 +1,4 @@
-// The twenty domain events: the spec's sixteen and four operator events about
+// The twenty-one domain events: the spec's sixteen, call.analyzed, and four operator events about
 // the webhooks themselves; their names, categories, the JSON Schema of each
 // event's `data` and an example. The event-types route, docs/webhooks.md and
 // the test sends all read this one source, and each event is also a trigger
@@ -10,6 +10,7 @@ export const EVENT_TYPES = [
   ['call.ended', 'call', 'A call completes'],
   ['call.answered', 'call', 'A call is answered'],
   ['call.transferred', 'call', 'A call is transferred'],
+  ['call.analyzed', 'call', "The AI agent's post-call analysis is recorded or changes"],
   ['agent.created', 'agent', 'A new AI agent is created'],
   ['agent.updated', 'agent', 'Agent configuration changes'],
   ['agent.status_changed', 'agent', 'An agent goes online or offline'],
@@ -135,6 +136,29 @@ const SPECS: Record<EventType, EventSpec> = {
       disposition: 'Appointment booked',
       tags: ['appointment', 'new-patient'],
       custom_fields: { source: 'google-ads' },
+    },
+  },
+  'call.analyzed': {
+    properties: {
+      ...callBase,
+      summary: nullable(str('What the call was about, in a few sentences')),
+      sentiment: nullable(str('positive, neutral or negative', { enum: ['positive', 'neutral', 'negative', null] })),
+      disposition: nullable(str('Outcome of the call')),
+      successful: { type: ['boolean', 'null'], description: 'Whether the call reached its goal, as the analysis judged; null when not judged' },
+      custom_analysis: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean', 'null'] }, description: "The company's own analysis fields: at most 50, each a string, number, boolean or null" },
+      recording_url: nullable(str('Recording URL', { format: 'uri' })),
+      analyzed_at: dateTime('When this analysis was recorded'),
+    },
+    required: ['call_id', 'agent_id', 'caller_number', 'called_number', 'call_direction', 'summary', 'sentiment', 'disposition', 'successful', 'custom_analysis', 'recording_url', 'analyzed_at'],
+    example: {
+      ...CALL_EXAMPLE,
+      summary: 'The caller asked for a cleaning next week and booked Tuesday at 3 pm.',
+      sentiment: 'positive',
+      disposition: 'Appointment booked',
+      successful: true,
+      custom_analysis: { insurance_provider: 'Delta Dental', new_patient: true },
+      recording_url: 'https://recordings.example/RE5012.mp3',
+      analyzed_at: '2026-11-18T17:03:30.000Z',
     },
   },
   'agent.created': { properties: agent, required: ['agent_id', 'name', 'active', 'online'], example: { agent_id: '7', name: 'Ava', active: true, online: false } },

@@ -27,7 +27,7 @@ function resolverContainer(s: Services): ContainerType {
     [PipelineResolver, new PipelineResolver(s.pipelines)],
     [WorkflowResolver, new WorkflowResolver(s.workflows)],
     [SpamResolver, new SpamResolver(s.spam)],
-    [DashboardResolver, new DashboardResolver(s.dashboard)],
+    [DashboardResolver, new DashboardResolver(s.dashboard, s.analyses)],
     [PhoneNumberResolver, new PhoneNumberResolver(s.phoneNumbers, s.telco, s.purchases)],
     [AgentResolver, new AgentResolver(s.agents)],
     [WebhookResolver, new WebhookResolver(s.webhooks, s.deliveries, s.replays)],

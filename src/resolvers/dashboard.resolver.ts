@@ -1,9 +1,11 @@
 import { AFTER_DESCRIPTION } from './pagination.types.js';
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { DashboardService } from '../services/dashboard.service.js';
+import type { CallAnalysisService } from '../services/call-analysis.service.js';
 import type { RequestContext } from '../context.js';
 import {
   AppointmentCallPageType,
+  CallAnalysisInput,
   CallDetailsType,
   DashboardFilterInput,
   DashboardSummaryType,
@@ -12,7 +14,10 @@ import {
 
 @Resolver()
 export class DashboardResolver {
-  constructor(private readonly dashboardService: DashboardService) {}
+  constructor(
+    private readonly dashboardService: DashboardService,
+    private readonly analyses: CallAnalysisService,
+  ) {}
 
   @Authorized()
   @Query(() => AppointmentCallPageType, { description: 'Calls in the date range that booked an appointment, newest first' })
@@ -35,6 +40,13 @@ export class DashboardResolver {
   @Authorized('view-ai-dashboard')
   @Query(() => CallDetailsType)
   async callDetails(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<CallDetailsType> {
+    return this.dashboardService.callDetails(ctx, id);
+  }
+
+  @Authorized('analyze-calls')
+  @Mutation(() => CallDetailsType, { description: "Records an ended call's post-call analysis (call.analyzed when it is new or changed); the call with it" })
+  async analyzeCall(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('analysis', () => CallAnalysisInput) analysis: CallAnalysisInput): Promise<CallDetailsType> {
+    await this.analyses.record(ctx, id, analysis);
     return this.dashboardService.callDetails(ctx, id);
   }
 

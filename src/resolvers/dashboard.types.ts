@@ -76,6 +76,20 @@ export class CallDetailsType {
   @Field(() => String, { nullable: true }) appointment!: string | null;
   @Field(() => Date, { nullable: true }) appointmentAt!: Date | null;
   @Field(() => CallContactType) contact!: CallContactType;
+  @Field(() => String, { nullable: true, description: 'The post-call analysis: what the call was about' }) summary!: string | null;
+  @Field(() => Boolean, { nullable: true, description: 'Whether the call reached its goal, as the analysis judged' }) successful!: boolean | null;
+  @Field(() => GraphQLJSONObject, { description: "The company's own analysis fields" }) customAnalysis!: Record<string, unknown>;
+  @Field(() => Date, { nullable: true, description: 'When the analysis was last recorded (call.analyzed)' }) analyzedAt!: Date | null;
+}
+
+@InputType('CallAnalysisInput', { description: 'A post-call analysis; a field left out keeps its value' })
+export class CallAnalysisInput {
+  @Field(() => String, { nullable: true, description: 'At most 5000 characters' }) summary?: string | null;
+  @Field(() => Sentiment, { nullable: true }) sentiment?: string | null;
+  @Field(() => String, { nullable: true, description: 'At most 64 characters' }) disposition?: string | null;
+  @Field(() => Boolean, { nullable: true }) successful?: boolean | null;
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'At most 50 fields named in lower case (a-z, 0-9, _), each a string of at most 1000 characters, a number, a boolean or null; replaces the fields the call had' }) customAnalysis?: Record<string, unknown> | null;
+  @Field(() => String, { nullable: true, description: 'An http or https URL' }) recordingUrl?: string | null;
 }
 
 @ObjectType('LocalPresenceSetting')

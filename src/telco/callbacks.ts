@@ -4,6 +4,7 @@ import { INSTANT_YEARS, parseInstant } from '../time/instant.js';
 import { E164, message } from '../validation.js';
 import { CALL_PROGRESS, CALL_STATUSES, SENTIMENTS, SMS_BODY_MAX, SMS_PROGRESS, SMS_STATUSES } from '../vocabulary.js';
 import { signatureMatches } from './signature.js';
+import { ANALYSIS_LIMITS, customAnalysisProblems } from '../services/call-analysis.service.js';
 
 // The provider's callbacks, adapted: whose callback it is (the account it
 // names, checked by its signature before anything is read or written), and
@@ -32,6 +33,17 @@ export interface CallStatusChanged {
   appointmentAt?: Date;
 }
 
+/** The AI agent's post-call analysis of a call (fields it leaves out keep their value). */
+export interface CallAnalysisReported {
+  callSid: string;
+  summary?: string;
+  sentiment?: string;
+  disposition?: string;
+  successful?: boolean;
+  customAnalysis?: Record<string, unknown>;
+  recordingUrl?: string;
+}
+
 /** What became of a message the company sent. */
 export interface SmsStatusChanged {
   messageSid: string;
@@ -52,11 +64,12 @@ export interface CallbackPorts {
   /** The company whose provider account has this sid (the owner of `number` when several share it), and its auth token. */
   account(ctx: RequestContext, accountSid: string, number: string | undefined): Promise<{ companyId: number; authToken: string } | undefined>;
   callStatusChanged(ctx: RequestContext, command: CallStatusChanged): Promise<void>;
+  callAnalysisReported(ctx: RequestContext, command: CallAnalysisReported): Promise<void>;
   smsStatusChanged(ctx: RequestContext, command: SmsStatusChanged): Promise<void>;
   smsReceived(ctx: RequestContext, command: SmsReceived): Promise<void>;
 }
 
-export const CALLBACK_KINDS = ['voiceStatus', 'smsStatus', 'smsInbound'] as const;
+export const CALLBACK_KINDS = ['voiceStatus', 'voiceAnalysis', 'smsStatus', 'smsInbound'] as const;
 export type CallbackKind = (typeof CALLBACK_KINDS)[number];
 
 type Params = Record<string, string>;
@@ -118,6 +131,43 @@ function readCallStatus(params: Params): CallStatusChanged {
   };
 }
 
+function readCallAnalysis(params: Params): CallAnalysisReported {
+  const errors = new ParamErrors();
+  if (!CALL_SID.test(params.CallSid ?? '')) errors.bad('CallSid', 'The CallSid parameter must be CA followed by 32 hexadecimal digits.');
+  errors.e164(params, 'From', true);
+  errors.e164(params, 'To', true);
+  if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction)) errors.bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
+  if (params.Sentiment !== undefined && !(SENTIMENTS as readonly string[]).includes(params.Sentiment)) errors.bad('Sentiment', 'The Sentiment parameter must be positive, neutral or negative.');
+  if (params.Successful !== undefined && !['true', 'false'].includes(params.Successful)) errors.bad('Successful', 'The Successful parameter must be true or false.');
+  if ((params.Summary ?? '').length > ANALYSIS_LIMITS.summary) errors.bad('Summary', message.maxChars('Summary', ANALYSIS_LIMITS.summary));
+  if ((params.Disposition ?? '').length > ANALYSIS_LIMITS.disposition) errors.bad('Disposition', message.maxChars('Disposition', ANALYSIS_LIMITS.disposition));
+  if (params.RecordingUrl !== undefined && !/^https?:\/\/\S{1,2000}$/.test(params.RecordingUrl)) errors.bad('RecordingUrl', 'The RecordingUrl parameter must be an http or https URL.');
+  let custom: Record<string, unknown> | undefined;
+  if (params.CustomAnalysis !== undefined) {
+    try {
+      custom = JSON.parse(params.CustomAnalysis) as Record<string, unknown>;
+    } catch {
+      custom = undefined;
+    }
+    if (custom === null || typeof custom !== 'object' || Array.isArray(custom)) {
+      custom = undefined;
+      errors.bad('CustomAnalysis', 'The CustomAnalysis parameter must be a JSON object.');
+    }
+    const problems = custom === undefined ? [] : customAnalysisProblems(custom);
+    if (problems.length > 0) errors.bad('CustomAnalysis', problems[0]);
+  }
+  errors.check();
+  return {
+    callSid: params.CallSid,
+    summary: params.Summary,
+    sentiment: params.Sentiment || undefined,
+    disposition: params.Disposition,
+    successful: params.Successful === undefined ? undefined : params.Successful === 'true',
+    customAnalysis: custom,
+    recordingUrl: params.RecordingUrl || undefined,
+  };
+}
+
 function readSmsStatus(params: Params): SmsStatusChanged {
   const errors = new ParamErrors();
   if (!MESSAGE_SID.test(params.MessageSid ?? '')) errors.bad('MessageSid', 'The MessageSid parameter must be SM followed by 32 hexadecimal digits.');
@@ -144,6 +194,10 @@ const CALLBACKS: Record<CallbackKind, { ownNumber(params: Params): string | unde
   voiceStatus: {
     ownNumber: (params) => sidesOf(directionOf(params.Direction), params.From, params.To).ours,
     apply: (ports, ctx, params) => ports.callStatusChanged(ctx, readCallStatus(params)),
+  },
+  voiceAnalysis: {
+    ownNumber: (params) => sidesOf(directionOf(params.Direction), params.From, params.To).ours,
+    apply: (ports, ctx, params) => ports.callAnalysisReported(ctx, readCallAnalysis(params)),
   },
   smsStatus: {
     ownNumber: (params) => params.From,

@@ -25,12 +25,13 @@ type Step = Record<string, string>;
 
 export const SCENARIOS: Record<string, { description: string; steps: (o: ScenarioOptions) => Step[] }> = {
   'inbound-call': {
-    description: 'A caller reaches the AI agent: initiated, ringing, in-progress, completed with transcript, sentiment and (--book) an appointment',
+    description: "A caller reaches the AI agent: initiated, ringing, in-progress, completed with transcript, sentiment and (--book) an appointment, then the agent's post-call analysis",
     steps: (o) => [
       { CallStatus: 'initiated' },
       { CallStatus: 'ringing' },
       { CallStatus: 'in-progress' },
       { CallStatus: 'completed', CallDuration: '184', RecordingUrl: 'https://recordings.example/demo.mp3', ...analysis(o) },
+      postCallAnalysis(o),
     ],
   },
   'outbound-call': {
@@ -62,14 +63,25 @@ function analysis(o: ScenarioOptions): Step {
   return { Transcription: 'Agent: Hello, this is your assistant. How can I help? Caller: I would like to come in next week.', Sentiment: 'positive', ...booked };
 }
 
+/** The analysis callback after the call (a step with `Analysis` goes to /api/telco/voice/analysis). */
+function postCallAnalysis(o: ScenarioOptions): Step {
+  return {
+    Analysis: 'post-call',
+    Summary: o.book ? 'The caller asked to come in next week and booked an appointment.' : 'The caller asked about opening hours.',
+    Sentiment: 'positive',
+    Successful: o.book ? 'true' : 'false',
+    CustomAnalysis: JSON.stringify({ new_patient: true, insurance_provider: 'Delta Dental' }),
+  };
+}
+
 /** Plays a scenario; resolves with the call's CallSid. Throws when the service refuses a callback. */
 export async function playScenario(name: string, o: ScenarioOptions): Promise<string> {
   const scenario = SCENARIOS[name];
   if (!scenario) throw new Error(`Unknown scenario "${name}": ${Object.keys(SCENARIOS).join(', ')}`);
   const callSid = `CA${randomBytes(16).toString('hex')}`;
   const contact = o.contact ?? '+14155550123';
-  const endpoint = `${o.url.replace(/\/$/, '')}/api/telco/voice/status`;
-  for (const step of scenario.steps(o)) {
+  for (const { Analysis: analysisStep, ...step } of scenario.steps(o)) {
+    const endpoint = `${o.url.replace(/\/$/, '')}/api/telco/voice/${analysisStep ? 'analysis' : 'status'}`;
     const outbound = step.Direction?.startsWith('outbound');
     const params: Step = { AccountSid: o.accountSid, CallSid: callSid, From: outbound ? o.number : contact, To: outbound ? contact : o.number, Direction: 'inbound', ...step };
     const response = await fetch(endpoint, {
@@ -77,7 +89,7 @@ export async function playScenario(name: string, o: ScenarioOptions): Promise<st
       headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: telcoSignature(endpoint, params, o.authToken) },
       body: new URLSearchParams(params).toString(),
     });
-    o.log?.(`${params.CallStatus}${params.TransferredTo ? ` (transferred to ${params.TransferredTo})` : ''}: ${response.status}`);
+    o.log?.(`${analysisStep ? 'analysis' : params.CallStatus}${params.TransferredTo ? ` (transferred to ${params.TransferredTo})` : ''}: ${response.status}`);
     if (response.status !== 204) throw new Error(`${endpoint} answered ${response.status}: ${await response.text()}`);
     if (o.delayMs) await new Promise((resolve) => setTimeout(resolve, o.delayMs));
   }

@@ -58,6 +58,31 @@ export const dashboardRoutes: Route[] = [
     response: { field: 'callDetails', shape: 'envelope', data: true },
   },
   {
+    operationId: 'analyzeCall',
+    answers: [409],
+    methods: ['PUT'],
+    paths: ['/api/ai/dashboard/calls/{id}/analysis'],
+    tag: 'AI dashboard',
+    summary: "Record a call's analysis",
+    description:
+      "The post-call analysis of an ended call (409 while it is in progress): call.analyzed when it is new or changed, nothing when it is the same again. A field left out keeps its value; custom_analysis replaces the call's analysis fields. The provider may report it instead (POST /api/telco/voice/analysis).",
+    params: {
+      path: { id: { type: 'id', idKind: 'call', idForms: ['numeric', 'base64', 'encrypted'], description: 'Numeric, base64 or encrypted id' } },
+      body: {
+        summary: { description: 'What the call was about; at most 5000 characters' },
+        sentiment: { description: 'positive, neutral or negative' },
+        disposition: { description: 'Outcome of the call; at most 64 characters' },
+        successful: { description: 'Whether the call reached its goal' },
+        custom_analysis: { description: "The company's own fields: at most 50, named in lower case (a-z, 0-9, _), each a string (at most 1000 characters), a number, a boolean or null" },
+        recording_url: { description: 'http or https URL of the recording' },
+      },
+    },
+    document: `mutation AnalyzeCall($id: ID!, $summary: String, $sentiment: Sentiment, $disposition: String, $successful: Boolean, $customAnalysis: JSONObject, $recordingUrl: String) {
+      analyzeCall(id: $id, analysis: { summary: $summary, sentiment: $sentiment, disposition: $disposition, successful: $successful, customAnalysis: $customAnalysis, recordingUrl: $recordingUrl }) {
+        id sentiment disposition recording_url: recordingUrl summary successful custom_analysis: customAnalysis analyzed_at: analyzedAt } }`,
+    response: { field: 'analyzeCall', shape: 'envelope', message: 'Call analysis recorded.', data: true },
+  },
+  {
     operationId: 'updateLocalPresence',
     methods: ['PATCH'],
     paths: ['/api/ai/dashboard/settings/local-presence'],

@@ -39,6 +39,30 @@ export const telcoCallbackRoutes: IngressRoute[] = [
     callback: 'voiceStatus',
   },
   {
+    operationId: 'voiceAnalysisCallback',
+    method: 'POST',
+    path: '/api/telco/voice/analysis',
+    tag: 'Provider callbacks',
+    summary: 'Post-call analysis callback',
+    description:
+      "The AI agent's analysis of a call, after it ended: summary, sentiment, disposition, whether it reached its goal and the company's own fields. " +
+      'Records call.analyzed when the analysis is new or changed; a repeated callback changes nothing. A parameter left out keeps its value; a call the account does not know is left alone.',
+    params: {
+      AccountSid: accountSid,
+      CallSid: { type: 'string', required: true, description: 'CA followed by 32 hexadecimal digits' },
+      From: { type: 'string', required: true, description: 'Caller, E.164' },
+      To: { type: 'string', required: true, description: 'Called number, E.164' },
+      Direction: { type: 'string', description: 'inbound, outbound-api or outbound-dial' },
+      Summary: { type: 'string', description: 'What the call was about; at most 5000 characters' },
+      Sentiment: { type: 'string', enum: SENTIMENTS },
+      Disposition: { type: 'string', description: 'Outcome of the call; at most 64 characters' },
+      Successful: { type: 'string', enum: ['true', 'false'], description: 'Whether the call reached its goal' },
+      CustomAnalysis: { type: 'string', description: "JSON object of the company's analysis fields (at most 50; strings, numbers, booleans, null)" },
+      RecordingUrl: { type: 'string', description: 'The recording' },
+    },
+    callback: 'voiceAnalysis',
+  },
+  {
     operationId: 'smsStatusCallback',
     method: 'POST',
     path: '/api/telco/sms/status',

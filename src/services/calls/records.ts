@@ -82,6 +82,10 @@ export interface CallDetailsRecord {
   appointment: string | null;
   appointmentAt: Date | null;
   contact: { name: string | null; email: string | null; phone: string };
+  summary: string | null;
+  successful: boolean | null;
+  customAnalysis: Record<string, unknown>;
+  analyzedAt: Date | null;
 }
 
 export const callDetailsRecord = (ids: IdCodec, call: Call, timeZone: string): CallDetailsRecord => ({
@@ -104,6 +108,66 @@ export const callDetailsRecord = (ids: IdCodec, call: Call, timeZone: string): C
   appointment: call.appointmentAt ? formatWallClock(call.appointmentAt, timeZone) : null,
   appointmentAt: call.appointmentAt ?? null,
   contact: { name: call.contactName ?? null, email: call.contactEmail ?? null, phone: call.direction === 'inbound' ? call.fromNumber : call.toNumber },
+  summary: call.summary ?? null,
+  successful: call.successful ?? null,
+  customAnalysis: call.customAnalysis,
+  analyzedAt: call.analyzedAt ?? null,
+});
+
+/** A call's post-call analysis: what call.analyzed reports. */
+export interface CallAnalysis {
+  summary: string | null;
+  sentiment: string | null;
+  disposition: string | null;
+  successful: boolean | null;
+  customAnalysis: Record<string, string | number | boolean | null>;
+  recordingUrl: string | null;
+}
+
+/** A call as an analysis changes it: the analysis and what the event says of the call. */
+export interface AnalysedCall extends CallAnalysis {
+  id: number;
+  status: string;
+  agentId: number | null;
+  fromNumber: string;
+  toNumber: string;
+  direction: string;
+  contactId: number | null;
+  analyzedAt: Date | null;
+}
+
+export interface AnalysedCallRow {
+  id: number;
+  status: string;
+  agent_id: number | null;
+  from_number: string;
+  to_number: string;
+  direction: string;
+  contact_id: number | null;
+  summary: string | null;
+  sentiment: string | null;
+  disposition: string | null;
+  successful: boolean | null;
+  custom_analysis: Record<string, string | number | boolean | null>;
+  recording_url: string | null;
+  analyzed_at: Date | string | null;
+}
+
+export const analysedCall = (row: AnalysedCallRow): AnalysedCall => ({
+  id: row.id,
+  status: row.status,
+  agentId: row.agent_id,
+  fromNumber: row.from_number,
+  toNumber: row.to_number,
+  direction: row.direction,
+  contactId: row.contact_id,
+  summary: row.summary,
+  sentiment: row.sentiment,
+  disposition: row.disposition,
+  successful: row.successful,
+  customAnalysis: row.custom_analysis,
+  recordingUrl: row.recording_url,
+  analyzedAt: dbDate(row.analyzed_at),
 });
 
 /** A call as the provider's callbacks advance it. */

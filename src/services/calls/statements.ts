@@ -3,7 +3,7 @@ import type { RequestContext } from '../../context.js';
 import { Call } from '../../entities/index.js';
 import { dbDate, readDeepPage, type PageWindow } from '../../db/reads.js';
 import type { Interval } from '../../time/date-range.js';
-import { appointmentCallRecord, callState, type AppointmentCallRecord, type AppointmentCallRow, type CallState, type CallStateRow } from './records.js';
+import { analysedCall, appointmentCallRecord, callState, type AnalysedCall, type AnalysedCallRow, type AppointmentCallRecord, type AppointmentCallRow, type CallAnalysis, type CallState, type CallStateRow } from './records.js';
 
 // The calls aggregate's statements: every read and write of the calls table.
 // The provider's callbacks create and advance a call (the call service), a
@@ -78,6 +78,23 @@ export const callRecords = {
        WHERE id = ?`,
       [call.status, call.durationSeconds, call.answeredAt, changes.ended, changes.at, call.transferredTo, call.recordingUrl, call.transcript, call.sentiment, call.disposition,
         JSON.stringify(call.tags), changes.appointmentAt, changes.at, call.id],
+    );
+  },
+
+  /** A call of the company (by id, or by the provider's id), locked for an analysis. */
+  async lockForAnalysis(ctx: RequestContext, companyId: number, by: { id: number } | { providerCallId: string }): Promise<AnalysedCall | undefined> {
+    const [row] = await ctx.sql<AnalysedCallRow>(
+      `SELECT id, status, agent_id, from_number, to_number, direction, contact_id, summary, sentiment, disposition, successful, custom_analysis, recording_url, analyzed_at
+       FROM calls WHERE ${'id' in by ? 'id' : 'provider_call_id'} = ? AND company_id = ? FOR UPDATE`,
+      ['id' in by ? by.id : by.providerCallId, companyId],
+    );
+    return row && analysedCall(row);
+  },
+
+  async saveAnalysis(ctx: RequestContext, id: number, a: CallAnalysis, at: Date): Promise<void> {
+    await ctx.sql(
+      'UPDATE calls SET summary = ?, sentiment = ?, disposition = ?, successful = ?, custom_analysis = ?, recording_url = ?, analyzed_at = ?, updated_at = ? WHERE id = ?',
+      [a.summary, a.sentiment, a.disposition, a.successful, JSON.stringify(a.customAnalysis), a.recordingUrl, at, at, id],
     );
   },
 
