@@ -7,6 +7,13 @@ import type { IngressRoute, Param } from '../route.js';
 // (src/telco/callbacks.ts) reads and applies.
 
 const accountSid: Param = { type: 'string', required: true, description: 'AC followed by 32 hexadecimal digits' };
+/** The call a voice callback is about, as both voice callbacks name it. */
+const callParties: Record<string, Param> = {
+  CallSid: { type: 'string', required: true, description: 'CA followed by 32 hexadecimal digits' },
+  From: { type: 'string', required: true, description: 'Caller, E.164' },
+  To: { type: 'string', required: true, description: 'Called number, E.164' },
+  Direction: { type: 'string', description: 'inbound, outbound-api or outbound-dial' },
+};
 const messageSid: Param = { type: 'string', required: true, description: 'SM followed by 32 hexadecimal digits' };
 
 export const telcoCallbackRoutes: IngressRoute[] = [
@@ -22,10 +29,7 @@ export const telcoCallbackRoutes: IngressRoute[] = [
       'A repeated or late callback changes nothing. The AI agent\'s analysis (Transcription, Sentiment, Disposition, Tags, AppointmentAt) comes with the completed callback.',
     params: {
       AccountSid: accountSid,
-      CallSid: { type: 'string', required: true, description: 'CA followed by 32 hexadecimal digits' },
-      From: { type: 'string', required: true, description: 'Caller, E.164' },
-      To: { type: 'string', required: true, description: 'Called number, E.164' },
-      Direction: { type: 'string', description: 'inbound, outbound-api or outbound-dial' },
+      ...callParties,
       CallStatus: { type: 'string', required: true, enum: CALL_STATUSES },
       CallDuration: { type: 'string', description: 'Seconds, with the final status' },
       RecordingUrl: { type: 'string', description: 'The recording, with the final status' },
@@ -49,10 +53,7 @@ export const telcoCallbackRoutes: IngressRoute[] = [
       'Records call.analyzed when the analysis is new or changed; a repeated callback changes nothing. A parameter left out keeps its value; a call the account does not know is left alone.',
     params: {
       AccountSid: accountSid,
-      CallSid: { type: 'string', required: true, description: 'CA followed by 32 hexadecimal digits' },
-      From: { type: 'string', required: true, description: 'Caller, E.164' },
-      To: { type: 'string', required: true, description: 'Called number, E.164' },
-      Direction: { type: 'string', description: 'inbound, outbound-api or outbound-dial' },
+      ...callParties,
       Summary: { type: 'string', description: 'What the call was about; at most 5000 characters' },
       Sentiment: { type: 'string', enum: SENTIMENTS },
       Disposition: { type: 'string', description: 'Outcome of the call; at most 64 characters' },
