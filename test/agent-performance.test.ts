@@ -30,7 +30,7 @@ before(async () => {
   const [number] = await app.sql('SELECT id, phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id DESC LIMIT 1', [account.companyId]);
   await app.sql('UPDATE phone_numbers SET chatbot_agent_id = ? WHERE id = ?', [agentId, number.id]);
   options = { url: app.url, accountSid: account.sid, authToken: account.authToken, number: number.phone_no };
-  const hook = await app.graphql('mutation ($input: WebhookInput!) { createWebhook(input: $input) { webhook { id } } }', { input: { title: 'Perf', url: 'http://127.0.0.1:9/perf', events: ['agent_performance'], active: false } }, token);
+  const hook = await app.graphql('mutation ($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } } }', { input: { title: 'Perf', url: 'http://127.0.0.1:9/perf', events: ['agent_performance'], active: false } }, token);
   hookId = hook.body.data.createWebhook.webhook.id;
   // Inactive webhooks record nothing: switch it on without a receiver (deliveries stay pending, which is all this test reads).
   await app.sql('UPDATE webhooks SET active = true WHERE id = ?', [hookId]);

@@ -22,7 +22,7 @@ before(async () => {
   receiver = await new Receiver().start();
   token = await app.login('owner@acme.test');
   const created = await app.graphql(
-    'mutation ($input: WebhookInput!) { createWebhook(input: $input) { webhook { id } secret } }',
+    'mutation ($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } secret } }',
     { input: { title: 'Dialer', url: `${receiver.url}/dialer`, events: ['campaign_started', 'campaign_completed', 'lead_generated', 'appointment_scheduled'], listSelection: 'Basic' } },
     token,
   );

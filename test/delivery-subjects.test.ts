@@ -19,7 +19,7 @@ before(async () => {
   owner = await app.login('owner@acme.test');
   receiver = await new Receiver().start();
   for (const [title, events] of [['Everything', ['appointment_scheduled', 'agent_created']], ['Bookings', ['appointment_scheduled']]] as const) {
-    const created = await app.graphql('mutation($input: WebhookInput!) { createWebhook(input: $input) { webhook { id } secret } }', { input: { title, url: `${receiver.url}/${title}`, events } }, owner);
+    const created = await app.graphql('mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } secret } }', { input: { title, url: `${receiver.url}/${title}`, events } }, owner);
     hooks.push({ id: created.body.data.createWebhook.webhook.id, secret: created.body.data.createWebhook.secret });
   }
 });

@@ -29,7 +29,7 @@ before(async () => {
   app = await startTestApp();
   owner = await app.login('owner@acme.test');
   const created = await send({
-    query: 'mutation($input: WebhookInput!) { createWebhook(input: $input) { webhook { id } } }',
+    query: 'mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } } }',
     variables: { input: { title: 'Compiled', url: ORIGINAL_URL, events: ['agent_created'] } },
   });
   assert.equal(created.status, 200, created.text);

@@ -88,7 +88,7 @@ describe('field names in validation errors', () => {
     assert.deepEqual(restPage.body.errors, { per_page: ['The per page field must be at least 1.'] });
 
     const input = { title: 'Names', url: 'https://names.example/hook', events: ['call_ended'], listSelection: 'Custom', formData: ['phone_number', 'shoe_size'] };
-    const gqlHook = await app.graphql('mutation ($input: WebhookInput!) { createWebhook(input: $input) { webhook { id } } }', { input }, token);
+    const gqlHook = await app.graphql('mutation ($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } } }', { input }, token);
     assert.deepEqual(Object.keys(gqlHook.body.errors[0].extensions.errors), ['formData.1']);
     const restHook = await app.request('POST', '/api/webhooks', { token, body: { title: 'Names', url: 'https://names.example/hook', events: ['call.ended'], list_selection: 'Custom', form_data: ['phone_number', 'shoe_size'] } });
     assert.equal(restHook.status, 422);

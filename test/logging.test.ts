@@ -55,7 +55,7 @@ describe('logs', () => {
     await app.graphql('{ roles { records { id } } }'); // 401
     await app.graphql('{ roles { records { id } } }', {}, auditor); // 403
     await app.graphql('{ webhook(id: "999999") { id } }', {}, auditor); // 404
-    await app.graphql('mutation { createWebhook(input: { title: "" }) { webhook { id } } }', {}, await app.login('owner@acme.test')); // 422
+    await app.graphql('mutation { createWebhook(input: { title: "", url: "x", events: [] }) { webhook { id } } }', {}, await app.login('owner@acme.test')); // 422
     assert.ok(logs.length >= 4);
     assert.deepEqual(lines().filter((l) => l.level !== 'info'), []);
     assert.ok(!logs.some((line) => line.includes('stack')));

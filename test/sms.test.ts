@@ -40,7 +40,7 @@ before(async () => {
   const { sid, authToken } = await app.providerAccount();
   account = { sid, authToken };
   const created = await app.graphql(
-    'mutation ($input: WebhookInput!) { createWebhook(input: $input) { webhook { id } secret } }',
+    'mutation ($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } secret } }',
     { input: { title: 'SMS', url: `${receiver.url}/sms`, events: ['sms_sent', 'sms_failed', 'sms_received', 'sms_replied'], listSelection: 'Basic' } },
     token,
   );

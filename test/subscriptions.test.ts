@@ -90,6 +90,31 @@ describe('GraphQL subscriptions', () => {
     await eventually(async () => (app.running.services.live.size === 1 ? true : undefined), 5000, 'the subscription to end');
   });
 
+  it('each event is a type of its own with typed details, from the same catalog as the webhook payloads', async () => {
+    const token = await app.login('owner@acme.test');
+    const sub = collect(connect(app.url, token), `subscription {
+      events(types: [call_ended, call_analyzed]) {
+        __typename type
+        ... on CallEndedEvent { details { callId callDuration callStatus callDirection tags customFields sentiment } }
+        ... on CallAnalyzedEvent { details { callId summary successful customAnalysis analyzedAt } }
+      } }`);
+    await eventually(async () => (app.running.services.live.size >= 1 ? true : undefined), 5000, 'the subscription');
+    const sid = await playScenario('inbound-call', { ...options, book: true });
+    const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [sid]);
+    await eventually(async () => (sub.received.length >= 2 ? true : undefined), 5000, 'both events');
+    const [ended, analyzed] = sub.received as unknown as Array<{ __typename: string; type: string; details: Record<string, unknown> }>;
+    assert.equal(ended.__typename, 'CallEndedEvent');
+    assert.deepEqual(ended.details, { callId: String(call.id), callDuration: 184, callStatus: 'completed', callDirection: 'inbound', tags: ['appointment'], customFields: {}, sentiment: 'positive' });
+    assert.equal(analyzed.__typename, 'CallAnalyzedEvent');
+    assert.equal(analyzed.details.successful, true);
+    assert.deepEqual(analyzed.details.customAnalysis, { new_patient: true, insurance_provider: 'Delta Dental' });
+    // A field of another event type is not a field of this one: the document is refused.
+    const wrong = collect(connect(app.url, token), 'subscription { events { ... on CallEndedEvent { details { summary } } } }');
+    await eventually(async () => (wrong.state.error ? true : undefined), 5000, 'the refusal');
+    assert.match(JSON.stringify(wrong.state.error), /Cannot query field \\"summary\\" on type \\"CallEndedData\\"/);
+    sub.stop();
+  });
+
   it('an event too large for NOTIFY (a long transcript) still arrives whole, through the event log', async () => {
     const token = await app.login('owner@acme.test');
     const sub = collect(connect(second.url, token), 'subscription { events(types: [call_ended]) { type data } }');

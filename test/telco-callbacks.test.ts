@@ -63,7 +63,7 @@ before(async () => {
   ours = number.phone_no;
   agentId = agent.id;
   const created = await app.graphql(
-    'mutation ($input: WebhookInput!) { createWebhook(input: $input) { webhook { id } secret } }',
+    'mutation ($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } secret } }',
     { input: { title: 'Calls', url: `${receiver.url}/calls`, events: ['call_started', 'call_answered', 'call_transferred', 'call_ended', 'appointment_scheduled'], listSelection: 'Contact' } },
     token,
   );

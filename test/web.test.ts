@@ -474,7 +474,7 @@ describe('web interface', { skip }, () => {
 
   it("finds an agent's deliveries across webhooks, and resends one from there", async () => {
     const token = await app.login('owner@acme.test');
-    const hook = await app.graphql('mutation($input: WebhookInput!) { createWebhook(input: $input) { webhook { id } } }', { input: { title: 'Subject hook', url: `${receiver.url}/subject`, events: ['agent_created'] } }, token);
+    const hook = await app.graphql('mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } } }', { input: { title: 'Subject hook', url: `${receiver.url}/subject`, events: ['agent_created'] } }, token);
     const agent = await app.graphql('mutation { createAgent(name: "Findable Fay") { id } }', {}, token);
     const agentId = String(agent.body.data.createAgent.id);
     const [first] = await receiver.waitFor(1, 10_000, (r) => r.path === '/subject');

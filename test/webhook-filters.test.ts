@@ -44,7 +44,7 @@ const filteredMetric = async (event: string) => {
 describe('payload filters', () => {
   it('deliver only the events a filter accepts; the others make no delivery, are counted and listed as filtered', async () => {
     const created = await app.graphql(
-      'mutation($input: WebhookInput!) { createWebhook(input: $input) { webhook { id filters { event filter } } secret } }',
+      'mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id filters { event filter } } secret } }',
       { input: { title: 'Unhappy callers', url: `${receiver.url}/unhappy`, events: ['call_ended', 'agent_created'], filters: [{ event: 'call_ended', filter: LONG_UNHAPPY_INBOUND }] } },
       owner,
     );

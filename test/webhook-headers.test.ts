@@ -31,7 +31,7 @@ const storedHeaders = async (id: number) => (await app.sql('SELECT headers FROM 
 describe('custom headers', () => {
   it('are sent on every attempt beside the signature headers; a secret value is sealed and never shown; the attempt log names them', async () => {
     const created = await app.graphql(
-      `mutation($input: WebhookInput!) { createWebhook(input: $input) { ${HOOK_FIELDS} } }`,
+      `mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { ${HOOK_FIELDS} } }`,
       { input: { title: 'Gateway', url: `${receiver.url}/gateway`, events: ['agent_created'], headers: [{ name: 'X-Api-Key', value: 'key-0123456789', secret: true }, { name: 'X-Team', value: 'calls' }] } },
       owner,
     );

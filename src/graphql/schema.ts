@@ -14,6 +14,7 @@ import { SpamResolver } from '../resolvers/spam.resolver.js';
 import { WebhookResolver } from '../resolvers/webhook.resolver.js';
 import { WorkflowResolver } from '../resolvers/workflow.resolver.js';
 import { attachLiveEvents, LiveEventResolver } from '../resolvers/live.resolver.js';
+import { LIVE_EVENT_TYPES } from '../resolvers/live-event.types.js';
 import type { Services } from '../composition.js';
 import { COST_RULE, GRAPHQL_LIMITS } from './limits.js';
 
@@ -56,6 +57,8 @@ export async function createSchema(services?: Services): Promise<GraphQLSchema> 
   propertyFieldsAreSimple();
   const schema = await buildSchema({
     resolvers,
+    // The typed live events are reached through the LiveEvent interface only.
+    orphanedTypes: LIVE_EVENT_TYPES,
     authChecker,
     authMode: 'error',
     validate: false,

@@ -1,22 +1,14 @@
 import type { GraphQLSchema } from 'graphql';
-import { GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Field, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Resolver, Root, Subscription } from 'type-graphql';
 import type { RequestContext } from '../context.js';
 import { ForbiddenError } from '../errors.js';
 import type { LiveEvent, LiveEvents } from '../events/live.js';
 import { WebhookEvent } from './enums.js';
+import { detailsOf, LiveEventInterface } from './live-event.types.js';
 
 // Live updates for GraphQL dashboards: the company's events as they happen,
-// the same events webhooks deliver, over graphql-ws on /graphql.
-
-@ObjectType('LiveEvent')
-export class LiveEventType {
-  @Field(() => ID) id!: string;
-  @Field(() => WebhookEvent) type!: string;
-  @Field() occurredAt!: Date;
-  @Field(() => GraphQLJSONObject, { description: "The event's data, as a webhook payload's data (without contact)" }) data!: Record<string, unknown>;
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The contact the event concerns, every field' }) contact!: Record<string, unknown> | null;
-}
+// the same events webhooks deliver, over graphql-ws on /graphql, each as its
+// own typed type (live-event.types.ts).
 
 /** The hub of each built schema (a subscription's subscribe function has only the schema to go by). */
 const hubs = new WeakMap<GraphQLSchema, LiveEvents>();
@@ -24,7 +16,7 @@ export const attachLiveEvents = (schema: GraphQLSchema, live: LiveEvents) => voi
 
 @Resolver()
 export class LiveEventResolver {
-  @Subscription(() => LiveEventType, {
+  @Subscription(() => LiveEventInterface, {
     description: "The company's events as they happen, optionally only some types. Requires view-webhooks.",
     subscribe: async ({ args, context, info }) => {
       const ctx = context as RequestContext;
@@ -45,7 +37,7 @@ export class LiveEventResolver {
   events(
     @Root() event: LiveEvent,
     @Arg('types', () => [WebhookEvent], { nullable: true, description: 'Only these event types (default: all)' }) _types: string[] | null,
-  ): LiveEventType {
-    return event;
+  ): LiveEventInterface & { details: Record<string, unknown> } {
+    return { ...event, details: detailsOf(event.data) };
   }
 }

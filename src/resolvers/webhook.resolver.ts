@@ -8,6 +8,7 @@ import type { WebhookService } from '../webhooks/webhook.service.js';
 import type { ReplayService } from '../webhooks/replay.service.js';
 import {
   CreatedWebhookType,
+  CreateWebhookInput,
   StoredEventPageType,
   WebhookFilterTestType,
   WebhookDeliveryPageType,
@@ -139,7 +140,7 @@ export class WebhookResolver {
 
   @Authorized('manage-webhooks')
   @Mutation(() => CreatedWebhookType)
-  async createWebhook(@Ctx() ctx: RequestContext, @Arg('input') input: WebhookInput): Promise<CreatedWebhookType> {
+  async createWebhook(@Ctx() ctx: RequestContext, @Arg('input', () => CreateWebhookInput) input: CreateWebhookInput): Promise<CreatedWebhookType> {
     return this.webhookService.create(ctx, input);
   }
 

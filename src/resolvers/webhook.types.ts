@@ -152,7 +152,7 @@ export class WebhookFilterInput {
   @Field(() => GraphQLJSONObject, { description: 'The filter (docs/webhooks.md, Filters), checked against the event type\'s data schema' }) filter!: Record<string, unknown>;
 }
 
-@InputType()
+@InputType({ description: 'A change to a webhook: a field left out keeps its value' })
 export class WebhookInput {
   @Field(() => String, { nullable: true }) title?: string | null;
   @Field(() => String, { nullable: true }) url?: string | null;
@@ -164,4 +164,11 @@ export class WebhookInput {
   @Field(() => Int, { nullable: true, description: 'Deliveries per second at most, 1 to 1000; null removes the limit' }) rateLimit?: number | null;
   @Field(() => [WebhookHeaderInput], { nullable: true, description: 'At most 10; replaces every custom header (left out: kept)' }) headers?: WebhookHeaderInput[] | null;
   @Field(() => [WebhookFilterInput], { nullable: true, description: 'Replaces every payload filter (left out: kept, but for events no longer subscribed)' }) filters?: WebhookFilterInput[] | null;
+}
+
+@InputType({ description: 'A new webhook: title, url and events are required' })
+export class CreateWebhookInput extends WebhookInput {
+  @Field(() => String, { description: 'At most 255 characters' }) override title!: string;
+  @Field(() => String, { description: 'http or https, at most 2048 characters' }) override url!: string;
+  @Field(() => [WebhookEvent], { description: 'At least one' }) override events!: string[];
 }

@@ -40,7 +40,7 @@ interface Choices {
 }
 
 const CHOICES = `query WebhookChoices { webhookEventTypes { name category description } webhookFormFields { fields listSelections { name fields } } }`;
-const CREATE = `mutation CreateWebhook($input: WebhookInput!) { createWebhook(input: $input) { webhook { ${WEBHOOK_FIELDS} } secret } }`;
+const CREATE = `mutation CreateWebhook($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { ${WEBHOOK_FIELDS} } secret } }`;
 const UPDATE = `mutation UpdateWebhook($id: ID!, $input: WebhookInput!) { updateWebhook(id: $id, input: $input) { ${WEBHOOK_FIELDS} } }`;
 
 let choicesCache: Promise<Choices> | null = null;

@@ -64,7 +64,7 @@ export const webhookRoutes: Route[] = [
     summary: 'Create a webhook',
     description: 'The response carries the signing secret; afterwards only GET /api/webhooks/{id}/secret shows it.',
     params: { body: { ...fields, title: { ...fields.title, required: true }, url: { ...fields.url, required: true }, events: { ...fields.events, required: true } } },
-    document: `mutation CreateWebhook(${INPUT_VARIABLES}) { createWebhook(input: ${INPUT}) { webhook { ${WEBHOOK_FIELDS} } secret } }`,
+    document: `mutation CreateWebhook(${INPUT_VARIABLES.replace('$title: String', '$title: String!').replace('$url: String', '$url: String!').replace('$events: [WebhookEvent!]', '$events: [WebhookEvent!]!')}) { createWebhook(input: ${INPUT}) { webhook { ${WEBHOOK_FIELDS} } secret } }`,
     response: { field: 'createWebhook', shape: 'envelope', message: 'Webhook created successfully.', data: true, spread: 'webhook' },
     status: 201,
   }),

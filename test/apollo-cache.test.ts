@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
+import { playScenario } from '../src/telco/scenarios.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+
+// Apollo Client 4 with its normalized cache (InMemoryCache) against the
+// running service, as a GraphQL dashboard uses it: a mutation's answer
+// updates every cached query that holds the same record (one typename and
+// id per record), with no refetch. Every request the client sends is
+// counted by operation name.
+
+let app: TestApp;
+let client: ApolloClient;
+const sent: string[] = [];
+
+before(async () => {
+  app = await startTestApp();
+  const token = await app.login('owner@acme.test');
+  const counting: typeof fetch = async (input, init) => {
+    sent.push(JSON.parse(String(init?.body)).operationName);
+    return fetch(input, init);
+  };
+  client = new ApolloClient({ link: new HttpLink({ uri: `${app.url}/graphql`, headers: { authorization: `Bearer ${token}` }, fetch: counting }), cache: new InMemoryCache() });
+});
+after(async () => {
+  client?.stop();
+  await app?.close();
+});
+
+const APPOINTMENTS = gql`
+  query Appointments {
+    appointmentCalls(filter: { dateRange: Today }, perPage: 100) { records { id appointment appointmentAt status } }
+  }
+`;
+const WEBHOOKS = gql`
+  query Hooks {
+    webhooks(perPage: 100) { records { id title active } pagination { total } }
+  }
+`;
+
+describe('Apollo Client: the normalized cache stays right without refetching', () => {
+  it("a booking moves the cached dashboard row's appointment", async () => {
+    const account = await app.providerAccount();
+    const [{ phone_no: number }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [account.companyId]);
+    const sid = await playScenario('inbound-call', { url: app.url, accountSid: account.sid, authToken: account.authToken, number, book: true });
+    const [{ id }] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [sid]);
+
+    const { data } = await client.query<{ appointmentCalls: { records: Array<{ id: number; appointmentAt: string }> } }>({ query: APPOINTMENTS });
+    assert.ok(data!.appointmentCalls.records.some((r) => r.id === id), 'the booked call is on the dashboard');
+    const moved = new Date(Date.now() + 5 * 86_400_000);
+    moved.setUTCMilliseconds(0);
+    await client.mutate({
+      mutation: gql`mutation Book($id: ID!, $at: String!) { bookCallAppointment(id: $id, appointmentAt: $at) { id appointment appointmentAt status } }`,
+      variables: { id: String(id), at: moved.toISOString() },
+    });
+    const cached = client.readQuery<{ appointmentCalls: { records: Array<{ id: number; appointmentAt: string }> } }>({ query: APPOINTMENTS });
+    assert.equal(cached!.appointmentCalls.records.find((r) => r.id === id)!.appointmentAt, moved.toISOString(), 'the cached row shows the new time');
+    assert.deepEqual(sent.filter((name) => name === 'Appointments'), ['Appointments'], 'the list was fetched once');
+  });
+
+  it('a created webhook joins the cached list through the cache, and a rename updates it in place', async () => {
+    await client.query({ query: WEBHOOKS });
+    const created = await client.mutate<{ createWebhook: { webhook: { id: number; title: string; active: boolean }; secret: string } }>({
+      mutation: gql`mutation Create($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id title active } secret } }`,
+      variables: { input: { title: 'Cached hook', url: 'http://127.0.0.1:9/cached', events: ['agent_created'] } },
+      // The created record is in the answer, so the list takes it from the cache: no refetch.
+      update(cache, { data }) {
+        cache.modify({
+          fields: {
+            webhooks(value, { toReference }) {
+              const existing = value as { records: unknown[]; pagination: { total: number } };
+              return { ...existing, records: [toReference(data!.createWebhook.webhook), ...existing.records], pagination: { ...existing.pagination, total: existing.pagination.total + 1 } };
+            },
+          },
+        });
+      },
+    });
+    const id = created.data!.createWebhook.webhook.id;
+    let list = client.readQuery<{ webhooks: { records: Array<{ id: number; title: string }>; pagination: { total: number } } }>({ query: WEBHOOKS })!;
+    assert.equal(list.webhooks.records[0].title, 'Cached hook');
+    const [{ n }] = await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM webhooks w JOIN companies c ON c.id = w.company_id WHERE c.name = ?', ['Acme Agency']);
+    assert.equal(list.webhooks.pagination.total, n);
+
+    await client.mutate({
+      mutation: gql`mutation Rename($id: ID!, $input: WebhookInput!) { updateWebhook(id: $id, input: $input) { id title } }`,
+      variables: { id: String(id), input: { title: 'Cached hook, renamed' } },
+    });
+    list = client.readQuery<typeof list>({ query: WEBHOOKS })!;
+    assert.equal(list.webhooks.records.find((r) => r.id === id)!.title, 'Cached hook, renamed');
+    assert.deepEqual(sent.filter((name) => name === 'Hooks'), ['Hooks'], 'the list was fetched once');
+  });
+
+  it('the signed-in user has an id, so me is one cache entry', async () => {
+    const { data } = await client.query<{ me: { id: string; user: { email: string } } }>({ query: gql`query Me { me { id user { email } } }` });
+    assert.equal(data!.me.user.email, 'owner@acme.test');
+    const entries = client.cache.extract() as Record<string, unknown>;
+    assert.ok(entries[`Me:${data!.me.id}`], `a normalized entry Me:${data!.me.id}, among ${Object.keys(entries).join(', ')}`);
+    assert.deepEqual((entries.ROOT_QUERY as Record<string, unknown>).me, { __ref: `Me:${data!.me.id}` });
+  });
+
+  it('a webhook create without its required fields does not validate, where an update may leave any out', async () => {
+    const token = await app.login('owner@acme.test');
+    const res = await app.graphql('mutation { createWebhook(input: { title: "No url" }) { webhook { id } } }', {}, token);
+    assert.equal(res.body.errors[0].extensions.code, 'GRAPHQL_VALIDATION_FAILED');
+    assert.match(res.body.errors.map((e: { message: string }) => e.message).join(' '), /Field "CreateWebhookInput.url" of required type "String!" was not provided/);
+    assert.match(res.body.errors.map((e: { message: string }) => e.message).join(' '), /Field "CreateWebhookInput.events" of required type "\[WebhookEvent!\]!" was not provided/);
+    assert.equal((await app.sql("SELECT count(*)::int AS n FROM webhooks WHERE title = 'No url'"))[0].n, 0);
+  });
+});
