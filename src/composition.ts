@@ -22,6 +22,7 @@ import { TelcoService } from './services/telco.service.js';
 import { NumberPurchaseService } from './services/number-purchase.service.js';
 import { CallService } from './services/call.service.js';
 import { CallAnalysisService } from './services/call-analysis.service.js';
+import { CallTranscriptService } from './services/call-transcript.service.js';
 import { SmsService } from './services/sms.service.js';
 import { ContactService } from './services/contact.service.js';
 import { LiveEvents } from './events/live.js';
@@ -66,6 +67,7 @@ export interface Services {
   replays: ReplayService;
   calls: CallService;
   analyses: CallAnalysisService;
+  transcripts: CallTranscriptService;
   contacts: ContactService;
   campaigns: CampaignService;
   sms: SmsService;
@@ -104,6 +106,7 @@ export function createServices(
   const contacts = new ContactService(clock);
   const calls = new CallService(contacts, clock);
   const analyses = new CallAnalysisService(contacts, ids, clock);
+  const transcripts = new CallTranscriptService(live, ids, clock);
   const telcoClient = new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs);
   const purposeTokens = new PurposeTokens(config.jwtSecret);
   const telco = new TelcoService(telcoClient, box, ids, purposeTokens, limiter, config);
@@ -130,6 +133,7 @@ export function createServices(
     campaigns: new CampaignService(ids, contacts, clock),
     calls,
     analyses,
+    transcripts,
     phoneNumbers: new PhoneNumberService(ids),
     telco,
     purchases: new NumberPurchaseService(telco, telcoClient, purposeTokens, config),
@@ -138,6 +142,7 @@ export function createServices(
       account: (ctx, accountSid, number) => telco.callbackAccount(ctx, accountSid, number),
       callStatusChanged: (ctx, report) => calls.callStatusChanged(ctx, report),
       callAnalysisReported: (ctx, { callSid, ...analysis }) => analyses.reported(ctx, callSid, analysis),
+      turnReported: (ctx, turn) => transcripts.turnReported(ctx, turn),
       smsStatusChanged: (ctx, report) => sms.statusChanged(ctx, report),
       smsReceived: (ctx, message) => sms.received(ctx, message),
     }),

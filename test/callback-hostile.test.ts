@@ -43,6 +43,9 @@ const HOSTILE: Record<string, string[]> = {
   ErrorCode: NUMBERS.concat(['30003; DROP TABLE sms_messages']),
   Body: ['x'.repeat(1601)],
   Summary: ['x'.repeat(5001)],
+  Sequence: NUMBERS.concat(['100001', '']),
+  Speaker: ['robot', 'AGENT', ''],
+  Text: ['x'.repeat(2001), '', '   '],
   Successful: ['yes', 'TRUE', ''],
   CustomAnalysis: [
     'not json', 'null', '[1,2]', '"text"', '{"Bad Name":1}', '{"a":{"nested":true}}', '{"a":[1]}', `{"a":"${'x'.repeat(1001)}"}`,
@@ -57,6 +60,8 @@ const valid = (operationId: string): Record<string, string> => {
       return { AccountSid: account.sid, CallSid: `CA${hex(16)}`, From: '+14155550123', To: ours, Direction: 'inbound', CallStatus: 'completed', CallDuration: '30', RecordingUrl: 'https://example.com/r.wav', TransferredTo: '+14155550999', Transcription: 'Hello', Sentiment: 'positive', Disposition: 'booked', Tags: 'a,b', AppointmentAt: '2030-01-01T10:00:00Z' };
     case 'voiceAnalysisCallback':
       return { AccountSid: account.sid, CallSid: `CA${hex(16)}`, From: '+14155550123', To: ours, Direction: 'inbound', Summary: 'Booked a visit', Sentiment: 'positive', Disposition: 'booked', Successful: 'true', CustomAnalysis: '{"new_patient":true}', RecordingUrl: 'https://example.com/r.wav' };
+    case 'voiceTranscriptCallback':
+      return { AccountSid: account.sid, CallSid: `CA${hex(16)}`, From: '+14155550123', To: ours, Direction: 'inbound', Sequence: '0', Speaker: 'agent', Text: 'Hello' };
     case 'smsStatusCallback':
       return { AccountSid: account.sid, MessageSid: `SM${hex(16)}`, MessageStatus: 'failed', ErrorCode: '30003', From: ours, To: '+14155550123' };
     case 'smsInboundCallback':

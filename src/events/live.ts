@@ -33,6 +33,15 @@ export interface LiveEvent {
   contact: Record<string, unknown> | null;
 }
 
+/** One turn of a call's live transcript: not a webhook event, only for subscribers of that call. */
+export interface TranscriptTurn {
+  callId: number;
+  sequence: number;
+  speaker: string;
+  text: string;
+  at: Date;
+}
+
 /** Who holds a subscription, and how to ask again whether they still may. */
 export interface SubscriptionGuard {
   viewer: Viewer;
@@ -43,8 +52,10 @@ export interface SubscriptionGuard {
 interface Subscriber {
   companyId: number;
   types: Set<string> | null;
+  /** A transcript subscriber: the turns of this call, and no events. */
+  callId?: number;
   guard?: SubscriptionGuard;
-  push(event: LiveEvent): void;
+  push(item: LiveEvent | TranscriptTurn): void;
   end(error: Error): void;
 }
 
@@ -88,6 +99,12 @@ export class LiveEvents implements EventSink<RequestContext> {
     await ctx.read('SELECT pg_notify($1, $2)', [LIVE_CHANNEL, JSON.stringify({ ref: String(row.id) })]);
   }
 
+  /** Announces a transcript turn to the call's subscribers in every process, at the commit of ctx's unit of work. */
+  async publishTurn(ctx: RequestContext, turn: TranscriptTurn): Promise<void> {
+    if (!this.wanted) return;
+    await ctx.read('SELECT pg_notify($1, $2)', [LIVE_CHANNEL, JSON.stringify({ companyId: await ctx.companyId(), turn })]);
+  }
+
   /**
    * Starts listening (API processes). `reader` gives a context that may read
    * across companies; `notify` sends on a channel outside any transaction.
@@ -124,10 +141,15 @@ export class LiveEvents implements EventSink<RequestContext> {
     this.listener = listen(databaseUrl, LIVE_CHANNEL, {
       onNotify: (payload) => {
         if (!payload || this.subscribers.size === 0) return;
-        let message: (Omit<LiveEvent, 'occurredAt'> & { companyId: number; occurredAt: string }) | { ref: string };
+        let message: (Omit<LiveEvent, 'occurredAt'> & { companyId: number; occurredAt: string }) | { ref: string } | { companyId: number; turn: TranscriptTurn & { at: string } };
         try {
           message = JSON.parse(payload);
         } catch {
+          return;
+        }
+        if ('turn' in message) {
+          const turn = { ...message.turn, at: new Date(message.turn.at) };
+          for (const subscriber of this.subscribers) if (subscriber.companyId === message.companyId && subscriber.callId === turn.callId) subscriber.push(turn);
           return;
         }
         const event = 'ref' in message ? read(message.ref) : Promise.resolve({ ...message, occurredAt: new Date(message.occurredAt) });
@@ -135,7 +157,7 @@ export class LiveEvents implements EventSink<RequestContext> {
           .then((found) => {
             if (!found) return;
             for (const subscriber of this.subscribers) {
-              if (subscriber.companyId === found.companyId && (!subscriber.types || subscriber.types.has(found.type))) subscriber.push(found);
+              if (subscriber.companyId === found.companyId && subscriber.callId === undefined && (!subscriber.types || subscriber.types.has(found.type))) subscriber.push(found);
             }
           })
           .catch((error) => log.warn('live event not read', errorFields(error)));
@@ -168,17 +190,24 @@ export class LiveEvents implements EventSink<RequestContext> {
 
   /** The company's events (of `types`, or all) from now on, until the consumer stops or the guard's re-check fails. */
   subscribe(companyId: number, types: string[] | null, guard?: SubscriptionGuard): AsyncIterableIterator<LiveEvent> {
-    const queue: LiveEvent[] = [];
+    return this.stream<LiveEvent>({ companyId, types: types ? new Set(types) : null, guard });
+  }
+
+  /** The turns of one call of the company's live transcript from now on, on the same terms. */
+  transcript(companyId: number, callId: number, guard?: SubscriptionGuard): AsyncIterableIterator<TranscriptTurn> {
+    return this.stream<TranscriptTurn>({ companyId, types: null, callId, guard });
+  }
+
+  private stream<T>(who: Pick<Subscriber, 'companyId' | 'types' | 'callId' | 'guard'>): AsyncIterableIterator<T> {
+    const queue: T[] = [];
     let wake: (() => void) | undefined;
     let done = false;
     let failure: Error | undefined;
     const subscriber: Subscriber = {
-      companyId,
-      types: types ? new Set(types) : null,
-      guard,
-      push: (event) => {
+      ...who,
+      push: (item) => {
         if (queue.length >= QUEUE_LIMIT) failure ??= new Error('The subscription fell too far behind and was closed; subscribe again.');
-        else queue.push(event);
+        else queue.push(item as T);
         wake?.();
       },
       end: (error) => {
@@ -195,7 +224,7 @@ export class LiveEvents implements EventSink<RequestContext> {
       if (this.subscribers.size === 0) this.announce(false);
       wake?.();
     };
-    const iterator: AsyncIterableIterator<LiveEvent> = {
+    const iterator: AsyncIterableIterator<T> = {
       [Symbol.asyncIterator]: () => iterator,
       next: async () => {
         for (;;) {

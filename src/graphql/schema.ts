@@ -15,10 +15,11 @@ import { WebhookResolver } from '../resolvers/webhook.resolver.js';
 import { WorkflowResolver } from '../resolvers/workflow.resolver.js';
 import { attachLiveEvents, LiveEventResolver } from '../resolvers/live.resolver.js';
 import { LIVE_EVENT_TYPES } from '../resolvers/live-event.types.js';
+import { attachTranscripts, CallTranscriptResolver } from '../resolvers/call-transcript.resolver.js';
 import type { Services } from '../composition.js';
 import { COST_RULE, GRAPHQL_LIMITS } from './limits.js';
 
-const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver, CampaignResolver, LiveEventResolver] as const;
+const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver, CampaignResolver, LiveEventResolver, CallTranscriptResolver] as const;
 
 /** Each resolver made once with the services it uses (type-graphql asks this container for them). */
 function resolverContainer(s: Services): ContainerType {
@@ -36,6 +37,7 @@ function resolverContainer(s: Services): ContainerType {
     [ContactResolver, new ContactResolver(s.contacts)],
     [CampaignResolver, new CampaignResolver(s.campaigns)],
     [LiveEventResolver, new LiveEventResolver()],
+    [CallTranscriptResolver, new CallTranscriptResolver(s.transcripts)],
   ]);
   return {
     get: (resolver: Function) => {
@@ -75,6 +77,7 @@ export async function createSchema(services?: Services): Promise<GraphQLSchema> 
   if (services) {
     withUnitsOfWork(schema);
     attachLiveEvents(schema, services.live);
+    attachTranscripts(schema, services.transcripts);
   }
   return schema;
 }

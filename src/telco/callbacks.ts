@@ -5,6 +5,7 @@ import { E164, message } from '../validation.js';
 import { CALL_PROGRESS, CALL_STATUSES, SENTIMENTS, SMS_BODY_MAX, SMS_PROGRESS, SMS_STATUSES } from '../vocabulary.js';
 import { signatureMatches } from './signature.js';
 import { ANALYSIS_LIMITS, customAnalysisProblems } from '../services/call-analysis.service.js';
+import { TURN_SEQUENCE_MAX, TURN_SPEAKERS, TURN_TEXT_MAX, type TurnReported } from '../services/call-transcript.service.js';
 
 // The provider's callbacks, adapted: whose callback it is (the account it
 // names, checked by its signature before anything is read or written), and
@@ -65,11 +66,12 @@ export interface CallbackPorts {
   account(ctx: RequestContext, accountSid: string, number: string | undefined): Promise<{ companyId: number; authToken: string } | undefined>;
   callStatusChanged(ctx: RequestContext, command: CallStatusChanged): Promise<void>;
   callAnalysisReported(ctx: RequestContext, command: CallAnalysisReported): Promise<void>;
+  turnReported(ctx: RequestContext, command: TurnReported): Promise<void>;
   smsStatusChanged(ctx: RequestContext, command: SmsStatusChanged): Promise<void>;
   smsReceived(ctx: RequestContext, command: SmsReceived): Promise<void>;
 }
 
-export const CALLBACK_KINDS = ['voiceStatus', 'voiceAnalysis', 'smsStatus', 'smsInbound'] as const;
+export const CALLBACK_KINDS = ['voiceStatus', 'voiceAnalysis', 'voiceTranscript', 'smsStatus', 'smsInbound'] as const;
 export type CallbackKind = (typeof CALLBACK_KINDS)[number];
 
 type Params = Record<string, string>;
@@ -168,6 +170,20 @@ function readCallAnalysis(params: Params): CallAnalysisReported {
   };
 }
 
+function readTranscriptTurn(params: Params): TurnReported {
+  const errors = new ParamErrors();
+  if (!CALL_SID.test(params.CallSid ?? '')) errors.bad('CallSid', 'The CallSid parameter must be CA followed by 32 hexadecimal digits.');
+  errors.e164(params, 'From', true);
+  errors.e164(params, 'To', true);
+  if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction)) errors.bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
+  if (!/^\d{1,6}$/.test(params.Sequence ?? '') || Number(params.Sequence) > TURN_SEQUENCE_MAX) errors.bad('Sequence', `The Sequence parameter must be the turn's number, 0 to ${TURN_SEQUENCE_MAX}.`);
+  if (!(TURN_SPEAKERS as readonly string[]).includes(params.Speaker ?? '')) errors.bad('Speaker', `The Speaker parameter must be one of ${TURN_SPEAKERS.join(', ')}.`);
+  if ((params.Text ?? '').trim() === '') errors.bad('Text', 'The Text parameter is required.');
+  else if (params.Text.length > TURN_TEXT_MAX) errors.bad('Text', message.maxChars('Text', TURN_TEXT_MAX));
+  errors.check();
+  return { callSid: params.CallSid, sequence: Number(params.Sequence), speaker: params.Speaker, text: params.Text };
+}
+
 function readSmsStatus(params: Params): SmsStatusChanged {
   const errors = new ParamErrors();
   if (!MESSAGE_SID.test(params.MessageSid ?? '')) errors.bad('MessageSid', 'The MessageSid parameter must be SM followed by 32 hexadecimal digits.');
@@ -198,6 +214,10 @@ const CALLBACKS: Record<CallbackKind, { ownNumber(params: Params): string | unde
   voiceAnalysis: {
     ownNumber: (params) => sidesOf(directionOf(params.Direction), params.From, params.To).ours,
     apply: (ports, ctx, params) => ports.callAnalysisReported(ctx, readCallAnalysis(params)),
+  },
+  voiceTranscript: {
+    ownNumber: (params) => sidesOf(directionOf(params.Direction), params.From, params.To).ours,
+    apply: (ports, ctx, params) => ports.turnReported(ctx, readTranscriptTurn(params)),
   },
   smsStatus: {
     ownNumber: (params) => params.From,

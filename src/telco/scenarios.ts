@@ -47,6 +47,15 @@ export const SCENARIOS: Record<string, { description: string; steps: (o: Scenari
     description: 'Nobody answers: initiated, ringing, no-answer',
     steps: (): Step[] => [{ CallStatus: 'initiated' }, { CallStatus: 'ringing' }, { CallStatus: 'no-answer', CallDuration: '0' }],
   },
+  'live-call': {
+    description: 'A caller talks with the AI agent, the transcript reported turn by turn as it goes (callTranscript subscribers see each), then completed',
+    steps: (): Step[] => [
+      { CallStatus: 'initiated' },
+      { CallStatus: 'in-progress' },
+      ...LIVE_TURNS.map(([Speaker, Text], i) => ({ Callback: 'transcript', Sequence: String(i), Speaker, Text })),
+      { CallStatus: 'completed', CallDuration: '45', Transcription: LIVE_TURNS.map(([who, text]) => `${who === 'agent' ? 'Agent' : 'Caller'}: ${text}`).join(' ') },
+    ],
+  },
   transfer: {
     description: 'The AI agent hands the caller to a person: in-progress, transferred, completed',
     steps: (): Step[] => [
@@ -58,15 +67,22 @@ export const SCENARIOS: Record<string, { description: string; steps: (o: Scenari
   },
 };
 
+const LIVE_TURNS: Array<[string, string]> = [
+  ['agent', 'Hello, this is Ava from the clinic. How can I help?'],
+  ['caller', 'Hi, I would like to book a cleaning.'],
+  ['agent', 'Sure. Does Tuesday at 3 pm work for you?'],
+  ['caller', 'Yes, that works.'],
+];
+
 function analysis(o: ScenarioOptions): Step {
   const booked: Step = o.book ? { Disposition: 'Appointment booked', Tags: 'appointment', AppointmentAt: new Date(Date.now() + 2 * 86_400_000).toISOString() } : { Disposition: 'Information given', Tags: 'question' };
   return { Transcription: 'Agent: Hello, this is your assistant. How can I help? Caller: I would like to come in next week.', Sentiment: 'positive', ...booked };
 }
 
-/** The analysis callback after the call (a step with `Analysis` goes to /api/telco/voice/analysis). */
+/** The analysis callback after the call (a step with `Callback` goes to /api/telco/voice/<Callback> instead of status). */
 function postCallAnalysis(o: ScenarioOptions): Step {
   return {
-    Analysis: 'post-call',
+    Callback: 'analysis',
     Summary: o.book ? 'The caller asked to come in next week and booked an appointment.' : 'The caller asked about opening hours.',
     Sentiment: 'positive',
     Successful: o.book ? 'true' : 'false',
@@ -80,8 +96,8 @@ export async function playScenario(name: string, o: ScenarioOptions): Promise<st
   if (!scenario) throw new Error(`Unknown scenario "${name}": ${Object.keys(SCENARIOS).join(', ')}`);
   const callSid = `CA${randomBytes(16).toString('hex')}`;
   const contact = o.contact ?? '+14155550123';
-  for (const { Analysis: analysisStep, ...step } of scenario.steps(o)) {
-    const endpoint = `${o.url.replace(/\/$/, '')}/api/telco/voice/${analysisStep ? 'analysis' : 'status'}`;
+  for (const { Callback: callback, ...step } of scenario.steps(o)) {
+    const endpoint = `${o.url.replace(/\/$/, '')}/api/telco/voice/${callback ?? 'status'}`;
     const outbound = step.Direction?.startsWith('outbound');
     const params: Step = { AccountSid: o.accountSid, CallSid: callSid, From: outbound ? o.number : contact, To: outbound ? contact : o.number, Direction: 'inbound', ...step };
     const response = await fetch(endpoint, {
@@ -89,7 +105,7 @@ export async function playScenario(name: string, o: ScenarioOptions): Promise<st
       headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: telcoSignature(endpoint, params, o.authToken) },
       body: new URLSearchParams(params).toString(),
     });
-    o.log?.(`${analysisStep ? 'analysis' : params.CallStatus}${params.TransferredTo ? ` (transferred to ${params.TransferredTo})` : ''}: ${response.status}`);
+    o.log?.(`${callback ? `${callback}${params.Speaker ? ` (${params.Speaker}: ${params.Text})` : ''}` : params.CallStatus}${params.TransferredTo ? ` (transferred to ${params.TransferredTo})` : ''}: ${response.status}`);
     if (response.status !== 204) throw new Error(`${endpoint} answered ${response.status}: ${await response.text()}`);
     if (o.delayMs) await new Promise((resolve) => setTimeout(resolve, o.delayMs));
   }

@@ -64,6 +64,23 @@ export const telcoCallbackRoutes: IngressRoute[] = [
     callback: 'voiceAnalysis',
   },
   {
+    operationId: 'voiceTranscriptCallback',
+    method: 'POST',
+    path: '/api/telco/voice/transcript',
+    tag: 'Provider callbacks',
+    summary: 'Live transcript callback',
+    description:
+      "One turn of a call's conversation while it goes on. Kept once per call and Sequence (a repeated callback adds nothing) and announced to the call's GraphQL subscribers (callTranscript); not a webhook event. A call the account does not know is left alone.",
+    params: {
+      AccountSid: accountSid,
+      ...callParties,
+      Sequence: { type: 'string', required: true, description: "The turn's number in the call, from 0" },
+      Speaker: { type: 'string', required: true, enum: ['agent', 'caller'] },
+      Text: { type: 'string', required: true, description: 'What was said; at most 2000 characters' },
+    },
+    callback: 'voiceTranscript',
+  },
+  {
     operationId: 'smsStatusCallback',
     method: 'POST',
     path: '/api/telco/sms/status',

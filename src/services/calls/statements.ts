@@ -3,6 +3,7 @@ import type { RequestContext } from '../../context.js';
 import { Call } from '../../entities/index.js';
 import { dbDate, readDeepPage, type PageWindow } from '../../db/reads.js';
 import type { Interval } from '../../time/date-range.js';
+import type { TranscriptTurn } from '../../events/live.js';
 import { analysedCall, appointmentCallRecord, callState, type AnalysedCall, type AnalysedCallRow, type AppointmentCallRecord, type AppointmentCallRow, type CallAnalysis, type CallState, type CallStateRow } from './records.js';
 
 // The calls aggregate's statements: every read and write of the calls table.
@@ -96,6 +97,29 @@ export const callRecords = {
       'UPDATE calls SET summary = ?, sentiment = ?, disposition = ?, successful = ?, custom_analysis = ?, recording_url = ?, analyzed_at = ?, updated_at = ? WHERE id = ?',
       [a.summary, a.sentiment, a.disposition, a.successful, JSON.stringify(a.customAnalysis), a.recordingUrl, at, at, id],
     );
+  },
+
+  /** The id of the company's call with this provider id. */
+  async idByProviderId(ctx: RequestContext, companyId: number, providerCallId: string): Promise<number | undefined> {
+    const [row] = await ctx.sql<{ id: number }>('SELECT id FROM calls WHERE provider_call_id = ? AND company_id = ?', [providerCallId, companyId]);
+    return row?.id;
+  },
+
+  /** The id, when the call is the company's. */
+  async idOfCompany(ctx: RequestContext, companyId: number, id: number): Promise<number | undefined> {
+    const [row] = await ctx.sql<{ id: number }>('SELECT id FROM calls WHERE id = ? AND company_id = ?', [id, companyId]);
+    return row?.id;
+  },
+
+  /** Keeps a transcript turn; false when the call has that turn already. */
+  async addTurn(ctx: RequestContext, turn: TranscriptTurn): Promise<boolean> {
+    const rows = await ctx.sql('INSERT INTO call_turns (call_id, sequence, speaker, text, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1', [turn.callId, turn.sequence, turn.speaker, turn.text, turn.at]);
+    return rows.length > 0;
+  },
+
+  async turns(ctx: RequestContext, callId: number): Promise<TranscriptTurn[]> {
+    const rows = await ctx.sql<{ sequence: number; speaker: string; text: string; created_at: Date | string }>('SELECT sequence, speaker, text, created_at FROM call_turns WHERE call_id = ? ORDER BY sequence', [callId]);
+    return rows.map((r) => ({ callId, sequence: r.sequence, speaker: r.speaker, text: r.text, at: dbDate(r.created_at) }));
   },
 
   /** A call of the company, locked for a booking. */

@@ -1,0 +1,52 @@
+import type { GraphQLSchema } from 'graphql';
+import { Arg, Authorized, Ctx, Field, ID, Int, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
+import type { RequestContext } from '../context.js';
+import { ForbiddenError } from '../errors.js';
+import type { TranscriptTurn } from '../events/live.js';
+import type { CallTranscriptService } from '../services/call-transcript.service.js';
+
+// A call's live transcript over GraphQL: the turns so far, and each new turn
+// as the provider reports it (graphql-ws, any API process).
+
+@ObjectType('TranscriptTurn', { description: "One turn of a call's conversation" })
+export class TranscriptTurnType {
+  @Field(() => Int) callId!: number;
+  @Field(() => Int, { description: 'The turn number in the call, from 0' }) sequence!: number;
+  @Field({ description: 'agent or caller' }) speaker!: string;
+  @Field() text!: string;
+  @Field({ description: 'When the provider reported it' }) at!: Date;
+}
+
+/** The transcript service of each built schema (a subscription's subscribe function has only the schema to go by). */
+const services = new WeakMap<GraphQLSchema, CallTranscriptService>();
+export const attachTranscripts = (schema: GraphQLSchema, transcripts: CallTranscriptService) => void services.set(schema, transcripts);
+
+@Resolver()
+export class CallTranscriptResolver {
+  constructor(private readonly transcripts: CallTranscriptService) {}
+
+  @Authorized('view-ai-dashboard')
+  @Query(() => [TranscriptTurnType], { description: "A call's live transcript so far, in order" })
+  callTranscriptTurns(@Ctx() ctx: RequestContext, @Arg('callId', () => ID) callId: string): Promise<TranscriptTurn[]> {
+    return this.transcripts.turns(ctx, callId);
+  }
+
+  @Subscription(() => TranscriptTurnType, {
+    description: "A call's transcript turn by turn as the provider reports it (not webhooks). Requires view-ai-dashboard; another company's call is not found.",
+    subscribe: async ({ args, context, info }) => {
+      const ctx = context as RequestContext;
+      const viewer = await ctx.requirePermissions(['view-ai-dashboard']);
+      const service = services.get(info.schema);
+      if (!service) throw new Error('Live transcripts are not served by this process.');
+      const companyId = viewer.company.id;
+      const recheck = async () => {
+        const now = await ctx.again().requirePermissions(['view-ai-dashboard']);
+        if (now.company.id !== companyId) throw new ForbiddenError();
+      };
+      return service.subscribe(ctx, args.callId as string, { viewer, recheck });
+    },
+  })
+  callTranscript(@Root() turn: TranscriptTurn, @Arg('callId', () => ID) _callId: string): TranscriptTurnType {
+    return turn;
+  }
+}

@@ -1,0 +1,58 @@
+import type { RequestContext } from '../context.js';
+import { NotFoundError } from '../errors.js';
+import type { LiveEvents, SubscriptionGuard, TranscriptTurn } from '../events/live.js';
+import type { IdCodec } from '../ids.js';
+import { callRecords } from './calls/statements.js';
+
+// Live transcripts (Retell's and Vapi's transcript updates): the provider
+// reports a call's conversation turn by turn while it goes on; each turn is
+// kept once (a repeated callback adds nothing and announces nothing) and
+// announced to the call's GraphQL subscribers in every API process. They
+// are not webhook events: a call makes dozens of turns, and subscribers of
+// one call ask for them.
+
+export const TURN_SPEAKERS = ['agent', 'caller'] as const;
+export const TURN_TEXT_MAX = 2000;
+export const TURN_SEQUENCE_MAX = 100_000;
+
+export interface TurnReported {
+  callSid: string;
+  sequence: number;
+  speaker: string;
+  text: string;
+}
+
+export class CallTranscriptService {
+  constructor(
+    private readonly live: LiveEvents,
+    private readonly ids: IdCodec,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /** The provider's transcript callback: keeps the turn and announces it, once; a call the account does not know is left alone. */
+  async turnReported(ctx: RequestContext, report: TurnReported): Promise<void> {
+    const companyId = await ctx.companyId();
+    const callId = await callRecords.idByProviderId(ctx, companyId, report.callSid);
+    if (callId === undefined) return;
+    const at = this.clock();
+    const kept = await callRecords.addTurn(ctx, { callId, sequence: report.sequence, speaker: report.speaker, text: report.text, at });
+    if (kept) await this.live.publishTurn(ctx, { callId, sequence: report.sequence, speaker: report.speaker, text: report.text, at });
+  }
+
+  /** The call's transcript so far, in order; 404 for another company's, an unknown or a malformed id. */
+  async turns(ctx: RequestContext, rawCallId: string): Promise<TranscriptTurn[]> {
+    return callRecords.turns(ctx, await this.callOf(ctx, rawCallId));
+  }
+
+  /** The call's turns from now on, for a subscriber who may see the company's calls. */
+  async subscribe(ctx: RequestContext, rawCallId: string, guard: SubscriptionGuard): Promise<AsyncIterableIterator<TranscriptTurn>> {
+    return this.live.transcript(guard.viewer.company.id, await this.callOf(ctx, rawCallId), guard);
+  }
+
+  private async callOf(ctx: RequestContext, rawCallId: string): Promise<number> {
+    const id = this.ids.decode(rawCallId, 'call');
+    const found = id === undefined ? undefined : await callRecords.idOfCompany(ctx, await ctx.companyId(), id);
+    if (found === undefined) throw new NotFoundError('Call');
+    return found;
+  }
+}
