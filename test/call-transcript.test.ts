@@ -80,8 +80,14 @@ describe('live transcripts', () => {
     ]);
     const soFar = await app.graphql('query($id: ID!) { callTranscriptTurns(callId: $id) { sequence speaker text } }', { id: String(id) }, token);
     assert.deepEqual(soFar.body.data.callTranscriptTurns, sub.turns);
+    // Listed live while in progress, for its own company only; gone once it ends.
+    const listed = async (t: string) => (await app.graphql('{ liveCalls { id status } }', {}, t)).body.data.liveCalls.map((c: { id: number }) => c.id);
+    assert.ok((await listed(token)).includes(id));
+    assert.ok(!(await listed(await app.login('owner@gamma.test'))).includes(id));
+    assert.equal(await callback('status', { ...call, CallStatus: 'completed', CallDuration: '20' }), 204);
+    assert.ok(!(await listed(token)).includes(id));
     const events = await app.sql<{ type: string }>('SELECT type FROM events WHERE ? = ANY(subjects) ORDER BY id', [`call:${id}`]);
-    assert.deepEqual(events.map((e) => e.type), ['call.started', 'call.answered'], 'turns are not webhook events');
+    assert.deepEqual(events.map((e) => e.type), ['call.started', 'call.answered', 'call.ended'], 'turns are not webhook events');
   });
 
   it("the simulator plays a call turn by turn; another company's call and a user without view-ai-dashboard are refused", async () => {

@@ -9,6 +9,8 @@ import { findChromium, launchChromium, seriousViolations } from './helpers/brows
 import { jsonLines } from './helpers/processes.js';
 import { eventually, Receiver } from './helpers/receiver.js';
 import { DEMO_PASSWORD } from '../src/seed/demo.js';
+import { randomBytes } from 'node:crypto';
+import { SIGNATURE_HEADER, telcoSignature } from '../src/telco/signature.js';
 
 // The web interface in a real Chromium: a person signs in at `/` and manages
 // webhooks under Setup > Webhooks without touching the API. Every step is
@@ -541,6 +543,38 @@ describe('web interface', { skip }, () => {
     } finally {
       await failing.close();
     }
+  });
+
+  it('follows a call in progress and its transcript as it grows (Calls > Live calls)', async () => {
+    const account = await app.providerAccount();
+    const [{ phone_no: ours }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [account.companyId]);
+    const call = { AccountSid: account.sid, CallSid: `CA${randomBytes(16).toString('hex')}`, From: '+14155550143', To: ours, Direction: 'inbound' };
+    const callback = async (kind: string, params: Record<string, string>) => {
+      const url = `${app.url}/api/telco/voice/${kind}`;
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: telcoSignature(url, params, account.authToken) }, body: new URLSearchParams(params).toString() });
+      assert.equal(res.status, 204);
+    };
+    for (const status of ['initiated', 'in-progress']) await callback('status', { ...call, CallStatus: status });
+    await callback('transcript', { ...call, Sequence: '0', Speaker: 'agent', Text: 'Hello, this is Ava.' });
+
+    const { context, page } = await newPage();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Live calls' }).click();
+    await page.getByRole('heading', { name: 'Live calls', level: 1 }).waitFor();
+    const row = page.getByRole('row').filter({ hasText: '+14155550143' });
+    await row.getByRole('button', { name: /^Follow the transcript of call \d+$/ }).click();
+    const transcript = page.getByRole('region', { name: /^Transcript of call \d+$/ });
+    await transcript.getByText('Hello, this is Ava.').waitFor();
+    // Said after the page opened: it arrives over the subscription, in order.
+    await callback('transcript', { ...call, Sequence: '1', Speaker: 'caller', Text: 'I would like a cleaning.' });
+    await callback('transcript', { ...call, Sequence: '2', Speaker: 'agent', Text: 'Tuesday at 3 pm works.' });
+    await transcript.getByText('Tuesday at 3 pm works.').waitFor();
+    assert.deepEqual(await transcript.getByRole('listitem').allInnerTexts(), ['Agent: Hello, this is Ava.', 'Caller: I would like a cleaning.', 'Agent: Tuesday at 3 pm works.']);
+    await noSerious(page, 'live calls with a transcript');
+    // Once the call ends it leaves the list by itself.
+    await callback('status', { ...call, CallStatus: 'completed', CallDuration: '40' });
+    await row.waitFor({ state: 'detached', timeout: 10_000 });
+    await context.close();
   });
 
   it('tells a user without view-webhooks why the page is empty, and hides changes from a viewer', async () => {

@@ -17,6 +17,17 @@ export class TranscriptTurnType {
   @Field({ description: 'When the provider reported it' }) at!: Date;
 }
 
+@ObjectType('LiveCall', { description: 'A call in progress' })
+export class LiveCallType {
+  @Field(() => Int) id!: number;
+  @Field({ description: 'initiated, ringing or in-progress' }) status!: string;
+  @Field({ description: 'inbound or outbound' }) direction!: string;
+  @Field() fromNumber!: string;
+  @Field() toNumber!: string;
+  @Field() startedAt!: Date;
+  @Field(() => String, { nullable: true }) agentName!: string | null;
+}
+
 /** The transcript service of each built schema (a subscription's subscribe function has only the schema to go by). */
 const services = new WeakMap<GraphQLSchema, CallTranscriptService>();
 export const attachTranscripts = (schema: GraphQLSchema, transcripts: CallTranscriptService) => void services.set(schema, transcripts);
@@ -24,6 +35,12 @@ export const attachTranscripts = (schema: GraphQLSchema, transcripts: CallTransc
 @Resolver()
 export class CallTranscriptResolver {
   constructor(private readonly transcripts: CallTranscriptService) {}
+
+  @Authorized('view-ai-dashboard')
+  @Query(() => [LiveCallType], { description: "The company's calls in progress, newest first (at most 50)" })
+  liveCalls(@Ctx() ctx: RequestContext): Promise<LiveCallType[]> {
+    return this.transcripts.liveCalls(ctx);
+  }
 
   @Authorized('view-ai-dashboard')
   @Query(() => [TranscriptTurnType], { description: "A call's live transcript so far, in order" })

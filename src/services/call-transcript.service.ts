@@ -39,6 +39,11 @@ export class CallTranscriptService {
     if (kept) await this.live.publishTurn(ctx, { callId, sequence: report.sequence, speaker: report.speaker, text: report.text, at });
   }
 
+  /** The company's calls in progress, newest first (at most 50): what a live view lists. */
+  async liveCalls(ctx: RequestContext) {
+    return callRecords.inProgress(ctx, await ctx.companyId(), 50);
+  }
+
   /** The call's transcript so far, in order; 404 for another company's, an unknown or a malformed id. */
   async turns(ctx: RequestContext, rawCallId: string): Promise<TranscriptTurn[]> {
     return callRecords.turns(ctx, await this.callOf(ctx, rawCallId));

@@ -5,6 +5,7 @@ import { SignIn } from './sign-in';
 import { ZoneContext } from './ui';
 import { WebhookPage } from './webhook-page';
 import { WebhooksPage } from './webhooks-page';
+import { LiveCallsPage } from './live-calls';
 import './styles.css';
 
 export interface Viewer {
@@ -110,6 +111,16 @@ function App() {
               </a>
             </li>
           </ul>
+          <p class="nav-group" id="nav-calls">
+            Calls
+          </p>
+          <ul aria-labelledby="nav-calls">
+            <li>
+              <a href="#/calls/live" aria-current={route === '/calls/live' ? 'page' : undefined}>
+                Live calls
+              </a>
+            </li>
+          </ul>
           <p class="nav-group" id="nav-developers">
             Developers
           </p>
@@ -128,7 +139,18 @@ function App() {
           </ul>
         </nav>
         <main id="main" tabIndex={-1}>
-          {!route.startsWith('/setup/webhooks') ? (
+          {route === '/calls/live' ? (
+            viewer.permissions.includes('view-ai-dashboard') ? (
+              <LiveCallsPage />
+            ) : (
+              <section>
+                <h1>Live calls</h1>
+                <p class="banner info" role="status">
+                  Your role ({viewer.role.title}) does not include the “view-ai-dashboard” permission, so the calls of {viewer.company.name} are hidden.
+                </p>
+              </section>
+            )
+          ) : !route.startsWith('/setup/webhooks') ? (
             <section>
               <h1>Not found</h1>
               <p>

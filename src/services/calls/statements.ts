@@ -111,6 +111,16 @@ export const callRecords = {
     return row?.id;
   },
 
+  /** The company's calls in progress (the provider has not said they ended), newest first. */
+  async inProgress(ctx: RequestContext, companyId: number, limit: number) {
+    const rows = await ctx.sql<{ id: number; status: string; direction: string; from_number: string; to_number: string; started_at: Date | string; agent_name: string | null }>(
+      `SELECT c.id, c.status, c.direction, c.from_number, c.to_number, c.started_at, a.name AS agent_name FROM calls c LEFT JOIN agents a ON a.id = c.agent_id
+       WHERE c.company_id = ? AND c.status IN ('initiated', 'ringing', 'in-progress') ORDER BY c.started_at DESC, c.id DESC LIMIT ?`,
+      [companyId, limit],
+    );
+    return rows.map((r) => ({ id: r.id, status: r.status, direction: r.direction, fromNumber: r.from_number, toNumber: r.to_number, startedAt: dbDate(r.started_at), agentName: r.agent_name }));
+  },
+
   /** Keeps a transcript turn; false when the call has that turn already. */
   async addTurn(ctx: RequestContext, turn: TranscriptTurn): Promise<boolean> {
     const rows = await ctx.sql('INSERT INTO call_turns (call_id, sequence, speaker, text, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1', [turn.callId, turn.sequence, turn.speaker, turn.text, turn.at]);
