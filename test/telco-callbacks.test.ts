@@ -64,7 +64,7 @@ before(async () => {
   agentId = agent.id;
   const created = await app.graphql(
     'mutation ($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } secret } }',
-    { input: { title: 'Calls', url: `${receiver.url}/calls`, events: ['call_started', 'call_answered', 'call_transferred', 'call_ended', 'appointment_scheduled'], listSelection: 'Contact' } },
+    { input: { title: 'Calls', url: `${receiver.url}/calls`, events: ['call_started', 'call_answered', 'call_transferred', 'call_ended', 'appointment_scheduled', 'call_analyzed'], listSelection: 'Contact' } },
     token,
   );
   hook = { id: created.body.data.createWebhook.webhook.id, secret: created.body.data.createWebhook.secret };
@@ -129,6 +129,34 @@ describe('voice status callbacks', () => {
     assert.deepEqual(await eventsFor(call.id), ['call.answered x1', 'call.ended x1', 'call.started x1']);
   });
 
+  it('ten concurrent repeats of every callback of a call yield each event once, each delivered once under its own webhook-id', async () => {
+    const sid = callSid();
+    const steps: Array<[string, Record<string, string>]> = [
+      [PATH, callParams(sid, 'initiated')],
+      [PATH, callParams(sid, 'ringing')],
+      [PATH, callParams(sid, 'in-progress')],
+      [PATH, callParams(sid, 'in-progress', { TransferredTo: '+12125550142' })],
+      [PATH, callParams(sid, 'completed', { CallDuration: '75', AppointmentAt: '2030-05-01T15:00:00Z', Sentiment: 'positive' })],
+      ['/api/telco/voice/analysis', { AccountSid: account.sid, CallSid: sid, From: '+14155550123', To: ours, Direction: 'inbound', Summary: 'Booked', Successful: 'true' }],
+    ];
+    for (const [path, params] of steps) {
+      const url = `${app.url}${path}`;
+      const answers = await Promise.all(Array.from({ length: 10 }, () =>
+        fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: telcoSignature(url, params, account.authToken) }, body: new URLSearchParams(params).toString() }).then((r) => r.status)));
+      assert.deepEqual(answers, Array(10).fill(204), `${path} ${params.CallStatus ?? ''}`);
+    }
+    const call = await callOf(sid);
+    const expected = ['appointment.scheduled', 'call.analyzed', 'call.answered', 'call.ended', 'call.started', 'call.transferred'];
+    assert.deepEqual(await eventsFor(call.id), expected.map((e) => `${e} x1`));
+    const arrived = await receiver.waitFor(6, 10_000, (r) => JSON.parse(r.body).data.call_id === String(call.id));
+    await sleep(300);
+    const mine = receiver.received.filter((r) => JSON.parse(r.body).data.call_id === String(call.id));
+    assert.equal(mine.length, arrived.length, 'nothing more arrived');
+    assert.deepEqual(mine.map((r) => JSON.parse(r.body).event).sort(), expected);
+    assert.equal(new Set(mine.map((r) => r.headers['webhook-id'])).size, 6, 'a webhook-id per event');
+    for (const r of mine) assert.ok(new StandardWebhook(hook.secret).verify(r.body, r.headers as Record<string, string>));
+  });
+
   it('a call first heard of when it is over records started, answered and ended; one never answered has no answered', async () => {
     const answered = callSid();
     await post(callParams(answered, 'completed', { CallDuration: '42', Direction: 'outbound-api', From: ours, To: '+14155550999' }));
@@ -160,7 +188,7 @@ describe('voice status callbacks', () => {
     const inbound = await callOf(await playScenario('inbound-call', { ...options, book: true }));
     assert.equal(inbound.status, 'completed');
     assert.ok(inbound.appointment_at, 'the booking is on the call');
-    assert.deepEqual(await eventsFor(inbound.id), ['appointment.scheduled x1', 'call.answered x1', 'call.ended x1', 'call.started x1']);
+    assert.deepEqual(await eventsFor(inbound.id), ['appointment.scheduled x1', 'call.analyzed x1', 'call.answered x1', 'call.ended x1', 'call.started x1']);
     const [scheduled] = await receiver.waitFor(1, 10_000, (r) => r.body.includes('"event":"appointment.scheduled"') && r.body.includes(`"call_id":"${inbound.id}"`));
     assert.equal(JSON.parse(scheduled.body).data.appointment_at, new Date(inbound.appointment_at).toISOString());
     const transfer = await callOf(await playScenario('transfer', options));
