@@ -140,4 +140,49 @@ describe('call.analyzed', () => {
     assert.equal((await put(ended, { summary: 'x' }, viewer)).status, 403);
     assert.equal(await app.fingerprint(), before);
   });
+
+  it("once the company declares its analysis fields, an analysis holds only them, each of its type, from the API and from the provider", async () => {
+    const put = (body: unknown) => app.request('PUT', '/api/ai/dashboard/analysis-fields', { token: owner, body });
+    const bad = await put({ fields: [{ name: 'Bad Name', type: 'string' }, { name: 'mood', type: 'feeling' }, { name: 'plan', type: 'choice' }, { name: 'plan2', type: 'number', choices: ['a'] }] });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(Object.keys(bad.body.errors).sort(), ['fields.0.name', 'fields.1.type', 'fields.2.choices', 'fields.3.choices']);
+    const fields = [
+      { name: 'insurance_provider', type: 'string', description: 'Who insures the caller' },
+      { name: 'new_patient', type: 'boolean' },
+      { name: 'visit', type: 'choice', choices: ['cleaning', 'checkup'] },
+    ];
+    const saved = await put({ fields });
+    assert.equal(saved.status, 200, saved.text);
+    assert.deepEqual(saved.body.data, [
+      { name: 'insurance_provider', type: 'string', description: 'Who insures the caller', choices: null },
+      { name: 'new_patient', type: 'boolean', description: null, choices: null },
+      { name: 'visit', type: 'choice', description: null, choices: ['cleaning', 'checkup'] },
+    ]);
+    assert.deepEqual((await app.request('GET', '/api/ai/dashboard/analysis-fields', { token: owner })).body.data, saved.body.data);
+
+    const sid = await playScenario('missed-call', { url: app.url, accountSid: account.sid, authToken: account.authToken, number: ours, contact: '+14155550155' });
+    const { id } = await callOf(sid);
+    const analyse = (custom: Record<string, unknown>) => app.request('PUT', `/api/ai/dashboard/calls/${id}/analysis`, { token: owner, body: { custom_analysis: custom } });
+    const undeclared = await analyse({ favourite_colour: 'blue', visit: 'surgery', new_patient: 'yes' });
+    assert.equal(undeclared.status, 422);
+    assert.deepEqual(undeclared.body.errors.custom_analysis, [
+      "The custom analysis field favourite_colour is not one of the company's analysis fields (insurance_provider, new_patient, visit).",
+      'The custom analysis field visit must be one of cleaning, checkup.',
+      'The custom analysis field new_patient must be a boolean.',
+    ]);
+    const fine = await analyse({ visit: 'checkup', new_patient: false, insurance_provider: null });
+    assert.equal(fine.status, 200, fine.text);
+    // The provider's callback is held to the same declarations, naming its parameter.
+    const url = `${app.url}/api/telco/voice/analysis`;
+    const params = analysis(sid, { CustomAnalysis: '{"visit":"surgery"}' });
+    const refused = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: telcoSignature(url, params, account.authToken) }, body: new URLSearchParams(params).toString() });
+    assert.equal(refused.status, 422);
+    assert.match(JSON.stringify(await refused.json()), /CustomAnalysis.*must be one of cleaning, checkup/);
+    assert.deepEqual((await callOf(sid)).custom_analysis, { visit: 'checkup', new_patient: false, insurance_provider: null });
+    // An empty list allows any field again.
+    assert.deepEqual((await put({ fields: [] })).body.data, []);
+    assert.equal((await analyse({ favourite_colour: 'blue' })).status, 200);
+    const viewer = await app.userWith(['view-ai-dashboard']);
+    assert.equal((await app.request('PUT', '/api/ai/dashboard/analysis-fields', { token: viewer, body: { fields: [] } })).status, 403);
+  });
 });

@@ -16,10 +16,11 @@ import { WorkflowResolver } from '../resolvers/workflow.resolver.js';
 import { attachLiveEvents, LiveEventResolver } from '../resolvers/live.resolver.js';
 import { LIVE_EVENT_TYPES } from '../resolvers/live-event.types.js';
 import { attachTranscripts, CallTranscriptResolver } from '../resolvers/call-transcript.resolver.js';
+import { CallAnalysisResolver } from '../resolvers/call-analysis.resolver.js';
 import type { Services } from '../composition.js';
 import { COST_RULE, GRAPHQL_LIMITS } from './limits.js';
 
-const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver, CampaignResolver, LiveEventResolver, CallTranscriptResolver] as const;
+const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver, CampaignResolver, LiveEventResolver, CallTranscriptResolver, CallAnalysisResolver] as const;
 
 /** Each resolver made once with the services it uses (type-graphql asks this container for them). */
 function resolverContainer(s: Services): ContainerType {
@@ -38,6 +39,7 @@ function resolverContainer(s: Services): ContainerType {
     [CampaignResolver, new CampaignResolver(s.campaigns)],
     [LiveEventResolver, new LiveEventResolver()],
     [CallTranscriptResolver, new CallTranscriptResolver(s.transcripts)],
+    [CallAnalysisResolver, new CallAnalysisResolver(s.analyses)],
   ]);
   return {
     get: (resolver: Function) => {

@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { IdCodec } from '../ids.js';
 import { Rules } from '../validation.js';
 import { CALL_PROGRESS, SENTIMENTS } from '../vocabulary.js';
@@ -25,7 +25,16 @@ export interface AnalysisInput {
   recordingUrl?: string | null;
 }
 
-export const ANALYSIS_LIMITS = { summary: 5000, disposition: 64, fields: 50, fieldValue: 1000, recordingUrl: 2000 } as const;
+export const ANALYSIS_LIMITS = { summary: 5000, disposition: 64, fields: 50, fieldValue: 1000, recordingUrl: 2000, description: 255, choices: 50, choice: 100 } as const;
+export const ANALYSIS_FIELD_TYPES = ['string', 'number', 'boolean', 'choice'] as const;
+
+/** A post-call analysis field the company declares (Retell's post_call_analysis_data). */
+export interface AnalysisField {
+  name: string;
+  type: (typeof ANALYSIS_FIELD_TYPES)[number];
+  description: string | null;
+  choices: string[] | null;
+}
 const FIELD_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** The problems of an analysis's custom fields, as sentences (empty when none). */
@@ -43,6 +52,22 @@ export function customAnalysisProblems(value: unknown): string[] {
   return problems;
 }
 
+/** The problems of custom analysis fields against the company's declarations (none declared: none). */
+export function declaredFieldProblems(value: Record<string, unknown>, declared: AnalysisField[]): string[] {
+  if (declared.length === 0) return [];
+  const byName = new Map(declared.map((field) => [field.name, field]));
+  const problems: string[] = [];
+  for (const [name, v] of Object.entries(value)) {
+    const field = byName.get(name);
+    if (!field) problems.push(`The custom analysis field ${name} is not one of the company's analysis fields (${[...byName.keys()].join(', ')}).`);
+    else if (v === null) continue;
+    else if (field.type === 'choice' ? !field.choices!.includes(v as string) : typeof v !== field.type) {
+      problems.push(field.type === 'choice' ? `The custom analysis field ${name} must be one of ${field.choices!.join(', ')}.` : `The custom analysis field ${name} must be a ${field.type}.`);
+    }
+  }
+  return problems;
+}
+
 /** A value as text, an object's keys sorted (the database keeps them in its own order). */
 const canonical = (value: unknown) => JSON.stringify(value, value && typeof value === 'object' ? Object.keys(value).sort() : undefined);
 
@@ -53,10 +78,45 @@ export class CallAnalysisService {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  /** The provider's analysis callback for the context's company; a call it does not know is left alone. */
+  /** The provider's analysis callback for the context's company (422 on CustomAnalysis for an undeclared or mistyped field); a call it does not know is left alone. */
   async reported(ctx: RequestContext, callSid: string, input: AnalysisInput): Promise<void> {
+    await this.checkDeclared(ctx, input, 'CustomAnalysis');
     const call = await callRecords.lockForAnalysis(ctx, await ctx.companyId(), { providerCallId: callSid });
     if (call) await this.apply(ctx, call, input);
+  }
+
+  /** The company's declared analysis fields, in order. */
+  async fields(ctx: RequestContext): Promise<AnalysisField[]> {
+    const [row] = await ctx.sql<{ fields: AnalysisField[] | null }>("SELECT settings -> 'callAnalysisFields' AS fields FROM companies WHERE id = ?", [await ctx.companyId()]);
+    return row?.fields ?? [];
+  }
+
+  /** Replaces the company's analysis fields (an empty list: any field of the free form). */
+  async setFields(ctx: RequestContext, fields: AnalysisField[]): Promise<AnalysisField[]> {
+    const rules = new Rules();
+    if (fields.length > ANALYSIS_LIMITS.fields) rules.add('fields', `At most ${ANALYSIS_LIMITS.fields} analysis fields.`);
+    const seen = new Set<string>();
+    fields.slice(0, ANALYSIS_LIMITS.fields + 1).forEach((field, i) => {
+      const at = `fields.${i}`;
+      if (!FIELD_NAME.test(field.name)) rules.add(`${at}.name`, 'The name must be lower-case letters, digits and underscores, starting with a letter (at most 64).');
+      else if (seen.has(field.name)) rules.add(`${at}.name`, `The field ${field.name} is declared twice.`);
+      seen.add(field.name);
+      rules.oneOf(`${at}.type`, field.type, ANALYSIS_FIELD_TYPES).maxChars(`${at}.description`, field.description, ANALYSIS_LIMITS.description);
+      const choices = field.choices ?? [];
+      if (field.type === 'choice' && (choices.length === 0 || choices.length > ANALYSIS_LIMITS.choices)) rules.add(`${at}.choices`, `A choice field lists 1 to ${ANALYSIS_LIMITS.choices} choices.`);
+      if (field.type !== 'choice' && choices.length > 0) rules.add(`${at}.choices`, 'Only a choice field lists choices.');
+      if (choices.some((c) => c === '' || c.length > ANALYSIS_LIMITS.choice)) rules.add(`${at}.choices`, `Each choice is 1 to ${ANALYSIS_LIMITS.choice} characters.`);
+    });
+    rules.check();
+    const kept = fields.map((f) => ({ name: f.name, type: f.type, description: f.description ?? null, choices: f.type === 'choice' ? f.choices! : null }));
+    await ctx.sql("UPDATE companies SET settings = jsonb_set(settings, '{callAnalysisFields}', ?::jsonb), updated_at = now() WHERE id = ?", [JSON.stringify(kept), await ctx.companyId()]);
+    return kept;
+  }
+
+  private async checkDeclared(ctx: RequestContext, input: AnalysisInput, field: string): Promise<void> {
+    if (!input.customAnalysis) return;
+    const problems = declaredFieldProblems(input.customAnalysis, await this.fields(ctx));
+    if (problems.length > 0) throw new ValidationError({ [field]: problems });
   }
 
   /** Records an analysis through the API: 422 for a bad field, 404 for another company's or an unknown call, 409 before the call has ended. */
@@ -69,6 +129,7 @@ export class CallAnalysisService {
     if (input.recordingUrl && !rules.has('recordingUrl') && !/^https?:\/\/\S+$/.test(input.recordingUrl)) rules.add('recordingUrl', 'The recording url field must be an http or https URL.');
     for (const problem of customAnalysisProblems(input.customAnalysis)) rules.add('customAnalysis', problem);
     rules.check();
+    await this.checkDeclared(ctx, input, 'customAnalysis');
     const id = this.ids.decode(rawCallId, 'call');
     const call = id === undefined ? undefined : await callRecords.lockForAnalysis(ctx, await ctx.companyId(), { id });
     if (!call) throw new NotFoundError('Call');

@@ -83,6 +83,44 @@ export const dashboardRoutes: Route[] = [
     response: { field: 'analyzeCall', shape: 'envelope', message: 'Call analysis recorded.', data: true },
   },
   {
+    operationId: 'listCallAnalysisFields',
+    methods: ['GET'],
+    paths: ['/api/ai/dashboard/analysis-fields'],
+    tag: 'AI dashboard',
+    summary: 'Post-call analysis fields',
+    description: "The company's declared analysis fields. None declared: custom_analysis takes any field of the free form.",
+    params: {},
+    document: 'query CallAnalysisFields { callAnalysisFields { name type description choices } }',
+    response: { field: 'callAnalysisFields', shape: 'envelope', data: true },
+  },
+  {
+    operationId: 'setCallAnalysisFields',
+    methods: ['PUT'],
+    paths: ['/api/ai/dashboard/analysis-fields'],
+    tag: 'AI dashboard',
+    summary: 'Set the post-call analysis fields',
+    description:
+      "Replaces the company's analysis fields (at most 50). Once any are declared, every analysis (from the API or the provider's callback) may hold only them, each of its type (null allowed); an empty list allows any field again.",
+    params: {
+      body: {
+        fields: {
+          required: true,
+          description: 'The fields, in order',
+          items: {
+            fields: {
+              name: { required: true, description: 'Lower-case letters, digits and underscores, starting with a letter; at most 64' },
+              type: { required: true, description: 'string, number, boolean or choice' },
+              description: { description: 'At most 255 characters' },
+              choices: { description: 'A choice field: 1 to 50 values of at most 100 characters' },
+            },
+          },
+        },
+      },
+    },
+    document: 'mutation SetCallAnalysisFields($fields: [CallAnalysisFieldInput!]!) { setCallAnalysisFields(fields: $fields) { name type description choices } }',
+    response: { field: 'setCallAnalysisFields', shape: 'envelope', message: 'Analysis fields saved.', data: true },
+  },
+  {
     operationId: 'updateLocalPresence',
     methods: ['PATCH'],
     paths: ['/api/ai/dashboard/settings/local-presence'],

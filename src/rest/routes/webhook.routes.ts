@@ -20,7 +20,7 @@ const fields: Record<string, RowParam> = {
   method: { description: 'Always POST' },
   list_selection: { description: 'A preset that fills form_data' },
   form_data: { items: {}, description: 'Contact fields each payload carries in data.contact' },
-  events: { items: {}, description: 'One or more of the sixteen event types' },
+  events: { items: {}, description: 'One or more of the event types (GET /api/webhooks/event-types)' },
   active: { description: 'Default true; true also clears disabled_reason' },
   rate_limit: { description: 'Deliveries per second at most, 1 to 1000; null removes the limit' },
   headers: {
