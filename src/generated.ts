@@ -8,9 +8,11 @@ import { DELIVERY_STATUSES, graphqlName } from './vocabulary.js';
 import { EVENT_NAMES } from './events/catalog.js';
 import { WEBHOOKS_DOC_FILE, webhooksDoc } from './webhooks/docs.js';
 import { webhooksSection } from './webhooks/openapi.js';
+import { ASYNCAPI_FILE, asyncApiDocument } from './events/asyncapi.js';
 
 // The generated, committed artifacts: schema.graphql, openapi.json,
-// docs/webhooks.md, and the web page's copy of the vocabulary it shows.
+// asyncapi.json, docs/webhooks.md, and the web page's copy of the vocabulary
+// it shows.
 
 export const SCHEMA_FILE = 'schema.graphql';
 export const OPENAPI_FILE = 'openapi.json';
@@ -34,6 +36,7 @@ export async function generatedArtifacts(): Promise<Record<string, string>> {
   return {
     [SCHEMA_FILE]: schemaText(schema),
     [OPENAPI_FILE]: `${JSON.stringify(openApiDocument(schema, routes, VERSION, ingressTable, webhooksSection()), null, 2)}\n`,
+    [ASYNCAPI_FILE]: `${JSON.stringify(asyncApiDocument(VERSION), null, 2)}\n`,
     [WEBHOOKS_DOC_FILE]: webhooksDoc(),
     [WEB_VOCABULARY_FILE]: webVocabulary(),
   };

@@ -9,6 +9,7 @@ import { graphqlName } from '../src/vocabulary.js';
 import { playScenario, playSmsScenario } from '../src/telco/scenarios.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually, Receiver } from './helpers/receiver.js';
+import { liveEventViolation } from './helpers/contract.js';
 
 // Every event, each caused by a real operation (the provider's signed
 // callbacks played by the simulator's scenarios, the API, and endpoints that
@@ -39,7 +40,7 @@ describe('every event from a real operation', () => {
     const hook = (await app.request('POST', '/api/webhooks', { token, body: { title: 'Everything', url: `${receiver.url}/all`, events: [...EVENT_NAMES], list_selection: 'All' } })).body.data;
     const live: Array<{ type: string; data: Record<string, unknown> }> = [];
     client = createClient({ url: `${app.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
-    client.subscribe<{ events: { type: string; data: Record<string, unknown> } }>({ query: 'subscription { events { type data } }' }, { next: (m) => m.data && live.push(m.data.events), error: () => undefined, complete: () => undefined });
+    client.subscribe<{ events: { type: string; data: Record<string, unknown> } }>({ query: 'subscription { events { id type occurredAt data contact } }' }, { next: (m) => m.data && live.push(m.data.events), error: () => undefined, complete: () => undefined });
     await eventually(async () => (app.running.services.live.size === 1 ? true : undefined), 5000, 'the subscription');
 
     // Agents: created, updated, switched online; a fresh one answers a number of its own.
@@ -88,6 +89,11 @@ describe('every event from a real operation', () => {
     }
     assert.ok(received.length >= EVENT_NAMES.length);
     await eventually(async () => (new Set(live.map((e) => e.type)).size === EVENT_NAMES.length ? true : undefined), 10_000, 'every event type on the subscription');
+    // Every live event fits its message in asyncapi.json.
+    assert.deepEqual(live.map(liveEventViolation).filter(Boolean), []);
+    const ended = live.find((e) => e.type === 'call_ended')!;
+    assert.match(liveEventViolation({ ...ended, data: { ...ended.data, call_duration: '184' } })!, /call_duration/, 'the check catches a wrong type');
+    assert.match(liveEventViolation({ ...ended, data: { ...ended.data, extra: 1 } })!, /additional/, 'and a field the document does not name');
     // GraphQL names each event type by its enum name (call_ended for call.ended).
     assert.deepEqual([...new Set(live.map((e) => e.type))].sort(), EVENT_NAMES.map(graphqlName).sort());
 

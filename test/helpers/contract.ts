@@ -91,3 +91,18 @@ export function deliveryViolation(headers: Record<string, string | string[] | un
   }
   return validators.body(body) ? undefined : `${event}: ${ajv.errorsText(validators.body.errors, { separator: '; ' })} in ${text.slice(0, 300)}`;
 }
+
+// The live channel's contract: every live event a test checks is validated
+// against the committed AsyncAPI document's message for its type.
+type AsyncDoc = { channels: { events: { messages: Record<string, { name: string; payload: unknown }> } } };
+const asyncDoc = JSON.parse(readFileSync(new URL('../../../asyncapi.json', import.meta.url), 'utf8')) as AsyncDoc;
+const liveValidators = new Map<string, ValidateFunction>();
+
+/** Why a live event (`{ id type occurredAt data contact }` of the events subscription) does not fit asyncapi.json, or undefined. */
+export function liveEventViolation(event: { type: string }): string | undefined {
+  const message = Object.values(asyncDoc.channels.events.messages).find((m) => m.name.replace(/[^_0-9A-Za-z]/g, '_') === event.type);
+  if (!message) return `a live event of ${event.type}, which asyncapi.json has no message for`;
+  let validate = liveValidators.get(event.type);
+  if (!validate) liveValidators.set(event.type, (validate = ajv.compile(message.payload as object)));
+  return validate(event) ? undefined : `${event.type}: ${ajv.errorsText(validate.errors, { separator: '; ' })} in ${JSON.stringify(event).slice(0, 300)}`;
+}
