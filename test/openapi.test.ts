@@ -128,6 +128,19 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`), []);
   });
 
+  it('describes every operation, marks the aliases, types integers as int32, and never types a 200 body as null', () => {
+    const doc = JSON.parse(readFileSync('openapi.json', 'utf8'));
+    const operations = Object.entries(doc.paths as Record<string, Record<string, { description?: string; summary: string; operationId: string; 'x-alias-of'?: string }>>)
+      .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ at: `${method.toUpperCase()} ${path}`, ...op })));
+    assert.deepEqual(operations.filter((op) => !op.description).map((op) => op.at), []);
+    const aliases = operations.filter((op) => op['x-alias-of']);
+    assert.deepEqual(aliases.map((op) => op.at).sort(), ['DELETE /api/roles/delete/{id}', 'POST /api/roles/{id}/permissions', 'POST /api/spam-protected-numbers/flag-settings', 'PUT /api/roles/update/{id}', 'PUT /api/spam-protected-numbers/update/{id}']);
+    for (const alias of aliases) assert.ok(operations.some((op) => op.operationId === alias['x-alias-of']), `${alias.at} names its main route`);
+    const text = JSON.stringify(doc.paths);
+    assert.equal((text.match(/"type":"integer"(?!,"format":"int32")/g) ?? []).length, 0, 'every integer is int32');
+    assert.equal(doc.paths['/api/login'].post.responses['200'].content['application/json'].schema.type, 'object');
+  });
+
   it('keeps GraphQL nullability: a non-null field is never nullable, a nullable enum lists null', () => {
     const doc = JSON.parse(readFileSync('openapi.json', 'utf8'));
     const webhook = doc.paths['/api/webhooks/{id}'].get.responses['200'].content['application/json'].schema.properties.data;

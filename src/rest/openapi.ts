@@ -1,4 +1,5 @@
 import {
+  GraphQLNonNull,
   isEnumType,
   isListType,
   isNonNullType,
@@ -10,6 +11,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { CompiledRoute } from './compile.js';
+import { TAGS } from './tags.js';
 import { bodyExample } from './examples.js';
 import type { IngressRoute, Param } from './route.js';
 
@@ -20,7 +22,8 @@ import type { IngressRoute, Param } from './route.js';
 type Schema = Record<string, unknown>;
 
 const SCALARS: Record<string, Schema> = {
-  Int: { type: 'integer' },
+  // GraphQL's Int is a signed 32-bit integer: generators for Java, Go and C# need not guess.
+  Int: { type: 'integer', format: 'int32' },
   Float: { type: 'number' },
   String: { type: 'string' },
   Boolean: { type: 'boolean' },
@@ -82,7 +85,7 @@ function paramSchema(param: Param, withDescription = true): Schema {
     case 'json':
       return { ...base, type: 'object', additionalProperties: true };
     default:
-      return { ...base, type: param.type, ...(param.enum ? { enum: [...param.enum] } : {}) };
+      return { ...base, type: param.type, ...(param.type === 'integer' ? { format: 'int32' } : {}), ...(param.enum ? { enum: [...param.enum] } : {}) };
   }
 }
 
@@ -143,7 +146,7 @@ function errorResponses(compiled: CompiledRoute): Record<string, Schema> {
   if (route.answers?.includes(429)) {
     out['429'] = {
       description: 'Too many attempts; try again after Retry-After seconds',
-      headers: { 'Retry-After': { description: 'Seconds until the next attempt may succeed', schema: { type: 'integer', minimum: 1 } } },
+      headers: { 'Retry-After': { description: 'Seconds until the next attempt may succeed', schema: { type: 'integer', format: 'int32', minimum: 1 } } },
       ...errorRef,
     };
   }
@@ -151,22 +154,6 @@ function errorResponses(compiled: CompiledRoute): Record<string, Schema> {
   if (route.answers?.includes(502)) out['502'] = { description: 'The telephony provider failed or did not answer', ...errorRef };
   return out;
 }
-
-const TAGS: Record<string, string> = {
-  Authentication: 'Sign in and out with Bearer tokens',
-  Roles: 'Roles of the company and the permissions they grant',
-  'Phone numbers': 'Numbers bought or imported from the telephony provider, and the provider account',
-  'Spam protection': 'Numbers watched for carrier spam flags',
-  'AI dashboard': 'Calls of the AI agents that booked appointments, and their totals',
-  'AI agents': 'The AI voice agents of the company',
-  Pipelines: 'CRM pipelines and their stages',
-  Workflows: 'Automation workflows and their folders',
-  Webhooks: 'Signed event deliveries: configuration, secrets, the delivery log',
-  Contacts: 'The people calls, SMS and leads concern; their fields are the webhook form data fields',
-  'Campaigns and leads': 'Dialer campaigns, the leads in them or in pipeline stages, and appointments booked on calls',
-  Messaging: 'SMS sent through the provider and received from it',
-  'Provider callbacks': 'What the telephony provider posts: form-encoded, signed with X-Telco-Signature, no Bearer token',
-};
 
 /** The row's description, and the permissions its field's @Authorized names (never written by hand in a row). */
 function operationDescription(description: string | undefined, permissions: string[]): { description?: string } {
@@ -210,7 +197,10 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
     const operation = compiled.document.definitions[0] as OperationDefinitionNode;
     const root = operation.operation === 'query' ? schema.getQueryType()! : schema.getMutationType()!;
     const fieldNode = operation.selectionSet.selections.find((s) => s.kind === 'Field' && s.name.value === route.response.field);
-    const value = spreadSchema(fieldNode?.kind === 'Field' ? outputSchema(root.getFields()[route.response.field].type, fieldNode.selectionSet) : {}, route.response.spread);
+    const field = root.getFields()[route.response.field];
+    // A row answers 200 only with a value: a root field that is null has failed, and the answer is its error.
+    const rootType = route.response.shape === 'plain' && !isNonNullType(field.type) ? new GraphQLNonNull(field.type) : field.type;
+    const value = spreadSchema(fieldNode?.kind === 'Field' ? outputSchema(rootType, fieldNode.selectionSet) : {}, route.response.spread);
     const success: Schema = route.response.shape === 'plain'
       ? value
       : {
@@ -247,6 +237,9 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
       operationId: isAlias ? `${route.operationId}${count + 1}` : route.operationId,
       tags: [route.tag],
       summary: isAlias ? `${route.summary} (same endpoint)` : route.summary,
+      // The spec's second path or method for the same operation: marked so a generator can skip it, and not
+      // deprecated, since the spec documents it and integrators may rely on it for good.
+      ...(isAlias ? { 'x-alias-of': route.operationId } : {}),
       ...operationDescription(route.description, compiled.permissions),
       ...(route.auth === false ? { security: [] } : {}),
       ...(compiled.permissions.length ? { 'x-permissions': compiled.permissions } : {}),

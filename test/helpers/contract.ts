@@ -99,10 +99,12 @@ const asyncDoc = JSON.parse(readFileSync(new URL('../../../asyncapi.json', impor
 const liveValidators = new Map<string, ValidateFunction>();
 
 /** Why a live event (`{ id type occurredAt data contact }` of the events subscription) does not fit asyncapi.json, or undefined. */
-export function liveEventViolation(event: { type: string }): string | undefined {
+export function liveEventViolation(event: { type: string; [field: string]: unknown }): string | undefined {
+  const text = JSON.stringify(event).slice(0, 300);
   const message = Object.values(asyncDoc.channels.events.messages).find((m) => m.name.replace(/[^_0-9A-Za-z]/g, '_') === event.type);
   if (!message) return `a live event of ${event.type}, which asyncapi.json has no message for`;
   let validate = liveValidators.get(event.type);
   if (!validate) liveValidators.set(event.type, (validate = ajv.compile(message.payload as object)));
-  return validate(event) ? undefined : `${event.type}: ${ajv.errorsText(validate.errors, { separator: '; ' })} in ${JSON.stringify(event).slice(0, 300)}`;
+  const type = event.type;
+  return validate(event) ? undefined : `${type}: ${ajv.errorsText(validate.errors, { separator: '; ' })} in ${text}`;
 }

@@ -126,6 +126,7 @@ export const dashboardRoutes: Route[] = [
     paths: ['/api/ai/dashboard/settings/local-presence'],
     tag: 'AI dashboard',
     summary: 'Update Local Presence',
+    description: "Which of the company's AI numbers local presence may use: All, or only the Unassigned ones.",
     params: { body: { number_ai_local_presence: { description: 'All or Unassigned' } } },
     document: 'mutation LocalPresence($numberAiLocalPresence: String!) { updateLocalPresence(numberAiLocalPresence: $numberAiLocalPresence) { new_value: newValue } }',
     response: { field: 'updateLocalPresence', shape: 'envelope', message: 'Local presence setting updated successfully', data: true },

@@ -71,6 +71,7 @@ export const phoneNumberRoutes: Route[] = [
     paths: ['/api/phone-numbers/import-telco'],
     tag: 'Phone numbers',
     summary: 'Import Number',
+    description: "Imports a number of the company's provider account (an import_token from GET /api/phone-numbers/import-telco) as one of its phone numbers.",
     params: { body: { import_token: { description: 'From the list of importable numbers' } } },
     document: 'mutation ImportNumber($importToken: String!) { importTelcoNumber(importToken: $importToken) { success message } }',
     response: { field: 'importTelcoNumber', shape: 'plain' },

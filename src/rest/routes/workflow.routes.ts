@@ -50,6 +50,7 @@ export const workflowRoutes: Route[] = [
     paths: ['/api/Workflow/folder/move-to-folder/{id}'],
     tag: 'Workflows',
     summary: 'Move Workflow to Folder',
+    description: 'Files the workflow in another folder of the company, or in none (uncategorized).',
     params: {
       path: { id: workflowId },
       body: { folder_id: { description: 'Base64 folder id, or the base64 of 0 ("MA==") for uncategorized' } },
@@ -143,6 +144,7 @@ export const workflowRoutes: Route[] = [
     paths: ['/api/Workflow/catalog/triggers'],
     tag: 'Workflows',
     summary: 'Trigger catalog',
+    description: 'What can start a workflow: every domain event, with the settings each trigger node may have (its config is checked against them).',
     params: {},
     document: `query Triggers { workflowTriggers { ${CATALOG_FIELDS} } }`,
     response: { field: 'workflowTriggers', shape: 'envelope', data: true },
@@ -153,6 +155,7 @@ export const workflowRoutes: Route[] = [
     paths: ['/api/Workflow/catalog/actions'],
     tag: 'Workflows',
     summary: 'Action catalog',
+    description: 'What a workflow can do (send an SMS, call a webhook, move a lead, wait, branch ...), with the settings each action node takes.',
     params: {},
     document: `query Actions { workflowActions { ${CATALOG_FIELDS} } }`,
     response: { field: 'workflowActions', shape: 'envelope', data: true },
