@@ -93,6 +93,23 @@ describe('Idempotency-Key', () => {
     assert.equal(await campaignsNamed('Shared key'), 3);
   });
 
+  it('a mutation whose own transaction is a plain one (a role renamed) joins the key\'s transaction: the rename and its answer commit together', async () => {
+    const [{ id }] = await app.sql("SELECT r.id FROM roles r JOIN companies c ON c.id = r.company_id WHERE c.name = 'Acme Agency' AND NOT r.is_owner ORDER BY r.id LIMIT 1");
+    const key = uniqueKey();
+    const rename = (title: string) => app.request('PUT', `/api/roles/${id}`, { token: owner, body: { title }, headers: { 'idempotency-key': key } });
+    const first = await rename('Renamed once');
+    assert.equal(first.status, 200, first.text);
+    const again = await rename('Renamed once');
+    assert.equal(again.text, first.text);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal((await app.sql('SELECT title FROM roles WHERE id = ?', [id]))[0].title, 'Renamed once');
+    // A refused rename (a title another role has) keeps nothing under a new key, and changes nothing.
+    const [{ title: taken }] = await app.sql("SELECT r.title FROM roles r JOIN companies c ON c.id = r.company_id WHERE c.name = 'Acme Agency' AND r.id <> ? ORDER BY r.id LIMIT 1", [id]);
+    const clash = await app.request('PUT', `/api/roles/${id}`, { token: owner, body: { title: taken }, headers: { 'idempotency-key': uniqueKey() } });
+    assert.ok(clash.status === 409 || clash.status === 422, clash.text);
+    assert.equal((await app.sql('SELECT title FROM roles WHERE id = ?', [id]))[0].title, 'Renamed once');
+  });
+
   it('twenty retries at once write once: each gets the answer or 409 while the first is in progress', async () => {
     const key = uniqueKey();
     const answers = await Promise.all(Array.from({ length: 20 }, () => post('/api/campaigns', { name: 'Twenty at once' }, key)));
