@@ -77,3 +77,6 @@ export type ListSelectionName = (typeof LIST_SELECTION_NAMES)[number];
  * webhooks carry the values; GraphQL the names.
  */
 export const graphqlName = (value: string): string => value.replace(/[^_0-9A-Za-z]/g, '_');
+
+/** An event's name as a GraphQL type name and an AsyncAPI message key: call.ended is CallEnded. */
+export const typeNameOf = (event: string): string => event.split(/[._]/).map((part) => part[0].toUpperCase() + part.slice(1)).join('');

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { toBase64Id } from '../src/ids.js';
 import { playScenario } from '../src/telco/scenarios.js';
-import { SIGNATURE_HEADER, telcoSignature } from '../src/telco/signature.js';
+import { postCallback } from './helpers/callbacks.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { Receiver } from './helpers/receiver.js';
 
@@ -33,15 +33,7 @@ after(async () => {
   await app.close();
 });
 
-async function callback(path: string, params: Record<string, string>) {
-  const url = `${app.url}${path}`;
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: telcoSignature(url, params, account.authToken) },
-    body: new URLSearchParams(params).toString(),
-  });
-  return response.status;
-}
+const callback = async (path: string, params: Record<string, string>) => (await postCallback(app.url, account.authToken, path, params)).status;
 const analysedEvents = async (callId: number) => (await app.sql<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE type = 'call.analyzed' AND ? = ANY(subjects)", [`call:${callId}`]))[0].n;
 const callOf = async (sid: string) => (await app.sql('SELECT id, summary, successful, custom_analysis, sentiment, analyzed_at FROM calls WHERE provider_call_id = ?', [sid]))[0];
 const delivered = (callId: number) => receiver.received.filter((r) => JSON.parse(r.body).data.call_id === String(callId));
@@ -173,9 +165,7 @@ describe('call.analyzed', () => {
     const fine = await analyse({ visit: 'checkup', new_patient: false, insurance_provider: null });
     assert.equal(fine.status, 200, fine.text);
     // The provider's callback is held to the same declarations, naming its parameter.
-    const url = `${app.url}/api/telco/voice/analysis`;
-    const params = analysis(sid, { CustomAnalysis: '{"visit":"surgery"}' });
-    const refused = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: telcoSignature(url, params, account.authToken) }, body: new URLSearchParams(params).toString() });
+    const refused = await postCallback(app.url, account.authToken, '/api/telco/voice/analysis', analysis(sid, { CustomAnalysis: '{"visit":"surgery"}' }));
     assert.equal(refused.status, 422);
     assert.match(JSON.stringify(await refused.json()), /CustomAnalysis.*must be one of cleaning, checkup/);
     assert.deepEqual((await callOf(sid)).custom_analysis, { visit: 'checkup', new_patient: false, insurance_provider: null });

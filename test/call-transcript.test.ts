@@ -8,7 +8,7 @@ import { toBase64Id } from '../src/ids.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startService, type Running } from '../src/runtime.js';
 import { playScenario } from '../src/telco/scenarios.js';
-import { SIGNATURE_HEADER, telcoSignature } from '../src/telco/signature.js';
+import { postCallback } from './helpers/callbacks.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually, sleep } from './helpers/receiver.js';
 
@@ -35,15 +35,7 @@ after(async () => {
   await app?.close();
 });
 
-async function callback(kind: 'status' | 'transcript', params: Record<string, string>) {
-  const url = `${app.url}/api/telco/voice/${kind}`;
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: telcoSignature(url, params, account.authToken) },
-    body: new URLSearchParams(params).toString(),
-  });
-  return response.status;
-}
+const callback = async (kind: 'status' | 'transcript', params: Record<string, string>) => (await postCallback(app.url, account.authToken, `/api/telco/voice/${kind}`, params)).status;
 
 function subscribe(baseUrl: string, token: string, callId: string) {
   const client = createClient({ url: `${baseUrl.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0 });

@@ -6,6 +6,7 @@ import { playScenario } from '../src/telco/scenarios.js';
 import { SIGNATURE_HEADER, telcoSignature } from '../src/telco/signature.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
+import { postCallback } from './helpers/callbacks.js';
 
 // The provider's voice status callbacks, posted over HTTP as the provider
 // does (form-encoded, signed with the account's auth token): each call
@@ -140,9 +141,7 @@ describe('voice status callbacks', () => {
       ['/api/telco/voice/analysis', { AccountSid: account.sid, CallSid: sid, From: '+14155550123', To: ours, Direction: 'inbound', Summary: 'Booked', Successful: 'true' }],
     ];
     for (const [path, params] of steps) {
-      const url = `${app.url}${path}`;
-      const answers = await Promise.all(Array.from({ length: 10 }, () =>
-        fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: telcoSignature(url, params, account.authToken) }, body: new URLSearchParams(params).toString() }).then((r) => r.status)));
+      const answers = await Promise.all(Array.from({ length: 10 }, async () => (await postCallback(app.url, account.authToken, path, params)).status));
       assert.deepEqual(answers, Array(10).fill(204), `${path} ${params.CallStatus ?? ''}`);
     }
     const call = await callOf(sid);

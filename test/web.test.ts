@@ -10,7 +10,7 @@ import { jsonLines } from './helpers/processes.js';
 import { eventually, Receiver } from './helpers/receiver.js';
 import { DEMO_PASSWORD } from '../src/seed/demo.js';
 import { randomBytes } from 'node:crypto';
-import { SIGNATURE_HEADER, telcoSignature } from '../src/telco/signature.js';
+import { postCallback } from './helpers/callbacks.js';
 
 // The web interface in a real Chromium: a person signs in at `/` and manages
 // webhooks under Setup > Webhooks without touching the API. Every step is
@@ -549,11 +549,7 @@ describe('web interface', { skip }, () => {
     const account = await app.providerAccount();
     const [{ phone_no: ours }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [account.companyId]);
     const call = { AccountSid: account.sid, CallSid: `CA${randomBytes(16).toString('hex')}`, From: '+14155550143', To: ours, Direction: 'inbound' };
-    const callback = async (kind: string, params: Record<string, string>) => {
-      const url = `${app.url}/api/telco/voice/${kind}`;
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: telcoSignature(url, params, account.authToken) }, body: new URLSearchParams(params).toString() });
-      assert.equal(res.status, 204);
-    };
+    const callback = async (kind: string, params: Record<string, string>) => assert.equal((await postCallback(app.url, account.authToken, `/api/telco/voice/${kind}`, params)).status, 204);
     for (const status of ['initiated', 'in-progress']) await callback('status', { ...call, CallStatus: status });
     await callback('transcript', { ...call, Sequence: '0', Speaker: 'agent', Text: 'Hello, this is Ava.' });
 

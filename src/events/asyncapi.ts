@@ -1,4 +1,4 @@
-import { graphqlName } from '../vocabulary.js';
+import { graphqlName, typeNameOf as pascal } from '../vocabulary.js';
 import { EVENT_DOCS } from './catalog.js';
 
 // The live channel described for tools: an AsyncAPI 3 document of the
@@ -11,8 +11,6 @@ import { EVENT_DOCS } from './catalog.js';
 export const ASYNCAPI_FILE = 'asyncapi.json';
 
 type Schema = Record<string, unknown>;
-
-const pascal = (name: string) => name.split(/[._]/).map((part) => part[0].toUpperCase() + part.slice(1)).join('');
 
 export function asyncApiDocument(version: string): Schema {
   const messages: Record<string, Schema> = {};

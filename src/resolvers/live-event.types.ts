@@ -2,6 +2,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import type { GraphQLScalarType } from 'graphql';
 import { Field, Float, ID, Int, InterfaceType, ObjectType } from 'type-graphql';
 import { EVENT_DOCS } from '../events/catalog.js';
+import { typeNameOf as pascal } from '../vocabulary.js';
 import { WebhookEvent } from './enums.js';
 
 // The live events, typed from the event catalog: an interface, LiveEvent,
@@ -13,7 +14,6 @@ import { WebhookEvent } from './enums.js';
 
 type Schema = Record<string, unknown>;
 
-const pascal = (name: string) => name.split(/[._]/).map((part) => part[0].toUpperCase() + part.slice(1)).join('');
 export const camel = (key: string) => key.replace(/_([a-z0-9])/g, (_match, c: string) => c.toUpperCase());
 
 /** The GraphQL type of a field of an event's data, from its JSON Schema. */

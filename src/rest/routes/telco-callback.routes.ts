@@ -14,6 +14,8 @@ const callParties: Record<string, Param> = {
   To: { type: 'string', required: true, description: 'Called number, E.164' },
   Direction: { type: 'string', description: 'inbound, outbound-api or outbound-dial' },
 };
+const sentiment: Param = { type: 'string', enum: SENTIMENTS };
+const recordingUrl: Param = { type: 'string', description: 'The recording, an http or https URL' };
 const messageSid: Param = { type: 'string', required: true, description: 'SM followed by 32 hexadecimal digits' };
 
 export const telcoCallbackRoutes: IngressRoute[] = [
@@ -32,10 +34,10 @@ export const telcoCallbackRoutes: IngressRoute[] = [
       ...callParties,
       CallStatus: { type: 'string', required: true, enum: CALL_STATUSES },
       CallDuration: { type: 'string', description: 'Seconds, with the final status' },
-      RecordingUrl: { type: 'string', description: 'The recording, with the final status' },
+      RecordingUrl: { ...recordingUrl, description: 'The recording, with the final status' },
       TransferredTo: { type: 'string', description: 'E.164 number the call was transferred to' },
       Transcription: { type: 'string', description: 'The AI agent\'s transcript' },
-      Sentiment: { type: 'string', enum: SENTIMENTS },
+      Sentiment: sentiment,
       Disposition: { type: 'string', description: 'Outcome of the call' },
       Tags: { type: 'string', description: 'Comma-separated tags' },
       AppointmentAt: { type: 'string', description: 'ISO 8601: the appointment the call booked' },
@@ -55,11 +57,11 @@ export const telcoCallbackRoutes: IngressRoute[] = [
       AccountSid: accountSid,
       ...callParties,
       Summary: { type: 'string', description: 'What the call was about; at most 5000 characters' },
-      Sentiment: { type: 'string', enum: SENTIMENTS },
+      Sentiment: sentiment,
       Disposition: { type: 'string', description: 'Outcome of the call; at most 64 characters' },
       Successful: { type: 'string', enum: ['true', 'false'], description: 'Whether the call reached its goal' },
       CustomAnalysis: { type: 'string', description: "JSON object of the company's analysis fields (at most 50; strings, numbers, booleans, null)" },
-      RecordingUrl: { type: 'string', description: 'The recording' },
+      RecordingUrl: recordingUrl,
     },
     callback: 'voiceAnalysis',
   },

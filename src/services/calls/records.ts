@@ -153,13 +153,18 @@ export interface AnalysedCallRow {
   analyzed_at: Date | string | null;
 }
 
-export const analysedCall = (row: AnalysedCallRow): AnalysedCall => ({
+/** What every call record says of the call itself: its id, status, agent, numbers and direction. */
+const callParties = (row: Pick<CallStateRow, 'id' | 'status' | 'agent_id' | 'from_number' | 'to_number' | 'direction'>) => ({
   id: row.id,
   status: row.status,
   agentId: row.agent_id,
   fromNumber: row.from_number,
   toNumber: row.to_number,
   direction: row.direction,
+});
+
+export const analysedCall = (row: AnalysedCallRow): AnalysedCall => ({
+  ...callParties(row),
   contactId: row.contact_id,
   summary: row.summary,
   sentiment: row.sentiment,
@@ -212,12 +217,7 @@ export interface CallStateRow {
 }
 
 export const callState = (row: CallStateRow): CallState => ({
-  id: row.id,
-  status: row.status,
-  agentId: row.agent_id,
-  fromNumber: row.from_number,
-  toNumber: row.to_number,
-  direction: row.direction,
+  ...callParties(row),
   durationSeconds: row.duration_seconds,
   startedAt: dbDate(row.started_at),
   answeredAt: dbDate(row.answered_at),
