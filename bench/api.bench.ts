@@ -2,6 +2,9 @@ import { Baseline } from './baseline.js';
 import { startBestRoutes } from './best-routes.js';
 import { assertSameAnswer, listen, measure, report, type Scenario, type TestApp } from './harness.js';
 import { TEST_JWT_SECRET } from '../test/helpers/app.js';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/observability/logger.js';
+import { startService } from '../src/runtime.js';
 
 // One app, several ways to the same answer, side by side: REST (route table ->
 // in-process GraphQL -> service), /graphql, the hand-written Express + pg
@@ -136,6 +139,13 @@ export async function apiBench(app: TestApp): Promise<void> {
     await assertSameAnswer(paths.REST, paths.GraphQL, (graphqlBody) => JSON.stringify({ success: true, data: JSON.parse(graphqlBody).data[field] }));
     process.stdout.write(`${what}: the five paths answer the same bytes\n`);
   }
+  // The same service with its rate limits off, on the same database: what the limiter costs the read path.
+  const unlimited = await startService(loadConfig({
+    NODE_ENV: 'test', DATABASE_URL: app.running.databaseUrl, PORT: '0', HOST: '127.0.0.1', JWT_SECRET: app.config.jwtSecret, APP_KEY: app.config.appKey.toString('base64'),
+    LOG_LEVEL: 'silent', PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: String(app.config.databasePoolSize), API_LIMIT_PER_TOKEN: 'off', API_LIMIT_PER_COMPANY: 'off',
+  }), createLogger('silent'));
+  const limits = { REST: roles.REST, unlimited: { name: 'unlimited', url: `${unlimited.url}/api/roles?per_page=15`, headers: auth } };
+  await assertSameAnswer(limits.REST, limits.unlimited);
   const one = (path: Scenario & { bodyTemplate: string }, n: string): Scenario => ({ ...path, url: path.url.replace('{v}', String(renamed)), body: path.bodyTemplate.replace('{v}', String(renamed)).replace('{n}', n) });
   await assertSameAnswer(one(write.REST, 'same'), one(write.plain, 'same'));
   await assertSameAnswer(one(write.REST, 'same'), one(write.best, 'same'));
@@ -159,7 +169,9 @@ export async function apiBench(app: TestApp): Promise<void> {
     appointments: await measure(Object.values(appointments)),
     write: await measure(Object.values(write), () => app.sql('VACUUM ANALYZE roles')),
     floor: await measure([{ name: 'healthz', url: `${app.url}/healthz` }]),
+    limits: await measure(Object.values(limits)),
   };
+  await unlimited.stop();
   const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
   const againstBest: Record<string, number> = {};
   for (const page of ['roles', 'appointments'] as const) {
@@ -173,7 +185,8 @@ export async function apiBench(app: TestApp): Promise<void> {
   againstBest['write GraphQL/best'] = ratio(results.write.GraphQL.rps, results.write.best.rps);
   againstBest['write REST/bestExpress'] = ratio(results.write.REST.rps, results.write.bestExpress.rps);
   const roles99 = ratio(results.roles.REST.p99, results.roles.REST.p50);
-  report('api', `(a) roles page, 15 of 205; (b) appointment calls, Last Year, first page over ${CALLS.toLocaleString('en-US')} calls; (c) a role renamed; /healthz as the floor`, results, { ...againstBest, 'roles REST p99/p50': roles99 });
+  againstBest['roles REST/REST without rate limits'] = ratio(results.limits.REST.rps, results.limits.unlimited.rps);
+  report('api', `(a) roles page, 15 of 205; (b) appointment calls, Last Year, first page over ${CALLS.toLocaleString('en-US')} calls; (c) a role renamed; /healthz as the floor; (d) the roles page over REST with the rate limits on and off (a second service on the same database)`, results, { ...againstBest, 'roles REST p99/p50': roles99 });
   server.close();
   await best.close();
   await base.pool.end();

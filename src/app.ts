@@ -5,10 +5,11 @@ import cors from 'cors';
 import type { Express, RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { RequestContext } from './context.js';
-import { appErrorOf, HttpError } from './errors.js';
+import { appErrorOf, HttpError, UnauthenticatedError } from './errors.js';
 import { compiledExecution } from './graphql/executor.js';
 import { formatGraphQLError } from './graphql/format-error.js';
-import { GRAPHQL_LIMITS, limitsPlugin } from './graphql/limits.js';
+import { GRAPHQL_LIMITS, limitsPlugin, type ChargeOperation } from './graphql/limits.js';
+import { pointsOf } from './limits/api-limits.js';
 import { bodyErrors, readJsonBody, requestContexts, jsonBody, sendError, type GraphQLOperationLog } from './http.js';
 import { probesApp, type ProbeParts } from './probes.js';
 import { errorFields, type Logger } from './observability/logger.js';
@@ -40,6 +41,11 @@ const batchLimit: RequestHandler = (req, res, next) => {
 export async function createApp(parts: AppParts): Promise<{ app: Express; apollo: ApolloServer<RequestContext> }> {
   const { orm, services, schema, routes, log, metrics, jobs } = parts;
   const context = requestContexts(services.contexts);
+  // Every operation of a signed-in caller spends from its rate limits (src/limits/), over REST and /graphql alike.
+  const charge: ChargeOperation<RequestContext> = (ctx, kind, cost) => services.limits.charge(ctx, pointsOf(kind, cost));
+  // On /graphql an operation without a caller (signing in) spends nothing; one that needs a caller is refused by its field.
+  const chargeSignedIn: ChargeOperation<RequestContext> = (ctx, kind, cost) =>
+    charge(ctx, kind, cost).catch((error: unknown) => (error instanceof UnauthenticatedError ? undefined : Promise.reject(error)));
 
   const apollo = new ApolloServer<RequestContext>({
     // The schema as is; a document that repeats runs compiled (src/graphql/executor.ts).
@@ -54,7 +60,7 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
       ApolloServerPluginLandingPageDisabled(),
       // No cache hints are given; the plugin would wrap every field's resolver to read them.
       ApolloServerPluginCacheControlDisabled(),
-      limitsPlugin<RequestContext>(),
+      limitsPlugin<RequestContext>(chargeSignedIn),
       {
         async requestDidStart() {
           return {
@@ -95,7 +101,7 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
       credentials: !any,
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key'],
-      exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'Idempotent-Replayed'],
+      exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit'],
       maxAge: 600,
     });
     app.use('/api', policy);
@@ -104,7 +110,7 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
   // The APIs first (their paths are apart from the page's and the docs'), so
   // an API request goes from the request log straight to its handler: a REST
   // row's request to its row, a GraphQL request to Apollo.
-  const rest = restHandlers({ routes, log, context, ids: services.ids, readBody: readJsonBody(log) });
+  const rest = restHandlers({ routes, log, context, ids: services.ids, readBody: readJsonBody(log), charge });
   app.use(rest.rows);
   // Browsers get the explorer (local assets, works offline); Apollo's CDN landing page is off.
   app.get('/graphql', explorerPage());

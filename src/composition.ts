@@ -16,6 +16,8 @@ import { LoginLimiter } from './services/login-limiter.js';
 import { PhoneNumberService } from './services/phone-number.service.js';
 import { PipelineService } from './services/pipeline.service.js';
 import { RateLimiter } from './services/rate-limiter.js';
+import { ApiLimits } from './limits/api-limits.js';
+import { SharedBudgets } from './limits/shared-budgets.js';
 import { RoleService } from './services/role.service.js';
 import { SpamService } from './services/spam.service.js';
 import { TelcoService } from './services/telco.service.js';
@@ -74,6 +76,8 @@ export interface Services {
   deliverer: WebhookDeliverer;
   scheduler: DeliveryScheduler;
   live: LiveEvents;
+  /** The API's rate limits, spent by every request of a signed-in caller (REST, /graphql, subscribes). */
+  limits: ApiLimits;
 }
 
 /** `telcoBaseUrl`: the provider (TELCO_BASE_URL) or the in-process simulator. */
@@ -118,6 +122,7 @@ export function createServices(
     contexts,
     scheduler,
     live,
+    limits: new ApiLimits(new SharedBudgets(infra.autonomous), config.apiLimits),
     deliverer,
     webhooks,
     deliveries: new DeliveryService(webhooks, outbox),

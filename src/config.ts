@@ -48,6 +48,8 @@ export interface Config {
   /** Proxy hops in front of the service whose X-Forwarded-For is trusted (0: none). */
   trustProxy: number;
   loginLimits: { perIp: RateWindow; perEmail: RateWindow };
+  /** The API's budgets in points per window (src/limits/): per token and per company; null: that budget is off. */
+  apiLimits: { perToken: RateWindow | null; perCompany: RateWindow | null };
   seedDemo: boolean;
 }
 
@@ -160,9 +162,10 @@ function rateWindow(env: Env, name: string, fallback: string): RateWindow {
   const raw = env[name] || fallback;
   const [max, per] = raw.split('/');
   if (!/^\d+$/.test(max ?? '') || !per) throw new ConfigError(name, `must look like 10/15m (got "${raw}")`);
+  // Whole seconds: the window is what RateLimit-Policy's w= and Retry-After count in.
   const windowMs = parseDuration(per, name);
-  if (Number(max) < 1 || Number(max) > 1_000_000 || windowMs < 1000 || windowMs > 86_400_000) {
-    throw new ConfigError(name, `must allow 1 to 1000000 attempts per 1s to 1d (got "${raw}")`);
+  if (Number(max) < 1 || Number(max) > 100_000_000 || windowMs < 1000 || windowMs > 86_400_000 || windowMs % 1000 !== 0) {
+    throw new ConfigError(name, `must allow 1 to 100000000 per whole seconds from 1s to 1d (got "${raw}")`);
   }
   return { max: Number(max), windowSeconds: windowMs / 1000 };
 }
@@ -269,6 +272,10 @@ export function loadConfig(env: Env = process.env): Config {
     loginLimits: {
       perIp: read(() => rateWindow(env, 'LOGIN_LIMIT_PER_IP', '30/1m'), { max: 30, windowSeconds: 60 }),
       perEmail: read(() => rateWindow(env, 'LOGIN_LIMIT_PER_EMAIL', '10/15m'), { max: 10, windowSeconds: 900 }),
+    },
+    apiLimits: {
+      perToken: read(() => (env.API_LIMIT_PER_TOKEN === 'off' ? null : rateWindow(env, 'API_LIMIT_PER_TOKEN', '1200/1m')), { max: 1200, windowSeconds: 60 }),
+      perCompany: read(() => (env.API_LIMIT_PER_COMPANY === 'off' ? null : rateWindow(env, 'API_LIMIT_PER_COMPANY', '6000/1m')), { max: 6000, windowSeconds: 60 }),
     },
     seedDemo,
   };

@@ -94,8 +94,8 @@ export class ProviderUnavailableError extends AppError {
 export class RateLimitedError extends AppError {
   readonly status = 429;
   readonly code = 'RATE_LIMITED';
-  constructor(readonly retryAfterSeconds: number) {
-    super('Too many attempts. Try again later.');
+  constructor(readonly retryAfterSeconds: number, message = 'Too many attempts. Try again later.') {
+    super(message);
     this.headers['Retry-After'] = String(retryAfterSeconds);
   }
   toExtensions(): Record<string, unknown> {

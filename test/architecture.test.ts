@@ -12,14 +12,14 @@ const SRC = 'src';
 
 /** Each part of src/ and its layer: a file may import its own layer or a lower one. */
 const LAYERS: Array<[number, string[]]> = [
-  [9, ['main.ts', 'generate.ts', 'create-migration.ts', 'seed/cli.ts']],
+  [9, ['main.ts', 'generate.ts', 'create-migration.ts', 'seed/cli.ts', 'limits/cli.ts']],
   [8, ['runtime.ts', 'generated.ts']],
   [7, ['app.ts', 'seed/']],
   [6, ['http.ts', 'probes.ts', 'graphql/', 'rest/', 'jobs/', 'web/']],
   [5, ['resolvers/']],
   [4, ['composition.ts']],
   [3, ['services/', 'webhooks/', 'workflows/', 'spam/', 'telco/']],
-  [2, ['context.ts', 'auth/', 'db/', 'entities/', 'events/', 'crypto/', 'ids.ts', 'time/', 'mikro-orm.config.ts', 'migrations/']],
+  [2, ['context.ts', 'auth/', 'db/', 'limits/', 'entities/', 'events/', 'crypto/', 'ids.ts', 'time/', 'mikro-orm.config.ts', 'migrations/']],
   [1, ['errors.ts', 'config.ts', 'messages.ts', 'validation.ts', 'vocabulary.ts', 'observability/', 'version.ts', 'startup-failure.ts']],
 ];
 

@@ -9,7 +9,7 @@ import { createLogger } from '../src/observability/logger.js';
 import { startService, type Running } from '../src/runtime.js';
 import { playScenario } from '../src/telco/scenarios.js';
 import { postCallback } from './helpers/callbacks.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { startTestApp, type TestApp, TEST_API_LIMITS } from './helpers/app.js';
 import { eventually, sleep } from './helpers/receiver.js';
 
 // Live transcripts: the provider's signed turn callbacks, kept once each
@@ -27,7 +27,7 @@ before(async () => {
   app = await startTestApp();
   account = await app.providerAccount();
   [{ phone_no: ours }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [account.companyId]);
-  second = await startService(loadConfig({ NODE_ENV: 'test', DATABASE_URL: app.running.databaseUrl, PORT: '0', HOST: '127.0.0.1', JWT_SECRET: app.config.jwtSecret, APP_KEY: app.config.appKey.toString('base64'), LOG_LEVEL: 'silent', PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: '4' }), createLogger('silent'));
+  second = await startService(loadConfig({ ...TEST_API_LIMITS, NODE_ENV: 'test', DATABASE_URL: app.running.databaseUrl, PORT: '0', HOST: '127.0.0.1', JWT_SECRET: app.config.jwtSecret, APP_KEY: app.config.appKey.toString('base64'), LOG_LEVEL: 'silent', PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: '4' }), createLogger('silent'));
 });
 after(async () => {
   for (const client of clients) await client.dispose();

@@ -26,6 +26,8 @@ describe('configuration', () => {
     assert.equal(config.webhookWorkerSockets, 1000);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.databaseUrl, undefined);
+    assert.deepEqual(config.apiLimits, { perToken: { max: 1200, windowSeconds: 60 }, perCompany: { max: 6000, windowSeconds: 60 } });
+    assert.deepEqual(loadConfig({ ...base, API_LIMIT_PER_TOKEN: 'off', API_LIMIT_PER_COMPANY: '100000/1h' }).apiLimits, { perToken: null, perCompany: { max: 100_000, windowSeconds: 3600 } });
   });
 
   it('stops on a bad value, naming the variable', () => {
@@ -48,6 +50,8 @@ describe('configuration', () => {
       [{ TELCO_TIMEOUT: '5ms' }, /TELCO_TIMEOUT must be from 100ms/],
       [{ LOGIN_LIMIT_PER_IP: '0/1m' }, /LOGIN_LIMIT_PER_IP/],
       [{ LOGIN_LIMIT_PER_EMAIL: '10/0s' }, /LOGIN_LIMIT_PER_EMAIL/],
+      [{ API_LIMIT_PER_TOKEN: 'none' }, /API_LIMIT_PER_TOKEN must look like 10\/15m/],
+      [{ API_LIMIT_PER_COMPANY: '100/1500ms' }, /API_LIMIT_PER_COMPANY must allow 1 to 100000000 per whole seconds/],
       [{ WEBHOOK_RETRY_DELAYS: '1ms,2m,8m,32m' }, /WEBHOOK_RETRY_DELAYS must hold delays from 100ms/],
       [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY/],
       [{ TRUST_PROXY: '11' }, /TRUST_PROXY/],

@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config.js';
 import { WS_LIMITS } from '../src/graphql/live-server.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startService, type Running } from '../src/runtime.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { startTestApp, type TestApp, TEST_API_LIMITS } from './helpers/app.js';
 import { eventually, sleep } from './helpers/receiver.js';
 
 // Subscriptions under the rules /graphql over HTTP keeps: the same document
@@ -81,7 +81,7 @@ before(async () => {
   app = await startTestApp();
   // A second API process on the same database: revocations reach it only through NOTIFY.
   second = await startService(
-    loadConfig({ NODE_ENV: 'test', DATABASE_URL: app.running.databaseUrl, PORT: '0', HOST: '127.0.0.1', JWT_SECRET: app.config.jwtSecret, APP_KEY: app.config.appKey.toString('base64'), LOG_LEVEL: 'info', PROCESS_ROLE: 'api' }),
+    loadConfig({ ...TEST_API_LIMITS, NODE_ENV: 'test', DATABASE_URL: app.running.databaseUrl, PORT: '0', HOST: '127.0.0.1', JWT_SECRET: app.config.jwtSecret, APP_KEY: app.config.appKey.toString('base64'), LOG_LEVEL: 'info', PROCESS_ROLE: 'api' }),
     createLogger('info', (line) => void lines.push(line)),
   );
 });

@@ -7,7 +7,7 @@ import { createLogger } from '../src/observability/logger.js';
 import { startService, type Running } from '../src/runtime.js';
 import { playScenario } from '../src/telco/scenarios.js';
 import { telcoSignature } from '../src/telco/signature.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { startTestApp, type TestApp, TEST_API_LIMITS } from './helpers/app.js';
 import { eventually, sleep } from './helpers/receiver.js';
 
 // Live events over GraphQL subscriptions (graphql-ws on /graphql): the same
@@ -57,7 +57,7 @@ before(async () => {
   const [number] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [account.companyId]);
   options = { url: app.url, accountSid: account.sid, authToken: account.authToken, number: number.phone_no };
   // A second API instance on the same database: its subscribers hear only what NOTIFY tells it.
-  second = await startService(loadConfig({ NODE_ENV: 'test', DATABASE_URL: app.running.databaseUrl, PORT: '0', HOST: '127.0.0.1', JWT_SECRET: app.config.jwtSecret, APP_KEY: app.config.appKey.toString('base64'), LOG_LEVEL: 'silent', PROCESS_ROLE: 'api' }), createLogger('silent'));
+  second = await startService(loadConfig({ ...TEST_API_LIMITS, NODE_ENV: 'test', DATABASE_URL: app.running.databaseUrl, PORT: '0', HOST: '127.0.0.1', JWT_SECRET: app.config.jwtSecret, APP_KEY: app.config.appKey.toString('base64'), LOG_LEVEL: 'silent', PROCESS_ROLE: 'api' }), createLogger('silent'));
 });
 after(async () => {
   for (const client of clients) await client.dispose();

@@ -9,6 +9,7 @@ import { createLogger } from '../src/observability/logger.js';
 import { startService, type Running } from '../src/runtime.js';
 import { DEMO_PASSWORD } from '../src/seed/demo.js';
 import { freePort, restartablePostgres } from './helpers/processes.js';
+import { TEST_API_LIMITS } from './helpers/app.js';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
 
 // Overload with a PostgreSQL restart loses nothing (the small version of the
@@ -51,6 +52,7 @@ describe('a PostgreSQL restart during delivery', { skip }, () => {
     await server.initialise();
     await server.start();
     const config = loadConfig({
+      ...TEST_API_LIMITS,
       NODE_ENV: 'test',
       DATABASE_URL: `postgres://postgres:restart@127.0.0.1:${port}/postgres`,
       PORT: '0',

@@ -6,7 +6,7 @@ import { tooManyTokens } from './limits.js';
 // and field errors; Apollo's own client errors (parse, validation, bad
 // variables) pass through; anything else is masked.
 
-const CLIENT_CODES = new Set(['QUERY_TOO_COMPLEX', 'UNPROCESSABLE', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
+const CLIENT_CODES = new Set(['QUERY_TOO_COMPLEX', 'RATE_LIMITED', 'UNPROCESSABLE', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
 
 export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown, requestId?: string): GraphQLFormattedError {
   const known = appErrorOf(error);

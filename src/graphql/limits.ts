@@ -113,21 +113,27 @@ function costOf(set: SelectionSetNode, type: GraphQLNamedType, depth: number, pa
   return cost;
 }
 
-/** Throws when the operation is over a limit or carries an unbounded value. */
+/** The operation's cost (COST_RULE); throws when it is over the cost, depth or alias limits. */
+export function operationCost(document: DocumentNode, operation: OperationDefinitionNode, rootType: GraphQLNamedType, variables: Record<string, unknown>): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  return costOf(operation.selectionSet, rootType, 1, undefined, { fragments, variables, aliases: new Map() }, new Set());
+}
+
+/** Throws when the operation is over a limit or carries an unbounded value; returns its cost. */
 export function checkOperation(
   document: DocumentNode,
   operation: OperationDefinitionNode,
   rootType: GraphQLNamedType,
   variables: Record<string, unknown>,
-): void {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
-  costOf(operation.selectionSet, rootType, 1, undefined, { fragments, variables, aliases: new Map() }, new Set());
+): number {
+  const cost = operationCost(document, operation, rootType, variables);
   const problem = jsonProblem(variables);
   if (problem) throw ValidationError.field('variables', `The variables ${problem}.`);
   if (inlineNul(document)) throw ValidationError.field('query', 'The query must not contain a NUL character.');
+  return cost;
 }
 
 // Apollo keeps one parsed document per query text, so each is looked at once.
@@ -146,19 +152,31 @@ function inlineNul(document: DocumentNode): boolean {
   return found;
 }
 
-/** The Apollo plugin that applies the limits after the operation is known and before it runs. */
-export function limitsPlugin<T extends object>(): ApolloServerPlugin<T> {
+/**
+ * Spends an operation's points from the caller's rate limits (src/limits/):
+ * resolves to the header fields to answer with, or throws (429 over a
+ * budget). Undefined when nobody is signed in: the operation's own check answers.
+ */
+export type ChargeOperation<T> = (context: T, kind: OperationDefinitionNode['operation'], cost: number) => Promise<Record<string, string> | undefined>;
+
+/** The Apollo plugin that applies the limits after the operation is known and before it runs, and charges the rate limits. */
+export function limitsPlugin<T extends object>(charge?: ChargeOperation<T>): ApolloServerPlugin<T> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ document, operation, schema, request }) {
+        async didResolveOperation({ document, operation, schema, request, contextValue, response }) {
           if (!operation) return;
           const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
           try {
-            if (root) checkOperation(document, operation, root, request.variables ?? {});
+            const cost = root ? checkOperation(document, operation, root, request.variables ?? {}) : 0;
+            const headers = charge ? await charge(contextValue, operation.operation, cost) : undefined;
+            for (const [name, value] of Object.entries(headers ?? {})) response.http.headers.set(name.toLowerCase(), value);
           } catch (error) {
-            // Refused before execution: the error carries its status for Apollo to answer with.
-            if (error instanceof AppError) throw new GraphQLError(error.message, { extensions: error.toExtensions() });
+            // Refused before execution: the error carries its status (and its fields, such as Retry-After) for Apollo to answer with.
+            if (error instanceof AppError) {
+              for (const [name, value] of Object.entries(error.headers)) response.http.headers.set(name.toLowerCase(), value);
+              throw new GraphQLError(error.message, { extensions: error.toExtensions() });
+            }
             throw error;
           }
         },

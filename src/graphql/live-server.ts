@@ -1,9 +1,10 @@
-import { getOperationAST, GraphQLError, parse, validate, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { getOperationAST, GraphQLError, parse, validate, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema, type OperationTypeNode } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type Context, type SubscribePayload } from 'graphql-ws';
 import type { IncomingMessage, Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { RequestContext } from '../context.js';
+import { pointsOf } from '../limits/api-limits.js';
 import { errorFields, type Logger } from '../observability/logger.js';
 import type { Services } from '../composition.js';
 import { formatGraphQLError } from './format-error.js';
@@ -60,7 +61,7 @@ const setReadLimit = (socket: WebSocket, bytes: number) => {
 const coded = (error: GraphQLError, code: string) => new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code } });
 
 /** Parses, validates and limits one subscribe: the execution's arguments, or the errors to answer with. */
-export function admitOperation(schema: GraphQLSchema, payload: SubscribePayload): Omit<ExecutionArgs, 'contextValue'> | readonly GraphQLError[] {
+export function admitOperation(schema: GraphQLSchema, payload: SubscribePayload): Admitted | readonly GraphQLError[] {
   if (typeof payload.query !== 'string') return [new GraphQLError('The subscribe payload needs a query string.', { extensions: { code: 'BAD_REQUEST' } })];
   let document;
   try {
@@ -75,13 +76,21 @@ export function admitOperation(schema: GraphQLSchema, payload: SubscribePayload)
   if (!operation) return [new GraphQLError('Unable to identify operation.', { extensions: { code: 'BAD_REQUEST' } })];
   const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
   const variables = payload.variables ?? {};
+  let cost = 0;
   try {
-    if (root) checkOperation(document, operation, root, variables);
+    if (root) cost = checkOperation(document, operation, root, variables);
   } catch (error) {
     if (error instanceof GraphQLError) return [error];
     throw error;
   }
-  return { schema, document, operationName: payload.operationName, variableValues: variables };
+  return { args: { schema, document, operationName: payload.operationName, variableValues: variables }, kind: operation.operation, cost };
+}
+
+/** A subscribe let through: its execution's arguments, and what it costs (src/graphql/limits.ts). */
+interface Admitted {
+  args: Omit<ExecutionArgs, 'contextValue'>;
+  kind: OperationTypeNode;
+  cost: number;
 }
 
 export function serveSubscriptions(server: Server, schema: GraphQLSchema, services: Services, log: Logger): { stop(): Promise<void> } {
@@ -103,14 +112,25 @@ export function serveSubscriptions(server: Server, schema: GraphQLSchema, servic
       setReadLimit(ctx.extra.socket, WS_LIMITS.message);
       return true;
     },
-    onSubscribe: (ctx, id, payload) => {
+    onSubscribe: async (ctx, id, payload) => {
       if (ctx.extra.slots.size >= WS_LIMITS.subscriptions) {
         return [new QueryTooComplexError(`A connection holds at most ${WS_LIMITS.subscriptions} subscriptions.`)];
       }
       const admitted = admitOperation(schema, payload);
       if (Array.isArray(admitted)) return admitted as GraphQLError[];
+      const { args, kind, cost } = admitted as Admitted;
+      const contextValue = contextOf(ctx);
+      // The slot is taken before the rate limits are asked (subscribes sent together count against the cap), and given back if they refuse.
       ctx.extra.slots.add(id);
-      return { ...(admitted as ExecutionArgs), contextValue: contextOf(ctx) satisfies RequestContext };
+      try {
+        // Each subscribe spends from the caller's rate limits, as a request over HTTP does.
+        await services.limits.charge(contextValue, pointsOf(kind, cost));
+      } catch (error) {
+        ctx.extra.slots.delete(id);
+        if (error instanceof GraphQLError) return [error];
+        throw error;
+      }
+      return { ...args, contextValue: contextValue satisfies RequestContext };
     },
     // A subscribe that did not become a stream (refused by its resolver, or a query) gives its slot back at once.
     onOperation: (ctx, id, _payload, _args, result) => {

@@ -1,6 +1,7 @@
 import { isEnumType, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { liftInputLiterals } from '../graphql/lift.js';
+import { operationCost, type ChargeOperation } from '../graphql/limits.js';
 import { getMetadataStorage } from 'type-graphql';
 import { resolveRoute } from './derive.js';
 import type { HttpMethod, ResolvedRoute, Route } from './route.js';
@@ -33,6 +34,9 @@ export interface CompiledRoute {
   shape: (value: unknown) => unknown;
   /** Permissions the operation's root field requires (read from its @Authorized). */
   permissions: string[];
+  /** A query or a mutation, and its GraphQL cost with these variables (what the rate limits charge). */
+  kind: OperationDefinitionNode['operation'];
+  cost: (variables: Record<string, unknown>) => number;
 }
 
 /** The body of a row's answer: the root field's value as is, or in the spec's envelope. */
@@ -118,6 +122,8 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[], options: {
     const run = (context: unknown, variables: Record<string, unknown>) => (compiledRun ??= jit())(context, variables);
     const shape = shaper(route);
     const resolved = resolveRoute(schema, route, operation);
+    const root = operation.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
+    const cost = (variables: Record<string, unknown>) => operationCost(document, operation, root, variables);
     for (const method of route.methods) {
       for (const path of route.paths) {
         compiled.push({
@@ -129,6 +135,8 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[], options: {
           run,
           shape,
           permissions: permissions.get(route.response.field) ?? [],
+          kind: operation.operation,
+          cost,
         });
       }
     }
@@ -213,6 +221,8 @@ export interface RestDeps {
   ids: IdCodec;
   /** The JSON body rules, for a row's request that carries a body. */
   readBody: (req: Request, res: Response, done: (error?: unknown) => void) => void;
+  /** The rate limits, charged for every row that needs a token (src/limits/). */
+  charge?: ChargeOperation<RequestContext>;
 }
 
 /**
@@ -221,22 +231,29 @@ export interface RestDeps {
  * crosses no middleware it does not need. `unmatched`, after everything else
  * under /api, answers 404, or 405 with the methods the path takes.
  */
-export function restHandlers({ routes, log, context, ids, readBody }: RestDeps): { rows: RequestHandler; unmatched: RequestHandler } {
+export function restHandlers({ routes, log, context, ids, readBody, charge }: RestDeps): { rows: RequestHandler; unmatched: RequestHandler } {
   const matcher = new RouteMatcher(routes);
   const answer = async (req: Request, res: Response, { route: compiled, params }: Match) => {
     res.locals.route = compiled.path;
     const ctx = context(req);
     try {
-      let variableValues: Record<string, unknown>;
+      let variableValues: Record<string, unknown> | undefined;
+      let inputError: unknown;
       try {
         variableValues = variablesFor(compiled.route, { path: params, query: req.query, body: req.body }, ids);
-      } catch (inputError) {
+      } catch (error) {
+        inputError = error;
+      }
+      if (compiled.route.auth !== false) {
+        // A signed-in caller's request spends from its rate limits, whatever its answer; 401 without one.
+        const headers = charge ? await charge(ctx, compiled.kind, variableValues ? compiled.cost(variableValues) : 0) : undefined;
+        for (const name in headers) res.setHeader(name, headers[name]);
         // 401 and 403 come before any answer about the input. The field's own
         // check (@Authorized) runs when the operation does; this is the same
         // check, made here only when the input stops the request first.
-        if (compiled.route.auth !== false) await ctx.requirePermissions(compiled.permissions);
-        throw inputError;
+        if (inputError) await ctx.requirePermissions(compiled.permissions);
       }
+      if (!variableValues) throw inputError;
       // Writes of a signed-in caller only (a sign-in makes nothing to repeat).
       const key = req.method === 'GET' || req.method === 'HEAD' || compiled.route.auth === false ? undefined : req.get('idempotency-key');
       if (key === undefined) {

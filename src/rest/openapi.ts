@@ -10,6 +10,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { HEADERS, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LIMIT_HEADERS, refusalHeaders } from './openapi-headers.js';
 import type { CompiledRoute } from './compile.js';
 import { TAGS } from './tags.js';
 import { bodyExample } from './examples.js';
@@ -105,15 +106,6 @@ const errorRef = { content: { 'application/json': { schema: { $ref: '#/component
 /** A write of a signed-in caller takes an Idempotency-Key (db/idempotency.ts). */
 const takesIdempotencyKey = (compiled: CompiledRoute) => compiled.method !== 'GET' && compiled.route.auth !== false;
 
-const IDEMPOTENCY_KEY: Schema = {
-  name: 'Idempotency-Key',
-  in: 'header',
-  required: false,
-  description:
-    'Makes a retry safe: a request sent again with the same key within 24 hours gets the first answer back (with Idempotent-Replayed: true) instead of being made twice. ' +
-    'The same key with another request is 422; while the first is still in progress, 409. Only answers of writes that succeeded are kept. 1 to 255 visible ASCII characters, such as a UUID.',
-  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
-};
 
 /** Each status a route can answer, with what it means there. */
 function errorResponses(compiled: CompiledRoute): Record<string, Schema> {
@@ -123,7 +115,7 @@ function errorResponses(compiled: CompiledRoute): Record<string, Schema> {
   };
   if (route.auth !== false) {
     out['401'] = {
-      description: 'Missing, invalid, expired or revoked token',
+      description: 'Missing, invalid, expired or revoked token (it spends nothing)',
       headers: { 'WWW-Authenticate': { description: 'Bearer', schema: { type: 'string' } } },
       ...errorRef,
     };
@@ -143,12 +135,11 @@ function errorResponses(compiled: CompiledRoute): Record<string, Schema> {
     description: takesIdempotencyKey(compiled) ? 'Validation failed (`errors` names each field), or the Idempotency-Key was used with another request' : 'Validation failed: `errors` names each field',
     ...errorRef,
   };
-  if (route.answers?.includes(429)) {
-    out['429'] = {
-      description: 'Too many attempts; try again after Retry-After seconds',
-      headers: { 'Retry-After': { description: 'Seconds until the next attempt may succeed', schema: { type: 'integer', format: 'int32', minimum: 1 } } },
-      ...errorRef,
-    };
+  if (route.answers?.includes(429) || route.auth !== false) {
+    const spent = "a budget of the caller's rate limits is spent (RateLimit-Policy says which)";
+    const reasons = [...(route.answers?.includes(429) ? ['too many attempts'] : []), ...(route.auth !== false ? [spent] : [])].join(', or ');
+    const description = `${reasons[0].toUpperCase()}${reasons.slice(1)}; try again after Retry-After seconds`;
+    out['429'] = { description, headers: refusalHeaders(route.auth !== false), ...errorRef };
   }
   out['500'] = { description: 'Server error: `request_id` identifies it in the logs', ...errorRef };
   if (route.answers?.includes(502)) out['502'] = { description: 'The telephony provider failed or did not answer', ...errorRef };
@@ -228,9 +219,9 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
       ...Object.entries(route.params.query ?? {}).map(([name, p]) => parameter(name, 'query', p)),
     ];
     if (takesIdempotencyKey(compiled)) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' } as never);
-    const replayed = takesIdempotencyKey(compiled) ? { headers: { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } } : {};
+    const headers = { ...(route.auth !== false ? LIMIT_HEADERS : {}), ...(takesIdempotencyKey(compiled) ? IDEMPOTENT_REPLAYED : {}) };
     const responses: Record<string, Schema> = {
-      [String(route.status ?? 200)]: { description: 'Success', ...replayed, content: { 'application/json': { schema: success } } },
+      [String(route.status ?? 200)]: { description: 'Success', ...(route.auth !== false ? { headers } : {}), content: { 'application/json': { schema: success } } },
       ...errorResponses(compiled),
     };
     (paths[compiled.path] ??= {})[compiled.method.toLowerCase()] = {
@@ -269,7 +260,7 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
       parameters: { IdempotencyKey: IDEMPOTENCY_KEY },
-      headers: { IdempotentReplayed: { description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', const: 'true' } } },
+      headers: HEADERS,
       schemas: {
         Error: {
           type: 'object',

@@ -180,7 +180,7 @@ export class TestApp {
     }
     const tables = await this.sql<{ name: string }>(
       `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
-       AND table_name NOT IN ('login_attempts', 'agenda_jobs', 'agenda_logs', 'mikro_orm_migrations') ORDER BY table_name`,
+       AND table_name NOT IN ('login_attempts', 'api_budgets', 'agenda_jobs', 'agenda_logs', 'mikro_orm_migrations') ORDER BY table_name`,
     );
     const parts: string[] = [];
     for (const { name } of tables) {
@@ -203,6 +203,13 @@ export class TestApp {
   }
 }
 
+/**
+ * The suites send many requests with one token, and poll: every service they
+ * start gets budgets they never reach. test/rate-limits.test.ts holds the API
+ * to small budgets of its own.
+ */
+export const TEST_API_LIMITS = { API_LIMIT_PER_TOKEN: '10000000/1m', API_LIMIT_PER_COMPANY: '10000000/1m' } as const;
+
 /** Starts the app on a fresh database with the demo dataset. */
 /** `logs`: when given, the app's log lines are collected there (at LOG_LEVEL, default silent). */
 export async function startTestApp(env: Record<string, string> = {}, options: StartOptions & { logs?: string[] } = {}): Promise<TestApp> {
@@ -218,6 +225,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
     LOG_LEVEL: 'silent',
     WEBHOOK_ALLOW_PRIVATE: 'true',
     DATABASE_POOL_SIZE: testPoolSize(),
+    ...TEST_API_LIMITS,
     ...env,
   });
   const log = options.logs ? createLogger(config.logLevel, (line) => void options.logs!.push(line), config.logFormat) : createLogger(config.logLevel);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import { startTestApp, type TestApp } from './app.js';
+import { startTestApp, TEST_API_LIMITS, type TestApp } from './app.js';
 import { testPoolSize } from './run-settings.js';
 import { eventually, type Receiver } from './receiver.js';
 
@@ -29,6 +29,7 @@ export async function startWorker(app: TestApp, env: Record<string, string> = {}
       DATABASE_POOL_SIZE: testPoolSize(),
       LOG_LEVEL: 'warn',
       DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-worker-')),
+      ...TEST_API_LIMITS,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

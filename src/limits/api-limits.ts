@@ -1,0 +1,108 @@
+import type { Config, RateWindow } from '../config.js';
+import type { RequestContext } from '../context.js';
+import { RateLimitedError } from '../errors.js';
+import type { SharedBudgets, Spent } from './shared-budgets.js';
+
+// The API's rate limits (DESIGN section 3, docs/decisions.md): every request
+// of a signed-in caller spends points from two budgets, its token's and its
+// company's, whichever API it comes through (REST, /graphql, a subscribe over
+// the WebSocket). A company may be given budgets of its own (the companies
+// row's api_limit_* columns, set with `npm run limits`). Every answer says
+// where both budgets stand in the IETF RateLimit-Policy and RateLimit fields
+// (draft-ietf-httpapi-ratelimit-headers); a spent budget answers 429 with
+// Retry-After.
+
+/** What a request costs, in points. */
+export const API_POINTS = {
+  /** A read (a query, a REST GET, a subscribe). */
+  read: 1,
+  /** A write (a mutation, a REST POST, PUT, PATCH or DELETE). */
+  write: 5,
+  /** One more point per this much of the operation's GraphQL cost (src/graphql/limits.ts). */
+  perCost: 1000,
+} as const;
+
+export type OperationKind = 'query' | 'mutation' | 'subscription';
+
+/** The points an operation of this kind and GraphQL cost spends. */
+export const pointsOf = (kind: OperationKind, cost: number): number =>
+  (kind === 'mutation' ? API_POINTS.write : API_POINTS.read) + Math.floor(cost / API_POINTS.perCost);
+
+/** How the budgets are counted, as the docs and the schema say it. */
+export const POINTS_RULE =
+  `A read (a query, a REST GET, a subscribe) costs ${API_POINTS.read} point and a write (a mutation, a REST POST, PUT, PATCH or DELETE) ${API_POINTS.write}, ` +
+  `plus 1 point per ${API_POINTS.perCost.toLocaleString('en-US')} of the operation's cost.`;
+
+/** The fields every answer to a signed-in caller carries. */
+export type LimitHeaders = Record<string, string>;
+
+interface Overrides {
+  perToken: number | null;
+  perCompany: number | null;
+  readAt: number;
+}
+
+/** How long a company's own budgets are kept before they are read again. */
+const OVERRIDES_TTL_MS = 60_000;
+
+export class ApiLimits {
+  private readonly overrides = new Map<number, Overrides>();
+
+  constructor(private readonly budgets: SharedBudgets, private readonly defaults: Config['apiLimits']) {}
+
+  /**
+   * Spends `points` from the caller's token and company budgets. Resolves to
+   * the RateLimit fields to answer with; throws 401 without a signed-in
+   * caller, and 429 (with the same fields and Retry-After) over a budget.
+   */
+  async charge(ctx: RequestContext, points: number): Promise<LimitHeaders> {
+    const viewer = await ctx.viewer();
+    const { perToken, perCompany } = await this.quotas(ctx, viewer.company.id);
+    const policies: Policy[] = [];
+    if (perToken) policies.push(['token', perToken, await this.budgets.spend(`token:${viewer.claims.jti}`, perToken, points)]);
+    const tokenOk = policies.every(([, , spent]) => spent?.allowed);
+    // A request the token's budget refused spends nothing of the company's: its standing is the one last known here.
+    const companyKey = `company:${viewer.company.id}`;
+    if (perCompany) policies.push(['company', perCompany, tokenOk ? await this.budgets.spend(companyKey, perCompany, points) : this.budgets.standing(companyKey, perCompany)]);
+    const refused = policies.find((policy): policy is [string, RateWindow, Spent] => policy[2]?.allowed === false && (policy[0] === 'token' || tokenOk));
+    if (!refused) return limitHeaders(policies);
+    // The token's points go back when its company's budget refuses: nothing was done.
+    if (refused[0] === 'company' && perToken) {
+      this.budgets.refund(`token:${viewer.claims.jti}`, points);
+      const [, quota, spent] = policies[0] as [string, RateWindow, Spent];
+      policies[0][2] = { ...spent, remaining: Math.min(quota.max, spent.remaining + points) };
+    }
+    const [name, quota, spent] = refused;
+    const whose = name === 'token' ? "This token's" : "This company's";
+    const left = spent.remaining > 0 ? `has ${spent.remaining} of its ${quota.max} points per ${quota.windowSeconds} seconds left, and this request costs ${points}` : `of ${quota.max} points per ${quota.windowSeconds} seconds is spent`;
+    const error = new RateLimitedError(spent.resetSeconds, `${whose} rate limit ${left}. Try again in ${spent.resetSeconds} seconds.`);
+    Object.assign(error.headers, limitHeaders(policies));
+    throw error;
+  }
+
+  private async quotas(ctx: RequestContext, companyId: number): Promise<Config['apiLimits']> {
+    let own = this.overrides.get(companyId);
+    if (!own || Date.now() - own.readAt > OVERRIDES_TTL_MS) {
+      const [row] = await ctx.read<{ per_token: number | null; per_company: number | null }>(
+        'SELECT api_limit_per_token AS per_token, api_limit_per_company AS per_company FROM companies WHERE id = $1', [companyId]);
+      own = { perToken: row?.per_token ?? null, perCompany: row?.per_company ?? null, readAt: Date.now() };
+      this.overrides.set(companyId, own);
+    }
+    const { perToken, perCompany } = this.defaults;
+    const window = (base: RateWindow | null, max: number | null) => (max === null ? base : { max, windowSeconds: base?.windowSeconds ?? 60 });
+    return { perToken: window(perToken, own.perToken), perCompany: window(perCompany, own.perCompany) };
+  }
+}
+
+/** A budget, its quota, and where it stands (unknown: not spent by this request, and no lease of it here). */
+type Policy = [string, RateWindow, Spent | undefined];
+
+/** RateLimit-Policy and RateLimit as Structured Field lists, one item per budget. */
+function limitHeaders(policies: Policy[]): LimitHeaders {
+  if (policies.length === 0) return {};
+  const known = policies.filter((policy): policy is [string, RateWindow, Spent] => policy[2] !== undefined);
+  return {
+    'RateLimit-Policy': policies.map(([name, quota]) => `"${name}";q=${quota.max};w=${quota.windowSeconds}`).join(', '),
+    RateLimit: known.map(([name, , spent]) => `"${name}";r=${spent.remaining};t=${spent.resetSeconds}`).join(', '),
+  };
+}
