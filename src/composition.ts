@@ -17,6 +17,7 @@ import { PhoneNumberService } from './services/phone-number.service.js';
 import { PipelineService } from './services/pipeline.service.js';
 import { RateLimiter } from './services/rate-limiter.js';
 import { ApiLimits } from './limits/api-limits.js';
+import { ListenSessions } from './webhooks/listen.js';
 import { SharedBudgets } from './limits/shared-budgets.js';
 import { RoleService } from './services/role.service.js';
 import { SpamService } from './services/spam.service.js';
@@ -76,6 +77,8 @@ export interface Services {
   deliverer: WebhookDeliverer;
   scheduler: DeliveryScheduler;
   live: LiveEvents;
+  /** npm run listen's sessions (webhooks/listen.ts). */
+  listen: ListenSessions;
   /** The API's rate limits, spent by every request of a signed-in caller (REST, /graphql, subscribes). */
   limits: ApiLimits;
 }
@@ -97,6 +100,8 @@ export function createServices(
   const outbox = new WebhookOutbox((event, webhooks) => metrics.webhookEventsFiltered.inc({ event }, webhooks));
   const live = new LiveEvents();
   const contexts = new ContextFactory({ ...infra, source: auth, sinks: [outbox, live] });
+  const webhooks = new WebhookService(ids, box, { destinations: config.webhookDestinations, rotationGraceMs: config.webhookRotationGraceMs, startConcurrency: config.webhookEndpointConcurrency });
+  const listen = new ListenSessions(webhooks, contexts);
   const deliverer = new WebhookDeliverer(contexts, box, scheduler, {
     retryDelaysMs: config.webhookRetryDelaysMs,
     timeoutMs: config.webhookTimeoutMs,
@@ -105,8 +110,7 @@ export function createServices(
     disableAfterMs: config.webhookDisableAfterMs,
     retentionMs: config.webhookRetentionMs,
     destinations: config.webhookDestinations,
-  }, log, metrics);
-  const webhooks = new WebhookService(ids, box, { destinations: config.webhookDestinations, rotationGraceMs: config.webhookRotationGraceMs, startConcurrency: config.webhookEndpointConcurrency });
+  }, log, metrics, listen);
   const contacts = new ContactService(clock);
   const calls = new CallService(contacts, clock);
   const analyses = new CallAnalysisService(contacts, ids, clock);
@@ -122,6 +126,7 @@ export function createServices(
     contexts,
     scheduler,
     live,
+    listen,
     limits: new ApiLimits(new SharedBudgets(infra.autonomous), config.apiLimits),
     deliverer,
     webhooks,

@@ -151,6 +151,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
       cleanups.push(['viewer cache', () => services.auth.viewers.stop()]);
       services.live.start(databaseUrl, () => services.contexts.forMaintenance('live events').readOnly(), (channel, payload) => autonomous.query('SELECT pg_notify($1, $2)', [channel, payload]), log);
       cleanups.push(['live events', () => services.live.stop()]);
+      services.listen.start(databaseUrl, log);
+      cleanups.push(['listen sessions', () => services.listen.stop()]);
       const unwatch = services.auth.viewers.watch((change) => services.live.viewerChanged(change, log));
       cleanups.push(['viewer watch', async () => unwatch()]);
       const subscriptions = serveSubscriptions(server, schema, services, log);

@@ -12,7 +12,7 @@ const SRC = 'src';
 
 /** Each part of src/ and its layer: a file may import its own layer or a lower one. */
 const LAYERS: Array<[number, string[]]> = [
-  [9, ['main.ts', 'generate.ts', 'create-migration.ts', 'seed/cli.ts', 'limits/cli.ts']],
+  [9, ['main.ts', 'generate.ts', 'create-migration.ts', 'seed/cli.ts', 'limits/cli.ts', 'listen/cli.ts']],
   [8, ['runtime.ts', 'generated.ts']],
   [7, ['app.ts', 'seed/']],
   [6, ['http.ts', 'probes.ts', 'graphql/', 'rest/', 'jobs/', 'web/']],

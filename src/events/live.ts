@@ -5,6 +5,7 @@ import { dbDate } from '../db/reads.js';
 import { listen, type Listener } from '../db/listener.js';
 import { errorFields, type Logger } from '../observability/logger.js';
 import type { DomainEvent, EventSink } from './recorder.js';
+import { pushStream } from './stream.js';
 
 // Live events for GraphQL subscriptions. Each recorded event is announced
 // with NOTIFY inside the unit of work that caused it (it goes out on commit,
@@ -199,51 +200,14 @@ export class LiveEvents implements EventSink<RequestContext> {
   }
 
   private stream<T>(who: Pick<Subscriber, 'companyId' | 'types' | 'callId' | 'guard'>): AsyncIterableIterator<T> {
-    const queue: T[] = [];
-    let wake: (() => void) | undefined;
-    let done = false;
-    let failure: Error | undefined;
-    const subscriber: Subscriber = {
-      ...who,
-      push: (item) => {
-        if (queue.length >= QUEUE_LIMIT) failure ??= new Error('The subscription fell too far behind and was closed; subscribe again.');
-        else queue.push(item as T);
-        wake?.();
-      },
-      end: (error) => {
-        failure ??= error;
-        wake?.();
-      },
-    };
-    this.subscribers.add(subscriber);
-    if (this.subscribers.size === 1) this.announce(true);
-    const finish = () => {
-      if (done) return;
-      done = true;
+    const stream = pushStream<T>(QUEUE_LIMIT, 'The subscription fell too far behind and was closed; subscribe again.', () => {
       this.subscribers.delete(subscriber);
       if (this.subscribers.size === 0) this.announce(false);
-      wake?.();
-    };
-    const iterator: AsyncIterableIterator<T> = {
-      [Symbol.asyncIterator]: () => iterator,
-      next: async () => {
-        for (;;) {
-          if (failure) {
-            finish();
-            throw failure;
-          }
-          if (queue.length > 0) return { value: queue.shift()!, done: false };
-          if (done) return { value: undefined, done: true };
-          await new Promise<void>((resolve) => (wake = resolve));
-          wake = undefined;
-        }
-      },
-      return: async () => {
-        finish();
-        return { value: undefined, done: true };
-      },
-    };
-    return iterator;
+    });
+    const subscriber: Subscriber = { ...who, push: (item) => stream.push(item as T), end: (error) => stream.fail(error) };
+    this.subscribers.add(subscriber);
+    if (this.subscribers.size === 1) this.announce(true);
+    return stream.iterator;
   }
 
   /** How many subscriptions this process serves. */

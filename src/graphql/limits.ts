@@ -113,6 +113,31 @@ function costOf(set: SelectionSetNode, type: GraphQLNamedType, depth: number, pa
   return cost;
 }
 
+/**
+ * An operation's cost by its variables, for an operation run again and again
+ * (a REST row's): the cost depends only on the variables given as a page size
+ * (perPage or first), so it is counted once per page size asked for.
+ */
+export function costCounter(document: DocumentNode, operation: OperationDefinitionNode, rootType: GraphQLNamedType): (variables: Record<string, unknown>) => number {
+  const names = new Set<string>();
+  visit(document, {
+    Argument(node) {
+      if (PAGE_ARGS.has(node.name.value) && node.value.kind === Kind.VARIABLE) names.add(node.value.name.value);
+    },
+  });
+  const paging = [...names];
+  const costs = new Map<string, number>();
+  return (variables) => {
+    const key = paging.map((name) => String(variables[name])).join('|');
+    let cost = costs.get(key);
+    if (cost === undefined) {
+      cost = operationCost(document, operation, rootType, variables);
+      if (costs.size < 200) costs.set(key, cost);
+    }
+    return cost;
+  };
+}
+
 /** The operation's cost (COST_RULE); throws when it is over the cost, depth or alias limits. */
 export function operationCost(document: DocumentNode, operation: OperationDefinitionNode, rootType: GraphQLNamedType, variables: Record<string, unknown>): number {
   const fragments = new Map<string, FragmentDefinitionNode>();

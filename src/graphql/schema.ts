@@ -16,11 +16,12 @@ import { WorkflowResolver } from '../resolvers/workflow.resolver.js';
 import { attachLiveEvents, LiveEventResolver } from '../resolvers/live.resolver.js';
 import { LIVE_EVENT_TYPES } from '../resolvers/live-event.types.js';
 import { attachTranscripts, CallTranscriptResolver } from '../resolvers/call-transcript.resolver.js';
+import { attachListen, ListenResolver } from '../resolvers/listen.resolver.js';
 import { CallAnalysisResolver } from '../resolvers/call-analysis.resolver.js';
 import type { Services } from '../composition.js';
 import { COST_RULE, GRAPHQL_LIMITS } from './limits.js';
 
-const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver, CampaignResolver, LiveEventResolver, CallTranscriptResolver, CallAnalysisResolver] as const;
+const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver, CampaignResolver, LiveEventResolver, CallTranscriptResolver, CallAnalysisResolver, ListenResolver] as const;
 
 /** Each resolver made once with the services it uses (type-graphql asks this container for them). */
 function resolverContainer(s: Services): ContainerType {
@@ -40,6 +41,7 @@ function resolverContainer(s: Services): ContainerType {
     [LiveEventResolver, new LiveEventResolver()],
     [CallTranscriptResolver, new CallTranscriptResolver(s.transcripts)],
     [CallAnalysisResolver, new CallAnalysisResolver(s.analyses)],
+    [ListenResolver, new ListenResolver(s.listen)],
   ]);
   return {
     get: (resolver: Function) => {
@@ -80,6 +82,7 @@ export async function createSchema(services?: Services): Promise<GraphQLSchema> 
     withUnitsOfWork(schema);
     attachLiveEvents(schema, services.live);
     attachTranscripts(schema, services.transcripts);
+    attachListen(schema, services.listen);
   }
   return schema;
 }

@@ -37,8 +37,8 @@ export const POINTS_RULE =
 export type LimitHeaders = Record<string, string>;
 
 interface Overrides {
-  perToken: number | null;
-  perCompany: number | null;
+  /** The company's budgets: its own where it has them, else the defaults. */
+  quotas: Config['apiLimits'];
   readAt: number;
 }
 
@@ -81,16 +81,15 @@ export class ApiLimits {
   }
 
   private async quotas(ctx: RequestContext, companyId: number): Promise<Config['apiLimits']> {
-    let own = this.overrides.get(companyId);
-    if (!own || Date.now() - own.readAt > OVERRIDES_TTL_MS) {
-      const [row] = await ctx.read<{ per_token: number | null; per_company: number | null }>(
-        'SELECT api_limit_per_token AS per_token, api_limit_per_company AS per_company FROM companies WHERE id = $1', [companyId]);
-      own = { perToken: row?.per_token ?? null, perCompany: row?.per_company ?? null, readAt: Date.now() };
-      this.overrides.set(companyId, own);
-    }
+    const known = this.overrides.get(companyId);
+    if (known && Date.now() - known.readAt <= OVERRIDES_TTL_MS) return known.quotas;
+    const [row] = await ctx.read<{ per_token: number | null; per_company: number | null }>(
+      'SELECT api_limit_per_token AS per_token, api_limit_per_company AS per_company FROM companies WHERE id = $1', [companyId]);
     const { perToken, perCompany } = this.defaults;
-    const window = (base: RateWindow | null, max: number | null) => (max === null ? base : { max, windowSeconds: base?.windowSeconds ?? 60 });
-    return { perToken: window(perToken, own.perToken), perCompany: window(perCompany, own.perCompany) };
+    const own = (base: RateWindow | null, max: number | null | undefined) => (max === null || max === undefined ? base : { max, windowSeconds: base?.windowSeconds ?? 60 });
+    const quotas = { perToken: own(perToken, row?.per_token), perCompany: own(perCompany, row?.per_company) };
+    this.overrides.set(companyId, { quotas, readAt: Date.now() });
+    return quotas;
   }
 }
 

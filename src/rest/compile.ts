@@ -1,7 +1,7 @@
 import { isEnumType, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { liftInputLiterals } from '../graphql/lift.js';
-import { operationCost, type ChargeOperation } from '../graphql/limits.js';
+import { costCounter, type ChargeOperation } from '../graphql/limits.js';
 import { getMetadataStorage } from 'type-graphql';
 import { resolveRoute } from './derive.js';
 import type { HttpMethod, ResolvedRoute, Route } from './route.js';
@@ -123,7 +123,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[], options: {
     const shape = shaper(route);
     const resolved = resolveRoute(schema, route, operation);
     const root = operation.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
-    const cost = (variables: Record<string, unknown>) => operationCost(document, operation, root, variables);
+    const cost = costCounter(document, operation, root);
     for (const method of route.methods) {
       for (const path of route.paths) {
         compiled.push({

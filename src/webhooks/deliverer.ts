@@ -11,6 +11,7 @@ import { OperatorEvents } from './operator-events.js';
 import { Settler, succeeded } from './settle.js';
 import { signAttempt } from './signing.js';
 import { headersToSend } from './headers.js';
+import { isListenUrl, type ListenSessions } from './listen.js';
 
 // Delivery (DESIGN section 5). The delivery rows are the truth: an attempt is
 // claimed (and recorded) before the request, under a lease with a fencing
@@ -54,6 +55,8 @@ export class WebhookDeliverer {
     private readonly settings: DeliverySettings,
     private readonly log: Logger,
     private readonly metrics: Metrics,
+    /** npm run listen's sessions: their webhooks are delivered through them, not over HTTP. */
+    private readonly listen?: ListenSessions,
   ) {
     this.leaseMs = 2 * settings.timeoutMs + 1000;
     this.claim = new DeliveryClaim(contexts, { startConcurrency: settings.endpointConcurrency, leaseMs: this.leaseMs });
@@ -147,12 +150,14 @@ export class WebhookDeliverer {
     }
     const signed = signAttempt({ secrets, deliveryId: delivery.id, event: delivery.event, attempt: number, payload: delivery.payload, now: new Date(), userAgent: USER_AGENT });
     const started = performance.now();
+    const headers = { ...headersToSend(delivery.headers, this.box), ...signed.headers };
     let url: URL;
     try {
+      if (isListenUrl(delivery.url) && this.listen) return await this.listen.exchange(delivery, signed.body, headers, this.settings.timeoutMs);
       url = new URL(delivery.url);
       const destination = await resolveDestination(url.hostname, this.settings.destinations);
       // The webhook's own headers first: none of them can be one of ours (webhooks/headers.ts refuses those names).
-      return await sendAttempt(url, destination, signed.body, { ...headersToSend(delivery.headers, this.box), ...signed.headers }, this.settings.timeoutMs);
+      return await sendAttempt(url, destination, signed.body, headers, this.settings.timeoutMs);
     } catch (error) {
       return { statusCode: null, responseBody: null, error: (error as Error).message, durationMs: Math.round(performance.now() - started) };
     }
@@ -188,6 +193,8 @@ export class WebhookDeliverer {
     );
     this.metrics.deliveriesDue.set(stats.due);
     this.metrics.oldestDueSeconds.set(Math.max(0, stats.oldest ?? 0));
+    // Session webhooks whose API process stopped saying they are alive go (their command is gone).
+    await this.listen?.sweep();
     return { recovered };
   }
 

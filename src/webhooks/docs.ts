@@ -2,6 +2,7 @@ import { EVENT_DOCS } from '../events/catalog.js';
 import { FORM_FIELDS, LIST_SELECTIONS } from './payload.js';
 import { HEADER_VALUE_MAX, HEADERS_MAX } from './headers.js';
 import { FILTER_DEPTH_MAX, FILTER_NODES_MAX } from './filters.js';
+import { LISTEN_DOC } from './listen.js';
 
 // docs/webhooks.md, written by `npm run generate` from the same sources the
 // service uses (the event catalog, the form fields), so it cannot drift.
@@ -273,6 +274,7 @@ webhook's).
   answer. A delivery that itself carried an operator event never causes one,
   so two failing webhooks cannot keep telling each other about each other.
 
+${LISTEN_DOC}
 ## Form data
 
 Field names a webhook can select for \`data.contact\`: ${FORM_FIELDS.map((f) => `\`${f}\``).join(', ')}, or
