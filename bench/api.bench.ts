@@ -27,6 +27,31 @@ export async function insertCalls(app: TestApp, companyId: number, count: number
   await app.sql('VACUUM calls');
 }
 
+/**
+ * The same service with its rate limits off (nothing charged), on the same
+ * database, beside `path`: what the limiter costs the read path.
+ */
+async function withoutLimits(app: TestApp, path: Scenario): Promise<{ paths: Scenario[]; stop: () => Promise<void> }> {
+  const unlimited = await startService(loadConfig({
+    NODE_ENV: 'test', DATABASE_URL: app.running.databaseUrl, PORT: '0', HOST: '127.0.0.1', JWT_SECRET: app.config.jwtSecret, APP_KEY: app.config.appKey.toString('base64'),
+    LOG_LEVEL: 'silent', PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: String(app.config.databasePoolSize), API_LIMIT_PER_TOKEN: 'off', API_LIMIT_PER_COMPANY: 'off',
+  }), createLogger('silent'));
+  const paths = [path, { ...path, name: 'unlimited', url: path.url.replace(app.url, unlimited.url) }];
+  await assertSameAnswer(paths[0], paths[1]);
+  return { paths, stop: () => unlimited.stop() };
+}
+
+/** `npm run bench -- limits`: only the roles page with the rate limits on and off. */
+export async function limitsBench(app: TestApp): Promise<void> {
+  const token = await app.login('owner@acme.test');
+  const path = { name: 'REST', url: `${app.url}/api/roles?per_page=15`, headers: { authorization: `Bearer ${token}` } };
+  const limits = await withoutLimits(app, path);
+  const results = { limits: await measure(limits.paths) };
+  await limits.stop();
+  const ratio = Math.round((results.limits.REST.rps / results.limits.unlimited.rps) * 100) / 100;
+  report('limits', 'the roles page over REST with the rate limits on and off (a second service on the same database, nothing charged)', results, { 'roles REST/REST without rate limits': ratio });
+}
+
 export async function apiBench(app: TestApp): Promise<void> {
   const token = await app.login('owner@acme.test');
   const [acme] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
@@ -139,13 +164,7 @@ export async function apiBench(app: TestApp): Promise<void> {
     await assertSameAnswer(paths.REST, paths.GraphQL, (graphqlBody) => JSON.stringify({ success: true, data: JSON.parse(graphqlBody).data[field] }));
     process.stdout.write(`${what}: the five paths answer the same bytes\n`);
   }
-  // The same service with its rate limits off, on the same database: what the limiter costs the read path.
-  const unlimited = await startService(loadConfig({
-    NODE_ENV: 'test', DATABASE_URL: app.running.databaseUrl, PORT: '0', HOST: '127.0.0.1', JWT_SECRET: app.config.jwtSecret, APP_KEY: app.config.appKey.toString('base64'),
-    LOG_LEVEL: 'silent', PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: String(app.config.databasePoolSize), API_LIMIT_PER_TOKEN: 'off', API_LIMIT_PER_COMPANY: 'off',
-  }), createLogger('silent'));
-  const limits = { REST: roles.REST, unlimited: { name: 'unlimited', url: `${unlimited.url}/api/roles?per_page=15`, headers: auth } };
-  await assertSameAnswer(limits.REST, limits.unlimited);
+  const limits = await withoutLimits(app, roles.REST);
   const one = (path: Scenario & { bodyTemplate: string }, n: string): Scenario => ({ ...path, url: path.url.replace('{v}', String(renamed)), body: path.bodyTemplate.replace('{v}', String(renamed)).replace('{n}', n) });
   await assertSameAnswer(one(write.REST, 'same'), one(write.plain, 'same'));
   await assertSameAnswer(one(write.REST, 'same'), one(write.best, 'same'));
@@ -169,9 +188,9 @@ export async function apiBench(app: TestApp): Promise<void> {
     appointments: await measure(Object.values(appointments)),
     write: await measure(Object.values(write), () => app.sql('VACUUM ANALYZE roles')),
     floor: await measure([{ name: 'healthz', url: `${app.url}/healthz` }]),
-    limits: await measure(Object.values(limits)),
+    limits: await measure(limits.paths),
   };
-  await unlimited.stop();
+  await limits.stop();
   const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
   const againstBest: Record<string, number> = {};
   for (const page of ['roles', 'appointments'] as const) {

@@ -83,6 +83,16 @@ function cpuTimes(): { steal: number; total: number } | null {
   }
 }
 
+/** CPU time the machine spent working (user, nice, system, irq, softirq: neither idle, waiting nor stolen), in clock ticks (Linux /proc/stat); null elsewhere. */
+export function machineBusyTicks(): number | null {
+  try {
+    const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return user + nice + system + irq + softirq;
+  } catch {
+    return null;
+  }
+}
+
 /** The value at a percentile of sorted values (nearest rank), to 0.1 ms. */
 const percentile = (sorted: number[], p: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] * 10) / 10;
 

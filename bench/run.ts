@@ -1,4 +1,4 @@
-import { apiBench } from './api.bench.js';
+import { apiBench, limitsBench } from './api.bench.js';
 import { deepPageBench } from './deep-page.bench.js';
 import { benchApp, benchDatabase } from './harness.js';
 import { overloadBench } from './overload.bench.js';
@@ -6,7 +6,8 @@ import { webhooksBench } from './webhooks.bench.js';
 import { filtersBench } from './filters.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
-// database; `npm run bench -- webhooks` (or api, deep-page, filters, overload) runs the ones named.
+// database; `npm run bench -- webhooks` (or api, deep-page, filters, overload) runs the ones named;
+// `npm run bench -- limits` runs the rate limits' part of api alone.
 
 // The services under test get the production pool size, not the test suite's small one.
 process.env.TEST_POOL_SIZE ??= '10';
@@ -14,7 +15,9 @@ const only = process.argv.slice(2);
 const wanted = (name: string) => only.length === 0 || only.includes(name);
 
 const stopDatabase = await benchDatabase();
-for (const [name, run] of [['api', apiBench], ['deep-page', deepPageBench]] as const) {
+for (const [name, run] of [['api', apiBench], ['deep-page', deepPageBench], ['limits', limitsBench]] as const) {
+  // `limits` is part of `api`; run alone only when named.
+  if (name === 'limits' && !only.includes('limits')) continue;
   if (!wanted(name)) continue;
   process.stdout.write(`\n== ${name}\n`);
   const app = await benchApp();

@@ -169,6 +169,27 @@ describe('rate limits', () => {
   });
 });
 
+describe('rate limits switched off', () => {
+  it('a budget set to off is neither charged nor told; with both off no answer carries the fields', async () => {
+    for (const [env, policy] of [
+      [{ API_LIMIT_PER_TOKEN: 'off', API_LIMIT_PER_COMPANY: '5/1m' }, '"company";q=5;w=60'],
+      [{ API_LIMIT_PER_TOKEN: 'off', API_LIMIT_PER_COMPANY: 'off' }, null],
+    ] as const) {
+      const other = await startTestApp(env);
+      try {
+        const token = await other.login('owner@acme.test');
+        const answers: ApiResponse[] = [];
+        for (let i = 0; i < 6; i++) answers.push(await other.request('GET', '/api/roles', { token }));
+        assert.equal(answers[0].headers.get('ratelimit-policy'), policy);
+        assert.deepEqual(answers.map((a) => a.status), policy ? [200, 200, 200, 200, 200, 429] : [200, 200, 200, 200, 200, 200]);
+        if (!policy) assert.equal(answers[5].headers.get('ratelimit'), null);
+      } finally {
+        await other.close();
+      }
+    }
+  });
+});
+
 describe('rate limits across API processes', () => {
   it('two processes spend one budget: of 30 requests at once, spread over both, exactly 12 pass', async () => {
     const second = await startWorker(app, { PROCESS_ROLE: 'api', API_LIMIT_PER_TOKEN: '12/1m', API_LIMIT_PER_COMPANY: '1000/1m' });
