@@ -40,7 +40,7 @@ const WEBHOOKS = gql`
 `;
 
 describe('Apollo Client: the normalized cache stays right without refetching', () => {
-  it("a booking moves the cached dashboard row's appointment", async () => {
+  it("a booking moves the cached dashboard row's appointment, and the cached details of the same call", async () => {
     const account = await app.providerAccount();
     const [{ phone_no: number }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [account.companyId]);
     const sid = await playScenario('inbound-call', { url: app.url, accountSid: account.sid, authToken: account.authToken, number, book: true });
@@ -48,6 +48,9 @@ describe('Apollo Client: the normalized cache stays right without refetching', (
 
     const { data } = await client.query<{ appointmentCalls: { records: Array<{ id: number; appointmentAt: string }> } }>({ query: APPOINTMENTS });
     assert.ok(data!.appointmentCalls.records.some((r) => r.id === id), 'the booked call is on the dashboard');
+    // The call's details page too: the same Call in the cache as the dashboard row.
+    const DETAILS = gql`query Details($id: ID!) { callDetails(id: $id) { id appointment appointmentAt summary } }`;
+    await client.query({ query: DETAILS, variables: { id: String(id) } });
     const moved = new Date(Date.now() + 5 * 86_400_000);
     moved.setUTCMilliseconds(0);
     await client.mutate({
@@ -56,7 +59,9 @@ describe('Apollo Client: the normalized cache stays right without refetching', (
     });
     const cached = client.readQuery<{ appointmentCalls: { records: Array<{ id: number; appointmentAt: string }> } }>({ query: APPOINTMENTS });
     assert.equal(cached!.appointmentCalls.records.find((r) => r.id === id)!.appointmentAt, moved.toISOString(), 'the cached row shows the new time');
-    assert.deepEqual(sent.filter((name) => name === 'Appointments'), ['Appointments'], 'the list was fetched once');
+    const details = client.readQuery<{ callDetails: { appointmentAt: string; summary: string | null } }>({ query: DETAILS, variables: { id: String(id) } });
+    assert.equal(details!.callDetails.appointmentAt, moved.toISOString(), "the cached details show the new time: one typename per call");
+    assert.deepEqual(sent.filter((name) => name === 'Appointments' || name === 'Details'), ['Appointments', 'Details'], 'each was fetched once');
   });
 
   it('a created webhook joins the cached list through the cache, and a rename updates it in place', async () => {

@@ -104,7 +104,7 @@ describe('dialer campaigns and leads', () => {
     const booked = await app.graphql(`mutation($id: ID!) { bookCallAppointment(id: $id, appointmentAt: "2026-12-04T16:30:00Z") { ${ROW} } }`, { id: String(call.id) }, token);
     assert.equal(booked.body.errors, undefined, booked.text);
     const row = booked.body.data.bookCallAppointment;
-    assert.equal(row.__typename, 'AppointmentCall');
+    assert.equal(row.__typename, 'Call');
     assert.equal(row.appointmentAt, '2026-12-04T16:30:00.000Z');
     assert.equal(row.appointment, '2026-12-04 11:30:00', 'the wall clock in the company zone');
     const list = await app.graphql(`query($day: String) { appointmentCalls(filter: { startDate: $day, endDate: $day }, perPage: 100) { records { ${ROW} } } }`, { day: call.day }, token);

@@ -196,6 +196,29 @@ describe('summary, call details, local presence', () => {
     assert.equal((await app.request('GET', '/api/ai/dashboard/calls/x!', { token: owner })).status, 404);
   });
 
+  it('a Call is one type: the list rows give the details fields too (read for the page at once), under view-ai-dashboard', async () => {
+    const DETAILS = 'id encryptedId agentId recordingUrl transcript disposition tags customFields contact { name email phone } summary successful customAnalysis analyzedAt appointment recordingAvailable';
+    const list = await app.graphql(`{ appointmentCalls(filter: { dateRange: Last_Year }, perPage: 20) { records { ${DETAILS} __typename } } }`, {}, owner);
+    assert.equal(list.body.errors, undefined, list.text);
+    const rows = list.body.data.appointmentCalls.records as Array<Record<string, unknown>>;
+    assert.ok(rows.length > 1, 'a page of rows');
+    for (const row of rows.slice(0, 5)) {
+      const one = await app.graphql(`query($id: ID!) { callDetails(id: $id) { ${DETAILS} __typename } }`, { id: String(row.id) }, owner);
+      // The encrypted id is encrypted anew each time: the same call, another text.
+      const { encryptedId, ...rest } = row;
+      const { encryptedId: again, ...details } = one.body.data.callDetails;
+      assert.deepEqual(rest, details, 'the same fields by either way');
+      for (const text of [encryptedId, again]) assert.equal(app.running.services.ids.decode(String(text), 'call'), row.id);
+      assert.equal(row.__typename, 'Call');
+    }
+    // The list itself needs only a token; the fields beyond a row need what callDetails needs.
+    const without = await app.userWith([], 'no dashboard');
+    const plain = await app.graphql('{ appointmentCalls(filter: { dateRange: Last_Year }) { records { id appointment } } }', {}, without);
+    assert.equal(plain.body.errors, undefined, plain.text);
+    const refused = await app.graphql('{ appointmentCalls(filter: { dateRange: Last_Year }) { records { id summary } } }', {}, without);
+    assert.equal(refused.body.errors[0].extensions.code, 'FORBIDDEN');
+  });
+
   it('updates local presence: All or Unassigned', async () => {
     const res = await app.request('PATCH', '/api/ai/dashboard/settings/local-presence', { token: gamma, body: { number_ai_local_presence: 'Unassigned' } });
     assert.equal(res.status, 200);

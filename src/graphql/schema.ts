@@ -17,11 +17,12 @@ import { attachLiveEvents, LiveEventResolver } from '../resolvers/live.resolver.
 import { LIVE_EVENT_TYPES } from '../resolvers/live-event.types.js';
 import { attachTranscripts, CallTranscriptResolver } from '../resolvers/call-transcript.resolver.js';
 import { attachListen, ListenResolver } from '../resolvers/listen.resolver.js';
+import { CallFieldsResolver } from '../resolvers/call-fields.resolver.js';
 import { CallAnalysisResolver } from '../resolvers/call-analysis.resolver.js';
 import type { Services } from '../composition.js';
 import { COST_RULE, GRAPHQL_LIMITS } from './limits.js';
 
-const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver, CampaignResolver, LiveEventResolver, CallTranscriptResolver, CallAnalysisResolver, ListenResolver] as const;
+const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver, CampaignResolver, LiveEventResolver, CallTranscriptResolver, CallAnalysisResolver, ListenResolver, CallFieldsResolver] as const;
 
 /** Each resolver made once with the services it uses (type-graphql asks this container for them). */
 function resolverContainer(s: Services): ContainerType {
@@ -42,6 +43,7 @@ function resolverContainer(s: Services): ContainerType {
     [CallTranscriptResolver, new CallTranscriptResolver(s.transcripts)],
     [CallAnalysisResolver, new CallAnalysisResolver(s.analyses)],
     [ListenResolver, new ListenResolver(s.listen)],
+    [CallFieldsResolver, new CallFieldsResolver(s.dashboard)],
   ]);
   return {
     get: (resolver: Function) => {

@@ -3,7 +3,7 @@ import type { RequestContext } from '../context.js';
 import type { CampaignService } from '../services/campaign.service.js';
 import { PageType } from './pagination.types.js';
 import { CampaignStatus } from './enums.js';
-import { AppointmentCallType } from './dashboard.types.js';
+import { CallType } from './dashboard.types.js';
 
 @ObjectType('Campaign')
 export class CampaignType {
@@ -91,7 +91,7 @@ export class CampaignResolver {
   }
 
   @Authorized('book-appointments')
-  @Mutation(() => AppointmentCallType, { description: 'Book or move the appointment a call produced (appointment.scheduled when the time is new); the call as the appointment list shows it, so a cached row updates' })
+  @Mutation(() => CallType, { description: 'Book or move the appointment a call produced (appointment.scheduled when the time is new); the call as the appointment list shows it, so a cached row updates' })
   async bookCallAppointment(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('appointmentAt') appointmentAt: string) {
     return this.campaignService.bookAppointment(ctx, id, appointmentAt);
   }

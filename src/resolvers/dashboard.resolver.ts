@@ -6,7 +6,7 @@ import type { RequestContext } from '../context.js';
 import {
   AppointmentCallPageType,
   CallAnalysisInput,
-  CallDetailsType,
+  CallType,
   DashboardFilterInput,
   DashboardSummaryType,
   LocalPresenceType,
@@ -38,14 +38,14 @@ export class DashboardResolver {
   }
 
   @Authorized('view-ai-dashboard')
-  @Query(() => CallDetailsType)
-  async callDetails(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<CallDetailsType> {
+  @Query(() => CallType)
+  async callDetails(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<CallType> {
     return this.dashboardService.callDetails(ctx, id);
   }
 
   @Authorized('analyze-calls')
-  @Mutation(() => CallDetailsType, { description: "Records an ended call's post-call analysis (call.analyzed when it is new or changed); the call with it" })
-  async analyzeCall(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('analysis', () => CallAnalysisInput) analysis: CallAnalysisInput): Promise<CallDetailsType> {
+  @Mutation(() => CallType, { description: "Records an ended call's post-call analysis (call.analyzed when it is new or changed); the call with it" })
+  async analyzeCall(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('analysis', () => CallAnalysisInput) analysis: CallAnalysisInput): Promise<CallType> {
     await this.analyses.record(ctx, id, analysis);
     return this.dashboardService.callDetails(ctx, id);
   }

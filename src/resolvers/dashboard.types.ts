@@ -9,24 +9,31 @@ export class CallNumbersType {
   @Field({ description: 'Called number' }) to!: string;
 }
 
-@ObjectType('AppointmentCall', { description: 'A row of the AI dashboard: a call that booked an appointment' })
-export class AppointmentCallType {
+/**
+ * One call, whichever field gives it: a row of the appointment list, the
+ * call's details, a booking, an analysis. One typename and id, so a client's
+ * normalized cache keeps one entry per call. The list reads the row's own
+ * columns; the other fields of a list row are read when asked for, for the
+ * whole page at once (CallFieldsResolver).
+ */
+@ObjectType('Call', { description: 'A call: a row of the AI dashboard, or its details' })
+export class CallType {
   @Field(() => Int) id!: number;
   @Field({ description: 'When the call started, "YYYY-MM-DD HH:mm:ss" in the company time zone' }) callDatetime!: string;
+  @Field() startedAt!: Date;
   @Field(() => String, { nullable: true }) agentName!: string | null;
   @Field(() => CallNumbersType) numbers!: CallNumbersType;
   @Field(() => Int, { description: 'Seconds' }) duration!: number;
-  @Field({ description: 'The appointment, "YYYY-MM-DD HH:mm:ss" in the company time zone' }) appointment!: string;
+  @Field(() => String, { nullable: true, description: 'The appointment the call booked, "YYYY-MM-DD HH:mm:ss" in the company time zone; never null in the appointment list' }) appointment!: string | null;
+  @Field(() => Date, { nullable: true, description: 'Never null in the appointment list' }) appointmentAt!: Date | null;
   @Field(() => CallStatus) status!: string;
   @Field(() => Direction) direction!: string;
   @Field(() => Sentiment, { nullable: true, description: 'Null until analysed' }) sentiment!: string | null;
   @Field() recordingAvailable!: boolean;
-  @Field() startedAt!: Date;
-  @Field() appointmentAt!: Date;
 }
 
 @ObjectType('AppointmentCallPage')
-export class AppointmentCallPageType extends CursorPageType(AppointmentCallType) {}
+export class AppointmentCallPageType extends CursorPageType(CallType) {}
 
 @ObjectType('SentimentCounts')
 export class SentimentCountsType {
@@ -53,33 +60,6 @@ export class CallContactType {
   @Field(() => String, { nullable: true }) name!: string | null;
   @Field(() => String, { nullable: true }) email!: string | null;
   @Field({ description: 'The contact side of the call' }) phone!: string;
-}
-
-@ObjectType('CallDetails')
-export class CallDetailsType {
-  @Field(() => Int) id!: number;
-  @Field() encryptedId!: string;
-  @Field() callDatetime!: string;
-  @Field() startedAt!: Date;
-  @Field(() => Int, { nullable: true }) agentId!: number | null;
-  @Field(() => String, { nullable: true }) agentName!: string | null;
-  @Field(() => CallNumbersType) numbers!: CallNumbersType;
-  @Field(() => Int) duration!: number;
-  @Field(() => CallStatus) status!: string;
-  @Field(() => Direction) direction!: string;
-  @Field(() => Sentiment, { nullable: true }) sentiment!: string | null;
-  @Field(() => String, { nullable: true }) recordingUrl!: string | null;
-  @Field(() => String, { nullable: true }) transcript!: string | null;
-  @Field(() => String, { nullable: true }) disposition!: string | null;
-  @Field(() => [String]) tags!: string[];
-  @Field(() => GraphQLJSONObject) customFields!: Record<string, unknown>;
-  @Field(() => String, { nullable: true }) appointment!: string | null;
-  @Field(() => Date, { nullable: true }) appointmentAt!: Date | null;
-  @Field(() => CallContactType) contact!: CallContactType;
-  @Field(() => String, { nullable: true, description: 'The post-call analysis: what the call was about' }) summary!: string | null;
-  @Field(() => Boolean, { nullable: true, description: 'Whether the call reached its goal, as the analysis judged' }) successful!: boolean | null;
-  @Field(() => GraphQLJSONObject, { description: "The company's own analysis fields" }) customAnalysis!: Record<string, unknown>;
-  @Field(() => Date, { nullable: true, description: 'When the analysis was last recorded (call.analyzed)' }) analyzedAt!: Date | null;
 }
 
 @InputType('CallAnalysisInput', { description: 'A post-call analysis; a field left out keeps its value' })

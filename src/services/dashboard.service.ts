@@ -1,6 +1,6 @@
-import type { RequestContext } from '../context.js';
+import type { RequestContext, Viewer } from '../context.js';
 import type { IdCodec } from '../ids.js';
-import { Agent, Company } from '../entities/index.js';
+import { Agent, Company, type Call } from '../entities/index.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { customRange, dateRange, DATE_RANGES, type DateRangeName, type Interval } from '../time/date-range.js';
 import { parseCivilDate } from '../time/zoned.js';
@@ -84,15 +84,20 @@ export class DashboardService {
     };
   }
 
-  /** One call of the company, or of one of its child companies for an agency. */
   /** One call of the company (or, for an agency, of a child company), with its analysis. */
   async callDetails(ctx: RequestContext, rawId: string): Promise<CallDetailsRecord> {
     const id = this.ids.decode(rawId, 'call');
     const viewer = await ctx.viewer();
     const call = id === undefined ? null : await callRecords.withCompany(ctx, id);
-    const visible = call && (call.company.id === viewer.company.id || (viewer.company.isAgency && call.company.parent?.id === viewer.company.id));
-    if (!call || !visible) throw new NotFoundError('Call');
+    if (!call || !visibleTo(viewer, call)) throw new NotFoundError('Call');
     return callDetailsRecord(this.ids, call, call.company.timeZone);
+  }
+
+  /** The details of calls by id, read together (the rows of a page); needs view-ai-dashboard, leaves out what the viewer may not see. */
+  async detailsOf(ctx: RequestContext, ids: number[]): Promise<Map<number, CallDetailsRecord>> {
+    const viewer = await ctx.requirePermissions(['view-ai-dashboard']);
+    const calls = await callRecords.manyWithCompany(ctx, ids);
+    return new Map(calls.filter((call) => visibleTo(viewer, call)).map((call) => [call.id, callDetailsRecord(this.ids, call, call.company.timeZone)]));
   }
 
   async setLocalPresence(ctx: RequestContext, value: string): Promise<string> {
@@ -145,3 +150,5 @@ export class DashboardService {
   }
 }
 
+/** A call of the viewer's company, or of one of its child companies for an agency. */
+const visibleTo = (viewer: Viewer, call: Call) => call.company.id === viewer.company.id || (viewer.company.isAgency && call.company.parent?.id === viewer.company.id);

@@ -75,6 +75,7 @@ export interface CallDetailsRecord {
   direction: string;
   sentiment: string | null;
   recordingUrl: string | null;
+  recordingAvailable: boolean;
   transcript: string | null;
   disposition: string | null;
   tags: string[];
@@ -101,6 +102,7 @@ export const callDetailsRecord = (ids: IdCodec, call: Call, timeZone: string): C
   direction: call.direction,
   sentiment: call.sentiment ?? null,
   recordingUrl: call.recordingUrl ?? null,
+  recordingAvailable: !!call.recordingUrl,
   transcript: call.transcript ?? null,
   disposition: call.disposition ?? null,
   tags: call.tags,

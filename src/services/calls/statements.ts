@@ -221,4 +221,8 @@ export const callRecords = {
   withCompany(ctx: RequestContext, id: number): Promise<Call | null> {
     return ctx.em.findOne(Call, { id }, { populate: ['agent', 'company'] });
   },
+
+  manyWithCompany(ctx: RequestContext, ids: number[]): Promise<Call[]> {
+    return ctx.em.find(Call, { id: { $in: ids } }, { populate: ['agent', 'company'] });
+  },
 };
