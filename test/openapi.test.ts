@@ -136,14 +136,35 @@ describe('the OpenAPI document', () => {
     const aliases = operations.filter((op) => op['x-alias-of']);
     assert.deepEqual(aliases.map((op) => op.at).sort(), ['DELETE /api/roles/delete/{id}', 'POST /api/roles/{id}/permissions', 'POST /api/spam-protected-numbers/flag-settings', 'PUT /api/roles/update/{id}', 'PUT /api/spam-protected-numbers/update/{id}']);
     for (const alias of aliases) assert.ok(operations.some((op) => op.operationId === alias['x-alias-of']), `${alias.at} names its main route`);
-    const text = JSON.stringify(doc.paths);
+    const text = JSON.stringify({ paths: doc.paths, schemas: doc.components.schemas });
     assert.equal((text.match(/"type":"integer"(?!,"format":"int32")/g) ?? []).length, 0, 'every integer is int32');
-    assert.equal(doc.paths['/api/login'].post.responses['200'].content['application/json'].schema.type, 'object');
+    const login = doc.paths['/api/login'].post.responses['200'].content['application/json'].schema;
+    assert.equal(login.$ref, '#/components/schemas/LoginResult');
+    assert.equal(doc.components.schemas.LoginResult.type, 'object', 'never null');
+  });
+
+  it('names a component per record, envelope and page, after its GraphQL type, and refers to it', () => {
+    const doc = JSON.parse(readFileSync('openapi.json', 'utf8'));
+    const { schemas } = doc.components;
+    for (const name of ['Role', 'RolePage', 'Pagination', 'PhoneNumber', 'PhoneNumberPage', 'Webhook', 'WebhookPage', 'WebhookDelivery', 'Agent', 'Campaign', 'Call', 'AppointmentCallPage', 'SpamProtectedNumber', 'Workflow', 'Me']) {
+      assert.equal(schemas[name]?.type, 'object', `${name} is a component`);
+      assert.equal(schemas[name]['x-graphql-type'], name.replace(/\d+$/, ''), `${name} names its GraphQL type`);
+    }
+    const roles = doc.paths['/api/roles'].get.responses['200'].content['application/json'].schema;
+    assert.deepEqual(roles.properties.data, { $ref: '#/components/schemas/RolePage' });
+    assert.deepEqual(schemas.RolePage.properties.records.items, { $ref: '#/components/schemas/Role' });
+    assert.deepEqual(schemas.RolePage.properties.pagination, { $ref: '#/components/schemas/Pagination' });
+    assert.deepEqual(Object.keys(schemas.Role.properties), ['id', 'title', 'created_at', 'updated_at']);
+    // Every reference names a component, and no object made from a GraphQL type is left inline in the paths.
+    const text = JSON.stringify(doc);
+    for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) assert.ok(schemas[name], `${name} exists`);
+    assert.equal(JSON.stringify(doc.paths).includes('x-graphql-type'), false);
   });
 
   it('keeps GraphQL nullability: a non-null field is never nullable, a nullable enum lists null', () => {
     const doc = JSON.parse(readFileSync('openapi.json', 'utf8'));
-    const webhook = doc.paths['/api/webhooks/{id}'].get.responses['200'].content['application/json'].schema.properties.data;
+    const ref = doc.paths['/api/webhooks/{id}'].get.responses['200'].content['application/json'].schema.properties.data.$ref as string;
+    const webhook = doc.components.schemas[ref.split('/').at(-1)!];
     assert.equal(webhook.properties.title.type, 'string', 'title is String!');
     assert.deepEqual(webhook.properties.disabled_reason.type, ['string', 'null'], 'disabledReason is nullable');
     assert.equal(webhook.properties.events.type, 'array');

@@ -42,7 +42,7 @@ type Schema = Record<string, unknown>;
 
 const str = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra });
 const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
-const int = (description: string): Schema => ({ type: 'integer', description });
+const int = (description: string): Schema => ({ type: 'integer', format: 'int32', description });
 const dateTime = (description: string): Schema => str(description, { format: 'date-time' });
 
 /** The contact an event concerns, with the webhook's selected form fields only; null when it concerns none. */
@@ -224,7 +224,7 @@ const SPECS: Record<EventType, EventSpec> = {
   'webhook.failing': {
     properties: {
       ...webhookFields,
-      percent: { type: 'integer', enum: [50, 90], description: 'How much of the disable window has passed: 50, then 90' },
+      percent: { type: 'integer', format: 'int32', enum: [50, 90], description: 'How much of the disable window has passed: 50, then 90' },
       failing_since: dateTime('When the failures began (the first failed attempt since the last success)'),
       disable_at: dateTime('When the webhook is switched off if it keeps failing'),
       ...lastAnswer,

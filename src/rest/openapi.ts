@@ -13,6 +13,7 @@ import {
 import { HEADERS, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LIMIT_HEADERS, refusalHeaders } from './openapi-headers.js';
 import type { CompiledRoute } from './compile.js';
 import { TAGS } from './tags.js';
+import { GRAPHQL_TYPE, nameSchemas } from './openapi-names.js';
 import { bodyExample } from './examples.js';
 import type { IngressRoute, Param } from './route.js';
 
@@ -59,7 +60,7 @@ function nonNullSchema(type: GraphQLOutputType, selection: SelectionSetNode | un
       properties[key] = outputSchema(field.type, node.selectionSet);
       if (field.description) properties[key].description = field.description;
     }
-    return { type: 'object', properties, required: Object.keys(properties) };
+    return { type: 'object', [GRAPHQL_TYPE]: type.name, properties, required: Object.keys(properties) };
   }
   return { type: 'object' };
 }
@@ -242,6 +243,8 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
       responses,
     };
   }
+  // Every object a GraphQL type makes becomes a named component (Role, RolePage, Pagination, ...).
+  const named = nameSchemas(paths, new Set(['Error', ...Object.keys(extras.schemas ?? {})]));
   return {
     openapi: '3.1.0',
     info: {
@@ -273,6 +276,7 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
           required: ['success', 'message'],
         },
         ...extras.schemas,
+        ...named,
       },
     },
   };
