@@ -15,6 +15,9 @@ import { routeTable } from '../src/rest/routes/index.js';
 import { EVENT_NAMES } from '../src/events/catalog.js';
 import { deliveryViolation } from './helpers/contract.js';
 
+/** Validates the document's examples against their schemas (JSON Schema 2020-12, components resolved). */
+const exampleAjv = new Ajv2020({ strict: false, allErrors: true });
+
 // The OpenAPI document against its sources: each row's parameters agree with
 // the GraphQL operation it runs, and the document lints clean with Redocly's
 // recommended rules. (The contract test in helpers/contract.ts checks every
@@ -141,6 +144,28 @@ describe('the OpenAPI document', () => {
     const login = doc.paths['/api/login'].post.responses['200'].content['application/json'].schema;
     assert.equal(login.$ref, '#/components/schemas/LoginResult');
     assert.equal(doc.components.schemas.LoginResult.type, 'object', 'never null');
+  });
+
+  it('gives every success answer an example, valid against its schema; every request body has one too', () => {
+    const doc = JSON.parse(readFileSync('openapi.json', 'utf8'));
+    const examples: Array<[string, unknown, unknown]> = [];
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown; example?: unknown }> }; responses: Record<string, { content?: Record<string, { schema: unknown; example?: unknown }> }> }>>)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const json = response.content?.['application/json'];
+          if (status.startsWith('2') && json) examples.push([`${method.toUpperCase()} ${path} ${status}`, json.schema, json.example]);
+        }
+        const body = operation.requestBody?.content['application/json'];
+        if (body) examples.push([`${method.toUpperCase()} ${path} request`, body.schema, body.example]);
+      }
+    }
+    assert.ok(examples.length > 100);
+    const wrong = examples.flatMap(([at, schema, example]) => {
+      if (example === undefined) return [`${at}: no example`];
+      const validate = exampleAjv.compile({ ...(schema as object), components: doc.components });
+      return validate(example) ? [] : [`${at}: ${exampleAjv.errorsText(validate.errors)}`];
+    });
+    assert.deepEqual(wrong, []);
   });
 
   it('names a component per record, envelope and page, after its GraphQL type, and refers to it', () => {

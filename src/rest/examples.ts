@@ -57,3 +57,48 @@ function exampleOf(name: string, param: Param): unknown {
 export function bodyExample(fields: Record<string, Param>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).map(([name, param]) => [name, exampleOf(name, param)]));
 }
+
+type Schema = Record<string, unknown>;
+
+/** Example text for a response field, by its name: an address where one is expected, a time for `*_at`. */
+function textFor(name: string, format: unknown): string {
+  if (format === 'date-time' || /(^|_)(at|date|since|until)$/.test(name)) return '2026-11-26T09:00:00.000Z';
+  if (/email/.test(name)) return 'owner@acme.test';
+  if (/url$/.test(name)) return 'https://hooks.example.com/switchboard';
+  if (/(phone|number|^from$|^to$)/.test(name)) return '+14155550100';
+  if (/(^|_)id$/.test(name)) return '1';
+  return name ? name.replace(/_/g, ' ') : 'text';
+}
+
+/**
+ * An example of a response body made from its schema (`components`
+ * resolves `$ref`s): the first allowed value, 1 within its bounds, an array
+ * of one item, every property. Valid against the schema by construction; the
+ * suite checks it.
+ */
+export function responseExample(schema: unknown, components: Record<string, unknown>, name = '', depth = 0): unknown {
+  if (!schema || typeof schema !== 'object' || depth > 12) return null;
+  const s = schema as Schema;
+  if (typeof s.$ref === 'string') return responseExample(components[s.$ref.split('/').at(-1)!], components, name, depth + 1);
+  if ('const' in s) return s.const;
+  if (Array.isArray(s.anyOf)) return responseExample(s.anyOf.find((branch) => (branch as Schema).type !== 'null'), components, name, depth + 1);
+  if (Array.isArray(s.enum)) return s.enum.find((value) => value !== null) ?? null;
+  const type = Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type;
+  switch (type) {
+    case 'object': {
+      const properties = (s.properties ?? {}) as Record<string, unknown>;
+      return Object.fromEntries(Object.entries(properties).map(([key, inner]) => [key, responseExample(inner, components, key, depth + 1)]));
+    }
+    case 'array':
+      return [responseExample(s.items, components, name.replace(/s$/, ''), depth + 1)];
+    case 'integer':
+    case 'number':
+      return typeof s.minimum === 'number' && s.minimum > 1 ? s.minimum : 1;
+    case 'boolean':
+      return true;
+    case 'string':
+      return textFor(name, s.format);
+    default:
+      return null;
+  }
+}

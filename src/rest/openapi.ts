@@ -14,7 +14,7 @@ import { HEADERS, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LIMIT_HEADERS, refusalHe
 import type { CompiledRoute } from './compile.js';
 import { TAGS } from './tags.js';
 import { GRAPHQL_TYPE, nameSchemas } from './openapi-names.js';
-import { bodyExample } from './examples.js';
+import { bodyExample, responseExample } from './examples.js';
 import type { IngressRoute, Param } from './route.js';
 
 // The OpenAPI 3.1 document, generated from the same route table. Response
@@ -245,6 +245,13 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
   }
   // Every object a GraphQL type makes becomes a named component (Role, RolePage, Pagination, ...).
   const named = nameSchemas(paths, new Set(['Error', ...Object.keys(extras.schemas ?? {})]));
+  // Each success answer gets an example made from its schema.
+  for (const operation of Object.values(paths).flatMap((methods) => Object.values(methods))) {
+    for (const [status, response] of Object.entries(operation.responses as Record<string, Schema>)) {
+      const json = (response.content as Record<string, Schema> | undefined)?.['application/json'];
+      if (status.startsWith('2') && json && !('example' in json)) json.example = responseExample(json.schema, named);
+    }
+  }
   return {
     openapi: '3.1.0',
     info: {
