@@ -42,9 +42,7 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
   const { orm, services, schema, routes, log, metrics, jobs } = parts;
   const context = requestContexts(services.contexts);
   // Every operation of a signed-in caller spends from its rate limits (src/limits/), over REST and /graphql alike.
-  // With both budgets off (API_LIMIT_PER_TOKEN=off, API_LIMIT_PER_COMPANY=off) nothing is charged at all.
-  const { perToken, perCompany } = services.config.apiLimits;
-  const charge: ChargeOperation<RequestContext> | undefined = perToken || perCompany ? (ctx, kind, cost) => services.limits.charge(ctx, pointsOf(kind, cost)) : undefined;
+  const charge: ChargeOperation<RequestContext> | undefined = services.limits.enabled ? (ctx, kind, cost) => services.limits.charge(ctx, pointsOf(kind, cost)) : undefined;
   // On /graphql an operation without a caller (signing in) spends nothing; one that needs a caller is refused by its field.
   const chargeSignedIn: ChargeOperation<RequestContext> | undefined = charge && ((ctx, kind, cost) =>
     charge(ctx, kind, cost).catch((error: unknown) => (error instanceof UnauthenticatedError ? undefined : Promise.reject(error))));

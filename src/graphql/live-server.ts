@@ -124,7 +124,7 @@ export function serveSubscriptions(server: Server, schema: GraphQLSchema, servic
       ctx.extra.slots.add(id);
       try {
         // Each subscribe spends from the caller's rate limits, as a request over HTTP does.
-        if (services.config.apiLimits.perToken || services.config.apiLimits.perCompany) await services.limits.charge(contextValue, pointsOf(kind, cost));
+        if (services.limits.enabled) await services.limits.charge(contextValue, pointsOf(kind, cost));
       } catch (error) {
         ctx.extra.slots.delete(id);
         if (error instanceof GraphQLError) return [error];

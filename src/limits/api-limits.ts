@@ -50,6 +50,11 @@ export class ApiLimits {
 
   constructor(private readonly budgets: SharedBudgets, private readonly defaults: Config['apiLimits']) {}
 
+  /** Whether any budget is on: with both off (API_LIMIT_PER_TOKEN=off, API_LIMIT_PER_COMPANY=off) nothing is charged at all. */
+  get enabled(): boolean {
+    return this.defaults.perToken !== null || this.defaults.perCompany !== null;
+  }
+
   /**
    * Spends `points` from the caller's token and company budgets. Resolves to
    * the RateLimit fields to answer with; throws 401 without a signed-in

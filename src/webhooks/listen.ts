@@ -6,8 +6,7 @@ import { pushStream } from '../events/stream.js';
 import { errorFields, type Logger } from '../observability/logger.js';
 import { Rules } from '../validation.js';
 import type { Claimed } from './claim.js';
-import type { SendResult } from './http-send.js';
-import { RESPONSE_KEEP } from './http-send.js';
+import { RESPONSE_KEEP, type SendResult } from './http-send.js';
 import type { WebhookRecord, WebhookService } from './webhook.service.js';
 
 // `npm run listen` (src/listen/cli.ts), the Stripe CLI's loop: a session
