@@ -1,3 +1,4 @@
+import { DEFAULT_BOUNDS } from './bounds.js';
 import { SecretBox } from './crypto/secret-box.js';
 
 // The one way every route reads an id (DESIGN section 3).
@@ -35,7 +36,7 @@ export class IdCodec {
    */
   decode(raw: unknown, type: string, forms: readonly IdForm[] = ALL_ID_FORMS, allowZero = false): number | undefined {
     if (typeof raw === 'number' && forms.includes('numeric')) raw = String(raw);
-    if (typeof raw !== 'string' || raw.length === 0 || raw.length > 200) return undefined;
+    if (typeof raw !== 'string' || raw.length === 0 || raw.length > DEFAULT_BOUNDS.id.maxLength) return undefined;
     let id: number | undefined;
     if (DIGITS.test(raw)) {
       id = forms.includes('numeric') ? Number(raw) : undefined;

@@ -57,6 +57,9 @@ export enum SpamNumberType {
   Custom = 'Custom',
 }
 
+/** How many carriers must flag a spam-protected number for it to count as flagged. */
+export const CARRIER_THRESHOLDS = [1, 2, 3] as const;
+
 export enum SpamStatus {
   InProgress = 'In Progress',
   Flagged = 'Flagged',

@@ -20,7 +20,7 @@ const LAYERS: Array<[number, string[]]> = [
   [4, ['composition.ts']],
   [3, ['services/', 'webhooks/', 'workflows/', 'spam/', 'telco/']],
   [2, ['context.ts', 'auth/', 'db/', 'limits/', 'entities/', 'events/', 'crypto/', 'ids.ts', 'time/', 'mikro-orm.config.ts', 'migrations/']],
-  [1, ['errors.ts', 'config.ts', 'messages.ts', 'validation.ts', 'vocabulary.ts', 'observability/', 'version.ts', 'startup-failure.ts']],
+  [1, ['errors.ts', 'config.ts', 'messages.ts', 'validation.ts', 'bounds.ts', 'vocabulary.ts', 'observability/', 'version.ts', 'startup-failure.ts']],
 ];
 
 /**

@@ -31,6 +31,10 @@ export const HEADERS: Record<string, Schema> = {
     schema: { type: 'string', examples: ['"token";r=1187;t=42, "company";r=5950;t=42'] },
   },
   RetryAfter: { description: 'Seconds until the next attempt may succeed', schema: seconds },
+  'Access-Control-Allow-Origin': {
+    description: 'Only with CORS_ORIGINS set, to a browser request from an origin it names: that origin (or *, without credentials)',
+    schema: { type: 'string', maxLength: 2048 },
+  },
 };
 
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -42,3 +46,18 @@ export const LIMIT_HEADERS = { 'RateLimit-Policy': ref('RateLimitPolicy'), RateL
 export const refusalHeaders = (signedIn: boolean) => ({ 'Retry-After': ref('RetryAfter'), ...(signedIn ? LIMIT_HEADERS : {}) });
 
 export const IDEMPOTENT_REPLAYED = { 'Idempotent-Replayed': ref('IdempotentReplayed') };
+
+/**
+ * Completes the header fields of a route's answers: the rate limits' on every
+ * answer to a signed-in caller (a 4xx included: the request spent its points
+ * first), except those refused before the caller is known (400 and 413: the
+ * body could not be read; 401); and the CORS field wherever an answer names
+ * header fields, since the CORS middleware adds it to every answer.
+ */
+export function completeHeaders(responses: Record<string, Schema>, signedIn: boolean): void {
+  for (const [status, response] of Object.entries(responses)) {
+    const spent = signedIn && /^[24]/.test(status) && !['400', '401', '413'].includes(status);
+    if (spent) response.headers = { ...LIMIT_HEADERS, ...(response.headers as Schema | undefined) };
+    if (response.headers) response.headers = { ...(response.headers as Schema), 'Access-Control-Allow-Origin': ref('Access-Control-Allow-Origin') };
+  }
+}

@@ -10,18 +10,17 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
-import { HEADERS, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LIMIT_HEADERS, refusalHeaders } from './openapi-headers.js';
+import { completeHeaders, HEADERS, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, refusalHeaders } from './openapi-headers.js';
 import type { CompiledRoute } from './compile.js';
 import { TAGS } from './tags.js';
 import { GRAPHQL_TYPE, nameSchemas } from './openapi-names.js';
 import { bodyExample, responseExample } from './examples.js';
+import { INGRESS_BOUNDS, objectSchema, paramSchema, type Schema } from './openapi-params.js';
 import type { IngressRoute, Param } from './route.js';
 
 // The OpenAPI 3.1 document, generated from the same route table. Response
 // schemas are derived from each row's GraphQL selection, so they cannot
 // drift from what the handler returns.
-
-type Schema = Record<string, unknown>;
 
 const SCALARS: Record<string, Schema> = {
   // GraphQL's Int is a signed 32-bit integer: generators for Java, Go and C# need not guess.
@@ -72,34 +71,6 @@ function spreadSchema(value: Schema, spread: string | undefined): Schema {
   const { [spread]: inner, ...rest } = properties;
   const merged = { ...(inner.properties as Record<string, Schema>), ...rest };
   return { type: 'object', properties: merged, required: Object.keys(merged) };
-}
-
-function paramSchema(param: Param, withDescription = true): Schema {
-  const base: Schema = withDescription && param.description ? { description: param.description } : {};
-  switch (param.type) {
-    case 'id':
-      return { ...base, type: param.nullable ? ['string', 'null'] : 'string' };
-    case 'array':
-      return { ...base, type: 'array', items: paramSchema(param.items!) };
-    case 'object':
-      // An object whose fields the row does not list (a workflow graph) holds what its description says.
-      return Object.keys(param.fields ?? {}).length ? { ...base, ...objectSchema(param.fields!) } : { ...base, type: 'object', additionalProperties: true };
-    case 'json':
-      return { ...base, type: 'object', additionalProperties: true };
-    default:
-      return { ...base, type: param.type, ...(param.type === 'integer' ? { format: 'int32' } : {}), ...(param.enum ? { enum: [...param.enum] } : {}) };
-  }
-}
-
-function objectSchema(fields: Record<string, Param>): Schema {
-  const required = Object.entries(fields).filter(([, p]) => p.required && !p.aliases?.length).map(([n]) => n);
-  const aliases = Object.entries(fields).flatMap(([name, p]) =>
-    (p.aliases ?? []).map((alias) => [alias, { ...paramSchema(p), description: `Same as ${name}` }] as const));
-  return {
-    type: 'object',
-    properties: { ...Object.fromEntries(Object.entries(fields).map(([name, p]) => [name, paramSchema(p)])), ...Object.fromEntries(aliases) },
-    ...(required.length ? { required } : {}),
-  };
 }
 
 const errorRef = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
@@ -160,9 +131,8 @@ function ingressOperation(route: IngressRoute): Schema {
     tags: [route.tag],
     summary: route.summary,
     description: route.description,
-    security: [],
-    parameters: [{ name: 'X-Telco-Signature', in: 'header', required: true, description: 'Base64 HMAC-SHA1 of the URL and the sorted parameters, keyed by the account auth token', schema: { type: 'string' } }],
-    requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: objectSchema(route.params) } } },
+    security: [{ telcoSignature: [] }],
+    requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: objectSchema(route.params, INGRESS_BOUNDS) } } },
     responses: {
       '204': { description: 'Applied (or already applied: callbacks are idempotent)' },
       '400': { description: 'The body is not form-encoded, or a parameter is repeated', ...errorRef },
@@ -220,11 +190,11 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
       ...Object.entries(route.params.query ?? {}).map(([name, p]) => parameter(name, 'query', p)),
     ];
     if (takesIdempotencyKey(compiled)) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' } as never);
-    const headers = { ...(route.auth !== false ? LIMIT_HEADERS : {}), ...(takesIdempotencyKey(compiled) ? IDEMPOTENT_REPLAYED : {}) };
     const responses: Record<string, Schema> = {
-      [String(route.status ?? 200)]: { description: 'Success', ...(route.auth !== false ? { headers } : {}), content: { 'application/json': { schema: success } } },
+      [String(route.status ?? 200)]: { description: 'Success', ...(takesIdempotencyKey(compiled) ? { headers: IDEMPOTENT_REPLAYED } : {}), content: { 'application/json': { schema: success } } },
       ...errorResponses(compiled),
     };
+    completeHeaders(responses, route.auth !== false);
     (paths[compiled.path] ??= {})[compiled.method.toLowerCase()] = {
       operationId: isAlias ? `${route.operationId}${count + 1}` : route.operationId,
       tags: [route.tag],
@@ -260,15 +230,30 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
       description:
         'REST interface of Switchboard. Every route runs a GraphQL operation of the same service (see x-graphql-operation). ' +
         'A known path called with a method it does not have answers 405 with an Allow header; an unknown path 404.',
+      contact: { name: 'Switchboard API support' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Switchboard' },
     },
-    servers: [{ url: '/' }],
+    servers: [{ url: '/', description: 'The service that serves this document: production, staging or local alike', 'x-internal': false }],
     security: [{ bearerAuth: [] }],
     tags: [...new Set([...routes.map((r) => r.route.tag), ...ingress.map((r) => r.tag), ...(extras.webhooks ? ['Webhooks'] : [])])].map((name) => ({ name, description: TAGS[name] ?? `${name} routes` })),
     paths,
     ...(extras.webhooks ? { webhooks: extras.webhooks } : {}),
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            'The token POST /api/login answers. Verified as RFC8725 asks: HS256 only (the algorithm is never read from the token), issuer, audience and expiry checked, and revocable (POST /api/logout).',
+        },
+        telcoSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Telco-Signature',
+          description: "The provider's callbacks: base64 HMAC-SHA1 of the URL and the sorted parameters, keyed by the account's auth token",
+        },
+      },
       parameters: { IdempotencyKey: IDEMPOTENCY_KEY },
       headers: HEADERS,
       schemas: {

@@ -1,7 +1,8 @@
 import { GraphQLError } from 'graphql';
 import type { IdCodec } from '../ids.js';
 import { appErrorOf, NotFoundError, ValidationError, type FieldErrors } from '../errors.js';
-import { INT32, jsonProblem, LIMITS, message } from '../validation.js';
+import { DEFAULT_BOUNDS } from '../bounds.js';
+import { INT32, jsonProblem, message } from '../validation.js';
 import type { Param, ResolvedRoute } from './route.js';
 
 // Reads a route's parameters from path, query and body, checks their types
@@ -13,6 +14,9 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const INTEGER_TEXT = /^-?\d{1,12}$/;
+
+/** Longer than max characters (code points, as Rules.maxChars counts); the count is made only for a long string. */
+const tooLong = (text: string, max: number) => text.length > max && [...text].length > max;
 
 const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
@@ -37,6 +41,9 @@ function coerce(field: string, param: Param, raw: unknown, problems: Problems, f
       if (typeof raw !== 'string') return void problems.add(field, message.string(field));
       if (raw.includes('\u0000')) return void problems.add(field, message.nul(field));
       if (param.required && raw.trim() === '') return void problems.add(field, message.required(field));
+      // A field's own bound is its service's rule (bounds.ts), checked with the service's other rules so one
+      // answer names every problem; a field without one is held here to the default.
+      if (param.maxLength === undefined && tooLong(raw, DEFAULT_BOUNDS.text.maxLength)) return void problems.add(field, message.maxChars(field, DEFAULT_BOUNDS.text.maxLength));
       value = raw;
       break;
     case 'id':
@@ -63,7 +70,7 @@ function coerce(field: string, param: Param, raw: unknown, problems: Problems, f
       break;
     case 'array':
       if (!Array.isArray(raw)) return void problems.add(field, message.array(field));
-      if (raw.length > LIMITS.arrayItems) return void problems.add(field, message.maxItems(field, LIMITS.arrayItems));
+      if (raw.length > DEFAULT_BOUNDS.array.maxItems) return void problems.add(field, message.maxItems(field, DEFAULT_BOUNDS.array.maxItems));
       value = raw.map((item, i) => coerce(`${field}.${i}`, { ...param.items!, required: true }, item, problems, false));
       break;
     case 'object':

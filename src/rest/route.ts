@@ -1,4 +1,5 @@
 import type { CallbackKind } from '../telco/callbacks.js';
+import type { Bound } from '../bounds.js';
 import type { IdForm } from '../ids.js';
 
 // The shape of a row of the REST route table. A row is data: the generic
@@ -8,15 +9,20 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export type ParamType = 'string' | 'integer' | 'number' | 'boolean' | 'id' | 'array' | 'object' | 'json';
 
-export interface Param {
+/**
+ * A parameter. Its bound (maxLength, minimum, maximum, maxItems: bounds.ts)
+ * is its service's rule, stated in the document; a parameter without one is
+ * held by params.ts to its type's default bound, stated alike.
+ */
+export interface Param extends Omit<Bound, 'items'> {
   type: ParamType;
   required?: boolean;
   /** Null is a value here (for example "clear the chatbot"), not a missing field. */
   nullable?: boolean;
   /** Other body names the spec accepts for this field (phoneNo: baseNo). */
   aliases?: readonly string[];
-  /** Allowed values (strings as the spec writes them). */
-  enum?: readonly string[];
+  /** Allowed values (as the spec writes them: strings, or the integers of a closed set). */
+  enum?: readonly (string | number)[];
   /** A value that stands for every one of an enum's (the spec's `All`): the variable is left out. */
   every?: string;
   /** For an enum whose GraphQL names differ from its values: the name of each such value (`in-progress`: in_progress). */

@@ -4,6 +4,7 @@ import { Agent } from '../entities/index.js';
 import { Rules } from '../validation.js';
 import { findOwned, findPage } from '../db/lookup.js';
 import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
+import { BOUNDS } from '../bounds.js';
 
 /** The data every agent event carries (docs: src/events/catalog.ts). */
 const agentData = (agent: Agent) => ({ agent_id: String(agent.id), name: agent.name, active: agent.active, online: agent.online });
@@ -34,7 +35,7 @@ export class AgentService {
   }
 
   async create(ctx: RequestContext, name: string): Promise<AgentRecord> {
-    new Rules().required('name', name).maxChars('name', name, 255).check();
+    new Rules().required('name', name).maxChars('name', name, BOUNDS.agent.name.maxLength).check();
     const agent = ctx.em.create(Agent, { company: await ctx.companyId(), name: name.trim() });
     await ctx.em.flush();
     await ctx.events.record('agent.created', agentData(agent));
@@ -43,7 +44,7 @@ export class AgentService {
 
   async update(ctx: RequestContext, rawId: string, change: { name?: string | null; active?: boolean | null }): Promise<AgentRecord> {
     const agent = await findOwned(ctx, this.ids, Agent, rawId, 'agent', 'Agent');
-    if (change.name !== undefined && change.name !== null) new Rules().required('name', change.name).maxChars('name', change.name, 255).check();
+    if (change.name !== undefined && change.name !== null) new Rules().required('name', change.name).maxChars('name', change.name, BOUNDS.agent.name.maxLength).check();
     const before = { name: agent.name, active: agent.active, online: agent.online };
     if (change.name) agent.name = change.name.trim();
     if (change.active !== undefined && change.active !== null) {

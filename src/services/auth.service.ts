@@ -6,6 +6,7 @@ import { RevokedToken, User } from '../entities/index.js';
 import { InvalidCredentialsError } from '../errors.js';
 import { EMAIL, Rules, message } from '../validation.js';
 import type { LoginLimiter } from './login-limiter.js';
+import { BOUNDS } from '../bounds.js';
 
 export interface LoginResult {
   success: boolean;
@@ -47,7 +48,7 @@ export class AuthService implements ActorSource {
   async login(ctx: RequestContext, email: string, password: string): Promise<LoginResult> {
     const rules = new Rules().required('email', email).required('password', password);
     if (!rules.has('email') && !EMAIL.test(email)) rules.add('email', message.email('email'));
-    rules.maxChars('email', email, 255).maxChars('password', password, 1024).check();
+    rules.maxChars('email', email, BOUNDS.auth.email.maxLength).maxChars('password', password, BOUNDS.auth.password.maxLength).check();
 
     const normalised = email.trim().toLowerCase();
     await this.limiter.reserve(ctx, normalised);

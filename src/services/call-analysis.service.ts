@@ -6,6 +6,7 @@ import { CALL_PROGRESS, SENTIMENTS } from '../vocabulary.js';
 import type { AnalysedCall, CallAnalysis } from './calls/records.js';
 import { callRecords } from './calls/statements.js';
 import { contactFields, type ContactService } from './contact.service.js';
+import { BOUNDS } from '../bounds.js';
 
 // Post-call analysis (Retell's call_analyzed, Vapi's end-of-call report): a
 // summary, the sentiment, the disposition, whether the call reached its goal,
@@ -25,7 +26,17 @@ export interface AnalysisInput {
   recordingUrl?: string | null;
 }
 
-export const ANALYSIS_LIMITS = { summary: 5000, disposition: 64, fields: 50, fieldValue: 1000, recordingUrl: 2000, description: 255, choices: 50, choice: 100 } as const;
+/** The bounds of an analysis and of a company's analysis fields (bounds.ts). */
+export const ANALYSIS_LIMITS = {
+  summary: BOUNDS.analysis.summary.maxLength,
+  disposition: BOUNDS.analysis.disposition.maxLength,
+  fields: BOUNDS.analysis.fields.maxItems,
+  fieldValue: BOUNDS.analysis.fieldValue.maxLength,
+  recordingUrl: BOUNDS.analysis.recordingUrl.maxLength,
+  description: BOUNDS.analysis.fieldDescription.maxLength,
+  choices: BOUNDS.analysis.choices.maxItems,
+  choice: BOUNDS.analysis.choices.items.maxLength,
+} as const;
 export const ANALYSIS_FIELD_TYPES = ['string', 'number', 'boolean', 'choice'] as const;
 
 /** A post-call analysis field the company declares (Retell's post_call_analysis_data). */

@@ -3,6 +3,7 @@ import { NotFoundError } from '../errors.js';
 import type { LiveEvents, SubscriptionGuard, TranscriptTurn } from '../events/live.js';
 import type { IdCodec } from '../ids.js';
 import { callRecords } from './calls/statements.js';
+import { BOUNDS } from '../bounds.js';
 
 // Live transcripts (Retell's and Vapi's transcript updates): the provider
 // reports a call's conversation turn by turn while it goes on; each turn is
@@ -12,7 +13,7 @@ import { callRecords } from './calls/statements.js';
 // one call ask for them.
 
 export const TURN_SPEAKERS = ['agent', 'caller'] as const;
-export const TURN_TEXT_MAX = 2000;
+export const TURN_TEXT_MAX = BOUNDS.transcript.text.maxLength;
 export const TURN_SEQUENCE_MAX = 100_000;
 
 export interface TurnReported {

@@ -7,6 +7,7 @@ import { contactFields, type ContactService } from './contact.service.js';
 import { CAMPAIGN_STATUSES } from '../vocabulary.js';
 import { callRecords } from './calls/statements.js';
 import type { AppointmentCallRecord } from './calls/records.js';
+import { BOUNDS } from '../bounds.js';
 
 // Dialer campaigns (draft -> running -> completed: campaign.started and
 // campaign.completed), leads (a contact in a campaign or a pipeline stage:
@@ -83,7 +84,7 @@ export class CampaignService {
   ) {}
 
   async create(ctx: RequestContext, input: { name?: string | null; agentId?: string | null }): Promise<CampaignRecord> {
-    new Rules().required('name', input.name).maxChars('name', input.name, 255).check();
+    new Rules().required('name', input.name).maxChars('name', input.name, BOUNDS.campaign.name.maxLength).check();
     const companyId = await ctx.companyId();
     let agentId: number | null = null;
     if (input.agentId) {
@@ -136,7 +137,7 @@ export class CampaignService {
 
   /** A lead: a contact (by id or phone number, made when new) in a campaign or a pipeline stage. */
   async createLead(ctx: RequestContext, input: { contactId?: string | null; phoneNumber?: string | null; campaignId?: string | null; pipelineStageId?: string | null; source?: string | null }): Promise<LeadRecord> {
-    const rules = new Rules().maxChars('source', input.source, 64);
+    const rules = new Rules().maxChars('source', input.source, BOUNDS.campaign.leadSource.maxLength);
     if (!input.contactId && !input.phoneNumber) rules.add('contactId', 'The contact id or the phone number field is required.');
     if (input.phoneNumber && !E164.test(input.phoneNumber)) rules.add('phoneNumber', message.e164('phoneNumber'));
     if (!input.campaignId && !input.pipelineStageId) rules.add('campaignId', 'The campaign id or the pipeline stage id field is required.');

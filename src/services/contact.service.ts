@@ -2,6 +2,7 @@ import type { RequestContext } from '../context.js';
 import { dbDate, likePattern, pageOf, pageWindow, readPage, type Page } from '../db/reads.js';
 import { ValidationError } from '../errors.js';
 import { E164, EMAIL, Rules, message } from '../validation.js';
+import { BOUNDS } from '../bounds.js';
 
 // Contacts (DESIGN section 4): the people calls, SMS and leads concern, one
 // per phone number in a company. Created by users, or found or created by
@@ -13,7 +14,6 @@ const TEXT_FIELDS = ['email', 'firstName', 'lastName', 'address', 'city', 'state
 const COLUMNS: Record<(typeof TEXT_FIELDS)[number], string> = {
   email: 'email', firstName: 'first_name', lastName: 'last_name', address: 'address', city: 'city', state: 'state', zip: 'zip', country: 'country', companyName: 'company_name',
 };
-const MAX: Record<(typeof TEXT_FIELDS)[number], number> = { email: 255, firstName: 255, lastName: 255, address: 255, city: 255, state: 255, zip: 32, country: 64, companyName: 255 };
 const CUSTOM_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
 interface ContactRow {
@@ -108,18 +108,19 @@ export class ContactService {
   async create(ctx: RequestContext, input: ContactInput): Promise<ContactRecord> {
     const rules = new Rules().required('phoneNumber', input.phoneNumber);
     if (!rules.has('phoneNumber') && !E164.test(input.phoneNumber!)) rules.add('phoneNumber', message.e164('phoneNumber'));
-    for (const field of TEXT_FIELDS) rules.maxChars(field, input[field], MAX[field]);
+    for (const field of TEXT_FIELDS) rules.maxChars(field, input[field], BOUNDS.contact[field].maxLength);
     if (input.email && !rules.has('email') && !EMAIL.test(input.email)) rules.add('email', message.email('email'));
-    if (input.tags && input.tags.length > 50) rules.add('tags', message.maxItems('tags', 50));
-    input.tags?.forEach((tag, i) => rules.maxChars(`tags.${i}`, tag, 64));
+    const { tags, customFields, customValue } = BOUNDS.contact;
+    if (input.tags && input.tags.length > tags.maxItems) rules.add('tags', message.maxItems('tags', tags.maxItems));
+    input.tags?.forEach((tag, i) => rules.maxChars(`tags.${i}`, tag, tags.items.maxLength));
     const custom = input.customFields ?? {};
     const keys = Object.keys(custom);
-    if (keys.length > 50) rules.add('customFields', 'The custom fields field must not have more than 50 keys.');
+    if (keys.length > customFields.maxItems) rules.add('customFields', `The custom fields field must not have more than ${customFields.maxItems} keys.`);
     for (const key of keys) {
       const value = custom[key];
       if (!CUSTOM_KEY.test(key)) rules.add(`customFields.${key}`, 'A custom field name is 1 to 64 letters, digits, - or _.');
       else if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) rules.add(`customFields.${key}`, 'A custom field holds a string, a number, true, false or null.');
-      else if (typeof value === 'string' && value.length > 1000) rules.add(`customFields.${key}`, message.maxChars(`customFields.${key}`, 1000));
+      else if (typeof value === 'string' && value.length > customValue.maxLength) rules.add(`customFields.${key}`, message.maxChars(`customFields.${key}`, customValue.maxLength));
     }
     rules.check();
     const companyId = await ctx.companyId();

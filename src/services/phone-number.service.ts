@@ -6,8 +6,8 @@ import { Rules } from '../validation.js';
 import { findOwned, findPage, findPageByKeys } from '../db/lookup.js';
 import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
 import { TENDLC_ANSWERS } from '../vocabulary.js';
+import { BOUNDS } from '../bounds.js';
 
-export const PHONE_TITLE_MAX = 255;
 export const CHATBOT_PAGE = 15;
 
 export interface PhoneNumberChange {
@@ -85,7 +85,7 @@ export class PhoneNumberService {
   async update(ctx: RequestContext, rawId: string, change: PhoneNumberChange): Promise<PhoneNumberRecord> {
     const number = await this.find(ctx, rawId);
     new Rules()
-      .maxChars('phone_title', change.phoneTitle, PHONE_TITLE_MAX)
+      .maxChars('phone_title', change.phoneTitle, BOUNDS.phoneNumber.title.maxLength)
       .oneOf('status', change.status, Object.values(PhoneStatus))
       .oneOf('useFor', change.useFor, Object.values(UseFor))
       .oneOf('phoneType', change.phoneType, PHONE_TYPES)

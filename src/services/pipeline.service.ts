@@ -4,9 +4,9 @@ import { Pipeline, PipelineStage } from '../entities/index.js';
 import { Rules } from '../validation.js';
 import { findOwned, findPage } from '../db/lookup.js';
 import { pageWindow, type Page, type PageArgs } from '../db/reads.js';
+import { BOUNDS } from '../bounds.js';
 
 export const PIPELINE_LIMITS = { defaultPerPage: 15, maxPerPage: 30 };
-export const NAME_MAX = 255;
 
 /** A pipeline as the GraphQL Pipeline type serves it. */
 export interface PipelineRecord {
@@ -73,7 +73,7 @@ export class PipelineService {
   }
 
   async create(ctx: RequestContext, input: { name: string; crmLocationId?: string | null }): Promise<PipelineRecord> {
-    new Rules().required('name', input.name).maxChars('name', input.name, NAME_MAX).maxChars('crm_location_id', input.crmLocationId, 255).check();
+    new Rules().required('name', input.name).maxChars('name', input.name, BOUNDS.pipeline.name.maxLength).maxChars('crm_location_id', input.crmLocationId, BOUNDS.pipeline.crmLocationId.maxLength).check();
     const pipeline = ctx.em.create(Pipeline, {
       company: await ctx.companyId(),
       name: input.name.trim(),
@@ -86,7 +86,7 @@ export class PipelineService {
   /** Adds a stage at the end of the pipeline. */
   async addStage(ctx: RequestContext, rawPipelineId: string, stageName: string): Promise<StageRecord> {
     const pipeline = await this.find(ctx, rawPipelineId);
-    new Rules().required('stageName', stageName).maxChars('stageName', stageName, NAME_MAX).check();
+    new Rules().required('stageName', stageName).maxChars('stageName', stageName, BOUNDS.pipeline.stageName.maxLength).check();
     // Touching the pipeline row locks it until this unit of work commits, so two
     // concurrent additions never read the same last position (a unique
     // constraint on (pipeline_id, position) backs this up).

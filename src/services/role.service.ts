@@ -6,8 +6,8 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { findOwned, idOf } from '../db/lookup.js';
 import { Rules, message } from '../validation.js';
 import { dbDate, likePattern, pageOf, pageWindow, readPage, type Page, type PageArgs } from '../db/reads.js';
+import { BOUNDS } from '../bounds.js';
 
-export const ROLE_TITLE_MAX = 255;
 
 /** A role as lists show it. */
 export interface RoleRecord {
@@ -125,7 +125,7 @@ export class RoleService {
     const id = idOf(this.ids, rawId, 'role', 'Role');
     const company = await ctx.companyId();
     try {
-      new Rules().required('title', title).maxChars('title', title, ROLE_TITLE_MAX).check();
+      new Rules().required('title', title).maxChars('title', title, BOUNDS.role.title.maxLength).check();
     } catch (invalid) {
       const [role] = await ctx.read('SELECT 1 FROM roles WHERE id = $1 AND company_id = $2', [id, company]);
       throw role ? invalid : new NotFoundError('Role');
@@ -195,7 +195,7 @@ export class RoleService {
   }
 
   private async checkTitle(ctx: RequestContext, company: number, title: string, exceptId?: number): Promise<void> {
-    const rules = new Rules().required('title', title).maxChars('title', title, ROLE_TITLE_MAX);
+    const rules = new Rules().required('title', title).maxChars('title', title, BOUNDS.role.title.maxLength);
     rules.check();
     // The same comparison as the unique index on (company_id, lower(title)).
     const [clash] = await ctx.read('SELECT 1 FROM roles WHERE company_id = $1 AND lower(title) = lower($2) AND id <> $3', [company, title.trim(), exceptId ?? 0]);

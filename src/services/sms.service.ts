@@ -4,9 +4,10 @@ import { E164, Rules, message } from '../validation.js';
 import { pageOf, pageWindow, type Page } from '../db/reads.js';
 import { smsEventData, smsRecords, type SmsRecord } from './sms.records.js';
 import type { SmsReceived, SmsStatusChanged } from '../telco/callbacks.js';
-import { DIRECTIONS, SMS_BODY_MAX, SMS_PROGRESS } from '../vocabulary.js';
+import { DIRECTIONS, SMS_PROGRESS } from '../vocabulary.js';
 import type { TelcoService } from './telco.service.js';
 import { contactFields, type ContactService } from './contact.service.js';
+import { BOUNDS } from '../bounds.js';
 
 // SMS (DESIGN section 5, "Event sources"): sent through the provider by a
 // user, their fate reported by the provider's status callbacks (sms.sent once
@@ -25,7 +26,7 @@ export class SmsService {
 
   /** Sends from `from` (one of the company's numbers; default: its first) to `to`. */
   async send(ctx: RequestContext, input: { to: string; body: string; from?: string | null }): Promise<SmsRecord> {
-    const rules = new Rules().required('to', input.to).required('body', input.body).maxChars('body', input.body, SMS_BODY_MAX);
+    const rules = new Rules().required('to', input.to).required('body', input.body).maxChars('body', input.body, BOUNDS.sms.body.maxLength);
     if (!rules.has('to') && !E164.test(input.to)) rules.add('to', message.e164('to'));
     if (input.from && !E164.test(input.from)) rules.add('from', message.e164('from'));
     rules.check();

@@ -6,8 +6,9 @@ import type { ReputationSource } from '../spam/reputation.js';
 import { Rules } from '../validation.js';
 import { findOwned, findPageByKeys } from '../db/lookup.js';
 import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
+import { BOUNDS } from '../bounds.js';
+import { CARRIER_THRESHOLDS } from '../vocabulary.js';
 
-export const PNUMBER_MAX = 20;
 export const DEFAULT_MIN_CARRIERS = 1;
 const RENEWAL_DAYS = 30;
 
@@ -107,7 +108,7 @@ export class SpamService {
 
   /** Saves the threshold and re-evaluates every checked number of the company in one statement. */
   async setMinCarriers(ctx: RequestContext, value: number): Promise<number> {
-    new Rules().required('minCarriersToFlag', value).oneOf('minCarriersToFlag', value, [1, 2, 3]).check();
+    new Rules().required('minCarriersToFlag', value).oneOf('minCarriersToFlag', value, CARRIER_THRESHOLDS).check();
     const companyId = await ctx.companyId();
     // Both statements run in the operation's transaction: the setting and the statuses change together.
     await ctx.sql(
@@ -159,7 +160,7 @@ export class SpamService {
   }
 
   private checkNumber(pnumber: string): void {
-    const rules = new Rules().required('pnumber', pnumber).maxChars('pnumber', pnumber, PNUMBER_MAX);
+    const rules = new Rules().required('pnumber', pnumber).maxChars('pnumber', pnumber, BOUNDS.spamNumber.pnumber.maxLength);
     if (!rules.has('pnumber') && !/^\+?[0-9 ()-]+$/.test(pnumber.trim())) rules.add('pnumber', 'The pnumber field must be a phone number.');
     rules.check();
   }

@@ -9,6 +9,7 @@ import { ProviderUnavailableError, UnprocessableError, ValidationError } from '.
 import { TelcoError, TelcoUnavailableError, type TelcoClient, type TelcoCredentials } from '../telco/client.js';
 import type { NumberType } from '../telco/inventory.js';
 import { Rules } from '../validation.js';
+import { BOUNDS } from '../bounds.js';
 
 // The company's provider account and everything bought or imported through it.
 
@@ -77,7 +78,7 @@ export class TelcoService {
   /** Verifies the credentials with the provider, then stores them sealed with the balance it reports. */
   async setAccount(ctx: RequestContext, accountSid: string, authToken: string): Promise<TelcoAccount> {
     await ctx.requireOwner();
-    const rules = new Rules().required('accountSid', accountSid).required('authToken', authToken).maxChars('authToken', authToken, 128);
+    const rules = new Rules().required('accountSid', accountSid).required('authToken', authToken).maxChars('authToken', authToken, BOUNDS.telco.authToken.maxLength);
     if (!rules.has('accountSid') && !ACCOUNT_SID.test(accountSid)) rules.add('accountSid', 'The account sid field must be AC followed by 32 hexadecimal digits.');
     if (!rules.has('authToken') && !/^[\x21-\x7e]+$/.test(authToken)) rules.add('authToken', 'The auth token field must be printable characters without spaces.');
     rules.check();
@@ -173,7 +174,7 @@ export class TelcoService {
 
   /** Imports a messaging service's A2P campaign and points the service's webhooks at this service. */
   async importCampaign(ctx: RequestContext, serviceSid: string): Promise<ActionResult> {
-    new Rules().required('messagingServiceSid', serviceSid).maxChars('messagingServiceSid', serviceSid, 64).check();
+    new Rules().required('messagingServiceSid', serviceSid).maxChars('messagingServiceSid', serviceSid, BOUNDS.telco.messagingServiceSid.maxLength).check();
     const { account, creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
     if ((await ctx.em.count(MessagingCampaign, { company: account.company, messagingServiceSid: serviceSid })) > 0) {
       throw new UnprocessableError('This messaging campaign has already been imported.');

@@ -7,10 +7,9 @@ import { graphErrors, sanitizeGraph } from '../workflows/graph.js';
 import { LIMITS, Rules, message } from '../validation.js';
 import { findOwned, findPageByKeys } from '../db/lookup.js';
 import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
+import { BOUNDS } from '../bounds.js';
 
-export const WORKFLOW_NAME_MAX = 255;
 const DEFAULT_NAME = 'Untitled workflow';
-export const WORKFLOW_DESCRIPTION_MAX = 2000;
 
 export interface WorkflowInput {
   name?: string | null;
@@ -73,7 +72,7 @@ export class WorkflowService {
   }
 
   async create(ctx: RequestContext, input: WorkflowInput): Promise<WorkflowRecord> {
-    const rules = new Rules().maxChars('name', input.name, WORKFLOW_NAME_MAX).maxChars('description', input.description, WORKFLOW_DESCRIPTION_MAX);
+    const rules = new Rules().maxChars('name', input.name, BOUNDS.workflow.name.maxLength).maxChars('description', input.description, BOUNDS.workflow.description.maxLength);
     rules.check();
     const triggerConfig = this.checkGraph(input.triggerConfig);
     const company = await ctx.companyId();
@@ -154,7 +153,7 @@ export class WorkflowService {
   }
 
   async createFolder(ctx: RequestContext, name: string): Promise<FolderRecord> {
-    new Rules().required('name', name).maxChars('name', name, WORKFLOW_NAME_MAX).check();
+    new Rules().required('name', name).maxChars('name', name, BOUNDS.workflow.name.maxLength).check();
     const company = await ctx.companyId();
     // One folder creation per company at a time, until this unit of work commits; the unique sort order backs it up.
     await ctx.sql('SELECT pg_advisory_xact_lock(?, ?)', [LOCKS.folderOrder, company]);

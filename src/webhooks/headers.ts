@@ -1,5 +1,6 @@
 import type { SecretBox } from '../crypto/secret-box.js';
 import { message, type Rules } from '../validation.js';
+import { BOUNDS } from '../bounds.js';
 
 // A webhook's custom headers (for receivers behind a gateway that wants a
 // static key): at most ten, sent on every attempt. A value marked secret is
@@ -27,9 +28,9 @@ export interface WebhookHeaderRecord {
   secret: boolean;
 }
 
-export const HEADERS_MAX = 10;
-export const HEADER_NAME_MAX = 64;
-export const HEADER_VALUE_MAX = 1024;
+export const HEADERS_MAX = BOUNDS.webhook.headers.maxItems;
+export const HEADER_NAME_MAX = BOUNDS.webhook.headerName.maxLength;
+export const HEADER_VALUE_MAX = BOUNDS.webhook.headerValue.maxLength;
 
 /** An HTTP field name (RFC 9110 token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

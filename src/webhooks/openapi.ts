@@ -15,16 +15,18 @@ const header = (name: string, description: string, schema: Schema): Schema => ({
 
 /** The headers of every attempt (docs/webhooks.md, "The request"), with the event's own name. */
 const headers = (event: string): Schema[] => [
-  header('webhook-id', 'The delivery id, the same on every attempt: de-duplicate on it', { type: 'string', pattern: '^msg_[0-9A-HJKMNP-TV-Z]{26}$' }),
-  header('webhook-timestamp', 'Unix seconds of this attempt; refuse one far from now', { type: 'string', pattern: '^[0-9]{1,12}$' }),
+  header('webhook-id', 'The delivery id, the same on every attempt: de-duplicate on it', { type: 'string', pattern: '^msg_[0-9A-HJKMNP-TV-Z]{26}$', maxLength: 30 }),
+  header('webhook-timestamp', 'Unix seconds of this attempt; refuse one far from now', { type: 'string', pattern: '^[0-9]{1,12}$', maxLength: 12 }),
   header('webhook-signature', 'Standard Webhooks: v1,<base64 HMAC-SHA256 of id.timestamp.body>; two, space-separated, while a rotated secret is in its grace', {
     type: 'string',
     pattern: '^v1,[A-Za-z0-9+/]+=*( v1,[A-Za-z0-9+/]+=*)*$',
+    // Two signatures of 3 + 44 characters and the space between them.
+    maxLength: 95,
   }),
-  header('x-webhook-id', 'The same as webhook-id', { type: 'string', pattern: '^msg_[0-9A-HJKMNP-TV-Z]{26}$' }),
+  header('x-webhook-id', 'The same as webhook-id', { type: 'string', pattern: '^msg_[0-9A-HJKMNP-TV-Z]{26}$', maxLength: 30 }),
   header('x-webhook-event', 'The event name', { type: 'string', const: event }),
-  header('x-webhook-attempt', '1 to 5, continuing on manual re-sends', { type: 'string', pattern: '^[1-9][0-9]*$' }),
-  header('x-webhook-signature', 'sha256=<hex HMAC-SHA256 of the body without metadata.signature>, the same as metadata.signature', { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' }),
+  header('x-webhook-attempt', '1 to 5, continuing on manual re-sends', { type: 'string', pattern: '^[1-9][0-9]{0,9}$', maxLength: 10 }),
+  header('x-webhook-signature', 'sha256=<hex HMAC-SHA256 of the body without metadata.signature>, the same as metadata.signature', { type: 'string', pattern: '^sha256=[0-9a-f]{64}$', maxLength: 71 }),
 ];
 
 /** What the receiver's answer means, the same for every event. */

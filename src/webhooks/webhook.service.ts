@@ -12,15 +12,11 @@ import { isFormField, LIST_SELECTIONS, selectionOf, SELECTION_NAMES } from './pa
 import { headerRecords, headersToStore, type WebhookHeaderInput, type WebhookHeaderRecord } from './headers.js';
 import { newSecret } from './signing.js';
 import { addFilterProblems, type WebhookFilterInput, filterMatches, filterRecords, filtersToStore, type Filter, type StoredFilters, type WebhookFilterRecord } from './filters.js';
+import { BOUNDS } from '../bounds.js';
 
 // Webhook configuration (DESIGN section 5): a company's endpoints, their
 // events, form data, secrets and rotation, and their limits. The deliveries
 // live in delivery.service.ts.
-
-export const TITLE_MAX = 255;
-export const URL_MAX = 2048;
-/** The highest rate limit a webhook may set, in deliveries per second. */
-export const RATE_LIMIT_MAX = 1000;
 
 export interface WebhookInput {
   title?: string | null;
@@ -227,11 +223,11 @@ export class WebhookService {
     const out: CheckedFields = {};
     if (input.headers !== undefined && input.headers !== null) out.headers = headersToStore(rules, input.headers, current?.headers ?? [], this.box);
     if (creating || input.title !== undefined) {
-      rules.required('title', input.title).maxChars('title', input.title, TITLE_MAX);
+      rules.required('title', input.title).maxChars('title', input.title, BOUNDS.webhook.title.maxLength);
       if (typeof input.title === 'string') out.title = input.title.trim();
     }
     if (creating || input.url !== undefined) {
-      rules.required('url', input.url).maxChars('url', input.url, URL_MAX);
+      rules.required('url', input.url).maxChars('url', input.url, BOUNDS.webhook.url.maxLength);
       const problem = typeof input.url === 'string' && input.url.trim() !== '' && !session ? urlProblem(input.url.trim(), this.settings.destinations) : undefined;
       if (problem && !rules.has('url')) rules.add('url', problem);
       if (typeof input.url === 'string') out.url = input.url.trim();
@@ -255,8 +251,8 @@ export class WebhookService {
     if (filters !== undefined) out.filters = filters;
     rules.oneOf('listSelection', input.listSelection, SELECTION_NAMES);
     if (input.rateLimit !== undefined) {
-      if (input.rateLimit !== null && !(Number.isInteger(input.rateLimit) && input.rateLimit >= 1 && input.rateLimit <= RATE_LIMIT_MAX)) {
-        rules.add('rateLimit', `The rate limit field must be a whole number of deliveries per second from 1 to ${RATE_LIMIT_MAX}, or null for none.`);
+      if (input.rateLimit !== null && !(Number.isInteger(input.rateLimit) && input.rateLimit >= BOUNDS.webhook.rateLimit.minimum && input.rateLimit <= BOUNDS.webhook.rateLimit.maximum)) {
+        rules.add('rateLimit', `The rate limit field must be a whole number of deliveries per second from ${BOUNDS.webhook.rateLimit.minimum} to ${BOUNDS.webhook.rateLimit.maximum}, or null for none.`);
       } else out.rateLimit = input.rateLimit;
     }
     rules.check();

@@ -1,3 +1,4 @@
+import { BOUNDS, PAGE_BOUND } from '../../bounds.js';
 import { ALL_ID_FORMS } from '../../ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
@@ -18,9 +19,9 @@ export const agentRoutes: Route[] = [
     description: 'Agents of the company by name.',
     params: {
       query: {
-        per_page: { description: 'Default 15, at most 100' },
-        page: { description: 'Default 1' },
-        search: { description: 'Matches the agent name' },
+        per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' },
+        page: { ...PAGE_BOUND, description: 'Default 1' },
+        search: { ...BOUNDS.search, description: 'Matches the agent name' },
         active: {},
       },
     },
@@ -35,7 +36,7 @@ export const agentRoutes: Route[] = [
     tag: 'AI agents',
     summary: 'Create an AI agent',
     description: 'Sends agent.created.',
-    params: { body: { name: { description: 'At most 255 characters' } } },
+    params: { body: { name: { ...BOUNDS.agent.name } } },
     document: `mutation CreateAgent($name: String!) { createAgent(name: $name) { ${AGENT_FIELDS} } }`,
     response: { field: 'createAgent', shape: 'envelope', message: 'Agent created successfully.', data: true },
     status: 201,
@@ -73,7 +74,7 @@ export const agentRoutes: Route[] = [
     params: {
       body: {
         account_sid: { description: 'AC followed by 32 hexadecimal digits' },
-        auth_token: {},
+        auth_token: { ...BOUNDS.telco.authToken },
       },
     },
     document: 'mutation SetTelcoAccount($accountSid: String!, $authToken: String!) { setTelcoAccount(accountSid: $accountSid, authToken: $authToken) { provider account_sid: accountSid balance } }',

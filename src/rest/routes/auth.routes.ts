@@ -1,3 +1,4 @@
+import { BOUNDS } from '../../bounds.js';
 import type { Route } from '../route.js';
 
 export const authRoutes: Route[] = [
@@ -12,8 +13,8 @@ export const authRoutes: Route[] = [
     auth: false,
     params: {
       body: {
-        email: { description: 'Account email' },
-        password: {},
+        email: { ...BOUNDS.auth.email, description: 'Account email' },
+        password: { ...BOUNDS.auth.password },
       },
     },
     document: 'mutation Login($email: String!, $password: String!) { login(email: $email, password: $password) { success message token } }',

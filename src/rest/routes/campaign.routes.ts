@@ -1,3 +1,4 @@
+import { BOUNDS, PAGE_BOUND } from '../../bounds.js';
 import { ALL_ID_FORMS } from '../../ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
@@ -7,7 +8,7 @@ import { PAGINATION } from './fragments.js';
 const CAMPAIGN = 'id name status agent_id: agentId started_at: startedAt completed_at: completedAt created_at: createdAt leads';
 const LEAD = 'id contact_id: contactId campaign_id: campaignId pipeline_stage_id: pipelineStageId source created_at: createdAt';
 const campaignId: RowParam = { type: 'id', idKind: 'campaign', idForms: ALL_ID_FORMS, description: 'Campaign id: numeric, base64 or encrypted' };
-const paging = { page: { description: 'Default 1' }, per_page: { description: 'Default 15, at most 100' } } as const;
+const paging = { page: { ...PAGE_BOUND, description: 'Default 1' }, per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' } } as const;
 
 const row = (r: Omit<Route, 'tag'>): Route => ({ tag: 'Campaigns and leads', ...r });
 
@@ -28,7 +29,7 @@ export const campaignRoutes: Route[] = [
     paths: ['/api/campaigns'],
     summary: 'Create a dialer campaign',
     description: 'A draft.',
-    params: { body: { name: { description: 'At most 255 characters' }, agent_id: { description: 'The AI agent that dials' } } },
+    params: { body: { name: { ...BOUNDS.campaign.name }, agent_id: { description: 'The AI agent that dials' } } },
     document: `mutation CreateCampaign($name: String!, $agentId: ID) { createCampaign(name: $name, agentId: $agentId) { ${CAMPAIGN} } }`,
     response: { field: 'createCampaign', shape: 'envelope', message: 'Campaign created successfully.', data: true },
     status: 201,
@@ -78,7 +79,7 @@ export const campaignRoutes: Route[] = [
         phone_number: { description: 'E.164; the contact is made when new' },
         campaign_id: { description: 'A draft or running campaign' },
         pipeline_stage_id: { description: 'A stage of one of the company pipelines' },
-        source: { description: 'Where the lead came from, at most 64 characters' },
+        source: { ...BOUNDS.campaign.leadSource, description: 'Where the lead came from' },
       },
     },
     document: `mutation CreateLead($contactId: ID, $phoneNumber: String, $campaignId: ID, $pipelineStageId: ID, $source: String) {

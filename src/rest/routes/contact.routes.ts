@@ -1,10 +1,11 @@
+import { BOUNDS, PAGE_BOUND, type Bound } from '../../bounds.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
 // Contacts (DESIGN section 4): their fields are the webhook form data fields.
 
 const CONTACT = 'id phone_number: phoneNumber email first_name: firstName last_name: lastName address city state zip country company_name: companyName tags custom_fields: customFields created_at: createdAt';
-const text = (description: string): RowParam => ({ description });
+const text = (description: string, bound: Bound): RowParam => ({ ...bound, ...(description ? { description } : {}) });
 
 const row = (r: Omit<Route, 'tag'>): Route => ({ tag: 'Contacts', ...r });
 
@@ -17,9 +18,9 @@ export const contactRoutes: Route[] = [
     description: 'Newest first.',
     params: {
       query: {
-        search: { description: 'Matches the number, the name or the email' },
-        page: { description: 'Default 1' },
-        per_page: { description: 'Default 15, at most 100' },
+        search: { ...BOUNDS.search, description: 'Matches the number, the name or the email' },
+        page: { ...PAGE_BOUND, description: 'Default 1' },
+        per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' },
       },
     },
     document: `query ListContacts($search: String, $page: Int, $perPage: Int) { contacts(search: $search, page: $page, perPage: $perPage) { records { ${CONTACT} } ${PAGINATION} } }`,
@@ -34,17 +35,17 @@ export const contactRoutes: Route[] = [
     params: {
       body: {
         phone_number: { description: 'E.164' },
-        email: text('An email address'),
-        first_name: text('At most 255 characters'),
-        last_name: text('At most 255 characters'),
-        address: text('At most 255 characters'),
-        city: text('At most 255 characters'),
-        state: text('At most 255 characters'),
-        zip: text('At most 32 characters'),
-        country: text('At most 64 characters'),
-        company_name: text('At most 255 characters'),
-        tags: { items: {}, description: 'At most 50, each at most 64 characters' },
-        custom_fields: { description: 'Up to 50 keys; each value a string, number, boolean or null' },
+        email: text('An email address', BOUNDS.contact.email),
+        first_name: text('', BOUNDS.contact.firstName),
+        last_name: text('', BOUNDS.contact.lastName),
+        address: text('', BOUNDS.contact.address),
+        city: text('', BOUNDS.contact.city),
+        state: text('', BOUNDS.contact.state),
+        zip: text('', BOUNDS.contact.zip),
+        country: text('', BOUNDS.contact.country),
+        company_name: text('', BOUNDS.contact.companyName),
+        tags: { maxItems: BOUNDS.contact.tags.maxItems, items: { ...BOUNDS.contact.tags.items } },
+        custom_fields: { description: `Up to ${BOUNDS.contact.customFields.maxItems} keys; each value a string (at most ${BOUNDS.contact.customValue.maxLength} characters), number, boolean or null` },
       },
     },
     document: `mutation CreateContact($phoneNumber: String!, $email: String, $firstName: String, $lastName: String, $address: String, $city: String, $state: String, $zip: String, $country: String, $companyName: String, $tags: [String!], $customFields: JSONObject) {

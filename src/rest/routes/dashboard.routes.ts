@@ -1,3 +1,4 @@
+import { BOUNDS, PAGE_BOUND } from '../../bounds.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
@@ -7,7 +8,7 @@ const filters: Record<string, RowParam> = {
   end_date: { description: 'Custom end, Y-m-d' },
   agent_id: { description: 'All (default) or an agent id' },
   company_id: { description: 'Default the signed-in company; an agency may name a child company' },
-  search: { description: 'Matches the numbers, agent name, contact name or disposition' },
+  search: { ...BOUNDS.search, description: 'Matches the numbers, agent name, contact name or disposition' },
 };
 const FILTER_VARS = '$dateRange: DateRange, $startDate: String, $endDate: String, $agentId: String, $companyId: Int, $search: String';
 const FILTER = 'filter: { dateRange: $dateRange, startDate: $startDate, endDate: $endDate, agentId: $agentId, companyId: $companyId, search: $search }';
@@ -22,7 +23,7 @@ export const dashboardRoutes: Route[] = [
     tag: 'AI dashboard',
     summary: 'Appointment Calls',
     description: 'Calls in the date range that booked an appointment, newest first. call_datetime and appointment are "YYYY-MM-DD HH:mm:ss" in the company time zone; duration is in seconds.',
-    params: { query: { ...filters, per_page: { description: 'Default 15, at most 100' }, page: {} } },
+    params: { query: { ...filters, per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' }, page: { ...PAGE_BOUND } } },
     document: `query AppointmentCalls(${FILTER_VARS}, $page: Int, $perPage: Int) {
       appointmentCalls(${FILTER}, page: $page, perPage: $perPage) {
         records { id call_datetime: callDatetime agent_name: agentName ${NUMBERS} duration appointment status direction sentiment recording_available: recordingAvailable }
@@ -69,12 +70,12 @@ export const dashboardRoutes: Route[] = [
     params: {
       path: { id: { type: 'id', idKind: 'call', idForms: ['numeric', 'base64', 'encrypted'], description: 'Numeric, base64 or encrypted id' } },
       body: {
-        summary: { description: 'What the call was about; at most 5000 characters' },
+        summary: { ...BOUNDS.analysis.summary, description: 'What the call was about' },
         sentiment: { description: 'positive, neutral or negative' },
-        disposition: { description: 'Outcome of the call; at most 64 characters' },
+        disposition: { ...BOUNDS.analysis.disposition, description: 'Outcome of the call' },
         successful: { description: 'Whether the call reached its goal' },
         custom_analysis: { description: "The company's own fields: at most 50, named in lower case (a-z, 0-9, _), each a string (at most 1000 characters), a number, a boolean or null" },
-        recording_url: { description: 'http or https URL of the recording' },
+        recording_url: { ...BOUNDS.analysis.recordingUrl, description: 'http or https URL of the recording' },
       },
     },
     document: `mutation AnalyzeCall($id: ID!, $summary: String, $sentiment: Sentiment, $disposition: String, $successful: Boolean, $customAnalysis: JSONObject, $recordingUrl: String) {
@@ -100,18 +101,19 @@ export const dashboardRoutes: Route[] = [
     tag: 'AI dashboard',
     summary: 'Set the post-call analysis fields',
     description:
-      "Replaces the company's analysis fields (at most 50). Once any are declared, every analysis (from the API or the provider's callback) may hold only them, each of its type (null allowed); an empty list allows any field again.",
+      "Replaces the company's analysis fields. Once any are declared, every analysis (from the API or the provider's callback) may hold only them, each of its type (null allowed); an empty list allows any field again.",
     params: {
       body: {
         fields: {
+          ...BOUNDS.analysis.fields,
           required: true,
           description: 'The fields, in order',
           items: {
             fields: {
               name: { required: true, description: 'Lower-case letters, digits and underscores, starting with a letter; at most 64' },
               type: { required: true, description: 'string, number, boolean or choice' },
-              description: { description: 'At most 255 characters' },
-              choices: { description: 'A choice field: 1 to 50 values of at most 100 characters' },
+              description: { ...BOUNDS.analysis.fieldDescription },
+              choices: { ...BOUNDS.analysis.choices, description: 'A choice field: at least one value' },
             },
           },
         },

@@ -1,3 +1,4 @@
+import { BOUNDS, PAGE_BOUND } from '../../bounds.js';
 import { ALL_ID_FORMS } from '../../ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
@@ -16,10 +17,10 @@ export const phoneNumberRoutes: Route[] = [
     description: 'Newest first.',
     params: {
       query: {
-        search: { description: 'Matches the number or its title' },
+        search: { ...BOUNDS.search, description: 'Matches the number or its title' },
         use_for: {},
-        per_page: { description: 'Default 15, at most 100' },
-        page: {},
+        per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' },
+        page: { ...PAGE_BOUND },
       },
     },
     document: `query PhoneNumbers($search: String, $useFor: NumberUse, $page: Int, $perPage: Int) {
@@ -36,7 +37,7 @@ export const phoneNumberRoutes: Route[] = [
     params: {
       path: { id: numberId },
       body: {
-        phone_title: { description: 'At most 255 characters' },
+        phone_title: { ...BOUNDS.phoneNumber.title },
         status: {},
         use_for: {},
         phone_type: {},
@@ -84,7 +85,7 @@ export const phoneNumberRoutes: Route[] = [
     tag: 'Phone numbers',
     summary: 'Import Messaging Campaign',
     description: 'Imports one A2P campaign; the messaging service\'s inbound and status webhooks are then pointed at this service.',
-    params: { body: { messaging_service_sid: { description: 'From the list of importable campaigns' } } },
+    params: { body: { messaging_service_sid: { ...BOUNDS.telco.messagingServiceSid, description: 'From the list of importable campaigns' } } },
     document: 'mutation ImportCampaign($messagingServiceSid: String!) { importTelcoCampaign(messagingServiceSid: $messagingServiceSid) { success message } }',
     response: { field: 'importTelcoCampaign', shape: 'plain' },
   },
@@ -97,9 +98,9 @@ export const phoneNumberRoutes: Route[] = [
     description: 'Active agents assignable as the number\'s inbound chatbot, 15 a page. No success envelope.',
     params: {
       query: {
-        q: { description: 'Matches the agent name' },
+        q: { ...BOUNDS.search, description: 'Matches the agent name' },
         id: { description: 'Return just that agent' },
-        page: { description: 'Default 1' },
+        page: { ...PAGE_BOUND, description: 'Default 1' },
       },
     },
     document: 'query ChatbotAgents($q: String, $id: String, $page: Int) { chatbotAgents(q: $q, id: $id, page: $page) { results { id text } pagination { more } } }',

@@ -1,3 +1,4 @@
+import { BOUNDS, PAGE_BOUND } from '../../bounds.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
@@ -15,8 +16,8 @@ export const pipelineRoutes: Route[] = [
     description: 'Pipelines of the company ordered by name.',
     params: {
       query: {
-        per_page: { description: 'Default 15, at most 30 (larger values are clamped)' },
-        page: { description: 'Default 1' },
+        per_page: { ...PAGE_BOUND, description: 'Default 15, at most 30 (larger values are clamped)' },
+        page: { ...PAGE_BOUND, description: 'Default 1' },
         crm_location_id: { description: 'all (default), unsynced (no CRM location), or a CRM location id' },
       },
     },
@@ -32,8 +33,8 @@ export const pipelineRoutes: Route[] = [
     summary: 'Create Pipeline',
         params: {
       body: {
-        name: { description: 'At most 255 characters' },
-        crm_location_id: { description: 'Link to a CRM location' },
+        name: { ...BOUNDS.pipeline.name },
+        crm_location_id: { ...BOUNDS.pipeline.crmLocationId, description: 'Link to a CRM location' },
       },
     },
     document: `mutation CreatePipeline($name: String!, $crmLocationId: String) {
@@ -50,7 +51,7 @@ export const pipelineRoutes: Route[] = [
     description: 'Adds the stage at the end of the pipeline.',
     params: {
       path: { id: pipelineId },
-      body: { stage_name: { description: 'At most 255 characters' } },
+      body: { stage_name: { ...BOUNDS.pipeline.stageName } },
     },
     document: `mutation AddPipelineStage($id: ID!, $stageName: String!) {
       addPipelineStage(pipelineId: $id, stageName: $stageName) { ${STAGE_FIELDS} } }`,

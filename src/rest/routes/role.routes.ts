@@ -1,3 +1,4 @@
+import { BOUNDS, PAGE_BOUND } from '../../bounds.js';
 import { ALL_ID_FORMS } from '../../ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
@@ -5,7 +6,7 @@ import { PAGINATION } from './fragments.js';
 const roleId: RowParam = { type: 'id', idKind: 'role', idForms: ALL_ID_FORMS, description: 'Role id: numeric, base64 or encrypted' };
 const ROLE_FIELDS = 'id title created_at: createdAt updated_at: updatedAt';
 const permissionIds: RowParam = { items: {}, description: 'Permission ids' };
-const title: RowParam = { description: 'At most 255 characters, unique within the company' };
+const title: RowParam = { ...BOUNDS.role.title, description: 'Unique within the company' };
 
 const permissionChange: Record<string, RowParam> = {
   permissions: { ...permissionIds, description: 'Permission ids; replaces the role permissions, an empty array clears them' },
@@ -32,9 +33,9 @@ export const roleRoutes: Route[] = [
     description: 'Roles of the company, newest first.',
     params: {
       query: {
-        per_page: { description: 'Default 15, at most 100 (larger values are clamped)' },
-        page: { description: 'Default 1' },
-        search: { description: 'Matches the role title' },
+        per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100 (larger values are clamped)' },
+        page: { ...PAGE_BOUND, description: 'Default 1' },
+        search: { ...BOUNDS.search, description: 'Matches the role title' },
       },
     },
     document: `query ListRoles($search: String, $page: Int, $perPage: Int) {

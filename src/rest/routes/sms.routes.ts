@@ -1,3 +1,4 @@
+import { BOUNDS, PAGE_BOUND } from '../../bounds.js';
 import type { Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
@@ -18,7 +19,7 @@ export const smsRoutes: Route[] = [
     params: {
       body: {
         to: { description: 'E.164 recipient' },
-        body: { description: 'At most 1600 characters' },
+        body: { ...BOUNDS.sms.body },
         from: { description: "One of the company's numbers, E.164" },
       },
     },
@@ -35,8 +36,8 @@ export const smsRoutes: Route[] = [
     params: {
       query: {
         direction: {},
-        page: { description: 'Default 1' },
-        per_page: { description: 'Default 15, at most 100' },
+        page: { ...PAGE_BOUND, description: 'Default 1' },
+        per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' },
       },
     },
     document: `query ListSms($direction: Direction, $page: Int, $perPage: Int) { smsMessages(direction: $direction, page: $page, perPage: $perPage) { records { ${MESSAGE} } ${PAGINATION} } }`,

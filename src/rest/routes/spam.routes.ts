@@ -1,3 +1,5 @@
+import { BOUNDS, PAGE_BOUND } from '../../bounds.js';
+import { CARRIER_THRESHOLDS } from '../../vocabulary.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
@@ -16,9 +18,9 @@ export const spamRoutes: Route[] = [
     description: 'Newest first.',
     params: {
       query: {
-        per_page: { description: 'Default 15, at most 100 (larger values are clamped)' },
-        page: {},
-        search: { description: 'Matches the phone number, type or status' },
+        per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100 (larger values are clamped)' },
+        page: { ...PAGE_BOUND },
+        search: { ...BOUNDS.search, description: 'Matches the phone number, type or status' },
         status: { every: 'All', description: 'Omit or All for every status' },
         type: { every: 'All', description: 'Omit or All for every type' },
       },
@@ -36,7 +38,7 @@ export const spamRoutes: Route[] = [
     description: 'Only Custom numbers can be edited; AI and House numbers are 422. The number is In Progress again until its next check.',
     params: {
       path: { id: spamId },
-      body: { pnumber: { description: 'At most 20 characters' } },
+      body: { pnumber: { ...BOUNDS.spamNumber.pnumber } },
     },
     document: 'mutation UpdateSpamNumber($id: ID!, $pnumber: String!) { updateSpamProtectedNumber(id: $id, pnumber: $pnumber) { id type pnumber can_edit: canEdit } }',
     response: { field: 'updateSpamProtectedNumber', shape: 'envelope', message: 'Number updated successfully.', data: true },
@@ -48,7 +50,7 @@ export const spamRoutes: Route[] = [
     tag: 'Spam protection',
     summary: 'Update Flag Settings',
     description: 'Minimum carriers that must flag a number to mark it Flagged; every checked number is re-evaluated at once.',
-    params: { body: { min_carriers_to_flag: { description: '1, 2 or 3' } } },
+    params: { body: { min_carriers_to_flag: { enum: CARRIER_THRESHOLDS } } },
     document: 'mutation FlagSettings($minCarriersToFlag: Int!) { updateSpamFlagSettings(minCarriersToFlag: $minCarriersToFlag) { min_carriers_to_flag: minCarriersToFlag } }',
     response: { field: 'updateSpamFlagSettings', shape: 'envelope', message: 'Minimum carriers to flag settings saved successfully.', data: true },
   },

@@ -1,3 +1,4 @@
+import { BOUNDS } from '../../bounds.js';
 import { CALL_STATUSES, SENTIMENTS, SMS_STATUSES } from '../../vocabulary.js';
 import type { IngressRoute, Param } from '../route.js';
 
@@ -56,9 +57,9 @@ export const telcoCallbackRoutes: IngressRoute[] = [
     params: {
       AccountSid: accountSid,
       ...callParties,
-      Summary: { type: 'string', description: 'What the call was about; at most 5000 characters' },
+      Summary: { type: 'string', ...BOUNDS.analysis.summary, description: 'What the call was about' },
       Sentiment: sentiment,
-      Disposition: { type: 'string', description: 'Outcome of the call; at most 64 characters' },
+      Disposition: { type: 'string', ...BOUNDS.analysis.disposition, description: 'Outcome of the call' },
       Successful: { type: 'string', enum: ['true', 'false'], description: 'Whether the call reached its goal' },
       CustomAnalysis: { type: 'string', description: "JSON object of the company's analysis fields (at most 50; strings, numbers, booleans, null)" },
       RecordingUrl: recordingUrl,
@@ -78,7 +79,7 @@ export const telcoCallbackRoutes: IngressRoute[] = [
       ...callParties,
       Sequence: { type: 'string', required: true, description: "The turn's number in the call, from 0" },
       Speaker: { type: 'string', required: true, enum: ['agent', 'caller'] },
-      Text: { type: 'string', required: true, description: 'What was said; at most 2000 characters' },
+      Text: { type: 'string', required: true, ...BOUNDS.transcript.text, description: 'What was said' },
     },
     callback: 'voiceTranscript',
   },
@@ -111,7 +112,7 @@ export const telcoCallbackRoutes: IngressRoute[] = [
       MessageSid: messageSid,
       From: { type: 'string', required: true, description: 'The sender, E.164' },
       To: { type: 'string', required: true, description: "The company's number, E.164" },
-      Body: { type: 'string', description: 'The text, at most 1600 characters' },
+      Body: { type: 'string', ...BOUNDS.sms.body, description: 'The text' },
     },
     callback: 'smsInbound',
   },

@@ -1,3 +1,4 @@
+import { BOUNDS, PAGE_BOUND } from '../../bounds.js';
 import { ALL_ID_FORMS } from '../../ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
@@ -15,17 +16,18 @@ const filter: RowParam = { type: 'object', description: 'A comparison { path, eq
 const SECRET_FIELDS = 'secret previous_secret_expires_at: previousSecretExpiresAt';
 
 const fields: Record<string, RowParam> = {
-  title: { description: 'At most 255 characters' },
-  url: { description: 'http or https, at most 2048 characters, no credentials, not a private address' },
+  title: { ...BOUNDS.webhook.title },
+  url: { ...BOUNDS.webhook.url, description: 'http or https, no credentials, not a private address' },
   method: { description: 'Always POST' },
   list_selection: { description: 'A preset that fills form_data' },
   form_data: { items: {}, description: 'Contact fields each payload carries in data.contact' },
   events: { items: {}, description: 'One or more of the event types (GET /api/webhooks/event-types)' },
   active: { description: 'Default true; true also clears disabled_reason' },
-  rate_limit: { description: 'Deliveries per second at most, 1 to 1000; null removes the limit' },
+  rate_limit: { ...BOUNDS.webhook.rateLimit, description: 'Deliveries per second at most; null removes the limit' },
   headers: {
-    items: { fields: { name: {}, value: {}, secret: {} } },
-    description: 'Custom headers sent on every attempt, at most 10; replaces them all (left out: kept). A secret value is stored encrypted and never shown again; give a secret header without a value to keep the one it has.',
+    ...BOUNDS.webhook.headers,
+    items: { fields: { name: { ...BOUNDS.webhook.headerName }, value: { ...BOUNDS.webhook.headerValue }, secret: {} } },
+    description: 'Custom headers sent on every attempt; replaces them all (left out: kept). A secret value is stored encrypted and never shown again; give a secret header without a value to keep the one it has.',
   },
   filters: {
     items: { fields: { event: { description: 'An event type the webhook subscribes to' }, filter } },
@@ -46,9 +48,9 @@ export const webhookRoutes: Route[] = [
     description: 'Webhooks of the company, newest first.',
     params: {
       query: {
-        per_page: { description: 'Default 15, at most 100' },
-        page: { description: 'Default 1' },
-        search: { description: 'Matches title and URL' },
+        per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' },
+        page: { ...PAGE_BOUND, description: 'Default 1' },
+        search: { ...BOUNDS.search, description: 'Matches title and URL' },
         event: { description: 'Only webhooks subscribed to this event' },
         active: {},
       },
@@ -156,8 +158,8 @@ export const webhookRoutes: Route[] = [
     params: {
       path: { id: webhookId },
       query: {
-        per_page: { description: 'Default 15, at most 100' },
-        page: {},
+        per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' },
+        page: { ...PAGE_BOUND },
         status: {},
         event: {},
       },
@@ -178,8 +180,8 @@ export const webhookRoutes: Route[] = [
         campaign_id: { description: 'The campaign a delivery concerns' },
         contact_id: { description: 'The contact a delivery concerns' },
         agent_id: { description: 'The AI agent a delivery concerns' },
-        per_page: { description: 'Default 15, at most 100' },
-        page: {},
+        per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' },
+        page: { ...PAGE_BOUND },
       },
     },
     document: `query DeliveriesBySubject($callId: ID, $campaignId: ID, $contactId: ID, $agentId: ID, $page: Int, $perPage: Int) {
@@ -192,7 +194,7 @@ export const webhookRoutes: Route[] = [
     paths: ['/api/webhooks/{id}/filtered-events'],
     summary: 'Events the filters turned away',
     description: "Events of the webhook's subscribed types that its payload filters turned away, so no delivery was made; newest first, kept for WEBHOOK_RETENTION. data is what a delivery would have carried.",
-    params: { path: { id: webhookId }, query: { per_page: { description: 'Default 15, at most 100' }, page: {} } },
+    params: { path: { id: webhookId }, query: { per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' }, page: { ...PAGE_BOUND } } },
     document: `query WebhookFilteredEvents($id: ID!, $page: Int, $perPage: Int) {
       webhookFilteredEvents(id: $id, page: $page, perPage: $perPage) { records { ${STORED_EVENT_FIELDS} } ${PAGINATION} } }`,
     response: { field: 'webhookFilteredEvents', shape: 'envelope', data: true },
@@ -204,7 +206,7 @@ export const webhookRoutes: Route[] = [
     paths: ['/api/webhooks/notices'],
     summary: 'Operator notices',
     description: "The company's operator events, newest first: webhook.failing (at 50 % and 90 % of the disable window), webhook.disabled, webhook.recovered and delivery.exhausted; with webhook_id, those about that webhook. Kept for WEBHOOK_RETENTION.",
-    params: { query: { webhook_id: { type: 'id', description: 'Only the notices about this webhook: numeric, base64 or encrypted id' }, per_page: { description: 'Default 15, at most 100' }, page: {} } },
+    params: { query: { webhook_id: { type: 'id', description: 'Only the notices about this webhook: numeric, base64 or encrypted id' }, per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' }, page: { ...PAGE_BOUND } } },
     document: `query WebhookNotices($webhookId: ID, $page: Int, $perPage: Int) {
       webhookNotices(webhookId: $webhookId, page: $page, perPage: $perPage) { records { ${STORED_EVENT_FIELDS} } ${PAGINATION} } }`,
     response: { field: 'webhookNotices', shape: 'envelope', data: true },

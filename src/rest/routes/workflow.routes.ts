@@ -1,3 +1,4 @@
+import { BOUNDS, PAGE_BOUND } from '../../bounds.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
@@ -19,8 +20,8 @@ export const workflowRoutes: Route[] = [
     description: 'Every field is optional; an empty body creates "Untitled workflow" (numbered to stay unique). Status draft.',
     params: {
       body: {
-        name: { description: 'At most 255 characters' },
-        description: {},
+        name: { ...BOUNDS.workflow.name },
+        description: { ...BOUNDS.workflow.description },
         trigger_config: triggerConfig,
       },
     },
@@ -83,9 +84,9 @@ export const workflowRoutes: Route[] = [
       query: {
         folder_id: { description: 'Base64 folder id; "MA==" for uncategorized' },
         status: {},
-        search: { description: 'Matches the workflow name' },
-        per_page: { description: 'Default 15, at most 100' },
-        page: {},
+        search: { ...BOUNDS.search, description: 'Matches the workflow name' },
+        per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' },
+        page: { ...PAGE_BOUND },
       },
     },
     document: `query ListWorkflows($folderId: ID, $status: WorkflowStatus, $search: String, $page: Int, $perPage: Int) {
@@ -110,7 +111,7 @@ export const workflowRoutes: Route[] = [
     tag: 'Workflows',
     summary: 'Create Workflow Folder',
     description: 'Added at the end of the order.',
-    params: { body: { name: { description: 'At most 255 characters' } } },
+    params: { body: { name: { ...BOUNDS.workflow.name } } },
     document: `mutation CreateFolder($name: String!) { createWorkflowFolder(name: $name) { ${FOLDER_FIELDS} } }`,
     response: { field: 'createWorkflowFolder', shape: 'envelope', message: 'Folder created successfully.', data: true },
     status: 201,

@@ -1,0 +1,83 @@
+import { INT32 } from './messages.js';
+import { LIMITS } from './validation.js';
+import { SMS_BODY_MAX } from './vocabulary.js';
+
+// The bound of every input field, as data: the services check each value
+// against its bound here (Rules.maxChars and the like), with their other
+// rules, and the OpenAPI document states it, through the REST rows, as the
+// JSON Schema keyword of the same name. A field with no bound of its own is
+// held by the REST layer to its type's default (DEFAULT_BOUNDS), stated
+// alike. A limit is written once, here; nothing restates it in prose.
+
+/** JSON Schema's own names, so a bound is its keyword in the document. */
+export interface Bound {
+  /** In characters (code points), as Rules.maxChars counts them. */
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  maxItems?: number;
+  /** For arrays: the bound of each item. */
+  items?: Bound;
+}
+
+const text = (maxLength: number) => ({ maxLength });
+const NAME = text(255);
+
+/** The bounds every field without one of its own is held to. */
+export const DEFAULT_BOUNDS = {
+  /** Any string a request gives: the longest field the product stores (an SMS, a summary) fits many times over. */
+  text: text(10_000),
+  integer: { minimum: INT32.min, maximum: INT32.max },
+  array: { maxItems: LIMITS.arrayItems },
+  /** An id in any of its forms (ids.ts). */
+  id: text(200),
+} as const satisfies Record<string, Bound>;
+
+/** Page numbers and sizes: at least 1; a size above its list's maximum is clamped to it (not refused). */
+export const PAGE_BOUND: Bound = { minimum: 1, maximum: INT32.max };
+
+export const BOUNDS = {
+  role: { title: NAME },
+  agent: { name: NAME },
+  campaign: { name: NAME, leadSource: text(64) },
+  pipeline: { name: NAME, stageName: NAME, crmLocationId: NAME },
+  workflow: { name: NAME, description: text(2000) },
+  phoneNumber: { title: NAME },
+  spamNumber: { pnumber: text(20) },
+  sms: { body: text(SMS_BODY_MAX) },
+  transcript: { text: text(2000) },
+  contact: {
+    email: NAME,
+    firstName: NAME,
+    lastName: NAME,
+    address: NAME,
+    city: NAME,
+    state: NAME,
+    companyName: NAME,
+    zip: text(32),
+    country: text(64),
+    tags: { maxItems: 50, items: text(64) },
+    customFields: { maxItems: 50 },
+    customValue: text(1000),
+  },
+  auth: { email: NAME, password: text(1024) },
+  telco: { authToken: text(128), messagingServiceSid: text(64) },
+  analysis: {
+    summary: text(5000),
+    disposition: text(64),
+    recordingUrl: text(2000),
+    fields: { maxItems: 50 },
+    fieldDescription: NAME,
+    choices: { maxItems: 50, items: text(100) },
+    fieldValue: text(1000),
+  },
+  webhook: {
+    title: NAME,
+    url: text(2048),
+    rateLimit: { minimum: 1, maximum: 1000 },
+    headers: { maxItems: 10 },
+    headerName: text(64),
+    headerValue: text(1024),
+  },
+  search: text(LIMITS.searchChars),
+} as const satisfies Record<string, Bound | Record<string, Bound>>;
