@@ -81,3 +81,13 @@ export const BOUNDS = {
   },
   search: text(LIMITS.searchChars),
 } as const satisfies Record<string, Bound | Record<string, Bound>>;
+
+/** A bound in words, for a GraphQL description ("At most 255 characters"), so the schema's prose follows the bound. */
+export function inWords(bound: Bound): string {
+  const parts = [
+    bound.maxLength !== undefined ? `at most ${bound.maxLength} characters` : '',
+    bound.maxItems !== undefined ? `at most ${bound.maxItems}${bound.items?.maxLength !== undefined ? `, each at most ${bound.items.maxLength} characters` : ''}` : '',
+    bound.minimum !== undefined && bound.maximum !== undefined ? `${bound.minimum} to ${bound.maximum}` : '',
+  ].filter(Boolean).join('; ');
+  return parts[0].toUpperCase() + parts.slice(1);
+}

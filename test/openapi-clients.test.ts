@@ -133,16 +133,18 @@ describe('a client generated with openapi-typescript', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('and tsc refuses a webhook create without url or events, and a field read the event does not have', () => {
+  it('and tsc refuses a webhook create without url or events, an SMS node without its message, and a field the event does not have', () => {
     const wrong = `${readFileSync(path.join(dir, 'client.ts'), 'utf8')}
 const missing: NewWebhook = { title: 'No url' };
+export const noMessage: NewWorkflow = { trigger_config: { nodes: [{ id: 'a', kind: 'action', type: 'send_sms', config: {} }] } };
 export const unknownField = (d: Delivery) => (d.event === 'call.ended' ? d.data.direction : '');
 `;
-    writeFileSync(path.join(dir, 'wrong.ts'), wrong.replace("type NewWebhook", 'export type NewWebhook'));
+    writeFileSync(path.join(dir, 'wrong.ts'), wrong.replace('type NewWebhook', 'export type NewWebhook').replace('type NewWorkflow', 'export type NewWorkflow'));
     const program = ts.createProgram([path.join(dir, 'wrong.ts')], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'], types: [] });
     const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('\n');
     assert.match(problems, /missing the following properties from type .*: url, events/);
     assert.match(problems, /Property 'direction' does not exist/);
+    assert.match(problems, /Property 'message' is missing/);
   });
 });
 

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EVENT_TYPES } from '../src/events/catalog.js';
 import { ACTIONS, TRIGGERS } from '../src/workflows/catalog.js';
-import { graphErrors } from '../src/workflows/graph.js';
+import { graphErrors, NODE_ID_MAX } from '../src/workflows/graph.js';
+import { triggerConfigSchema } from '../src/workflows/graph-schema.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 
 const trigger = { id: 't', kind: 'trigger', type: 'call.ended', config: {} };
 const sms = { id: 's', kind: 'action', type: 'send_sms', config: { message: 'Hi' } };
@@ -61,6 +63,26 @@ describe('workflow graph validation', () => {
     assert.equal(TRIGGERS.length, 21);
     for (const action of ['send_sms', 'send_webhook', 'move_to_pipeline_stage', 'assign_agent', 'wait', 'branch']) {
       assert.ok(ACTIONS.some((a) => a.type === action), action);
+    }
+  });
+
+  it("the graph's JSON Schema (the document's trigger_config) agrees with the checks, wherever a schema can say it", () => {
+    const valid = new Ajv2020({ strict: false }).compile(triggerConfigSchema());
+    const graphs: Array<[string, unknown]> = [
+      ['a trigger and an action', { nodes: [trigger, sms], edges: [{ from: 't', to: 's' }] }],
+      ['an empty draft', { nodes: [], edges: [] }],
+      ['an id too long', { nodes: [{ ...trigger, id: 'x'.repeat(NODE_ID_MAX + 1) }] }],
+      ['a type in no catalog', { nodes: [trigger, { ...sms, type: 'teleport' }] }],
+      ['a trigger type as an action', { nodes: [trigger, { ...sms, kind: 'action', type: 'call.ended' }] }],
+      ['a config key the entry has not', { nodes: [trigger, { ...sms, config: { message: 'Hi', extra: 1 } }] }],
+      ['a required config field left out', { nodes: [trigger, { ...sms, config: {} }] }],
+      ['a config text too long', { nodes: [trigger, { ...sms, config: { message: 'x'.repeat(1601) } }] }],
+      ['a value outside its enum', { nodes: [trigger, { id: 'w', kind: 'action', type: 'wait', config: { amount: 1, unit: 'weeks' } }] }],
+      ['an edge without its end', { nodes: [trigger, sms], edges: [{ from: 't' }] }],
+      ['too many nodes', { nodes: Array.from({ length: 201 }, (_, i) => ({ ...trigger, id: `t${i}` })) }],
+    ];
+    for (const [what, graph] of graphs) {
+      assert.equal(valid(graph), Object.keys(graphErrors(graph)).length === 0, what);
     }
   });
 });

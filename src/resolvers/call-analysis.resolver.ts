@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, Field, InputType, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../context.js';
 import type { AnalysisField, CallAnalysisService } from '../services/call-analysis.service.js';
+import { BOUNDS, inWords } from '../bounds.js';
 
 // The company's post-call analysis fields: what `customAnalysis` may hold
 // once any are declared, each with its type (checked on every analysis,
@@ -18,8 +19,8 @@ export class CallAnalysisFieldType {
 export class CallAnalysisFieldInput {
   @Field({ description: 'Lower-case letters, digits and underscores, starting with a letter; at most 64' }) name!: string;
   @Field({ description: 'string, number, boolean or choice' }) type!: string;
-  @Field(() => String, { nullable: true, description: 'At most 255 characters' }) description?: string | null;
-  @Field(() => [String], { nullable: true, description: 'A choice field: 1 to 50 values of at most 100 characters' }) choices?: string[] | null;
+  @Field(() => String, { nullable: true, description: inWords(BOUNDS.analysis.fieldDescription) }) description?: string | null;
+  @Field(() => [String], { nullable: true, description: `A choice field: at least one value; ${inWords(BOUNDS.analysis.choices).toLowerCase()}` }) choices?: string[] | null;
 }
 
 @Resolver()

@@ -2,6 +2,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { CursorPageType } from './pagination.types.js';
 import { CallStatus, DateRange, Direction, Sentiment } from './enums.js';
+import { BOUNDS, inWords } from '../bounds.js';
 
 @ObjectType('CallNumbers')
 export class CallNumbersType {
@@ -64,9 +65,9 @@ export class CallContactType {
 
 @InputType('CallAnalysisInput', { description: 'A post-call analysis; a field left out keeps its value' })
 export class CallAnalysisInput {
-  @Field(() => String, { nullable: true, description: 'At most 5000 characters' }) summary?: string | null;
+  @Field(() => String, { nullable: true, description: inWords(BOUNDS.analysis.summary) }) summary?: string | null;
   @Field(() => Sentiment, { nullable: true }) sentiment?: string | null;
-  @Field(() => String, { nullable: true, description: 'At most 64 characters' }) disposition?: string | null;
+  @Field(() => String, { nullable: true, description: inWords(BOUNDS.analysis.disposition) }) disposition?: string | null;
   @Field(() => Boolean, { nullable: true }) successful?: boolean | null;
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'At most 50 fields named in lower case (a-z, 0-9, _), each a string of at most 1000 characters, a number, a boolean or null; replaces the fields the call had' }) customAnalysis?: Record<string, unknown> | null;
   @Field(() => String, { nullable: true, description: 'An http or https URL' }) recordingUrl?: string | null;

@@ -2,6 +2,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { PageType } from './pagination.types.js';
 import { DeliveryStatus, EventCategory, ListSelection, WebhookEvent } from './enums.js';
+import { BOUNDS, inWords } from '../bounds.js';
 
 @ObjectType('WebhookHeader')
 export class WebhookHeaderType {
@@ -142,7 +143,7 @@ export class WebhookReplayType {
 @InputType()
 export class WebhookHeaderInput {
   @Field({ description: 'An HTTP header name; not one Switchboard sets (webhook-*, x-webhook-*, content-*, host, user-agent, hop-by-hop)' }) name!: string;
-  @Field(() => String, { nullable: true, description: 'At most 1,024 characters; for a secret header, leave out to keep its value' }) value?: string | null;
+  @Field(() => String, { nullable: true, description: `${inWords(BOUNDS.webhook.headerValue)}; for a secret header, leave out to keep its value` }) value?: string | null;
   @Field(() => Boolean, { nullable: true, description: 'Stored encrypted and never shown again' }) secret?: boolean | null;
 }
 
@@ -161,14 +162,14 @@ export class WebhookInput {
   @Field(() => [String], { nullable: true }) formData?: string[] | null;
   @Field(() => [WebhookEvent], { nullable: true }) events?: string[] | null;
   @Field(() => Boolean, { nullable: true }) active?: boolean | null;
-  @Field(() => Int, { nullable: true, description: 'Deliveries per second at most, 1 to 1000; null removes the limit' }) rateLimit?: number | null;
-  @Field(() => [WebhookHeaderInput], { nullable: true, description: 'At most 10; replaces every custom header (left out: kept)' }) headers?: WebhookHeaderInput[] | null;
+  @Field(() => Int, { nullable: true, description: `Deliveries per second at most, ${inWords(BOUNDS.webhook.rateLimit)}; null removes the limit` }) rateLimit?: number | null;
+  @Field(() => [WebhookHeaderInput], { nullable: true, description: `${inWords(BOUNDS.webhook.headers)}; replaces every custom header (left out: kept)` }) headers?: WebhookHeaderInput[] | null;
   @Field(() => [WebhookFilterInput], { nullable: true, description: 'Replaces every payload filter (left out: kept, but for events no longer subscribed)' }) filters?: WebhookFilterInput[] | null;
 }
 
 @InputType({ description: 'A new webhook: title, url and events are required' })
 export class CreateWebhookInput extends WebhookInput {
-  @Field(() => String, { description: 'At most 255 characters' }) override title!: string;
-  @Field(() => String, { description: 'http or https, at most 2048 characters' }) override url!: string;
+  @Field(() => String, { description: inWords(BOUNDS.webhook.title) }) override title!: string;
+  @Field(() => String, { description: `http or https; ${inWords(BOUNDS.webhook.url).toLowerCase()}` }) override url!: string;
   @Field(() => [WebhookEvent], { description: 'At least one' }) override events!: string[];
 }

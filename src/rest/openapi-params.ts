@@ -25,8 +25,9 @@ export function paramSchema(param: Param, withDescription = true, defaults: Defa
     case 'array':
       return { ...base, type: 'array', items: paramSchema(param.items!, true, defaults), maxItems: param.maxItems ?? DEFAULT_BOUNDS.array.maxItems };
     case 'object':
-      // An object whose fields the row does not list (a workflow graph) holds what its description says.
-      return Object.keys(param.fields ?? {}).length ? { ...base, ...objectSchema(param.fields!, defaults) } : { ...base, type: 'object', additionalProperties: true };
+      if (Object.keys(param.fields ?? {}).length) return { ...base, ...objectSchema(param.fields!, defaults) };
+      // A free object: the schema the row states for it (a workflow graph), or any keys.
+      return param.schema ? { ...param.schema, ...base } : { ...base, type: 'object', additionalProperties: true };
     case 'json':
       return { ...base, type: 'object', additionalProperties: true };
     case 'integer':

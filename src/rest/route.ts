@@ -39,6 +39,8 @@ export interface Param extends Omit<Bound, 'items'> {
   items?: Param;
   /** For objects: their fields. */
   fields?: Record<string, Param>;
+  /** For a free JSON object: the JSON Schema the document states for it (its checks are the operation's). */
+  schema?: Readonly<Record<string, unknown>>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { DEFAULT_BOUNDS } from '../bounds.js';
 import type { FieldErrors } from '../errors.js';
 import type { TriggerConfig } from '../entities/index.js';
 import { ACTIONS, TRIGGERS, type CatalogEntry, type ConfigField } from './catalog.js';
@@ -6,6 +7,8 @@ import { ACTIONS, TRIGGERS, type CatalogEntry, type ConfigField } from './catalo
 // section 8). Returns field errors keyed by path, each message naming the node.
 
 export const GRAPH_LIMITS = { nodes: 200, edges: 1000 } as const;
+/** The longest node id, in characters. */
+export const NODE_ID_MAX = 100;
 
 const catalogs = {
   trigger: new Map(TRIGGERS.map((entry) => [entry.type, entry])),
@@ -19,7 +22,7 @@ function fieldProblem(field: ConfigField, value: unknown): string | undefined {
   switch (field.type) {
     case 'string':
       if (typeof value !== 'string') return 'must be a string';
-      if (field.max !== undefined && value.length > field.max) return `must not be longer than ${field.max} characters`;
+      if (value.length > (field.max ?? DEFAULT_BOUNDS.text.maxLength)) return `must not be longer than ${field.max ?? DEFAULT_BOUNDS.text.maxLength} characters`;
       break;
     case 'integer':
       if (!Number.isInteger(value)) return 'must be an integer';
@@ -85,6 +88,7 @@ export function graphErrors(graph: unknown, prefix = 'trigger_config'): FieldErr
     const id = typeof node.id === 'string' && node.id.trim() !== '' ? node.id : undefined;
     const describe = `Node "${id ?? i}"${typeof node.type === 'string' ? ` (${node.type})` : ''}`;
     if (!id) add(`${path}.id`, `Node ${i}: the id field is required.`);
+    else if (id.length > NODE_ID_MAX) add(`${path}.id`, `Node ${i}: the id must not be longer than ${NODE_ID_MAX} characters.`);
     else if (kinds.has(id)) add(`${path}.id`, `${describe}: the id is used by another node.`);
     if (node.kind !== 'trigger' && node.kind !== 'action') return add(`${path}.kind`, `${describe}: kind must be trigger or action.`);
     if (id) kinds.set(id, node.kind);

@@ -1,3 +1,4 @@
+import { triggerConfigSchema } from '../../workflows/graph-schema.js';
 import { BOUNDS, PAGE_BOUND } from '../../bounds.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
@@ -8,7 +9,11 @@ const WORKFLOW_FIELDS = `id builder_id: builderId name description status builde
   folder_id: folderId trigger_config: triggerConfig created_at: createdAt updated_at: updatedAt`;
 const FOLDER_FIELDS = 'id name sort_order: sortOrder workflows_count: workflowsCount';
 const CATALOG_FIELDS = 'type name category description config';
-const triggerConfig: RowParam = { type: 'object', description: 'Graph { nodes: [{ id, kind, type, config }], edges: [{ from, to }] } whose types come from the catalogs' };
+const triggerConfig: RowParam = {
+  type: 'object',
+  description: 'The graph: nodes from the trigger and action catalogs, and edges between their ids (at least one trigger, no cycle)',
+  schema: triggerConfigSchema(),
+};
 
 export const workflowRoutes: Route[] = [
   {
