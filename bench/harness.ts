@@ -9,7 +9,9 @@ import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startTestApp, type TestApp } from '../test/helpers/app.js';
 import { readFileSync } from 'node:fs';
-import { load, type Scenario, type Window } from './load.js';
+import { load, machineBusyTicks, type Scenario, type Window } from './load.js';
+
+export { machineBusyTicks };
 
 // What every benchmark shares: a seeded app on a fresh database, a plain
 // Express + pg baseline, autocannon runs, and the report in bench/results/.
@@ -31,6 +33,25 @@ export interface Result {
   roundsRps: number[];
   /** Share of the machine's CPU time the hypervisor gave to other guests while this path ran, in percent. */
   stealPercent: number | null;
+  /** The machine's busy CPU (clock ticks, every process) per 1,000 answers, over all rounds: what one answer costs, whatever the host's speed. */
+  busyTicksPer1000: number | null;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * How path `a` compares with path `b` measured side by side: the rate over
+ * all rounds, the median of each round's rate against the round of `b` next
+ * to it (a drift of the host falls on both of a pair alike), and the
+ * machine's CPU per answer (b's over a's: below 1 when `a` costs more).
+ */
+export function compare(a: Result, b: Result): { mean: number; paired: number; cpu: number | null } {
+  const two = (x: number) => Math.round(x * 100) / 100;
+  return {
+    mean: two(a.rps / b.rps),
+    paired: two(median(a.roundsRps.map((rate, i) => rate / b.roundsRps[i]))),
+    cpu: a.busyTicksPer1000 && b.busyTicksPer1000 ? two(b.busyTicksPer1000 / a.busyTicksPer1000) : null,
+  };
 }
 
 export type { Scenario };
@@ -83,16 +104,6 @@ function cpuTimes(): { steal: number; total: number } | null {
   }
 }
 
-/** CPU time the machine spent working (user, nice, system, irq, softirq: neither idle, waiting nor stolen), in clock ticks (Linux /proc/stat); null elsewhere. */
-export function machineBusyTicks(): number | null {
-  try {
-    const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    return user + nice + system + irq + softirq;
-  } catch {
-    return null;
-  }
-}
-
 /** The value at a percentile of sorted values (nearest rank), to 0.1 ms. */
 const percentile = (sorted: number[], p: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] * 10) / 10;
 
@@ -106,13 +117,13 @@ const percentile = (sorted: number[], p: number) => Math.round(sorted[Math.min(s
  * runs before each window (writes: a VACUUM, so each path finds the table as
  * clean as the others did, not the dead rows of the windows before it).
  */
-export async function measure(scenarios: Scenario[], before?: () => Promise<unknown>): Promise<Record<string, Result>> {
+export async function measure(scenarios: Scenario[], before?: () => Promise<unknown>, rounds = ROUNDS): Promise<Record<string, Result>> {
   const windows = new Map<string, Array<Window & { steal: number; total: number }>>(scenarios.map((s) => [s.name, []]));
   for (const scenario of scenarios) {
     await before?.();
     await load(scenario, CONNECTIONS, 2); // warm-up: JIT, caches, connections
   }
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < scenarios.length; i++) {
       const scenario = scenarios[(i + round) % scenarios.length];
       await before?.();
@@ -134,8 +145,9 @@ export async function measure(scenarios: Scenario[], before?: () => Promise<unkn
       errors: runs.reduce((sum, w) => sum + w.errors, 0),
       roundsRps: runs.map((w) => Math.round(w.latencies.length / w.seconds)),
       stealPercent: total > 0 ? Math.round((runs.reduce((sum, w) => sum + w.steal, 0) / total) * 1000) / 10 : null,
+      busyTicksPer1000: runs.every((w) => w.busy !== null) ? Math.round((runs.reduce((sum, w) => sum + w.busy!, 0) / latencies.length) * 1000 * 100) / 100 : null,
     });
-    process.stdout.write(`${name.padEnd(8)} ${String(result.rps).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  errors ${result.errors}  rounds ${result.roundsRps.join(' ')}  steal ${result.stealPercent ?? '?'} %\n`);
+    process.stdout.write(`${name.padEnd(8)} ${String(result.rps).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  errors ${result.errors}  rounds ${result.roundsRps.join(' ')}  steal ${result.stealPercent ?? '?'} %  cpu ${result.busyTicksPer1000 ?? '?'}/1000\n`);
   }
   return results;
 }
@@ -163,11 +175,11 @@ export function report(name: string, scenario: string, groups: Record<string, Re
   writeFileSync(`bench/results/${name}.md`, [
     `# ${scenario} (${measuredAt.slice(0, 10)}, commit ${commit})`,
     '',
-    `${machine}; ${database}. ${CONNECTIONS} connections, load generated by a process of its own. Each path warmed up for 2 s, then ${DURATION} s per path in ${ROUNDS} rounds of ${DURATION / ROUNDS} s (each after ${LEAD_IN} s unmeasured), the paths of a scenario alternating (each round in a rotated order); req/s over all rounds, p50 and p99 over every response of every round. Steal: the share of the machine's CPU time the hypervisor gave to other guests while the path ran.`,
+    `${machine}; ${database}. ${CONNECTIONS} connections, load generated by a process of its own. Each path warmed up for 2 s, then ${ROUNDS} rounds of ${DURATION / ROUNDS} s (the rate limits' A/B more: see its rounds) (each after ${LEAD_IN} s unmeasured), the paths of a scenario alternating (each round in a rotated order); req/s over all rounds, p50 and p99 over every response of every round. Steal: the share of the machine's CPU time the hypervisor gave to other guests while the path ran. CPU: the machine's busy clock ticks (every process) per 1,000 answers.`,
     '',
-    '| scenario | path | req/s | p50 ms | p99 ms | errors | req/s per round | steal |',
-    '|---|---|---|---|---|---|---|---|',
-    ...Object.entries(groups).flatMap(([group, results]) => Object.entries(results).map(([k, r]) => `| ${group} | ${k} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.roundsRps.join(', ')} | ${r.stealPercent ?? 'n/a'} % |`)),
+    '| scenario | path | req/s | p50 ms | p99 ms | errors | req/s per round | steal | CPU |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...Object.entries(groups).flatMap(([group, results]) => Object.entries(results).map(([k, r]) => `| ${group} | ${k} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.roundsRps.join(', ')} | ${r.stealPercent ?? 'n/a'} % | ${r.busyTicksPer1000 ?? 'n/a'} |`)),
     '',
     Object.entries(ratios).map(([k, v]) => `${k} = ${v}`).join(', '),
     '',

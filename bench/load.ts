@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,18 @@ export interface Window {
   /** Milliseconds from request to response, one per response. */
   latencies: number[];
   errors: number;
+  /** The machine's busy CPU ticks over the measured seconds (every process: the service, PostgreSQL, this generator); null off Linux. */
+  busy: number | null;
+}
+
+/** CPU time the machine spent working (user, nice, system, irq, softirq: neither idle, waiting nor stolen), in clock ticks (Linux /proc/stat); null elsewhere. */
+export function machineBusyTicks(): number | null {
+  try {
+    const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return user + nice + system + irq + softirq;
+  } catch {
+    return null;
+  }
 }
 
 interface Job {
@@ -61,10 +74,12 @@ async function run({ scenario, connections, seconds, leadIn }: Job): Promise<Win
     : undefined;
   if (leadIn > 0) await autocannon({ ...options, requests, connections, duration: leadIn });
   const latencies: number[] = [];
+  const busyBefore = machineBusyTicks();
   const running = autocannon({ ...options, requests, connections, duration: seconds });
   running.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.push(ms));
   const r = await running;
-  return { seconds: r.duration, latencies, errors: r.non2xx + r.errors };
+  const busyAfter = machineBusyTicks();
+  return { seconds: r.duration, latencies, errors: r.non2xx + r.errors, busy: busyBefore === null || busyAfter === null ? null : busyAfter - busyBefore };
 }
 
 if (process.argv.includes('--load')) {
