@@ -26,6 +26,8 @@ export interface Window {
   errors: number;
   /** The machine's busy CPU ticks over the measured seconds (every process: the service, PostgreSQL, this generator); null off Linux. */
   busy: number | null;
+  /** Answers in the unmeasured lead-in (so the caller can divide its own CPU time over lead-in and window by every answer). */
+  leadInAnswers: number;
 }
 
 /** CPU time the machine spent working (user, nice, system, irq, softirq: neither idle, waiting nor stolen), in clock ticks (Linux /proc/stat); null elsewhere. */
@@ -72,14 +74,14 @@ async function run({ scenario, connections, seconds, leadIn }: Job): Promise<Win
       },
     }]
     : undefined;
-  if (leadIn > 0) await autocannon({ ...options, requests, connections, duration: leadIn });
+  const lead = leadIn > 0 ? await autocannon({ ...options, requests, connections, duration: leadIn }) : undefined;
   const latencies: number[] = [];
   const busyBefore = machineBusyTicks();
   const running = autocannon({ ...options, requests, connections, duration: seconds });
   running.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.push(ms));
   const r = await running;
   const busyAfter = machineBusyTicks();
-  return { seconds: r.duration, latencies, errors: r.non2xx + r.errors, busy: busyBefore === null || busyAfter === null ? null : busyAfter - busyBefore };
+  return { seconds: r.duration, latencies, errors: r.non2xx + r.errors, busy: busyBefore === null || busyAfter === null ? null : busyAfter - busyBefore, leadInAnswers: lead?.requests.total ?? 0 };
 }
 
 if (process.argv.includes('--load')) {
