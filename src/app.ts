@@ -13,6 +13,7 @@ import { pointsOf } from './limits/api-limits.js';
 import { bodyErrors, readJsonBody, requestContexts, jsonBody, sendError, type GraphQLOperationLog } from './http.js';
 import { probesApp, type ProbeParts } from './probes.js';
 import { errorFields, type Logger } from './observability/logger.js';
+import { endServerSpan, operationSpan, serverSpan, tracingOn } from './observability/tracing.js';
 import { restHandlers, type CompiledRoute } from './rest/compile.js';
 import { docsRouter } from './rest/docs.js';
 import { ingressHandler } from './rest/ingress.js';
@@ -63,9 +64,13 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
       limitsPlugin<RequestContext>(chargeSignedIn),
       {
         async requestDidStart() {
+          // Traced: a span per operation, inside the request's (observability/tracing.ts).
+          const span = tracingOn() ? operationSpan() : undefined;
           return {
             async didResolveOperation({ contextValue, operation, operationName }) {
               if (!operation) return;
+              span?.updateName(`${operation.operation} ${operationName ?? 'anonymous'}`);
+              span?.setAttributes({ 'graphql.operation.type': operation.operation, 'graphql.operation.name': operationName ?? '' });
               const fields = operation.selectionSet.selections.flatMap((s) => (s.kind === 'Field' ? [s.name.value] : []));
               for (const field of fields) metrics.graphqlFields.inc({ type: operation.operation, field });
               contextValue.operations?.push({ operation: operationName ?? null, type: operation.operation, fields });
@@ -80,6 +85,7 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
               }
             },
             async willSendResponse({ response, contextValue }) {
+              span?.end();
               if (response.body.kind !== 'single') return;
               for (const error of response.body.singleResult.errors ?? []) {
                 if (error.extensions?.code === 'INTERNAL_SERVER_ERROR') (error.extensions as Record<string, unknown>).requestId = contextValue.requestId;
@@ -107,6 +113,8 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
     app.use('/api', policy);
     app.use('/graphql', policy);
   }
+  // Traced: each API request a server span, which the outbox hands on to the webhook attempts it causes.
+  if (tracingOn()) app.use(traceApiRequests);
   // The APIs first (their paths are apart from the page's and the docs'), so
   // an API request goes from the request log straight to its handler: a REST
   // row's request to its row, a GraphQL request to Apollo.
@@ -136,3 +144,13 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
   app.use(bodyErrors(log));
   return { app, apollo };
 }
+
+/** A server span around each API request (REST rows, /graphql), named by its route once answered. */
+const traceApiRequests: RequestHandler = (req, res, next) => {
+  const api = req.path.startsWith('/api/') ? undefined : req.path === '/graphql' ? '/graphql' : null;
+  if (api === null) return next();
+  serverSpan(req.method, req.headers, (span) => {
+    res.once('finish', () => endServerSpan(span, req.method, (res.locals.route as string | undefined) ?? api, res.statusCode));
+    next();
+  });
+};

@@ -40,6 +40,13 @@ export interface Config {
   webhookWorkerSockets: number;
   /** Origins allowed to call the APIs from a browser (CORS); empty: CORS off; ['*']: any origin, without credentials. */
   corsOrigins: string[];
+  /**
+   * OpenTelemetry traces (observability/tracing.ts): on when an OTLP endpoint
+   * is given (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
+   * and neither OTEL_SDK_DISABLED=true nor OTEL_TRACES_EXPORTER=none says no.
+   * The SDK reads the rest of the OTEL_* variables itself.
+   */
+  tracing: boolean;
   /** When set, /metrics asks for it as a Bearer token. */
   metricsToken?: string;
   logLevel: LogLevel;
@@ -261,6 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookEndpointConcurrencyMax: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY_MAX', 64, 1, 1000), 64),
     webhookWorkerSockets: read(() => integer(env, 'WEBHOOK_WORKER_SOCKETS', 1000, 1, 10_000), 1000),
     corsOrigins: read(() => origins(env, 'CORS_ORIGINS'), []),
+    tracing: Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && env.OTEL_SDK_DISABLED !== 'true' && env.OTEL_TRACES_EXPORTER !== 'none',
     metricsToken: read(() => {
       const token = env.METRICS_TOKEN;
       if (token && token.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');

@@ -23,6 +23,7 @@ import { createServices, type Services } from './composition.js';
 import { TelcoSimulator } from './telco/simulator.js';
 import { VERSION } from './version.js';
 import { webhooksSection } from './webhooks/openapi.js';
+import { startTracing, stopTracing } from './observability/tracing.js';
 
 // Boot and shutdown, in order: database, migrations, demo data, jobs, HTTP;
 // stopping reverses it (HTTP drains first, embedded PostgreSQL stops last).
@@ -87,6 +88,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     }
   };
   try {
+    if (config.tracing && startTracing('switchboard')) cleanups.push(['tracing', stopTracing]);
     let embedded: EmbeddedDatabase | undefined;
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {

@@ -45,6 +45,9 @@ describe('custom headers', () => {
     const [delivery] = await receiver.waitFor(1, 10_000, (r) => r.path === '/gateway');
     assert.equal(delivery.headers['x-api-key'], 'key-0123456789');
     assert.equal(delivery.headers['x-team'], 'calls');
+    // Tracing is off here (no OTLP endpoint): no trace header, and the outbox row keeps none.
+    assert.equal(delivery.headers.traceparent, undefined);
+    assert.deepEqual(await app.sql('SELECT trace_parent FROM webhook_deliveries WHERE id = ?', [String(delivery.headers['webhook-id'])]), [{ trace_parent: null }]);
     const verified = new StandardWebhook(hook.secret).verify(delivery.body, delivery.headers as Record<string, string>) as { event: string };
     assert.equal(verified.event, 'agent.created');
 

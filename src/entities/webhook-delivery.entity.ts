@@ -38,6 +38,10 @@ export class WebhookDelivery {
   @Property({ length: 40, nullable: true })
   eventId?: string | null;
 
+  /** The W3C traceparent of the request that caused it, when tracing was on (observability/tracing.ts). */
+  @Property({ length: 55, nullable: true })
+  traceParent?: string | null;
+
   @Property({ length: 16, default: 'pending' })
   status: Opt<DeliveryStatus> = 'pending';
 

@@ -38,6 +38,8 @@ export interface Claimed {
   /** The webhook's custom headers, as stored (webhooks/headers.ts). */
   headers: StoredHeader[];
   created_at: Date;
+  /** The traceparent of the request that caused the delivery, when tracing was on. */
+  trace_parent: string | null;
   /** When this process began the claim (its own clock): the lease runs out at the latest leaseMs after it. */
   claimedAt: number;
 }
@@ -88,7 +90,7 @@ const CLAIM = `
     UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, next_attempt_at = NULL, last_attempt_at = now(),
       next_trigger = 'scheduled', in_flight_until = now() + make_interval(secs => $4), lease_token = nextval('webhook_lease_seq')
     FROM chosen WHERE d.id = chosen.id AND d.status = 'pending' AND d.next_attempt_at <= now()
-    RETURNING d.id, d.webhook_id, d.company_id, d.event, d.payload, d.attempt_count, d.final_attempt, d.lease_token, d.created_at
+    RETURNING d.id, d.webhook_id, d.company_id, d.event, d.payload, d.attempt_count, d.final_attempt, d.lease_token, d.created_at, d.trace_parent
   ), attempts AS (
     -- The statement's snapshot still holds each delivery as it was before the claim: its trigger and due time.
     INSERT INTO webhook_attempts (delivery_id, number, trigger, attempted_at, due_at, header_names)
@@ -101,7 +103,7 @@ const CLAIM = `
       rate_checked_at = CASE WHEN w.rate_limit IS NULL THEN NULL ELSE now() END
     FROM (SELECT webhook_id, count(*)::int AS count FROM claimed GROUP BY webhook_id) n WHERE w.id = n.webhook_id
   )
-  SELECT c.id, c.webhook_id, c.company_id, c.event, c.payload, c.attempt_count, c.final_attempt, c.lease_token, c.created_at,
+  SELECT c.id, c.webhook_id, c.company_id, c.event, c.payload, c.attempt_count, c.final_attempt, c.lease_token, c.created_at, c.trace_parent,
     w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at, w.headers
   FROM claimed c JOIN webhooks w ON w.id = c.webhook_id`;
 

@@ -12,6 +12,7 @@ import { Settler, succeeded } from './settle.js';
 import { signAttempt } from './signing.js';
 import { headersToSend } from './headers.js';
 import { isListenUrl, type ListenSessions } from './listen.js';
+import { attemptSpan } from '../observability/tracing.js';
 
 // Delivery (DESIGN section 5). The delivery rows are the truth: an attempt is
 // claimed (and recorded) before the request, under a lease with a fencing
@@ -150,17 +151,20 @@ export class WebhookDeliverer {
     }
     const signed = signAttempt({ secrets, deliveryId: delivery.id, event: delivery.event, attempt: number, payload: delivery.payload, now: new Date(), userAgent: USER_AGENT });
     const started = performance.now();
-    const headers = { ...headersToSend(delivery.headers, this.box), ...signed.headers };
-    let url: URL;
-    try {
-      if (isListenUrl(delivery.url) && this.listen) return await this.listen.exchange(delivery, signed.body, headers, this.settings.timeoutMs);
-      url = new URL(delivery.url);
-      const destination = await resolveDestination(url.hostname, this.settings.destinations);
-      // The webhook's own headers first: none of them can be one of ours (webhooks/headers.ts refuses those names).
-      return await sendAttempt(url, destination, signed.body, headers, this.settings.timeoutMs);
-    } catch (error) {
-      return { statusCode: null, responseBody: null, error: (error as Error).message, durationMs: Math.round(performance.now() - started) };
-    }
+    const headers: Record<string, string> = { ...headersToSend(delivery.headers, this.box), ...signed.headers };
+    // Traced: the attempt is a span of the trace that caused the delivery, and the receiver gets its traceparent.
+    const traced = { 'webhook.delivery_id': delivery.id, 'webhook.id': delivery.webhook_id, 'webhook.event': delivery.event, 'webhook.attempt': number };
+    return attemptSpan(delivery.trace_parent, traced, headers, async (): Promise<SendResult> => {
+      try {
+        if (isListenUrl(delivery.url) && this.listen) return await this.listen.exchange(delivery, signed.body, headers, this.settings.timeoutMs);
+        const url = new URL(delivery.url);
+        const destination = await resolveDestination(url.hostname, this.settings.destinations);
+        // The webhook's own headers first: none of them can be one of ours (webhooks/headers.ts refuses those names).
+        return await sendAttempt(url, destination, signed.body, headers, this.settings.timeoutMs);
+      } catch (error) {
+        return { statusCode: null, responseBody: null, error: (error as Error).message, durationMs: Math.round(performance.now() - started) };
+      }
+    });
   }
 
   /**

@@ -128,11 +128,12 @@ Headers of every attempt:
 | \`x-webhook-signature\` | \`sha256=<hex>\`, the same value as \`metadata.signature\` |
 | \`webhook-timestamp\` | Unix seconds of this attempt |
 | \`webhook-signature\` | \`v1,<base64>\`; two, space-separated, while a rotated secret is in its 24-hour grace |
+| \`traceparent\` | only when the service traces (OpenTelemetry): the W3C trace context of this attempt, in the trace of the API request that caused the event |
 
 **Custom headers.** A webhook may add up to ${HEADERS_MAX} headers of its own to
 every attempt (\`headers\`: name, value, secret), for a receiver behind a
 gateway that wants a static key. A name is an HTTP header name, not one of the
-above nor \`host\`, \`content-*\`, \`proxy-*\` or a hop-by-hop header; a value
+above nor \`host\`, \`content-*\`, \`proxy-*\`, \`tracestate\` or a hop-by-hop header; a value
 is at most ${HEADER_VALUE_MAX} characters without line breaks. A value marked
 \`secret\` is stored encrypted and never shown again (save the header again
 without a value to keep it). The delivery log names the custom headers each

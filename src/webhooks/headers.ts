@@ -36,9 +36,9 @@ export const HEADER_VALUE_MAX = BOUNDS.webhook.headerValue.maxLength;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** What Node sends in a field value: tab, visible ASCII, space, and bytes above 127; never CR, LF or NUL. */
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-/** Ours (the signature and its kin), the body's, and the connection's: a webhook cannot set them. */
+/** Ours (the signature and its kin, the trace context), the body's, and the connection's: a webhook cannot set them. */
 const RESERVED_PREFIXES = ['webhook-', 'x-webhook-', 'content-', 'proxy-'];
-const RESERVED = new Set(['host', 'user-agent', 'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect']);
+const RESERVED = new Set(['host', 'user-agent', 'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect', 'traceparent', 'tracestate']);
 
 export const isReservedHeader = (name: string) => {
   const lower = name.toLowerCase();

@@ -4,6 +4,7 @@ import { newDeliveryId, payloadText, selectContact } from './payload.js';
 import { DUE_CHANNEL } from './pump.js';
 import { aboutWebhook, subjectsOf } from './subjects.js';
 import { filterMatches, type Filter } from './filters.js';
+import { currentTraceparent } from '../observability/tracing.js';
 
 // The transactional outbox: an event is kept in the event store and becomes
 // one delivery row per active webhook of the company subscribed to it whose
@@ -26,6 +27,8 @@ export interface NewDelivery {
   subjects?: string[];
   /** The stored event it delivers; none for a test send. */
   eventId?: string;
+  /** The W3C traceparent of the request that caused it (tracing on), so its attempts join that trace. */
+  traceParent?: string | null;
 }
 
 /** Counts what the filters turned away, once the change has committed. */
@@ -33,9 +36,9 @@ export type FilteredCounter = (event: string, webhooks: number) => void;
 
 const SUBSCRIBED = 'SELECT id, form_data, filters -> $3::text AS filter FROM webhooks WHERE company_id = $1 AND active AND events @> $2::jsonb ORDER BY id';
 
-const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at, subjects, event_id)
-  SELECT d.id, d.webhook_id, d.company_id, d.event, 'pending', d.payload, 0, 5, d.due, d.trigger, d.due, ARRAY(SELECT json_array_elements_text(d.subjects)), d.event_id
-  FROM json_to_recordset($1::json) AS d(id text, webhook_id int, company_id int, event text, payload text, trigger text, due timestamptz, subjects json, event_id text)`;
+const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at, subjects, event_id, trace_parent)
+  SELECT d.id, d.webhook_id, d.company_id, d.event, 'pending', d.payload, 0, 5, d.due, d.trigger, d.due, ARRAY(SELECT json_array_elements_text(d.subjects)), d.event_id, d.trace_parent
+  FROM json_to_recordset($1::json) AS d(id text, webhook_id int, company_id int, event text, payload text, trigger text, due timestamptz, subjects json, event_id text, trace_parent text)`;
 
 const WRITE = `WITH written AS (${INSERT_DELIVERIES}) SELECT pg_notify('${DUE_CHANNEL}', '')`;
 
@@ -45,8 +48,12 @@ const RECORD = `WITH kept AS (
   VALUES ($2, $3, $4, $5::json, $6::json, $7, ARRAY(SELECT json_array_elements_text($8::json)), ARRAY(SELECT json_array_elements_text($9::json)::int))
 ), written AS (${INSERT_DELIVERIES}) SELECT pg_notify('${DUE_CHANNEL}', '') WHERE json_array_length($1::json) > 0`;
 
-const rowsOf = (deliveries: NewDelivery[]) =>
-  JSON.stringify(deliveries.map((d) => ({ id: d.id, webhook_id: d.webhookId, company_id: d.companyId, event: d.event, payload: d.payload, trigger: d.trigger, due: d.due, subjects: d.subjects ?? [], event_id: d.eventId ?? null })));
+// Each row keeps the traceparent of the request recording it (null when tracing is off): observability/tracing.ts.
+const rowsOf = (deliveries: NewDelivery[], traceParent = currentTraceparent()) =>
+  JSON.stringify(deliveries.map((d) => ({
+    id: d.id, webhook_id: d.webhookId, company_id: d.companyId, event: d.event, payload: d.payload, trigger: d.trigger, due: d.due,
+    subjects: d.subjects ?? [], event_id: d.eventId ?? null, trace_parent: d.traceParent ?? traceParent,
+  })));
 
 export class WebhookOutbox implements EventSink<RequestContext> {
   constructor(private readonly countFiltered: FilteredCounter = () => undefined) {}

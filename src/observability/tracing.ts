@@ -1,0 +1,106 @@
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, NodeTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-node';
+
+// OpenTelemetry traces, off unless configured (config.ts, `tracing`): the
+// standard OTEL_* variables choose the OTLP endpoint and the service name,
+// and the official SDK exports the spans. What is traced:
+//   - each API request (REST row or /graphql) as a server span, joining the
+//     caller's trace when it sends a traceparent;
+//   - each GraphQL operation as a span inside it;
+//   - each webhook attempt as a client span in the trace of the request whose
+//     change caused the delivery (the outbox row keeps its traceparent), with
+//     the W3C traceparent sent to the receiver.
+// Off, no provider is registered: the calls below are skipped or are the
+// API's no-ops, and no delivery row carries a traceparent.
+
+const tracer = () => trace.getTracer('switchboard');
+
+let provider: NodeTracerProvider | undefined;
+
+/** Whether spans are recorded in this process. */
+export const tracingOn = () => provider !== undefined;
+
+/**
+ * Registers the SDK for this process (once; a second service of the same
+ * process shares it), and says whether this call did. `exporter` replaces
+ * OTLP (the suite's in-memory one).
+ */
+export function startTracing(serviceName: string, exporter?: SpanExporter): boolean {
+  if (provider) return false;
+  provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? serviceName }),
+    spanProcessors: [exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(new OTLPTraceExporter())],
+  });
+  // The AsyncLocalStorage context manager and the W3C trace-context propagator.
+  provider.register();
+  return true;
+}
+
+/** Flushes and stops the exporter (at shutdown). */
+export async function stopTracing(): Promise<void> {
+  const stopping = provider;
+  provider = undefined;
+  await stopping?.shutdown();
+  trace.disable();
+  context.disable();
+  propagation.disable();
+}
+
+/** The W3C traceparent of the active span, or null (tracing off, or no span). */
+export function currentTraceparent(): string | null {
+  if (!provider) return null;
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ?? null;
+}
+
+/** A server span for an API request, in the caller's trace when its headers carry one; run `next` inside it. */
+export function serverSpan(method: string, headers: Record<string, unknown>, next: (span: Span) => void): void {
+  const parent = propagation.extract(context.active(), headers);
+  const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
+  context.with(trace.setSpan(parent, span), () => next(span));
+}
+
+/** Ends a request's span with its route and status (5xx marks it an error). */
+export function endServerSpan(span: Span, method: string, route: string | undefined, status: number): void {
+  if (route) {
+    span.updateName(`${method} ${route}`);
+    span.setAttribute('http.route', route);
+  }
+  span.setAttribute('http.response.status_code', status);
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
+/** A span for a GraphQL operation, a child of the active one; the caller ends it. */
+export function operationSpan(): Span {
+  return tracer().startSpan('graphql.operation', { kind: SpanKind.INTERNAL });
+}
+
+/**
+ * Runs a webhook attempt in a client span of the trace its delivery was
+ * caused in (when the row kept one), linked to that span too; `headers` gets
+ * the attempt's own traceparent for the receiver.
+ */
+export async function attemptSpan<T extends { statusCode: number | null; error?: string | null }>(
+  traceParent: string | null,
+  attributes: Record<string, string | number>,
+  headers: Record<string, string>,
+  attempt: () => Promise<T>,
+): Promise<T> {
+  if (!provider) return attempt();
+  const parent: Context = traceParent ? propagation.extract(context.active(), { traceparent: traceParent }) : context.active();
+  const caused = trace.getSpanContext(parent);
+  const span = tracer().startSpan('webhook.attempt', { kind: SpanKind.CLIENT, attributes, links: caused ? [{ context: caused }] : [] }, parent);
+  propagation.inject(trace.setSpan(parent, span), headers);
+  try {
+    const result = await context.with(trace.setSpan(parent, span), attempt);
+    if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
+    if (result.statusCode === null || result.statusCode >= 300) span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? `status ${result.statusCode}` });
+    return result;
+  } finally {
+    span.end();
+  }
+}

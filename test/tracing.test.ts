@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { SpanKind } from '@opentelemetry/api';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { startTracing, stopTracing } from '../src/observability/tracing.js';
+import { loadConfig } from '../src/config.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { eventually, Receiver } from './helpers/receiver.js';
+import { kill, startWorker } from './helpers/worker.js';
+
+// OpenTelemetry across the webhook hop. In this process, with the SDK's
+// in-memory exporter: a REST write (in its caller's trace), the commit of its
+// change and the webhook attempt it causes form one trace, and the receiver
+// gets the attempt's traceparent; a /graphql mutation is a server span with
+// its operation inside. Across processes, with the OTLP exporter the
+// standard variables configure: an API process and a worker process export
+// to a collector on loopback, and the attempt the worker makes is in the
+// trace of the request the API answered.
+
+const exporter = new InMemorySpanExporter();
+let app: TestApp;
+let owner: string;
+let receiver: Receiver;
+
+before(async () => {
+  startTracing('switchboard-test', exporter);
+  app = await startTestApp();
+  owner = await app.login('owner@acme.test');
+  receiver = await new Receiver().start();
+});
+after(async () => {
+  await receiver.close();
+  await app.close();
+  await stopTracing();
+});
+
+const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN = '00f067aa0ba902b7';
+const spans = () => exporter.getFinishedSpans();
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+
+async function hook(path: string): Promise<string> {
+  const created = await app.request('POST', '/api/webhooks', { token: owner, body: { title: `Traced ${path}`, url: `${receiver.url}${path}`, events: ['agent.created'] } });
+  assert.equal(created.status, 201, created.text);
+  return created.body.data.secret;
+}
+
+describe('traces across the webhook hop (in-memory exporter)', () => {
+  it("one REST write, in its caller's trace, its commit and the webhook attempt it causes form one trace", async () => {
+    const secret = await hook('/rest');
+    const made = await app.request('POST', '/api/agents', { token: owner, body: { name: 'Traced Tess' }, headers: { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` } });
+    assert.equal(made.status, 201, made.text);
+    const [delivery] = await receiver.waitFor(1, 10_000, (r) => r.path === '/rest');
+    new StandardWebhook(secret).verify(delivery.body, delivery.headers as Record<string, string>);
+    const traceparent = String(delivery.headers.traceparent);
+    assert.match(traceparent, new RegExp(`^00-${CALLER_TRACE}-[0-9a-f]{16}-01$`), 'the receiver is sent the trace it belongs to');
+
+    const server = spans().find((s) => s.name === 'POST /api/agents')!;
+    assert.ok(server, spans().map((s) => s.name).join(', '));
+    assert.equal(server.kind, SpanKind.SERVER);
+    assert.equal(server.spanContext().traceId, CALLER_TRACE);
+    assert.equal(parentOf(server), CALLER_SPAN, "the request's span is a child of the caller's");
+    assert.equal(server.attributes['http.route'], '/api/agents');
+    assert.equal(server.attributes['http.response.status_code'], 201);
+
+    const deliveryId = String(delivery.headers['webhook-id']);
+    const [row] = await app.sql('SELECT trace_parent FROM webhook_deliveries WHERE id = ?', [deliveryId]);
+    assert.equal(row.trace_parent, `00-${CALLER_TRACE}-${server.spanContext().spanId}-01`, 'the outbox row keeps the request span it was committed in');
+
+    const attempt = await eventually(async () => spans().find((s) => s.name === 'webhook.attempt' && s.attributes['webhook.delivery_id'] === deliveryId));
+    assert.equal(attempt.kind, SpanKind.CLIENT);
+    assert.equal(attempt.spanContext().traceId, CALLER_TRACE);
+    assert.equal(parentOf(attempt), server.spanContext().spanId);
+    assert.deepEqual(attempt.links.map((link) => link.context.spanId), [server.spanContext().spanId], 'linked to the request that caused it');
+    assert.equal(traceparent.split('-')[2], attempt.spanContext().spanId, "the header is the attempt's own span");
+    assert.equal(attempt.attributes['http.response.status_code'], 200);
+    assert.equal(attempt.attributes['webhook.event'], 'agent.created');
+    assert.equal(attempt.attributes['webhook.attempt'], 1);
+  });
+
+  it('a /graphql mutation is a server span with its operation inside, and a new trace when the caller sends none', async () => {
+    await hook('/graphql');
+    const made = await app.graphql('mutation CreateAgent($n: String!) { createAgent(name: $n) { id } }', { n: 'Traced Gus' }, owner);
+    assert.equal(made.body.errors, undefined, made.text);
+    const [delivery] = await receiver.waitFor(1, 10_000, (r) => r.path === '/graphql');
+    const server = spans().filter((s) => s.name === 'POST /graphql').at(-1)!;
+    assert.ok(server);
+    assert.equal(parentOf(server), undefined, 'a root span');
+    assert.notEqual(server.spanContext().traceId, CALLER_TRACE);
+    const operation = await eventually(async () => spans().find((s) => s.name === 'mutation CreateAgent' && s.spanContext().traceId === server.spanContext().traceId));
+    assert.equal(parentOf(operation), server.spanContext().spanId);
+    assert.equal(operation.attributes['graphql.operation.type'], 'mutation');
+    assert.equal(String(delivery.headers.traceparent).split('-')[1], server.spanContext().traceId);
+  });
+
+  it('a refused request ends its span with its status, and a webhook may not set the trace headers itself', async () => {
+    const refused = await app.request('POST', '/api/webhooks', { token: owner, body: { title: 'Own trace', url: `${receiver.url}/own`, events: ['agent.created'], headers: [{ name: 'traceparent', value: 'x' }] } });
+    assert.equal(refused.status, 422, refused.text);
+    assert.ok(refused.body.errors['headers.0.name'], refused.text);
+    const server = await eventually(async () => spans().filter((s) => s.name === 'POST /api/webhooks').find((s) => s.attributes['http.response.status_code'] === 422));
+    assert.equal(server.kind, SpanKind.SERVER);
+  });
+});
+
+describe('tracing is off unless an OTLP endpoint is configured', () => {
+  const base = { NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(32), APP_KEY: Buffer.alloc(32, 1).toString('base64') };
+  it('reads the standard OTEL_* variables', () => {
+    assert.equal(loadConfig(base).tracing, false);
+    assert.equal(loadConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }).tracing, true);
+    assert.equal(loadConfig({ ...base, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces' }).tracing, true);
+    assert.equal(loadConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' }).tracing, false);
+    assert.equal(loadConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing, false);
+  });
+});
+
+/** An OTLP/HTTP collector on loopback: the spans of every export it receives (JSON encoding). */
+class Collector {
+  readonly spans: Array<{ name: string; traceId: string; spanId: string; parentSpanId?: string; service: string }> = [];
+  private server?: Server;
+  url = '';
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        if (req.url === '/v1/traces') {
+          const sent = JSON.parse(body) as { resourceSpans: Array<{ resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans: Array<{ spans: Array<{ name: string; traceId: string; spanId: string; parentSpanId?: string }> }> }> };
+          for (const resource of sent.resourceSpans) {
+            const service = resource.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
+            for (const scope of resource.scopeSpans) for (const span of scope.spans) this.spans.push({ ...span, service });
+          }
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server!.close(() => resolve()));
+  }
+}
+
+describe('traces exported over OTLP by an API process and a worker process', () => {
+  it('the attempt the worker makes is in the trace of the request the API answered', async () => {
+    // A database of its own, whose in-process API (this process's) never delivers: the worker process does.
+    const apart = await startTestApp({ PROCESS_ROLE: 'api' });
+    const collector = await new Collector().start();
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '200' };
+    const api = await startWorker(apart, { ...otel, PROCESS_ROLE: 'api', OTEL_SERVICE_NAME: 'switchboard-api' });
+    const worker = await startWorker(apart, { ...otel, OTEL_SERVICE_NAME: 'switchboard-worker' });
+    try {
+      const token = await apart.login('owner@acme.test');
+      const post = (path: string, body: unknown) =>
+        fetch(`${api.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      assert.equal((await post('/api/webhooks', { title: 'Across processes', url: `${receiver.url}/otlp`, events: ['agent.created'] })).status, 201);
+      assert.equal((await post('/api/agents', { name: 'Exported Eve' })).status, 201);
+      const [delivery] = await receiver.waitFor(1, 15_000, (r) => r.path === '/otlp');
+      const traceId = String(delivery.headers.traceparent).split('-')[1];
+      const request = await eventually(async () => collector.spans.find((s) => s.name === 'POST /api/agents' && s.traceId === traceId), 15_000, 'the API process to export its span');
+      assert.equal(request.service, 'switchboard-api');
+      const attempt = await eventually(async () => collector.spans.find((s) => s.name === 'webhook.attempt' && s.traceId === traceId), 15_000, 'the worker process to export its span');
+      assert.equal(attempt.service, 'switchboard-worker');
+      assert.equal(attempt.parentSpanId, request.spanId);
+    } finally {
+      await kill(api);
+      await kill(worker);
+      await collector.close();
+      await apart.close();
+    }
+  });
+});
