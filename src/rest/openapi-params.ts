@@ -2,9 +2,9 @@ import { DEFAULT_BOUNDS, type Bound } from '../bounds.js';
 import type { Param } from './route.js';
 
 // The JSON Schema of a row's parameter: its type, its enum, and its bound
-// (bounds.ts) as the keyword of the same name, the one params.ts checks a
-// request against. A parameter without a bound of its own is stated with its
-// type's default, which params.ts checks as well.
+// (bounds.ts) as the keyword of the same name, the bound its service checks.
+// A parameter without a bound of its own is stated with its type's default,
+// which params.ts checks.
 
 export type Schema = Record<string, unknown>;
 
