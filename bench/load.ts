@@ -16,6 +16,8 @@ export interface Scenario {
   bodyTemplate?: string;
   /** Values taken in turn for `{v}` in the path and body (e.g. which row a write changes). */
   cycle?: string[];
+  /** The process serving it, when not the bench's own: its CPU per answer is read from /proc. */
+  pid?: number;
 }
 
 /** One window of load: every response's time, so windows can be merged into one distribution. */

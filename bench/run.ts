@@ -4,9 +4,10 @@ import { benchApp, benchDatabase } from './harness.js';
 import { overloadBench } from './overload.bench.js';
 import { webhooksBench } from './webhooks.bench.js';
 import { filtersBench } from './filters.bench.js';
+import { tracingBench } from './tracing.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
-// database; `npm run bench -- webhooks` (or api, deep-page, filters, overload) runs the ones named;
+// database; `npm run bench -- webhooks` (or api, deep-page, tracing, filters, overload) runs the ones named;
 // `npm run bench -- limits` runs the rate limits' part of api alone.
 
 // The services under test get the production pool size, not the test suite's small one.
@@ -15,7 +16,7 @@ const only = process.argv.slice(2);
 const wanted = (name: string) => only.length === 0 || only.includes(name);
 
 const stopDatabase = await benchDatabase();
-for (const [name, run] of [['api', apiBench], ['deep-page', deepPageBench], ['limits', limitsBench]] as const) {
+for (const [name, run] of [['api', apiBench], ['deep-page', deepPageBench], ['tracing', tracingBench], ['limits', limitsBench]] as const) {
   // `limits` is part of `api`; run alone only when named.
   if (name === 'limits' && !only.includes('limits')) continue;
   if (!wanted(name)) continue;

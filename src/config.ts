@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_TRACED_LIBRARIES, tracedLibraries, type TracedLibrary } from './observability/traced-libraries.js';
 
 // The only module that reads process.env. Everything else receives a Config.
 
@@ -47,6 +48,8 @@ export interface Config {
    * The SDK reads the rest of the OTEL_* variables itself.
    */
   tracing: boolean;
+  /** The libraries instrumented when tracing is on (observability/traced-libraries.ts). */
+  tracedLibraries: TracedLibrary[];
   /** When set, /metrics asks for it as a Bearer token. */
   metricsToken?: string;
   logLevel: LogLevel;
@@ -269,6 +272,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookWorkerSockets: read(() => integer(env, 'WEBHOOK_WORKER_SOCKETS', 1000, 1, 10_000), 1000),
     corsOrigins: read(() => origins(env, 'CORS_ORIGINS'), []),
     tracing: Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && env.OTEL_SDK_DISABLED !== 'true' && env.OTEL_TRACES_EXPORTER !== 'none',
+    tracedLibraries: read(() => tracedLibraries(env, (variable, problem) => { throw new ConfigError(variable, problem); }), [...DEFAULT_TRACED_LIBRARIES]),
     metricsToken: read(() => {
       const token = env.METRICS_TOKEN;
       if (token && token.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');

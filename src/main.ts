@@ -25,6 +25,14 @@ async function main() {
   const format = config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');
   log = createLogger(config.logLevel, undefined, format);
   json = format === 'json';
+  // Traced: the SDK and the libraries' instrumentations start before the modules they hook load.
+  let stopTraces = async () => {};
+  if (config.tracing) {
+    const [{ startTracing, stopTracing }, { instrumentLibraries }] = await Promise.all([import('./observability/tracing.js'), import('./observability/instrumentation.js')]);
+    startTracing('switchboard');
+    stopTraces = stopTracing;
+    await instrumentLibraries(config.tracedLibraries);
+  }
   const [{ startService }, { DEMO_LOGINS, DEMO_PASSWORD }] = await Promise.all([import('./runtime.js'), import('./seed/demo.js')]);
   const running = await startService(config, log);
 
@@ -34,6 +42,7 @@ async function main() {
     stopping = true;
     log!.info('shutting down', { signal });
     await running.stop();
+    await stopTraces();
     log!.info('stopped');
     process.exit(0);
   };

@@ -114,11 +114,38 @@ describe('tracing is off unless an OTLP endpoint is configured', () => {
     assert.equal(loadConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' }).tracing, false);
     assert.equal(loadConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing, false);
   });
+
+  it('instruments pg unless OTEL_NODE_ENABLED_INSTRUMENTATIONS or OTEL_NODE_DISABLED_INSTRUMENTATIONS say otherwise', () => {
+    assert.deepEqual(loadConfig(base).tracedLibraries, ['pg']);
+    assert.deepEqual(loadConfig({ ...base, OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'graphql, pg' }).tracedLibraries, ['pg', 'graphql']);
+    assert.deepEqual(loadConfig({ ...base, OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg' }).tracedLibraries, []);
+    assert.deepEqual(loadConfig({ ...base, OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,express,pg,graphql', OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'express' }).tracedLibraries, ['http', 'pg', 'graphql']);
+    assert.throws(() => loadConfig({ ...base, OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'pg,redis' }), (error: Error & { problems?: string[] }) =>
+      /OTEL_NODE_ENABLED_INSTRUMENTATIONS names redis: it takes a comma-separated list of http, express, pg, graphql/.test(String(error.problems)));
+  });
 });
+
+interface ExportedSpan {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  /** OTLP's span kind: 1 internal, 2 server, 3 client. */
+  kind: number;
+  /** The instrumentation that made it (its scope). */
+  scope: string;
+  service: string;
+  attributes: Record<string, string | number | undefined>;
+}
+
+type OtlpValue = { stringValue?: string; intValue?: string | number };
+type OtlpAttributes = Array<{ key: string; value: OtlpValue }>;
+const attributesOf = (list: OtlpAttributes = []) =>
+  Object.fromEntries(list.map((a) => [a.key, a.value.stringValue ?? (a.value.intValue === undefined ? undefined : Number(a.value.intValue))]));
 
 /** An OTLP/HTTP collector on loopback: the spans of every export it receives (JSON encoding). */
 class Collector {
-  readonly spans: Array<{ name: string; traceId: string; spanId: string; parentSpanId?: string; service: string }> = [];
+  readonly spans: ExportedSpan[] = [];
   private server?: Server;
   url = '';
 
@@ -128,10 +155,12 @@ class Collector {
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
         if (req.url === '/v1/traces') {
-          const sent = JSON.parse(body) as { resourceSpans: Array<{ resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans: Array<{ spans: Array<{ name: string; traceId: string; spanId: string; parentSpanId?: string }> }> }> };
-          for (const resource of sent.resourceSpans) {
-            const service = resource.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
-            for (const scope of resource.scopeSpans) for (const span of scope.spans) this.spans.push({ ...span, service });
+          type Sent = { resourceSpans: Array<{ resource: { attributes: OtlpAttributes }; scopeSpans: Array<{ scope: { name: string }; spans: Array<Omit<ExportedSpan, 'service' | 'scope' | 'attributes'> & { attributes?: OtlpAttributes }> }> }> };
+          for (const resource of (JSON.parse(body) as Sent).resourceSpans) {
+            const service = String(attributesOf(resource.resource.attributes)['service.name'] ?? '');
+            for (const scope of resource.scopeSpans) {
+              for (const span of scope.spans) this.spans.push({ ...span, parentSpanId: span.parentSpanId || undefined, service, scope: scope.scope.name, attributes: attributesOf(span.attributes) });
+            }
           }
         }
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
@@ -142,18 +171,27 @@ class Collector {
     return this;
   }
 
+  /** Whether `span` descends from the span `ancestorId` (through the spans exported so far). */
+  descends(span: ExportedSpan, ancestorId: string): boolean {
+    for (let at: ExportedSpan | undefined = span; at?.parentSpanId; at = this.spans.find((s) => s.spanId === at!.parentSpanId)) {
+      if (at.parentSpanId === ancestorId) return true;
+    }
+    return false;
+  }
+
   close(): Promise<void> {
     return new Promise((resolve) => this.server!.close(() => resolve()));
   }
 }
 
 describe('traces exported over OTLP by an API process and a worker process', () => {
-  it('the attempt the worker makes is in the trace of the request the API answered', async () => {
+  it('the libraries\' spans nest in the request, and the attempt the worker makes is in the trace of the request the API answered', async () => {
     // A database of its own, whose in-process API (this process's) never delivers: the worker process does.
     const apart = await startTestApp({ PROCESS_ROLE: 'api' });
     const collector = await new Collector().start();
     const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '200' };
-    const api = await startWorker(apart, { ...otel, PROCESS_ROLE: 'api', OTEL_SERVICE_NAME: 'switchboard-api' });
+    // The API with every instrumentation, the worker with the default (pg alone: its attempt is our span).
+    const api = await startWorker(apart, { ...otel, PROCESS_ROLE: 'api', OTEL_SERVICE_NAME: 'switchboard-api', OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,express,pg,graphql' });
     const worker = await startWorker(apart, { ...otel, OTEL_SERVICE_NAME: 'switchboard-worker' });
     try {
       const token = await apart.login('owner@acme.test');
@@ -162,12 +200,45 @@ describe('traces exported over OTLP by an API process and a worker process', () 
       assert.equal((await post('/api/webhooks', { title: 'Across processes', url: `${receiver.url}/otlp`, events: ['agent.created'] })).status, 201);
       assert.equal((await post('/api/agents', { name: 'Exported Eve' })).status, 201);
       const [delivery] = await receiver.waitFor(1, 15_000, (r) => r.path === '/otlp');
-      const traceId = String(delivery.headers.traceparent).split('-')[1];
+      const [, traceId, sentSpanId] = String(delivery.headers.traceparent).split('-');
+
+      // The request: the http instrumentation's server span, named by the REST row; express's and pg's spans inside it.
       const request = await eventually(async () => collector.spans.find((s) => s.name === 'POST /api/agents' && s.traceId === traceId), 15_000, 'the API process to export its span');
       assert.equal(request.service, 'switchboard-api');
+      assert.equal(request.scope, '@opentelemetry/instrumentation-http');
+      assert.equal(request.kind, 2);
+      assert.equal(request.attributes['http.route'], '/api/agents');
+      assert.equal(request.attributes['http.response.status_code'] ?? request.attributes['http.status_code'], 201);
+      const inRequest = (scope: string) => collector.spans.filter((s) => s.traceId === traceId && s.scope === scope && collector.descends(s, request.spanId));
+      const insert = await eventually(async () => inRequest('@opentelemetry/instrumentation-pg').find((s) => s.name.startsWith('pg.query:INSERT')), 15_000, 'the INSERT of the agent as a pg span of the request');
+      assert.equal(insert.attributes['db.system'] ?? insert.attributes['db.system.name'], 'postgresql');
+      assert.ok(inRequest('@opentelemetry/instrumentation-express').some((s) => s.name === 'middleware - rows'), 'the REST rows middleware is an express span of the request');
+
+      // The attempt: the worker's span, inside the request (a child of the span that wrote the outbox row), and what the receiver was told.
       const attempt = await eventually(async () => collector.spans.find((s) => s.name === 'webhook.attempt' && s.traceId === traceId), 15_000, 'the worker process to export its span');
       assert.equal(attempt.service, 'switchboard-worker');
-      assert.equal(attempt.parentSpanId, request.spanId);
+      assert.equal(attempt.kind, 3);
+      assert.ok(collector.descends(attempt, request.spanId), 'the attempt descends from the request');
+      assert.equal(attempt.spanId, sentSpanId);
+
+      // A GraphQL query: the graphql instrumentation's parse and validate, beside the operation's span, inside the request.
+      const query = await fetch(`${api.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` }, body: JSON.stringify({ query: '{ roles { records { id } } }' }) });
+      assert.equal(query.status, 200, await query.clone().text());
+      const graphqlRequest = await eventually(async () => collector.spans.find((s) => s.traceId === CALLER_TRACE && s.name === 'POST /graphql'), 15_000, 'the /graphql request span');
+      assert.equal(graphqlRequest.parentSpanId, CALLER_SPAN);
+      const parse = await eventually(async () => collector.spans.find((s) => s.traceId === CALLER_TRACE && s.name === 'graphql.parse'), 15_000, 'the parse span');
+      assert.ok(collector.descends(parse, graphqlRequest.spanId));
+      // The operation's own span (named by its type and name) and the instrumentation's execute, with the read's query inside.
+      const operation = await eventually(async () => collector.spans.find((s) => s.traceId === CALLER_TRACE && s.scope === 'switchboard' && s.name === 'query anonymous'), 15_000, 'the operation span');
+      assert.ok(collector.descends(operation, graphqlRequest.spanId));
+      const read = await eventually(async () => collector.spans.find((s) => s.traceId === CALLER_TRACE && s.scope === '@opentelemetry/instrumentation-pg' && s.name.startsWith('pg.query')), 15_000, 'the read as a pg span');
+      assert.ok(collector.descends(read, graphqlRequest.spanId));
+
+      // Only API requests and attempts start traces: not the probes, nor the startup's work, nor the background loops.
+      assert.equal((await fetch(`${api.url}/healthz`)).status, 200);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const roots = collector.spans.filter((s) => !s.parentSpanId);
+      assert.deepEqual(roots.filter((s) => !(s.kind === 2 && /^(GET|POST|PUT|PATCH|DELETE) \/(api|graphql)/.test(s.name)) && s.name !== 'webhook.attempt').map((s) => `${s.service} ${s.name}`), []);
     } finally {
       await kill(api);
       await kill(worker);

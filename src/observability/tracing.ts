@@ -1,7 +1,8 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-node';
+import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, SamplingDecision, SimpleSpanProcessor, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 
 // OpenTelemetry traces, off unless configured (config.ts, `tracing`): the
 // standard OTEL_* variables choose the OTLP endpoint and the service name,
@@ -19,6 +20,19 @@ const tracer = () => trace.getTracer('switchboard');
 
 let provider: NodeTracerProvider | undefined;
 
+/**
+ * Which spans may start a trace: an API request's (server) and a webhook
+ * attempt's whose delivery kept none (client). The rest follow their parent,
+ * so work outside a request (the startup's GraphQL documents, the background
+ * loops) records nothing. OTEL_TRACES_SAMPLER, when set, decides instead.
+ */
+const requestsStartTraces: Sampler = new ParentBasedSampler({
+  root: {
+    shouldSample: (_context, _traceId, _name, kind) => ({ decision: kind === SpanKind.SERVER || kind === SpanKind.CLIENT ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD }),
+    toString: () => 'RequestsStartTraces',
+  },
+});
+
 /** Whether spans are recorded in this process. */
 export const tracingOn = () => provider !== undefined;
 
@@ -31,6 +45,7 @@ export function startTracing(serviceName: string, exporter?: SpanExporter): bool
   if (provider) return false;
   provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? serviceName }),
+    ...(process.env.OTEL_TRACES_SAMPLER ? {} : { sampler: requestsStartTraces }),
     spanProcessors: [exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(new OTLPTraceExporter())],
   });
   // The AsyncLocalStorage context manager and the W3C trace-context propagator.
@@ -56,15 +71,29 @@ export function currentTraceparent(): string | null {
   return carrier.traceparent ?? null;
 }
 
-/** A server span for an API request, in the caller's trace when its headers carry one; run `next` inside it. */
+/**
+ * The server span of an API request, run `next` inside it: the one the http
+ * instrumentation opened (instrumentation.ts), or else one of ours, in the
+ * caller's trace when its headers carry one.
+ */
 export function serverSpan(method: string, headers: Record<string, unknown>, next: (span: Span) => void): void {
+  const opened = getRPCMetadata(context.active());
+  if (opened?.type === RPCType.HTTP) return next(opened.span);
   const parent = propagation.extract(context.active(), headers);
   const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
   context.with(trace.setSpan(parent, span), () => next(span));
 }
 
-/** Ends a request's span with its route and status (5xx marks it an error). */
+/**
+ * Ends a request's span with its route and status (5xx marks it an error).
+ * The http instrumentation's span is named from the route here and ended by it.
+ */
 export function endServerSpan(span: Span, method: string, route: string | undefined, status: number): void {
+  const opened = getRPCMetadata(context.active());
+  if (opened?.type === RPCType.HTTP && opened.span === span) {
+    if (route) opened.route = route;
+    return;
+  }
   if (route) {
     span.updateName(`${method} ${route}`);
     span.setAttribute('http.route', route);

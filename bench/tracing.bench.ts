@@ -1,0 +1,77 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { assertSameAnswer, compare, measure, report, type Result, type Scenario, type TestApp } from './harness.js';
+import { kill, startWorker } from '../test/helpers/worker.js';
+
+// What OpenTelemetry costs the read path (issue 28): the roles page over REST
+// from API processes of the service on one database, side by side:
+//   - off: no OTLP endpoint (the default), so no SDK, hook or middleware;
+//   - VARIANTS: requests traced and exported over OTLP/HTTP to a sink on
+//     loopback: "on" as configured by default (every request, pg's
+//     instrumentation), and with every instrumentation, for every request
+//     and for one in ten (BENCH_TRACING, a list of `name=libraries[@ratio]`,
+//     libraries `default` or a comma-separated list, overrides them).
+// Each is a process of its own (the hooks are process-wide), so the CPU per
+// answer is each process's own.
+
+const VARIANTS = process.env.BENCH_TRACING ?? 'on=default;every library=http,express,pg,graphql;every library 1 in 10=http,express,pg,graphql@0.1';
+
+const TRACING_ROUNDS = 7;
+
+/** An OTLP/HTTP endpoint that takes every export and keeps a count. */
+async function otlpSink(): Promise<{ url: string; exports: () => number; close: () => Promise<void> }> {
+  let exports = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      exports++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    exports: () => exports,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+export async function tracingBench(app: TestApp): Promise<void> {
+  const token = await app.login('owner@acme.test');
+  const sink = await otlpSink();
+  const env = { PROCESS_ROLE: 'api', NODE_ENV: 'production', DATABASE_POOL_SIZE: String(app.config.databasePoolSize), OTEL_SERVICE_NAME: 'switchboard-bench' };
+  const variants = VARIANTS.split(';').map((v) => v.split('='));
+  const processes: Record<string, Awaited<ReturnType<typeof startWorker>>> = { off: await startWorker(app, env) };
+  for (const [name, spec] of variants) {
+    const [libraries, ratio] = spec.split('@');
+    const sampled: Record<string, string> = ratio ? { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio } : {};
+    const instrumented: Record<string, string> = libraries === 'default' ? {} : { OTEL_NODE_ENABLED_INSTRUMENTATIONS: libraries };
+    processes[name] = await startWorker(app, { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...instrumented, ...sampled });
+  }
+  try {
+    const paths: Scenario[] = Object.entries(processes).map(([name, child]) => ({
+      name, url: `${child.url}/api/roles?per_page=15`, headers: { authorization: `Bearer ${token}` }, pid: child.pid,
+    }));
+    for (const path of paths.slice(1)) await assertSameAnswer(paths[0], path);
+    const results = { roles: await measure(paths, undefined, TRACING_ROUNDS) };
+    if (sink.exports() === 0) throw new Error('the traced process exported nothing');
+    const traced = variants.map(([name, libraries]) => `${name} (${libraries})`).join(', ');
+    report('tracing', `the roles page over REST from API processes, one with tracing off and the others tracing every request, exported over OTLP (${sink.exports()} exports received), with the instrumentations named: ${traced}`, results, tracingRatios(results.roles));
+  } finally {
+    for (const child of Object.values(processes)) await kill(child);
+    await sink.close();
+  }
+}
+
+function tracingRatios(results: Record<string, Result>): Record<string, number> {
+  const ratios: Record<string, number> = {};
+  for (const path of Object.keys(results).filter((name) => name !== 'off')) {
+    const { mean, paired, processCpu } = compare(results[path], results.off);
+    Object.assign(ratios, {
+      [`roles ${path}/off`]: mean,
+      [`roles ${path}/off, paired rounds`]: paired,
+      [`roles ${path}/off, service CPU per answer`]: processCpu,
+    });
+  }
+  return ratios;
+}

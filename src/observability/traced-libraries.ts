@@ -1,0 +1,29 @@
+// Which libraries' official instrumentations run when tracing is on
+// (instrumentation.ts), read by config.ts from the variables OpenTelemetry's
+// Node distribution reads: OTEL_NODE_ENABLED_INSTRUMENTATIONS names them,
+// OTEL_NODE_DISABLED_INSTRUMENTATIONS takes some away (comma-separated).
+
+/** The libraries the service's traces can instrument, by the names that distribution gives them. */
+export const TRACED_LIBRARIES = ['http', 'express', 'pg', 'graphql'] as const;
+export type TracedLibrary = (typeof TRACED_LIBRARIES)[number];
+
+/**
+ * The database's statements; the request's server span, its GraphQL
+ * operation and the webhook attempts are the service's own spans. The other
+ * three cost the read path more than tracing may by default (README,
+ * Performance: tracing), so they are the operator's choice.
+ */
+export const DEFAULT_TRACED_LIBRARIES: readonly TracedLibrary[] = ['pg'];
+
+/** The libraries the two variables choose; `fail` is told what is wrong with one of them. */
+export function tracedLibraries(env: Record<string, string | undefined>, fail: (variable: string, problem: string) => never): TracedLibrary[] {
+  const list = (variable: string) => {
+    const names = (env[variable] ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+    const unknown = names.filter((name) => !(TRACED_LIBRARIES as readonly string[]).includes(name));
+    if (unknown.length > 0) fail(variable, `names ${unknown.join(', ')}: it takes a comma-separated list of ${TRACED_LIBRARIES.join(', ')}`);
+    return names;
+  };
+  const [enabled, disabled] = [list('OTEL_NODE_ENABLED_INSTRUMENTATIONS'), list('OTEL_NODE_DISABLED_INSTRUMENTATIONS')];
+  const chosen: readonly string[] = enabled.length > 0 ? enabled : DEFAULT_TRACED_LIBRARIES;
+  return TRACED_LIBRARIES.filter((name) => chosen.includes(name) && !disabled.includes(name));
+}
