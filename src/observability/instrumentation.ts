@@ -9,11 +9,13 @@ import { createAddHookMessageChannel } from 'import-in-the-middle';
 import type { TracedLibrary } from './traced-libraries.js';
 
 // The official OpenTelemetry instrumentations of the libraries a request goes
-// through, when tracing is on (main.ts, before the service's modules load):
+// through, those chosen (traced-libraries.ts), when tracing is on (main.ts,
+// before the service's modules load):
 //   - http: the server span of each API request (the one tracing.ts names by
 //     its route), and a client span for each outgoing request made inside a
 //     trace (a webhook attempt, a call to the provider);
-//   - express: a span per route handler and router (not per middleware);
+//   - express: a span per middleware and route handler (the REST rows are one
+//     middleware, so their work shows between the server span and its queries);
 //   - pg: a span per query, inside a request or a job's trace (not per pool
 //     checkout: a wait for a connection shows as the gap before the query);
 //   - graphql: parse, validate and execute of each operation (no span per
@@ -36,8 +38,8 @@ const INSTRUMENTATIONS: Record<TracedLibrary, () => Instrumentation> = {
 };
 
 /**
- * Hooks the module loaders and enables the instrumentations named (config.ts:
- * all, unless OTEL_NODE_ENABLED_INSTRUMENTATIONS or
+ * Hooks the module loaders and enables the instrumentations named (config.ts,
+ * from traced-libraries.ts: pg unless OTEL_NODE_ENABLED_INSTRUMENTATIONS or
  * OTEL_NODE_DISABLED_INSTRUMENTATIONS say otherwise). Call it before
  * anything imports http's users, express, pg or graphql, and after the tracer
  * provider is registered (tracing.ts, startTracing).
