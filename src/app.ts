@@ -1,6 +1,5 @@
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { expressMiddleware } from '@as-integrations/express5';
 import cors from 'cors';
 import type { Express, RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
@@ -8,6 +7,7 @@ import type { RequestContext } from './context.js';
 import { appErrorOf, HttpError, UnauthenticatedError } from './errors.js';
 import { compiledExecution } from './graphql/executor.js';
 import { formatGraphQLError } from './graphql/format-error.js';
+import { graphqlHandler } from './graphql/http-handler.js';
 import { GRAPHQL_LIMITS, limitsPlugin, type ChargeOperation } from './graphql/limits.js';
 import { pointsOf } from './limits/api-limits.js';
 import { bodyErrors, readJsonBody, requestContexts, jsonBody, sendError, type GraphQLOperationLog } from './http.js';
@@ -122,14 +122,12 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
   app.use(rest.rows);
   // Browsers get the explorer (local assets, works offline); Apollo's CDN landing page is off.
   app.get('/graphql', explorerPage());
-  app.use('/graphql', ...jsonBody(log), batchLimit, expressMiddleware(apollo, {
-      context: async ({ req }) => {
-        const ctx = context(req);
-        // Apollo copies the context for each operation of a batch; they all report into this one list.
-        ctx.operations = req.res!.locals.graphql = [] as GraphQLOperationLog[];
-        return ctx;
-      },
-    }));
+  app.use('/graphql', ...jsonBody(log), batchLimit, graphqlHandler(apollo, async (req, res) => {
+    const ctx = context(req);
+    // Apollo copies the context for each operation of a batch; they all report into this one list.
+    ctx.operations = res.locals.graphql = [] as GraphQLOperationLog[];
+    return ctx;
+  }));
   // Browsers get the web interface at `/`; JSON clients where the APIs and their documents are.
   // Development with demo data: the sign-in screen offers the demo logins (never in production, where there are none).
   const { config } = services;

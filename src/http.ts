@@ -162,6 +162,19 @@ export const closeWhenDraining = (server: Server): RequestHandler => (_req, res,
   next();
 };
 
+/**
+ * A JSON answer of the APIs, written as is: the body's text in the same
+ * write as the headers, and no ETag (API answers are `no-store`: nothing
+ * revalidates them, and hashing every body would be work for no one).
+ * `text`: the body already serialized.
+ */
+export function sendJson(res: Response, status: number, body: unknown, text: string = JSON.stringify(body)): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(res.req.method === 'HEAD' ? undefined : text);
+}
+
 // The error model's answer over HTTP (REST routes, the JSON body parser,
 // the last-resort handler): one place turns any error into the status and
 // body the design names.
@@ -170,7 +183,7 @@ export function sendError(res: Response, error: unknown, requestId: string, log:
   const known = appErrorOf(error);
   if (known) {
     for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);
-    res.status(known.status).json({
+    sendJson(res, known.status, {
       success: false,
       message: known.message,
       ...(known.fieldErrors ? { errors: known.fieldErrors } : {}),
@@ -178,7 +191,7 @@ export function sendError(res: Response, error: unknown, requestId: string, log:
     return;
   }
   log.error('request failed', { requestId, ...errorFields(error, true) });
-  res.status(500).json({ success: false, message: 'Server error.', request_id: requestId });
+  sendJson(res, 500, { success: false, message: 'Server error.', request_id: requestId });
 }
 
 /** The token of an `Authorization: Bearer <token>` header. */

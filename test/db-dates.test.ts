@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { dbDate } from '../src/db/reads.js';
+import { isoString } from '../src/time/instant.js';
 import { adminUrl } from './helpers/app.js';
 
 // Raw statements hand timestamptz over as PostgreSQL's text; dbDate reads it.
@@ -50,5 +51,23 @@ describe('timestamps as PostgreSQL writes them', () => {
     assert.equal(dbDate(undefined), null);
     assert.equal(dbDate('2026-11-22T23:14:26.810Z').toISOString(), '2026-11-22T23:14:26.810Z');
     assert.equal(dbDate('2026-11-22 23:14:26+0530').toISOString(), '2026-11-22T17:44:26.000Z');
+  });
+
+  it('writes dates in answers as PostgreSQL writes them in UTC (isoString)', async () => {
+    await client.query("SET TIME ZONE 'UTC'");
+    // Every day of four centuries' leap rules, at times through the day, and fractions of every length.
+    const { rows } = await client.query<{ text: string; iso: string }>(
+      `SELECT t::text AS text, to_char(t, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS iso
+       FROM (SELECT timestamptz '1600-01-01 00:00:00+00' + g * interval '1 day 1 hour 1 minute 1.001 second' AS t FROM generate_series(0, 200000, 7) g
+             UNION ALL SELECT unnest($1::timestamptz[])) AS v`,
+      [VALUES],
+    );
+    assert.ok(rows.length > 28_000);
+    for (const { text, iso } of rows) assert.equal(isoString(dbDate(text)), iso, text);
+    // Years outside 1000 to 9999 as toISOString writes them; an invalid date throws as it does.
+    for (const date of [new Date(Date.UTC(999, 0, 1)), new Date(Date.UTC(42, 5, 6, 7, 8, 9, 5)), new Date(Date.UTC(-1, 0, 1)), new Date(Date.UTC(10000, 0, 1))]) {
+      assert.equal(isoString(date), date.toISOString());
+    }
+    assert.throws(() => isoString(new Date(NaN)), RangeError);
   });
 });

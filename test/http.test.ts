@@ -173,6 +173,33 @@ describe('response headers', () => {
     assert.equal(unauthenticated.status, 401);
     assert.equal(unauthenticated.headers.get('www-authenticate'), 'Bearer realm="switchboard"');
   });
+
+  it('API answers carry their length and no ETag; HEAD on a REST read gives the same headers and no body', async () => {
+    const get = await fetch(`${app.url}/api/roles`, { headers: { authorization: `Bearer ${token}` } });
+    const body = Buffer.from(await get.arrayBuffer());
+    assert.equal(get.status, 200);
+    assert.equal(get.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(Number(get.headers.get('content-length')), body.length);
+    assert.equal(get.headers.get('etag'), null);
+    assert.equal(JSON.parse(body.toString()).success, true);
+    const head = await fetch(`${app.url}/api/roles`, { method: 'HEAD', headers: { authorization: `Bearer ${token}` } });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-length'), String(body.length));
+    assert.equal((await head.arrayBuffer()).byteLength, 0);
+    const refused = await app.request('GET', '/api/no-such-route', { token });
+    assert.equal(refused.status, 404);
+    assert.equal(refused.headers.get('etag'), null);
+    const graphql = await fetch(`${app.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ me { user { id } } }' }),
+    });
+    const text = await graphql.text();
+    assert.equal(graphql.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(Number(graphql.headers.get('content-length')), Buffer.byteLength(text));
+    assert.equal(graphql.headers.get('etag'), null);
+    assert.ok(JSON.parse(text).data.me.user.id);
+  });
 });
 
 describe('HSTS', () => {

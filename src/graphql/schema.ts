@@ -21,6 +21,7 @@ import { CallFieldsResolver } from '../resolvers/call-fields.resolver.js';
 import { CallAnalysisResolver } from '../resolvers/call-analysis.resolver.js';
 import type { Services } from '../composition.js';
 import { COST_RULE, GRAPHQL_LIMITS } from './limits.js';
+import { DateTimeISO } from './date-time.js';
 
 const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver, CampaignResolver, LiveEventResolver, CallTranscriptResolver, CallAnalysisResolver, ListenResolver, CallFieldsResolver] as const;
 
@@ -69,6 +70,7 @@ export async function createSchema(services?: Services): Promise<GraphQLSchema> 
     orphanedTypes: LIVE_EVENT_TYPES,
     authChecker,
     authMode: 'error',
+    scalarsMap: [{ type: Date, scalar: DateTimeISO }],
     validate: false,
     // Every subscription brings its own subscribe function (live events); topics are not used.
     pubSub: {

@@ -10,7 +10,7 @@ import type { RequestContext } from '../context.js';
 import { HttpError } from '../errors.js';
 import type { IdCodec } from '../ids.js';
 import type { Logger } from '../observability/logger.js';
-import { sendError } from '../http.js';
+import { sendError, sendJson } from '../http.js';
 import { restErrorOf, variablesFor } from './params.js';
 import { checkKey, fingerprint, once } from '../db/idempotency.js';
 
@@ -259,7 +259,7 @@ export function restHandlers({ routes, log, context, ids, readBody, charge }: Re
       if (key === undefined) {
         const result = await compiled.run(ctx, variableValues);
         if (result.errors?.length) throw restErrorOf(result.errors[0], compiled.route);
-        return void res.status(compiled.route.status ?? 200).json(compiled.shape(result.data?.[compiled.route.response.field]));
+        return sendJson(res, compiled.route.status ?? 200, compiled.shape(result.data?.[compiled.route.response.field]));
       }
       // A write with an Idempotency-Key: made once, its answer kept with it (db/idempotency.ts).
       const answer = await once(ctx, checkKey(key), fingerprint(req.method, req.originalUrl, req.body), async (uow) => {
@@ -268,7 +268,7 @@ export function restHandlers({ routes, log, context, ids, readBody, charge }: Re
         return { status: compiled.route.status ?? 200, body: JSON.stringify(compiled.shape(result.data?.[compiled.route.response.field])) };
       });
       if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
-      res.status(answer.status).type('application/json').send(answer.body);
+      sendJson(res, answer.status, undefined, answer.body);
     } catch (error) {
       sendError(res, error, res.locals.requestId as string, log);
     }

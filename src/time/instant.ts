@@ -18,3 +18,17 @@ export function parseInstant(text: string): Date | undefined {
   const instant = new Date(text);
   return Number.isNaN(instant.getTime()) ? undefined : instant;
 }
+
+const twoDigits = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+
+/**
+ * `date.toISOString()`, written from the date's UTC fields: the same text
+ * (years 0 to 9999; others, and an invalid date, go to toISOString itself),
+ * in half its time. A page of records writes two or three of these per row.
+ */
+export function isoString(date: Date): string {
+  const year = date.getUTCFullYear();
+  if (!(year >= 0 && year <= 9999)) return date.toISOString();
+  const ms = date.getUTCMilliseconds();
+  return `${year < 1000 ? String(year).padStart(4, '0') : year}-${twoDigits(date.getUTCMonth() + 1)}-${twoDigits(date.getUTCDate())}T${twoDigits(date.getUTCHours())}:${twoDigits(date.getUTCMinutes())}:${twoDigits(date.getUTCSeconds())}.${ms < 10 ? `00${ms}` : ms < 100 ? `0${ms}` : ms}Z`;
+}
