@@ -154,14 +154,24 @@ export function checkOperation(
   rootType: GraphQLNamedType,
   variables: Record<string, unknown>,
 ): number {
-  const cost = operationCost(document, operation, rootType, variables);
+  const cost = countersOf(document, operation, rootType)(variables);
   const problem = jsonProblem(variables);
   if (problem) throw ValidationError.field('variables', `The variables ${problem}.`);
   if (inlineNul(document)) throw ValidationError.field('query', 'The query must not contain a NUL character.');
   return cost;
 }
 
-// Apollo keeps one parsed document per query text, so each is looked at once.
+// Apollo keeps one parsed document per query text, so each is looked at once:
+// its operations' costs are counted once per page size asked (costCounter),
+// a NUL looked for once.
+const counters = new WeakMap<OperationDefinitionNode, (variables: Record<string, unknown>) => number>();
+
+function countersOf(document: DocumentNode, operation: OperationDefinitionNode, rootType: GraphQLNamedType): (variables: Record<string, unknown>) => number {
+  let counter = counters.get(operation);
+  if (!counter) counters.set(operation, (counter = costCounter(document, operation, rootType)));
+  return counter;
+}
+
 const nulChecked = new WeakMap<DocumentNode, boolean>();
 
 function inlineNul(document: DocumentNode): boolean {
