@@ -1,7 +1,7 @@
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import cors from 'cors';
-import type { Express, RequestHandler } from 'express';
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { RequestContext } from './context.js';
 import { appErrorOf, HttpError, UnauthenticatedError } from './errors.js';
@@ -98,7 +98,10 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
   });
   await apollo.start();
 
-  const app = probesApp(parts);
+  // The APIs first, straight after the request log (their paths are apart
+  // from the probes', the page's and the docs'): a REST row's request goes
+  // to its row, a GraphQL request to Apollo, crossing nothing else.
+  const first: RequestHandler[] = [];
   // CORS from CORS_ORIGINS (off when empty); a wildcard never comes with credentials.
   if (services.config.corsOrigins.length > 0) {
     const any = services.config.corsOrigins.includes('*');
@@ -110,24 +113,26 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
       exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit'],
       maxAge: 600,
     });
-    app.use('/api', policy);
-    app.use('/graphql', policy);
+    first.push((req, res, next) => (isApiPath(req.path) ? policy(req, res, next) : next()));
   }
   // Traced: each API request a server span, which the outbox hands on to the webhook attempts it causes.
-  if (tracingOn()) app.use(traceApiRequests);
-  // The APIs first (their paths are apart from the page's and the docs'), so
-  // an API request goes from the request log straight to its handler: a REST
-  // row's request to its row, a GraphQL request to Apollo.
+  if (tracingOn()) first.push(traceApiRequests);
   const rest = restHandlers({ routes, log, context, ids: services.ids, readBody: readJsonBody(log), charge });
-  app.use(rest.rows);
-  // Browsers get the explorer (local assets, works offline); Apollo's CDN landing page is off.
-  app.get('/graphql', explorerPage());
-  app.use('/graphql', ...jsonBody(log), batchLimit, graphqlHandler(apollo, async (req, res) => {
+  first.push(rest.rows);
+  // /graphql as one step: the JSON body rules, the batch limit, Apollo. Browsers that GET it are given the explorer.
+  const explorer = explorerPage();
+  const graphql = chain([...jsonBody(log), batchLimit, graphqlHandler(apollo, async (req, res) => {
     const ctx = context(req);
     // Apollo copies the context for each operation of a batch; they all report into this one list.
     ctx.operations = res.locals.graphql = [] as GraphQLOperationLog[];
     return ctx;
-  }));
+  })]);
+  first.push((req, res, next) => {
+    if (req.path !== '/graphql' && req.path !== '/graphql/') return next();
+    if (req.method === 'GET') return explorer(req, res, () => graphql(req, res, next));
+    graphql(req, res, next);
+  });
+  const app = probesApp(parts, first);
   // Browsers get the web interface at `/`; JSON clients where the APIs and their documents are.
   // Development with demo data: the sign-in screen offers the demo logins (never in production, where there are none).
   const { config } = services;
@@ -152,3 +157,20 @@ const traceApiRequests: RequestHandler = (req, res, next) => {
     next();
   });
 };
+
+/** /api and /graphql, and every path under them. */
+const isApiPath = (path: string) => path === '/api' || path.startsWith('/api/') || path === '/graphql' || path.startsWith('/graphql/');
+
+/** Handlers run one after another as one: each one's `next()` runs the following, an error goes to the app's error handlers. */
+function chain(handlers: RequestHandler[]): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    let at = 0;
+    const step = (error?: unknown): void => {
+      if (error) return next(error);
+      const handler = handlers[at++];
+      if (!handler) return next();
+      void handler(req, res, step);
+    };
+    step();
+  };
+}

@@ -19,7 +19,8 @@ export const BODY_LIMIT = '1mb';
  */
 function routeTemplate(req: express.Request, rowPath: string | undefined): string {
   if (rowPath) return rowPath;
-  if (req.baseUrl === '/graphql' || req.originalUrl.split('?')[0] === '/graphql') return '/graphql';
+  const asked = req.originalUrl.split('?')[0];
+  if (asked === '/graphql' || asked === '/graphql/') return '/graphql';
   const matched = (req.route as { path?: unknown } | undefined)?.path;
   if (typeof matched === 'string') return matched;
   if (req.path.startsWith('/api/docs/')) return '/api/docs/*';

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import type { Server } from 'node:http';
 import { bearerOf, closeWhenDraining, requestLog } from './http.js';
@@ -23,13 +23,18 @@ export interface ProbeParts {
 const tokenMatches = (given: string | undefined, expected: string) =>
   given !== undefined && given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 
-/** An Express app with the request log and the probes; the caller adds what it serves and its 404. */
-export function probesApp({ orm, services, log, metrics, jobs, httpServer }: ProbeParts): Express {
+/**
+ * An Express app with the request log and the probes; the caller adds what it
+ * serves and its 404. `first`: handlers that come straight after the request
+ * log, before the probes (the API's: its requests are the many).
+ */
+export function probesApp({ orm, services, log, metrics, jobs, httpServer }: ProbeParts, first: RequestHandler[] = []): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', services.config.trustProxy);
   app.use(requestLog(log, metrics, { hsts: services.config.publicUrl.startsWith('https:') }));
   app.use(closeWhenDraining(httpServer));
+  if (first.length > 0) app.use(...first);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
