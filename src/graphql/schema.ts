@@ -124,7 +124,7 @@ function wrapFields(type: GraphQLObjectType | null | undefined, wrap: (resolve: 
 function withUnitsOfWork(schema: GraphQLSchema): void {
   wrapFields(schema.getQueryType(), (resolve) => (root, args, ctx, info) => resolve(root, args, ctx.readOnly(), info));
   wrapFields(schema.getMutationType(), (resolve) => (root, args, ctx, info) =>
-    ctx.unitOfWork((uow) => Promise.resolve(resolve(root, args, uow, info)), { plain: PLAIN_MUTATIONS.has(info.fieldName) }));
+    ctx.unitOfWork((uow) => Promise.resolve(resolve(root, args, uow, info)), { plain: PLAIN_MUTATIONS.has(info.fieldName), oneStatement: ONE_STATEMENT_MUTATIONS.has(info.fieldName) }));
 }
 
 /**
@@ -133,6 +133,14 @@ function withUnitsOfWork(schema: GraphQLSchema): void {
  * these that touched `ctx.em` would fail at once, never half-commit.
  */
 const PLAIN_MUTATIONS = new Set(['updateRole']);
+
+/**
+ * Plain mutations whose service runs one statement on every path, which
+ * decides everything (a rename: found, not the Owner's, title free, changed,
+ * or none of it): that statement is their transaction (unitOfWork's
+ * `oneStatement`).
+ */
+const ONE_STATEMENT_MUTATIONS = new Set(['updateRole']);
 
 /** The text committed as schema.graphql. */
 export const schemaText = (schema: GraphQLSchema) => `${printSchema(lexicographicSortSchema(schema))}\n`;
