@@ -102,12 +102,22 @@ function collect(
   prefix = '',
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, param] of Object.entries(params)) {
+  for (const [name, param, variable] of fieldsOf(params)) {
     const raw = source[name] !== undefined ? source[name] : param.aliases?.map((alias) => source[alias]).find((v) => v !== undefined);
-    const value = coerce(`${prefix}${name}`, param, raw, problems, fromText);
-    if (value !== undefined) out[param.variable ?? camelCase(name)] = value;
+    const value = coerce(prefix ? `${prefix}${name}` : name, param, raw, problems, fromText);
+    if (value !== undefined) out[variable] = value;
   }
   return out;
+}
+
+const NONE: Record<string, Param> = {};
+
+/** Each parameter of a group with the variable it fills, listed once per group (rows are read at every request). */
+const fields = new WeakMap<Record<string, Param>, Array<[string, Param, string]>>();
+function fieldsOf(params: Record<string, Param>): Array<[string, Param, string]> {
+  let list = fields.get(params);
+  if (!list) fields.set(params, (list = Object.entries(params).map(([name, param]) => [name, param, param.variable ?? camelCase(name)])));
+  return list;
 }
 
 export interface RawRequest {
@@ -131,9 +141,9 @@ export function variablesFor(route: ResolvedRoute, request: RawRequest, ids: IdC
   const problems = new Problems();
   const body = isPlainObject(request.body) ? request.body : {};
   const variables = {
-    ...collect(route.params.path ?? {}, request.path, problems, true),
-    ...collect(route.params.query ?? {}, request.query, problems, true),
-    ...collect(route.params.body ?? {}, body, problems, false),
+    ...collect(route.params.path ?? NONE, request.path, problems, true),
+    ...collect(route.params.query ?? NONE, request.query, problems, true),
+    ...collect(route.params.body ?? NONE, body, problems, false),
   };
   if (problems.errors) throw new ValidationError(problems.errors);
   return variables;
