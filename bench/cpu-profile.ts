@@ -8,24 +8,40 @@ interface CallFrame {
 }
 
 interface Profile {
-  nodes: Array<{ id: number; callFrame: CallFrame }>;
+  nodes: Array<{ id: number; callFrame: CallFrame; children?: number[] }>;
   samples: number[];
 }
 
+/** Start-up, not requests: loading modules, and the service's start (schema, routes). */
+const startingUp = (frame: CallFrame) => frame.url.startsWith('node:internal/modules/') || frame.functionName === 'startService';
+
 /**
- * Self time of the one .cpuprofile in `dir`, summed under the key `keyOf`
- * gives each frame, as lines "percent  key", the largest `count` first.
+ * Self time of the one .cpuprofile in `dir` while requests were answered
+ * (samples of idle time and of the start-up left out), summed under the key
+ * `keyOf` gives each frame, as lines "percent  key", the largest `count` first.
  */
 function selfTime(dir: string, keyOf: (frame: CallFrame) => string, count: number): string[] {
   const profile = JSON.parse(readFileSync(path.join(dir, readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!), 'utf8')) as Profile;
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const counted = (id: number) => {
+    if (byId.get(id)!.callFrame.functionName === '(idle)') return false;
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) if (startingUp(byId.get(at)!.callFrame)) return false;
+    return true;
+  };
   const samples = new Map<number, number>();
-  for (const id of profile.samples) samples.set(id, (samples.get(id) ?? 0) + 1);
+  let all = 0;
+  for (const id of profile.samples) {
+    if (!counted(id)) continue;
+    samples.set(id, (samples.get(id) ?? 0) + 1);
+    all++;
+  }
   const byKey = new Map<string, number>();
   for (const node of profile.nodes) {
     const n = samples.get(node.id) ?? 0;
     if (n) byKey.set(keyOf(node.callFrame), (byKey.get(keyOf(node.callFrame)) ?? 0) + n);
   }
-  const all = profile.samples.length;
   return [...byKey].sort((a, b) => b[1] - a[1]).slice(0, count).map(([key, n]) => `${((100 * n) / all).toFixed(1).padStart(5)}%  ${key}`);
 }
 

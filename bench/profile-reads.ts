@@ -9,7 +9,8 @@ import { topFrames, topPlaces } from './cpu-profile.js';
 // company's roles) asked of one API process (production mode) over REST and
 // over GraphQL, each in a process of its own under --cpu-prof and
 // --trace-gc-nvp, 10 requests at a time after 500 unmeasured; prints each
-// path's top frames by self time and the bytes it allocates per request
+// path's top frames by self time while it answered (idle and start-up left
+// out) and the bytes it allocates per request
 // (V8's `allocated` of each garbage collection during the measured requests,
 // summed). For finding where a read's time goes, not a measurement to quote.
 
