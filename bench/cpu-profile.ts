@@ -25,24 +25,33 @@ function selfTime(dir: string, keyOf: (frame: CallFrame) => string, count: numbe
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const counted = (id: number) => {
-    if (byId.get(id)!.callFrame.functionName === '(idle)') return false;
-    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) if (startingUp(byId.get(at)!.callFrame)) return false;
-    return true;
+  const startup = (id: number) => {
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) if (startingUp(byId.get(at)!.callFrame)) return true;
+    return false;
   };
   const samples = new Map<number, number>();
   let all = 0;
+  let idle = 0;
+  let starting = 0;
   for (const id of profile.samples) {
-    if (!counted(id)) continue;
-    samples.set(id, (samples.get(id) ?? 0) + 1);
-    all++;
+    if (byId.get(id)!.callFrame.functionName === '(idle)') idle++;
+    else if (startup(id)) starting++;
+    else {
+      samples.set(id, (samples.get(id) ?? 0) + 1);
+      all++;
+    }
   }
   const byKey = new Map<string, number>();
   for (const node of profile.nodes) {
     const n = samples.get(node.id) ?? 0;
     if (n) byKey.set(keyOf(node.callFrame), (byKey.get(keyOf(node.callFrame)) ?? 0) + n);
   }
-  return [...byKey].sort((a, b) => b[1] - a[1]).slice(0, count).map(([key, n]) => `${((100 * n) / all).toFixed(1).padStart(5)}%  ${key}`);
+  const share = (n: number, of: number) => `${((100 * n) / of).toFixed(1).padStart(5)}%`;
+  const total = profile.samples.length;
+  return [
+    `(of all samples: ${share(idle, total).trim()} idle and ${share(starting, total).trim()} starting up, left out)`,
+    ...[...byKey].sort((a, b) => b[1] - a[1]).slice(0, count).map(([key, n]) => `${share(n, all)}  ${key}`),
+  ];
 }
 
 /** Self time by where the code lives: a package, a file of ours, Node's own, or V8's (GC, idle, program). */
