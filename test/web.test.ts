@@ -502,7 +502,7 @@ describe('web interface', { skip }, () => {
   });
 
   it('shows why a webhook was switched off and activates it again', async () => {
-    const [hook] = await app.sql("INSERT INTO webhooks (company_id, title, url, method, list_selection, form_data, events, active, disabled_reason, secret_sealed, hits, created_at, updated_at) SELECT company_id, 'Gone hook', ?, 'POST', list_selection, form_data, events, false, 'gone', secret_sealed, 0, now(), now() FROM webhooks WHERE title = 'CRM sync (example)' RETURNING id", [`${receiver.url}/gone`]);
+    const [hook] = await app.sql("INSERT INTO webhooks (company_id, title, url, method, list_selection, form_data, events, active, disabled_reason, secret_sealed, created_at, updated_at) SELECT company_id, 'Gone hook', ?, 'POST', list_selection, form_data, events, false, 'gone', secret_sealed, now(), now() FROM webhooks WHERE title = 'CRM sync (example)' RETURNING id", [`${receiver.url}/gone`]);
     const { context, page } = await newPage();
     await signIn(page);
     await page.getByRole('row').filter({ hasText: 'Gone hook' }).getByText('Switched off (gone)').waitFor();
@@ -594,8 +594,8 @@ describe('web interface', { skip }, () => {
 
   it('searches and pages the webhook list', async () => {
     await app.sql(
-      `INSERT INTO webhooks (company_id, title, url, method, list_selection, form_data, events, active, secret_sealed, hits, created_at, updated_at)
-       SELECT w.company_id, 'Bulk ' || n, 'https://bulk' || n || '.example/hook', 'POST', w.list_selection, w.form_data, w.events, true, w.secret_sealed, 0, now() - n * interval '1 minute', now()
+      `INSERT INTO webhooks (company_id, title, url, method, list_selection, form_data, events, active, secret_sealed, created_at, updated_at)
+       SELECT w.company_id, 'Bulk ' || n, 'https://bulk' || n || '.example/hook', 'POST', w.list_selection, w.form_data, w.events, true, w.secret_sealed, now() - n * interval '1 minute', now()
        FROM webhooks w, generate_series(1, 16) AS n WHERE w.title = 'CRM sync (example)'`,
     );
     const [{ total }] = await app.sql("SELECT count(*)::int AS total FROM webhooks w JOIN companies c ON c.id = w.company_id WHERE c.name = 'Acme Agency'");

@@ -415,8 +415,9 @@ describe('deliveries', () => {
     const cleared = await api('PUT', `/api/webhooks/${id}`, { rate_limit: null });
     assert.equal(cleared.status, 200, cleared.text);
     assert.equal(cleared.body.data.rate_limit, null);
-    const [row] = await app.sql('SELECT rate_limit, rate_tokens FROM webhooks WHERE id = ?', [id]);
-    assert.deepEqual(row, { rate_limit: null, rate_tokens: null });
+    // The bucket is forgotten with the limit: a new limit starts full.
+    const [row] = await app.sql('SELECT w.rate_limit, c.rate_tokens, c.hits FROM webhooks w JOIN webhook_counters c ON c.webhook_id = w.id WHERE w.id = ?', [id]);
+    assert.deepEqual(row, { rate_limit: null, rate_tokens: null, hits: 6 });
   });
 
   it("honours a 429's Retry-After: the endpoint is paused until then, and the retry waits for it", async () => {

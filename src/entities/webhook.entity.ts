@@ -1,4 +1,4 @@
-import { Entity, Index, Property, type Opt } from '@mikro-orm/core';
+import { Entity, Formula, Index, Property, type Opt } from '@mikro-orm/core';
 import { CompanyOwned } from './company-owned.js';
 
 export type DisabledReason = 'gone' | 'failing';
@@ -42,10 +42,11 @@ export class Webhook extends CompanyOwned {
   @Property({ length: 16, nullable: true })
   disabledReason?: DisabledReason | null;
 
-  @Property({ default: 0 })
+  /** Attempts made (webhook_counters, updated by every claim apart from this row: webhooks/claim.ts). */
+  @Formula((alias) => `coalesce((SELECT c.hits FROM webhook_counters c WHERE c.webhook_id = ${alias}.id), 0)`, { type: 'integer' })
   hits: Opt<number> = 0;
 
-  @Property({ type: 'datetime', nullable: true })
+  @Formula((alias) => `(SELECT c.last_hit FROM webhook_counters c WHERE c.webhook_id = ${alias}.id)`, { type: 'datetime', nullable: true })
   lastHit?: Date | null;
 
   /** The signing secret, sealed under APP_KEY. */
@@ -74,13 +75,6 @@ export class Webhook extends CompanyOwned {
   /** Deliveries per second at most, set by the user (null: no limit). */
   @Property({ type: 'integer', nullable: true })
   rateLimit?: number | null;
-
-  /** The rate limit's token bucket: tokens left when last checked. */
-  @Property({ type: 'double', nullable: true })
-  rateTokens?: number | null;
-
-  @Property({ type: 'datetime', nullable: true })
-  rateCheckedAt?: Date | null;
 
   /** Nothing is sent before this time: the receiver's Retry-After. */
   @Property({ type: 'datetime', nullable: true })

@@ -50,8 +50,11 @@ export interface ClaimSettings {
   leaseMs: number;
 }
 
-/** What an endpoint's rate limit allows now: its bucket refilled since the last check, at most one second's worth. */
-export const RATE_BUCKET = `least(w.rate_limit, coalesce(w.rate_tokens, w.rate_limit) + extract(epoch from now() - coalesce(w.rate_checked_at, now())) * w.rate_limit)`;
+/**
+ * What an endpoint's rate limit allows now: its bucket (`c`, its webhook_counters row, if any) refilled since
+ * the last check, at most one second's worth.
+ */
+const RATE_BUCKET = `least(w.rate_limit, coalesce(c.rate_tokens, w.rate_limit) + extract(epoch from now() - coalesce(c.rate_checked_at, now())) * w.rate_limit)`;
 
 // Endpoints at their limit (as this statement's snapshot sees them) are not taken: the second statement,
 // which counts on a fresh snapshot, is the judge; this only spares claiming for what has nothing to give.
@@ -59,7 +62,7 @@ export const RATE_BUCKET = `least(w.rate_limit, coalesce(w.rate_tokens, w.rate_l
 // moving it into the scan); an endpoint another worker holds is reported, so this one looks again soon.
 const LOCK_ENDPOINTS = `
   SELECT id, pg_try_advisory_xact_lock(${LOCKS.deliveryClaim}, candidates.id) AS mine FROM (
-    SELECT w.id FROM webhooks w
+    SELECT w.id FROM webhooks w LEFT JOIN webhook_counters c ON c.webhook_id = w.id
     WHERE w.active AND (w.paused_until IS NULL OR w.paused_until <= now())
       AND (w.rate_limit IS NULL OR ${RATE_BUCKET} >= 1)
       AND coalesce(w.concurrency, $1) > (SELECT count(*) FROM webhook_deliveries f WHERE f.webhook_id = w.id AND f.lease_token IS NOT NULL)
@@ -73,7 +76,7 @@ const CLAIM = `
       coalesce(w.concurrency, $2) - (SELECT count(*) FROM webhook_deliveries f WHERE f.webhook_id = w.id AND f.lease_token IS NOT NULL),
       CASE WHEN w.rate_limit IS NULL THEN $3 ELSE floor(${RATE_BUCKET}) END
     ))::int AS free
-    FROM webhooks w WHERE w.id = ANY($1::int[])
+    FROM webhooks w LEFT JOIN webhook_counters c ON c.webhook_id = w.id WHERE w.id = ANY($1::int[])
   ), picks AS (
     SELECT p.id, e.company_id, p.next_attempt_at, p.place
     FROM endpoints e CROSS JOIN LATERAL (
@@ -98,10 +101,13 @@ const CLAIM = `
       (SELECT jsonb_agg(h->>'name') FROM jsonb_array_elements(w.headers) h)
     FROM claimed c JOIN webhook_deliveries before ON before.id = c.id JOIN webhooks w ON w.id = c.webhook_id
   ), hits AS (
-    UPDATE webhooks w SET hits = w.hits + n.count, last_hit = now(),
-      rate_tokens = CASE WHEN w.rate_limit IS NULL THEN NULL ELSE ${RATE_BUCKET} - n.count END,
-      rate_checked_at = CASE WHEN w.rate_limit IS NULL THEN NULL ELSE now() END
-    FROM (SELECT webhook_id, count(*)::int AS count FROM claimed GROUP BY webhook_id) n WHERE w.id = n.webhook_id
+    -- The counters live apart from the webhook row (its filters and headers make it wide): a narrow row's update stays on its page.
+    INSERT INTO webhook_counters AS c (webhook_id, hits, last_hit, rate_tokens, rate_checked_at)
+    SELECT n.webhook_id, n.count, now(), CASE WHEN w.rate_limit IS NULL THEN NULL ELSE w.rate_limit - n.count END, CASE WHEN w.rate_limit IS NULL THEN NULL ELSE now() END
+    FROM (SELECT webhook_id, count(*)::int AS count FROM claimed GROUP BY webhook_id) n JOIN webhooks w ON w.id = n.webhook_id
+    ON CONFLICT (webhook_id) DO UPDATE SET hits = c.hits + excluded.hits, last_hit = now(),
+      rate_tokens = CASE WHEN excluded.rate_tokens IS NULL THEN NULL ELSE (SELECT ${RATE_BUCKET} FROM webhooks w WHERE w.id = c.webhook_id) - excluded.hits END,
+      rate_checked_at = excluded.rate_checked_at
   )
   SELECT c.id, c.webhook_id, c.company_id, c.event, c.payload, c.attempt_count, c.final_attempt, c.lease_token, c.created_at, c.trace_parent,
     w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at, w.headers

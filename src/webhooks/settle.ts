@@ -121,7 +121,7 @@ interface FailureRow extends ExhaustedDelivery {
 }
 
 // One webhook row per statement, in id order: a statement that holds one row lock and waits for nothing
-// else can never close a cycle with a claim updating several webhooks' hits. The failing clock of a
+// else can never close a cycle with another transaction's row locks. The failing clock of a
 // webhook told as failing is cleared with webhook.recovered (`announced`), in a unit of work of its own.
 const SETTLE_ENDPOINT = `
   UPDATE webhooks SET failing_since = CASE WHEN failing_notified = 0 THEN NULL ELSE failing_since END,

@@ -160,8 +160,7 @@ export class WebhookService {
     if (fields.rateLimit !== undefined && fields.rateLimit !== webhook.rateLimit) {
       // A new limit starts with a full bucket.
       webhook.rateLimit = fields.rateLimit;
-      webhook.rateTokens = null;
-      webhook.rateCheckedAt = null;
+      await ctx.sql('UPDATE webhook_counters SET rate_tokens = NULL, rate_checked_at = NULL WHERE webhook_id = ?', [webhook.id]);
     }
     if (input.active === true) {
       webhook.active = true;
