@@ -4,6 +4,7 @@ import path from 'node:path';
 import { startTestApp } from '../test/helpers/app.js';
 import { startWorker } from '../test/helpers/worker.js';
 import { topFrames, topPlaces } from './cpu-profile.js';
+import { otlpSink } from './tracing.bench.js';
 
 // `node dist/bench/profile-reads.js [requests]`: the roles page (15 of the
 // company's roles) asked of one API process (production mode) over REST and
@@ -13,9 +14,13 @@ import { topFrames, topPlaces } from './cpu-profile.js';
 // out) and the bytes it allocates per request
 // (V8's `allocated` of each garbage collection during the measured requests,
 // summed). For finding where a read's time goes, not a measurement to quote.
+// With PROFILE_TRACED=1 the API process traces every request as tracing's
+// default does, exporting over OTLP to a sink on loopback (what the tracing
+// bench's "on" measures).
 
 const total = Number(process.argv[2] ?? 5000);
 const app = await startTestApp({ PROCESS_ROLE: 'api', LOG_LEVEL: 'silent' });
+const sink = process.env.PROFILE_TRACED === '1' ? await otlpSink() : null;
 try {
   const token = await app.login('owner@acme.test');
   const [acme] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
@@ -33,7 +38,7 @@ try {
   for (const [name, ask] of Object.entries(paths)) {
     const dir = mkdtempSync(path.join(tmpdir(), 'sb-prof-'));
     process.stderr.write(`${name} profile: ${dir}\n`);
-    const api = await startWorker(app, { NODE_ENV: 'production', SEED_DEMO: 'false', LOG_LEVEL: 'error', PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: '10' }, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--trace-gc-nvp']);
+    const api = await startWorker(app, { NODE_ENV: 'production', SEED_DEMO: 'false', LOG_LEVEL: 'error', PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: '10', ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {}) }, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--trace-gc-nvp']);
     const run = async (count: number) => {
       let next = 0;
       await Promise.all(Array.from({ length: 10 }, async () => {
@@ -56,5 +61,6 @@ try {
     process.stdout.write(`${name}: ${total} requests in ${seconds.toFixed(1)} s (${Math.round(total / seconds)}/s), ${Math.round(allocated / total / 1024)} KiB allocated per request; top frames by self time:\n${topFrames(dir).join('\n')}\nself time by place:\n${topPlaces(dir).join('\n')}\n\n`);
   }
 } finally {
+  await sink?.close();
   await app.close();
 }

@@ -7,19 +7,20 @@ import { kill, startWorker } from '../test/helpers/worker.js';
 // from API processes of the service on one database, side by side:
 //   - off: no OTLP endpoint (the default), so no SDK, hook or middleware;
 //   - VARIANTS: requests traced and exported over OTLP/HTTP to a sink on
-//     loopback: "on" as configured by default (every request, pg's
-//     instrumentation), and with every instrumentation, for every request
-//     and for one in ten (BENCH_TRACING, a list of `name=libraries[@ratio]`,
-//     libraries `default` or a comma-separated list, overrides them).
+//     loopback: "on" as configured by default (every request, the service's
+//     own spans: the request, its statements), with pg's instrumentation
+//     for the statements instead, and with every instrumentation
+//     (BENCH_TRACING, a list of `name=libraries[@ratio]`, libraries `default`
+//     or a comma-separated list, a ratio of requests sampled, overrides them).
 // Each is a process of its own (the hooks are process-wide), so the CPU per
 // answer is each process's own.
 
-const VARIANTS = process.env.BENCH_TRACING ?? 'on=default;every library=http,express,pg,graphql;every library 1 in 10=http,express,pg,graphql@0.1';
+const VARIANTS = process.env.BENCH_TRACING ?? 'on=default;pg instrumented=pg;every library=http,express,pg,graphql';
 
 const TRACING_ROUNDS = 7;
 
 /** An OTLP/HTTP endpoint that takes every export and keeps a count. */
-async function otlpSink(): Promise<{ url: string; exports: () => number; close: () => Promise<void> }> {
+export async function otlpSink(): Promise<{ url: string; exports: () => number; close: () => Promise<void> }> {
   let exports = 0;
   const server = createServer((req, res) => {
     req.resume();

@@ -63,9 +63,9 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
       ApolloServerPluginCacheControlDisabled(),
       limitsPlugin<RequestContext>(chargeSignedIn),
       {
-        async requestDidStart() {
+        async requestDidStart({ contextValue }) {
           // Traced: a span per operation, inside the request's (observability/tracing.ts).
-          const span = tracingOn() ? operationSpan() : undefined;
+          const span = tracingOn() ? operationSpan(contextValue.trace) : undefined;
           return {
             async didResolveOperation({ contextValue, operation, operationName }) {
               if (!operation) return;
@@ -152,7 +152,8 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
 const traceApiRequests: RequestHandler = (req, res, next) => {
   const api = req.path.startsWith('/api/') ? undefined : req.path === '/graphql' ? '/graphql' : null;
   if (api === null) return next();
-  serverSpan(req.method, req.headers, (span) => {
+  serverSpan(req.method, req.headers, (span, within) => {
+    res.locals.trace = within;
     res.once('finish', () => endServerSpan(span, req.method, (res.locals.route as string | undefined) ?? api, res.statusCode));
     next();
   });

@@ -5,6 +5,7 @@ import type { TokenClaims } from './auth/tokens.js';
 import { ForbiddenError, UnauthenticatedError } from './errors.js';
 import { EventRecorder, type EventSink } from './events/recorder.js';
 import { oneStatementOf, plainTransaction, statementName, type StatementRunner } from './db/statements.js';
+import { databaseSpan, type TraceContext } from './observability/tracing.js';
 
 /** Who is signed in for this request, resolved from the Bearer token once. */
 export interface Viewer {
@@ -46,6 +47,8 @@ interface Caller {
   actor: Actor;
   viewer?: Promise<Viewer | undefined>;
   company?: Promise<CompanyScope | undefined>;
+  /** The request's trace, when tracing is on (observability/tracing.ts). */
+  trace?: TraceContext;
 }
 
 /**
@@ -95,6 +98,11 @@ export class RequestContext {
 
   get actor(): Actor {
     return this.caller.actor;
+  }
+
+  /** The trace the operation's spans join, when tracing is on and a request is traced. */
+  get trace(): TraceContext | undefined {
+    return this.caller.trace;
   }
 
   /** The signed-in viewer; 401 when the token is missing, invalid, expired or revoked, or when the system acts. */
@@ -156,7 +164,11 @@ export class RequestContext {
    * transaction. Each text is prepared once per connection. Placeholders are
    * `$1`, `$2`...; no array values.
    */
-  async read<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+  read<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+    return this.caller.trace ? databaseSpan(this.caller.trace, text, () => this.readNow<T>(text, params)) : this.readNow<T>(text, params);
+  }
+
+  private async readNow<T>(text: string, params: unknown[]): Promise<T[]> {
     if (this.plain) return (await this.plain.query({ name: statementName(text), text, values: params })).rows as T[];
     if (this.commitHooks) {
       // In the transaction, on its connection, prepared there too (the ORM's own raw statements would inline the values).
@@ -231,7 +243,7 @@ export class RequestContext {
       ? await fn(new RequestContext(this.caller, this.infra, undefined, hooks, oneStatementOf(this.infra[lane])))
       : plain
       ? await plainTransaction(this.infra[lane], (client) => fn(new RequestContext(this.caller, this.infra, undefined, hooks, client)))
-      : await this.infra.root.fork().transactional((em) => fn(new RequestContext(this.caller, this.infra, em as EntityManager, hooks)));
+      : await databaseSpan(this.caller.trace, undefined, () => this.infra.root.fork().transactional((em) => fn(new RequestContext(this.caller, this.infra, em as EntityManager, hooks))));
     for (const hook of hooks) hook();
     return result;
   }
@@ -254,8 +266,8 @@ export interface Infrastructure {
 export class ContextFactory {
   constructor(private readonly infra: Infrastructure) {}
 
-  forRequest(requestId: string, ip: string, bearer: string | undefined): RequestContext {
-    return this.make({ requestId, ip, actor: { kind: 'user', bearer } });
+  forRequest(requestId: string, ip: string, bearer: string | undefined, trace?: TraceContext): RequestContext {
+    return this.make({ requestId, ip, actor: { kind: 'user', bearer }, trace });
   }
 
   /** The system acting for one company (a job, a provider callback, a webhook delivery). */

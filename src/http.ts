@@ -6,6 +6,7 @@ import { appErrorOf, HttpError } from './errors.js';
 import { errorFields, type Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { ContextFactory, RequestContext } from './context.js';
+import type { TraceContext } from './observability/tracing.js';
 
 // HTTP concerns shared by /api and /graphql: request ids, access logs and
 // metrics, and the body rules (JSON only, at most 1 MiB, well formed).
@@ -200,5 +201,5 @@ export const bearerOf = (req: Request) => /^Bearer\s+(\S+)$/i.exec(req.header('a
 
 /** The context of a request: its id, its address and its Bearer token, whoever answers it (REST or GraphQL). */
 export function requestContexts(contexts: ContextFactory): (req: Request) => RequestContext {
-  return (req) => contexts.forRequest(req.res!.locals.requestId as string, req.ip ?? 'unknown', bearerOf(req));
+  return (req) => contexts.forRequest(req.res!.locals.requestId as string, req.ip ?? 'unknown', bearerOf(req), req.res!.locals.trace as TraceContext | undefined);
 }

@@ -66,6 +66,11 @@ describe('traces across the webhook hop (in-memory exporter)', () => {
     assert.equal(server.attributes['http.route'], '/api/agents');
     assert.equal(server.attributes['http.response.status_code'], 201);
 
+    // The change's ORM transaction and the outbox's statement, each a client span of the request.
+    const inServer = spans().filter((s) => parentOf(s) === server.spanContext().spanId && s.kind === SpanKind.CLIENT);
+    assert.ok(inServer.some((s) => s.name === 'transaction' && s.attributes['db.system.name'] === 'postgresql'), inServer.map((s) => s.name).join(', '));
+    assert.ok(inServer.some((s) => String(s.attributes['db.query.text']).includes('INSERT INTO events')), 'the outbox statement is a span of the request');
+
     const deliveryId = String(delivery.headers['webhook-id']);
     const [row] = await app.sql('SELECT trace_parent FROM webhook_deliveries WHERE id = ?', [deliveryId]);
     assert.equal(row.trace_parent, `00-${CALLER_TRACE}-${server.spanContext().spanId}-01`, 'the outbox row keeps the request span it was committed in');
@@ -96,6 +101,18 @@ describe('traces across the webhook hop (in-memory exporter)', () => {
     assert.equal(String(delivery.headers.traceparent).split('-')[1], server.spanContext().traceId);
   });
 
+  it("a REST read's statement is a span of its request, with its text", async () => {
+    const read = await app.request('GET', '/api/roles?per_page=5', { token: owner });
+    assert.equal(read.status, 200, read.text);
+    const server = await eventually(async () => spans().filter((s) => s.name === 'GET /api/roles').at(-1));
+    const statements = spans().filter((s) => parentOf(s) === server.spanContext().spanId);
+    const select = statements.find((s) => s.name === 'SELECT' || s.name === 'WITH');
+    assert.ok(select, statements.map((s) => s.name).join(', '));
+    assert.equal(select.kind, SpanKind.CLIENT);
+    assert.match(String(select.attributes['db.query.text']), /\broles\b/);
+    assert.ok(select.endTime[0] + select.endTime[1] / 1e9 <= server.endTime[0] + server.endTime[1] / 1e9, 'the statement ends before the request');
+  });
+
   it('a refused request ends its span with its status, and a webhook may not set the trace headers itself', async () => {
     const refused = await app.request('POST', '/api/webhooks', { token: owner, body: { title: 'Own trace', url: `${receiver.url}/own`, events: ['agent.created'], headers: [{ name: 'traceparent', value: 'x' }] } });
     assert.equal(refused.status, 422, refused.text);
@@ -115,10 +132,10 @@ describe('tracing is off unless an OTLP endpoint is configured', () => {
     assert.equal(loadConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing, false);
   });
 
-  it('instruments pg unless OTEL_NODE_ENABLED_INSTRUMENTATIONS or OTEL_NODE_DISABLED_INSTRUMENTATIONS say otherwise', () => {
-    assert.deepEqual(loadConfig(base).tracedLibraries, ['pg']);
+  it('instruments no library unless OTEL_NODE_ENABLED_INSTRUMENTATIONS names some (OTEL_NODE_DISABLED_INSTRUMENTATIONS taking some away)', () => {
+    assert.deepEqual(loadConfig(base).tracedLibraries, []);
     assert.deepEqual(loadConfig({ ...base, OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'graphql, pg' }).tracedLibraries, ['pg', 'graphql']);
-    assert.deepEqual(loadConfig({ ...base, OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg' }).tracedLibraries, []);
+    assert.deepEqual(loadConfig({ ...base, OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'pg', OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg' }).tracedLibraries, []);
     assert.deepEqual(loadConfig({ ...base, OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,express,pg,graphql', OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'express' }).tracedLibraries, ['http', 'pg', 'graphql']);
     assert.throws(() => loadConfig({ ...base, OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'pg,redis' }), (error: Error & { problems?: string[] }) =>
       /OTEL_NODE_ENABLED_INSTRUMENTATIONS names redis: it takes a comma-separated list of http, express, pg, graphql/.test(String(error.problems)));
@@ -190,7 +207,7 @@ describe('traces exported over OTLP by an API process and a worker process', () 
     const apart = await startTestApp({ PROCESS_ROLE: 'api' });
     const collector = await new Collector().start();
     const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '200' };
-    // The API with every instrumentation, the worker with the default (pg alone: its attempt is our span).
+    // The API with every instrumentation, the worker with the default (no library's: its attempt is our span).
     const api = await startWorker(apart, { ...otel, PROCESS_ROLE: 'api', OTEL_SERVICE_NAME: 'switchboard-api', OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,express,pg,graphql' });
     const worker = await startWorker(apart, { ...otel, OTEL_SERVICE_NAME: 'switchboard-worker' });
     try {

@@ -13,7 +13,7 @@ export type TracedLibrary = (typeof TRACED_LIBRARIES)[number];
  * three cost the read path more than tracing may by default (README,
  * Performance: tracing), so they are the operator's choice.
  */
-export const DEFAULT_TRACED_LIBRARIES: readonly TracedLibrary[] = ['pg'];
+export const DEFAULT_TRACED_LIBRARIES: readonly TracedLibrary[] = [];
 
 /** The libraries the two variables choose; `fail` is told what is wrong with one of them. */
 export function tracedLibraries(env: Record<string, string | undefined>, fail: (variable: string, problem: string) => never): TracedLibrary[] {

@@ -1,4 +1,4 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -10,15 +10,27 @@ import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, SamplingDec
 //   - each API request (REST row or /graphql) as a server span, joining the
 //     caller's trace when it sends a traceparent;
 //   - each GraphQL operation as a span inside it;
+//   - each plain statement and each ORM transaction of the request, unless
+//     pg's own instrumentation records its statements (instrumentation.ts);
 //   - each webhook attempt as a client span in the trace of the request whose
 //     change caused the delivery (the outbox row keeps its traceparent), with
 //     the W3C traceparent sent to the receiver.
+// A request's trace travels with its RequestContext (context.ts, `trace`),
+// handed on by hand. Only when libraries' instrumentations run, which find
+// their parent in the active context, is the AsyncLocalStorage context
+// manager registered as well: on Node 20 it hooks every promise of the
+// process, which cost the read path as much as the spans themselves.
 // Off, no provider is registered: the calls below are skipped or are the
 // API's no-ops, and no delivery row carries a traceparent.
+
+/** A request's trace: the OpenTelemetry context holding its server span. */
+export type TraceContext = Context;
 
 const tracer = () => trace.getTracer('switchboard');
 
 let provider: NodeTracerProvider | undefined;
+/** Whether libraries' instrumentations run (and record the statements): the active context then carries the trace too. */
+let instrumented = false;
 
 /**
  * Which spans may start a trace: an API request's (server) and a webhook
@@ -39,17 +51,19 @@ export const tracingOn = () => provider !== undefined;
 /**
  * Registers the SDK for this process (once; a second service of the same
  * process shares it), and says whether this call did. `exporter` replaces
- * OTLP (the suite's in-memory one).
+ * OTLP (the suite's in-memory one); `libraries`: whether libraries'
+ * instrumentations will run (instrumentation.ts).
  */
-export function startTracing(serviceName: string, exporter?: SpanExporter): boolean {
+export function startTracing(serviceName: string, exporter?: SpanExporter, { libraries = false }: { libraries?: boolean } = {}): boolean {
   if (provider) return false;
+  instrumented = libraries;
   provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? serviceName }),
     ...(process.env.OTEL_TRACES_SAMPLER ? {} : { sampler: requestsStartTraces }),
     spanProcessors: [exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(new OTLPTraceExporter())],
   });
-  // The AsyncLocalStorage context manager and the W3C trace-context propagator.
-  provider.register();
+  // The W3C trace-context propagator, and the AsyncLocalStorage context manager only for the libraries' instrumentations.
+  provider.register(libraries ? {} : { contextManager: null });
   return true;
 }
 
@@ -63,25 +77,49 @@ export async function stopTracing(): Promise<void> {
   propagation.disable();
 }
 
-/** The W3C traceparent of the active span, or null (tracing off, or no span). */
-export function currentTraceparent(): string | null {
-  if (!provider) return null;
+/** The W3C traceparent of a request's trace (`within`, its context's), or null (tracing off, or no trace). */
+export function traceparentOf(within: Context | undefined): string | null {
+  if (!provider || !within) return null;
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
+  propagation.inject(within, carrier);
   return carrier.traceparent ?? null;
 }
 
 /**
- * The server span of an API request, run `next` inside it: the one the http
- * instrumentation opened (instrumentation.ts), or else one of ours, in the
- * caller's trace when its headers carry one.
+ * The server span of an API request, run `next` inside it and given the
+ * trace the request's work joins: the span the http instrumentation opened
+ * (instrumentation.ts), or else one of ours, in the caller's trace when its
+ * headers carry one.
  */
-export function serverSpan(method: string, headers: Record<string, unknown>, next: (span: Span) => void): void {
-  const opened = getRPCMetadata(context.active());
-  if (opened?.type === RPCType.HTTP) return next(opened.span);
-  const parent = propagation.extract(context.active(), headers);
+export function serverSpan(method: string, headers: Record<string, unknown>, next: (span: Span, within: Context) => void): void {
+  const opened = instrumented ? getRPCMetadata(context.active()) : undefined;
+  if (opened?.type === RPCType.HTTP) return next(opened.span, context.active());
+  const parent = propagation.extract(instrumented ? context.active() : ROOT_CONTEXT, headers);
   const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
-  context.with(trace.setSpan(parent, span), () => next(span));
+  const within = trace.setSpan(parent, span);
+  if (instrumented) context.with(within, () => next(span, within));
+  else next(span, within);
+}
+
+/**
+ * Runs a statement (`text`) or an ORM transaction (`text` undefined) of a
+ * request in a client span of its trace, unless pg's instrumentation records
+ * the statements itself; just runs it outside a trace.
+ */
+export async function databaseSpan<T>(within: Context | undefined, text: string | undefined, run: () => Promise<T>): Promise<T> {
+  if (!within || instrumented || !provider) return run();
+  const span = tracer().startSpan(text === undefined ? 'transaction' : (text.trimStart().match(/^\w+/)?.[0] ?? 'statement').toUpperCase(), {
+    kind: SpanKind.CLIENT,
+    attributes: text === undefined ? { 'db.system.name': 'postgresql' } : { 'db.system.name': 'postgresql', 'db.query.text': text },
+  }, within);
+  try {
+    return await run();
+  } catch (error) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+    throw error;
+  } finally {
+    span.end();
+  }
 }
 
 /**
@@ -89,7 +127,7 @@ export function serverSpan(method: string, headers: Record<string, unknown>, nex
  * The http instrumentation's span is named from the route here and ended by it.
  */
 export function endServerSpan(span: Span, method: string, route: string | undefined, status: number): void {
-  const opened = getRPCMetadata(context.active());
+  const opened = instrumented ? getRPCMetadata(context.active()) : undefined;
   if (opened?.type === RPCType.HTTP && opened.span === span) {
     if (route) opened.route = route;
     return;
@@ -103,9 +141,9 @@ export function endServerSpan(span: Span, method: string, route: string | undefi
   span.end();
 }
 
-/** A span for a GraphQL operation, a child of the active one; the caller ends it. */
-export function operationSpan(): Span {
-  return tracer().startSpan('graphql.operation', { kind: SpanKind.INTERNAL });
+/** A span for a GraphQL operation in the request's trace (`within`); the caller ends it. */
+export function operationSpan(within: Context | undefined): Span {
+  return tracer().startSpan('graphql.operation', { kind: SpanKind.INTERNAL }, within ?? context.active());
 }
 
 /**

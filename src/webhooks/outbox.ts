@@ -4,7 +4,7 @@ import { newDeliveryId, payloadText, selectContact } from './payload.js';
 import { DUE_CHANNEL } from './pump.js';
 import { aboutWebhook, subjectsOf } from './subjects.js';
 import { filterMatches, type Filter } from './filters.js';
-import { currentTraceparent } from '../observability/tracing.js';
+import { traceparentOf } from '../observability/tracing.js';
 
 // The transactional outbox: an event is kept in the event store and becomes
 // one delivery row per active webhook of the company subscribed to it whose
@@ -49,7 +49,7 @@ const RECORD = `WITH kept AS (
 ), written AS (${INSERT_DELIVERIES}) SELECT pg_notify('${DUE_CHANNEL}', '') WHERE json_array_length($1::json) > 0`;
 
 // Each row keeps the traceparent of the request recording it (null when tracing is off): observability/tracing.ts.
-const rowsOf = (deliveries: NewDelivery[], traceParent = currentTraceparent()) =>
+const rowsOf = (ctx: RequestContext, deliveries: NewDelivery[], traceParent = traceparentOf(ctx.trace)) =>
   JSON.stringify(deliveries.map((d) => ({
     id: d.id, webhook_id: d.webhookId, company_id: d.companyId, event: d.event, payload: d.payload, trigger: d.trigger, due: d.due,
     subjects: d.subjects ?? [], event_id: d.eventId ?? null, trace_parent: d.traceParent ?? traceParent,
@@ -86,7 +86,7 @@ export class WebhookOutbox implements EventSink<RequestContext> {
       });
     }
     await ctx.read(RECORD, [
-      rowsOf(deliveries),
+      rowsOf(ctx, deliveries),
       event.id,
       company,
       event.type,
@@ -102,7 +102,7 @@ export class WebhookOutbox implements EventSink<RequestContext> {
   /** Delivery rows due now (also for test sends), and the NOTIFY that wakes the pumps once they commit, in one statement. */
   async insert(ctx: RequestContext, deliveries: NewDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
-    await ctx.read(WRITE, [rowsOf(deliveries)]);
+    await ctx.read(WRITE, [rowsOf(ctx, deliveries)]);
   }
 
   /**
