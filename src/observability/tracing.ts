@@ -1,4 +1,4 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -26,7 +26,9 @@ import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, SamplingDec
 /** A request's trace: the OpenTelemetry context holding its server span. */
 export type TraceContext = Context;
 
-const tracer = () => trace.getTracer('switchboard');
+let ours: Tracer | undefined;
+/** The service's own tracer (the provider's, once registered). */
+const tracer = () => (ours ??= trace.getTracer('switchboard'));
 
 let provider: NodeTracerProvider | undefined;
 /** Whether libraries' instrumentations run (and record the statements): the active context then carries the trace too. */
@@ -71,6 +73,7 @@ export function startTracing(serviceName: string, exporter?: SpanExporter, { lib
 export async function stopTracing(): Promise<void> {
   const stopping = provider;
   provider = undefined;
+  ours = undefined;
   await stopping?.shutdown();
   trace.disable();
   context.disable();
@@ -101,6 +104,17 @@ export function serverSpan(method: string, headers: Record<string, unknown>, nex
   else next(span, within);
 }
 
+const kinds = new Map<string, string>();
+/** A statement's span name: its first keyword (SELECT, WITH, INSERT...), as OpenTelemetry's database conventions name it. */
+function statementKind(text: string): string {
+  let kind = kinds.get(text);
+  if (kind === undefined) {
+    kind = (/^\s*(\w+)/.exec(text)?.[1] ?? 'statement').toUpperCase();
+    if (kinds.size < 1000) kinds.set(text, kind);
+  }
+  return kind;
+}
+
 /**
  * Runs a statement (`text`) or an ORM transaction (`text` undefined) of a
  * request in a client span of its trace, unless pg's instrumentation records
@@ -108,7 +122,7 @@ export function serverSpan(method: string, headers: Record<string, unknown>, nex
  */
 export async function databaseSpan<T>(within: Context | undefined, text: string | undefined, run: () => Promise<T>): Promise<T> {
   if (!within || instrumented || !provider) return run();
-  const span = tracer().startSpan(text === undefined ? 'transaction' : (text.trimStart().match(/^\w+/)?.[0] ?? 'statement').toUpperCase(), {
+  const span = tracer().startSpan(text === undefined ? 'transaction' : statementKind(text), {
     kind: SpanKind.CLIENT,
     attributes: text === undefined ? { 'db.system.name': 'postgresql' } : { 'db.system.name': 'postgresql', 'db.query.text': text },
   }, within);
