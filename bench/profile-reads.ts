@@ -6,9 +6,10 @@ import { startWorker } from '../test/helpers/worker.js';
 import { topFrames, topPlaces } from './cpu-profile.js';
 import { otlpSink } from './tracing.bench.js';
 
-// `node dist/bench/profile-reads.js [requests]`: the roles page (15 of the
-// company's roles) asked of one API process (production mode) over REST and
-// over GraphQL, each in a process of its own under --cpu-prof and
+// `node dist/bench/profile-reads.js [requests] [paths]`: the roles page (15
+// of the company's roles) asked of one API process (production mode) over
+// REST and over GraphQL, and a role renamed over REST (paths: a
+// comma-separated choice of REST, GraphQL, rename), each in a process of its own under --cpu-prof and
 // --trace-gc-nvp, 10 requests at a time after 500 unmeasured; prints each
 // path's top frames by self time while it answered (idle and start-up left
 // out) and the bytes it allocates per request
@@ -26,8 +27,13 @@ try {
   const [acme] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
   await app.sql(`INSERT INTO roles (company_id, title, is_owner, created_at, updated_at)
     SELECT ?, 'Profiled role ' || g, false, now() - g * interval '1 minute', now() FROM generate_series(1, 200) g`, [acme.id]);
+  const [renamed] = await app.sql("SELECT id FROM roles WHERE title = 'Profiled role 1'");
+  let n = 0;
   const paths = {
     REST: (url: string) => fetch(`${url}/api/roles?per_page=15`, { headers: { authorization: `Bearer ${token}` } }),
+    // The bench's write: a role renamed over REST (a new title each time).
+    rename: (url: string) =>
+      fetch(`${url}/api/roles/${renamed.id}`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: `Renamed ${n++}` }) }),
     GraphQL: (url: string) =>
       fetch(`${url}/graphql`, {
         method: 'POST',
@@ -35,7 +41,8 @@ try {
         body: JSON.stringify({ query: '{ roles(page: 1, perPage: 15) { records { id title created_at: createdAt updated_at: updatedAt } pagination { total current_page: currentPage per_page: perPage last_page: lastPage from to } } }' }),
       }),
   };
-  for (const [name, ask] of Object.entries(paths)) {
+  const chosen = process.argv[3]?.split(',');
+  for (const [name, ask] of Object.entries(paths).filter(([name]) => !chosen || chosen.includes(name))) {
     const dir = mkdtempSync(path.join(tmpdir(), 'sb-prof-'));
     process.stderr.write(`${name} profile: ${dir}\n`);
     const api = await startWorker(app, { NODE_ENV: 'production', SEED_DEMO: 'false', LOG_LEVEL: 'error', PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: '10', ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {}) }, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--trace-gc-nvp']);

@@ -1,7 +1,7 @@
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import cors from 'cors';
-import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { RequestContext } from './context.js';
 import { appErrorOf, HttpError, UnauthenticatedError } from './errors.js';
@@ -10,7 +10,7 @@ import { formatGraphQLError } from './graphql/format-error.js';
 import { graphqlHandler } from './graphql/http-handler.js';
 import { GRAPHQL_LIMITS, limitsPlugin, type ChargeOperation } from './graphql/limits.js';
 import { pointsOf } from './limits/api-limits.js';
-import { bodyErrors, readJsonBody, requestContexts, jsonBody, sendError, type GraphQLOperationLog } from './http.js';
+import { bodyErrors, chain, readJsonBody, requestContexts, jsonBody, sendError, type GraphQLOperationLog } from './http.js';
 import { probesApp, type ProbeParts } from './probes.js';
 import { errorFields, type Logger } from './observability/logger.js';
 import { endServerSpan, operationSpan, serverSpan, tracingOn } from './observability/tracing.js';
@@ -162,16 +162,3 @@ const traceApiRequests: RequestHandler = (req, res, next) => {
 /** /api and /graphql, and every path under them. */
 const isApiPath = (path: string) => path === '/api' || path.startsWith('/api/') || path === '/graphql' || path.startsWith('/graphql/');
 
-/** Handlers run one after another as one: each one's `next()` runs the following, an error goes to the app's error handlers. */
-function chain(handlers: RequestHandler[]): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    let at = 0;
-    const step = (error?: unknown): void => {
-      if (error) return next(error);
-      const handler = handlers[at++];
-      if (!handler) return next();
-      void handler(req, res, step);
-    };
-    step();
-  };
-}

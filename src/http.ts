@@ -13,6 +13,7 @@ import type { TraceContext } from './observability/tracing.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 export const BODY_LIMIT = '1mb';
+const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
  * The route a request is measured and logged under: a template, never a raw
@@ -84,7 +85,56 @@ export function jsonBody(log: Logger): RequestHandler[] {
     }
     next();
   };
-  return [requireJson, express.json({ limit: BODY_LIMIT, strict: false })];
+  const parser = express.json({ limit: BODY_LIMIT, strict: false });
+  return [requireJson, (req, res, next) => (plainJsonBody(req) ? readPlainJson(req, next) : parser(req, res, next))];
+}
+
+/**
+ * A body body-parser would read as it comes, which most are: UTF-8 (no other
+ * charset named), not compressed, its length given and within the limit.
+ * Those are read here, without body-parser's decoding streams and async
+ * scopes; the rest (chunked, compressed, another charset, too large) go to it.
+ */
+function plainJsonBody(req: Request): boolean {
+  const length = Number(req.headers['content-length'] ?? 0);
+  const type = req.headers['content-type']?.toLowerCase();
+  if (!(length > 0 && length <= BODY_LIMIT_BYTES) || type === undefined || req.headers['transfer-encoding'] !== undefined) return false;
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
+  const parameters = type.indexOf(';');
+  return parameters === -1 || /^;\s*charset="?utf-8"?\s*$/.test(type.slice(parameters));
+}
+
+/** Reads a plain JSON body (plainJsonBody) into req.body as body-parser does: its errors typed as body-parser's (bodyErrors answers them). */
+function readPlainJson(req: Request, next: (error?: unknown) => void): void {
+  const expected = Number(req.headers['content-length']);
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let done = false;
+  const finish = (type?: string) => {
+    if (done) return;
+    done = true;
+    next(type ? Object.assign(new Error(type), { type }) : undefined);
+  };
+  req.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    chunks.push(chunk);
+  });
+  req.once('end', () => {
+    if (received !== expected) return finish('request.size.invalid');
+    let text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received)).toString('utf8');
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    try {
+      req.body = JSON.parse(text);
+    } catch {
+      return finish('entity.parse.failed');
+    }
+    finish();
+  });
+  // A client gone before its whole body came.
+  req.once('close', () => {
+    if (!req.complete) finish('request.aborted');
+  });
 }
 
 /**
@@ -110,7 +160,9 @@ export function bodyErrors(log: Logger): ErrorRequestHandler {
         ? new HttpError(400, 'Malformed JSON in request body.')
         : type === 'encoding.unsupported' || type === 'charset.unsupported'
           ? new HttpError(400, 'Unsupported request body encoding.')
-          : error;
+          : type === 'request.size.invalid' || type === 'request.aborted'
+            ? new HttpError(400, 'The request body was shorter than its Content-Length.')
+            : error;
     sendError(res, mapped, res.locals.requestId, log);
   };
 }
@@ -163,6 +215,30 @@ export const closeWhenDraining = (server: Server): RequestHandler => (_req, res,
   if (draining.has(server)) res.setHeader('Connection', 'close');
   next();
 };
+
+/**
+ * Handlers run one after another as one: each one's `next()` runs the
+ * following, an error (thrown, or a promise's rejection) goes to the app's
+ * error handlers. One router layer instead of one each: the router's walk
+ * and matching for every layer is work a request does for each.
+ */
+export function chain(handlers: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    let at = 0;
+    const step = (error?: unknown): void => {
+      if (error) return next(error);
+      const handler = handlers[at++];
+      if (!handler) return next();
+      try {
+        const running = handler(req, res, step) as unknown;
+        if (running instanceof Promise) running.catch(next);
+      } catch (thrown) {
+        next(thrown);
+      }
+    };
+    step();
+  };
+}
 
 /**
  * A JSON answer of the APIs, written as is: the body's text in the same

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { type Express, type RequestHandler } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import type { Server } from 'node:http';
-import { bearerOf, closeWhenDraining, requestLog } from './http.js';
+import { bearerOf, chain, closeWhenDraining, requestLog } from './http.js';
 import type { JobRunner } from './jobs/agenda.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
@@ -32,9 +32,8 @@ export function probesApp({ orm, services, log, metrics, jobs, httpServer }: Pro
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', services.config.trustProxy);
-  app.use(requestLog(log, metrics, { hsts: services.config.publicUrl.startsWith('https:') }));
-  app.use(closeWhenDraining(httpServer));
-  if (first.length > 0) app.use(...first);
+  // The request log and the APIs' handlers as one router layer (http.ts, chain).
+  app.use(chain([requestLog(log, metrics, { hsts: services.config.publicUrl.startsWith('https:') }), closeWhenDraining(httpServer), ...first]));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

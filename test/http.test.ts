@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { adminQuery, startTestApp, type TestApp } from './helpers/app.js';
 
@@ -17,6 +19,44 @@ describe('the error model over HTTP', () => {
     const res = await app.request('PUT', '/api/roles/1', { token, raw: '{"title":', headers: { 'content-type': 'application/json' } });
     assert.equal(res.status, 400);
     assert.deepEqual(res.body, { success: false, message: 'Malformed JSON in request body.' });
+  });
+
+  it('reads a JSON body however it comes: UTF-8 with a BOM, chunked, gzip-compressed; another charset is 400', async () => {
+    const [{ id }] = await app.sql("SELECT id FROM roles WHERE company_id = (SELECT id FROM companies WHERE name = 'Acme Agency') AND NOT is_owner LIMIT 1");
+    const put = (body: Buffer, headers: Record<string, string>) =>
+      new Promise<{ status: number; body: { success: boolean; message?: string } }>((resolve, reject) => {
+        const req = httpRequest(`${app.url}/api/roles/${id}`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, ...headers } }, (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (part: Buffer) => parts.push(part));
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(parts).toString()) }));
+        });
+        req.on('error', reject);
+        // Chunked when no length is given: the body in two writes.
+        if (headers['content-length'] === undefined) {
+          req.write(body.subarray(0, 5));
+          setTimeout(() => req.end(body.subarray(5)), 20);
+        } else req.end(body);
+      });
+    const json = (title: string) => Buffer.from(JSON.stringify({ title }));
+    const title = async () => (await app.sql('SELECT title FROM roles WHERE id = ?', [id]))[0].title;
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json('Bom role')]);
+    const bom = await put(withBom, { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(withBom.length) });
+    assert.equal(bom.status, 200, JSON.stringify(bom.body));
+    assert.equal(await title(), 'Bom role');
+    const chunked = await put(json('Chunked role'), { 'content-type': 'application/json' });
+    assert.equal(chunked.status, 200, JSON.stringify(chunked.body));
+    assert.equal(await title(), 'Chunked role');
+    const zipped = gzipSync(json('Zipped role'));
+    const gzip = await put(zipped, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(zipped.length) });
+    assert.equal(gzip.status, 200, JSON.stringify(gzip.body));
+    assert.equal(await title(), 'Zipped role');
+    const latin = json('Latin role');
+    const other = await put(latin, { 'content-type': 'application/json; charset=latin1', 'content-length': String(latin.length) });
+    assert.deepEqual(other, { status: 400, body: { success: false, message: 'Unsupported request body encoding.' } });
+    const broken = Buffer.from('{"title": "Half');
+    const malformed = await put(broken, { 'content-type': 'application/json', 'content-length': String(broken.length) });
+    assert.deepEqual(malformed, { status: 400, body: { success: false, message: 'Malformed JSON in request body.' } });
+    assert.equal(await title(), 'Zipped role', 'the refused bodies changed nothing');
   });
 
   it('400 for a body that is not JSON', async () => {
