@@ -3,6 +3,7 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import cors from 'cors';
 import type { Express, RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
+import type { RequestListener } from 'node:http';
 import type { RequestContext } from './context.js';
 import { appErrorOf, HttpError, UnauthenticatedError } from './errors.js';
 import { compiledExecution } from './graphql/executor.js';
@@ -10,7 +11,8 @@ import { formatGraphQLError } from './graphql/format-error.js';
 import { graphqlHandler } from './graphql/http-handler.js';
 import { GRAPHQL_LIMITS, limitsPlugin, type ChargeOperation } from './graphql/limits.js';
 import { pointsOf } from './limits/api-limits.js';
-import { bodyErrors, chain, readJsonBody, requestContexts, jsonBody, sendError, type GraphQLOperationLog } from './http.js';
+import { chain, requestContexts, sendError, type GraphQLOperationLog } from './http.js';
+import { bodyErrors, jsonBody, readJsonBody } from './http-body.js';
 import { probesApp, type ProbeParts } from './probes.js';
 import { errorFields, type Logger } from './observability/logger.js';
 import { endServerSpan, operationSpan, serverSpan, tracingOn } from './observability/tracing.js';
@@ -39,7 +41,7 @@ const batchLimit: RequestHandler = (req, res, next) => {
 };
 
 /** The API's Express app: the probes, then the web interface, docs, the REST table and /graphql. */
-export async function createApp(parts: AppParts): Promise<{ app: Express; apollo: ApolloServer<RequestContext> }> {
+export async function createApp(parts: AppParts): Promise<{ app: Express; listener: RequestListener; apollo: ApolloServer<RequestContext> }> {
   const { orm, services, schema, routes, log, metrics, jobs } = parts;
   const context = requestContexts(services.contexts);
   // Every operation of a signed-in caller spends from its rate limits (src/limits/), over REST and /graphql alike.
@@ -132,7 +134,7 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
     if (req.method === 'GET') return explorer(req, res, () => graphql(req, res, next));
     graphql(req, res, next);
   });
-  const app = probesApp(parts, first);
+  const { app, listener } = probesApp(parts, first);
   // Browsers get the web interface at `/`; JSON clients where the APIs and their documents are.
   // Development with demo data: the sign-in screen offers the demo logins (never in production, where there are none).
   const { config } = services;
@@ -145,7 +147,7 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; apollo
   app.use(rest.unmatched);
   app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));
   app.use(bodyErrors(log));
-  return { app, apollo };
+  return { app, listener, apollo };
 }
 
 /** A server span around each API request (REST rows, /graphql), named by its route once answered. */

@@ -1,25 +1,23 @@
-import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { appErrorOf, HttpError } from './errors.js';
+import { appErrorOf } from './errors.js';
 import { errorFields, type Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { ContextFactory, RequestContext } from './context.js';
 import type { TraceContext } from './observability/tracing.js';
 
 // HTTP concerns shared by /api and /graphql: request ids, access logs and
-// metrics, and the body rules (JSON only, at most 1 MiB, well formed).
+// metrics, the error model, the front door (the body rules: http-body.ts).
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
-export const BODY_LIMIT = '1mb';
-const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
  * The route a request is measured and logged under: a template, never a raw
  * path, so unknown paths cannot grow the metric series.
  */
-function routeTemplate(req: express.Request, rowPath: string | undefined): string {
+function routeTemplate(req: Request, rowPath: string | undefined): string {
   if (rowPath) return rowPath;
   const asked = req.originalUrl.split('?')[0];
   if (asked === '/graphql' || asked === '/graphql/') return '/graphql';
@@ -74,99 +72,6 @@ export function requestLog(log: Logger, metrics: Metrics, { hsts = false }: { hs
   };
 }
 
-const hasBody = (req: express.Request) =>
-  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-
-/** JSON bodies only: other content types with a body are 400, oversize 413, malformed 400. */
-export function jsonBody(log: Logger): RequestHandler[] {
-  const requireJson: RequestHandler = (req, res, next) => {
-    if (hasBody(req) && !req.is('application/json')) {
-      return sendError(res, new HttpError(400, 'Content-Type must be application/json.'), res.locals.requestId, log);
-    }
-    next();
-  };
-  const parser = express.json({ limit: BODY_LIMIT, strict: false });
-  return [requireJson, (req, res, next) => (plainJsonBody(req) ? readPlainJson(req, next) : parser(req, res, next))];
-}
-
-/**
- * A body body-parser would read as it comes, which most are: UTF-8 (no other
- * charset named), not compressed, its length given and within the limit.
- * Those are read here, without body-parser's decoding streams and async
- * scopes; the rest (chunked, compressed, another charset, too large) go to it.
- */
-function plainJsonBody(req: Request): boolean {
-  const length = Number(req.headers['content-length'] ?? 0);
-  const type = req.headers['content-type']?.toLowerCase();
-  if (!(length > 0 && length <= BODY_LIMIT_BYTES) || type === undefined || req.headers['transfer-encoding'] !== undefined) return false;
-  const encoding = req.headers['content-encoding'];
-  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
-  const parameters = type.indexOf(';');
-  return parameters === -1 || /^;\s*charset="?utf-8"?\s*$/.test(type.slice(parameters));
-}
-
-/** Reads a plain JSON body (plainJsonBody) into req.body as body-parser does: its errors typed as body-parser's (bodyErrors answers them). */
-function readPlainJson(req: Request, next: (error?: unknown) => void): void {
-  const expected = Number(req.headers['content-length']);
-  const chunks: Buffer[] = [];
-  let received = 0;
-  let done = false;
-  const finish = (type?: string) => {
-    if (done) return;
-    done = true;
-    next(type ? Object.assign(new Error(type), { type }) : undefined);
-  };
-  req.on('data', (chunk: Buffer) => {
-    received += chunk.length;
-    chunks.push(chunk);
-  });
-  req.once('end', () => {
-    if (received !== expected) return finish('request.size.invalid');
-    let text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received)).toString('utf8');
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    try {
-      req.body = JSON.parse(text);
-    } catch {
-      return finish('entity.parse.failed');
-    }
-    finish();
-  });
-  // A client gone before its whole body came.
-  req.once('close', () => {
-    if (!req.complete) finish('request.aborted');
-  });
-}
-
-/**
- * The same rules as one step, for a handler that reads its own body (the REST
- * rows): nothing to do without a body; `done(error)` for the parser's errors
- * (bodyErrors answers them), no call at all once a refusal is sent.
- */
-export function readJsonBody(log: Logger): (req: Request, res: Response, done: (error?: unknown) => void) => void {
-  const [requireJson, parse] = jsonBody(log);
-  return (req, res, done) => {
-    if (!hasBody(req)) return done();
-    requireJson(req, res, () => parse(req, res, done));
-  };
-}
-
-export function bodyErrors(log: Logger): ErrorRequestHandler {
-  return (error, _req, res, next) => {
-    if (res.headersSent) return next(error);
-    const type = (error as { type?: string }).type;
-    const mapped = type === 'entity.too.large'
-      ? new HttpError(413, 'The request body is larger than 1 MiB.')
-      : type === 'entity.parse.failed'
-        ? new HttpError(400, 'Malformed JSON in request body.')
-        : type === 'encoding.unsupported' || type === 'charset.unsupported'
-          ? new HttpError(400, 'Unsupported request body encoding.')
-          : type === 'request.size.invalid' || type === 'request.aborted'
-            ? new HttpError(400, 'The request body was shorter than its Content-Length.')
-            : error;
-    sendError(res, mapped, res.locals.requestId, log);
-  };
-}
-
 /**
  * Stops an HTTP server without dropping a request a client has already sent.
  * Node's `server.close()` also closes every connection that is not in the
@@ -215,6 +120,42 @@ export const closeWhenDraining = (server: Server): RequestHandler => (_req, res,
   if (draining.has(server)) res.setHeader('Connection', 'close');
   next();
 };
+
+const PASSED_ON = Symbol('passed on by the front door');
+
+/**
+ * The server's request listener, and the app's first layer, for handlers
+ * (`front`) that answer most requests on their own: a request `isFront`
+ * picks goes to them straight away, made ready as Express makes every
+ * request ready (its request and response prototypes, `res.locals`, the
+ * original URL) but without the router's walk of its layers; whatever they
+ * pass on (`next()`, or an error) goes on into the app, whose first layer
+ * lets it through (or on to its error handlers). Any other request goes to
+ * the app, whose first layer runs `front` for it.
+ */
+export function frontDoor(app: Express, front: RequestHandler, isFront: (url: string) => boolean): { layer: RequestHandler; listener: (req: IncomingMessage, res: ServerResponse) => void } {
+  const layer: RequestHandler = (req, res, next) => {
+    const passed = (res.locals as Record<symbol, { error?: unknown } | undefined>)[PASSED_ON];
+    if (passed) return next(passed.error);
+    front(req, res, next);
+  };
+  const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    if (!isFront(incoming.url ?? '')) return void app(incoming, outgoing);
+    const req = Object.setPrototypeOf(incoming, app.request) as Request;
+    const res = Object.setPrototypeOf(outgoing, app.response) as Response;
+    req.res = res;
+    res.req = req;
+    res.locals = Object.create(null) as Response['locals'];
+    req.originalUrl = req.url;
+    req.baseUrl = '';
+    req.params = {};
+    front(req, res, (error?: unknown) => {
+      (res.locals as Record<symbol, { error?: unknown }>)[PASSED_ON] = { error };
+      app(req, res);
+    });
+  };
+  return { layer, listener };
+}
 
 /**
  * Handlers run one after another as one: each one's `next()` runs the

@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { type Express, type RequestHandler } from 'express';
 import { timingSafeEqual } from 'node:crypto';
-import type { Server } from 'node:http';
-import { bearerOf, chain, closeWhenDraining, requestLog } from './http.js';
+import type { RequestListener, Server } from 'node:http';
+import { bearerOf, chain, closeWhenDraining, frontDoor, requestLog } from './http.js';
 import type { JobRunner } from './jobs/agenda.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
@@ -28,12 +28,23 @@ const tokenMatches = (given: string | undefined, expected: string) =>
  * serves and its 404. `first`: handlers that come straight after the request
  * log, before the probes (the API's: its requests are the many).
  */
-export function probesApp({ orm, services, log, metrics, jobs, httpServer }: ProbeParts, first: RequestHandler[] = []): Express {
+export function probesApp({ orm, services, log, metrics, jobs, httpServer }: ProbeParts, first: RequestHandler[] = []): { app: Express; listener: RequestListener } {
   const app = express();
+  let listener: RequestListener;
   app.disable('x-powered-by');
   app.set('trust proxy', services.config.trustProxy);
-  // The request log and the APIs' handlers as one router layer (http.ts, chain).
-  app.use(chain([requestLog(log, metrics, { hsts: services.config.publicUrl.startsWith('https:') }), closeWhenDraining(httpServer), ...first]));
+  const handlers = [requestLog(log, metrics, { hsts: services.config.publicUrl.startsWith('https:') }), closeWhenDraining(httpServer), ...first];
+  const { config } = services;
+  if (config.tracing && config.tracedLibraries.includes('express')) {
+    // Express's instrumentation asked for: each handler a layer of the router, so each is a span.
+    app.use(...handlers);
+    listener = app;
+  } else {
+    // The request log and the APIs' handlers as one, the server's front door for API paths (http.ts, frontDoor).
+    const door = frontDoor(app, chain(handlers), first.length > 0 ? isApiUrl : () => false);
+    app.use(door.layer);
+    listener = door.listener;
+  }
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -65,5 +76,8 @@ export function probesApp({ orm, services, log, metrics, jobs, httpServer }: Pro
     }
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
-  return app;
+  return { app, listener };
 }
+
+/** A request to the APIs (REST under /api, /graphql), by its URL as it came. */
+const isApiUrl = (url: string) => url.startsWith('/api/') || url === '/graphql' || url.startsWith('/graphql?') || url.startsWith('/graphql/');

@@ -133,9 +133,9 @@ export async function startService(config: Config, log: Logger = createLogger(co
     let apollo: { stop(): Promise<void> } | undefined;
     if (config.role === 'worker') {
       // A worker serves its probes and metrics alone: it builds no schema and loads none of the API's modules.
-      const app = probesApp({ orm, services, log, metrics, jobs, httpServer: server });
+      const { app, listener } = probesApp({ orm, services, log, metrics, jobs, httpServer: server });
       app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));
-      server.on('request', app);
+      server.on('request', listener);
     } else {
       const [{ createApp }, { createSchema }, { compileRoutes }, { openApiDocument }, { ingressTable, routeTable }, { serveSubscriptions }] = await Promise.all([
         import('./app.js'), import('./graphql/schema.js'), import('./rest/compile.js'), import('./rest/openapi.js'), import('./rest/routes/index.js'), import('./graphql/live-server.js'),
@@ -147,7 +147,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       const openapi = () => (document ??= openApiDocument(schema, routes, VERSION, ingressTable, webhooksSection()));
       const api = await createApp({ orm, services, schema, routes, ingress: ingressTable, openapi, log, metrics, jobs, httpServer: server });
       apollo = api.apollo;
-      server.on('request', api.app);
+      server.on('request', api.listener);
       // API processes serve subscriptions: live events reach each of them through LISTEN/NOTIFY.
       services.auth.viewers.start(databaseUrl, log);
       cleanups.push(['viewer cache', () => services.auth.viewers.stop()]);

@@ -15,7 +15,7 @@ const LAYERS: Array<[number, string[]]> = [
   [9, ['main.ts', 'generate.ts', 'create-migration.ts', 'seed/cli.ts', 'limits/cli.ts', 'listen/cli.ts']],
   [8, ['runtime.ts', 'generated.ts']],
   [7, ['app.ts', 'seed/']],
-  [6, ['http.ts', 'probes.ts', 'graphql/', 'rest/', 'jobs/', 'web/']],
+  [6, ['http.ts', 'http-body.ts', 'probes.ts', 'graphql/', 'rest/', 'jobs/', 'web/']],
   [5, ['resolvers/']],
   [4, ['composition.ts']],
   [3, ['services/', 'webhooks/', 'workflows/', 'spam/', 'telco/']],
