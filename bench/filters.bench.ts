@@ -18,7 +18,7 @@ import { closedLoop, cluster } from './webhooks.bench.js';
 
 const ENDPOINTS = 20;
 const MUTATIONS = Number(process.env.BENCH_FILTER_MUTATIONS ?? 250);
-const ROUNDS = 6;
+const ROUNDS = 10;
 const TYPES = EVENT_NAMES.filter((name) => name.startsWith('agent.') || name.startsWith('call.') || name.startsWith('sms.')).slice(0, 10);
 
 /** Ten comparisons over agent.created's data that every created agent passes. */

@@ -17,7 +17,7 @@ import { kill, startWorker } from '../test/helpers/worker.js';
 
 const VARIANTS = process.env.BENCH_TRACING ?? 'on=default;pg instrumented=pg;every library=http,express,pg,graphql';
 
-const TRACING_ROUNDS = 7;
+const TRACING_ROUNDS = 9;
 
 /** An OTLP/HTTP endpoint that takes every export and keeps a count. */
 export async function otlpSink(): Promise<{ url: string; exports: () => number; close: () => Promise<void> }> {
