@@ -39,8 +39,8 @@ const INSTRUMENTATIONS: Record<TracedLibrary, () => Instrumentation> = {
 
 /**
  * Hooks the module loaders and enables the instrumentations named (config.ts,
- * from traced-libraries.ts: pg unless OTEL_NODE_ENABLED_INSTRUMENTATIONS or
- * OTEL_NODE_DISABLED_INSTRUMENTATIONS say otherwise). Call it before
+ * from traced-libraries.ts: none unless OTEL_NODE_ENABLED_INSTRUMENTATIONS
+ * names some, less those OTEL_NODE_DISABLED_INSTRUMENTATIONS names). Call it before
  * anything imports http's users, express, pg or graphql, and after the tracer
  * provider is registered (tracing.ts, startTracing).
  */

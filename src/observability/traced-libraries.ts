@@ -8,10 +8,12 @@ export const TRACED_LIBRARIES = ['http', 'express', 'pg', 'graphql'] as const;
 export type TracedLibrary = (typeof TRACED_LIBRARIES)[number];
 
 /**
- * The database's statements; the request's server span, its GraphQL
- * operation and the webhook attempts are the service's own spans. The other
- * three cost the read path more than tracing may by default (README,
- * Performance: tracing), so they are the operator's choice.
+ * None: the request's server span, its GraphQL operation, its statements
+ * and the webhook attempts are the service's own spans (tracing.ts), which
+ * need no context manager. The libraries' instrumentations, and the
+ * AsyncLocalStorage context manager they need, cost the read path more than
+ * tracing may by default (README, Performance: tracing), so they are the
+ * operator's choice.
  */
 export const DEFAULT_TRACED_LIBRARIES: readonly TracedLibrary[] = [];
 
