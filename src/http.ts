@@ -141,10 +141,12 @@ export function frontDoor(app: Express, front: RequestHandler, isFront: (url: st
   };
   const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => {
     if (!isFront(incoming.url ?? '')) return void app(incoming, outgoing);
-    const req = Object.setPrototypeOf(incoming, app.request) as Request;
-    const res = Object.setPrototypeOf(outgoing, app.response) as Response;
+    const req = incoming as Request;
+    const res = outgoing as Response;
     req.res = res;
     res.req = req;
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
     res.locals = Object.create(null) as Response['locals'];
     req.originalUrl = req.url;
     req.baseUrl = '';

@@ -120,20 +120,23 @@ function statementKind(text: string): string {
  * request in a client span of its trace, unless pg's instrumentation records
  * the statements itself; just runs it outside a trace.
  */
-export async function databaseSpan<T>(within: Context | undefined, text: string | undefined, run: () => Promise<T>): Promise<T> {
+export function databaseSpan<T>(within: Context | undefined, text: string | undefined, run: () => Promise<T>): Promise<T> {
   if (!within || instrumented || !provider) return run();
   const span = tracer().startSpan(text === undefined ? 'transaction' : statementKind(text), {
     kind: SpanKind.CLIENT,
     attributes: text === undefined ? { 'db.system.name': 'postgresql' } : { 'db.system.name': 'postgresql', 'db.query.text': text },
   }, within);
-  try {
-    return await run();
-  } catch (error) {
-    span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
-    throw error;
-  } finally {
-    span.end();
-  }
+  return run().then(
+    (result) => {
+      span.end();
+      return result;
+    },
+    (error: unknown) => {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+      span.end();
+      throw error;
+    },
+  );
 }
 
 /**
