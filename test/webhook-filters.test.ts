@@ -178,6 +178,43 @@ describe('payload filters', () => {
     assert.equal(noFilter.status, 422, noFilter.text);
   });
 
+  it('each operator over given data: missing and null values, list fields, numbers and date-times, and, or, not', async () => {
+    const data = { call_direction: 'inbound', call_duration: 61, sentiment: null, tags: ['appointment', 'vip'] };
+    const cases: Array<[unknown, boolean, string?]> = [
+      [{ path: 'call_direction', eq: 'inbound' }, true],
+      [{ path: 'call_direction', eq: 'outbound' }, false],
+      [{ path: 'tags', eq: 'vip' }, true],
+      [{ path: 'tags', ne: 'vip' }, false],
+      [{ path: 'tags', ne: 'spam' }, true],
+      [{ path: 'disposition', ne: 'x' }, true],
+      [{ path: 'disposition', eq: 'x' }, false],
+      [{ path: 'tags', in: ['spam', 'vip'] }, true],
+      [{ path: 'tags', nin: ['spam', 'vip'] }, false],
+      [{ path: 'call_direction', nin: ['outbound'] }, true],
+      [{ path: 'disposition', in: ['x'] }, false],
+      [{ path: 'sentiment', exists: false }, true],
+      [{ path: 'sentiment', exists: true }, false],
+      [{ path: 'call_duration', exists: true }, true],
+      [{ path: 'call_duration', gt: 60 }, true],
+      [{ path: 'call_duration', gt: 61 }, false],
+      [{ path: 'call_duration', gte: 61 }, true],
+      [{ path: 'call_duration', lt: 61 }, false],
+      [{ path: 'call_duration', lte: 61 }, true],
+      [{ path: 'started_at', lt: '2026-11-18T17:00:00+01:00' }, false, 'call.started'],
+      [{ path: 'started_at', lte: '2026-11-18T17:00:00+01:00' }, true, 'call.started'],
+      [{ path: 'started_at', gt: '2026-11-18T15:59:59Z' }, true, 'call.started'],
+      [{ and: [{ path: 'call_direction', eq: 'inbound' }, { path: 'call_duration', gt: 100 }] }, false],
+      [{ or: [{ path: 'call_direction', eq: 'outbound' }, { path: 'call_duration', gt: 60 }] }, true],
+      [{ not: { or: [{ path: 'tags', eq: 'spam' }, { path: 'sentiment', exists: true }] } }, true],
+    ];
+    for (const [filter, expected, event = 'call.ended'] of cases) {
+      const given = event === 'call.started' ? { started_at: '2026-11-18T16:00:00Z' } : data;
+      const res = await app.request('POST', '/api/webhooks/filters/test', { token: owner, body: { event, filter, data: given } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.data.matches, expected, JSON.stringify(filter));
+    }
+  });
+
   it('filtered events: each id form of the webhook; another company\'s webhook and a malformed id are 404', async () => {
     const mine = await app.request('POST', '/api/webhooks', { token: owner, body: { title: 'Ids', url: `${receiver.url}/ids`, events: ['agent.created'] } });
     const gamma = await app.login('owner@gamma.test');

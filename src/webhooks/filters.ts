@@ -150,15 +150,6 @@ export function filterProblems(event: EventType, filter: unknown): FilterProblem
   return problems;
 }
 
-function valueAt(data: unknown, path: string): unknown {
-  let here = data;
-  for (const key of path.split('.')) {
-    if (!isObject(here) || !Object.hasOwn(here, key)) return undefined;
-    here = here[key];
-  }
-  return here;
-}
-
 const order = (a: unknown, b: unknown): number | undefined => {
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   if (typeof a === 'string' && typeof b === 'string') {
@@ -168,23 +159,98 @@ const order = (a: unknown, b: unknown): number | undefined => {
   return undefined;
 };
 
-/** Whether `data` (the event's data, with the whole contact) passes a filter that was checked by filterProblems. */
-export function filterMatches(filter: Filter, data: Record<string, unknown>): boolean {
-  if ('and' in filter) return filter.and.every((f) => filterMatches(f, data));
-  if ('or' in filter) return filter.or.some((f) => filterMatches(f, data));
-  if ('not' in filter) return !filterMatches(filter.not, data);
-  const actual = valueAt(data, filter.path);
-  const values = Array.isArray(actual) ? actual : [actual];
-  const any = (test: (v: unknown) => boolean) => values.some(test);
-  if ('exists' in filter) return (actual !== undefined && actual !== null) === filter.exists;
-  if ('eq' in filter) return actual !== undefined && any((v) => v === filter.eq);
-  if ('ne' in filter) return !any((v) => v === filter.ne);
-  if ('in' in filter) return actual !== undefined && any((v) => (filter.in as unknown[]).includes(v));
-  if ('nin' in filter) return !any((v) => (filter.nin as unknown[]).includes(v));
+/** What a filter asks of an event's data (the data, with the whole contact). */
+export type FilterPredicate = (data: Record<string, unknown>) => boolean;
+
+/** What the path (split at its dots) reaches in `data`; undefined when some key on the way is missing. */
+function reader(path: string): (data: unknown) => unknown {
+  const keys = path.split('.');
+  return (data) => {
+    let here = data;
+    for (const key of keys) {
+      if (!isObject(here) || !Object.hasOwn(here, key)) return undefined;
+      here = here[key];
+    }
+    return here;
+  };
+}
+
+/** Whether `test` holds for the value, or for any element of a list. */
+const anyOf = (actual: unknown, test: (value: unknown) => boolean) => (Array.isArray(actual) ? actual.some(test) : test(actual));
+
+/**
+ * A filter that was checked by filterProblems, made into a predicate once:
+ * its paths split and its operators chosen, so an event is only compared.
+ */
+export function compileFilter(filter: Filter): FilterPredicate {
+  if ('and' in filter) {
+    const parts = filter.and.map(compileFilter);
+    return (data) => parts.every((part) => part(data));
+  }
+  if ('or' in filter) {
+    const parts = filter.or.map(compileFilter);
+    return (data) => parts.some((part) => part(data));
+  }
+  if ('not' in filter) {
+    const inner = compileFilter(filter.not);
+    return (data) => !inner(data);
+  }
+  const at = reader(filter.path);
+  if ('exists' in filter) {
+    const wanted = filter.exists;
+    return (data) => {
+      const actual = at(data);
+      return (actual !== undefined && actual !== null) === wanted;
+    };
+  }
+  if ('eq' in filter) {
+    const expected = filter.eq;
+    return (data) => {
+      const actual = at(data);
+      return actual !== undefined && anyOf(actual, (v) => v === expected);
+    };
+  }
+  if ('ne' in filter) {
+    const refused = filter.ne;
+    return (data) => !anyOf(at(data), (v) => v === refused);
+  }
+  if ('in' in filter) {
+    const list = filter.in as unknown[];
+    return (data) => {
+      const actual = at(data);
+      return actual !== undefined && anyOf(actual, (v) => list.includes(v));
+    };
+  }
+  if ('nin' in filter) {
+    const list = filter.nin as unknown[];
+    return (data) => !anyOf(at(data), (v) => list.includes(v));
+  }
   const [op] = ORDER.filter((o) => o in filter);
-  const cmp = order(actual, filter[op]);
-  if (cmp === undefined) return false;
-  return op === 'gt' ? cmp > 0 : op === 'gte' ? cmp >= 0 : op === 'lt' ? cmp < 0 : cmp <= 0;
+  const bound = filter[op];
+  const holds = op === 'gt' ? (cmp: number) => cmp > 0 : op === 'gte' ? (cmp: number) => cmp >= 0 : op === 'lt' ? (cmp: number) => cmp < 0 : (cmp: number) => cmp <= 0;
+  return (data) => {
+    const cmp = order(at(data), bound);
+    return cmp !== undefined && holds(cmp);
+  };
+}
+
+/** Whether `data` (the event's data, with the whole contact) passes a filter that was checked by filterProblems. */
+export const filterMatches = (filter: Filter, data: Record<string, unknown>): boolean => compileFilter(filter)(data);
+
+const compiled = new Map<string, FilterPredicate>();
+
+/**
+ * The predicate of a filter given as its stored JSON text (as the outbox
+ * reads it), made once per text and kept (at most a thousand; then made
+ * afresh): a webhook's filter is compared with every event of its type.
+ */
+export function filterOfText(text: string): FilterPredicate {
+  let predicate = compiled.get(text);
+  if (predicate === undefined) {
+    if (compiled.size >= 1000) compiled.clear();
+    compiled.set(text, (predicate = compileFilter(JSON.parse(text) as Filter)));
+  }
+  return predicate;
 }
 
 /** A webhook's filters, as stored: at most one per event type it subscribes to. */

@@ -3,7 +3,7 @@ import type { DomainEvent, EventSink } from '../events/recorder.js';
 import { newDeliveryId, payloadText, selectContact } from './payload.js';
 import { DUE_CHANNEL } from './pump.js';
 import { aboutWebhook, subjectsOf } from './subjects.js';
-import { filterMatches, type Filter } from './filters.js';
+import { filterOfText } from './filters.js';
 import { traceparentOf } from '../observability/tracing.js';
 
 // The transactional outbox: an event is kept in the event store and becomes
@@ -34,7 +34,8 @@ export interface NewDelivery {
 /** Counts what the filters turned away, once the change has committed. */
 export type FilteredCounter = (event: string, webhooks: number) => void;
 
-const SUBSCRIBED = 'SELECT id, form_data, filters -> $3::text AS filter FROM webhooks WHERE company_id = $1 AND active AND events @> $2::jsonb ORDER BY id';
+// Each webhook's filter for the type comes as its JSON text: its predicate is made once per text (filters.ts).
+const SUBSCRIBED = 'SELECT id, form_data, (filters -> $3::text)::text AS filter FROM webhooks WHERE company_id = $1 AND active AND events @> $2::jsonb ORDER BY id';
 
 const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at, subjects, event_id, trace_parent)
   SELECT d.id, d.webhook_id, d.company_id, d.event, 'pending', d.payload, 0, 5, d.due, d.trigger, d.due, ARRAY(SELECT json_array_elements_text(d.subjects)), d.event_id, d.trace_parent
@@ -60,7 +61,7 @@ export class WebhookOutbox implements EventSink<RequestContext> {
 
   async accept(ctx: RequestContext, event: DomainEvent): Promise<void> {
     const company = await ctx.companyId();
-    const webhooks = await ctx.read<{ id: number; form_data: string[]; filter: Filter | null }>(SUBSCRIBED, [company, JSON.stringify([event.type]), event.type]);
+    const webhooks = await ctx.read<{ id: number; form_data: string[]; filter: string | null }>(SUBSCRIBED, [company, JSON.stringify([event.type]), event.type]);
     const due = new Date();
     const subjects = subjectsOf(event);
     const filteredBy: number[] = [];
@@ -69,7 +70,7 @@ export class WebhookOutbox implements EventSink<RequestContext> {
     let whole: Record<string, unknown> | undefined;
     for (const webhook of webhooks) {
       if (webhook.id === about) continue;
-      if (webhook.filter && !filterMatches(webhook.filter, (whole ??= { ...event.data, contact: event.contact }))) {
+      if (webhook.filter !== null && !filterOfText(webhook.filter)((whole ??= { ...event.data, contact: event.contact }))) {
         filteredBy.push(webhook.id);
         continue;
       }
