@@ -175,6 +175,9 @@ function reader(path: string): (data: unknown) => unknown {
   };
 }
 
+const equalTo = (expected: unknown) => (value: unknown) => value === expected;
+const oneOf = (list: unknown[]) => (value: unknown) => list.includes(value);
+
 /** Whether `test` holds for the value, or for any element of a list. */
 const anyOf = (actual: unknown, test: (value: unknown) => boolean) => (Array.isArray(actual) ? actual.some(test) : test(actual));
 
@@ -203,27 +206,16 @@ export function compileFilter(filter: Filter): FilterPredicate {
       return (actual !== undefined && actual !== null) === wanted;
     };
   }
-  if ('eq' in filter) {
-    const expected = filter.eq;
+  if ('eq' in filter || 'in' in filter) {
+    const test = 'eq' in filter ? equalTo(filter.eq) : oneOf(filter.in as unknown[]);
     return (data) => {
       const actual = at(data);
-      return actual !== undefined && anyOf(actual, (v) => v === expected);
+      return actual !== undefined && anyOf(actual, test);
     };
   }
-  if ('ne' in filter) {
-    const refused = filter.ne;
-    return (data) => !anyOf(at(data), (v) => v === refused);
-  }
-  if ('in' in filter) {
-    const list = filter.in as unknown[];
-    return (data) => {
-      const actual = at(data);
-      return actual !== undefined && anyOf(actual, (v) => list.includes(v));
-    };
-  }
-  if ('nin' in filter) {
-    const list = filter.nin as unknown[];
-    return (data) => !anyOf(at(data), (v) => list.includes(v));
+  if ('ne' in filter || 'nin' in filter) {
+    const test = 'ne' in filter ? equalTo(filter.ne) : oneOf(filter.nin as unknown[]);
+    return (data) => !anyOf(at(data), test);
   }
   const [op] = ORDER.filter((o) => o in filter);
   const bound = filter[op];
