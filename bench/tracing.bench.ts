@@ -8,16 +8,20 @@ import { kill, startWorker } from '../test/helpers/worker.js';
 //   - off: no OTLP endpoint (the default), so no SDK, hook or middleware;
 //   - VARIANTS: requests traced and exported over OTLP/HTTP to a sink on
 //     loopback: "on" as configured by default (every request, the service's
-//     own spans: the request, its statements), with pg's instrumentation
-//     for the statements instead, and with every instrumentation
-//     (BENCH_TRACING, a list of `name=libraries[@ratio]`, libraries `default`
-//     or a comma-separated list, a ratio of requests sampled, overrides them).
+//     own spans: the request, its statements; protobuf), the same in JSON,
+//     with pg's instrumentation for the statements instead, and with every
+//     instrumentation (BENCH_TRACING, a list of `name=libraries[@ratio][|VARIABLE=value ...]`,
+//     libraries `default` or a comma-separated list, a ratio of requests
+//     sampled, more OTEL_* variables, overrides them).
 // Each is a process of its own (the hooks are process-wide), so the CPU per
 // answer is each process's own.
 
-const VARIANTS = process.env.BENCH_TRACING ?? 'on=default;pg instrumented=pg;every library=http,express,pg,graphql';
+const VARIANTS = process.env.BENCH_TRACING ?? 'on=default;on, JSON=default|OTEL_EXPORTER_OTLP_PROTOCOL=http/json;pg instrumented=pg;every library=http,express,pg,graphql';
 
 const TRACING_ROUNDS = 9;
+
+/** `a=b=c` as [a, b=c]: a name, then what follows its first `=`. */
+const assignment = (text: string) => [text.slice(0, text.indexOf('=')), text.slice(text.indexOf('=') + 1)];
 
 /** An OTLP/HTTP endpoint that takes every export and keeps a count. */
 export async function otlpSink(): Promise<{ url: string; exports: () => number; close: () => Promise<void> }> {
@@ -41,13 +45,15 @@ export async function tracingBench(app: TestApp): Promise<void> {
   const token = await app.login('owner@acme.test');
   const sink = await otlpSink();
   const env = { PROCESS_ROLE: 'api', NODE_ENV: 'production', DATABASE_POOL_SIZE: String(app.config.databasePoolSize), OTEL_SERVICE_NAME: 'switchboard-bench' };
-  const variants = VARIANTS.split(';').map((v) => v.split('='));
+  const variants = VARIANTS.split(';').map(assignment);
   const processes: Record<string, Awaited<ReturnType<typeof startWorker>>> = { off: await startWorker(app, env) };
   for (const [name, spec] of variants) {
-    const [libraries, ratio] = spec.split('@');
+    const [chosen, variables = ''] = spec.split('|');
+    const [libraries, ratio] = chosen.split('@');
     const sampled: Record<string, string> = ratio ? { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio } : {};
     const instrumented: Record<string, string> = libraries === 'default' ? {} : { OTEL_NODE_ENABLED_INSTRUMENTATIONS: libraries };
-    processes[name] = await startWorker(app, { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...instrumented, ...sampled });
+    const more = Object.fromEntries(variables.split(' ').filter(Boolean).map(assignment));
+    processes[name] = await startWorker(app, { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...instrumented, ...sampled, ...more });
   }
   try {
     const paths: Scenario[] = Object.entries(processes).map(([name, child]) => ({

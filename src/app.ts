@@ -156,7 +156,8 @@ const traceApiRequests: RequestHandler = (req, res, next) => {
   if (api === null) return next();
   serverSpan(req.method, req.headers, (span, within) => {
     res.locals.trace = within;
-    res.once('finish', () => endServerSpan(span, req.method, (res.locals.route as string | undefined) ?? api, res.statusCode));
+    // Ended by the request log as the answer finishes (http.ts), beside its own line: one listener for both.
+    res.locals.endTrace = () => endServerSpan(span, req.method, (res.locals.route as string | undefined) ?? api, res.statusCode);
     next();
   });
 };

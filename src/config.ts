@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_TRACED_LIBRARIES, tracedLibraries, type TracedLibrary } from './observability/traced-libraries.js';
+import { DEFAULT_TRACED_LIBRARIES, otlpProtocol, tracedLibraries, type OtlpProtocol, type TracedLibrary } from './observability/otel-variables.js';
 
 // The only module that reads process.env. Everything else receives a Config.
 
@@ -44,11 +44,11 @@ export interface Config {
   /**
    * OpenTelemetry traces (observability/tracing.ts): on when an OTLP endpoint
    * is given (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
-   * and neither OTEL_SDK_DISABLED=true nor OTEL_TRACES_EXPORTER=none says no.
-   * The SDK reads the rest of the OTEL_* variables itself.
+   * and neither OTEL_SDK_DISABLED=true nor OTEL_TRACES_EXPORTER=none says no:
+   * then the OTLP protocol (observability/otel-variables.ts). The SDK reads the rest of the OTEL_* variables itself.
    */
-  tracing: boolean;
-  /** The libraries instrumented when tracing is on (observability/traced-libraries.ts). */
+  tracing: false | OtlpProtocol;
+  /** The libraries instrumented when tracing is on (observability/otel-variables.ts). */
   tracedLibraries: TracedLibrary[];
   /** When set, /metrics asks for it as a Bearer token. */
   metricsToken?: string;
@@ -205,6 +205,7 @@ function appKey(raw: string, variable: string): Buffer {
  */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
+  const fail = (variable: string, problem: string): never => { throw new ConfigError(variable, problem); };
   const read = <T>(fn: () => T, fallback: T): T => {
     try {
       return fn();
@@ -271,8 +272,9 @@ export function loadConfig(env: Env = process.env): Config {
     webhookEndpointConcurrencyMax: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY_MAX', 64, 1, 1000), 64),
     webhookWorkerSockets: read(() => integer(env, 'WEBHOOK_WORKER_SOCKETS', 1000, 1, 10_000), 1000),
     corsOrigins: read(() => origins(env, 'CORS_ORIGINS'), []),
-    tracing: Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && env.OTEL_SDK_DISABLED !== 'true' && env.OTEL_TRACES_EXPORTER !== 'none',
-    tracedLibraries: read(() => tracedLibraries(env, (variable, problem) => { throw new ConfigError(variable, problem); }), [...DEFAULT_TRACED_LIBRARIES]),
+    tracing: Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && env.OTEL_SDK_DISABLED !== 'true' && env.OTEL_TRACES_EXPORTER !== 'none'
+      && read(() => otlpProtocol(env, fail), 'http/protobuf' as const),
+    tracedLibraries: read(() => tracedLibraries(env, fail), [...DEFAULT_TRACED_LIBRARIES]),
     metricsToken: read(() => {
       const token = env.METRICS_TOKEN;
       if (token && token.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');

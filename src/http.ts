@@ -67,6 +67,8 @@ export function requestLog(log: Logger, metrics: Metrics, { hsts = false }: { hs
         status: res.statusCode,
         durationMs: Math.round(seconds * 10_000) / 10,
       });
+      // Traced: the request's server span ends with it (app.ts, traceApiRequests).
+      (res.locals.endTrace as (() => void) | undefined)?.();
     });
     next();
   };

@@ -29,7 +29,7 @@ async function main() {
   let stopTraces = async () => {};
   if (config.tracing) {
     const [{ startTracing, stopTracing }, { instrumentLibraries }] = await Promise.all([import('./observability/tracing.js'), import('./observability/instrumentation.js')]);
-    startTracing('switchboard', undefined, { libraries: config.tracedLibraries.length > 0 });
+    startTracing('switchboard', undefined, { libraries: config.tracedLibraries.length > 0, protocol: config.tracing });
     stopTraces = stopTracing;
     await instrumentLibraries(config.tracedLibraries);
   }

@@ -88,7 +88,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     }
   };
   try {
-    if (config.tracing && startTracing('switchboard')) cleanups.push(['tracing', stopTracing]);
+    if (config.tracing && startTracing('switchboard', undefined, { protocol: config.tracing })) cleanups.push(['tracing', stopTracing]);
     let embedded: EmbeddedDatabase | undefined;
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SpanKind } from '@opentelemetry/api';
+import protobuf from 'protobufjs';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { startTracing, stopTracing } from '../src/observability/tracing.js';
@@ -17,7 +18,7 @@ import { kill, startWorker } from './helpers/worker.js';
 // gets the attempt's traceparent; a /graphql mutation is a server span with
 // its operation inside. Across processes, with the OTLP exporter the
 // standard variables configure: an API process and a worker process export
-// to a collector on loopback, and the attempt the worker makes is in the
+// to a collector on loopback (one in protobuf, the other in JSON), and the attempt the worker makes is in the
 // trace of the request the API answered.
 
 const exporter = new InMemorySpanExporter();
@@ -126,10 +127,21 @@ describe('tracing is off unless an OTLP endpoint is configured', () => {
   const base = { NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(32), APP_KEY: Buffer.alloc(32, 1).toString('base64') };
   it('reads the standard OTEL_* variables', () => {
     assert.equal(loadConfig(base).tracing, false);
-    assert.equal(loadConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }).tracing, true);
-    assert.equal(loadConfig({ ...base, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces' }).tracing, true);
+    assert.equal(loadConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }).tracing, 'http/protobuf');
+    assert.equal(loadConfig({ ...base, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces' }).tracing, 'http/protobuf');
     assert.equal(loadConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' }).tracing, false);
     assert.equal(loadConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing, false);
+  });
+
+  it('exports over http/protobuf unless the OTLP protocol variables say http/json, and refuses grpc', () => {
+    const on = { ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
+    assert.equal(loadConfig({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).tracing, 'http/json');
+    assert.equal(loadConfig({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }).tracing, 'http/protobuf');
+    assert.equal(loadConfig({ ...on, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' }).tracing, 'http/json');
+    assert.throws(() => loadConfig({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), (error: Error & { problems?: string[] }) =>
+      /OTEL_EXPORTER_OTLP_PROTOCOL is grpc: this service exports traces over http\/protobuf or http\/json/.test(String(error.problems)));
+    // Off, the protocol is not read.
+    assert.equal(loadConfig({ ...base, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }).tracing, false);
   });
 
   it('instruments no library unless OTEL_NODE_ENABLED_INSTRUMENTATIONS names some (OTEL_NODE_DISABLED_INSTRUMENTATIONS taking some away)', () => {
@@ -153,14 +165,34 @@ interface ExportedSpan {
   scope: string;
   service: string;
   attributes: Record<string, string | number | undefined>;
+  /** How the export carrying it was encoded. */
+  encoding: 'json' | 'protobuf';
 }
 
-type OtlpValue = { stringValue?: string; intValue?: string | number };
-type OtlpAttributes = Array<{ key: string; value: OtlpValue }>;
+type OtlpValue = { stringValue?: string; intValue?: string | number | { toString(): string } };
+type OtlpAttributes = Array<{ key: string; value?: OtlpValue }>;
 const attributesOf = (list: OtlpAttributes = []) =>
-  Object.fromEntries(list.map((a) => [a.key, a.value.stringValue ?? (a.value.intValue === undefined ? undefined : Number(a.value.intValue))]));
+  Object.fromEntries(list.map((a) => [a.key, a.value?.stringValue ?? (a.value?.intValue === undefined ? undefined : Number(String(a.value.intValue)))]));
 
-/** An OTLP/HTTP collector on loopback: the spans of every export it receives (JSON encoding). */
+/** The part of OTLP's trace messages (opentelemetry-proto, trace/v1) the assertions read, to decode the protobuf encoding. */
+const OTLP_TRACES = protobuf.parse(`
+  syntax = "proto3";
+  message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
+  message ResourceSpans { Resource resource = 1; repeated ScopeSpans scope_spans = 2; }
+  message Resource { repeated KeyValue attributes = 1; }
+  message ScopeSpans { InstrumentationScope scope = 1; repeated Span spans = 2; }
+  message InstrumentationScope { string name = 1; }
+  message Span { bytes trace_id = 1; bytes span_id = 2; bytes parent_span_id = 4; string name = 5; int32 kind = 6; repeated KeyValue attributes = 9; }
+  message KeyValue { string key = 1; AnyValue value = 2; }
+  message AnyValue { oneof value { string string_value = 1; bool bool_value = 2; int64 int_value = 3; double double_value = 4; } }
+`).root.lookupType('ExportTraceServiceRequest');
+
+type Id = string | Uint8Array;
+type Sent = { resourceSpans: Array<{ resource: { attributes: OtlpAttributes }; scopeSpans: Array<{ scope: { name: string }; spans: Array<{ traceId: Id; spanId: Id; parentSpanId?: Id; name: string; kind: number; attributes?: OtlpAttributes }> }> }> };
+/** An id as JSON sends it (hex), from either encoding (protobuf's are bytes). */
+const hex = (id: Id | undefined) => (typeof id === 'string' ? id : Buffer.from(id ?? []).toString('hex'));
+
+/** An OTLP/HTTP collector on loopback: the spans of every export it receives, in either encoding (and which). */
 class Collector {
   readonly spans: ExportedSpan[] = [];
   private server?: Server;
@@ -168,19 +200,26 @@ class Collector {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         if (req.url === '/v1/traces') {
-          type Sent = { resourceSpans: Array<{ resource: { attributes: OtlpAttributes }; scopeSpans: Array<{ scope: { name: string }; spans: Array<Omit<ExportedSpan, 'service' | 'scope' | 'attributes'> & { attributes?: OtlpAttributes }> }> }> };
-          for (const resource of (JSON.parse(body) as Sent).resourceSpans) {
+          const body = Buffer.concat(chunks);
+          const encoding = req.headers['content-type'] === 'application/x-protobuf' ? 'protobuf' : 'json';
+          const sent = (encoding === 'protobuf' ? OTLP_TRACES.toObject(OTLP_TRACES.decode(body), { arrays: true }) : JSON.parse(body.toString())) as Sent;
+          for (const resource of sent.resourceSpans) {
             const service = String(attributesOf(resource.resource.attributes)['service.name'] ?? '');
             for (const scope of resource.scopeSpans) {
-              for (const span of scope.spans) this.spans.push({ ...span, parentSpanId: span.parentSpanId || undefined, service, scope: scope.scope.name, attributes: attributesOf(span.attributes) });
+              for (const span of scope.spans) {
+                this.spans.push({
+                  name: span.name, kind: span.kind, traceId: hex(span.traceId), spanId: hex(span.spanId), parentSpanId: hex(span.parentSpanId) || undefined,
+                  service, scope: scope.scope.name, attributes: attributesOf(span.attributes), encoding,
+                });
+              }
             }
           }
         }
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/json' }).end(req.headers['content-type'] === 'application/x-protobuf' ? '' : '{}');
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -207,9 +246,10 @@ describe('traces exported over OTLP by an API process and a worker process', () 
     const apart = await startTestApp({ PROCESS_ROLE: 'api' });
     const collector = await new Collector().start();
     const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '200' };
-    // The API with every instrumentation, the worker with the default (no library's: its attempt is our span).
+    // The API with every instrumentation, exporting in protobuf (the default); the worker with the default
+    // instrumentation (no library's: its attempt is our span), exporting in JSON.
     const api = await startWorker(apart, { ...otel, PROCESS_ROLE: 'api', OTEL_SERVICE_NAME: 'switchboard-api', OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,express,pg,graphql' });
-    const worker = await startWorker(apart, { ...otel, OTEL_SERVICE_NAME: 'switchboard-worker' });
+    const worker = await startWorker(apart, { ...otel, OTEL_SERVICE_NAME: 'switchboard-worker', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
     try {
       const token = await apart.login('owner@acme.test');
       const post = (path: string, body: unknown) =>
@@ -222,6 +262,7 @@ describe('traces exported over OTLP by an API process and a worker process', () 
       // The request: the http instrumentation's server span, named by the REST row; express's and pg's spans inside it.
       const request = await eventually(async () => collector.spans.find((s) => s.name === 'POST /api/agents' && s.traceId === traceId), 15_000, 'the API process to export its span');
       assert.equal(request.service, 'switchboard-api');
+      assert.equal(request.encoding, 'protobuf');
       assert.equal(request.scope, '@opentelemetry/instrumentation-http');
       assert.equal(request.kind, 2);
       assert.equal(request.attributes['http.route'], '/api/agents');
@@ -234,6 +275,7 @@ describe('traces exported over OTLP by an API process and a worker process', () 
       // The attempt: the worker's span, inside the request (a child of the span that wrote the outbox row), and what the receiver was told.
       const attempt = await eventually(async () => collector.spans.find((s) => s.name === 'webhook.attempt' && s.traceId === traceId), 15_000, 'the worker process to export its span');
       assert.equal(attempt.service, 'switchboard-worker');
+      assert.equal(attempt.encoding, 'json');
       assert.equal(attempt.kind, 3);
       assert.ok(collector.descends(attempt, request.spanId), 'the attempt descends from the request');
       assert.equal(attempt.spanId, sentSpanId);

@@ -6,10 +6,10 @@ import { GraphQLInstrumentation } from '@opentelemetry/instrumentation-graphql';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
-import type { TracedLibrary } from './traced-libraries.js';
+import type { TracedLibrary } from './otel-variables.js';
 
 // The official OpenTelemetry instrumentations of the libraries a request goes
-// through, those chosen (traced-libraries.ts), when tracing is on (main.ts,
+// through, those chosen (otel-variables.ts), when tracing is on (main.ts,
 // before the service's modules load):
 //   - http: the server span of each API request (the one tracing.ts names by
 //     its route), and a client span for each outgoing request made inside a
@@ -29,7 +29,7 @@ import type { TracedLibrary } from './traced-libraries.js';
 /** Whether a request is to the API (REST under /api, or /graphql), the only ones traced. */
 const isApiRequest = (url = '') => url.startsWith('/api/') || url === '/graphql' || url.startsWith('/graphql?');
 
-/** The instrumentations by the names OpenTelemetry's Node distribution gives them (traced-libraries.ts). */
+/** The instrumentations by the names OpenTelemetry's Node distribution gives them (otel-variables.ts). */
 const INSTRUMENTATIONS: Record<TracedLibrary, () => Instrumentation> = {
   http: () => new HttpInstrumentation({ ignoreIncomingRequestHook: (request: IncomingMessage) => !isApiRequest(request.url), requireParentforOutgoingSpans: true }),
   express: () => new ExpressInstrumentation(),
@@ -39,7 +39,7 @@ const INSTRUMENTATIONS: Record<TracedLibrary, () => Instrumentation> = {
 
 /**
  * Hooks the module loaders and enables the instrumentations named (config.ts,
- * from traced-libraries.ts: none unless OTEL_NODE_ENABLED_INSTRUMENTATIONS
+ * from otel-variables.ts: none unless OTEL_NODE_ENABLED_INSTRUMENTATIONS
  * names some, less those OTEL_NODE_DISABLED_INSTRUMENTATIONS names). Call it before
  * anything imports http's users, express, pg or graphql, and after the tracer
  * provider is registered (tracing.ts, startTracing).

@@ -1,7 +1,9 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { getRPCMetadata, RPCType } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
+import type { OtlpProtocol } from './otel-variables.js';
 import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, SamplingDecision, SimpleSpanProcessor, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 
 // OpenTelemetry traces, off unless configured (config.ts, `tracing`): the
@@ -53,16 +55,20 @@ export const tracingOn = () => provider !== undefined;
 /**
  * Registers the SDK for this process (once; a second service of the same
  * process shares it), and says whether this call did. `exporter` replaces
- * OTLP (the suite's in-memory one); `libraries`: whether libraries'
+ * OTLP over `protocol` (the suite's in-memory one); `libraries`: whether libraries'
  * instrumentations will run (instrumentation.ts).
  */
-export function startTracing(serviceName: string, exporter?: SpanExporter, { libraries = false }: { libraries?: boolean } = {}): boolean {
+export function startTracing(
+  serviceName: string,
+  exporter?: SpanExporter,
+  { libraries = false, protocol = 'http/protobuf' }: { libraries?: boolean; protocol?: OtlpProtocol } = {},
+): boolean {
   if (provider) return false;
   instrumented = libraries;
   provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? serviceName }),
     ...(process.env.OTEL_TRACES_SAMPLER ? {} : { sampler: requestsStartTraces }),
-    spanProcessors: [exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(new OTLPTraceExporter())],
+    spanProcessors: [exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter())],
   });
   // The W3C trace-context propagator, and the AsyncLocalStorage context manager only for the libraries' instrumentations.
   provider.register(libraries ? {} : { contextManager: null });

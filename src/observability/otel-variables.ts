@@ -1,7 +1,24 @@
-// Which libraries' official instrumentations run when tracing is on
-// (instrumentation.ts), read by config.ts from the variables OpenTelemetry's
-// Node distribution reads: OTEL_NODE_ENABLED_INSTRUMENTATIONS names them,
-// OTEL_NODE_DISABLED_INSTRUMENTATIONS takes some away (comma-separated).
+// What OpenTelemetry's standard variables choose that the service acts on
+// itself (read by config.ts; the SDK and its exporter read the rest):
+//   - the OTLP protocol the traces are exported with: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL,
+//     else OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf, the
+//     specification's default (http/json the other one served; not grpc);
+//   - which libraries' official instrumentations run when tracing is on
+//     (instrumentation.ts), by the variables OpenTelemetry's Node
+//     distribution reads: OTEL_NODE_ENABLED_INSTRUMENTATIONS names them,
+//     OTEL_NODE_DISABLED_INSTRUMENTATIONS takes some away (comma-separated).
+
+/** The OTLP protocols traces can be exported with: protobuf or JSON, over HTTP. */
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+
+/** The protocol the two variables choose; `fail` is told what is wrong with the one given. */
+export function otlpProtocol(env: Record<string, string | undefined>, fail: (variable: string, problem: string) => never): OtlpProtocol {
+  const variable = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const value = env[variable] || 'http/protobuf';
+  if (!(OTLP_PROTOCOLS as readonly string[]).includes(value)) fail(variable, `is ${value}: this service exports traces over ${OTLP_PROTOCOLS.join(' or ')}`);
+  return value as OtlpProtocol;
+}
 
 /** The libraries the service's traces can instrument, by the names that distribution gives them. */
 export const TRACED_LIBRARIES = ['http', 'express', 'pg', 'graphql'] as const;
