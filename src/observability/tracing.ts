@@ -3,12 +3,13 @@ import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import type { OtlpProtocol } from './otel-variables.js';
 import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, SamplingDecision, SimpleSpanProcessor, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace-node';
+import type { OtlpProtocol } from './otel-variables.js';
 
 // OpenTelemetry traces, off unless configured (config.ts, `tracing`): the
-// standard OTEL_* variables choose the OTLP endpoint and the service name,
-// and the official SDK exports the spans. What is traced:
+// standard OTEL_* variables choose the OTLP endpoint, its protocol
+// (protobuf or JSON over HTTP: otel-variables.ts) and the service name, and
+// the official SDK exports the spans. What is traced:
 //   - each API request (REST row or /graphql) as a server span, joining the
 //     caller's trace when it sends a traceparent;
 //   - each GraphQL operation as a span inside it;
