@@ -128,7 +128,7 @@ export function costCounter(document: DocumentNode, operation: OperationDefiniti
   const paging = [...names];
   const costs = new Map<string, number>();
   return (variables) => {
-    const key = paging.map((name) => String(variables[name])).join('|');
+    const key = paging.length === 1 ? String(variables[paging[0]]) : paging.map((name) => String(variables[name])).join('|');
     let cost = costs.get(key);
     if (cost === undefined) {
       cost = operationCost(document, operation, rootType, variables);

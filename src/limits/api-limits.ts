@@ -62,7 +62,9 @@ export class ApiLimits {
    */
   async charge(ctx: RequestContext, points: number): Promise<LimitHeaders> {
     const viewer = await ctx.viewer();
-    const { perToken, perCompany } = await this.quotas(ctx, viewer.company.id);
+    // Known quotas and a lease in hand decide without waiting (the common case): no promise of their own.
+    const quotas = this.knownQuotas(viewer.company.id) ?? (await this.quotas(ctx, viewer.company.id));
+    const { perToken, perCompany } = quotas;
     const policies: Policy[] = [];
     if (perToken) policies.push(['token', perToken, await this.budgets.spend(`token:${viewer.claims.jti}`, perToken, points)]);
     const tokenOk = policies.every(([, , spent]) => spent?.allowed);
@@ -70,7 +72,7 @@ export class ApiLimits {
     const companyKey = `company:${viewer.company.id}`;
     if (perCompany) policies.push(['company', perCompany, tokenOk ? await this.budgets.spend(companyKey, perCompany, points) : this.budgets.standing(companyKey, perCompany)]);
     const refused = policies.find((policy): policy is [string, RateWindow, Spent] => policy[2]?.allowed === false && (policy[0] === 'token' || tokenOk));
-    if (!refused) return limitHeaders(policies);
+    if (!refused) return limitHeaders(policies, quotas);
     // The token's points go back when its company's budget refuses: nothing was done.
     if (refused[0] === 'company' && perToken) {
       this.budgets.refund(`token:${viewer.claims.jti}`, points);
@@ -81,13 +83,17 @@ export class ApiLimits {
     const whose = name === 'token' ? "This token's" : "This company's";
     const left = spent.remaining > 0 ? `has ${spent.remaining} of its ${quota.max} points per ${quota.windowSeconds} seconds left, and this request costs ${points}` : `of ${quota.max} points per ${quota.windowSeconds} seconds is spent`;
     const error = new RateLimitedError(spent.resetSeconds, `${whose} rate limit ${left}. Try again in ${spent.resetSeconds} seconds.`);
-    Object.assign(error.headers, limitHeaders(policies));
+    Object.assign(error.headers, limitHeaders(policies, quotas));
     throw error;
   }
 
-  private async quotas(ctx: RequestContext, companyId: number): Promise<Config['apiLimits']> {
+  /** The company's budgets as read within the last OVERRIDES_TTL_MS, if they were. */
+  private knownQuotas(companyId: number): Config['apiLimits'] | undefined {
     const known = this.overrides.get(companyId);
-    if (known && Date.now() - known.readAt <= OVERRIDES_TTL_MS) return known.quotas;
+    return known && Date.now() - known.readAt <= OVERRIDES_TTL_MS ? known.quotas : undefined;
+  }
+
+  private async quotas(ctx: RequestContext, companyId: number): Promise<Config['apiLimits']> {
     const [row] = await ctx.read<{ per_token: number | null; per_company: number | null }>(
       'SELECT api_limit_per_token AS per_token, api_limit_per_company AS per_company FROM companies WHERE id = $1', [companyId]);
     const { perToken, perCompany } = this.defaults;
@@ -101,12 +107,20 @@ export class ApiLimits {
 /** A budget, its quota, and where it stands (unknown: not spent by this request, and no lease of it here). */
 type Policy = [string, RateWindow, Spent | undefined];
 
-/** RateLimit-Policy and RateLimit as Structured Field lists, one item per budget. */
-function limitHeaders(policies: Policy[]): LimitHeaders {
+/** The RateLimit-Policy field of each set of quotas (the same for every request of a company): made once. */
+const policyFields = new WeakMap<Config['apiLimits'], string>();
+
+/** RateLimit-Policy and RateLimit as Structured Field lists, one item per budget (`policies`, of `quotas`). */
+function limitHeaders(policies: Policy[], quotas: Config['apiLimits']): LimitHeaders {
   if (policies.length === 0) return {};
-  const known = policies.filter((policy): policy is [string, RateWindow, Spent] => policy[2] !== undefined);
-  return {
-    'RateLimit-Policy': policies.map(([name, quota]) => `"${name}";q=${quota.max};w=${quota.windowSeconds}`).join(', '),
-    RateLimit: known.map(([name, , spent]) => `"${name}";r=${spent.remaining};t=${spent.resetSeconds}`).join(', '),
-  };
+  let policy = policyFields.get(quotas);
+  if (policy === undefined) {
+    policy = policies.map(([name, quota]) => `"${name}";q=${quota.max};w=${quota.windowSeconds}`).join(', ');
+    policyFields.set(quotas, policy);
+  }
+  let standing = '';
+  for (const [name, , spent] of policies) {
+    if (spent) standing += `${standing ? ', ' : ''}"${name}";r=${spent.remaining};t=${spent.resetSeconds}`;
+  }
+  return { 'RateLimit-Policy': policy, RateLimit: standing };
 }

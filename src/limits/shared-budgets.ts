@@ -50,8 +50,29 @@ export class SharedBudgets {
 
   constructor(private readonly pool: pg.Pool, private readonly clock: () => number = Date.now) {}
 
-  /** Spends `points` of `key`'s quota, or says it cannot and when the window ends. */
-  async spend(key: string, quota: RateWindow, points: number): Promise<Spent> {
+  /**
+   * Spends `points` of `key`'s quota, or says it cannot and when the window
+   * ends: at once when this process's lease decides (`spendNow`), else once
+   * the store has granted a new lease.
+   */
+  spend(key: string, quota: RateWindow, points: number): Spent | Promise<Spent> {
+    return this.spendNow(key, quota, points) ?? this.spendLeased(key, quota, points);
+  }
+
+  /** What the lease in hand decides (points enough, or the quota spent); undefined when the store must be asked. */
+  private spendNow(key: string, quota: RateWindow, points: number): Spent | undefined {
+    const lease = this.leases.get(key);
+    if (!lease || lease.pending) return undefined;
+    const now = this.clock();
+    if (now >= lease.endsAt) return undefined;
+    if (lease.left >= points) {
+      lease.left -= points;
+      return { allowed: true, remaining: this.remaining(lease, quota), resetSeconds: this.resetSeconds(lease, now) };
+    }
+    return lease.exhausted ? { allowed: false, remaining: this.remaining(lease, quota), resetSeconds: this.resetSeconds(lease, now) } : undefined;
+  }
+
+  private async spendLeased(key: string, quota: RateWindow, points: number): Promise<Spent> {
     for (;;) {
       const now = this.clock();
       let lease = this.leases.get(key);
@@ -63,11 +84,8 @@ export class SharedBudgets {
         await lease.pending;
         continue;
       }
-      if (lease && lease.left >= points) {
-        lease.left -= points;
-        return { allowed: true, remaining: this.remaining(lease, quota), resetSeconds: this.resetSeconds(lease, now) };
-      }
-      if (lease?.exhausted) return { allowed: false, remaining: this.remaining(lease, quota), resetSeconds: this.resetSeconds(lease, now) };
+      const decided = this.spendNow(key, quota, points);
+      if (decided) return decided;
       const held = lease ?? { left: 0, shared: 0, endsAt: Number.POSITIVE_INFINITY, exhausted: false };
       if (!lease) {
         if (this.leases.size >= SWEEP_AT) this.sweep(now);
