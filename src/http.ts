@@ -1,6 +1,6 @@
 import type { Express, Request, RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { appErrorOf } from './errors.js';
 import { errorFields, type Logger } from './observability/logger.js';
@@ -123,6 +123,36 @@ export const closeWhenDraining = (server: Server): RequestHandler => (_req, res,
   next();
 };
 
+const adopters = new WeakMap<Server, (app: Express) => void>();
+
+/**
+ * An HTTP server whose requests and responses are made as an Express app's
+ * from the start, once the app is known (`adoptApp`): each is an instance
+ * of a class of this server's own whose prototype inherits the app's. The
+ * front door then has no prototype to change per request, as Express does:
+ * V8 gives an object whose prototype changes a shape of its own after it
+ * was made, which costs the change itself and every piece of code that
+ * meets the object under both shapes (Node's own stream and HTTP code).
+ */
+export function appServer(): Server {
+  class AppRequest extends IncomingMessage {}
+  class AppResponse extends ServerResponse<AppRequest> {}
+  const server = createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }) as unknown as Server;
+  adopters.set(server, (app) => {
+    Object.setPrototypeOf(AppRequest.prototype, app.request);
+    Object.setPrototypeOf(AppResponse.prototype, app.response);
+  });
+  return server;
+}
+
+/** Makes `server`'s requests and responses `app`'s (appServer); false when the server was not made so. */
+export function adoptApp(server: Server, app: Express): boolean {
+  const adopt = adopters.get(server);
+  adopters.delete(server);
+  adopt?.(app);
+  return adopt !== undefined;
+}
+
 const PASSED_ON = Symbol('passed on by the front door');
 
 /**
@@ -130,12 +160,13 @@ const PASSED_ON = Symbol('passed on by the front door');
  * (`front`) that answer most requests on their own: a request `isFront`
  * picks goes to them straight away, made ready as Express makes every
  * request ready (its request and response prototypes, `res.locals`, the
- * original URL) but without the router's walk of its layers; whatever they
+ * original URL; `adopted`: the server made them with the app's prototypes
+ * already, appServer) but without the router's walk of its layers; whatever they
  * pass on (`next()`, or an error) goes on into the app, whose first layer
  * lets it through (or on to its error handlers). Any other request goes to
  * the app, whose first layer runs `front` for it.
  */
-export function frontDoor(app: Express, front: RequestHandler, isFront: (url: string) => boolean): { layer: RequestHandler; listener: (req: IncomingMessage, res: ServerResponse) => void } {
+export function frontDoor(app: Express, front: RequestHandler, isFront: (url: string) => boolean, adopted = false): { layer: RequestHandler; listener: (req: IncomingMessage, res: ServerResponse) => void } {
   const layer: RequestHandler = (req, res, next) => {
     const passed = (res.locals as Record<symbol, { error?: unknown } | undefined>)[PASSED_ON];
     if (passed) return next(passed.error);
@@ -147,8 +178,10 @@ export function frontDoor(app: Express, front: RequestHandler, isFront: (url: st
     const res = outgoing as Response;
     req.res = res;
     res.req = req;
-    Object.setPrototypeOf(req, app.request);
-    Object.setPrototypeOf(res, app.response);
+    if (!adopted) {
+      Object.setPrototypeOf(req, app.request);
+      Object.setPrototypeOf(res, app.response);
+    }
     res.locals = Object.create(null) as Response['locals'];
     req.originalUrl = req.url;
     req.baseUrl = '';

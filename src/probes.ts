@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { type Express, type RequestHandler } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import type { RequestListener, Server } from 'node:http';
-import { bearerOf, chain, closeWhenDraining, frontDoor, requestLog } from './http.js';
+import { adoptApp, bearerOf, chain, closeWhenDraining, frontDoor, requestLog } from './http.js';
 import type { JobRunner } from './jobs/agenda.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
@@ -41,7 +41,7 @@ export function probesApp({ orm, services, log, metrics, jobs, httpServer }: Pro
     listener = app;
   } else {
     // The request log and the APIs' handlers as one, the server's front door for API paths (http.ts, frontDoor).
-    const door = frontDoor(app, chain(handlers), first.length > 0 ? isApiUrl : () => false);
+    const door = frontDoor(app, chain(handlers), first.length > 0 ? isApiUrl : () => false, adoptApp(httpServer, app));
     app.use(door.layer);
     listener = door.listener;
   }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
@@ -14,7 +14,7 @@ import { ormConfig } from './mikro-orm.config.js';
 import { createLogger, errorFields, type Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { seedDemoIfEmpty } from './seed/demo.js';
-import { drainHttpServer } from './http.js';
+import { appServer, drainHttpServer } from './http.js';
 import { HttpError } from './errors.js';
 import { probesApp } from './probes.js';
 import { sendError } from './http.js';
@@ -129,7 +129,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const jobs = await startJobs({ config, databaseUrl, orm, services, log, metrics });
     cleanups.push(['jobs', () => jobs.stop()]);
 
-    const server = createServer();
+    const server = appServer();
     let apollo: { stop(): Promise<void> } | undefined;
     if (config.role === 'worker') {
       // A worker serves its probes and metrics alone: it builds no schema and loads none of the API's modules.
