@@ -47,8 +47,10 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; listen
   // Every operation of a signed-in caller spends from its rate limits (src/limits/), over REST and /graphql alike.
   const charge: ChargeOperation<RequestContext> | undefined = services.limits.enabled ? (ctx, kind, cost) => services.limits.charge(ctx, pointsOf(kind, cost)) : undefined;
   // On /graphql an operation without a caller (signing in) spends nothing; one that needs a caller is refused by its field.
-  const chargeSignedIn: ChargeOperation<RequestContext> | undefined = charge && ((ctx, kind, cost) =>
-    charge(ctx, kind, cost).catch((error: unknown) => (error instanceof UnauthenticatedError ? undefined : Promise.reject(error))));
+  const chargeSignedIn: ChargeOperation<RequestContext> | undefined = charge && ((ctx, kind, cost) => {
+    const headers = charge(ctx, kind, cost);
+    return headers instanceof Promise ? headers.catch((error: unknown) => (error instanceof UnauthenticatedError ? undefined : Promise.reject(error))) : headers;
+  });
 
   const apollo = new ApolloServer<RequestContext>({
     // The schema as is; a document that repeats runs compiled (src/graphql/executor.ts).

@@ -46,6 +46,8 @@ interface Caller {
   ip: string;
   actor: Actor;
   viewer?: Promise<Viewer | undefined>;
+  /** The viewer, when it came from the cache of viewers: known without waiting. */
+  known?: Viewer;
   company?: Promise<CompanyScope | undefined>;
   /** The request's trace, when tracing is on (observability/tracing.ts). */
   trace?: TraceContext;
@@ -109,14 +111,21 @@ export class RequestContext {
   async viewer(): Promise<Viewer> {
     const { actor } = this.caller;
     if (actor.kind !== 'user') throw new UnauthenticatedError();
-    if (!this.caller.viewer) {
-      const { bearer } = actor;
-      const cached = bearer ? this.infra.source.viewers.get(bearer) : undefined;
-      this.caller.viewer = cached || !bearer ? Promise.resolve(cached) : this.infra.source.resolveViewer(this.readOnly(), bearer);
+    if (!this.viewerNow() && !this.caller.viewer) {
+      this.caller.viewer = actor.bearer ? this.infra.source.resolveViewer(this.readOnly(), actor.bearer) : Promise.resolve(undefined);
     }
     const viewer = await this.caller.viewer;
     if (!viewer) throw new UnauthenticatedError();
     return viewer;
+  }
+
+  /** The signed-in viewer when it is known without waiting (its token was seen lately), else undefined: `viewer()` then says. */
+  viewerNow(): Viewer | undefined {
+    const { actor } = this.caller;
+    if (actor.kind !== 'user') return undefined;
+    const cached = !this.caller.viewer && actor.bearer ? this.infra.source.viewers.get(actor.bearer) : undefined;
+    if (cached) this.caller.viewer = Promise.resolve((this.caller.known = cached));
+    return this.caller.known;
   }
 
   /** The company the operation acts in: the viewer's, or the one the system acts for. */
@@ -199,7 +208,7 @@ export class RequestContext {
 
   /** The same caller read anew: its viewer or company is looked up again (a live subscription's re-check after a change). */
   again(): RequestContext {
-    return new RequestContext({ ...this.caller, viewer: undefined, company: undefined }, this.infra);
+    return new RequestContext({ ...this.caller, viewer: undefined, known: undefined, company: undefined }, this.infra);
   }
 
   /** A context of its own for reading (one per query field); its fork is made only if the ORM is used. */

@@ -189,10 +189,10 @@ function inlineNul(document: DocumentNode): boolean {
 
 /**
  * Spends an operation's points from the caller's rate limits (src/limits/):
- * resolves to the header fields to answer with, or throws (429 over a
- * budget). Undefined when nobody is signed in: the operation's own check answers.
+ * gives (at once, or as a promise) the header fields to answer with, or
+ * throws (429 over a budget). Undefined when nobody is signed in: the operation's own check answers.
  */
-export type ChargeOperation<T> = (context: T, kind: OperationDefinitionNode['operation'], cost: number) => Promise<Record<string, string> | undefined>;
+export type ChargeOperation<T> = (context: T, kind: OperationDefinitionNode['operation'], cost: number) => Record<string, string> | undefined | Promise<Record<string, string> | undefined>;
 
 /** The Apollo plugin that applies the limits after the operation is known and before it runs, and charges the rate limits. */
 export function limitsPlugin<T extends object>(charge?: ChargeOperation<T>): ApolloServerPlugin<T> {

@@ -1,5 +1,5 @@
 import type { Config, RateWindow } from '../config.js';
-import type { RequestContext } from '../context.js';
+import type { RequestContext, Viewer } from '../context.js';
 import { RateLimitedError } from '../errors.js';
 import type { SharedBudgets, Spent } from './shared-budgets.js';
 
@@ -56,13 +56,42 @@ export class ApiLimits {
   }
 
   /**
-   * Spends `points` from the caller's token and company budgets. Resolves to
-   * the RateLimit fields to answer with; throws 401 without a signed-in
-   * caller, and 429 (with the same fields and Retry-After) over a budget.
+   * Spends `points` from the caller's token and company budgets. Gives
+   * the RateLimit fields to answer with, at once when the viewer, the
+   * company's quotas and the leases in hand decide and admit the request
+   * (the common case: no promise), else once known; throws (or rejects)
+   * 401 without a signed-in caller, and 429 (with the same fields and
+   * Retry-After) over a budget.
    */
-  async charge(ctx: RequestContext, points: number): Promise<LimitHeaders> {
+  charge(ctx: RequestContext, points: number): LimitHeaders | Promise<LimitHeaders> {
+    const viewer = ctx.viewerNow();
+    const quotas = viewer && this.knownQuotas(viewer.company.id);
+    return (quotas && this.admitNow(viewer, quotas, points)) || this.chargeWaiting(ctx, points);
+  }
+
+  /** The fields of a request every budget's lease in hand admits, spent; undefined, having spent nothing, when one cannot or refuses. */
+  private admitNow(viewer: Viewer, quotas: Config['apiLimits'], points: number): LimitHeaders | undefined {
+    const { perToken, perCompany } = quotas;
+    const policies: Policy[] = [];
+    const tokenKey = `token:${viewer.claims.jti}`;
+    if (perToken) {
+      const spent = this.budgets.spendNow(tokenKey, perToken, points);
+      if (!spent?.allowed) return undefined;
+      policies.push(['token', perToken, spent]);
+    }
+    if (perCompany) {
+      const spent = this.budgets.spendNow(`company:${viewer.company.id}`, perCompany, points);
+      if (!spent?.allowed) {
+        if (perToken) this.budgets.refund(tokenKey, points);
+        return undefined;
+      }
+      policies.push(['company', perCompany, spent]);
+    }
+    return limitHeaders(policies, quotas);
+  }
+
+  private async chargeWaiting(ctx: RequestContext, points: number): Promise<LimitHeaders> {
     const viewer = await ctx.viewer();
-    // Known quotas and a lease in hand decide without waiting (the common case): no promise of their own.
     const quotas = this.knownQuotas(viewer.company.id) ?? (await this.quotas(ctx, viewer.company.id));
     const { perToken, perCompany } = quotas;
     const policies: Policy[] = [];

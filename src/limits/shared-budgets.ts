@@ -60,7 +60,7 @@ export class SharedBudgets {
   }
 
   /** What the lease in hand decides (points enough, or the quota spent); undefined when the store must be asked. */
-  private spendNow(key: string, quota: RateWindow, points: number): Spent | undefined {
+  spendNow(key: string, quota: RateWindow, points: number): Spent | undefined {
     const lease = this.leases.get(key);
     if (!lease || lease.pending) return undefined;
     const now = this.clock();

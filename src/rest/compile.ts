@@ -246,7 +246,8 @@ export function restHandlers({ routes, log, context, ids, readBody, charge }: Re
       }
       if (compiled.route.auth !== false) {
         // A signed-in caller's request spends from its rate limits, whatever its answer; 401 without one.
-        const headers = charge ? await charge(ctx, compiled.kind, variableValues ? compiled.cost(variableValues) : 0) : undefined;
+        let headers = charge?.(ctx, compiled.kind, variableValues ? compiled.cost(variableValues) : 0);
+        if (headers instanceof Promise) headers = await headers;
         for (const name in headers) res.setHeader(name, headers[name]);
         // 401 and 403 come before any answer about the input. The field's own
         // check (@Authorized) runs when the operation does; this is the same
