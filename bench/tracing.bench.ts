@@ -9,14 +9,20 @@ import { kill, startWorker } from '../test/helpers/worker.js';
 //   - VARIANTS: requests traced and exported over OTLP/HTTP to a sink on
 //     loopback: "on" as configured by default (every request, the service's
 //     own spans: the request, its statements; protobuf), the same in JSON,
-//     with pg's instrumentation for the statements instead, and with every
+//     one request in ten sampled (OTEL_TRACES_SAMPLER), with pg's
+//     instrumentation for the statements instead, and with every
 //     instrumentation (BENCH_TRACING, a list of `name=libraries[@ratio][|VARIABLE=value ...]`,
 //     libraries `default` or a comma-separated list, a ratio of requests
-//     sampled, more OTEL_* variables, overrides them).
+//     sampled, more variables of the process, overrides them);
+//   - a second process with tracing off (OTEL_SDK_DISABLED=true): the same
+//     code as off, so its ratios say how far two equal paths measure apart
+//     on this machine, the resolution of every other ratio here.
 // Each is a process of its own (the hooks are process-wide), so the CPU per
 // answer is each process's own.
 
-const VARIANTS = process.env.BENCH_TRACING ?? 'on=default;on, JSON=default|OTEL_EXPORTER_OTLP_PROTOCOL=http/json;pg instrumented=pg;every library=http,express,pg,graphql';
+const VARIANTS =
+  process.env.BENCH_TRACING ??
+  'on=default;on, JSON=default|OTEL_EXPORTER_OTLP_PROTOCOL=http/json;on, 1 in 10 sampled=default@0.1;pg instrumented=pg;every library=http,express,pg,graphql;off, a second process=default|OTEL_SDK_DISABLED=true';
 
 const TRACING_ROUNDS = 9;
 
@@ -63,7 +69,7 @@ export async function tracingBench(app: TestApp): Promise<void> {
     const results = { roles: await measure(paths, undefined, TRACING_ROUNDS) };
     if (sink.exports() === 0) throw new Error('the traced process exported nothing');
     const traced = variants.map(([name, libraries]) => `${name} (${libraries})`).join(', ');
-    report('tracing', `the roles page over REST from API processes, one with tracing off and the others tracing every request, exported over OTLP (${sink.exports()} exports received), with the instrumentations named: ${traced}`, results, tracingRatios(results.roles));
+    report('tracing', `the roles page over REST from API processes, one with tracing off and the others as named (libraries, ratio of requests sampled, variables), traced requests exported over OTLP (${sink.exports()} exports received): ${traced}`, results, tracingRatios(results.roles));
   } finally {
     for (const child of Object.values(processes)) await kill(child);
     await sink.close();
