@@ -239,17 +239,19 @@ describe('GraphQL limits, before execution', () => {
   });
 
   it('refuses an operation whose lists cost more than the limit (a list costs its page size)', async () => {
-    const fields = Array.from({ length: 40 }, (_, i) => `a${i}: appointmentCalls(perPage: 100) { records { id callDatetime agentName duration status direction sentiment } }`).join('\n');
+    const fields = Array.from({ length: 50 }, (_, i) => `a${i}: appointmentCalls(perPage: 100) { records { id callDatetime agentName duration status direction sentiment } }`).join('\n');
     const res = await gql(`{ ${fields} }`);
     assert.equal(res.body.errors[0].extensions.code, 'QUERY_TOO_COMPLEX');
-    // Each page: 1 + 1 (records) + 100 x 7 fields = 702; the eighth passes 5,000 (7 x 702 = 4,914).
-    assert.match(res.body.errors[0].message, /^The query costs 5,616 or more, over the limit of 5,000\. Each field costs 1; a list field adds/);
+    // Each page: 1 (the page object) + 100 records x 1 (scalars cost nothing) = 101; the fiftieth passes 5,000 (49 x 101 = 4,949).
+    assert.match(res.body.errors[0].message, /^The query costs 5,050 or more, over the limit of 5,000\. Each object costs 1 and scalar and enum fields nothing/);
+    const fortyNine = await gql(`{ ${fields.split('\n').slice(0, 49).join('\n')} }`);
+    assert.equal(fortyNine.status, 200, fortyNine.text.slice(0, 300));
     const small = await gql('{ appointmentCalls(perPage: 100) { records { id callDatetime agentName duration } } }');
     assert.equal(small.status, 200, small.text);
   });
 
   it('takes a page size from a variable when costing', async () => {
-    const fields = Array.from({ length: 20 }, (_, i) => `a${i}: roles(perPage: $n) { records { id title createdAt updatedAt encryptedId } }`).join('\n');
+    const fields = Array.from({ length: 50 }, (_, i) => `a${i}: roles(perPage: $n) { records { id title createdAt updatedAt encryptedId } }`).join('\n');
     const query = `query($n: Int) { ${fields} }`;
     assert.equal((await gql(query, { n: 100 })).body.errors[0].extensions.code, 'QUERY_TOO_COMPLEX');
     assert.equal((await gql(query, { n: 5 })).status, 200);

@@ -188,3 +188,71 @@ describe('Ctrl-C in a terminal (a signal to the whole process group)', { skip: e
     }
   });
 });
+
+/** Runs one of the package's commands to its end with the service's data folder; its exit code and output. */
+function command(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+}
+
+describe('commands beside a running service on the same data folder', { skip: embeddedSkip }, () => {
+  it('npm run seed and npm run limits use the service\'s database and leave it running; seed --reset refuses', async () => {
+    const shared = path.resolve('.data', `beside-${process.pid}`);
+    rmSync(shared, { recursive: true, force: true });
+    mkdirSync(shared, { recursive: true, mode: 0o755 });
+    const env = { DATA_DIR: shared };
+    const child = spawn(process.execPath, ['dist/src/main.js'], {
+      env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: testPoolSize(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const [, url] = await waitForLine(child, /running \(all\) at (http:\/\/[^\s"]+)[\s\S]*owner@acme\.test/, 90_000);
+      const server = execFileSync('pgrep', ['-f', shared], { encoding: 'utf8' }).trim();
+      const login = await fetch(`${url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@acme.test', password: 'switchboard' }) });
+      const { token } = (await login.json()) as { token: string };
+      // The service answers throughout: a read and its readiness every 50 ms while the commands run.
+      const statuses: number[] = [];
+      let polling = true;
+      const poller = (async () => {
+        while (polling) {
+          for (const pathname of ['/readyz', '/api/roles']) {
+            const res = await fetch(`${url}${pathname}`, { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
+            statuses.push(res?.status ?? 0);
+            await res?.arrayBuffer();
+          }
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      })();
+
+      const seed = await command('dist/src/seed/cli.js', [], env);
+      assert.equal(seed.code, 0, seed.output);
+      assert.match(seed.output, /The database already has data; nothing was added/);
+      assert.doesNotMatch(seed.output, /stopping the embedded PostgreSQL/);
+      const limits = await command('dist/src/limits/cli.js', ['--company', 'Acme Agency', '--per-token', '5000'], env);
+      assert.equal(limits.code, 0, limits.output);
+      assert.match(limits.output, /per token: +5000 points per \d+ s \(its own\)/);
+      const reset = await command('dist/src/seed/cli.js', ['--reset'], env);
+      assert.equal(reset.code, 1, reset.output);
+      assert.match(reset.output, new RegExp(`A service \\(pid ${child.pid}\\) is running on the database in .*; stop it before \`npm run seed -- --reset\` empties that database\\.`));
+
+      polling = false;
+      await poller;
+      assert.ok(statuses.length >= 4, String(statuses.length));
+      assert.deepEqual([...new Set(statuses)], [200], 'every answer while the commands ran was 200');
+      assert.equal(execFileSync('pgrep', ['-f', shared], { encoding: 'utf8' }).trim(), server, 'the same PostgreSQL runs on');
+      const ready = await fetch(`${url}/readyz`);
+      assert.equal(ready.status, 200);
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(shared, { recursive: true, force: true });
+    }
+  });
+});

@@ -93,7 +93,7 @@ describe('start-up', () => {
     const faults: Array<{ name: string; env: Record<string, string>; exit: number; cause: RegExp; variable: string }> = [
       { name: 'database down', env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/switchboard', PORT: '0' }, exit: 69, cause: /127\.0\.0\.1:1 cannot be reached \(ECONNREFUSED\)/, variable: 'DATABASE_URL' },
       { name: 'unknown host', env: { DATABASE_URL: 'postgres://postgres@no-such-host.invalid:5432/switchboard', PORT: '0' }, exit: 68, cause: /host no-such-host\.invalid is not known/, variable: 'DATABASE_URL' },
-      { name: 'unknown role', env: { DATABASE_URL: `postgres://no_such_role@${admin.host}/postgres`, PORT: '0' }, exit: 77, cause: /refused the login: role "no_such_role" does not exist/, variable: 'DATABASE_URL' },
+      { name: 'unknown role', env: { DATABASE_URL: `postgres://no_such_role@${admin.host}/postgres`, PORT: '0' }, exit: 77, cause: /refused the login: (role "no_such_role" does not exist|password authentication failed for user "no_such_role"|empty password returned by client) \(SQLSTATE 28(000|P01)\)/, variable: 'DATABASE_URL' },
       { name: 'port in use', env: { DATABASE_URL: adminUrl(), PORT: busyPort }, exit: 71, cause: new RegExp(`Port ${busyPort} on 127\\.0\\.0\\.1 is already in use`), variable: 'PORT' },
     ];
     try {

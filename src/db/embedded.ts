@@ -18,6 +18,8 @@ export interface EmbeddedDatabase {
   url: string;
   /** Connection URL of the server's maintenance database (to create or drop databases). */
   adminUrl: string;
+  /** The pid of the running process whose server this is, when it is another's (stop leaves it running). */
+  sharedWith?: number;
   stop(): Promise<void>;
 }
 
@@ -124,15 +126,57 @@ const alive = (pid: number) => {
   }
 };
 
-/** A server left running by a previous run that was killed (it would hold the data folder): stopped first. */
-async function stopLeftover(dir: string, log: Logger): Promise<void> {
+/** The file beside the data folder that names the process which started its server, and the server's port. */
+const ownerFile = (dir: string) => `${path.resolve(dir)}.owner.json`;
+
+interface Owner {
+  pid: number;
+  port: number;
+}
+
+function readOwner(dir: string): Owner | undefined {
+  try {
+    const owner = JSON.parse(readFileSync(ownerFile(dir), 'utf8')) as Owner;
+    return Number.isInteger(owner.pid) && Number.isInteger(owner.port) ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pid of the server running on the data folder, if one is. */
+function runningServer(dir: string): number | undefined {
   const pidFile = path.join(dir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
+  if (!existsSync(pidFile)) return undefined;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
+  return Number.isInteger(pid) && pid > 0 && alive(pid) ? pid : undefined;
+}
+
+/**
+ * A server on the data folder is either a live process's (a running service:
+ * its database is shared, never stopped) or a leftover of a run that was
+ * killed (it would hold the data folder: stopped first).
+ */
+async function serverInUse(dir: string, log: Logger): Promise<Owner | undefined> {
+  const pid = runningServer(dir);
+  if (pid === undefined) return undefined;
+  const owner = readOwner(dir);
+  if (owner && owner.pid !== process.pid && alive(owner.pid)) return owner;
   log.warn('stopping the embedded PostgreSQL a previous run left running', { pid });
   process.kill(pid, 'SIGINT');
   for (let waited = 0; alive(pid) && waited < 30_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+  return undefined;
+}
+
+/** Creates the database when the server does not have it yet. */
+async function ensureDatabase(adminUrl: string, databaseName: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [databaseName]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${databaseName}"`);
+  } finally {
+    await admin.end();
+  }
 }
 
 /** Starts postgres in a process group of its own and resolves when it accepts connections. */
@@ -184,8 +228,17 @@ export async function startEmbeddedPostgres(
     }
   }
   if (!existsSync(path.join(dir, 'PG_VERSION'))) await initialise(dir, bin.initdb, account);
-  await stopLeftover(dir, log);
+  const shared = await serverInUse(dir, log);
+  if (shared) {
+    // Another process (a running service) owns this server: use it, and leave it running.
+    log.info('using the embedded PostgreSQL of the process running on this data folder', { pid: shared.pid, port: shared.port });
+    const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${shared.port}`;
+    await ensureDatabase(`${base}/postgres`, databaseName);
+    return { url: `${base}/${databaseName}`, adminUrl: `${base}/postgres`, sharedWith: shared.pid, stop: async () => {} };
+  }
   const port = await freePort();
+  // Named before the server starts, so that no other command takes it for a leftover meanwhile.
+  writeFileSync(ownerFile(dir), JSON.stringify({ pid: process.pid, port } satisfies Owner));
   const server = await startServer(bin.postgres, dir, port, account, log);
   const exited = new Promise<void>((resolve) => (server.exitCode !== null ? resolve() : server.once('exit', () => resolve())));
   // If the service dies without stopping it (an uncaught error, process.exit), the server goes too.
@@ -201,17 +254,11 @@ export async function startEmbeddedPostgres(
       clearTimeout(slow);
     }
     process.removeListener('exit', orphanGuard);
+    if (readOwner(dir)?.pid === process.pid) rmSync(ownerFile(dir), { force: true });
     if (options.persistent === false) rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const admin = new pg.Client({ connectionString: `${base}/postgres` });
-    await admin.connect();
-    try {
-      const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [databaseName]);
-      if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${databaseName}"`);
-    } finally {
-      await admin.end();
-    }
+    await ensureDatabase(`${base}/postgres`, databaseName);
   } catch (error) {
     await stop();
     throw error;

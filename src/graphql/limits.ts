@@ -68,8 +68,8 @@ function pageSizeOf(args: Record<string, unknown>): number | undefined {
 
 /** How a query's cost is counted, as the schema's description and the refusal say it. */
 export const COST_RULE =
-  `Each field costs 1; a list field adds what each of its items selects times a page size: the perPage (or first) of the field that pages it, ` +
-  `at most ${GRAPHQL_LIMITS.maxPageSize}, or ${GRAPHQL_LIMITS.listSize} when none is given. A query may cost ${GRAPHQL_LIMITS.cost.toLocaleString('en-US')} at most.`;
+  `Each object costs 1 and scalar and enum fields nothing; a list of objects costs its page size times what each object costs: the perPage (or first) ` +
+  `of the field that pages it, at most ${GRAPHQL_LIMITS.maxPageSize}, or ${GRAPHQL_LIMITS.listSize} when none is given. A query may cost ${GRAPHQL_LIMITS.cost.toLocaleString('en-US')} at most.`;
 
 /** The cost of a selection set; throws when it is too deep or repeats a field too often. */
 function costOf(set: SelectionSetNode, type: GraphQLNamedType, depth: number, pageSize: number | undefined, walk: Walk, seen: Set<string>): number {
@@ -92,13 +92,12 @@ function costOf(set: SelectionSetNode, type: GraphQLNamedType, depth: number, pa
       }
       const args: Record<string, unknown> = {};
       for (const arg of selection.arguments ?? []) args[arg.name.value] = valueFromASTUntyped(arg.value, walk.variables);
+      // A scalar or an enum comes with the object that holds it: only objects cost.
+      if (!selection.selectionSet) continue;
       const ownPage = pageSizeOf(args);
       const list = isListType(getNullableType(definition.type));
-      const multiplier = list ? (pageSize ?? GRAPHQL_LIMITS.listSize) : 1;
-      const children = selection.selectionSet
-        ? costOf(selection.selectionSet, getNamedType(definition.type), depth + 1, ownPage ?? (list ? undefined : pageSize), walk, seen)
-        : 0;
-      cost += 1 + multiplier * children;
+      const children = costOf(selection.selectionSet, getNamedType(definition.type), depth + 1, ownPage ?? (list ? undefined : pageSize), walk, seen);
+      cost += (list ? (pageSize ?? GRAPHQL_LIMITS.listSize) : 1) * (1 + children);
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       cost += costOf(selection.selectionSet, type, depth, pageSize, walk, seen);
     } else {
@@ -136,6 +135,20 @@ export function costCounter(document: DocumentNode, operation: OperationDefiniti
     }
     return cost;
   };
+}
+
+/**
+ * The operation's cost with every page size it takes from a variable at its
+ * largest (a REST row's cost at `per_page=100`); throws as operationCost does.
+ */
+export function largestCost(document: DocumentNode, operation: OperationDefinitionNode, rootType: GraphQLNamedType): number {
+  const variables: Record<string, unknown> = {};
+  visit(document, {
+    Argument(node) {
+      if (PAGE_ARGS.has(node.name.value) && node.value.kind === Kind.VARIABLE) variables[node.value.name.value] = GRAPHQL_LIMITS.maxPageSize;
+    },
+  });
+  return operationCost(document, operation, rootType, variables);
 }
 
 /** The operation's cost (COST_RULE); throws when it is over the cost, depth or alias limits. */

@@ -1,7 +1,7 @@
 import { isEnumType, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { liftInputLiterals } from '../graphql/lift.js';
-import { costCounter, type ChargeOperation } from '../graphql/limits.js';
+import { costCounter, largestCost, type ChargeOperation } from '../graphql/limits.js';
 import { getMetadataStorage } from 'type-graphql';
 import { resolveRoute } from './derive.js';
 import type { HttpMethod, ResolvedRoute, Route } from './route.js';
@@ -123,6 +123,13 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[], options: {
     const shape = shaper(route);
     const resolved = resolveRoute(schema, route, operation);
     const root = operation.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
+    // A client's page size within the documented bound must never meet the
+    // GraphQL limits: a row that could is refused here, before the service starts.
+    try {
+      largestCost(document, operation, root);
+    } catch (error) {
+      throw new Error(`Route ${route.operationId}: at its largest page its operation is over the GraphQL limits: ${(error as Error).message}`);
+    }
     const cost = costCounter(document, operation, root);
     for (const method of route.methods) {
       for (const path of route.paths) {

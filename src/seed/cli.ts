@@ -15,6 +15,10 @@ const config = loadConfig();
 const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
 const reset = process.argv.includes('--reset');
 const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), 'switchboard', log);
+if (reset && embedded?.sharedWith) {
+  process.stderr.write(`A service (pid ${embedded.sharedWith}) is running on the database in ${config.dataDir}; stop it before \`npm run seed -- --reset\` empties that database.\n`);
+  process.exit(1);
+}
 const orm = await MikroORM.init(ormConfig(config.databaseUrl ?? embedded!.url));
 try {
   if (reset) await orm.em.getConnection().execute('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
