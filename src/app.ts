@@ -7,7 +7,7 @@ import type { RequestListener } from 'node:http';
 import type { RequestContext } from './context.js';
 import { appErrorOf, HttpError, UnauthenticatedError } from './errors.js';
 import { compiledExecution } from './graphql/executor.js';
-import { formatGraphQLError } from './graphql/format-error.js';
+import { errorFormatter } from './graphql/format-error.js';
 import { graphqlHandler } from './graphql/http-handler.js';
 import { GRAPHQL_LIMITS, limitsPlugin, type ChargeOperation } from './graphql/limits.js';
 import { pointsOf } from './limits/api-limits.js';
@@ -60,7 +60,7 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; listen
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     parseOptions: { maxTokens: GRAPHQL_LIMITS.tokens },
-    formatError: formatGraphQLError,
+    formatError: errorFormatter(schema),
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
       // No cache hints are given; the plugin would wrap every field's resolver to read them.
@@ -91,9 +91,14 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; listen
             async willSendResponse({ response, contextValue }) {
               span?.end();
               if (response.body.kind !== 'single') return;
-              for (const error of response.body.singleResult.errors ?? []) {
+              const { singleResult } = response.body;
+              for (const error of singleResult.errors ?? []) {
                 if (error.extensions?.code === 'INTERNAL_SERVER_ERROR') (error.extensions as Record<string, unknown>).requestId = contextValue.requestId;
               }
+              // One rule for the status (docs/design.md, GraphQL errors): a request refused before it ran (no
+              // data) answers the status its error names; once it ran, 200 with data and the field errors.
+              const status = (singleResult.errors?.[0]?.extensions?.http as { status?: number } | undefined)?.status;
+              if (singleResult.data === undefined && typeof status === 'number' && status >= 400) response.http.status = status;
             },
           };
         },

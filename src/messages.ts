@@ -13,6 +13,12 @@ export const label = (field: string) =>
     .replace(/_/g, ' ')
     .toLowerCase();
 
+/** `a, b or c`, each value as JSON writes it. */
+export const inWords = (values: readonly unknown[]) => {
+  const written = values.map((value) => JSON.stringify(value));
+  return written.length > 1 ? `${written.slice(0, -1).join(', ')} or ${written.at(-1)}` : (written[0] ?? 'nothing');
+};
+
 export const message = {
   required: (f: string) => `The ${label(f)} field is required.`,
   invalid: (f: string) => `The ${label(f)} field is invalid.`,
@@ -25,7 +31,9 @@ export const message = {
   email: (f: string) => `The ${label(f)} field must be a valid email address.`,
   maxChars: (f: string, n: number) => `The ${label(f)} field must not be greater than ${n} characters.`,
   min: (f: string, n: number) => `The ${label(f)} field must be at least ${n}.`,
-  oneOf: (f: string) => `The selected ${label(f)} is invalid.`,
+  /** A value outside a closed set: the value and the accepted ones, when known; else (an id not found) the field. */
+  oneOf: (f: string, value?: unknown, accepted?: readonly unknown[]) =>
+    accepted ? `The ${label(f)} field does not accept ${JSON.stringify(value)}; it accepts ${inWords(accepted)}.` : `The selected ${label(f)} does not exist.`,
   taken: (f: string) => `The ${label(f)} has already been taken.`,
   date: (f: string) => `The ${label(f)} field must match the format Y-m-d.`,
   nul: (f: string) => `The ${label(f)} field must not contain a NUL character.`,

@@ -81,7 +81,7 @@ export class Rules {
   }
 
   oneOf(field: string, value: unknown, allowed: readonly unknown[]): this {
-    if (value !== undefined && value !== null && !allowed.includes(value)) this.add(field, message.oneOf(field));
+    if (value !== undefined && value !== null && !allowed.includes(value)) this.add(field, message.oneOf(field, value, allowed));
     return this;
   }
 

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildSchema as buildSdl, parse, type OperationDefinitionNode } from 'graphql';
+import { buildSchema as buildSdl, getNamedType, getNullableType, isEnumType, isInputObjectType, isLeafType, isListType, isNonNullType, parse, type GraphQLEnumType, type GraphQLInputType, type OperationDefinitionNode } from 'graphql';
 import { createSchema } from '../src/graphql/schema.js';
 import { checkOperation, GRAPHQL_LIMITS } from '../src/graphql/limits.js';
 import { ALL_ID_FORMS, toBase64Id } from '../src/ids.js';
@@ -201,9 +201,77 @@ describe('closed sets', () => {
     const variable = await app.graphql('query($use: NumberUse) { phoneNumbers(useFor: $use) { pagination { total } } }', { use: 'fax' }, owner);
     assert.equal(variable.status, 400);
     assert.match(variable.body.errors[0].message, /Variable "\$use" got invalid value "fax"/);
+    assert.match(variable.body.errors[0].message, /NumberUse accepts "[a-z_]+"(, "[a-z_]+")* or "[a-z_]+"\.$/);
     const rest = await app.request('GET', '/api/phone-numbers?use_for=fax', { token: owner });
     assert.equal(rest.status, 422);
-    assert.deepEqual(rest.body.errors, { use_for: ['The selected use for is invalid.'] });
+    assert.deepEqual(rest.body.errors, { use_for: ['The use for field does not accept "fax"; it accepts "ai", "dialer" or "both".'] });
+  });
+
+  it('every enum-valued parameter of every row names the bad value and each accepted one, REST and GraphQL alike', async () => {
+    const fingerprint = await app.fingerprint();
+    let checked = 0;
+    for (const route of routes) {
+      const { query = {}, body = {} } = route.route.params;
+      const sent: Array<[string, Param, 'query' | 'body']> = [
+        ...Object.entries(query).map(([name, param]) => [name, param, 'query'] as [string, Param, 'query']),
+        ...Object.entries(body).map(([name, param]) => [name, param, 'body'] as [string, Param, 'body']),
+      ];
+      for (const [name, param, where] of sent) {
+        const accepted = param.enum ?? param.items?.enum;
+        if (!accepted || typeof accepted[0] !== 'string') continue;
+        const bad = 'no-such-value';
+        const value = param.enum ? bad : [bad];
+        const url = where === 'query' ? `${validPath(route)}?${new URLSearchParams({ [name]: bad })}` : validPath(route);
+        const res = await app.request(route.method, url, { token: owner, body: where === 'body' ? { [name]: value } : undefined });
+        const field = param.enum ? name : `${name}.0`;
+        const where_ = `${route.method} ${route.path} ${name}: ${res.status} ${res.text.slice(0, 300)}`;
+        if (res.status === 404) continue; // a row whose path names no record of this company answers that first
+        assert.equal(res.status, 422, where_);
+        const [text] = res.body.errors[field] ?? [];
+        assert.ok(text, where_);
+        assert.ok(text.includes('"no-such-value"'), where_);
+        for (const one of accepted) assert.ok(text.includes(JSON.stringify(one)), `${where_}: ${one} not named`);
+        checked++;
+      }
+    }
+    assert.ok(checked >= 10, `only ${checked} enum parameters were checked`);
+    // GraphQL: every argument of a query or mutation that takes an enum (itself, in a list or in an input
+    // object's field), given a value outside it, is refused naming the value and the values the enum accepts.
+    const schema = await createSchema();
+    let inputs = 0;
+    for (const root of [schema.getQueryType()!, schema.getMutationType()!]) {
+      for (const field of Object.values(root.getFields())) {
+        for (const arg of field.args) {
+          const named = getNamedType(arg.type);
+          const bad = (type: GraphQLInputType): unknown => (isListType(getNullableType(type)) ? ['NO_SUCH_VALUE'] : 'NO_SUCH_VALUE');
+          const cases: Array<{ value: unknown; enumType: GraphQLEnumType }> = [];
+          if (isEnumType(named)) cases.push({ value: bad(arg.type), enumType: named });
+          if (isInputObjectType(named)) {
+            for (const inner of Object.values(named.getFields())) {
+              const innerNamed = getNamedType(inner.type);
+              if (isEnumType(innerNamed)) cases.push({ value: { [inner.name]: bad(inner.type) }, enumType: innerNamed });
+            }
+          }
+          for (const { value, enumType } of cases) {
+            const others = field.args.filter((other) => other !== arg && isNonNullType(other.type));
+            const variables = [`$v: ${arg.type}`, ...others.map((other) => `$${other.name}: ${other.type}`)].join(', ');
+            const args = [`${arg.name}: $v`, ...others.map((other) => `${other.name}: $${other.name}`)].join(', ');
+            const selection = isLeafType(getNamedType(field.type)) ? '' : '{ __typename }';
+            const document = `${root === schema.getQueryType() ? 'query' : 'mutation'}(${variables}) { ${field.name}(${args}) ${selection} }`;
+            const res = await app.graphql(document, { v: isInputObjectType(named) && isListType(getNullableType(arg.type)) ? [value] : value }, owner);
+            const where = `${field.name}(${arg.name}): ${res.text.slice(0, 400)}`;
+            assert.equal(res.status, 400, where);
+            const text = (res.body.errors as Array<{ message: string }>).map((e) => e.message).find((m) => m.includes(`in "${enumType.name}" enum`));
+            assert.ok(text, where);
+            assert.match(text, new RegExp(`Value "NO_SUCH_VALUE" does not exist in "${enumType.name}" enum\\. ${enumType.name} accepts `), where);
+            for (const one of enumType.getValues()) assert.ok(text.includes(`"${one.name}"`), `${where}: ${one.name} not named`);
+            inputs++;
+          }
+        }
+      }
+    }
+    assert.ok(inputs >= 20, `only ${inputs} enum inputs were checked`);
+    assert.equal(await app.fingerprint(), fingerprint);
   });
 
   it('REST takes and gives the values the spec writes; GraphQL the enum names', async () => {

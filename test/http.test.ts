@@ -133,7 +133,7 @@ describe('field names in validation errors', () => {
     const restHook = await app.request('POST', '/api/webhooks', { token, body: { title: 'Names', url: 'https://names.example/hook', events: ['call.ended'], list_selection: 'Custom', form_data: ['phone_number', 'shoe_size'] } });
     assert.equal(restHook.status, 422);
     assert.deepEqual(restHook.body.errors, { 'form_data.1': gqlHook.body.errors[0].extensions.errors['formData.1'] });
-    assert.match(restHook.body.errors['form_data.1'][0], /^The selected form data is invalid\.$/);
+    assert.match(restHook.body.errors['form_data.1'][0], /^The form data field does not accept "shoe_size"; it accepts "phone_number", .* or "custom_fields\.<key>"\.$/);
   });
 });
 

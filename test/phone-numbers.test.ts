@@ -65,7 +65,7 @@ describe('available numbers and purchase', () => {
     const [pick] = (await app.request('GET', '/api/phone-numbers/available?area_code=312', { token: owner })).body.data;
     const wrongProvider = await post('/api/phone-numbers/purchase', { provider: 'other', phoneNo: pick.purchase_token });
     assert.equal(wrongProvider.status, 422);
-    assert.deepEqual(wrongProvider.body.errors, { provider: ['The selected provider is invalid.'] });
+    assert.deepEqual(wrongProvider.body.errors, { provider: ['The provider field does not accept "other"; it accepts "telco".'] });
     const missing = await post('/api/phone-numbers/purchase', {});
     assert.equal(missing.status, 422);
     assert.deepEqual(Object.keys(missing.body.errors).sort(), ['phoneNo', 'provider']);

@@ -181,8 +181,18 @@ describe('web interface', { skip }, () => {
     await logRow.getByText('succeeded').waitFor();
     // The webhook's Hits follow the delivery without a reload.
     await page.locator('.facts dd').nth(4).filter({ hasText: /^1$/ }).waitFor();
+    // On a short screen the details open below the fold: they are brought into view, and the sidebar stays on screen.
+    await page.setViewportSize({ width: 1280, height: 500 });
     await logRow.getByRole('button', { name: /Details of delivery/ }).click();
     const detail = page.locator('#delivery-detail');
+    await detail.waitFor();
+    const inView = () => detail.evaluate((el) => Math.abs(el.getBoundingClientRect().top) < window.innerHeight / 2);
+    await eventually(async () => ((await inView()) ? true : undefined), 5_000, 'the details in view');
+    assert.ok(await page.evaluate(() => window.scrollY > 0), 'the page scrolled to the details');
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    const sideTop = await page.locator('.side').evaluate((el) => el.getBoundingClientRect().top);
+    assert.ok(Math.abs(sideTop) < 1, `the sidebar stays at the top of the screen (its top at ${sideTop})`);
+    await page.setViewportSize({ width: 1280, height: 900 });
     assert.match(await detail.getByLabel('Payload').innerText(), /"event": "agent.created"/);
     assert.match(await detail.getByRole('row').nth(1).innerText(), /1\s+\S.*200\s+\d+ ms\s+ok/s);
     await noSerious(page, 'the webhook page with a delivery open');
@@ -368,6 +378,16 @@ describe('web interface', { skip }, () => {
     await dialog.getByLabel('URL', { exact: true }).fill(`${receiver.url}/gateway`);
     await dialog.getByRole('checkbox', { name: 'agent.created' }).check();
     await dialog.getByRole('button', { name: 'Add header' }).click();
+    // An empty name: the error names the field as the page shows it, and stays inside the dialog at a desktop's width and a phone's.
+    await dialog.getByRole('button', { name: 'Create webhook' }).click();
+    const nameError = dialog.locator('#wh-header-0-name-error');
+    await nameError.getByText('Header 1: name is required.').waitFor();
+    for (const width of [1280, 375]) {
+      await page.setViewportSize({ width, height: 900 });
+      const [box, error] = [await dialog.boundingBox(), await nameError.boundingBox()];
+      assert.ok(box && error && error.x >= box.x && error.x + error.width <= box.x + box.width + 0.5, `at ${width} px the error runs past the dialog: ${JSON.stringify({ box, error })}`);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
     await dialog.getByLabel('Header 1 name').fill('Host');
     await dialog.getByLabel('Header 1 value').fill('evil.example');
     await dialog.getByRole('button', { name: 'Create webhook' }).click();
@@ -527,7 +547,6 @@ describe('web interface', { skip }, () => {
       await app.sql("UPDATE webhooks SET failing_since = now() - interval '3 days' WHERE id = ?", [slowId]);
       await app.graphql('mutation { createAgent(name: "Noticed") { id } }', {}, token);
       await eventually(async () => ((await app.sql("SELECT count(*)::int AS n FROM events WHERE type IN ('webhook.disabled', 'webhook.failing') AND (? = ANY(subjects) OR ? = ANY(subjects))", [`webhook:${goneId}`, `webhook:${slowId}`]))[0].n === 2 ? true : undefined), 10_000, 'both notices');
-      await app.request('PUT', `/api/webhooks/${slowId}`, { token, body: { active: false } });
 
       const { context, page } = await newPage();
       await signIn(page);
@@ -539,6 +558,11 @@ describe('web interface', { skip }, () => {
       const own = page.getByRole('region', { name: 'Notices (1)' });
       await own.getByText('This webhook was switched off: its endpoint answered 410 Gone.', { exact: false }).waitFor();
       assert.equal(await own.getByText('Notice failing').count(), 0, "only this webhook's notices");
+      // A notice ends when what it reports no longer holds: switched off by hand, the failing one is no longer failing.
+      await app.request('PUT', `/api/webhooks/${slowId}`, { token, body: { active: false } });
+      await page.getByRole('link', { name: '‹ All webhooks' }).click();
+      await notices.getByText('"Notice gone" was switched off', { exact: false }).waitFor();
+      assert.equal(await notices.getByText('"Notice failing" has failed since', { exact: false }).count(), 0);
       await context.close();
     } finally {
       await failing.close();
@@ -650,9 +674,13 @@ describe('web interface', { skip }, () => {
     const stored = await page.evaluate(() => ({ local: JSON.stringify({ ...localStorage }), session: JSON.stringify({ ...sessionStorage }) }));
     assert.doesNotMatch(stored.local, /Bearer|ey[A-Za-z0-9_-]{10,}\./, 'localStorage holds no token');
     assert.match(stored.session, /graphiql/, 'GraphiQL keeps its state in the tab');
-    // And a link leads back to the app.
+    // And a link leads back to the app; signing out there forgets the token everywhere in the tab, the explorer's headers too.
     await page.getByRole('link', { name: '‹ Back to Switchboard' }).click();
     await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Switchboard' }).waitFor();
+    const left = await page.evaluate(() => JSON.stringify({ ...sessionStorage }));
+    assert.doesNotMatch(left, /Bearer|ey[A-Za-z0-9_-]{10,}\./, 'no token left in the tab after signing out');
     await context.close();
   });
 

@@ -44,6 +44,15 @@ async function told(webhookId: number, event: string, count = 1) {
   for (const payload of got) assert.ok(new StandardWebhook(watch.secret).verify(payload.raw, payload.headers as Record<string, string>));
   return got;
 }
+/** The events of the notices still open about a webhook, over REST and GraphQL alike. */
+async function openAbout(webhookId: number): Promise<string[]> {
+  const rest = await app.request('GET', `/api/webhooks/notices?webhook_id=${webhookId}&open=true&per_page=100`, { token: owner });
+  assert.equal(rest.status, 200, rest.text);
+  const gql = await app.graphql('query($id: ID) { webhookNotices(webhookId: $id, open: true, perPage: 100) { records { event } } }', { id: String(webhookId) }, owner);
+  const events = rest.body.data.records.map((n: { event: string }) => n.event);
+  assert.deepEqual(gql.body.data.webhookNotices.records.map((n: { event: string }) => n.event.replace('_', '.')), events);
+  return events;
+}
 const storedAbout = async (webhookId: number, type: string) =>
   (await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE type = ? AND ? = ANY(subjects)', [type, `webhook:${webhookId}`]))[0].n;
 /** Waits until every attempt of the webhook's deliveries so far has finished and been recorded. */
@@ -115,8 +124,11 @@ describe('operator events', () => {
       }
       const gql = await app.graphql('query($id: ID) { webhookNotices(webhookId: $id, perPage: 100) { records { event data } pagination { total } } }', { id: String(hook.id) }, owner);
       assert.deepEqual(gql.body.data.webhookNotices.records.map((n: any) => n.event).filter((e: string) => e !== 'delivery_exhausted'), ['webhook_disabled', 'webhook_failing', 'webhook_failing']);
+      // Open now: that it is off (the failing notices are told of by that one) and its deliveries that ran out.
+      assert.deepEqual([...new Set(await openAbout(hook.id))].sort(), ['delivery.exhausted', 'webhook.disabled']);
       // Re-enabling starts the clock and the notices over.
       await app.request('PUT', `/api/webhooks/${hook.id}`, { token: owner, body: { active: true } });
+      assert.ok(!(await openAbout(hook.id)).includes('webhook.disabled'), 'the notice that it is off ends when it is on again');
       assert.deepEqual((await app.sql('SELECT failing_since, failing_notified FROM webhooks WHERE id = ?', [hook.id]))[0], { failing_since: null, failing_notified: 0 });
       await app.request('PUT', `/api/webhooks/${hook.id}`, { token: owner, body: { active: false } });
     } finally {
@@ -134,9 +146,12 @@ describe('operator events', () => {
       await app.sql("UPDATE webhooks SET failing_since = now() - interval '3 days' WHERE id = ?", [announced.id]);
       await createAgent('Recovering');
       await told(announced.id, 'webhook.failing');
+      assert.ok((await openAbout(announced.id)).includes('webhook.failing'));
       await settled(blip.id, 1);
       failing = false;
       const [back] = await told(announced.id, 'webhook.recovered');
+      // The failing notice ends with the recovery, which is open for a day.
+      assert.deepEqual(await openAbout(announced.id), ['webhook.recovered']);
       assert.equal(back.data.title, 'Flaky');
       assert.ok(Date.parse(back.data.recovered_at) > Date.parse(back.data.failing_since));
       assert.ok(Date.now() - Date.parse(back.data.failing_since) > 2.9 * 86_400_000, 'the failing clock as it was');
@@ -171,6 +186,14 @@ describe('operator events', () => {
       assert.equal((await app.request('POST', `/api/webhooks/deliveries/${delivery.id}/resend`, { token: owner })).status, 202);
       const both = await told(hook.id, 'delivery.exhausted', 2);
       assert.deepEqual(both.map((p) => p.data.attempts).sort((a, b) => a - b), [5, 10]);
+      assert.deepEqual(await openAbout(hook.id), ['delivery.exhausted', 'delivery.exhausted']);
+      // Resent once the receiver answers: the delivery succeeds, and the notices of its schedules end.
+      down.answer = () => ({ status: 200 });
+      assert.equal((await app.request('POST', `/api/webhooks/deliveries/${delivery.id}/resend`, { token: owner })).status, 202);
+      await eventually(async () => ((await app.sql('SELECT status FROM webhook_deliveries WHERE id = ?', [delivery.id]))[0].status === 'succeeded' ? true : undefined), 20_000, 'the resend succeeded');
+      assert.deepEqual(await openAbout(hook.id), []);
+      assert.equal((await app.request('GET', `/api/webhooks/notices?webhook_id=${hook.id}&per_page=100`, { token: owner })).body.data.pagination.total, 2, 'without open=true, the history stays');
+      down.answer = (request) => ({ status: request.path === '/timeout' ? 502 : 500 });
 
       // The relay failed every attempt of its delivery.exhausted deliveries; none made another.
       await eventually(async () => ((await app.sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'failed'", [relay.id]))[0].n >= 2 ? true : undefined), 20_000, 'the relay exhausted');

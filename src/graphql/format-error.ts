@@ -1,4 +1,5 @@
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, isEnumType, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { inWords } from '../messages.js';
 import { appErrorOf } from '../errors.js';
 import { tooManyTokens } from './limits.js';
 
@@ -24,5 +25,24 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
     message: 'Server error.',
     path: formatted.path,
     extensions: { code: 'INTERNAL_SERVER_ERROR', http: { status: 500 }, ...(requestId ? { requestId } : {}) },
+  };
+}
+
+/**
+ * formatGraphQLError for one schema: graphql-js's refusal of a value outside
+ * an enum names the value and the enum; this adds the values it accepts.
+ */
+export function errorFormatter(schema: GraphQLSchema): (formatted: GraphQLFormattedError, error: unknown, requestId?: string) => GraphQLFormattedError {
+  const accepted = new Map<string, string>();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (isEnumType(type) && !type.name.startsWith('__')) accepted.set(type.name, inWords(type.getValues().map((value) => value.name)));
+  }
+  return (formatted, error, requestId) => {
+    const result = formatGraphQLError(formatted, error, requestId);
+    const enumName = /does not exist in "(\w+)" enum\./.exec(result.message)?.[1];
+    const values = enumName ? accepted.get(enumName) : undefined;
+    if (!values) return result;
+    const message = `${result.message.replace(/ Did you mean [^?]*\?$/, '')} ${enumName} accepts ${values}.`;
+    return { ...result, message };
   };
 }

@@ -7,7 +7,7 @@ import type { RequestContext } from '../context.js';
 import { pointsOf } from '../limits/api-limits.js';
 import { errorFields, type Logger } from '../observability/logger.js';
 import type { Services } from '../composition.js';
-import { formatGraphQLError } from './format-error.js';
+import { errorFormatter } from './format-error.js';
 import { GRAPHQL_LIMITS, QueryTooComplexError, checkOperation, tooManyTokens } from './limits.js';
 
 // GraphQL subscriptions over WebSocket (the graphql-ws protocol) on /graphql,
@@ -97,7 +97,8 @@ export function serveSubscriptions(server: Server, schema: GraphQLSchema, servic
   const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: WS_LIMITS.message, handleProtocols });
   const ipOf = (extra: Extra) => extra.request.socket.remoteAddress ?? 'unknown';
   const contextOf = (ctx: Context<Record<string, unknown>, Extra>) => services.contexts.forRequest(randomUUID(), ipOf(ctx.extra), bearerOf(ctx.connectionParams));
-  const format = (errors: readonly GraphQLError[]): GraphQLFormattedError[] => errors.map((error) => formatGraphQLError(error.toJSON(), error.originalError ?? error));
+  const formatError = errorFormatter(schema);
+  const format = (errors: readonly GraphQLError[]): GraphQLFormattedError[] => errors.map((error) => formatError(error.toJSON(), error.originalError ?? error));
 
   const graphqlWs = makeServer<Record<string, unknown>, Extra>({
     schema,

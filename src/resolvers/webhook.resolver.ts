@@ -89,8 +89,9 @@ export class WebhookResolver {
     @Arg('webhookId', () => ID, { nullable: true }) webhookId: string | null,
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
+    @Arg('open', () => Boolean, { nullable: true, description: 'Only the notices whose matter still holds: a delivery not yet succeeded, a webhook still off or failing, a recovery of the last day' }) open: boolean | null,
   ): Promise<StoredEventPageType> {
-    return this.deliveries.notices(ctx, webhookId, { page, perPage });
+    return this.deliveries.notices(ctx, webhookId, { page, perPage, open });
   }
 
   @Authorized('view-webhooks')

@@ -89,7 +89,7 @@ function coerce(field: string, param: Param, raw: unknown, problems: Problems, f
       break;
     }
   }
-  if (param.enum && !param.enum.includes(value as string)) return void problems.add(field, message.oneOf(field));
+  if (param.enum && !param.enum.includes(value as string)) return void problems.add(field, message.oneOf(field, value, param.enum));
   if (param.every !== undefined && value === param.every) return undefined;
   return param.graphqlNames?.[value as string] ?? value;
 }

@@ -105,7 +105,7 @@ export class DeliveryService {
   async test(ctx: RequestContext, rawId: string, event?: string | null): Promise<DeliveryRecord> {
     const webhook = await this.webhooks.find(ctx, rawId);
     const name = event ?? webhook.events[0];
-    if (!isEventType(name)) throw ValidationError.field('event', message.oneOf('event'));
+    if (!isEventType(name)) throw ValidationError.field('event', message.oneOf('event', name, EVENT_NAMES));
     const doc = eventDoc(name);
     const { contact, ...data } = doc.example;
     const id = newDeliveryId();
@@ -156,9 +156,9 @@ export class DeliveryService {
   }
 
   /** The company's operator events (webhook.failing, webhook.disabled, ...), newest first; with a webhook id, those about it. */
-  async notices(ctx: RequestContext, rawId: string | null | undefined, args: PageArgs): Promise<Page<StoredEventRecord>> {
+  async notices(ctx: RequestContext, rawId: string | null | undefined, args: PageArgs & { open?: boolean | null }): Promise<Page<StoredEventRecord>> {
     const webhookId = rawId === null || rawId === undefined ? null : (await this.webhooks.find(ctx, rawId)).id;
-    return operatorNotices(ctx, webhookId, pageWindow(args));
+    return operatorNotices(ctx, webhookId, pageWindow(args), args.open === true);
   }
 
   /** One delivery of the company, with its payload and every attempt. */

@@ -51,12 +51,26 @@ export async function filteredEvents(ctx: RequestContext, webhook: EventReader, 
   return pageOf(rows.map((row) => storedEventRecord(row, webhook)), total, window);
 }
 
+// A notice is open while what it reports still holds (docs/adr/0003-notices-end-when-resolved.md):
+// a delivery whose schedule ran out until it succeeds; a webhook switched off
+// until it is active again; a failing one while it is active, still failing,
+// and nothing newer was told of it; a recovery for a day, unless something
+// newer was told. A deleted webhook's notices are closed.
+const ABOUT_ITS_WEBHOOK = `w.id = (e.data->>'webhook_id')::int AND w.company_id = e.company_id`;
+const NOTHING_NEWER = `NOT EXISTS (SELECT 1 FROM events l WHERE l.company_id = e.company_id AND l.type IN ('webhook.failing', 'webhook.disabled', 'webhook.recovered')
+    AND l.subjects @> ARRAY['webhook:' || (e.data->>'webhook_id')] AND (l.occurred_at, l.id) > (e.occurred_at, e.id))`;
+const STILL_OPEN = `EXISTS (SELECT 1 FROM webhooks w WHERE ${ABOUT_ITS_WEBHOOK} AND CASE e.type
+    WHEN 'delivery.exhausted' THEN NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = e.data->>'delivery_id' AND d.status = 'succeeded')
+    WHEN 'webhook.disabled' THEN NOT w.active
+    WHEN 'webhook.failing' THEN w.active AND w.failing_since IS NOT NULL AND ${NOTHING_NEWER}
+    ELSE e.occurred_at > now() - interval '1 day' AND ${NOTHING_NEWER} END)`;
+
 /**
  * The company's operator events (the notices of the Webhooks page), newest
  * first: every one, or those about one webhook. They carry no contact.
  */
-export async function operatorNotices(ctx: RequestContext, webhookId: number | null, window: PageWindow): Promise<Page<StoredEventRecord>> {
-  const where = `e.company_id = $1 AND e.type IN (SELECT json_array_elements_text($2::json)) AND ($3::text IS NULL OR e.subjects @> ARRAY[$3::text])`;
+export async function operatorNotices(ctx: RequestContext, webhookId: number | null, window: PageWindow, openOnly = false): Promise<Page<StoredEventRecord>> {
+  const where = `e.company_id = $1 AND e.type IN (SELECT json_array_elements_text($2::json)) AND ($3::text IS NULL OR e.subjects @> ARRAY[$3::text])${openOnly ? ` AND ${STILL_OPEN}` : ''}`;
   const params = [await ctx.companyId(), JSON.stringify(OPERATOR_EVENTS), webhookId === null ? null : webhookSubject(webhookId)];
   const [{ total }] = await ctx.read<{ total: number }>(`SELECT count(*)::int AS total FROM events e WHERE ${where}`, params);
   const rows = await ctx.read<EventRow>(`SELECT ${COLUMNS} FROM events e WHERE ${where} ORDER BY e.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`, params);

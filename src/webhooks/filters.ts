@@ -283,7 +283,7 @@ export function filtersToStore(rules: Rules, input: WebhookFilterInput[] | null 
   }
   const out: StoredFilters = {};
   input.forEach(({ event, filter }, i) => {
-    if (!isEventType(event)) return void rules.add(`filters.${i}.event`, message.oneOf(`filters.${i}.event`));
+    if (!isEventType(event)) return void rules.add(`filters.${i}.event`, message.oneOf(`filters.${i}.event`, event, EVENT_NAMES));
     if (!events.includes(event)) return void rules.add(`filters.${i}.event`, `The webhook is not subscribed to ${event}: subscribe to it to filter it.`);
     if (out[event]) return void rules.add(`filters.${i}.event`, `The filters.${i}.event field repeats ${event}: give one filter per event (join conditions with and, or).`);
     addFilterProblems(rules, `filters.${i}.filter`, event, filter);

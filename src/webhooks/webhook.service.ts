@@ -8,7 +8,7 @@ import { findOwned, findPage, NEWEST_FIRST } from '../db/lookup.js';
 import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
 import { LIMITS, Rules, message } from '../validation.js';
 import { urlProblem, type DestinationPolicy } from './destination.js';
-import { isFormField, LIST_SELECTIONS, selectionOf, SELECTION_NAMES } from './payload.js';
+import { FORM_FIELDS, isFormField, LIST_SELECTIONS, selectionOf, SELECTION_NAMES } from './payload.js';
 import { headerRecords, headersToStore, type WebhookHeaderInput, type WebhookHeaderRecord } from './headers.js';
 import { newSecret } from './signing.js';
 import { addFilterProblems, type WebhookFilterInput, filterMatches, filterRecords, filtersToStore, type Filter, type StoredFilters, type WebhookFilterRecord } from './filters.js';
@@ -205,7 +205,7 @@ export class WebhookService {
    */
   testFilter(event: string, filter: unknown, data?: Record<string, unknown> | null): { matches: boolean } {
     const rules = new Rules();
-    if (!isEventType(event)) rules.add('event', message.oneOf('event'));
+    if (!isEventType(event)) rules.add('event', message.oneOf('event', event, EVENT_NAMES));
     else addFilterProblems(rules, 'filter', event, filter);
     rules.check();
     return { matches: filterMatches(filter as Filter, data ?? eventDoc(event as EventType).example) };
@@ -236,14 +236,14 @@ export class WebhookService {
       const events = input.events ?? [];
       if (events.length === 0) rules.add('events', message.required('events'));
       events.forEach((name, i) => {
-        if (!isEventType(name)) rules.add(`events.${i}`, message.oneOf(`events.${i}`));
+        if (!isEventType(name)) rules.add(`events.${i}`, message.oneOf(`events.${i}`, name, EVENT_NAMES));
       });
       out.events = EVENT_NAMES.filter((name) => events.includes(name));
     }
     if (input.formData !== undefined && input.formData !== null) {
       if (input.formData.length > LIMITS.arrayItems) rules.add('formData', message.maxItems('formData', LIMITS.arrayItems));
       input.formData.forEach((name, i) => {
-        if (!isFormField(name)) rules.add(`formData.${i}`, message.oneOf(`formData.${i}`));
+        if (!isFormField(name)) rules.add(`formData.${i}`, message.oneOf(`formData.${i}`, name, [...FORM_FIELDS, 'custom_fields.<key>']));
       });
     }
     const filters = filtersToStore(rules, input.filters, out.events ?? current?.events ?? [], (current?.filters ?? {}) as StoredFilters);

@@ -10,8 +10,9 @@ export const session = {
   set(token: string): void {
     sessionStorage.setItem(TOKEN_KEY, token);
   },
+  /** Forgets the token and everything else the tab kept with it (the explorer's tabs and headers carry it too). */
   clear(): void {
-    sessionStorage.removeItem(TOKEN_KEY);
+    sessionStorage.clear();
   },
 };
 

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
 import { ErrorBanner, Notice, FieldError, Loading, Pager, type PageInfo, TableHead, useInterval, When } from './ui';
 import { DELIVERY_STATUSES, eventName } from './vocabulary.generated';
@@ -177,6 +177,9 @@ export function DeliveryLog(props: { webhookId: number; canManage: boolean; vers
 
 function DeliveryDetail(props: { delivery: Delivery }) {
   const { delivery } = props;
+  // Opened below the table: brought into view, as the button that opened it says it did.
+  const panel = useRef<HTMLElement>(null);
+  useEffect(() => panel.current?.scrollIntoView({ block: 'start' }), [delivery.id]);
   let payload = delivery.payload ?? '';
   try {
     payload = JSON.stringify(JSON.parse(payload), null, 2);
@@ -184,7 +187,7 @@ function DeliveryDetail(props: { delivery: Delivery }) {
     // shown as sent
   }
   return (
-    <article id="delivery-detail" class="detail" aria-labelledby="delivery-title">
+    <article id="delivery-detail" class="detail" aria-labelledby="delivery-title" ref={panel}>
       <h3 id="delivery-title">
         Delivery <span class="mono">{delivery.id}</span> ({eventName(delivery.event)}, {delivery.status})
       </h3>

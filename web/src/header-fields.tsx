@@ -53,8 +53,8 @@ export function HeaderFields(props: { rows: HeaderRow[]; onRows: (rows: HeaderRo
           <button type="button" onClick={() => onRows(rows.filter((_, j) => j !== i))} aria-label={`Remove header ${i + 1}`}>
             Remove
           </button>
-          <FieldError id={`wh-header-${i}-name-error`} error={error} field={`headers.${i}.name`} />
-          <FieldError id={`wh-header-${i}-value-error`} error={error} field={`headers.${i}.value`} />
+          <FieldError id={`wh-header-${i}-name-error`} error={error} field={`headers.${i}.name`} as={`Header ${i + 1}: name`} />
+          <FieldError id={`wh-header-${i}-value-error`} error={error} field={`headers.${i}.value`} as={`Header ${i + 1}: value`} />
         </div>
       ))}
       <button type="button" disabled={rows.length >= HEADERS_MAX} onClick={() => onRows([...rows, { name: '', value: '', secret: false, saved: false }])}>

@@ -15,7 +15,8 @@ interface Notice {
   data: Record<string, unknown>;
 }
 
-const NOTICES = `query Notices($webhookId: ID, $page: Int) { webhookNotices(webhookId: $webhookId, page: $page, perPage: 5) {
+// Only the open ones: a notice ends when what it reports is resolved.
+const NOTICES = `query Notices($webhookId: ID, $page: Int) { webhookNotices(webhookId: $webhookId, open: true, page: $page, perPage: 5) {
   records { id event occurredAt data } pagination { total currentPage perPage lastPage from to } } }`;
 
 const answer = (data: Record<string, unknown>) =>
@@ -41,7 +42,7 @@ function sentence(notice: Notice, ofThisWebhook: boolean): { severity: 'error' |
     default:
       return {
         severity: 'error',
-        text: <>A {eventName(String(d.event))} delivery ({String(d.delivery_id)}) to {ofThisWebhook ? 'this webhook' : who} failed all {String(d.attempts)} attempts; last time {answer(d)}. Resend it from the delivery log.</>,
+        text: <>{/^[aeiou]/.test(eventName(String(d.event))) ? 'An' : 'A'} {eventName(String(d.event))} delivery ({String(d.delivery_id)}) to {ofThisWebhook ? 'this webhook' : who} failed all {String(d.attempts)} attempts; last time {answer(d)}. Resend it from the delivery log.</>,
       };
   }
 }

@@ -31,12 +31,26 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
 
 /** The messages of `error` for `field`, announced with the field. */
 /** `exact`: the field's own messages only, not those of its items (`headers`, whose rows show their own). */
-export function FieldError(props: { id: string; error: ApiError | null; field: string; exact?: boolean }) {
+/** The words the API's messages use for a field (`headers.0.name`: `headers.name`). */
+const apiLabel = (field: string) =>
+  field
+    .replace(/\.\d+/g, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/_/g, ' ')
+    .toLowerCase();
+
+/**
+ * A field's errors under it. `as`: the field's name as the page shows it
+ * ("Header 1: name"), said instead of the API's path for it.
+ */
+export function FieldError(props: { id: string; error: ApiError | null; field: string; exact?: boolean; as?: string }) {
   const messages = (props.exact ? props.error?.fields[props.field] : props.error?.fieldMessages(props.field)) ?? [];
   if (messages.length === 0) return null;
+  const { as } = props;
+  const named = as ? messages.map((text) => text.replace(new RegExp(`^The ${apiLabel(props.field).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( field)?`), as)) : messages;
   return (
     <p id={props.id} class="field-error" role="alert">
-      {messages.join(' ')}
+      {named.join(' ')}
     </p>
   );
 }

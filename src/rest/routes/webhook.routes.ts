@@ -206,9 +206,16 @@ export const webhookRoutes: Route[] = [
     paths: ['/api/webhooks/notices'],
     summary: 'Operator notices',
     description: "The company's operator events, newest first: webhook.failing (at 50 % and 90 % of the disable window), webhook.disabled, webhook.recovered and delivery.exhausted; with webhook_id, those about that webhook. Kept for WEBHOOK_RETENTION.",
-    params: { query: { webhook_id: { type: 'id', description: 'Only the notices about this webhook: numeric, base64 or encrypted id' }, per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' }, page: { ...PAGE_BOUND } } },
-    document: `query WebhookNotices($webhookId: ID, $page: Int, $perPage: Int) {
-      webhookNotices(webhookId: $webhookId, page: $page, perPage: $perPage) { records { ${STORED_EVENT_FIELDS} } ${PAGINATION} } }`,
+    params: {
+      query: {
+        webhook_id: { type: 'id', description: 'Only the notices about this webhook: numeric, base64 or encrypted id' },
+        open: { description: 'true: only the notices whose matter still holds (a delivery not yet succeeded, a webhook still off or failing, a recovery of the last day)' },
+        per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' },
+        page: { ...PAGE_BOUND },
+      },
+    },
+    document: `query WebhookNotices($webhookId: ID, $open: Boolean, $page: Int, $perPage: Int) {
+      webhookNotices(webhookId: $webhookId, open: $open, page: $page, perPage: $perPage) { records { ${STORED_EVENT_FIELDS} } ${PAGINATION} } }`,
     response: { field: 'webhookNotices', shape: 'envelope', data: true },
   }),
   row({
