@@ -2,9 +2,9 @@ import { Baseline } from './baseline.js';
 import { startBestRoutes } from './best-routes.js';
 import { assertSameAnswer, compare, listen, measure, report, type Result, type Scenario, type TestApp } from './harness.js';
 import { TEST_JWT_SECRET } from '../test/helpers/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/platform/config.js';
 import { createLogger } from '../src/observability/logger.js';
-import { startService } from '../src/runtime.js';
+import { startService } from '../src/platform/runtime.js';
 
 // One app, several ways to the same answer, side by side: REST (route table ->
 // in-process GraphQL -> service), /graphql, the hand-written Express + pg

@@ -1,5 +1,5 @@
 import { run } from 'graphile-worker';
-import { signAttempt } from '../src/webhooks/signing.js';
+import { signAttempt } from '../src/webhooks/config/signing.js';
 import { PEER_TASK, type PeerJob } from './peer-job.js';
 
 // The peer of the webhook bench: a delivery worker as a careful engineer

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { topFrames } from './cpu-profile.js';
-import { newDeliveryId, payloadText } from '../src/webhooks/payload.js';
+import { newDeliveryId, payloadText } from '../src/webhooks/config/payload.js';
 import { startTestApp } from '../test/helpers/app.js';
 import { eventually, Receiver } from '../test/helpers/receiver.js';
 import { startWorker } from '../test/helpers/worker.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { makeWorkerUtils } from 'graphile-worker';
 import { runInfo } from './harness.js';
 import { PEER_TASK, type PeerJob } from './peer-job.js';
-import { newDeliveryId, payloadText } from '../src/webhooks/payload.js';
+import { newDeliveryId, payloadText } from '../src/webhooks/config/payload.js';
 import { startTestApp, type TestApp } from '../test/helpers/app.js';
 import { eventually, Receiver, sleep } from '../test/helpers/receiver.js';
 import { startWorker } from '../test/helpers/worker.js';

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { generatedArtifacts } from './generated.js';
+import { generatedArtifacts } from './platform/generated.js';
 
 // `npm run generate`: rewrites schema.graphql, openapi.json and docs/webhooks.md from the code.
 

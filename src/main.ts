@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, type Config } from './platform/config.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { describeStartFailure, EXIT_CODES } from './startup-failure.js';
+import { describeStartFailure, EXIT_CODES } from './platform/startup-failure.js';
 
 // `npm start`: one binary; PROCESS_ROLE picks all (default), api or worker.
 // The configuration is checked before the service's modules load (over a
@@ -33,7 +33,7 @@ async function main() {
     stopTraces = stopTracing;
     await instrumentLibraries(config.tracedLibraries);
   }
-  const [{ startService }, { DEMO_LOGINS, DEMO_PASSWORD }] = await Promise.all([import('./runtime.js'), import('./seed/demo.js')]);
+  const [{ startService }, { DEMO_LOGINS, DEMO_PASSWORD }] = await Promise.all([import('./platform/runtime.js'), import('./seed/demo.js')]);
   const running = await startService(config, log);
 
   let stopping = false;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { toBase64Id } from '../src/ids.js';
+import { toBase64Id } from '../src/kernel/ids.js';
 import { demoAccountSid, demoAuthToken } from '../src/telco/inventory.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 

@@ -5,7 +5,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import WebSocket from 'ws';
 import { EVENT_NAMES } from '../src/events/catalog.js';
-import { graphqlName } from '../src/vocabulary.js';
+import { graphqlName } from '../src/kernel/vocabulary.js';
 import { playScenario, playSmsScenario } from '../src/telco/scenarios.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually, Receiver } from './helpers/receiver.js';

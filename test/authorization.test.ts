@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { AUDIENCE, ISSUER } from '../src/auth/tokens.js';
 import { createSchema } from '../src/graphql/schema.js';
-import { ALL_ID_FORMS, toBase64Id } from '../src/ids.js';
+import { ALL_ID_FORMS, toBase64Id } from '../src/kernel/ids.js';
 import { compileRoutes, type CompiledRoute } from '../src/rest/compile.js';
 import { routeTable } from '../src/rest/routes/index.js';
 import { TEST_JWT_SECRET, startTestApp, type TestApp } from './helpers/app.js';

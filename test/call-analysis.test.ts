@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { toBase64Id } from '../src/ids.js';
+import { toBase64Id } from '../src/kernel/ids.js';
 import { playScenario } from '../src/telco/scenarios.js';
 import { postCallback } from './helpers/callbacks.js';
 import { startTestApp, type TestApp } from './helpers/app.js';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { ingressTable } from '../src/rest/routes/index.js';
 import { SIGNATURE_HEADER, telcoSignature } from '../src/telco/signature.js';
-import { parseInstant } from '../src/time/instant.js';
+import { parseInstant } from '../src/kernel/time/instant.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 
 // Every parameter of every provider callback, given hostile values in a

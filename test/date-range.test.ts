@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { customRange, dateRange, DATE_RANGES, type DateRangeName } from '../src/time/date-range.js';
-import { formatWallClock, parseCivilDate } from '../src/time/zoned.js';
+import { customRange, dateRange, DATE_RANGES, type DateRangeName } from '../src/kernel/time/date-range.js';
+import { formatWallClock, parseCivilDate } from '../src/kernel/time/zoned.js';
 
 const iso = (d: Date) => d.toISOString().replace('.000', '');
 const range = (name: DateRangeName, now: string, tz: string) => {

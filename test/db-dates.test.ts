@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { dbDate } from '../src/db/reads.js';
-import { isoString } from '../src/time/instant.js';
+import { isoString } from '../src/kernel/time/instant.js';
 import { adminUrl } from './helpers/app.js';
 
 // Raw statements hand timestamptz over as PostgreSQL's text; dbDate reads it.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { generatedArtifacts } from '../src/generated.js';
+import { generatedArtifacts } from '../src/platform/generated.js';
 import { routeTable } from '../src/rest/routes/index.js';
 
 // schema.graphql and openapi.json are generated from the code and committed;

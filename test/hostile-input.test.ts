@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildSchema as buildSdl, getNamedType, getNullableType, isEnumType, isInputObjectType, isLeafType, isListType, isNonNullType, parse, type GraphQLEnumType, type GraphQLInputType, type OperationDefinitionNode } from 'graphql';
 import { createSchema } from '../src/graphql/schema.js';
 import { checkOperation, GRAPHQL_LIMITS } from '../src/graphql/limits.js';
-import { ALL_ID_FORMS, toBase64Id } from '../src/ids.js';
+import { ALL_ID_FORMS, toBase64Id } from '../src/kernel/ids.js';
 import { compileRoutes, type CompiledRoute } from '../src/rest/compile.js';
 import type { Param } from '../src/rest/route.js';
 import { routeTable } from '../src/rest/routes/index.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { IdCodec, toBase64Id } from '../src/ids.js';
+import { IdCodec, toBase64Id } from '../src/kernel/ids.js';
 
 const codec = new IdCodec(randomBytes(32));
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { BOUNDS } from '../src/bounds.js';
+import { BOUNDS } from '../src/kernel/bounds.js';
 import { GRAPHQL_LIMITS } from '../src/graphql/limits.js';
 import { routeTable } from '../src/rest/routes/index.js';
 import { startTestApp, type TestApp } from './helpers/app.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import jwt from 'jsonwebtoken';
 import { after, before, describe, it } from 'node:test';
-import { toBase64Id } from '../src/ids.js';
+import { toBase64Id } from '../src/kernel/ids.js';
 import { demoAccountSid } from '../src/telco/inventory.js';
 import { TEST_JWT_SECRET, startTestApp, type TestApp } from './helpers/app.js';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import pg from 'pg';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/platform/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { TEMPLATE_BUILDING_LOCK, TEST_APP_KEY, TEST_JWT_SECRET, testPoolSize } from './helpers/run-settings.js';
 import { dropRunDatabases, EXHAUSTED, PER_HEAVY, PER_PROCESS, planConcurrency, RUNNER, sampleConnections, withApplicationName } from './helpers/connections.js';
@@ -86,7 +86,7 @@ async function buildTemplate(): Promise<void> {
     NODE_ENV: 'test', DATABASE_URL: url.toString(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
     JWT_SECRET: TEST_JWT_SECRET, APP_KEY: TEST_APP_KEY, PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: testPoolSize(),
   });
-  const { startService } = await import('../src/runtime.js'); // loads while the tests load
+  const { startService } = await import('../src/platform/runtime.js'); // loads while the tests load
   const running = await startService(config, createLogger('silent'));
   await running.stop();
 }

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/platform/config.js';
 import { WS_LIMITS } from '../src/graphql/live-server.js';
 import { createLogger } from '../src/observability/logger.js';
-import { startService, type Running } from '../src/runtime.js';
+import { startService, type Running } from '../src/platform/runtime.js';
 import { startTestApp, type TestApp, TEST_API_LIMITS } from './helpers/app.js';
 import { eventually, sleep } from './helpers/receiver.js';
 

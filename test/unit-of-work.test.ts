@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { toBase64Id } from '../src/ids.js';
+import { toBase64Id } from '../src/kernel/ids.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import type { RequestContext } from '../src/context.js';
+import type { RequestContext } from '../src/platform/context.js';
 
 // One transaction per operation, and every rule that two concurrent requests
 // could break held by a constraint or a lock: checked in the database after

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { after, before, describe, it } from 'node:test';
-import { refusedAddress, resolveDestination, urlProblem } from '../src/webhooks/destination.js';
+import { refusedAddress, resolveDestination, urlProblem } from '../src/webhooks/config/destination.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually, Receiver } from './helpers/receiver.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { toBase64Id } from '../src/ids.js';
+import { toBase64Id } from '../src/kernel/ids.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { Receiver } from './helpers/receiver.js';
 

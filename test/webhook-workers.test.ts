@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newDeliveryId, payloadText } from '../src/webhooks/payload.js';
+import { newDeliveryId, payloadText } from '../src/webhooks/config/payload.js';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
 import { apiWithWorkers, kill } from './helpers/worker.js';
 

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { after, before, describe, it } from 'node:test';
-import { toBase64Id } from '../src/ids.js';
-import { TEST_VECTOR } from '../src/webhooks/docs.js';
-import { payloadSignature, signAttempt, standardSignature, verifyBody } from '../src/webhooks/signing.js';
+import { toBase64Id } from '../src/kernel/ids.js';
+import { TEST_VECTOR } from '../src/webhooks/config/docs.js';
+import { payloadSignature, signAttempt, standardSignature, verifyBody } from '../src/webhooks/config/signing.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
 

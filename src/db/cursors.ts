@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../kernel/errors.js';
 
 /** Where a page ended: the last row's sort key (PostgreSQL's text of it) and id, and the position after it. */
 export interface Cursor {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { RequestContext } from '../context.js';
-import { ConflictError, HttpError, UnprocessableError } from '../errors.js';
+import type { RequestContext } from '../platform/context.js';
+import { ConflictError, HttpError, UnprocessableError } from '../kernel/errors.js';
 
 // Idempotency keys (Stripe's Idempotency-Key): a write sent again with the
 // same key gets the first answer back instead of being done twice. The key,

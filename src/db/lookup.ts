@@ -1,8 +1,8 @@
 import type { EntityName, FilterQuery, FindOptions } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { RequestContext } from '../context.js';
-import type { IdCodec } from '../ids.js';
-import { NotFoundError } from '../errors.js';
+import type { RequestContext } from '../platform/context.js';
+import type { IdCodec } from '../kernel/ids.js';
+import { NotFoundError } from '../kernel/errors.js';
 import { cursors } from './cursors.js';
 import { pageOf, type Page, type PageWindow } from './reads.js';
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
-import type { RequestContext } from '../context.js';
-import { LIMITS, Rules, message } from '../validation.js';
-import { ValidationError } from '../errors.js';
+import type { RequestContext } from '../platform/context.js';
+import { LIMITS, Rules, message } from '../kernel/validation.js';
+import { ValidationError } from '../kernel/errors.js';
 import { cursors, type Cursor } from './cursors.js';
 
 // Plain reads (`RequestContext.read`): the pool they go through, the text of

@@ -2,7 +2,7 @@ import { Entity, Enum, Index, ManyToOne, Property, type Opt, type Rel } from '@m
 import { Agent } from './agent.entity.js';
 import { CompanyOwned } from './company-owned.js';
 
-import { PHONE_TYPES, PhoneStatus, UseFor } from '../vocabulary.js';
+import { PHONE_TYPES, PhoneStatus, UseFor } from '../kernel/vocabulary.js';
 
 export { PHONE_TYPES, PhoneStatus, UseFor };
 

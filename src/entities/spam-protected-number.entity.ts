@@ -1,7 +1,7 @@
 import { Entity, Enum, Index, Property, type Opt } from '@mikro-orm/core';
 import { CompanyOwned } from './company-owned.js';
 
-import { SpamNumberType, SpamStatus } from '../vocabulary.js';
+import { SpamNumberType, SpamStatus } from '../kernel/vocabulary.js';
 
 export { SpamNumberType, SpamStatus };
 

@@ -1,7 +1,7 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property, type Opt, type Rel } from '@mikro-orm/core';
 import { Webhook } from './webhook.entity.js';
 
-import type { DeliveryStatus } from '../vocabulary.js';
+import type { DeliveryStatus } from '../kernel/vocabulary.js';
 
 export type { DeliveryStatus };
 

@@ -1,4 +1,4 @@
-import { graphqlName, typeNameOf as pascal } from '../vocabulary.js';
+import { graphqlName, typeNameOf as pascal } from '../kernel/vocabulary.js';
 import { EVENT_DOCS } from './catalog.js';
 
 // The live channel described for tools: an AsyncAPI 3 document of the

@@ -1,6 +1,6 @@
 import { GraphQLScalarType } from 'graphql';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
-import { isoString } from '../time/instant.js';
+import { isoString } from '../kernel/time/instant.js';
 
 /**
  * The schema's DateTimeISO, as graphql-scalars defines it (name, description,

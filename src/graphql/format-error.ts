@@ -1,6 +1,6 @@
 import { GraphQLError, isEnumType, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
-import { inWords } from '../messages.js';
-import { appErrorOf } from '../errors.js';
+import { inWords } from '../kernel/messages.js';
+import { appErrorOf } from '../kernel/errors.js';
 import { tooManyTokens } from './limits.js';
 
 // GraphQL's side of the error model: our typed errors keep their code, status

@@ -4,7 +4,7 @@ import type { Request, RequestHandler, Response } from 'express';
 // /graphql over Express: the request handed to Apollo as it came (the body
 // already parsed by the JSON body rules), its answer written back in one
 // write with its length, and without an ETag, like every API answer
-// (sendJson in src/http.ts).
+// (sendJson in src/http/edge.ts).
 
 export function graphqlHandler<C extends BaseContext>(apollo: ApolloServer<C>, context: (req: Request, res: Response) => Promise<C>): RequestHandler {
   apollo.assertStarted('graphqlHandler()');

@@ -1,7 +1,7 @@
 import { GraphQLError, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
-import type { RequestContext } from '../context.js';
+import type { RequestContext } from '../platform/context.js';
 import { checkKey, fingerprint, once } from '../db/idempotency.js';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../kernel/errors.js';
 
 // The Idempotency-Key header on /graphql, as on the REST writes: a mutation
 // operation of one root field sent again with the same key gets the first

@@ -15,8 +15,8 @@ import {
   type SelectionSetNode,
   visit,
 } from 'graphql';
-import { AppError, ValidationError } from '../errors.js';
-import { jsonProblem } from '../validation.js';
+import { AppError, ValidationError } from '../kernel/errors.js';
+import { jsonProblem } from '../kernel/validation.js';
 
 // The GraphQL limits of DESIGN section 3, checked before anything executes:
 // depth, aliases of one field, a cost where a list costs its page size, and

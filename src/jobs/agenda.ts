@@ -5,13 +5,13 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { LOCKS } from '../db/locks.js';
 import { purgeIdempotencyKeys } from '../db/idempotency.js';
-import { DeliveryPump } from '../webhooks/pump.js';
-import { DELIVERY_JOB, type DeliveryJobData } from '../webhooks/scheduler.js';
+import { DeliveryPump } from '../webhooks/engine/pump.js';
+import { DELIVERY_JOB, type DeliveryJobData } from '../webhooks/engine/scheduler.js';
 import pg from 'pg';
-import type { Config } from '../config.js';
+import type { Config } from '../platform/config.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { Services } from '../composition.js';
+import type { Services } from '../platform/composition.js';
 import { errorFields } from '../observability/logger.js';
 import { LIVE_RETENTION } from '../events/live.js';
 

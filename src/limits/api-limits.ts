@@ -1,6 +1,6 @@
-import type { Config, RateWindow } from '../config.js';
-import type { RequestContext, Viewer } from '../context.js';
-import { RateLimitedError } from '../errors.js';
+import type { Config, RateWindow } from '../platform/config.js';
+import type { RequestContext, Viewer } from '../platform/context.js';
+import { RateLimitedError } from '../kernel/errors.js';
 import type { SharedBudgets, Spent } from './shared-budgets.js';
 
 // The API's rate limits (DESIGN section 3, docs/decisions.md): every request

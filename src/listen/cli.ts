@@ -1,7 +1,7 @@
 import { createClient } from 'graphql-ws';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
-import type { ListenRequest } from '../webhooks/listen.js';
+import type { ListenRequest } from '../webhooks/tools/listen.js';
 
 // `npm run listen -- --forward-to http://localhost:4000/hook`: Switchboard's
 // webhooks on this machine, wherever the service runs (the Stripe CLI's

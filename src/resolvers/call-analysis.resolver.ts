@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, Field, InputType, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import type { RequestContext } from '../context.js';
+import type { RequestContext } from '../platform/context.js';
 import type { AnalysisField, CallAnalysisService } from '../services/call-analysis.service.js';
-import { BOUNDS, inWords } from '../bounds.js';
+import { BOUNDS, inWords } from '../kernel/bounds.js';
 
 // The company's post-call analysis fields: what `customAnalysis` may hold
 // once any are declared, each with its type (checked on every analysis,

@@ -1,10 +1,10 @@
 import DataLoader from 'dataloader';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Ctx, Field, FieldResolver, Int, ObjectType, Resolver, Root } from 'type-graphql';
-import type { RequestContext } from '../context.js';
+import type { RequestContext } from '../platform/context.js';
 import type { CallDetailsRecord } from '../services/calls/records.js';
 import type { DashboardService } from '../services/dashboard.service.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../kernel/errors.js';
 import { CallContactType, CallType } from './dashboard.types.js';
 
 // The fields of a Call beyond a row of the appointment list. A call given

@@ -2,7 +2,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { CursorPageType } from './pagination.types.js';
 import { CallStatus, DateRange, Direction, Sentiment } from './enums.js';
-import { BOUNDS, inWords } from '../bounds.js';
+import { BOUNDS, inWords } from '../kernel/bounds.js';
 
 @ObjectType('CallNumbers')
 export class CallNumbersType {

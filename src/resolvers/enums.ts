@@ -1,6 +1,6 @@
 import { registerEnumType } from 'type-graphql';
 import { EVENT_NAMES, EVENT_TYPES } from '../events/catalog.js';
-import { DATE_RANGES } from '../time/date-range.js';
+import { DATE_RANGES } from '../kernel/time/date-range.js';
 import {
   CALL_STATUSES,
   CAMPAIGN_STATUSES,
@@ -16,9 +16,9 @@ import {
   SpamStatus,
   TENDLC_ANSWERS,
   UseFor,
-} from '../vocabulary.js';
+} from '../kernel/vocabulary.js';
 
-// The closed sets of src/vocabulary.ts (and the event catalog, the dashboard's
+// The closed sets of src/kernel/vocabulary.ts (and the event catalog, the dashboard's
 // date ranges) as GraphQL enums, registered once. Each enum value stands for
 // the value REST and webhooks carry (`in_progress` for `in-progress`); the
 // services see the values, the REST table maps both ways.

@@ -2,7 +2,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import type { GraphQLScalarType } from 'graphql';
 import { Field, Float, ID, Int, InterfaceType, ObjectType } from 'type-graphql';
 import { EVENT_DOCS } from '../events/catalog.js';
-import { typeNameOf as pascal } from '../vocabulary.js';
+import { typeNameOf as pascal } from '../kernel/vocabulary.js';
 import { WebhookEvent } from './enums.js';
 
 // The live events, typed from the event catalog: an interface, LiveEvent,

@@ -1,7 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { Arg, Resolver, Root, Subscription } from 'type-graphql';
-import type { RequestContext } from '../context.js';
-import { ForbiddenError } from '../errors.js';
+import type { RequestContext } from '../platform/context.js';
+import { ForbiddenError } from '../kernel/errors.js';
 import type { LiveEvent, LiveEvents } from '../events/live.js';
 import { WebhookEvent } from './enums.js';
 import { detailsOf, LiveEventInterface } from './live-event.types.js';

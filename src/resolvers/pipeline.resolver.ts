@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { PipelineService } from '../services/pipeline.service.js';
-import type { RequestContext } from '../context.js';
+import type { RequestContext } from '../platform/context.js';
 import { CreatePipelineInput, CrmLocationType, PipelinePageType, PipelineStageType, PipelineType } from './pipeline.types.js';
 
 @Resolver()

@@ -1,11 +1,11 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import type { RequestContext } from '../context.js';
+import type { RequestContext } from '../platform/context.js';
 import { EVENT_DOCS } from '../events/catalog.js';
-import { FORM_FIELDS, LIST_SELECTIONS } from '../webhooks/payload.js';
-import type { DeliveryService } from '../webhooks/delivery.service.js';
-import type { WebhookService } from '../webhooks/webhook.service.js';
-import type { ReplayService } from '../webhooks/replay.service.js';
+import { FORM_FIELDS, LIST_SELECTIONS } from '../webhooks/config/payload.js';
+import type { DeliveryService } from '../webhooks/tools/delivery.service.js';
+import type { WebhookService } from '../webhooks/config/webhook.service.js';
+import type { ReplayService } from '../webhooks/tools/replay.service.js';
 import {
   CreatedWebhookType,
   CreateWebhookInput,

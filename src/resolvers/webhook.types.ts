@@ -2,7 +2,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { PageType } from './pagination.types.js';
 import { DeliveryStatus, EventCategory, ListSelection, WebhookEvent } from './enums.js';
-import { BOUNDS, inWords } from '../bounds.js';
+import { BOUNDS, inWords } from '../kernel/bounds.js';
 
 @ObjectType('WebhookHeader')
 export class WebhookHeaderType {

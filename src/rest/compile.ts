@@ -6,11 +6,11 @@ import { getMetadataStorage } from 'type-graphql';
 import { resolveRoute } from './derive.js';
 import type { HttpMethod, ResolvedRoute, Route } from './route.js';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { RequestContext } from '../context.js';
-import { HttpError } from '../errors.js';
-import type { IdCodec } from '../ids.js';
+import type { RequestContext } from '../platform/context.js';
+import { HttpError } from '../kernel/errors.js';
+import type { IdCodec } from '../kernel/ids.js';
 import type { Logger } from '../observability/logger.js';
-import { sendError, sendJson } from '../http.js';
+import { sendError, sendJson } from '../http/edge.js';
 import { restErrorOf, variablesFor } from './params.js';
 import { checkKey, fingerprint, once } from '../db/idempotency.js';
 

@@ -1,4 +1,4 @@
-import { DEFAULT_BOUNDS, type Bound } from '../bounds.js';
+import { DEFAULT_BOUNDS, type Bound } from '../kernel/bounds.js';
 import type { Param } from './route.js';
 
 // The JSON Schema of a row's parameter: its type, its enum, and its bound

@@ -1,8 +1,8 @@
 import { GraphQLError } from 'graphql';
-import type { IdCodec } from '../ids.js';
-import { appErrorOf, NotFoundError, ValidationError, type FieldErrors } from '../errors.js';
-import { DEFAULT_BOUNDS } from '../bounds.js';
-import { INT32, jsonProblem, message } from '../validation.js';
+import type { IdCodec } from '../kernel/ids.js';
+import { appErrorOf, NotFoundError, ValidationError, type FieldErrors } from '../kernel/errors.js';
+import { DEFAULT_BOUNDS } from '../kernel/bounds.js';
+import { INT32, jsonProblem, message } from '../kernel/validation.js';
 import type { Param, ResolvedRoute } from './route.js';
 
 // Reads a route's parameters from path, query and body, checks their types

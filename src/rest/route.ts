@@ -1,6 +1,6 @@
 import type { CallbackKind } from '../telco/callbacks.js';
-import type { Bound } from '../bounds.js';
-import type { IdForm } from '../ids.js';
+import type { Bound } from '../kernel/bounds.js';
+import type { IdForm } from '../kernel/ids.js';
 
 // The shape of a row of the REST route table. A row is data: the generic
 // handler (compile.ts) and the OpenAPI generator (openapi.ts) read it.

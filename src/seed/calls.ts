@@ -4,7 +4,7 @@ import { Agent, Call, Company, PhoneNumber, PhoneStatus, SpamNumberType, SpamPro
 import { DEMO_ACCOUNTS, demoAccountSid, demoAuthToken } from '../telco/inventory.js';
 import { CARRIERS } from '../spam/reputation.js';
 import { seededRandom } from './random.js';
-import { SENTIMENTS } from '../vocabulary.js';
+import { SENTIMENTS } from '../kernel/vocabulary.js';
 
 // Demo agents, spam-protected numbers and calls (DESIGN section 9). Calls are
 // spread relative to the seeding time, so every dashboard range has rows.

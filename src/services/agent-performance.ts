@@ -1,6 +1,6 @@
-import type { RequestContext } from '../context.js';
-import { Rules } from '../validation.js';
-import { TERMINAL_CALL_STATUSES } from '../vocabulary.js';
+import type { RequestContext } from '../platform/context.js';
+import { Rules } from '../kernel/validation.js';
+import { TERMINAL_CALL_STATUSES } from '../kernel/vocabulary.js';
 import { callRecords } from './calls/statements.js';
 
 // agent.performance (DESIGN section 5): after each finished call of an AI

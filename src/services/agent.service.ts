@@ -1,10 +1,10 @@
-import type { RequestContext } from '../context.js';
-import type { IdCodec } from '../ids.js';
+import type { RequestContext } from '../platform/context.js';
+import type { IdCodec } from '../kernel/ids.js';
 import { Agent } from '../entities/index.js';
-import { Rules } from '../validation.js';
+import { Rules } from '../kernel/validation.js';
 import { findOwned, findPage } from '../db/lookup.js';
 import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
-import { BOUNDS } from '../bounds.js';
+import { BOUNDS } from '../kernel/bounds.js';
 
 /** The data every agent event carries (docs: src/events/catalog.ts). */
 const agentData = (agent: Agent) => ({ agent_id: String(agent.id), name: agent.name, active: agent.active, online: agent.online });

@@ -1,12 +1,12 @@
 import { dummyHash, verifyPassword } from '../auth/passwords.js';
 import type { TokenSigner } from '../auth/tokens.js';
 import type { ViewerCache } from '../auth/viewer-cache.js';
-import type { ActorSource, CompanyScope, RequestContext, Viewer } from '../context.js';
+import type { ActorSource, CompanyScope, RequestContext, Viewer } from '../platform/context.js';
 import { RevokedToken, User } from '../entities/index.js';
-import { InvalidCredentialsError } from '../errors.js';
-import { EMAIL, Rules, message } from '../validation.js';
+import { InvalidCredentialsError } from '../kernel/errors.js';
+import { EMAIL, Rules, message } from '../kernel/validation.js';
 import type { LoginLimiter } from './login-limiter.js';
-import { BOUNDS } from '../bounds.js';
+import { BOUNDS } from '../kernel/bounds.js';
 
 export interface LoginResult {
   success: boolean;

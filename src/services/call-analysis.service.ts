@@ -1,12 +1,12 @@
-import type { RequestContext } from '../context.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { IdCodec } from '../ids.js';
-import { Rules } from '../validation.js';
-import { CALL_PROGRESS, SENTIMENTS } from '../vocabulary.js';
+import type { RequestContext } from '../platform/context.js';
+import { ConflictError, NotFoundError, ValidationError } from '../kernel/errors.js';
+import type { IdCodec } from '../kernel/ids.js';
+import { Rules } from '../kernel/validation.js';
+import { CALL_PROGRESS, SENTIMENTS } from '../kernel/vocabulary.js';
 import type { AnalysedCall, CallAnalysis } from './calls/records.js';
 import { callRecords } from './calls/statements.js';
 import { contactFields, type ContactService } from './contact.service.js';
-import { BOUNDS } from '../bounds.js';
+import { BOUNDS } from '../kernel/bounds.js';
 
 // Post-call analysis (Retell's call_analyzed, Vapi's end-of-call report): a
 // summary, the sentiment, the disposition, whether the call reached its goal,

@@ -1,9 +1,9 @@
-import type { RequestContext } from '../context.js';
-import { NotFoundError } from '../errors.js';
+import type { RequestContext } from '../platform/context.js';
+import { NotFoundError } from '../kernel/errors.js';
 import type { LiveEvents, SubscriptionGuard, TranscriptTurn } from '../events/live.js';
-import type { IdCodec } from '../ids.js';
+import type { IdCodec } from '../kernel/ids.js';
 import { callRecords } from './calls/statements.js';
-import { BOUNDS } from '../bounds.js';
+import { BOUNDS } from '../kernel/bounds.js';
 
 // Live transcripts (Retell's and Vapi's transcript updates): the provider
 // reports a call's conversation turn by turn while it goes on; each turn is

@@ -1,5 +1,5 @@
-import type { RequestContext } from '../context.js';
-import { CALL_PROGRESS } from '../vocabulary.js';
+import type { RequestContext } from '../platform/context.js';
+import { CALL_PROGRESS } from '../kernel/vocabulary.js';
 import { callRecords } from './calls/statements.js';
 import type { CallStatusChanged } from '../telco/callbacks.js';
 import { evaluateAgent } from './agent-performance.js';

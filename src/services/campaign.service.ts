@@ -1,13 +1,13 @@
-import type { RequestContext } from '../context.js';
+import type { RequestContext } from '../platform/context.js';
 import { dbDate, pageOf, pageWindow, readPage, type Page } from '../db/reads.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { IdCodec } from '../ids.js';
-import { E164, Rules, message } from '../validation.js';
+import { ConflictError, NotFoundError, ValidationError } from '../kernel/errors.js';
+import type { IdCodec } from '../kernel/ids.js';
+import { E164, Rules, message } from '../kernel/validation.js';
 import { contactFields, type ContactService } from './contact.service.js';
-import { CAMPAIGN_STATUSES } from '../vocabulary.js';
+import { CAMPAIGN_STATUSES } from '../kernel/vocabulary.js';
 import { callRecords } from './calls/statements.js';
 import type { AppointmentCallRecord } from './calls/records.js';
-import { BOUNDS } from '../bounds.js';
+import { BOUNDS } from '../kernel/bounds.js';
 
 // Dialer campaigns (draft -> running -> completed: campaign.started and
 // campaign.completed), leads (a contact in a campaign or a pipeline stage:

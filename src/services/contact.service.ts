@@ -1,8 +1,8 @@
-import type { RequestContext } from '../context.js';
+import type { RequestContext } from '../platform/context.js';
 import { dbDate, likePattern, pageOf, pageWindow, readPage, type Page } from '../db/reads.js';
-import { ValidationError } from '../errors.js';
-import { E164, EMAIL, Rules, message } from '../validation.js';
-import { BOUNDS } from '../bounds.js';
+import { ValidationError } from '../kernel/errors.js';
+import { E164, EMAIL, Rules, message } from '../kernel/validation.js';
+import { BOUNDS } from '../kernel/bounds.js';
 
 // Contacts (DESIGN section 4): the people calls, SMS and leads concern, one
 // per phone number in a company. Created by users, or found or created by

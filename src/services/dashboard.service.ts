@@ -1,10 +1,10 @@
-import type { RequestContext, Viewer } from '../context.js';
-import type { IdCodec } from '../ids.js';
+import type { RequestContext, Viewer } from '../platform/context.js';
+import type { IdCodec } from '../kernel/ids.js';
 import { Agent, Company, type Call } from '../entities/index.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
-import { customRange, dateRange, DATE_RANGES, type DateRangeName, type Interval } from '../time/date-range.js';
-import { parseCivilDate } from '../time/zoned.js';
-import { Rules, message } from '../validation.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../kernel/errors.js';
+import { customRange, dateRange, DATE_RANGES, type DateRangeName, type Interval } from '../kernel/time/date-range.js';
+import { parseCivilDate } from '../kernel/time/zoned.js';
+import { Rules, message } from '../kernel/validation.js';
 import { findOwned } from '../db/lookup.js';
 import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from '../db/reads.js';
 import { callDetailsRecord, type AppointmentCallRecord, type CallDetailsRecord } from './calls/records.js';

@@ -1,10 +1,10 @@
 import type { PurposeTokens } from '../auth/purpose-tokens.js';
-import type { Config } from '../config.js';
-import type { ContextFactory, RequestContext } from '../context.js';
+import type { Config } from '../platform/config.js';
+import type { ContextFactory, RequestContext } from '../platform/context.js';
 import { PhoneNumber } from '../entities/index.js';
-import { ProviderUnavailableError, UnprocessableError, ValidationError } from '../errors.js';
+import { ProviderUnavailableError, UnprocessableError, ValidationError } from '../kernel/errors.js';
 import { TELCO_PROVIDER, TelcoError, TelcoUnavailableError, type TelcoClient } from '../telco/client.js';
-import { Rules } from '../validation.js';
+import { Rules } from '../kernel/validation.js';
 import type { ActionResult, TelcoService } from './telco.service.js';
 
 // Buying a number through the company's provider account, safe against a

@@ -1,12 +1,12 @@
-import type { RequestContext } from '../context.js';
-import { toBase64Id, type IdCodec } from '../ids.js';
+import type { RequestContext } from '../platform/context.js';
+import { toBase64Id, type IdCodec } from '../kernel/ids.js';
 import { Agent, PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from '../entities/index.js';
-import { UnprocessableError } from '../errors.js';
-import { Rules } from '../validation.js';
+import { UnprocessableError } from '../kernel/errors.js';
+import { Rules } from '../kernel/validation.js';
 import { findOwned, findPage, findPageByKeys } from '../db/lookup.js';
 import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
-import { TENDLC_ANSWERS } from '../vocabulary.js';
-import { BOUNDS } from '../bounds.js';
+import { TENDLC_ANSWERS } from '../kernel/vocabulary.js';
+import { BOUNDS } from '../kernel/bounds.js';
 
 export const CHATBOT_PAGE = 15;
 

@@ -1,10 +1,10 @@
-import type { RequestContext } from '../context.js';
-import { toBase64Id, type IdCodec } from '../ids.js';
+import type { RequestContext } from '../platform/context.js';
+import { toBase64Id, type IdCodec } from '../kernel/ids.js';
 import { Pipeline, PipelineStage } from '../entities/index.js';
-import { Rules } from '../validation.js';
+import { Rules } from '../kernel/validation.js';
 import { findOwned, findPage } from '../db/lookup.js';
 import { pageWindow, type Page, type PageArgs } from '../db/reads.js';
-import { BOUNDS } from '../bounds.js';
+import { BOUNDS } from '../kernel/bounds.js';
 
 export const PIPELINE_LIMITS = { defaultPerPage: 15, maxPerPage: 30 };
 

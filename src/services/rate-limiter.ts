@@ -1,6 +1,6 @@
-import type { RateWindow } from '../config.js';
-import type { RequestContext } from '../context.js';
-import { RateLimitedError } from '../errors.js';
+import type { RateWindow } from '../platform/config.js';
+import type { RequestContext } from '../platform/context.js';
+import { RateLimitedError } from '../kernel/errors.js';
 
 // Fixed-window counters in PostgreSQL, shared by every API process. Each hit
 // is reserved atomically (one upsert) and committed on its own, before the

@@ -1,12 +1,12 @@
-import type { RequestContext } from '../context.js';
-import type { IdCodec } from '../ids.js';
+import type { RequestContext } from '../platform/context.js';
+import type { IdCodec } from '../kernel/ids.js';
 import type { ViewerCache } from '../auth/viewer-cache.js';
 import { Module, Permission, Role, User } from '../entities/index.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../kernel/errors.js';
 import { findOwned, idOf } from '../db/lookup.js';
-import { Rules, message } from '../validation.js';
+import { Rules, message } from '../kernel/validation.js';
 import { dbDate, likePattern, pageOf, pageWindow, readPage, type Page, type PageArgs } from '../db/reads.js';
-import { BOUNDS } from '../bounds.js';
+import { BOUNDS } from '../kernel/bounds.js';
 
 
 /** A role as lists show it. */

@@ -1,13 +1,13 @@
-import type { RequestContext } from '../context.js';
-import { UnprocessableError, ValidationError } from '../errors.js';
-import { E164, Rules, message } from '../validation.js';
+import type { RequestContext } from '../platform/context.js';
+import { UnprocessableError, ValidationError } from '../kernel/errors.js';
+import { E164, Rules, message } from '../kernel/validation.js';
 import { pageOf, pageWindow, type Page } from '../db/reads.js';
 import { smsEventData, smsRecords, type SmsRecord } from './sms.records.js';
 import type { SmsReceived, SmsStatusChanged } from '../telco/callbacks.js';
-import { DIRECTIONS, SMS_PROGRESS } from '../vocabulary.js';
+import { DIRECTIONS, SMS_PROGRESS } from '../kernel/vocabulary.js';
 import type { TelcoService } from './telco.service.js';
 import { contactFields, type ContactService } from './contact.service.js';
-import { BOUNDS } from '../bounds.js';
+import { BOUNDS } from '../kernel/bounds.js';
 
 // SMS (DESIGN section 5, "Event sources"): sent through the provider by a
 // user, their fate reported by the provider's status callbacks (sms.sent once

@@ -1,13 +1,13 @@
-import type { RequestContext } from '../context.js';
-import type { IdCodec } from '../ids.js';
+import type { RequestContext } from '../platform/context.js';
+import type { IdCodec } from '../kernel/ids.js';
 import { Company, SpamNumberType, SpamProtectedNumber, SpamStatus } from '../entities/index.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../kernel/errors.js';
 import type { ReputationSource } from '../spam/reputation.js';
-import { Rules } from '../validation.js';
+import { Rules } from '../kernel/validation.js';
 import { findOwned, findPageByKeys } from '../db/lookup.js';
 import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
-import { BOUNDS } from '../bounds.js';
-import { CARRIER_THRESHOLDS } from '../vocabulary.js';
+import { BOUNDS } from '../kernel/bounds.js';
+import { CARRIER_THRESHOLDS } from '../kernel/vocabulary.js';
 
 export const DEFAULT_MIN_CARRIERS = 1;
 const RENEWAL_DAYS = 30;

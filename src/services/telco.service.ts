@@ -1,15 +1,15 @@
 import type { PurposeTokens } from '../auth/purpose-tokens.js';
-import type { Config } from '../config.js';
-import type { RequestContext } from '../context.js';
-import type { IdCodec } from '../ids.js';
+import type { Config } from '../platform/config.js';
+import type { RequestContext } from '../platform/context.js';
+import type { IdCodec } from '../kernel/ids.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { MessagingCampaign, PhoneNumber, PhoneStatus, TelcoAccount } from '../entities/index.js';
-import { ProviderUnavailableError, UnprocessableError, ValidationError } from '../errors.js';
+import { ProviderUnavailableError, UnprocessableError, ValidationError } from '../kernel/errors.js';
 import { TelcoError, TelcoUnavailableError, type TelcoClient, type TelcoCredentials } from '../telco/client.js';
 import type { NumberType } from '../telco/inventory.js';
-import { Rules } from '../validation.js';
-import { BOUNDS } from '../bounds.js';
+import { Rules } from '../kernel/validation.js';
+import { BOUNDS } from '../kernel/bounds.js';
 
 // The company's provider account and everything bought or imported through it.
 

@@ -1,13 +1,13 @@
-import type { RequestContext } from '../context.js';
-import { toBase64Id, type IdCodec } from '../ids.js';
+import type { RequestContext } from '../platform/context.js';
+import { toBase64Id, type IdCodec } from '../kernel/ids.js';
 import { Workflow, WorkflowFolder, WorkflowStatus, type TriggerConfig } from '../entities/index.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { NotFoundError, ValidationError } from '../kernel/errors.js';
 import { LOCKS } from '../db/locks.js';
 import { graphErrors, sanitizeGraph } from '../workflows/graph.js';
-import { LIMITS, Rules, message } from '../validation.js';
+import { LIMITS, Rules, message } from '../kernel/validation.js';
 import { findOwned, findPageByKeys } from '../db/lookup.js';
 import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
-import { BOUNDS } from '../bounds.js';
+import { BOUNDS } from '../kernel/bounds.js';
 
 const DEFAULT_NAME = 'Untitled workflow';
 

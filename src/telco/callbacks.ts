@@ -1,8 +1,8 @@
-import type { ContextFactory, RequestContext } from '../context.js';
-import { HttpError, ValidationError } from '../errors.js';
-import { INSTANT_YEARS, parseInstant } from '../time/instant.js';
-import { E164, message } from '../validation.js';
-import { CALL_PROGRESS, CALL_STATUSES, SENTIMENTS, SMS_BODY_MAX, SMS_PROGRESS, SMS_STATUSES } from '../vocabulary.js';
+import type { ContextFactory, RequestContext } from '../platform/context.js';
+import { HttpError, ValidationError } from '../kernel/errors.js';
+import { INSTANT_YEARS, parseInstant } from '../kernel/time/instant.js';
+import { E164, message } from '../kernel/validation.js';
+import { CALL_PROGRESS, CALL_STATUSES, SENTIMENTS, SMS_BODY_MAX, SMS_PROGRESS, SMS_STATUSES } from '../kernel/vocabulary.js';
 import { signatureMatches } from './signature.js';
 import { ANALYSIS_LIMITS, customAnalysisProblems } from '../services/call-analysis.service.js';
 import { TURN_SEQUENCE_MAX, TURN_SPEAKERS, TURN_TEXT_MAX, type TurnReported } from '../services/call-transcript.service.js';

@@ -1,4 +1,4 @@
-import { DEFAULT_BOUNDS } from '../bounds.js';
+import { DEFAULT_BOUNDS } from '../kernel/bounds.js';
 import { ACTIONS, TRIGGERS, type CatalogEntry, type ConfigField } from './catalog.js';
 import { GRAPH_LIMITS, NODE_ID_MAX } from './graph.js';
 

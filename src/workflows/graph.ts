@@ -1,5 +1,5 @@
-import { DEFAULT_BOUNDS } from '../bounds.js';
-import type { FieldErrors } from '../errors.js';
+import { DEFAULT_BOUNDS } from '../kernel/bounds.js';
+import type { FieldErrors } from '../kernel/errors.js';
 import type { TriggerConfig } from '../entities/index.js';
 import { ACTIONS, TRIGGERS, type CatalogEntry, type ConfigField } from './catalog.js';
 

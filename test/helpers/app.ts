@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/platform/config.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { startService, type Running, type StartOptions } from '../../src/runtime.js';
+import { startService, type Running, type StartOptions } from '../../src/platform/runtime.js';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { DEMO_PASSWORD } from '../../src/seed/demo.js';
 import { contractViolation } from './contract.js';

@@ -1,4 +1,4 @@
-import { BOUNDS } from '../../bounds.js';
+import { BOUNDS } from '../../kernel/bounds.js';
 import type { Route } from '../route.js';
 
 export const authRoutes: Route[] = [

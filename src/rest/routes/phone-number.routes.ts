@@ -1,5 +1,5 @@
-import { BOUNDS, PAGE_BOUND } from '../../bounds.js';
-import { ALL_ID_FORMS } from '../../ids.js';
+import { BOUNDS, PAGE_BOUND } from '../../kernel/bounds.js';
+import { ALL_ID_FORMS } from '../../kernel/ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 

@@ -1,4 +1,4 @@
-import { BOUNDS, PAGE_BOUND } from '../../bounds.js';
+import { BOUNDS, PAGE_BOUND } from '../../kernel/bounds.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 

@@ -1,5 +1,5 @@
-import { BOUNDS, PAGE_BOUND } from '../../bounds.js';
-import { CARRIER_THRESHOLDS } from '../../vocabulary.js';
+import { BOUNDS, PAGE_BOUND } from '../../kernel/bounds.js';
+import { CARRIER_THRESHOLDS } from '../../kernel/vocabulary.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 

@@ -1,5 +1,5 @@
-import { BOUNDS } from '../../bounds.js';
-import { CALL_STATUSES, SENTIMENTS, SMS_STATUSES } from '../../vocabulary.js';
+import { BOUNDS } from '../../kernel/bounds.js';
+import { CALL_STATUSES, SENTIMENTS, SMS_STATUSES } from '../../kernel/vocabulary.js';
 import type { IngressRoute, Param } from '../route.js';
 
 // The provider's callbacks (DESIGN section 5, "Event sources"): rows of the

@@ -1,5 +1,5 @@
 import { triggerConfigSchema } from '../../workflows/graph-schema.js';
-import { BOUNDS, PAGE_BOUND } from '../../bounds.js';
+import { BOUNDS, PAGE_BOUND } from '../../kernel/bounds.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 

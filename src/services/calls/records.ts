@@ -1,7 +1,7 @@
 import type { Call } from '../../entities/index.js';
-import type { IdCodec } from '../../ids.js';
+import type { IdCodec } from '../../kernel/ids.js';
 import { dbDate } from '../../db/reads.js';
-import { formatWallClock } from '../../time/zoned.js';
+import { formatWallClock } from '../../kernel/time/zoned.js';
 
 // The calls aggregate's records (its statements are in statements.ts): a
 // call as the provider's callbacks advance it, and what the AI dashboard

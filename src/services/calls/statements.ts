@@ -1,8 +1,8 @@
 import { raw } from '@mikro-orm/core';
-import type { RequestContext } from '../../context.js';
+import type { RequestContext } from '../../platform/context.js';
 import { Call } from '../../entities/index.js';
 import { dbDate, readDeepPage, type PageWindow } from '../../db/reads.js';
-import type { Interval } from '../../time/date-range.js';
+import type { Interval } from '../../kernel/time/date-range.js';
 import type { TranscriptTurn } from '../../events/live.js';
 import { analysedCall, appointmentCallRecord, callState, type AnalysedCall, type AnalysedCallRow, type AppointmentCallRecord, type AppointmentCallRow, type CallAnalysis, type CallState, type CallStateRow } from './records.js';
 

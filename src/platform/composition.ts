@@ -1,0 +1,160 @@
+import { PurposeTokens } from '../auth/purpose-tokens.js';
+import { TokenSigner } from '../auth/tokens.js';
+import { ViewerCache } from '../auth/viewer-cache.js';
+import type { Config } from './config.js';
+import { ContextFactory, type Infrastructure } from './context.js';
+import { SecretBox } from '../crypto/secret-box.js';
+import { IdCodec } from '../kernel/ids.js';
+import type { Logger } from '../observability/logger.js';
+import { SimulatedReputationSource } from '../spam/reputation.js';
+import { TelcoCallbacks } from '../telco/callbacks.js';
+import { TelcoClient } from '../telco/client.js';
+import { AgentService } from '../services/agent.service.js';
+import { AuthService } from '../services/auth.service.js';
+import { DashboardService } from '../services/dashboard.service.js';
+import { LoginLimiter } from '../services/login-limiter.js';
+import { PhoneNumberService } from '../services/phone-number.service.js';
+import { PipelineService } from '../services/pipeline.service.js';
+import { RateLimiter } from '../services/rate-limiter.js';
+import { ApiLimits } from '../limits/api-limits.js';
+import { ListenSessions } from '../webhooks/tools/listen.js';
+import { SharedBudgets } from '../limits/shared-budgets.js';
+import { RoleService } from '../services/role.service.js';
+import { SpamService } from '../services/spam.service.js';
+import { TelcoService } from '../services/telco.service.js';
+import { NumberPurchaseService } from '../services/number-purchase.service.js';
+import { CallService } from '../services/call.service.js';
+import { CallAnalysisService } from '../services/call-analysis.service.js';
+import { CallTranscriptService } from '../services/call-transcript.service.js';
+import { SmsService } from '../services/sms.service.js';
+import { ContactService } from '../services/contact.service.js';
+import { LiveEvents } from '../events/live.js';
+import { CampaignService } from '../services/campaign.service.js';
+import { WorkflowService } from '../services/workflow.service.js';
+import type { Metrics } from '../observability/metrics.js';
+import { WebhookDeliverer } from '../webhooks/engine/deliverer.js';
+import { WebhookOutbox } from '../webhooks/engine/outbox.js';
+import { DeliveryScheduler } from '../webhooks/engine/scheduler.js';
+import { WebhookService } from '../webhooks/config/webhook.service.js';
+import { DeliveryService } from '../webhooks/tools/delivery.service.js';
+import { ReplayService } from '../webhooks/tools/replay.service.js';
+
+// The composition root: every service, the webhook module and the event seam
+// (the sinks a recorded event reaches) are built here, once per app instance,
+// with what each depends on. Nothing under services/ knows the webhooks; the
+// webhook outbox reaches the services only as one of the context's sinks.
+
+/**
+ * The services of one app instance, built once with what each depends on.
+ * Resolvers and jobs receive the ones they use; the context never carries them.
+ */
+export interface Services {
+  config: Config;
+  log: Logger;
+  ids: IdCodec;
+  contexts: ContextFactory;
+  auth: AuthService;
+  roles: RoleService;
+  pipelines: PipelineService;
+  workflows: WorkflowService;
+  spam: SpamService;
+  dashboard: DashboardService;
+  agents: AgentService;
+  phoneNumbers: PhoneNumberService;
+  telco: TelcoService;
+  /** The provider's callbacks, adapted: signature, account, typed commands. */
+  callbacks: TelcoCallbacks;
+  purchases: NumberPurchaseService;
+  webhooks: WebhookService;
+  deliveries: DeliveryService;
+  replays: ReplayService;
+  calls: CallService;
+  analyses: CallAnalysisService;
+  transcripts: CallTranscriptService;
+  contacts: ContactService;
+  campaigns: CampaignService;
+  sms: SmsService;
+  deliverer: WebhookDeliverer;
+  scheduler: DeliveryScheduler;
+  live: LiveEvents;
+  /** npm run listen's sessions (webhooks/listen.ts). */
+  listen: ListenSessions;
+  /** The API's rate limits, spent by every request of a signed-in caller (REST, /graphql, subscribes). */
+  limits: ApiLimits;
+}
+
+/** `telcoBaseUrl`: the provider (TELCO_BASE_URL) or the in-process simulator. */
+export function createServices(
+  config: Config,
+  log: Logger,
+  metrics: Metrics,
+  telcoBaseUrl: string,
+  infra: Omit<Infrastructure, 'source' | 'sinks'>,
+  clock: () => Date = () => new Date(),
+): Services {
+  const box = new SecretBox(config.appKey);
+  const ids = new IdCodec(config.appKey);
+  const limiter = new RateLimiter();
+  const auth = new AuthService(new TokenSigner(config.jwtSecret, config.jwtTtlSeconds), new LoginLimiter(limiter, config.loginLimits), new ViewerCache(config.viewerCacheMs));
+  const scheduler = new DeliveryScheduler();
+  const outbox = new WebhookOutbox((event, webhooks) => metrics.webhookEventsFiltered.inc({ event }, webhooks));
+  const live = new LiveEvents();
+  const contexts = new ContextFactory({ ...infra, source: auth, sinks: [outbox, live] });
+  const webhooks = new WebhookService(ids, box, { destinations: config.webhookDestinations, rotationGraceMs: config.webhookRotationGraceMs, startConcurrency: config.webhookEndpointConcurrency });
+  const listen = new ListenSessions(webhooks, contexts);
+  const deliverer = new WebhookDeliverer(contexts, box, scheduler, {
+    retryDelaysMs: config.webhookRetryDelaysMs,
+    timeoutMs: config.webhookTimeoutMs,
+    endpointConcurrency: config.webhookEndpointConcurrency,
+    endpointConcurrencyMax: config.webhookEndpointConcurrencyMax,
+    disableAfterMs: config.webhookDisableAfterMs,
+    retentionMs: config.webhookRetentionMs,
+    destinations: config.webhookDestinations,
+  }, log, metrics, listen);
+  const contacts = new ContactService(clock);
+  const calls = new CallService(contacts, clock);
+  const analyses = new CallAnalysisService(contacts, ids, clock);
+  const transcripts = new CallTranscriptService(live, ids, clock);
+  const telcoClient = new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs);
+  const purposeTokens = new PurposeTokens(config.jwtSecret);
+  const telco = new TelcoService(telcoClient, box, ids, purposeTokens, limiter, config);
+  const sms = new SmsService(telco, contacts, clock);
+  return {
+    config,
+    log,
+    ids,
+    contexts,
+    scheduler,
+    live,
+    listen,
+    limits: new ApiLimits(new SharedBudgets(infra.autonomous), config.apiLimits),
+    deliverer,
+    webhooks,
+    deliveries: new DeliveryService(webhooks, outbox),
+    replays: new ReplayService(webhooks, outbox, config.webhookRetentionMs),
+    auth,
+    roles: new RoleService(ids, auth.viewers),
+    pipelines: new PipelineService(ids),
+    workflows: new WorkflowService(ids),
+    spam: new SpamService(ids, new SimulatedReputationSource()),
+    dashboard: new DashboardService(ids, clock),
+    agents: new AgentService(ids),
+    contacts,
+    campaigns: new CampaignService(ids, contacts, clock),
+    calls,
+    analyses,
+    transcripts,
+    phoneNumbers: new PhoneNumberService(ids),
+    telco,
+    purchases: new NumberPurchaseService(telco, telcoClient, purposeTokens, config),
+    sms,
+    callbacks: new TelcoCallbacks(contexts, {
+      account: (ctx, accountSid, number) => telco.callbackAccount(ctx, accountSid, number),
+      callStatusChanged: (ctx, report) => calls.callStatusChanged(ctx, report),
+      callAnalysisReported: (ctx, { callSid, ...analysis }) => analyses.reported(ctx, callSid, analysis),
+      turnReported: (ctx, turn) => transcripts.turnReported(ctx, turn),
+      smsStatusChanged: (ctx, report) => sms.statusChanged(ctx, report),
+      smsReceived: (ctx, message) => sms.received(ctx, message),
+    }),
+  };
+}

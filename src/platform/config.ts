@@ -1,0 +1,298 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_TRACED_LIBRARIES, otlpProtocol, tracedLibraries, type OtlpProtocol, type TracedLibrary } from '../observability/otel-variables.js';
+
+// The only module that reads process.env. Everything else receives a Config.
+
+export type ProcessRole = 'all' | 'api' | 'worker';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+export interface Config {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  role: ProcessRole;
+  dataDir: string;
+  databaseUrl?: string;
+  /** Connections per pool (DATABASE_POOL_SIZE): the ORM's and the plain reads'; the smaller pools take at most this many. */
+  databasePoolSize: number;
+  mongodbUrl?: string;
+  telcoBaseUrl?: string;
+  telcoTimeoutMs: number;
+  /** Where the provider and webhook receivers reach this service (callback URLs). */
+  publicUrl: string;
+  jwtSecret: string;
+  appKey: Buffer;
+  jwtTtlSeconds: number;
+  /** How long a process keeps a token's viewer (changes are pushed, so this bounds only a missed notification); 0: not cached. */
+  viewerCacheMs: number;
+  /** Which addresses webhooks may reach: public only, loopback too (development's default), or every private range (WEBHOOK_ALLOW_PRIVATE=true). */
+  webhookDestinations: 'public' | 'loopback' | 'private';
+  webhookRetryDelaysMs: number[];
+  webhookTimeoutMs: number;
+  webhookRotationGraceMs: number;
+  webhookRetentionMs: number;
+  webhookDisableAfterMs: number;
+  webhookEndpointConcurrency: number;
+  /** The ceiling the adaptive concurrency of one endpoint grows to. */
+  webhookEndpointConcurrencyMax: number;
+  /** Attempts one worker process has in flight at most (each an open socket). */
+  webhookWorkerSockets: number;
+  /** Origins allowed to call the APIs from a browser (CORS); empty: CORS off; ['*']: any origin, without credentials. */
+  corsOrigins: string[];
+  /**
+   * OpenTelemetry traces (observability/tracing.ts): on when an OTLP endpoint
+   * is given (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
+   * and neither OTEL_SDK_DISABLED=true nor OTEL_TRACES_EXPORTER=none says no:
+   * then the OTLP protocol (observability/otel-variables.ts). The SDK reads the rest of the OTEL_* variables itself.
+   */
+  tracing: false | OtlpProtocol;
+  /** The libraries instrumented when tracing is on (observability/otel-variables.ts). */
+  tracedLibraries: TracedLibrary[];
+  /** When set, /metrics asks for it as a Bearer token. */
+  metricsToken?: string;
+  logLevel: LogLevel;
+  /** `pretty` for a person at a terminal, `json` for machines; unset: pretty when stdout is a terminal. */
+  logFormat?: 'json' | 'pretty';
+  /** Proxy hops in front of the service whose X-Forwarded-For is trusted (0: none). */
+  trustProxy: number;
+  loginLimits: { perIp: RateWindow; perEmail: RateWindow };
+  /** The API's budgets in points per window (src/limits/): per token and per company; null: that budget is off. */
+  apiLimits: { perToken: RateWindow | null; perCompany: RateWindow | null };
+  seedDemo: boolean;
+}
+
+export interface RateWindow {
+  max: number;
+  windowSeconds: number;
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(variable: string, problem: string);
+  constructor(problems: string[]);
+  constructor(variable: string | string[], problem?: string) {
+    const problems = Array.isArray(variable) ? variable : [`Invalid configuration: ${variable} ${problem}`];
+    super(problems.join('\n'));
+    this.problems = problems;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const DURATION = /^(\d+)(ms|s|m|h|d)?$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "30s" -> 30000; a bare number is seconds. */
+export function parseDuration(text: string, variable: string): number {
+  const match = DURATION.exec(text.trim());
+  if (!match) throw new ConfigError(variable, `must be a duration such as 30s, 2m or 24h (got "${text}")`);
+  return Number(match[1]) * UNIT_MS[match[2] ?? 's'];
+}
+
+const describe = (ms: number) => (ms % 86_400_000 === 0 ? `${ms / 86_400_000}d` : ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 ? `${ms / 60_000}m` : ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+
+/** A duration within [min, max]. */
+function duration(env: Env, name: string, fallback: string, min: number, max: number): number {
+  const ms = parseDuration(env[name] || fallback, name);
+  if (ms < min || ms > max) throw new ConfigError(name, `must be from ${describe(min)} to ${describe(max)} (got "${env[name]}")`);
+  return ms;
+}
+
+/** CORS_ORIGINS: a comma-separated list of origins (scheme://host[:port]), or *. */
+function origins(env: Env, name: string): string[] {
+  const raw = env[name];
+  if (!raw) return [];
+  if (raw.trim() === '*') return ['*'];
+  return raw.split(',').map((part) => {
+    const origin = part.trim();
+    let parsed: URL;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      throw new ConfigError(name, `must list origins such as https://app.example.com (got "${origin}")`);
+    }
+    if (parsed.origin !== origin || !['http:', 'https:'].includes(parsed.protocol)) {
+      throw new ConfigError(name, `must list bare origins such as https://app.example.com, without a path (got "${origin}")`);
+    }
+    return origin;
+  });
+}
+
+/** TRUST_PROXY: false/0 (no proxy), true (one hop), or the number of proxy hops. */
+function hops(env: Env, name: string): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false') return 0;
+  if (raw === 'true') return 1;
+  if (/^\d+$/.test(raw) && Number(raw) <= 10) return Number(raw);
+  throw new ConfigError(name, `must be false, true or a number of proxy hops from 0 to 10 (got "${raw}")`);
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(name, `must be true or false (got "${raw}")`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!values.includes(raw as T)) throw new ConfigError(name, `must be one of ${values.join(', ')} (got "${raw}")`);
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
+  }
+  return raw;
+}
+
+function rateWindow(env: Env, name: string, fallback: string): RateWindow {
+  const raw = env[name] || fallback;
+  const [max, per] = raw.split('/');
+  if (!/^\d+$/.test(max ?? '') || !per) throw new ConfigError(name, `must look like 10/15m (got "${raw}")`);
+  // Whole seconds: the window is what RateLimit-Policy's w= and Retry-After count in.
+  const windowMs = parseDuration(per, name);
+  if (Number(max) < 1 || Number(max) > 100_000_000 || windowMs < 1000 || windowMs > 86_400_000 || windowMs % 1000 !== 0) {
+    throw new ConfigError(name, `must allow 1 to 100000000 per whole seconds from 1s to 1d (got "${raw}")`);
+  }
+  return { max: Number(max), windowSeconds: windowMs / 1000 };
+}
+
+/**
+ * Development secrets are generated once and kept in the data folder, so tokens
+ * and encrypted ids stay valid across restarts. Production must supply them.
+ */
+function developmentSecrets(dataDir: string): { jwtSecret: string; appKey: string } {
+  const file = path.join(dataDir, 'secrets.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+  const secrets = { jwtSecret: randomBytes(32).toString('base64'), appKey: randomBytes(32).toString('base64') };
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  return secrets;
+}
+
+function appKey(raw: string, variable: string): Buffer {
+  const key = Buffer.from(raw.replace(/^base64:/, ''), 'base64');
+  if (key.length !== 32) throw new ConfigError(variable, 'must be 32 bytes, base64-encoded');
+  return key;
+}
+
+/**
+ * Reads and checks every variable; a bad one does not hide the next: the
+ * ConfigError lists one line per bad variable.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const fail = (variable: string, problem: string): never => { throw new ConfigError(variable, problem); };
+  const read = <T>(fn: () => T, fallback: T): T => {
+    try {
+      return fn();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+      return fallback;
+    }
+  };
+  const nodeEnv = read(() => oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development'), 'production');
+  const dataDir = path.resolve(env.DATA_DIR || '.data');
+  let jwtSecret = env.JWT_SECRET;
+  let key = env.APP_KEY;
+  if (nodeEnv === 'production') {
+    // Production never makes up secrets: they would differ per machine and vanish with the disk.
+    if (!jwtSecret) problems.push('Invalid configuration: JWT_SECRET is required in production');
+    if (!key) problems.push('Invalid configuration: APP_KEY is required in production');
+  } else if (!jwtSecret || !key) {
+    const generated = developmentSecrets(dataDir);
+    jwtSecret ||= generated.jwtSecret;
+    key ||= generated.appKey;
+  }
+  if (jwtSecret && jwtSecret.length < 32) problems.push('Invalid configuration: JWT_SECRET must be at least 32 characters');
+  const appKeyBytes = key ? read(() => appKey(key!, 'APP_KEY'), Buffer.alloc(32)) : Buffer.alloc(32);
+
+  const delays = read(() => {
+    const list = (env.WEBHOOK_RETRY_DELAYS || '30s,2m,8m,32m').split(',').map((part) => parseDuration(part, 'WEBHOOK_RETRY_DELAYS'));
+    if (list.length !== 4) throw new ConfigError('WEBHOOK_RETRY_DELAYS', 'must list four delays (attempts 2 to 5)');
+    if (list.some((ms) => ms < 100 || ms > 7 * 86_400_000)) throw new ConfigError('WEBHOOK_RETRY_DELAYS', 'must hold delays from 100ms to 7d');
+    return list;
+  }, [30_000, 120_000, 480_000, 1_920_000]);
+  const port = read(() => integer(env, 'PORT', 3000, 0, 65535), 3000);
+  const seedDemo = read(() => bool(env, 'SEED_DEMO', nodeEnv !== 'production'), false);
+  if (seedDemo && nodeEnv === 'production') problems.push('Invalid configuration: SEED_DEMO cannot be true in production (the demo logins share one known password)');
+
+  const config: Config = {
+    nodeEnv,
+    port,
+    host: env.HOST || '0.0.0.0',
+    role: read(() => oneOf(env, 'PROCESS_ROLE', ['all', 'api', 'worker'] as const, 'all'), 'all'),
+    dataDir,
+    databaseUrl: read(() => url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']), undefined),
+    databasePoolSize: read(() => integer(env, 'DATABASE_POOL_SIZE', 10, 1, 100), 10),
+    mongodbUrl: read(() => url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']), undefined),
+    telcoBaseUrl: read(() => url(env, 'TELCO_BASE_URL', ['http:', 'https:']), undefined),
+    telcoTimeoutMs: read(() => duration(env, 'TELCO_TIMEOUT', '10s', 100, 120_000), 10_000),
+    publicUrl: (read(() => url(env, 'PUBLIC_URL', ['http:', 'https:']), undefined) ?? `http://localhost:${port}`).replace(/\/$/, ''),
+    jwtSecret: jwtSecret ?? '',
+    appKey: appKeyBytes,
+    jwtTtlSeconds: read(() => duration(env, 'JWT_TTL', '24h', 60_000, 30 * 86_400_000), 86_400_000) / 1000,
+    viewerCacheMs: read(() => duration(env, 'VIEWER_CACHE_TTL', '30s', 0, 3_600_000), 30_000),
+    // A local try-out sends to a receiver on this machine (loopback only, no other private range);
+    // deployments (production, and the tests) refuse internal addresses unless told.
+    webhookDestinations: read(() => {
+      if (env.WEBHOOK_ALLOW_PRIVATE === undefined || env.WEBHOOK_ALLOW_PRIVATE === '') return nodeEnv === 'development' ? 'loopback' : 'public';
+      return bool(env, 'WEBHOOK_ALLOW_PRIVATE', false) ? 'private' : 'public';
+    }, 'public' as const),
+    webhookRetryDelaysMs: delays,
+    webhookTimeoutMs: read(() => duration(env, 'WEBHOOK_TIMEOUT', '10s', 100, 60_000), 10_000),
+    webhookRotationGraceMs: read(() => duration(env, 'WEBHOOK_ROTATION_GRACE', '24h', 1000, 30 * 86_400_000), 86_400_000),
+    webhookRetentionMs: read(() => duration(env, 'WEBHOOK_RETENTION', '30d', 3_600_000, 365 * 86_400_000), 30 * 86_400_000),
+    webhookDisableAfterMs: read(() => duration(env, 'WEBHOOK_DISABLE_AFTER', '5d', 1000, 365 * 86_400_000), 5 * 86_400_000),
+    webhookEndpointConcurrency: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100), 4),
+    webhookEndpointConcurrencyMax: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY_MAX', 64, 1, 1000), 64),
+    webhookWorkerSockets: read(() => integer(env, 'WEBHOOK_WORKER_SOCKETS', 1000, 1, 10_000), 1000),
+    corsOrigins: read(() => origins(env, 'CORS_ORIGINS'), []),
+    tracing: Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && env.OTEL_SDK_DISABLED !== 'true' && env.OTEL_TRACES_EXPORTER !== 'none'
+      && read(() => otlpProtocol(env, fail), 'http/protobuf' as const),
+    tracedLibraries: read(() => tracedLibraries(env, fail), [...DEFAULT_TRACED_LIBRARIES]),
+    metricsToken: read(() => {
+      const token = env.METRICS_TOKEN;
+      if (token && token.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');
+      return token || undefined;
+    }, undefined),
+    logLevel: read(() => oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'), 'info'),
+    logFormat: env.LOG_FORMAT === undefined || env.LOG_FORMAT === '' ? undefined : read(() => oneOf(env, 'LOG_FORMAT', ['json', 'pretty'] as const, 'json'), 'json'),
+    trustProxy: read(() => hops(env, 'TRUST_PROXY'), 0),
+    loginLimits: {
+      perIp: read(() => rateWindow(env, 'LOGIN_LIMIT_PER_IP', '30/1m'), { max: 30, windowSeconds: 60 }),
+      perEmail: read(() => rateWindow(env, 'LOGIN_LIMIT_PER_EMAIL', '10/15m'), { max: 10, windowSeconds: 900 }),
+    },
+    apiLimits: {
+      perToken: read(() => (env.API_LIMIT_PER_TOKEN === 'off' ? null : rateWindow(env, 'API_LIMIT_PER_TOKEN', '1200/1m')), { max: 1200, windowSeconds: 60 }),
+      perCompany: read(() => (env.API_LIMIT_PER_COMPANY === 'off' ? null : rateWindow(env, 'API_LIMIT_PER_COMPANY', '6000/1m')), { max: 6000, windowSeconds: 60 }),
+    },
+    seedDemo,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,295 @@
+import type { EntityManager, Knex } from '@mikro-orm/postgresql';
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { TokenClaims } from '../auth/tokens.js';
+import { ForbiddenError, UnauthenticatedError } from '../kernel/errors.js';
+import { EventRecorder, type EventSink } from '../events/recorder.js';
+import { oneStatementOf, plainTransaction, statementName, type StatementRunner } from '../db/statements.js';
+import { databaseSpan, type TraceContext } from '../observability/tracing.js';
+
+/** Who is signed in for this request, resolved from the Bearer token once. */
+export interface Viewer {
+  user: { id: number; name: string; email: string };
+  company: CompanyScope;
+  role: { id: number; title: string; isOwner: boolean };
+  permissions: ReadonlySet<string>;
+  claims: TokenClaims;
+}
+
+export interface CompanyScope {
+  id: number;
+  name: string;
+  timeZone: string;
+  isAgency: boolean;
+  parentId: number | null;
+}
+
+/**
+ * Who acts: a user signed in with a Bearer token (permissions apply), or the
+ * system acting for one company (jobs, provider callbacks, webhook delivery;
+ * company scope applies, permissions do not).
+ */
+export type Actor =
+  | { kind: 'user'; bearer: string | undefined }
+  | { kind: 'system'; companyId: number; reason: string };
+
+/** How a token becomes a viewer (a token seen lately is in `viewers`), and how a company is read for a system actor. */
+export interface ActorSource {
+  readonly viewers: { get(token: string): Viewer | undefined };
+  resolveViewer(ctx: RequestContext, token: string): Promise<Viewer | undefined>;
+  companyScope(ctx: RequestContext, companyId: number): Promise<CompanyScope | undefined>;
+}
+
+/** What every unit of work of one request or job shares. */
+interface Caller {
+  requestId: string;
+  ip: string;
+  actor: Actor;
+  viewer?: Promise<Viewer | undefined>;
+  /** The viewer, when it came from the cache of viewers: known without waiting. */
+  known?: Viewer;
+  company?: Promise<CompanyScope | undefined>;
+  /** The request's trace, when tracing is on (observability/tracing.ts). */
+  trace?: TraceContext;
+}
+
+/**
+ * One per unit of work: the caller, and the EntityManager fork every read and
+ * write of the operation goes through (inside its transaction for mutations).
+ * Services take it first; it carries no services.
+ */
+export class RequestContext {
+  /** Set by the HTTP layer: the GraphQL operations this request ran, for its log line (copied into each operation's context). */
+  operations?: Array<{ operation: string | null; type: string; fields: string[] }>;
+
+  constructor(
+    private readonly caller: Caller,
+    private readonly infra: Infrastructure,
+    /** Given inside a unit of work (its transaction's); otherwise a fork made when first used. */
+    private forked?: EntityManager,
+    /** Set inside a unit of work: what runs once it has committed. */
+    private readonly commitHooks?: Array<() => void>,
+    /** Set inside a plain unit of work: its transaction's connection (or, for one statement, the pool). */
+    private readonly plain?: StatementRunner,
+  ) {}
+
+  /** The EntityManager every ORM read and write of this operation goes through. */
+  get em(): EntityManager {
+    if (this.plain) throw new Error('A plain unit of work has no EntityManager: its statements go through ctx.read.');
+    return (this.forked ??= this.infra.root.fork());
+  }
+
+  /** Records domain events in this unit of work (DESIGN section 5): nothing is recorded for a rolled-back change. */
+  get events(): EventRecorder<RequestContext> {
+    return new EventRecorder(this, this.infra.sinks);
+  }
+
+  /** Runs fn after this unit of work commits (never for a rollback); outside one, soon. */
+  afterCommit(fn: () => void): void {
+    if (this.commitHooks) this.commitHooks.push(fn);
+    else setImmediate(fn);
+  }
+
+  get requestId(): string {
+    return this.caller.requestId;
+  }
+
+  get ip(): string {
+    return this.caller.ip;
+  }
+
+  get actor(): Actor {
+    return this.caller.actor;
+  }
+
+  /** The trace the operation's spans join, when tracing is on and a request is traced. */
+  get trace(): TraceContext | undefined {
+    return this.caller.trace;
+  }
+
+  /** The signed-in viewer; 401 when the token is missing, invalid, expired or revoked, or when the system acts. */
+  async viewer(): Promise<Viewer> {
+    const { actor } = this.caller;
+    if (actor.kind !== 'user') throw new UnauthenticatedError();
+    if (!this.viewerNow() && !this.caller.viewer) {
+      this.caller.viewer = actor.bearer ? this.infra.source.resolveViewer(this.readOnly(), actor.bearer) : Promise.resolve(undefined);
+    }
+    const viewer = await this.caller.viewer;
+    if (!viewer) throw new UnauthenticatedError();
+    return viewer;
+  }
+
+  /** The signed-in viewer when it is known without waiting (its token was seen lately), else undefined: `viewer()` then says. */
+  viewerNow(): Viewer | undefined {
+    const { actor } = this.caller;
+    if (actor.kind !== 'user') return undefined;
+    const cached = !this.caller.viewer && actor.bearer ? this.infra.source.viewers.get(actor.bearer) : undefined;
+    if (cached) this.caller.viewer = Promise.resolve((this.caller.known = cached));
+    return this.caller.known;
+  }
+
+  /** The company the operation acts in: the viewer's, or the one the system acts for. */
+  async company(): Promise<CompanyScope> {
+    const { actor } = this.caller;
+    if (actor.kind === 'user') return (await this.viewer()).company;
+    this.caller.company ??= this.infra.source.companyScope(this.readOnly(), actor.companyId);
+    const company = await this.caller.company;
+    if (!company) throw new UnauthenticatedError();
+    return company;
+  }
+
+  async companyId(): Promise<number> {
+    return (await this.company()).id;
+  }
+
+  /** 403 unless the signed-in user holds every named permission. The one place permissions are checked. */
+  async requirePermissions(slugs: readonly string[]): Promise<Viewer> {
+    const viewer = await this.viewer();
+    if (slugs.some((slug) => !viewer.permissions.has(slug))) throw new ForbiddenError();
+    return viewer;
+  }
+
+  /** 403 unless the signed-in user holds the company's Owner role. */
+  async requireOwner(): Promise<Viewer> {
+    const viewer = await this.viewer();
+    if (!viewer.role.isOwner) throw new ForbiddenError();
+    return viewer;
+  }
+
+  /**
+   * A raw statement inside this operation's unit of work (its transaction for
+   * a mutation). Raw SQL goes through here, never through the connection itself,
+   * which would run outside the transaction.
+   */
+  sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+    if (this.plain) throw new Error('A plain unit of work runs its statements through ctx.read.');
+    return this.em.execute(text, params as never[]) as Promise<T[]>;
+  }
+
+  /**
+   * Plain statements, for reads that need no entities (and, inside a unit of
+   * work, writes of a few plain statements): outside a unit of work straight
+   * from the reading pool (no ORM, no query builder); inside one, in its
+   * transaction. Each text is prepared once per connection. Placeholders are
+   * `$1`, `$2`...; no array values.
+   */
+  read<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+    return this.caller.trace ? databaseSpan(this.caller.trace, text, () => this.readNow<T>(text, params)) : this.readNow<T>(text, params);
+  }
+
+  private async readNow<T>(text: string, params: unknown[]): Promise<T[]> {
+    if (this.plain) return (await this.plain.query({ name: statementName(text), text, values: params })).rows as T[];
+    if (this.commitHooks) {
+      // In the transaction, on its connection, prepared there too (the ORM's own raw statements would inline the values).
+      const transaction = this.em.getTransactionContext<Knex.Transaction>();
+      const ordered: unknown[] = [];
+      const positional = text.replace(/\$(\d+)/g, (_match, n: string) => (ordered.push(params[Number(n) - 1]), '?'));
+      if (transaction) {
+        const result = await transaction.raw(positional, ordered as Knex.ValueDict[]).options({ name: statementName(positional) });
+        return (result as { rows: T[] }).rows;
+      }
+      return this.em.execute(positional, ordered as never[]) as Promise<T[]>;
+    }
+    return (await this.infra.reader.query({ name: statementName(text), text, values: params })).rows as T[];
+  }
+
+  /**
+   * A statement committed on its own, whatever happens to the operation: only
+   * for records that must outlive a rollback (rate-limit counters, pending
+   * purchases at the provider).
+   */
+  async committed<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+    // Its own small pool: a transaction waiting here for a connection of the
+    // pool it holds one of could wait for ever under load.
+    let n = 0;
+    const result = await this.infra.autonomous.query(text.replace(/\?/g, () => `$${++n}`), params);
+    return result.rows as T[];
+  }
+
+  /** The same caller read anew: its viewer or company is looked up again (a live subscription's re-check after a change). */
+  again(): RequestContext {
+    return new RequestContext({ ...this.caller, viewer: undefined, known: undefined, company: undefined }, this.infra);
+  }
+
+  /** A context of its own for reading (one per query field); its fork is made only if the ORM is used. */
+  readOnly(): RequestContext {
+    return new RequestContext(this.caller, this.infra);
+  }
+
+  /** Resolves who calls (never throws), so a transaction opened afterwards needs no second connection for it. */
+  async resolveCaller(): Promise<void> {
+    const { actor } = this.caller;
+    if (actor.kind === 'system' && actor.companyId === 0) return; // maintenance spans companies
+    await (actor.kind === 'user' ? this.viewer() : this.company()).catch(() => undefined);
+  }
+
+  /**
+   * Runs fn in one new transaction: committed once when it resolves, rolled
+   * back when it throws (called inside a unit of work, fn joins it). `plain`: fn runs only plain statements (`ctx.read`),
+   * so the transaction is one of its own on the reading pool, without the
+   * ORM's (no fork, no query builder, no flush). `lane`: the pool it runs
+   * on (the claims of the delivery pump have their own). `oneStatement`
+   * (with plain): fn runs one statement at most, and throws only for what
+   * that statement did not change: the statement is the transaction, run
+   * on its own (no BEGIN, no COMMIT: two round trips fewer); a second
+   * statement is refused.
+   */
+  async unitOfWork<T>(
+    fn: (ctx: RequestContext) => Promise<T>,
+    { plain = false, lane = 'reader', oneStatement = false }: { plain?: boolean; lane?: 'reader' | 'claims'; oneStatement?: boolean } = {},
+  ): Promise<T> {
+    // Inside a unit of work already (a write made once per idempotency key), it joins that one: one
+    // transaction, whose end is the outer one's; the ORM's changes are flushed here, as a commit would.
+    if (this.commitHooks) {
+      const result = await fn(this);
+      if (!this.plain) await this.em.flush();
+      return result;
+    }
+    // Who calls is read before the transaction takes its connection: reading it inside would need a second one.
+    await this.resolveCaller();
+    const hooks: Array<() => void> = [];
+    const result = plain && oneStatement
+      ? await fn(new RequestContext(this.caller, this.infra, undefined, hooks, oneStatementOf(this.infra[lane])))
+      : plain
+      ? await plainTransaction(this.infra[lane], (client) => fn(new RequestContext(this.caller, this.infra, undefined, hooks, client)))
+      : await databaseSpan(this.caller.trace, undefined, () => this.infra.root.fork().transactional((em) => fn(new RequestContext(this.caller, this.infra, em as EntityManager, hooks))));
+    for (const hook of hooks) hook();
+    return result;
+  }
+}
+
+/** What contexts are made of: the root EntityManager, the pool for committed statements, the actor source. */
+export interface Infrastructure {
+  root: EntityManager;
+  autonomous: pg.Pool;
+  /** Plain reads outside units of work (`RequestContext.read`). */
+  reader: pg.Pool;
+  /** The delivery pump's claims, on connections of their own so that they never queue behind recorded results (`lane: 'claims'`). */
+  claims: pg.Pool;
+  source: ActorSource;
+  /** Where recorded events go (the webhook outbox); filled when the services are built. */
+  sinks: Array<EventSink<RequestContext>>;
+}
+
+/** The one factory of contexts, for every kind of caller. */
+export class ContextFactory {
+  constructor(private readonly infra: Infrastructure) {}
+
+  forRequest(requestId: string, ip: string, bearer: string | undefined, trace?: TraceContext): RequestContext {
+    return this.make({ requestId, ip, actor: { kind: 'user', bearer }, trace });
+  }
+
+  /** The system acting for one company (a job, a provider callback, a webhook delivery). */
+  forSystem(companyId: number, reason: string, requestId: string = randomUUID()): RequestContext {
+    return this.make({ requestId, ip: 'system', actor: { kind: 'system', companyId, reason } });
+  }
+
+  /** The system with no company (maintenance jobs that span companies). */
+  forMaintenance(reason: string): RequestContext {
+    return this.make({ requestId: randomUUID(), ip: 'system', actor: { kind: 'system', companyId: 0, reason } });
+  }
+
+  private make(caller: Caller): RequestContext {
+    return new RequestContext(caller, this.infra);
+  }
+}

@@ -1,0 +1,191 @@
+import 'reflect-metadata';
+import { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import type { Server } from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js';
+import { LOCKS } from '../db/locks.js';
+import { migrate } from '../db/migrate.js';
+import { closablePool, readingPool } from '../db/reads.js';
+import { startJobs, type JobRunner } from '../jobs/agenda.js';
+import { ormConfig } from '../mikro-orm.config.js';
+import { createLogger, errorFields, type Logger } from '../observability/logger.js';
+import { createMetrics } from '../observability/metrics.js';
+import { seedDemoIfEmpty } from '../seed/demo.js';
+import { appServer, drainHttpServer } from '../http/edge.js';
+import { HttpError } from '../kernel/errors.js';
+import { probesApp } from '../http/probes.js';
+import { sendError } from '../http/edge.js';
+import { usePasswordCost } from '../auth/passwords.js';
+import { createServices, type Services } from './composition.js';
+import { TelcoSimulator } from '../telco/simulator.js';
+import { VERSION } from './version.js';
+import { webhooksSection } from '../webhooks/config/openapi.js';
+import { startTracing, stopTracing } from '../observability/tracing.js';
+
+// Boot and shutdown, in order: database, migrations, demo data, jobs, HTTP;
+// stopping reverses it (HTTP drains first, embedded PostgreSQL stops last).
+
+
+export interface Running {
+  url: string;
+  databaseUrl: string;
+  orm: MikroORM;
+  services: Services;
+  server: Server;
+  jobs: JobRunner;
+  seeded: boolean;
+  telcoBaseUrl: string;
+  /** The in-process provider simulator, when TELCO_BASE_URL is unset. */
+  simulator?: TelcoSimulator;
+  stop(): Promise<void>;
+}
+
+/**
+ * Migrations and demo seeding under a PostgreSQL advisory lock, so any number
+ * of processes can start at once on one database: the first migrates and
+ * seeds, the others wait and find it done.
+ */
+async function migrateAndSeed(orm: MikroORM, databaseUrl: string, config: Config, now: Date): Promise<boolean> {
+  const lock = new pg.Client({ connectionString: databaseUrl });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [LOCKS.startup]);
+    await migrate(orm);
+    return config.seedDemo ? await seedDemoIfEmpty(orm.em.fork(), config.appKey, now) : false;
+  } finally {
+    await lock.end(); // ends the session, which releases the lock
+  }
+}
+
+export interface StartOptions {
+  /** The time the dashboard's date ranges and the demo data are computed from (tests fix it). */
+  clock?: () => Date;
+}
+
+/** Knex (under the ORM) writes its connection warnings with console.log; they go through the logger instead. */
+function routeKnexLog(orm: MikroORM, log: Logger): void {
+  const logger = (orm.em.getConnection() as unknown as { getKnex?: () => { client?: { logger?: Record<string, unknown> } } }).getKnex?.().client?.logger;
+  if (!logger) return;
+  logger._warn = (message: unknown) => log.warn('database connection warning', { error: String(message) });
+  logger._error = (message: unknown) => log.error('database connection error', { error: String(message) });
+  logger._deprecate = (message: unknown) => log.debug('database deprecation', { message: String(message) });
+  logger._debug = (message: unknown) => log.debug('database debug', { message: String(message) });
+}
+
+export async function startService(config: Config, log: Logger = createLogger(config.logLevel), { clock = () => new Date() }: StartOptions = {}): Promise<Running> {
+  const cleanups: Array<[string, () => Promise<void>]> = [];
+  const stop = async () => {
+    for (const [step, cleanup] of cleanups.reverse()) {
+      log.debug('stopping', { step });
+      try {
+        await cleanup();
+      } catch (error) {
+        log.warn('shutdown step failed', { step, ...errorFields(error) });
+      }
+    }
+  };
+  try {
+    if (config.tracing && startTracing('switchboard', undefined, { protocol: config.tracing })) cleanups.push(['tracing', stopTracing]);
+    let embedded: EmbeddedDatabase | undefined;
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      embedded = await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), 'switchboard', log);
+      cleanups.push(['postgres', () => embedded!.stop()]);
+      databaseUrl = embedded.url;
+      log.info('embedded PostgreSQL started', { dataDir: path.join(config.dataDir, 'postgres') });
+    }
+
+    const orm = await MikroORM.init(ormConfig(databaseUrl, (message) => log.debug('orm', { message }), config.databasePoolSize));
+    routeKnexLog(orm, log);
+    cleanups.push(['orm', () => orm.close(true)]);
+    let telcoBaseUrl = config.telcoBaseUrl;
+    let simulator: TelcoSimulator | undefined;
+    if (!telcoBaseUrl) {
+      simulator = new TelcoSimulator();
+      telcoBaseUrl = await simulator.start();
+      cleanups.push(['telco simulator', () => simulator!.stop()]);
+      log.info('telco simulator started', { url: telcoBaseUrl });
+    }
+    // Statements that commit on their own (rate-limit counters, pending purchases) use a pool of their own.
+    const autonomous = new pg.Pool({ connectionString: databaseUrl, max: Math.min(4, config.databasePoolSize) });
+    autonomous.on('error', (error) => log.warn('database connection error', errorFields(error)));
+    cleanups.push(['autonomous pool', closablePool(autonomous)]);
+    const reader = readingPool(databaseUrl, config.databasePoolSize);
+    reader.on('error', (error) => log.warn('database connection error', errorFields(error)));
+    cleanups.push(['reading pool', closablePool(reader)]);
+    // Connections are made when first used: only a worker's delivery pump uses these.
+    const claims = readingPool(databaseUrl, Math.min(2, config.databasePoolSize));
+    claims.on('error', (error) => log.warn('database connection error', errorFields(error)));
+    cleanups.push(['claims pool', closablePool(claims)]);
+    const metrics = createMetrics();
+    const services = createServices(config, log, metrics, telcoBaseUrl, { root: orm.em, autonomous, reader, claims }, clock);
+    usePasswordCost(config.nodeEnv === 'test' ? 'fast' : 'standard');
+    const seeded = await migrateAndSeed(orm, databaseUrl, config, clock());
+
+    // Every role can schedule jobs; only `all` and `worker` run them.
+    const jobs = await startJobs({ config, databaseUrl, orm, services, log, metrics });
+    cleanups.push(['jobs', () => jobs.stop()]);
+
+    const server = appServer();
+    let apollo: { stop(): Promise<void> } | undefined;
+    if (config.role === 'worker') {
+      // A worker serves its probes and metrics alone: it builds no schema and loads none of the API's modules.
+      const { app, listener } = probesApp({ orm, services, log, metrics, jobs, httpServer: server });
+      app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));
+      server.on('request', listener);
+    } else {
+      const [{ createApp }, { createSchema }, { compileRoutes }, { openApiDocument }, { ingressTable, routeTable }, { serveSubscriptions }] = await Promise.all([
+        import('../http/app.js'), import('../graphql/schema.js'), import('../rest/compile.js'), import('../rest/openapi.js'), import('../rest/routes/index.js'), import('../graphql/live-server.js'),
+      ]);
+      const schema = await createSchema(services);
+      const routes = compileRoutes(schema, routeTable);
+      // Made at its first request, not at every start (it walks every row and the schema).
+      let document: object | undefined;
+      const openapi = () => (document ??= openApiDocument(schema, routes, VERSION, ingressTable, webhooksSection()));
+      const api = await createApp({ orm, services, schema, routes, ingress: ingressTable, openapi, log, metrics, jobs, httpServer: server });
+      apollo = api.apollo;
+      server.on('request', api.listener);
+      // API processes serve subscriptions: live events reach each of them through LISTEN/NOTIFY.
+      services.auth.viewers.start(databaseUrl, log);
+      cleanups.push(['viewer cache', () => services.auth.viewers.stop()]);
+      services.live.start(databaseUrl, () => services.contexts.forMaintenance('live events').readOnly(), (channel, payload) => autonomous.query('SELECT pg_notify($1, $2)', [channel, payload]), log);
+      cleanups.push(['live events', () => services.live.stop()]);
+      services.listen.start(databaseUrl, log);
+      cleanups.push(['listen sessions', () => services.listen.stop()]);
+      const unwatch = services.auth.viewers.watch((change) => services.live.viewerChanged(change, log));
+      cleanups.push(['viewer watch', async () => unwatch()]);
+      const subscriptions = serveSubscriptions(server, schema, services, log);
+      cleanups.push(['subscriptions', () => subscriptions.stop()]);
+    }
+    // Workers listen too, for their probes and metrics.
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    // HTTP drains first (every request already sent is answered), then Apollo stops.
+    cleanups.push(['http', async () => {
+      await drainHttpServer(server);
+      await apollo?.stop();
+    }]);
+    const address = server.address() as AddressInfo | null;
+    const host = config.host === '0.0.0.0' ? 'localhost' : config.host;
+    return {
+      url: address ? `http://${host}:${address.port}` : '',
+      databaseUrl,
+      orm,
+      services,
+      server,
+      jobs,
+      seeded,
+      telcoBaseUrl,
+      simulator,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,278 @@
+import type { RequestContext } from '../../platform/context.js';
+import type { SecretBox } from '../../crypto/secret-box.js';
+import { Webhook } from '../../entities/index.js';
+import { ValidationError } from '../../kernel/errors.js';
+import { EVENT_NAMES, eventDoc, isEventType, type EventType } from '../../events/catalog.js';
+import type { IdCodec } from '../../kernel/ids.js';
+import { findOwned, findPage, NEWEST_FIRST } from '../../db/lookup.js';
+import { likePattern, pageWindow, type Page, type PageArgs } from '../../db/reads.js';
+import { LIMITS, Rules, message } from '../../kernel/validation.js';
+import { urlProblem, type DestinationPolicy } from './destination.js';
+import { FORM_FIELDS, isFormField, LIST_SELECTIONS, selectionOf, SELECTION_NAMES } from './payload.js';
+import { headerRecords, headersToStore, type WebhookHeaderInput, type WebhookHeaderRecord } from './headers.js';
+import { newSecret } from './signing.js';
+import { addFilterProblems, type WebhookFilterInput, filterMatches, filterRecords, filtersToStore, type Filter, type StoredFilters, type WebhookFilterRecord } from './filters.js';
+import { BOUNDS } from '../../kernel/bounds.js';
+
+// Webhook configuration (DESIGN section 5): a company's endpoints, their
+// events, form data, secrets and rotation, and their limits. The deliveries
+// live in delivery.service.ts.
+
+export interface WebhookInput {
+  title?: string | null;
+  url?: string | null;
+  method?: string | null;
+  listSelection?: string | null;
+  formData?: string[] | null;
+  events?: string[] | null;
+  active?: boolean | null;
+  rateLimit?: number | null;
+  /** Replaces every custom header; null or left out keeps them. */
+  headers?: WebhookHeaderInput[] | null;
+  /** Replaces every payload filter; null or left out keeps them (those of events still subscribed). */
+  filters?: WebhookFilterInput[] | null;
+}
+
+export interface WebhookListArgs extends PageArgs {
+  search?: string | null;
+  event?: string | null;
+  active?: boolean | null;
+}
+
+export interface WebhookSecret {
+  secret: string;
+  previousSecretExpiresAt: Date | null;
+}
+
+/** A webhook as the GraphQL Webhook type serves it (never its secret). */
+export interface WebhookRecord {
+  id: number;
+  title: string;
+  url: string;
+  method: string;
+  listSelection: string;
+  formData: string[];
+  events: string[];
+  /** Custom headers; a secret one's value is null. */
+  headers: WebhookHeaderRecord[];
+  /** Payload filters, at most one per subscribed event type. */
+  filters: WebhookFilterRecord[];
+  active: boolean;
+  disabledReason: string | null;
+  hits: number;
+  lastHit: Date | null;
+  /** The endpoint's concurrency now (the starting one until it first adapts). */
+  concurrency: number;
+  rateLimit: number | null;
+  /** Until when a Retry-After pauses it; null once that has passed. */
+  pausedUntil: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+type CheckedFields = Partial<Pick<Webhook, 'title' | 'url' | 'listSelection' | 'formData' | 'events' | 'rateLimit' | 'headers'>> & { filters?: StoredFilters };
+
+export class WebhookService {
+  constructor(
+    private readonly ids: IdCodec,
+    private readonly box: SecretBox,
+    private readonly settings: { destinations: DestinationPolicy; rotationGraceMs: number; startConcurrency: number },
+  ) {}
+
+  async list(ctx: RequestContext, args: WebhookListArgs): Promise<Page<WebhookRecord>> {
+    const window = pageWindow(args);
+    new Rules().oneOf('event', args.event, EVENT_NAMES).check();
+    const where: Record<string, unknown> = { company: await ctx.companyId() };
+    if (args.search) {
+      const pattern = likePattern(args.search);
+      where.$or = [{ title: { $ilike: pattern } }, { url: { $ilike: pattern } }];
+    }
+    if (args.active !== undefined && args.active !== null) where.active = args.active;
+    if (args.event) where.events = { $contains: [args.event] };
+    const page = await findPage(ctx.em, Webhook, where, window, { orderBy: NEWEST_FIRST });
+    return { ...page, records: page.records.map((webhook) => this.record(webhook)) };
+  }
+
+  /** One webhook of the company, by any id form; 404 for anything else. */
+  async view(ctx: RequestContext, rawId: string): Promise<WebhookRecord> {
+    return this.record(await this.find(ctx, rawId));
+  }
+
+  /** The entity, for this module's own changes and the deliveries' service. */
+  find(ctx: RequestContext, rawId: string): Promise<Webhook> {
+    return findOwned(ctx, this.ids, Webhook, rawId, 'webhook', 'Webhook');
+  }
+
+  private record(w: Webhook): WebhookRecord {
+    return {
+      id: w.id,
+      title: w.title,
+      url: w.url,
+      method: w.method,
+      listSelection: w.listSelection,
+      formData: w.formData,
+      events: w.events,
+      headers: headerRecords(w.headers ?? []),
+      filters: filterRecords(w.filters as StoredFilters),
+      active: w.active,
+      disabledReason: w.disabledReason ?? null,
+      hits: w.hits,
+      lastHit: w.lastHit ?? null,
+      concurrency: w.concurrency ?? this.settings.startConcurrency,
+      rateLimit: w.rateLimit ?? null,
+      pausedUntil: w.pausedUntil && w.pausedUntil.getTime() > Date.now() ? w.pausedUntil : null,
+      createdAt: w.createdAt,
+      updatedAt: w.updatedAt,
+    };
+  }
+
+  /** Creates a webhook with a new secret; the secret is returned this once (and by the reveal route). */
+  async create(ctx: RequestContext, input: WebhookInput, { session = false }: { session?: boolean } = {}): Promise<{ webhook: WebhookRecord; secret: string }> {
+    const fields = this.check(input, true, undefined, session);
+    const secret = newSecret();
+    const webhook = ctx.em.create(Webhook, {
+      company: await ctx.companyId(),
+      title: fields.title!,
+      url: fields.url!,
+      listSelection: fields.listSelection!,
+      formData: fields.formData!,
+      events: fields.events!,
+      active: input.active ?? true,
+      rateLimit: fields.rateLimit ?? null,
+      headers: fields.headers ?? [],
+      filters: fields.filters ?? {},
+      secretSealed: this.box.seal(secret),
+    });
+    await ctx.em.flush();
+    return { webhook: this.record(webhook), secret };
+  }
+
+  async update(ctx: RequestContext, rawId: string, input: WebhookInput): Promise<WebhookRecord> {
+    const webhook = await this.find(ctx, rawId);
+    const fields = this.check(input, false, webhook);
+    if (fields.title !== undefined) webhook.title = fields.title;
+    if (fields.url !== undefined) webhook.url = fields.url;
+    if (fields.listSelection !== undefined) webhook.listSelection = fields.listSelection;
+    if (fields.formData !== undefined) webhook.formData = fields.formData;
+    if (fields.events !== undefined) webhook.events = fields.events;
+    if (fields.headers !== undefined) webhook.headers = fields.headers;
+    if (fields.filters !== undefined) webhook.filters = fields.filters;
+    if (fields.rateLimit !== undefined && fields.rateLimit !== webhook.rateLimit) {
+      // A new limit starts with a full bucket.
+      webhook.rateLimit = fields.rateLimit;
+      await ctx.sql('UPDATE webhook_counters SET rate_tokens = NULL, rate_checked_at = NULL WHERE webhook_id = ?', [webhook.id]);
+    }
+    if (input.active === true) {
+      webhook.active = true;
+      webhook.disabledReason = null;
+      webhook.failingSince = null;
+      webhook.failingNotified = 0;
+    } else if (input.active === false && webhook.active) {
+      webhook.active = false;
+      await this.cancelPending(ctx, webhook.id);
+    }
+    await ctx.em.flush();
+    return this.record(webhook);
+  }
+
+  /** Deletes the webhook; its deliveries go with it (pending ones are never sent). */
+  async delete(ctx: RequestContext, rawId: string): Promise<void> {
+    const webhook = await this.find(ctx, rawId);
+    await ctx.em.remove(webhook).flush();
+  }
+
+  async secret(ctx: RequestContext, rawId: string): Promise<WebhookSecret> {
+    const webhook = await this.find(ctx, rawId);
+    const inGrace = webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt.getTime() > Date.now();
+    return { secret: this.box.open(webhook.secretSealed)!, previousSecretExpiresAt: inGrace ? webhook.previousSecretExpiresAt! : null };
+  }
+
+  /** A new secret; the old one keeps signing (as a second signature) for the grace period. */
+  async rotateSecret(ctx: RequestContext, rawId: string): Promise<WebhookSecret> {
+    const webhook = await this.find(ctx, rawId);
+    const secret = newSecret();
+    webhook.previousSecretSealed = webhook.secretSealed;
+    webhook.previousSecretExpiresAt = new Date(Date.now() + this.settings.rotationGraceMs);
+    webhook.secretSealed = this.box.seal(secret);
+    await ctx.em.flush();
+    return { secret, previousSecretExpiresAt: webhook.previousSecretExpiresAt };
+  }
+
+  /**
+   * Checks a filter for an event (422 naming each bad path or value) and
+   * tells whether `data` passes it: the event's documented example when no
+   * data is given.
+   */
+  testFilter(event: string, filter: unknown, data?: Record<string, unknown> | null): { matches: boolean } {
+    const rules = new Rules();
+    if (!isEventType(event)) rules.add('event', message.oneOf('event', event, EVENT_NAMES));
+    else addFilterProblems(rules, 'filter', event, filter);
+    rules.check();
+    return { matches: filterMatches(filter as Filter, data ?? eventDoc(event as EventType).example) };
+  }
+
+  private async cancelPending(ctx: RequestContext, webhookId: number): Promise<void> {
+    await ctx.sql(`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE webhook_id = ? AND status = 'pending' AND lease_token IS NULL`, [webhookId]);
+  }
+
+  /** The rules of every field given (all required ones on create); the list selection and form data agree. */
+  /** `session`: a session webhook of npm run listen (webhooks/listen.ts), whose url is its own: never an address to send to. */
+  private check(input: WebhookInput, creating: boolean, current?: Webhook, session = false): CheckedFields {
+    const rules = new Rules();
+    const out: CheckedFields = {};
+    if (input.headers !== undefined && input.headers !== null) out.headers = headersToStore(rules, input.headers, current?.headers ?? [], this.box);
+    if (creating || input.title !== undefined) {
+      rules.required('title', input.title).maxChars('title', input.title, BOUNDS.webhook.title.maxLength);
+      if (typeof input.title === 'string') out.title = input.title.trim();
+    }
+    if (creating || input.url !== undefined) {
+      rules.required('url', input.url).maxChars('url', input.url, BOUNDS.webhook.url.maxLength);
+      const problem = typeof input.url === 'string' && input.url.trim() !== '' && !session ? urlProblem(input.url.trim(), this.settings.destinations) : undefined;
+      if (problem && !rules.has('url')) rules.add('url', problem);
+      if (typeof input.url === 'string') out.url = input.url.trim();
+    }
+    if (input.method !== undefined && input.method !== null && input.method.toUpperCase() !== 'POST') rules.add('method', 'The method field must be POST.');
+    if (creating || input.events !== undefined) {
+      const events = input.events ?? [];
+      if (events.length === 0) rules.add('events', message.required('events'));
+      events.forEach((name, i) => {
+        if (!isEventType(name)) rules.add(`events.${i}`, message.oneOf(`events.${i}`, name, EVENT_NAMES));
+      });
+      out.events = EVENT_NAMES.filter((name) => events.includes(name));
+    }
+    if (input.formData !== undefined && input.formData !== null) {
+      if (input.formData.length > LIMITS.arrayItems) rules.add('formData', message.maxItems('formData', LIMITS.arrayItems));
+      input.formData.forEach((name, i) => {
+        if (!isFormField(name)) rules.add(`formData.${i}`, message.oneOf(`formData.${i}`, name, [...FORM_FIELDS, 'custom_fields.<key>']));
+      });
+    }
+    const filters = filtersToStore(rules, input.filters, out.events ?? current?.events ?? [], (current?.filters ?? {}) as StoredFilters);
+    if (filters !== undefined) out.filters = filters;
+    rules.oneOf('listSelection', input.listSelection, SELECTION_NAMES);
+    if (input.rateLimit !== undefined) {
+      if (input.rateLimit !== null && !(Number.isInteger(input.rateLimit) && input.rateLimit >= BOUNDS.webhook.rateLimit.minimum && input.rateLimit <= BOUNDS.webhook.rateLimit.maximum)) {
+        rules.add('rateLimit', `The rate limit field must be a whole number of deliveries per second from ${BOUNDS.webhook.rateLimit.minimum} to ${BOUNDS.webhook.rateLimit.maximum}, or null for none.`);
+      } else out.rateLimit = input.rateLimit;
+    }
+    rules.check();
+    const formData = input.formData ? [...new Set(input.formData)] : undefined;
+    const selection = input.listSelection ?? undefined;
+    if (selection && selection !== 'Custom' && formData && selectionOf(formData) !== selection) {
+      throw ValidationError.field('listSelection', 'The list selection and the form data disagree: choose one, or give Custom with the form data.');
+    }
+    if (selection === 'Custom' && !formData && !current) throw ValidationError.field('formData', 'The form data field is required with the Custom list selection.');
+    if (selection && selection !== 'Custom') {
+      out.listSelection = selection;
+      out.formData = [...LIST_SELECTIONS[selection as keyof typeof LIST_SELECTIONS]];
+    } else if (formData) {
+      out.formData = formData;
+      out.listSelection = selection === 'Custom' ? 'Custom' : selectionOf(formData);
+    } else if (selection === 'Custom') {
+      out.listSelection = 'Custom';
+    } else if (creating) {
+      out.listSelection = 'Basic';
+      out.formData = [...LIST_SELECTIONS.Basic];
+    }
+    return out;
+  }
+}

@@ -1,0 +1,221 @@
+import type { ContextFactory } from '../../platform/context.js';
+import type { SecretBox } from '../../crypto/secret-box.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import { VERSION } from '../../platform/version.js';
+import { DeliveryClaim, type Claimed } from './claim.js';
+import { resolveDestination, type DestinationPolicy } from '../config/destination.js';
+import { sendAttempt, type SendResult } from './http-send.js';
+import type { DeliveryScheduler } from './scheduler.js';
+import { OperatorEvents } from './operator-events.js';
+import { Settler, succeeded } from './settle.js';
+import { signAttempt } from '../config/signing.js';
+import { headersToSend } from '../config/headers.js';
+import { isListenUrl, type ListenSessions } from '../tools/listen.js';
+import { attemptSpan } from '../../observability/tracing.js';
+
+// Delivery (DESIGN section 5). The delivery rows are the truth: an attempt is
+// claimed (and recorded) before the request, under a lease with a fencing
+// token, and its result recorded after it only while that token still holds.
+// A worker that dies mid-request leaves a visible attempt whose lease runs
+// out; the reconciler closes it as failed and it is retried. A worker that
+// was paused past its lease neither sends nor records: the attempt is no
+// longer its own.
+
+export interface DeliverySettings {
+  /** Delays before attempts 2 to 5 (WEBHOOK_RETRY_DELAYS). */
+  retryDelaysMs: number[];
+  timeoutMs: number;
+  endpointConcurrency: number;
+  endpointConcurrencyMax: number;
+  disableAfterMs: number;
+  retentionMs: number;
+  /** Which addresses may be reached (WEBHOOK_ALLOW_PRIVATE, and development's loopback). */
+  destinations: DestinationPolicy;
+}
+
+
+const USER_AGENT = `Switchboard-Webhooks/${VERSION}`;
+/** How long a result that cannot be written is tried again. */
+const RECORD_RETRY_MS = 60_000;
+/** How long after a lease ran out the reconciler closes it. */
+const RECONCILE_GRACE_MS = 2000;
+
+export class WebhookDeliverer {
+  private readonly claim: DeliveryClaim;
+  private readonly settler: Settler;
+  /** How long a claimed attempt is this worker's: twice the timeout, and a second. */
+  readonly leaseMs: number;
+  /** Deliveries this process is attempting or still recording: never the reconciler's to close. */
+  private readonly recordingHere = new Set<string>();
+
+  constructor(
+    private readonly contexts: ContextFactory,
+    private readonly box: SecretBox,
+    private readonly scheduler: DeliveryScheduler,
+    private readonly settings: DeliverySettings,
+    private readonly log: Logger,
+    private readonly metrics: Metrics,
+    /** npm run listen's sessions: their webhooks are delivered through them, not over HTTP. */
+    private readonly listen?: ListenSessions,
+  ) {
+    this.leaseMs = 2 * settings.timeoutMs + 1000;
+    this.claim = new DeliveryClaim(contexts, { startConcurrency: settings.endpointConcurrency, leaseMs: this.leaseMs });
+    this.settler = new Settler(contexts, {
+      startConcurrency: settings.endpointConcurrency,
+      maxConcurrency: settings.endpointConcurrencyMax,
+      fastMs: Math.min(1000, settings.timeoutMs / 4),
+      retryDelaysMs: settings.retryDelaysMs,
+      disableAfterMs: settings.disableAfterMs,
+    }, log, new OperatorEvents(settings.disableAfterMs));
+  }
+
+  /** Claims up to `limit` due deliveries, fairly between companies and endpoints; see DeliveryClaim.take. */
+  claimDue(limit: number): Promise<{ claimed: Claimed[]; elsewhere: boolean }> {
+    return this.claim.take(limit);
+  }
+
+  /**
+   * Sends a claimed attempt, records its result, and schedules the retry it
+   * calls for. An attempt whose lease is nearly spent before it is sent (the
+   * process was paused) is not sent: the reconciler closes it.
+   */
+  async complete(delivery: Claimed): Promise<void> {
+    this.recordingHere.add(delivery.id);
+    try {
+      await this.attempt(delivery);
+    } finally {
+      this.recordingHere.delete(delivery.id);
+    }
+  }
+
+  private async attempt(delivery: Claimed): Promise<void> {
+    const number = delivery.attempt_count;
+    if (Date.now() - delivery.claimedAt > this.leaseMs - this.settings.timeoutMs - 500) {
+      this.log.warn('webhook attempt not sent: its lease ran out before it could be', { deliveryId: delivery.id, webhookId: delivery.webhook_id, attempt: number });
+      return;
+    }
+    const result = await this.send(delivery, number);
+    this.metrics.webhookAttempts.inc({ outcome: outcomeOf(result) });
+    if (number === 1) this.metrics.firstAttemptLatency.observe((Date.now() - delivery.created_at.getTime()) / 1000);
+    this.log.info('webhook attempt', {
+      deliveryId: delivery.id,
+      webhookId: delivery.webhook_id,
+      event: delivery.event,
+      attempt: number,
+      statusCode: result.statusCode,
+      durationMs: result.durationMs,
+      error: result.error,
+    });
+    if (succeeded(result)) {
+      const recorded = await this.recording(() => this.settler.success(delivery, result));
+      if (!recorded) this.stale(delivery);
+      return;
+    }
+    const next = await this.recording(() => this.settler.failure(delivery, result));
+    if (next === 'stale') this.stale(delivery);
+    // Agenda keeps the retry's durable timer; another worker fires it if this one dies.
+    else if (next) await this.scheduler.schedule(next);
+  }
+
+  /**
+   * Records a result, trying again while the database cannot be reached (a
+   * restart) for up to a minute: a receiver that answered 2xx in time is not
+   * sent the delivery again because the answer could not be written at once.
+   * Trying past the lease is safe: the write is fenced by the lease token, so
+   * it lands only if nobody closed and claimed the attempt meanwhile (and is
+   * reported stale otherwise, as is a write that committed but whose reply
+   * was lost).
+   */
+  private async recording<T>(record: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + RECORD_RETRY_MS;
+    for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
+      try {
+        return await record();
+      } catch (error) {
+        if (Date.now() + wait > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  }
+
+  private stale(delivery: Claimed): void {
+    this.log.warn('webhook attempt result not recorded: its lease had run out and the attempt was closed', { deliveryId: delivery.id, webhookId: delivery.webhook_id, attempt: delivery.attempt_count });
+  }
+
+  private async send(delivery: Claimed, number: number): Promise<SendResult> {
+    const secrets = [this.box.open(delivery.secret_sealed)!];
+    if (delivery.previous_secret_sealed && delivery.previous_secret_expires_at && delivery.previous_secret_expires_at.getTime() > Date.now()) {
+      const previous = this.box.open(delivery.previous_secret_sealed);
+      if (previous) secrets.push(previous);
+    }
+    const signed = signAttempt({ secrets, deliveryId: delivery.id, event: delivery.event, attempt: number, payload: delivery.payload, now: new Date(), userAgent: USER_AGENT });
+    const started = performance.now();
+    const headers: Record<string, string> = { ...headersToSend(delivery.headers, this.box), ...signed.headers };
+    // Traced: the attempt is a span of the trace that caused the delivery, and the receiver gets its traceparent.
+    const traced = { 'webhook.delivery_id': delivery.id, 'webhook.id': delivery.webhook_id, 'webhook.event': delivery.event, 'webhook.attempt': number };
+    return attemptSpan(delivery.trace_parent, traced, headers, async (): Promise<SendResult> => {
+      try {
+        if (isListenUrl(delivery.url) && this.listen) return await this.listen.exchange(delivery, signed.body, headers, this.settings.timeoutMs);
+        const url = new URL(delivery.url);
+        const destination = await resolveDestination(url.hostname, this.settings.destinations);
+        // The webhook's own headers first: none of them can be one of ours (webhooks/headers.ts refuses those names).
+        return await sendAttempt(url, destination, signed.body, headers, this.settings.timeoutMs);
+      } catch (error) {
+        return { statusCode: null, responseBody: null, error: (error as Error).message, durationMs: Math.round(performance.now() - started) };
+      }
+    });
+  }
+
+  /**
+   * Attempts whose lease ran out (their worker died or stopped) are closed
+   * as failures and retried, each only if its lease is still the one that
+   * ran out. Runs at start and every few seconds; this is all it does, since
+   * new deliveries reach workers by NOTIFY and retries by their jobs, with
+   * the pumps' poll behind both.
+   */
+  async reconcile(): Promise<{ recovered: number }> {
+    const maintenance = this.contexts.forMaintenance('webhook-reconcile');
+    // Leases that ran out a little while ago (a worker that is still trying to record its result after a
+    // database restart gets that while), and never one this process is still working on.
+    const lost = await maintenance.read<{ id: string; company_id: number; attempt_count: number; final_attempt: number; lease_token: string }>(
+      `SELECT id, company_id, attempt_count, final_attempt, lease_token FROM webhook_deliveries
+       WHERE lease_token IS NOT NULL AND in_flight_until < now() - make_interval(secs => $1) AND NOT (id = ANY($2::text[]))
+       ORDER BY in_flight_until LIMIT 500`,
+      [RECONCILE_GRACE_MS / 1000, [...this.recordingHere]],
+    );
+    let recovered = 0;
+    for (const row of lost) {
+      const next = await this.settler.failure(row, { statusCode: null, responseBody: null, error: 'The attempt did not finish: its worker stopped.', durationMs: 0 });
+      if (next === 'stale') continue;
+      recovered++;
+      if (next) await this.scheduler.schedule(next);
+    }
+    const [stats] = await maintenance.read<{ due: number; oldest: number | null }>(
+      `SELECT count(*)::int AS due, extract(epoch from now() - min(next_attempt_at))::float AS oldest
+       FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()`,
+    );
+    this.metrics.deliveriesDue.set(stats.due);
+    this.metrics.oldestDueSeconds.set(Math.max(0, stats.oldest ?? 0));
+    // Session webhooks whose API process stopped saying they are alive go (their command is gone).
+    await this.listen?.sweep();
+    return { recovered };
+  }
+
+  /** Deletes deliveries (and their attempts) and stored events older than the retention. */
+  async purge(): Promise<number> {
+    const rows = await this.contexts.forMaintenance('webhook-retention').sql(
+      `DELETE FROM webhook_deliveries WHERE created_at < now() - make_interval(secs => ?) AND status <> 'pending' RETURNING id`,
+      [this.settings.retentionMs / 1000],
+    );
+    // The event store keeps the same window: replay-missing reaches back no further.
+    await this.contexts.forMaintenance('webhook-retention').sql('DELETE FROM events WHERE occurred_at < now() - make_interval(secs => ?)', [this.settings.retentionMs / 1000]);
+    return rows.length;
+  }
+}
+
+function outcomeOf(result: SendResult): string {
+  if (succeeded(result)) return 'success';
+  if (result.statusCode === null) return result.error?.startsWith('refused destination') ? 'refused' : 'error';
+  return `http_${Math.floor(result.statusCode / 100)}xx`;
+}

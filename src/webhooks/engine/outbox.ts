@@ -1,0 +1,119 @@
+import type { RequestContext } from '../../platform/context.js';
+import type { DomainEvent, EventSink } from '../../events/recorder.js';
+import { newDeliveryId, payloadText, selectContact } from '../config/payload.js';
+import { DUE_CHANNEL } from './pump.js';
+import { aboutWebhook, subjectsOf } from '../config/subjects.js';
+import { filterOfText } from '../config/filters.js';
+import { traceparentOf } from '../../observability/tracing.js';
+
+// The transactional outbox: an event is kept in the event store and becomes
+// one delivery row per active webhook of the company subscribed to it whose
+// filter for the event's type (if any) accepts it (an operator event never
+// goes to the webhook it is about), written in the transaction
+// of the change that caused the event. Two statements, each of fixed text and
+// so prepared once per connection: the subscribed webhooks with their filter
+// for the type, then the event, every delivery row from a JSON array, and the
+// NOTIFY that wakes the workers' pumps at commit, in one.
+
+export interface NewDelivery {
+  id: string;
+  webhookId: number;
+  companyId: number;
+  event: string;
+  payload: string;
+  trigger: string;
+  due: Date;
+  /** What the event concerns (webhooks/subjects.ts); none for a test send. */
+  subjects?: string[];
+  /** The stored event it delivers; none for a test send. */
+  eventId?: string;
+  /** The W3C traceparent of the request that caused it (tracing on), so its attempts join that trace. */
+  traceParent?: string | null;
+}
+
+/** Counts what the filters turned away, once the change has committed. */
+export type FilteredCounter = (event: string, webhooks: number) => void;
+
+// Each webhook's filter for the type comes as its JSON text: its predicate is made once per text (filters.ts).
+const SUBSCRIBED = 'SELECT id, form_data, (filters -> $3::text)::text AS filter FROM webhooks WHERE company_id = $1 AND active AND events @> $2::jsonb ORDER BY id';
+
+const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at, subjects, event_id, trace_parent)
+  SELECT d.id, d.webhook_id, d.company_id, d.event, 'pending', d.payload, 0, 5, d.due, d.trigger, d.due, ARRAY(SELECT json_array_elements_text(d.subjects)), d.event_id, d.trace_parent
+  FROM json_to_recordset($1::json) AS d(id text, webhook_id int, company_id int, event text, payload text, trigger text, due timestamptz, subjects json, event_id text, trace_parent text)`;
+
+const WRITE = `WITH written AS (${INSERT_DELIVERIES}) SELECT pg_notify('${DUE_CHANNEL}', '')`;
+
+// The event kept (with the webhooks its filters turned away), its deliveries, and the NOTIFY when there are any.
+const RECORD = `WITH kept AS (
+  INSERT INTO events (id, company_id, type, data, contact, occurred_at, subjects, filtered_by)
+  VALUES ($2, $3, $4, $5::json, $6::json, $7, ARRAY(SELECT json_array_elements_text($8::json)), ARRAY(SELECT json_array_elements_text($9::json)::int))
+), written AS (${INSERT_DELIVERIES}) SELECT pg_notify('${DUE_CHANNEL}', '') WHERE json_array_length($1::json) > 0`;
+
+// Each row keeps the traceparent of the request recording it (null when tracing is off): observability/tracing.ts.
+const rowsOf = (ctx: RequestContext, deliveries: NewDelivery[], traceParent = traceparentOf(ctx.trace)) =>
+  JSON.stringify(deliveries.map((d) => ({
+    id: d.id, webhook_id: d.webhookId, company_id: d.companyId, event: d.event, payload: d.payload, trigger: d.trigger, due: d.due,
+    subjects: d.subjects ?? [], event_id: d.eventId ?? null, trace_parent: d.traceParent ?? traceParent,
+  })));
+
+export class WebhookOutbox implements EventSink<RequestContext> {
+  constructor(private readonly countFiltered: FilteredCounter = () => undefined) {}
+
+  async accept(ctx: RequestContext, event: DomainEvent): Promise<void> {
+    const company = await ctx.companyId();
+    const webhooks = await ctx.read<{ id: number; form_data: string[]; filter: string | null }>(SUBSCRIBED, [company, JSON.stringify([event.type]), event.type]);
+    const due = new Date();
+    const subjects = subjectsOf(event);
+    const filteredBy: number[] = [];
+    const deliveries: NewDelivery[] = [];
+    const about = aboutWebhook(event);
+    let whole: Record<string, unknown> | undefined;
+    for (const webhook of webhooks) {
+      if (webhook.id === about) continue;
+      if (webhook.filter !== null && !filterOfText(webhook.filter)((whole ??= { ...event.data, contact: event.contact }))) {
+        filteredBy.push(webhook.id);
+        continue;
+      }
+      deliveries.push({
+        id: newDeliveryId(),
+        webhookId: webhook.id,
+        companyId: company,
+        event: event.type,
+        payload: payloadText({ event: event.type, occurredAt: event.occurredAt, webhookId: webhook.id, data: event.data, contact: selectContact(event.contact, webhook.form_data) }),
+        trigger: 'scheduled',
+        due,
+        subjects,
+        eventId: event.id,
+      });
+    }
+    await ctx.read(RECORD, [
+      rowsOf(ctx, deliveries),
+      event.id,
+      company,
+      event.type,
+      JSON.stringify(event.data),
+      event.contact === null ? null : JSON.stringify(event.contact),
+      event.occurredAt,
+      JSON.stringify(subjects),
+      JSON.stringify(filteredBy),
+    ]);
+    if (filteredBy.length > 0) ctx.afterCommit(() => this.countFiltered(event.type, filteredBy.length));
+  }
+
+  /** Delivery rows due now (also for test sends), and the NOTIFY that wakes the pumps once they commit, in one statement. */
+  async insert(ctx: RequestContext, deliveries: NewDelivery[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    await ctx.read(WRITE, [rowsOf(ctx, deliveries)]);
+  }
+
+  /**
+   * Once the change commits, the first attempts go out: a NOTIFY sent inside
+   * the transaction reaches every worker's pump at commit (and never for a
+   * rollback). PostgreSQL folds identical notifications of one transaction
+   * into one.
+   */
+  async afterCommit(ctx: RequestContext, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await ctx.sql(`SELECT pg_notify('${DUE_CHANNEL}', '')`);
+  }
+}

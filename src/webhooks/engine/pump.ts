@@ -1,0 +1,122 @@
+import { listen, type Listener } from '../../db/listener.js';
+import { errorFields, type Logger } from '../../observability/logger.js';
+import type { WebhookDeliverer } from './deliverer.js';
+import { closeAgents } from './http-send.js';
+
+// The delivery pump of a worker process: it claims due deliveries straight
+// from the rows (claim.ts: several workers share the work and never take the
+// same attempt) and sends them, up to `sockets` at once: an attempt waiting
+// on a slow receiver holds one socket of this bound and one slot of its own
+// endpoint, nothing that other endpoints need. It wakes by one path per kind
+// of work: a commit that wrote deliveries (PostgreSQL NOTIFY, sent by the
+// outbox inside that transaction), a retry's Agenda job at its due time,
+// and an attempt finishing (its endpoint's slot is free again); a poll every
+// `pollMs` is the fallback behind them all.
+
+export const DUE_CHANNEL = 'webhook_due';
+const NUDGE_MS = 5;
+/** Attempts claimed in one transaction at most. */
+const CLAIM_BATCH = 200;
+
+export class DeliveryPump {
+  private inFlight = 0;
+  private wake?: () => void;
+  private woken = false;
+  private stopped = false;
+  private loop?: Promise<void>;
+  private listener?: Listener;
+  private readonly idle = new Set<() => void>();
+  private lastNudge = 0;
+  private nudgeTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly deliverer: WebhookDeliverer,
+    private readonly log: Logger,
+    private readonly sockets = 1000,
+    private readonly pollMs = 1000,
+  ) {}
+
+  async start(databaseUrl: string): Promise<void> {
+    // When the database goes away (a restart) the listener comes back by itself;
+    // meanwhile the pump still polls, so nothing waits longer than a poll interval.
+    this.listener = listen(databaseUrl, DUE_CHANNEL, { onNotify: () => this.nudge(), onListening: () => this.kick() }, this.log);
+    this.loop = this.run();
+  }
+
+  /** Claim again now; a wake-up that comes during a claim is kept, so the claim after it runs at once. */
+  kick(): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
+  /**
+   * A commit wrote deliveries, or an attempt finished. Under a burst of
+   * either, claims are coalesced to one per NUDGE_MS: a claim per commit or
+   * per finished attempt would cost more than it finds.
+   */
+  private nudge(): void {
+    if (this.nudgeTimer) return;
+    const since = Date.now() - this.lastNudge;
+    if (since >= NUDGE_MS) {
+      this.lastNudge = Date.now();
+      this.kick();
+      return;
+    }
+    this.nudgeTimer = setTimeout(() => {
+      this.nudgeTimer = undefined;
+      this.lastNudge = Date.now();
+      this.kick();
+    }, NUDGE_MS - since);
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      const room = Math.min(CLAIM_BATCH, this.sockets - this.inFlight);
+      let claimed = 0;
+      let failed = false;
+      this.woken = false;
+      if (room > 0) {
+        try {
+          const { claimed: batch, elsewhere } = await this.deliverer.claimDue(room);
+          claimed = batch.length;
+          // Another worker was claiming for an endpoint with work: look again shortly, in case it left some.
+          if (elsewhere) this.nudge();
+          for (const delivery of batch) {
+            this.inFlight++;
+            this.deliverer
+              .complete(delivery)
+              .catch((error) => this.log.warn('webhook attempt not recorded; the reconciler will close it', { deliveryId: delivery.id, ...errorFields(error) }))
+              .finally(() => {
+                this.inFlight--;
+                if (this.inFlight === 0) for (const resolve of this.idle) resolve();
+                this.nudge();
+              });
+          }
+        } catch (error) {
+          failed = true;
+          this.log.warn('delivery pump could not claim', errorFields(error));
+        }
+      }
+      if (!failed && ((claimed > 0 && claimed === room) || this.woken)) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.pollMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          this.wake = undefined;
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** Stops claiming, lets the attempts in flight finish and be recorded, then closes the listener. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.nudgeTimer);
+    this.kick();
+    await this.loop;
+    if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.add(resolve));
+    await this.listener?.stop();
+    closeAgents();
+  }
+}
