@@ -13,7 +13,14 @@ import { kill, startWorker } from '../test/helpers/worker.js';
 const other = path.resolve(process.argv[2] ?? '');
 const rounds = Number(process.argv[3] ?? 7);
 const app = await benchApp();
-const env = { PROCESS_ROLE: 'api', NODE_ENV: 'production', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10', API_LIMIT_PER_TOKEN: 'off', API_LIMIT_PER_COMPANY: 'off' };
+const env = {
+  PROCESS_ROLE: 'api',
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'error',
+  DATABASE_POOL_SIZE: '10',
+  API_LIMIT_PER_TOKEN: 'off',
+  API_LIMIT_PER_COMPANY: 'off',
+};
 const here = process.cwd();
 const mine = await startWorker(app, env);
 process.chdir(other);
@@ -22,19 +29,43 @@ process.chdir(here);
 try {
   const token = await app.login('owner@acme.test');
   const [acme] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
-  await app.sql(`INSERT INTO roles (company_id, title, is_owner, created_at, updated_at)
-    SELECT ?, 'AB role ' || g, false, now() - g * interval '1 minute', now() FROM generate_series(1, 200) g`, [acme.id]);
+  await app.sql(
+    `INSERT INTO roles (company_id, title, is_owner, created_at, updated_at)
+    SELECT ?, 'AB role ' || g, false, now() - g * interval '1 minute', now() FROM generate_series(1, 200) g`,
+    [acme.id],
+  );
   const [renamed] = await app.sql("SELECT id FROM roles WHERE title = 'AB role 1'");
   const auth = { authorization: `Bearer ${token}` };
   const paths = (name: string, url: string, pid: number | undefined): Scenario[] => [
     { name: `read ${name}`, url: `${url}/api/roles?per_page=15`, headers: auth, pid },
-    { name: `rename ${name}`, url: `${url}/api/roles/${renamed.id}`, method: 'PUT', headers: { ...auth, 'content-type': 'application/json' }, body: '{"title":"AB renamed"}', pid },
+    {
+      name: `rename ${name}`,
+      url: `${url}/api/roles/${renamed.id}`,
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"title":"AB renamed"}',
+      pid,
+    },
   ];
-  const read = await measure([paths('this', mine.url, mine.pid)[0], paths('other', theirs.url, theirs.pid)[0]], undefined, rounds);
-  const write = await measure([paths('this', mine.url, mine.pid)[1], paths('other', theirs.url, theirs.pid)[1]], undefined, rounds);
-  for (const [what, results] of [['read', read], ['rename', write]] as const) {
+  const read = await measure(
+    [paths('this', mine.url, mine.pid)[0], paths('other', theirs.url, theirs.pid)[0]],
+    undefined,
+    rounds,
+  );
+  const write = await measure(
+    [paths('this', mine.url, mine.pid)[1], paths('other', theirs.url, theirs.pid)[1]],
+    undefined,
+    rounds,
+  );
+  for (const [what, results] of [
+    ['read', read],
+    ['rename', write],
+  ] as const) {
     const ratio = compare(results[`${what} this`], results[`${what} other`]);
-    process.stdout.write(`${what}: this/other rate ${ratio.mean} (paired ${ratio.paired}), CPU per answer other/this ${ratio.processCpu}; this ${results[`${what} this`].processCpuUs} µs, other ${results[`${what} other`].processCpuUs} µs\n`);
+    process.stdout.write(
+      `${what}: this/other rate ${ratio.mean} (paired ${ratio.paired}), CPU per answer other/this ${ratio.processCpu}; ` +
+        `this ${results[`${what} this`].processCpuUs} µs, other ${results[`${what} other`].processCpuUs} µs\n`,
+    );
   }
 } finally {
   await kill(mine);

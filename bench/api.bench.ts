@@ -1,6 +1,15 @@
 import { Baseline } from './baseline.js';
 import { startBestRoutes } from './best-routes.js';
-import { assertSameAnswer, compare, listen, measure, report, type Result, type Scenario, type TestApp } from './harness.js';
+import {
+  assertSameAnswer,
+  compare,
+  listen,
+  measure,
+  report,
+  type Result,
+  type Scenario,
+  type TestApp,
+} from './harness.js';
 import { TEST_JWT_SECRET } from '../test/helpers/app.js';
 import { loadConfig } from '../src/platform/config.js';
 import { createLogger } from '../src/observability/logger.js';
@@ -17,11 +26,16 @@ const PAGINATION = 'pagination { total current_page: currentPage per_page: perPa
 
 /** The calls of one company: one in three booked an appointment; most started last calendar year. */
 export async function insertCalls(app: TestApp, companyId: number, count: number): Promise<void> {
-  await app.sql(`INSERT INTO calls (company_id, agent_id, from_number, to_number, started_at, duration_seconds, status, direction, sentiment, recording_url, appointment_at, tags, custom_fields, created_at, updated_at)
-    SELECT ?, (SELECT min(id) FROM agents WHERE company_id = ?) + g % 20, '+1212555' || lpad((g % 10000)::text, 4, '0'), '+1415555' || lpad((g % 9000)::text, 4, '0'),
+  await app.sql(
+    `INSERT INTO calls (company_id, agent_id, from_number, to_number, started_at, duration_seconds, status,
+      direction, sentiment, recording_url, appointment_at, tags, custom_fields, created_at, updated_at)
+    SELECT ?, (SELECT min(id) FROM agents WHERE company_id = ?) + g % 20, '+1212555' || lpad((g % 10000)::text,
+      4, '0'), '+1415555' || lpad((g % 9000)::text, 4, '0'),
       date_trunc('year', now()) - interval '1 year' + (g::float / ? * 400) * interval '1 day', g % 900, 'completed', 'inbound', 'neutral', NULL,
       CASE WHEN g % 3 = 0 THEN now() + interval '3 days' END, '[]', '{}', now(), now()
-    FROM generate_series(1, ?) g`, [companyId, companyId, count, count]);
+    FROM generate_series(1, ?) g`,
+    [companyId, companyId, count, count],
+  );
   // As autovacuum leaves a settled table: statistics, and pages marked all-visible (a second pass, once no snapshot of the insert is left).
   await app.sql('VACUUM ANALYZE calls');
   await app.sql('VACUUM calls');
@@ -32,10 +46,22 @@ export async function insertCalls(app: TestApp, companyId: number, count: number
  * database, beside `path`: what the limiter costs the read path.
  */
 async function withoutLimits(app: TestApp, path: Scenario): Promise<{ paths: Scenario[]; stop: () => Promise<void> }> {
-  const unlimited = await startService(loadConfig({
-    NODE_ENV: 'test', DATABASE_URL: app.running.databaseUrl, PORT: '0', HOST: '127.0.0.1', JWT_SECRET: app.config.jwtSecret, APP_KEY: app.config.appKey.toString('base64'),
-    LOG_LEVEL: 'silent', PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: String(app.config.databasePoolSize), API_LIMIT_PER_TOKEN: 'off', API_LIMIT_PER_COMPANY: 'off',
-  }), createLogger('silent'));
+  const unlimited = await startService(
+    loadConfig({
+      NODE_ENV: 'test',
+      DATABASE_URL: app.running.databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      JWT_SECRET: app.config.jwtSecret,
+      APP_KEY: app.config.appKey.toString('base64'),
+      LOG_LEVEL: 'silent',
+      PROCESS_ROLE: 'api',
+      DATABASE_POOL_SIZE: String(app.config.databasePoolSize),
+      API_LIMIT_PER_TOKEN: 'off',
+      API_LIMIT_PER_COMPANY: 'off',
+    }),
+    createLogger('silent'),
+  );
   const paths = [path, { ...path, name: 'unlimited', url: path.url.replace(app.url, unlimited.url) }];
   await assertSameAnswer(paths[0], paths[1]);
   return { paths, stop: () => unlimited.stop() };
@@ -68,31 +94,50 @@ export async function limitsBench(app: TestApp): Promise<void> {
   const limits = await withoutLimits(app, path);
   const results = { limits: await measure(limits.paths, undefined, LIMITS_ROUNDS) };
   await limits.stop();
-  report('limits', 'the roles page over REST with the rate limits on and off (a second service on the same database, nothing charged)', results, limiterRatios(results.limits));
+  report(
+    'limits',
+    'the roles page over REST with the rate limits on and off (a second service on the same database, nothing charged)',
+    results,
+    limiterRatios(results.limits),
+  );
 }
 
 export async function apiBench(app: TestApp): Promise<void> {
   const token = await app.login('owner@acme.test');
   const [acme] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
-  await app.sql(`INSERT INTO roles (company_id, title, is_owner, created_at, updated_at)
-    SELECT ?, 'Bench role ' || g, false, now() - g * interval '1 minute', now() FROM generate_series(1, 200) g`, [acme.id]);
+  await app.sql(
+    `INSERT INTO roles (company_id, title, is_owner, created_at, updated_at)
+    SELECT ?, 'Bench role ' || g, false, now() - g * interval '1 minute', now() FROM generate_series(1, 200) g`,
+    [acme.id],
+  );
   await insertCalls(app, acme.id, CALLS);
   const [{ id: renamed }] = await app.sql("SELECT id FROM roles WHERE title = 'Bench role 1'");
   // Each write renames one of 100 roles in turn (as many users editing their own, not all one row).
-  const writable = (await app.sql("SELECT id FROM roles WHERE title LIKE 'Bench role %' ORDER BY id LIMIT 100")).map((r) => String(r.id));
+  const writable = (await app.sql("SELECT id FROM roles WHERE title LIKE 'Bench role %' ORDER BY id LIMIT 100")).map(
+    (r) => String(r.id),
+  );
 
   const base = new Baseline(app.running.databaseUrl, TEST_JWT_SECRET);
   base.app.get('/roles', async (req, res) => {
     const viewer = await base.viewer(req, res, 'view-role');
     if (!viewer) return;
     const [rows, count] = await Promise.all([
-      base.query('roles-page', 'SELECT id, title, created_at, updated_at FROM roles WHERE company_id = $1 ORDER BY created_at DESC, id DESC LIMIT 15', [viewer.company_id]),
+      base.query(
+        'roles-page',
+        'SELECT id, title, created_at, updated_at FROM roles WHERE company_id = $1 ORDER BY created_at DESC, id DESC LIMIT 15',
+        [viewer.company_id],
+      ),
       base.query('roles-total', 'SELECT count(*)::int AS total FROM roles WHERE company_id = $1', [viewer.company_id]),
     ]);
     res.json({
       success: true,
       data: {
-        records: rows.rows.map((r) => ({ id: r.id, title: r.title, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() })),
+        records: rows.rows.map((r) => ({
+          id: r.id,
+          title: r.title,
+          created_at: r.created_at.toISOString(),
+          updated_at: r.updated_at.toISOString(),
+        })),
         pagination: Baseline.pagination(count.rows[0].total, 1, 15, rows.rowCount ?? 0),
       },
     });
@@ -102,22 +147,37 @@ export async function apiBench(app: TestApp): Promise<void> {
     if (!viewer) return;
     const range = `WITH r AS (SELECT (date_trunc('year', now() AT TIME ZONE $2) - interval '1 year') AT TIME ZONE $2 AS start,
       date_trunc('year', now() AT TIME ZONE $2) AT TIME ZONE $2 AS "end")`;
-    const where = 'c.company_id = $1 AND c.appointment_at IS NOT NULL AND c.started_at >= r.start AND c.started_at < r."end"';
+    const where =
+      'c.company_id = $1 AND c.appointment_at IS NOT NULL AND c.started_at >= r.start AND c.started_at < r."end"';
     const [rows, count] = await Promise.all([
-      base.query('appointments-page', `${range}
+      base.query(
+        'appointments-page',
+        `${range}
         SELECT c.id, to_char(c.started_at AT TIME ZONE $2, 'YYYY-MM-DD HH24:MI:SS') AS call_datetime, a.name AS agent_name,
                c.from_number, c.to_number, c.duration_seconds, to_char(c.appointment_at AT TIME ZONE $2, 'YYYY-MM-DD HH24:MI:SS') AS appointment,
                c.status, c.direction, c.sentiment, c.recording_url IS NOT NULL AS recording_available
         FROM r, calls c LEFT JOIN agents a ON a.id = c.agent_id
-        WHERE ${where} ORDER BY c.started_at DESC, c.id DESC LIMIT 15`, [viewer.company_id, viewer.time_zone]),
-      base.query('appointments-total', `${range} SELECT count(*)::int AS total FROM r, calls c WHERE ${where}`, [viewer.company_id, viewer.time_zone]),
+        WHERE ${where} ORDER BY c.started_at DESC, c.id DESC LIMIT 15`,
+        [viewer.company_id, viewer.time_zone],
+      ),
+      base.query('appointments-total', `${range} SELECT count(*)::int AS total FROM r, calls c WHERE ${where}`, [
+        viewer.company_id,
+        viewer.time_zone,
+      ]),
     ]);
     res.json({
       success: true,
       data: {
         records: rows.rows.map((r) => ({
-          id: r.id, call_datetime: r.call_datetime, agent_name: r.agent_name, numbers: { from: r.from_number, to: r.to_number },
-          duration: r.duration_seconds, appointment: r.appointment, status: r.status, direction: r.direction, sentiment: r.sentiment,
+          id: r.id,
+          call_datetime: r.call_datetime,
+          agent_name: r.agent_name,
+          numbers: { from: r.from_number, to: r.to_number },
+          duration: r.duration_seconds,
+          appointment: r.appointment,
+          status: r.status,
+          direction: r.direction,
+          sentiment: r.sentiment,
           recording_available: r.recording_available,
         })),
         pagination: Baseline.pagination(count.rows[0].total, 1, 15, rows.rowCount ?? 0),
@@ -129,16 +189,40 @@ export async function apiBench(app: TestApp): Promise<void> {
     const viewer = await base.viewer(req, res, 'edit-role');
     if (!viewer) return;
     const title = typeof req.body?.title === 'string' ? req.body.title.trim() : '';
-    if (!title || title.length > 255) return void res.status(422).json({ success: false, message: 'The title field is required.' });
+    if (!title || title.length > 255)
+      return void res.status(422).json({ success: false, message: 'The title field is required.' });
     const client = await base.pool.connect();
     try {
       await client.query('BEGIN');
-      const { rows: [role] } = await base.query('role-lock', 'SELECT id, is_owner FROM roles WHERE id = $1 AND company_id = $2 FOR UPDATE', [Number(req.params.id), viewer.company_id], client);
-      if (!role) return void (await client.query('ROLLBACK'), res.status(404).json({ success: false, message: 'Role not found.' }));
-      const { rowCount: taken } = await base.query('role-title-taken', 'SELECT 1 FROM roles WHERE company_id = $1 AND lower(title) = lower($2) AND id <> $3', [viewer.company_id, title, role.id], client);
-      if (taken) return void (await client.query('ROLLBACK'), res.status(422).json({ success: false, message: 'The title has already been taken.' }));
-      if (role.is_owner) return void (await client.query('ROLLBACK'), res.status(409).json({ success: false, message: 'The Owner role cannot be changed or deleted.' }));
-      await base.query('role-rename', 'UPDATE roles SET title = $1, updated_at = now() WHERE id = $2', [title, role.id], client);
+      const {
+        rows: [role],
+      } = await base.query(
+        'role-lock',
+        'SELECT id, is_owner FROM roles WHERE id = $1 AND company_id = $2 FOR UPDATE',
+        [Number(req.params.id), viewer.company_id],
+        client,
+      );
+      if (!role)
+        return void (await client.query('ROLLBACK'),
+        res.status(404).json({ success: false, message: 'Role not found.' }));
+      const { rowCount: taken } = await base.query(
+        'role-title-taken',
+        'SELECT 1 FROM roles WHERE company_id = $1 AND lower(title) = lower($2) AND id <> $3',
+        [viewer.company_id, title, role.id],
+        client,
+      );
+      if (taken)
+        return void (await client.query('ROLLBACK'),
+        res.status(422).json({ success: false, message: 'The title has already been taken.' }));
+      if (role.is_owner)
+        return void (await client.query('ROLLBACK'),
+        res.status(409).json({ success: false, message: 'The Owner role cannot be changed or deleted.' }));
+      await base.query(
+        'role-rename',
+        'UPDATE roles SET title = $1, updated_at = now() WHERE id = $2',
+        [title, role.id],
+        client,
+      );
       await client.query('COMMIT');
       res.json({ success: true, message: 'Role updated successfully.' });
     } catch (error) {
@@ -152,53 +236,136 @@ export async function apiBench(app: TestApp): Promise<void> {
   const best = await startBestRoutes(app.running.databaseUrl, TEST_JWT_SECRET);
   const auth = { authorization: `Bearer ${token}` };
   const json = { ...auth, 'content-type': 'application/json' };
-  const graphql = (query: string) => ({ url: `${app.url}/graphql`, method: 'POST', headers: json, body: JSON.stringify({ query }) });
+  const graphql = (query: string) => ({
+    url: `${app.url}/graphql`,
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ query }),
+  });
 
   const roles = {
     REST: { name: 'REST', url: `${app.url}/api/roles?per_page=15`, headers: auth },
-    GraphQL: { name: 'GraphQL', ...graphql(`{ roles(page: 1, perPage: 15) { records { id title created_at: createdAt updated_at: updatedAt } ${PAGINATION} } }`) },
+    GraphQL: {
+      name: 'GraphQL',
+      ...graphql(
+        `{ roles(page: 1, perPage: 15) { records { id title created_at: createdAt updated_at: updatedAt } ${PAGINATION} } }`,
+      ),
+    },
     plain: { name: 'plain', url: `${server.url}/roles`, headers: auth },
     best: { name: 'best', url: `${best.fastifyUrl}/roles`, headers: auth },
     bestExpress: { name: 'bestExpress', url: `${best.expressUrl}/roles`, headers: auth },
   };
   const appointments = {
     REST: { name: 'REST', url: `${app.url}/api/ai/dashboard/appointments?date_range=Last%20Year`, headers: auth },
-    GraphQL: { name: 'GraphQL', ...graphql(`{ appointmentCalls(filter: { dateRange: Last_Year }) { records { id call_datetime: callDatetime agent_name: agentName numbers { from to } duration appointment status direction sentiment recording_available: recordingAvailable } ${PAGINATION} } }`) },
+    GraphQL: {
+      name: 'GraphQL',
+      ...graphql(
+        `{ appointmentCalls(filter: { dateRange: Last_Year }) { records { id call_datetime: callDatetime ` +
+          `agent_name: agentName numbers { from to } duration appointment status direction sentiment ` +
+          `recording_available: recordingAvailable } ${PAGINATION} } }`,
+      ),
+    },
     plain: { name: 'plain', url: `${server.url}/appointments`, headers: auth },
     best: { name: 'best', url: `${best.fastifyUrl}/appointments`, headers: auth },
     bestExpress: { name: 'bestExpress', url: `${best.expressUrl}/appointments`, headers: auth },
   };
   const write = {
-    REST: { name: 'REST', url: `${app.url}/api/roles/{v}`, method: 'PUT', headers: json, bodyTemplate: '{"title":"Renamed REST {n}"}', cycle: writable },
+    REST: {
+      name: 'REST',
+      url: `${app.url}/api/roles/{v}`,
+      method: 'PUT',
+      headers: json,
+      bodyTemplate: '{"title":"Renamed REST {n}"}',
+      cycle: writable,
+    },
     // As a client sends it: one document, the values as variables.
-    GraphQL: { name: 'GraphQL', url: `${app.url}/graphql`, method: 'POST', headers: json, bodyTemplate: '{"query":"mutation Rename($id: ID!, $title: String!) { updateRole(id: $id, input: { title: $title }) { id } }","variables":{"id":"{v}","title":"Renamed GraphQL {n}"}}', cycle: writable },
-    plain: { name: 'plain', url: `${server.url}/roles/{v}`, method: 'PUT', headers: json, bodyTemplate: '{"title":"Renamed plain {n}"}', cycle: writable },
-    best: { name: 'best', url: `${best.fastifyUrl}/roles/{v}`, method: 'PUT', headers: json, bodyTemplate: '{"title":"Renamed best {n}"}', cycle: writable },
-    bestExpress: { name: 'bestExpress', url: `${best.expressUrl}/roles/{v}`, method: 'PUT', headers: json, bodyTemplate: '{"title":"Renamed bestExpress {n}"}', cycle: writable },
+    GraphQL: {
+      name: 'GraphQL',
+      url: `${app.url}/graphql`,
+      method: 'POST',
+      headers: json,
+      bodyTemplate:
+        '{"query":"mutation Rename($id: ID!, $title: String!) { updateRole(id: $id, input: { title: $title ' +
+        '}) { id } }","variables":{"id":"{v}","title":"Renamed GraphQL {n}"}}',
+      cycle: writable,
+    },
+    plain: {
+      name: 'plain',
+      url: `${server.url}/roles/{v}`,
+      method: 'PUT',
+      headers: json,
+      bodyTemplate: '{"title":"Renamed plain {n}"}',
+      cycle: writable,
+    },
+    best: {
+      name: 'best',
+      url: `${best.fastifyUrl}/roles/{v}`,
+      method: 'PUT',
+      headers: json,
+      bodyTemplate: '{"title":"Renamed best {n}"}',
+      cycle: writable,
+    },
+    bestExpress: {
+      name: 'bestExpress',
+      url: `${best.expressUrl}/roles/{v}`,
+      method: 'PUT',
+      headers: json,
+      bodyTemplate: '{"title":"Renamed bestExpress {n}"}',
+      cycle: writable,
+    },
   };
-  for (const [what, paths, field] of [['roles', roles, 'roles'], ['appointments', appointments, 'appointmentCalls']] as const) {
+  for (const [what, paths, field] of [
+    ['roles', roles, 'roles'],
+    ['appointments', appointments, 'appointmentCalls'],
+  ] as const) {
     await assertSameAnswer(paths.REST, paths.plain);
     await assertSameAnswer(paths.REST, paths.best);
     await assertSameAnswer(paths.REST, paths.bestExpress);
-    await assertSameAnswer(paths.REST, paths.GraphQL, (graphqlBody) => JSON.stringify({ success: true, data: JSON.parse(graphqlBody).data[field] }));
+    await assertSameAnswer(paths.REST, paths.GraphQL, (graphqlBody) =>
+      JSON.stringify({ success: true, data: JSON.parse(graphqlBody).data[field] }),
+    );
     process.stdout.write(`${what}: the five paths answer the same bytes\n`);
   }
   const limits = await withoutLimits(app, roles.REST);
-  const one = (path: Scenario & { bodyTemplate: string }, n: string): Scenario => ({ ...path, url: path.url.replace('{v}', String(renamed)), body: path.bodyTemplate.replace('{v}', String(renamed)).replace('{n}', n) });
+  const one = (path: Scenario & { bodyTemplate: string }, n: string): Scenario => ({
+    ...path,
+    url: path.url.replace('{v}', String(renamed)),
+    body: path.bodyTemplate.replace('{v}', String(renamed)).replace('{n}', n),
+  });
   await assertSameAnswer(one(write.REST, 'same'), one(write.plain, 'same'));
   await assertSameAnswer(one(write.REST, 'same'), one(write.best, 'same'));
   await assertSameAnswer(one(write.REST, 'same'), one(write.bestExpress, 'same'));
   // And the same refusals: a taken title, the Owner role, another company's role.
   const [{ id: ownerRole }] = await app.sql('SELECT id FROM roles WHERE company_id = ? AND is_owner', [acme.id]);
   const [{ id: theirs }] = await app.sql('SELECT id FROM roles WHERE company_id <> ? LIMIT 1', [acme.id]);
-  const [{ title: takenTitle }] = await app.sql('SELECT title FROM roles WHERE company_id = ? AND id <> ? AND NOT is_owner LIMIT 1', [acme.id, renamed]);
-  for (const [id, title] of [[renamed, takenTitle], [ownerRole, 'Not the owner'], [theirs, 'Not theirs']] as const) {
-    const ask = (path: Scenario & { bodyTemplate: string }): Scenario => ({ ...path, url: path.url.replace('{v}', String(id)), body: JSON.stringify({ title }) });
+  const [{ title: takenTitle }] = await app.sql(
+    'SELECT title FROM roles WHERE company_id = ? AND id <> ? AND NOT is_owner LIMIT 1',
+    [acme.id, renamed],
+  );
+  for (const [id, title] of [
+    [renamed, takenTitle],
+    [ownerRole, 'Not the owner'],
+    [theirs, 'Not theirs'],
+  ] as const) {
+    const ask = (path: Scenario & { bodyTemplate: string }): Scenario => ({
+      ...path,
+      url: path.url.replace('{v}', String(id)),
+      body: JSON.stringify({ title }),
+    });
     await assertSameAnswer(ask(write.REST), ask(write.best));
     await assertSameAnswer(ask(write.REST), ask(write.bestExpress));
   }
-  await assertSameAnswer(one(write.GraphQL, 'check'), { name: 'expected', url: `${app.url}/graphql`, method: 'POST', headers: json, body: JSON.stringify({ query: `{ role(id: "${renamed}") { id } }` }) },
-    (body) => body.replace('"role"', '"updateRole"'));
+  await assertSameAnswer(
+    one(write.GraphQL, 'check'),
+    {
+      name: 'expected',
+      url: `${app.url}/graphql`,
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ query: `{ role(id: "${renamed}") { id } }` }),
+    },
+    (body) => body.replace('"role"', '"updateRole"'),
+  );
   const [{ title }] = await app.sql('SELECT title FROM roles WHERE id = ?', [renamed]);
   if (title !== 'Renamed GraphQL check') throw new Error(`the write did not happen: ${title}`);
 
@@ -224,7 +391,14 @@ export async function apiBench(app: TestApp): Promise<void> {
   againstBest['write REST/bestExpress'] = ratio(results.write.REST.rps, results.write.bestExpress.rps);
   const roles99 = ratio(results.roles.REST.p99, results.roles.REST.p50);
   Object.assign(againstBest, limiterRatios(results.limits));
-  report('api', `(a) roles page, 15 of 205; (b) appointment calls, Last Year, first page over ${CALLS.toLocaleString('en-US')} calls; (c) a role renamed; /healthz as the floor; (d) the roles page over REST with the rate limits on and off (a second service on the same database)`, results, { ...againstBest, 'roles REST p99/p50': roles99 });
+  report(
+    'api',
+    `(a) roles page, 15 of 205; (b) appointment calls, Last Year, first page over ` +
+      `${CALLS.toLocaleString('en-US')} calls; (c) a role renamed; /healthz as the floor; (d) the roles ` +
+      `page over REST with the rate limits on and off (a second service on the same database)`,
+    results,
+    { ...againstBest, 'roles REST p99/p50': roles99 },
+  );
   server.close();
   await best.close();
   await base.pool.end();

@@ -31,7 +31,11 @@ export class Baseline {
   readonly pool: pg.Pool;
   private readonly key;
 
-  constructor(databaseUrl: string, secret: string, private readonly ttlSeconds = 86_400) {
+  constructor(
+    databaseUrl: string,
+    secret: string,
+    private readonly ttlSeconds = 86_400,
+  ) {
     this.pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
     this.pool.on('error', () => undefined); // an idle connection closed by the end of the run
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
@@ -43,12 +47,23 @@ export class Baseline {
     const token = /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
     let claims: jwt.JwtPayload | undefined;
     try {
-      const verified = token && jwt.verify(token, this.key, { algorithms: ['HS256'], issuer: 'switchboard', audience: 'switchboard-api', maxAge: this.ttlSeconds });
+      const verified =
+        token &&
+        jwt.verify(token, this.key, {
+          algorithms: ['HS256'],
+          issuer: 'switchboard',
+          audience: 'switchboard-api',
+          maxAge: this.ttlSeconds,
+        });
       claims = typeof verified === 'object' ? verified : undefined;
     } catch {
       claims = undefined;
     }
-    const { rows: [viewer] } = claims ? await this.query<ViewerRow>('viewer', VIEWER, [Number(claims.sub), claims.cid, claims.jti]) : { rows: [] };
+    const {
+      rows: [viewer],
+    } = claims
+      ? await this.query<ViewerRow>('viewer', VIEWER, [Number(claims.sub), claims.cid, claims.jti])
+      : { rows: [] };
     if (!viewer) {
       res.status(401).json({ success: false, message: 'Unauthenticated.' });
       return undefined;
@@ -61,13 +76,25 @@ export class Baseline {
   }
 
   /** A statement prepared once per connection under `name`. */
-  query<R extends pg.QueryResultRow = any>(name: string, text: string, values: unknown[], client: pg.Pool | pg.PoolClient = this.pool) {
+  query<R extends pg.QueryResultRow = any>(
+    name: string,
+    text: string,
+    values: unknown[],
+    client: pg.Pool | pg.PoolClient = this.pool,
+  ) {
     return client.query<R>({ name, text, values });
   }
 
   /** The spec's pagination block. */
   static pagination(total: number, page: number, perPage: number, count: number) {
     const from = count > 0 ? (page - 1) * perPage + 1 : null;
-    return { total, current_page: page, per_page: perPage, last_page: Math.max(1, Math.ceil(total / perPage)), from, to: from === null ? null : from + count - 1 };
+    return {
+      total,
+      current_page: page,
+      per_page: perPage,
+      last_page: Math.max(1, Math.ceil(total / perPage)),
+      from,
+      to: from === null ? null : from + count - 1,
+    };
   }
 }

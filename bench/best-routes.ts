@@ -32,7 +32,8 @@ const APPOINTMENTS = `WITH r AS (SELECT (date_trunc('year', now() AT TIME ZONE $
   SELECT p.id, to_char(p.started_at AT TIME ZONE $2, 'YYYY-MM-DD HH24:MI:SS') AS call_datetime, a.name AS agent_name,
          p.from_number, p.to_number, p.duration_seconds, to_char(p.appointment_at AT TIME ZONE $2, 'YYYY-MM-DD HH24:MI:SS') AS appointment,
          p.status, p.direction, p.sentiment, p.recording_url IS NOT NULL AS recording_available,
-         (SELECT count(*) FROM r, calls c WHERE c.company_id = $1 AND c.appointment_at IS NOT NULL AND c.started_at >= r.start AND c.started_at < r."end") AS total
+         (SELECT count(*) FROM r, calls c WHERE c.company_id = $1 AND c.appointment_at IS NOT NULL AND c.started_at
+           >= r.start AND c.started_at < r."end") AS total
   FROM page p LEFT JOIN agents a ON a.id = p.agent_id ORDER BY p.started_at DESC, p.id DESC`;
 
 // A rename in one statement, committed on its own: the role is found in the
@@ -48,16 +49,32 @@ const RENAME = `WITH target AS (SELECT id, is_owner FROM roles WHERE id = $1 AND
 const nullableInt = { type: ['integer', 'null'] } as const;
 const PAGINATION = {
   type: 'object',
-  properties: { total: { type: 'integer' }, current_page: { type: 'integer' }, per_page: { type: 'integer' }, last_page: { type: 'integer' }, from: nullableInt, to: nullableInt },
+  properties: {
+    total: { type: 'integer' },
+    current_page: { type: 'integer' },
+    per_page: { type: 'integer' },
+    last_page: { type: 'integer' },
+    from: nullableInt,
+    to: nullableInt,
+  },
 } as const;
-const envelope = (record: object) => ({
-  type: 'object',
-  properties: { success: { type: 'boolean' }, data: { type: 'object', properties: { records: { type: 'array', items: record }, pagination: PAGINATION } } },
-}) as const;
+const envelope = (record: object) =>
+  ({
+    type: 'object',
+    properties: {
+      success: { type: 'boolean' },
+      data: { type: 'object', properties: { records: { type: 'array', items: record }, pagination: PAGINATION } },
+    },
+  }) as const;
 
 export const ROLES_SCHEMA = envelope({
   type: 'object',
-  properties: { id: { type: 'integer' }, title: { type: 'string' }, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' } },
+  properties: {
+    id: { type: 'integer' },
+    title: { type: 'string' },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
 });
 export const APPOINTMENTS_SCHEMA = envelope({
   type: 'object',
@@ -77,7 +94,14 @@ export const APPOINTMENTS_SCHEMA = envelope({
 
 const pagination = (total: number, count: number) => {
   const from = count > 0 ? 1 : null;
-  return { total, current_page: 1, per_page: 15, last_page: Math.max(1, Math.ceil(total / 15)), from, to: from === null ? null : count };
+  return {
+    total,
+    current_page: 1,
+    per_page: 15,
+    last_page: Math.max(1, Math.ceil(total / 15)),
+    from,
+    to: from === null ? null : count,
+  };
 };
 
 type Answer = { status: number; body: unknown };
@@ -91,7 +115,11 @@ class BestHandlers {
   private readonly viewers = new Map<string, { viewer: ViewerRow; until: number }>();
   private listener?: pg.Client;
 
-  constructor(private readonly databaseUrl: string, secret: string, private readonly cacheMs = 60_000) {
+  constructor(
+    private readonly databaseUrl: string,
+    secret: string,
+    private readonly cacheMs = 60_000,
+  ) {
     this.pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
     this.pool.on('error', () => undefined);
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
@@ -119,13 +147,23 @@ class BestHandlers {
     if (!viewer) {
       let claims: jwt.JwtPayload | undefined;
       try {
-        const verified = jwt.verify(token, this.key, { algorithms: ['HS256'], issuer: 'switchboard', audience: 'switchboard-api' });
+        const verified = jwt.verify(token, this.key, {
+          algorithms: ['HS256'],
+          issuer: 'switchboard',
+          audience: 'switchboard-api',
+        });
         claims = typeof verified === 'object' ? verified : undefined;
       } catch {
         return UNAUTHENTICATED;
       }
       if (!claims) return UNAUTHENTICATED;
-      const { rows: [row] } = await this.pool.query<ViewerRow>({ name: 'best-viewer', text: VIEWER, values: [Number(claims.sub), claims.cid, claims.jti] });
+      const {
+        rows: [row],
+      } = await this.pool.query<ViewerRow>({
+        name: 'best-viewer',
+        text: VIEWER,
+        values: [Number(claims.sub), claims.cid, claims.jti],
+      });
       if (!row) return UNAUTHENTICATED;
       viewer = row;
       this.viewers.set(token, { viewer, until: Math.min(Date.now() + this.cacheMs, (claims.exp ?? Infinity) * 1000) });
@@ -139,7 +177,10 @@ class BestHandlers {
     if ('status' in viewer) return viewer;
     const { rows } = await this.pool.query({ name: 'best-roles', text: ROLES, values: [viewer.company_id] });
     const total = rows.length > 0 ? Number(rows[0].total) : 0;
-    return { status: 200, body: { success: true, data: { records: rows, pagination: pagination(total, rows.length) } } };
+    return {
+      status: 200,
+      body: { success: true, data: { records: rows, pagination: pagination(total, rows.length) } },
+    };
   }
 
   /** The service's answers in its order: 422 for a bad or taken title, 404 for another company's role, 409 for the Owner role. */
@@ -148,15 +189,21 @@ class BestHandlers {
     if ('status' in viewer) return viewer;
     const given = (body as { title?: unknown } | undefined)?.title;
     const title = typeof given === 'string' ? given.trim() : '';
-    const invalid = (message: string): Answer => ({ status: 422, body: { success: false, message, errors: { title: [message] } } });
+    const invalid = (message: string): Answer => ({
+      status: 422,
+      body: { success: false, message, errors: { title: [message] } },
+    });
     if (!title) return invalid('The title field is required.');
     if (title.length > 255) return invalid('The title field must not be greater than 255 characters.');
     const id = /^\d{1,9}$/.test(rawId) ? Number(rawId) : 0;
     try {
-      const { rows: [r] } = await this.pool.query({ name: 'best-rename', text: RENAME, values: [id, viewer.company_id, title] });
+      const {
+        rows: [r],
+      } = await this.pool.query({ name: 'best-rename', text: RENAME, values: [id, viewer.company_id, title] });
       if (r.is_owner === null) return { status: 404, body: { success: false, message: 'Role not found.' } };
       if (r.taken) return invalid('The title has already been taken.');
-      if (r.is_owner) return { status: 409, body: { success: false, message: 'The Owner role cannot be changed or deleted.' } };
+      if (r.is_owner)
+        return { status: 409, body: { success: false, message: 'The Owner role cannot be changed or deleted.' } };
       return { status: 200, body: { success: true, message: 'Role updated successfully.' } };
     } catch (error) {
       if ((error as { code?: string }).code === '23505') return invalid('The title has already been taken.');
@@ -167,9 +214,17 @@ class BestHandlers {
   async appointments(authorization: string | undefined): Promise<Answer> {
     const viewer = await this.viewer(authorization);
     if ('status' in viewer) return viewer;
-    const { rows } = await this.pool.query({ name: 'best-appointments', text: APPOINTMENTS, values: [viewer.company_id, viewer.time_zone] });
+    const { rows } = await this.pool.query({
+      name: 'best-appointments',
+      text: APPOINTMENTS,
+      values: [viewer.company_id, viewer.time_zone],
+    });
     const total = rows.length > 0 ? Number(rows[0].total) : 0;
-    const records = rows.map((r) => ({ ...r, numbers: { from: r.from_number, to: r.to_number }, duration: r.duration_seconds }));
+    const records = rows.map((r) => ({
+      ...r,
+      numbers: { from: r.from_number, to: r.to_number },
+      duration: r.duration_seconds,
+    }));
     return { status: 200, body: { success: true, data: { records, pagination: pagination(total, rows.length) } } };
   }
 }
@@ -187,9 +242,15 @@ export async function startBestRoutes(databaseUrl: string, secret: string): Prom
 
   const fastify = Fastify({ logger: false });
   const answer = (reply: import('fastify').FastifyReply, a: Answer) => reply.code(a.status).send(a.body);
-  fastify.get('/roles', { schema: { response: { 200: ROLES_SCHEMA } } }, async (req, reply) => answer(reply, await handlers.roles(req.headers.authorization)));
-  fastify.get('/appointments', { schema: { response: { 200: APPOINTMENTS_SCHEMA } } }, async (req, reply) => answer(reply, await handlers.appointments(req.headers.authorization)));
-  fastify.put<{ Params: { id: string } }>('/roles/:id', async (req, reply) => answer(reply, await handlers.rename(req.headers.authorization, req.params.id, req.body)));
+  fastify.get('/roles', { schema: { response: { 200: ROLES_SCHEMA } } }, async (req, reply) =>
+    answer(reply, await handlers.roles(req.headers.authorization)),
+  );
+  fastify.get('/appointments', { schema: { response: { 200: APPOINTMENTS_SCHEMA } } }, async (req, reply) =>
+    answer(reply, await handlers.appointments(req.headers.authorization)),
+  );
+  fastify.put<{ Params: { id: string } }>('/roles/:id', async (req, reply) =>
+    answer(reply, await handlers.rename(req.headers.authorization, req.params.id, req.body)),
+  );
   await fastify.listen({ host: '127.0.0.1', port: 0 });
 
   const app = express();

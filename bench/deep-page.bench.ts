@@ -14,8 +14,19 @@ export async function deepPageBench(app: TestApp): Promise<void> {
   const auth = { authorization: `Bearer ${token}` };
   const url = (page: number) => `${app.url}/api/ai/dashboard/appointments?date_range=Last%20Year&page=${page}`;
   const deep = await (await fetch(url(DEEP_PAGE), { headers: auth })).json();
-  if (deep.data?.records?.length !== 15 || deep.data.pagination.from !== (DEEP_PAGE - 1) * 15 + 1) throw new Error(`page ${DEEP_PAGE} is not a full page: ${JSON.stringify(deep).slice(0, 300)}`);
-  const results = await measure([{ name: 'page 1', url: url(1), headers: auth }, { name: `page ${DEEP_PAGE}`, url: url(DEEP_PAGE), headers: auth }]);
+  if (deep.data?.records?.length !== 15 || deep.data.pagination.from !== (DEEP_PAGE - 1) * 15 + 1)
+    throw new Error(`page ${DEEP_PAGE} is not a full page: ${JSON.stringify(deep).slice(0, 300)}`);
+  const results = await measure([
+    { name: 'page 1', url: url(1), headers: auth },
+    { name: `page ${DEEP_PAGE}`, url: url(DEEP_PAGE), headers: auth },
+  ]);
   const ratio = Math.round((results[`page ${DEEP_PAGE}`].p50 / results['page 1'].p50) * 100) / 100;
-  report('deep-page', `(d) appointment calls, Last Year, page ${DEEP_PAGE} against page 1, ${CALLS.toLocaleString('en-US')} calls in one company (${deep.data.pagination.total.toLocaleString('en-US')} in the range)`, { deep: results }, { [`p50 page ${DEEP_PAGE}/page 1`]: ratio });
+  report(
+    'deep-page',
+    `(d) appointment calls, Last Year, page ${DEEP_PAGE} against page 1, ` +
+      `${CALLS.toLocaleString('en-US')} calls in one company ` +
+      `(${deep.data.pagination.total.toLocaleString('en-US')} in the range)`,
+    { deep: results },
+    { [`p50 page ${DEEP_PAGE}/page 1`]: ratio },
+  );
 }

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import express, { type Express } from 'express';
+import { type Express } from 'express';
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -47,7 +47,10 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  * to it (a drift of the host falls on both of a pair alike), and the
  * machine's CPU per answer (b's over a's: below 1 when `a` costs more).
  */
-export function compare(a: Result, b: Result): { mean: number; paired: number; cpu: number | null; processCpu: number } {
+export function compare(
+  a: Result,
+  b: Result,
+): { mean: number; paired: number; cpu: number | null; processCpu: number } {
   const two = (x: number) => Math.round(x * 100) / 100;
   return {
     mean: two(a.rps / b.rps),
@@ -62,11 +65,15 @@ export type { Scenario };
 /** Where a result comes from: the commit, the machine and the database it ran on. */
 export function runInfo(): { commit: string; machine: string; database: string } {
   const commit = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
-  const dirty = execSync('git status --porcelain -- src bench test web :!bench/results', { encoding: 'utf8' }).trim() ? ' (with uncommitted changes)' : '';
+  const dirty = execSync('git status --porcelain -- src bench test web :!bench/results', { encoding: 'utf8' }).trim()
+    ? ' (with uncommitted changes)'
+    : '';
   return {
     commit: `${commit}${dirty}`,
     machine: `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
-    database: embeddedDatabase ? 'embedded PostgreSQL started for the run' : 'the PostgreSQL server of TEST_DATABASE_URL',
+    database: embeddedDatabase
+      ? 'embedded PostgreSQL started for the run'
+      : 'the PostgreSQL server of TEST_DATABASE_URL',
   };
 }
 
@@ -76,7 +83,12 @@ let embeddedDatabase = false;
 export async function benchDatabase(): Promise<() => Promise<void>> {
   if (process.env.TEST_DATABASE_URL) return async () => {};
   embeddedDatabase = true;
-  const embedded = await startEmbeddedPostgres(path.resolve('.data', `bench-postgres-${process.pid}`), 'postgres', createLogger('silent'), { persistent: false });
+  const embedded = await startEmbeddedPostgres(
+    path.resolve('.data', `bench-postgres-${process.pid}`),
+    'postgres',
+    createLogger('silent'),
+    { persistent: false },
+  );
   process.env.TEST_DATABASE_URL = embedded.adminUrl;
   return () => embedded.stop();
 }
@@ -91,10 +103,16 @@ export async function listen(app: Express): Promise<{ url: string; close: () => 
 }
 
 /** Fails when two ways of reading the same thing do not answer the same bytes (`b` seen through `shape` when given). */
-export async function assertSameAnswer(a: Scenario, b: Scenario, shape: (body: string) => string = (body) => body): Promise<void> {
-  const read = async (s: Scenario) => (await fetch(s.url, { method: s.method, headers: s.headers, body: s.body })).text();
+export async function assertSameAnswer(
+  a: Scenario,
+  b: Scenario,
+  shape: (body: string) => string = (body) => body,
+): Promise<void> {
+  const read = async (s: Scenario) =>
+    (await fetch(s.url, { method: s.method, headers: s.headers, body: s.body })).text();
   const [left, right] = [await read(a), shape(await read(b))];
-  if (left !== right) throw new Error(`${a.name} and ${b.name} answer differently:\n${left.slice(0, 400)}\n${right.slice(0, 400)}`);
+  if (left !== right)
+    throw new Error(`${a.name} and ${b.name} answer differently:\n${left.slice(0, 400)}\n${right.slice(0, 400)}`);
 }
 
 /** CPU time counters of the whole machine (Linux /proc/stat): steal and the total; null elsewhere. */
@@ -115,12 +133,16 @@ function serviceCpuUs(scenario: Scenario): number {
   }
   // /proc/<pid>/stat: the fields after the command's closing parenthesis; utime and stime are the 12th and 13th of them.
   const stat = readFileSync(`/proc/${scenario.pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+  const fields = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
   return (fields[11] + fields[12]) * 10_000;
 }
 
 /** The value at a percentile of sorted values (nearest rank), to 0.1 ms. */
-const percentile = (sorted: number[], p: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] * 10) / 10;
+const percentile = (sorted: number[], p: number) =>
+  Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] * 10) / 10;
 
 /**
  * The paths side by side under load from a process of their own: each warmed
@@ -132,8 +154,14 @@ const percentile = (sorted: number[], p: number) => Math.round(sorted[Math.min(s
  * runs before each window (writes: a VACUUM, so each path finds the table as
  * clean as the others did, not the dead rows of the windows before it).
  */
-export async function measure(scenarios: Scenario[], before?: () => Promise<unknown>, rounds = ROUNDS): Promise<Record<string, Result>> {
-  const windows = new Map<string, Array<Window & { steal: number; total: number; processUs: number }>>(scenarios.map((s) => [s.name, []]));
+export async function measure(
+  scenarios: Scenario[],
+  before?: () => Promise<unknown>,
+  rounds = ROUNDS,
+): Promise<Record<string, Result>> {
+  const windows = new Map<string, Array<Window & { steal: number; total: number; processUs: number }>>(
+    scenarios.map((s) => [s.name, []]),
+  );
   for (const scenario of scenarios) {
     await before?.();
     await load(scenario, CONNECTIONS, 2); // warm-up: JIT, caches, connections
@@ -167,10 +195,17 @@ export async function measure(scenarios: Scenario[], before?: () => Promise<unkn
       errors: runs.reduce((sum, w) => sum + w.errors, 0),
       roundsRps: runs.map((w) => Math.round(w.latencies.length / w.seconds)),
       stealPercent: total > 0 ? Math.round((runs.reduce((sum, w) => sum + w.steal, 0) / total) * 1000) / 10 : null,
-      busyTicksPer1000: runs.every((w) => w.busy !== null) ? Math.round((runs.reduce((sum, w) => sum + w.busy!, 0) / latencies.length) * 1000 * 100) / 100 : null,
+      busyTicksPer1000: runs.every((w) => w.busy !== null)
+        ? Math.round((runs.reduce((sum, w) => sum + w.busy!, 0) / latencies.length) * 1000 * 100) / 100
+        : null,
       processCpuUs: Math.round(runs.reduce((sum, w) => sum + w.processUs, 0) / runs.length),
     });
-    process.stdout.write(`${name.padEnd(8)} ${String(result.rps).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  errors ${result.errors}  rounds ${result.roundsRps.join(' ')}  steal ${result.stealPercent ?? '?'} %  cpu ${result.busyTicksPer1000 ?? '?'}/1000, here ${result.processCpuUs} µs\n`);
+    process.stdout.write(
+      `${name.padEnd(8)} ${String(result.rps).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ` +
+        `ms  errors ${result.errors}  rounds ${result.roundsRps.join(' ')}  steal ` +
+        `${result.stealPercent ?? '?'} %  cpu ${result.busyTicksPer1000 ?? '?'}/1000, here ` +
+        `${result.processCpuUs} µs\n`,
+    );
   }
   return results;
 }
@@ -188,25 +223,69 @@ export function ratiosOf(groups: Record<string, Record<string, Result>>): Record
 }
 
 /** Writes bench/results/<name>.json and .md: the groups, their ratios, and where they were measured. */
-export function report(name: string, scenario: string, groups: Record<string, Record<string, Result>>, extra: Record<string, number> = {}): void {
+export function report(
+  name: string,
+  scenario: string,
+  groups: Record<string, Record<string, Result>>,
+  extra: Record<string, number> = {},
+): void {
   const ratios = { ...ratiosOf(groups), ...extra };
-  process.stdout.write(`ratios ${Object.entries(ratios).map(([k, v]) => `${k} ${v}`).join('  ')}\n`);
+  process.stdout.write(
+    `ratios ${Object.entries(ratios)
+      .map(([k, v]) => `${k} ${v}`)
+      .join('  ')}\n`,
+  );
   const measuredAt = new Date().toISOString();
   const { commit, machine, database } = runInfo();
   mkdirSync('bench/results', { recursive: true });
-  writeFileSync(`bench/results/${name}.json`, `${JSON.stringify({ scenario, measuredAt, commit, machine, database, durationSeconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, results: groups, ratios }, null, 2)}\n`);
-  writeFileSync(`bench/results/${name}.md`, [
-    `# ${scenario} (${measuredAt.slice(0, 10)}, commit ${commit})`,
-    '',
-    `${machine}; ${database}. ${CONNECTIONS} connections, load generated by a process of its own. Each path warmed up for 2 s, then ${ROUNDS} rounds of ${DURATION / ROUNDS} s (the rate limits' A/B more: see its rounds) (each after ${LEAD_IN} s unmeasured), the paths of a scenario alternating (each round in a rotated order); req/s over all rounds, p50 and p99 over every response of every round. Steal: the share of the machine's CPU time the hypervisor gave to other guests while the path ran. CPU: the machine's busy clock ticks (every process) per 1,000 answers; here: CPU of the process the service under test runs in (the bench's, or the service's own process where it has one), per answer.`,
-    '',
-    '| scenario | path | req/s | p50 ms | p99 ms | errors | req/s per round | steal | CPU | here µs |',
-    '|---|---|---|---|---|---|---|---|---|---|',
-    ...Object.entries(groups).flatMap(([group, results]) => Object.entries(results).map(([k, r]) => `| ${group} | ${k} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.roundsRps.join(', ')} | ${r.stealPercent ?? 'n/a'} % | ${r.busyTicksPer1000 ?? 'n/a'} | ${r.processCpuUs} |`)),
-    '',
-    Object.entries(ratios).map(([k, v]) => `${k} = ${v}`).join(', '),
-    '',
-  ].join('\n'));
+  writeFileSync(
+    `bench/results/${name}.json`,
+    `${JSON.stringify(
+      {
+        scenario,
+        measuredAt,
+        commit,
+        machine,
+        database,
+        durationSeconds: DURATION,
+        rounds: ROUNDS,
+        connections: CONNECTIONS,
+        results: groups,
+        ratios,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  writeFileSync(
+    `bench/results/${name}.md`,
+    [
+      `# ${scenario} (${measuredAt.slice(0, 10)}, commit ${commit})`,
+      '',
+      `${machine}; ${database}. ${CONNECTIONS} connections, load generated by a process of its own. Each ` +
+        `path warmed up for 2 s, then ${ROUNDS} rounds of ${DURATION / ROUNDS} s (the rate limits' A/B more: ` +
+        `see its rounds) (each after ${LEAD_IN} s unmeasured), the paths of a scenario ` +
+        'alternating (each round in a rotated order); req/s over all rounds, p50 and p99 over every response of every round. ' +
+        `Steal: the share of the machine's CPU time the hypervisor gave to other guests while the path ran. ` +
+        `CPU: the machine's busy clock ticks (every process) per 1,000 answers; here: CPU of the process the ` +
+        `service under test runs in (the bench's, or the service's own process where it has one), per answer.`,
+      '',
+      '| scenario | path | req/s | p50 ms | p99 ms | errors | req/s per round | steal | CPU | here µs |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+      ...Object.entries(groups).flatMap(([group, results]) =>
+        Object.entries(results).map(
+          ([k, r]) =>
+            `| ${group} | ${k} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.roundsRps.join(', ')} | ` +
+            `${r.stealPercent ?? 'n/a'} % | ${r.busyTicksPer1000 ?? 'n/a'} | ${r.processCpuUs} |`,
+        ),
+      ),
+      '',
+      Object.entries(ratios)
+        .map(([k, v]) => `${k} = ${v}`)
+        .join(', '),
+      '',
+    ].join('\n'),
+  );
 }
 
 export type { TestApp };

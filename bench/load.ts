@@ -32,10 +32,18 @@ export interface Window {
   leadInAnswers: number;
 }
 
-/** CPU time the machine spent working (user, nice, system, irq, softirq: neither idle, waiting nor stolen), in clock ticks (Linux /proc/stat); null elsewhere. */
+/**
+ * CPU time the machine spent working (user, nice, system, irq, softirq: neither idle, waiting nor stolen), in clock
+ * ticks (Linux /proc/stat); null elsewhere.
+ */
 export function machineBusyTicks(): number | null {
   try {
-    const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
     return user + nice + system + irq + softirq;
   } catch {
     return null;
@@ -68,13 +76,19 @@ async function run({ scenario, connections, seconds, leadIn }: Job): Promise<Win
   const { bodyTemplate, cycle, ...options } = scenario;
   const path = new URL(scenario.url).pathname;
   const requests = bodyTemplate
-    ? [{
-      setupRequest: (request: Record<string, unknown>) => {
-        const v = cycle?.[n % cycle.length] ?? '';
-        const unique = `${process.pid}-${Date.now()}-${++n}`;
-        return { ...request, path: path.replaceAll('%7Bv%7D', v), body: bodyTemplate.replaceAll('{n}', unique).replaceAll('{v}', v) };
-      },
-    }]
+    ? [
+        {
+          setupRequest: (request: Record<string, unknown>) => {
+            const v = cycle?.[n % cycle.length] ?? '';
+            const unique = `${process.pid}-${Date.now()}-${++n}`;
+            return {
+              ...request,
+              path: path.replaceAll('%7Bv%7D', v),
+              body: bodyTemplate.replaceAll('{n}', unique).replaceAll('{v}', v),
+            };
+          },
+        },
+      ]
     : undefined;
   const lead = leadIn > 0 ? await autocannon({ ...options, requests, connections, duration: leadIn }) : undefined;
   const latencies: number[] = [];
@@ -83,7 +97,13 @@ async function run({ scenario, connections, seconds, leadIn }: Job): Promise<Win
   running.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.push(ms));
   const r = await running;
   const busyAfter = machineBusyTicks();
-  return { seconds: r.duration, latencies, errors: r.non2xx + r.errors, busy: busyBefore === null || busyAfter === null ? null : busyAfter - busyBefore, leadInAnswers: lead?.requests.total ?? 0 };
+  return {
+    seconds: r.duration,
+    latencies,
+    errors: r.non2xx + r.errors,
+    busy: busyBefore === null || busyAfter === null ? null : busyAfter - busyBefore,
+    leadInAnswers: lead?.requests.total ?? 0,
+  };
 }
 
 if (process.argv.includes('--load')) {

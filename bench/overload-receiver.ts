@@ -39,7 +39,10 @@ const server = createServer((req, res) => {
     if (answered.has(id)) {
       again++;
       againByKind[kind] = (againByKind[kind] ?? 0) + 1;
-      if (againSamples.length < 5) againSamples.push(`${req.url} ${id}: attempt ${answered.get(id)} answered 2xx in time, then attempt ${attempt}`);
+      if (againSamples.length < 5)
+        againSamples.push(
+          `${req.url} ${id}: attempt ${answered.get(id)} answered 2xx in time, then attempt ${attempt}`,
+        );
     }
     const ok = () => {
       res.on('finish', () => {
@@ -53,11 +56,15 @@ const server = createServer((req, res) => {
 });
 
 const report = () => {
-  process.stdout.write(`${JSON.stringify({ report: { received, seen: seen.size, answered: answered.size, again, againByKind, againSamples } })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ report: { received, seen: seen.size, answered: answered.size, again, againByKind, againSamples } })}\n`,
+  );
   server.closeAllConnections();
   server.close(() => process.exit(0));
 };
 process.stdin.on('end', report);
 process.stdin.resume();
 process.on('SIGTERM', report);
-server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ listening: (server.address() as { port: number }).port })}\n`));
+server.listen(0, '127.0.0.1', () =>
+  process.stdout.write(`${JSON.stringify({ listening: (server.address() as { port: number }).port })}\n`),
+);

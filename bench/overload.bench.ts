@@ -45,15 +45,25 @@ const peakRssMiB = (pid: number | undefined) => {
 
 /** The receivers (bench/overload-receiver.ts) in a process of their own; `stop()` gives their report. */
 async function receivers() {
-  const child = spawn(process.execPath, [path.resolve('dist/bench/overload-receiver.js')], { env: { PATH: process.env.PATH ?? '', HANG_FIRST: String(HANG_FIRST) }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.resolve('dist/bench/overload-receiver.js')], {
+    env: { PATH: process.env.PATH ?? '', HANG_FIRST: String(HANG_FIRST) },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const output = jsonLines(child);
   const port = (await output.find((line) => 'listening' in line, 'the receivers')).listening as number;
   return {
     url: `http://127.0.0.1:${port}`,
     stop: async () => {
       child.stdin!.end();
-      const line = await output.find((l) => 'report' in l, 'the receivers\' report', 30_000);
-      return line.report as { received: number; seen: number; answered: number; again: number; againByKind: Record<string, number>; againSamples: string[] };
+      const line = await output.find((l) => 'report' in l, "the receivers' report", 30_000);
+      return line.report as {
+        received: number;
+        seen: number;
+        answered: number;
+        again: number;
+        againByKind: Record<string, number>;
+        againSamples: string[];
+      };
     },
     kill: () => child.kill('SIGKILL'),
   };
@@ -72,17 +82,45 @@ export async function overloadBench(): Promise<void> {
   const databaseUrl = `postgres://postgres:overload@127.0.0.1:${port}/switchboard`;
   const secrets = { JWT_SECRET: randomBytes(32).toString('hex'), APP_KEY: randomBytes(32).toString('base64') };
   // The API's rate limits are off: 2,000 writes of one token in a minute are the load here, not an abuse.
-  const settings = { DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_DELAYS: '1s,1s,1s,1s', WEBHOOK_TIMEOUT: '10s', API_LIMIT_PER_TOKEN: 'off', API_LIMIT_PER_COMPANY: 'off', ...secrets };
+  const settings = {
+    DATABASE_URL: databaseUrl,
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_RETRY_DELAYS: '1s,1s,1s,1s',
+    WEBHOOK_TIMEOUT: '10s',
+    API_LIMIT_PER_TOKEN: 'off',
+    API_LIMIT_PER_COMPANY: 'off',
+    ...secrets,
+  };
   // The API in this process (it seeds the demo data); the workers as processes of the service binary.
   let api: Running | undefined = await startService(
-    loadConfig({ NODE_ENV: 'test', PROCESS_ROLE: 'api', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LOGIN_LIMIT_PER_IP: '100000/1m', DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-overload-')), ...settings }),
+    loadConfig({
+      NODE_ENV: 'test',
+      PROCESS_ROLE: 'api',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      LOGIN_LIMIT_PER_IP: '100000/1m',
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-overload-')),
+      ...settings,
+    }),
     createLogger('silent'),
   );
   const workers: ChildProcess[] = [];
   const startWorker = () =>
     new Promise<ChildProcess>((resolve, reject) => {
       const child = spawn(process.execPath, [path.resolve('dist/src/main.js')], {
-        env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', SEED_DEMO: 'false', PROCESS_ROLE: 'worker', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', LOG_FORMAT: 'json', DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-overload-w-')), ...settings },
+        env: {
+          PATH: process.env.PATH ?? '',
+          NODE_ENV: 'production',
+          SEED_DEMO: 'false',
+          PROCESS_ROLE: 'worker',
+          PORT: '0',
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'error',
+          LOG_FORMAT: 'json',
+          DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-overload-w-')),
+          ...settings,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';
@@ -108,11 +146,19 @@ export async function overloadBench(): Promise<void> {
   try {
     workers.push(await startWorker(), await startWorker());
     const url = api.url;
-    const login = await fetch(`${url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@acme.test', password: DEMO_PASSWORD }) });
+    const login = await fetch(`${url}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'owner@acme.test', password: DEMO_PASSWORD }),
+    });
     const { token } = (await login.json()) as { token: string };
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
     for (const [i, kind] of KINDS.entries()) {
-      const hook = await fetch(`${url}/api/webhooks`, { method: 'POST', headers, body: JSON.stringify({ title: `${kind} ${i}`, url: `${receiverUrl}/${kind}-${i}`, events: ['agent.created'] }) });
+      const hook = await fetch(`${url}/api/webhooks`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ title: `${kind} ${i}`, url: `${receiverUrl}/${kind}-${i}`, events: ['agent.created'] }),
+      });
       if (hook.status !== 201) throw new Error(`webhook not created: ${await hook.text()}`);
     }
     const started = Date.now();
@@ -136,7 +182,11 @@ export async function overloadBench(): Promise<void> {
       const answers = await Promise.all(
         Array.from({ length: Math.min(20, EVENTS - i) }, async (_, j) => {
           for (let tries = 0; tries < 50; tries++) {
-            const res = await fetch(`${url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: `mutation { createAgent(name: "Overload ${i + j}") { id } }` }) }).catch(() => undefined);
+            const res = await fetch(`${url}/graphql`, {
+              method: 'POST',
+              headers,
+              body: JSON.stringify({ query: `mutation { createAgent(name: "Overload ${i + j}") { id } }` }),
+            }).catch(() => undefined);
             const body = res?.status === 200 ? ((await res.json()) as { errors?: unknown }) : undefined;
             if (body && !body.errors) return true;
             apiFailures++;
@@ -150,20 +200,30 @@ export async function overloadBench(): Promise<void> {
     await restart;
     const eventsDone = Date.now() - started;
     // Every delivery ends: succeeded, or failed for the two endpoints that never answer 2xx.
-    await eventually(async () => {
-      const [{ open }] = await sql("SELECT count(*)::int AS open FROM webhook_deliveries WHERE status = 'pending'");
-      return open === 0 ? true : undefined;
-    }, 900_000, 'every delivery to end');
+    await eventually(
+      async () => {
+        const [{ open }] = await sql("SELECT count(*)::int AS open FROM webhook_deliveries WHERE status = 'pending'");
+        return open === 0 ? true : undefined;
+      },
+      900_000,
+      'every delivery to end',
+    );
     const finished = Date.now() - started;
     const report = await receiver.stop();
     // How the first attempts that did not succeed ended (a timeout, a refused connection, closed by a reconciler).
-    const firstFailures = await sql(`SELECT split_part(w.title, ' ', 1) AS kind, left(coalesce(a.error, 'HTTP ' || a.status_code), 60) AS outcome, count(*)::int AS n
+    const firstFailures =
+      await sql(`SELECT split_part(w.title, ' ', 1) AS kind, left(coalesce(a.error, 'HTTP ' || a.status_code), 60) AS outcome, count(*)::int AS n
                                      FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhooks w ON w.id = d.webhook_id
-                                     WHERE a.number = 1 AND (a.status_code IS NULL OR a.status_code >= 300) AND w.title ~ '^(fast|slow) ' GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 10`);
-    const byKind = await sql(`SELECT split_part(w.title, ' ', 1) AS kind, d.status, count(*)::int AS n, max(d.attempt_count)::int AS max_attempts
+                                     WHERE a.number = 1 AND (a.status_code IS NULL OR a.status_code >= 300) AND w.title ~ '^(fast|slow) '
+                                       GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 10`);
+    const byKind =
+      await sql(`SELECT split_part(w.title, ' ', 1) AS kind, d.status, count(*)::int AS n, max(d.attempt_count)::int AS max_attempts
                               FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.title ~ ' [0-9]+$' GROUP BY 1, 2 ORDER BY 1, 2`);
-    const gaps = await sql(`SELECT count(*)::int AS n FROM webhook_deliveries d WHERE d.attempt_count <> (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id)`);
-    const perKind = (kind: string, status: string) => byKind.filter((r) => r.kind === kind && r.status === status).reduce((sum, r) => sum + r.n, 0);
+    const gaps = await sql(
+      `SELECT count(*)::int AS n FROM webhook_deliveries d WHERE d.attempt_count <> (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id)`,
+    );
+    const perKind = (kind: string, status: string) =>
+      byKind.filter((r) => r.kind === kind && r.status === status).reduce((sum, r) => sum + r.n, 0);
     const expectedFailed = EVENTS * KINDS.filter((k) => k === 'down').length;
     const succeeded = byKind.filter((r) => r.status === 'succeeded').reduce((sum, r) => sum + r.n, 0);
     const failed = perKind('down', 'failed');
@@ -174,7 +234,9 @@ export async function overloadBench(): Promise<void> {
       succeeded,
       failedAsDocumented: failed,
       lost: TOTAL - succeeded - failed,
-      wrongState: byKind.filter((r) => (r.kind === 'down' ? r.status !== 'failed' : r.status !== 'succeeded')).reduce((sum, r) => sum + r.n, 0),
+      wrongState: byKind
+        .filter((r) => (r.kind === 'down' ? r.status !== 'failed' : r.status !== 'succeeded'))
+        .reduce((sum, r) => sum + r.n, 0),
       attemptGaps: gaps[0].n as number,
       sentAgainAfter2xx: report.again,
       sentAgainByKind: report.againByKind,
@@ -188,11 +250,20 @@ export async function overloadBench(): Promise<void> {
       workerPeakRssMiB: workers.map((w) => peakRssMiB(w.pid)),
       byKind,
     };
-    const ok = restartedAt > 0 && result.lost === 0 && result.wrongState === 0 && result.attemptGaps === 0 && result.sentAgainAfter2xx === 0 && failed === expectedFailed;
+    const ok =
+      restartedAt > 0 &&
+      result.lost === 0 &&
+      result.wrongState === 0 &&
+      result.attemptGaps === 0 &&
+      result.sentAgainAfter2xx === 0 &&
+      failed === expectedFailed;
     const { commit, machine } = runInfo();
     const measuredAt = new Date().toISOString();
     mkdirSync('bench/results', { recursive: true });
-    writeFileSync('bench/results/overload.json', `${JSON.stringify({ measuredAt, commit, machine, database: 'embedded PostgreSQL, restarted during the run', ok, ...result }, null, 2)}\n`);
+    writeFileSync(
+      'bench/results/overload.json',
+      `${JSON.stringify({ measuredAt, commit, machine, database: 'embedded PostgreSQL, restarted during the run', ok, ...result }, null, 2)}\n`,
+    );
     writeFileSync(
       'bench/results/overload.md',
       [
@@ -200,7 +271,9 @@ export async function overloadBench(): Promise<void> {
         '',
         `Measured ${measuredAt} on commit ${commit}; ${machine}; an embedded PostgreSQL stopped and started again during the run.`,
         '',
-        `${EVENTS.toLocaleString('en')} events through the API (GraphQL, 20 at a time) to ${ENDPOINTS} endpoints: ${TOTAL.toLocaleString('en')} deliveries, two worker processes (production mode), retries 1 s apart, timeout 10 s.`,
+        `${EVENTS.toLocaleString('en')} events through the API (GraphQL, 20 at a time) to ${ENDPOINTS} ` +
+          `endpoints: ${TOTAL.toLocaleString('en')} deliveries, two worker processes (production mode), ` +
+          `retries 1 s apart, timeout 10 s.`,
         'Endpoints: 25 fast, 10 slow (50 ms), 8 failing each first attempt (503), 5 hanging on their first attempts until the timeout, 2 always failing (503).',
         '',
         '| figure | value |',
@@ -213,7 +286,9 @@ export async function overloadBench(): Promise<void> {
         `| requests the receivers got (with retries) | ${report.received.toLocaleString('en')} |`,
         `| database restart | at ${result.restartAtSeconds} s; API calls that failed meanwhile and were tried again: ${apiFailures} |`,
         `| events made / every delivery ended | ${result.eventsMadeInSeconds} s / ${result.allEndedInSeconds} s |`,
-        `| first attempts to fast and slow endpoints that did not succeed | ${firstFailures.map((r) => `${r.kind}: ${r.n} × ${r.outcome}`).join('; ') || 'none'} |`,
+        `| first attempts to fast and slow endpoints that did not succeed | ${
+          firstFailures.map((r) => `${r.kind}: ${r.n} × ${r.outcome}`).join('; ') || 'none'
+        } |`,
         `| worker peak RSS | ${result.workerPeakRssMiB.map((m) => `${m} MiB`).join(', ')} |`,
         '',
       ].join('\n'),

@@ -9,7 +9,6 @@ import { PEER_TASK, type PeerJob } from './peer-job.js';
 // fetch (its pool keeps connections alive), a 10 s timeout, any non-2xx thrown so the job is
 // retried. `PEER_CONCURRENCY` jobs at once per process.
 
-
 const concurrency = Number(process.env.PEER_CONCURRENCY ?? 50);
 
 const runner = await run({
@@ -22,8 +21,21 @@ const runner = await run({
   taskList: {
     [PEER_TASK]: async (raw, helpers) => {
       const job = raw as PeerJob;
-      const signed = signAttempt({ secrets: [job.secret], deliveryId: job.deliveryId, event: job.event, attempt: helpers.job.attempts, payload: job.payload, now: new Date(), userAgent: 'peer-worker' });
-      const response = await fetch(job.url, { method: 'POST', headers: signed.headers, body: signed.body, signal: AbortSignal.timeout(10_000) });
+      const signed = signAttempt({
+        secrets: [job.secret],
+        deliveryId: job.deliveryId,
+        event: job.event,
+        attempt: helpers.job.attempts,
+        payload: job.payload,
+        now: new Date(),
+        userAgent: 'peer-worker',
+      });
+      const response = await fetch(job.url, {
+        method: 'POST',
+        headers: signed.headers,
+        body: signed.body,
+        signal: AbortSignal.timeout(10_000),
+      });
       await response.arrayBuffer();
       if (response.status < 200 || response.status >= 300) throw new Error(`HTTP ${response.status}`);
     },

@@ -20,7 +20,15 @@ try {
   const owner = await app.login('owner@acme.test');
   const [{ id: company }] = await app.sql<{ id: number }>("SELECT id FROM companies WHERE name = 'Acme Agency'");
   const hooks: number[] = [];
-  for (let i = 0; i < 20; i++) hooks.push((await app.request('POST', '/api/webhooks', { token: owner, body: { title: `P ${i}`, url: `${receiver.url}/${i}`, events: ['agent.created'] } })).body.data.id);
+  for (let i = 0; i < 20; i++)
+    hooks.push(
+      (
+        await app.request('POST', '/api/webhooks', {
+          token: owner,
+          body: { title: `P ${i}`, url: `${receiver.url}/${i}`, events: ['agent.created'] },
+        })
+      ).body.data.id,
+    );
   const now = new Date();
   for (let start = 0; start < total; start += 500) {
     const rows: string[] = [];
@@ -28,18 +36,47 @@ try {
     for (let i = start; i < Math.min(start + 500, total); i++) {
       const webhookId = hooks[i % 20];
       rows.push(`(?, ?, ?, 'agent.created', 'pending', ?, 0, 5, ?, 'scheduled', ?)`);
-      values.push(newDeliveryId(), webhookId, company, payloadText({ event: 'agent.created', occurredAt: now, webhookId, data: { agent_id: String(i) }, contact: null }), now, now);
+      values.push(
+        newDeliveryId(),
+        webhookId,
+        company,
+        payloadText({
+          event: 'agent.created',
+          occurredAt: now,
+          webhookId,
+          data: { agent_id: String(i) },
+          contact: null,
+        }),
+        now,
+        now,
+      );
     }
-    await app.sql(`INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at) VALUES ${rows.join(', ')}`, values);
+    await app.sql(
+      `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, ` +
+        `final_attempt, next_attempt_at, next_trigger, created_at) VALUES ${rows.join(', ')}`,
+      values,
+    );
   }
-  const worker = await startWorker(app, { NODE_ENV: 'production', LOG_LEVEL: 'error' }, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  const worker = await startWorker(app, { NODE_ENV: 'production', LOG_LEVEL: 'error' }, [
+    '--cpu-prof',
+    `--cpu-prof-dir=${dir}`,
+  ]);
   const began = Date.now();
-  await eventually(async () => ((await app.sql<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'"))[0].n === total ? true : undefined), 300_000);
+  await eventually(
+    async () =>
+      (await app.sql<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'"))[0]
+        .n === total
+        ? true
+        : undefined,
+    300_000,
+  );
   const seconds = (Date.now() - began) / 1000;
   const exited = new Promise((resolve) => worker.once('exit', resolve));
   worker.kill('SIGTERM');
   await exited;
-  process.stdout.write(`${total} deliveries by one worker in ${seconds.toFixed(1)} s (${Math.round(total / seconds)}/s); top frames by self time:\n${topFrames(dir).join('\n')}\n`);
+  process.stdout.write(
+    `${total} deliveries by one worker in ${seconds.toFixed(1)} s (${Math.round(total / seconds)}/s); top frames by self time:\n${topFrames(dir).join('\n')}\n`,
+  );
 } finally {
   await receiver.close();
   await app.close();

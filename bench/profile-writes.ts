@@ -20,25 +20,42 @@ const receiver = await new Receiver().start();
 const dir = mkdtempSync(path.join(tmpdir(), 'sb-prof-'));
 try {
   const owner = await app.login('owner@acme.test');
-  for (let i = 0; i < webhooks; i++) await app.request('POST', '/api/webhooks', { token: owner, body: { title: `P ${i}`, url: `${receiver.url}/${i}`, events: ['agent.created'] } });
-  const api = await startWorker(app, { NODE_ENV: 'production', SEED_DEMO: 'false', LOG_LEVEL: 'error', PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: '10' }, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  for (let i = 0; i < webhooks; i++)
+    await app.request('POST', '/api/webhooks', {
+      token: owner,
+      body: { title: `P ${i}`, url: `${receiver.url}/${i}`, events: ['agent.created'] },
+    });
+  const api = await startWorker(
+    app,
+    { NODE_ENV: 'production', SEED_DEMO: 'false', LOG_LEVEL: 'error', PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: '10' },
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+  );
   const query = 'mutation($n: String!) { createAgent(name: $n) { id } }';
   const mutate = async (i: number) => {
-    const res = await fetch(`${api.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${owner}` }, body: JSON.stringify({ query, variables: { n: `Profiled ${i}` } }) });
+    const res = await fetch(`${api.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${owner}` },
+      body: JSON.stringify({ query, variables: { n: `Profiled ${i}` } }),
+    });
     if (res.status !== 200) throw new Error(`mutation failed: ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
   };
   for (let i = 0; i < 200; i++) await mutate(-i);
   let next = 0;
   const began = performance.now();
-  await Promise.all(Array.from({ length: 10 }, async () => {
-    while (next < total) await mutate(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: 10 }, async () => {
+      while (next < total) await mutate(next++);
+    }),
+  );
   const seconds = (performance.now() - began) / 1000;
   const exited = new Promise((resolve) => api.once('exit', resolve));
   api.kill('SIGTERM');
   await exited;
-  process.stdout.write(`${total} mutations with ${webhooks} webhook(s) in ${seconds.toFixed(1)} s (${Math.round(total / seconds)}/s); top frames by self time:\n${topFrames(dir, 25).join('\n')}\n`);
+  process.stdout.write(
+    `${total} mutations with ${webhooks} webhook(s) in ${seconds.toFixed(1)} s ` +
+      `(${Math.round(total / seconds)}/s); top frames by self time:\n${topFrames(dir, 25).join('\n')}\n`,
+  );
 } finally {
   await receiver.close();
   await app.close();

@@ -23,12 +23,17 @@ try {
     if (res.status !== 200) throw new Error(`GET ${route}: ${res.status}`);
     const { result } = await session.post('Profiler.takePreciseCoverage');
     const files = result
-      .filter((script) => /\/dist\/src\//.test(script.url) && script.functions.some((fn) => fn.ranges.some((range) => range.count > 0)))
+      .filter(
+        (script) =>
+          /\/dist\/src\//.test(script.url) && script.functions.some((fn) => fn.ranges.some((range) => range.count > 0)),
+      )
       .map((script) => script.url.replace(/^.*\/dist\//, '').replace(/\.js$/, '.ts'));
     if (i > 0) crossed.push(new Set(files)); // the first request compiles and caches
   }
   const always = [...crossed[0]].filter((file) => crossed.every((set) => set.has(file))).sort();
-  process.stdout.write(`GET ${route} crosses ${always.length} source files:\n${always.map((file) => `  ${file}`).join('\n')}\n`);
+  process.stdout.write(
+    `GET ${route} crosses ${always.length} source files:\n${always.map((file) => `  ${file}`).join('\n')}\n`,
+  );
 } finally {
   session.disconnect();
   await app.close();

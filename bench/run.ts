@@ -5,6 +5,7 @@ import { overloadBench } from './overload.bench.js';
 import { webhooksBench } from './webhooks.bench.js';
 import { filtersBench } from './filters.bench.js';
 import { tracingBench } from './tracing.bench.js';
+import { writePerformanceDoc } from './report.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
 // database; `npm run bench -- webhooks` (or api, deep-page, tracing, filters, overload) runs the ones named;
@@ -16,7 +17,12 @@ const only = process.argv.slice(2);
 const wanted = (name: string) => only.length === 0 || only.includes(name);
 
 const stopDatabase = await benchDatabase();
-for (const [name, run] of [['api', apiBench], ['deep-page', deepPageBench], ['tracing', tracingBench], ['limits', limitsBench]] as const) {
+for (const [name, run] of [
+  ['api', apiBench],
+  ['deep-page', deepPageBench],
+  ['tracing', tracingBench],
+  ['limits', limitsBench],
+] as const) {
   // `limits` is part of `api`; run alone only when named.
   if (name === 'limits' && !only.includes('limits')) continue;
   if (!wanted(name)) continue;
@@ -41,3 +47,4 @@ if (wanted('overload')) {
   await overloadBench();
 }
 await stopDatabase();
+writePerformanceDoc();

@@ -22,7 +22,9 @@ import { kill, startWorker } from '../test/helpers/worker.js';
 
 const VARIANTS =
   process.env.BENCH_TRACING ??
-  'on=default;on, JSON=default|OTEL_EXPORTER_OTLP_PROTOCOL=http/json;on, 1 in 10 sampled=default@0.1;pg instrumented=pg;every library=http,express,pg,graphql;off, a second process=default|OTEL_SDK_DISABLED=true';
+  'on=default;on, JSON=default|OTEL_EXPORTER_OTLP_PROTOCOL=http/json;on, 1 in 10 ' +
+    'sampled=default@0.1;pg instrumented=pg;every library=http,express,pg,graphql;off, a second ' +
+    'process=default|OTEL_SDK_DISABLED=true';
 
 const TRACING_ROUNDS = 9;
 
@@ -50,26 +52,50 @@ export async function otlpSink(): Promise<{ url: string; exports: () => number; 
 export async function tracingBench(app: TestApp): Promise<void> {
   const token = await app.login('owner@acme.test');
   const sink = await otlpSink();
-  const env = { PROCESS_ROLE: 'api', NODE_ENV: 'production', DATABASE_POOL_SIZE: String(app.config.databasePoolSize), OTEL_SERVICE_NAME: 'switchboard-bench' };
+  const env = {
+    PROCESS_ROLE: 'api',
+    NODE_ENV: 'production',
+    DATABASE_POOL_SIZE: String(app.config.databasePoolSize),
+    OTEL_SERVICE_NAME: 'switchboard-bench',
+  };
   const variants = VARIANTS.split(';').map(assignment);
   const processes: Record<string, Awaited<ReturnType<typeof startWorker>>> = { off: await startWorker(app, env) };
   for (const [name, spec] of variants) {
     const [chosen, variables = ''] = spec.split('|');
     const [libraries, ratio] = chosen.split('@');
-    const sampled: Record<string, string> = ratio ? { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio } : {};
-    const instrumented: Record<string, string> = libraries === 'default' ? {} : { OTEL_NODE_ENABLED_INSTRUMENTATIONS: libraries };
+    const sampled: Record<string, string> = ratio
+      ? { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio }
+      : {};
+    const instrumented: Record<string, string> =
+      libraries === 'default' ? {} : { OTEL_NODE_ENABLED_INSTRUMENTATIONS: libraries };
     const more = Object.fromEntries(variables.split(' ').filter(Boolean).map(assignment));
-    processes[name] = await startWorker(app, { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...instrumented, ...sampled, ...more });
+    processes[name] = await startWorker(app, {
+      ...env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      ...instrumented,
+      ...sampled,
+      ...more,
+    });
   }
   try {
     const paths: Scenario[] = Object.entries(processes).map(([name, child]) => ({
-      name, url: `${child.url}/api/roles?per_page=15`, headers: { authorization: `Bearer ${token}` }, pid: child.pid,
+      name,
+      url: `${child.url}/api/roles?per_page=15`,
+      headers: { authorization: `Bearer ${token}` },
+      pid: child.pid,
     }));
     for (const path of paths.slice(1)) await assertSameAnswer(paths[0], path);
     const results = { roles: await measure(paths, undefined, TRACING_ROUNDS) };
     if (sink.exports() === 0) throw new Error('the traced process exported nothing');
     const traced = variants.map(([name, libraries]) => `${name} (${libraries})`).join(', ');
-    report('tracing', `the roles page over REST from API processes, one with tracing off and the others as named (libraries, ratio of requests sampled, variables), traced requests exported over OTLP (${sink.exports()} exports received): ${traced}`, results, tracingRatios(results.roles));
+    report(
+      'tracing',
+      `the roles page over REST from API processes, one with tracing off and the others as named ` +
+        `(libraries, ratio of requests sampled, variables), traced requests exported over OTLP ` +
+        `(${sink.exports()} exports received): ${traced}`,
+      results,
+      tracingRatios(results.roles),
+    );
   } finally {
     for (const child of Object.values(processes)) await kill(child);
     await sink.close();

@@ -51,17 +51,27 @@ export async function cluster(env: Record<string, string> = {}) {
   const owner = await app.login('owner@acme.test');
   const gamma = await app.login('owner@gamma.test');
   const call = async (token: string, query: string, variables: Record<string, unknown>) => {
-    const res = await fetch(`${api.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
+    const res = await fetch(`${api.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query, variables }),
+    });
     const body = (await res.json()) as { errors?: unknown[] };
-    if (res.status !== 200 || body.errors) throw new Error(`mutation failed: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
+    if (res.status !== 200 || body.errors)
+      throw new Error(`mutation failed: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
   };
   const rest = async (token: string, method: string, route: string, body?: unknown) => {
-    const res = await fetch(`${api.url}${route}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${api.url}${route}`, {
+      method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const json = (await res.json()) as { data?: { id: number } };
     if (res.status >= 300) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(json).slice(0, 200)}`);
     return json;
   };
-  const hook = async (token: string, title: string, url: string) => (await rest(token, 'POST', '/api/webhooks', { title, url, events: ['agent.created'] })).data!.id;
+  const hook = async (token: string, title: string, url: string) =>
+    (await rest(token, 'POST', '/api/webhooks', { title, url, events: ['agent.created'] })).data!.id;
   return {
     app,
     api,
@@ -79,7 +89,6 @@ export async function cluster(env: Record<string, string> = {}) {
     },
   };
 }
-type Cluster = Awaited<ReturnType<typeof cluster>>;
 
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
@@ -89,12 +98,18 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** `total` calls, `concurrency` at a time; calls per second. */
-export async function closedLoop(total: number, concurrency: number, call: (i: number) => Promise<void>): Promise<number> {
+export async function closedLoop(
+  total: number,
+  concurrency: number,
+  call: (i: number) => Promise<void>,
+): Promise<number> {
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < total) await call(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) await call(next++);
+    }),
+  );
   return total / ((performance.now() - started) / 1000);
 }
 
@@ -111,17 +126,30 @@ async function openLoop(rate: number, seconds: number, call: (i: number) => Prom
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
     const sent = performance.now();
-    pending.push(call(i).then(() => void answers.push(performance.now() - sent), (error: Error) => {
-      failed++;
-      if (reasons.size < 3) reasons.add(error.message.slice(0, 160));
-    }));
+    pending.push(
+      call(i).then(
+        () => void answers.push(performance.now() - sent),
+        (error: Error) => {
+          failed++;
+          if (reasons.size < 3) reasons.add(error.message.slice(0, 160));
+        },
+      ),
+    );
   }
   await Promise.all(pending);
   const elapsed = (performance.now() - started) / 1000;
-  return { offered: rate, committedPerSecond: round(answers.length / elapsed), failed, failures: [...reasons], answerP50Ms: round(percentile(answers, 50)), answerP99Ms: round(percentile(answers, 99)) };
+  return {
+    offered: rate,
+    committedPerSecond: round(answers.length / elapsed),
+    failed,
+    failures: [...reasons],
+    answerP50Ms: round(percentile(answers, 50)),
+    answerP99Ms: round(percentile(answers, 99)),
+  };
 }
 
-const firstAttemptMs = (received: Array<{ body: string; at: number }>) => received.map((r) => r.at - Date.parse(JSON.parse(r.body).timestamp));
+const firstAttemptMs = (received: Array<{ body: string; at: number }>) =>
+  received.map((r) => r.at - Date.parse(JSON.parse(r.body).timestamp));
 
 /**
  * Throughput and the cost of webhooks to writers: mutations per second at 10
@@ -163,7 +191,16 @@ async function throughput() {
     const paused = Math.round(await closedLoop(perRound, 10, (i) => c.createAgent(c.owner, `Paused ${i}`)));
     for (const worker of c.workers) worker.kill('SIGCONT');
     await receiver.waitFor(receiver.received.length + 1, 60_000);
-    await eventually(async () => ((await c.app.sql<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'"))[0].n === 0 ? true : undefined), 300_000, 'the paused round delivered');
+    await eventually(
+      async () =>
+        (
+          await c.app.sql<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'")
+        )[0].n === 0
+          ? true
+          : undefined,
+      300_000,
+      'the paused round delivered',
+    );
     const ids = new Set(receiver.received.map((r) => String(r.headers['webhook-id'])));
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     return {
@@ -192,12 +229,24 @@ async function oneEndpoint(rate: number) {
   try {
     const id = await c.hook(c.owner, 'One endpoint', receiver.url);
     const load = await openLoop(rate, SECONDS, (i) => c.createAgent(c.owner, `Rate ${i}`));
-    const committed = (await c.app.sql<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ?', [id]))[0].n;
+    const committed = (
+      await c.app.sql<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ?', [id])
+    )[0].n;
     const arrived = await receiver.waitFor(committed, 120_000);
     await sleep(1000);
-    const [{ pending }] = await c.app.sql<{ pending: number }>("SELECT count(*)::int AS pending FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending'", [id]);
+    const [{ pending }] = await c.app.sql<{ pending: number }>(
+      "SELECT count(*)::int AS pending FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending'",
+      [id],
+    );
     const latency = firstAttemptMs(arrived.filter((r) => r.headers['x-webhook-attempt'] === '1'));
-    return { ...load, events: committed, firstAttemptP50Ms: round(percentile(latency, 50)), firstAttemptP99Ms: round(percentile(latency, 99)), firstAttemptMaxMs: round(Math.max(...latency)), pendingAfter1s: pending };
+    return {
+      ...load,
+      events: committed,
+      firstAttemptP50Ms: round(percentile(latency, 50)),
+      firstAttemptP99Ms: round(percentile(latency, 99)),
+      firstAttemptMaxMs: round(Math.max(...latency)),
+      pendingAfter1s: pending,
+    };
   } finally {
     await receiver.close();
     await c.close();
@@ -241,7 +290,10 @@ async function noisyNeighbour() {
 async function peerWorkers(app: TestApp): Promise<ChildProcess[]> {
   const start = () =>
     new Promise<ChildProcess>((resolve, reject) => {
-      const child = spawn(process.execPath, [path.resolve('dist/bench/peer-worker.js')], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: app.running.databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [path.resolve('dist/bench/peer-worker.js')], {
+        env: { PATH: process.env.PATH ?? '', DATABASE_URL: app.running.databaseUrl },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout!.on('data', (chunk: Buffer) => {
         output += chunk.toString();
@@ -270,7 +322,10 @@ async function peer() {
     const [{ id: company }] = await app.sql<{ id: number }>("SELECT id FROM companies WHERE name = 'Acme Agency'");
     const hooks: Array<{ id: number; secret: string; url: string }> = [];
     for (let i = 0; i < ENDPOINTS; i++) {
-      const res = await app.request('POST', '/api/webhooks', { token: owner, body: { title: `Peer ${i}`, url: `${receiver.url}/sb/${i}`, events: ['agent.created'] } });
+      const res = await app.request('POST', '/api/webhooks', {
+        token: owner,
+        body: { title: `Peer ${i}`, url: `${receiver.url}/sb/${i}`, events: ['agent.created'] },
+      });
       hooks.push({ id: res.body.data.id, secret: res.body.data.secret, url: `${receiver.url}/peer/${i}` });
     }
     // (1) Queued work: the same payloads as outbox rows for Switchboard and as jobs for the peer.
@@ -281,15 +336,26 @@ async function peer() {
       const values: unknown[] = [];
       for (let i = start; i < Math.min(start + 500, DELIVERIES); i++) {
         const hook = hooks[i % ENDPOINTS];
-        const payload = payloadText({ event: 'agent.created', occurredAt: now, webhookId: hook.id, data: { agent_id: String(i), name: 'Bench', active: true, online: false }, contact: null });
+        const payload = payloadText({
+          event: 'agent.created',
+          occurredAt: now,
+          webhookId: hook.id,
+          data: { agent_id: String(i), name: 'Bench', active: true, online: false },
+          contact: null,
+        });
         const id = newDeliveryId();
         rows.push(`(?, ?, ?, 'agent.created', 'pending', ?, 0, 5, ?, 'scheduled', ?)`);
         values.push(id, hook.id, company, payload, now, now);
         jobs.push({ deliveryId: id, event: 'agent.created', url: hook.url, secret: hook.secret, payload });
       }
-      await app.sql(`INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at) VALUES ${rows.join(', ')}`, values);
+      await app.sql(
+        `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, ` +
+          `final_attempt, next_attempt_at, next_trigger, created_at) VALUES ${rows.join(', ')}`,
+        values,
+      );
     }
-    for (let i = 0; i < jobs.length; i += 100) await Promise.all(jobs.slice(i, i + 100).map((job) => utils.addJob(PEER_TASK, job)));
+    for (let i = 0; i < jobs.length; i += 100)
+      await Promise.all(jobs.slice(i, i + 100).map((job) => utils.addJob(PEER_TASK, job)));
     const rate = async (prefix: string, begin: () => Promise<ChildProcess[]>) => {
       const mine = (r: { path: string }) => r.path.startsWith(prefix);
       const started = await begin();
@@ -301,13 +367,22 @@ async function peer() {
       for (const child of started) await stop(child);
       return { perSecond, peakRssMiB: peakRss };
     };
-    const sbThroughput = await rate('/sb/', () => Promise.all([startWorker(app, { NODE_ENV: 'production', LOG_LEVEL: 'error' }), startWorker(app, { NODE_ENV: 'production', LOG_LEVEL: 'error' })]));
+    const sbThroughput = await rate('/sb/', () =>
+      Promise.all([
+        startWorker(app, { NODE_ENV: 'production', LOG_LEVEL: 'error' }),
+        startWorker(app, { NODE_ENV: 'production', LOG_LEVEL: 'error' }),
+      ]),
+    );
     const peerThroughput = await rate('/peer/', () => peerWorkers(app));
 
     // (2) Paced work, 200 per second to one endpoint: Switchboard's outbox written in a transaction of
     // this process (as the API writes it), the peer's job added in one; from the event's time to its receipt.
     const { contexts } = app.running.services;
-    const paced = async (prefix: string, begin: () => Promise<ChildProcess[]>, enqueue: (i: number, at: Date) => Promise<void>) => {
+    const paced = async (
+      prefix: string,
+      begin: () => Promise<ChildProcess[]>,
+      enqueue: (i: number, at: Date) => Promise<void>,
+    ) => {
       const started = await begin();
       children.push(...started);
       const before = receiver.received.filter((r) => r.path.startsWith(prefix)).length;
@@ -316,22 +391,52 @@ async function peer() {
       const got = (await receiver.waitFor(before + total, 120_000, (r) => r.path.startsWith(prefix))).slice(before);
       for (const child of started) await stop(child);
       const latency = firstAttemptMs(got);
-      return { events: total, p50Ms: round(percentile(latency, 50)), p99Ms: round(percentile(latency, 99)), maxMs: round(Math.max(...latency)) };
+      return {
+        events: total,
+        p50Ms: round(percentile(latency, 50)),
+        p99Ms: round(percentile(latency, 99)),
+        maxMs: round(Math.max(...latency)),
+      };
     };
-    const single = await app.request('POST', '/api/webhooks', { token: owner, body: { title: 'Paced', url: `${receiver.url}/sb-paced`, events: ['agent.created'] } });
+    const single = await app.request('POST', '/api/webhooks', {
+      token: owner,
+      body: { title: 'Paced', url: `${receiver.url}/sb-paced`, events: ['agent.created'] },
+    });
     for (const hook of hooks) await app.sql('UPDATE webhooks SET active = false WHERE id = ?', [hook.id]);
-    const sbPaced = await paced('/sb-paced', () => Promise.all([startWorker(app, { NODE_ENV: 'production', LOG_LEVEL: 'error' }), startWorker(app, { NODE_ENV: 'production', LOG_LEVEL: 'error' })]), (i) =>
-      contexts.forSystem(company, 'bench').unitOfWork((ctx) => ctx.events.record('agent.created', { agent_id: String(i), name: 'Paced', active: true, online: false })),
+    const sbPaced = await paced(
+      '/sb-paced',
+      () =>
+        Promise.all([
+          startWorker(app, { NODE_ENV: 'production', LOG_LEVEL: 'error' }),
+          startWorker(app, { NODE_ENV: 'production', LOG_LEVEL: 'error' }),
+        ]),
+      (i) =>
+        contexts
+          .forSystem(company, 'bench')
+          .unitOfWork((ctx) =>
+            ctx.events.record('agent.created', { agent_id: String(i), name: 'Paced', active: true, online: false }),
+          ),
     );
     const secret = single.body.data.secret as string;
-    const peerPaced = await paced('/peer-paced', () => peerWorkers(app), (i, at) =>
-      utils.addJob(PEER_TASK, {
-        deliveryId: newDeliveryId(),
-        event: 'agent.created',
-        url: `${receiver.url}/peer-paced`,
-        secret,
-        payload: payloadText({ event: 'agent.created', occurredAt: at, webhookId: single.body.data.id, data: { agent_id: String(i), name: 'Paced', active: true, online: false }, contact: null }),
-      } satisfies PeerJob).then(() => undefined),
+    const peerPaced = await paced(
+      '/peer-paced',
+      () => peerWorkers(app),
+      (i, at) =>
+        utils
+          .addJob(PEER_TASK, {
+            deliveryId: newDeliveryId(),
+            event: 'agent.created',
+            url: `${receiver.url}/peer-paced`,
+            secret,
+            payload: payloadText({
+              event: 'agent.created',
+              occurredAt: at,
+              webhookId: single.body.data.id,
+              data: { agent_id: String(i), name: 'Paced', active: true, online: false },
+              contact: null,
+            }),
+          } satisfies PeerJob)
+          .then(() => undefined),
     );
     return {
       deliveries: DELIVERIES,
@@ -355,7 +460,11 @@ async function peer() {
 async function retryLateness() {
   const delayMs = 1000;
   const app = await startTestApp({ PROCESS_ROLE: 'api', LOG_LEVEL: 'silent' });
-  const worker = await startWorker(app, { NODE_ENV: 'production', LOG_LEVEL: 'error', WEBHOOK_RETRY_DELAYS: `${delayMs}ms,${delayMs}ms,${delayMs}ms,${delayMs}ms` });
+  const worker = await startWorker(app, {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'error',
+    WEBHOOK_RETRY_DELAYS: `${delayMs}ms,${delayMs}ms,${delayMs}ms,${delayMs}ms`,
+  });
   const receiver = await new Receiver().start();
   const seen = new Set<string>();
   receiver.answer = (r) => {
@@ -366,20 +475,38 @@ async function retryLateness() {
   };
   try {
     const owner = await app.login('owner@acme.test');
-    await app.request('POST', '/api/webhooks', { token: owner, body: { title: 'Retry', url: receiver.url, events: ['agent.created'] } });
+    await app.request('POST', '/api/webhooks', {
+      token: owner,
+      body: { title: 'Retry', url: receiver.url, events: ['agent.created'] },
+    });
     const [{ id: company }] = await app.sql<{ id: number }>("SELECT id FROM companies WHERE name = 'Acme Agency'");
     const { contexts } = app.running.services;
     for (let i = 0; i < RETRIES; i++) {
-      await contexts.forSystem(company, 'bench').unitOfWork((ctx) => ctx.events.record('agent.created', { agent_id: String(i), name: 'Retry', active: true, online: false }));
+      await contexts
+        .forSystem(company, 'bench')
+        .unitOfWork((ctx) =>
+          ctx.events.record('agent.created', { agent_id: String(i), name: 'Retry', active: true, online: false }),
+        );
       await sleep(25);
     }
     await eventually(async () => {
-      const [{ n }] = await app.sql<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'");
+      const [{ n }] = await app.sql<{ n: number }>(
+        "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'",
+      );
       return n >= RETRIES ? true : undefined;
     }, 60_000);
-    const rows = await app.sql<{ late: number }>('SELECT extract(epoch from (attempted_at - due_at)) * 1000 AS late FROM webhook_attempts WHERE number = 2');
+    const rows = await app.sql<{ late: number }>(
+      'SELECT extract(epoch from (attempted_at - due_at)) * 1000 AS late FROM webhook_attempts WHERE number = 2',
+    );
     const late = rows.map((r) => Number(r.late));
-    return { retries: late.length, delayMs, p50Ms: round(percentile(late, 50)), p99Ms: round(percentile(late, 99)), maxMs: round(Math.max(...late)), early: late.filter((l) => l < 0).length };
+    return {
+      retries: late.length,
+      delayMs,
+      p50Ms: round(percentile(late, 50)),
+      p99Ms: round(percentile(late, 99)),
+      maxMs: round(Math.max(...late)),
+      early: late.filter((l) => l < 0).length,
+    };
   } finally {
     await stop(worker);
     await receiver.close();
@@ -390,37 +517,102 @@ async function retryLateness() {
 export async function webhooksBench(): Promise<void> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const t = await throughput();
-  out(`throughput: ${t.deliveriesPerRound} deliveries over ${t.endpoints} endpoints caused by ${t.deliveriesPerRound / t.endpoints} mutations, ${t.deliveriesPerSecond.join(' and ')}/s; writes ${t.mutationsPerSecondNone.join('/')} per s with no webhook, ${t.mutationsPerSecondTwenty.join('/')} with twenty (${t.writeRatio}x), ${t.mutationsPerSecondTwentyWorkersPaused} with twenty and the workers paused (${t.writeRatioWorkersPaused}x); peak RSS ${t.workerPeakRssMiB.join('/')} MiB`);
+  out(
+    `throughput: ${t.deliveriesPerRound} deliveries over ${t.endpoints} endpoints caused by ` +
+      `${t.deliveriesPerRound / t.endpoints} mutations, ${t.deliveriesPerSecond.join(' and ')}/s; writes ` +
+      `${t.mutationsPerSecondNone.join('/')} per s with no webhook, ` +
+      `${t.mutationsPerSecondTwenty.join('/')} with twenty (${t.writeRatio}x), ` +
+      `${t.mutationsPerSecondTwentyWorkersPaused} with twenty and the workers paused ` +
+      `(${t.writeRatioWorkersPaused}x); peak RSS ${t.workerPeakRssMiB.join('/')} MiB`,
+  );
   const one = await oneEndpoint(200);
-  out(`one endpoint at 200/s offered: committed ${one.committedPerSecond}/s, answers p50 ${one.answerP50Ms} ms p99 ${one.answerP99Ms} ms, first attempt p50 ${one.firstAttemptP50Ms} ms p99 ${one.firstAttemptP99Ms} ms, pending after 1 s ${one.pendingAfter1s}`);
+  out(
+    `one endpoint at 200/s offered: committed ${one.committedPerSecond}/s, answers p50 ` +
+      `${one.answerP50Ms} ms p99 ${one.answerP99Ms} ms, first attempt p50 ${one.firstAttemptP50Ms} ms p99 ` +
+      `${one.firstAttemptP99Ms} ms, pending after 1 s ${one.pendingAfter1s}`,
+  );
   const noisy = await noisyNeighbour();
-  out(`noisy neighbour: B first attempt p50 ${noisy.bFirstAttemptP50Ms} ms p99 ${noisy.bFirstAttemptP99Ms} ms max ${noisy.bFirstAttemptMaxMs} ms (${noisy.bEvents} events; A started ${noisy.aAttemptsStarted} hanging attempts)`);
+  out(
+    `noisy neighbour: B first attempt p50 ${noisy.bFirstAttemptP50Ms} ms p99 ${noisy.bFirstAttemptP99Ms} ` +
+      `ms max ${noisy.bFirstAttemptMaxMs} ms (${noisy.bEvents} events; A started ${noisy.aAttemptsStarted} ` +
+      `hanging attempts)`,
+  );
   const p = await peer();
-  out(`peer: ${p.deliveries} queued deliveries, switchboard ${p.switchboardPerSecond}/s, graphile-worker ${p.peerPerSecond}/s (${p.throughputRatio}x); paced 200/s p99 switchboard ${p.pacedSwitchboard.p99Ms} ms, graphile-worker ${p.pacedPeer.p99Ms} ms`);
+  out(
+    `peer: ${p.deliveries} queued deliveries, switchboard ${p.switchboardPerSecond}/s, graphile-worker ` +
+      `${p.peerPerSecond}/s (${p.throughputRatio}x); paced 200/s p99 switchboard ` +
+      `${p.pacedSwitchboard.p99Ms} ms, graphile-worker ${p.pacedPeer.p99Ms} ms`,
+  );
   const retries = await retryLateness();
-  out(`retries: ${retries.retries} retries, late p50 ${retries.p50Ms} ms, p99 ${retries.p99Ms} ms, max ${retries.maxMs} ms, early ${retries.early}`);
+  out(
+    `retries: ${retries.retries} retries, late p50 ${retries.p50Ms} ms, p99 ${retries.p99Ms} ms, max ${retries.maxMs} ms, early ${retries.early}`,
+  );
 
   const { commit, machine, database } = runInfo();
   const measuredAt = new Date().toISOString();
   mkdirSync('bench/results', { recursive: true });
-  writeFileSync('bench/results/webhooks.json', `${JSON.stringify({ measuredAt, commit, machine, database, seconds: SECONDS, throughput: t, oneEndpoint: one, noisyNeighbour: noisy, peer: p, retries }, null, 2)}\n`);
-  writeFileSync('bench/results/webhooks.md', [
-    `# Webhook delivery (${measuredAt.slice(0, 10)}, commit ${commit})`,
-    '',
-    `${machine}; ${database}; one API and two worker processes (production mode), receivers and PostgreSQL on this one machine; events caused by GraphQL mutations over HTTP unless said otherwise; ${SECONDS} s per paced run.`,
-    '',
-    '| measure | result | target |',
-    '|---|---|---|',
-    `| deliveries per second, 2 workers, ${t.deliveriesPerRound} deliveries over ${t.endpoints} fast endpoints (from ${t.deliveriesPerRound / t.endpoints} mutations), from the first receipt, two rounds | ${t.deliveriesPerSecond.join(', ')}/s; ${t.duplicates} duplicates; delivery began before the mutations ended: ${t.deliveriesBeganBeforeMutationsEnded} | at least 1,000/s |`,
-    `| mutations per second at 10 concurrent, twenty webhooks subscribed / none (two rounds each, interleaved) | ${t.mutationsPerSecondTwenty.join(', ')} / ${t.mutationsPerSecondNone.join(', ')} = ${t.writeRatio}x | at least 0.9x |`,
-    `| the same with the workers paused (the outbox's own cost, without the deliveries' CPU) | ${t.mutationsPerSecondTwentyWorkersPaused} / ${t.mutationsPerSecondNone.join(', ')} = ${t.writeRatioWorkersPaused}x | |`,
-    `| 200 events/s offered to one fast endpoint: what the API commits | ${one.committedPerSecond}/s (answers p50 ${one.answerP50Ms} ms, p99 ${one.answerP99Ms} ms; ${one.failed} failed${one.failures.length ? `: ${one.failures.join('; ')}` : ''}) | at least 190/s |`,
-    `| the same: event to first attempt | p50 ${one.firstAttemptP50Ms} ms, p99 ${one.firstAttemptP99Ms} ms, max ${one.firstAttemptMaxMs} ms; ${one.pendingAfter1s} pending 1 s after the last | p99 under 50 ms, no backlog |`,
-    `| noisy neighbour: A has 50 hanging endpoints (3 s timeout) getting 5 events/s, B one fast endpoint getting 20/s: B's event to first attempt | p50 ${noisy.bFirstAttemptP50Ms} ms, p99 ${noisy.bFirstAttemptP99Ms} ms, max ${noisy.bFirstAttemptMaxMs} ms (A's hanging attempts started: ${noisy.aAttemptsStarted}) | p99 under 100 ms |`,
-    `| peer: ${p.deliveries} deliveries queued over ${ENDPOINTS} endpoints, 2 workers each, deliveries per second | Switchboard ${p.switchboardPerSecond}/s, graphile-worker ${p.peerPerSecond}/s: ${p.throughputRatio}x | at least 1.5x |`,
-    `| peer: 200 events/s to one endpoint for ${SECONDS} s, event to first attempt | Switchboard p50 ${p.pacedSwitchboard.p50Ms} ms, p99 ${p.pacedSwitchboard.p99Ms} ms; graphile-worker p50 ${p.pacedPeer.p50Ms} ms, p99 ${p.pacedPeer.p99Ms} ms | a better p99 |`,
-    `| peak RSS per worker process | Switchboard ${t.workerPeakRssMiB.join(', ')} MiB (throughput run), ${p.switchboardPeakRssMiB.join(', ')} MiB (peer run); graphile-worker ${p.peerPeakRssMiB.join(', ')} MiB | bounded |`,
-    `| retry fire time minus due time, ${retries.retries} retries | p50 ${retries.p50Ms} ms, p99 ${retries.p99Ms} ms, max ${retries.maxMs} ms, ${retries.early} early | never early |`,
-    '',
-  ].join('\n'));
+  writeFileSync(
+    'bench/results/webhooks.json',
+    `${JSON.stringify(
+      {
+        measuredAt,
+        commit,
+        machine,
+        database,
+        seconds: SECONDS,
+        throughput: t,
+        oneEndpoint: one,
+        noisyNeighbour: noisy,
+        peer: p,
+        retries,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  writeFileSync(
+    'bench/results/webhooks.md',
+    [
+      `# Webhook delivery (${measuredAt.slice(0, 10)}, commit ${commit})`,
+      '',
+      `${machine}; ${database}; one API and two worker processes (production mode), receivers and ` +
+        `PostgreSQL on this one machine; events caused by GraphQL mutations over HTTP unless said otherwise; ` +
+        `${SECONDS} s per paced run.`,
+      '',
+      '| measure | result | target |',
+      '|---|---|---|',
+      `| deliveries per second, 2 workers, ${t.deliveriesPerRound} deliveries over ${t.endpoints} fast ` +
+        `endpoints (from ${t.deliveriesPerRound / t.endpoints} mutations), from the first receipt, two ` +
+        `rounds | ${t.deliveriesPerSecond.join(', ')}/s; ${t.duplicates} duplicates; delivery began before ` +
+        `the mutations ended: ${t.deliveriesBeganBeforeMutationsEnded} | at least 1,000/s |`,
+      `| mutations per second at 10 concurrent, twenty webhooks subscribed / none (two rounds each, ` +
+        `interleaved) | ${t.mutationsPerSecondTwenty.join(', ')} / ${t.mutationsPerSecondNone.join(', ')} = ` +
+        `${t.writeRatio}x | at least 0.9x |`,
+      `| the same with the workers paused (the outbox's own cost, without the deliveries' CPU) | ` +
+        `${t.mutationsPerSecondTwentyWorkersPaused} / ${t.mutationsPerSecondNone.join(', ')} = ` +
+        `${t.writeRatioWorkersPaused}x | |`,
+      `| 200 events/s offered to one fast endpoint: what the API commits | ${one.committedPerSecond}/s ` +
+        `(answers p50 ${one.answerP50Ms} ms, p99 ${one.answerP99Ms} ms; ${one.failed} failed` +
+        `${one.failures.length ? `: ${one.failures.join('; ')}` : ''}) | at least 190/s |`,
+      `| the same: event to first attempt | p50 ${one.firstAttemptP50Ms} ms, p99 ${one.firstAttemptP99Ms} ` +
+        `ms, max ${one.firstAttemptMaxMs} ms; ${one.pendingAfter1s} pending 1 s after the last | p99 under ` +
+        `50 ms, no backlog |`,
+      `| noisy neighbour: A has 50 hanging endpoints (3 s timeout) getting 5 events/s, B one fast endpoint ` +
+        `getting 20/s: B's event to first attempt | p50 ${noisy.bFirstAttemptP50Ms} ms, p99 ` +
+        `${noisy.bFirstAttemptP99Ms} ms, ` +
+        `max ${noisy.bFirstAttemptMaxMs} ms (A's hanging attempts started: ${noisy.aAttemptsStarted}) | p99 under 100 ms |`,
+      `| peer: ${p.deliveries} deliveries queued over ${ENDPOINTS} endpoints, 2 workers each, deliveries ` +
+        `per second | Switchboard ${p.switchboardPerSecond}/s, graphile-worker ${p.peerPerSecond}/s: ` +
+        `${p.throughputRatio}x | at least 1.5x |`,
+      `| peer: 200 events/s to one endpoint for ${SECONDS} s, event to first attempt | Switchboard p50 ` +
+        `${p.pacedSwitchboard.p50Ms} ms, p99 ${p.pacedSwitchboard.p99Ms} ms; graphile-worker p50 ` +
+        `${p.pacedPeer.p50Ms} ms, p99 ${p.pacedPeer.p99Ms} ms | a better p99 |`,
+      `| peak RSS per worker process | Switchboard ${t.workerPeakRssMiB.join(', ')} MiB (throughput run), ` +
+        `${p.switchboardPeakRssMiB.join(', ')} MiB (peer run); graphile-worker ` +
+        `${p.peerPeakRssMiB.join(', ')} MiB | bounded |`,
+      `| retry fire time minus due time, ${retries.retries} retries | p50 ${retries.p50Ms} ms, p99 ` +
+        `${retries.p99Ms} ms, max ${retries.maxMs} ms, ${retries.early} early | never early |`,
+      '',
+    ].join('\n'),
+  );
 }

@@ -14,7 +14,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 
-const secrets = (process.env.WEBHOOK_SECRETS ?? process.env.WEBHOOK_SECRET ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const secrets = (process.env.WEBHOOK_SECRETS ?? process.env.WEBHOOK_SECRET ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const portText = process.env.RECEIVER_PORT ?? '4000';
 if (secrets.length === 0 || !secrets.every((s) => s.startsWith('whsec_'))) {
   console.error('Set WEBHOOK_SECRETS to the webhook secret (whsec_...), or several separated by commas.');
@@ -51,21 +54,43 @@ const server = createServer((req, res) => {
   req.on('data', (chunk) => chunks.push(chunk));
   req.on('end', () => {
     const rawBody = Buffer.concat(chunks).toString('utf8');
-    const verified = secrets.some((secret) => verifyStandardSignature(secret, rawBody, req.headers['webhook-id'], req.headers['webhook-timestamp'], req.headers['webhook-signature']));
-    const payloadOk = secrets.some((secret) => verifyPayloadSignature(secret, rawBody, req.headers['x-webhook-signature']));
+    const verified = secrets.some((secret) =>
+      verifyStandardSignature(
+        secret,
+        rawBody,
+        req.headers['webhook-id'],
+        req.headers['webhook-timestamp'],
+        req.headers['webhook-signature'],
+      ),
+    );
+    const payloadOk = secrets.some((secret) =>
+      verifyPayloadSignature(secret, rawBody, req.headers['x-webhook-signature']),
+    );
     let event = null;
     try {
       event = JSON.parse(rawBody).event;
     } catch {
       // not JSON: not verified either
     }
-    console.log(JSON.stringify({ verified, payloadOk, event, id: req.headers['webhook-id'], attempt: req.headers['x-webhook-attempt'] }));
+    console.log(
+      JSON.stringify({
+        verified,
+        payloadOk,
+        event,
+        id: req.headers['webhook-id'],
+        attempt: req.headers['x-webhook-attempt'],
+      }),
+    );
     res.writeHead(verified ? 200 : 400, { 'content-type': 'text/plain' });
     res.end(verified ? 'ok' : 'signature mismatch');
   });
 });
 server.on('error', (error) => {
-  console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use: set RECEIVER_PORT to a free one.` : `The receiver could not listen on port ${port}: ${error.message}`);
+  console.error(
+    error.code === 'EADDRINUSE'
+      ? `Port ${port} is in use: set RECEIVER_PORT to a free one.`
+      : `The receiver could not listen on port ${port}: ${error.message}`,
+  );
   process.exit(71);
 });
 server.listen(port, '127.0.0.1', () => console.log(JSON.stringify({ listening: server.address().port })));

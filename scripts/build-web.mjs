@@ -14,12 +14,22 @@ mkdirSync(path.join(out, 'assets'), { recursive: true });
 
 const bundles = [
   { name: 'app', entry: 'web/src/main.tsx', jsxImportSource: 'preact', page: 'web/index.html', html: 'index.html' },
-  { name: 'explorer', entry: 'web/explorer/main.tsx', jsxImportSource: 'react', page: 'web/explorer.html', html: 'explorer.html' },
+  {
+    name: 'explorer',
+    entry: 'web/explorer/main.tsx',
+    jsxImportSource: 'react',
+    page: 'web/explorer.html',
+    html: 'explorer.html',
+  },
 ];
 
 copyFileSync('web/favicon.svg', path.join(out, 'favicon.svg'));
 
-const hash = (file) => createHash('sha256').update(readFileSync(path.join(out, 'assets', file))).digest('hex').slice(0, 12);
+const hash = (file) =>
+  createHash('sha256')
+    .update(readFileSync(path.join(out, 'assets', file)))
+    .digest('hex')
+    .slice(0, 12);
 for (const bundle of bundles) {
   const result = await build({
     entryPoints: { [bundle.name]: bundle.entry },
@@ -36,8 +46,12 @@ for (const bundle of bundles) {
     logLevel: 'warning',
     metafile: true,
   });
-  const html = readFileSync(bundle.page, 'utf8').replace('%HASH_JS%', hash(`${bundle.name}.js`)).replace('%HASH_CSS%', hash(`${bundle.name}.css`));
+  const html = readFileSync(bundle.page, 'utf8')
+    .replace('%HASH_JS%', hash(`${bundle.name}.js`))
+    .replace('%HASH_CSS%', hash(`${bundle.name}.css`));
   writeFileSync(path.join(out, bundle.html), html);
-  const bytes = Object.entries(result.metafile.outputs).filter(([file]) => !file.endsWith('.map')).reduce((sum, [, o]) => sum + o.bytes, 0);
+  const bytes = Object.entries(result.metafile.outputs)
+    .filter(([file]) => !file.endsWith('.map'))
+    .reduce((sum, [, o]) => sum + o.bytes, 0);
   process.stdout.write(`${bundle.name}: dist/web/${bundle.html} and its assets (${Math.round(bytes / 1024)} KiB)\n`);
 }

@@ -17,7 +17,9 @@ if (!name || !/^[a-z0-9_]+$/.test(name)) {
   process.exit(64);
 }
 const config = loadConfig();
-const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), 'switchboard', createLogger('warn'));
+const embedded = config.databaseUrl
+  ? undefined
+  : await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), 'switchboard', createLogger('warn'));
 const orm = await MikroORM.init(ormConfig(config.databaseUrl ?? embedded!.url));
 try {
   await migrate(orm);

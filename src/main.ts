@@ -28,12 +28,18 @@ async function main() {
   // Traced: the SDK and the libraries' instrumentations start before the modules they hook load.
   let stopTraces = async () => {};
   if (config.tracing) {
-    const [{ startTracing, stopTracing }, { instrumentLibraries }] = await Promise.all([import('./observability/tracing.js'), import('./observability/instrumentation.js')]);
+    const [{ startTracing, stopTracing }, { instrumentLibraries }] = await Promise.all([
+      import('./observability/tracing.js'),
+      import('./observability/instrumentation.js'),
+    ]);
     startTracing('switchboard', undefined, { libraries: config.tracedLibraries.length > 0, protocol: config.tracing });
     stopTraces = stopTracing;
     await instrumentLibraries(config.tracedLibraries);
   }
-  const [{ startService }, { DEMO_LOGINS, DEMO_PASSWORD }] = await Promise.all([import('./platform/runtime.js'), import('./seed/demo.js')]);
+  const [{ startService }, { DEMO_LOGINS, DEMO_PASSWORD }] = await Promise.all([
+    import('./platform/runtime.js'),
+    import('./seed/demo.js'),
+  ]);
   const running = await startService(config, log);
 
   let stopping = false;
@@ -52,13 +58,22 @@ async function main() {
   // The banner is log lines too (JSON for machines, pretty for a terminal); it shows unless LOG_LEVEL=silent.
   const bannerLog = createLogger(config.logLevel === 'silent' ? 'silent' : 'info', undefined, format);
   // Fields are for machines: a person at a terminal reads the sentence alone.
-  const banner = { info: (message: string, fields?: Record<string, unknown>) => bannerLog.info(message, format === 'json' ? fields : undefined) };
+  const banner = {
+    info: (message: string, fields?: Record<string, unknown>) =>
+      bannerLog.info(message, format === 'json' ? fields : undefined),
+  };
   const { url } = running;
   banner.info(`Switchboard is running (${config.role}) at ${url}`, { role: config.role, url });
   // Webhooks to internal addresses are for a try-out on one machine: say so whenever they are allowed.
   if (config.webhookDestinations !== 'public') {
-    const which = config.webhookDestinations === 'loopback' ? 'this machine (loopback addresses only, the development default)' : 'private and loopback addresses (WEBHOOK_ALLOW_PRIVATE=true)';
-    bannerLog.warn(`Webhooks may be sent to ${which}; production refuses them unless WEBHOOK_ALLOW_PRIVATE=true`, format === 'json' ? { webhookDestinations: config.webhookDestinations } : undefined);
+    const which =
+      config.webhookDestinations === 'loopback'
+        ? 'this machine (loopback addresses only, the development default)'
+        : 'private and loopback addresses (WEBHOOK_ALLOW_PRIVATE=true)';
+    bannerLog.warn(
+      `Webhooks may be sent to ${which}; production refuses them unless WEBHOOK_ALLOW_PRIVATE=true`,
+      format === 'json' ? { webhookDestinations: config.webhookDestinations } : undefined,
+    );
   }
   if (config.role === 'worker') {
     banner.info(`Probes: ${url}/healthz, ${url}/readyz, ${url}/metrics (a worker serves no API)`);
@@ -67,20 +82,34 @@ async function main() {
   banner.info(`Web interface: ${url}/ (sign in, then Setup > Webhooks)`, { web: `${url}/` });
   banner.info(`GraphQL: ${url}/graphql (the explorer opens there in a browser)`, { graphql: `${url}/graphql` });
   banner.info(`REST: ${url}/api (docs at ${url}/api/docs)`, { rest: `${url}/api`, docs: `${url}/api/docs` });
-  banner.info(`Database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL in ${config.dataDir}/postgres`}${running.seeded ? ' (demo data created)' : ''}`);
+  banner.info(
+    `Database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL in ${config.dataDir}/postgres`}${running.seeded ? ' (demo data created)' : ''}`,
+  );
   // Demo logins exist only where demo data may be seeded (never in production).
   if (config.seedDemo) {
-    for (const login of DEMO_LOGINS) banner.info(`Demo login: ${login.email} / ${DEMO_PASSWORD}: ${login.shows}`, { email: login.email });
-    banner.info(`Try: curl -s -X POST ${url}/api/login -H 'Content-Type: application/json' -d '{"email":"owner@acme.test","password":"${DEMO_PASSWORD}"}'`);
+    for (const login of DEMO_LOGINS)
+      banner.info(`Demo login: ${login.email} / ${DEMO_PASSWORD}: ${login.shows}`, { email: login.email });
+    banner.info(
+      `Try: curl -s -X POST ${url}/api/login -H 'Content-Type: application/json' -d '{"email":"owner@acme.test","password":"${DEMO_PASSWORD}"}'`,
+    );
   }
   banner.info('Stop with Ctrl-C: requests in flight finish first, the embedded PostgreSQL stops last.');
 }
 
 main().catch((error) => {
   // One line naming the cause and the setting to fix, through the logger (JSON in JSON mode); the stack only at debug.
-  const failure = describeStartFailure(error, { databaseUrl: config?.databaseUrl, host: config?.host ?? '0.0.0.0', port: config?.port ?? 3000 });
-  const fields = { exitCode: failure.exitCode, ...(failure.variable ? { variable: failure.variable } : {}), ...(config?.logLevel === 'debug' && error instanceof Error ? { stack: error.stack } : {}) };
-  if (log && json && config?.logLevel !== 'silent') log.error(`Switchboard failed to start: ${failure.message}`, fields);
+  const failure = describeStartFailure(error, {
+    databaseUrl: config?.databaseUrl,
+    host: config?.host ?? '0.0.0.0',
+    port: config?.port ?? 3000,
+  });
+  const fields = {
+    exitCode: failure.exitCode,
+    ...(failure.variable ? { variable: failure.variable } : {}),
+    ...(config?.logLevel === 'debug' && error instanceof Error ? { stack: error.stack } : {}),
+  };
+  if (log && json && config?.logLevel !== 'silent')
+    log.error(`Switchboard failed to start: ${failure.message}`, fields);
   else process.stderr.write(`Switchboard failed to start: ${failure.message}\n`);
   process.exit(failure.exitCode);
 });

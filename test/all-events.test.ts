@@ -35,12 +35,25 @@ after(async () => {
 });
 
 describe('every event from a real operation', () => {
-  it('every event type reaches the receiver, verified, and the subscription; a call\'s in the order they happened', async () => {
+  it("every event type reaches the receiver, verified, and the subscription; a call's in the order they happened", async () => {
     const token = await app.login('owner@acme.test');
-    const hook = (await app.request('POST', '/api/webhooks', { token, body: { title: 'Everything', url: `${receiver.url}/all`, events: [...EVENT_NAMES], list_selection: 'All' } })).body.data;
+    const hook = (
+      await app.request('POST', '/api/webhooks', {
+        token,
+        body: { title: 'Everything', url: `${receiver.url}/all`, events: [...EVENT_NAMES], list_selection: 'All' },
+      })
+    ).body.data;
     const live: Array<{ type: string; data: Record<string, unknown> }> = [];
-    client = createClient({ url: `${app.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
-    client.subscribe<{ events: { type: string; data: Record<string, unknown> } }>({ query: 'subscription { events { id type occurredAt data contact } }' }, { next: (m) => m.data && live.push(m.data.events), error: () => undefined, complete: () => undefined });
+    client = createClient({
+      url: `${app.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+    });
+    client.subscribe<{ events: { type: string; data: Record<string, unknown> } }>(
+      { query: 'subscription { events { id type occurredAt data contact } }' },
+      { next: (m) => m.data && live.push(m.data.events), error: () => undefined, complete: () => undefined },
+    );
     await eventually(async () => (app.running.services.live.size === 1 ? true : undefined), 5000, 'the subscription');
 
     // Agents: created, updated, switched online; a fresh one answers a number of its own.
@@ -48,7 +61,10 @@ describe('every event from a real operation', () => {
     await app.request('PUT', `/api/agents/${agent.id}`, { token, body: { name: 'Every Event Ava II' } });
     await app.request('PUT', `/api/agents/${agent.id}/status`, { token, body: { online: true } });
     const account = await app.providerAccount();
-    const [number] = await app.sql('SELECT id, phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id DESC LIMIT 1', [account.companyId]);
+    const [number] = await app.sql(
+      'SELECT id, phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id DESC LIMIT 1',
+      [account.companyId],
+    );
     await app.sql('UPDATE phone_numbers SET chatbot_agent_id = ? WHERE id = ?', [agent.id, number.id]);
     const options = { url: app.url, accountSid: account.sid, authToken: account.authToken, number: number.phone_no };
 
@@ -59,12 +75,26 @@ describe('every event from a real operation', () => {
     for (let i = 0; i < 2; i++) await playScenario('outbound-call', options);
     await playScenario('missed-call', options);
     // SMS, both fates and a reply.
-    await playSmsScenario('sms-exchange', { url: app.url, accountSid: account.sid, authToken: account.authToken, bearer: token });
-    await playSmsScenario('sms-failed', { url: app.url, accountSid: account.sid, authToken: account.authToken, bearer: token, contact: '+14155550199' });
+    await playSmsScenario('sms-exchange', {
+      url: app.url,
+      accountSid: account.sid,
+      authToken: account.authToken,
+      bearer: token,
+    });
+    await playSmsScenario('sms-failed', {
+      url: app.url,
+      accountSid: account.sid,
+      authToken: account.authToken,
+      bearer: token,
+      contact: '+14155550199',
+    });
     // A campaign with a lead.
     const campaign = (await app.request('POST', '/api/campaigns', { token, body: { name: 'Everything' } })).body.data;
     await app.request('POST', `/api/campaigns/${campaign.id}/start`, { token });
-    await app.request('POST', '/api/leads', { token, body: { phone_number: '+14155550155', campaign_id: String(campaign.id), source: 'test' } });
+    await app.request('POST', '/api/leads', {
+      token,
+      body: { phone_number: '+14155550155', campaign_id: String(campaign.id), source: 'test' },
+    });
     await app.request('POST', `/api/campaigns/${campaign.id}/complete`, { token });
 
     // Operator events: a webhook failing for over half of its window (webhook.failing) fails all five
@@ -72,33 +102,72 @@ describe('every event from a real operation', () => {
     // endpoint answers 410 (webhook.disabled).
     down.answer = () => ({ status: 500 });
     gone.answer = () => ({ status: 410 });
-    const failing = (await app.request('POST', '/api/webhooks', { token, body: { title: 'Down', url: `${down.url}/down`, events: ['agent.created'] } })).body.data;
-    await app.request('POST', '/api/webhooks', { token, body: { title: 'Gone', url: `${gone.url}/gone`, events: ['agent.created'] } });
+    const failing = (
+      await app.request('POST', '/api/webhooks', {
+        token,
+        body: { title: 'Down', url: `${down.url}/down`, events: ['agent.created'] },
+      })
+    ).body.data;
+    await app.request('POST', '/api/webhooks', {
+      token,
+      body: { title: 'Gone', url: `${gone.url}/gone`, events: ['agent.created'] },
+    });
     await app.sql("UPDATE webhooks SET failing_since = now() - interval '3 days' WHERE id = ?", [failing.id]);
     await app.request('POST', '/api/agents', { token, body: { name: 'Watched by operators' } });
-    const exhausted = await eventually(async () => (await app.sql("SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND status = 'failed'", [failing.id]))[0], 20_000, 'the delivery exhausted');
+    const exhausted = await eventually(
+      async () =>
+        (
+          await app.sql("SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND status = 'failed'", [failing.id])
+        )[0],
+      20_000,
+      'the delivery exhausted',
+    );
     down.answer = () => ({ status: 200 });
     assert.equal((await app.request('POST', `/api/webhooks/deliveries/${exhausted.id}/resend`, { token })).status, 202);
 
-    const received = await receiver.waitFor(EVENT_NAMES.length, 20_000, (r) => JSON.parse(r.body).webhook_id === String(hook.id));
-    await eventually(async () => (new Set(receiver.received.map((r) => JSON.parse(r.body).event)).size === EVENT_NAMES.length ? true : undefined), 20_000, 'every event type at the receiver');
+    const received = await receiver.waitFor(
+      EVENT_NAMES.length,
+      20_000,
+      (r) => JSON.parse(r.body).webhook_id === String(hook.id),
+    );
+    await eventually(
+      async () =>
+        new Set(receiver.received.map((r) => JSON.parse(r.body).event)).size === EVENT_NAMES.length ? true : undefined,
+      20_000,
+      'every event type at the receiver',
+    );
     for (const request of receiver.received) {
       const headers = request.headers as Record<string, string>;
       assert.ok(new StandardWebhook(hook.secret).verify(request.body, headers));
       assert.doesNotThrow(() => new SvixWebhook(hook.secret).verify(request.body, headers));
     }
     assert.ok(received.length >= EVENT_NAMES.length);
-    await eventually(async () => (new Set(live.map((e) => e.type)).size === EVENT_NAMES.length ? true : undefined), 10_000, 'every event type on the subscription');
+    await eventually(
+      async () => (new Set(live.map((e) => e.type)).size === EVENT_NAMES.length ? true : undefined),
+      10_000,
+      'every event type on the subscription',
+    );
     // Every live event fits its message in asyncapi.json.
     assert.deepEqual(live.map(liveEventViolation).filter(Boolean), []);
     const ended = live.find((e) => e.type === 'call_ended')!;
-    assert.match(liveEventViolation({ ...ended, data: { ...ended.data, call_duration: '184' } })!, /call_duration/, 'the check catches a wrong type');
-    assert.match(liveEventViolation({ ...ended, data: { ...ended.data, extra: 1 } })!, /additional/, 'and a field the document does not name');
+    assert.match(
+      liveEventViolation({ ...ended, data: { ...ended.data, call_duration: '184' } })!,
+      /call_duration/,
+      'the check catches a wrong type',
+    );
+    assert.match(
+      liveEventViolation({ ...ended, data: { ...ended.data, extra: 1 } })!,
+      /additional/,
+      'and a field the document does not name',
+    );
     // GraphQL names each event type by its enum name (call_ended for call.ended).
     assert.deepEqual([...new Set(live.map((e) => e.type))].sort(), EVENT_NAMES.map(graphqlName).sort());
 
     // One call's events, on the subscription, in the order they happened.
     const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [transferred]);
-    assert.deepEqual(live.filter((e) => e.data.call_id === String(call.id)).map((e) => e.type), ['call_started', 'call_answered', 'call_transferred', 'call_ended']);
+    assert.deepEqual(
+      live.filter((e) => e.data.call_id === String(call.id)).map((e) => e.type),
+      ['call_started', 'call_answered', 'call_transferred', 'call_ended'],
+    );
   });
 });

@@ -21,7 +21,10 @@ before(async () => {
     sent.push(JSON.parse(String(init?.body)).operationName);
     return fetch(input, init);
   };
-  client = new ApolloClient({ link: new HttpLink({ uri: `${app.url}/graphql`, headers: { authorization: `Bearer ${token}` }, fetch: counting }), cache: new InMemoryCache() });
+  client = new ApolloClient({
+    link: new HttpLink({ uri: `${app.url}/graphql`, headers: { authorization: `Bearer ${token}` }, fetch: counting }),
+    cache: new InMemoryCache(),
+  });
 });
 after(async () => {
   client?.stop();
@@ -42,12 +45,26 @@ const WEBHOOKS = gql`
 describe('Apollo Client: the normalized cache stays right without refetching', () => {
   it("a booking moves the cached dashboard row's appointment, and the cached details of the same call", async () => {
     const account = await app.providerAccount();
-    const [{ phone_no: number }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [account.companyId]);
-    const sid = await playScenario('inbound-call', { url: app.url, accountSid: account.sid, authToken: account.authToken, number, book: true });
+    const [{ phone_no: number }] = await app.sql(
+      'SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1',
+      [account.companyId],
+    );
+    const sid = await playScenario('inbound-call', {
+      url: app.url,
+      accountSid: account.sid,
+      authToken: account.authToken,
+      number,
+      book: true,
+    });
     const [{ id }] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [sid]);
 
-    const { data } = await client.query<{ appointmentCalls: { records: Array<{ id: number; appointmentAt: string }> } }>({ query: APPOINTMENTS });
-    assert.ok(data!.appointmentCalls.records.some((r) => r.id === id), 'the booked call is on the dashboard');
+    const { data } = await client.query<{
+      appointmentCalls: { records: Array<{ id: number; appointmentAt: string }> };
+    }>({ query: APPOINTMENTS });
+    assert.ok(
+      data!.appointmentCalls.records.some((r) => r.id === id),
+      'the booked call is on the dashboard',
+    );
     // The call's details page too: the same Call in the cache as the dashboard row.
     const DETAILS = gql`query Details($id: ID!) { callDetails(id: $id) { id appointment appointmentAt summary } }`;
     await client.query({ query: DETAILS, variables: { id: String(id) } });
@@ -57,16 +74,35 @@ describe('Apollo Client: the normalized cache stays right without refetching', (
       mutation: gql`mutation Book($id: ID!, $at: String!) { bookCallAppointment(id: $id, appointmentAt: $at) { id appointment appointmentAt status } }`,
       variables: { id: String(id), at: moved.toISOString() },
     });
-    const cached = client.readQuery<{ appointmentCalls: { records: Array<{ id: number; appointmentAt: string }> } }>({ query: APPOINTMENTS });
-    assert.equal(cached!.appointmentCalls.records.find((r) => r.id === id)!.appointmentAt, moved.toISOString(), 'the cached row shows the new time');
-    const details = client.readQuery<{ callDetails: { appointmentAt: string; summary: string | null } }>({ query: DETAILS, variables: { id: String(id) } });
-    assert.equal(details!.callDetails.appointmentAt, moved.toISOString(), "the cached details show the new time: one typename per call");
-    assert.deepEqual(sent.filter((name) => name === 'Appointments' || name === 'Details'), ['Appointments', 'Details'], 'each was fetched once');
+    const cached = client.readQuery<{ appointmentCalls: { records: Array<{ id: number; appointmentAt: string }> } }>({
+      query: APPOINTMENTS,
+    });
+    assert.equal(
+      cached!.appointmentCalls.records.find((r) => r.id === id)!.appointmentAt,
+      moved.toISOString(),
+      'the cached row shows the new time',
+    );
+    const details = client.readQuery<{ callDetails: { appointmentAt: string; summary: string | null } }>({
+      query: DETAILS,
+      variables: { id: String(id) },
+    });
+    assert.equal(
+      details!.callDetails.appointmentAt,
+      moved.toISOString(),
+      'the cached details show the new time: one typename per call',
+    );
+    assert.deepEqual(
+      sent.filter((name) => name === 'Appointments' || name === 'Details'),
+      ['Appointments', 'Details'],
+      'each was fetched once',
+    );
   });
 
   it('a created webhook joins the cached list through the cache, and a rename updates it in place', async () => {
     await client.query({ query: WEBHOOKS });
-    const created = await client.mutate<{ createWebhook: { webhook: { id: number; title: string; active: boolean }; secret: string } }>({
+    const created = await client.mutate<{
+      createWebhook: { webhook: { id: number; title: string; active: boolean }; secret: string };
+    }>({
       mutation: gql`mutation Create($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id title active } secret } }`,
       variables: { input: { title: 'Cached hook', url: 'http://127.0.0.1:9/cached', events: ['agent_created'] } },
       // The created record is in the answer, so the list takes it from the cache: no refetch.
@@ -75,16 +111,25 @@ describe('Apollo Client: the normalized cache stays right without refetching', (
           fields: {
             webhooks(value, { toReference }) {
               const existing = value as { records: unknown[]; pagination: { total: number } };
-              return { ...existing, records: [toReference(data!.createWebhook.webhook), ...existing.records], pagination: { ...existing.pagination, total: existing.pagination.total + 1 } };
+              return {
+                ...existing,
+                records: [toReference(data!.createWebhook.webhook), ...existing.records],
+                pagination: { ...existing.pagination, total: existing.pagination.total + 1 },
+              };
             },
           },
         });
       },
     });
     const id = created.data!.createWebhook.webhook.id;
-    let list = client.readQuery<{ webhooks: { records: Array<{ id: number; title: string }>; pagination: { total: number } } }>({ query: WEBHOOKS })!;
+    let list = client.readQuery<{
+      webhooks: { records: Array<{ id: number; title: string }>; pagination: { total: number } };
+    }>({ query: WEBHOOKS })!;
     assert.equal(list.webhooks.records[0].title, 'Cached hook');
-    const [{ n }] = await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM webhooks w JOIN companies c ON c.id = w.company_id WHERE c.name = ?', ['Acme Agency']);
+    const [{ n }] = await app.sql<{ n: number }>(
+      'SELECT count(*)::int AS n FROM webhooks w JOIN companies c ON c.id = w.company_id WHERE c.name = ?',
+      ['Acme Agency'],
+    );
     assert.equal(list.webhooks.pagination.total, n);
 
     await client.mutate({
@@ -93,23 +138,42 @@ describe('Apollo Client: the normalized cache stays right without refetching', (
     });
     list = client.readQuery<typeof list>({ query: WEBHOOKS })!;
     assert.equal(list.webhooks.records.find((r) => r.id === id)!.title, 'Cached hook, renamed');
-    assert.deepEqual(sent.filter((name) => name === 'Hooks'), ['Hooks'], 'the list was fetched once');
+    assert.deepEqual(
+      sent.filter((name) => name === 'Hooks'),
+      ['Hooks'],
+      'the list was fetched once',
+    );
   });
 
   it('the signed-in user has an id, so me is one cache entry', async () => {
-    const { data } = await client.query<{ me: { id: string; user: { email: string } } }>({ query: gql`query Me { me { id user { email } } }` });
+    const { data } = await client.query<{ me: { id: string; user: { email: string } } }>({
+      query: gql`query Me { me { id user { email } } }`,
+    });
     assert.equal(data!.me.user.email, 'owner@acme.test');
     const entries = client.cache.extract() as Record<string, unknown>;
-    assert.ok(entries[`Me:${data!.me.id}`], `a normalized entry Me:${data!.me.id}, among ${Object.keys(entries).join(', ')}`);
+    assert.ok(
+      entries[`Me:${data!.me.id}`],
+      `a normalized entry Me:${data!.me.id}, among ${Object.keys(entries).join(', ')}`,
+    );
     assert.deepEqual((entries.ROOT_QUERY as Record<string, unknown>).me, { __ref: `Me:${data!.me.id}` });
   });
 
   it('a webhook create without its required fields does not validate, where an update may leave any out', async () => {
     const token = await app.login('owner@acme.test');
-    const res = await app.graphql('mutation { createWebhook(input: { title: "No url" }) { webhook { id } } }', {}, token);
+    const res = await app.graphql(
+      'mutation { createWebhook(input: { title: "No url" }) { webhook { id } } }',
+      {},
+      token,
+    );
     assert.equal(res.body.errors[0].extensions.code, 'GRAPHQL_VALIDATION_FAILED');
-    assert.match(res.body.errors.map((e: { message: string }) => e.message).join(' '), /Field "CreateWebhookInput.url" of required type "String!" was not provided/);
-    assert.match(res.body.errors.map((e: { message: string }) => e.message).join(' '), /Field "CreateWebhookInput.events" of required type "\[WebhookEvent!\]!" was not provided/);
+    assert.match(
+      res.body.errors.map((e: { message: string }) => e.message).join(' '),
+      /Field "CreateWebhookInput.url" of required type "String!" was not provided/,
+    );
+    assert.match(
+      res.body.errors.map((e: { message: string }) => e.message).join(' '),
+      /Field "CreateWebhookInput.events" of required type "\[WebhookEvent!\]!" was not provided/,
+    );
     assert.equal((await app.sql("SELECT count(*)::int AS n FROM webhooks WHERE title = 'No url'"))[0].n, 0);
   });
 });

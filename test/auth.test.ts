@@ -68,13 +68,19 @@ describe('POST /api/login', () => {
   });
 
   it('requires a JSON body', async () => {
-    const res = await app.request('POST', '/api/login', { raw: 'email=a&password=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await app.request('POST', '/api/login', {
+      raw: 'email=a&password=b',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(res.status, 400);
     assert.equal(res.body.message, 'Content-Type must be application/json.');
   });
 
   it('is also a GraphQL mutation with the same answer', async () => {
-    const res = await app.graphql('mutation($e: String!, $p: String!) { login(email: $e, password: $p) { success message token } }', { e: 'owner@beta.test', p: DEMO_PASSWORD });
+    const res = await app.graphql(
+      'mutation($e: String!, $p: String!) { login(email: $e, password: $p) { success message token } }',
+      { e: 'owner@beta.test', p: DEMO_PASSWORD },
+    );
     assert.equal(res.status, 200);
     assert.equal(res.body.data.login.success, true);
     assert.equal(res.body.data.login.message, 'Login successful');
@@ -107,12 +113,24 @@ describe('GET /api/me and tokens', () => {
     const tokens: Array<[string, string | undefined]> = [
       ['missing', undefined],
       ['malformed', 'not-a-jwt'],
-      ['expired', jwt.sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 10 }, TEST_JWT_SECRET, { algorithm: 'HS256' })],
-      ['other key', jwt.sign(claims, 'another-secret-another-secret-another-secret', { algorithm: 'HS256', expiresIn: 600 })],
+      [
+        'expired',
+        jwt.sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 10 }, TEST_JWT_SECRET, { algorithm: 'HS256' }),
+      ],
+      [
+        'other key',
+        jwt.sign(claims, 'another-secret-another-secret-another-secret', { algorithm: 'HS256', expiresIn: 600 }),
+      ],
       ['HS512', jwt.sign(claims, TEST_JWT_SECRET, { algorithm: 'HS512', expiresIn: 600 })],
       ['RS256', jwt.sign(claims, privateKey, { algorithm: 'RS256', expiresIn: 600 })],
-      ['none', `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ ...claims, exp: 9e9 })).toString('base64url')}.`],
-      ['wrong audience', jwt.sign({ ...claims, aud: 'elsewhere' }, TEST_JWT_SECRET, { algorithm: 'HS256', expiresIn: 600 })],
+      [
+        'none',
+        `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ ...claims, exp: 9e9 })).toString('base64url')}.`,
+      ],
+      [
+        'wrong audience',
+        jwt.sign({ ...claims, aud: 'elsewhere' }, TEST_JWT_SECRET, { algorithm: 'HS256', expiresIn: 600 }),
+      ],
     ];
     for (const [name, token] of tokens) {
       const res = await app.request('GET', '/api/me', { token });
@@ -125,11 +143,17 @@ describe('GET /api/me and tokens', () => {
 
   it('accepts a token signed correctly by the same key (the control case)', async () => {
     const valid = jwt.decode(await app.login('owner@acme.test')) as jwt.JwtPayload;
-    const token = jwt.sign({ cid: valid.cid, jti: 'control' }, TEST_JWT_SECRET, { algorithm: 'HS256', subject: valid.sub, issuer: ISSUER, audience: AUDIENCE, expiresIn: 600 });
+    const token = jwt.sign({ cid: valid.cid, jti: 'control' }, TEST_JWT_SECRET, {
+      algorithm: 'HS256',
+      subject: valid.sub,
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      expiresIn: 600,
+    });
     assert.equal((await app.request('GET', '/api/me', { token })).status, 200);
   });
 
-  it('gives Me the user\'s id, so a normalized cache keeps one Me per user', async () => {
+  it("gives Me the user's id, so a normalized cache keeps one Me per user", async () => {
     const token = (await login({ email: 'owner@gamma.test', password: DEMO_PASSWORD })).body.token;
     const me = await app.graphql('{ me { id user { id email } } }', {}, token);
     assert.equal(me.body.data.me.id, String(me.body.data.me.user.id));
@@ -156,7 +180,9 @@ describe('login rate limit', () => {
   it('limits failed attempts per email, counting GraphQL aliases one by one', async () => {
     const email = 'owner@beta.test';
     // Five failures packed into one GraphQL request through aliases.
-    const aliases = [1, 2, 3, 4, 5].map((i) => `a${i}: login(email: "${email}", password: "wrong${i}") { token }`).join(' ');
+    const aliases = [1, 2, 3, 4, 5]
+      .map((i) => `a${i}: login(email: "${email}", password: "wrong${i}") { token }`)
+      .join(' ');
     const packed = await app.graphql(`mutation { ${aliases} }`);
     assert.equal(packed.body.errors.length, 5);
     const blocked = await login({ email, password: DEMO_PASSWORD });
@@ -178,7 +204,9 @@ describe('login rate limit', () => {
       const codes = batch.body.map((r: any) => r.errors?.[0]?.extensions?.code ?? 'OK');
       // Batched operations may run concurrently: which one is refused may vary, how many may not.
       assert.deepEqual(codes.sort(), ['OK', 'OK', 'OK', 'RATE_LIMITED']);
-      const rest = await limited.request('POST', '/api/login', { body: { email: 'owner@acme.test', password: DEMO_PASSWORD } });
+      const rest = await limited.request('POST', '/api/login', {
+        body: { email: 'owner@acme.test', password: DEMO_PASSWORD },
+      });
       assert.equal(rest.status, 429);
       assert.ok(Number(rest.headers.get('retry-after')) > 0);
     } finally {

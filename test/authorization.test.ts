@@ -45,20 +45,36 @@ describe('every route of the table that names a permission', () => {
     assert.ok(guarded.length >= 10, 'the table guards its routes');
     const tokens = new Map<string, string>();
     for (const key of new Set(guarded.map((r) => r.permissions.join(',')))) {
-      tokens.set(key, await app.userWith(catalog.filter((slug) => !key.split(',').includes(slug)), `all-but-${key}`));
+      tokens.set(
+        key,
+        await app.userWith(
+          catalog.filter((slug) => !key.split(',').includes(slug)),
+          `all-but-${key}`,
+        ),
+      );
     }
     const before = await app.fingerprint();
     for (const route of guarded) {
       const key = route.permissions.join(',');
-      const res = await app.request(route.method, concretePath(route), { token: tokens.get(key), body: route.method === 'GET' ? undefined : {} });
+      const res = await app.request(route.method, concretePath(route), {
+        token: tokens.get(key),
+        body: route.method === 'GET' ? undefined : {},
+      });
       assert.equal(res.status, 403, `${route.method} ${route.path}: ${res.text}`);
-      assert.deepEqual(res.body, { success: false, message: 'This action is unauthorized.' }, `${route.method} ${route.path}`);
+      assert.deepEqual(
+        res.body,
+        { success: false, message: 'This action is unauthorized.' },
+        `${route.method} ${route.path}`,
+      );
     }
     assert.equal(await app.fingerprint(), before);
   });
 
   it('answers 401 and 403 before any answer about the input, and 422 once the caller may', async () => {
-    const without = await app.userWith(catalog.filter((slug) => slug !== 'view-role'), 'no-view-role');
+    const without = await app.userWith(
+      catalog.filter((slug) => slug !== 'view-role'),
+      'no-view-role',
+    );
     const bad = await app.request('GET', '/api/roles?page=abc', { token: without });
     assert.equal(bad.status, 403, bad.text);
     const good = await app.request('GET', '/api/roles?page=1', { token: without });
@@ -71,7 +87,9 @@ describe('every route of the table that names a permission', () => {
 
   it('refuses every route but sign-in without a token (401)', async () => {
     for (const route of routes.filter((r) => r.route.auth !== false)) {
-      const res = await app.request(route.method, concretePath(route), { body: route.method === 'GET' ? undefined : {} });
+      const res = await app.request(route.method, concretePath(route), {
+        body: route.method === 'GET' ? undefined : {},
+      });
       assert.equal(res.status, 401, `${route.method} ${route.path}`);
       assert.deepEqual(res.body, { success: false, message: 'Unauthenticated.' });
     }
@@ -82,15 +100,25 @@ describe('granting permissions', () => {
   it('creating a role with permissions needs assign-role-permission as well as edit-role', async () => {
     const editor = await app.userWith(['edit-role']);
     const all = (await app.sql('SELECT id FROM permissions')).map((r) => r.id);
-    const refused = await app.request('POST', '/api/roles', { token: editor, body: { title: 'Everything', permissions: all } });
+    const refused = await app.request('POST', '/api/roles', {
+      token: editor,
+      body: { title: 'Everything', permissions: all },
+    });
     assert.equal(refused.status, 403);
-    const viaGraphql = await app.graphql('mutation($p: [Int!]) { createRole(input: { title: "Everything", permissions: $p }) { id } }', { p: all }, editor);
+    const viaGraphql = await app.graphql(
+      'mutation($p: [Int!]) { createRole(input: { title: "Everything", permissions: $p }) { id } }',
+      { p: all },
+      editor,
+    );
     assert.equal(viaGraphql.body.errors[0].extensions.code, 'FORBIDDEN');
     assert.equal((await app.sql("SELECT count(*)::int AS n FROM roles WHERE title = 'Everything'"))[0].n, 0);
     const empty = await app.request('POST', '/api/roles', { token: editor, body: { title: 'Empty role' } });
     assert.equal(empty.status, 201, empty.text);
     const granter = await app.userWith(['edit-role', 'assign-role-permission']);
-    const granted = await app.request('POST', '/api/roles', { token: granter, body: { title: 'Granted role', permissions: all.slice(0, 2) } });
+    const granted = await app.request('POST', '/api/roles', {
+      token: granter,
+      body: { title: 'Granted role', permissions: all.slice(0, 2) },
+    });
     assert.equal(granted.status, 201, granted.text);
   });
 
@@ -102,16 +130,29 @@ describe('granting permissions', () => {
 
 describe('the provider account', () => {
   const set = (token: string, accountSid: string, authToken: string) =>
-    app.graphql('mutation($s: String!, $t: String!) { setTelcoAccount(accountSid: $s, authToken: $t) { accountSid balance } }', { s: accountSid, t: authToken }, token);
+    app.graphql(
+      'mutation($s: String!, $t: String!) { setTelcoAccount(accountSid: $s, authToken: $t) { accountSid balance } }',
+      { s: accountSid, t: authToken },
+      token,
+    );
 
   it('is the Owner role alone: a Supervisor with every grantable permission is refused', async () => {
     const supervisor = await app.login('supervisor@acme.test');
-    const [before] = await app.sql('SELECT account_sid, auth_token_sealed FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = ?', ['Acme Agency']);
+    const [before] = await app.sql(
+      'SELECT account_sid, auth_token_sealed FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = ?',
+      ['Acme Agency'],
+    );
     const res = await set(supervisor, `AC${'a'.repeat(32)}`, 'f'.repeat(32));
     assert.equal(res.body.errors[0].extensions.code, 'FORBIDDEN');
     const allPermissions = await app.userWith(catalog, 'everything');
-    assert.equal((await set(allPermissions, `AC${'a'.repeat(32)}`, 'f'.repeat(32))).body.errors[0].extensions.code, 'FORBIDDEN');
-    const [after] = await app.sql('SELECT account_sid, auth_token_sealed FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = ?', ['Acme Agency']);
+    assert.equal(
+      (await set(allPermissions, `AC${'a'.repeat(32)}`, 'f'.repeat(32))).body.errors[0].extensions.code,
+      'FORBIDDEN',
+    );
+    const [after] = await app.sql(
+      'SELECT account_sid, auth_token_sealed FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = ?',
+      ['Acme Agency'],
+    );
     assert.deepEqual(after, before);
   });
 
@@ -137,7 +178,13 @@ describe('the provider account', () => {
 
 describe('tokens', () => {
   const sign = (claims: Record<string, unknown>, options: jwt.SignOptions = {}) =>
-    jwt.sign(claims, TEST_JWT_SECRET, { algorithm: 'HS256', issuer: ISSUER, audience: AUDIENCE, jwtid: randomUUID(), ...options });
+    jwt.sign(claims, TEST_JWT_SECRET, {
+      algorithm: 'HS256',
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      jwtid: randomUUID(),
+      ...options,
+    });
   const me = (token: string) => app.request('GET', '/api/me', { token });
 
   it('refuses a token without exp, without iat, or older than the configured lifetime', async () => {

@@ -26,8 +26,24 @@ const clients: Client[] = [];
 before(async () => {
   app = await startTestApp();
   account = await app.providerAccount();
-  [{ phone_no: ours }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [account.companyId]);
-  second = await startService(loadConfig({ ...TEST_API_LIMITS, NODE_ENV: 'test', DATABASE_URL: app.running.databaseUrl, PORT: '0', HOST: '127.0.0.1', JWT_SECRET: app.config.jwtSecret, APP_KEY: app.config.appKey.toString('base64'), LOG_LEVEL: 'silent', PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: '4' }), createLogger('silent'));
+  [{ phone_no: ours }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [
+    account.companyId,
+  ]);
+  second = await startService(
+    loadConfig({
+      ...TEST_API_LIMITS,
+      NODE_ENV: 'test',
+      DATABASE_URL: app.running.databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      JWT_SECRET: app.config.jwtSecret,
+      APP_KEY: app.config.appKey.toString('base64'),
+      LOG_LEVEL: 'silent',
+      PROCESS_ROLE: 'api',
+      DATABASE_POOL_SIZE: '4',
+    }),
+    createLogger('silent'),
+  );
 });
 after(async () => {
   for (const client of clients) await client.dispose();
@@ -35,16 +51,29 @@ after(async () => {
   await app?.close();
 });
 
-const callback = async (kind: 'status' | 'transcript', params: Record<string, string>) => (await postCallback(app.url, account.authToken, `/api/telco/voice/${kind}`, params)).status;
+const callback = async (kind: 'status' | 'transcript', params: Record<string, string>) =>
+  (await postCallback(app.url, account.authToken, `/api/telco/voice/${kind}`, params)).status;
 
 function subscribe(baseUrl: string, token: string, callId: string) {
-  const client = createClient({ url: `${baseUrl.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
+  const client = createClient({
+    url: `${baseUrl.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+  });
   clients.push(client);
   const turns: Array<{ sequence: number; speaker: string; text: string }> = [];
   const state: { error?: unknown } = {};
   client.subscribe<{ callTranscript: (typeof turns)[number] }>(
-    { query: 'subscription($id: ID!) { callTranscript(callId: $id) { sequence speaker text } }', variables: { id: callId } },
-    { next: (m) => (m.data ? turns.push(m.data.callTranscript) : (state.error = m.errors)), error: (e) => (state.error = e), complete: () => undefined },
+    {
+      query: 'subscription($id: ID!) { callTranscript(callId: $id) { sequence speaker text } }',
+      variables: { id: callId },
+    },
+    {
+      next: (m) => (m.data ? turns.push(m.data.callTranscript) : (state.error = m.errors)),
+      error: (e) => (state.error = e),
+      complete: () => undefined,
+    },
   );
   return { turns, state };
 }
@@ -54,15 +83,26 @@ describe('live transcripts', () => {
     const token = await app.login('owner@acme.test');
     const sid = `CA${randomBytes(16).toString('hex')}`;
     const call = { AccountSid: account.sid, CallSid: sid, From: '+14155550142', To: ours, Direction: 'inbound' };
-    for (const status of ['initiated', 'in-progress']) assert.equal(await callback('status', { ...call, CallStatus: status }), 204);
+    for (const status of ['initiated', 'in-progress'])
+      assert.equal(await callback('status', { ...call, CallStatus: status }), 204);
     const [{ id }] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [sid]);
     const sub = subscribe(second.url, token, toBase64Id(id));
     await eventually(async () => (second.services.live.size === 1 ? true : undefined), 5000, 'the subscription');
 
-    assert.equal(await callback('transcript', { ...call, Sequence: '0', Speaker: 'agent', Text: 'Hello, how can I help?' }), 204);
-    const repeats = await Promise.all(Array.from({ length: 10 }, () => callback('transcript', { ...call, Sequence: '1', Speaker: 'caller', Text: 'I need a cleaning.' })));
+    assert.equal(
+      await callback('transcript', { ...call, Sequence: '0', Speaker: 'agent', Text: 'Hello, how can I help?' }),
+      204,
+    );
+    const repeats = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        callback('transcript', { ...call, Sequence: '1', Speaker: 'caller', Text: 'I need a cleaning.' }),
+      ),
+    );
     assert.deepEqual(repeats, Array(10).fill(204));
-    assert.equal(await callback('transcript', { ...call, Sequence: '2', Speaker: 'agent', Text: 'Tuesday at 3 pm?' }), 204);
+    assert.equal(
+      await callback('transcript', { ...call, Sequence: '2', Speaker: 'agent', Text: 'Tuesday at 3 pm?' }),
+      204,
+    );
     await eventually(async () => (sub.turns.length >= 3 ? true : undefined), 5000, 'three turns');
     await sleep(200);
     assert.deepEqual(sub.turns, [
@@ -70,27 +110,54 @@ describe('live transcripts', () => {
       { sequence: 1, speaker: 'caller', text: 'I need a cleaning.' },
       { sequence: 2, speaker: 'agent', text: 'Tuesday at 3 pm?' },
     ]);
-    const soFar = await app.graphql('query($id: ID!) { callTranscriptTurns(callId: $id) { sequence speaker text } }', { id: String(id) }, token);
+    const soFar = await app.graphql(
+      'query($id: ID!) { callTranscriptTurns(callId: $id) { sequence speaker text } }',
+      { id: String(id) },
+      token,
+    );
     assert.deepEqual(soFar.body.data.callTranscriptTurns, sub.turns);
     // Listed live while in progress, for its own company only; gone once it ends.
-    const listed = async (t: string) => (await app.graphql('{ liveCalls { id status } }', {}, t)).body.data.liveCalls.map((c: { id: number }) => c.id);
+    const listed = async (t: string) =>
+      (await app.graphql('{ liveCalls { id status } }', {}, t)).body.data.liveCalls.map((c: { id: number }) => c.id);
     assert.ok((await listed(token)).includes(id));
     assert.ok(!(await listed(await app.login('owner@gamma.test'))).includes(id));
     assert.equal(await callback('status', { ...call, CallStatus: 'completed', CallDuration: '20' }), 204);
     assert.ok(!(await listed(token)).includes(id));
-    const events = await app.sql<{ type: string }>('SELECT type FROM events WHERE ? = ANY(subjects) ORDER BY id', [`call:${id}`]);
-    assert.deepEqual(events.map((e) => e.type), ['call.started', 'call.answered', 'call.ended'], 'turns are not webhook events');
+    const events = await app.sql<{ type: string }>('SELECT type FROM events WHERE ? = ANY(subjects) ORDER BY id', [
+      `call:${id}`,
+    ]);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['call.started', 'call.answered', 'call.ended'],
+      'turns are not webhook events',
+    );
   });
 
   it("the simulator plays a call turn by turn; another company's call and a user without view-ai-dashboard are refused", async () => {
-    const sid = await playScenario('live-call', { url: app.url, accountSid: account.sid, authToken: account.authToken, number: ours });
+    const sid = await playScenario('live-call', {
+      url: app.url,
+      accountSid: account.sid,
+      authToken: account.authToken,
+      number: ours,
+    });
     const [{ id }] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [sid]);
     const owner = await app.login('owner@acme.test');
-    const turns = await app.graphql('query($id: ID!) { callTranscriptTurns(callId: $id) { sequence speaker } }', { id: String(id) }, owner);
-    assert.deepEqual(turns.body.data.callTranscriptTurns.map((t: { speaker: string }) => t.speaker), ['agent', 'caller', 'agent', 'caller']);
+    const turns = await app.graphql(
+      'query($id: ID!) { callTranscriptTurns(callId: $id) { sequence speaker } }',
+      { id: String(id) },
+      owner,
+    );
+    assert.deepEqual(
+      turns.body.data.callTranscriptTurns.map((t: { speaker: string }) => t.speaker),
+      ['agent', 'caller', 'agent', 'caller'],
+    );
 
     const gamma = await app.login('owner@gamma.test');
-    const theirs = await app.graphql('query($id: ID!) { callTranscriptTurns(callId: $id) { sequence } }', { id: String(id) }, gamma);
+    const theirs = await app.graphql(
+      'query($id: ID!) { callTranscriptTurns(callId: $id) { sequence } }',
+      { id: String(id) },
+      gamma,
+    );
     assert.equal(theirs.body.errors[0].extensions.code, 'NOT_FOUND');
     const refused = subscribe(app.url, gamma, String(id));
     await eventually(async () => (refused.state.error ? true : undefined), 5000, 'the refusal');
@@ -100,7 +167,11 @@ describe('live transcripts', () => {
     await eventually(async () => (denied.state.error ? true : undefined), 5000, 'the refusal');
     assert.match(JSON.stringify(denied.state.error), /FORBIDDEN/);
     for (const bad of ['not-an-id', '99999999']) {
-      const res = await app.graphql('query($id: ID!) { callTranscriptTurns(callId: $id) { sequence } }', { id: bad }, owner);
+      const res = await app.graphql(
+        'query($id: ID!) { callTranscriptTurns(callId: $id) { sequence } }',
+        { id: bad },
+        owner,
+      );
       assert.equal(res.body.errors[0].extensions.code, 'NOT_FOUND', bad);
     }
   });

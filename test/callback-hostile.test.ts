@@ -18,7 +18,17 @@ const logs: string[] = [];
 
 const hex = (n: number) => randomBytes(n).toString('hex');
 const CONTROL = ['a\u0000b', 'a\u0001b', 'a\u001bb', 'a\u007fb'];
-const OUT_OF_RANGE_DATES = ['-010000-01-01T00:00:00Z', '+275760-09-13T00:00:00.000Z', '0000-01-01T00:00:00Z', '2026-02-31T10:00:00Z', '2026-13-01T10:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01 10:00', '1e309', 'NaN'];
+const OUT_OF_RANGE_DATES = [
+  '-010000-01-01T00:00:00Z',
+  '+275760-09-13T00:00:00.000Z',
+  '0000-01-01T00:00:00Z',
+  '2026-02-31T10:00:00Z',
+  '2026-13-01T10:00:00Z',
+  '2026-01-01T24:00:00Z',
+  '2026-01-01 10:00',
+  '1e309',
+  'NaN',
+];
 const NUMBERS = ['-1', '1e309', 'NaN', '99999999999999999999', '0x10', ' 1'];
 const PHONES = ['+0123', '14155550123', `+1${'5'.repeat(20)}`, '+1 415 555 0123'];
 
@@ -48,7 +58,14 @@ const HOSTILE: Record<string, string[]> = {
   Text: ['x'.repeat(2001), '', '   '],
   Successful: ['yes', 'TRUE', ''],
   CustomAnalysis: [
-    'not json', 'null', '[1,2]', '"text"', '{"Bad Name":1}', '{"a":{"nested":true}}', '{"a":[1]}', `{"a":"${'x'.repeat(1001)}"}`,
+    'not json',
+    'null',
+    '[1,2]',
+    '"text"',
+    '{"Bad Name":1}',
+    '{"a":{"nested":true}}',
+    '{"a":[1]}',
+    `{"a":"${'x'.repeat(1001)}"}`,
     JSON.stringify(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`f${i}`, i]))),
   ],
 };
@@ -57,13 +74,56 @@ const HOSTILE: Record<string, string[]> = {
 const valid = (operationId: string): Record<string, string> => {
   switch (operationId) {
     case 'voiceStatusCallback':
-      return { AccountSid: account.sid, CallSid: `CA${hex(16)}`, From: '+14155550123', To: ours, Direction: 'inbound', CallStatus: 'completed', CallDuration: '30', RecordingUrl: 'https://example.com/r.wav', TransferredTo: '+14155550999', Transcription: 'Hello', Sentiment: 'positive', Disposition: 'booked', Tags: 'a,b', AppointmentAt: '2030-01-01T10:00:00Z' };
+      return {
+        AccountSid: account.sid,
+        CallSid: `CA${hex(16)}`,
+        From: '+14155550123',
+        To: ours,
+        Direction: 'inbound',
+        CallStatus: 'completed',
+        CallDuration: '30',
+        RecordingUrl: 'https://example.com/r.wav',
+        TransferredTo: '+14155550999',
+        Transcription: 'Hello',
+        Sentiment: 'positive',
+        Disposition: 'booked',
+        Tags: 'a,b',
+        AppointmentAt: '2030-01-01T10:00:00Z',
+      };
     case 'voiceAnalysisCallback':
-      return { AccountSid: account.sid, CallSid: `CA${hex(16)}`, From: '+14155550123', To: ours, Direction: 'inbound', Summary: 'Booked a visit', Sentiment: 'positive', Disposition: 'booked', Successful: 'true', CustomAnalysis: '{"new_patient":true}', RecordingUrl: 'https://example.com/r.wav' };
+      return {
+        AccountSid: account.sid,
+        CallSid: `CA${hex(16)}`,
+        From: '+14155550123',
+        To: ours,
+        Direction: 'inbound',
+        Summary: 'Booked a visit',
+        Sentiment: 'positive',
+        Disposition: 'booked',
+        Successful: 'true',
+        CustomAnalysis: '{"new_patient":true}',
+        RecordingUrl: 'https://example.com/r.wav',
+      };
     case 'voiceTranscriptCallback':
-      return { AccountSid: account.sid, CallSid: `CA${hex(16)}`, From: '+14155550123', To: ours, Direction: 'inbound', Sequence: '0', Speaker: 'agent', Text: 'Hello' };
+      return {
+        AccountSid: account.sid,
+        CallSid: `CA${hex(16)}`,
+        From: '+14155550123',
+        To: ours,
+        Direction: 'inbound',
+        Sequence: '0',
+        Speaker: 'agent',
+        Text: 'Hello',
+      };
     case 'smsStatusCallback':
-      return { AccountSid: account.sid, MessageSid: `SM${hex(16)}`, MessageStatus: 'failed', ErrorCode: '30003', From: ours, To: '+14155550123' };
+      return {
+        AccountSid: account.sid,
+        MessageSid: `SM${hex(16)}`,
+        MessageStatus: 'failed',
+        ErrorCode: '30003',
+        From: ours,
+        To: '+14155550123',
+      };
     case 'smsInboundCallback':
       return { AccountSid: account.sid, MessageSid: `SM${hex(16)}`, From: '+14155550123', To: ours, Body: 'Hi' };
     default:
@@ -76,7 +136,10 @@ async function post(path: string, params: Array<[string, string]>) {
   const body = new URLSearchParams(params);
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: telcoSignature(url, Object.fromEntries(params), account.authToken) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      [SIGNATURE_HEADER]: telcoSignature(url, Object.fromEntries(params), account.authToken),
+    },
     body: body.toString(),
   });
   return { status: response.status, text: await response.text() };
@@ -86,13 +149,17 @@ before(async () => {
   app = await startTestApp({ LOG_LEVEL: 'info' }, { logs });
   const { companyId, ...acme } = await app.providerAccount();
   account = acme;
-  [{ phone_no: ours }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [companyId]);
+  [{ phone_no: ours }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [
+    companyId,
+  ]);
 });
 after(() => app?.close());
 
 describe('provider callbacks under hostile input', () => {
   it('knows hostile values for every parameter of every callback row', () => {
-    for (const route of ingressTable) for (const name of Object.keys(route.params)) assert.ok(name in HOSTILE, `${route.operationId}.${name} has no hostile values`);
+    for (const route of ingressTable)
+      for (const name of Object.keys(route.params))
+        assert.ok(name in HOSTILE, `${route.operationId}.${name} has no hostile values`);
   });
 
   for (const route of ingressTable) {
@@ -107,7 +174,10 @@ describe('provider callbacks under hostile input', () => {
           const params = valid(route.operationId);
           params[name] = value;
           const response = await post(route.path, Object.entries(params));
-          assert.ok(response.status >= 400 && response.status < 500, `${name}=${JSON.stringify(value)}: ${response.status} ${response.text}`);
+          assert.ok(
+            response.status >= 400 && response.status < 500,
+            `${name}=${JSON.stringify(value)}: ${response.status} ${response.text}`,
+          );
           assert.equal(JSON.parse(response.text).success, false);
           tried.push(name);
         }
@@ -127,6 +197,13 @@ describe('provider callbacks under hostile input', () => {
     assert.equal(parseInstant('2030-01-01T10:00:00Z')?.toISOString(), '2030-01-01T10:00:00.000Z');
     assert.equal(parseInstant('2030-01-01T10:00:00.123456+02:00')?.toISOString(), '2030-01-01T08:00:00.123Z');
     assert.equal(parseInstant('2028-02-29T00:00Z')?.toISOString(), '2028-02-29T00:00:00.000Z');
-    for (const text of [...OUT_OF_RANGE_DATES, '2030-01-01T10:00:00', '2027-02-29T00:00Z', '1969-12-31T23:59:59Z', '2030-01-01T10:00:60Z']) assert.equal(parseInstant(text), undefined, text);
+    for (const text of [
+      ...OUT_OF_RANGE_DATES,
+      '2030-01-01T10:00:00',
+      '2027-02-29T00:00Z',
+      '1969-12-31T23:59:59Z',
+      '2030-01-01T10:00:60Z',
+    ])
+      assert.equal(parseInstant(text), undefined, text);
   });
 });

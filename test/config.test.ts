@@ -19,15 +19,27 @@ describe('configuration', () => {
     assert.equal(config.webhookDestinations, 'loopback');
     assert.equal(loadConfig({ ...base, NODE_ENV: 'production' }).webhookDestinations, 'public');
     assert.equal(loadConfig({ ...base, NODE_ENV: 'test' }).webhookDestinations, 'public');
-    assert.equal(loadConfig({ ...base, NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookDestinations, 'public');
-    assert.equal(loadConfig({ ...base, NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookDestinations, 'private');
+    assert.equal(
+      loadConfig({ ...base, NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookDestinations,
+      'public',
+    );
+    assert.equal(
+      loadConfig({ ...base, NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookDestinations,
+      'private',
+    );
     assert.equal(config.webhookEndpointConcurrency, 4);
     assert.equal(config.webhookEndpointConcurrencyMax, 64);
     assert.equal(config.webhookWorkerSockets, 1000);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.databaseUrl, undefined);
-    assert.deepEqual(config.apiLimits, { perToken: { max: 1200, windowSeconds: 60 }, perCompany: { max: 6000, windowSeconds: 60 } });
-    assert.deepEqual(loadConfig({ ...base, API_LIMIT_PER_TOKEN: 'off', API_LIMIT_PER_COMPANY: '100000/1h' }).apiLimits, { perToken: null, perCompany: { max: 100_000, windowSeconds: 3600 } });
+    assert.deepEqual(config.apiLimits, {
+      perToken: { max: 1200, windowSeconds: 60 },
+      perCompany: { max: 6000, windowSeconds: 60 },
+    });
+    assert.deepEqual(
+      loadConfig({ ...base, API_LIMIT_PER_TOKEN: 'off', API_LIMIT_PER_COMPANY: '100000/1h' }).apiLimits,
+      { perToken: null, perCompany: { max: 100_000, windowSeconds: 3600 } },
+    );
   });
 
   it('stops on a bad value, naming the variable', () => {
@@ -72,7 +84,10 @@ describe('configuration', () => {
       assert.fail('loadConfig accepted bad values');
     } catch (error) {
       const problems = (error as { problems: string[] }).problems;
-      assert.deepEqual(problems.map((line) => /^Invalid configuration: (\w+)/.exec(line)?.[1]), ['PORT', 'JWT_TTL', 'LOG_LEVEL']);
+      assert.deepEqual(
+        problems.map((line) => /^Invalid configuration: (\w+)/.exec(line)?.[1]),
+        ['PORT', 'JWT_TTL', 'LOG_LEVEL'],
+      );
     }
   });
 
@@ -86,7 +101,10 @@ describe('configuration', () => {
   it('seeds demo data outside production only', () => {
     assert.equal(loadConfig(base).seedDemo, true);
     assert.equal(loadConfig({ ...base, NODE_ENV: 'production' }).seedDemo, false);
-    assert.throws(() => loadConfig({ ...base, NODE_ENV: 'production', SEED_DEMO: 'true' }), /SEED_DEMO cannot be true in production/);
+    assert.throws(
+      () => loadConfig({ ...base, NODE_ENV: 'production', SEED_DEMO: 'true' }),
+      /SEED_DEMO cannot be true in production/,
+    );
   });
 
   it('requires JWT_SECRET and APP_KEY in production', () => {

@@ -19,17 +19,39 @@ before(async () => {
   gamma = await app.login('owner@gamma.test');
   [{ id: acme }] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
   // 40 of each, in pairs sharing one timestamp, so the order falls back to the id.
-  const at = (sql: string) => `'${FIXED_NOW.toISOString()}'::timestamptz - (g / 2) * interval '1 minute'`;
-  await app.sql(`INSERT INTO calls (company_id, from_number, to_number, started_at, duration_seconds, status, direction, appointment_at, tags, custom_fields, created_at, updated_at)
-    SELECT ?, '+1212555' || lpad(g::text, 4, '0'), '+14155550000', ${at('')}, 60, 'completed', 'inbound', ${at('')} + interval '2 days', '[]', '{}', now(), now() FROM generate_series(1, 40) g`, [acme]);
-  await app.sql(`INSERT INTO phone_numbers (company_id, phone_no, created_at, updated_at) SELECT ?, '+1303555' || lpad(g::text, 4, '0'), ${at('')}, now() FROM generate_series(1, 40) g`, [acme]);
-  await app.sql(`INSERT INTO spam_protected_numbers (company_id, type, pnumber, renews_at, created_at, updated_at) SELECT ?, 'Custom', '+1404555' || lpad(g::text, 4, '0'), now() + interval '30 days', ${at('')}, now() FROM generate_series(1, 40) g`, [acme]);
-  await app.sql(`INSERT INTO workflows (company_id, name, created_at, updated_at) SELECT ?, 'Cursor flow ' || g, ${at('')}, now() FROM generate_series(1, 40) g`, [acme]);
+  const at = (_sql: string) => `'${FIXED_NOW.toISOString()}'::timestamptz - (g / 2) * interval '1 minute'`;
+  await app.sql(
+    `INSERT INTO calls (company_id, from_number, to_number, started_at, duration_seconds, status, direction,
+      appointment_at, tags, custom_fields, created_at, updated_at)
+    SELECT ?, '+1212555' || lpad(g::text, 4, '0'), '+14155550000', ${at('')}, 60, 'completed', 'inbound',
+      ${at('')} + interval '2 days', '[]', '{}', now(), now() FROM generate_series(1, 40) g`,
+    [acme],
+  );
+  await app.sql(
+    `INSERT INTO phone_numbers (company_id, phone_no, created_at, updated_at) SELECT ?, '+1303555' || ` +
+      `lpad(g::text, 4, '0'), ${at('')}, now() FROM generate_series(1, 40) g`,
+    [acme],
+  );
+  await app.sql(
+    `INSERT INTO spam_protected_numbers (company_id, type, pnumber, renews_at, created_at, updated_at) ` +
+      `SELECT ?, 'Custom', '+1404555' || lpad(g::text, 4, '0'), now() + interval '30 days', ${at('')}, ` +
+      `now() FROM generate_series(1, 40) g`,
+    [acme],
+  );
+  await app.sql(
+    `INSERT INTO workflows (company_id, name, created_at, updated_at) SELECT ?, 'Cursor flow ' || g, ${at('')}, now() FROM generate_series(1, 40) g`,
+    [acme],
+  );
 });
 after(() => app.close());
 
 const LISTS = [
-  { name: 'appointmentCalls', args: 'filter: { dateRange: Last_30_Days }', fields: 'id', rest: '/api/ai/dashboard/appointments?date_range=Last%2030%20Days' },
+  {
+    name: 'appointmentCalls',
+    args: 'filter: { dateRange: Last_30_Days }',
+    fields: 'id',
+    rest: '/api/ai/dashboard/appointments?date_range=Last%2030%20Days',
+  },
   { name: 'phoneNumbers', args: '', fields: 'id', rest: '/api/phone-numbers' },
   { name: 'spamProtectedNumbers', args: '', fields: 'id', rest: undefined },
   { name: 'workflows', args: '', fields: 'id', rest: undefined },
@@ -37,7 +59,11 @@ const LISTS = [
 
 const pageOf = async (list: (typeof LISTS)[number], paging: string, token = owner) => {
   const args = [list.args, paging].filter(Boolean).join(', ');
-  const res = await app.graphql(`{ ${list.name}(${args}) { records { ${list.fields} } pagination { total currentPage perPage from to } nextCursor } }`, {}, token);
+  const res = await app.graphql(
+    `{ ${list.name}(${args}) { records { ${list.fields} } pagination { total currentPage perPage from to } nextCursor } }`,
+    {},
+    token,
+  );
   return res;
 };
 
@@ -51,7 +77,11 @@ describe('cursors walk the long lists as the page numbers do', () => {
       assert.ok(total >= 40, `${list.name} has ${total} rows`);
       const pages = Math.ceil(total / 7);
       for (let page = 1; page <= pages; page++) {
-        byNumber.push(...(await pageOf(list, `page: ${page}, perPage: 7`)).body.data[list.name].records.map((r: { id: unknown }) => r.id));
+        byNumber.push(
+          ...(await pageOf(list, `page: ${page}, perPage: 7`)).body.data[list.name].records.map(
+            (r: { id: unknown }) => r.id,
+          ),
+        );
       }
       const byCursor: unknown[] = [];
       let cursor: string | null = null;
@@ -72,9 +102,11 @@ describe('cursors walk the long lists as the page numbers do', () => {
     });
   }
 
-  it('the REST lists keep their page numbers and the spec\'s body (no cursor in it)', async () => {
+  it("the REST lists keep their page numbers and the spec's body (no cursor in it)", async () => {
     for (const list of LISTS.filter((l) => l.rest)) {
-      const res = await app.request('GET', `${list.rest}${list.rest!.includes('?') ? '&' : '?'}per_page=7&page=2`, { token: owner });
+      const res = await app.request('GET', `${list.rest}${list.rest!.includes('?') ? '&' : '?'}per_page=7&page=2`, {
+        token: owner,
+      });
       assert.equal(res.status, 200);
       assert.deepEqual(Object.keys(res.body.data), ['records', 'pagination']);
       assert.equal(res.body.data.pagination.from, 8);
@@ -95,8 +127,14 @@ describe('cursors walk the long lists as the page numbers do', () => {
 
   it("another company's cursor reads only the caller's own rows", async () => {
     const cursor = (await pageOf(LISTS[1], 'perPage: 5')).body.data.phoneNumbers.nextCursor;
-    const acmeNumbers = new Set((await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ?', [acme])).map((r) => r.phone_no));
-    const res = await app.graphql(`{ phoneNumbers(after: "${cursor}", perPage: 100) { records { phoneNo } } }`, {}, gamma);
+    const acmeNumbers = new Set(
+      (await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ?', [acme])).map((r) => r.phone_no),
+    );
+    const res = await app.graphql(
+      `{ phoneNumbers(after: "${cursor}", perPage: 100) { records { phoneNo } } }`,
+      {},
+      gamma,
+    );
     assert.equal(res.status, 200);
     const shown = res.body.data.phoneNumbers.records.map((r: { phoneNo: string }) => r.phoneNo);
     assert.ok(shown.length > 0, 'Gamma has numbers of its own to show');

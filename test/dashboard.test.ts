@@ -26,7 +26,8 @@ before(async () => {
 });
 after(() => app.close());
 
-const appointments = (query: string, token = owner) => app.request('GET', `/api/ai/dashboard/appointments${query}`, { token });
+const appointments = (query: string, token = owner) =>
+  app.request('GET', `/api/ai/dashboard/appointments${query}`, { token });
 
 /** Appointment calls of a company whose start falls in [start, end), computed by PostgreSQL. */
 async function expectedIds(company: number, startSql: string, endSql: string): Promise<number[]> {
@@ -48,14 +49,32 @@ describe('GET /api/ai/dashboard/appointments', () => {
     assert.equal(res.status, 200);
     const want = await expectedIds(ids['Acme Agency'], at(LOCAL_TODAY), at(`${LOCAL_TODAY} + interval '1 day'`));
     assert.ok(want.length > 0, 'the demo data has appointments today');
-    assert.deepEqual(res.body.data.records.map((r: any) => r.id), want);
+    assert.deepEqual(
+      res.body.data.records.map((r: any) => r.id),
+      want,
+    );
     const row = res.body.data.records[0];
-    assert.deepEqual(Object.keys(row), ['id', 'call_datetime', 'agent_name', 'numbers', 'duration', 'appointment', 'status', 'direction', 'sentiment', 'recording_available']);
+    assert.deepEqual(Object.keys(row), [
+      'id',
+      'call_datetime',
+      'agent_name',
+      'numbers',
+      'duration',
+      'appointment',
+      'status',
+      'direction',
+      'sentiment',
+      'recording_available',
+    ]);
     assert.match(row.call_datetime, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     assert.match(row.appointment, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     assert.equal(typeof row.duration, 'number');
     assert.equal(typeof row.recording_available, 'boolean');
-    const [db] = await app.sql(`SELECT to_char(c.started_at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS') AS local, a.name FROM calls c LEFT JOIN agents a ON a.id = c.agent_id WHERE c.id = ?`, [row.id]);
+    const [db] = await app.sql(
+      `SELECT to_char(c.started_at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS') AS local, ` +
+        `a.name FROM calls c LEFT JOIN agents a ON a.id = c.agent_id WHERE c.id = ?`,
+      [row.id],
+    );
     assert.equal(row.call_datetime, db.local);
     assert.equal(row.agent_name, db.name);
   });
@@ -66,18 +85,38 @@ describe('GET /api/ai/dashboard/appointments', () => {
       ['Last 7 Days', at(`${LOCAL_TODAY} - interval '6 days'`), NOW],
       ['Last 30 Days', at(`${LOCAL_TODAY} - interval '29 days'`), NOW],
       ['This Month', at(`date_trunc('month', ${NOW} AT TIME ZONE z.tz)`), NOW],
-      ['Last Month', at(`date_trunc('month', ${NOW} AT TIME ZONE z.tz) - interval '1 month'`), at(`date_trunc('month', ${NOW} AT TIME ZONE z.tz)`)],
-      ['Last Year', at(`date_trunc('year', ${NOW} AT TIME ZONE z.tz) - interval '1 year'`), at(`date_trunc('year', ${NOW} AT TIME ZONE z.tz)`)],
+      [
+        'Last Month',
+        at(`date_trunc('month', ${NOW} AT TIME ZONE z.tz) - interval '1 month'`),
+        at(`date_trunc('month', ${NOW} AT TIME ZONE z.tz)`),
+      ],
+      [
+        'Last Year',
+        at(`date_trunc('year', ${NOW} AT TIME ZONE z.tz) - interval '1 year'`),
+        at(`date_trunc('year', ${NOW} AT TIME ZONE z.tz)`),
+      ],
       ['This Week Mon', at(`date_trunc('week', ${NOW} AT TIME ZONE z.tz)`), NOW],
-      ['Last Week Mon', at(`date_trunc('week', ${NOW} AT TIME ZONE z.tz) - interval '7 days'`), at(`date_trunc('week', ${NOW} AT TIME ZONE z.tz)`)],
-      ['Last Business Week', at(`date_trunc('week', ${NOW} AT TIME ZONE z.tz) - interval '7 days'`), at(`date_trunc('week', ${NOW} AT TIME ZONE z.tz) - interval '2 days'`)],
+      [
+        'Last Week Mon',
+        at(`date_trunc('week', ${NOW} AT TIME ZONE z.tz) - interval '7 days'`),
+        at(`date_trunc('week', ${NOW} AT TIME ZONE z.tz)`),
+      ],
+      [
+        'Last Business Week',
+        at(`date_trunc('week', ${NOW} AT TIME ZONE z.tz) - interval '7 days'`),
+        at(`date_trunc('week', ${NOW} AT TIME ZONE z.tz) - interval '2 days'`),
+      ],
     ];
     for (const company of ['Acme Agency', 'Gamma Solar']) {
       const token = company === 'Acme Agency' ? owner : gamma;
       for (const [name, start, end] of cases) {
         const res = await appointments(`?per_page=100&date_range=${encodeURIComponent(name)}`, token);
         assert.equal(res.status, 200, name);
-        assert.deepEqual(res.body.data.records.map((r: any) => r.id), await expectedIds(ids[company], start, end), `${company} ${name}`);
+        assert.deepEqual(
+          res.body.data.records.map((r: any) => r.id),
+          await expectedIds(ids[company], start, end),
+          `${company} ${name}`,
+        );
       }
     }
     const lastYear = await appointments('?per_page=100&date_range=Last%20Year');
@@ -85,10 +124,15 @@ describe('GET /api/ai/dashboard/appointments', () => {
   });
 
   it('takes custom whole days, inclusive, and refuses bad dates', async () => {
-    const [{ d }] = await app.sql(`SELECT to_char((${NOW} AT TIME ZONE 'America/New_York')::date - 10, 'YYYY-MM-DD') AS d`);
+    const [{ d }] = await app.sql(
+      `SELECT to_char((${NOW} AT TIME ZONE 'America/New_York')::date - 10, 'YYYY-MM-DD') AS d`,
+    );
     const [{ t }] = await app.sql(`SELECT to_char((${NOW} AT TIME ZONE 'America/New_York')::date, 'YYYY-MM-DD') AS t`);
     const res = await appointments(`?per_page=100&start_date=${d}&end_date=${t}`);
-    assert.deepEqual(res.body.data.records.map((r: any) => r.id), await expectedIds(ids['Acme Agency'], at(`'${d}'::timestamp`), at(`'${t}'::timestamp + interval '1 day'`)));
+    assert.deepEqual(
+      res.body.data.records.map((r: any) => r.id),
+      await expectedIds(ids['Acme Agency'], at(`'${d}'::timestamp`), at(`'${t}'::timestamp + interval '1 day'`)),
+    );
     for (const [query, field] of [
       ['?start_date=2026-02-30&end_date=2026-03-01', 'start_date'],
       ['?start_date=2026-03-01&end_date=03/05/2026', 'end_date'],
@@ -107,7 +151,10 @@ describe('GET /api/ai/dashboard/appointments', () => {
     const base = '?per_page=100&date_range=Last%2030%20Days';
     const all = (await appointments(base)).body.data.records;
     assert.deepEqual((await appointments(`${base}&agent_id=All`)).body.data.records, all);
-    const [agent] = await app.sql('SELECT a.id, a.name FROM calls c JOIN agents a ON a.id = c.agent_id WHERE c.id = ?', [all[0].id]);
+    const [agent] = await app.sql(
+      'SELECT a.id, a.name FROM calls c JOIN agents a ON a.id = c.agent_id WHERE c.id = ?',
+      [all[0].id],
+    );
     for (const raw of [String(agent.id), toBase64Id(agent.id), app.running.services.ids.encrypt('agent', agent.id)]) {
       const rows = (await appointments(`${base}&agent_id=${encodeURIComponent(raw)}`)).body.data.records;
       assert.ok(rows.length > 0 && rows.every((r: any) => r.agent_name === agent.name), raw);
@@ -120,7 +167,8 @@ describe('GET /api/ai/dashboard/appointments', () => {
     const byNumber = (await appointments(`${base}&search=${number}`)).body.data.records;
     assert.ok(byNumber.some((r: any) => r.id === all[0].id));
     assert.ok(byNumber.every((r: any) => r.numbers.from.includes(number) || r.numbers.to.includes(number)));
-    const byAgent = (await appointments(`${base}&search=${encodeURIComponent(agent.name.toUpperCase())}`)).body.data.records;
+    const byAgent = (await appointments(`${base}&search=${encodeURIComponent(agent.name.toUpperCase())}`)).body.data
+      .records;
     assert.ok(byAgent.length > 0 && byAgent.some((r: any) => r.agent_name === agent.name));
   });
 
@@ -144,7 +192,10 @@ describe('GET /api/ai/dashboard/appointments', () => {
     assert.equal(clamped.body.data.pagination.per_page, 100);
     const total = clamped.body.data.pagination.total;
     const p2 = await appointments('?per_page=5&page=2&date_range=Last%2030%20Days');
-    assert.deepEqual(p2.body.data.records.map((r: any) => r.id), clamped.body.data.records.slice(5, 10).map((r: any) => r.id));
+    assert.deepEqual(
+      p2.body.data.records.map((r: any) => r.id),
+      clamped.body.data.records.slice(5, 10).map((r: any) => r.id),
+    );
     assert.equal(p2.body.data.pagination.last_page, Math.ceil(total / 5));
   });
 });
@@ -169,20 +220,35 @@ describe('summary, call details, local presence', () => {
     assert.equal(data.average_duration, want.average);
     assert.equal(data.sentiment.positive, want.positive);
     assert.equal(data.time_zone, 'America/New_York');
-    assert.equal((await app.request('GET', '/api/ai/dashboard/summary', { token: await app.login('supervisor@acme.test') })).status, 200);
-    const [agent] = await app.sql('SELECT a.name FROM calls c JOIN agents a ON a.id = c.agent_id WHERE c.company_id = ? LIMIT 1', [ids['Acme Agency']]);
-    const searched = await app.request('GET', `/api/ai/dashboard/summary?date_range=Last%20Year&search=${encodeURIComponent(agent.name)}`, { token: owner });
+    assert.equal(
+      (await app.request('GET', '/api/ai/dashboard/summary', { token: await app.login('supervisor@acme.test') }))
+        .status,
+      200,
+    );
+    const [agent] = await app.sql(
+      'SELECT a.name FROM calls c JOIN agents a ON a.id = c.agent_id WHERE c.company_id = ? LIMIT 1',
+      [ids['Acme Agency']],
+    );
+    const searched = await app.request(
+      'GET',
+      `/api/ai/dashboard/summary?date_range=Last%20Year&search=${encodeURIComponent(agent.name)}`,
+      { token: owner },
+    );
     const [byAgent] = await app.sql(
       `WITH z AS (SELECT time_zone AS tz FROM companies WHERE id = ?)
        SELECT count(*)::int AS n FROM calls c JOIN agents a ON a.id = c.agent_id, z WHERE c.company_id = ? AND a.name ILIKE ?
-         AND c.started_at >= ${at(`date_trunc('year', ${NOW} AT TIME ZONE z.tz) - interval '1 year'`)} AND c.started_at < ${at(`date_trunc('year', ${NOW} AT TIME ZONE z.tz)`)}`,
+         AND c.started_at >= ${at(`date_trunc('year', ${NOW} AT TIME ZONE z.tz) - interval '1 year'`)}
+         AND c.started_at < ${at(`date_trunc('year', ${NOW} AT TIME ZONE z.tz)`)}`,
       [ids['Acme Agency'], ids['Acme Agency'], `%${agent.name}%`],
     );
     assert.equal(searched.body.data.calls, byAgent.n);
   });
 
   it('returns one call with transcript, recording and custom fields, in any id form; others 404', async () => {
-    const [call] = await app.sql('SELECT id, transcript, custom_fields FROM calls WHERE company_id = ? AND transcript IS NOT NULL LIMIT 1', [ids['Acme Agency']]);
+    const [call] = await app.sql(
+      'SELECT id, transcript, custom_fields FROM calls WHERE company_id = ? AND transcript IS NOT NULL LIMIT 1',
+      [ids['Acme Agency']],
+    );
     for (const raw of [String(call.id), toBase64Id(call.id), app.running.services.ids.encrypt('call', call.id)]) {
       const res = await app.request('GET', `/api/ai/dashboard/calls/${encodeURIComponent(raw)}`, { token: owner });
       assert.equal(res.status, 200, raw);
@@ -190,40 +256,71 @@ describe('summary, call details, local presence', () => {
       assert.deepEqual(res.body.data.custom_fields, call.custom_fields, 'free keys are kept as they are');
     }
     const [betaCall] = await app.sql('SELECT id FROM calls WHERE company_id = ? LIMIT 1', [ids['Beta Clinic']]);
-    assert.equal((await app.request('GET', `/api/ai/dashboard/calls/${betaCall.id}`, { token: owner })).status, 200, 'the agency sees its child');
+    assert.equal(
+      (await app.request('GET', `/api/ai/dashboard/calls/${betaCall.id}`, { token: owner })).status,
+      200,
+      'the agency sees its child',
+    );
     assert.equal((await app.request('GET', `/api/ai/dashboard/calls/${call.id}`, { token: gamma })).status, 404);
     assert.equal((await app.request('GET', `/api/ai/dashboard/calls/${call.id}`, { token: beta })).status, 404);
     assert.equal((await app.request('GET', '/api/ai/dashboard/calls/x!', { token: owner })).status, 404);
   });
 
   it('a Call is one type: the list rows give the details fields too (read for the page at once), under view-ai-dashboard', async () => {
-    const DETAILS = 'id encryptedId agentId recordingUrl transcript disposition tags customFields contact { name email phone } summary successful customAnalysis analyzedAt appointment recordingAvailable';
-    const list = await app.graphql(`{ appointmentCalls(filter: { dateRange: Last_Year }, perPage: 20) { records { ${DETAILS} __typename } } }`, {}, owner);
+    const DETAILS =
+      'id encryptedId agentId recordingUrl transcript disposition tags customFields contact { name email ' +
+      'phone } summary successful customAnalysis analyzedAt appointment recordingAvailable';
+    const list = await app.graphql(
+      `{ appointmentCalls(filter: { dateRange: Last_Year }, perPage: 20) { records { ${DETAILS} __typename } } }`,
+      {},
+      owner,
+    );
     assert.equal(list.body.errors, undefined, list.text);
     const rows = list.body.data.appointmentCalls.records as Array<Record<string, unknown>>;
     assert.ok(rows.length > 1, 'a page of rows');
     for (const row of rows.slice(0, 5)) {
-      const one = await app.graphql(`query($id: ID!) { callDetails(id: $id) { ${DETAILS} __typename } }`, { id: String(row.id) }, owner);
+      const one = await app.graphql(
+        `query($id: ID!) { callDetails(id: $id) { ${DETAILS} __typename } }`,
+        { id: String(row.id) },
+        owner,
+      );
       // The encrypted id is encrypted anew each time: the same call, another text.
       const { encryptedId, ...rest } = row;
       const { encryptedId: again, ...details } = one.body.data.callDetails;
       assert.deepEqual(rest, details, 'the same fields by either way');
-      for (const text of [encryptedId, again]) assert.equal(app.running.services.ids.decode(String(text), 'call'), row.id);
+      for (const text of [encryptedId, again])
+        assert.equal(app.running.services.ids.decode(String(text), 'call'), row.id);
       assert.equal(row.__typename, 'Call');
     }
     // The list itself needs only a token; the fields beyond a row need what callDetails needs.
     const without = await app.userWith([], 'no dashboard');
-    const plain = await app.graphql('{ appointmentCalls(filter: { dateRange: Last_Year }) { records { id appointment } } }', {}, without);
+    const plain = await app.graphql(
+      '{ appointmentCalls(filter: { dateRange: Last_Year }) { records { id appointment } } }',
+      {},
+      without,
+    );
     assert.equal(plain.body.errors, undefined, plain.text);
-    const refused = await app.graphql('{ appointmentCalls(filter: { dateRange: Last_Year }) { records { id summary } } }', {}, without);
+    const refused = await app.graphql(
+      '{ appointmentCalls(filter: { dateRange: Last_Year }) { records { id summary } } }',
+      {},
+      without,
+    );
     assert.equal(refused.body.errors[0].extensions.code, 'FORBIDDEN');
   });
 
   it('updates local presence: All or Unassigned', async () => {
-    const res = await app.request('PATCH', '/api/ai/dashboard/settings/local-presence', { token: gamma, body: { number_ai_local_presence: 'Unassigned' } });
+    const res = await app.request('PATCH', '/api/ai/dashboard/settings/local-presence', {
+      token: gamma,
+      body: { number_ai_local_presence: 'Unassigned' },
+    });
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body, { success: true, message: 'Local presence setting updated successfully', data: { new_value: 'Unassigned' } });
-    const settings = async () => (await app.sql('SELECT settings FROM companies WHERE id = ?', [ids['Gamma Solar']]))[0].settings;
+    assert.deepEqual(res.body, {
+      success: true,
+      message: 'Local presence setting updated successfully',
+      data: { new_value: 'Unassigned' },
+    });
+    const settings = async () =>
+      (await app.sql('SELECT settings FROM companies WHERE id = ?', [ids['Gamma Solar']]))[0].settings;
     assert.equal((await settings()).numberAiLocalPresence, 'Unassigned');
     assert.equal((await settings()).minCarriersToFlag, 3, 'other settings are kept');
     for (const body of [{}, { number_ai_local_presence: 'Some' }, { number_ai_local_presence: 1 }]) {
@@ -231,6 +328,14 @@ describe('summary, call details, local presence', () => {
       assert.equal(bad.status, 422, JSON.stringify(body));
     }
     assert.equal((await settings()).numberAiLocalPresence, 'Unassigned');
-    assert.equal((await app.request('PUT', '/api/ai/dashboard/settings/local-presence', { token: gamma, body: { number_ai_local_presence: 'All' } })).status, 405);
+    assert.equal(
+      (
+        await app.request('PUT', '/api/ai/dashboard/settings/local-presence', {
+          token: gamma,
+          body: { number_ai_local_presence: 'All' },
+        })
+      ).status,
+      405,
+    );
   });
 });

@@ -10,7 +10,14 @@ import { adminUrl } from './helpers/app.js';
 // session time zones whose offsets have minutes (Kolkata, St John's) and
 // seconds (Monrovia before 1972), with every length of fraction.
 
-const ZONES = ['UTC', 'Asia/Kolkata', 'America/St_Johns', 'America/Los_Angeles', 'Africa/Monrovia', 'Pacific/Kiritimati'];
+const ZONES = [
+  'UTC',
+  'Asia/Kolkata',
+  'America/St_Johns',
+  'America/Los_Angeles',
+  'Africa/Monrovia',
+  'Pacific/Kiritimati',
+];
 const VALUES = [
   '2026-11-22 23:14:26.81+00',
   '2026-11-22 23:14:26+00',
@@ -65,7 +72,12 @@ describe('timestamps as PostgreSQL writes them', () => {
     assert.ok(rows.length > 28_000);
     for (const { text, iso } of rows) assert.equal(isoString(dbDate(text)), iso, text);
     // Years outside 1000 to 9999 as toISOString writes them; an invalid date throws as it does.
-    for (const date of [new Date(Date.UTC(999, 0, 1)), new Date(Date.UTC(42, 5, 6, 7, 8, 9, 5)), new Date(Date.UTC(-1, 0, 1)), new Date(Date.UTC(10000, 0, 1))]) {
+    for (const date of [
+      new Date(Date.UTC(999, 0, 1)),
+      new Date(Date.UTC(42, 5, 6, 7, 8, 9, 5)),
+      new Date(Date.UTC(-1, 0, 1)),
+      new Date(Date.UTC(10000, 0, 1)),
+    ]) {
       assert.equal(isoString(date), date.toISOString());
     }
     assert.throws(() => isoString(new Date(NaN)), RangeError);

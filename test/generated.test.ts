@@ -25,12 +25,15 @@ describe('generated artifacts', async () => {
         }
       }
     }
-    const ids = Object.values(document.paths).flatMap((ops: any) => Object.values(ops).map((op: any) => op.operationId));
+    const ids = Object.values(document.paths).flatMap((ops: any) =>
+      Object.values(ops).map((op: any) => op.operationId),
+    );
     assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
   });
 
-  it('the spec\'s alternate paths and methods are rows of the table', () => {
-    const has = (method: string, path: string) => routeTable.some((r) => r.methods.includes(method as never) && r.paths.includes(path));
+  it("the spec's alternate paths and methods are rows of the table", () => {
+    const has = (method: string, path: string) =>
+      routeTable.some((r) => r.methods.includes(method as never) && r.paths.includes(path));
     assert.ok(has('PUT', '/api/roles/update/{id}'));
     assert.ok(has('POST', '/api/roles/{id}/permissions'));
     assert.ok(has('DELETE', '/api/roles/delete/{id}'));

@@ -39,18 +39,22 @@ after(() => app.close());
 
 describe('a document run again runs compiled, with the same answers', () => {
   it('a field whose variable is not given stays absent from a literal input: a partial update changes only what it names', async () => {
-    const query = 'mutation Rename($id: ID!, $title: String, $url: String) { updateWebhook(id: $id, input: { title: $title, url: $url }) { title url } }';
+    const query =
+      'mutation Rename($id: ID!, $title: String, $url: String) { updateWebhook(id: $id, input: { title: $title, url: $url }) { title url } }';
     for (const title of ['First', 'Second', 'Third']) {
       const res = await send({ query, variables: { id: hookId, title } });
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body, { data: { updateWebhook: { title, url: ORIGINAL_URL } } });
     }
-    const [row] = await app.sql<{ title: string; url: string }>('SELECT title, url FROM webhooks WHERE title = ?', ['Third']);
+    const [row] = await app.sql<{ title: string; url: string }>('SELECT title, url FROM webhooks WHERE title = ?', [
+      'Third',
+    ]);
     assert.deepEqual({ ...row }, { title: 'Third', url: ORIGINAL_URL });
   });
 
   it("a variable not given inside a literal takes its definition's default", async () => {
-    const query = 'mutation Defaulted($id: ID!, $title: String = "From the default") { updateWebhook(id: $id, input: { title: $title }) { title url } }';
+    const query =
+      'mutation Defaulted($id: ID!, $title: String = "From the default") { updateWebhook(id: $id, input: { title: $title }) { title url } }';
     for (let i = 0; i < 3; i++) {
       await app.sql('UPDATE webhooks SET title = ? WHERE url = ?', [`Reset ${i}`, ORIGINAL_URL]);
       const res = await send({ query, variables: { id: hookId } });
@@ -59,7 +63,8 @@ describe('a document run again runs compiled, with the same answers', () => {
   });
 
   it('an explicit null is passed as null, not left out', async () => {
-    const query = 'mutation Nulled($id: ID!, $title: String) { updateWebhook(id: $id, input: { title: $title }) { title } }';
+    const query =
+      'mutation Nulled($id: ID!, $title: String) { updateWebhook(id: $id, input: { title: $title }) { title } }';
     const answers = await thrice({ query, variables: { id: hookId, title: null } });
     assert.equal(answers[0].status, 200);
     assert.deepEqual(answers[1], answers[0]);
@@ -69,12 +74,24 @@ describe('a document run again runs compiled, with the same answers', () => {
   it("a bad variable gets graphql-js's message and a 400 every time", async () => {
     // graphql-jit words these differently ("Expected type Int; ...", type names unquoted); clients see graphql-js's words.
     const cases: Array<[Parameters<typeof send>[0], RegExp]> = [
-      [{ query: 'query Sized($perPage: Int) { roles(perPage: $perPage) { pagination { perPage } } }', variables: { perPage: '15' } },
-        /^Variable "\$perPage" got invalid value "15"; Int cannot represent non-integer value: "15"$/],
-      [{ query: 'mutation Bogus($id: ID!, $input: WebhookInput!) { updateWebhook(id: $id, input: $input) { title } }', variables: { id: hookId, input: { bogus: 1 } } },
-        /^Variable "\$input" got invalid value \{ bogus: 1 \}; Field "bogus" is not defined by type "WebhookInput"\.$/],
-      [{ query: 'query Bad($id: ID!) { webhook(id: $id) { title } }', variables: { id: { not: 'an id' } } },
-        /^Variable "\$id" got invalid value \{ not: "an id" \}; ID cannot represent value: \{ not: "an id" \}$/],
+      [
+        {
+          query: 'query Sized($perPage: Int) { roles(perPage: $perPage) { pagination { perPage } } }',
+          variables: { perPage: '15' },
+        },
+        /^Variable "\$perPage" got invalid value "15"; Int cannot represent non-integer value: "15"$/,
+      ],
+      [
+        {
+          query: 'mutation Bogus($id: ID!, $input: WebhookInput!) { updateWebhook(id: $id, input: $input) { title } }',
+          variables: { id: hookId, input: { bogus: 1 } },
+        },
+        /^Variable "\$input" got invalid value \{ bogus: 1 \}; Field "bogus" is not defined by type "WebhookInput"\.$/,
+      ],
+      [
+        { query: 'query Bad($id: ID!) { webhook(id: $id) { title } }', variables: { id: { not: 'an id' } } },
+        /^Variable "\$id" got invalid value \{ not: "an id" \}; ID cannot represent value: \{ not: "an id" \}$/,
+      ],
     ];
     for (const [body, message] of cases) {
       const answers = await thrice(body);
@@ -88,10 +105,16 @@ describe('a document run again runs compiled, with the same answers', () => {
 
   it("another company's webhook: the same NOT_FOUND error, path and null data every time", async () => {
     const other = await app.login('owner@gamma.test');
-    const answers = await thrice({ query: 'query Other($id: ID!) { webhook(id: $id) { title } }', variables: { id: hookId } }, other);
+    const answers = await thrice(
+      { query: 'query Other($id: ID!) { webhook(id: $id) { title } }', variables: { id: hookId } },
+      other,
+    );
     assert.equal(answers[0].status, 200);
     assert.equal(answers[0].body.data, null);
-    assert.deepEqual(answers[0].body.errors.map((e: { path: string[]; extensions: { code: string } }) => [e.path, e.extensions.code]), [[['webhook'], 'NOT_FOUND']]);
+    assert.deepEqual(
+      answers[0].body.errors.map((e: { path: string[]; extensions: { code: string } }) => [e.path, e.extensions.code]),
+      [[['webhook'], 'NOT_FOUND']],
+    );
     assert.deepEqual(answers[1], answers[0]);
     assert.deepEqual(answers[2], answers[0]);
   });

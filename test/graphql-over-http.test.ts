@@ -30,16 +30,33 @@ describe('one rule for the status of a GraphQL answer', () => {
   it('a request refused before it ran answers the status its error names; one that ran answers 200 with data and its field errors', async () => {
     const owner = await app.login('owner@acme.test');
     const post = (query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-      app.request('POST', '/graphql', { token: owner, body: { query, variables }, headers: { accept: 'application/graphql-response+json', ...headers } });
+      app.request('POST', '/graphql', {
+        token: owner,
+        body: { query, variables },
+        headers: { accept: 'application/graphql-response+json', ...headers },
+      });
     const refusals: Array<[string, Awaited<ReturnType<typeof post>>]> = [];
     refusals.push(['a document that does not parse', await post('{ me {')]);
     refusals.push(['a field that does not exist', await post('{ noSuchField }')]);
-    refusals.push(['a variable outside its enum', await post('query($u: NumberUse) { phoneNumbers(useFor: $u) { pagination { total } } }', { u: 'fax' })]);
+    refusals.push([
+      'a variable outside its enum',
+      await post('query($u: NumberUse) { phoneNumbers(useFor: $u) { pagination { total } } }', { u: 'fax' }),
+    ]);
     const key = `status-rule-${Date.now()}`;
     const create = 'mutation($name: String!) { createCampaign(name: $name) { id } }';
     assert.equal((await post(create, { name: 'Status rule' }, { 'idempotency-key': key })).status, 200);
-    refusals.push(['an Idempotency-Key used with another request', await post(create, { name: 'Another' }, { 'idempotency-key': key })]);
-    refusals.push(['an Idempotency-Key over two fields', await post('mutation { a: createCampaign(name: "A") { id } b: createCampaign(name: "B") { id } }', {}, { 'idempotency-key': `${key}-two` })]);
+    refusals.push([
+      'an Idempotency-Key used with another request',
+      await post(create, { name: 'Another' }, { 'idempotency-key': key }),
+    ]);
+    refusals.push([
+      'an Idempotency-Key over two fields',
+      await post(
+        'mutation { a: createCampaign(name: "A") { id } b: createCampaign(name: "B") { id } }',
+        {},
+        { 'idempotency-key': `${key}-two` },
+      ),
+    ]);
     for (const [what, res] of refusals) {
       assert.equal(res.body.data, undefined, what);
       const named = res.body.errors[0].extensions.http.status;

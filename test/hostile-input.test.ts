@@ -1,7 +1,20 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildSchema as buildSdl, getNamedType, getNullableType, isEnumType, isInputObjectType, isLeafType, isListType, isNonNullType, parse, type GraphQLEnumType, type GraphQLInputType, type OperationDefinitionNode } from 'graphql';
+import {
+  buildSchema as buildSdl,
+  getNamedType,
+  getNullableType,
+  isEnumType,
+  isInputObjectType,
+  isLeafType,
+  isListType,
+  isNonNullType,
+  parse,
+  type GraphQLEnumType,
+  type GraphQLInputType,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { createSchema } from '../src/graphql/schema.js';
 import { checkOperation, GRAPHQL_LIMITS } from '../src/graphql/limits.js';
 import { ALL_ID_FORMS, toBase64Id } from '../src/kernel/ids.js';
@@ -57,7 +70,10 @@ function hostile(param: Param): Hostile[] {
       ];
     case 'array':
       return [
-        { name: '1001 items', json: Array.from({ length: 1001 }, (_, i) => (param.items?.type === 'integer' ? i + 1 : String(i + 1))) },
+        {
+          name: '1001 items',
+          json: Array.from({ length: 1001 }, (_, i) => (param.items?.type === 'integer' ? i + 1 : String(i + 1))),
+        },
         { name: 'NUL item', json: param.items?.type === 'integer' ? [2 ** 31] : ['a\u0000b'] },
       ];
     case 'object':
@@ -87,19 +103,37 @@ describe('hostile input to every route of the table', () => {
       const attempts: Array<{ label: string; url: string; raw?: string }> = [];
       for (const [name, param] of Object.entries(query)) {
         for (const value of hostile(param).filter((v) => v.text !== undefined)) {
-          attempts.push({ label: `query ${name} ${value.name}`, url: `${validPath(route)}?${new URLSearchParams({ [name]: value.text! })}` });
+          attempts.push({
+            label: `query ${name} ${value.name}`,
+            url: `${validPath(route)}?${new URLSearchParams({ [name]: value.text! })}`,
+          });
         }
       }
       for (const [name, param] of Object.entries(body)) {
-        for (const value of hostile(param)) attempts.push({ label: `body ${name} ${value.name}`, url: validPath(route), raw: `{${JSON.stringify(name)}:${asText(value)}}` });
+        for (const value of hostile(param))
+          attempts.push({
+            label: `body ${name} ${value.name}`,
+            url: validPath(route),
+            raw: `{${JSON.stringify(name)}:${asText(value)}}`,
+          });
       }
       for (const name of Object.keys(path)) {
-        attempts.push({ label: `path ${name} NUL`, url: route.path.replace(`{${name}}`, encodeURIComponent('1\u0000')).replace(/\{\w+\}/g, '1') });
-        attempts.push({ label: `path ${name} 2^31`, url: route.path.replace(`{${name}}`, String(2 ** 31)).replace(/\{\w+\}/g, '1') });
+        attempts.push({
+          label: `path ${name} NUL`,
+          url: route.path.replace(`{${name}}`, encodeURIComponent('1\u0000')).replace(/\{\w+\}/g, '1'),
+        });
+        attempts.push({
+          label: `path ${name} 2^31`,
+          url: route.path.replace(`{${name}}`, String(2 ** 31)).replace(/\{\w+\}/g, '1'),
+        });
       }
       for (const attempt of attempts) {
         const raw = attempt.raw ?? (route.method === 'GET' ? undefined : '{}');
-        const res = await app.request(route.method, attempt.url, { token: owner, raw, headers: raw ? { 'content-type': 'application/json' } : {} });
+        const res = await app.request(route.method, attempt.url, {
+          token: owner,
+          raw,
+          headers: raw ? { 'content-type': 'application/json' } : {},
+        });
         const where = `${route.method} ${route.path} ${attempt.label}: ${res.status} ${res.text.slice(0, 200)}`;
         assert.ok(res.status >= 400 && res.status < 500, where);
         assert.equal(res.body.success, false, where);
@@ -112,7 +146,10 @@ describe('hostile input to every route of the table', () => {
   });
 
   it('refuses a NUL byte on sign-in, unauthenticated', async () => {
-    for (const body of [{ email: 'owner@acme.test\u0000', password: 'x' }, { email: 'owner@acme.test', password: 'sw\u0000' }]) {
+    for (const body of [
+      { email: 'owner@acme.test\u0000', password: 'x' },
+      { email: 'owner@acme.test', password: 'sw\u0000' },
+    ]) {
       const res = await app.request('POST', '/api/login', { body });
       assert.equal(res.status, 422, res.text);
     }
@@ -122,7 +159,11 @@ describe('hostile input to every route of the table', () => {
     const res = await app.request('GET', `/api/roles?search=${'x'.repeat(201)}`, { token: owner });
     assert.equal(res.status, 422);
     assert.deepEqual(res.body.errors, { search: ['The search field must not be greater than 200 characters.'] });
-    const gql = await app.graphql('query($s: String) { roles(search: $s) { pagination { total } } }', { s: 'y'.repeat(1_000_000) }, owner);
+    const gql = await app.graphql(
+      'query($s: String) { roles(search: $s) { pagination { total } } }',
+      { s: 'y'.repeat(1_000_000) },
+      owner,
+    );
     assert.equal(gql.body.errors[0].extensions.code, 'BAD_USER_INPUT');
   });
 
@@ -134,36 +175,75 @@ describe('hostile input to every route of the table', () => {
       edges: [],
       extra: { anything: true },
     };
-    const saved = await app.request('PUT', `/api/Workflow/builder/${builder}`, { token: owner, body: { trigger_config: graph } });
+    const saved = await app.request('PUT', `/api/Workflow/builder/${builder}`, {
+      token: owner,
+      body: { trigger_config: graph },
+    });
     assert.equal(saved.status, 200, saved.text);
-    const [row] = await app.sql('SELECT trigger_config FROM workflows WHERE builder_id = ?', [Number(Buffer.from(builder, 'base64').toString())]);
-    assert.deepEqual(row.trigger_config, { nodes: [{ id: 't', kind: 'trigger', type: 'call.ended', config: {} }], edges: [] });
+    const [row] = await app.sql('SELECT trigger_config FROM workflows WHERE builder_id = ?', [
+      Number(Buffer.from(builder, 'base64').toString()),
+    ]);
+    assert.deepEqual(row.trigger_config, {
+      nodes: [{ id: 't', kind: 'trigger', type: 'call.ended', config: {} }],
+      edges: [],
+    });
 
     const chain = {
-      nodes: Array.from({ length: 10_500 }, (_, i) => ({ id: `n${i}`, kind: i === 0 ? 'trigger' : 'action', type: i === 0 ? 'call.ended' : 'wait', config: {} })),
+      nodes: Array.from({ length: 10_500 }, (_, i) => ({
+        id: `n${i}`,
+        kind: i === 0 ? 'trigger' : 'action',
+        type: i === 0 ? 'call.ended' : 'wait',
+        config: {},
+      })),
       edges: Array.from({ length: 10_499 }, (_, i) => ({ from: `n${i}`, to: `n${i + 1}` })),
     };
-    const big = await app.request('PUT', `/api/Workflow/builder/${builder}`, { token: owner, body: { trigger_config: chain } });
+    const big = await app.request('PUT', `/api/Workflow/builder/${builder}`, {
+      token: owner,
+      body: { trigger_config: chain },
+    });
     assert.equal(big.status, 422, big.text.slice(0, 300));
-    assert.match(Object.values(big.body.errors as Record<string, string[]>)[0][0], /at most 200 nodes|more than 1000 items/);
+    assert.match(
+      Object.values(big.body.errors as Record<string, string[]>)[0][0],
+      /at most 200 nodes|more than 1000 items/,
+    );
     const justOver = { nodes: chain.nodes.slice(0, 201), edges: [] };
-    const over = await app.request('PUT', `/api/Workflow/builder/${builder}`, { token: owner, body: { trigger_config: justOver } });
+    const over = await app.request('PUT', `/api/Workflow/builder/${builder}`, {
+      token: owner,
+      body: { trigger_config: justOver },
+    });
     assert.deepEqual(over.body.errors, { 'trigger_config.nodes': ['A workflow holds at most 200 nodes.'] });
 
     const ring = {
-      nodes: Array.from({ length: 200 }, (_, i) => ({ id: `n${i}`, kind: i === 0 ? 'trigger' : 'action', type: i === 0 ? 'call.ended' : 'add_tag', config: i === 0 ? {} : { tag: 'x' } })),
-      edges: [...Array.from({ length: 199 }, (_, i) => ({ from: `n${i}`, to: `n${i + 1}` })), { from: 'n199', to: 'n1' }],
+      nodes: Array.from({ length: 200 }, (_, i) => ({
+        id: `n${i}`,
+        kind: i === 0 ? 'trigger' : 'action',
+        type: i === 0 ? 'call.ended' : 'add_tag',
+        config: i === 0 ? {} : { tag: 'x' },
+      })),
+      edges: [
+        ...Array.from({ length: 199 }, (_, i) => ({ from: `n${i}`, to: `n${i + 1}` })),
+        { from: 'n199', to: 'n1' },
+      ],
     };
-    const cyclic = await app.request('PUT', `/api/Workflow/builder/${builder}`, { token: owner, body: { trigger_config: ring } });
+    const cyclic = await app.request('PUT', `/api/Workflow/builder/${builder}`, {
+      token: owner,
+      body: { trigger_config: ring },
+    });
     assert.equal(cyclic.status, 422, cyclic.text.slice(0, 300));
     assert.match(cyclic.body.errors['trigger_config.edges'][0], /^Node "n\d+" is part of a cycle/);
   });
 
   it('refuses folder reorders over 1,000 ids (422) and bodies over 1 MiB (413)', async () => {
-    const res = await app.request('POST', '/api/Workflow/folder/reorder', { token: owner, body: { folder_ids: Array.from({ length: 1001 }, (_, i) => toBase64Id(i + 1)) } });
+    const res = await app.request('POST', '/api/Workflow/folder/reorder', {
+      token: owner,
+      body: { folder_ids: Array.from({ length: 1001 }, (_, i) => toBase64Id(i + 1)) },
+    });
     assert.equal(res.status, 422);
     assert.match(res.body.errors.folder_ids[0], /not have more than 1000 items/);
-    const huge = await app.request('POST', '/api/Workflow/folder/reorder', { token: owner, body: { folder_ids: Array.from({ length: 100_000 }, (_, i) => toBase64Id(i + 1)) } });
+    const huge = await app.request('POST', '/api/Workflow/folder/reorder', {
+      token: owner,
+      body: { folder_ids: Array.from({ length: 100_000 }, (_, i) => toBase64Id(i + 1)) },
+    });
     assert.equal(huge.status, 413);
   });
 
@@ -178,13 +258,27 @@ describe('hostile input to every route of the table', () => {
 describe('field names in errors', () => {
   // The services key errors by GraphQL names; REST renames each to its row's field.
   const cases = [
-    { gql: 'mutation { updateSpamFlagSettings(minCarriersToFlag: 7) { minCarriersToFlag } }', graphqlKey: 'minCarriersToFlag', rest: ['PUT', '/api/spam-protected-numbers/flag-settings', { min_carriers_to_flag: 7 }], restKey: 'min_carriers_to_flag' },
-    { gql: 'mutation { updateLocalPresence(numberAiLocalPresence: "Some") { newValue } }', graphqlKey: 'numberAiLocalPresence', rest: ['PATCH', '/api/ai/dashboard/settings/local-presence', { number_ai_local_presence: 'Some' }], restKey: 'number_ai_local_presence' },
+    {
+      gql: 'mutation { updateSpamFlagSettings(minCarriersToFlag: 7) { minCarriersToFlag } }',
+      graphqlKey: 'minCarriersToFlag',
+      rest: ['PUT', '/api/spam-protected-numbers/flag-settings', { min_carriers_to_flag: 7 }],
+      restKey: 'min_carriers_to_flag',
+    },
+    {
+      gql: 'mutation { updateLocalPresence(numberAiLocalPresence: "Some") { newValue } }',
+      graphqlKey: 'numberAiLocalPresence',
+      rest: ['PATCH', '/api/ai/dashboard/settings/local-presence', { number_ai_local_presence: 'Some' }],
+      restKey: 'number_ai_local_presence',
+    },
   ] as const;
   for (const c of cases) {
     it(`${c.graphqlKey} over GraphQL, ${c.restKey} over REST`, async () => {
       const gql = await app.graphql(c.gql, {}, owner);
-      assert.deepEqual(Object.keys(gql.body.errors[0].extensions.errors ?? {}), [c.graphqlKey], JSON.stringify(gql.body));
+      assert.deepEqual(
+        Object.keys(gql.body.errors[0].extensions.errors ?? {}),
+        [c.graphqlKey],
+        JSON.stringify(gql.body),
+      );
       const [method, path, body] = c.rest as readonly [string, string, Record<string, unknown>?];
       const rest = await app.request(method, path, { token: owner, body });
       assert.equal(rest.status, 422, rest.text);
@@ -198,13 +292,19 @@ describe('closed sets', () => {
     const gql = await app.graphql('query { phoneNumbers(useFor: fax) { pagination { total } } }', {}, owner);
     assert.equal(gql.status, 400);
     assert.match(gql.body.errors[0].message, /Value "fax" does not exist in "NumberUse" enum/);
-    const variable = await app.graphql('query($use: NumberUse) { phoneNumbers(useFor: $use) { pagination { total } } }', { use: 'fax' }, owner);
+    const variable = await app.graphql(
+      'query($use: NumberUse) { phoneNumbers(useFor: $use) { pagination { total } } }',
+      { use: 'fax' },
+      owner,
+    );
     assert.equal(variable.status, 400);
     assert.match(variable.body.errors[0].message, /Variable "\$use" got invalid value "fax"/);
     assert.match(variable.body.errors[0].message, /NumberUse accepts "[a-z_]+"(, "[a-z_]+")* or "[a-z_]+"\.$/);
     const rest = await app.request('GET', '/api/phone-numbers?use_for=fax', { token: owner });
     assert.equal(rest.status, 422);
-    assert.deepEqual(rest.body.errors, { use_for: ['The use for field does not accept "fax"; it accepts "ai", "dialer" or "both".'] });
+    assert.deepEqual(rest.body.errors, {
+      use_for: ['The use for field does not accept "fax"; it accepts "ai", "dialer" or "both".'],
+    });
   });
 
   it('every enum-valued parameter of every row names the bad value and each accepted one, REST and GraphQL alike', async () => {
@@ -221,8 +321,12 @@ describe('closed sets', () => {
         if (!accepted || typeof accepted[0] !== 'string') continue;
         const bad = 'no-such-value';
         const value = param.enum ? bad : [bad];
-        const url = where === 'query' ? `${validPath(route)}?${new URLSearchParams({ [name]: bad })}` : validPath(route);
-        const res = await app.request(route.method, url, { token: owner, body: where === 'body' ? { [name]: value } : undefined });
+        const url =
+          where === 'query' ? `${validPath(route)}?${new URLSearchParams({ [name]: bad })}` : validPath(route);
+        const res = await app.request(route.method, url, {
+          token: owner,
+          body: where === 'body' ? { [name]: value } : undefined,
+        });
         const field = param.enum ? name : `${name}.0`;
         const where_ = `${route.method} ${route.path} ${name}: ${res.status} ${res.text.slice(0, 300)}`;
         if (res.status === 404) continue; // a row whose path names no record of this company answers that first
@@ -243,13 +347,15 @@ describe('closed sets', () => {
       for (const field of Object.values(root.getFields())) {
         for (const arg of field.args) {
           const named = getNamedType(arg.type);
-          const bad = (type: GraphQLInputType): unknown => (isListType(getNullableType(type)) ? ['NO_SUCH_VALUE'] : 'NO_SUCH_VALUE');
+          const bad = (type: GraphQLInputType): unknown =>
+            isListType(getNullableType(type)) ? ['NO_SUCH_VALUE'] : 'NO_SUCH_VALUE';
           const cases: Array<{ value: unknown; enumType: GraphQLEnumType }> = [];
           if (isEnumType(named)) cases.push({ value: bad(arg.type), enumType: named });
           if (isInputObjectType(named)) {
             for (const inner of Object.values(named.getFields())) {
               const innerNamed = getNamedType(inner.type);
-              if (isEnumType(innerNamed)) cases.push({ value: { [inner.name]: bad(inner.type) }, enumType: innerNamed });
+              if (isEnumType(innerNamed))
+                cases.push({ value: { [inner.name]: bad(inner.type) }, enumType: innerNamed });
             }
           }
           for (const { value, enumType } of cases) {
@@ -258,13 +364,26 @@ describe('closed sets', () => {
             const args = [`${arg.name}: $v`, ...others.map((other) => `${other.name}: $${other.name}`)].join(', ');
             const selection = isLeafType(getNamedType(field.type)) ? '' : '{ __typename }';
             const document = `${root === schema.getQueryType() ? 'query' : 'mutation'}(${variables}) { ${field.name}(${args}) ${selection} }`;
-            const res = await app.graphql(document, { v: isInputObjectType(named) && isListType(getNullableType(arg.type)) ? [value] : value }, owner);
+            const res = await app.graphql(
+              document,
+              { v: isInputObjectType(named) && isListType(getNullableType(arg.type)) ? [value] : value },
+              owner,
+            );
             const where = `${field.name}(${arg.name}): ${res.text.slice(0, 400)}`;
             assert.equal(res.status, 400, where);
-            const text = (res.body.errors as Array<{ message: string }>).map((e) => e.message).find((m) => m.includes(`in "${enumType.name}" enum`));
+            const text = (res.body.errors as Array<{ message: string }>)
+              .map((e) => e.message)
+              .find((m) => m.includes(`in "${enumType.name}" enum`));
             assert.ok(text, where);
-            assert.match(text, new RegExp(`Value "NO_SUCH_VALUE" does not exist in "${enumType.name}" enum\\. ${enumType.name} accepts `), where);
-            for (const one of enumType.getValues()) assert.ok(text.includes(`"${one.name}"`), `${where}: ${one.name} not named`);
+            assert.match(
+              text,
+              new RegExp(
+                `Value "NO_SUCH_VALUE" does not exist in "${enumType.name}" enum\\. ${enumType.name} accepts `,
+              ),
+              where,
+            );
+            for (const one of enumType.getValues())
+              assert.ok(text.includes(`"${one.name}"`), `${where}: ${one.name} not named`);
             inputs++;
           }
         }
@@ -275,19 +394,32 @@ describe('closed sets', () => {
   });
 
   it('REST takes and gives the values the spec writes; GraphQL the enum names', async () => {
-    const rest = await app.request('GET', '/api/ai/dashboard/appointments?date_range=Last%2030%20Days', { token: owner });
+    const rest = await app.request('GET', '/api/ai/dashboard/appointments?date_range=Last%2030%20Days', {
+      token: owner,
+    });
     assert.equal(rest.status, 200, rest.text);
-    const gql = await app.graphql('{ appointmentCalls(filter: { dateRange: Last_30_Days }) { pagination { total } } }', {}, owner);
+    const gql = await app.graphql(
+      '{ appointmentCalls(filter: { dateRange: Last_30_Days }) { pagination { total } } }',
+      {},
+      owner,
+    );
     assert.equal(gql.body.data.appointmentCalls.pagination.total, rest.body.data.pagination.total);
 
     const [{ id }] = await app.sql(
-      "INSERT INTO calls (company_id, from_number, to_number, started_at, duration_seconds, status, direction, tags, custom_fields, created_at, updated_at) SELECT id, '+12125550199', '+14155550000', now(), 0, 'in-progress', 'inbound', '[]', '{}', now(), now() FROM companies WHERE name = 'Acme Agency' RETURNING id",
+      'INSERT INTO calls (company_id, from_number, to_number, started_at, duration_seconds, status, ' +
+        "direction, tags, custom_fields, created_at, updated_at) SELECT id, '+12125550199', '+14155550000', " +
+        "now(), 0, 'in-progress', 'inbound', '[]', '{}', now(), now() FROM companies WHERE name = 'Acme " +
+        "Agency' RETURNING id",
     );
     try {
       const one = await app.request('GET', `/api/ai/dashboard/calls/${id}`, { token: owner });
       assert.equal(one.status, 200, one.text);
       assert.equal(one.body.data.status, 'in-progress');
-      const viaGraphql = await app.graphql('query($id: ID!) { callDetails(id: $id) { status direction } }', { id: String(id) }, owner);
+      const viaGraphql = await app.graphql(
+        'query($id: ID!) { callDetails(id: $id) { status direction } }',
+        { id: String(id) },
+        owner,
+      );
       assert.deepEqual(viaGraphql.body.data.callDetails, { status: 'in_progress', direction: 'inbound' });
     } finally {
       await app.sql('DELETE FROM calls WHERE id = ?', [id]);
@@ -299,7 +431,10 @@ describe('GraphQL limits, before execution', () => {
   const gql = (query: string, variables: Record<string, unknown> = {}) => app.graphql(query, variables, owner);
 
   it('refuses more than 50 aliases of one field with QUERY_TOO_COMPLEX', async () => {
-    const fields = Array.from({ length: 51 }, (_, i) => `a${i}: appointmentCalls(perPage: 1) { pagination { total } }`).join('\n');
+    const fields = Array.from(
+      { length: 51 },
+      (_, i) => `a${i}: appointmentCalls(perPage: 1) { pagination { total } }`,
+    ).join('\n');
     const res = await gql(`{ ${fields} }`);
     assert.equal(res.status, 400);
     assert.equal(res.body.errors[0].extensions.code, 'QUERY_TOO_COMPLEX');
@@ -307,11 +442,18 @@ describe('GraphQL limits, before execution', () => {
   });
 
   it('refuses an operation whose lists cost more than the limit (a list costs its page size)', async () => {
-    const fields = Array.from({ length: 50 }, (_, i) => `a${i}: appointmentCalls(perPage: 100) { records { id callDatetime agentName duration status direction sentiment } }`).join('\n');
+    const fields = Array.from(
+      { length: 50 },
+      (_, i) =>
+        `a${i}: appointmentCalls(perPage: 100) { records { id callDatetime agentName duration status direction sentiment } }`,
+    ).join('\n');
     const res = await gql(`{ ${fields} }`);
     assert.equal(res.body.errors[0].extensions.code, 'QUERY_TOO_COMPLEX');
     // Each page: 1 (the page object) + 100 records x 1 (scalars cost nothing) = 101; the fiftieth passes 5,000 (49 x 101 = 4,949).
-    assert.match(res.body.errors[0].message, /^The query costs 5,050 or more, over the limit of 5,000\. Each object costs 1 and scalar and enum fields nothing/);
+    assert.match(
+      res.body.errors[0].message,
+      /^The query costs 5,050 or more, over the limit of 5,000\. Each object costs 1 and scalar and enum fields nothing/,
+    );
     const fortyNine = await gql(`{ ${fields.split('\n').slice(0, 49).join('\n')} }`);
     assert.equal(fortyNine.status, 200, fortyNine.text.slice(0, 300));
     const small = await gql('{ appointmentCalls(perPage: 100) { records { id callDatetime agentName duration } } }');
@@ -319,7 +461,10 @@ describe('GraphQL limits, before execution', () => {
   });
 
   it('takes a page size from a variable when costing', async () => {
-    const fields = Array.from({ length: 50 }, (_, i) => `a${i}: roles(perPage: $n) { records { id title createdAt updatedAt encryptedId } }`).join('\n');
+    const fields = Array.from(
+      { length: 50 },
+      (_, i) => `a${i}: roles(perPage: $n) { records { id title createdAt updatedAt encryptedId } }`,
+    ).join('\n');
     const query = `query($n: Int) { ${fields} }`;
     assert.equal((await gql(query, { n: 100 })).body.errors[0].extensions.code, 'QUERY_TOO_COMPLEX');
     assert.equal((await gql(query, { n: 5 })).status, 200);
@@ -327,7 +472,10 @@ describe('GraphQL limits, before execution', () => {
 
   it('refuses batches over 10 operations and empty batches', async () => {
     const op = { query: '{ me { user { id } } }' };
-    const over = await app.request('POST', '/graphql', { token: owner, body: Array(GRAPHQL_LIMITS.batch + 1).fill(op) });
+    const over = await app.request('POST', '/graphql', {
+      token: owner,
+      body: Array(GRAPHQL_LIMITS.batch + 1).fill(op),
+    });
     assert.equal(over.status, 400);
     assert.equal(over.body.errors[0].extensions.code, 'QUERY_TOO_COMPLEX');
     const empty = await app.request('POST', '/graphql', { token: owner, body: [] });
@@ -345,23 +493,37 @@ describe('GraphQL limits, before execution', () => {
       ['mutation($n: String!, $p: String!) { login(email: $n, password: $p) { token } }', { n: 'a@b.c\u0000', p: 'x' }],
       ['query($p: Int) { roles(perPage: $p) { pagination { total } } }', { p: 2 ** 31 }],
       ['mutation($p: [Int!]) { createRole(input: { title: "Big ids", permissions: $p }) { id } }', { p: [2 ** 31] }],
-      ['mutation($c: JSONObject) { createWorkflow(input: { triggerConfig: $c }) { id } }', { c: { nodes: [], x: deep(50) } }],
+      [
+        'mutation($c: JSONObject) { createWorkflow(input: { triggerConfig: $c }) { id } }',
+        { c: { nodes: [], x: deep(50) } },
+      ],
       ['mutation($ids: [ID!]!) { reorderWorkflowFolders(folderIds: $ids) { id } }', { ids: Array(1001).fill('MQ==') }],
     ];
     for (const [query, variables] of cases) {
       const res = await gql(query, variables);
       assert.ok(res.status >= 400 && res.status < 500, `${query}: ${res.status} ${res.text.slice(0, 200)}`);
-      assert.ok(['BAD_USER_INPUT', 'QUERY_TOO_COMPLEX'].includes(res.body.errors[0].extensions.code), `${query}: ${res.text.slice(0, 200)}`);
+      assert.ok(
+        ['BAD_USER_INPUT', 'QUERY_TOO_COMPLEX'].includes(res.body.errors[0].extensions.code),
+        `${query}: ${res.text.slice(0, 200)}`,
+      );
     }
-    const deepRaw = `{"query":"mutation($c: JSONObject) { createWorkflow(input: { triggerConfig: $c }) { id } }","variables":{"c":{"nodes":[],"x":${deepJson(10_000)}}}}`;
-    const res = await app.request('POST', '/graphql', { token: owner, raw: deepRaw, headers: { 'content-type': 'application/json' } });
+    const deepRaw =
+      '{"query":"mutation($c: JSONObject) { createWorkflow(input: { triggerConfig: $c }) { id } }",' +
+      `"variables":{"c":{"nodes":[],"x":${deepJson(10_000)}}}}`;
+    const res = await app.request('POST', '/graphql', {
+      token: owner,
+      raw: deepRaw,
+      headers: { 'content-type': 'application/json' },
+    });
     assert.ok(res.status >= 400 && res.status < 500, `${res.status} ${res.text.slice(0, 200)}`);
     assert.equal(await app.fingerprint(), fingerprint);
   });
 });
 
 describe('the GraphQL cost and depth checks (pure)', () => {
-  const schema = buildSdl('type Query { node: Node } type Node { child: Node, name: String, list(perPage: Int): [Node] }');
+  const schema = buildSdl(
+    'type Query { node: Node } type Node { child: Node, name: String, list(perPage: Int): [Node] }',
+  );
   const check = (query: string, variables: Record<string, unknown> = {}) => {
     const document = parse(query);
     checkOperation(document, document.definitions[0] as OperationDefinitionNode, schema.getQueryType()!, variables);
@@ -375,7 +537,12 @@ describe('the GraphQL cost and depth checks (pure)', () => {
 
   it('counts fragments where they are spread, and survives a fragment cycle', () => {
     const spreads = Array.from({ length: 60 }, () => '...F').join(' ');
-    assert.throws(() => check(`{ node { list(perPage: 100) { ${spreads} } } } fragment F on Node { list(perPage: 100) { name } }`), /costs [\d,]+ or more, over the limit of 5,000/);
-    assert.doesNotThrow(() => check('{ node { ...A } } fragment A on Node { child { ...B } } fragment B on Node { name ...A }'));
+    assert.throws(
+      () => check(`{ node { list(perPage: 100) { ${spreads} } } } fragment F on Node { list(perPage: 100) { name } }`),
+      /costs [\d,]+ or more, over the limit of 5,000/,
+    );
+    assert.doesNotThrow(() =>
+      check('{ node { ...A } } fragment A on Node { child { ...B } } fragment B on Node { name ...A }'),
+    );
   });
 });

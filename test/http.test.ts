@@ -16,20 +16,32 @@ after(() => app.close());
 
 describe('the error model over HTTP', () => {
   it('400 for malformed JSON', async () => {
-    const res = await app.request('PUT', '/api/roles/1', { token, raw: '{"title":', headers: { 'content-type': 'application/json' } });
+    const res = await app.request('PUT', '/api/roles/1', {
+      token,
+      raw: '{"title":',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.status, 400);
     assert.deepEqual(res.body, { success: false, message: 'Malformed JSON in request body.' });
   });
 
   it('reads a JSON body however it comes: UTF-8 with a BOM, chunked, gzip-compressed; another charset is 400', async () => {
-    const [{ id }] = await app.sql("SELECT id FROM roles WHERE company_id = (SELECT id FROM companies WHERE name = 'Acme Agency') AND NOT is_owner LIMIT 1");
+    const [{ id }] = await app.sql(
+      "SELECT id FROM roles WHERE company_id = (SELECT id FROM companies WHERE name = 'Acme Agency') AND NOT is_owner LIMIT 1",
+    );
     const put = (body: Buffer, headers: Record<string, string>) =>
       new Promise<{ status: number; body: { success: boolean; message?: string } }>((resolve, reject) => {
-        const req = httpRequest(`${app.url}/api/roles/${id}`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, ...headers } }, (res) => {
-          const parts: Buffer[] = [];
-          res.on('data', (part: Buffer) => parts.push(part));
-          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(parts).toString()) }));
-        });
+        const req = httpRequest(
+          `${app.url}/api/roles/${id}`,
+          { method: 'PUT', headers: { authorization: `Bearer ${token}`, ...headers } },
+          (res) => {
+            const parts: Buffer[] = [];
+            res.on('data', (part: Buffer) => parts.push(part));
+            res.on('end', () =>
+              resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(parts).toString()) }),
+            );
+          },
+        );
         req.on('error', reject);
         // Chunked when no length is given: the body in two writes.
         if (headers['content-length'] === undefined) {
@@ -40,41 +52,64 @@ describe('the error model over HTTP', () => {
     const json = (title: string) => Buffer.from(JSON.stringify({ title }));
     const title = async () => (await app.sql('SELECT title FROM roles WHERE id = ?', [id]))[0].title;
     const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json('Bom role')]);
-    const bom = await put(withBom, { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(withBom.length) });
+    const bom = await put(withBom, {
+      'content-type': 'application/json; charset=UTF-8',
+      'content-length': String(withBom.length),
+    });
     assert.equal(bom.status, 200, JSON.stringify(bom.body));
     assert.equal(await title(), 'Bom role');
     const chunked = await put(json('Chunked role'), { 'content-type': 'application/json' });
     assert.equal(chunked.status, 200, JSON.stringify(chunked.body));
     assert.equal(await title(), 'Chunked role');
     const zipped = gzipSync(json('Zipped role'));
-    const gzip = await put(zipped, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(zipped.length) });
+    const gzip = await put(zipped, {
+      'content-type': 'application/json',
+      'content-encoding': 'gzip',
+      'content-length': String(zipped.length),
+    });
     assert.equal(gzip.status, 200, JSON.stringify(gzip.body));
     assert.equal(await title(), 'Zipped role');
     const latin = json('Latin role');
-    const other = await put(latin, { 'content-type': 'application/json; charset=latin1', 'content-length': String(latin.length) });
+    const other = await put(latin, {
+      'content-type': 'application/json; charset=latin1',
+      'content-length': String(latin.length),
+    });
     assert.deepEqual(other, { status: 400, body: { success: false, message: 'Unsupported request body encoding.' } });
     const broken = Buffer.from('{"title": "Half');
-    const malformed = await put(broken, { 'content-type': 'application/json', 'content-length': String(broken.length) });
+    const malformed = await put(broken, {
+      'content-type': 'application/json',
+      'content-length': String(broken.length),
+    });
     assert.deepEqual(malformed, { status: 400, body: { success: false, message: 'Malformed JSON in request body.' } });
     assert.equal(await title(), 'Zipped role', 'the refused bodies changed nothing');
   });
 
   it('400 for a body that is not JSON', async () => {
-    const res = await app.request('POST', '/api/roles', { token, raw: 'title=x', headers: { 'content-type': 'text/plain' } });
+    const res = await app.request('POST', '/api/roles', {
+      token,
+      raw: 'title=x',
+      headers: { 'content-type': 'text/plain' },
+    });
     assert.equal(res.status, 400);
     assert.equal(res.body.message, 'Content-Type must be application/json.');
   });
 
   it('413 for a body over 1 MiB, and nothing is created', async () => {
     const before = (await app.sql('SELECT count(*)::int AS n FROM roles'))[0].n;
-    const res = await app.request('POST', '/api/roles', { token, body: { title: 'Big', padding: 'x'.repeat(1024 * 1024) } });
+    const res = await app.request('POST', '/api/roles', {
+      token,
+      body: { title: 'Big', padding: 'x'.repeat(1024 * 1024) },
+    });
     assert.equal(res.status, 413);
     assert.deepEqual(res.body, { success: false, message: 'The request body is larger than 1 MiB.' });
     assert.equal((await app.sql('SELECT count(*)::int AS n FROM roles'))[0].n, before);
   });
 
   it('a body just under 1 MiB is accepted', async () => {
-    const res = await app.request('POST', '/api/roles', { token, body: { title: 'Padded', padding: 'x'.repeat(1024 * 1024 - 100) } });
+    const res = await app.request('POST', '/api/roles', {
+      token,
+      body: { title: 'Padded', padding: 'x'.repeat(1024 * 1024 - 100) },
+    });
     assert.equal(res.status, 201);
   });
 
@@ -91,7 +126,10 @@ describe('the error model over HTTP', () => {
   });
 
   it('unknown body fields are ignored, never assigned', async () => {
-    const res = await app.request('POST', '/api/roles', { token, body: { title: 'Plain', is_owner: true, isOwner: true, company_id: 3 } });
+    const res = await app.request('POST', '/api/roles', {
+      token,
+      body: { title: 'Plain', is_owner: true, isOwner: true, company_id: 3 },
+    });
     assert.equal(res.status, 201);
     const [row] = await app.sql('SELECT is_owner, company_id FROM roles WHERE id = ?', [res.body.data.id]);
     assert.equal(row.is_owner, false);
@@ -120,20 +158,42 @@ describe('the error model over HTTP', () => {
 });
 
 describe('field names in validation errors', () => {
-  it('GraphQL names its arguments, REST the spec\'s fields, with the same words', async () => {
+  it("GraphQL names its arguments, REST the spec's fields, with the same words", async () => {
     const gqlPage = await app.graphql('{ webhooks(perPage: 0) { records { id } } }', {}, token);
     assert.deepEqual(gqlPage.body.errors[0].extensions.errors, { perPage: ['The per page field must be at least 1.'] });
     const restPage = await app.request('GET', '/api/webhooks?per_page=0', { token });
     assert.equal(restPage.status, 422);
     assert.deepEqual(restPage.body.errors, { per_page: ['The per page field must be at least 1.'] });
 
-    const input = { title: 'Names', url: 'https://names.example/hook', events: ['call_ended'], listSelection: 'Custom', formData: ['phone_number', 'shoe_size'] };
-    const gqlHook = await app.graphql('mutation ($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } } }', { input }, token);
+    const input = {
+      title: 'Names',
+      url: 'https://names.example/hook',
+      events: ['call_ended'],
+      listSelection: 'Custom',
+      formData: ['phone_number', 'shoe_size'],
+    };
+    const gqlHook = await app.graphql(
+      'mutation ($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } } }',
+      { input },
+      token,
+    );
     assert.deepEqual(Object.keys(gqlHook.body.errors[0].extensions.errors), ['formData.1']);
-    const restHook = await app.request('POST', '/api/webhooks', { token, body: { title: 'Names', url: 'https://names.example/hook', events: ['call.ended'], list_selection: 'Custom', form_data: ['phone_number', 'shoe_size'] } });
+    const restHook = await app.request('POST', '/api/webhooks', {
+      token,
+      body: {
+        title: 'Names',
+        url: 'https://names.example/hook',
+        events: ['call.ended'],
+        list_selection: 'Custom',
+        form_data: ['phone_number', 'shoe_size'],
+      },
+    });
     assert.equal(restHook.status, 422);
     assert.deepEqual(restHook.body.errors, { 'form_data.1': gqlHook.body.errors[0].extensions.errors['formData.1'] });
-    assert.match(restHook.body.errors['form_data.1'][0], /^The form data field does not accept "shoe_size"; it accepts "phone_number", .* or "custom_fields\.<key>"\.$/);
+    assert.match(
+      restHook.body.errors['form_data.1'][0],
+      /^The form data field does not accept "shoe_size"; it accepts "phone_number", .* or "custom_fields\.<key>"\.$/,
+    );
   });
 });
 
@@ -158,7 +218,8 @@ describe('probes, metrics, request ids', () => {
 
   it('measures unknown paths under one series, never their raw path', async () => {
     const random = Array.from({ length: 5 }, (_, i) => `/no-such-${i}-${Date.now()}`);
-    for (const path of [...random, ...random.map((p) => `/api${p}`)]) assert.equal((await app.request('GET', path)).status, 404);
+    for (const path of [...random, ...random.map((p) => `/api${p}`)])
+      assert.equal((await app.request('GET', path)).status, 404);
     const metrics = (await app.request('GET', '/metrics')).text;
     for (const path of random) assert.ok(!metrics.includes(path), `${path} became a series`);
     assert.match(metrics, /http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} \d+/);
@@ -201,7 +262,9 @@ describe('API documents', () => {
 
 describe('response headers', () => {
   it('nosniff everywhere, no-store on API answers, WWW-Authenticate on a 401', async () => {
-    const login = await app.request('POST', '/api/login', { body: { email: 'owner@acme.test', password: 'switchboard' } });
+    const login = await app.request('POST', '/api/login', {
+      body: { email: 'owner@acme.test', password: 'switchboard' },
+    });
     assert.equal(login.headers.get('cache-control'), 'no-store');
     assert.equal(login.headers.get('x-content-type-options'), 'nosniff');
     const roles = await app.request('GET', '/api/roles', { token });
@@ -256,37 +319,59 @@ describe('HSTS', () => {
         await secure.graphql('{ me { user { email } } }', {}, token),
         await secure.request('GET', '/nowhere'),
       ];
-      for (const res of answers) assert.equal(res.headers.get('strict-transport-security'), 'max-age=31536000; includeSubDomains', `${res.status} ${res.text.slice(0, 80)}`);
+      for (const res of answers)
+        assert.equal(
+          res.headers.get('strict-transport-security'),
+          'max-age=31536000; includeSubDomains',
+          `${res.status} ${res.text.slice(0, 80)}`,
+        );
     } finally {
       await secure.close();
     }
-    for (const path of ['/healthz', '/api/roles', '/api/openapi.json']) assert.equal((await app.request('GET', path)).headers.get('strict-transport-security'), null, path);
+    for (const path of ['/healthz', '/api/roles', '/api/openapi.json'])
+      assert.equal((await app.request('GET', path)).headers.get('strict-transport-security'), null, path);
   });
 });
 
 describe('CORS, the metrics token and the root page', () => {
   it('answers preflights for /api and /graphql from listed origins only, with credentials', async () => {
-    const corsApp = await startTestApp({ CORS_ORIGINS: 'https://app.example.com,http://localhost:5173', METRICS_TOKEN: 'metrics-token-0123456789' });
+    const corsApp = await startTestApp({
+      CORS_ORIGINS: 'https://app.example.com,http://localhost:5173',
+      METRICS_TOKEN: 'metrics-token-0123456789',
+    });
     try {
       for (const path of ['/api/roles', '/graphql']) {
         const preflight = await fetch(`${corsApp.url}${path}`, {
           method: 'OPTIONS',
-          headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+          headers: {
+            origin: 'https://app.example.com',
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'authorization,content-type',
+          },
         });
         assert.equal(preflight.status, 204, path);
         assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://app.example.com');
         assert.equal(preflight.headers.get('access-control-allow-credentials'), 'true');
         assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /Authorization/);
-        const stranger = await fetch(`${corsApp.url}${path}`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+        const stranger = await fetch(`${corsApp.url}${path}`, {
+          method: 'OPTIONS',
+          headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+        });
         assert.equal(stranger.headers.get('access-control-allow-origin'), null, 'an unlisted origin is not allowed');
       }
       const token = await corsApp.login('owner@acme.test');
-      const actual = await fetch(`${corsApp.url}/api/roles`, { headers: { origin: 'http://localhost:5173', authorization: `Bearer ${token}` } });
+      const actual = await fetch(`${corsApp.url}/api/roles`, {
+        headers: { origin: 'http://localhost:5173', authorization: `Bearer ${token}` },
+      });
       assert.equal(actual.status, 200);
       assert.equal(actual.headers.get('access-control-allow-origin'), 'http://localhost:5173');
       assert.match(actual.headers.get('access-control-expose-headers') ?? '', /X-Request-Id/);
       const document = await fetch(`${corsApp.url}/api/openapi.json`, { headers: { origin: 'http://localhost:5173' } });
-      assert.equal(document.headers.get('access-control-allow-origin'), 'http://localhost:5173', 'a cross-origin tool can read the document');
+      assert.equal(
+        document.headers.get('access-control-allow-origin'),
+        'http://localhost:5173',
+        'a cross-origin tool can read the document',
+      );
 
       assert.equal((await corsApp.request('GET', '/metrics')).status, 401);
       assert.equal((await corsApp.request('GET', '/metrics', { token: 'wrong-token-000000000000' })).status, 401);
@@ -305,7 +390,14 @@ describe('CORS, the metrics token and the root page', () => {
       await adminQuery(`ALTER DATABASE "${corsApp.database}" WITH ALLOW_CONNECTIONS false`);
       await adminQuery(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${corsApp.database}'`);
       for (const path of ['/api/roles', '/graphql', '/api/webhooks/1/test']) {
-        const preflight = await fetch(`${corsApp.url}${path}`, { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } });
+        const preflight = await fetch(`${corsApp.url}${path}`, {
+          method: 'OPTIONS',
+          headers: {
+            origin: 'https://app.example.com',
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'authorization,content-type',
+          },
+        });
         assert.equal(preflight.status, 204, path);
         assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://app.example.com');
       }
@@ -316,14 +408,19 @@ describe('CORS, the metrics token and the root page', () => {
   });
 
   it('sends no CORS headers when CORS_ORIGINS is unset', async () => {
-    const res = await fetch(`${app.url}/api/roles`, { headers: { origin: 'https://app.example.com', authorization: `Bearer ${token}` } });
+    const res = await fetch(`${app.url}/api/roles`, {
+      headers: { origin: 'https://app.example.com', authorization: `Bearer ${token}` },
+    });
     assert.equal(res.headers.get('access-control-allow-origin'), null);
   });
 
   it('a wildcard allows any origin without credentials', async () => {
     const open = await startTestApp({ CORS_ORIGINS: '*' });
     try {
-      const preflight = await fetch(`${open.url}/graphql`, { method: 'OPTIONS', headers: { origin: 'https://any.example', 'access-control-request-method': 'POST' } });
+      const preflight = await fetch(`${open.url}/graphql`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://any.example', 'access-control-request-method': 'POST' },
+      });
       assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
       assert.equal(preflight.headers.get('access-control-allow-credentials'), null);
     } finally {

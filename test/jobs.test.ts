@@ -14,11 +14,21 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Pr
 }
 
 async function purgeRunsOn(app: TestApp): Promise<void> {
-  await app.sql("INSERT INTO revoked_tokens (jti, expires_at) VALUES ('old', now() - interval '1 hour'), ('live', now() + interval '1 hour')");
-  await app.sql("INSERT INTO login_attempts (key, window_start, count) VALUES ('ip:203.0.113.9', now() - interval '2 days', 3)");
+  await app.sql(
+    "INSERT INTO revoked_tokens (jti, expires_at) VALUES ('old', now() - interval '1 hour'), ('live', now() + interval '1 hour')",
+  );
+  await app.sql(
+    "INSERT INTO login_attempts (key, window_start, count) VALUES ('ip:203.0.113.9', now() - interval '2 days', 3)",
+  );
   await app.running.jobs.agenda.now('purge-expired-auth');
-  await eventually(async () => (await app.sql("SELECT count(*)::int AS n FROM revoked_tokens WHERE jti = 'old'"))[0].n === 0);
-  assert.equal((await app.sql("SELECT count(*)::int AS n FROM revoked_tokens WHERE jti = 'live'"))[0].n, 1, 'unexpired revocations stay');
+  await eventually(
+    async () => (await app.sql("SELECT count(*)::int AS n FROM revoked_tokens WHERE jti = 'old'"))[0].n === 0,
+  );
+  assert.equal(
+    (await app.sql("SELECT count(*)::int AS n FROM revoked_tokens WHERE jti = 'live'"))[0].n,
+    1,
+    'unexpired revocations stay',
+  );
   assert.equal((await app.sql("SELECT count(*)::int AS n FROM login_attempts WHERE key = 'ip:203.0.113.9'"))[0].n, 0);
 }
 
@@ -40,7 +50,9 @@ describe('jobs on PostgreSQL', () => {
   });
 });
 
-describe('jobs on MongoDB', { skip: process.env.MONGODB_URL ? false : 'MONGODB_URL is not set on this machine' }, () => {
+describe('jobs on MongoDB', {
+  skip: process.env.MONGODB_URL ? false : 'MONGODB_URL is not set on this machine',
+}, () => {
   it('reports ready and runs the purge with the MongoDB job store', async () => {
     const app = await startTestApp({ MONGODB_URL: process.env.MONGODB_URL! });
     try {
@@ -54,17 +66,29 @@ describe('jobs on MongoDB', { skip: process.env.MONGODB_URL ? false : 'MONGODB_U
 
   it('times webhook retries with the MongoDB job store', async () => {
     const { Receiver, eventually } = await import('./helpers/receiver.js');
-    const app = await startTestApp({ MONGODB_URL: process.env.MONGODB_URL!, WEBHOOK_RETRY_DELAYS: '300ms,300ms,300ms,300ms' });
+    const app = await startTestApp({
+      MONGODB_URL: process.env.MONGODB_URL!,
+      WEBHOOK_RETRY_DELAYS: '300ms,300ms,300ms,300ms',
+    });
     const receiver = await new Receiver().start();
     receiver.answer = (_r, i) => ({ status: i === 0 ? 500 : 200 });
     try {
       const owner = await app.login('owner@acme.test');
-      const hook = await app.request('POST', '/api/webhooks', { token: owner, body: { title: 'Mongo', url: receiver.url, events: ['agent.created'] } });
+      const hook = await app.request('POST', '/api/webhooks', {
+        token: owner,
+        body: { title: 'Mongo', url: receiver.url, events: ['agent.created'] },
+      });
       await app.graphql('mutation { createAgent(name: "Mongo timed") { id } }', {}, owner);
       const got = await receiver.waitFor(2, 15_000);
-      assert.deepEqual(got.map((r) => r.headers['x-webhook-attempt']), ['1', '2']);
+      assert.deepEqual(
+        got.map((r) => r.headers['x-webhook-attempt']),
+        ['1', '2'],
+      );
       await eventually(async () => {
-        const [row] = await app.sql("SELECT status FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'", [hook.body.data.id]);
+        const [row] = await app.sql(
+          "SELECT status FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'",
+          [hook.body.data.id],
+        );
         return row;
       });
     } finally {

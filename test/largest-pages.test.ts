@@ -22,11 +22,16 @@ const long = (n: number, seed: string) => seed.repeat(Math.ceil(n / seed.length)
 before(async () => {
   app = await startTestApp();
   owner = await app.login('owner@acme.test');
-  const types = (await app.request('GET', '/api/webhooks/event-types', { token: owner })).body.data as Array<{ name: string; schema: { properties: Record<string, { type?: unknown }> } }>;
+  const types = (await app.request('GET', '/api/webhooks/event-types', { token: owner })).body.data as Array<{
+    name: string;
+    schema: { properties: Record<string, { type?: unknown }> };
+  }>;
   const events = types.map((type) => type.name);
   // A filter of many nodes over a field each event's data has.
   const filterOf = (type: (typeof types)[number]) => {
-    const path = Object.keys(type.schema.properties).find((name) => type.schema.properties[name].type === 'string') ?? Object.keys(type.schema.properties)[0];
+    const path =
+      Object.keys(type.schema.properties).find((name) => type.schema.properties[name].type === 'string') ??
+      Object.keys(type.schema.properties)[0];
     return { and: [{ path, in: Array.from({ length: 20 }, (_, i) => `value-${i}`) }, { not: { path, eq: 'nobody' } }] };
   };
   const headers = Array.from({ length: BOUNDS.webhook.headers.maxItems }, (_, i) => ({
@@ -49,7 +54,10 @@ before(async () => {
     });
     assert.equal(hook.status, 201, hook.text.slice(0, 300));
     webhookId = hook.body.data.id;
-    const role = await app.request('POST', '/api/roles', { token: owner, body: { title: `${String(i).padStart(3, '0')} ${long(BOUNDS.role.title.maxLength - 4, 'Role ')}`, permissions } });
+    const role = await app.request('POST', '/api/roles', {
+      token: owner,
+      body: { title: `${String(i).padStart(3, '0')} ${long(BOUNDS.role.title.maxLength - 4, 'Role ')}`, permissions },
+    });
     assert.equal(role.status, 201, role.text.slice(0, 300));
     const contact = await app.request('POST', '/api/contacts', {
       token: owner,
@@ -58,8 +66,16 @@ before(async () => {
         first_name: long(BOUNDS.contact.firstName.maxLength, 'First'),
         last_name: long(BOUNDS.contact.lastName.maxLength, 'Last'),
         address: long(BOUNDS.contact.address.maxLength, 'Street '),
-        tags: Array.from({ length: BOUNDS.contact.tags.maxItems }, (_, t) => `${t}-${long(BOUNDS.contact.tags.items.maxLength - 3, 'tag')}`),
-        custom_fields: Object.fromEntries(Array.from({ length: BOUNDS.contact.customFields.maxItems }, (_, f) => [`field_${f}`, long(BOUNDS.contact.customValue.maxLength, 'c')])),
+        tags: Array.from(
+          { length: BOUNDS.contact.tags.maxItems },
+          (_, t) => `${t}-${long(BOUNDS.contact.tags.items.maxLength - 3, 'tag')}`,
+        ),
+        custom_fields: Object.fromEntries(
+          Array.from({ length: BOUNDS.contact.customFields.maxItems }, (_, f) => [
+            `field_${f}`,
+            long(BOUNDS.contact.customValue.maxLength, 'c'),
+          ]),
+        ),
       },
     });
     assert.equal(contact.status, 201, contact.text.slice(0, 300));
@@ -71,28 +87,45 @@ after(() => app.close());
 /** Every GET row that pages, with its path filled in, at the largest page its documentation states. */
 const listRows = routeTable.filter((route) => route.methods.includes('GET') && route.params.query?.per_page);
 const pathOf = (path: string) => path.replace('{id}', String(webhookId));
-const largestOf = (route: (typeof listRows)[number]) => Number(/at most (\d+)/.exec(route.params.query!.per_page.description ?? '')?.[1] ?? MAX);
+const largestOf = (route: (typeof listRows)[number]) =>
+  Number(/at most (\d+)/.exec(route.params.query!.per_page.description ?? '')?.[1] ?? MAX);
 /** The one subject the deliveries-by-subject list needs. */
-const subjectOf = (route: (typeof listRows)[number]) => (route.operationId === 'listDeliveriesBySubject' ? { rest: `&contact_id=${contactId}`, graphql: { contactId: String(contactId) } } : { rest: '', graphql: {} });
+const subjectOf = (route: (typeof listRows)[number]) =>
+  route.operationId === 'listDeliveriesBySubject'
+    ? { rest: `&contact_id=${contactId}`, graphql: { contactId: String(contactId) } }
+    : { rest: '', graphql: {} };
 
 describe('every list at its largest page', () => {
   it('covers the lists a client can page through', () => {
     assert.ok(listRows.length >= 16, listRows.map((r) => r.operationId).join(', '));
-    for (const name of ['listWebhooks', 'listRoles', 'listContacts']) assert.ok(listRows.some((r) => r.operationId === name), name);
+    for (const name of ['listWebhooks', 'listRoles', 'listContacts'])
+      assert.ok(
+        listRows.some((r) => r.operationId === name),
+        name,
+      );
   });
 
   for (const route of listRows) {
     it(`REST ${route.operationId}: per_page at its largest answers 200 with a full page`, async () => {
-      const res = await app.request('GET', `${pathOf(route.paths[0])}?per_page=${largestOf(route)}${subjectOf(route).rest}`, { token: owner });
+      const res = await app.request(
+        'GET',
+        `${pathOf(route.paths[0])}?per_page=${largestOf(route)}${subjectOf(route).rest}`,
+        { token: owner },
+      );
       assert.equal(res.status, 200, `${route.paths[0]}: ${res.text.slice(0, 300)}`);
       const { records, pagination } = res.body.data;
       assert.equal(pagination.per_page, largestOf(route));
       assert.equal(records.length, Math.min(largestOf(route), pagination.total));
-      if (['listWebhooks', 'listRoles', 'listContacts'].includes(route.operationId)) assert.equal(records.length, MAX, 'a full page of the largest records');
+      if (['listWebhooks', 'listRoles', 'listContacts'].includes(route.operationId))
+        assert.equal(records.length, MAX, 'a full page of the largest records');
     });
 
     it(`GraphQL ${route.operationId}: perPage at its largest answers data with a full page`, async () => {
-      const res = await app.graphql(route.document, { perPage: largestOf(route), id: String(webhookId), ...subjectOf(route).graphql }, owner);
+      const res = await app.graphql(
+        route.document,
+        { perPage: largestOf(route), id: String(webhookId), ...subjectOf(route).graphql },
+        owner,
+      );
       assert.equal(res.status, 200, res.text.slice(0, 300));
       assert.equal(res.body.errors, undefined, res.text.slice(0, 300));
       const page = res.body.data[route.response.field];
@@ -101,7 +134,11 @@ describe('every list at its largest page', () => {
   }
 
   it('a GraphQL page of webhooks with every field costs within the limit', async () => {
-    const res = await app.graphql(`{ webhooks(perPage: ${MAX}) { records { id title url events headers { name value secret } filters { event filter } } pagination { total } } }`, {}, owner);
+    const res = await app.graphql(
+      `{ webhooks(perPage: ${MAX}) { records { id title url events headers { name value secret } filters { event filter } } pagination { total } } }`,
+      {},
+      owner,
+    );
     assert.equal(res.body.errors, undefined, res.text.slice(0, 300));
     assert.equal(res.body.data.webhooks.records.length, MAX);
     assert.equal(res.body.data.webhooks.records[0].headers.length, BOUNDS.webhook.headers.maxItems);
@@ -113,11 +150,21 @@ describe('the start-up check of the route table', () => {
     const { compileRoutes } = await import('../src/rest/compile.js');
     const { createSchema } = await import('../src/graphql/schema.js');
     const listWebhooks = routeTable.find((route) => route.operationId === 'listWebhooks')!;
-    const pages = Array.from({ length: 3 }, (_, i) => `w${i}: webhooks(perPage: $perPage) { records { id headers { name } filters { event } } }`).join(' ');
-    const greedy = { ...listWebhooks, operationId: 'greedyWebhooks', document: `query Greedy($search: String, $event: WebhookEvent, $active: Boolean, $page: Int, $perPage: Int) {
-      webhooks(search: $search, event: $event, active: $active, page: $page, perPage: $perPage) { records { id } } ${pages} }` };
+    const pages = Array.from(
+      { length: 3 },
+      (_, i) => `w${i}: webhooks(perPage: $perPage) { records { id headers { name } filters { event } } }`,
+    ).join(' ');
+    const greedy = {
+      ...listWebhooks,
+      operationId: 'greedyWebhooks',
+      document: `query Greedy($search: String, $event: WebhookEvent, $active: Boolean, $page: Int, $perPage: Int) {
+      webhooks(search: $search, event: $event, active: $active, page: $page, perPage: $perPage) { records { id } } ${pages} }`,
+    };
     const schema = await createSchema();
-    assert.throws(() => compileRoutes(schema, [greedy]), /^Error: Route greedyWebhooks: at its largest page its operation is over the GraphQL limits: The query costs [\d,]+ or more, over the limit of 5,000/);
+    assert.throws(
+      () => compileRoutes(schema, [greedy]),
+      /^Error: Route greedyWebhooks: at its largest page its operation is over the GraphQL limits: The query costs [\d,]+ or more, over the limit of 5,000/,
+    );
     assert.doesNotThrow(() => compileRoutes(schema, [listWebhooks]));
   });
 });

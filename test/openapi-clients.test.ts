@@ -27,13 +27,15 @@ import { EVENT_NAMES } from '../src/events/catalog.js';
 
 // The committed openapi.json as the tools integrators use read it: Spectral's
 // OpenAPI and OWASP API Security rulesets (clean, but for the OWASP rules
-// docs/decisions.md names as not applying, each excused here for that reason
+// docs/adr/0043-bounds-as-data-and-the-document-the-tools-read.md names as not applying, each excused here for that reason
 // only), openapi-typescript with a client compiled by tsc --strict, and every
 // bound the document states checked to be the one the server enforces.
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const documentText = readFileSync(path.join(root, 'openapi.json'), 'utf8');
-const document = JSON.parse(documentText) as { paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>> };
+const document = JSON.parse(documentText) as {
+  paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>;
+};
 
 const lint = async (ruleset: RulesetDefinition): Promise<ISpectralDiagnostic[]> => {
   const spectral = new Spectral();
@@ -49,9 +51,10 @@ const tokenless = (at: ReadonlyArray<string | number>) => {
 };
 /** Where an answer (or a delivery, which the service sends) is described, rather than what a client sends. */
 const describesAnAnswer = (at: ReadonlyArray<string | number>) =>
-  (at[0] === 'paths' && at.includes('responses')) || (at[0] === 'components' && (at[1] === 'schemas' || at[1] === 'headers'));
+  (at[0] === 'paths' && at.includes('responses')) ||
+  (at[0] === 'components' && (at[1] === 'schemas' || at[1] === 'headers'));
 
-/** The OWASP rules that do not apply where they fire, each with the reason docs/decisions.md gives. */
+/** The OWASP rules that do not apply where they fire, each with the reason docs/adr/0043-bounds-as-data-and-the-document-the-tools-read.md gives. */
 const NOT_APPLICABLE: Record<string, (at: ReadonlyArray<string | number>) => boolean> = {
   // Free text (names, titles, messages, searches) has no format or pattern; maxLength bounds it.
   'owasp:api4:2023-string-restricted': () => true,
@@ -70,26 +73,38 @@ const NOT_APPLICABLE: Record<string, (at: ReadonlyArray<string | number>) => boo
   'owasp:api1:2023-no-numeric-ids': (at) => at.includes('parameters'),
   // The rule matches any key named `headers`: here also a webhook's custom headers and an attempt's header
   // names, as schema properties and in examples; every answer's own header fields do name it.
-  'owasp:api8:2023-define-cors-origin': (at) => at.includes('properties') || at.includes('example') || (at[0] === 'components' && at[1] === 'schemas'),
+  'owasp:api8:2023-define-cors-origin': (at) =>
+    at.includes('properties') || at.includes('example') || (at[0] === 'components' && at[1] === 'schemas'),
 };
 
 describe('openapi.json in the tools integrators use', () => {
   it("lints clean with Spectral's spectral:oas ruleset", async () => {
     const findings = await lint(oas as RulesetDefinition);
-    assert.deepEqual(findings.map((f) => `${f.code} at ${f.path.join('.')}: ${f.message}`), []);
+    assert.deepEqual(
+      findings.map((f) => `${f.code} at ${f.path.join('.')}: ${f.message}`),
+      [],
+    );
   });
 
   it('lints clean with the OWASP API Security ruleset, but for the rules that do not apply where they fire', async () => {
     const owasp = ((owaspModule as { default?: unknown }).default ?? owaspModule) as RulesetDefinition;
     const findings = await lint(owasp);
     // The excuses are narrow: the ruleset still finds these, and nothing else remains.
-    assert.ok(findings.some((f) => f.code === 'owasp:api4:2023-string-limit'), 'the answers hold unbounded strings, so the rule does fire');
+    assert.ok(
+      findings.some((f) => f.code === 'owasp:api4:2023-string-limit'),
+      'the answers hold unbounded strings, so the rule does fire',
+    );
     const left = findings.filter((f) => !NOT_APPLICABLE[String(f.code)]?.(f.path));
-    assert.deepEqual(left.map((f) => `${f.code} at ${f.path.join('.')}: ${f.message}`), []);
+    assert.deepEqual(
+      left.map((f) => `${f.code} at ${f.path.join('.')}: ${f.message}`),
+      [],
+    );
   });
 
   it('no request body refers to a component schema (so the answers-only excuse cannot hide one)', () => {
-    const bodies = Object.values(document.paths).flatMap((methods) => Object.values(methods)).map((op) => JSON.stringify((op as { requestBody?: unknown }).requestBody ?? {}));
+    const bodies = Object.values(document.paths)
+      .flatMap((methods) => Object.values(methods))
+      .map((op) => JSON.stringify((op as { requestBody?: unknown }).requestBody ?? {}));
     assert.equal(bodies.filter((body) => body.includes('#/components/schemas/')).length, 0);
   });
 });
@@ -106,12 +121,33 @@ describe('a client generated with openapi-typescript', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('names a type for every record and every event', () => {
-    for (const name of ['Role', 'RolePage', 'PhoneNumber', 'Webhook', 'WebhookDelivery', 'Pagination', 'Agent', 'Campaign', 'Contact', 'Pipeline', 'SmsMessage', 'Workflow', 'Error']) {
+    for (const name of [
+      'Role',
+      'RolePage',
+      'PhoneNumber',
+      'Webhook',
+      'WebhookDelivery',
+      'Pagination',
+      'Agent',
+      'Campaign',
+      'Contact',
+      'Pipeline',
+      'SmsMessage',
+      'Workflow',
+      'Error',
+    ]) {
       assert.match(generated, new RegExp(`^        ${name}: \\{`, 'm'), `components.schemas.${name}`);
     }
     for (const event of EVENT_NAMES) {
-      const type = event.split(/[._]/).map((part) => part[0].toUpperCase() + part.slice(1)).join('');
-      assert.match(generated, new RegExp(`^        ${type}Event: \\{\\n[^}]*event: "${event.replace('.', '\\.')}";`, 'm'), `${type}Event`);
+      const type = event
+        .split(/[._]/)
+        .map((part) => part[0].toUpperCase() + part.slice(1))
+        .join('');
+      assert.match(
+        generated,
+        new RegExp(`^        ${type}Event: \\{\\n[^}]*event: "${event.replace('.', '\\.')}";`, 'm'),
+        `${type}Event`,
+      );
       assert.match(generated, new RegExp(`^    "${event.replace('.', '\\.')}": \\{`, 'm'), `webhooks["${event}"]`);
     }
   });
@@ -139,9 +175,23 @@ const missing: NewWebhook = { title: 'No url' };
 export const noMessage: NewWorkflow = { trigger_config: { nodes: [{ id: 'a', kind: 'action', type: 'send_sms', config: {} }] } };
 export const unknownField = (d: Delivery) => (d.event === 'call.ended' ? d.data.direction : '');
 `;
-    writeFileSync(path.join(dir, 'wrong.ts'), wrong.replace('type NewWebhook', 'export type NewWebhook').replace('type NewWorkflow', 'export type NewWorkflow'));
-    const program = ts.createProgram([path.join(dir, 'wrong.ts')], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'], types: [] });
-    const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('\n');
+    writeFileSync(
+      path.join(dir, 'wrong.ts'),
+      wrong.replace('type NewWebhook', 'export type NewWebhook').replace('type NewWorkflow', 'export type NewWorkflow'),
+    );
+    const program = ts.createProgram([path.join(dir, 'wrong.ts')], {
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+      types: [],
+    });
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))
+      .join('\n');
     assert.match(problems, /missing the following properties from type .*: url, events/);
     assert.match(problems, /Property 'direction' does not exist/);
     assert.match(problems, /Property 'message' is missing/);
@@ -170,13 +220,16 @@ function* pastBounds(field: string, param: Param): Generator<[unknown, string, '
   if (param.type === 'object' && param.fields) {
     const example = bodyExample(param.fields);
     for (const [name, inner] of Object.entries(param.fields)) {
-      for (const [value, at, whose] of pastBounds(`${field}.${name}`, inner)) yield [{ ...example, [name]: value }, at, whose];
+      for (const [value, at, whose] of pastBounds(`${field}.${name}`, inner))
+        yield [{ ...example, [name]: value }, at, whose];
     }
   }
 }
 
 const resolveAll = (schema: GraphQLSchema): ResolvedRoute[] =>
-  routeTable.map((route) => resolveRoute(schema, route, parse(route.document).definitions[0] as OperationDefinitionNode));
+  routeTable.map((route) =>
+    resolveRoute(schema, route, parse(route.document).definitions[0] as OperationDefinitionNode),
+  );
 
 describe('every bound the document states is checked by the server', () => {
   let schema: GraphQLSchema;
@@ -195,18 +248,32 @@ describe('every bound the document states is checked by the server', () => {
   it("a field without a bound of its own is held to its type's default, on every route (422 naming it)", () => {
     let checked = 0;
     for (const route of resolveAll(schema)) {
-      const pathValues = Object.fromEntries(Object.entries(route.params.path ?? {}).map(([name, p]) =>
-        [name, p.type === 'id' && !p.idForms?.includes('numeric') ? toBase64Id(1) : '1']));
+      const pathValues = Object.fromEntries(
+        Object.entries(route.params.path ?? {}).map(([name, p]) => [
+          name,
+          p.type === 'id' && !p.idForms?.includes('numeric') ? toBase64Id(1) : '1',
+        ]),
+      );
       for (const group of ['query', 'body'] as const) {
         for (const [name, param] of Object.entries(route.params[group] ?? {})) {
           for (const [value, field, whose] of pastBounds(name, param)) {
             if (whose !== 'default') continue;
-            const request = { path: { ...pathValues }, query: group === 'query' ? { [name]: value } : {}, body: group === 'body' ? { [name]: value } : {} };
-            assert.throws(() => variablesFor(route, request, ids), (error: unknown) => {
-              assert.ok(error instanceof ValidationError, `${route.operationId} ${field}: ${String(error)}`);
-              assert.ok(error.fieldErrors?.[field]?.length, `${route.operationId} ${field}: ${JSON.stringify(error.fieldErrors)}`);
-              return true;
-            });
+            const request = {
+              path: { ...pathValues },
+              query: group === 'query' ? { [name]: value } : {},
+              body: group === 'body' ? { [name]: value } : {},
+            };
+            assert.throws(
+              () => variablesFor(route, request, ids),
+              (error: unknown) => {
+                assert.ok(error instanceof ValidationError, `${route.operationId} ${field}: ${String(error)}`);
+                assert.ok(
+                  error.fieldErrors?.[field]?.length,
+                  `${route.operationId} ${field}: ${JSON.stringify(error.fieldErrors)}`,
+                );
+                return true;
+              },
+            );
             checked++;
           }
         }
@@ -228,17 +295,32 @@ describe('every bound the document states is checked by the server', () => {
           for (const [value, field, whose] of pastBounds(name, param)) {
             if (whose !== 'own') continue;
             const send = (query: Record<string, string>) =>
-              app.request(method, `${path}${group === 'query' ? `?${new URLSearchParams({ ...query, [name]: String(value) })}` : ''}`, {
-                token: route.auth === false ? undefined : owner,
-                body: group === 'body' ? { ...bodyExample(params), [name]: value } : undefined,
-              });
+              app.request(
+                method,
+                `${path}${group === 'query' ? `?${new URLSearchParams({ ...query, [name]: String(value) })}` : ''}`,
+                {
+                  token: route.auth === false ? undefined : owner,
+                  body: group === 'body' ? { ...bodyExample(params), [name]: value } : undefined,
+                },
+              );
             let response = await send({});
             // A list whose other rules stop it first (one subject filter is required) gets the field they name, once.
             const others = Object.keys(response.body.errors ?? {}).filter((key) => key !== name && params[key]);
-            if (group === 'query' && others.length) response = await send(Object.fromEntries(others.map((key) => [key, key.endsWith('_id') ? '1' : String(bodyExample({ [key]: params[key] })[key])])));
+            if (group === 'query' && others.length)
+              response = await send(
+                Object.fromEntries(
+                  others.map((key) => [
+                    key,
+                    key.endsWith('_id') ? '1' : String(bodyExample({ [key]: params[key] })[key]),
+                  ]),
+                ),
+              );
             // A rule may name the list that holds the item (`fields.0.choices` for one choice too long).
-            const named = Object.keys(response.body.errors ?? {}).some((key) => key === field || field.startsWith(`${key}.`));
-            if (response.status !== 422 || !named) unchecked.push(`${method} ${path} ${field}: ${response.status} ${response.text.slice(0, 200)}`);
+            const named = Object.keys(response.body.errors ?? {}).some(
+              (key) => key === field || field.startsWith(`${key}.`),
+            );
+            if (response.status !== 422 || !named)
+              unchecked.push(`${method} ${path} ${field}: ${response.status} ${response.text.slice(0, 200)}`);
             checked++;
           }
         }

@@ -22,15 +22,23 @@ after(() => app.close());
 
 const sim = () => app.running.simulator!;
 const post = (path: string, body: unknown, token = owner) => app.request('POST', path, { token, body });
-const numberRow = async (phoneNo: string) => (await app.sql('SELECT * FROM phone_numbers WHERE phone_no = ?', [phoneNo]))[0];
-const balance = async (token = owner) => (await app.graphql('{ telcoAccount { balance accountSid } }', {}, token)).body.data.telcoAccount;
+const numberRow = async (phoneNo: string) =>
+  (await app.sql('SELECT * FROM phone_numbers WHERE phone_no = ?', [phoneNo]))[0];
+const balance = async (token = owner) =>
+  (await app.graphql('{ telcoAccount { balance accountSid } }', {}, token)).body.data.telcoAccount;
 
 describe('available numbers and purchase', () => {
   it('search, purchase: the number appears in the list and the balance drops, at the provider too', async () => {
-    const search = await app.request('GET', '/api/phone-numbers/available?area_code=415&phone_type=local', { token: owner });
+    const search = await app.request('GET', '/api/phone-numbers/available?area_code=415&phone_type=local', {
+      token: owner,
+    });
     assert.equal(search.status, 200);
     assert.ok(search.body.data.length > 0);
-    assert.ok(search.body.data.every((n: any) => n.phone_number.startsWith('+1415') && n.phone_type === 'local' && n.purchase_token));
+    assert.ok(
+      search.body.data.every(
+        (n: any) => n.phone_number.startsWith('+1415') && n.phone_type === 'local' && n.purchase_token,
+      ),
+    );
     const pick = search.body.data[1];
     assert.equal((await balance()).balance, 20);
 
@@ -43,8 +51,15 @@ describe('available numbers and purchase', () => {
     assert.match(row.provider_sid, /^PN/);
     assert.equal((await balance()).balance, 18.85);
     assert.equal(sim().accounts.get(demoAccountSid('acme'))!.balance, 18.85);
-    const list = await app.request('GET', `/api/phone-numbers?search=${encodeURIComponent(pick.phone_number.slice(2))}`, { token: owner });
-    assert.deepEqual(list.body.data.records.map((n: any) => n.phone_no), [pick.phone_number]);
+    const list = await app.request(
+      'GET',
+      `/api/phone-numbers?search=${encodeURIComponent(pick.phone_number.slice(2))}`,
+      { token: owner },
+    );
+    assert.deepEqual(
+      list.body.data.records.map((n: any) => n.phone_no),
+      [pick.phone_number],
+    );
     const again = await app.request('GET', '/api/phone-numbers/available?area_code=415', { token: owner });
     assert.ok(!again.body.data.some((n: any) => n.phone_number === pick.phone_number), 'no longer for sale');
   });
@@ -58,31 +73,47 @@ describe('available numbers and purchase', () => {
     assert.equal(second.status, 422);
     assert.deepEqual(second.body, { success: false, message: 'This purchase token has already been used.' });
     assert.deepEqual(await balance(), before);
-    assert.equal((await app.sql('SELECT count(*)::int AS n FROM phone_numbers WHERE phone_no = ?', [pick.phone_number]))[0].n, 1);
+    assert.equal(
+      (await app.sql('SELECT count(*)::int AS n FROM phone_numbers WHERE phone_no = ?', [pick.phone_number]))[0].n,
+      1,
+    );
   });
 
-  it('refuses bad input: provider, missing, forged, expired or another company\'s token', async () => {
+  it("refuses bad input: provider, missing, forged, expired or another company's token", async () => {
     const [pick] = (await app.request('GET', '/api/phone-numbers/available?area_code=312', { token: owner })).body.data;
-    const wrongProvider = await post('/api/phone-numbers/purchase', { provider: 'other', phoneNo: pick.purchase_token });
+    const wrongProvider = await post('/api/phone-numbers/purchase', {
+      provider: 'other',
+      phoneNo: pick.purchase_token,
+    });
     assert.equal(wrongProvider.status, 422);
-    assert.deepEqual(wrongProvider.body.errors, { provider: ['The provider field does not accept "other"; it accepts "telco".'] });
+    assert.deepEqual(wrongProvider.body.errors, {
+      provider: ['The provider field does not accept "other"; it accepts "telco".'],
+    });
     const missing = await post('/api/phone-numbers/purchase', {});
     assert.equal(missing.status, 422);
     assert.deepEqual(Object.keys(missing.body.errors).sort(), ['phoneNo', 'provider']);
     const claims = jwt.decode(pick.purchase_token) as jwt.JwtPayload;
-    const expired = jwt.sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 1 }, TEST_JWT_SECRET, { algorithm: 'HS256' });
-    const forged = jwt.sign({ ...claims, price: '0.01' }, 'not-the-secret-not-the-secret-not-the-secret', { algorithm: 'HS256' });
+    const expired = jwt.sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 1 }, TEST_JWT_SECRET, {
+      algorithm: 'HS256',
+    });
+    const forged = jwt.sign({ ...claims, price: '0.01' }, 'not-the-secret-not-the-secret-not-the-secret', {
+      algorithm: 'HS256',
+    });
     for (const token of [expired, forged, 'nonsense']) {
       const res = await post('/api/phone-numbers/purchase', { provider: 'telco', phoneNo: token });
       assert.equal(res.status, 422);
       assert.deepEqual(res.body.errors, { phoneNo: ['The purchase token is invalid or has expired.'] });
     }
-    const foreign = await post('/api/phone-numbers/purchase', { provider: 'telco', phoneNo: pick.purchase_token }, gamma);
+    const foreign = await post(
+      '/api/phone-numbers/purchase',
+      { provider: 'telco', phoneNo: pick.purchase_token },
+      gamma,
+    );
     assert.equal(foreign.status, 422, 'a token issued to Acme does not buy for Gamma');
     assert.equal(await numberRow(pick.phone_number), undefined);
   });
 
-  it('carries the provider\'s refusals: insufficient funds, no longer available', async () => {
+  it("carries the provider's refusals: insufficient funds, no longer available", async () => {
     const [pick] = (await app.request('GET', '/api/phone-numbers/available?area_code=646', { token: gamma })).body.data;
     const poor = await post('/api/phone-numbers/purchase', { provider: 'telco', phoneNo: pick.purchase_token }, gamma);
     assert.equal(poor.status, 422);
@@ -103,22 +134,38 @@ describe('available numbers and purchase', () => {
     assert.equal(search.body.message, 'Telco credentials must be set first.');
     const buy = await post('/api/phone-numbers/purchase', { provider: 'telco', phoneNo: 'x' }, beta);
     assert.equal(buy.status, 422);
-    assert.deepEqual(buy.body, { success: false, message: 'Telco credentials and balance must be set before purchasing.' });
+    assert.deepEqual(buy.body, {
+      success: false,
+      message: 'Telco credentials and balance must be set before purchasing.',
+    });
   });
 
   it('setTelcoAccount verifies with the provider, stores the token sealed and never returns it', async () => {
     const sid = 'AC' + 'b'.repeat(32);
     sim().addAccount({ sid, authToken: 'beta-secret-token', balance: 5 });
-    const bad = await app.graphql('mutation { setTelcoAccount(accountSid: "' + sid + '", authToken: "wrong") { balance } }', {}, beta);
+    const bad = await app.graphql(
+      'mutation { setTelcoAccount(accountSid: "' + sid + '", authToken: "wrong") { balance } }',
+      {},
+      beta,
+    );
     assert.equal(bad.body.errors[0].message, 'Authenticate');
-    const ok = await app.graphql('mutation { setTelcoAccount(accountSid: "' + sid + '", authToken: "beta-secret-token") { accountSid balance provider } }', {}, beta);
+    const ok = await app.graphql(
+      'mutation { setTelcoAccount(accountSid: "' +
+        sid +
+        '", authToken: "beta-secret-token") { accountSid balance provider } }',
+      {},
+      beta,
+    );
     assert.deepEqual(ok.body.data.setTelcoAccount, { accountSid: sid, balance: 5, provider: 'telco' });
-    const [stored] = await app.sql('SELECT auth_token_sealed FROM telco_accounts WHERE company_id = ?', [ids['Beta Clinic']]);
+    const [stored] = await app.sql('SELECT auth_token_sealed FROM telco_accounts WHERE company_id = ?', [
+      ids['Beta Clinic'],
+    ]);
     assert.ok(!stored.auth_token_sealed.includes('beta-secret-token'));
     assert.ok(!JSON.stringify(ok.body).includes('beta-secret-token'));
     const denied = await app.graphql('{ telcoAccount { balance } }', {}, await app.login('supervisor@acme.test'));
     assert.equal(denied.body.errors, undefined, 'the Supervisor holds manage-telco-account');
-    const [pick] = (await app.request('GET', '/api/phone-numbers/available?phone_type=tollfree', { token: beta })).body.data;
+    const [pick] = (await app.request('GET', '/api/phone-numbers/available?phone_type=tollfree', { token: beta })).body
+      .data;
     const bought = await post('/api/phone-numbers/purchase', { provider: 'telco', phoneNo: pick.purchase_token }, beta);
     assert.equal(bought.status, 200, bought.text);
     assert.equal((await numberRow(pick.phone_number)).phone_type, 'tollfree');
@@ -127,7 +174,9 @@ describe('available numbers and purchase', () => {
   it('answers 502 when the provider cannot be reached', async () => {
     const down = await startTestApp({ TELCO_BASE_URL: 'http://127.0.0.1:9', TELCO_TIMEOUT: '2s' });
     try {
-      const res = await down.request('GET', '/api/phone-numbers/available', { token: await down.login('owner@acme.test') });
+      const res = await down.request('GET', '/api/phone-numbers/available', {
+        token: await down.login('owner@acme.test'),
+      });
       assert.equal(res.status, 502);
       assert.deepEqual(res.body, { success: false, message: 'The telco provider did not answer. Try again later.' });
     } finally {
@@ -140,7 +189,9 @@ describe('import numbers and campaigns', () => {
   it('lists importable numbers; importing one removes it from the list; a token imports once', async () => {
     const list = await app.request('GET', '/api/phone-numbers/import-telco', { token: owner });
     assert.equal(list.status, 200);
-    const incoming = sim().accounts.get(demoAccountSid('acme'))!.incoming.map((n) => n.phoneNumber);
+    const incoming = sim()
+      .accounts.get(demoAccountSid('acme'))!
+      .incoming.map((n) => n.phoneNumber);
     const listed = list.body.data.map((n: any) => n.phone_number);
     assert.ok(listed.length >= 3 && listed.every((n: string) => incoming.includes(n)));
     assert.ok(!listed.some((n: string) => n.startsWith('+1415')), 'numbers bought above are already ours');
@@ -157,15 +208,27 @@ describe('import numbers and campaigns', () => {
     assert.equal(twice.status, 422);
     assert.deepEqual(twice.body, { success: false, message: 'This number has already been imported.' });
     const importClaims = jwt.decode(list.body.data[1].import_token) as jwt.JwtPayload;
-    const expiredImport = jwt.sign({ ...importClaims, exp: Math.floor(Date.now() / 1000) - 1 }, TEST_JWT_SECRET, { algorithm: 'HS256' });
-    const purchaseAsImport = (await app.request('GET', '/api/phone-numbers/available', { token: owner })).body.data[0].purchase_token;
-    for (const body of [{}, { import_token: 'forged' }, { import_token: expiredImport }, { import_token: purchaseAsImport }]) {
+    const expiredImport = jwt.sign({ ...importClaims, exp: Math.floor(Date.now() / 1000) - 1 }, TEST_JWT_SECRET, {
+      algorithm: 'HS256',
+    });
+    const purchaseAsImport = (await app.request('GET', '/api/phone-numbers/available', { token: owner })).body.data[0]
+      .purchase_token;
+    for (const body of [
+      {},
+      { import_token: 'forged' },
+      { import_token: expiredImport },
+      { import_token: purchaseAsImport },
+    ]) {
       const bad = await post('/api/phone-numbers/import-telco', body);
       assert.equal(bad.status, 422);
       assert.ok(bad.body.errors.import_token);
     }
     const other = list.body.data[1];
-    assert.equal((await post('/api/phone-numbers/import-telco', { import_token: other.import_token }, gamma)).status, 422, 'another company cannot use it');
+    assert.equal(
+      (await post('/api/phone-numbers/import-telco', { import_token: other.import_token }, gamma)).status,
+      422,
+      'another company cannot use it',
+    );
   });
 
   it('imports a messaging campaign and points the service webhooks at this service', async () => {
@@ -173,22 +236,34 @@ describe('import numbers and campaigns', () => {
     assert.equal(list.status, 200);
     const campaign = list.body.data.find((c: any) => c.status === 'VERIFIED');
     assert.ok(campaign);
-    const service = () => sim().accounts.get(demoAccountSid('acme'))!.services.find((s) => s.sid === campaign.messaging_service_sid)!;
+    const service = () =>
+      sim()
+        .accounts.get(demoAccountSid('acme'))!
+        .services.find((s) => s.sid === campaign.messaging_service_sid)!;
     assert.equal(service().inboundRequestUrl, null);
-    const res = await post('/api/phone-numbers/import-telco-campaigns', { messaging_service_sid: campaign.messaging_service_sid });
+    const res = await post('/api/phone-numbers/import-telco-campaigns', {
+      messaging_service_sid: campaign.messaging_service_sid,
+    });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { success: true, message: 'Messaging campaign imported successfully.' });
     assert.equal(service().inboundRequestUrl, 'https://switchboard.example/api/telco/sms/inbound');
     assert.equal(service().statusCallback, 'https://switchboard.example/api/telco/sms/status');
-    const [row] = await app.sql('SELECT * FROM messaging_campaigns WHERE messaging_service_sid = ?', [campaign.messaging_service_sid]);
+    const [row] = await app.sql('SELECT * FROM messaging_campaigns WHERE messaging_service_sid = ?', [
+      campaign.messaging_service_sid,
+    ]);
     assert.equal(row.use_case, 'MARKETING');
     const after = await app.request('GET', '/api/phone-numbers/import-telco-campaigns', { token: owner });
     assert.ok(!after.body.data.some((c: any) => c.messaging_service_sid === campaign.messaging_service_sid));
-    const twice = await post('/api/phone-numbers/import-telco-campaigns', { messaging_service_sid: campaign.messaging_service_sid });
+    const twice = await post('/api/phone-numbers/import-telco-campaigns', {
+      messaging_service_sid: campaign.messaging_service_sid,
+    });
     assert.equal(twice.status, 422);
     const unknown = await post('/api/phone-numbers/import-telco-campaigns', { messaging_service_sid: 'MGunknown' });
     assert.equal(unknown.status, 422);
-    assert.deepEqual(unknown.body, { success: false, message: 'The requested resource /Services/MGunknown was not found' });
+    assert.deepEqual(unknown.body, {
+      success: false,
+      message: 'The requested resource /Services/MGunknown was not found',
+    });
     const missing = await post('/api/phone-numbers/import-telco-campaigns', {});
     assert.deepEqual(missing.body.errors, { messaging_service_sid: ['The messaging service sid field is required.'] });
   });
@@ -200,10 +275,21 @@ describe('PUT /api/phone-numbers/{id}', () => {
 
   it('changes only the given fields, answers tendlc as tendlcs, in every id form', async () => {
     const number = await firstNumber();
-    const forms = [String(number.id), toBase64Id(number.id), app.running.services.ids.encrypt('phone_number', number.id)];
-    const bodies = [{ tendlc: 'No' }, { phone_title: 'Front desk', status: 'Unverified' }, { use_for: 'dialer', phone_type: 'mobile', dialable: false, provider: 'x' }];
+    const forms = [
+      String(number.id),
+      toBase64Id(number.id),
+      app.running.services.ids.encrypt('phone_number', number.id),
+    ];
+    const bodies = [
+      { tendlc: 'No' },
+      { phone_title: 'Front desk', status: 'Unverified' },
+      { use_for: 'dialer', phone_type: 'mobile', dialable: false, provider: 'x' },
+    ];
     for (let i = 0; i < forms.length; i++) {
-      const res = await app.request('PUT', `/api/phone-numbers/${encodeURIComponent(forms[i])}`, { token: owner, body: bodies[i] });
+      const res = await app.request('PUT', `/api/phone-numbers/${encodeURIComponent(forms[i])}`, {
+        token: owner,
+        body: bodies[i],
+      });
       assert.equal(res.status, 200, forms[i]);
       assert.equal(res.body.message, 'Phone number updated successfully.');
     }
@@ -216,7 +302,21 @@ describe('PUT /api/phone-numbers/{id}', () => {
     assert.equal(row.dialable, number.dialable, 'not a writable field');
     assert.equal(row.provider, 'telco');
     const res = await app.request('PUT', `/api/phone-numbers/${number.id}`, { token: owner, body: {} });
-    assert.deepEqual(Object.keys(res.body.data), ['id', 'base64_id', 'status', 'use_for', 'dialable', 'phone_no', 'provider', 'ai_active', 'phone_type', 'phone_title', 'has_spam_protection', 'tendlcs', 'chatbot_agent_id']);
+    assert.deepEqual(Object.keys(res.body.data), [
+      'id',
+      'base64_id',
+      'status',
+      'use_for',
+      'dialable',
+      'phone_no',
+      'provider',
+      'ai_active',
+      'phone_type',
+      'phone_title',
+      'has_spam_protection',
+      'tendlcs',
+      'chatbot_agent_id',
+    ]);
     assert.equal(res.body.data.tendlcs, 'No');
     assert.equal(res.body.data.base64_id, toBase64Id(number.id));
   });
@@ -241,8 +341,18 @@ describe('PUT /api/phone-numbers/{id}', () => {
 
   it('answers 404 for another company, unknown or malformed ids', async () => {
     const foreign = await firstNumber('Gamma Solar');
-    for (const raw of [String(foreign.id), toBase64Id(foreign.id), app.running.services.ids.encrypt('phone_number', foreign.id), '0', 'nope!', app.running.services.ids.encrypt('role', (await firstNumber()).id)]) {
-      const res = await app.request('PUT', `/api/phone-numbers/${encodeURIComponent(raw)}`, { token: owner, body: { phone_title: 'Mine now' } });
+    for (const raw of [
+      String(foreign.id),
+      toBase64Id(foreign.id),
+      app.running.services.ids.encrypt('phone_number', foreign.id),
+      '0',
+      'nope!',
+      app.running.services.ids.encrypt('role', (await firstNumber()).id),
+    ]) {
+      const res = await app.request('PUT', `/api/phone-numbers/${encodeURIComponent(raw)}`, {
+        token: owner,
+        body: { phone_title: 'Mine now' },
+      });
       assert.equal(res.status, 404, raw);
       assert.deepEqual(res.body, { success: false, message: 'Phone number not found.' });
     }
@@ -252,47 +362,102 @@ describe('PUT /api/phone-numbers/{id}', () => {
 
 describe('chatbot agents', () => {
   it('lists active agents 15 a page with pagination.more, no envelope', async () => {
-    const active = (await app.sql('SELECT id, name FROM agents WHERE company_id = ? AND active ORDER BY name, id', [ids['Acme Agency']]));
+    const active = await app.sql('SELECT id, name FROM agents WHERE company_id = ? AND active ORDER BY name, id', [
+      ids['Acme Agency'],
+    ]);
     assert.ok(active.length > 15 && active.length <= 30);
     const page1 = await app.request('GET', '/api/phone-numbers/dsi-agents', { token: owner });
     assert.equal(page1.status, 200);
     assert.deepEqual(Object.keys(page1.body), ['results', 'pagination']);
-    assert.deepEqual(page1.body.results, active.slice(0, 15).map((a) => ({ id: String(a.id), text: a.name })));
+    assert.deepEqual(
+      page1.body.results,
+      active.slice(0, 15).map((a) => ({ id: String(a.id), text: a.name })),
+    );
     assert.deepEqual(page1.body.pagination, { more: true });
     const page2 = await app.request('GET', '/api/phone-numbers/dsi-agents?page=2', { token: owner });
-    assert.deepEqual(page2.body.results.map((r: any) => r.text), active.slice(15).map((a) => a.name));
+    assert.deepEqual(
+      page2.body.results.map((r: any) => r.text),
+      active.slice(15).map((a) => a.name),
+    );
     assert.deepEqual(page2.body.pagination, { more: false });
-    const inactive = (await app.sql('SELECT name FROM agents WHERE company_id = ? AND NOT active', [ids['Acme Agency']])).map((r) => r.name);
+    const inactive = (
+      await app.sql('SELECT name FROM agents WHERE company_id = ? AND NOT active', [ids['Acme Agency']])
+    ).map((r) => r.name);
     assert.ok(inactive.length > 0);
     assert.ok(![...page1.body.results, ...page2.body.results].some((r: any) => inactive.includes(r.text)));
   });
 
   it('filters by q and id', async () => {
-    const [agent] = await app.sql('SELECT id, name FROM agents WHERE company_id = ? AND active ORDER BY id LIMIT 1', [ids['Acme Agency']]);
-    const byName = await app.request('GET', `/api/phone-numbers/dsi-agents?q=${encodeURIComponent(agent.name.slice(0, 4).toLowerCase())}`, { token: owner });
+    const [agent] = await app.sql('SELECT id, name FROM agents WHERE company_id = ? AND active ORDER BY id LIMIT 1', [
+      ids['Acme Agency'],
+    ]);
+    const byName = await app.request(
+      'GET',
+      `/api/phone-numbers/dsi-agents?q=${encodeURIComponent(agent.name.slice(0, 4).toLowerCase())}`,
+      { token: owner },
+    );
     assert.ok(byName.body.results.some((r: any) => r.id === String(agent.id)));
-    assert.ok(byName.body.results.every((r: any) => r.text.toLowerCase().includes(agent.name.slice(0, 4).toLowerCase())));
+    assert.ok(
+      byName.body.results.every((r: any) => r.text.toLowerCase().includes(agent.name.slice(0, 4).toLowerCase())),
+    );
     const byId = await app.request('GET', `/api/phone-numbers/dsi-agents?id=${agent.id}`, { token: owner });
     assert.deepEqual(byId.body, { results: [{ id: String(agent.id), text: agent.name }], pagination: { more: false } });
     const [foreign] = await app.sql('SELECT id FROM agents WHERE company_id = ? LIMIT 1', [ids['Gamma Solar']]);
-    assert.deepEqual((await app.request('GET', `/api/phone-numbers/dsi-agents?id=${foreign.id}`, { token: owner })).body.results, []);
+    assert.deepEqual(
+      (await app.request('GET', `/api/phone-numbers/dsi-agents?id=${foreign.id}`, { token: owner })).body.results,
+      [],
+    );
     assert.equal((await app.request('GET', '/api/phone-numbers/dsi-agents?page=0', { token: owner })).status, 422);
   });
 
   it('assigns an active agent as chatbot, clears it with null, refuses inactive or foreign agents', async () => {
-    const [number] = await app.sql('SELECT id FROM phone_numbers WHERE company_id = ? ORDER BY id DESC LIMIT 1', [ids['Acme Agency']]);
-    const [agent] = await app.sql('SELECT id FROM agents WHERE company_id = ? AND active LIMIT 1', [ids['Acme Agency']]);
-    const set = await app.request('PUT', `/api/phone-numbers/${number.id}/chatbot`, { token: owner, body: { agent_id: String(agent.id) } });
+    const [number] = await app.sql('SELECT id FROM phone_numbers WHERE company_id = ? ORDER BY id DESC LIMIT 1', [
+      ids['Acme Agency'],
+    ]);
+    const [agent] = await app.sql('SELECT id FROM agents WHERE company_id = ? AND active LIMIT 1', [
+      ids['Acme Agency'],
+    ]);
+    const set = await app.request('PUT', `/api/phone-numbers/${number.id}/chatbot`, {
+      token: owner,
+      body: { agent_id: String(agent.id) },
+    });
     assert.equal(set.status, 200, set.text);
     assert.equal(set.body.data.chatbot_agent_id, String(agent.id));
-    const cleared = await app.request('PUT', `/api/phone-numbers/${number.id}/chatbot`, { token: owner, body: { agent_id: null } });
+    const cleared = await app.request('PUT', `/api/phone-numbers/${number.id}/chatbot`, {
+      token: owner,
+      body: { agent_id: null },
+    });
     assert.equal(cleared.body.data.chatbot_agent_id, null);
-    const [inactive] = await app.sql('SELECT id FROM agents WHERE company_id = ? AND NOT active LIMIT 1', [ids['Acme Agency']]);
-    assert.equal((await app.request('PUT', `/api/phone-numbers/${number.id}/chatbot`, { token: owner, body: { agent_id: String(inactive.id) } })).status, 422);
+    const [inactive] = await app.sql('SELECT id FROM agents WHERE company_id = ? AND NOT active LIMIT 1', [
+      ids['Acme Agency'],
+    ]);
+    assert.equal(
+      (
+        await app.request('PUT', `/api/phone-numbers/${number.id}/chatbot`, {
+          token: owner,
+          body: { agent_id: String(inactive.id) },
+        })
+      ).status,
+      422,
+    );
     const [foreign] = await app.sql('SELECT id FROM agents WHERE company_id = ? LIMIT 1', [ids['Gamma Solar']]);
-    assert.equal((await app.request('PUT', `/api/phone-numbers/${number.id}/chatbot`, { token: owner, body: { agent_id: String(foreign.id) } })).status, 404);
-    assert.equal((await app.request('PUT', `/api/phone-numbers/${number.id}/chatbot`, { token: owner, body: {} })).status, 422);
-    assert.equal((await app.sql('SELECT chatbot_agent_id FROM phone_numbers WHERE id = ?', [number.id]))[0].chatbot_agent_id, null);
+    assert.equal(
+      (
+        await app.request('PUT', `/api/phone-numbers/${number.id}/chatbot`, {
+          token: owner,
+          body: { agent_id: String(foreign.id) },
+        })
+      ).status,
+      404,
+    );
+    assert.equal(
+      (await app.request('PUT', `/api/phone-numbers/${number.id}/chatbot`, { token: owner, body: {} })).status,
+      422,
+    );
+    assert.equal(
+      (await app.sql('SELECT chatbot_agent_id FROM phone_numbers WHERE id = ?', [number.id]))[0].chatbot_agent_id,
+      null,
+    );
   });
 });
 
@@ -301,15 +466,31 @@ describe('AI agents in GraphQL', () => {
     const created = await app.graphql('mutation { createAgent(name: "Nova") { id name active online } }', {}, owner);
     const agent = created.body.data.createAgent;
     assert.deepEqual({ ...agent, id: undefined }, { id: undefined, name: 'Nova', active: true, online: false });
-    const online = await app.graphql('mutation($id: ID!) { setAgentOnline(id: $id, online: true) { online } }', { id: agent.id }, owner);
+    const online = await app.graphql(
+      'mutation($id: ID!) { setAgentOnline(id: $id, online: true) { online } }',
+      { id: agent.id },
+      owner,
+    );
     assert.equal(online.body.data.setAgentOnline.online, true);
-    const off = await app.graphql('mutation($id: ID!) { updateAgent(id: $id, active: false, name: "Nova 2") { name active online } }', { id: agent.id }, owner);
+    const off = await app.graphql(
+      'mutation($id: ID!) { updateAgent(id: $id, active: false, name: "Nova 2") { name active online } }',
+      { id: agent.id },
+      owner,
+    );
     assert.deepEqual(off.body.data.updateAgent, { name: 'Nova 2', active: false, online: false });
-    const refused = await app.graphql('mutation($id: ID!) { setAgentOnline(id: $id, online: true) { online } }', { id: agent.id }, owner);
+    const refused = await app.graphql(
+      'mutation($id: ID!) { setAgentOnline(id: $id, online: true) { online } }',
+      { id: agent.id },
+      owner,
+    );
     assert.equal(refused.body.errors[0].extensions.code, 'BAD_USER_INPUT');
     const list = await app.graphql('{ agents(search: "nova") { records { name } pagination { total } } }', {}, owner);
     assert.deepEqual(list.body.data.agents.records, [{ name: 'Nova 2' }]);
-    const foreign = await app.graphql('mutation($id: ID!) { updateAgent(id: $id, name: "x") { name } }', { id: agent.id }, gamma);
+    const foreign = await app.graphql(
+      'mutation($id: ID!) { updateAgent(id: $id, name: "x") { name } }',
+      { id: agent.id },
+      gamma,
+    );
     assert.equal(foreign.body.errors[0].extensions.code, 'NOT_FOUND');
   });
 });

@@ -17,16 +17,26 @@ before(async () => {
 after(() => app.close());
 
 const pipelineId = async (name: string, company = 'Acme Agency') =>
-  (await app.sql('SELECT p.id FROM pipelines p JOIN companies c ON c.id = p.company_id WHERE p.name = ? AND c.name = ?', [name, company]))[0].id as number;
+  (
+    await app.sql(
+      'SELECT p.id FROM pipelines p JOIN companies c ON c.id = p.company_id WHERE p.name = ? AND c.name = ?',
+      [name, company],
+    )
+  )[0].id as number;
 const stageNames = async (id: number) =>
-  (await app.sql('SELECT name FROM pipeline_stages WHERE pipeline_id = ? ORDER BY position', [id])).map((r) => r.name as string);
+  (await app.sql('SELECT name FROM pipeline_stages WHERE pipeline_id = ? ORDER BY position', [id])).map(
+    (r) => r.name as string,
+  );
 
 describe('GET /api/pipeline', () => {
   it('lists the company pipelines by name with stage counts and CRM links', async () => {
     const res = await app.request('GET', '/api/pipeline', { token: owner });
     assert.equal(res.status, 200);
     const records = res.body.data.records;
-    assert.deepEqual(records.map((r: any) => r.name), ['Inbound Leads', 'Outbound Campaign', 'Renewals']);
+    assert.deepEqual(
+      records.map((r: any) => r.name),
+      ['Inbound Leads', 'Outbound Campaign', 'Renewals'],
+    );
     const inbound = records[0];
     assert.deepEqual(Object.keys(inbound), ['id', 'name', 'stages_count', 'linked_to_crm', 'crm_location_id']);
     assert.equal(inbound.id, toBase64Id(await pipelineId('Inbound Leads')));
@@ -44,12 +54,19 @@ describe('GET /api/pipeline', () => {
     assert.deepEqual(await names('?crm_location_id=all'), ['Inbound Leads', 'Outbound Campaign', 'Renewals']);
     assert.deepEqual(await names('?crm_location_id=unsynced'), ['Outbound Campaign', 'Renewals']);
     assert.deepEqual(await names('?crm_location_id=loc-main-office-acme'), ['Inbound Leads']);
-    assert.deepEqual(await names('?crm_location_id=loc-main-office-gamma'), [], 'another company\'s location shows nothing');
+    assert.deepEqual(
+      await names('?crm_location_id=loc-main-office-gamma'),
+      [],
+      "another company's location shows nothing",
+    );
   });
 
   it('clamps per_page to 30 and paginates', async () => {
     for (let i = 0; i < 30; i++) {
-      await app.sql("INSERT INTO pipelines (company_id, name, created_at, updated_at) VALUES (?, ?, now(), now())", [acmeId, `Zeta ${String(i).padStart(2, '0')}`]);
+      await app.sql('INSERT INTO pipelines (company_id, name, created_at, updated_at) VALUES (?, ?, now(), now())', [
+        acmeId,
+        `Zeta ${String(i).padStart(2, '0')}`,
+      ]);
     }
     const clamped = await app.request('GET', '/api/pipeline?per_page=100', { token: owner });
     assert.equal(clamped.body.data.pagination.per_page, 30);
@@ -57,7 +74,10 @@ describe('GET /api/pipeline', () => {
     assert.equal(clamped.body.data.pagination.total, 33);
     assert.equal(clamped.body.data.pagination.last_page, 2);
     const page2 = await app.request('GET', '/api/pipeline?per_page=30&page=2', { token: owner });
-    assert.deepEqual(page2.body.data.records.map((r: any) => r.name), ['Zeta 27', 'Zeta 28', 'Zeta 29']);
+    assert.deepEqual(
+      page2.body.data.records.map((r: any) => r.name),
+      ['Zeta 27', 'Zeta 28', 'Zeta 29'],
+    );
     assert.deepEqual([page2.body.data.pagination.from, page2.body.data.pagination.to], [31, 33]);
     assert.equal((await app.request('GET', '/api/pipeline?per_page=x', { token: owner })).status, 422);
   });
@@ -70,14 +90,20 @@ describe('GET /api/pipeline', () => {
 describe('POST /api/pipeline/{id}/stages', () => {
   it('adds the stage at the end and answers the spec body', async () => {
     const id = await pipelineId('Renewals');
-    const res = await app.request('POST', `/api/pipeline/${toBase64Id(id)}/stages`, { token: owner, body: { stage_name: 'Churned' } });
+    const res = await app.request('POST', `/api/pipeline/${toBase64Id(id)}/stages`, {
+      token: owner,
+      body: { stage_name: 'Churned' },
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.success, true);
     assert.equal(res.body.message, 'Stage added successfully.');
     assert.deepEqual(Object.keys(res.body.data), ['id', 'stage_name', 'pipeline_id']);
     assert.equal(res.body.data.stage_name, 'Churned');
     assert.equal(res.body.data.pipeline_id, toBase64Id(id));
-    const [stage] = await app.sql('SELECT id, position FROM pipeline_stages WHERE name = ? AND pipeline_id = ?', ['Churned', id]);
+    const [stage] = await app.sql('SELECT id, position FROM pipeline_stages WHERE name = ? AND pipeline_id = ?', [
+      'Churned',
+      id,
+    ]);
     assert.equal(res.body.data.id, toBase64Id(stage.id));
     assert.deepEqual(await stageNames(id), ['Due', 'Reminded', 'Renewed', 'Churned']);
     assert.equal(stage.position, 4);
@@ -87,8 +113,17 @@ describe('POST /api/pipeline/{id}/stages', () => {
     const id = await pipelineId('Renewals');
     const foreign = await pipelineId('Renewals', 'Gamma Solar');
     const before = await stageNames(foreign);
-    for (const raw of [String(id), app.running.services.ids.encrypt('pipeline', id), 'not base64!', toBase64Id(999999), toBase64Id(foreign)]) {
-      const res = await app.request('POST', `/api/pipeline/${encodeURIComponent(raw)}/stages`, { token: owner, body: { stage_name: 'X' } });
+    for (const raw of [
+      String(id),
+      app.running.services.ids.encrypt('pipeline', id),
+      'not base64!',
+      toBase64Id(999999),
+      toBase64Id(foreign),
+    ]) {
+      const res = await app.request('POST', `/api/pipeline/${encodeURIComponent(raw)}/stages`, {
+        token: owner,
+        body: { stage_name: 'X' },
+      });
       assert.equal(res.status, 404, raw);
       assert.deepEqual(res.body, { success: false, message: 'Pipeline not found.' });
     }
@@ -107,12 +142,21 @@ describe('POST /api/pipeline/{id}/stages', () => {
       assert.equal(res.status, 422, JSON.stringify(body));
       assert.deepEqual(res.body.errors, { stage_name: [text] });
     }
-    assert.deepEqual(await stageNames(await pipelineId('Outbound Campaign')), ['Queued', 'Called', 'Callback', 'Booked']);
+    assert.deepEqual(await stageNames(await pipelineId('Outbound Campaign')), [
+      'Queued',
+      'Called',
+      'Callback',
+      'Booked',
+    ]);
   });
 
   it('is the addPipelineStage mutation in GraphQL', async () => {
     const id = toBase64Id(await pipelineId('Inbound Leads'));
-    const res = await app.graphql('mutation($id: ID!) { addPipelineStage(pipelineId: $id, stageName: "Onboarded") { id stageName pipelineId position } }', { id }, owner);
+    const res = await app.graphql(
+      'mutation($id: ID!) { addPipelineStage(pipelineId: $id, stageName: "Onboarded") { id stageName pipelineId position } }',
+      { id },
+      owner,
+    );
     assert.equal(res.body.data.addPipelineStage.stageName, 'Onboarded');
     assert.equal(res.body.data.addPipelineStage.position, 6);
     assert.equal(res.body.data.addPipelineStage.pipelineId, id);
@@ -121,16 +165,28 @@ describe('POST /api/pipeline/{id}/stages', () => {
 
 describe('create pipeline, stages, locations', () => {
   it('creates a pipeline (201) and lists its stages in order', async () => {
-    const res = await app.request('POST', '/api/pipeline', { token: owner, body: { name: 'Enterprise', crm_location_id: 'loc-east' } });
+    const res = await app.request('POST', '/api/pipeline', {
+      token: owner,
+      body: { name: 'Enterprise', crm_location_id: 'loc-east' },
+    });
     assert.equal(res.status, 201);
     assert.equal(res.body.data.linked_to_crm, true);
     assert.equal(res.body.data.stages_count, 0);
     for (const name of ['Discovery', 'Proposal']) {
-      await app.request('POST', `/api/pipeline/${res.body.data.id}/stages`, { token: owner, body: { stage_name: name } });
+      await app.request('POST', `/api/pipeline/${res.body.data.id}/stages`, {
+        token: owner,
+        body: { stage_name: name },
+      });
     }
     const stages = await app.request('GET', `/api/pipeline/${res.body.data.id}/stages`, { token: owner });
     assert.equal(stages.status, 200);
-    assert.deepEqual(stages.body.data.map((s: any) => [s.stage_name, s.position, s.pipeline_id]), [['Discovery', 1, res.body.data.id], ['Proposal', 2, res.body.data.id]]);
+    assert.deepEqual(
+      stages.body.data.map((s: any) => [s.stage_name, s.position, s.pipeline_id]),
+      [
+        ['Discovery', 1, res.body.data.id],
+        ['Proposal', 2, res.body.data.id],
+      ],
+    );
     assert.equal((await app.request('GET', `/api/pipeline/${res.body.data.id}/stages`, { token: gamma })).status, 404);
     const bad = await app.request('POST', '/api/pipeline', { token: owner, body: { name: '' } });
     assert.equal(bad.status, 422);
@@ -148,10 +204,18 @@ describe('create pipeline, stages, locations', () => {
   it('new routes require their permission', async () => {
     const sales = (await app.sql("SELECT id FROM roles WHERE title = 'Billing'"))[0].id;
     const token = await app.login('supervisor@acme.test');
-    await app.sql("DELETE FROM role_permissions WHERE role_id = (SELECT id FROM roles WHERE title = 'Supervisor' AND company_id = ?) AND permission_id IN (SELECT id FROM permissions WHERE slug IN ('view-pipelines', 'edit-pipelines'))", [acmeId]);
+    await app.sql(
+      "DELETE FROM role_permissions WHERE role_id = (SELECT id FROM roles WHERE title = 'Supervisor' AND " +
+        "company_id = ?) AND permission_id IN (SELECT id FROM permissions WHERE slug IN ('view-pipelines', 'edit-pipelines'))",
+      [acmeId],
+    );
     assert.ok(sales);
     assert.equal((await app.request('GET', '/api/pipeline/locations', { token })).status, 403);
     assert.equal((await app.request('POST', '/api/pipeline', { token, body: { name: 'No' } })).status, 403);
-    assert.equal((await app.request('GET', '/api/pipeline', { token })).status, 200, 'the spec states no permission for the list');
+    assert.equal(
+      (await app.request('GET', '/api/pipeline', { token })).status,
+      200,
+      'the spec states no permission for the list',
+    );
   });
 });

@@ -17,11 +17,21 @@ before(async () => {
 after(() => app.close());
 
 const roleRow = async (title: string, company = 'Acme Agency') =>
-  (await app.sql('SELECT r.* FROM roles r JOIN companies c ON c.id = r.company_id WHERE r.title = ? AND c.name = ?', [title, company]))[0];
+  (
+    await app.sql('SELECT r.* FROM roles r JOIN companies c ON c.id = r.company_id WHERE r.title = ? AND c.name = ?', [
+      title,
+      company,
+    ])
+  )[0];
 const permissionIds = async (slugs: string[]) =>
   (await app.sql('SELECT id FROM permissions WHERE slug IN (?) ORDER BY id', [slugs])).map((r) => r.id as number);
 const heldBy = async (roleId: number) =>
-  (await app.sql('SELECT p.slug FROM role_permissions rp JOIN permissions p ON p.id = rp.permission_id WHERE rp.role_id = ? ORDER BY p.slug', [roleId])).map((r) => r.slug as string);
+  (
+    await app.sql(
+      'SELECT p.slug FROM role_permissions rp JOIN permissions p ON p.id = rp.permission_id WHERE rp.role_id = ? ORDER BY p.slug',
+      [roleId],
+    )
+  ).map((r) => r.slug as string);
 const createRole = async (title: string, permissions: number[] = []) => {
   const res = await app.request('POST', '/api/roles', { token: owner, body: { title, permissions } });
   assert.equal(res.status, 201, res.text);
@@ -42,13 +52,18 @@ describe('GET /api/roles', () => {
     assert.equal(pagination.per_page, 15);
     assert.equal(pagination.current_page, 1);
     assert.equal(pagination.total, titles.length);
-    const companies = await app.sql('SELECT DISTINCT company_id FROM roles WHERE id IN (?)', [res.body.data.records.map((r: any) => r.id)]);
+    const companies = await app.sql('SELECT DISTINCT company_id FROM roles WHERE id IN (?)', [
+      res.body.data.records.map((r: any) => r.id),
+    ]);
     assert.equal(companies.length, 1, 'only the signed-in company');
   });
 
   it('searches titles case-insensitively', async () => {
     const res = await app.request('GET', '/api/roles?search=SUPER', { token: owner });
-    assert.deepEqual(res.body.data.records.map((r: any) => r.title), ['Supervisor']);
+    assert.deepEqual(
+      res.body.data.records.map((r: any) => r.title),
+      ['Supervisor'],
+    );
     const none = await app.request('GET', '/api/roles?search=%25', { token: owner });
     assert.equal(none.body.data.pagination.total, 0, 'a % in the search is a literal');
     assert.equal(none.body.data.pagination.from, null);
@@ -57,10 +72,21 @@ describe('GET /api/roles', () => {
 
   it('paginates, clamps per_page to 100 and gives an empty page past the end', async () => {
     for (let i = 0; i < 18; i++) await createRole(`Paging role ${String(i).padStart(2, '0')}`);
-    const total = (await app.sql("SELECT count(*)::int AS n FROM roles WHERE company_id = (SELECT id FROM companies WHERE name = 'Acme Agency')"))[0].n;
+    const total = (
+      await app.sql(
+        "SELECT count(*)::int AS n FROM roles WHERE company_id = (SELECT id FROM companies WHERE name = 'Acme Agency')",
+      )
+    )[0].n;
     const page2 = await app.request('GET', '/api/roles?per_page=10&page=2', { token: owner });
     assert.equal(page2.body.data.records.length, 10);
-    assert.deepEqual(page2.body.data.pagination, { total, current_page: 2, per_page: 10, last_page: Math.ceil(total / 10), from: 11, to: 20 });
+    assert.deepEqual(page2.body.data.pagination, {
+      total,
+      current_page: 2,
+      per_page: 10,
+      last_page: Math.ceil(total / 10),
+      from: 11,
+      to: 20,
+    });
     const clamped = await app.request('GET', '/api/roles?per_page=500', { token: owner });
     assert.equal(clamped.status, 200);
     assert.equal(clamped.body.data.pagination.per_page, 100);
@@ -72,7 +98,12 @@ describe('GET /api/roles', () => {
   });
 
   it('refuses bad paging values with 422', async () => {
-    for (const [query, field] of [['per_page=abc', 'per_page'], ['per_page=0', 'per_page'], ['page=-1', 'page'], ['page=1.5', 'page']]) {
+    for (const [query, field] of [
+      ['per_page=abc', 'per_page'],
+      ['per_page=0', 'per_page'],
+      ['page=-1', 'page'],
+      ['page=1.5', 'page'],
+    ]) {
       const res = await app.request('GET', `/api/roles?${query}`, { token: owner });
       assert.equal(res.status, 422, query);
       assert.deepEqual(Object.keys(res.body.errors), [field], query);
@@ -88,12 +119,23 @@ describe('GET /api/roles', () => {
 
   it('answers the same through GraphQL', async () => {
     const rest = await app.request('GET', '/api/roles?per_page=3&search=a', { token: owner });
-    const gql = await app.graphql('query { roles(perPage: 3, search: "a") { records { id title createdAt updatedAt } pagination { total currentPage perPage lastPage from to } } }', {}, owner);
+    const gql = await app.graphql(
+      'query { roles(perPage: 3, search: "a") { records { id title createdAt updatedAt } pagination { total currentPage perPage lastPage from to } } }',
+      {},
+      owner,
+    );
     const data = gql.body.data!.roles;
-    assert.deepEqual(rest.body.data.records, data.records.map((r: any) => ({ id: r.id, title: r.title, created_at: r.createdAt, updated_at: r.updatedAt })));
+    assert.deepEqual(
+      rest.body.data.records,
+      data.records.map((r: any) => ({ id: r.id, title: r.title, created_at: r.createdAt, updated_at: r.updatedAt })),
+    );
     assert.deepEqual(rest.body.data.pagination, {
-      total: data.pagination.total, current_page: data.pagination.currentPage, per_page: data.pagination.perPage,
-      last_page: data.pagination.lastPage, from: data.pagination.from, to: data.pagination.to,
+      total: data.pagination.total,
+      current_page: data.pagination.currentPage,
+      per_page: data.pagination.perPage,
+      last_page: data.pagination.lastPage,
+      from: data.pagination.from,
+      to: data.pagination.to,
     });
     const denied = await app.graphql('{ roles { records { id } } }', {}, supervisor);
     assert.equal(denied.body.errors![0].extensions.code, 'FORBIDDEN');
@@ -103,7 +145,10 @@ describe('GET /api/roles', () => {
 
 describe('POST /api/roles', () => {
   it('creates a role; titles are unique within the company, whatever their case', async () => {
-    const res = await app.request('POST', '/api/roles', { token: owner, body: { title: 'Closers', permissions: await permissionIds(['view-pipelines']) } });
+    const res = await app.request('POST', '/api/roles', {
+      token: owner,
+      body: { title: 'Closers', permissions: await permissionIds(['view-pipelines']) },
+    });
     assert.equal(res.status, 201);
     assert.equal(res.body.message, 'Role created successfully.');
     assert.equal(res.body.data.title, 'Closers');
@@ -123,16 +168,22 @@ describe('concurrent creation', () => {
     );
     const statuses = results.map((r) => r.status).sort();
     assert.equal(statuses.filter((s) => s === 201).length, 1, statuses.join(','));
-    assert.ok(statuses.every((s) => [201, 409, 422].includes(s)), statuses.join(','));
+    assert.ok(
+      statuses.every((s) => [201, 409, 422].includes(s)),
+      statuses.join(','),
+    );
     assert.equal((await app.sql("SELECT count(*)::int AS n FROM roles WHERE lower(title) = 'race'"))[0].n, 1);
   });
 
   it('six roles renamed to one title at once: one takes it, the others are told it is taken (422), never 500', async () => {
     const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => createRole(`Rename race ${i}`)));
-    const results = await Promise.all(ids.map((id) => app.request('PUT', `/api/roles/${id}`, { token: owner, body: { title: 'Renamed race' } })));
+    const results = await Promise.all(
+      ids.map((id) => app.request('PUT', `/api/roles/${id}`, { token: owner, body: { title: 'Renamed race' } })),
+    );
     const statuses = results.map((r) => r.status).sort();
     assert.deepEqual(statuses, [200, 422, 422, 422, 422, 422]);
-    for (const refused of results.filter((r) => r.status === 422)) assert.deepEqual(refused.body.errors, { title: ['The title has already been taken.'] });
+    for (const refused of results.filter((r) => r.status === 422))
+      assert.deepEqual(refused.body.errors, { title: ['The title has already been taken.'] });
     assert.equal((await app.sql("SELECT count(*)::int AS n FROM roles WHERE title = 'Renamed race'"))[0].n, 1);
   });
 });
@@ -156,9 +207,20 @@ describe('PUT /api/roles/{id}', () => {
 
   it('answers 404 for another company, an unknown, a malformed or a wrong-type id, and changes nothing', async () => {
     const gammaRole = await roleRow('Sales Rep', 'Gamma Solar');
-    const ids = [String(gammaRole.id), toBase64Id(gammaRole.id), app.running.services.ids.encrypt('role', gammaRole.id), '999999', 'abc!', 'MQ', app.running.services.ids.encrypt('phone_number', gammaRole.id)];
+    const ids = [
+      String(gammaRole.id),
+      toBase64Id(gammaRole.id),
+      app.running.services.ids.encrypt('role', gammaRole.id),
+      '999999',
+      'abc!',
+      'MQ',
+      app.running.services.ids.encrypt('phone_number', gammaRole.id),
+    ];
     for (const raw of ids) {
-      const res = await app.request('PUT', `/api/roles/${encodeURIComponent(raw)}`, { token: owner, body: { title: 'Hijacked' } });
+      const res = await app.request('PUT', `/api/roles/${encodeURIComponent(raw)}`, {
+        token: owner,
+        body: { title: 'Hijacked' },
+      });
       assert.equal(res.status, 404, raw);
       assert.deepEqual(res.body, { success: false, message: 'Role not found.' }, raw);
     }
@@ -197,12 +259,18 @@ describe('PUT /api/roles/{id}', () => {
 
   it('answers in one order however many checks fail: 404, then the title (422), then the Owner role (409)', async () => {
     const rename = async (id: number, title: string) => {
-      const res = await app.graphql('mutation($id: ID!, $title: String!) { updateRole(id: $id, input: { title: $title }) { id } }', { id: String(id), title }, owner);
+      const res = await app.graphql(
+        'mutation($id: ID!, $title: String!) { updateRole(id: $id, input: { title: $title }) { id } }',
+        { id: String(id), title },
+        owner,
+      );
       return [res.body.errors?.[0]?.extensions?.http?.status, res.body.errors?.[0]?.extensions?.errors] as const;
     };
-    const [theirs] = await app.sql("SELECT r.id FROM roles r JOIN companies c ON c.id = r.company_id WHERE c.name <> 'Acme Agency' LIMIT 1");
+    const [theirs] = await app.sql(
+      "SELECT r.id FROM roles r JOIN companies c ON c.id = r.company_id WHERE c.name <> 'Acme Agency' LIMIT 1",
+    );
     const ownerRole = await roleRow('Owner');
-    assert.deepEqual(await rename(theirs.id, ''), [404, undefined], 'another company\'s role, whatever the title');
+    assert.deepEqual(await rename(theirs.id, ''), [404, undefined], "another company's role, whatever the title");
     assert.deepEqual(await rename(ownerRole.id, ''), [422, { title: ['The title field is required.'] }]);
     assert.deepEqual(await rename(ownerRole.id, 'Supervisor'), [422, { title: ['The title has already been taken.'] }]);
     assert.deepEqual(await rename(ownerRole.id, 'Boss'), [409, undefined]);
@@ -214,12 +282,18 @@ describe('PUT|POST /api/roles/{id}/permissions', () => {
   it('replaces the permissions (PUT), renames in the same request, and an empty array clears (POST)', async () => {
     const id = await createRole('Perms', await permissionIds(['view-workflows']));
     const wanted = await permissionIds(['view-role', 'edit-role']);
-    const res = await app.request('PUT', `/api/roles/${toBase64Id(id)}/permissions`, { token: owner, body: { permissions: wanted, title: 'Perms renamed' } });
+    const res = await app.request('PUT', `/api/roles/${toBase64Id(id)}/permissions`, {
+      token: owner,
+      body: { permissions: wanted, title: 'Perms renamed' },
+    });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body, { success: true, message: 'Role permissions updated successfully.' });
     assert.deepEqual(await heldBy(id), ['edit-role', 'view-role']);
     assert.equal((await app.sql('SELECT title FROM roles WHERE id = ?', [id]))[0].title, 'Perms renamed');
-    const cleared = await app.request('POST', `/api/roles/${id}/permissions`, { token: owner, body: { permissions: [] } });
+    const cleared = await app.request('POST', `/api/roles/${id}/permissions`, {
+      token: owner,
+      body: { permissions: [] },
+    });
     assert.equal(cleared.status, 200);
     assert.deepEqual(await heldBy(id), []);
   });
@@ -246,7 +320,10 @@ describe('PUT|POST /api/roles/{id}/permissions', () => {
       [{ permissions: [999999] }, 'permissions.0'],
       [{ permissions: ['x'] }, 'permissions.0'],
       [{ permissions: 'view-role' }, 'permissions'],
-      [{ modules: [{ module_id: rolesModule.id, permissions: await permissionIds(['view-pipelines']) }] }, 'modules.0.permissions.0'],
+      [
+        { modules: [{ module_id: rolesModule.id, permissions: await permissionIds(['view-pipelines']) }] },
+        'modules.0.permissions.0',
+      ],
       [{ modules: [{ permissions: [] }] }, 'modules.0.module_id'],
       [{}, 'permissions'],
       [{ permissions: await permissionIds(['view-role']), title: 'Supervisor' }, 'title'],
@@ -262,11 +339,21 @@ describe('PUT|POST /api/roles/{id}/permissions', () => {
 
   it('requires assign-role-permission, scopes by company, and keeps the Owner role whole', async () => {
     const id = await createRole('Scoped');
-    assert.equal((await app.request('PUT', `/api/roles/${id}/permissions`, { token: supervisor, body: { permissions: [] } })).status, 403);
-    assert.equal((await app.request('PUT', `/api/roles/${id}/permissions`, { token: gamma, body: { permissions: [] } })).status, 404);
+    assert.equal(
+      (await app.request('PUT', `/api/roles/${id}/permissions`, { token: supervisor, body: { permissions: [] } }))
+        .status,
+      403,
+    );
+    assert.equal(
+      (await app.request('PUT', `/api/roles/${id}/permissions`, { token: gamma, body: { permissions: [] } })).status,
+      404,
+    );
     const ownerRole = await roleRow('Owner');
     const before = await heldBy(ownerRole.id);
-    const res = await app.request('PUT', `/api/roles/${ownerRole.id}/permissions`, { token: owner, body: { permissions: [] } });
+    const res = await app.request('PUT', `/api/roles/${ownerRole.id}/permissions`, {
+      token: owner,
+      body: { permissions: [] },
+    });
     assert.equal(res.status, 409);
     assert.deepEqual(await heldBy(ownerRole.id), before);
   });
@@ -280,14 +367,27 @@ describe('GET /api/roles/{id}/permissions', () => {
     assert.equal(res.body.data.role.title, 'Grouped');
     const modules = res.body.data.modules;
     const slugs = modules.map((m: any) => m.slug);
-    for (const area of ['phone-numbers', 'spam-protection', 'ai-dashboard', 'pipelines', 'roles', 'workflows', 'webhooks']) {
+    for (const area of [
+      'phone-numbers',
+      'spam-protection',
+      'ai-dashboard',
+      'pipelines',
+      'roles',
+      'workflows',
+      'webhooks',
+    ]) {
       assert.ok(slugs.includes(area), `module ${area}`);
     }
-    const granted = modules.flatMap((m: any) => m.permissions.filter((p: any) => p.granted).map((p: any) => p.slug)).sort();
+    const granted = modules
+      .flatMap((m: any) => m.permissions.filter((p: any) => p.granted).map((p: any) => p.slug))
+      .sort();
     assert.deepEqual(granted, ['view-pipelines', 'view-role']);
     const roles = modules.find((m: any) => m.slug === 'roles');
     assert.equal(typeof roles.module_id, 'number');
-    assert.deepEqual(roles.permissions.map((p: any) => p.slug), ['view-role', 'edit-role', 'assign-role-permission', 'delete-role']);
+    assert.deepEqual(
+      roles.permissions.map((p: any) => p.slug),
+      ['view-role', 'edit-role', 'assign-role-permission', 'delete-role'],
+    );
     assert.equal((await app.request('GET', `/api/roles/${id}/permissions`, { token: gamma })).status, 404);
     assert.equal((await app.request('GET', `/api/roles/${id}/permissions`, { token: supervisor })).status, 403);
   });
@@ -300,7 +400,9 @@ describe('DELETE /api/roles/{id}', () => {
     const a = await app.request('DELETE', `/api/roles/${first}`, { token: owner });
     assert.equal(a.status, 200);
     assert.deepEqual(a.body, { success: true, message: 'Role deleted successfully.' });
-    const b = await app.request('DELETE', `/api/roles/delete/${app.running.services.ids.encrypt('role', second)}`, { token: owner });
+    const b = await app.request('DELETE', `/api/roles/delete/${app.running.services.ids.encrypt('role', second)}`, {
+      token: owner,
+    });
     assert.equal(b.status, 200);
     assert.equal((await app.sql('SELECT count(*)::int AS n FROM roles WHERE id IN (?, ?)', [first, second]))[0].n, 0);
     assert.equal((await app.request('DELETE', `/api/roles/${first}`, { token: owner })).status, 404, 'already gone');
@@ -310,8 +412,14 @@ describe('DELETE /api/roles/{id}', () => {
     const supervisorRole = await roleRow('Supervisor');
     const assigned = await app.request('DELETE', `/api/roles/${supervisorRole.id}`, { token: owner });
     assert.equal(assigned.status, 409);
-    assert.deepEqual(assigned.body, { success: false, message: 'The role is assigned to users and cannot be deleted.' });
-    assert.equal((await app.request('DELETE', `/api/roles/${(await roleRow('Owner')).id}`, { token: owner })).status, 409);
+    assert.deepEqual(assigned.body, {
+      success: false,
+      message: 'The role is assigned to users and cannot be deleted.',
+    });
+    assert.equal(
+      (await app.request('DELETE', `/api/roles/${(await roleRow('Owner')).id}`, { token: owner })).status,
+      409,
+    );
     const gammaRole = await roleRow('Sales Rep', 'Gamma Solar');
     assert.equal((await app.request('DELETE', `/api/roles/${gammaRole.id}`, { token: owner })).status, 404);
     const id = await createRole('Supervisor cannot');

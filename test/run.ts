@@ -8,7 +8,16 @@ import pg from 'pg';
 import { loadConfig } from '../src/platform/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { TEMPLATE_BUILDING_LOCK, TEST_APP_KEY, TEST_JWT_SECRET, testPoolSize } from './helpers/run-settings.js';
-import { dropRunDatabases, EXHAUSTED, PER_HEAVY, PER_PROCESS, planConcurrency, RUNNER, sampleConnections, withApplicationName } from './helpers/connections.js';
+import {
+  dropRunDatabases,
+  EXHAUSTED,
+  PER_HEAVY,
+  PER_PROCESS,
+  planConcurrency,
+  RUNNER,
+  sampleConnections,
+  withApplicationName,
+} from './helpers/connections.js';
 
 // `npm test`: every *.test.js under dist/test with Node's test runner, against
 // TEST_DATABASE_URL or, when that is unset, an embedded PostgreSQL made fresh
@@ -19,10 +28,33 @@ const name = (file: string) => path.basename(file, '.test.js');
 // Seconds each file takes in a full run on this machine (2 cores, measured
 // 2026-11-23, the webhook files 2026-11-24); a file not listed counts 3. They only order and pack the run.
 const SECONDS: Record<string, number> = {
-  shutdown: 45, 'webhook-db-restart': 35, 'webhook-crash': 31, 'webhook-fairness': 40, startup: 30, web: 29, 'webhook-workers': 24, 'webhook-fencing': 23, webhooks: 22,
-  'webhook-destinations': 8, http: 8.3, auth: 8.2, 'agent-performance': 6.1, 'viewer-cache': 5.9, 'unit-of-work': 5.9,
-  authorization: 5.8, 'telco-callbacks': 5.5, 'phone-numbers': 5.3, 'cursor-pages': 5.3, 'all-events': 5, 'agents-rest': 4.9,
-  'hostile-input': 4.6, roles: 4.2, dashboard: 4, jobs: 4, subscriptions: 3.7, pipelines: 3.7,
+  shutdown: 45,
+  'webhook-db-restart': 35,
+  'webhook-crash': 31,
+  'webhook-fairness': 40,
+  startup: 30,
+  web: 29,
+  'webhook-workers': 24,
+  'webhook-fencing': 23,
+  webhooks: 22,
+  'webhook-destinations': 8,
+  http: 8.3,
+  auth: 8.2,
+  'agent-performance': 6.1,
+  'viewer-cache': 5.9,
+  'unit-of-work': 5.9,
+  authorization: 5.8,
+  'telco-callbacks': 5.5,
+  'phone-numbers': 5.3,
+  'cursor-pages': 5.3,
+  'all-events': 5,
+  'agents-rest': 4.9,
+  'hostile-input': 4.6,
+  roles: 4.2,
+  dashboard: 4,
+  jobs: 4,
+  subscriptions: 3.7,
+  pipelines: 3.7,
 };
 const seconds = (file: string) => SECONDS[name(file)] ?? 3;
 // `node dist/test/run.js roles auth` runs only the files named (without .test.ts).
@@ -62,13 +94,27 @@ const gate = new pg.Client({ connectionString: adminUrl });
 try {
   await gate.connect();
 } catch (error) {
-  process.stdout.write(`# ${EXHAUSTED.test(String(error)) ? 'PostgreSQL has no connection free for the tests' : 'PostgreSQL cannot be reached'} at ${new URL(adminUrl).host}: ${(error as Error).message}\n`);
+  process.stdout.write(
+    `# ` +
+      `${EXHAUSTED.test(String(error)) ? 'PostgreSQL has no connection free for the tests' : 'PostgreSQL cannot be reached'} ` +
+      `at ${new URL(adminUrl).host}: ${(error as Error).message}\n`,
+  );
   await finish(1);
 }
 // As many files side by side as the server's free connections allow (TEST_CONCURRENCY at most, default 4),
 // counting the files that run an API and two workers on their database at their own size.
-const HEAVY = new Set(['webhook-workers', 'webhook-crash', 'webhook-fencing', 'webhook-fairness', 'webhook-db-restart']);
-const plan = await planConcurrency(gate, Number(process.env.TEST_CONCURRENCY ?? 4), files.filter((file) => HEAVY.has(name(file))).length);
+const HEAVY = new Set([
+  'webhook-workers',
+  'webhook-crash',
+  'webhook-fencing',
+  'webhook-fairness',
+  'webhook-db-restart',
+]);
+const plan = await planConcurrency(
+  gate,
+  Number(process.env.TEST_CONCURRENCY ?? 4),
+  files.filter((file) => HEAVY.has(name(file))).length,
+);
 if ('refusal' in plan) {
   process.stdout.write(`# ${plan.refusal}\n`);
   await gate.end();
@@ -83,8 +129,15 @@ async function buildTemplate(): Promise<void> {
   const url = new URL(adminUrl!);
   url.pathname = `/${template}`;
   const config = loadConfig({
-    NODE_ENV: 'test', DATABASE_URL: url.toString(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
-    JWT_SECRET: TEST_JWT_SECRET, APP_KEY: TEST_APP_KEY, PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: testPoolSize(),
+    NODE_ENV: 'test',
+    DATABASE_URL: url.toString(),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: TEST_JWT_SECRET,
+    APP_KEY: TEST_APP_KEY,
+    PROCESS_ROLE: 'api',
+    DATABASE_POOL_SIZE: testPoolSize(),
   });
   const { startService } = await import('../src/platform/runtime.js'); // loads while the tests load
   const running = await startService(config, createLogger('silent'));
@@ -99,7 +152,17 @@ async function buildTemplate(): Promise<void> {
 // process's environment (they take theirs as arguments). Shared files are
 // packed longest first into the process with the least so far, and the
 // longest processes start first, so the run does not end on one long file.
-const OWN_PROCESS = new Set(['shutdown', 'webhook-crash', 'startup', 'web', 'webhook-workers', 'webhook-db-restart', 'webhooks', 'webhook-destinations', 'jobs']);
+const OWN_PROCESS = new Set([
+  'shutdown',
+  'webhook-crash',
+  'startup',
+  'web',
+  'webhook-workers',
+  'webhook-db-restart',
+  'webhooks',
+  'webhook-destinations',
+  'jobs',
+]);
 const GROUPS = Number(process.env.TEST_GROUPS ?? 3);
 const groupDir = mkdtempSync(path.join(tmpdir(), 'sb-test-groups-'));
 const packed = Array.from({ length: GROUPS }, () => ({ members: [] as string[], seconds: 0 }));
@@ -110,18 +173,28 @@ for (const file of files.filter((f) => !OWN_PROCESS.has(name(f))).sort((a, b) =>
 }
 const runs = [
   ...files.filter((file) => OWN_PROCESS.has(name(file))).map((file) => ({ file, seconds: seconds(file) })),
-  ...packed.filter((group) => group.members.length > 0).map((group, i) => {
-    const file = path.join(groupDir, `group-${i + 1}.test.mjs`);
-    // Each file is loaded inside a suite of its own, so its top-level hooks
-    // (start the app before, stop it after) and tests belong to that suite:
-    // one file's apps are stopped before the next file's start.
-    writeFileSync(file, [
-      "import { describe } from 'node:test';",
-      ...group.members.map((member) => `describe(${JSON.stringify(name(member))}, async () => { await import(${JSON.stringify(pathToFileURL(member).href)}); });`),
-    ].join('\n'));
-    return { file, seconds: group.seconds };
-  }),
-].sort((a, b) => b.seconds - a.seconds).map((run) => run.file);
+  ...packed
+    .filter((group) => group.members.length > 0)
+    .map((group, i) => {
+      const file = path.join(groupDir, `group-${i + 1}.test.mjs`);
+      // Each file is loaded inside a suite of its own, so its top-level hooks
+      // (start the app before, stop it after) and tests belong to that suite:
+      // one file's apps are stopped before the next file's start.
+      writeFileSync(
+        file,
+        [
+          "import { describe } from 'node:test';",
+          ...group.members.map(
+            (member) =>
+              `describe(${JSON.stringify(name(member))}, async () => { await import(${JSON.stringify(pathToFileURL(member).href)}); });`,
+          ),
+        ].join('\n'),
+      );
+      return { file, seconds: group.seconds };
+    }),
+]
+  .sort((a, b) => b.seconds - a.seconds)
+  .map((run) => run.file);
 
 // Processes run side by side (`concurrency`, planned above): each file has a
 // database of its own, and much of their time is spent waiting on timers,
@@ -130,16 +203,26 @@ const runs = [
 // it ran (its lock check races the job and is not cleared when the job ends),
 // which would hold an idle process, and its slot, for up to half a lock
 // lifetime (30 s). The service itself ends with process.exit.
-const child = spawn(process.execPath, ['--test', '--test-force-exit', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...runs], {
-  stdio: ['inherit', 'pipe', 'pipe'],
-  env: { ...process.env, TEST_DATABASE_URL: adminUrl, TEST_TEMPLATE_DATABASE: template, TEST_RUN_ID: runId },
-});
+const child = spawn(
+  process.execPath,
+  ['--test', '--test-force-exit', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...runs],
+  {
+    stdio: ['inherit', 'pipe', 'pipe'],
+    env: { ...process.env, TEST_DATABASE_URL: adminUrl, TEST_TEMPLATE_DATABASE: template, TEST_RUN_ID: runId },
+  },
+);
 // The output passes through, watched for PostgreSQL running out of connections.
 let exhausted = 0;
-for (const [from, to] of [[child.stdout!, process.stdout], [child.stderr!, process.stderr]] as const) {
+for (const [from, to] of [
+  [child.stdout!, process.stdout],
+  [child.stderr!, process.stderr],
+] as const) {
   from.on('data', (chunk: Buffer) => {
     to.write(chunk);
-    exhausted += chunk.toString().split('\n').filter((line) => EXHAUSTED.test(line)).length;
+    exhausted += chunk
+      .toString()
+      .split('\n')
+      .filter((line) => EXHAUSTED.test(line)).length;
   });
 }
 const exited: Promise<number> = new Promise((resolve) => child.on('exit', (status) => resolve(status ?? 1)));
@@ -157,11 +240,23 @@ let code = (await exited) || (process.exitCode as number | undefined) || 0;
 const { peak, byDatabase } = await sampler.stop();
 const left = (await dropRunDatabases(adminUrl, runId)).filter((name) => name !== template);
 rmSync(groupDir, { recursive: true, force: true });
-process.stdout.write(`# PostgreSQL connections: at most ${peak} at once in this run, against its budget of ${budget} (${concurrency} file${concurrency === 1 ? "" : "s"} side by side, ${PER_PROCESS} each or ${PER_HEAVY} for one with an API and two workers, and ${RUNNER} for the runner and the template); ${usedByOthers} of ${max} were in use by others at the start\n`);
+process.stdout.write(
+  `# PostgreSQL connections: at most ${peak} at once in this run, against its budget of ${budget} ` +
+    `(${concurrency} file${concurrency === 1 ? '' : 's'} side by side, ${PER_PROCESS} each or ` +
+    `${PER_HEAVY} for one with an API and two workers, and ${RUNNER} for the runner and the template); ` +
+    `${usedByOthers} of ${max} were in use by others at the start\n`,
+);
 if (peak > budget) {
-  process.stdout.write(`# the run took ${peak} connections at once, over its budget of ${budget}: a test's pools are not bounded (at the peak: ${byDatabase})\n`);
+  process.stdout.write(
+    `# the run took ${peak} connections at once, over its budget of ${budget}: a test's pools are not bounded (at the peak: ${byDatabase})\n`,
+  );
   code ||= 1;
 }
-if (left.length > 0) process.stdout.write(`# dropped ${left.length} database(s) that test files left behind: ${left.join(', ')}\n`);
-if (exhausted > 0) process.stdout.write(`# PostgreSQL ran out of connections during the run (53300, too many clients: ${exhausted} lines above): the failures there are that, not the product; free connections and run again\n`);
+if (left.length > 0)
+  process.stdout.write(`# dropped ${left.length} database(s) that test files left behind: ${left.join(', ')}\n`);
+if (exhausted > 0)
+  process.stdout.write(
+    `# PostgreSQL ran out of connections during the run (53300, too many clients: ${exhausted} lines ` +
+      `above): the failures there are that, not the product; free connections and run again\n`,
+  );
 await finish(code);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { accessSync, constants, mkdirSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -60,12 +60,21 @@ function reachableByOthers(dir: string): boolean {
   }
 }
 
-const embeddedSkip = reachableByOthers(path.resolve('node_modules')) ? false : 'the project folder is not reachable by the postgres user here';
+const embeddedSkip = reachableByOthers(path.resolve('node_modules'))
+  ? false
+  : 'the project folder is not reachable by the postgres user here';
 
 /** Starts the binary, sends SIGTERM with a login request half-sent, and checks the request still completes. */
 async function startThenStop(env: Record<string, string>, whileRunning: () => void = () => {}): Promise<void> {
   const child = spawn(process.execPath, ['dist/src/main.js'], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: testPoolSize(), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DATABASE_POOL_SIZE: testPoolSize(),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -79,7 +88,9 @@ async function startThenStop(env: Record<string, string>, whileRunning: () => vo
   let response = '';
   socket.on('data', (chunk) => (response += chunk.toString()));
   const closed = new Promise((resolve) => socket.once('close', resolve));
-  socket.write(`POST /api/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+  socket.write(
+    `POST /api/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+  );
   socket.write(body.slice(0, 10));
   await new Promise((resolve) => setTimeout(resolve, 200));
 
@@ -114,10 +125,14 @@ describe('npm start, then SIGTERM', () => {
 /** One GET over a connection of its own; resolves with the status (or the error), reports when the request is sent. */
 function slowGet(url: string, token: string, sent: () => void): Promise<number | string> {
   return new Promise((resolve) => {
-    const req = request(url, { headers: { authorization: `Bearer ${token}`, connection: 'close' }, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      url,
+      { headers: { authorization: `Bearer ${token}`, connection: 'close' }, agent: false },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', (error) => resolve(error.message));
     req.on('finish', sent);
     req.end();
@@ -138,9 +153,17 @@ describe('Ctrl-C in a terminal (a signal to the whole process group)', { skip: e
       child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       try {
-        const [, url] = await waitForLine(child, /running \(all\) at (http:\/\/[^\s"]+)[\s\S]*owner@acme\.test/, 90_000);
+        const [, url] = await waitForLine(
+          child,
+          /running \(all\) at (http:\/\/[^\s"]+)[\s\S]*owner@acme\.test/,
+          90_000,
+        );
         assert.notEqual(postgresProcesses(), '');
-        const login = await fetch(`${url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@acme.test', password: 'switchboard' }) });
+        const login = await fetch(`${url}/api/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'owner@acme.test', password: 'switchboard' }),
+        });
         const { token } = (await login.json()) as { token: string };
 
         // Thirty dashboard queries (each reads a year of calls) are in flight when the signal comes.
@@ -149,7 +172,11 @@ describe('Ctrl-C in a terminal (a signal to the whole process group)', { skip: e
         let allSent!: () => void;
         const everySent = new Promise<void>((resolve) => (allSent = resolve));
         const answers = Array.from({ length: count }, () =>
-          slowGet(`${url}/api/ai/dashboard/appointments?date_range=Last%20Year&per_page=50`, token, () => ++sentCount === count && allSent()),
+          slowGet(
+            `${url}/api/ai/dashboard/appointments?date_range=Last%20Year&per_page=50`,
+            token,
+            () => ++sentCount === count && allSent(),
+          ),
         );
         await everySent;
         process.kill(-child.pid!, signal);
@@ -163,13 +190,24 @@ describe('Ctrl-C in a terminal (a signal to the whole process group)', { skip: e
     });
   }
 
-  it('as root, a data folder the postgres user cannot enter: a clear error naming the fix, and no secret left behind', { skip: process.getuid?.() !== 0 ? 'only as root' : false }, async () => {
+  it('as root, a data folder the postgres user cannot enter: a clear error naming the fix, and no secret left behind', {
+    skip: process.getuid?.() !== 0 ? 'only as root' : false,
+  }, async () => {
     const closed = mkdtempSync(path.join(tmpdir(), 'sb-closed-')); // mode 700: the postgres user cannot enter
-    const leftovers = () => readdirSync(tmpdir()).filter((name) => name.startsWith('switchboard-initdb-')).sort();
+    const leftovers = () =>
+      readdirSync(tmpdir())
+        .filter((name) => name.startsWith('switchboard-initdb-'))
+        .sort();
     const before = leftovers();
     try {
       const child = spawn(process.execPath, ['dist/src/main.js'], {
-        env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: path.join(closed, 'data') },
+        env: {
+          PATH: process.env.PATH ?? '',
+          PORT: '0',
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'warn',
+          DATA_DIR: path.join(closed, 'data'),
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';
@@ -178,9 +216,18 @@ describe('Ctrl-C in a terminal (a signal to the whole process group)', { skip: e
       const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
       assert.equal(code, 69, output);
       // Not at a terminal, so the log is JSON: the one line is a JSON object.
-      const [line] = output.trim().split('\n').map((text) => JSON.parse(text) as { message: string; variable: string });
+      const [line] = output
+        .trim()
+        .split('\n')
+        .map((text) => JSON.parse(text) as { message: string; variable: string });
       assert.equal(line.variable, 'DATABASE_URL');
-      assert.match(line.message, new RegExp(`^Switchboard failed to start: The embedded PostgreSQL runs as the "postgres" user .*cannot enter ${closed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .*DATABASE_URL`));
+      assert.match(
+        line.message,
+        new RegExp(
+          `^Switchboard failed to start: The embedded PostgreSQL runs as the "postgres" user .*cannot enter ` +
+            `${closed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .*DATABASE_URL`,
+        ),
+      );
       assert.doesNotMatch(output, /\bat [^\s]+ \(|"stack"/, 'no stack');
       assert.deepEqual(leftovers(), before, 'no password file left in the temporary folder');
     } finally {
@@ -190,9 +237,16 @@ describe('Ctrl-C in a terminal (a signal to the whole process group)', { skip: e
 });
 
 /** Runs one of the package's commands to its end with the service's data folder; its exit code and output. */
-function command(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+function command(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, ...args], {
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -201,20 +255,32 @@ function command(script: string, args: string[], env: Record<string, string>): P
 }
 
 describe('commands beside a running service on the same data folder', { skip: embeddedSkip }, () => {
-  it('npm run seed and npm run limits use the service\'s database and leave it running; seed --reset refuses', async () => {
+  it("npm run seed and npm run limits use the service's database and leave it running; seed --reset refuses", async () => {
     const shared = path.resolve('.data', `beside-${process.pid}`);
     rmSync(shared, { recursive: true, force: true });
     mkdirSync(shared, { recursive: true, mode: 0o755 });
     const env = { DATA_DIR: shared };
     const child = spawn(process.execPath, ['dist/src/main.js'], {
-      env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: testPoolSize(), ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        DATABASE_POOL_SIZE: testPoolSize(),
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
       const [, url] = await waitForLine(child, /running \(all\) at (http:\/\/[^\s"]+)[\s\S]*owner@acme\.test/, 90_000);
-      const server = execFileSync('pgrep', ['-f', shared], { encoding: 'utf8' }).trim();
-      const login = await fetch(`${url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@acme.test', password: 'switchboard' }) });
+      const serverPid = () => readFileSync(path.join(shared, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0];
+      const server = serverPid();
+      const login = await fetch(`${url}/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'owner@acme.test', password: 'switchboard' }),
+      });
       const { token } = (await login.json()) as { token: string };
       // The service answers throughout: a read and its readiness every 50 ms while the commands run.
       const statuses: number[] = [];
@@ -222,7 +288,9 @@ describe('commands beside a running service on the same data folder', { skip: em
       const poller = (async () => {
         while (polling) {
           for (const pathname of ['/readyz', '/api/roles']) {
-            const res = await fetch(`${url}${pathname}`, { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
+            const res = await fetch(`${url}${pathname}`, { headers: { authorization: `Bearer ${token}` } }).catch(
+              () => undefined,
+            );
             statuses.push(res?.status ?? 0);
             await res?.arrayBuffer();
           }
@@ -239,13 +307,19 @@ describe('commands beside a running service on the same data folder', { skip: em
       assert.match(limits.output, /per token: +5000 points per \d+ s \(its own\)/);
       const reset = await command('dist/src/seed/cli.js', ['--reset'], env);
       assert.equal(reset.code, 1, reset.output);
-      assert.match(reset.output, new RegExp(`A service \\(pid ${child.pid}\\) is running on the database in .*; stop it before \`npm run seed -- --reset\` empties that database\\.`));
+      assert.match(
+        reset.output,
+        new RegExp(
+          `A service \\(pid ${child.pid}\\) is running on the database in .*; stop it before \`npm run seed -- --reset\` empties that database\\.`,
+        ),
+      );
 
       polling = false;
       await poller;
       assert.ok(statuses.length >= 4, String(statuses.length));
       assert.deepEqual([...new Set(statuses)], [200], 'every answer while the commands ran was 200');
-      assert.equal(execFileSync('pgrep', ['-f', shared], { encoding: 'utf8' }).trim(), server, 'the same PostgreSQL runs on');
+      assert.equal(serverPid(), server, 'the same PostgreSQL runs on');
+      process.kill(Number(server), 0); // and it is alive
       const ready = await fetch(`${url}/readyz`);
       assert.equal(ready.status, 200);
       child.kill('SIGTERM');

@@ -18,16 +18,22 @@ let account: { sid: string; authToken: string };
 let hook: { id: number; secret: string };
 
 const eventsOf = async (messageId: string) =>
-  (await app.sql<{ event: string; n: number }>(
-    "SELECT event, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND payload::jsonb -> 'data' ->> 'message_id' = ? GROUP BY event ORDER BY event",
-    [hook.id, messageId],
-  )).map((r) => `${r.event} x${r.n}`);
+  (
+    await app.sql<{ event: string; n: number }>(
+      'SELECT event, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND payload::jsonb -> ' +
+        "'data' ->> 'message_id' = ? GROUP BY event ORDER BY event",
+      [hook.id, messageId],
+    )
+  ).map((r) => `${r.event} x${r.n}`);
 
 async function callback(path: string, params: Record<string, string>, authToken = account.authToken) {
   const url = `${app.url}${path}`;
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: telcoSignature(url, params, authToken) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      [SIGNATURE_HEADER]: telcoSignature(url, params, authToken),
+    },
     body: new URLSearchParams(params).toString(),
   });
   return response.status;
@@ -41,7 +47,14 @@ before(async () => {
   account = { sid, authToken };
   const created = await app.graphql(
     'mutation ($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } secret } }',
-    { input: { title: 'SMS', url: `${receiver.url}/sms`, events: ['sms_sent', 'sms_failed', 'sms_received', 'sms_replied'], listSelection: 'Basic' } },
+    {
+      input: {
+        title: 'SMS',
+        url: `${receiver.url}/sms`,
+        events: ['sms_sent', 'sms_failed', 'sms_received', 'sms_replied'],
+        listSelection: 'Basic',
+      },
+    },
     token,
   );
   hook = { id: created.body.data.createWebhook.webhook.id, secret: created.body.data.createWebhook.secret };
@@ -53,7 +66,13 @@ after(async () => {
 
 describe('SMS', () => {
   it('sends through the provider, then sent, delivered and a reply: sms.sent, sms.received and sms.replied, once each', async () => {
-    const { sent, reply } = await playSmsScenario('sms-exchange', { url: app.url, accountSid: account.sid, authToken: account.authToken, bearer: token, contact: '+14155550177' });
+    const { sent, reply } = await playSmsScenario('sms-exchange', {
+      url: app.url,
+      accountSid: account.sid,
+      authToken: account.authToken,
+      bearer: token,
+      contact: '+14155550177',
+    });
     const atProvider = app.running.simulator!.messages.find((m) => m.sid === sent);
     assert.ok(atProvider, 'the provider got the message');
     assert.equal(atProvider.to, '+14155550177');
@@ -66,7 +85,11 @@ describe('SMS', () => {
     const replied = (await receiver.waitFor(1, 10_000, (r) => r.body.includes('"event":"sms.replied"')))[0];
     assert.ok(new StandardWebhook(hook.secret).verify(replied.body, replied.headers as Record<string, string>));
     assert.deepEqual(JSON.parse(replied.body).data, {
-      message_id: reply, from_number: '+14155550177', to_number: atProvider.from, body: 'Yes, Tuesday at 3 pm works.', in_reply_to: sent,
+      message_id: reply,
+      from_number: '+14155550177',
+      to_number: atProvider.from,
+      body: 'Yes, Tuesday at 3 pm works.',
+      in_reply_to: sent,
       contact: { phone_number: '+14155550177', first_name: null, last_name: null },
     });
 
@@ -74,14 +97,32 @@ describe('SMS', () => {
     const base = { AccountSid: account.sid, MessageSid: sent, From: atProvider.from, To: '+14155550177' };
     assert.equal(await callback('/api/telco/sms/status', { ...base, MessageStatus: 'sent' }), 204);
     assert.equal(await callback('/api/telco/sms/status', { ...base, MessageStatus: 'delivered' }), 204);
-    assert.equal(await callback('/api/telco/sms/inbound', { AccountSid: account.sid, MessageSid: reply!, From: '+14155550177', To: atProvider.from, Body: 'Yes, Tuesday at 3 pm works.' }), 204);
+    assert.equal(
+      await callback('/api/telco/sms/inbound', {
+        AccountSid: account.sid,
+        MessageSid: reply!,
+        From: '+14155550177',
+        To: atProvider.from,
+        Body: 'Yes, Tuesday at 3 pm works.',
+      }),
+      204,
+    );
     assert.deepEqual(await eventsOf(sent), ['sms.sent x1']);
     assert.deepEqual(await eventsOf(reply!), ['sms.received x1', 'sms.replied x1']);
-    assert.equal((await app.sql('SELECT count(*)::int AS n FROM sms_messages WHERE provider_message_sid = ?', [reply]))[0].n, 1);
+    assert.equal(
+      (await app.sql('SELECT count(*)::int AS n FROM sms_messages WHERE provider_message_sid = ?', [reply]))[0].n,
+      1,
+    );
   });
 
   it('an undelivered message is sms.failed with the provider error code', async () => {
-    const { sent } = await playSmsScenario('sms-failed', { url: app.url, accountSid: account.sid, authToken: account.authToken, bearer: token, contact: '+14155550188' });
+    const { sent } = await playSmsScenario('sms-failed', {
+      url: app.url,
+      accountSid: account.sid,
+      authToken: account.authToken,
+      bearer: token,
+      contact: '+14155550188',
+    });
     assert.deepEqual(await eventsOf(sent), ['sms.failed x1']);
     const [failed] = await receiver.waitFor(1, 10_000, (r) => r.body.includes('"event":"sms.failed"'));
     const data = JSON.parse(failed.body).data;
@@ -90,14 +131,35 @@ describe('SMS', () => {
   });
 
   it('a message from a number the company never texted is received, not a reply', async () => {
-    const [number] = await app.sql("SELECT phone_no FROM phone_numbers p JOIN companies c ON c.id = p.company_id WHERE c.name = 'Acme Agency' ORDER BY p.id LIMIT 1");
+    const [number] = await app.sql(
+      "SELECT phone_no FROM phone_numbers p JOIN companies c ON c.id = p.company_id WHERE c.name = 'Acme Agency' ORDER BY p.id LIMIT 1",
+    );
     const sid = `SM${randomBytes(16).toString('hex')}`;
-    assert.equal(await callback('/api/telco/sms/inbound', { AccountSid: account.sid, MessageSid: sid, From: '+14155550999', To: number.phone_no, Body: 'Hello?' }), 204);
+    assert.equal(
+      await callback('/api/telco/sms/inbound', {
+        AccountSid: account.sid,
+        MessageSid: sid,
+        From: '+14155550999',
+        To: number.phone_no,
+        Body: 'Hello?',
+      }),
+      204,
+    );
     assert.deepEqual(await eventsOf(sid), ['sms.received x1']);
     // Not signed by the account: refused, nothing stored.
     const forged = `SM${randomBytes(16).toString('hex')}`;
-    assert.equal(await callback('/api/telco/sms/inbound', { AccountSid: account.sid, MessageSid: forged, From: '+14155550999', To: number.phone_no, Body: 'Hi' }, 'not-the-token'), 403);
-    assert.equal((await app.sql('SELECT count(*)::int AS n FROM sms_messages WHERE provider_message_sid = ?', [forged]))[0].n, 0);
+    assert.equal(
+      await callback(
+        '/api/telco/sms/inbound',
+        { AccountSid: account.sid, MessageSid: forged, From: '+14155550999', To: number.phone_no, Body: 'Hi' },
+        'not-the-token',
+      ),
+      403,
+    );
+    assert.equal(
+      (await app.sql('SELECT count(*)::int AS n FROM sms_messages WHERE provider_message_sid = ?', [forged]))[0].n,
+      0,
+    );
   });
 
   it('the log over REST and GraphQL, and send errors named by field', async () => {
@@ -105,8 +167,15 @@ describe('SMS', () => {
     assert.equal(rest.status, 200);
     assert.ok(rest.body.data.records.some((m: { direction: string }) => m.direction === 'inbound'));
     assert.ok(rest.body.data.records.some((m: { direction: string }) => m.direction === 'outbound'));
-    const gql = await app.graphql('{ smsMessages(direction: inbound, perPage: 50) { records { id direction } pagination { total } } }', {}, token);
-    assert.equal(gql.body.data.smsMessages.pagination.total, rest.body.data.records.filter((m: { direction: string }) => m.direction === 'inbound').length);
+    const gql = await app.graphql(
+      '{ smsMessages(direction: inbound, perPage: 50) { records { id direction } pagination { total } } }',
+      {},
+      token,
+    );
+    assert.equal(
+      gql.body.data.smsMessages.pagination.total,
+      rest.body.data.records.filter((m: { direction: string }) => m.direction === 'inbound').length,
+    );
     const before = await app.fingerprint();
     const bad = await app.request('POST', '/api/sms', { token, body: { to: '555-1234', body: 'Hi' } });
     assert.equal(bad.status, 422);
@@ -114,12 +183,18 @@ describe('SMS', () => {
     const empty = await app.request('POST', '/api/sms', { token, body: { to: '+14155550100', body: '' } });
     assert.equal(empty.status, 422);
     assert.deepEqual(Object.keys(empty.body.errors), ['body']);
-    const notOurs = await app.request('POST', '/api/sms', { token, body: { to: '+14155550100', body: 'Hi', from: '+19995550100' } });
+    const notOurs = await app.request('POST', '/api/sms', {
+      token,
+      body: { to: '+14155550100', body: 'Hi', from: '+19995550100' },
+    });
     assert.equal(notOurs.status, 422);
     assert.deepEqual(Object.keys(notOurs.body.errors), ['from']);
     assert.equal(await app.fingerprint(), before);
     const auditor = await app.userWith(['view-sms'], 'sms viewer');
-    assert.equal((await app.request('POST', '/api/sms', { token: auditor, body: { to: '+14155550100', body: 'Hi' } })).status, 403);
+    assert.equal(
+      (await app.request('POST', '/api/sms', { token: auditor, body: { to: '+14155550100', body: 'Hi' } })).status,
+      403,
+    );
     assert.equal((await app.request('GET', '/api/sms', { token: auditor })).status, 200);
   });
 });

@@ -17,7 +17,7 @@ import { eventually, sleep } from './helpers/receiver.js';
 
 let app: TestApp;
 let second: Running;
-let lines: string[] = [];
+const lines: string[] = [];
 const clients: Client[] = [];
 const sockets: WebSocket[] = [];
 
@@ -44,21 +44,24 @@ interface Outcome {
 
 function collect(client: Client, query: string): Outcome {
   const outcome: Outcome = { received: [], done: false };
-  client.subscribe<unknown>({ query }, {
-    next: (message) => {
-      if (message.data) outcome.received.push(message.data);
-      if (message.errors) outcome.errors = message.errors as Outcome['errors'];
+  client.subscribe<unknown>(
+    { query },
+    {
+      next: (message) => {
+        if (message.data) outcome.received.push(message.data);
+        if (message.errors) outcome.errors = message.errors as Outcome['errors'];
+      },
+      error: (error) => {
+        outcome.endedAt = Date.now();
+        if (Array.isArray(error)) outcome.errors = error;
+        else outcome.closed = { code: (error as { code: number }).code, reason: (error as { reason: string }).reason };
+      },
+      complete: () => {
+        outcome.endedAt ??= Date.now();
+        outcome.done = true;
+      },
     },
-    error: (error) => {
-      outcome.endedAt = Date.now();
-      if (Array.isArray(error)) outcome.errors = error;
-      else outcome.closed = { code: (error as { code: number }).code, reason: (error as { reason: string }).reason };
-    },
-    complete: () => {
-      outcome.endedAt ??= Date.now();
-      outcome.done = true;
-    },
-  });
+  );
   return outcome;
 }
 
@@ -67,7 +70,9 @@ async function rawSocket(baseUrl: string) {
   const socket = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
   sockets.push(socket);
   const messages: Array<Record<string, any>> = [];
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
+  );
   socket.on('message', (data) => messages.push(JSON.parse(String(data))));
   socket.on('error', () => undefined);
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
@@ -81,7 +86,17 @@ before(async () => {
   app = await startTestApp();
   // A second API process on the same database: revocations reach it only through NOTIFY.
   second = await startService(
-    loadConfig({ ...TEST_API_LIMITS, NODE_ENV: 'test', DATABASE_URL: app.running.databaseUrl, PORT: '0', HOST: '127.0.0.1', JWT_SECRET: app.config.jwtSecret, APP_KEY: app.config.appKey.toString('base64'), LOG_LEVEL: 'info', PROCESS_ROLE: 'api' }),
+    loadConfig({
+      ...TEST_API_LIMITS,
+      NODE_ENV: 'test',
+      DATABASE_URL: app.running.databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      JWT_SECRET: app.config.jwtSecret,
+      APP_KEY: app.config.appKey.toString('base64'),
+      LOG_LEVEL: 'info',
+      PROCESS_ROLE: 'api',
+    }),
     createLogger('info', (line) => void lines.push(line)),
   );
 });
@@ -93,42 +108,72 @@ after(async () => {
 });
 
 describe('subscriptions under the HTTP rules', () => {
-  it('refuses 200 aliases, a document over the token limit and a syntax error with an error message each; the connection and its live subscription go on', async () => {
-    const client = connect(second.url, await app.login('owner@acme.test'));
-    const live = collect(client, 'subscription { events(types: [agent_created]) { type } }');
-    await eventually(async () => (second.services.live.size === 1 ? true : undefined), 5000, 'the live subscription');
+  it(
+    'refuses 200 aliases, a document over the token limit and a syntax error with an error message each; ' +
+      'the connection and its live subscription go on',
+    async () => {
+      const client = connect(second.url, await app.login('owner@acme.test'));
+      const live = collect(client, 'subscription { events(types: [agent_created]) { type } }');
+      await eventually(async () => (second.services.live.size === 1 ? true : undefined), 5000, 'the live subscription');
 
-    const aliases = collect(client, `query { ${Array.from({ length: 200 }, (_, i) => `a${i}: me { user { id } }`).join(' ')} }`);
-    const tokens = collect(client, `query { ${Array.from({ length: 5_001 }, () => 'me { user { id } }').join(' ')} }`);
-    const syntax = collect(client, 'subscription { events { type ');
-    await eventually(async () => (aliases.errors && tokens.errors && syntax.errors ? true : undefined), 5000, 'three refusals');
-    assert.equal(aliases.errors![0].extensions?.code, 'QUERY_TOO_COMPLEX');
-    assert.match(aliases.errors![0].message, /aliases me more than 50 times/);
-    assert.equal(tokens.errors![0].extensions?.code, 'QUERY_TOO_COMPLEX');
-    assert.match(tokens.errors![0].message, /more than 10000 tokens/);
-    assert.match(syntax.errors![0].message, /Syntax Error/);
-    assert.equal(syntax.errors![0].extensions?.code, 'GRAPHQL_PARSE_FAILED');
-    assert.deepEqual([aliases.received, tokens.received], [[], []], 'nothing executed');
+      const aliases = collect(
+        client,
+        `query { ${Array.from({ length: 200 }, (_, i) => `a${i}: me { user { id } }`).join(' ')} }`,
+      );
+      const tokens = collect(
+        client,
+        `query { ${Array.from({ length: 5_001 }, () => 'me { user { id } }').join(' ')} }`,
+      );
+      const syntax = collect(client, 'subscription { events { type ');
+      await eventually(
+        async () => (aliases.errors && tokens.errors && syntax.errors ? true : undefined),
+        5000,
+        'three refusals',
+      );
+      assert.equal(aliases.errors![0].extensions?.code, 'QUERY_TOO_COMPLEX');
+      assert.match(aliases.errors![0].message, /aliases me more than 50 times/);
+      assert.equal(tokens.errors![0].extensions?.code, 'QUERY_TOO_COMPLEX');
+      assert.match(tokens.errors![0].message, /more than 10000 tokens/);
+      assert.match(syntax.errors![0].message, /Syntax Error/);
+      assert.equal(syntax.errors![0].extensions?.code, 'GRAPHQL_PARSE_FAILED');
+      assert.deepEqual([aliases.received, tokens.received], [[], []], 'nothing executed');
 
-    // The same documents over HTTP are refused the same way.
-    const http = await app.request('POST', '/graphql', { token: await app.login('owner@acme.test'), body: { query: `query { ${Array.from({ length: 5_001 }, () => 'me { user { id } }').join(' ')} }` } });
-    assert.equal(http.status, 400);
-    assert.equal(http.body.errors[0].extensions.code, 'QUERY_TOO_COMPLEX');
+      // The same documents over HTTP are refused the same way.
+      const http = await app.request('POST', '/graphql', {
+        token: await app.login('owner@acme.test'),
+        body: { query: `query { ${Array.from({ length: 5_001 }, () => 'me { user { id } }').join(' ')} }` },
+      });
+      assert.equal(http.status, 400);
+      assert.equal(http.body.errors[0].extensions.code, 'QUERY_TOO_COMPLEX');
 
-    const agent = await app.request('POST', '/api/agents', { token: await app.login('owner@acme.test'), body: { name: 'Live After Refusals' } });
-    assert.ok(agent.status < 300, agent.text);
-    await eventually(async () => (live.received.length === 1 ? true : undefined), 5000, 'the live subscription to hear on');
-    assert.equal(live.closed, undefined, 'the connection was never closed');
-    assert.ok(!lines.some((line) => !line.startsWith('{')), 'every line the process wrote is JSON');
-  });
+      const agent = await app.request('POST', '/api/agents', {
+        token: await app.login('owner@acme.test'),
+        body: { name: 'Live After Refusals' },
+      });
+      assert.ok(agent.status < 300, agent.text);
+      await eventually(
+        async () => (live.received.length === 1 ? true : undefined),
+        5000,
+        'the live subscription to hear on',
+      );
+      assert.equal(live.closed, undefined, 'the connection was never closed');
+      assert.ok(!lines.some((line) => !line.startsWith('{')), 'every line the process wrote is JSON');
+    },
+  );
 
   it('counts only live subscriptions: ten refused subscribes leave room for ten live ones', async () => {
     const client = connect(second.url, await app.login('owner@acme.test'));
-    const refused = Array.from({ length: 12 }, (_, i) => collect(client, i % 2 ? 'subscription { events(types: [no_such]) { type } }' : 'subscription { nope }'));
+    const refused = Array.from({ length: 12 }, (_, i) =>
+      collect(client, i % 2 ? 'subscription { events(types: [no_such]) { type } }' : 'subscription { nope }'),
+    );
     await eventually(async () => (refused.every((r) => r.errors) ? true : undefined), 5000, 'the refusals');
     const before = second.services.live.size;
     const live = Array.from({ length: WS_LIMITS.subscriptions }, () => collect(client, LIVE));
-    await eventually(async () => (second.services.live.size === before + WS_LIMITS.subscriptions ? true : undefined), 5000, 'ten live');
+    await eventually(
+      async () => (second.services.live.size === before + WS_LIMITS.subscriptions ? true : undefined),
+      5000,
+      'ten live',
+    );
     const eleventh = collect(client, LIVE);
     await eventually(async () => (eleventh.errors ? true : undefined), 5000, 'the eleventh refused');
     assert.match(eleventh.errors![0].message, /at most 10 subscriptions/);
@@ -138,23 +183,48 @@ describe('subscriptions under the HTTP rules', () => {
   it('reads at most 16 KiB before the connection is authenticated and 1 MiB after, closing with 1009 before parsing', async () => {
     const rssBefore = process.memoryUsage().rss;
     const early = await rawSocket(second.url);
-    early.socket.send(JSON.stringify({ type: 'connection_init', payload: { padding: bigString(WS_LIMITS.beforeInit + 1) } }));
+    early.socket.send(
+      JSON.stringify({ type: 'connection_init', payload: { padding: bigString(WS_LIMITS.beforeInit + 1) } }),
+    );
     assert.equal((await early.closed).code, 1009);
 
     const token = await app.login('owner@acme.test');
     const late = await rawSocket(second.url);
     late.socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } }));
-    await eventually(async () => (late.messages.some((m) => m.type === 'connection_ack') ? true : undefined), 5000, 'the ack');
+    await eventually(
+      async () => (late.messages.some((m) => m.type === 'connection_ack') ? true : undefined),
+      5000,
+      'the ack',
+    );
     // Past the early limit is fine once authenticated...
-    late.socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: `query { me { user { id } } } # ${bigString(64 * 1024)}` } }));
-    await eventually(async () => (late.messages.some((m) => m.id === '1' && m.type === 'next') ? true : undefined), 5000, 'the answer');
+    late.socket.send(
+      JSON.stringify({
+        id: '1',
+        type: 'subscribe',
+        payload: { query: `query { me { user { id } } } # ${bigString(64 * 1024)}` },
+      }),
+    );
+    await eventually(
+      async () => (late.messages.some((m) => m.id === '1' && m.type === 'next') ? true : undefined),
+      5000,
+      'the answer',
+    );
     // ...and past the message limit is not.
-    late.socket.send(JSON.stringify({ id: '2', type: 'subscribe', payload: { query: `query { me { user { id } } } # ${bigString(WS_LIMITS.message)}` } }));
+    late.socket.send(
+      JSON.stringify({
+        id: '2',
+        type: 'subscribe',
+        payload: { query: `query { me { user { id } } } # ${bigString(WS_LIMITS.message)}` },
+      }),
+    );
     assert.equal((await late.closed).code, 1009);
     assert.ok(!late.messages.some((m) => m.id === '2'), 'the oversized subscribe was never answered');
     const health = await fetch(`${second.url}/healthz`);
     assert.equal(health.status, 200);
-    assert.ok(process.memoryUsage().rss - rssBefore < 200 * 1024 * 1024, 'memory did not grow by the message size many times over');
+    assert.ok(
+      process.memoryUsage().rss - rssBefore < 200 * 1024 * 1024,
+      'memory did not grow by the message size many times over',
+    );
   });
 
   it('closes a socket that never authenticates, and one whose token is refused', async () => {
@@ -179,7 +249,11 @@ describe('what ends a subscription', () => {
     const here = collect(connect(app.url, token), LIVE);
     const there = collect(connect(second.url, token), LIVE);
     const start = { here: app.running.services.live.size, there: second.services.live.size };
-    await eventually(async () => (app.running.services.live.size >= 1 && second.services.live.size >= 1 ? true : undefined), 5000, 'both subscriptions');
+    await eventually(
+      async () => (app.running.services.live.size >= 1 && second.services.live.size >= 1 ? true : undefined),
+      5000,
+      'both subscriptions',
+    );
     await sleep(50);
     const changedAt = Date.now();
     await change();
@@ -193,18 +267,34 @@ describe('what ends a subscription', () => {
 
   it('logout', async () => {
     const user = await newUser(['view-webhooks']);
-    await endsEverywhere(user.token, () => app.request('POST', '/api/logout', { token: user.token }), 'UNAUTHENTICATED');
+    await endsEverywhere(
+      user.token,
+      () => app.request('POST', '/api/logout', { token: user.token }),
+      'UNAUTHENTICATED',
+    );
   });
 
   it("a permission removed from the user's role", async () => {
     const user = await newUser(['view-webhooks', 'view-role']);
-    await endsEverywhere(user.token, () => app.sql("DELETE FROM role_permissions WHERE role_id = ? AND permission_id = (SELECT id FROM permissions WHERE slug = 'view-webhooks')", [user.role]), 'FORBIDDEN');
+    await endsEverywhere(
+      user.token,
+      () =>
+        app.sql(
+          "DELETE FROM role_permissions WHERE role_id = ? AND permission_id = (SELECT id FROM permissions WHERE slug = 'view-webhooks')",
+          [user.role],
+        ),
+      'FORBIDDEN',
+    );
   });
 
   it('a role change to one without the permission', async () => {
     const user = await newUser(['view-webhooks']);
     const other = await newUser(['view-role']);
-    await endsEverywhere(user.token, () => app.sql('UPDATE users SET role_id = ? WHERE id = ?', [other.role, user.id]), 'FORBIDDEN');
+    await endsEverywhere(
+      user.token,
+      () => app.sql('UPDATE users SET role_id = ? WHERE id = ?', [other.role, user.id]),
+      'FORBIDDEN',
+    );
   });
 
   it('the user deleted', async () => {
@@ -215,7 +305,11 @@ describe('what ends a subscription', () => {
   it("the user moved out of the company (the company's access ends)", async () => {
     const user = await newUser(['view-webhooks']);
     const [gamma] = await app.sql("SELECT id FROM companies WHERE name = 'Gamma Solar'");
-    await endsEverywhere(user.token, () => app.sql('UPDATE users SET company_id = ? WHERE id = ?', [gamma.id, user.id]), 'UNAUTHENTICATED');
+    await endsEverywhere(
+      user.token,
+      () => app.sql('UPDATE users SET company_id = ? WHERE id = ?', [gamma.id, user.id]),
+      'UNAUTHENTICATED',
+    );
   });
 
   it('a change that concerns someone else ends nothing', async () => {
@@ -224,7 +318,7 @@ describe('what ends a subscription', () => {
     const sub = collect(connect(second.url, user.token), LIVE);
     await eventually(async () => (second.services.live.size >= 1 ? true : undefined), 5000, 'the subscription');
     await app.request('POST', '/api/logout', { token: bystander.token });
-    await app.sql("DELETE FROM role_permissions WHERE role_id = ?", [bystander.role]);
+    await app.sql('DELETE FROM role_permissions WHERE role_id = ?', [bystander.role]);
     await sleep(500);
     assert.equal(sub.endedAt, undefined);
   });

@@ -54,10 +54,25 @@ function collect(client: Client, query: string) {
 before(async () => {
   app = await startTestApp();
   const account = await app.providerAccount();
-  const [number] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [account.companyId]);
+  const [number] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [
+    account.companyId,
+  ]);
   options = { url: app.url, accountSid: account.sid, authToken: account.authToken, number: number.phone_no };
   // A second API instance on the same database: its subscribers hear only what NOTIFY tells it.
-  second = await startService(loadConfig({ ...TEST_API_LIMITS, NODE_ENV: 'test', DATABASE_URL: app.running.databaseUrl, PORT: '0', HOST: '127.0.0.1', JWT_SECRET: app.config.jwtSecret, APP_KEY: app.config.appKey.toString('base64'), LOG_LEVEL: 'silent', PROCESS_ROLE: 'api' }), createLogger('silent'));
+  second = await startService(
+    loadConfig({
+      ...TEST_API_LIMITS,
+      NODE_ENV: 'test',
+      DATABASE_URL: app.running.databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      JWT_SECRET: app.config.jwtSecret,
+      APP_KEY: app.config.appKey.toString('base64'),
+      LOG_LEVEL: 'silent',
+      PROCESS_ROLE: 'api',
+    }),
+    createLogger('silent'),
+  );
 });
 after(async () => {
   for (const client of clients) await client.dispose();
@@ -73,13 +88,21 @@ describe('GraphQL subscriptions', () => {
     const here = collect(connect(app.url, token), query);
     const there = collect(connect(second.url, token), query);
     const other = collect(connect(app.url, gamma), 'subscription { events { type } }');
-    await eventually(async () => (app.running.services.live.size === 2 && second.services.live.size === 1 ? true : undefined), 5000, 'the subscriptions to register');
+    await eventually(
+      async () => (app.running.services.live.size === 2 && second.services.live.size === 1 ? true : undefined),
+      5000,
+      'the subscriptions to register',
+    );
 
     const sid = await playScenario('inbound-call', options);
     const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [sid]);
     for (const sub of [here, there]) {
       await eventually(async () => (sub.received.length >= 2 ? true : undefined), 5000, 'two live events');
-      assert.deepEqual(sub.received.map((e) => e.type), ['call_started', 'call_ended'], 'in order, answered filtered out');
+      assert.deepEqual(
+        sub.received.map((e) => e.type),
+        ['call_started', 'call_ended'],
+        'in order, answered filtered out',
+      );
       assert.equal(sub.received[1].data.call_id, String(call.id));
       assert.equal(sub.received[1].data.call_status, 'completed');
       assert.equal(sub.received[0].contact?.phone_number, '+14155550123');
@@ -87,29 +110,51 @@ describe('GraphQL subscriptions', () => {
     await sleep(200);
     assert.deepEqual(other.received, [], 'Gamma hears nothing of Acme');
     here.stop();
-    await eventually(async () => (app.running.services.live.size === 1 ? true : undefined), 5000, 'the subscription to end');
+    await eventually(
+      async () => (app.running.services.live.size === 1 ? true : undefined),
+      5000,
+      'the subscription to end',
+    );
   });
 
   it('each event is a type of its own with typed details, from the same catalog as the webhook payloads', async () => {
     const token = await app.login('owner@acme.test');
-    const sub = collect(connect(app.url, token), `subscription {
+    const sub = collect(
+      connect(app.url, token),
+      `subscription {
       events(types: [call_ended, call_analyzed]) {
         __typename type
         ... on CallEndedEvent { details { callId callDuration callStatus callDirection tags customFields sentiment } }
         ... on CallAnalyzedEvent { details { callId summary successful customAnalysis analyzedAt } }
-      } }`);
+      } }`,
+    );
     await eventually(async () => (app.running.services.live.size >= 1 ? true : undefined), 5000, 'the subscription');
     const sid = await playScenario('inbound-call', { ...options, book: true });
     const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [sid]);
     await eventually(async () => (sub.received.length >= 2 ? true : undefined), 5000, 'both events');
-    const [ended, analyzed] = sub.received as unknown as Array<{ __typename: string; type: string; details: Record<string, unknown> }>;
+    const [ended, analyzed] = sub.received as unknown as Array<{
+      __typename: string;
+      type: string;
+      details: Record<string, unknown>;
+    }>;
     assert.equal(ended.__typename, 'CallEndedEvent');
-    assert.deepEqual(ended.details, { callId: String(call.id), callDuration: 184, callStatus: 'completed', callDirection: 'inbound', tags: ['appointment'], customFields: {}, sentiment: 'positive' });
+    assert.deepEqual(ended.details, {
+      callId: String(call.id),
+      callDuration: 184,
+      callStatus: 'completed',
+      callDirection: 'inbound',
+      tags: ['appointment'],
+      customFields: {},
+      sentiment: 'positive',
+    });
     assert.equal(analyzed.__typename, 'CallAnalyzedEvent');
     assert.equal(analyzed.details.successful, true);
     assert.deepEqual(analyzed.details.customAnalysis, { new_patient: true, insurance_provider: 'Delta Dental' });
     // A field of another event type is not a field of this one: the document is refused.
-    const wrong = collect(connect(app.url, token), 'subscription { events { ... on CallEndedEvent { details { summary } } } }');
+    const wrong = collect(
+      connect(app.url, token),
+      'subscription { events { ... on CallEndedEvent { details { summary } } } }',
+    );
     await eventually(async () => (wrong.state.error ? true : undefined), 5000, 'the refusal');
     assert.match(JSON.stringify(wrong.state.error), /Cannot query field \\"summary\\" on type \\"CallEndedData\\"/);
     sub.stop();
@@ -121,12 +166,32 @@ describe('GraphQL subscriptions', () => {
     await eventually(async () => (second.services.live.size >= 1 ? true : undefined), 5000, 'the subscription');
     const url = `${app.url}/api/telco/voice/status`;
     const transcript = `Agent: ${'word '.repeat(2000)}`;
-    const params = { AccountSid: options.accountSid, CallSid: `CA${'ab'.repeat(16)}`, From: '+14155550123', To: options.number, Direction: 'inbound', CallStatus: 'completed', CallDuration: '61', Transcription: transcript };
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-telco-signature': telcoSignature(url, params, options.authToken) }, body: new URLSearchParams(params).toString() });
+    const params = {
+      AccountSid: options.accountSid,
+      CallSid: `CA${'ab'.repeat(16)}`,
+      From: '+14155550123',
+      To: options.number,
+      Direction: 'inbound',
+      CallStatus: 'completed',
+      CallDuration: '61',
+      Transcription: transcript,
+    };
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-telco-signature': telcoSignature(url, params, options.authToken),
+      },
+      body: new URLSearchParams(params).toString(),
+    });
     assert.equal(response.status, 204);
     await eventually(async () => (sub.received.length >= 1 ? true : undefined), 5000, 'the large event');
     assert.equal(sub.received[0].data.transcription, transcript);
-    assert.equal((await app.sql("SELECT count(*)::int AS n FROM event_log WHERE type = 'call.ended'"))[0].n, 1, 'only the large event went through the log');
+    assert.equal(
+      (await app.sql("SELECT count(*)::int AS n FROM event_log WHERE type = 'call.ended'"))[0].n,
+      1,
+      'only the large event went through the log',
+    );
     sub.stop();
   });
 
@@ -137,7 +202,10 @@ describe('GraphQL subscriptions', () => {
     const forged = collect(connect(app.url, 'not.a.token'), 'subscription { events { type } }');
     await eventually(async () => (forged.state.error ? true : undefined), 5000, 'the refusal');
 
-    const noPermission = collect(connect(app.url, await app.userWith(['view-role'], 'no live')), 'subscription { events { type } }');
+    const noPermission = collect(
+      connect(app.url, await app.userWith(['view-role'], 'no live')),
+      'subscription { events { type } }',
+    );
     await eventually(async () => (noPermission.state.error ? true : undefined), 5000, 'the refusal');
     assert.match(JSON.stringify(noPermission.state.error), /This action is unauthorized/);
 
@@ -154,14 +222,30 @@ describe('GraphQL subscriptions', () => {
 
   it('an instance announces events only while some instance has a subscriber, and learns it through NOTIFY', async () => {
     for (const client of clients.splice(0)) await client.dispose();
-    await eventually(async () => (app.running.services.live.size === 0 && second.services.live.size === 0 ? true : undefined), 5000, 'every subscription to end');
-    await eventually(async () => (!app.running.services.live.wanted && !second.services.live.wanted ? true : undefined), 5000, 'both to learn nobody listens');
+    await eventually(
+      async () => (app.running.services.live.size === 0 && second.services.live.size === 0 ? true : undefined),
+      5000,
+      'every subscription to end',
+    );
+    await eventually(
+      async () => (!app.running.services.live.wanted && !second.services.live.wanted ? true : undefined),
+      5000,
+      'both to learn nobody listens',
+    );
 
     const token = await app.login('owner@acme.test');
     const sub = collect(connect(second.url, token), 'subscription { events(types: [call_started]) { type data } }');
-    await eventually(async () => (app.running.services.live.wanted ? true : undefined), 5000, 'the first instance to learn of the subscriber on the second');
+    await eventually(
+      async () => (app.running.services.live.wanted ? true : undefined),
+      5000,
+      'the first instance to learn of the subscriber on the second',
+    );
     const sid = await playScenario('missed-call', options);
     const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [sid]);
-    await eventually(async () => (sub.received.some((e) => e.data.call_id === String(call.id)) ? true : undefined), 5000, 'the event on the second instance');
+    await eventually(
+      async () => (sub.received.some((e) => e.data.call_id === String(call.id)) ? true : undefined),
+      5000,
+      'the event on the second instance',
+    );
   });
 });

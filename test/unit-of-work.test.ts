@@ -21,7 +21,8 @@ before(async () => {
 });
 after(() => app.close());
 
-const together = <T>(n: number, make: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => make(i)));
+const together = <T>(n: number, make: (i: number) => Promise<T>) =>
+  Promise.all(Array.from({ length: n }, (_, i) => make(i)));
 
 describe('the unit of work', () => {
   it('a failed operation in a GraphQL batch leaves nothing behind, its siblings commit', async () => {
@@ -35,30 +36,46 @@ describe('the unit of work', () => {
     assert.ok(res.body[0].data.createRole.id);
     assert.equal(res.body[1].errors[0].extensions.code, 'BAD_USER_INPUT');
     assert.ok(res.body[2].data.createPipeline.id);
-    const titles = (await app.sql("SELECT title FROM roles WHERE title LIKE 'Batch %' ORDER BY title")).map((r) => r.title);
+    const titles = (await app.sql("SELECT title FROM roles WHERE title LIKE 'Batch %' ORDER BY title")).map(
+      (r) => r.title,
+    );
     assert.deepEqual(titles, ['Batch Good'], 'the refused role was not committed by a sibling');
     assert.equal((await app.sql("SELECT count(*)::int AS n FROM pipelines WHERE name = 'Batch pipeline'"))[0].n, 1);
   });
 
   it('a mutation that fails after writing rolls back what it wrote', async () => {
     // Two mutation fields in one document: each its own unit of work.
-    const res = await app.graphql(`mutation {
+    const res = await app.graphql(
+      `mutation {
       a: createWorkflowFolder(name: "Kept folder") { id }
       b: reorderWorkflowFolders(folderIds: ["${toBase64Id(999999)}"]) { id }
-    }`, {}, owner);
+    }`,
+      {},
+      owner,
+    );
     assert.ok(res.body.data === null || res.body.data?.a?.id, JSON.stringify(res.body));
     assert.equal((await app.sql("SELECT count(*)::int AS n FROM workflow_folders WHERE name = 'Kept folder'"))[0].n, 1);
-    const orders = await app.sql('SELECT sort_order FROM workflow_folders WHERE company_id = ? ORDER BY sort_order', [acme]);
-    assert.deepEqual(orders.map((r) => r.sort_order), orders.map((_, i) => i + 1), 'the failed reorder changed no order');
+    const orders = await app.sql('SELECT sort_order FROM workflow_folders WHERE company_id = ? ORDER BY sort_order', [
+      acme,
+    ]);
+    assert.deepEqual(
+      orders.map((r) => r.sort_order),
+      orders.map((_, i) => i + 1),
+      'the failed reorder changed no order',
+    );
   });
 
   it('a raw statement and an ORM write of one operation share one transaction', async () => {
     const [{ id }] = await app.sql('SELECT id FROM pipelines WHERE company_id = ? ORDER BY id LIMIT 1', [acme]);
-    const res = await app.request('POST', `/api/pipeline/${toBase64Id(id)}/stages`, { token: owner, body: { stage_name: 'Same transaction' } });
+    const res = await app.request('POST', `/api/pipeline/${toBase64Id(id)}/stages`, {
+      token: owner,
+      body: { stage_name: 'Same transaction' },
+    });
     assert.equal(res.status, 200, res.text);
     // The pipeline row is touched by raw SQL (its lock), the stage inserted by the ORM: one writer transaction id.
     const [row] = await app.sql(
-      "SELECT p.xmin::text AS pipeline_tx, s.xmin::text AS stage_tx FROM pipelines p JOIN pipeline_stages s ON s.pipeline_id = p.id WHERE p.id = ? AND s.name = 'Same transaction'",
+      'SELECT p.xmin::text AS pipeline_tx, s.xmin::text AS stage_tx FROM pipelines p JOIN pipeline_stages ' +
+        "s ON s.pipeline_id = p.id WHERE p.id = ? AND s.name = 'Same transaction'",
       [id],
     );
     assert.equal(row.pipeline_tx, row.stage_tx);
@@ -71,27 +88,48 @@ describe('the unit of work', () => {
     // Of one statement, the statement is the transaction: committed once it returns (why such a
     // unit of work may throw only for what its statement did not change).
     const insert = (ctx: RequestContext, title: string) =>
-      ctx.read('INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, $2, false, now(), now())', [acme, title]);
+      ctx.read(
+        'INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, $2, false, now(), now())',
+        [acme, title],
+      );
     const failAfter = (title: string) => async (ctx: RequestContext) => {
       await insert(ctx, title);
       throw new Error('after the statement');
     };
-    await assert.rejects(contexts.forSystem(acme, 'test').unitOfWork(failAfter('Taken back'), plain), /after the statement/);
-    await assert.rejects(contexts.forSystem(acme, 'test').unitOfWork(failAfter('Kept alone'), { ...plain, oneStatement: true }), /after the statement/);
+    await assert.rejects(
+      contexts.forSystem(acme, 'test').unitOfWork(failAfter('Taken back'), plain),
+      /after the statement/,
+    );
+    await assert.rejects(
+      contexts.forSystem(acme, 'test').unitOfWork(failAfter('Kept alone'), { ...plain, oneStatement: true }),
+      /after the statement/,
+    );
     const kept = await app.sql("SELECT title FROM roles WHERE title IN ('Taken back', 'Kept alone')");
-    assert.deepEqual(kept.map((r) => r.title), ['Kept alone']);
+    assert.deepEqual(
+      kept.map((r) => r.title),
+      ['Kept alone'],
+    );
     const title = 'One statement only';
     await assert.rejects(
-      contexts.forSystem(acme, 'test').unitOfWork(async (ctx) => {
-        await ctx.read('SELECT 1');
-        await insert(ctx, title);
-      }, { ...plain, oneStatement: true }),
+      contexts.forSystem(acme, 'test').unitOfWork(
+        async (ctx) => {
+          await ctx.read('SELECT 1');
+          await insert(ctx, title);
+        },
+        { ...plain, oneStatement: true },
+      ),
       /ran a second one/,
     );
     assert.equal((await app.sql('SELECT count(*)::int AS n FROM roles WHERE title = ?', [title]))[0].n, 0);
     // The rename runs so, over REST and GraphQL alike: its answers are those of the tests of roles; here, that it changed the row.
-    const [role] = await app.sql("INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES (?, 'Renamed alone', false, now(), now()) RETURNING id", [acme]);
-    const renamed = await app.request('PUT', `/api/roles/${role.id}`, { token: owner, body: { title: 'Renamed alone, done' } });
+    const [role] = await app.sql(
+      "INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES (?, 'Renamed alone', false, now(), now()) RETURNING id",
+      [acme],
+    );
+    const renamed = await app.request('PUT', `/api/roles/${role.id}`, {
+      token: owner,
+      body: { title: 'Renamed alone, done' },
+    });
     assert.equal(renamed.status, 200);
     assert.equal((await app.sql('SELECT title FROM roles WHERE id = ?', [role.id]))[0].title, 'Renamed alone, done');
   });
@@ -108,29 +146,53 @@ describe('the unit of work', () => {
 describe('rules held under concurrency (20 requests at once)', () => {
   it('stage positions of a pipeline stay 1..n', async () => {
     const [{ id }] = await app.sql('SELECT id FROM pipelines WHERE company_id = ? ORDER BY id LIMIT 1', [acme]);
-    const responses = await together(20, (i) => app.request('POST', `/api/pipeline/${toBase64Id(id)}/stages`, { token: owner, body: { stage_name: `Race ${i}` } }));
+    const responses = await together(20, (i) =>
+      app.request('POST', `/api/pipeline/${toBase64Id(id)}/stages`, {
+        token: owner,
+        body: { stage_name: `Race ${i}` },
+      }),
+    );
     assert.deepEqual([...new Set(responses.map((r) => r.status))], [200]);
-    const positions = (await app.sql('SELECT position FROM pipeline_stages WHERE pipeline_id = ? ORDER BY position', [id])).map((r) => r.position);
-    assert.deepEqual(positions, positions.map((_, i) => i + 1));
+    const positions = (
+      await app.sql('SELECT position FROM pipeline_stages WHERE pipeline_id = ? ORDER BY position', [id])
+    ).map((r) => r.position);
+    assert.deepEqual(
+      positions,
+      positions.map((_, i) => i + 1),
+    );
   });
 
   it('folder sort orders stay 1..n', async () => {
-    const responses = await together(20, (i) => app.request('POST', '/api/Workflow/folder', { token: owner, body: { name: `Race folder ${i}` } }));
+    const responses = await together(20, (i) =>
+      app.request('POST', '/api/Workflow/folder', { token: owner, body: { name: `Race folder ${i}` } }),
+    );
     assert.deepEqual([...new Set(responses.map((r) => r.status))], [201], responses.map((r) => r.text).join('\n'));
-    const orders = (await app.sql('SELECT sort_order FROM workflow_folders WHERE company_id = ? ORDER BY sort_order', [acme])).map((r) => r.sort_order);
-    assert.deepEqual(orders, orders.map((_, i) => i + 1));
+    const orders = (
+      await app.sql('SELECT sort_order FROM workflow_folders WHERE company_id = ? ORDER BY sort_order', [acme])
+    ).map((r) => r.sort_order);
+    assert.deepEqual(
+      orders,
+      orders.map((_, i) => i + 1),
+    );
   });
 
   it('default workflow names stay unique', async () => {
     const responses = await together(20, () => app.request('POST', '/api/Workflow/create', { token: owner, body: {} }));
     assert.deepEqual([...new Set(responses.map((r) => r.status))], [200], responses.map((r) => r.text).join('\n'));
-    const names = (await app.sql("SELECT lower(name) AS name FROM workflows WHERE company_id = ? AND name LIKE 'Untitled workflow%'", [acme])).map((r) => r.name);
+    const names = (
+      await app.sql(
+        "SELECT lower(name) AS name FROM workflows WHERE company_id = ? AND name LIKE 'Untitled workflow%'",
+        [acme],
+      )
+    ).map((r) => r.name);
     assert.equal(new Set(names).size, names.length, 'no two default names alike');
     assert.ok(names.length >= 20);
   });
 
   it('a role title is taken once; the others are told it is taken', async () => {
-    const responses = await together(20, () => app.request('POST', '/api/roles', { token: owner, body: { title: 'Racing Title' } }));
+    const responses = await together(20, () =>
+      app.request('POST', '/api/roles', { token: owner, body: { title: 'Racing Title' } }),
+    );
     assert.equal(responses.filter((r) => r.status === 201).length, 1);
     for (const r of responses.filter((x) => x.status !== 201)) {
       assert.equal(r.status, 422, r.text);
@@ -143,9 +205,12 @@ describe('rules held under concurrency (20 requests at once)', () => {
     const search = await app.request('GET', '/api/phone-numbers/available?area_code=212', { token: owner });
     const token = search.body.data[0].purchase_token;
     const before = (await app.sql('SELECT count(*)::int AS n FROM phone_numbers WHERE company_id = ?', [acme]))[0].n;
-    const responses = await together(20, () => app.request('POST', '/api/phone-numbers/purchase', { token: owner, body: { provider: 'telco', phoneNo: token } }));
+    const responses = await together(20, () =>
+      app.request('POST', '/api/phone-numbers/purchase', { token: owner, body: { provider: 'telco', phoneNo: token } }),
+    );
     assert.equal(responses.filter((r) => r.status === 200).length, 1, responses.map((r) => r.text).join('\n'));
-    for (const r of responses.filter((x) => x.status !== 200)) assert.deepEqual(r.body, { success: false, message: 'This purchase token has already been used.' });
+    for (const r of responses.filter((x) => x.status !== 200))
+      assert.deepEqual(r.body, { success: false, message: 'This purchase token has already been used.' });
     const after = (await app.sql('SELECT count(*)::int AS n FROM phone_numbers WHERE company_id = ?', [acme]))[0].n;
     assert.equal(after, before + 1);
   });
@@ -153,13 +218,17 @@ describe('rules held under concurrency (20 requests at once)', () => {
   it('of 25 concurrent wrong passwords for one email only the limit is evaluated', async () => {
     const limited = await startTestApp({ LOGIN_LIMIT_PER_EMAIL: '10/15m', LOGIN_LIMIT_PER_IP: '1000/1m' });
     try {
-      const responses = await together(25, () => limited.request('POST', '/api/login', { body: { email: 'owner@gamma.test', password: 'wrong' } }));
+      const responses = await together(25, () =>
+        limited.request('POST', '/api/login', { body: { email: 'owner@gamma.test', password: 'wrong' } }),
+      );
       const statuses = responses.map((r) => r.status);
       assert.equal(statuses.filter((s) => s === 404).length, 10, statuses.join(','));
       assert.equal(statuses.filter((s) => s === 429).length, 15, statuses.join(','));
       for (const r of responses.filter((x) => x.status === 429)) assert.ok(Number(r.headers.get('retry-after')) >= 1);
       // The right password is refused too while the window is full.
-      const right = await limited.request('POST', '/api/login', { body: { email: 'owner@gamma.test', password: 'switchboard' } });
+      const right = await limited.request('POST', '/api/login', {
+        body: { email: 'owner@gamma.test', password: 'switchboard' },
+      });
       assert.equal(right.status, 429);
     } finally {
       await limited.close();

@@ -24,13 +24,18 @@ after(async () => {
   await app.close();
 });
 
-const onOther = async (path: string, token: string) => (await fetch(`${other.url}${path}`, { headers: { authorization: `Bearer ${token}` } })).status;
+const onOther = async (path: string, token: string) =>
+  (await fetch(`${other.url}${path}`, { headers: { authorization: `Bearer ${token}` } })).status;
 /** The status the other process answers, once it differs from `was`, within a second. */
 const otherTurns = (path: string, token: string, was: number) =>
-  eventually(async () => {
-    const status = await onOther(path, token);
-    return status === was ? undefined : status;
-  }, 1000, `the other process to stop answering ${was}`);
+  eventually(
+    async () => {
+      const status = await onOther(path, token);
+      return status === was ? undefined : status;
+    },
+    1000,
+    `the other process to stop answering ${was}`,
+  );
 
 describe('a change made in one process reaches the cached viewers of another within a second', () => {
   it('logout: the token is refused by both processes', async () => {
@@ -38,16 +43,25 @@ describe('a change made in one process reaches the cached viewers of another wit
     assert.equal(await onOther('/api/roles', token), 200);
     assert.equal(await onOther('/api/roles', token), 200); // now cached there
     assert.equal((await app.request('POST', '/api/logout', { token })).status, 200);
-    assert.equal((await app.request('GET', '/api/roles', { token })).status, 401, 'the process that logged out refuses it at once');
+    assert.equal(
+      (await app.request('GET', '/api/roles', { token })).status,
+      401,
+      'the process that logged out refuses it at once',
+    );
     assert.equal(await otherTurns('/api/roles', token, 200), 401);
   });
 
   it('a permission taken from the role through the API: 403 on the other process', async () => {
     const token = await app.userWith(['view-role']);
     assert.equal(await onOther('/api/roles', token), 200);
-    const [{ role_id: roleId }] = await app.sql("SELECT u.role_id FROM users u JOIN roles r ON r.id = u.role_id WHERE r.title LIKE 'Only view-role %' ORDER BY u.id DESC LIMIT 1");
+    const [{ role_id: roleId }] = await app.sql(
+      "SELECT u.role_id FROM users u JOIN roles r ON r.id = u.role_id WHERE r.title LIKE 'Only view-role %' ORDER BY u.id DESC LIMIT 1",
+    );
     const owner = await app.login('owner@acme.test');
-    const change = await app.request('PUT', `/api/roles/${roleId}/permissions`, { token: owner, body: { permissions: [] } });
+    const change = await app.request('PUT', `/api/roles/${roleId}/permissions`, {
+      token: owner,
+      body: { permissions: [] },
+    });
     assert.equal(change.status, 200);
     assert.equal((await app.request('GET', '/api/roles', { token })).status, 403);
     assert.equal(await otherTurns('/api/roles', token, 200), 403);
@@ -63,20 +77,30 @@ describe('a change made in one process reaches the cached viewers of another wit
   it('a role moved to a user: the new role applies on the other process', async () => {
     const token = await app.userWith([], 'moved');
     assert.equal(await onOther('/api/roles', token), 403);
-    await app.sql("UPDATE users SET role_id = (SELECT id FROM roles WHERE is_owner AND company_id = users.company_id) WHERE name = 'User moved'");
+    await app.sql(
+      "UPDATE users SET role_id = (SELECT id FROM roles WHERE is_owner AND company_id = users.company_id) WHERE name = 'User moved'",
+    );
     assert.equal(await otherTurns('/api/roles', token, 403), 200);
   });
 
   it('the company renamed: the viewer shows the new name on the other process', async () => {
     const token = await app.login('owner@gamma.test');
-    const name = async () => (await (await fetch(`${other.url}/graphql`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ me { company { name } } }' }),
-    })).json()).data.me.company.name as string;
+    const name = async () =>
+      (
+        await (
+          await fetch(`${other.url}/graphql`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ query: '{ me { company { name } } }' }),
+          })
+        ).json()
+      ).data.me.company.name as string;
     const before = await name();
     await app.sql("UPDATE companies SET name = 'Gamma Renamed' WHERE name = ?", [before]);
-    assert.equal(await eventually(async () => ((await name()) === 'Gamma Renamed' ? true : undefined), 1000, 'the new name'), true);
+    assert.equal(
+      await eventually(async () => ((await name()) === 'Gamma Renamed' ? true : undefined), 1000, 'the new name'),
+      true,
+    );
   });
 });
 
@@ -118,7 +142,13 @@ describe('ViewerCache', () => {
 
   it('forgets by token, user, role and company, and only those', () => {
     const cache = listeningCache(30_000, () => 0);
-    for (const [token, user, role, company] of [['t1', 1, 1, 1], ['t2', 2, 2, 1], ['t3', 3, 3, 2], ['t4', 4, 4, 3]] as const) cache.set(token, viewer(token, user, role, company), cache.mark(), 1e12);
+    for (const [token, user, role, company] of [
+      ['t1', 1, 1, 1],
+      ['t2', 2, 2, 1],
+      ['t3', 3, 3, 2],
+      ['t4', 4, 4, 3],
+    ] as const)
+      cache.set(token, viewer(token, user, role, company), cache.mark(), 1e12);
     cache.forget({ jti: 't1' });
     assert.equal(cache.get('t1'), undefined);
     cache.forget({ role: 2 });

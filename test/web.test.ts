@@ -45,11 +45,13 @@ async function newPage(viewport = { width: 1280, height: 900 }): Promise<{ conte
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(error.message));
   page.on('console', (message) => {
-    if (message.type() === 'error' && !/status of (401|403|404|409|422|429)/.test(message.text())) problems.push(message.text());
+    if (message.type() === 'error' && !/status of (401|403|404|409|422|429)/.test(message.text()))
+      problems.push(message.text());
   });
   // Nothing is loaded from anywhere but the service.
   page.on('request', (request) => {
-    if (!request.url().startsWith(`${app.url}/`) && !request.url().startsWith('data:')) problems.push(`request to ${request.url()}`);
+    if (!request.url().startsWith(`${app.url}/`) && !request.url().startsWith('data:'))
+      problems.push(`request to ${request.url()}`);
   });
   (page as Page & { problems: string[] }).problems = problems;
   return { context, page };
@@ -63,7 +65,8 @@ async function signIn(page: Page, email = 'owner@acme.test'): Promise<void> {
   await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
 }
 
-const noSerious = async (page: Page, where: string) => assert.deepEqual(await seriousViolations(page), [], `axe-core on ${where}`);
+const noSerious = async (page: Page, where: string) =>
+  assert.deepEqual(await seriousViolations(page), [], `axe-core on ${where}`);
 
 /** The texts of the dialog's labels and legends that spill out of their box (wider than it, or past its right edge). */
 const spilled = (page: Page) =>
@@ -71,13 +74,21 @@ const spilled = (page: Page) =>
     [...document.querySelectorAll('dialog label, dialog legend')].flatMap((element) => {
       const box = element.getBoundingClientRect();
       const container = element.parentElement!.getBoundingClientRect();
-      return element.scrollWidth > element.clientWidth + 1 || box.right > container.right + 1 ? [element.textContent ?? ''] : [];
+      return element.scrollWidth > element.clientWidth + 1 || box.right > container.right + 1
+        ? [element.textContent ?? '']
+        : [];
     }),
   );
 
 /** `npm run receiver` (examples/receiver.mjs) as a user runs it, with WEBHOOK_SECRETS and RECEIVER_PORT; its JSON lines by webhook-id. */
-async function exampleReceiver(secrets: string, port = 0): Promise<{ port: number; line: (id: string) => Promise<Record<string, unknown>>; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['examples/receiver.mjs'], { env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRETS: secrets, RECEIVER_PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+async function exampleReceiver(
+  secrets: string,
+  port = 0,
+): Promise<{ port: number; line: (id: string) => Promise<Record<string, unknown>>; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['examples/receiver.mjs'], {
+    env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRETS: secrets, RECEIVER_PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const output = jsonLines(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const listening = await output.find((line) => 'listening' in line, 'the example receiver to listen');
@@ -97,12 +108,19 @@ describe('web interface', { skip }, () => {
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
     assert.match(page.text, /<script type="module" src="\/assets\/app\.js\?v=[0-9a-f]{12}"><\/script>/);
-    assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'self'.*script-src 'self'.*frame-ancestors 'none'/);
+    assert.match(
+      page.headers.get('content-security-policy') ?? '',
+      /default-src 'self'.*script-src 'self'.*frame-ancestors 'none'/,
+    );
     const script = await app.request('GET', page.text.match(/\/assets\/app\.js\?v=[0-9a-f]+/)![0]);
     assert.equal(script.status, 200);
     assert.match(script.headers.get('content-type') ?? '', /javascript/);
     // Assets are this origin's own (the browser test also checks every request the page makes).
-    assert.deepEqual(page.text.match(/(?:src|href)="[^"]*"/g), ['href="/favicon.svg"', `href="${page.text.match(/\/assets\/app\.css\?v=[0-9a-f]{12}/)![0]}"`, `src="${page.text.match(/\/assets\/app\.js\?v=[0-9a-f]{12}/)![0]}"`]);
+    assert.deepEqual(page.text.match(/(?:src|href)="[^"]*"/g), [
+      'href="/favicon.svg"',
+      `href="${page.text.match(/\/assets\/app\.css\?v=[0-9a-f]{12}/)![0]}"`,
+      `src="${page.text.match(/\/assets\/app\.js\?v=[0-9a-f]{12}/)![0]}"`,
+    ]);
     const json = await app.request('GET', '/', { headers: { accept: 'application/json' } });
     assert.equal(json.body.graphql, '/graphql');
     assert.equal((await app.request('GET', '/assets/nothing.js')).status, 404);
@@ -119,11 +137,17 @@ describe('web interface', { skip }, () => {
     await page.getByLabel('Email').fill('owner@acme.test');
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('alert').filter({ hasText: /credentials|password|email/i }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /credentials|password|email/i })
+      .waitFor();
 
     await signIn(page);
     await page.getByText('Acme Agency', { exact: true }).waitFor();
-    await page.getByText(/Olivia Owner|\(Owner\)/).first().waitFor();
+    await page
+      .getByText(/Olivia Owner|\(Owner\)/)
+      .first()
+      .waitFor();
     assert.equal(await page.getByRole('row').count(), 2, 'the header row and the demo webhook');
     assert.match(await page.getByRole('row').nth(1).innerText(), /Inactive/);
     await noSerious(page, 'the webhook list');
@@ -161,7 +185,9 @@ describe('web interface', { skip }, () => {
     await createdDialog.getByRole('button', { name: 'Copy' }).click();
     await createdDialog.getByText('Copied to the clipboard.').waitFor();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
-    const [row] = await app.sql("SELECT id, url, events, form_data, list_selection, active FROM webhooks WHERE title = 'Browser hook'");
+    const [row] = await app.sql(
+      "SELECT id, url, events, form_data, list_selection, active FROM webhooks WHERE title = 'Browser hook'",
+    );
     assert.equal(row.url, `${receiver.url}/browser`);
     assert.deepEqual([...row.events].sort(), ['agent.created', 'call.ended']);
     assert.equal(row.list_selection, 'Contact');
@@ -176,7 +202,10 @@ describe('web interface', { skip }, () => {
     const headers = first.headers as Record<string, string>;
     assert.equal(JSON.parse(first.body).event, 'agent.created');
     assert.equal(new StandardWebhook(secret).verify(first.body, headers) !== undefined, true);
-    await page.getByRole('status').filter({ hasText: `(${headers['webhook-id']}): succeeded, HTTP 200` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `(${headers['webhook-id']}): succeeded, HTTP 200` })
+      .waitFor();
     const logRow = page.getByRole('row').filter({ hasText: 'agent.created' }).first();
     await logRow.getByText('succeeded').waitFor();
     // The webhook's Hits follow the delivery without a reload.
@@ -206,7 +235,9 @@ describe('web interface', { skip }, () => {
     receiver.answer = () => ({ status: 200, body: 'ok' });
 
     // Recover: a failed delivery since a time is sent again.
-    await app.sql("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE webhook_id = ?", [row.id]);
+    await app.sql("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE webhook_id = ?", [
+      row.id,
+    ]);
     await page.getByLabel('Status', { exact: true }).selectOption('failed');
     await page.getByRole('row').filter({ hasText: 'failed' }).first().waitFor();
     const hourAgo = new Date(Date.now() - 3_600_000);
@@ -218,11 +249,22 @@ describe('web interface', { skip }, () => {
 
     // Rotate: a new secret is shown and signs the next delivery; the old one still signs during the grace.
     await page.getByRole('button', { name: 'Rotate secret' }).click();
-    await page.getByRole('dialog', { name: 'Rotate the signing secret?' }).getByRole('button', { name: 'Rotate secret' }).click();
+    await page
+      .getByRole('dialog', { name: 'Rotate the signing secret?' })
+      .getByRole('button', { name: 'Rotate secret' })
+      .click();
     await page.getByText(/The previous secret also signs deliveries until/).waitFor();
     const rotated = await page.getByRole('textbox', { name: 'Signing secret' }).inputValue();
     assert.notEqual(rotated, secret);
-    assert.equal(await page.locator('main').getByText('Signing secret', { exact: true }).filter({ visible: true }).evaluateAll((els) => els.filter((el) => !el.classList.contains('sr-only')).length), 1, '“Signing secret” shows once: the heading');
+    assert.equal(
+      await page
+        .locator('main')
+        .getByText('Signing secret', { exact: true })
+        .filter({ visible: true })
+        .evaluateAll((els) => els.filter((el) => !el.classList.contains('sr-only')).length),
+      1,
+      '“Signing secret” shows once: the heading',
+    );
     await page.getByRole('button', { name: 'Send test' }).click();
     const [, , , fourth] = await receiver.waitFor(4);
     assert.ok(new StandardWebhook(rotated).verify(fourth.body, fourth.headers as Record<string, string>));
@@ -237,19 +279,28 @@ describe('web interface', { skip }, () => {
     assert.equal((await app.sql('SELECT title FROM webhooks WHERE id = ?', [row.id]))[0].title, 'Browser hook v2');
     // The details show the endpoint's concurrency and rate limit; a rate limit is set in the form, a bad one refused at its field.
     const facts = page.locator('.facts');
-    const [{ concurrency }] = await app.sql('SELECT coalesce(concurrency, 4) AS concurrency FROM webhooks WHERE id = ?', [row.id]);
+    const [{ concurrency }] = await app.sql(
+      'SELECT coalesce(concurrency, 4) AS concurrency FROM webhooks WHERE id = ?',
+      [row.id],
+    );
     assert.match(await facts.innerText(), new RegExp(`Concurrency\\s+${concurrency} at once`));
     assert.match(await facts.innerText(), /Rate limit\s+None/);
     // Times are in the company's zone (Acme: New York) and say so; the same instant in UTC is on hover.
     const created = facts.locator('time').last();
     assert.match(await created.innerText(), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} E[SD]T$/);
-    const [{ utc }] = await app.sql("SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS utc FROM webhooks WHERE id = ?", [row.id]);
+    const [{ utc }] = await app.sql(
+      "SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS utc FROM webhooks WHERE id = ?",
+      [row.id],
+    );
     assert.match((await created.getAttribute('title'))!, new RegExp(`^${utc} UTC \\(`));
     await page.getByRole('button', { name: 'Edit' }).click();
     await edit.getByLabel(/Rate limit/).fill('lots');
     await edit.getByRole('button', { name: 'Save changes' }).click();
     await edit.locator('#wh-rate-limit-error').waitFor();
-    assert.match(await edit.locator('#wh-rate-limit-error').innerText(), /whole number of deliveries per second from 1 to 1000/);
+    assert.match(
+      await edit.locator('#wh-rate-limit-error').innerText(),
+      /whole number of deliveries per second from 1 to 1000/,
+    );
     assert.equal((await app.sql('SELECT rate_limit FROM webhooks WHERE id = ?', [row.id]))[0].rate_limit, null);
     await edit.getByLabel(/Rate limit/).fill('20');
     await edit.getByRole('button', { name: 'Save changes' }).click();
@@ -276,7 +327,10 @@ describe('web interface', { skip }, () => {
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     assert.equal((await app.sql('SELECT count(*)::int AS n FROM webhooks WHERE id = ?', [row.id]))[0].n, 1);
     await hookRow.getByRole('button', { name: 'Delete webhook Browser hook v2' }).click();
-    await page.getByRole('dialog', { name: 'Delete this webhook?' }).getByRole('button', { name: 'Delete webhook' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete this webhook?' })
+      .getByRole('button', { name: 'Delete webhook' })
+      .click();
     await page.getByText(`Webhook #${row.id} “Browser hook v2” was deleted.`).waitFor();
     assert.equal((await app.sql('SELECT count(*)::int AS n FROM webhooks WHERE id = ?', [row.id]))[0].n, 0);
 
@@ -293,7 +347,10 @@ describe('web interface', { skip }, () => {
 
   it('keeps the example receiver accepting through a secret rotation made on the page, holding the old secret or the new', async () => {
     const owner = await app.login('owner@acme.test');
-    const created = await app.request('POST', '/api/webhooks', { token: owner, body: { title: 'Rotation hook', url: 'http://127.0.0.1:9/none', events: ['agent.created'] } });
+    const created = await app.request('POST', '/api/webhooks', {
+      token: owner,
+      body: { title: 'Rotation hook', url: 'http://127.0.0.1:9/none', events: ['agent.created'] },
+    });
     assert.equal(created.status, 201, created.text);
     const { id, secret } = created.body.data as { id: number; secret: string };
     // The receiver holds only the secret it was given when the webhook was made.
@@ -306,8 +363,22 @@ describe('web interface', { skip }, () => {
       // Nothing listens at the URL yet: the test's result says why, inline, and when the next attempt is.
       await page.getByLabel('Event', { exact: true }).selectOption('agent.created');
       await page.getByRole('button', { name: 'Send test' }).click();
-      await page.getByRole('status').filter({ hasText: /: pending, no response: .*(refused|ECONNREFUSED).*\. The next attempt is at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d E[SD]T\./ }).waitFor();
-      assert.equal((await app.request('PUT', `/api/webhooks/${id}`, { token: owner, body: { url: `http://127.0.0.1:${kit.port}/hooks` } })).status, 200);
+      await page
+        .getByRole('status')
+        .filter({
+          hasText:
+            /: pending, no response: .*(refused|ECONNREFUSED).*\. The next attempt is at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d E[SD]T\./,
+        })
+        .waitFor();
+      assert.equal(
+        (
+          await app.request('PUT', `/api/webhooks/${id}`, {
+            token: owner,
+            body: { url: `http://127.0.0.1:${kit.port}/hooks` },
+          })
+        ).status,
+        200,
+      );
       await page.reload();
       await page.getByRole('heading', { name: `#${id} Rotation hook` }).waitFor();
       // Each send's own result: the line shows the previous send's until the new one replaces it.
@@ -316,32 +387,60 @@ describe('web interface', { skip }, () => {
         await page.getByLabel('Event', { exact: true }).selectOption('agent.created');
         await page.getByRole('button', { name: 'Send test' }).click();
         const status = page.getByRole('status').filter({ hasText: /\(msg_/ });
-        previous = await eventually(async () => {
-          const sent = /\((msg_[^)]+)\): succeeded, HTTP 200/.exec(await status.innerText().catch(() => ''))?.[1];
-          return sent && sent !== previous ? sent : undefined;
-        }, 15_000, 'the test send succeeded');
+        previous = await eventually(
+          async () => {
+            const sent = /\((msg_[^)]+)\): succeeded, HTTP 200/.exec(await status.innerText().catch(() => ''))?.[1];
+            return sent && sent !== previous ? sent : undefined;
+          },
+          15_000,
+          'the test send succeeded',
+        );
         return previous;
       };
       const before = await sendTest();
-      assert.deepEqual(await kit.line(before), { verified: true, payloadOk: true, event: 'agent.created', id: before, attempt: '1' });
+      assert.deepEqual(await kit.line(before), {
+        verified: true,
+        payloadOk: true,
+        event: 'agent.created',
+        id: before,
+        attempt: '1',
+      });
 
       await page.getByRole('button', { name: 'Rotate secret' }).click();
-      await page.getByRole('dialog', { name: 'Rotate the signing secret?' }).getByRole('button', { name: 'Rotate secret' }).click();
+      await page
+        .getByRole('dialog', { name: 'Rotate the signing secret?' })
+        .getByRole('button', { name: 'Rotate secret' })
+        .click();
       await page.getByText(/The previous secret also signs deliveries until/).waitFor();
       const rotated = await page.getByRole('textbox', { name: 'Signing secret' }).inputValue();
       assert.notEqual(rotated, secret);
       // The next delivery reaches a receiver still on the old secret: webhook-signature carries a signature by each.
       // (x-webhook-signature is the current secret's alone, so the receiver reports it unmatched.)
       const during = await sendTest();
-      assert.deepEqual(await kit.line(during), { verified: true, payloadOk: false, event: 'agent.created', id: during, attempt: '1' });
+      assert.deepEqual(await kit.line(during), {
+        verified: true,
+        payloadOk: false,
+        event: 'agent.created',
+        id: during,
+        attempt: '1',
+      });
 
       // The receiver switched to the new secret alone accepts the next one too.
       const port = kit.port;
       await kit.stop();
       kit = await exampleReceiver(rotated, port);
       const after = await sendTest();
-      assert.deepEqual(await kit.line(after), { verified: true, payloadOk: true, event: 'agent.created', id: after, attempt: '1' });
-      const [{ succeeded }] = await app.sql("SELECT count(*)::int AS succeeded FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'", [id]);
+      assert.deepEqual(await kit.line(after), {
+        verified: true,
+        payloadOk: true,
+        event: 'agent.created',
+        id: after,
+        attempt: '1',
+      });
+      const [{ succeeded }] = await app.sql(
+        "SELECT count(*)::int AS succeeded FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'",
+        [id],
+      );
       assert.equal(succeeded, 3);
       assert.deepEqual((page as Page & { problems: string[] }).problems, []);
       await context.close();
@@ -357,7 +456,12 @@ describe('web interface', { skip }, () => {
       await page.goto(`${development.url}/`);
       const demo = page.getByRole('region', { name: 'Demo logins (development)' });
       await demo.getByText('Each uses the password switchboard.').waitFor();
-      assert.deepEqual(await demo.getByRole('button').allInnerTexts(), ['owner@acme.test', 'supervisor@acme.test', 'owner@beta.test', 'owner@gamma.test']);
+      assert.deepEqual(await demo.getByRole('button').allInnerTexts(), [
+        'owner@acme.test',
+        'supervisor@acme.test',
+        'owner@beta.test',
+        'owner@gamma.test',
+      ]);
       await demo.getByRole('button', { name: 'owner@beta.test' }).click();
       assert.equal(await page.getByLabel('Email').inputValue(), 'owner@beta.test');
       assert.equal(await page.getByLabel('Password').inputValue(), DEMO_PASSWORD);
@@ -385,7 +489,10 @@ describe('web interface', { skip }, () => {
     for (const width of [1280, 375]) {
       await page.setViewportSize({ width, height: 900 });
       const [box, error] = [await dialog.boundingBox(), await nameError.boundingBox()];
-      assert.ok(box && error && error.x >= box.x && error.x + error.width <= box.x + box.width + 0.5, `at ${width} px the error runs past the dialog: ${JSON.stringify({ box, error })}`);
+      assert.ok(
+        box && error && error.x >= box.x && error.x + error.width <= box.x + box.width + 0.5,
+        `at ${width} px the error runs past the dialog: ${JSON.stringify({ box, error })}`,
+      );
     }
     await page.setViewportSize({ width: 1280, height: 900 });
     await dialog.getByLabel('Header 1 name').fill('Host');
@@ -456,7 +563,7 @@ describe('web interface', { skip }, () => {
     await page.reload();
     const panel = page.getByRole('region', { name: 'Filtered (1)' });
     await panel.getByRole('cell', { name: 'agent.created' }).waitFor();
-    const [event] = await app.sql("SELECT id FROM events WHERE ? = ANY(filtered_by)", [row.id]);
+    const [event] = await app.sql('SELECT id FROM events WHERE ? = ANY(filtered_by)', [row.id]);
     await panel.getByRole('button', { name: `Show data of event ${event.id}` }).click();
     await panel.getByText('"name": "Skip Sam"').waitFor();
     await noSerious(page, 'the filtered events');
@@ -467,7 +574,12 @@ describe('web interface', { skip }, () => {
 
   it('counts the events a webhook never received, then replays them on confirmation', async () => {
     const token = await app.login('owner@acme.test');
-    const hook = (await app.request('POST', '/api/webhooks', { token, body: { title: 'Replay hook', url: `${receiver.url}/replayed`, events: ['agent.created'], active: false } })).body.data;
+    const hook = (
+      await app.request('POST', '/api/webhooks', {
+        token,
+        body: { title: 'Replay hook', url: `${receiver.url}/replayed`, events: ['agent.created'], active: false },
+      })
+    ).body.data;
     await app.graphql('mutation { a: createAgent(name: "Missed Mia") { id } }', {}, token);
     await app.graphql('mutation { b: createAgent(name: "Missed Max") { id } }', {}, token);
     const { context, page } = await newPage();
@@ -477,17 +589,28 @@ describe('web interface', { skip }, () => {
     await panel.getByLabel('Missing in').selectOption('1');
     await panel.getByRole('button', { name: 'Count missing events' }).click();
     await panel.getByText(/^\d+ events in the last hour were never sent to this webhook\.$/).waitFor();
-    assert.equal(await panel.getByRole('button', { name: /^Replay \d+ events$/ }).isDisabled(), true, 'inactive: nothing to replay to');
+    assert.equal(
+      await panel.getByRole('button', { name: /^Replay \d+ events$/ }).isDisabled(),
+      true,
+      'inactive: nothing to replay to',
+    );
     await page.getByRole('button', { name: 'Activate', exact: true }).click();
     await page.getByText('The webhook is active: new events are delivered to its URL.').waitFor();
     await panel.getByRole('button', { name: 'Count missing events' }).click();
-    const [{ n }] = await app.sql("SELECT count(*)::int AS n FROM events WHERE company_id = (SELECT company_id FROM webhooks WHERE id = ?) AND type = 'agent.created' AND occurred_at > now() - interval '1 hour'", [hook.id]);
+    const [{ n }] = await app.sql(
+      'SELECT count(*)::int AS n FROM events WHERE company_id = (SELECT company_id FROM webhooks WHERE id ' +
+        "= ?) AND type = 'agent.created' AND occurred_at > now() - interval '1 hour'",
+      [hook.id],
+    );
     await panel.getByText(`${n} events in the last hour were never sent to this webhook.`).waitFor();
     await noSerious(page, 'the replay panel');
     await panel.getByRole('button', { name: `Replay ${n} events` }).click();
     await panel.getByText(`${n} events are being sent.`).waitFor();
     const got = await receiver.waitFor(n, 10_000, (r) => r.path === '/replayed');
-    assert.ok(got.some((r) => JSON.parse(r.body).data.name === 'Missed Mia') && got.some((r) => JSON.parse(r.body).data.name === 'Missed Max'));
+    assert.ok(
+      got.some((r) => JSON.parse(r.body).data.name === 'Missed Mia') &&
+        got.some((r) => JSON.parse(r.body).data.name === 'Missed Max'),
+    );
     await panel.getByRole('button', { name: 'Count missing events' }).click();
     await panel.getByText('Nothing is missing in the last hour.').waitFor();
     assert.deepEqual((page as Page & { problems: string[] }).problems, []);
@@ -496,7 +619,11 @@ describe('web interface', { skip }, () => {
 
   it("finds an agent's deliveries across webhooks, and resends one from there", async () => {
     const token = await app.login('owner@acme.test');
-    const hook = await app.graphql('mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } } }', { input: { title: 'Subject hook', url: `${receiver.url}/subject`, events: ['agent_created'] } }, token);
+    const hook = await app.graphql(
+      'mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } } }',
+      { input: { title: 'Subject hook', url: `${receiver.url}/subject`, events: ['agent_created'] } },
+      token,
+    );
     const agent = await app.graphql('mutation { createAgent(name: "Findable Fay") { id } }', {}, token);
     const agentId = String(agent.body.data.createAgent.id);
     const [first] = await receiver.waitFor(1, 10_000, (r) => r.path === '/subject');
@@ -510,7 +637,9 @@ describe('web interface', { skip }, () => {
     await panel.getByText('The agent id field must be a numeric id.').waitFor();
     await panel.getByLabel('Agent id').fill(agentId);
     await panel.getByRole('button', { name: 'Find' }).click();
-    const row = panel.getByRole('row').filter({ has: page.getByRole('link', { name: `#${hook.body.data.createWebhook.webhook.id}`, exact: true }) });
+    const row = panel
+      .getByRole('row')
+      .filter({ has: page.getByRole('link', { name: `#${hook.body.data.createWebhook.webhook.id}`, exact: true }) });
     await row.getByText('agent.created').waitFor();
     await row.getByText('succeeded').waitFor();
     await noSerious(page, 'the deliveries found by subject');
@@ -522,7 +651,13 @@ describe('web interface', { skip }, () => {
   });
 
   it('shows why a webhook was switched off and activates it again', async () => {
-    const [hook] = await app.sql("INSERT INTO webhooks (company_id, title, url, method, list_selection, form_data, events, active, disabled_reason, secret_sealed, created_at, updated_at) SELECT company_id, 'Gone hook', ?, 'POST', list_selection, form_data, events, false, 'gone', secret_sealed, now(), now() FROM webhooks WHERE title = 'CRM sync (example)' RETURNING id", [`${receiver.url}/gone`]);
+    const [hook] = await app.sql(
+      'INSERT INTO webhooks (company_id, title, url, method, list_selection, form_data, events, active, ' +
+        "disabled_reason, secret_sealed, created_at, updated_at) SELECT company_id, 'Gone hook', ?, 'POST', " +
+        "list_selection, form_data, events, false, 'gone', secret_sealed, now(), now() FROM webhooks WHERE " +
+        "title = 'CRM sync (example)' RETURNING id",
+      [`${receiver.url}/gone`],
+    );
     const { context, page } = await newPage();
     await signIn(page);
     await page.getByRole('row').filter({ hasText: 'Gone hook' }).getByText('Switched off (gone)').waitFor();
@@ -541,18 +676,39 @@ describe('web interface', { skip }, () => {
     try {
       const token = await app.login('owner@acme.test');
       const create = async (title: string, path: string) =>
-        (await app.request('POST', '/api/webhooks', { token, body: { title, url: `${failing.url}${path}`, events: ['agent.created'] } })).body.data.id as number;
+        (
+          await app.request('POST', '/api/webhooks', {
+            token,
+            body: { title, url: `${failing.url}${path}`, events: ['agent.created'] },
+          })
+        ).body.data.id as number;
       const goneId = await create('Notice gone', '/gone');
       const slowId = await create('Notice failing', '/failing');
       await app.sql("UPDATE webhooks SET failing_since = now() - interval '3 days' WHERE id = ?", [slowId]);
       await app.graphql('mutation { createAgent(name: "Noticed") { id } }', {}, token);
-      await eventually(async () => ((await app.sql("SELECT count(*)::int AS n FROM events WHERE type IN ('webhook.disabled', 'webhook.failing') AND (? = ANY(subjects) OR ? = ANY(subjects))", [`webhook:${goneId}`, `webhook:${slowId}`]))[0].n === 2 ? true : undefined), 10_000, 'both notices');
+      await eventually(
+        async () =>
+          (
+            await app.sql(
+              "SELECT count(*)::int AS n FROM events WHERE type IN ('webhook.disabled', 'webhook.failing') AND (? = ANY(subjects) OR ? = ANY(subjects))",
+              [`webhook:${goneId}`, `webhook:${slowId}`],
+            )
+          )[0].n === 2
+            ? true
+            : undefined,
+        10_000,
+        'both notices',
+      );
 
       const { context, page } = await newPage();
       await signIn(page);
       const notices = page.getByRole('region', { name: /^Notices \(\d+\)$/ });
-      await notices.getByText('"Notice gone" was switched off: its endpoint answered 410 Gone.', { exact: false }).waitFor();
-      await notices.getByText(/"Notice failing" has failed since .* \(50 % of the time allowed; last time it answered 500\)/).waitFor();
+      await notices
+        .getByText('"Notice gone" was switched off: its endpoint answered 410 Gone.', { exact: false })
+        .waitFor();
+      await notices
+        .getByText(/"Notice failing" has failed since .* \(50 % of the time allowed; last time it answered 500\)/)
+        .waitFor();
       await noSerious(page, 'the list with notices');
       await page.getByRole('link', { name: 'Notice gone' }).click();
       const own = page.getByRole('region', { name: 'Notices (1)' });
@@ -571,9 +727,19 @@ describe('web interface', { skip }, () => {
 
   it('follows a call in progress and its transcript as it grows (Calls > Live calls)', async () => {
     const account = await app.providerAccount();
-    const [{ phone_no: ours }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [account.companyId]);
-    const call = { AccountSid: account.sid, CallSid: `CA${randomBytes(16).toString('hex')}`, From: '+14155550143', To: ours, Direction: 'inbound' };
-    const callback = async (kind: string, params: Record<string, string>) => assert.equal((await postCallback(app.url, account.authToken, `/api/telco/voice/${kind}`, params)).status, 204);
+    const [{ phone_no: ours }] = await app.sql(
+      'SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1',
+      [account.companyId],
+    );
+    const call = {
+      AccountSid: account.sid,
+      CallSid: `CA${randomBytes(16).toString('hex')}`,
+      From: '+14155550143',
+      To: ours,
+      Direction: 'inbound',
+    };
+    const callback = async (kind: string, params: Record<string, string>) =>
+      assert.equal((await postCallback(app.url, account.authToken, `/api/telco/voice/${kind}`, params)).status, 204);
     for (const status of ['initiated', 'in-progress']) await callback('status', { ...call, CallStatus: status });
     await callback('transcript', { ...call, Sequence: '0', Speaker: 'agent', Text: 'Hello, this is Ava.' });
 
@@ -589,7 +755,11 @@ describe('web interface', { skip }, () => {
     await callback('transcript', { ...call, Sequence: '1', Speaker: 'caller', Text: 'I would like a cleaning.' });
     await callback('transcript', { ...call, Sequence: '2', Speaker: 'agent', Text: 'Tuesday at 3 pm works.' });
     await transcript.getByText('Tuesday at 3 pm works.').waitFor();
-    assert.deepEqual(await transcript.getByRole('listitem').allInnerTexts(), ['Agent: Hello, this is Ava.', 'Caller: I would like a cleaning.', 'Agent: Tuesday at 3 pm works.']);
+    assert.deepEqual(await transcript.getByRole('listitem').allInnerTexts(), [
+      'Agent: Hello, this is Ava.',
+      'Caller: I would like a cleaning.',
+      'Agent: Tuesday at 3 pm works.',
+    ]);
     await noSerious(page, 'live calls with a transcript');
     // Once the call ends it leaves the list by itself.
     await callback('status', { ...call, CallStatus: 'completed', CallDuration: '40' });
@@ -608,7 +778,10 @@ describe('web interface', { skip }, () => {
     await context.close();
 
     const viewer = await newPage();
-    await viewer.page.addInitScript((t) => sessionStorage.setItem('switchboard.token', t), await app.userWith(['view-webhooks'], 'viewer'));
+    await viewer.page.addInitScript(
+      (t) => sessionStorage.setItem('switchboard.token', t),
+      await app.userWith(['view-webhooks'], 'viewer'),
+    );
     await viewer.page.goto(`${app.url}/`);
     await viewer.page.getByRole('row').filter({ hasText: 'CRM sync' }).waitFor();
     assert.equal(await viewer.page.getByRole('button', { name: 'New webhook' }).count(), 0);
@@ -619,10 +792,13 @@ describe('web interface', { skip }, () => {
   it('searches and pages the webhook list', async () => {
     await app.sql(
       `INSERT INTO webhooks (company_id, title, url, method, list_selection, form_data, events, active, secret_sealed, created_at, updated_at)
-       SELECT w.company_id, 'Bulk ' || n, 'https://bulk' || n || '.example/hook', 'POST', w.list_selection, w.form_data, w.events, true, w.secret_sealed, now() - n * interval '1 minute', now()
+       SELECT w.company_id, 'Bulk ' || n, 'https://bulk' || n || '.example/hook', 'POST', w.list_selection,
+         w.form_data, w.events, true, w.secret_sealed, now() - n * interval '1 minute', now()
        FROM webhooks w, generate_series(1, 16) AS n WHERE w.title = 'CRM sync (example)'`,
     );
-    const [{ total }] = await app.sql("SELECT count(*)::int AS total FROM webhooks w JOIN companies c ON c.id = w.company_id WHERE c.name = 'Acme Agency'");
+    const [{ total }] = await app.sql(
+      "SELECT count(*)::int AS total FROM webhooks w JOIN companies c ON c.id = w.company_id WHERE c.name = 'Acme Agency'",
+    );
     const { context, page } = await newPage();
     await signIn(page);
     await page.getByText(`1–15 of ${total}`).waitFor();
@@ -632,7 +808,7 @@ describe('web interface', { skip }, () => {
     assert.equal(await page.getByRole('row').count(), 1 + total - 15);
     await page.getByLabel('Search webhooks').fill('bulk7.example');
     await page.getByRole('button', { name: 'Search' }).click();
-    await page.getByText('1–1 of 1').waitFor();
+    await page.getByRole('navigation', { name: 'Webhooks pages' }).getByText('1–1 of 1').waitFor();
     assert.match(await page.getByRole('row').nth(1).innerText(), /Bulk 7/);
     await page.getByLabel('Search webhooks').fill('no such hook');
     await page.getByLabel('Search webhooks').press('Enter');
@@ -647,7 +823,9 @@ describe('web interface', { skip }, () => {
     assert.match(html.text, /<script type="module" src="\/assets\/explorer\.js\?v=[0-9a-f]{12}">/);
     assert.match(html.headers.get('content-security-policy') ?? '', /script-src 'self';/);
     // A GET that carries a query is still GraphQL.
-    const get = await app.request('GET', '/graphql?query=%7B__typename%7D', { headers: { accept: 'application/json', 'apollo-require-preflight': 'true' } });
+    const get = await app.request('GET', '/graphql?query=%7B__typename%7D', {
+      headers: { accept: 'application/json', 'apollo-require-preflight': 'true' },
+    });
     assert.deepEqual(get.body, { data: { __typename: 'Query' } });
 
     const { context, page: app_ } = await newPage();
@@ -657,12 +835,18 @@ describe('web interface', { skip }, () => {
     const [page] = await Promise.all([context.waitForEvent('page'), link.click()]);
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
-    page.on('response', (response) => response.status() >= 400 && problems.push(`${response.status()} ${response.url()}`));
+    page.on(
+      'response',
+      (response) => response.status() >= 400 && problems.push(`${response.status()} ${response.url()}`),
+    );
     await page.waitForURL(`${app.url}/graphql`);
     assert.doesNotMatch(app_.url(), /\/graphql/);
     const run = page.getByRole('button', { name: /Execute query/ });
     await run.waitFor();
-    await page.getByText(/"Authorization": "Bearer ey/).first().waitFor();
+    await page
+      .getByText(/"Authorization": "Bearer ey/)
+      .first()
+      .waitFor();
     await run.click();
     // The document holds two operations: GraphiQL asks which one to run.
     const choice = page.getByRole('menuitem', { name: 'Me' });
@@ -671,7 +855,10 @@ describe('web interface', { skip }, () => {
     assert.deepEqual(problems, [], 'every request of the explorer answered, its icon included');
     assert.deepEqual((app_ as Page & { problems: string[] }).problems, []);
     // Nothing of the explorer's (tabs, history, headers) outlives the tab: no token in persistent storage.
-    const stored = await page.evaluate(() => ({ local: JSON.stringify({ ...localStorage }), session: JSON.stringify({ ...sessionStorage }) }));
+    const stored = await page.evaluate(() => ({
+      local: JSON.stringify({ ...localStorage }),
+      session: JSON.stringify({ ...sessionStorage }),
+    }));
     assert.doesNotMatch(stored.local, /Bearer|ey[A-Za-z0-9_-]{10,}\./, 'localStorage holds no token');
     assert.match(stored.session, /graphiql/, 'GraphiQL keeps its state in the tab');
     // And a link leads back to the app; signing out there forgets the token everywhere in the tab, the explorer's headers too.
@@ -687,21 +874,33 @@ describe('web interface', { skip }, () => {
   it('serves the REST docs and the explorer under a policy, and neither can be framed by another origin', async () => {
     for (const path of ['/api/docs', '/graphql']) {
       const res = await app.request('GET', path, { headers: { accept: 'text/html' } });
-      assert.match(res.headers.get('content-security-policy') ?? '', /script-src 'self';.*frame-ancestors 'none'/, path);
+      assert.match(
+        res.headers.get('content-security-policy') ?? '',
+        /script-src 'self';.*frame-ancestors 'none'/,
+        path,
+      );
       assert.equal(res.headers.get('x-frame-options'), 'DENY', path);
     }
     const { context, page } = await newPage();
     const failed: string[] = [];
-    page.on('response', (response) => response.status() >= 400 && failed.push(`${response.status()} ${response.url()}`));
+    page.on(
+      'response',
+      (response) => response.status() >= 400 && failed.push(`${response.status()} ${response.url()}`),
+    );
     await page.goto(`${app.url}/api/docs`);
     await page.getByText('Switchboard').first().waitFor();
     await page.locator('.opblock').first().waitFor();
     assert.deepEqual((page as Page & { problems: string[] }).problems, [], 'Swagger UI runs under the policy');
     assert.deepEqual(failed, [], 'every request of the docs page answered, its icon included');
-    assert.equal(await page.evaluate(() => document.querySelector('link[rel="icon"]')?.getAttribute('href')), '/favicon.svg');
+    assert.equal(
+      await page.evaluate(() => document.querySelector('link[rel="icon"]')?.getAttribute('href')),
+      '/favicon.svg',
+    );
     // Another origin (the receiver's port) frames both pages: the browser refuses to render them.
     const frames = `<!doctype html><iframe id="docs" src="${app.url}/api/docs"></iframe><iframe id="explorer" src="${app.url}/graphql"></iframe>`;
-    await page.route(`${receiver.url}/framer`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: frames }));
+    await page.route(`${receiver.url}/framer`, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html', body: frames }),
+    );
     (page as Page & { problems: string[] }).problems.length = 0;
     await page.goto(`${receiver.url}/framer`);
     await page.waitForTimeout(500);
@@ -735,13 +934,21 @@ describe('web interface', { skip }, () => {
     assert.notEqual(outline, 'none', 'focus is visible');
     await page.keyboard.press('Enter');
     await page.getByRole('dialog', { name: 'New webhook' }).getByLabel('Title').waitFor();
-    assert.equal(await page.evaluate(() => document.activeElement?.closest('dialog') !== null), true, 'focus moves into the dialog');
-    const dialogOverflow = await page.evaluate(() => document.querySelector('dialog')!.scrollWidth - document.querySelector('dialog')!.clientWidth);
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.closest('dialog') !== null),
+      true,
+      'focus moves into the dialog',
+    );
+    const dialogOverflow = await page.evaluate(
+      () => document.querySelector('dialog')!.scrollWidth - document.querySelector('dialog')!.clientWidth,
+    );
     assert.ok(dialogOverflow <= 0, 'the form fits at 375 px');
     assert.deepEqual(await spilled(page), [], 'nothing spills out of its box at 375 px');
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
-    await page.waitForFunction(() => document.activeElement?.textContent === 'New webhook', undefined, { timeout: 5000 });
+    await page.waitForFunction(() => document.activeElement?.textContent === 'New webhook', undefined, {
+      timeout: 5000,
+    });
 
     if (process.env.UPDATE_SCREENSHOTS) {
       mkdirSync('docs/images', { recursive: true });
@@ -750,7 +957,9 @@ describe('web interface', { skip }, () => {
     await context.close();
   });
 
-  it('takes the README screenshot of Setup > Webhooks when asked (UPDATE_SCREENSHOTS=1)', { skip: !process.env.UPDATE_SCREENSHOTS }, async () => {
+  it('takes the README screenshot of Setup > Webhooks when asked (UPDATE_SCREENSHOTS=1)', {
+    skip: !process.env.UPDATE_SCREENSHOTS,
+  }, async () => {
     const { context, page } = await newPage({ width: 1280, height: 800 });
     await signIn(page);
     mkdirSync('docs/images', { recursive: true });
@@ -760,7 +969,10 @@ describe('web interface', { skip }, () => {
     await page.getByRole('heading', { name: /Gone hook/ }).waitFor();
     await page.getByRole('button', { name: 'Send test' }).click();
     await eventually(async () => ((await page.getByText(/succeeded, HTTP 200/).count()) > 0 ? true : undefined));
-    await page.getByRole('button', { name: /Details of delivery/ }).first().click();
+    await page
+      .getByRole('button', { name: /Details of delivery/ })
+      .first()
+      .click();
     await page.screenshot({ path: 'docs/images/webhook-deliveries.png', fullPage: true });
     await context.close();
   });

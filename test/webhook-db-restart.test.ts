@@ -32,7 +32,9 @@ function reachableByPostgresUser(target: string): boolean {
   }
 }
 
-const skip = reachableByPostgresUser(path.resolve('node_modules')) ? false : 'the project folder is not reachable by the postgres user here';
+const skip = reachableByPostgresUser(path.resolve('node_modules'))
+  ? false
+  : 'the project folder is not reachable by the postgres user here';
 
 describe('a PostgreSQL restart during delivery', { skip }, () => {
   let server: EmbeddedPostgres | undefined;
@@ -91,16 +93,37 @@ describe('a PostgreSQL restart during delivery', { skip }, () => {
       return kind === 'slow' ? { status: 200, delayMs: 50 } : { status: 200 };
     };
     try {
-      const login = await fetch(`${running.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@acme.test', password: DEMO_PASSWORD }) });
+      const login = await fetch(`${running.url}/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'owner@acme.test', password: DEMO_PASSWORD }),
+      });
       const { token } = (await login.json()) as { token: string };
-      const call = (body: unknown) => fetch(`${running!.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+      const call = (body: unknown) =>
+        fetch(`${running!.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify(body),
+        });
       for (const [i, kind] of kinds.entries()) {
-        const hook: Response = await fetch(`${running.url}/api/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ title: `${kind} ${i}`, url: `${receiver.url}/${kind}-${i}`, events: ['agent.created'] }) });
+        const hook: Response = await fetch(`${running.url}/api/webhooks`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({
+            title: `${kind} ${i}`,
+            url: `${receiver.url}/${kind}-${i}`,
+            events: ['agent.created'],
+          }),
+        });
         assert.equal(hook.status, 201);
       }
       // 500 events, ten at a time: 5,000 deliveries.
       for (let i = 0; i < 500; i += 10) {
-        const answers = await Promise.all(Array.from({ length: 10 }, (_, j) => call({ query: `mutation { createAgent(name: "Overload ${i + j}") { id } }` })));
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, (_, j) =>
+            call({ query: `mutation { createAgent(name: "Overload ${i + j}") { id } }` }),
+          ),
+        );
         assert.deepEqual([...new Set(answers.map((r) => r.status))], [200]);
       }
       await receiver.waitFor(1000, 60_000);
@@ -118,14 +141,28 @@ describe('a PostgreSQL restart during delivery', { skip }, () => {
           await client.end();
         }
       };
-      await eventually(async () => {
-        const [{ n }] = await sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'");
-        return n === 5000 ? true : undefined;
-      }, 120_000, 'every delivery to succeed after the restart').catch(async (error) => {
-        console.log(await sql("SELECT w.title, w.active, w.concurrency, w.paused_until, d.status, d.lease_token IS NOT NULL AS leased, (d.next_attempt_at <= now()) AS due, count(*) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id GROUP BY 1,2,3,4,5,6,7 ORDER BY 1"), receiver.received.length, seen.size, answeredInTime.size);
+      await eventually(
+        async () => {
+          const [{ n }] = await sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'");
+          return n === 5000 ? true : undefined;
+        },
+        120_000,
+        'every delivery to succeed after the restart',
+      ).catch(async (error) => {
+        console.log(
+          await sql(
+            'SELECT w.title, w.active, w.concurrency, w.paused_until, d.status, d.lease_token IS NOT NULL AS ' +
+              'leased, (d.next_attempt_at <= now()) AS due, count(*) FROM webhook_deliveries d JOIN webhooks w ON ' +
+              'w.id = d.webhook_id GROUP BY 1,2,3,4,5,6,7 ORDER BY 1',
+          ),
+          receiver.received.length,
+          seen.size,
+          answeredInTime.size,
+        );
         throw error;
       });
-      const gaps = await sql(`SELECT d.id FROM webhook_deliveries d WHERE d.attempt_count <> (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id)
+      const gaps =
+        await sql(`SELECT d.id FROM webhook_deliveries d WHERE d.attempt_count <> (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id)
                                OR d.attempt_count <> (SELECT max(number) FROM webhook_attempts a WHERE a.delivery_id = d.id)`);
       assert.deepEqual(gaps, [], 'every attempt number is recorded');
       assert.equal(answeredInTime.size, 5000, 'the receiver answered all 5,000 deliveries 2xx');

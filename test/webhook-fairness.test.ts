@@ -24,21 +24,35 @@ describe('a noisy neighbour', () => {
       const { app, owner } = fixture;
       const noisy: number[] = [];
       for (let i = 0; i < HANGING; i++) {
-        const res = await app.request('POST', '/api/webhooks', { token: owner, body: { title: `Hangs ${i}`, url: `${hanging.url}/${i}`, events: ['agent.created'] } });
+        const res = await app.request('POST', '/api/webhooks', {
+          token: owner,
+          body: { title: `Hangs ${i}`, url: `${hanging.url}/${i}`, events: ['agent.created'] },
+        });
         assert.equal(res.status, 201, res.text);
         noisy.push(res.body.data.id);
       }
       const gamma = await app.login('owner@gamma.test');
-      const hook = await app.request('POST', '/api/webhooks', { token: gamma, body: { title: 'Fast', url: fast.url, events: ['agent.created'] } });
+      const hook = await app.request('POST', '/api/webhooks', {
+        token: gamma,
+        body: { title: 'Fast', url: fast.url, events: ['agent.created'] },
+      });
       assert.equal(hook.status, 201, hook.text);
       // Acme's 8 events make 240 deliveries; every hanging endpoint fills its 4 slots.
-      for (let i = 0; i < 8; i++) assert.equal((await app.request('POST', '/api/agents', { token: owner, body: { name: `Noisy ${i}` } })).status, 201);
+      for (let i = 0; i < 8; i++)
+        assert.equal(
+          (await app.request('POST', '/api/agents', { token: owner, body: { name: `Noisy ${i}` } })).status,
+          201,
+        );
       await hanging.waitFor(HANGING * 4, 20_000);
       // Gamma's forty events become due together (its endpoint paused while they are made, as a 429's
       // Retry-After would, however slowly a loaded machine commits them), so its endpoint works at its
       // limit and, answering fast, grows.
       await app.sql("UPDATE webhooks SET paused_until = now() + interval '1 hour' WHERE id = ?", [hook.body.data.id]);
-      const quiet = await Promise.all(Array.from({ length: 40 }, (_, i) => app.request('POST', '/api/agents', { token: gamma, body: { name: `Quiet ${i}` } })));
+      const quiet = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          app.request('POST', '/api/agents', { token: gamma, body: { name: `Quiet ${i}` } }),
+        ),
+      );
       assert.deepEqual([...new Set(quiet.map((r) => r.status))], [201]);
       assert.equal(fast.received.length, 0, 'nothing goes to a paused endpoint');
       await app.sql('UPDATE webhooks SET paused_until = NULL WHERE id = ?', [hook.body.data.id]);
@@ -52,10 +66,17 @@ describe('a noisy neighbour', () => {
       assert.equal(finished, 0, 'no hanging attempt had timed out yet');
       assert.equal(open, HANGING * 4, 'each hanging endpoint held its own four slots, no more');
       // After the timeouts, the hanging endpoints are down to half (or less); the fast one has grown.
-      const shrunk = await eventually(async () => {
-        const rows = await app.sql<{ concurrency: number | null }>('SELECT concurrency FROM webhooks WHERE id IN (?)', [noisy]);
-        return rows.every((r) => r.concurrency !== null && r.concurrency <= 2) ? rows : undefined;
-      }, 45_000, 'the hanging endpoints to shrink');
+      const shrunk = await eventually(
+        async () => {
+          const rows = await app.sql<{ concurrency: number | null }>(
+            'SELECT concurrency FROM webhooks WHERE id IN (?)',
+            [noisy],
+          );
+          return rows.every((r) => r.concurrency !== null && r.concurrency <= 2) ? rows : undefined;
+        },
+        45_000,
+        'the hanging endpoints to shrink',
+      );
       assert.equal(shrunk.length, HANGING);
       const [{ concurrency }] = await app.sql('SELECT concurrency FROM webhooks WHERE id = ?', [hook.body.data.id]);
       assert.ok(concurrency > 4, `the fast endpoint grew past its starting 4, to ${concurrency}`);

@@ -13,11 +13,19 @@ const fixture = apiWithWorkers({ WEBHOOK_TIMEOUT: '1s', WEBHOOK_RETRY_DELAYS: '3
 const LEASE_MS = 3000;
 
 async function deliveryOf(webhookId: number) {
-  return eventually(async () => (await fixture.app.sql<{ id: string }>('SELECT id FROM webhook_deliveries WHERE webhook_id = ?', [webhookId]))[0], 10_000, 'the delivery row');
+  return eventually(
+    async () =>
+      (await fixture.app.sql<{ id: string }>('SELECT id FROM webhook_deliveries WHERE webhook_id = ?', [webhookId]))[0],
+    10_000,
+    'the delivery row',
+  );
 }
 
 async function attemptsOf(id: string) {
-  return fixture.app.sql<{ number: number; status_code: number | null; error: string | null }>('SELECT number, status_code, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY number', [id]);
+  return fixture.app.sql<{ number: number; status_code: number | null; error: string | null }>(
+    'SELECT number, status_code, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY number',
+    [id],
+  );
 }
 
 async function createAgent(name: string) {
@@ -42,17 +50,43 @@ describe('a worker paused past its lease', () => {
       await sleep(LEASE_MS + 200);
       // B finds the lease run out, closes the attempt as failed, and sends it again on schedule.
       const b = await fixture.startWorker();
-      await eventually(async () => ((await fixture.app.sql("SELECT status FROM webhook_deliveries WHERE id = ?", [id]))[0].status === 'succeeded' ? true : undefined), 15_000, 'the retry by the second worker');
+      await eventually(
+        async () =>
+          (await fixture.app.sql('SELECT status FROM webhook_deliveries WHERE id = ?', [id]))[0].status === 'succeeded'
+            ? true
+            : undefined,
+        15_000,
+        'the retry by the second worker',
+      );
       a.kill('SIGCONT');
-      await eventually(async () => (/result not recorded/.test(a.output()) ? true : undefined), 10_000, "the paused worker's stale result");
-      const [delivery] = await fixture.app.sql('SELECT status, attempt_count, last_status_code, lease_token FROM webhook_deliveries WHERE id = ?', [id]);
+      await eventually(
+        async () => (/result not recorded/.test(a.output()) ? true : undefined),
+        10_000,
+        "the paused worker's stale result",
+      );
+      const [delivery] = await fixture.app.sql(
+        'SELECT status, attempt_count, last_status_code, lease_token FROM webhook_deliveries WHERE id = ?',
+        [id],
+      );
       assert.deepEqual(delivery, { status: 'succeeded', attempt_count: 2, last_status_code: 200, lease_token: null });
       const attempts = await attemptsOf(id);
-      assert.deepEqual(attempts.map((x) => [x.number, x.status_code]), [[1, null], [2, 200]]);
+      assert.deepEqual(
+        attempts.map((x) => [x.number, x.status_code]),
+        [
+          [1, null],
+          [2, 200],
+        ],
+      );
       assert.match(attempts[0].error!, /worker stopped/);
       // The lost result is the one documented cause of a duplicate, and it carries the same id.
       assert.equal(receiver.received.length, 2);
-      assert.deepEqual(receiver.received.map((r) => [r.headers['webhook-id'], r.headers['x-webhook-attempt']]), [[id, '1'], [id, '2']]);
+      assert.deepEqual(
+        receiver.received.map((r) => [r.headers['webhook-id'], r.headers['x-webhook-attempt']]),
+        [
+          [id, '1'],
+          [id, '2'],
+        ],
+      );
       await kill(b);
     } finally {
       if (a.exitCode === null) {
@@ -79,26 +113,50 @@ describe('a worker paused past its lease', () => {
       a.kill('SIGCONT');
       // (pg_locks, not pg_stat_activity: the latter may still show the claim's first statement. pg_locks is the
       // whole server's: only a session on this test's database counts, not another run's waiting somewhere else.)
-      await eventually(async () => {
-        const { rows } = await blocker.query(
-          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid
+      await eventually(
+        async () => {
+          const { rows } = await blocker.query(
+            `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid
            WHERE NOT l.granted AND l.pid <> pg_backend_pid() AND s.datname = current_database()`,
-        );
-        return rows[0].n > 0 ? true : undefined;
-      }, 10_000, "the worker's claim waiting on the row");
+          );
+          return rows[0].n > 0 ? true : undefined;
+        },
+        10_000,
+        "the worker's claim waiting on the row",
+      );
       a.kill('SIGSTOP');
       await blocker.query('COMMIT');
       await sleep(LEASE_MS + 200);
       const b = await fixture.startWorker();
       a.kill('SIGCONT');
-      await eventually(async () => (/lease ran out before it could be/.test(a.output()) ? true : undefined), 10_000, 'the paused worker giving the attempt up');
-      await eventually(async () => ((await fixture.app.sql("SELECT status FROM webhook_deliveries WHERE id = ?", [id]))[0].status === 'succeeded' ? true : undefined), 15_000, 'the retry by the second worker');
+      await eventually(
+        async () => (/lease ran out before it could be/.test(a.output()) ? true : undefined),
+        10_000,
+        'the paused worker giving the attempt up',
+      );
+      await eventually(
+        async () =>
+          (await fixture.app.sql('SELECT status FROM webhook_deliveries WHERE id = ?', [id]))[0].status === 'succeeded'
+            ? true
+            : undefined,
+        15_000,
+        'the retry by the second worker',
+      );
       const attempts = await attemptsOf(id);
-      assert.deepEqual(attempts.map((x) => [x.number, x.status_code]), [[1, null], [2, 200]]);
+      assert.deepEqual(
+        attempts.map((x) => [x.number, x.status_code]),
+        [
+          [1, null],
+          [2, 200],
+        ],
+      );
       assert.match(attempts[0].error!, /worker stopped/);
       // Only B's attempt reached the receiver.
       await sleep(300);
-      assert.deepEqual(receiver.received.map((r) => r.headers['x-webhook-attempt']), ['2']);
+      assert.deepEqual(
+        receiver.received.map((r) => r.headers['x-webhook-attempt']),
+        ['2'],
+      );
       await kill(b);
     } finally {
       await blocker.end().catch(() => undefined);
@@ -126,19 +184,33 @@ describe('a receiver that answers late', () => {
     try {
       const webhookId = await fixture.hookFor(receiver, 'Late answers');
       for (let i = 0; i < 30; i++) await createAgent(`Late ${i}`);
-      await eventually(async () => {
-        const [{ n }] = await fixture.app.sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'", [webhookId]);
-        return n === 30 ? true : undefined;
-      }, 30_000, 'thirty deliveries');
+      await eventually(
+        async () => {
+          const [{ n }] = await fixture.app.sql(
+            "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'",
+            [webhookId],
+          );
+          return n === 30 ? true : undefined;
+        },
+        30_000,
+        'thirty deliveries',
+      );
       await sleep(300);
       const copies = new Map<string, string[]>();
-      for (const r of receiver.received) copies.set(String(r.headers['webhook-id']), [...(copies.get(String(r.headers['webhook-id'])) ?? []), String(r.headers['x-webhook-attempt'])]);
+      for (const r of receiver.received)
+        copies.set(String(r.headers['webhook-id']), [
+          ...(copies.get(String(r.headers['webhook-id'])) ?? []),
+          String(r.headers['x-webhook-attempt']),
+        ]);
       assert.equal(copies.size, 30);
       for (const [id, attempts] of copies) {
         const late = order.get(id)! % 3 === 0;
         assert.deepEqual(attempts, late ? ['1', '2'] : ['1'], `${id} (${late ? 'answered late' : 'answered in time'})`);
         const rows = await attemptsOf(id);
-        assert.deepEqual(rows.map((x) => x.status_code), late ? [null, 200] : [200]);
+        assert.deepEqual(
+          rows.map((x) => x.status_code),
+          late ? [null, 200] : [200],
+        );
         if (late) assert.match(rows[0].error!, /timed out/);
       }
       await kill(worker);

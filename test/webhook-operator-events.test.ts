@@ -36,31 +36,62 @@ async function createHook(title: string, url: string, events: string[]): Promise
 }
 
 const createAgent = (name: string) => app.request('POST', '/api/agents', { token: owner, body: { name } });
-const fromWatcher = () => watcher.received.filter((r) => JSON.parse(r.body).webhook_id === String(watch.id)).map((r) => ({ ...JSON.parse(r.body), headers: r.headers, raw: r.body }));
-const about = (webhookId: number, event: string) => fromWatcher().filter((p) => p.event === event && p.data.webhook_id === String(webhookId));
+const fromWatcher = () =>
+  watcher.received
+    .filter((r) => JSON.parse(r.body).webhook_id === String(watch.id))
+    .map((r) => ({ ...JSON.parse(r.body), headers: r.headers, raw: r.body }));
+const about = (webhookId: number, event: string) =>
+  fromWatcher().filter((p) => p.event === event && p.data.webhook_id === String(webhookId));
 /** Waits for the watcher to receive `count` events of the type about the webhook, and checks each signature. */
 async function told(webhookId: number, event: string, count = 1) {
-  const got = await eventually(async () => (about(webhookId, event).length >= count ? about(webhookId, event) : undefined), 20_000, `${event} about ${webhookId}`);
-  for (const payload of got) assert.ok(new StandardWebhook(watch.secret).verify(payload.raw, payload.headers as Record<string, string>));
+  const got = await eventually(
+    async () => (about(webhookId, event).length >= count ? about(webhookId, event) : undefined),
+    20_000,
+    `${event} about ${webhookId}`,
+  );
+  for (const payload of got)
+    assert.ok(new StandardWebhook(watch.secret).verify(payload.raw, payload.headers as Record<string, string>));
   return got;
 }
 /** The events of the notices still open about a webhook, over REST and GraphQL alike. */
 async function openAbout(webhookId: number): Promise<string[]> {
-  const rest = await app.request('GET', `/api/webhooks/notices?webhook_id=${webhookId}&open=true&per_page=100`, { token: owner });
+  const rest = await app.request('GET', `/api/webhooks/notices?webhook_id=${webhookId}&open=true&per_page=100`, {
+    token: owner,
+  });
   assert.equal(rest.status, 200, rest.text);
-  const gql = await app.graphql('query($id: ID) { webhookNotices(webhookId: $id, open: true, perPage: 100) { records { event } } }', { id: String(webhookId) }, owner);
+  const gql = await app.graphql(
+    'query($id: ID) { webhookNotices(webhookId: $id, open: true, perPage: 100) { records { event } } }',
+    { id: String(webhookId) },
+    owner,
+  );
   const events = rest.body.data.records.map((n: { event: string }) => n.event);
-  assert.deepEqual(gql.body.data.webhookNotices.records.map((n: { event: string }) => n.event.replace('_', '.')), events);
+  assert.deepEqual(
+    gql.body.data.webhookNotices.records.map((n: { event: string }) => n.event.replace('_', '.')),
+    events,
+  );
   return events;
 }
 const storedAbout = async (webhookId: number, type: string) =>
-  (await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE type = ? AND ? = ANY(subjects)', [type, `webhook:${webhookId}`]))[0].n;
+  (
+    await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE type = ? AND ? = ANY(subjects)', [
+      type,
+      `webhook:${webhookId}`,
+    ])
+  )[0].n;
 /** Waits until every attempt of the webhook's deliveries so far has finished and been recorded. */
 const settled = (webhookId: number, attempts: number) =>
-  eventually(async () => {
-    const [row] = await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ? AND a.finished_at IS NOT NULL', [webhookId]);
-    return row.n >= attempts ? true : undefined;
-  }, 20_000, `${attempts} attempts recorded`);
+  eventually(
+    async () => {
+      const [row] = await app.sql<{ n: number }>(
+        'SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id ' +
+          'WHERE d.webhook_id = ? AND a.finished_at IS NOT NULL',
+        [webhookId],
+      );
+      return row.n >= attempts ? true : undefined;
+    },
+    20_000,
+    `${attempts} attempts recorded`,
+  );
 
 describe('operator events', () => {
   it('tells once at 50 % and once at 90 % of the disable window, then that the webhook was switched off; never the webhook itself', async () => {
@@ -72,13 +103,30 @@ describe('operator events', () => {
       await app.sql("UPDATE webhooks SET failing_since = now() - interval '2 days 13 hours' WHERE id = ?", [hook.id]);
       await createAgent('Half way');
       const [half] = await told(hook.id, 'webhook.failing');
-      const [{ ms: since }] = await app.sql('SELECT floor(extract(epoch FROM failing_since) * 1000)::bigint AS ms FROM webhooks WHERE id = ?', [hook.id]);
+      const [{ ms: since }] = await app.sql(
+        'SELECT floor(extract(epoch FROM failing_since) * 1000)::bigint AS ms FROM webhooks WHERE id = ?',
+        [hook.id],
+      );
       assert.deepEqual(
         { ...half.data, failing_since: undefined, disable_at: undefined },
-        { webhook_id: String(hook.id), title: 'Down', url: down.url, percent: 50, last_status_code: 503, last_error: null, contact: null, failing_since: undefined, disable_at: undefined },
+        {
+          webhook_id: String(hook.id),
+          title: 'Down',
+          url: down.url,
+          percent: 50,
+          last_status_code: 503,
+          last_error: null,
+          contact: null,
+          failing_since: undefined,
+          disable_at: undefined,
+        },
       );
       assert.equal(half.data.failing_since, new Date(Number(since)).toISOString());
-      assert.equal(Date.parse(half.data.disable_at) - Date.parse(half.data.failing_since), 5 * 86_400_000, 'switched off five days after the failures began');
+      assert.equal(
+        Date.parse(half.data.disable_at) - Date.parse(half.data.failing_since),
+        5 * 86_400_000,
+        'switched off five days after the failures began',
+      );
 
       // Every later failure before the next mark tells nothing new: a second agent's five attempts all fail.
       await createAgent('Still half way');
@@ -102,34 +150,66 @@ describe('operator events', () => {
       // It got agent.created attempts only: none of the operator events about itself.
       assert.ok(down.received.length >= 11);
       assert.deepEqual([...new Set(down.received.map((r) => JSON.parse(r.body).event))], ['agent.created']);
-      const [{ n: toItself }] = await app.sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND event <> 'agent.created'", [hook.id]);
+      const [{ n: toItself }] = await app.sql(
+        "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND event <> 'agent.created'",
+        [hook.id],
+      );
       assert.equal(toItself, 0);
       // Nor would a replay send them: they are not missing for it.
       const since1h = new Date(Date.now() - 3_600_000).toISOString();
-      const preview = await app.request('GET', `/api/webhooks/${hook.id}/missing-events?since=${since1h}`, { token: owner });
+      const preview = await app.request('GET', `/api/webhooks/${hook.id}/missing-events?since=${since1h}`, {
+        token: owner,
+      });
       assert.equal(preview.status, 200, preview.text);
       assert.equal(preview.body.data.count, 0);
 
       // The notices about it, newest first, over REST (each id form) and GraphQL.
       // (Its deliveries' schedules that ran out are told too, as delivery.exhausted.)
-      const [{ n: aboutIt }] = await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE ? = ANY(subjects)', [`webhook:${hook.id}`]);
+      const [{ n: aboutIt }] = await app.sql<{ n: number }>(
+        'SELECT count(*)::int AS n FROM events WHERE ? = ANY(subjects)',
+        [`webhook:${hook.id}`],
+      );
       assert.ok(aboutIt >= 4);
       for (const id of [String(hook.id), toBase64Id(hook.id), app.running.services.ids.encrypt('webhook', hook.id)]) {
-        const notices = await app.request('GET', `/api/webhooks/notices?webhook_id=${encodeURIComponent(id)}&per_page=100`, { token: owner });
+        const notices = await app.request(
+          'GET',
+          `/api/webhooks/notices?webhook_id=${encodeURIComponent(id)}&per_page=100`,
+          { token: owner },
+        );
         assert.equal(notices.status, 200, notices.text);
         const told = notices.body.data.records.filter((n: any) => n.event !== 'delivery.exhausted');
-        assert.deepEqual(told.map((n: any) => [n.event, n.data.percent ?? n.data.reason]), [['webhook.disabled', 'failing'], ['webhook.failing', 90], ['webhook.failing', 50]]);
+        assert.deepEqual(
+          told.map((n: any) => [n.event, n.data.percent ?? n.data.reason]),
+          [
+            ['webhook.disabled', 'failing'],
+            ['webhook.failing', 90],
+            ['webhook.failing', 50],
+          ],
+        );
         assert.equal(notices.body.data.pagination.total, aboutIt);
         assert.ok(notices.body.data.records.every((n: any) => n.data.webhook_id === String(hook.id)));
       }
-      const gql = await app.graphql('query($id: ID) { webhookNotices(webhookId: $id, perPage: 100) { records { event data } pagination { total } } }', { id: String(hook.id) }, owner);
-      assert.deepEqual(gql.body.data.webhookNotices.records.map((n: any) => n.event).filter((e: string) => e !== 'delivery_exhausted'), ['webhook_disabled', 'webhook_failing', 'webhook_failing']);
+      const gql = await app.graphql(
+        'query($id: ID) { webhookNotices(webhookId: $id, perPage: 100) { records { event data } pagination { total } } }',
+        { id: String(hook.id) },
+        owner,
+      );
+      assert.deepEqual(
+        gql.body.data.webhookNotices.records.map((n: any) => n.event).filter((e: string) => e !== 'delivery_exhausted'),
+        ['webhook_disabled', 'webhook_failing', 'webhook_failing'],
+      );
       // Open now: that it is off (the failing notices are told of by that one) and its deliveries that ran out.
       assert.deepEqual([...new Set(await openAbout(hook.id))].sort(), ['delivery.exhausted', 'webhook.disabled']);
       // Re-enabling starts the clock and the notices over.
       await app.request('PUT', `/api/webhooks/${hook.id}`, { token: owner, body: { active: true } });
-      assert.ok(!(await openAbout(hook.id)).includes('webhook.disabled'), 'the notice that it is off ends when it is on again');
-      assert.deepEqual((await app.sql('SELECT failing_since, failing_notified FROM webhooks WHERE id = ?', [hook.id]))[0], { failing_since: null, failing_notified: 0 });
+      assert.ok(
+        !(await openAbout(hook.id)).includes('webhook.disabled'),
+        'the notice that it is off ends when it is on again',
+      );
+      assert.deepEqual(
+        (await app.sql('SELECT failing_since, failing_notified FROM webhooks WHERE id = ?', [hook.id]))[0],
+        { failing_since: null, failing_notified: 0 },
+      );
       await app.request('PUT', `/api/webhooks/${hook.id}`, { token: owner, body: { active: false } });
     } finally {
       await down.close();
@@ -155,12 +235,23 @@ describe('operator events', () => {
       assert.equal(back.data.title, 'Flaky');
       assert.ok(Date.parse(back.data.recovered_at) > Date.parse(back.data.failing_since));
       assert.ok(Date.now() - Date.parse(back.data.failing_since) > 2.9 * 86_400_000, 'the failing clock as it was');
-      assert.deepEqual((await app.sql('SELECT failing_since, failing_notified FROM webhooks WHERE id = ?', [announced.id]))[0], { failing_since: null, failing_notified: 0 });
+      assert.deepEqual(
+        (await app.sql('SELECT failing_since, failing_notified FROM webhooks WHERE id = ?', [announced.id]))[0],
+        { failing_since: null, failing_notified: 0 },
+      );
       // The blip failed once and then succeeded too: its clock is cleared without a word.
-      await eventually(async () => ((await app.sql('SELECT failing_since FROM webhooks WHERE id = ?', [blip.id]))[0].failing_since === null ? true : undefined), 20_000, 'the blip cleared');
+      await eventually(
+        async () =>
+          (await app.sql('SELECT failing_since FROM webhooks WHERE id = ?', [blip.id]))[0].failing_since === null
+            ? true
+            : undefined,
+        20_000,
+        'the blip cleared',
+      );
       assert.equal(await storedAbout(blip.id, 'webhook.recovered'), 0);
       assert.equal(await storedAbout(blip.id, 'webhook.failing'), 0);
-      for (const id of [announced.id, blip.id]) await app.request('PUT', `/api/webhooks/${id}`, { token: owner, body: { active: false } });
+      for (const id of [announced.id, blip.id])
+        await app.request('PUT', `/api/webhooks/${id}`, { token: owner, body: { active: false } });
     } finally {
       await flaky.close();
     }
@@ -175,30 +266,75 @@ describe('operator events', () => {
       const relay = await createHook('Failing relay', `${down.url}/timeout`, ['delivery.exhausted']);
       await createAgent('Never delivered');
       const [exhausted] = await told(hook.id, 'delivery.exhausted');
-      const [delivery] = await app.sql("SELECT id, event_id, status, attempt_count FROM webhook_deliveries WHERE webhook_id = ? AND event = 'agent.created'", [hook.id]);
+      const [delivery] = await app.sql(
+        "SELECT id, event_id, status, attempt_count FROM webhook_deliveries WHERE webhook_id = ? AND event = 'agent.created'",
+        [hook.id],
+      );
       assert.equal(delivery.status, 'failed');
       assert.deepEqual(exhausted.data, {
-        webhook_id: String(hook.id), title: 'Exhausting', url: `${down.url}/exhausting`, delivery_id: delivery.id, event: 'agent.created', event_id: delivery.event_id,
-        attempts: 5, last_status_code: 500, last_error: null, contact: null,
+        webhook_id: String(hook.id),
+        title: 'Exhausting',
+        url: `${down.url}/exhausting`,
+        delivery_id: delivery.id,
+        event: 'agent.created',
+        event_id: delivery.event_id,
+        attempts: 5,
+        last_status_code: 500,
+        last_error: null,
+        contact: null,
       });
 
       // A resend's schedule runs out too: told again, after ten attempts in all.
-      assert.equal((await app.request('POST', `/api/webhooks/deliveries/${delivery.id}/resend`, { token: owner })).status, 202);
+      assert.equal(
+        (await app.request('POST', `/api/webhooks/deliveries/${delivery.id}/resend`, { token: owner })).status,
+        202,
+      );
       const both = await told(hook.id, 'delivery.exhausted', 2);
-      assert.deepEqual(both.map((p) => p.data.attempts).sort((a, b) => a - b), [5, 10]);
+      assert.deepEqual(
+        both.map((p) => p.data.attempts).sort((a, b) => a - b),
+        [5, 10],
+      );
       assert.deepEqual(await openAbout(hook.id), ['delivery.exhausted', 'delivery.exhausted']);
       // Resent once the receiver answers: the delivery succeeds, and the notices of its schedules end.
       down.answer = () => ({ status: 200 });
-      assert.equal((await app.request('POST', `/api/webhooks/deliveries/${delivery.id}/resend`, { token: owner })).status, 202);
-      await eventually(async () => ((await app.sql('SELECT status FROM webhook_deliveries WHERE id = ?', [delivery.id]))[0].status === 'succeeded' ? true : undefined), 20_000, 'the resend succeeded');
+      assert.equal(
+        (await app.request('POST', `/api/webhooks/deliveries/${delivery.id}/resend`, { token: owner })).status,
+        202,
+      );
+      await eventually(
+        async () =>
+          (await app.sql('SELECT status FROM webhook_deliveries WHERE id = ?', [delivery.id]))[0].status === 'succeeded'
+            ? true
+            : undefined,
+        20_000,
+        'the resend succeeded',
+      );
       assert.deepEqual(await openAbout(hook.id), []);
-      assert.equal((await app.request('GET', `/api/webhooks/notices?webhook_id=${hook.id}&per_page=100`, { token: owner })).body.data.pagination.total, 2, 'without open=true, the history stays');
+      assert.equal(
+        (await app.request('GET', `/api/webhooks/notices?webhook_id=${hook.id}&per_page=100`, { token: owner })).body
+          .data.pagination.total,
+        2,
+        'without open=true, the history stays',
+      );
       down.answer = (request) => ({ status: request.path === '/timeout' ? 502 : 500 });
 
       // The relay failed every attempt of its delivery.exhausted deliveries; none made another.
-      await eventually(async () => ((await app.sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'failed'", [relay.id]))[0].n >= 2 ? true : undefined), 20_000, 'the relay exhausted');
+      await eventually(
+        async () =>
+          (
+            await app.sql(
+              "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'failed'",
+              [relay.id],
+            )
+          )[0].n >= 2
+            ? true
+            : undefined,
+        20_000,
+        'the relay exhausted',
+      );
       assert.equal(await storedAbout(relay.id, 'delivery.exhausted'), 0);
-      for (const id of [hook.id, relay.id]) await app.request('PUT', `/api/webhooks/${id}`, { token: owner, body: { active: false } });
+      for (const id of [hook.id, relay.id])
+        await app.request('PUT', `/api/webhooks/${id}`, { token: owner, body: { active: false } });
     } finally {
       await down.close();
     }
@@ -217,24 +353,39 @@ describe('operator events', () => {
 
       const all = await app.request('GET', '/api/webhooks/notices?per_page=100', { token: owner });
       assert.equal(all.status, 200);
-      const [{ n: stored }] = await app.sql("SELECT count(*)::int AS n FROM events WHERE type IN ('webhook.failing', 'webhook.disabled', 'webhook.recovered', 'delivery.exhausted')");
+      const [{ n: stored }] = await app.sql(
+        "SELECT count(*)::int AS n FROM events WHERE type IN ('webhook.failing', 'webhook.disabled', 'webhook.recovered', 'delivery.exhausted')",
+      );
       assert.equal(all.body.data.pagination.total, stored);
       assert.equal(all.body.data.records[0].event, 'webhook.disabled');
       assert.equal(all.body.data.records[0].data.webhook_id, String(hook.id));
       // Every notice the watcher got is in the list, and the other way round.
       const listed = all.body.data.records.map((n: any) => n.id).sort();
-      const ids = await app.sql<{ id: string }>('SELECT e.id FROM events e JOIN webhook_deliveries d ON d.event_id = e.id WHERE d.webhook_id = ? ORDER BY e.id', [watch.id]);
-      assert.deepEqual(listed, ids.map((r) => r.id));
+      const ids = await app.sql<{ id: string }>(
+        'SELECT e.id FROM events e JOIN webhook_deliveries d ON d.event_id = e.id WHERE d.webhook_id = ? ORDER BY e.id',
+        [watch.id],
+      );
+      assert.deepEqual(
+        listed,
+        ids.map((r) => r.id),
+      );
     } finally {
       await gone.close();
     }
   });
 
-  it('refuses another company\'s webhook and a malformed id, and a user without view-webhooks', async () => {
+  it("refuses another company's webhook and a malformed id, and a user without view-webhooks", async () => {
     const gamma = await app.login('owner@gamma.test');
-    const other = (await app.request('POST', '/api/webhooks', { token: gamma, body: { title: 'Theirs', url: `${watcher.url}/theirs`, events: ['agent.created'] } })).body.data.id as number;
+    const other = (
+      await app.request('POST', '/api/webhooks', {
+        token: gamma,
+        body: { title: 'Theirs', url: `${watcher.url}/theirs`, events: ['agent.created'] },
+      })
+    ).body.data.id as number;
     for (const id of [String(other), toBase64Id(other), 'not-an-id!', '987654']) {
-      const res = await app.request('GET', `/api/webhooks/notices?webhook_id=${encodeURIComponent(id)}`, { token: owner });
+      const res = await app.request('GET', `/api/webhooks/notices?webhook_id=${encodeURIComponent(id)}`, {
+        token: owner,
+      });
       assert.equal(res.status, 404, `${id}: ${res.text}`);
       assert.match(res.body.message, /not found\.$/);
     }

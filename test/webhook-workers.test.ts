@@ -14,7 +14,11 @@ import { apiWithWorkers, kill } from './helpers/worker.js';
 // machine: the engine promises at-least-once, with a duplicate only when an
 // attempt's result was lost (a timeout, a crash), so here none is allowed.
 // (With a 500 ms timeout a loaded machine timed out attempts the receiver had.)
-const WEBHOOK_ENV = { WEBHOOK_RETRY_DELAYS: '1500ms,300ms,300ms,300ms', WEBHOOK_TIMEOUT: '10s', WEBHOOK_ENDPOINT_CONCURRENCY: '32' };
+const WEBHOOK_ENV = {
+  WEBHOOK_RETRY_DELAYS: '1500ms,300ms,300ms,300ms',
+  WEBHOOK_TIMEOUT: '10s',
+  WEBHOOK_ENDPOINT_CONCURRENCY: '32',
+};
 const fixture = apiWithWorkers(WEBHOOK_ENV);
 
 describe('two workers on one job store', () => {
@@ -32,23 +36,44 @@ describe('two workers on one job store', () => {
         for (let i = 0; i < 100; i++) {
           const id = newDeliveryId();
           ids.push(id);
-          const payload = payloadText({ event: 'agent.created', occurredAt: now, webhookId, data: { agent_id: String(batch * 100 + i), name: 'Bulk', active: true, online: false }, contact: null });
+          const payload = payloadText({
+            event: 'agent.created',
+            occurredAt: now,
+            webhookId,
+            data: { agent_id: String(batch * 100 + i), name: 'Bulk', active: true, online: false },
+            contact: null,
+          });
           rows.push(`(?, ?, ?, 'agent.created', 'pending', ?, 0, 5, ?, 'scheduled', ?)`);
           values.push(id, webhookId, company, payload, now, now);
         }
-        await fixture.app.sql(`INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at) VALUES ${rows.join(', ')}`, values);
+        await fixture.app.sql(
+          `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, ` +
+            `final_attempt, next_attempt_at, next_trigger, created_at) VALUES ${rows.join(', ')}`,
+          values,
+        );
       }
       const pair = await Promise.all([fixture.startWorker(), fixture.startWorker()]);
-      await eventually(async () => {
-        const [{ n }] = await fixture.app.sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'", [webhookId]);
-        return n === 1000 ? true : undefined;
-      }, 120_000, '1,000 deliveries');
+      await eventually(
+        async () => {
+          const [{ n }] = await fixture.app.sql(
+            "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'",
+            [webhookId],
+          );
+          return n === 1000 ? true : undefined;
+        },
+        120_000,
+        '1,000 deliveries',
+      );
       await sleep(300);
       const seen = new Map<string, number>();
-      for (const r of receiver.received) seen.set(String(r.headers['x-webhook-id']), (seen.get(String(r.headers['x-webhook-id'])) ?? 0) + 1);
+      for (const r of receiver.received)
+        seen.set(String(r.headers['x-webhook-id']), (seen.get(String(r.headers['x-webhook-id'])) ?? 0) + 1);
       assert.equal(seen.size, 1000);
       assert.deepEqual([...new Set(seen.values())], [1], 'every delivery arrived exactly once');
-      const [{ attempts }] = await fixture.app.sql('SELECT count(*)::int AS attempts FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ?', [webhookId]);
+      const [{ attempts }] = await fixture.app.sql(
+        'SELECT count(*)::int AS attempts FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ?',
+        [webhookId],
+      );
       assert.equal(attempts, 1000);
       for (const worker of pair) await kill(worker);
     } finally {

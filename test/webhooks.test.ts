@@ -19,7 +19,10 @@ let receiver: Receiver;
 const logs: string[] = [];
 
 before(async () => {
-  app = await startTestApp({ WEBHOOK_RETRY_DELAYS: DELAYS.map((ms) => `${ms}ms`).join(','), WEBHOOK_TIMEOUT: '800ms', LOG_LEVEL: 'info' }, { logs });
+  app = await startTestApp(
+    { WEBHOOK_RETRY_DELAYS: DELAYS.map((ms) => `${ms}ms`).join(','), WEBHOOK_TIMEOUT: '800ms', LOG_LEVEL: 'info' },
+    { logs },
+  );
   owner = await app.login('owner@acme.test');
   receiver = await new Receiver().start();
 });
@@ -30,11 +33,17 @@ after(async () => {
 
 const api = (method: string, path: string, body?: unknown, token = owner) => app.request(method, path, { token, body });
 const createHook = async (overrides: Record<string, unknown> = {}, url = receiver.url) => {
-  const res = await api('POST', '/api/webhooks', { title: 'Receiver', url, events: ['agent.created', 'agent.updated', 'agent.status_changed'], ...overrides });
+  const res = await api('POST', '/api/webhooks', {
+    title: 'Receiver',
+    url,
+    events: ['agent.created', 'agent.updated', 'agent.status_changed'],
+    ...overrides,
+  });
   assert.equal(res.status, 201, res.text);
   return res.body.data as { id: number; secret: string };
 };
-const createAgent = (name: string) => app.graphql('mutation($n: String!) { createAgent(name: $n) { id } }', { n: name }, owner);
+const createAgent = (name: string) =>
+  app.graphql('mutation($n: String!) { createAgent(name: $n) { id } }', { n: name }, owner);
 const deliveryOf = async (id: string) => (await api('GET', `/api/webhooks/deliveries/${id}`)).body.data;
 const forWebhook = (webhookId: number) => (r: { body: string }) => JSON.parse(r.body).webhook_id === String(webhookId);
 
@@ -44,7 +53,15 @@ describe('the signature recipe', () => {
 
   it('matches the documented test vector, for both signatures', () => {
     assert.equal(payloadSignature(secret, payload), signature);
-    const signed = signAttempt({ secrets: [secret], deliveryId: TEST_VECTOR.webhookId, event: 'agent.created', attempt: 1, payload, now: new Date(TEST_VECTOR.webhookTimestamp * 1000), userAgent: 'x' });
+    const signed = signAttempt({
+      secrets: [secret],
+      deliveryId: TEST_VECTOR.webhookId,
+      event: 'agent.created',
+      attempt: 1,
+      payload,
+      now: new Date(TEST_VECTOR.webhookTimestamp * 1000),
+      userAgent: 'x',
+    });
     assert.equal(signed.body, `${payload.slice(0, -2)},"signature":"${signature}"}}`);
     assert.equal(signature, 'sha256=279d6823fda9882cdc57f15e1504d4e1a70a3de1481ea95ee66dcd945ca76d77');
     assert.equal(signed.headers['webhook-signature'], TEST_VECTOR.standardSignature);
@@ -53,7 +70,15 @@ describe('the signature recipe', () => {
   });
 
   it('detects tampering', () => {
-    const signed = signAttempt({ secrets: [secret], deliveryId: 'msg_x', event: 'agent.created', attempt: 1, payload, now: new Date(), userAgent: 'x' });
+    const signed = signAttempt({
+      secrets: [secret],
+      deliveryId: 'msg_x',
+      event: 'agent.created',
+      attempt: 1,
+      payload,
+      now: new Date(),
+      userAgent: 'x',
+    });
     assert.ok(!verifyBody(secret, signed.body.replace('"Ava"', '"Eve"'), signature));
     assert.ok(!verifyBody('whsec_other', signed.body, signature));
     assert.ok(!verifyBody(secret, signed.body, signature.replace(/.$/, '0')));
@@ -65,7 +90,11 @@ describe('the signature recipe', () => {
 
 describe('webhook configuration over REST', () => {
   it('creates with the secret shown once, lists and reads without it', async () => {
-    const res = await api('POST', '/api/webhooks', { title: 'CRM sync', url: `${receiver.url}/crm`, events: ['call.ended', 'call.started', 'call.ended'] });
+    const res = await api('POST', '/api/webhooks', {
+      title: 'CRM sync',
+      url: `${receiver.url}/crm`,
+      events: ['call.ended', 'call.started', 'call.ended'],
+    });
     assert.equal(res.status, 201);
     assert.equal(res.body.message, 'Webhook created successfully.');
     const created = res.body.data;
@@ -96,13 +125,44 @@ describe('webhook configuration over REST', () => {
   });
 
   it('fills form data from the list selection, or names the selection from the form data', async () => {
-    const full = await api('POST', '/api/webhooks', { title: 'Full', url: receiver.url, events: ['sms.received'], list_selection: 'Full' });
-    assert.deepEqual(full.body.data.form_data, ['phone_number', 'first_name', 'last_name', 'email', 'address', 'city', 'state', 'zip', 'country']);
-    const named = await api('POST', '/api/webhooks', { title: 'Named', url: receiver.url, events: ['sms.received'], form_data: ['email', 'first_name', 'phone_number', 'last_name'] });
+    const full = await api('POST', '/api/webhooks', {
+      title: 'Full',
+      url: receiver.url,
+      events: ['sms.received'],
+      list_selection: 'Full',
+    });
+    assert.deepEqual(full.body.data.form_data, [
+      'phone_number',
+      'first_name',
+      'last_name',
+      'email',
+      'address',
+      'city',
+      'state',
+      'zip',
+      'country',
+    ]);
+    const named = await api('POST', '/api/webhooks', {
+      title: 'Named',
+      url: receiver.url,
+      events: ['sms.received'],
+      form_data: ['email', 'first_name', 'phone_number', 'last_name'],
+    });
     assert.equal(named.body.data.list_selection, 'Contact');
-    const custom = await api('POST', '/api/webhooks', { title: 'Custom', url: receiver.url, events: ['sms.received'], form_data: ['email', 'custom_fields.source'] });
+    const custom = await api('POST', '/api/webhooks', {
+      title: 'Custom',
+      url: receiver.url,
+      events: ['sms.received'],
+      form_data: ['email', 'custom_fields.source'],
+    });
     assert.equal(custom.body.data.list_selection, 'Custom');
-    const clash = await api('POST', '/api/webhooks', { title: 'Clash', url: receiver.url, events: ['sms.received'], list_selection: 'Basic', form_data: ['email'] });
+    const clash = await api('POST', '/api/webhooks', {
+      title: 'Clash',
+      url: receiver.url,
+      events: ['sms.received'],
+      list_selection: 'Basic',
+      form_data: ['email'],
+    });
     assert.equal(clash.status, 422);
     assert.deepEqual(Object.keys(clash.body.errors), ['list_selection']);
   });
@@ -137,10 +197,25 @@ describe('webhook configuration over REST', () => {
   it("answers 404 for another company's, unknown and malformed ids", async () => {
     const { id } = await createHook();
     const gamma = await app.login('owner@gamma.test');
-    for (const [method, suffix] of [['GET', ''], ['PUT', ''], ['DELETE', ''], ['GET', '/secret'], ['POST', '/rotate-secret'], ['POST', '/test'], ['GET', '/deliveries']] as const) {
-      assert.equal((await api(method, `/api/webhooks/${id}${suffix}`, method === 'GET' ? undefined : {}, gamma)).status, 404, `${method} ${suffix}`);
+    for (const [method, suffix] of [
+      ['GET', ''],
+      ['PUT', ''],
+      ['DELETE', ''],
+      ['GET', '/secret'],
+      ['POST', '/rotate-secret'],
+      ['POST', '/test'],
+      ['GET', '/deliveries'],
+    ] as const) {
+      assert.equal(
+        (await api(method, `/api/webhooks/${id}${suffix}`, method === 'GET' ? undefined : {}, gamma)).status,
+        404,
+        `${method} ${suffix}`,
+      );
       assert.equal((await api(method, `/api/webhooks/999999${suffix}`, method === 'GET' ? undefined : {})).status, 404);
-      assert.equal((await api(method, `/api/webhooks/not-an-id${suffix}`, method === 'GET' ? undefined : {})).status, 404);
+      assert.equal(
+        (await api(method, `/api/webhooks/not-an-id${suffix}`, method === 'GET' ? undefined : {})).status,
+        404,
+      );
     }
     assert.equal((await api('GET', '/api/webhooks/deliveries/msg_nope')).status, 404);
     const encrypted = app.running.services.ids.encrypt('webhook', id);
@@ -163,23 +238,47 @@ describe('webhook configuration over REST', () => {
     assert.equal((await api('GET', `/api/webhooks/${id}`)).status, 404);
   });
 
-  it('publishes the twenty-one event types (the spec\'s sixteen, call.analyzed and four operator events) with a schema and an example, and the form fields', async () => {
-    const res = await api('GET', '/api/webhooks/event-types');
-    assert.equal(res.body.data.length, 21);
-    assert.deepEqual(res.body.data.filter((e: any) => e.category === 'operator').map((e: any) => e.name), ['webhook.failing', 'webhook.disabled', 'webhook.recovered', 'delivery.exhausted']);
-    const ended = res.body.data.find((e: any) => e.name === 'call.ended');
-    assert.equal(ended.category, 'call');
-    assert.deepEqual(
-      Object.keys(ended.schema.properties).filter((k) => k !== 'contact'),
-      ['call_id', 'agent_id', 'caller_number', 'called_number', 'call_direction', 'call_duration', 'call_status', 'recording_url', 'transcription', 'sentiment', 'disposition', 'tags', 'custom_fields'],
-    );
-    for (const event of res.body.data) {
-      for (const key of event.schema.required) assert.ok(key in event.example, `${event.name} example lacks ${key}`);
-    }
-    const fields = await api('GET', '/api/webhooks/form-fields');
-    assert.ok(fields.body.data.fields.includes('custom_fields'));
-    assert.deepEqual(fields.body.data.list_selections.map((s: any) => s.name), ['Basic', 'Contact', 'Full', 'All', 'Custom']);
-  });
+  it(
+    "publishes the twenty-one event types (the spec's sixteen, call.analyzed and four operator events) " +
+      'with a schema and an example, and the form fields',
+    async () => {
+      const res = await api('GET', '/api/webhooks/event-types');
+      assert.equal(res.body.data.length, 21);
+      assert.deepEqual(
+        res.body.data.filter((e: any) => e.category === 'operator').map((e: any) => e.name),
+        ['webhook.failing', 'webhook.disabled', 'webhook.recovered', 'delivery.exhausted'],
+      );
+      const ended = res.body.data.find((e: any) => e.name === 'call.ended');
+      assert.equal(ended.category, 'call');
+      assert.deepEqual(
+        Object.keys(ended.schema.properties).filter((k) => k !== 'contact'),
+        [
+          'call_id',
+          'agent_id',
+          'caller_number',
+          'called_number',
+          'call_direction',
+          'call_duration',
+          'call_status',
+          'recording_url',
+          'transcription',
+          'sentiment',
+          'disposition',
+          'tags',
+          'custom_fields',
+        ],
+      );
+      for (const event of res.body.data) {
+        for (const key of event.schema.required) assert.ok(key in event.example, `${event.name} example lacks ${key}`);
+      }
+      const fields = await api('GET', '/api/webhooks/form-fields');
+      assert.ok(fields.body.data.fields.includes('custom_fields'));
+      assert.deepEqual(
+        fields.body.data.list_selections.map((s: any) => s.name),
+        ['Basic', 'Contact', 'Full', 'All', 'Custom'],
+      );
+    },
+  );
 });
 
 describe('deliveries', () => {
@@ -192,7 +291,13 @@ describe('deliveries', () => {
     assert.deepEqual(Object.keys(body), ['event', 'timestamp', 'webhook_id', 'data', 'metadata']);
     assert.equal(body.event, 'agent.created');
     assert.equal(body.webhook_id, String(id));
-    assert.deepEqual(body.data, { agent_id: String(agentId), name: 'Webhook Ava', active: true, online: false, contact: null });
+    assert.deepEqual(body.data, {
+      agent_id: String(agentId),
+      name: 'Webhook Ava',
+      active: true,
+      online: false,
+      contact: null,
+    });
     assert.match(body.timestamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     assert.deepEqual(Object.keys(body.metadata), ['version', 'signature']);
     assert.equal(body.metadata.signature, request.headers['x-webhook-signature']);
@@ -216,7 +321,16 @@ describe('deliveries', () => {
     assert.equal(delivery.attempt_count, 1);
     assert.equal(delivery.last_status_code, 200);
     assert.equal(delivery.attempts.length, 1);
-    assert.deepEqual(Object.keys(delivery.attempts[0]), ['number', 'trigger', 'attempted_at', 'status_code', 'duration_ms', 'response_body', 'error', 'headers']);
+    assert.deepEqual(Object.keys(delivery.attempts[0]), [
+      'number',
+      'trigger',
+      'attempted_at',
+      'status_code',
+      'duration_ms',
+      'response_body',
+      'error',
+      'headers',
+    ]);
     assert.equal(delivery.attempts[0].response_body, 'ok');
     assert.equal(delivery.payload, request.body.replace(`,"signature":"${body.metadata.signature}"`, ''));
     const hook = (await api('GET', `/api/webhooks/${id}`)).body.data;
@@ -243,8 +357,13 @@ describe('deliveries', () => {
 
   it('a rolled-back change sends nothing', async () => {
     const { id } = await createHook({ events: ['agent.created'] });
-    await app.sql(`CREATE FUNCTION refuse_agent() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$ LANGUAGE plpgsql`);
-    await app.sql(`CREATE CONSTRAINT TRIGGER refuse_agent AFTER INSERT ON agents DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.name = 'Doomed') EXECUTE FUNCTION refuse_agent()`);
+    await app.sql(
+      `CREATE FUNCTION refuse_agent() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$ LANGUAGE plpgsql`,
+    );
+    await app.sql(
+      `CREATE CONSTRAINT TRIGGER refuse_agent AFTER INSERT ON agents DEFERRABLE INITIALLY DEFERRED FOR ` +
+        `EACH ROW WHEN (NEW.name = 'Doomed') EXECUTE FUNCTION refuse_agent()`,
+    );
     try {
       const res = await createAgent('Doomed');
       assert.equal(res.body.errors[0].extensions.code, 'INTERNAL_SERVER_ERROR');
@@ -254,7 +373,10 @@ describe('deliveries', () => {
     }
     await sleep(500);
     assert.equal(receiver.received.filter(forWebhook(id)).length, 0);
-    assert.equal((await app.sql('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ?', [id]))[0].n, 0);
+    assert.equal(
+      (await app.sql('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ?', [id]))[0].n,
+      0,
+    );
     assert.equal((await app.sql("SELECT count(*)::int AS n FROM agents WHERE name = 'Doomed'"))[0].n, 0);
   });
 
@@ -270,19 +392,34 @@ describe('deliveries', () => {
         const d = await deliveryOf(deliveryId);
         return d.status === 'failed' ? d : undefined;
       });
-      assert.deepEqual(got.map((r) => r.headers['x-webhook-attempt']), ['1', '2', '3', '4', '5']);
-      assert.ok(got.every((r) => r.headers['x-webhook-id'] === deliveryId), 'one delivery id throughout');
+      assert.deepEqual(
+        got.map((r) => r.headers['x-webhook-attempt']),
+        ['1', '2', '3', '4', '5'],
+      );
+      assert.ok(
+        got.every((r) => r.headers['x-webhook-id'] === deliveryId),
+        'one delivery id throughout',
+      );
       const attempts = delivery.attempts.map((a: any) => new Date(a.attempted_at).getTime());
       for (let n = 1; n < 5; n++) {
         const gap = attempts[n] - attempts[n - 1];
-        assert.ok(gap >= DELAYS[n - 1], `attempt ${n + 1} came ${gap} ms after attempt ${n}, before its ${DELAYS[n - 1]} ms`);
+        assert.ok(
+          gap >= DELAYS[n - 1],
+          `attempt ${n + 1} came ${gap} ms after attempt ${n}, before its ${DELAYS[n - 1]} ms`,
+        );
       }
-      assert.deepEqual(delivery.attempts.map((a: any) => [a.number, a.status_code, a.error]), [1, 2, 3, 4, 5].map((n) => [n, 500, 'HTTP 500']));
+      assert.deepEqual(
+        delivery.attempts.map((a: any) => [a.number, a.status_code, a.error]),
+        [1, 2, 3, 4, 5].map((n) => [n, 500, 'HTTP 500']),
+      );
       await sleep(DELAYS[3] + 500);
       assert.equal(failing.received.length, 5, 'nothing after the fifth attempt');
       assert.equal((await api('GET', `/api/webhooks/${id}`)).body.data.hits, 5);
       const list = await api('GET', `/api/webhooks/${id}/deliveries?status=failed`);
-      assert.deepEqual(list.body.data.records.map((d: any) => d.id), [deliveryId]);
+      assert.deepEqual(
+        list.body.data.records.map((d: any) => d.id),
+        [deliveryId],
+      );
     } finally {
       await failing.close();
     }
@@ -290,7 +427,12 @@ describe('deliveries', () => {
 
   it('succeeds after failures; a redirect and a hang count as failures', async () => {
     const flaky = await new Receiver().start();
-    flaky.answer = (_r, i) => (i === 0 ? { status: 302, headers: { location: 'http://example.com/' } } : i === 1 ? { hang: true } : { status: 204 });
+    flaky.answer = (_r, i) =>
+      i === 0
+        ? { status: 302, headers: { location: 'http://example.com/' } }
+        : i === 1
+          ? { hang: true }
+          : { status: 204 };
     try {
       await createHook({ events: ['agent.created'] }, flaky.url);
       await createAgent('Flaky');
@@ -299,7 +441,10 @@ describe('deliveries', () => {
         const d = await deliveryOf(String(got[0].headers['x-webhook-id']));
         return d.status === 'succeeded' ? d : undefined;
       });
-      assert.deepEqual(delivery.attempts.map((a: any) => a.status_code), [302, null, 204]);
+      assert.deepEqual(
+        delivery.attempts.map((a: any) => a.status_code),
+        [302, null, 204],
+      );
       assert.match(delivery.attempts[0].error, /redirect/);
       assert.match(delivery.attempts[1].error, /timed out/);
       assert.equal(delivery.attempts[2].error, null);
@@ -342,9 +487,17 @@ describe('deliveries', () => {
       const [first] = await toggling.waitFor(1);
       const body = JSON.parse(first.body);
       assert.equal(body.data.call_duration, 184);
-      assert.deepEqual(body.data.contact, { phone_number: '+14155550100', first_name: 'Ada', last_name: 'Lovelace', email: null });
+      assert.deepEqual(body.data.contact, {
+        phone_number: '+14155550100',
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        email: null,
+      });
       assert.deepEqual(new StandardWebhook(secret).verify(first.body, first.headers as Record<string, string>), body);
-      const failed = await eventually(async () => ((await deliveryOf(deliveryId)).status === 'failed' ? true : undefined), 15_000);
+      const failed = await eventually(
+        async () => ((await deliveryOf(deliveryId)).status === 'failed' ? true : undefined),
+        15_000,
+      );
       assert.ok(failed);
       assert.equal((await api('POST', `/api/webhooks/deliveries/${deliveryId}/resend`, {})).status, 202);
       const sixth = await toggling.waitFor(6, 10_000);
@@ -365,12 +518,17 @@ describe('deliveries', () => {
       assert.equal(recovered.status, 202);
       assert.deepEqual(recovered.body.data, { count: 1 });
       await eventually(async () => ((await deliveryOf(second)).status === 'succeeded' ? true : undefined), 10_000);
-      const tooLong = await api('POST', `/api/webhooks/${id}/recover`, { since: new Date(Date.now() - 15 * 86_400_000).toISOString() });
+      const tooLong = await api('POST', `/api/webhooks/${id}/recover`, {
+        since: new Date(Date.now() - 15 * 86_400_000).toISOString(),
+      });
       assert.equal(tooLong.status, 422);
       // While a delivery is still pending (its receiver hangs), a resend is refused.
       toggling.answer = () => ({ hang: true });
       const pendingResend = await api('POST', `/api/webhooks/${id}/test`, {});
-      assert.equal((await api('POST', `/api/webhooks/deliveries/${pendingResend.body.data.id}/resend`, {})).status, 409);
+      assert.equal(
+        (await api('POST', `/api/webhooks/deliveries/${pendingResend.body.data.id}/resend`, {})).status,
+        409,
+      );
     } finally {
       await toggling.close();
     }
@@ -407,7 +565,8 @@ describe('deliveries', () => {
     await receiver.waitFor(6, 15_000, forWebhook(id));
     // A bucket of two, refilled at two a second: the sixth attempt cannot be claimed before two seconds after the first.
     const claims = await app.sql<{ at: number }>(
-      'SELECT extract(epoch from a.attempted_at) * 1000 AS at FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ? ORDER BY a.attempted_at',
+      'SELECT extract(epoch from a.attempted_at) * 1000 AS at FROM webhook_attempts a JOIN ' +
+        'webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ? ORDER BY a.attempted_at',
       [id],
     );
     const span = Number(claims[5].at) - Number(claims[0].at);
@@ -416,26 +575,37 @@ describe('deliveries', () => {
     assert.equal(cleared.status, 200, cleared.text);
     assert.equal(cleared.body.data.rate_limit, null);
     // The bucket is forgotten with the limit: a new limit starts full.
-    const [row] = await app.sql('SELECT w.rate_limit, c.rate_tokens, c.hits FROM webhooks w JOIN webhook_counters c ON c.webhook_id = w.id WHERE w.id = ?', [id]);
+    const [row] = await app.sql(
+      'SELECT w.rate_limit, c.rate_tokens, c.hits FROM webhooks w JOIN webhook_counters c ON c.webhook_id = w.id WHERE w.id = ?',
+      [id],
+    );
     assert.deepEqual(row, { rate_limit: null, rate_tokens: null, hits: 6 });
   });
 
   it("honours a 429's Retry-After: the endpoint is paused until then, and the retry waits for it", async () => {
     const paused = await new Receiver().start();
-    paused.answer = (_request, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '2' } } : { status: 200 });
+    paused.answer = (_request, index) =>
+      index === 0 ? { status: 429, headers: { 'retry-after': '2' } } : { status: 200 };
     try {
       const { id } = await createHook({ events: ['agent.created'] }, paused.url);
       await createAgent('Too many');
       const [first] = await paused.waitFor(1);
-      const shown = await eventually(async () => {
-        const res = await api('GET', `/api/webhooks/${id}`);
-        return res.body.data.paused_until ? res.body.data : undefined;
-      }, 5000, 'the pause to show');
+      const shown = await eventually(
+        async () => {
+          const res = await api('GET', `/api/webhooks/${id}`);
+          return res.body.data.paused_until ? res.body.data : undefined;
+        },
+        5000,
+        'the pause to show',
+      );
       const pausedUntil = Date.parse(shown.paused_until);
       assert.ok(pausedUntil - first.at >= 1500 && pausedUntil - first.at <= 3000, `paused until ${shown.paused_until}`);
       const [, second] = await paused.waitFor(2, 10_000);
       // The retry was due 300 ms after the 429, and waited for the pause instead.
-      assert.ok(second.at >= pausedUntil, `retry at ${new Date(second.at).toISOString()}, pause until ${shown.paused_until}`);
+      assert.ok(
+        second.at >= pausedUntil,
+        `retry at ${new Date(second.at).toISOString()}, pause until ${shown.paused_until}`,
+      );
       assert.equal(second.headers['webhook-id'], first.headers['webhook-id']);
       assert.equal(shown.concurrency, 2, 'a 429 halves the concurrency');
     } finally {
@@ -453,11 +623,15 @@ describe('deliveries', () => {
       await receiver.waitFor(6, 10_000, forWebhook(fastId));
       // Every fast delivery arrived while the stuck endpoint's first attempts were still hanging.
       const [{ open }] = await app.sql(
-        'SELECT count(*)::int AS open FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ? AND a.finished_at IS NULL',
+        'SELECT count(*)::int AS open FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = ' +
+          'a.delivery_id WHERE d.webhook_id = ? AND a.finished_at IS NULL',
         [stuckId],
       );
       assert.ok(open >= 1, 'the stuck attempts had not finished');
-      assert.ok(open <= 4, `at most WEBHOOK_ENDPOINT_CONCURRENCY (4) attempts in flight at the stuck endpoint, saw ${open}`);
+      assert.ok(
+        open <= 4,
+        `at most WEBHOOK_ENDPOINT_CONCURRENCY (4) attempts in flight at the stuck endpoint, saw ${open}`,
+      );
     } finally {
       await stuck.close();
     }
@@ -471,20 +645,46 @@ describe('the example receiver (examples/receiver.mjs)', () => {
     const other = await createHook({ events: ['agent.updated'] }, 'http://127.0.0.1:1/placeholder');
     // PORT is the service's; the receiver reads RECEIVER_PORT (0: any free port, which it prints), so both can be exported in one shell.
     const child = spawn(process.execPath, ['examples/receiver.mjs'], {
-      env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRETS: `${secret},${other.secret}`, RECEIVER_PORT: '0', PORT: '1' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        WEBHOOK_SECRETS: `${secret},${other.secret}`,
+        RECEIVER_PORT: '0',
+        PORT: '1',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const lines = () => output.split('\n').filter((l) => l.startsWith('{"verified"')).map((l) => JSON.parse(l));
+    const lines = () =>
+      output
+        .split('\n')
+        .filter((l) => l.startsWith('{"verified"'))
+        .map((l) => JSON.parse(l));
     try {
-      const port = await eventually(async () => (JSON.parse(output.split('\n').find((l) => l.includes('"listening"')) ?? 'null') as { listening: number } | null)?.listening, 10_000, 'the receiver');
+      const port = await eventually(
+        async () =>
+          (
+            JSON.parse(output.split('\n').find((l) => l.includes('"listening"')) ?? 'null') as {
+              listening: number;
+            } | null
+          )?.listening,
+        10_000,
+        'the receiver',
+      );
       await api('PUT', `/api/webhooks/${id}`, { url: `http://127.0.0.1:${port}/hooks` });
       await api('PUT', `/api/webhooks/${other.id}`, { url: `http://127.0.0.1:${port}/hooks` });
       const agent = await createAgent('Example receiver');
       await api('PUT', `/api/agents/${agent.body.data.createAgent.id}`, { name: 'Example receiver, renamed' });
       await eventually(async () => (lines().length >= 2 ? true : undefined), 10_000, 'both deliveries');
-      assert.deepEqual(lines().map((l) => [l.event, l.verified, l.payloadOk]).sort(), [['agent.created', true, true], ['agent.updated', true, true]]);
+      assert.deepEqual(
+        lines()
+          .map((l) => [l.event, l.verified, l.payloadOk])
+          .sort(),
+        [
+          ['agent.created', true, true],
+          ['agent.updated', true, true],
+        ],
+      );
       // Rotated: the receiver still holds only the old secret, and accepts on the old secret's signature.
       await api('POST', `/api/webhooks/${id}/rotate-secret`, {});
       await createAgent('During the rotation');
@@ -501,7 +701,12 @@ describe('the example receiver (examples/receiver.mjs)', () => {
 
   it('says what is wrong when the secret or the port is missing or bad', async () => {
     const { spawnSync } = await import('node:child_process');
-    const run = (env: Record<string, string>) => spawnSync(process.execPath, ['examples/receiver.mjs'], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 10_000 });
+    const run = (env: Record<string, string>) =>
+      spawnSync(process.execPath, ['examples/receiver.mjs'], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        encoding: 'utf8',
+        timeout: 10_000,
+      });
     const noSecret = run({});
     assert.equal(noSecret.status, 64);
     assert.match(noSecret.stderr, /Set WEBHOOK_SECRETS/);
@@ -520,7 +725,11 @@ describe('webhook metrics and logs', () => {
     await eventually(async () => ((await deliveryOf(deliveryId)).status === 'succeeded' ? true : undefined));
     const metrics = (await app.request('GET', '/metrics')).text;
     assert.match(metrics, /webhook_attempts_total\{outcome="success"\} [1-9]/);
-    assert.match(metrics, /webhook_attempts_total\{outcome="http_5xx"\} [1-9]/, 'the failing endpoints of earlier tests');
+    assert.match(
+      metrics,
+      /webhook_attempts_total\{outcome="http_5xx"\} [1-9]/,
+      'the failing endpoints of earlier tests',
+    );
     assert.match(metrics, /webhook_first_attempt_latency_seconds_count [1-9]/);
     assert.match(metrics, /webhook_deliveries_due \d+/);
     assert.match(metrics, /webhook_oldest_due_seconds \d/);
@@ -564,21 +773,44 @@ describe('webhook upkeep', () => {
     await app.sql("UPDATE webhooks SET failing_since = now() - interval '1 day' WHERE id = ?", [id]);
     await createAgent('Back to health');
     await receiver.waitFor(1, 10_000, forWebhook(id));
-    await eventually(async () => ((await app.sql('SELECT failing_since FROM webhooks WHERE id = ?', [id]))[0].failing_since === null ? true : undefined));
+    await eventually(async () =>
+      (await app.sql('SELECT failing_since FROM webhooks WHERE id = ?', [id]))[0].failing_since === null
+        ? true
+        : undefined,
+    );
   });
 
   it('purges deliveries older than the retention, never pending ones', async () => {
     const { id } = await createHook({ events: ['agent.created'] });
     await api('POST', `/api/webhooks/${id}/test`, {});
     await receiver.waitFor(1, 10_000, forWebhook(id));
-    await eventually(async () => ((await app.sql("SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'", [id])).length ? true : undefined));
+    await eventually(async () =>
+      (await app.sql("SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'", [id])).length
+        ? true
+        : undefined,
+    );
     await app.sql("UPDATE webhook_deliveries SET created_at = now() - interval '31 days' WHERE webhook_id = ?", [id]);
-    const [{ n: pendingOld }] = await app.sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND created_at < now() - interval '30 days'");
+    const [{ n: pendingOld }] = await app.sql(
+      "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND created_at < now() - interval '30 days'",
+    );
     const purged = await app.running.services.deliverer.purge();
     assert.ok(purged >= 1);
-    assert.equal((await app.sql('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ?', [id]))[0].n, 0);
-    assert.equal((await app.sql('SELECT count(*)::int AS n FROM webhook_attempts a LEFT JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.id IS NULL'))[0].n, 0, 'attempts go with them');
-    const [{ n: pendingAfter }] = await app.sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND created_at < now() - interval '30 days'");
+    assert.equal(
+      (await app.sql('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ?', [id]))[0].n,
+      0,
+    );
+    assert.equal(
+      (
+        await app.sql(
+          'SELECT count(*)::int AS n FROM webhook_attempts a LEFT JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.id IS NULL',
+        )
+      )[0].n,
+      0,
+      'attempts go with them',
+    );
+    const [{ n: pendingAfter }] = await app.sql(
+      "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND created_at < now() - interval '30 days'",
+    );
     assert.equal(pendingAfter, pendingOld);
   });
 });

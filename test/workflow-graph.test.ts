@@ -19,12 +19,16 @@ describe('workflow graph validation', () => {
   });
 
   it('needs a trigger', () => {
-    assert.deepEqual(graphErrors({ nodes: [sms] }), { 'trigger_config.nodes': ['A workflow needs at least one trigger node.'] });
+    assert.deepEqual(graphErrors({ nodes: [sms] }), {
+      'trigger_config.nodes': ['A workflow needs at least one trigger node.'],
+    });
   });
 
   it('names the node whose type is not in the catalog', () => {
     const errors = graphErrors({ nodes: [trigger, { id: 'x', kind: 'action', type: 'teleport', config: {} }] });
-    assert.deepEqual(errors, { 'trigger_config.nodes.1.type': ['Node "x" (teleport): teleport is not in the action catalog.'] });
+    assert.deepEqual(errors, {
+      'trigger_config.nodes.1.type': ['Node "x" (teleport): teleport is not in the action catalog.'],
+    });
     const wrongKind = graphErrors({ nodes: [{ ...trigger, type: 'send_sms' }] });
     assert.match(wrongKind['trigger_config.nodes.0.type'][0], /not in the trigger catalog/);
   });
@@ -48,21 +52,45 @@ describe('workflow graph validation', () => {
   });
 
   it('checks ids and edges, and refuses cycles and edges into a trigger', () => {
-    assert.match(graphErrors({ nodes: [trigger, { ...sms, id: 't' }] })['trigger_config.nodes.1.id'][0], /used by another node/);
-    assert.match(graphErrors({ nodes: [trigger, sms], edges: [{ from: 't', to: 'nope' }] })['trigger_config.edges.0.to'][0], /names no node/);
-    assert.match(graphErrors({ nodes: [trigger, sms], edges: [{ from: 's', to: 't' }] })['trigger_config.edges.0.to'][0], /is a trigger/);
+    assert.match(
+      graphErrors({ nodes: [trigger, { ...sms, id: 't' }] })['trigger_config.nodes.1.id'][0],
+      /used by another node/,
+    );
+    assert.match(
+      graphErrors({ nodes: [trigger, sms], edges: [{ from: 't', to: 'nope' }] })['trigger_config.edges.0.to'][0],
+      /names no node/,
+    );
+    assert.match(
+      graphErrors({ nodes: [trigger, sms], edges: [{ from: 's', to: 't' }] })['trigger_config.edges.0.to'][0],
+      /is a trigger/,
+    );
     const second = { ...sms, id: 's2' };
-    const cycle = graphErrors({ nodes: [trigger, sms, second], edges: [{ from: 't', to: 's' }, { from: 's', to: 's2' }, { from: 's2', to: 's' }] });
+    const cycle = graphErrors({
+      nodes: [trigger, sms, second],
+      edges: [
+        { from: 't', to: 's' },
+        { from: 's', to: 's2' },
+        { from: 's2', to: 's' },
+      ],
+    });
     assert.match(cycle['trigger_config.edges'][0], /cycle/);
-    assert.deepEqual(graphErrors('x'), { trigger_config: ['The trigger config must be an object with nodes and edges.'] });
+    assert.deepEqual(graphErrors('x'), {
+      trigger_config: ['The trigger config must be an object with nodes and edges.'],
+    });
     assert.ok(graphErrors({ nodes: 'x' })['trigger_config.nodes']);
   });
 
   it('has every webhook event as a trigger and the required actions', () => {
-    assert.deepEqual(TRIGGERS.map((t) => t.type), EVENT_TYPES.map(([type]) => type));
+    assert.deepEqual(
+      TRIGGERS.map((t) => t.type),
+      EVENT_TYPES.map(([type]) => type),
+    );
     assert.equal(TRIGGERS.length, 21);
     for (const action of ['send_sms', 'send_webhook', 'move_to_pipeline_stage', 'assign_agent', 'wait', 'branch']) {
-      assert.ok(ACTIONS.some((a) => a.type === action), action);
+      assert.ok(
+        ACTIONS.some((a) => a.type === action),
+        action,
+      );
     }
   });
 
@@ -77,7 +105,10 @@ describe('workflow graph validation', () => {
       ['a config key the entry has not', { nodes: [trigger, { ...sms, config: { message: 'Hi', extra: 1 } }] }],
       ['a required config field left out', { nodes: [trigger, { ...sms, config: {} }] }],
       ['a config text too long', { nodes: [trigger, { ...sms, config: { message: 'x'.repeat(1601) } }] }],
-      ['a value outside its enum', { nodes: [trigger, { id: 'w', kind: 'action', type: 'wait', config: { amount: 1, unit: 'weeks' } }] }],
+      [
+        'a value outside its enum',
+        { nodes: [trigger, { id: 'w', kind: 'action', type: 'wait', config: { amount: 1, unit: 'weeks' } }] },
+      ],
       ['an edge without its end', { nodes: [trigger, sms], edges: [{ from: 't' }] }],
       ['too many nodes', { nodes: Array.from({ length: 201 }, (_, i) => ({ ...trigger, id: `t${i}` })) }],
     ];

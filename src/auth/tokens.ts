@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 
-// Bearer tokens: JWT HS256 with the algorithm pinned on verify (DESIGN section 3).
+// Bearer tokens: JWT HS256 with the algorithm pinned on verify (docs/design.md §3).
 
 export const ISSUER = 'switchboard';
 export const AUDIENCE = 'switchboard-api';
@@ -18,7 +18,10 @@ export class TokenSigner {
   // The key object is made once; given a string, jsonwebtoken tries it as a public key on every call.
   private readonly key: KeyObject;
 
-  constructor(secret: string, private readonly ttlSeconds: number) {
+  constructor(
+    secret: string,
+    private readonly ttlSeconds: number,
+  ) {
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
   }
 
@@ -44,10 +47,23 @@ export class TokenSigner {
   verify(token: string): TokenClaims | undefined {
     try {
       // maxAge bounds the lifetime even for a token that claims a far expiry.
-      const claims = jwt.verify(token, this.key, { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE, maxAge: this.ttlSeconds });
-      if (typeof claims !== 'object' || typeof claims.sub !== 'string' || typeof claims.jti !== 'string' || claims.jti.length > 64) return undefined;
-      if (!Number.isSafeInteger(claims.cid) || !Number.isSafeInteger(claims.exp) || !Number.isSafeInteger(claims.iat)) return undefined;
-      if (!/^[0-9]{1,9}$/.test(claims.sub) || (claims.cid as number) < 1 || (claims.cid as number) > 2 ** 31 - 1) return undefined;
+      const claims = jwt.verify(token, this.key, {
+        algorithms: ['HS256'],
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        maxAge: this.ttlSeconds,
+      });
+      if (
+        typeof claims !== 'object' ||
+        typeof claims.sub !== 'string' ||
+        typeof claims.jti !== 'string' ||
+        claims.jti.length > 64
+      )
+        return undefined;
+      if (!Number.isSafeInteger(claims.cid) || !Number.isSafeInteger(claims.exp) || !Number.isSafeInteger(claims.iat))
+        return undefined;
+      if (!/^[0-9]{1,9}$/.test(claims.sub) || (claims.cid as number) < 1 || (claims.cid as number) > 2 ** 31 - 1)
+        return undefined;
       return claims as TokenClaims;
     } catch {
       return undefined;

@@ -19,9 +19,12 @@ export type ViewerChange = { jti: string } | { user: number } | { role: number }
 /** Whether a change can alter what a viewer is or may do. */
 export function changeConcerns(change: ViewerChange, viewer: Viewer): boolean {
   if (change === 'all') return true;
-  return 'jti' in change ? viewer.claims.jti === change.jti
-    : 'user' in change ? viewer.user.id === change.user
-      : 'role' in change ? viewer.role.id === change.role
+  return 'jti' in change
+    ? viewer.claims.jti === change.jti
+    : 'user' in change
+      ? viewer.user.id === change.user
+      : 'role' in change
+        ? viewer.role.id === change.role
         : viewer.company.id === change.company;
 }
 
@@ -91,19 +94,24 @@ export class ViewerCache {
 
   /** Listens for changes; caching starts once listening and stops whenever the connection is lost. */
   start(databaseUrl: string, log: Logger): void {
-    this.listener = listen(databaseUrl, VIEWER_CHANNEL, {
-      onNotify: (payload) => this.receive(payload ?? ''),
-      onListening: () => {
-        this.forget('all'); // whatever changed while not listening (live subscriptions re-check too)
-        this.listening = true;
+    this.listener = listen(
+      databaseUrl,
+      VIEWER_CHANNEL,
+      {
+        onNotify: (payload) => this.receive(payload ?? ''),
+        onListening: () => {
+          this.forget('all'); // whatever changed while not listening (live subscriptions re-check too)
+          this.listening = true;
+        },
+        onLost: () => {
+          this.listening = false;
+          this.generation++;
+          this.forgetEntries('all');
+          this.releaseBarriers(); // nothing is cached now, so nothing is stale
+        },
       },
-      onLost: () => {
-        this.listening = false;
-        this.generation++;
-        this.forgetEntries('all');
-        this.releaseBarriers(); // nothing is cached now, so nothing is stale
-      },
-    }, log);
+      log,
+    );
   }
 
   /**

@@ -9,13 +9,20 @@ export interface Cursor {
 
 /** Cursors are opaque to clients: base64url of the JSON [key, id, position]. */
 export const cursors = {
-  encode: (cursor: Cursor): string => Buffer.from(JSON.stringify([cursor.key, cursor.id, cursor.position])).toString('base64url'),
+  encode: (cursor: Cursor): string =>
+    Buffer.from(JSON.stringify([cursor.key, cursor.id, cursor.position])).toString('base64url'),
   /** The cursor, or a 422 naming `after`. */
   decode(text: string): Cursor {
     try {
       if (text.length <= 200 && /^[A-Za-z0-9_-]+$/.test(text)) {
         const [key, id, position] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
-        if (typeof key === 'string' && key.length <= 64 && Number.isSafeInteger(id) && Number.isSafeInteger(position) && (position as number) >= 0) {
+        if (
+          typeof key === 'string' &&
+          key.length <= 64 &&
+          Number.isSafeInteger(id) &&
+          Number.isSafeInteger(position) &&
+          (position as number) >= 0
+        ) {
           return { key, id: id as number, position: position as number };
         }
       }

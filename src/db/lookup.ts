@@ -39,7 +39,11 @@ export async function findPage<T extends object>(
   window: PageWindow,
   options: Omit<FindOptions<T, any>, 'limit' | 'offset'>,
 ): Promise<Page<T>> {
-  const [records, total] = await em.findAndCount(entity, where, { ...options, limit: window.perPage, offset: window.offset } as FindOptions<T, any>);
+  const [records, total] = await em.findAndCount(entity, where, {
+    ...options,
+    limit: window.perPage,
+    offset: window.offset,
+  } as FindOptions<T, any>);
   return pageOf(records, total, window);
 }
 
@@ -62,16 +66,32 @@ export async function findPageByKeys<T extends { id: number }>(
   const after = window.after ? ` AND (created_at, id) < ($${n + 3}::timestamptz, $${n + 4})` : '';
   const [{ total, page }] = await ctx.read<{ total: number; page: string[] }>(
     `SELECT (SELECT count(*)::int FROM ${keys.from} WHERE ${keys.where}) AS total,
-            ARRAY(SELECT id || ' ' || created_at::text FROM ${keys.from} WHERE ${keys.where}${after} ORDER BY created_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}) AS page`,
-    [...keys.params, window.perPage, window.after ? 0 : window.offset, ...(window.after ? [window.after.key, window.after.id] : [])],
+            ARRAY(SELECT id || ' ' || created_at::text FROM ${keys.from} WHERE ${keys.where}${after} ORDER BY created_at
+              DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}) AS page`,
+    [
+      ...keys.params,
+      window.perPage,
+      window.after ? 0 : window.offset,
+      ...(window.after ? [window.after.key, window.after.id] : []),
+    ],
   );
   const ids = page.map((entry) => Number(entry.slice(0, entry.indexOf(' '))));
-  const found = ids.length > 0 ? await ctx.em.find(entity, { id: { $in: ids } } as unknown as FilterQuery<T>, options as FindOptions<T, any>) : [];
+  const found =
+    ids.length > 0
+      ? await ctx.em.find(entity, { id: { $in: ids } } as unknown as FilterQuery<T>, options as FindOptions<T, any>)
+      : [];
   const byId = new Map(found.map((record) => [record.id, record]));
   const next = window.offset + ids.length;
   const last = page.at(-1);
   return {
-    ...pageOf(ids.flatMap((id) => byId.get(id) ?? []), total, window),
-    nextCursor: last && next < total ? cursors.encode({ key: last.slice(last.indexOf(' ') + 1), id: ids.at(-1)!, position: next }) : null,
+    ...pageOf(
+      ids.flatMap((id) => byId.get(id) ?? []),
+      total,
+      window,
+    ),
+    nextCursor:
+      last && next < total
+        ? cursors.encode({ key: last.slice(last.indexOf(' ') + 1), id: ids.at(-1)!, position: next })
+        : null,
   };
 }

@@ -18,11 +18,17 @@ export async function migrator(orm: MikroORM) {
 /** The names of the migrations in the migrations folder that the database has not applied. */
 export async function pendingMigrations(orm: MikroORM): Promise<string[]> {
   const folder = orm.config.get('migrations').path!;
-  const names = readdirSync(folder).filter((file) => /^Migration.*\.js$/.test(file)).map((file) => file.slice(0, -'.js'.length));
+  const names = readdirSync(folder)
+    .filter((file) => /^Migration.*\.js$/.test(file))
+    .map((file) => file.slice(0, -'.js'.length));
   const connection = orm.em.getConnection();
-  const [{ present }] = await connection.execute<Array<{ present: boolean }>>(`SELECT to_regclass('${MIGRATIONS_TABLE}') IS NOT NULL AS present`);
+  const [{ present }] = await connection.execute<Array<{ present: boolean }>>(
+    `SELECT to_regclass('${MIGRATIONS_TABLE}') IS NOT NULL AS present`,
+  );
   if (!present) return names;
-  const applied = new Set((await connection.execute<Array<{ name: string }>>(`SELECT name FROM ${MIGRATIONS_TABLE}`)).map((row) => row.name));
+  const applied = new Set(
+    (await connection.execute<Array<{ name: string }>>(`SELECT name FROM ${MIGRATIONS_TABLE}`)).map((row) => row.name),
+  );
   return names.filter((name) => !applied.has(name));
 }
 

@@ -56,7 +56,15 @@ function digits(text: string, from: number, to: number): number {
  * expression's match allocated more than the Date. Undefined for any other form.
  */
 function readTimestamptz(text: string): Date | undefined {
-  if (text.length < 22 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 32 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return undefined;
+  if (
+    text.length < 22 ||
+    text.charCodeAt(4) !== 45 ||
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 32 ||
+    text.charCodeAt(13) !== 58 ||
+    text.charCodeAt(16) !== 58
+  )
+    return undefined;
   let at = 19;
   let ms = 0;
   if (text.charCodeAt(at) === 46) {
@@ -75,9 +83,14 @@ function readTimestamptz(text: string): Date | undefined {
     if (part < 0) return undefined;
     offsetSeconds += part * unit;
   }
-  const year = digits(text, 0, 4), month = digits(text, 5, 7), day = digits(text, 8, 10);
-  const hour = digits(text, 11, 13), minute = digits(text, 14, 16), second = digits(text, 17, 19);
-  if (sign === 0 || at !== text.length || offsetSeconds < 0 || Math.min(year, month, day, hour, minute, second) < 0) return undefined;
+  const year = digits(text, 0, 4),
+    month = digits(text, 5, 7),
+    day = digits(text, 8, 10);
+  const hour = digits(text, 11, 13),
+    minute = digits(text, 14, 16),
+    second = digits(text, 17, 19);
+  if (sign === 0 || at !== text.length || offsetSeconds < 0 || Math.min(year, month, day, hour, minute, second) < 0)
+    return undefined;
   return new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms) - sign * offsetSeconds * 1000);
 }
 
@@ -86,7 +99,15 @@ export function dbDate(value: Date | string | null | undefined): Date | null;
 export function dbDate(value: Date | string | null | undefined): Date | null {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return value;
-  return readTimestamptz(value) ?? new Date(value.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00').replace(/([+-]\d\d)(\d\d)$/, '$1:$2'));
+  return (
+    readTimestamptz(value) ??
+    new Date(
+      value
+        .replace(' ', 'T')
+        .replace(/([+-]\d\d)$/, '$1:00')
+        .replace(/([+-]\d\d)(\d\d)$/, '$1:$2'),
+    )
+  );
 }
 
 // The spec's paginated envelope: records plus total/current_page/per_page/
@@ -142,7 +163,8 @@ export function pageWindow(args: PageArgs, limits: PageLimits = DEFAULT_LIMITS):
   }
   const perPage = Math.min(args.perPage ?? limits.defaultPerPage, limits.maxPerPage);
   if (args.after !== undefined && args.after !== null) {
-    if (args.page !== undefined && args.page !== null) throw ValidationError.field('after', 'Give either page or after, not both.');
+    if (args.page !== undefined && args.page !== null)
+      throw ValidationError.field('after', 'Give either page or after, not both.');
     const after = cursors.decode(args.after);
     return { page: Math.floor(after.position / perPage) + 1, perPage, offset: after.position, after };
   }
@@ -179,10 +201,15 @@ export interface ListQuery {
  * for lists that stay small (a company's roles); only a page past the end asks
  * for the count apart.
  */
-export async function readPage<T>(ctx: RequestContext, query: ListQuery, window: PageWindow): Promise<{ rows: T[]; total: number }> {
+export async function readPage<T>(
+  ctx: RequestContext,
+  query: ListQuery,
+  window: PageWindow,
+): Promise<{ rows: T[]; total: number }> {
   const n = query.params.length;
   const rows = await ctx.read<T & { total_rows: number }>(
-    `SELECT ${query.select}, count(*) OVER ()::int AS total_rows FROM ${query.from} WHERE ${query.where} ORDER BY ${query.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
+    `SELECT ${query.select}, count(*) OVER ()::int AS total_rows FROM ${query.from} WHERE ${query.where} ` +
+      `ORDER BY ${query.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
     [...query.params, window.perPage, window.offset],
   );
   const total = rows[0]?.total_rows ?? (window.offset > 0 ? await countOf(ctx, query) : 0);
@@ -217,27 +244,41 @@ export async function readDeepPage<T>(
 ): Promise<{ rows: T[]; total: number; nextCursor: string | null }> {
   const n = query.params.length;
   // After a cursor: the rows past it in the index's order, instead of an offset.
-  const after = window.after ? ` AND (${query.keys.sort}, ${query.keys.key}) < ($${n + 3}::timestamptz, $${n + 4})` : '';
+  const after = window.after
+    ? ` AND (${query.keys.sort}, ${query.keys.key}) < ($${n + 3}::timestamptz, $${n + 4})`
+    : '';
   // One row with the total even when the page is empty; the page's rows keep their order by position.
   const rows = await ctx.read<T & { total_rows: number; page_position: number | null; cursor_key: string }>(
     `SELECT t.total_rows, r.* FROM (SELECT count(*)::int AS total_rows FROM ${query.keys.from} WHERE ${query.keys.where}) t
      LEFT JOIN LATERAL (
        SELECT ${query.select}, ${query.sort}::text AS cursor_key, row_number() OVER (ORDER BY ${query.orderBy}) AS page_position
-       FROM (SELECT ${query.keys.key} AS page_key FROM ${query.keys.from} WHERE ${query.keys.where}${after} ORDER BY ${query.keys.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}) page
+       FROM (SELECT ${query.keys.key} AS page_key FROM ${query.keys.from} WHERE ${query.keys.where}${after}
+         ORDER BY ${query.keys.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}) page
        JOIN ${query.table} ON ${query.key} = page.page_key ${query.joins ?? ''}
      ) r ON true
      ORDER BY r.page_position`,
-    [...query.params, window.perPage, window.after ? 0 : window.offset, ...(window.after ? [window.after.key, window.after.id] : [])],
+    [
+      ...query.params,
+      window.perPage,
+      window.after ? 0 : window.offset,
+      ...(window.after ? [window.after.key, window.after.id] : []),
+    ],
   );
   const page = rows.filter((row) => row.page_position !== null);
   const total = rows[0]?.total_rows ?? 0;
   const last = page.at(-1) as (T & { cursor_key: string; id: number }) | undefined;
   const next = window.offset + page.length;
-  return { rows: page, total, nextCursor: last && next < total ? cursors.encode({ key: last.cursor_key, id: last.id, position: next }) : null };
+  return {
+    rows: page,
+    total,
+    nextCursor: last && next < total ? cursors.encode({ key: last.cursor_key, id: last.id, position: next }) : null,
+  };
 }
 
 async function countOf(ctx: RequestContext, query: Pick<ListQuery, 'from' | 'where' | 'params'>): Promise<number> {
-  return (await ctx.read<{ n: number }>(`SELECT count(*)::int AS n FROM ${query.from} WHERE ${query.where}`, query.params))[0].n;
+  return (
+    await ctx.read<{ n: number }>(`SELECT count(*)::int AS n FROM ${query.from} WHERE ${query.where}`, query.params)
+  )[0].n;
 }
 
 /**

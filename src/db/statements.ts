@@ -27,7 +27,8 @@ export function oneStatementOf(pool: pg.Pool): StatementRunner {
 const statementNames = new Map<string, string>();
 export function statementName(text: string): string | undefined {
   let name = statementNames.get(text);
-  if (name === undefined && statementNames.size < 1000) statementNames.set(text, (name = `read_${statementNames.size + 1}`));
+  if (name === undefined && statementNames.size < 1000)
+    statementNames.set(text, (name = `read_${statementNames.size + 1}`));
   return name;
 }
 

@@ -4,7 +4,10 @@ import { CompanyOwned } from './company-owned.js';
 /** An AI voice agent of a company. */
 @Entity({ tableName: 'agents' })
 @Index({ properties: ['company', 'name'] })
-@Index({ name: 'agents_name_trgm_index', expression: 'create index "agents_name_trgm_index" on "agents" using gin ("name" gin_trgm_ops)' })
+@Index({
+  name: 'agents_name_trgm_index',
+  expression: 'create index "agents_name_trgm_index" on "agents" using gin ("name" gin_trgm_ops)',
+})
 export class Agent extends CompanyOwned {
   @Property({ length: 255 })
   name!: string;

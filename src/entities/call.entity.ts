@@ -6,8 +6,17 @@ import { CompanyOwned } from './company-owned.js';
 /** One call, as the provider reported it; the AI dashboard reads these. */
 @Entity({ tableName: 'calls' })
 @Index({ properties: ['company', 'startedAt'] })
-@Index({ name: 'calls_company_id_started_at_appointments_index', expression: 'create index "calls_company_id_started_at_appointments_index" on "calls" ("company_id", "started_at" desc, "id" desc) where "appointment_at" is not null' })
-@Index({ name: 'calls_company_id_agent_id_started_at_appointments_index', expression: 'create index "calls_company_id_agent_id_started_at_appointments_index" on "calls" ("company_id", "agent_id", "started_at" desc, "id" desc) where "appointment_at" is not null' })
+@Index({
+  name: 'calls_company_id_started_at_appointments_index',
+  expression:
+    'create index "calls_company_id_started_at_appointments_index" on "calls" ("company_id", "started_at" desc, "id" desc) where "appointment_at" is not null',
+})
+@Index({
+  name: 'calls_company_id_agent_id_started_at_appointments_index',
+  expression:
+    'create index "calls_company_id_agent_id_started_at_appointments_index" on "calls" ("company_id", ' +
+    '"agent_id", "started_at" desc, "id" desc) where "appointment_at" is not null',
+})
 export class Call extends CompanyOwned {
   @ManyToOne(() => Agent, { nullable: true, deleteRule: 'set null' })
   @Index()

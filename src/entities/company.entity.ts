@@ -8,7 +8,12 @@ export interface CompanySettings {
   /** agent.performance thresholds (defaults in src/services/agent-performance.ts). */
   agentPerformance?: { answerRate?: number; averageSentiment?: number };
   /** The company's post-call analysis fields (src/services/call-analysis.service.ts); none declared: any field of the free form. */
-  callAnalysisFields?: Array<{ name: string; type: 'string' | 'number' | 'boolean' | 'choice'; description: string | null; choices: string[] | null }>;
+  callAnalysisFields?: Array<{
+    name: string;
+    type: 'string' | 'number' | 'boolean' | 'choice';
+    description: string | null;
+    choices: string[] | null;
+  }>;
 }
 
 @Entity({ tableName: 'companies' })

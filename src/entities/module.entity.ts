@@ -16,6 +16,9 @@ export class Module {
   @Property({ default: 0 })
   sortOrder: Opt<number> = 0;
 
-  @OneToMany(() => Permission, (permission) => permission.module)
+  @OneToMany(
+    () => Permission,
+    (permission) => permission.module,
+  )
   permissions = new Collection<Permission>(this);
 }

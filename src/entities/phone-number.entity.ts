@@ -9,7 +9,10 @@ export { PHONE_TYPES, PhoneStatus, UseFor };
 @Entity({ tableName: 'phone_numbers' })
 @Index({ properties: ['company', 'createdAt', 'id'] })
 @Index({ properties: ['company', 'useFor', 'createdAt', 'id'] })
-@Index({ name: 'phone_numbers_phone_no_trgm_index', expression: 'create index "phone_numbers_phone_no_trgm_index" on "phone_numbers" using gin ("phone_no" gin_trgm_ops)' })
+@Index({
+  name: 'phone_numbers_phone_no_trgm_index',
+  expression: 'create index "phone_numbers_phone_no_trgm_index" on "phone_numbers" using gin ("phone_no" gin_trgm_ops)',
+})
 export class PhoneNumber extends CompanyOwned {
   /** E.164; a number belongs to one company at a time. */
   @Property({ length: 20, unique: true })

@@ -4,7 +4,11 @@ import { Timestamped } from './timestamps.js';
 
 @Entity({ tableName: 'pipeline_stages' })
 // Two stages never share a position; deferred, so a reorder may pass through duplicates inside its transaction.
-@Unique({ name: 'pipeline_stages_pipeline_id_position_unique', properties: ['pipeline', 'position'], deferMode: 'deferred' })
+@Unique({
+  name: 'pipeline_stages_pipeline_id_position_unique',
+  properties: ['pipeline', 'position'],
+  deferMode: 'deferred',
+})
 export class PipelineStage extends Timestamped {
   @PrimaryKey()
   id!: number;

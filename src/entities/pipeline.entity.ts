@@ -12,6 +12,9 @@ export class Pipeline extends CompanyOwned {
   @Property({ length: 255, nullable: true })
   crmLocationId?: string | null;
 
-  @OneToMany(() => PipelineStage, (stage) => stage.pipeline)
+  @OneToMany(
+    () => PipelineStage,
+    (stage) => stage.pipeline,
+  )
   stages = new Collection<PipelineStage>(this);
 }

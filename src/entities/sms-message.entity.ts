@@ -9,7 +9,9 @@ import { Contact } from './contact.entity.js';
 // The company's latest message to a number (sms.replied looks it up for every inbound message).
 @Index({
   name: 'sms_messages_company_id_to_number_created_at_index',
-  expression: `create index "sms_messages_company_id_to_number_created_at_index" on "sms_messages" ("company_id", "to_number", "created_at") where "direction" = 'outbound'`,
+  expression:
+    `create index "sms_messages_company_id_to_number_created_at_index" on "sms_messages" ("company_id", ` +
+    `"to_number", "created_at") where "direction" = 'outbound'`,
 })
 export class SmsMessage extends CompanyOwned {
   /** The provider's id (SM...): a callback about it is found by this. */

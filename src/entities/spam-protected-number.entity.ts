@@ -8,7 +8,11 @@ export { SpamNumberType, SpamStatus };
 @Entity({ tableName: 'spam_protected_numbers' })
 @Index({ properties: ['company', 'createdAt', 'id'] })
 @Index({ properties: ['company', 'status', 'createdAt', 'id'] })
-@Index({ name: 'spam_protected_numbers_pnumber_trgm_index', expression: 'create index "spam_protected_numbers_pnumber_trgm_index" on "spam_protected_numbers" using gin ("pnumber" gin_trgm_ops)' })
+@Index({
+  name: 'spam_protected_numbers_pnumber_trgm_index',
+  expression:
+    'create index "spam_protected_numbers_pnumber_trgm_index" on "spam_protected_numbers" using gin ("pnumber" gin_trgm_ops)',
+})
 export class SpamProtectedNumber extends CompanyOwned {
   @Enum({ items: () => SpamNumberType })
   type!: SpamNumberType;

@@ -9,7 +9,10 @@ import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
 @Entity({ tableName: 'events' })
 @Index({ properties: ['companyId', 'occurredAt'] })
 @Index({ properties: ['occurredAt'] })
-@Index({ name: 'events_filtered_by_index', expression: 'create index "events_filtered_by_index" on "events" using gin ("filtered_by")' })
+@Index({
+  name: 'events_filtered_by_index',
+  expression: 'create index "events_filtered_by_index" on "events" using gin ("filtered_by")',
+})
 export class StoredEvent {
   /** evt_ + a ULID. */
   @PrimaryKey({ length: 40 })

@@ -12,10 +12,20 @@ export type { DeliveryStatus };
  */
 @Entity({ tableName: 'webhook_deliveries' })
 @Index({ properties: ['webhook', 'createdAt'] })
-@Index({ name: 'webhook_deliveries_due_index', expression: `create index "webhook_deliveries_due_index" on "webhook_deliveries" ("next_attempt_at") where "status" = 'pending'` })
+@Index({
+  name: 'webhook_deliveries_due_index',
+  expression: `create index "webhook_deliveries_due_index" on "webhook_deliveries" ("next_attempt_at") where "status" = 'pending'`,
+})
 @Index({ properties: ['createdAt'] })
-@Index({ name: 'webhook_deliveries_subjects_index', expression: 'create index "webhook_deliveries_subjects_index" on "webhook_deliveries" using gin ("subjects")' })
-@Index({ name: 'webhook_deliveries_event_index', expression: 'create unique index "webhook_deliveries_event_index" on "webhook_deliveries" ("webhook_id", "event_id") where "event_id" is not null' })
+@Index({
+  name: 'webhook_deliveries_subjects_index',
+  expression: 'create index "webhook_deliveries_subjects_index" on "webhook_deliveries" using gin ("subjects")',
+})
+@Index({
+  name: 'webhook_deliveries_event_index',
+  expression:
+    'create unique index "webhook_deliveries_event_index" on "webhook_deliveries" ("webhook_id", "event_id") where "event_id" is not null',
+})
 export class WebhookDelivery {
   /** msg_ + a ULID: sortable and unique; the webhook-id of every attempt. */
   @PrimaryKey({ length: 40 })

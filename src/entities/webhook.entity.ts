@@ -3,7 +3,7 @@ import { CompanyOwned } from './company-owned.js';
 
 export type DisabledReason = 'gone' | 'failing';
 
-/** A webhook subscription of a company (DESIGN section 5). */
+/** A webhook subscription of a company (docs/design.md §5). */
 @Entity({ tableName: 'webhooks' })
 @Index({ properties: ['company', 'createdAt'] })
 export class Webhook extends CompanyOwned {
@@ -43,10 +43,15 @@ export class Webhook extends CompanyOwned {
   disabledReason?: DisabledReason | null;
 
   /** Attempts made (webhook_counters, updated by every claim apart from this row: webhooks/claim.ts). */
-  @Formula((alias) => `coalesce((SELECT c.hits FROM webhook_counters c WHERE c.webhook_id = ${alias}.id), 0)`, { type: 'integer' })
+  @Formula((alias) => `coalesce((SELECT c.hits FROM webhook_counters c WHERE c.webhook_id = ${alias}.id), 0)`, {
+    type: 'integer',
+  })
   hits: Opt<number> = 0;
 
-  @Formula((alias) => `(SELECT c.last_hit FROM webhook_counters c WHERE c.webhook_id = ${alias}.id)`, { type: 'datetime', nullable: true })
+  @Formula((alias) => `(SELECT c.last_hit FROM webhook_counters c WHERE c.webhook_id = ${alias}.id)`, {
+    type: 'datetime',
+    nullable: true,
+  })
   lastHit?: Date | null;
 
   /** The signing secret, sealed under APP_KEY. */

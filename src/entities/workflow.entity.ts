@@ -17,7 +17,10 @@ export interface TriggerConfig {
 @Entity({ tableName: 'workflows' })
 @Index({ properties: ['company', 'createdAt', 'id'] })
 @Index({ properties: ['company', 'folder', 'createdAt', 'id'] })
-@Index({ name: 'workflows_name_trgm_index', expression: 'create index "workflows_name_trgm_index" on "workflows" using gin ("name" gin_trgm_ops)' })
+@Index({
+  name: 'workflows_name_trgm_index',
+  expression: 'create index "workflows_name_trgm_index" on "workflows" using gin ("name" gin_trgm_ops)',
+})
 export class Workflow extends CompanyOwned {
   /** The builder's own id for this workflow (its own sequence). */
   // The schema diff always proposes to alter this column (it cannot read the sequence default back): drop those lines.

@@ -90,12 +90,26 @@ export class LiveEvents implements EventSink<RequestContext> {
   async accept(ctx: RequestContext, event: DomainEvent): Promise<void> {
     if (!this.wanted) return;
     const companyId = await ctx.companyId();
-    const whole = JSON.stringify({ id: ulid(), companyId, type: event.type, data: event.data, contact: event.contact, occurredAt: event.occurredAt });
+    const whole = JSON.stringify({
+      id: ulid(),
+      companyId,
+      type: event.type,
+      data: event.data,
+      contact: event.contact,
+      occurredAt: event.occurredAt,
+    });
     // Through ctx.read, which runs in the recording unit of work whether it is the ORM's or a plain one (the delivery engine's).
-    if (Buffer.byteLength(whole) <= NOTIFY_LIMIT) return void (await ctx.read('SELECT pg_notify($1, $2)', [LIVE_CHANNEL, whole]));
+    if (Buffer.byteLength(whole) <= NOTIFY_LIMIT)
+      return void (await ctx.read('SELECT pg_notify($1, $2)', [LIVE_CHANNEL, whole]));
     const [row] = await ctx.read<{ id: string }>(
       'INSERT INTO event_log (company_id, type, data, contact, occurred_at) VALUES ($1, $2, $3, $4, $5) RETURNING id',
-      [companyId, event.type, JSON.stringify(event.data), event.contact ? JSON.stringify(event.contact) : null, event.occurredAt],
+      [
+        companyId,
+        event.type,
+        JSON.stringify(event.data),
+        event.contact ? JSON.stringify(event.contact) : null,
+        event.occurredAt,
+      ],
     );
     await ctx.read('SELECT pg_notify($1, $2)', [LIVE_CHANNEL, JSON.stringify({ ref: String(row.id) })]);
   }
@@ -103,67 +117,114 @@ export class LiveEvents implements EventSink<RequestContext> {
   /** Announces a transcript turn to the call's subscribers in every process, at the commit of ctx's unit of work. */
   async publishTurn(ctx: RequestContext, turn: TranscriptTurn): Promise<void> {
     if (!this.wanted) return;
-    await ctx.read('SELECT pg_notify($1, $2)', [LIVE_CHANNEL, JSON.stringify({ companyId: await ctx.companyId(), turn })]);
+    await ctx.read('SELECT pg_notify($1, $2)', [
+      LIVE_CHANNEL,
+      JSON.stringify({ companyId: await ctx.companyId(), turn }),
+    ]);
   }
 
   /**
    * Starts listening (API processes). `reader` gives a context that may read
    * across companies; `notify` sends on a channel outside any transaction.
    */
-  start(databaseUrl: string, reader: () => RequestContext, notify: (channel: string, payload: string) => Promise<unknown>, log: Logger): void {
+  start(
+    databaseUrl: string,
+    reader: () => RequestContext,
+    notify: (channel: string, payload: string) => Promise<unknown>,
+    log: Logger,
+  ): void {
     this.started = true;
-    const say = (message: object) => void notify(PRESENCE_CHANNEL, JSON.stringify(message)).catch((error) => log.warn('live presence not sent', errorFields(error)));
+    const say = (message: object) =>
+      void notify(PRESENCE_CHANNEL, JSON.stringify(message)).catch((error) =>
+        log.warn('live presence not sent', errorFields(error)),
+      );
     this.announce = (active) => say({ instance: this.instance, active });
-    this.presenceListener = listen(databaseUrl, PRESENCE_CHANNEL, {
-      onNotify: (payload) => {
-        let message: { instance?: string; active?: boolean; hello?: string };
-        try {
-          message = JSON.parse(payload ?? '');
-        } catch {
-          return;
-        }
-        if (message.hello && message.hello !== this.instance && this.subscribers.size > 0) this.announce(true);
-        if (!message.instance || message.instance === this.instance) return;
-        if (message.active) this.remote.set(message.instance, Date.now() + PRESENCE_TTL_MS);
-        else this.remote.delete(message.instance);
+    this.presenceListener = listen(
+      databaseUrl,
+      PRESENCE_CHANNEL,
+      {
+        onNotify: (payload) => {
+          let message: { instance?: string; active?: boolean; hello?: string };
+          try {
+            message = JSON.parse(payload ?? '');
+          } catch {
+            return;
+          }
+          if (message.hello && message.hello !== this.instance && this.subscribers.size > 0) this.announce(true);
+          if (!message.instance || message.instance === this.instance) return;
+          if (message.active) this.remote.set(message.instance, Date.now() + PRESENCE_TTL_MS);
+          else this.remote.delete(message.instance);
+        },
+        // After every (re)connect: who has subscribers now?
+        onListening: () => say({ hello: this.instance }),
       },
-      // After every (re)connect: who has subscribers now?
-      onListening: () => say({ hello: this.instance }),
-    }, log);
+      log,
+    );
     this.refresh = setInterval(() => this.subscribers.size > 0 && this.announce(true), PRESENCE_REFRESH_MS);
     this.refresh.unref();
     const read = async (id: string): Promise<(LiveEvent & { companyId: number }) | undefined> => {
-      const [row] = await reader().sql<{ id: string; company_id: number; type: string; data: Record<string, unknown>; contact: Record<string, unknown> | null; occurred_at: string }>(
-        'SELECT id, company_id, type, data, contact, occurred_at FROM event_log WHERE id = ?',
-        [id],
+      const [row] = await reader().sql<{
+        id: string;
+        company_id: number;
+        type: string;
+        data: Record<string, unknown>;
+        contact: Record<string, unknown> | null;
+        occurred_at: string;
+      }>('SELECT id, company_id, type, data, contact, occurred_at FROM event_log WHERE id = ?', [id]);
+      return (
+        row && {
+          id: String(row.id),
+          companyId: row.company_id,
+          type: row.type,
+          data: row.data,
+          contact: row.contact,
+          occurredAt: dbDate(row.occurred_at),
+        }
       );
-      return row && { id: String(row.id), companyId: row.company_id, type: row.type, data: row.data, contact: row.contact, occurredAt: dbDate(row.occurred_at) };
     };
-    this.listener = listen(databaseUrl, LIVE_CHANNEL, {
-      onNotify: (payload) => {
-        if (!payload || this.subscribers.size === 0) return;
-        let message: (Omit<LiveEvent, 'occurredAt'> & { companyId: number; occurredAt: string }) | { ref: string } | { companyId: number; turn: TranscriptTurn & { at: string } };
-        try {
-          message = JSON.parse(payload);
-        } catch {
-          return;
-        }
-        if ('turn' in message) {
-          const turn = { ...message.turn, at: new Date(message.turn.at) };
-          for (const subscriber of this.subscribers) if (subscriber.companyId === message.companyId && subscriber.callId === turn.callId) subscriber.push(turn);
-          return;
-        }
-        const event = 'ref' in message ? read(message.ref) : Promise.resolve({ ...message, occurredAt: new Date(message.occurredAt) });
-        void event
-          .then((found) => {
-            if (!found) return;
-            for (const subscriber of this.subscribers) {
-              if (subscriber.companyId === found.companyId && subscriber.callId === undefined && (!subscriber.types || subscriber.types.has(found.type))) subscriber.push(found);
-            }
-          })
-          .catch((error) => log.warn('live event not read', errorFields(error)));
+    this.listener = listen(
+      databaseUrl,
+      LIVE_CHANNEL,
+      {
+        onNotify: (payload) => {
+          if (!payload || this.subscribers.size === 0) return;
+          let message:
+            | (Omit<LiveEvent, 'occurredAt'> & { companyId: number; occurredAt: string })
+            | { ref: string }
+            | { companyId: number; turn: TranscriptTurn & { at: string } };
+          try {
+            message = JSON.parse(payload);
+          } catch {
+            return;
+          }
+          if ('turn' in message) {
+            const turn = { ...message.turn, at: new Date(message.turn.at) };
+            for (const subscriber of this.subscribers)
+              if (subscriber.companyId === message.companyId && subscriber.callId === turn.callId)
+                subscriber.push(turn);
+            return;
+          }
+          const event =
+            'ref' in message
+              ? read(message.ref)
+              : Promise.resolve({ ...message, occurredAt: new Date(message.occurredAt) });
+          void event
+            .then((found) => {
+              if (!found) return;
+              for (const subscriber of this.subscribers) {
+                if (
+                  subscriber.companyId === found.companyId &&
+                  subscriber.callId === undefined &&
+                  (!subscriber.types || subscriber.types.has(found.type))
+                )
+                  subscriber.push(found);
+              }
+            })
+            .catch((error) => log.warn('live event not read', errorFields(error)));
+        },
       },
-    }, log);
+      log,
+    );
   }
 
   async stop(): Promise<void> {
@@ -184,7 +245,10 @@ export class LiveEvents implements EventSink<RequestContext> {
       if (!guard || !changeConcerns(change, guard.viewer)) continue;
       guard.recheck().catch((error: Error) => {
         subscriber.end(error);
-        log.info('subscription ended: its holder may no longer subscribe', { userId: guard.viewer.user.id, reason: error.message });
+        log.info('subscription ended: its holder may no longer subscribe', {
+          userId: guard.viewer.user.id,
+          reason: error.message,
+        });
       });
     }
   }
@@ -200,11 +264,19 @@ export class LiveEvents implements EventSink<RequestContext> {
   }
 
   private stream<T>(who: Pick<Subscriber, 'companyId' | 'types' | 'callId' | 'guard'>): AsyncIterableIterator<T> {
-    const stream = pushStream<T>(QUEUE_LIMIT, 'The subscription fell too far behind and was closed; subscribe again.', () => {
-      this.subscribers.delete(subscriber);
-      if (this.subscribers.size === 0) this.announce(false);
-    });
-    const subscriber: Subscriber = { ...who, push: (item) => stream.push(item as T), end: (error) => stream.fail(error) };
+    const stream = pushStream<T>(
+      QUEUE_LIMIT,
+      'The subscription fell too far behind and was closed; subscribe again.',
+      () => {
+        this.subscribers.delete(subscriber);
+        if (this.subscribers.size === 0) this.announce(false);
+      },
+    );
+    const subscriber: Subscriber = {
+      ...who,
+      push: (item) => stream.push(item as T),
+      end: (error) => stream.fail(error),
+    };
     this.subscribers.add(subscriber);
     if (this.subscribers.size === 1) this.announce(true);
     return stream.iterator;

@@ -26,7 +26,10 @@ export interface EventSink<Ctx> {
 }
 
 export class EventRecorder<Ctx> {
-  constructor(private readonly ctx: Ctx, private readonly sinks: ReadonlyArray<EventSink<Ctx>>) {}
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly sinks: ReadonlyArray<EventSink<Ctx>>,
+  ) {}
 
   async record(type: EventType, data: Record<string, unknown>, contact: ContactFields | null = null): Promise<void> {
     const event: DomainEvent = { id: newEventId(), type, data, contact, occurredAt: new Date() };

@@ -9,5 +9,6 @@ import { isoString } from '../kernel/time/instant.js';
  */
 export const DateTimeISO = new GraphQLScalarType({
   ...GraphQLDateTimeISO.toConfig(),
-  serialize: (value) => (value instanceof Date && !Number.isNaN(value.getTime()) ? isoString(value) : GraphQLDateTimeISO.serialize(value)),
+  serialize: (value) =>
+    value instanceof Date && !Number.isNaN(value.getTime()) ? isoString(value) : GraphQLDateTimeISO.serialize(value),
 });

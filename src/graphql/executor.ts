@@ -32,7 +32,10 @@ import { liftInputLiterals } from './lift.js';
 // - Inputs written as literals around variables are lifted into one variable
 //   (src/graphql/lift.ts): graphql-jit would pass null for an absent field.
 
-type Run = (context: unknown, variables: Record<string, unknown> | undefined) => Promise<ExecutionResult> | ExecutionResult;
+type Run = (
+  context: unknown,
+  variables: Record<string, unknown> | undefined,
+) => Promise<ExecutionResult> | ExecutionResult;
 
 interface Seen {
   uses: number;
@@ -42,7 +45,9 @@ interface Seen {
 
 /** Only the operation that runs and the fragments: lifting gives each lifted variable to that operation alone. */
 function operationOnly(document: DocumentNode, operation: OperationDefinitionNode): DocumentNode {
-  const definitions: DefinitionNode[] = document.definitions.filter((d) => d === operation || d.kind === Kind.FRAGMENT_DEFINITION);
+  const definitions: DefinitionNode[] = document.definitions.filter(
+    (d) => d === operation || d.kind === Kind.FRAGMENT_DEFINITION,
+  );
   return definitions.length === document.definitions.length ? document : { ...document, definitions };
 }
 
@@ -66,7 +71,9 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operation: Opera
 }
 
 /** Apollo Server's `gateway` option: the schema as is, executed compiled once a document repeats. */
-export function compiledExecution<TContext extends BaseContext>(schema: GraphQLSchema): ApolloServerOptionsWithGateway<TContext>['gateway'] {
+export function compiledExecution<TContext extends BaseContext>(
+  schema: GraphQLSchema,
+): ApolloServerOptionsWithGateway<TContext>['gateway'] {
   const seen = new WeakMap<DocumentNode, Map<string | null, Seen>>();
   return {
     onSchemaLoadOrUpdate(callback) {
@@ -81,10 +88,22 @@ export function compiledExecution<TContext extends BaseContext>(schema: GraphQLS
           entry.uses += 1;
           if (entry.run === undefined && entry.uses >= 2) entry.run = compile(schema, document, operation);
           const run = (contextValue: unknown) =>
-            entry.run ? entry.run(contextValue, request.variables) : execute({ schema, document, contextValue, variableValues: request.variables, operationName: request.operationName });
+            entry.run
+              ? entry.run(contextValue, request.variables)
+              : execute({
+                  schema,
+                  document,
+                  contextValue,
+                  variableValues: request.variables,
+                  operationName: request.operationName,
+                });
           const key = operation.operation === 'mutation' ? request.http?.headers.get('idempotency-key') : undefined;
           if (key === undefined || key === null) return run(context);
-          return runOnce(context as unknown as RequestContext, { key, source, operation, operationName, variables: request.variables, headers: response?.http?.headers }, run);
+          return runOnce(
+            context as unknown as RequestContext,
+            { key, source, operation, operationName, variables: request.variables, headers: response?.http?.headers },
+            run,
+          );
         },
       };
     },

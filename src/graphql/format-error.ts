@@ -7,12 +7,32 @@ import { tooManyTokens } from './limits.js';
 // and field errors; Apollo's own client errors (parse, validation, bad
 // variables) pass through; anything else is masked.
 
-const CLIENT_CODES = new Set(['QUERY_TOO_COMPLEX', 'RATE_LIMITED', 'UNPROCESSABLE', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
+const CLIENT_CODES = new Set([
+  'QUERY_TOO_COMPLEX',
+  'RATE_LIMITED',
+  'UNPROCESSABLE',
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+]);
 
-export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown, requestId?: string): GraphQLFormattedError {
+export function formatGraphQLError(
+  formatted: GraphQLFormattedError,
+  error: unknown,
+  requestId?: string,
+): GraphQLFormattedError {
   const known = appErrorOf(error);
   if (known) {
-    return { message: known.message, locations: formatted.locations, path: formatted.path, extensions: known.toExtensions() };
+    return {
+      message: known.message,
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: known.toExtensions(),
+    };
   }
   const overLimit = error instanceof GraphQLError ? tooManyTokens(error) : undefined;
   if (overLimit) return { message: overLimit.message, extensions: overLimit.extensions };
@@ -32,10 +52,13 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
  * formatGraphQLError for one schema: graphql-js's refusal of a value outside
  * an enum names the value and the enum; this adds the values it accepts.
  */
-export function errorFormatter(schema: GraphQLSchema): (formatted: GraphQLFormattedError, error: unknown, requestId?: string) => GraphQLFormattedError {
+export function errorFormatter(
+  schema: GraphQLSchema,
+): (formatted: GraphQLFormattedError, error: unknown, requestId?: string) => GraphQLFormattedError {
   const accepted = new Map<string, string>();
   for (const type of Object.values(schema.getTypeMap())) {
-    if (isEnumType(type) && !type.name.startsWith('__')) accepted.set(type.name, inWords(type.getValues().map((value) => value.name)));
+    if (isEnumType(type) && !type.name.startsWith('__'))
+      accepted.set(type.name, inWords(type.getValues().map((value) => value.name)));
   }
   return (formatted, error, requestId) => {
     const result = formatGraphQLError(formatted, error, requestId);

@@ -6,7 +6,10 @@ import type { Request, RequestHandler, Response } from 'express';
 // write with its length, and without an ETag, like every API answer
 // (sendJson in src/http/edge.ts).
 
-export function graphqlHandler<C extends BaseContext>(apollo: ApolloServer<C>, context: (req: Request, res: Response) => Promise<C>): RequestHandler {
+export function graphqlHandler<C extends BaseContext>(
+  apollo: ApolloServer<C>,
+  context: (req: Request, res: Response) => Promise<C>,
+): RequestHandler {
   apollo.assertStarted('graphqlHandler()');
   return async (req, res, next) => {
     try {
@@ -17,7 +20,12 @@ export function graphqlHandler<C extends BaseContext>(apollo: ApolloServer<C>, c
       }
       const query = req.url.indexOf('?');
       const answer = await apollo.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: req.method.toUpperCase(), headers, search: query < 0 ? '' : req.url.slice(query), body: req.body },
+        httpGraphQLRequest: {
+          method: req.method.toUpperCase(),
+          headers,
+          search: query < 0 ? '' : req.url.slice(query),
+          body: req.body,
+        },
         context: () => context(req, res),
       });
       // Apollo names its headers in lower case; Content-Type keeps the spelling of every other answer.

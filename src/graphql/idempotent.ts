@@ -27,12 +27,23 @@ class Refused extends Error {
   }
 }
 
-export async function runOnce(ctx: RequestContext, request: KeyedRequest, run: (ctx: RequestContext) => Promise<ExecutionResult> | ExecutionResult): Promise<ExecutionResult> {
+export async function runOnce(
+  ctx: RequestContext,
+  request: KeyedRequest,
+  run: (ctx: RequestContext) => Promise<ExecutionResult> | ExecutionResult,
+): Promise<ExecutionResult> {
   try {
     if (request.operation.selectionSet.selections.length !== 1) {
-      throw new HttpError(400, 'An Idempotency-Key covers one mutation field: send each field as a request of its own.');
+      throw new HttpError(
+        400,
+        'An Idempotency-Key covers one mutation field: send each field as a request of its own.',
+      );
     }
-    const print = fingerprint('POST', '/graphql', { query: request.source, operationName: request.operationName, variables: request.variables ?? {} });
+    const print = fingerprint('POST', '/graphql', {
+      query: request.source,
+      operationName: request.operationName,
+      variables: request.variables ?? {},
+    });
     const answer = await once(ctx, checkKey(request.key), print, async (uow) => {
       const result = await run(uow);
       if (result.errors?.length) throw new Refused(result);

@@ -29,7 +29,9 @@ export interface Lifted {
 }
 
 const hasVariable = (node: ValueNode): boolean =>
-  node.kind === Kind.VARIABLE || (node.kind === Kind.OBJECT && node.fields.some((f) => hasVariable(f.value))) || (node.kind === Kind.LIST && node.values.some(hasVariable));
+  node.kind === Kind.VARIABLE ||
+  (node.kind === Kind.OBJECT && node.fields.some((f) => hasVariable(f.value))) ||
+  (node.kind === Kind.LIST && node.values.some(hasVariable));
 
 /** The argument's value in its external form: absent variables left out of objects, null inside lists. */
 function build(node: ValueNode, given: Record<string, unknown>): unknown {
@@ -48,23 +50,38 @@ export function liftInputLiterals(schema: GraphQLSchema, document: DocumentNode)
   const typeInfo = new TypeInfo(schema);
   const lifted: Array<{ name: string; value: ValueNode }> = [];
   const definitions: VariableDefinitionNode[] = [];
-  const rewritten = visit(document, visitWithTypeInfo(typeInfo, {
-    Argument(node: ArgumentNode) {
-      if (node.value.kind === Kind.VARIABLE || !hasVariable(node.value)) return undefined;
-      const type = typeInfo.getArgument()?.type;
-      if (!type) return undefined;
-      const name = `lifted_${lifted.length}_${node.name.value}`;
-      lifted.push({ name, value: node.value });
-      definitions.push({ kind: Kind.VARIABLE_DEFINITION, variable: { kind: Kind.VARIABLE, name: { kind: Kind.NAME, value: name } }, type: parseType(String(type)) });
-      return { ...node, value: { kind: Kind.VARIABLE, name: { kind: Kind.NAME, value: name } } };
-    },
-  }));
+  const rewritten = visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Argument(node: ArgumentNode) {
+        if (node.value.kind === Kind.VARIABLE || !hasVariable(node.value)) return undefined;
+        const type = typeInfo.getArgument()?.type;
+        if (!type) return undefined;
+        const name = `lifted_${lifted.length}_${node.name.value}`;
+        lifted.push({ name, value: node.value });
+        definitions.push({
+          kind: Kind.VARIABLE_DEFINITION,
+          variable: { kind: Kind.VARIABLE, name: { kind: Kind.NAME, value: name } },
+          type: parseType(String(type)),
+        });
+        return { ...node, value: { kind: Kind.VARIABLE, name: { kind: Kind.NAME, value: name } } };
+      },
+    }),
+  );
   if (lifted.length === 0) return { document };
   const withDefinitions: DocumentNode = {
     ...rewritten,
-    definitions: rewritten.definitions.map((definition) => definition.kind === Kind.OPERATION_DEFINITION
-      ? { ...definition, variableDefinitions: [...(definition as OperationDefinitionNode).variableDefinitions ?? [], ...definitions] }
-      : definition),
+    definitions: rewritten.definitions.map((definition) =>
+      definition.kind === Kind.OPERATION_DEFINITION
+        ? {
+            ...definition,
+            variableDefinitions: [
+              ...((definition as OperationDefinitionNode).variableDefinitions ?? []),
+              ...definitions,
+            ],
+          }
+        : definition,
+    ),
   };
   // A variable not given takes its definition's default, inside a literal as anywhere.
   const defaults: Record<string, unknown> = {};
@@ -74,11 +91,14 @@ export function liftInputLiterals(schema: GraphQLSchema, document: DocumentNode)
       if (variable.defaultValue) defaults[variable.variable.name.value] = valueFromASTUntyped(variable.defaultValue);
     }
   }
-  const withDefaults = Object.keys(defaults).length === 0 ? (given: Record<string, unknown>) => given : (given: Record<string, unknown>) => {
-    const out = { ...given };
-    for (const [name, value] of Object.entries(defaults)) if (out[name] === undefined) out[name] = value;
-    return out;
-  };
+  const withDefaults =
+    Object.keys(defaults).length === 0
+      ? (given: Record<string, unknown>) => given
+      : (given: Record<string, unknown>) => {
+          const out = { ...given };
+          for (const [name, value] of Object.entries(defaults)) if (out[name] === undefined) out[name] = value;
+          return out;
+        };
   return {
     document: withDefinitions,
     variables: (given) => {

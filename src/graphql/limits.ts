@@ -18,7 +18,7 @@ import {
 import { AppError, ValidationError } from '../kernel/errors.js';
 import { jsonProblem } from '../kernel/validation.js';
 
-// The GraphQL limits of DESIGN section 3, checked before anything executes:
+// The GraphQL limits of docs/design.md §3, checked before anything executes:
 // depth, aliases of one field, a cost where a list costs its page size, and
 // the bounds every input value is held to.
 
@@ -60,7 +60,10 @@ function pageSizeOf(args: Record<string, unknown>): number | undefined {
   for (const name of PAGE_ARGS) {
     if (name in args) {
       const value = Number(args[name] ?? GRAPHQL_LIMITS.defaultPageSize);
-      return Math.min(Math.max(Number.isFinite(value) ? value : GRAPHQL_LIMITS.defaultPageSize, 1), GRAPHQL_LIMITS.maxPageSize);
+      return Math.min(
+        Math.max(Number.isFinite(value) ? value : GRAPHQL_LIMITS.defaultPageSize, 1),
+        GRAPHQL_LIMITS.maxPageSize,
+      );
     }
   }
   return undefined;
@@ -69,11 +72,20 @@ function pageSizeOf(args: Record<string, unknown>): number | undefined {
 /** How a query's cost is counted, as the schema's description and the refusal say it. */
 export const COST_RULE =
   `Each object costs 1 and scalar and enum fields nothing; a list of objects costs its page size times what each object costs: the perPage (or first) ` +
-  `of the field that pages it, at most ${GRAPHQL_LIMITS.maxPageSize}, or ${GRAPHQL_LIMITS.listSize} when none is given. A query may cost ${GRAPHQL_LIMITS.cost.toLocaleString('en-US')} at most.`;
+  `of the field that pages it, at most ${GRAPHQL_LIMITS.maxPageSize}, or ${GRAPHQL_LIMITS.listSize} ` +
+  `when none is given. A query may cost ${GRAPHQL_LIMITS.cost.toLocaleString('en-US')} at most.`;
 
 /** The cost of a selection set; throws when it is too deep or repeats a field too often. */
-function costOf(set: SelectionSetNode, type: GraphQLNamedType, depth: number, pageSize: number | undefined, walk: Walk, seen: Set<string>): number {
-  if (depth > GRAPHQL_LIMITS.depth) throw new QueryTooComplexError(`The query is nested more than ${GRAPHQL_LIMITS.depth} levels deep.`);
+function costOf(
+  set: SelectionSetNode,
+  type: GraphQLNamedType,
+  depth: number,
+  pageSize: number | undefined,
+  walk: Walk,
+  seen: Set<string>,
+): number {
+  if (depth > GRAPHQL_LIMITS.depth)
+    throw new QueryTooComplexError(`The query is nested more than ${GRAPHQL_LIMITS.depth} levels deep.`);
   let cost = 0;
   for (const selection of set.selections) {
     if (selection.kind === Kind.FIELD) {
@@ -87,16 +99,26 @@ function costOf(set: SelectionSetNode, type: GraphQLNamedType, depth: number, pa
         const count = (walk.aliases.get(key) ?? 0) + 1;
         walk.aliases.set(key, count);
         if (count > GRAPHQL_LIMITS.aliasesPerField) {
-          throw new QueryTooComplexError(`The query aliases ${name} more than ${GRAPHQL_LIMITS.aliasesPerField} times.`);
+          throw new QueryTooComplexError(
+            `The query aliases ${name} more than ${GRAPHQL_LIMITS.aliasesPerField} times.`,
+          );
         }
       }
       const args: Record<string, unknown> = {};
-      for (const arg of selection.arguments ?? []) args[arg.name.value] = valueFromASTUntyped(arg.value, walk.variables);
+      for (const arg of selection.arguments ?? [])
+        args[arg.name.value] = valueFromASTUntyped(arg.value, walk.variables);
       // A scalar or an enum comes with the object that holds it: only objects cost.
       if (!selection.selectionSet) continue;
       const ownPage = pageSizeOf(args);
       const list = isListType(getNullableType(definition.type));
-      const children = costOf(selection.selectionSet, getNamedType(definition.type), depth + 1, ownPage ?? (list ? undefined : pageSize), walk, seen);
+      const children = costOf(
+        selection.selectionSet,
+        getNamedType(definition.type),
+        depth + 1,
+        ownPage ?? (list ? undefined : pageSize),
+        walk,
+        seen,
+      );
       cost += (list ? (pageSize ?? GRAPHQL_LIMITS.listSize) : 1) * (1 + children);
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       cost += costOf(selection.selectionSet, type, depth, pageSize, walk, seen);
@@ -107,7 +129,10 @@ function costOf(set: SelectionSetNode, type: GraphQLNamedType, depth: number, pa
       cost += costOf(fragment.selectionSet, type, depth, pageSize, walk, inner);
     }
     // Counting stops here: a document of spread fragments could cost more to count than to refuse.
-    if (cost > GRAPHQL_LIMITS.cost) throw new QueryTooComplexError(`The query costs ${cost.toLocaleString('en-US')} or more, over the limit of ${GRAPHQL_LIMITS.cost.toLocaleString('en-US')}. ${COST_RULE}`);
+    if (cost > GRAPHQL_LIMITS.cost)
+      throw new QueryTooComplexError(
+        `The query costs ${cost.toLocaleString('en-US')} or more, over the limit of ${GRAPHQL_LIMITS.cost.toLocaleString('en-US')}. ${COST_RULE}`,
+      );
   }
   return cost;
 }
@@ -117,7 +142,11 @@ function costOf(set: SelectionSetNode, type: GraphQLNamedType, depth: number, pa
  * (a REST row's): the cost depends only on the variables given as a page size
  * (perPage or first), so it is counted once per page size asked for.
  */
-export function costCounter(document: DocumentNode, operation: OperationDefinitionNode, rootType: GraphQLNamedType): (variables: Record<string, unknown>) => number {
+export function costCounter(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  rootType: GraphQLNamedType,
+): (variables: Record<string, unknown>) => number {
   const names = new Set<string>();
   visit(document, {
     Argument(node) {
@@ -127,7 +156,8 @@ export function costCounter(document: DocumentNode, operation: OperationDefiniti
   const paging = [...names];
   const costs = new Map<string, number>();
   return (variables) => {
-    const key = paging.length === 1 ? String(variables[paging[0]]) : paging.map((name) => String(variables[name])).join('|');
+    const key =
+      paging.length === 1 ? String(variables[paging[0]]) : paging.map((name) => String(variables[name])).join('|');
     let cost = costs.get(key);
     if (cost === undefined) {
       cost = operationCost(document, operation, rootType, variables);
@@ -141,23 +171,40 @@ export function costCounter(document: DocumentNode, operation: OperationDefiniti
  * The operation's cost with every page size it takes from a variable at its
  * largest (a REST row's cost at `per_page=100`); throws as operationCost does.
  */
-export function largestCost(document: DocumentNode, operation: OperationDefinitionNode, rootType: GraphQLNamedType): number {
+export function largestCost(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  rootType: GraphQLNamedType,
+): number {
   const variables: Record<string, unknown> = {};
   visit(document, {
     Argument(node) {
-      if (PAGE_ARGS.has(node.name.value) && node.value.kind === Kind.VARIABLE) variables[node.value.name.value] = GRAPHQL_LIMITS.maxPageSize;
+      if (PAGE_ARGS.has(node.name.value) && node.value.kind === Kind.VARIABLE)
+        variables[node.value.name.value] = GRAPHQL_LIMITS.maxPageSize;
     },
   });
   return operationCost(document, operation, rootType, variables);
 }
 
 /** The operation's cost (COST_RULE); throws when it is over the cost, depth or alias limits. */
-export function operationCost(document: DocumentNode, operation: OperationDefinitionNode, rootType: GraphQLNamedType, variables: Record<string, unknown>): number {
+export function operationCost(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  rootType: GraphQLNamedType,
+  variables: Record<string, unknown>,
+): number {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
-  return costOf(operation.selectionSet, rootType, 1, undefined, { fragments, variables, aliases: new Map() }, new Set());
+  return costOf(
+    operation.selectionSet,
+    rootType,
+    1,
+    undefined,
+    { fragments, variables, aliases: new Map() },
+    new Set(),
+  );
 }
 
 /** Throws when the operation is over a limit or carries an unbounded value; returns its cost. */
@@ -179,7 +226,11 @@ export function checkOperation(
 // a NUL looked for once.
 const counters = new WeakMap<OperationDefinitionNode, (variables: Record<string, unknown>) => number>();
 
-function countersOf(document: DocumentNode, operation: OperationDefinitionNode, rootType: GraphQLNamedType): (variables: Record<string, unknown>) => number {
+function countersOf(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  rootType: GraphQLNamedType,
+): (variables: Record<string, unknown>) => number {
   let counter = counters.get(operation);
   if (!counter) counters.set(operation, (counter = costCounter(document, operation, rootType)));
   return counter;
@@ -205,7 +256,11 @@ function inlineNul(document: DocumentNode): boolean {
  * gives (at once, or as a promise) the header fields to answer with, or
  * throws (429 over a budget). Undefined when nobody is signed in: the operation's own check answers.
  */
-export type ChargeOperation<T> = (context: T, kind: OperationDefinitionNode['operation'], cost: number) => Record<string, string> | undefined | Promise<Record<string, string> | undefined>;
+export type ChargeOperation<T> = (
+  context: T,
+  kind: OperationDefinitionNode['operation'],
+  cost: number,
+) => Record<string, string> | undefined | Promise<Record<string, string> | undefined>;
 
 /** The Apollo plugin that applies the limits after the operation is known and before it runs, and charges the rate limits. */
 export function limitsPlugin<T extends object>(charge?: ChargeOperation<T>): ApolloServerPlugin<T> {
@@ -214,15 +269,22 @@ export function limitsPlugin<T extends object>(charge?: ChargeOperation<T>): Apo
       return {
         async didResolveOperation({ document, operation, schema, request, contextValue, response }) {
           if (!operation) return;
-          const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+          const root =
+            operation.operation === 'mutation'
+              ? schema.getMutationType()
+              : operation.operation === 'subscription'
+                ? schema.getSubscriptionType()
+                : schema.getQueryType();
           try {
             const cost = root ? checkOperation(document, operation, root, request.variables ?? {}) : 0;
             const headers = charge ? await charge(contextValue, operation.operation, cost) : undefined;
-            for (const [name, value] of Object.entries(headers ?? {})) response.http.headers.set(name.toLowerCase(), value);
+            for (const [name, value] of Object.entries(headers ?? {}))
+              response.http.headers.set(name.toLowerCase(), value);
           } catch (error) {
             // Refused before execution: the error carries its status (and its fields, such as Retry-After) for Apollo to answer with.
             if (error instanceof AppError) {
-              for (const [name, value] of Object.entries(error.headers)) response.http.headers.set(name.toLowerCase(), value);
+              for (const [name, value] of Object.entries(error.headers))
+                response.http.headers.set(name.toLowerCase(), value);
               throw new GraphQLError(error.message, { extensions: error.toExtensions() });
             }
             throw error;

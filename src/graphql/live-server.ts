@@ -1,4 +1,13 @@
-import { getOperationAST, GraphQLError, parse, validate, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema, type OperationTypeNode } from 'graphql';
+import {
+  getOperationAST,
+  GraphQLError,
+  parse,
+  validate,
+  type ExecutionArgs,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  type OperationTypeNode,
+} from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type Context, type SubscribePayload } from 'graphql-ws';
 import type { IncomingMessage, Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -58,11 +67,18 @@ const setReadLimit = (socket: WebSocket, bytes: number) => {
 };
 
 /** The codes Apollo gives the same refusals over HTTP. */
-const coded = (error: GraphQLError, code: string) => new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code } });
+const coded = (error: GraphQLError, code: string) =>
+  new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    extensions: { code },
+  });
 
 /** Parses, validates and limits one subscribe: the execution's arguments, or the errors to answer with. */
 export function admitOperation(schema: GraphQLSchema, payload: SubscribePayload): Admitted | readonly GraphQLError[] {
-  if (typeof payload.query !== 'string') return [new GraphQLError('The subscribe payload needs a query string.', { extensions: { code: 'BAD_REQUEST' } })];
+  if (typeof payload.query !== 'string')
+    return [new GraphQLError('The subscribe payload needs a query string.', { extensions: { code: 'BAD_REQUEST' } })];
   let document;
   try {
     document = parse(payload.query, { maxTokens: GRAPHQL_LIMITS.tokens });
@@ -74,7 +90,12 @@ export function admitOperation(schema: GraphQLSchema, payload: SubscribePayload)
   if (invalid.length > 0) return invalid.map((error) => coded(error, 'GRAPHQL_VALIDATION_FAILED'));
   const operation = getOperationAST(document, payload.operationName);
   if (!operation) return [new GraphQLError('Unable to identify operation.', { extensions: { code: 'BAD_REQUEST' } })];
-  const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+  const root =
+    operation.operation === 'mutation'
+      ? schema.getMutationType()
+      : operation.operation === 'subscription'
+        ? schema.getSubscriptionType()
+        : schema.getQueryType();
   const variables = payload.variables ?? {};
   let cost = 0;
   try {
@@ -83,7 +104,11 @@ export function admitOperation(schema: GraphQLSchema, payload: SubscribePayload)
     if (error instanceof GraphQLError) return [error];
     throw error;
   }
-  return { args: { schema, document, operationName: payload.operationName, variableValues: variables }, kind: operation.operation, cost };
+  return {
+    args: { schema, document, operationName: payload.operationName, variableValues: variables },
+    kind: operation.operation,
+    cost,
+  };
 }
 
 /** A subscribe let through: its execution's arguments, and what it costs (src/graphql/limits.ts). */
@@ -93,12 +118,19 @@ interface Admitted {
   cost: number;
 }
 
-export function serveSubscriptions(server: Server, schema: GraphQLSchema, services: Services, log: Logger): { stop(): Promise<void> } {
+export function serveSubscriptions(
+  server: Server,
+  schema: GraphQLSchema,
+  services: Services,
+  log: Logger,
+): { stop(): Promise<void> } {
   const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: WS_LIMITS.message, handleProtocols });
   const ipOf = (extra: Extra) => extra.request.socket.remoteAddress ?? 'unknown';
-  const contextOf = (ctx: Context<Record<string, unknown>, Extra>) => services.contexts.forRequest(randomUUID(), ipOf(ctx.extra), bearerOf(ctx.connectionParams));
+  const contextOf = (ctx: Context<Record<string, unknown>, Extra>) =>
+    services.contexts.forRequest(randomUUID(), ipOf(ctx.extra), bearerOf(ctx.connectionParams));
   const formatError = errorFormatter(schema);
-  const format = (errors: readonly GraphQLError[]): GraphQLFormattedError[] => errors.map((error) => formatError(error.toJSON(), error.originalError ?? error));
+  const format = (errors: readonly GraphQLError[]): GraphQLFormattedError[] =>
+    errors.map((error) => formatError(error.toJSON(), error.originalError ?? error));
 
   const graphqlWs = makeServer<Record<string, unknown>, Extra>({
     schema,
@@ -138,20 +170,31 @@ export function serveSubscriptions(server: Server, schema: GraphQLSchema, servic
       if (!(Symbol.asyncIterator in Object(result))) ctx.extra.slots.delete(id);
     },
     onComplete: (ctx, id) => void ctx.extra.slots.delete(id),
-    onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: format(result.errors) } : undefined),
+    onNext: (_ctx, _id, _payload, _args, result) =>
+      result.errors ? { ...result, errors: format(result.errors) } : undefined,
     onError: (_ctx, _id, _payload, errors) => {
       const formatted = format(errors);
-      formatted.forEach((error, i) => error.extensions?.code === 'INTERNAL_SERVER_ERROR' && log.error('subscription error', errorFields(errors[i].originalError ?? errors[i])));
+      formatted.forEach(
+        (error, i) =>
+          error.extensions?.code === 'INTERNAL_SERVER_ERROR' &&
+          log.error('subscription error', errorFields(errors[i].originalError ?? errors[i])),
+      );
       return formatted;
     },
   });
 
   // The HTTP server's own errors reach ws too; a listen error is the start's to report (src/platform/startup-failure.ts).
-  wss.on('error', (error) => (error as { syscall?: string }).syscall !== 'listen' && log.error('websocket server error', errorFields(error)));
+  wss.on(
+    'error',
+    (error) =>
+      (error as { syscall?: string }).syscall !== 'listen' && log.error('websocket server error', errorFields(error)),
+  );
   wss.on('connection', (socket, request) => {
     setReadLimit(socket, WS_LIMITS.beforeInit);
     // A message over the limit: ws has already closed with 1009; the rest is a line of ours.
-    socket.on('error', (error) => log.warn('websocket closed on error', { error: error.message, code: (error as { code?: string }).code }));
+    socket.on('error', (error) =>
+      log.warn('websocket closed on error', { error: error.message, code: (error as { code?: string }).code }),
+    );
     let alive = true;
     socket.on('pong', () => (alive = true));
     const keepAlive = setInterval(() => {
@@ -162,19 +205,21 @@ export function serveSubscriptions(server: Server, schema: GraphQLSchema, servic
     const closed = graphqlWs.opened(
       {
         protocol: socket.protocol,
-        send: (data) => new Promise<void>((resolve) => {
-          if (socket.readyState !== socket.OPEN) return resolve();
-          socket.send(data, () => resolve()); // a send that fails means the socket is closing; its close ends everything
-        }),
+        send: (data) =>
+          new Promise<void>((resolve) => {
+            if (socket.readyState !== socket.OPEN) return resolve();
+            socket.send(data, () => resolve()); // a send that fails means the socket is closing; its close ends everything
+          }),
         close: (code, reason) => socket.close(code, reason),
-        onMessage: (handle) => socket.on('message', async (data) => {
-          try {
-            await handle(String(data));
-          } catch (error) {
-            log.error('subscription message failed', errorFields(error));
-            socket.close(CloseCode.InternalServerError, 'Internal server error');
-          }
-        }),
+        onMessage: (handle) =>
+          socket.on('message', async (data) => {
+            try {
+              await handle(String(data));
+            } catch (error) {
+              log.error('subscription message failed', errorFields(error));
+              socket.close(CloseCode.InternalServerError, 'Internal server error');
+            }
+          }),
       },
       { socket, request, slots: new Set() },
     );

@@ -1,4 +1,10 @@
-import { lexicographicSortSchema, printSchema, type GraphQLFieldResolver, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
+import {
+  lexicographicSortSchema,
+  printSchema,
+  type GraphQLFieldResolver,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+} from 'graphql';
 import { buildSchema, getMetadataStorage, type AuthChecker, type ContainerType } from 'type-graphql';
 import type { RequestContext } from '../platform/context.js';
 import { AgentResolver } from '../resolvers/agent.resolver.js';
@@ -23,7 +29,25 @@ import type { Services } from '../platform/composition.js';
 import { COST_RULE, GRAPHQL_LIMITS } from './limits.js';
 import { DateTimeISO } from './date-time.js';
 
-const resolvers = [AuthResolver, RoleResolver, PipelineResolver, WorkflowResolver, SpamResolver, DashboardResolver, PhoneNumberResolver, AgentResolver, WebhookResolver, SmsResolver, ContactResolver, CampaignResolver, LiveEventResolver, CallTranscriptResolver, CallAnalysisResolver, ListenResolver, CallFieldsResolver] as const;
+const resolvers = [
+  AuthResolver,
+  RoleResolver,
+  PipelineResolver,
+  WorkflowResolver,
+  SpamResolver,
+  DashboardResolver,
+  PhoneNumberResolver,
+  AgentResolver,
+  WebhookResolver,
+  SmsResolver,
+  ContactResolver,
+  CampaignResolver,
+  LiveEventResolver,
+  CallTranscriptResolver,
+  CallAnalysisResolver,
+  ListenResolver,
+  CallFieldsResolver,
+] as const;
 
 /** Each resolver made once with the services it uses (type-graphql asks this container for them). */
 function resolverContainer(s: Services): ContainerType {
@@ -81,7 +105,9 @@ export async function createSchema(services?: Services): Promise<GraphQLSchema> 
     },
     ...(services ? { container: resolverContainer(services) } : {}),
   });
-  schema.description = `Switchboard: calling and messaging with AI voice agents. Limits: depth ${GRAPHQL_LIMITS.depth}, ${GRAPHQL_LIMITS.aliasesPerField} aliases of one field, batches of ${GRAPHQL_LIMITS.batch}. Cost: ${COST_RULE}`;
+  schema.description =
+    `Switchboard: calling and messaging with AI voice agents. Limits: depth ${GRAPHQL_LIMITS.depth}, ` +
+    `${GRAPHQL_LIMITS.aliasesPerField} aliases of one field, batches of ${GRAPHQL_LIMITS.batch}. Cost: ${COST_RULE}`;
   if (services) {
     withUnitsOfWork(schema);
     attachLiveEvents(schema, services.live);
@@ -100,7 +126,8 @@ export async function createSchema(services?: Services): Promise<GraphQLSchema> 
  */
 function propertyFieldsAreSimple(): void {
   for (const field of getMetadataStorage().fields) {
-    if (field.simple === undefined && !field.roles && !field.middlewares?.length && field.schemaName === field.name) field.simple = true;
+    if (field.simple === undefined && !field.roles && !field.middlewares?.length && field.schemaName === field.name)
+      field.simple = true;
   }
 }
 
@@ -113,7 +140,7 @@ function wrapFields(type: GraphQLObjectType | null | undefined, wrap: (resolve: 
 }
 
 /**
- * The unit of work (DESIGN section 3): each mutation field runs in a fork of
+ * The unit of work (docs/design.md §3): each mutation field runs in a fork of
  * its own inside one transaction, committed once when the field's resolver
  * succeeds and rolled back when it fails; each query field reads from a fork
  * of its own. Operations of one batch, or fields of one document, never share
@@ -123,8 +150,14 @@ function wrapFields(type: GraphQLObjectType | null | undefined, wrap: (resolve: 
  */
 function withUnitsOfWork(schema: GraphQLSchema): void {
   wrapFields(schema.getQueryType(), (resolve) => (root, args, ctx, info) => resolve(root, args, ctx.readOnly(), info));
-  wrapFields(schema.getMutationType(), (resolve) => (root, args, ctx, info) =>
-    ctx.unitOfWork((uow) => Promise.resolve(resolve(root, args, uow, info)), { plain: PLAIN_MUTATIONS.has(info.fieldName), oneStatement: ONE_STATEMENT_MUTATIONS.has(info.fieldName) }));
+  wrapFields(
+    schema.getMutationType(),
+    (resolve) => (root, args, ctx, info) =>
+      ctx.unitOfWork((uow) => Promise.resolve(resolve(root, args, uow, info)), {
+        plain: PLAIN_MUTATIONS.has(info.fieldName),
+        oneStatement: ONE_STATEMENT_MUTATIONS.has(info.fieldName),
+      }),
+  );
 }
 
 /**

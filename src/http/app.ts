@@ -1,5 +1,8 @@
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import cors from 'cors';
 import type { Express, RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
@@ -14,7 +17,7 @@ import { pointsOf } from '../limits/api-limits.js';
 import { chain, requestContexts, sendError, type GraphQLOperationLog } from './edge.js';
 import { bodyErrors, jsonBody, readJsonBody } from './body.js';
 import { probesApp, type ProbeParts } from './probes.js';
-import { errorFields, type Logger } from '../observability/logger.js';
+import { errorFields } from '../observability/logger.js';
 import { endServerSpan, operationSpan, serverSpan, tracingOn } from '../observability/tracing.js';
 import { restHandlers, type CompiledRoute } from '../rest/compile.js';
 import { docsRouter } from '../rest/docs.js';
@@ -36,21 +39,32 @@ export interface AppParts extends ProbeParts {
 const batchLimit: RequestHandler = (req, res, next) => {
   if (!Array.isArray(req.body)) return next();
   if (req.body.length >= 1 && req.body.length <= GRAPHQL_LIMITS.batch) return next();
-  const message = req.body.length === 0 ? 'The batch holds no operation.' : `A batch holds at most ${GRAPHQL_LIMITS.batch} operations.`;
+  const message =
+    req.body.length === 0
+      ? 'The batch holds no operation.'
+      : `A batch holds at most ${GRAPHQL_LIMITS.batch} operations.`;
   res.status(400).json({ errors: [{ message, extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } } }] });
 };
 
 /** The API's Express app: the probes, then the web interface, docs, the REST table and /graphql. */
-export async function createApp(parts: AppParts): Promise<{ app: Express; listener: RequestListener; apollo: ApolloServer<RequestContext> }> {
-  const { orm, services, schema, routes, log, metrics, jobs } = parts;
+export async function createApp(
+  parts: AppParts,
+): Promise<{ app: Express; listener: RequestListener; apollo: ApolloServer<RequestContext> }> {
+  const { services, schema, routes, log, metrics } = parts;
   const context = requestContexts(services.contexts);
   // Every operation of a signed-in caller spends from its rate limits (src/limits/), over REST and /graphql alike.
-  const charge: ChargeOperation<RequestContext> | undefined = services.limits.enabled ? (ctx, kind, cost) => services.limits.charge(ctx, pointsOf(kind, cost)) : undefined;
+  const charge: ChargeOperation<RequestContext> | undefined = services.limits.enabled
+    ? (ctx, kind, cost) => services.limits.charge(ctx, pointsOf(kind, cost))
+    : undefined;
   // On /graphql an operation without a caller (signing in) spends nothing; one that needs a caller is refused by its field.
-  const chargeSignedIn: ChargeOperation<RequestContext> | undefined = charge && ((ctx, kind, cost) => {
-    const headers = charge(ctx, kind, cost);
-    return headers instanceof Promise ? headers.catch((error: unknown) => (error instanceof UnauthenticatedError ? undefined : Promise.reject(error))) : headers;
-  });
+  const chargeSignedIn: ChargeOperation<RequestContext> | undefined =
+    charge &&
+    ((ctx, kind, cost) => {
+      const headers = charge(ctx, kind, cost);
+      return headers instanceof Promise
+        ? headers.catch((error: unknown) => (error instanceof UnauthenticatedError ? undefined : Promise.reject(error)))
+        : headers;
+    });
 
   const apollo = new ApolloServer<RequestContext>({
     // The schema as is; a document that repeats runs compiled (src/graphql/executor.ts).
@@ -74,17 +88,26 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; listen
             async didResolveOperation({ contextValue, operation, operationName }) {
               if (!operation) return;
               span?.updateName(`${operation.operation} ${operationName ?? 'anonymous'}`);
-              span?.setAttributes({ 'graphql.operation.type': operation.operation, 'graphql.operation.name': operationName ?? '' });
-              const fields = operation.selectionSet.selections.flatMap((s) => (s.kind === 'Field' ? [s.name.value] : []));
+              span?.setAttributes({
+                'graphql.operation.type': operation.operation,
+                'graphql.operation.name': operationName ?? '',
+              });
+              const fields = operation.selectionSet.selections.flatMap((s) =>
+                s.kind === 'Field' ? [s.name.value] : [],
+              );
               for (const field of fields) metrics.graphqlFields.inc({ type: operation.operation, field });
               contextValue.operations?.push({ operation: operationName ?? null, type: operation.operation, fields });
             },
             async didEncounterErrors({ errors, contextValue }) {
               for (const error of errors) {
                 // The client's mistakes (our typed errors, GraphQL's own) are in the request line; only the rest is an error.
-                if (appErrorOf(error) || (error.extensions?.code && error.extensions.code !== 'INTERNAL_SERVER_ERROR')) continue;
+                if (appErrorOf(error) || (error.extensions?.code && error.extensions.code !== 'INTERNAL_SERVER_ERROR'))
+                  continue;
                 {
-                  log.error('graphql error', { requestId: contextValue.requestId, ...errorFields(error.originalError ?? error, true) });
+                  log.error('graphql error', {
+                    requestId: contextValue.requestId,
+                    ...errorFields(error.originalError ?? error, true),
+                  });
                 }
               }
             },
@@ -93,12 +116,14 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; listen
               if (response.body.kind !== 'single') return;
               const { singleResult } = response.body;
               for (const error of singleResult.errors ?? []) {
-                if (error.extensions?.code === 'INTERNAL_SERVER_ERROR') (error.extensions as Record<string, unknown>).requestId = contextValue.requestId;
+                if (error.extensions?.code === 'INTERNAL_SERVER_ERROR')
+                  (error.extensions as Record<string, unknown>).requestId = contextValue.requestId;
               }
               // One rule for the status (docs/design.md, GraphQL errors): a request refused before it ran (no
               // data) answers the status its error names; once it ran, 200 with data and the field errors.
               const status = (singleResult.errors?.[0]?.extensions?.http as { status?: number } | undefined)?.status;
-              if (singleResult.data === undefined && typeof status === 'number' && status >= 400) response.http.status = status;
+              if (singleResult.data === undefined && typeof status === 'number' && status >= 400)
+                response.http.status = status;
             },
           };
         },
@@ -119,7 +144,14 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; listen
       credentials: !any,
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key'],
-      exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit'],
+      exposedHeaders: [
+        'X-Request-Id',
+        'Retry-After',
+        'WWW-Authenticate',
+        'Idempotent-Replayed',
+        'RateLimit-Policy',
+        'RateLimit',
+      ],
       maxAge: 600,
     });
     first.push((req, res, next) => (isApiPath(req.path) ? policy(req, res, next) : next()));
@@ -130,12 +162,16 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; listen
   first.push(rest.rows);
   // /graphql as one step: the JSON body rules, the batch limit, Apollo. Browsers that GET it are given the explorer.
   const explorer = explorerPage();
-  const graphql = chain([...jsonBody(log), batchLimit, graphqlHandler(apollo, async (req, res) => {
-    const ctx = context(req);
-    // Apollo copies the context for each operation of a batch; they all report into this one list.
-    ctx.operations = res.locals.graphql = [] as GraphQLOperationLog[];
-    return ctx;
-  })]);
+  const graphql = chain([
+    ...jsonBody(log),
+    batchLimit,
+    graphqlHandler(apollo, async (req, res) => {
+      const ctx = context(req);
+      // Apollo copies the context for each operation of a batch; they all report into this one list.
+      ctx.operations = res.locals.graphql = [] as GraphQLOperationLog[];
+      return ctx;
+    }),
+  ]);
   first.push((req, res, next) => {
     if (req.path !== '/graphql' && req.path !== '/graphql/') return next();
     if (req.method === 'GET') return explorer(req, res, () => graphql(req, res, next));
@@ -145,11 +181,28 @@ export async function createApp(parts: AppParts): Promise<{ app: Express; listen
   // Browsers get the web interface at `/`; JSON clients where the APIs and their documents are.
   // Development with demo data: the sign-in screen offers the demo logins (never in production, where there are none).
   const { config } = services;
-  const demo = config.nodeEnv === 'development' && config.seedDemo ? { password: DEMO_PASSWORD, logins: DEMO_LOGINS } : undefined;
-  app.use(webRouter(() => ({ name: 'Switchboard', version: VERSION, web: '/', graphql: '/graphql', rest: '/api', docs: '/api/docs', openapi: '/api/openapi.json' }), demo));
+  const demo =
+    config.nodeEnv === 'development' && config.seedDemo ? { password: DEMO_PASSWORD, logins: DEMO_LOGINS } : undefined;
+  app.use(
+    webRouter(
+      () => ({
+        name: 'Switchboard',
+        version: VERSION,
+        web: '/',
+        graphql: '/graphql',
+        rest: '/api',
+        docs: '/api/docs',
+        openapi: '/api/openapi.json',
+      }),
+      demo,
+    ),
+  );
   app.use(docsRouter(parts.openapi));
   // Provider callbacks first, on their own paths only: their rows alone take form bodies and signatures instead of tokens.
-  app.all(parts.ingress.map((route) => route.path), ingressHandler(parts.ingress, services, log));
+  app.all(
+    parts.ingress.map((route) => route.path),
+    ingressHandler(parts.ingress, services, log),
+  );
   app.use('/api', ...jsonBody(log));
   app.use(rest.unmatched);
   app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));
@@ -164,11 +217,12 @@ const traceApiRequests: RequestHandler = (req, res, next) => {
   serverSpan(req.method, req.headers, (span, within) => {
     res.locals.trace = within;
     // Ended by the request log as the answer finishes (http.ts), beside its own line: one listener for both.
-    res.locals.endTrace = () => endServerSpan(span, req.method, (res.locals.route as string | undefined) ?? api, res.statusCode);
+    res.locals.endTrace = () =>
+      endServerSpan(span, req.method, (res.locals.route as string | undefined) ?? api, res.statusCode);
     next();
   });
 };
 
 /** /api and /graphql, and every path under them. */
-const isApiPath = (path: string) => path === '/api' || path.startsWith('/api/') || path === '/graphql' || path.startsWith('/graphql/');
-
+const isApiPath = (path: string) =>
+  path === '/api' || path.startsWith('/api/') || path === '/graphql' || path.startsWith('/graphql/');

@@ -32,7 +32,12 @@ export function jsonBody(log: Logger): RequestHandler[] {
 function plainJsonBody(req: Request): boolean {
   const length = Number(req.headers['content-length'] ?? 0);
   const type = req.headers['content-type']?.toLowerCase();
-  if (!(length > 0 && length <= BODY_LIMIT_BYTES) || type === undefined || req.headers['transfer-encoding'] !== undefined) return false;
+  if (
+    !(length > 0 && length <= BODY_LIMIT_BYTES) ||
+    type === undefined ||
+    req.headers['transfer-encoding'] !== undefined
+  )
+    return false;
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
   const parameters = type.indexOf(';');
@@ -88,16 +93,16 @@ export function bodyErrors(log: Logger): ErrorRequestHandler {
   return (error, _req, res, next) => {
     if (res.headersSent) return next(error);
     const type = (error as { type?: string }).type;
-    const mapped = type === 'entity.too.large'
-      ? new HttpError(413, 'The request body is larger than 1 MiB.')
-      : type === 'entity.parse.failed'
-        ? new HttpError(400, 'Malformed JSON in request body.')
-        : type === 'encoding.unsupported' || type === 'charset.unsupported'
-          ? new HttpError(400, 'Unsupported request body encoding.')
-          : type === 'request.size.invalid' || type === 'request.aborted'
-            ? new HttpError(400, 'The request body was shorter than its Content-Length.')
-            : error;
+    const mapped =
+      type === 'entity.too.large'
+        ? new HttpError(413, 'The request body is larger than 1 MiB.')
+        : type === 'entity.parse.failed'
+          ? new HttpError(400, 'Malformed JSON in request body.')
+          : type === 'encoding.unsupported' || type === 'charset.unsupported'
+            ? new HttpError(400, 'Unsupported request body encoding.')
+            : type === 'request.size.invalid' || type === 'request.aborted'
+              ? new HttpError(400, 'The request body was shorter than its Content-Length.')
+              : error;
     sendError(res, mapped, res.locals.requestId, log);
   };
 }
-

@@ -84,7 +84,10 @@ export function requestLog(log: Logger, metrics: Metrics, { hsts = false }: { hs
  * waited for); then stop listening, let the requests in progress finish, and
  * after `timeoutMs` close whatever is left.
  */
-export async function drainHttpServer(server: Server, options: { quietMs?: number; timeoutMs?: number } = {}): Promise<void> {
+export async function drainHttpServer(
+  server: Server,
+  options: { quietMs?: number; timeoutMs?: number } = {},
+): Promise<void> {
   const { quietMs = 200, timeoutMs = 10_000 } = options;
   if (!server.listening) return;
   draining.add(server);
@@ -118,10 +121,12 @@ export async function drainHttpServer(server: Server, options: { quietMs?: numbe
 const draining = new WeakSet<Server>();
 
 /** While `server` drains, every answer says `Connection: close`. */
-export const closeWhenDraining = (server: Server): RequestHandler => (_req, res, next) => {
-  if (draining.has(server)) res.setHeader('Connection', 'close');
-  next();
-};
+export const closeWhenDraining =
+  (server: Server): RequestHandler =>
+  (_req, res, next) => {
+    if (draining.has(server)) res.setHeader('Connection', 'close');
+    next();
+  };
 
 const adopters = new WeakMap<Server, (app: Express) => void>();
 
@@ -166,7 +171,12 @@ const PASSED_ON = Symbol('passed on by the front door');
  * lets it through (or on to its error handlers). Any other request goes to
  * the app, whose first layer runs `front` for it.
  */
-export function frontDoor(app: Express, front: RequestHandler, isFront: (url: string) => boolean, adopted = false): { layer: RequestHandler; listener: (req: IncomingMessage, res: ServerResponse) => void } {
+export function frontDoor(
+  app: Express,
+  front: RequestHandler,
+  isFront: (url: string) => boolean,
+  adopted = false,
+): { layer: RequestHandler; listener: (req: IncomingMessage, res: ServerResponse) => void } {
   const layer: RequestHandler = (req, res, next) => {
     const passed = (res.locals as Record<symbol, { error?: unknown } | undefined>)[PASSED_ON];
     if (passed) return next(passed.error);
@@ -255,5 +265,11 @@ export const bearerOf = (req: Request) => /^Bearer\s+(\S+)$/i.exec(req.header('a
 
 /** The context of a request: its id, its address and its Bearer token, whoever answers it (REST or GraphQL). */
 export function requestContexts(contexts: ContextFactory): (req: Request) => RequestContext {
-  return (req) => contexts.forRequest(req.res!.locals.requestId as string, req.ip ?? 'unknown', bearerOf(req), req.res!.locals.trace as TraceContext | undefined);
+  return (req) =>
+    contexts.forRequest(
+      req.res!.locals.requestId as string,
+      req.ip ?? 'unknown',
+      bearerOf(req),
+      req.res!.locals.trace as TraceContext | undefined,
+    );
 }

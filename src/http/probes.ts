@@ -28,12 +28,19 @@ const tokenMatches = (given: string | undefined, expected: string) =>
  * serves and its 404. `first`: handlers that come straight after the request
  * log, before the probes (the API's: its requests are the many).
  */
-export function probesApp({ orm, services, log, metrics, jobs, httpServer }: ProbeParts, first: RequestHandler[] = []): { app: Express; listener: RequestListener } {
+export function probesApp(
+  { orm, services, log, metrics, jobs, httpServer }: ProbeParts,
+  first: RequestHandler[] = [],
+): { app: Express; listener: RequestListener } {
   const app = express();
   let listener: RequestListener;
   app.disable('x-powered-by');
   app.set('trust proxy', services.config.trustProxy);
-  const handlers = [requestLog(log, metrics, { hsts: services.config.publicUrl.startsWith('https:') }), closeWhenDraining(httpServer), ...first];
+  const handlers = [
+    requestLog(log, metrics, { hsts: services.config.publicUrl.startsWith('https:') }),
+    closeWhenDraining(httpServer),
+    ...first,
+  ];
   const { config } = services;
   if (config.tracing && config.tracedLibraries.includes('express')) {
     // Express's instrumentation asked for: each handler a layer of the router, so each is a span.
@@ -80,4 +87,5 @@ export function probesApp({ orm, services, log, metrics, jobs, httpServer }: Pro
 }
 
 /** A request to the APIs (REST under /api, /graphql), by its URL as it came. */
-const isApiUrl = (url: string) => url.startsWith('/api/') || url === '/graphql' || url.startsWith('/graphql?') || url.startsWith('/graphql/');
+const isApiUrl = (url: string) =>
+  url.startsWith('/api/') || url === '/graphql' || url.startsWith('/graphql?') || url.startsWith('/graphql/');

@@ -52,7 +52,9 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
     pool.on('error', (error) => log.warn('job store connection error', errorFields(error)));
     const postgres = new PostgresBackend({ pool });
     // Its LISTEN connection reports a database restart or shutdown as an 'error' event: log it, never crash.
-    postgres.notificationChannel?.on('error', (error: unknown) => log.warn('job store notification channel error', errorFields(error)));
+    postgres.notificationChannel?.on('error', (error: unknown) =>
+      log.warn('job store notification channel error', errorFields(error)),
+    );
     backend = postgres;
   }
   // The job store creates its tables when it connects: under the start-up lock, so processes starting
@@ -60,7 +62,12 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
   const lock = pool ? await pool.connect() : undefined;
   await lock?.query('SELECT pg_advisory_lock($1)', [LOCKS.startup]);
   // Worker names are unique per process, so two workers on one host never share a lock owner.
-  const agenda = new Agenda({ backend, processEvery: '1 second', defaultLockLifetime: LOCK_LIFETIME_MS, name: `switchboard-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}` });
+  const agenda = new Agenda({
+    backend,
+    processEvery: '1 second',
+    defaultLockLifetime: LOCK_LIFETIME_MS,
+    name: `switchboard-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+  });
   try {
     await agenda.ready;
   } finally {
@@ -122,23 +129,33 @@ async function ensurePeriodic(agenda: Agenda, jobs: Array<[string, string]>): Pr
   }
 }
 
-function defineJobs(agenda: Agenda, { services, log, metrics, config }: JobDeps): void {
+function defineJobs(agenda: Agenda, { services, log, metrics }: JobDeps): void {
   // The timer of the retries due in one window: it wakes this worker's pump, which claims whatever is due
   // (jobs run only where a pump runs: the roles all and worker).
-  agenda.define(DELIVERY_JOB, async (job: Job<DeliveryJobData>) => {
-    const due = new Date(job.attrs.data.due);
-    metrics.jobLag.set({ job: DELIVERY_JOB }, Math.max(0, (Date.now() - due.getTime()) / 1000));
-    services.scheduler.kick();
-  }, { lockLifetime: 60_000, concurrency: 50, removeOnComplete: true });
-  agenda.define('webhook-reconcile', async () => {
-    const { recovered } = await services.deliverer.reconcile();
-    if (recovered > 0) log.warn('webhook attempts recovered after a worker stopped', { recovered });
-  }, { lockLifetime: 60_000 });
+  agenda.define(
+    DELIVERY_JOB,
+    async (job: Job<DeliveryJobData>) => {
+      const due = new Date(job.attrs.data.due);
+      metrics.jobLag.set({ job: DELIVERY_JOB }, Math.max(0, (Date.now() - due.getTime()) / 1000));
+      services.scheduler.kick();
+    },
+    { lockLifetime: 60_000, concurrency: 50, removeOnComplete: true },
+  );
+  agenda.define(
+    'webhook-reconcile',
+    async () => {
+      const { recovered } = await services.deliverer.reconcile();
+      if (recovered > 0) log.warn('webhook attempts recovered after a worker stopped', { recovered });
+    },
+    { lockLifetime: 60_000 },
+  );
   agenda.define('webhook-retention', async () => {
     const purged = await services.deliverer.purge();
     if (purged > 0) log.info('purged old webhook deliveries', { purged });
     // Live events are for subscribers now; an hour is plenty for every process to have read them.
-    await services.contexts.forMaintenance('event-log-retention').sql(`DELETE FROM event_log WHERE occurred_at < now() - interval '${LIVE_RETENTION}'`);
+    await services.contexts
+      .forMaintenance('event-log-retention')
+      .sql(`DELETE FROM event_log WHERE occurred_at < now() - interval '${LIVE_RETENTION}'`);
   });
   agenda.define('purge-expired-auth', async () => {
     const removed = await services.auth.purgeExpired(services.contexts.forMaintenance('purge-expired-auth'));
@@ -153,7 +170,9 @@ function defineJobs(agenda: Agenda, { services, log, metrics, config }: JobDeps)
   });
   // Numbers never checked, or last checked a day ago or more.
   agenda.define('spam-reputation-check', async () => {
-    const checked = await services.contexts.forMaintenance('spam-reputation-check').unitOfWork((ctx) => services.spam.checkDue(ctx, 24 * 3_600_000));
+    const checked = await services.contexts
+      .forMaintenance('spam-reputation-check')
+      .unitOfWork((ctx) => services.spam.checkDue(ctx, 24 * 3_600_000));
     log.info('spam reputation check', { checked });
   });
 }

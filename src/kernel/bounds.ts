@@ -86,8 +86,12 @@ export const BOUNDS = {
 export function inWords(bound: Bound): string {
   const parts = [
     bound.maxLength !== undefined ? `at most ${bound.maxLength} characters` : '',
-    bound.maxItems !== undefined ? `at most ${bound.maxItems}${bound.items?.maxLength !== undefined ? `, each at most ${bound.items.maxLength} characters` : ''}` : '',
+    bound.maxItems !== undefined
+      ? `at most ${bound.maxItems}${bound.items?.maxLength !== undefined ? `, each at most ${bound.items.maxLength} characters` : ''}`
+      : '',
     bound.minimum !== undefined && bound.maximum !== undefined ? `${bound.minimum} to ${bound.maximum}` : '',
-  ].filter(Boolean).join('; ');
+  ]
+    .filter(Boolean)
+    .join('; ');
   return parts[0].toUpperCase() + parts.slice(1);
 }

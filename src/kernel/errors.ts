@@ -12,7 +12,10 @@ export abstract class AppError extends GraphQLError {
   abstract readonly code: string;
   readonly headers: Record<string, string> = {};
 
-  constructor(message: string, readonly fieldErrors?: FieldErrors) {
+  constructor(
+    message: string,
+    readonly fieldErrors?: FieldErrors,
+  ) {
     super(message);
   }
 
@@ -94,7 +97,10 @@ export class ProviderUnavailableError extends AppError {
 export class RateLimitedError extends AppError {
   readonly status = 429;
   readonly code = 'RATE_LIMITED';
-  constructor(readonly retryAfterSeconds: number, message = 'Too many attempts. Try again later.') {
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = 'Too many attempts. Try again later.',
+  ) {
     super(message);
     this.headers['Retry-After'] = String(retryAfterSeconds);
   }
@@ -106,7 +112,10 @@ export class RateLimitedError extends AppError {
 /** Errors of the HTTP layer itself (before any operation runs). */
 export class HttpError extends AppError {
   readonly code: string;
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
     this.code = status === 400 ? 'BAD_REQUEST' : status === 413 ? 'PAYLOAD_TOO_LARGE' : 'HTTP_ERROR';
   }
@@ -126,9 +135,13 @@ export function appErrorOf(error: unknown): AppError | undefined {
     // Two requests raced for the same unique value: the later one is told what the first took, never a server error.
     // The ORM's exception, or PostgreSQL's own error from a plain statement (SQLSTATE 23505).
     if (current instanceof UniqueConstraintViolationException || (current as { code?: unknown }).code === '23505') {
-      const field = Object.entries(UNIQUE_FIELDS).find(([constraint]) => current instanceof Error && current.message.includes(constraint))?.[1]
-        ?? UNIQUE_FIELDS[String((current as { constraint?: unknown }).constraint)];
-      return field ? ValidationError.field(field, message.taken(field)) : new ConflictError('The change conflicts with a record that already exists.');
+      const field =
+        Object.entries(UNIQUE_FIELDS).find(
+          ([constraint]) => current instanceof Error && current.message.includes(constraint),
+        )?.[1] ?? UNIQUE_FIELDS[String((current as { constraint?: unknown }).constraint)];
+      return field
+        ? ValidationError.field(field, message.taken(field))
+        : new ConflictError('The change conflicts with a record that already exists.');
     }
     current = (current as { originalError?: unknown }).originalError;
   }

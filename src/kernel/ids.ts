@@ -1,7 +1,7 @@
 import { DEFAULT_BOUNDS } from './bounds.js';
 import { SecretBox } from '../crypto/secret-box.js';
 
-// The one way every route reads an id (DESIGN section 3).
+// The one way every route reads an id (docs/design.md §3).
 //   numeric:   "12"
 //   base64:    base64 of the decimal text, "MTI="
 //   encrypted: base64url(iv | tag | AES-256-GCM("<type>:12")) under APP_KEY,
@@ -41,8 +41,9 @@ export class IdCodec {
     if (DIGITS.test(raw)) {
       id = forms.includes('numeric') ? Number(raw) : undefined;
     } else {
-      id = (forms.includes('base64') ? this.fromBase64(raw) : undefined)
-        ?? (forms.includes('encrypted') ? this.fromEncrypted(raw, type) : undefined);
+      id =
+        (forms.includes('base64') ? this.fromBase64(raw) : undefined) ??
+        (forms.includes('encrypted') ? this.fromEncrypted(raw, type) : undefined);
     }
     if (id === undefined || !Number.isSafeInteger(id)) return undefined;
     if (id === 0 ? !allowZero : id < 0) return undefined;

@@ -33,7 +33,9 @@ export const message = {
   min: (f: string, n: number) => `The ${label(f)} field must be at least ${n}.`,
   /** A value outside a closed set: the value and the accepted ones, when known; else (an id not found) the field. */
   oneOf: (f: string, value?: unknown, accepted?: readonly unknown[]) =>
-    accepted ? `The ${label(f)} field does not accept ${JSON.stringify(value)}; it accepts ${inWords(accepted)}.` : `The selected ${label(f)} does not exist.`,
+    accepted
+      ? `The ${label(f)} field does not accept ${JSON.stringify(value)}; it accepts ${inWords(accepted)}.`
+      : `The selected ${label(f)} does not exist.`,
   taken: (f: string) => `The ${label(f)} has already been taken.`,
   date: (f: string) => `The ${label(f)} field must match the format Y-m-d.`,
   nul: (f: string) => `The ${label(f)} field must not contain a NUL character.`,

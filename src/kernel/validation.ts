@@ -14,7 +14,7 @@ export const E164 = /^\+[1-9]\d{1,14}$/;
 /** An email address: a local part, @, and a domain with a dot (sign-in and contacts alike). */
 export const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,}$/;
 
-/** The bounds every input is held to (DESIGN section 3, "Limits"). */
+/** The bounds every input is held to (docs/design.md §3, "Limits"). */
 export const LIMITS = {
   /** Items in any array of a request body. */
   arrayItems: 1000,
@@ -81,7 +81,8 @@ export class Rules {
   }
 
   oneOf(field: string, value: unknown, allowed: readonly unknown[]): this {
-    if (value !== undefined && value !== null && !allowed.includes(value)) this.add(field, message.oneOf(field, value, allowed));
+    if (value !== undefined && value !== null && !allowed.includes(value))
+      this.add(field, message.oneOf(field, value, allowed));
     return this;
   }
 

@@ -23,7 +23,15 @@ export const TERMINAL_CALL_STATUSES = CALL_STATUSES.filter((status) => CALL_PROG
 export const SENTIMENTS = ['positive', 'neutral', 'negative'] as const;
 
 /** How far along each provider status of a sent message is; the last word (delivered, failed, undelivered) is 3. */
-export const SMS_PROGRESS: Readonly<Record<string, number>> = { accepted: 1, queued: 1, sending: 1, sent: 2, delivered: 3, failed: 3, undelivered: 3 };
+export const SMS_PROGRESS: Readonly<Record<string, number>> = {
+  accepted: 1,
+  queued: 1,
+  sending: 1,
+  sent: 2,
+  delivered: 3,
+  failed: 3,
+  undelivered: 3,
+};
 export const SMS_STATUSES = Object.keys(SMS_PROGRESS);
 /** A stored message's status: a provider status when sent, `received` when it came in. */
 export const MESSAGE_STATUSES = [...SMS_STATUSES, 'received'];
@@ -82,4 +90,8 @@ export type ListSelectionName = (typeof LIST_SELECTION_NAMES)[number];
 export const graphqlName = (value: string): string => value.replace(/[^_0-9A-Za-z]/g, '_');
 
 /** An event's name as a GraphQL type name and an AsyncAPI message key: call.ended is CallEnded. */
-export const typeNameOf = (event: string): string => event.split(/[._]/).map((part) => part[0].toUpperCase() + part.slice(1)).join('');
+export const typeNameOf = (event: string): string =>
+  event
+    .split(/[._]/)
+    .map((part) => part[0].toUpperCase() + part.slice(1))
+    .join('');

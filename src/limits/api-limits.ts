@@ -3,7 +3,7 @@ import type { RequestContext, Viewer } from '../platform/context.js';
 import { RateLimitedError } from '../kernel/errors.js';
 import type { SharedBudgets, Spent } from './shared-budgets.js';
 
-// The API's rate limits (DESIGN section 3, docs/decisions.md): every request
+// The API's rate limits (docs/design.md §3, docs/adr/0039-rate-limits-of-the-api.md): every request
 // of a signed-in caller spends points from two budgets, its token's and its
 // company's, whichever API it comes through (REST, /graphql, a subscribe over
 // the WebSocket). A company may be given budgets of its own (the companies
@@ -48,7 +48,10 @@ const OVERRIDES_TTL_MS = 60_000;
 export class ApiLimits {
   private readonly overrides = new Map<number, Overrides>();
 
-  constructor(private readonly budgets: SharedBudgets, private readonly defaults: Config['apiLimits']) {}
+  constructor(
+    private readonly budgets: SharedBudgets,
+    private readonly defaults: Config['apiLimits'],
+  ) {}
 
   /** Whether any budget is on: with both off (API_LIMIT_PER_TOKEN=off, API_LIMIT_PER_COMPANY=off) nothing is charged at all. */
   get enabled(): boolean {
@@ -95,12 +98,23 @@ export class ApiLimits {
     const quotas = this.knownQuotas(viewer.company.id) ?? (await this.quotas(ctx, viewer.company.id));
     const { perToken, perCompany } = quotas;
     const policies: Policy[] = [];
-    if (perToken) policies.push(['token', perToken, await this.budgets.spend(`token:${viewer.claims.jti}`, perToken, points)]);
+    if (perToken)
+      policies.push(['token', perToken, await this.budgets.spend(`token:${viewer.claims.jti}`, perToken, points)]);
     const tokenOk = policies.every(([, , spent]) => spent?.allowed);
     // A request the token's budget refused spends nothing of the company's: its standing is the one last known here.
     const companyKey = `company:${viewer.company.id}`;
-    if (perCompany) policies.push(['company', perCompany, tokenOk ? await this.budgets.spend(companyKey, perCompany, points) : this.budgets.standing(companyKey, perCompany)]);
-    const refused = policies.find((policy): policy is [string, RateWindow, Spent] => policy[2]?.allowed === false && (policy[0] === 'token' || tokenOk));
+    if (perCompany)
+      policies.push([
+        'company',
+        perCompany,
+        tokenOk
+          ? await this.budgets.spend(companyKey, perCompany, points)
+          : this.budgets.standing(companyKey, perCompany),
+      ]);
+    const refused = policies.find(
+      (policy): policy is [string, RateWindow, Spent] =>
+        policy[2]?.allowed === false && (policy[0] === 'token' || tokenOk),
+    );
     if (!refused) return limitHeaders(policies, quotas);
     // The token's points go back when its company's budget refuses: nothing was done.
     if (refused[0] === 'company' && perToken) {
@@ -110,8 +124,14 @@ export class ApiLimits {
     }
     const [name, quota, spent] = refused;
     const whose = name === 'token' ? "This token's" : "This company's";
-    const left = spent.remaining > 0 ? `has ${spent.remaining} of its ${quota.max} points per ${quota.windowSeconds} seconds left, and this request costs ${points}` : `of ${quota.max} points per ${quota.windowSeconds} seconds is spent`;
-    const error = new RateLimitedError(spent.resetSeconds, `${whose} rate limit ${left}. Try again in ${spent.resetSeconds} seconds.`);
+    const left =
+      spent.remaining > 0
+        ? `has ${spent.remaining} of its ${quota.max} points per ${quota.windowSeconds} seconds left, and this request costs ${points}`
+        : `of ${quota.max} points per ${quota.windowSeconds} seconds is spent`;
+    const error = new RateLimitedError(
+      spent.resetSeconds,
+      `${whose} rate limit ${left}. Try again in ${spent.resetSeconds} seconds.`,
+    );
     Object.assign(error.headers, limitHeaders(policies, quotas));
     throw error;
   }
@@ -124,9 +144,12 @@ export class ApiLimits {
 
   private async quotas(ctx: RequestContext, companyId: number): Promise<Config['apiLimits']> {
     const [row] = await ctx.read<{ per_token: number | null; per_company: number | null }>(
-      'SELECT api_limit_per_token AS per_token, api_limit_per_company AS per_company FROM companies WHERE id = $1', [companyId]);
+      'SELECT api_limit_per_token AS per_token, api_limit_per_company AS per_company FROM companies WHERE id = $1',
+      [companyId],
+    );
     const { perToken, perCompany } = this.defaults;
-    const own = (base: RateWindow | null, max: number | null | undefined) => (max === null || max === undefined ? base : { max, windowSeconds: base?.windowSeconds ?? 60 });
+    const own = (base: RateWindow | null, max: number | null | undefined) =>
+      max === null || max === undefined ? base : { max, windowSeconds: base?.windowSeconds ?? 60 };
     const quotas = { perToken: own(perToken, row?.per_token), perCompany: own(perCompany, row?.per_company) };
     this.overrides.set(companyId, { quotas, readAt: Date.now() });
     return quotas;

@@ -11,12 +11,14 @@ import { createLogger } from '../observability/logger.js';
 // back the configured ones. API processes read a company's budgets again
 // within a minute.
 
-const USAGE = 'Usage: npm run limits -- --company <id or name> [--per-token <points>|default] [--per-company <points>|default]';
+const USAGE =
+  'Usage: npm run limits -- --company <id or name> [--per-token <points>|default] [--per-company <points>|default]';
 
 function points(value: string | undefined, option: string): number | null | undefined {
   if (value === undefined) return undefined;
   if (value === 'default') return null;
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 100_000_000) throw new Error(`--${option} must be a whole number of points from 1 to 100000000, or default (got "${value}")`);
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 100_000_000)
+    throw new Error(`--${option} must be a whole number of points from 1 to 100000000, or default (got "${value}")`);
   return Number(value);
 }
 
@@ -27,7 +29,9 @@ const fail = (message: string): never => {
 
 let options: { company?: string; 'per-token'?: string; 'per-company'?: string };
 try {
-  ({ values: options } = parseArgs({ options: { company: { type: 'string' }, 'per-token': { type: 'string' }, 'per-company': { type: 'string' } } }));
+  ({ values: options } = parseArgs({
+    options: { company: { type: 'string' }, 'per-token': { type: 'string' }, 'per-company': { type: 'string' } },
+  }));
 } catch (error) {
   fail((error as Error).message);
 }
@@ -43,13 +47,20 @@ try {
 
 const config = loadConfig();
 const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
-const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), 'switchboard', log);
+const embedded = config.databaseUrl
+  ? undefined
+  : await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), 'switchboard', log);
 const client = new pg.Client({ connectionString: config.databaseUrl ?? embedded!.url });
 await client.connect();
 try {
   const company = options!.company!;
   const byId = /^\d+$/.test(company);
-  const { rows } = await client.query<{ id: number; name: string; per_token: number | null; per_company: number | null }>(
+  const { rows } = await client.query<{
+    id: number;
+    name: string;
+    per_token: number | null;
+    per_company: number | null;
+  }>(
     `UPDATE companies SET
        api_limit_per_token = CASE WHEN $2 THEN $3::int ELSE api_limit_per_token END,
        api_limit_per_company = CASE WHEN $4 THEN $5::int ELSE api_limit_per_company END
@@ -59,9 +70,16 @@ try {
   );
   if (rows.length === 0) fail(`No company ${byId ? 'with id' : 'named'} ${company}.`);
   const window = (own: number | null, base: { max: number; windowSeconds: number } | null) =>
-    own !== null ? `${own} points per ${base?.windowSeconds ?? 60} s (its own)` : base ? `${base.max} points per ${base.windowSeconds} s (the default)` : 'off (the default)';
+    own !== null
+      ? `${own} points per ${base?.windowSeconds ?? 60} s (its own)`
+      : base
+        ? `${base.max} points per ${base.windowSeconds} s (the default)`
+        : 'off (the default)';
   for (const row of rows) {
-    process.stdout.write(`${row.name} (id ${row.id}):\n  per token:   ${window(row.per_token, config.apiLimits.perToken)}\n  per company: ${window(row.per_company, config.apiLimits.perCompany)}\n`);
+    process.stdout.write(
+      `${row.name} (id ${row.id}):\n  per token:   ${window(row.per_token, config.apiLimits.perToken)}\n  ` +
+        `per company: ${window(row.per_company, config.apiLimits.perCompany)}\n`,
+    );
   }
 } finally {
   await client.end();

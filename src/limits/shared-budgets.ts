@@ -48,7 +48,10 @@ export class SharedBudgets {
   private readonly stores = new Map<string, RateLimiterPostgres>();
   private readonly leases = new Map<string, Lease>();
 
-  constructor(private readonly pool: pg.Pool, private readonly clock: () => number = Date.now) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   /**
    * Spends `points` of `key`'s quota, or says it cannot and when the window
@@ -69,7 +72,9 @@ export class SharedBudgets {
       lease.left -= points;
       return { allowed: true, remaining: this.remaining(lease, quota), resetSeconds: this.resetSeconds(lease, now) };
     }
-    return lease.exhausted ? { allowed: false, remaining: this.remaining(lease, quota), resetSeconds: this.resetSeconds(lease, now) } : undefined;
+    return lease.exhausted
+      ? { allowed: false, remaining: this.remaining(lease, quota), resetSeconds: this.resetSeconds(lease, now) }
+      : undefined;
   }
 
   private async spendLeased(key: string, quota: RateWindow, points: number): Promise<Spent> {
@@ -102,7 +107,11 @@ export class SharedBudgets {
     const lease = this.leases.get(key);
     const now = this.clock();
     if (!lease || lease.pending || now >= lease.endsAt) return undefined;
-    return { allowed: lease.left > 0 || !lease.exhausted, remaining: this.remaining(lease, quota), resetSeconds: this.resetSeconds(lease, now) };
+    return {
+      allowed: lease.left > 0 || !lease.exhausted,
+      remaining: this.remaining(lease, quota),
+      resetSeconds: this.resetSeconds(lease, now),
+    };
   }
 
   /** Gives back points spent here (a request another budget refused). */
@@ -134,7 +143,13 @@ export class SharedBudgets {
     let store = this.stores.get(name);
     if (!store) {
       const shape = { points: quota.max, duration: quota.windowSeconds, keyPrefix: 'api' };
-      store = new RateLimiterPostgres({ ...shape, storeClient: this.pool, tableName: 'api_budgets', tableCreated: true, insuranceLimiter: new RateLimiterMemory(shape) });
+      store = new RateLimiterPostgres({
+        ...shape,
+        storeClient: this.pool,
+        tableName: 'api_budgets',
+        tableCreated: true,
+        insuranceLimiter: new RateLimiterMemory(shape),
+      });
       this.stores.set(name, store);
     }
     return store;

@@ -28,12 +28,24 @@ begin
   end if;
   return null;
 end $$;`);
-    this.addSql(`create trigger "revoked_tokens_viewer_changed" after insert on "revoked_tokens" for each row execute function "viewer_changed"();`);
-    this.addSql(`create trigger "users_viewer_changed" after update of "name", "email", "company_id", "role_id" or delete on "users" for each row execute function "viewer_changed"();`);
-    this.addSql(`create trigger "roles_viewer_changed" after update of "title", "is_owner", "company_id" or delete on "roles" for each row execute function "viewer_changed"();`);
-    this.addSql(`create trigger "role_permissions_viewer_changed" after insert or update or delete on "role_permissions" for each row execute function "viewer_changed"();`);
-    this.addSql(`create trigger "companies_viewer_changed" after update of "name", "time_zone", "is_agency", "parent_id" or delete on "companies" for each row execute function "viewer_changed"();`);
-    this.addSql(`create trigger "permissions_viewer_changed" after insert or update or delete on "permissions" for each statement execute function "viewer_changed"();`);
+    this.addSql(
+      `create trigger "revoked_tokens_viewer_changed" after insert on "revoked_tokens" for each row execute function "viewer_changed"();`,
+    );
+    this.addSql(
+      `create trigger "users_viewer_changed" after update of "name", "email", "company_id", "role_id" or delete on "users" for each row execute function "viewer_changed"();`,
+    );
+    this.addSql(
+      `create trigger "roles_viewer_changed" after update of "title", "is_owner", "company_id" or delete on "roles" for each row execute function "viewer_changed"();`,
+    );
+    this.addSql(
+      `create trigger "role_permissions_viewer_changed" after insert or update or delete on "role_permissions" for each row execute function "viewer_changed"();`,
+    );
+    this.addSql(
+      `create trigger "companies_viewer_changed" after update of "name", "time_zone", "is_agency", "parent_id" or delete on "companies" for each row execute function "viewer_changed"();`,
+    );
+    this.addSql(
+      `create trigger "permissions_viewer_changed" after insert or update or delete on "permissions" for each statement execute function "viewer_changed"();`,
+    );
   }
 
   override async down(): Promise<void> {

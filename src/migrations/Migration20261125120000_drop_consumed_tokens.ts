@@ -11,6 +11,8 @@ export class Migration20261125120000_drop_consumed_tokens extends Migration {
   }
 
   override async down(): Promise<void> {
-    this.addSql(`create table "consumed_tokens" ("jti" varchar(64) not null, "consumed_at" timestamptz not null, constraint "consumed_tokens_pkey" primary key ("jti"));`);
+    this.addSql(
+      `create table "consumed_tokens" ("jti" varchar(64) not null, "consumed_at" timestamptz not null, constraint "consumed_tokens_pkey" primary key ("jti"));`,
+    );
   }
 }

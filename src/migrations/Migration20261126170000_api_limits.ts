@@ -9,8 +9,12 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261126170000_api_limits extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`create unlogged table "api_budgets" ("key" varchar(255) not null, "points" int not null default 0, "expire" bigint null, constraint "api_budgets_pkey" primary key ("key"));`);
-    this.addSql(`alter table "companies" add column "api_limit_per_token" int null, add column "api_limit_per_company" int null;`);
+    this.addSql(
+      `create unlogged table "api_budgets" ("key" varchar(255) not null, "points" int not null default 0, "expire" bigint null, constraint "api_budgets_pkey" primary key ("key"));`,
+    );
+    this.addSql(
+      `alter table "companies" add column "api_limit_per_token" int null, add column "api_limit_per_company" int null;`,
+    );
   }
 
   override async down(): Promise<void> {

@@ -31,7 +31,11 @@ const isApiRequest = (url = '') => url.startsWith('/api/') || url === '/graphql'
 
 /** The instrumentations by the names OpenTelemetry's Node distribution gives them (otel-variables.ts). */
 const INSTRUMENTATIONS: Record<TracedLibrary, () => Instrumentation> = {
-  http: () => new HttpInstrumentation({ ignoreIncomingRequestHook: (request: IncomingMessage) => !isApiRequest(request.url), requireParentforOutgoingSpans: true }),
+  http: () =>
+    new HttpInstrumentation({
+      ignoreIncomingRequestHook: (request: IncomingMessage) => !isApiRequest(request.url),
+      requireParentforOutgoingSpans: true,
+    }),
   express: () => new ExpressInstrumentation(),
   pg: () => new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
   graphql: () => new GraphQLInstrumentation({ ignoreResolveSpans: true }),

@@ -14,7 +14,9 @@ export type LogFormat = 'json' | 'pretty';
 type PrettyOptions = import('pino-pretty').PrettyOptions;
 type Prettify = (line: string) => string;
 const prettifier = (options: PrettyOptions): Prettify =>
-  (createRequire(import.meta.url)('pino-pretty') as { prettyFactory: (options: PrettyOptions) => Prettify }).prettyFactory(options);
+  (
+    createRequire(import.meta.url)('pino-pretty') as { prettyFactory: (options: PrettyOptions) => Prettify }
+  ).prettyFactory(options);
 
 /**
  * Pretty lines are one line each: the fields follow the message on the same
@@ -31,7 +33,8 @@ function prettyLines(colorize: boolean): Prettify {
     ignore: 'pid,hostname,method,path,route,status,durationMs',
     messageFormat: (log: Record<string, unknown>) => {
       if (log.message === 'request') return `${log.method} ${log.path} ${log.status} ${log.durationMs} ms`;
-      if (log.durationMs !== undefined) return `${log.message} ${log.statusCode ?? log.status ?? ''} in ${log.durationMs} ms`.replace('  ', ' ');
+      if (log.durationMs !== undefined)
+        return `${log.message} ${log.statusCode ?? log.status ?? ''} in ${log.durationMs} ms`.replace('  ', ' ');
       return String(log.message ?? '');
     },
   });
@@ -44,7 +47,18 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-const SECRET_KEYS = ['password', 'token', 'secret', 'authorization', 'cookie', 'apiKey', 'authToken', 'auth_token', 'params', 'bindings'];
+const SECRET_KEYS = [
+  'password',
+  'token',
+  'secret',
+  'authorization',
+  'cookie',
+  'apiKey',
+  'authToken',
+  'auth_token',
+  'params',
+  'bindings',
+];
 const REDACT = SECRET_KEYS.flatMap((key) => [key, `*.${key}`, `*.*.${key}`]);
 
 /**
@@ -90,7 +104,11 @@ export function createLogger(level: LogLevel, write?: (line: string) => void, fo
 export function errorFields(error: unknown, withStack = false): Record<string, unknown> {
   const database = databaseErrorOf(error);
   if (database) {
-    const { message, code, constraint, table } = database as Error & { code: string; constraint?: unknown; table?: unknown };
+    const { message, code, constraint, table } = database as Error & {
+      code: string;
+      constraint?: unknown;
+      table?: unknown;
+    };
     const serverMessage = message.includes(' - ') ? message.slice(message.lastIndexOf(' - ') + 3) : message;
     return {
       error: serverMessage,

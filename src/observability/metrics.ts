@@ -46,8 +46,16 @@ export function createMetrics(): Metrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
-    deliveriesDue: new Gauge({ name: 'webhook_deliveries_due', help: 'Pending deliveries whose next attempt is due', registers: [registry] }),
-    oldestDueSeconds: new Gauge({ name: 'webhook_oldest_due_seconds', help: 'How long the oldest due delivery has been waiting', registers: [registry] }),
+    deliveriesDue: new Gauge({
+      name: 'webhook_deliveries_due',
+      help: 'Pending deliveries whose next attempt is due',
+      registers: [registry],
+    }),
+    oldestDueSeconds: new Gauge({
+      name: 'webhook_oldest_due_seconds',
+      help: 'How long the oldest due delivery has been waiting',
+      registers: [registry],
+    }),
     // Root fields come from the schema (a fixed set): no client can grow the series.
     graphqlFields: new Counter({
       name: 'graphql_root_fields_total',

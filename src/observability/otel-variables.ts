@@ -13,10 +13,16 @@ export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 
 /** The protocol the two variables choose; `fail` is told what is wrong with the one given. */
-export function otlpProtocol(env: Record<string, string | undefined>, fail: (variable: string, problem: string) => never): OtlpProtocol {
-  const variable = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+export function otlpProtocol(
+  env: Record<string, string | undefined>,
+  fail: (variable: string, problem: string) => never,
+): OtlpProtocol {
+  const variable = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
   const value = env[variable] || 'http/protobuf';
-  if (!(OTLP_PROTOCOLS as readonly string[]).includes(value)) fail(variable, `is ${value}: this service exports traces over ${OTLP_PROTOCOLS.join(' or ')}`);
+  if (!(OTLP_PROTOCOLS as readonly string[]).includes(value))
+    fail(variable, `is ${value}: this service exports traces over ${OTLP_PROTOCOLS.join(' or ')}`);
   return value as OtlpProtocol;
 }
 
@@ -35,11 +41,18 @@ export type TracedLibrary = (typeof TRACED_LIBRARIES)[number];
 export const DEFAULT_TRACED_LIBRARIES: readonly TracedLibrary[] = [];
 
 /** The libraries the two variables choose; `fail` is told what is wrong with one of them. */
-export function tracedLibraries(env: Record<string, string | undefined>, fail: (variable: string, problem: string) => never): TracedLibrary[] {
+export function tracedLibraries(
+  env: Record<string, string | undefined>,
+  fail: (variable: string, problem: string) => never,
+): TracedLibrary[] {
   const list = (variable: string) => {
-    const names = (env[variable] ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+    const names = (env[variable] ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
     const unknown = names.filter((name) => !(TRACED_LIBRARIES as readonly string[]).includes(name));
-    if (unknown.length > 0) fail(variable, `names ${unknown.join(', ')}: it takes a comma-separated list of ${TRACED_LIBRARIES.join(', ')}`);
+    if (unknown.length > 0)
+      fail(variable, `names ${unknown.join(', ')}: it takes a comma-separated list of ${TRACED_LIBRARIES.join(', ')}`);
     return names;
   };
   const [enabled, disabled] = [list('OTEL_NODE_ENABLED_INSTRUMENTATIONS'), list('OTEL_NODE_DISABLED_INSTRUMENTATIONS')];

@@ -1,9 +1,27 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, SamplingDecision, SimpleSpanProcessor, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace-node';
+import {
+  BatchSpanProcessor,
+  NodeTracerProvider,
+  ParentBasedSampler,
+  SamplingDecision,
+  SimpleSpanProcessor,
+  type Sampler,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-node';
 import type { OtlpProtocol } from './otel-variables.js';
 
 // OpenTelemetry traces, off unless configured (config.ts, `tracing`): the
@@ -45,7 +63,12 @@ let instrumented = false;
  */
 const requestsStartTraces: Sampler = new ParentBasedSampler({
   root: {
-    shouldSample: (_context, _traceId, _name, kind) => ({ decision: kind === SpanKind.SERVER || kind === SpanKind.CLIENT ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD }),
+    shouldSample: (_context, _traceId, _name, kind) => ({
+      decision:
+        kind === SpanKind.SERVER || kind === SpanKind.CLIENT
+          ? SamplingDecision.RECORD_AND_SAMPLED
+          : SamplingDecision.NOT_RECORD,
+    }),
     toString: () => 'RequestsStartTraces',
   },
 });
@@ -69,7 +92,11 @@ export function startTracing(
   provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? serviceName }),
     ...(process.env.OTEL_TRACES_SAMPLER ? {} : { sampler: requestsStartTraces }),
-    spanProcessors: [exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter())],
+    spanProcessors: [
+      exporter
+        ? new SimpleSpanProcessor(exporter)
+        : new BatchSpanProcessor(protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter()),
+    ],
   });
   // The W3C trace-context propagator, and the AsyncLocalStorage context manager only for the libraries' instrumentations.
   provider.register(libraries ? {} : { contextManager: null });
@@ -101,11 +128,19 @@ export function traceparentOf(within: Context | undefined): string | null {
  * (instrumentation.ts), or else one of ours, in the caller's trace when its
  * headers carry one.
  */
-export function serverSpan(method: string, headers: Record<string, unknown>, next: (span: Span, within: Context) => void): void {
+export function serverSpan(
+  method: string,
+  headers: Record<string, unknown>,
+  next: (span: Span, within: Context) => void,
+): void {
   const opened = instrumented ? getRPCMetadata(context.active()) : undefined;
   if (opened?.type === RPCType.HTTP) return next(opened.span, context.active());
   const parent = propagation.extract(instrumented ? context.active() : ROOT_CONTEXT, headers);
-  const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
+  const span = tracer().startSpan(
+    method,
+    { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } },
+    parent,
+  );
   const within = trace.setSpan(parent, span);
   if (instrumented) context.with(within, () => next(span, within));
   else next(span, within);
@@ -127,12 +162,23 @@ function statementKind(text: string): string {
  * request in a client span of its trace, unless pg's instrumentation records
  * the statements itself; just runs it outside a trace.
  */
-export function databaseSpan<T>(within: Context | undefined, text: string | undefined, run: () => Promise<T>): Promise<T> {
+export function databaseSpan<T>(
+  within: Context | undefined,
+  text: string | undefined,
+  run: () => Promise<T>,
+): Promise<T> {
   if (!within || instrumented || !provider) return run();
-  const span = tracer().startSpan(text === undefined ? 'transaction' : statementKind(text), {
-    kind: SpanKind.CLIENT,
-    attributes: text === undefined ? { 'db.system.name': 'postgresql' } : { 'db.system.name': 'postgresql', 'db.query.text': text },
-  }, within);
+  const span = tracer().startSpan(
+    text === undefined ? 'transaction' : statementKind(text),
+    {
+      kind: SpanKind.CLIENT,
+      attributes:
+        text === undefined
+          ? { 'db.system.name': 'postgresql' }
+          : { 'db.system.name': 'postgresql', 'db.query.text': text },
+    },
+    within,
+  );
   return run().then(
     (result) => {
       span.end();
@@ -182,14 +228,21 @@ export async function attemptSpan<T extends { statusCode: number | null; error?:
   attempt: () => Promise<T>,
 ): Promise<T> {
   if (!provider) return attempt();
-  const parent: Context = traceParent ? propagation.extract(context.active(), { traceparent: traceParent }) : context.active();
+  const parent: Context = traceParent
+    ? propagation.extract(context.active(), { traceparent: traceParent })
+    : context.active();
   const caused = trace.getSpanContext(parent);
-  const span = tracer().startSpan('webhook.attempt', { kind: SpanKind.CLIENT, attributes, links: caused ? [{ context: caused }] : [] }, parent);
+  const span = tracer().startSpan(
+    'webhook.attempt',
+    { kind: SpanKind.CLIENT, attributes, links: caused ? [{ context: caused }] : [] },
+    parent,
+  );
   propagation.inject(trace.setSpan(parent, span), headers);
   try {
     const result = await context.with(trace.setSpan(parent, span), attempt);
     if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
-    if (result.statusCode === null || result.statusCode >= 300) span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? `status ${result.statusCode}` });
+    if (result.statusCode === null || result.statusCode >= 300)
+      span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? `status ${result.statusCode}` });
     return result;
   } finally {
     span.end();

@@ -95,29 +95,45 @@ export function createServices(
   const box = new SecretBox(config.appKey);
   const ids = new IdCodec(config.appKey);
   const limiter = new RateLimiter();
-  const auth = new AuthService(new TokenSigner(config.jwtSecret, config.jwtTtlSeconds), new LoginLimiter(limiter, config.loginLimits), new ViewerCache(config.viewerCacheMs));
+  const auth = new AuthService(
+    new TokenSigner(config.jwtSecret, config.jwtTtlSeconds),
+    new LoginLimiter(limiter, config.loginLimits),
+    new ViewerCache(config.viewerCacheMs),
+  );
   const scheduler = new DeliveryScheduler();
   const outbox = new WebhookOutbox((event, webhooks) => metrics.webhookEventsFiltered.inc({ event }, webhooks));
   const live = new LiveEvents();
   const contexts = new ContextFactory({ ...infra, source: auth, sinks: [outbox, live] });
-  const webhooks = new WebhookService(ids, box, { destinations: config.webhookDestinations, rotationGraceMs: config.webhookRotationGraceMs, startConcurrency: config.webhookEndpointConcurrency });
-  const listen = new ListenSessions(webhooks, contexts);
-  const deliverer = new WebhookDeliverer(contexts, box, scheduler, {
-    retryDelaysMs: config.webhookRetryDelaysMs,
-    timeoutMs: config.webhookTimeoutMs,
-    endpointConcurrency: config.webhookEndpointConcurrency,
-    endpointConcurrencyMax: config.webhookEndpointConcurrencyMax,
-    disableAfterMs: config.webhookDisableAfterMs,
-    retentionMs: config.webhookRetentionMs,
+  const webhooks = new WebhookService(ids, box, {
     destinations: config.webhookDestinations,
-  }, log, metrics, listen);
+    rotationGraceMs: config.webhookRotationGraceMs,
+    startConcurrency: config.webhookEndpointConcurrency,
+  });
+  const listen = new ListenSessions(webhooks, contexts);
+  const deliverer = new WebhookDeliverer(
+    contexts,
+    box,
+    scheduler,
+    {
+      retryDelaysMs: config.webhookRetryDelaysMs,
+      timeoutMs: config.webhookTimeoutMs,
+      endpointConcurrency: config.webhookEndpointConcurrency,
+      endpointConcurrencyMax: config.webhookEndpointConcurrencyMax,
+      disableAfterMs: config.webhookDisableAfterMs,
+      retentionMs: config.webhookRetentionMs,
+      destinations: config.webhookDestinations,
+    },
+    log,
+    metrics,
+    listen,
+  );
   const contacts = new ContactService(clock);
   const calls = new CallService(contacts, clock);
   const analyses = new CallAnalysisService(contacts, ids, clock);
   const transcripts = new CallTranscriptService(live, ids, clock);
   const telcoClient = new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs);
   const purposeTokens = new PurposeTokens(config.jwtSecret);
-  const telco = new TelcoService(telcoClient, box, ids, purposeTokens, limiter, config);
+  const telco = new TelcoService(telcoClient, box, purposeTokens, limiter, config);
   const sms = new SmsService(telco, contacts, clock);
   return {
     config,

@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_TRACED_LIBRARIES, otlpProtocol, tracedLibraries, type OtlpProtocol, type TracedLibrary } from '../observability/otel-variables.js';
+import {
+  DEFAULT_TRACED_LIBRARIES,
+  otlpProtocol,
+  tracedLibraries,
+  type OtlpProtocol,
+  type TracedLibrary,
+} from '../observability/otel-variables.js';
 
 // The only module that reads process.env. Everything else receives a Config.
 
@@ -91,12 +97,22 @@ export function parseDuration(text: string, variable: string): number {
   return Number(match[1]) * UNIT_MS[match[2] ?? 's'];
 }
 
-const describe = (ms: number) => (ms % 86_400_000 === 0 ? `${ms / 86_400_000}d` : ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 ? `${ms / 60_000}m` : ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+const describe = (ms: number) =>
+  ms % 86_400_000 === 0
+    ? `${ms / 86_400_000}d`
+    : ms % 3_600_000 === 0
+      ? `${ms / 3_600_000}h`
+      : ms % 60_000 === 0
+        ? `${ms / 60_000}m`
+        : ms % 1000 === 0
+          ? `${ms / 1000}s`
+          : `${ms}ms`;
 
 /** A duration within [min, max]. */
 function duration(env: Env, name: string, fallback: string, min: number, max: number): number {
   const ms = parseDuration(env[name] || fallback, name);
-  if (ms < min || ms > max) throw new ConfigError(name, `must be from ${describe(min)} to ${describe(max)} (got "${env[name]}")`);
+  if (ms < min || ms > max)
+    throw new ConfigError(name, `must be from ${describe(min)} to ${describe(max)} (got "${env[name]}")`);
   return ms;
 }
 
@@ -114,7 +130,10 @@ function origins(env: Env, name: string): string[] {
       throw new ConfigError(name, `must list origins such as https://app.example.com (got "${origin}")`);
     }
     if (parsed.origin !== origin || !['http:', 'https:'].includes(parsed.protocol)) {
-      throw new ConfigError(name, `must list bare origins such as https://app.example.com, without a path (got "${origin}")`);
+      throw new ConfigError(
+        name,
+        `must list bare origins such as https://app.example.com, without a path (got "${origin}")`,
+      );
     }
     return origin;
   });
@@ -174,7 +193,13 @@ function rateWindow(env: Env, name: string, fallback: string): RateWindow {
   if (!/^\d+$/.test(max ?? '') || !per) throw new ConfigError(name, `must look like 10/15m (got "${raw}")`);
   // Whole seconds: the window is what RateLimit-Policy's w= and Retry-After count in.
   const windowMs = parseDuration(per, name);
-  if (Number(max) < 1 || Number(max) > 100_000_000 || windowMs < 1000 || windowMs > 86_400_000 || windowMs % 1000 !== 0) {
+  if (
+    Number(max) < 1 ||
+    Number(max) > 100_000_000 ||
+    windowMs < 1000 ||
+    windowMs > 86_400_000 ||
+    windowMs % 1000 !== 0
+  ) {
     throw new ConfigError(name, `must allow 1 to 100000000 per whole seconds from 1s to 1d (got "${raw}")`);
   }
   return { max: Number(max), windowSeconds: windowMs / 1000 };
@@ -205,7 +230,9 @@ function appKey(raw: string, variable: string): Buffer {
  */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
-  const fail = (variable: string, problem: string): never => { throw new ConfigError(variable, problem); };
+  const fail = (variable: string, problem: string): never => {
+    throw new ConfigError(variable, problem);
+  };
   const read = <T>(fn: () => T, fallback: T): T => {
     try {
       return fn();
@@ -215,7 +242,10 @@ export function loadConfig(env: Env = process.env): Config {
       return fallback;
     }
   };
-  const nodeEnv = read(() => oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development'), 'production');
+  const nodeEnv = read(
+    () => oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development'),
+    'production',
+  );
   const dataDir = path.resolve(env.DATA_DIR || '.data');
   let jwtSecret = env.JWT_SECRET;
   let key = env.APP_KEY;
@@ -228,18 +258,25 @@ export function loadConfig(env: Env = process.env): Config {
     jwtSecret ||= generated.jwtSecret;
     key ||= generated.appKey;
   }
-  if (jwtSecret && jwtSecret.length < 32) problems.push('Invalid configuration: JWT_SECRET must be at least 32 characters');
+  if (jwtSecret && jwtSecret.length < 32)
+    problems.push('Invalid configuration: JWT_SECRET must be at least 32 characters');
   const appKeyBytes = key ? read(() => appKey(key!, 'APP_KEY'), Buffer.alloc(32)) : Buffer.alloc(32);
 
   const delays = read(() => {
-    const list = (env.WEBHOOK_RETRY_DELAYS || '30s,2m,8m,32m').split(',').map((part) => parseDuration(part, 'WEBHOOK_RETRY_DELAYS'));
+    const list = (env.WEBHOOK_RETRY_DELAYS || '30s,2m,8m,32m')
+      .split(',')
+      .map((part) => parseDuration(part, 'WEBHOOK_RETRY_DELAYS'));
     if (list.length !== 4) throw new ConfigError('WEBHOOK_RETRY_DELAYS', 'must list four delays (attempts 2 to 5)');
-    if (list.some((ms) => ms < 100 || ms > 7 * 86_400_000)) throw new ConfigError('WEBHOOK_RETRY_DELAYS', 'must hold delays from 100ms to 7d');
+    if (list.some((ms) => ms < 100 || ms > 7 * 86_400_000))
+      throw new ConfigError('WEBHOOK_RETRY_DELAYS', 'must hold delays from 100ms to 7d');
     return list;
   }, [30_000, 120_000, 480_000, 1_920_000]);
   const port = read(() => integer(env, 'PORT', 3000, 0, 65535), 3000);
   const seedDemo = read(() => bool(env, 'SEED_DEMO', nodeEnv !== 'production'), false);
-  if (seedDemo && nodeEnv === 'production') problems.push('Invalid configuration: SEED_DEMO cannot be true in production (the demo logins share one known password)');
+  if (seedDemo && nodeEnv === 'production')
+    problems.push(
+      'Invalid configuration: SEED_DEMO cannot be true in production (the demo logins share one known password)',
+    );
 
   const config: Config = {
     nodeEnv,
@@ -252,7 +289,9 @@ export function loadConfig(env: Env = process.env): Config {
     mongodbUrl: read(() => url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']), undefined),
     telcoBaseUrl: read(() => url(env, 'TELCO_BASE_URL', ['http:', 'https:']), undefined),
     telcoTimeoutMs: read(() => duration(env, 'TELCO_TIMEOUT', '10s', 100, 120_000), 10_000),
-    publicUrl: (read(() => url(env, 'PUBLIC_URL', ['http:', 'https:']), undefined) ?? `http://localhost:${port}`).replace(/\/$/, ''),
+    publicUrl: (
+      read(() => url(env, 'PUBLIC_URL', ['http:', 'https:']), undefined) ?? `http://localhost:${port}`
+    ).replace(/\/$/, ''),
     jwtSecret: jwtSecret ?? '',
     appKey: appKeyBytes,
     jwtTtlSeconds: read(() => duration(env, 'JWT_TTL', '24h', 60_000, 30 * 86_400_000), 86_400_000) / 1000,
@@ -260,36 +299,61 @@ export function loadConfig(env: Env = process.env): Config {
     // A local try-out sends to a receiver on this machine (loopback only, no other private range);
     // deployments (production, and the tests) refuse internal addresses unless told.
     webhookDestinations: read(() => {
-      if (env.WEBHOOK_ALLOW_PRIVATE === undefined || env.WEBHOOK_ALLOW_PRIVATE === '') return nodeEnv === 'development' ? 'loopback' : 'public';
+      if (env.WEBHOOK_ALLOW_PRIVATE === undefined || env.WEBHOOK_ALLOW_PRIVATE === '')
+        return nodeEnv === 'development' ? 'loopback' : 'public';
       return bool(env, 'WEBHOOK_ALLOW_PRIVATE', false) ? 'private' : 'public';
     }, 'public' as const),
     webhookRetryDelaysMs: delays,
     webhookTimeoutMs: read(() => duration(env, 'WEBHOOK_TIMEOUT', '10s', 100, 60_000), 10_000),
-    webhookRotationGraceMs: read(() => duration(env, 'WEBHOOK_ROTATION_GRACE', '24h', 1000, 30 * 86_400_000), 86_400_000),
-    webhookRetentionMs: read(() => duration(env, 'WEBHOOK_RETENTION', '30d', 3_600_000, 365 * 86_400_000), 30 * 86_400_000),
-    webhookDisableAfterMs: read(() => duration(env, 'WEBHOOK_DISABLE_AFTER', '5d', 1000, 365 * 86_400_000), 5 * 86_400_000),
+    webhookRotationGraceMs: read(
+      () => duration(env, 'WEBHOOK_ROTATION_GRACE', '24h', 1000, 30 * 86_400_000),
+      86_400_000,
+    ),
+    webhookRetentionMs: read(
+      () => duration(env, 'WEBHOOK_RETENTION', '30d', 3_600_000, 365 * 86_400_000),
+      30 * 86_400_000,
+    ),
+    webhookDisableAfterMs: read(
+      () => duration(env, 'WEBHOOK_DISABLE_AFTER', '5d', 1000, 365 * 86_400_000),
+      5 * 86_400_000,
+    ),
     webhookEndpointConcurrency: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100), 4),
     webhookEndpointConcurrencyMax: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY_MAX', 64, 1, 1000), 64),
     webhookWorkerSockets: read(() => integer(env, 'WEBHOOK_WORKER_SOCKETS', 1000, 1, 10_000), 1000),
     corsOrigins: read(() => origins(env, 'CORS_ORIGINS'), []),
-    tracing: Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && env.OTEL_SDK_DISABLED !== 'true' && env.OTEL_TRACES_EXPORTER !== 'none'
-      && read(() => otlpProtocol(env, fail), 'http/protobuf' as const),
+    tracing:
+      Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) &&
+      env.OTEL_SDK_DISABLED !== 'true' &&
+      env.OTEL_TRACES_EXPORTER !== 'none' &&
+      read(() => otlpProtocol(env, fail), 'http/protobuf' as const),
     tracedLibraries: read(() => tracedLibraries(env, fail), [...DEFAULT_TRACED_LIBRARIES]),
     metricsToken: read(() => {
       const token = env.METRICS_TOKEN;
       if (token && token.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');
       return token || undefined;
     }, undefined),
-    logLevel: read(() => oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'), 'info'),
-    logFormat: env.LOG_FORMAT === undefined || env.LOG_FORMAT === '' ? undefined : read(() => oneOf(env, 'LOG_FORMAT', ['json', 'pretty'] as const, 'json'), 'json'),
+    logLevel: read(
+      () => oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
+      'info',
+    ),
+    logFormat:
+      env.LOG_FORMAT === undefined || env.LOG_FORMAT === ''
+        ? undefined
+        : read(() => oneOf(env, 'LOG_FORMAT', ['json', 'pretty'] as const, 'json'), 'json'),
     trustProxy: read(() => hops(env, 'TRUST_PROXY'), 0),
     loginLimits: {
       perIp: read(() => rateWindow(env, 'LOGIN_LIMIT_PER_IP', '30/1m'), { max: 30, windowSeconds: 60 }),
       perEmail: read(() => rateWindow(env, 'LOGIN_LIMIT_PER_EMAIL', '10/15m'), { max: 10, windowSeconds: 900 }),
     },
     apiLimits: {
-      perToken: read(() => (env.API_LIMIT_PER_TOKEN === 'off' ? null : rateWindow(env, 'API_LIMIT_PER_TOKEN', '1200/1m')), { max: 1200, windowSeconds: 60 }),
-      perCompany: read(() => (env.API_LIMIT_PER_COMPANY === 'off' ? null : rateWindow(env, 'API_LIMIT_PER_COMPANY', '6000/1m')), { max: 6000, windowSeconds: 60 }),
+      perToken: read(
+        () => (env.API_LIMIT_PER_TOKEN === 'off' ? null : rateWindow(env, 'API_LIMIT_PER_TOKEN', '1200/1m')),
+        { max: 1200, windowSeconds: 60 },
+      ),
+      perCompany: read(
+        () => (env.API_LIMIT_PER_COMPANY === 'off' ? null : rateWindow(env, 'API_LIMIT_PER_COMPANY', '6000/1m')),
+        { max: 6000, windowSeconds: 60 },
+      ),
     },
     seedDemo,
   };

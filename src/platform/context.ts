@@ -79,7 +79,7 @@ export class RequestContext {
     return (this.forked ??= this.infra.root.fork());
   }
 
-  /** Records domain events in this unit of work (DESIGN section 5): nothing is recorded for a rolled-back change. */
+  /** Records domain events in this unit of work (docs/design.md §5): nothing is recorded for a rolled-back change. */
   get events(): EventRecorder<RequestContext> {
     return new EventRecorder(this, this.infra.sinks);
   }
@@ -112,7 +112,9 @@ export class RequestContext {
     const { actor } = this.caller;
     if (actor.kind !== 'user') throw new UnauthenticatedError();
     if (!this.viewerNow() && !this.caller.viewer) {
-      this.caller.viewer = actor.bearer ? this.infra.source.resolveViewer(this.readOnly(), actor.bearer) : Promise.resolve(undefined);
+      this.caller.viewer = actor.bearer
+        ? this.infra.source.resolveViewer(this.readOnly(), actor.bearer)
+        : Promise.resolve(undefined);
     }
     const viewer = await this.caller.viewer;
     if (!viewer) throw new UnauthenticatedError();
@@ -174,7 +176,9 @@ export class RequestContext {
    * `$1`, `$2`...; no array values.
    */
   read<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-    return this.caller.trace ? databaseSpan(this.caller.trace, text, () => this.readNow<T>(text, params)) : this.readNow<T>(text, params);
+    return this.caller.trace
+      ? databaseSpan(this.caller.trace, text, () => this.readNow<T>(text, params))
+      : this.readNow<T>(text, params);
   }
 
   private async readNow<T>(text: string, params: unknown[]): Promise<T[]> {
@@ -185,7 +189,9 @@ export class RequestContext {
       const ordered: unknown[] = [];
       const positional = text.replace(/\$(\d+)/g, (_match, n: string) => (ordered.push(params[Number(n) - 1]), '?'));
       if (transaction) {
-        const result = await transaction.raw(positional, ordered as Knex.ValueDict[]).options({ name: statementName(positional) });
+        const result = await transaction
+          .raw(positional, ordered as Knex.ValueDict[])
+          .options({ name: statementName(positional) });
         return (result as { rows: T[] }).rows;
       }
       return this.em.execute(positional, ordered as never[]) as Promise<T[]>;
@@ -202,7 +208,10 @@ export class RequestContext {
     // Its own small pool: a transaction waiting here for a connection of the
     // pool it holds one of could wait for ever under load.
     let n = 0;
-    const result = await this.infra.autonomous.query(text.replace(/\?/g, () => `$${++n}`), params);
+    const result = await this.infra.autonomous.query(
+      text.replace(/\?/g, () => `$${++n}`),
+      params,
+    );
     return result.rows as T[];
   }
 
@@ -236,7 +245,11 @@ export class RequestContext {
    */
   async unitOfWork<T>(
     fn: (ctx: RequestContext) => Promise<T>,
-    { plain = false, lane = 'reader', oneStatement = false }: { plain?: boolean; lane?: 'reader' | 'claims'; oneStatement?: boolean } = {},
+    {
+      plain = false,
+      lane = 'reader',
+      oneStatement = false,
+    }: { plain?: boolean; lane?: 'reader' | 'claims'; oneStatement?: boolean } = {},
   ): Promise<T> {
     // Inside a unit of work already (a write made once per idempotency key), it joins that one: one
     // transaction, whose end is the outer one's; the ORM's changes are flushed here, as a commit would.
@@ -248,11 +261,18 @@ export class RequestContext {
     // Who calls is read before the transaction takes its connection: reading it inside would need a second one.
     await this.resolveCaller();
     const hooks: Array<() => void> = [];
-    const result = plain && oneStatement
-      ? await fn(new RequestContext(this.caller, this.infra, undefined, hooks, oneStatementOf(this.infra[lane])))
-      : plain
-      ? await plainTransaction(this.infra[lane], (client) => fn(new RequestContext(this.caller, this.infra, undefined, hooks, client)))
-      : await databaseSpan(this.caller.trace, undefined, () => this.infra.root.fork().transactional((em) => fn(new RequestContext(this.caller, this.infra, em as EntityManager, hooks))));
+    const result =
+      plain && oneStatement
+        ? await fn(new RequestContext(this.caller, this.infra, undefined, hooks, oneStatementOf(this.infra[lane])))
+        : plain
+          ? await plainTransaction(this.infra[lane], (client) =>
+              fn(new RequestContext(this.caller, this.infra, undefined, hooks, client)),
+            )
+          : await databaseSpan(this.caller.trace, undefined, () =>
+              this.infra.root
+                .fork()
+                .transactional((em) => fn(new RequestContext(this.caller, this.infra, em as EntityManager, hooks))),
+            );
     for (const hook of hooks) hook();
     return result;
   }

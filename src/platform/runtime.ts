@@ -28,7 +28,6 @@ import { startTracing, stopTracing } from '../observability/tracing.js';
 // Boot and shutdown, in order: database, migrations, demo data, jobs, HTTP;
 // stopping reverses it (HTTP drains first, embedded PostgreSQL stops last).
 
-
 export interface Running {
   url: string;
   databaseUrl: string;
@@ -67,7 +66,9 @@ export interface StartOptions {
 
 /** Knex (under the ORM) writes its connection warnings with console.log; they go through the logger instead. */
 function routeKnexLog(orm: MikroORM, log: Logger): void {
-  const logger = (orm.em.getConnection() as unknown as { getKnex?: () => { client?: { logger?: Record<string, unknown> } } }).getKnex?.().client?.logger;
+  const logger = (
+    orm.em.getConnection() as unknown as { getKnex?: () => { client?: { logger?: Record<string, unknown> } } }
+  ).getKnex?.().client?.logger;
   if (!logger) return;
   logger._warn = (message: unknown) => log.warn('database connection warning', { error: String(message) });
   logger._error = (message: unknown) => log.error('database connection error', { error: String(message) });
@@ -75,7 +76,11 @@ function routeKnexLog(orm: MikroORM, log: Logger): void {
   logger._debug = (message: unknown) => log.debug('database debug', { message: String(message) });
 }
 
-export async function startService(config: Config, log: Logger = createLogger(config.logLevel), { clock = () => new Date() }: StartOptions = {}): Promise<Running> {
+export async function startService(
+  config: Config,
+  log: Logger = createLogger(config.logLevel),
+  { clock = () => new Date() }: StartOptions = {},
+): Promise<Running> {
   const cleanups: Array<[string, () => Promise<void>]> = [];
   const stop = async () => {
     for (const [step, cleanup] of cleanups.reverse()) {
@@ -88,7 +93,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     }
   };
   try {
-    if (config.tracing && startTracing('switchboard', undefined, { protocol: config.tracing })) cleanups.push(['tracing', stopTracing]);
+    if (config.tracing && startTracing('switchboard', undefined, { protocol: config.tracing }))
+      cleanups.push(['tracing', stopTracing]);
     let embedded: EmbeddedDatabase | undefined;
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
@@ -98,7 +104,9 @@ export async function startService(config: Config, log: Logger = createLogger(co
       log.info('embedded PostgreSQL started', { dataDir: path.join(config.dataDir, 'postgres') });
     }
 
-    const orm = await MikroORM.init(ormConfig(databaseUrl, (message) => log.debug('orm', { message }), config.databasePoolSize));
+    const orm = await MikroORM.init(
+      ormConfig(databaseUrl, (message) => log.debug('orm', { message }), config.databasePoolSize),
+    );
     routeKnexLog(orm, log);
     cleanups.push(['orm', () => orm.close(true)]);
     let telcoBaseUrl = config.telcoBaseUrl;
@@ -121,7 +129,14 @@ export async function startService(config: Config, log: Logger = createLogger(co
     claims.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['claims pool', closablePool(claims)]);
     const metrics = createMetrics();
-    const services = createServices(config, log, metrics, telcoBaseUrl, { root: orm.em, autonomous, reader, claims }, clock);
+    const services = createServices(
+      config,
+      log,
+      metrics,
+      telcoBaseUrl,
+      { root: orm.em, autonomous, reader, claims },
+      clock,
+    );
     usePasswordCost(config.nodeEnv === 'test' ? 'fast' : 'standard');
     const seeded = await migrateAndSeed(orm, databaseUrl, config, clock());
 
@@ -137,21 +152,49 @@ export async function startService(config: Config, log: Logger = createLogger(co
       app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));
       server.on('request', listener);
     } else {
-      const [{ createApp }, { createSchema }, { compileRoutes }, { openApiDocument }, { ingressTable, routeTable }, { serveSubscriptions }] = await Promise.all([
-        import('../http/app.js'), import('../graphql/schema.js'), import('../rest/compile.js'), import('../rest/openapi.js'), import('../rest/routes/index.js'), import('../graphql/live-server.js'),
+      const [
+        { createApp },
+        { createSchema },
+        { compileRoutes },
+        { openApiDocument },
+        { ingressTable, routeTable },
+        { serveSubscriptions },
+      ] = await Promise.all([
+        import('../http/app.js'),
+        import('../graphql/schema.js'),
+        import('../rest/compile.js'),
+        import('../rest/openapi.js'),
+        import('../rest/routes/index.js'),
+        import('../graphql/live-server.js'),
       ]);
       const schema = await createSchema(services);
       const routes = compileRoutes(schema, routeTable);
       // Made at its first request, not at every start (it walks every row and the schema).
       let document: object | undefined;
       const openapi = () => (document ??= openApiDocument(schema, routes, VERSION, ingressTable, webhooksSection()));
-      const api = await createApp({ orm, services, schema, routes, ingress: ingressTable, openapi, log, metrics, jobs, httpServer: server });
+      const api = await createApp({
+        orm,
+        services,
+        schema,
+        routes,
+        ingress: ingressTable,
+        openapi,
+        log,
+        metrics,
+        jobs,
+        httpServer: server,
+      });
       apollo = api.apollo;
       server.on('request', api.listener);
       // API processes serve subscriptions: live events reach each of them through LISTEN/NOTIFY.
       services.auth.viewers.start(databaseUrl, log);
       cleanups.push(['viewer cache', () => services.auth.viewers.stop()]);
-      services.live.start(databaseUrl, () => services.contexts.forMaintenance('live events').readOnly(), (channel, payload) => autonomous.query('SELECT pg_notify($1, $2)', [channel, payload]), log);
+      services.live.start(
+        databaseUrl,
+        () => services.contexts.forMaintenance('live events').readOnly(),
+        (channel, payload) => autonomous.query('SELECT pg_notify($1, $2)', [channel, payload]),
+        log,
+      );
       cleanups.push(['live events', () => services.live.stop()]);
       services.listen.start(databaseUrl, log);
       cleanups.push(['listen sessions', () => services.listen.stop()]);
@@ -166,10 +209,13 @@ export async function startService(config: Config, log: Logger = createLogger(co
       server.listen(config.port, config.host, () => resolve());
     });
     // HTTP drains first (every request already sent is answered), then Apollo stops.
-    cleanups.push(['http', async () => {
-      await drainHttpServer(server);
-      await apollo?.stop();
-    }]);
+    cleanups.push([
+      'http',
+      async () => {
+        await drainHttpServer(server);
+        await apollo?.stop();
+      },
+    ]);
     const address = server.address() as AddressInfo | null;
     const host = config.host === '0.0.0.0' ? 'localhost' : config.host;
     return {

@@ -47,7 +47,8 @@ function* chain(error: unknown, depth = 0): Generator<Error & Coded> {
 }
 
 /** The server's own message of a PostgreSQL error, without the statement the ORM puts in front. */
-const serverMessage = (error: Error) => (error.message.includes(' - ') ? error.message.slice(error.message.lastIndexOf(' - ') + 3) : error.message);
+const serverMessage = (error: Error) =>
+  error.message.includes(' - ') ? error.message.slice(error.message.lastIndexOf(' - ') + 3) : error.message;
 
 const where = (databaseUrl: string | undefined) => {
   if (!databaseUrl) return 'the embedded PostgreSQL';
@@ -59,35 +60,81 @@ const where = (databaseUrl: string | undefined) => {
   }
 };
 
-export function describeStartFailure(error: unknown, settings: { databaseUrl?: string; host: string; port: number }): StartFailure {
+export function describeStartFailure(
+  error: unknown,
+  settings: { databaseUrl?: string; host: string; port: number },
+): StartFailure {
   const db = where(settings.databaseUrl);
   const fix = settings.databaseUrl ? 'check DATABASE_URL' : 'set DATABASE_URL to a PostgreSQL server';
   for (const link of chain(error)) {
     const code = typeof link.code === 'string' ? link.code : undefined;
-    if (link.constructor?.name === 'EmbeddedPostgresError') return { message: link.message, exitCode: EXIT_CODES.databaseUnavailable, variable: 'DATABASE_URL' };
+    if (link.constructor?.name === 'EmbeddedPostgresError')
+      return { message: link.message, exitCode: EXIT_CODES.databaseUnavailable, variable: 'DATABASE_URL' };
     if (link.syscall === 'listen' || code === 'EADDRINUSE') {
-      const reason = code === 'EADDRINUSE' ? 'is already in use' : code === 'EACCES' ? 'may not be used by this user' : `cannot be listened on (${code ?? link.message})`;
-      return { message: `Port ${settings.port} on ${settings.host} ${reason}: set PORT (or HOST) to a free one.`, exitCode: EXIT_CODES.listen, variable: 'PORT' };
+      const reason =
+        code === 'EADDRINUSE'
+          ? 'is already in use'
+          : code === 'EACCES'
+            ? 'may not be used by this user'
+            : `cannot be listened on (${code ?? link.message})`;
+      return {
+        message: `Port ${settings.port} on ${settings.host} ${reason}: set PORT (or HOST) to a free one.`,
+        exitCode: EXIT_CODES.listen,
+        variable: 'PORT',
+      };
     }
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-      return { message: `The database host ${String(link.hostname ?? db)} is not known (${code}): ${fix}.`, exitCode: EXIT_CODES.databaseHost, variable: 'DATABASE_URL' };
+      return {
+        message: `The database host ${String(link.hostname ?? db)} is not known (${code}): ${fix}.`,
+        exitCode: EXIT_CODES.databaseHost,
+        variable: 'DATABASE_URL',
+      };
     }
-    if (code === 'ECONNREFUSED' || code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ECONNRESET') {
-      return { message: `The database at ${db} cannot be reached (${code}): is PostgreSQL running there? Otherwise ${fix}.`, exitCode: EXIT_CODES.databaseUnavailable, variable: 'DATABASE_URL' };
+    if (
+      code === 'ECONNREFUSED' ||
+      code === 'ETIMEDOUT' ||
+      code === 'EHOSTUNREACH' ||
+      code === 'ENETUNREACH' ||
+      code === 'ECONNRESET'
+    ) {
+      return {
+        message: `The database at ${db} cannot be reached (${code}): is PostgreSQL running there? Otherwise ${fix}.`,
+        exitCode: EXIT_CODES.databaseUnavailable,
+        variable: 'DATABASE_URL',
+      };
     }
     if (/timeout expired|Connection terminated/i.test(link.message) && !code) {
-      return { message: `The database at ${db} did not answer (${link.message}): is PostgreSQL running there? Otherwise ${fix}.`, exitCode: EXIT_CODES.databaseUnavailable, variable: 'DATABASE_URL' };
+      return {
+        message: `The database at ${db} did not answer (${link.message}): is PostgreSQL running there? Otherwise ${fix}.`,
+        exitCode: EXIT_CODES.databaseUnavailable,
+        variable: 'DATABASE_URL',
+      };
     }
     if (code === '28000' || code === '28P01' || code === '42501') {
-      return { message: `The database at ${db} refused the login: ${serverMessage(link)} (SQLSTATE ${code}): check the user and password in DATABASE_URL.`, exitCode: EXIT_CODES.databaseLogin, variable: 'DATABASE_URL' };
+      return {
+        message: `The database at ${db} refused the login: ${serverMessage(link)} (SQLSTATE ${code}): check the user and password in DATABASE_URL.`,
+        exitCode: EXIT_CODES.databaseLogin,
+        variable: 'DATABASE_URL',
+      };
     }
     if (code === '3D000') {
-      return { message: `The database at ${db} has no such database: ${serverMessage(link)} (SQLSTATE ${code}): create it, or check DATABASE_URL.`, exitCode: EXIT_CODES.databaseUnavailable, variable: 'DATABASE_URL' };
+      return {
+        message: `The database at ${db} has no such database: ${serverMessage(link)} (SQLSTATE ${code}): create it, or check DATABASE_URL.`,
+        exitCode: EXIT_CODES.databaseUnavailable,
+        variable: 'DATABASE_URL',
+      };
     }
     if (code && /^(08|53|57P0)/.test(code)) {
-      return { message: `The database at ${db} refused the connection: ${serverMessage(link)} (SQLSTATE ${code}): ${fix}.`, exitCode: EXIT_CODES.databaseUnavailable, variable: 'DATABASE_URL' };
+      return {
+        message: `The database at ${db} refused the connection: ${serverMessage(link)} (SQLSTATE ${code}): ${fix}.`,
+        exitCode: EXIT_CODES.databaseUnavailable,
+        variable: 'DATABASE_URL',
+      };
     }
   }
   const first = error instanceof Error ? error : new Error(String(error));
-  return { message: `Unexpected error: ${serverMessage(first)} (run with LOG_LEVEL=debug for its stack).`, exitCode: EXIT_CODES.unexpected };
+  return {
+    message: `Unexpected error: ${serverMessage(first)} (run with LOG_LEVEL=debug for its stack).`,
+    exitCode: EXIT_CODES.unexpected,
+  };
 }

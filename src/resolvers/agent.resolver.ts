@@ -6,10 +6,15 @@ import { AgentPageType, AgentType } from './phone-number.types.js';
 
 @ObjectType('AgentPerformanceThresholds')
 export class AgentPerformanceThresholdsType {
-  @Field(() => Float, { description: 'agent.performance fires when the answer rate over the last 20 calls crosses this (0 to 1; default 0.6)' })
+  @Field(() => Float, {
+    description:
+      'agent.performance fires when the answer rate over the last 20 calls crosses this (0 to 1; default 0.6)',
+  })
   answerRate!: number;
 
-  @Field(() => Float, { description: 'and when the average sentiment (positive 1, neutral 0, negative -1) crosses this (default 0)' })
+  @Field(() => Float, {
+    description: 'and when the average sentiment (positive 1, neutral 0, negative -1) crosses this (default 0)',
+  })
   averageSentiment!: number;
 }
 

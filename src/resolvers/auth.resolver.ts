@@ -5,11 +5,12 @@ import { LoginResultType, MeType } from './auth.types.js';
 
 @Resolver()
 export class AuthResolver {
-  constructor(
-    private readonly authService: AuthService,
-  ) {}
+  constructor(private readonly authService: AuthService) {}
 
-  @Mutation(() => LoginResultType, { nullable: true, description: 'Sign in; rate limited per IP and per email, each aliased or batched attempt counted' })
+  @Mutation(() => LoginResultType, {
+    nullable: true,
+    description: 'Sign in; rate limited per IP and per email, each aliased or batched attempt counted',
+  })
   login(@Ctx() ctx: RequestContext, @Arg('email') email: string, @Arg('password') password: string) {
     return this.authService.login(ctx, email, password);
   }

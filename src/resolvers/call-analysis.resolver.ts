@@ -17,10 +17,17 @@ export class CallAnalysisFieldType {
 
 @InputType('CallAnalysisFieldInput')
 export class CallAnalysisFieldInput {
-  @Field({ description: 'Lower-case letters, digits and underscores, starting with a letter; at most 64' }) name!: string;
+  @Field({ description: 'Lower-case letters, digits and underscores, starting with a letter; at most 64' })
+  name!: string;
   @Field({ description: 'string, number, boolean or choice' }) type!: string;
-  @Field(() => String, { nullable: true, description: inWords(BOUNDS.analysis.fieldDescription) }) description?: string | null;
-  @Field(() => [String], { nullable: true, description: `A choice field: at least one value; ${inWords(BOUNDS.analysis.choices).toLowerCase()}` }) choices?: string[] | null;
+  @Field(() => String, { nullable: true, description: inWords(BOUNDS.analysis.fieldDescription) }) description?:
+    | string
+    | null;
+  @Field(() => [String], {
+    nullable: true,
+    description: `A choice field: at least one value; ${inWords(BOUNDS.analysis.choices).toLowerCase()}`,
+  })
+  choices?: string[] | null;
 }
 
 @Resolver()
@@ -28,14 +35,21 @@ export class CallAnalysisResolver {
   constructor(private readonly analyses: CallAnalysisService) {}
 
   @Authorized('view-ai-dashboard')
-  @Query(() => [CallAnalysisFieldType], { description: "The company's post-call analysis fields; none: customAnalysis takes any field" })
+  @Query(() => [CallAnalysisFieldType], {
+    description: "The company's post-call analysis fields; none: customAnalysis takes any field",
+  })
   callAnalysisFields(@Ctx() ctx: RequestContext): Promise<AnalysisField[]> {
     return this.analyses.fields(ctx);
   }
 
   @Authorized('analyze-calls')
-  @Mutation(() => [CallAnalysisFieldType], { description: "Replaces the company's post-call analysis fields (an empty list allows any field again)" })
-  setCallAnalysisFields(@Ctx() ctx: RequestContext, @Arg('fields', () => [CallAnalysisFieldInput]) fields: CallAnalysisFieldInput[]): Promise<AnalysisField[]> {
+  @Mutation(() => [CallAnalysisFieldType], {
+    description: "Replaces the company's post-call analysis fields (an empty list allows any field again)",
+  })
+  setCallAnalysisFields(
+    @Ctx() ctx: RequestContext,
+    @Arg('fields', () => [CallAnalysisFieldInput]) fields: CallAnalysisFieldInput[],
+  ): Promise<AnalysisField[]> {
     return this.analyses.setFields(ctx, fields as AnalysisField[]);
   }
 }

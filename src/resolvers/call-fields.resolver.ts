@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Ctx, Field, FieldResolver, Int, ObjectType, Resolver, Root } from 'type-graphql';
+import { Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../platform/context.js';
 import type { CallDetailsRecord } from '../services/calls/records.js';
 import type { DashboardService } from '../services/dashboard.service.js';
@@ -79,7 +79,10 @@ export class CallFieldsResolver {
     return (await this.details(ctx, call)).summary;
   }
 
-  @FieldResolver(() => Boolean, { nullable: true, description: 'Whether the call reached its goal, as the analysis judged' })
+  @FieldResolver(() => Boolean, {
+    nullable: true,
+    description: 'Whether the call reached its goal, as the analysis judged',
+  })
   async successful(@Root() call: CallRoot, @Ctx() ctx: RequestContext) {
     return (await this.details(ctx, call)).successful;
   }

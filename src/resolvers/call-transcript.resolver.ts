@@ -30,7 +30,8 @@ export class LiveCallType {
 
 /** The transcript service of each built schema (a subscription's subscribe function has only the schema to go by). */
 const services = new WeakMap<GraphQLSchema, CallTranscriptService>();
-export const attachTranscripts = (schema: GraphQLSchema, transcripts: CallTranscriptService) => void services.set(schema, transcripts);
+export const attachTranscripts = (schema: GraphQLSchema, transcripts: CallTranscriptService) =>
+  void services.set(schema, transcripts);
 
 @Resolver()
 export class CallTranscriptResolver {
@@ -49,7 +50,8 @@ export class CallTranscriptResolver {
   }
 
   @Subscription(() => TranscriptTurnType, {
-    description: "A call's transcript turn by turn as the provider reports it (not webhooks). Requires view-ai-dashboard; another company's call is not found.",
+    description:
+      "A call's transcript turn by turn as the provider reports it (not webhooks). Requires view-ai-dashboard; another company's call is not found.",
     subscribe: async ({ args, context, info }) => {
       const ctx = context as RequestContext;
       const viewer = await ctx.requirePermissions(['view-ai-dashboard']);

@@ -50,7 +50,11 @@ export class CampaignResolver {
 
   @Authorized('manage-campaigns')
   @Mutation(() => CampaignType, { description: 'A draft campaign' })
-  async createCampaign(@Ctx() ctx: RequestContext, @Arg('name') name: string, @Arg('agentId', () => ID, { nullable: true }) agentId: string | null): Promise<CampaignType> {
+  async createCampaign(
+    @Ctx() ctx: RequestContext,
+    @Arg('name') name: string,
+    @Arg('agentId', () => ID, { nullable: true }) agentId: string | null,
+  ): Promise<CampaignType> {
     return this.campaignService.create(ctx, { name, agentId });
   }
 
@@ -78,7 +82,9 @@ export class CampaignResolver {
   }
 
   @Authorized('manage-campaigns')
-  @Mutation(() => LeadType, { description: 'A contact (by id, or by number: made when new) in a campaign or a pipeline stage (lead.generated)' })
+  @Mutation(() => LeadType, {
+    description: 'A contact (by id, or by number: made when new) in a campaign or a pipeline stage (lead.generated)',
+  })
   async createLead(
     @Ctx() ctx: RequestContext,
     @Arg('contactId', () => ID, { nullable: true }) contactId: string | null,
@@ -91,8 +97,16 @@ export class CampaignResolver {
   }
 
   @Authorized('book-appointments')
-  @Mutation(() => CallType, { description: 'Book or move the appointment a call produced (appointment.scheduled when the time is new); the call as the appointment list shows it, so a cached row updates' })
-  async bookCallAppointment(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('appointmentAt') appointmentAt: string) {
+  @Mutation(() => CallType, {
+    description:
+      'Book or move the appointment a call produced (appointment.scheduled when the time is new); the call ' +
+      'as the appointment list shows it, so a cached row updates',
+  })
+  async bookCallAppointment(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('appointmentAt') appointmentAt: string,
+  ) {
     return this.campaignService.bookAppointment(ctx, id, appointmentAt);
   }
 }

@@ -18,7 +18,8 @@ export class ContactType {
   @Field(() => String, { nullable: true }) country!: string | null;
   @Field(() => String, { nullable: true }) companyName!: string | null;
   @Field(() => [String]) tags!: string[];
-  @Field(() => GraphQLJSONObject, { description: 'Free keys: strings, numbers, booleans or null' }) customFields!: Record<string, unknown>;
+  @Field(() => GraphQLJSONObject, { description: 'Free keys: strings, numbers, booleans or null' })
+  customFields!: Record<string, unknown>;
   @Field() createdAt!: Date;
 }
 
@@ -49,7 +50,9 @@ export class ContactResolver {
   @Query(() => ContactPageType, { description: 'Contacts of the company, newest first' })
   async contacts(
     @Ctx() ctx: RequestContext,
-    @Arg('search', () => String, { nullable: true, description: 'Matches the number, the name or the email' }) search: string | null,
+    @Arg('search', () => String, { nullable: true, description: 'Matches the number, the name or the email' }) search:
+      | string
+      | null,
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<ContactPageType> {

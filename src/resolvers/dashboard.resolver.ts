@@ -20,7 +20,9 @@ export class DashboardResolver {
   ) {}
 
   @Authorized()
-  @Query(() => AppointmentCallPageType, { description: 'Calls in the date range that booked an appointment, newest first' })
+  @Query(() => AppointmentCallPageType, {
+    description: 'Calls in the date range that booked an appointment, newest first',
+  })
   async appointmentCalls(
     @Ctx() ctx: RequestContext,
     @Arg('filter', () => DashboardFilterInput, { nullable: true }) filter: DashboardFilterInput | null,
@@ -33,7 +35,10 @@ export class DashboardResolver {
 
   @Authorized('view-ai-dashboard')
   @Query(() => DashboardSummaryType, { description: 'Totals for the same filters' })
-  async dashboardSummary(@Ctx() ctx: RequestContext, @Arg('filter', () => DashboardFilterInput, { nullable: true }) filter: DashboardFilterInput | null): Promise<DashboardSummaryType> {
+  async dashboardSummary(
+    @Ctx() ctx: RequestContext,
+    @Arg('filter', () => DashboardFilterInput, { nullable: true }) filter: DashboardFilterInput | null,
+  ): Promise<DashboardSummaryType> {
     return this.dashboardService.summary(ctx, filter ?? {});
   }
 
@@ -44,15 +49,25 @@ export class DashboardResolver {
   }
 
   @Authorized('analyze-calls')
-  @Mutation(() => CallType, { description: "Records an ended call's post-call analysis (call.analyzed when it is new or changed); the call with it" })
-  async analyzeCall(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('analysis', () => CallAnalysisInput) analysis: CallAnalysisInput): Promise<CallType> {
+  @Mutation(() => CallType, {
+    description:
+      "Records an ended call's post-call analysis (call.analyzed when it is new or changed); the call with it",
+  })
+  async analyzeCall(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('analysis', () => CallAnalysisInput) analysis: CallAnalysisInput,
+  ): Promise<CallType> {
     await this.analyses.record(ctx, id, analysis);
     return this.dashboardService.callDetails(ctx, id);
   }
 
   @Authorized()
   @Mutation(() => LocalPresenceType, { description: 'Which AI numbers local presence may use: All or Unassigned' })
-  async updateLocalPresence(@Ctx() ctx: RequestContext, @Arg('numberAiLocalPresence') value: string): Promise<LocalPresenceType> {
+  async updateLocalPresence(
+    @Ctx() ctx: RequestContext,
+    @Arg('numberAiLocalPresence') value: string,
+  ): Promise<LocalPresenceType> {
     return { newValue: await this.dashboardService.setLocalPresence(ctx, value) };
   }
 }

@@ -20,12 +20,18 @@ export class CallNumbersType {
 @ObjectType('Call', { description: 'A call: a row of the AI dashboard, or its details' })
 export class CallType {
   @Field(() => Int) id!: number;
-  @Field({ description: 'When the call started, "YYYY-MM-DD HH:mm:ss" in the company time zone' }) callDatetime!: string;
+  @Field({ description: 'When the call started, "YYYY-MM-DD HH:mm:ss" in the company time zone' })
+  callDatetime!: string;
   @Field() startedAt!: Date;
   @Field(() => String, { nullable: true }) agentName!: string | null;
   @Field(() => CallNumbersType) numbers!: CallNumbersType;
   @Field(() => Int, { description: 'Seconds' }) duration!: number;
-  @Field(() => String, { nullable: true, description: 'The appointment the call booked, "YYYY-MM-DD HH:mm:ss" in the company time zone; never null in the appointment list' }) appointment!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The appointment the call booked, "YYYY-MM-DD HH:mm:ss" in the company time zone; never null in the appointment list',
+  })
+  appointment!: string | null;
   @Field(() => Date, { nullable: true, description: 'Never null in the appointment list' }) appointmentAt!: Date | null;
   @Field(() => CallStatus) status!: string;
   @Field(() => Direction) direction!: string;
@@ -67,9 +73,17 @@ export class CallContactType {
 export class CallAnalysisInput {
   @Field(() => String, { nullable: true, description: inWords(BOUNDS.analysis.summary) }) summary?: string | null;
   @Field(() => Sentiment, { nullable: true }) sentiment?: string | null;
-  @Field(() => String, { nullable: true, description: inWords(BOUNDS.analysis.disposition) }) disposition?: string | null;
+  @Field(() => String, { nullable: true, description: inWords(BOUNDS.analysis.disposition) }) disposition?:
+    | string
+    | null;
   @Field(() => Boolean, { nullable: true }) successful?: boolean | null;
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'At most 50 fields named in lower case (a-z, 0-9, _), each a string of at most 1000 characters, a number, a boolean or null; replaces the fields the call had' }) customAnalysis?: Record<string, unknown> | null;
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description:
+      'At most 50 fields named in lower case (a-z, 0-9, _), each a string of at most 1000 characters, a ' +
+      'number, a boolean or null; replaces the fields the call had',
+  })
+  customAnalysis?: Record<string, unknown> | null;
   @Field(() => String, { nullable: true, description: 'An http or https URL' }) recordingUrl?: string | null;
 }
 
@@ -78,7 +92,9 @@ export class LocalPresenceType {
   @Field({ description: 'All or Unassigned' }) newValue!: string;
 }
 
-@InputType({ description: 'date_range, or start_date and end_date (Y-m-d, inclusive); agent; company (an agency may name a child)' })
+@InputType({
+  description: 'date_range, or start_date and end_date (Y-m-d, inclusive); agent; company (an agency may name a child)',
+})
 export class DashboardFilterInput {
   @Field(() => DateRange, { nullable: true, description: 'Today by default' }) dateRange?: string | null;
   @Field(() => String, { nullable: true }) startDate?: string | null;

@@ -31,19 +31,59 @@ function closedSet(name: string, values: readonly string[], description: string)
   return members;
 }
 
-export const CallStatus = closedSet('CallStatus', CALL_STATUSES, "A call's status at the provider; completed, busy, no_answer, failed and canceled are final");
+export const CallStatus = closedSet(
+  'CallStatus',
+  CALL_STATUSES,
+  "A call's status at the provider; completed, busy, no_answer, failed and canceled are final",
+);
 export const Sentiment = closedSet('Sentiment', SENTIMENTS, "The caller's sentiment, as the call's analysis found it");
 export const Direction = closedSet('Direction', DIRECTIONS, 'Which way a call or a message went');
-export const MessageStatus = closedSet('MessageStatus', MESSAGE_STATUSES, "A message's status: the provider's while it is sent, received when it came in");
+export const MessageStatus = closedSet(
+  'MessageStatus',
+  MESSAGE_STATUSES,
+  "A message's status: the provider's while it is sent, received when it came in",
+);
 export const CampaignStatus = closedSet('CampaignStatus', CAMPAIGN_STATUSES, "A campaign's stage");
-export const PhoneNumberStatus = closedSet('PhoneNumberStatus', Object.values(PhoneStatus), "A phone number's verification");
-export const NumberUse = closedSet('NumberUse', Object.values(UseFor), 'What a phone number is used for: AI agents, the dialer or both');
+export const PhoneNumberStatus = closedSet(
+  'PhoneNumberStatus',
+  Object.values(PhoneStatus),
+  "A phone number's verification",
+);
+export const NumberUse = closedSet(
+  'NumberUse',
+  Object.values(UseFor),
+  'What a phone number is used for: AI agents, the dialer or both',
+);
 export const PhoneType = closedSet('PhoneType', PHONE_TYPES, "A number's kind at the provider");
 export const TendlcAnswer = closedSet('TendlcAnswer', TENDLC_ANSWERS, 'Whether a number is registered for 10DLC');
-export const SpamCheckStatus = closedSet('SpamCheckStatus', Object.values(SpamStatus), "A spam-protected number's status after its latest check");
-export const SpamNumberKind = closedSet('SpamNumberKind', Object.values(SpamNumberType), 'What a spam-protected number is used for');
-export const DeliveryStatus = closedSet('DeliveryStatus', DELIVERY_STATUSES, "A webhook delivery's status: pending until it succeeds, failed after its last attempt, or cancelled");
-export const ListSelection = closedSet('ListSelection', LIST_SELECTION_NAMES, "A webhook's form data preset, Custom for any other list of fields");
-export const WebhookEvent = closedSet('WebhookEvent', EVENT_NAMES, 'An event type, as webhooks name it with its dot (call_ended is call.ended)');
-export const EventCategory = closedSet('EventCategory', [...new Set(EVENT_TYPES.map(([, category]) => category))], 'The area an event type belongs to');
+export const SpamCheckStatus = closedSet(
+  'SpamCheckStatus',
+  Object.values(SpamStatus),
+  "A spam-protected number's status after its latest check",
+);
+export const SpamNumberKind = closedSet(
+  'SpamNumberKind',
+  Object.values(SpamNumberType),
+  'What a spam-protected number is used for',
+);
+export const DeliveryStatus = closedSet(
+  'DeliveryStatus',
+  DELIVERY_STATUSES,
+  "A webhook delivery's status: pending until it succeeds, failed after its last attempt, or cancelled",
+);
+export const ListSelection = closedSet(
+  'ListSelection',
+  LIST_SELECTION_NAMES,
+  "A webhook's form data preset, Custom for any other list of fields",
+);
+export const WebhookEvent = closedSet(
+  'WebhookEvent',
+  EVENT_NAMES,
+  'An event type, as webhooks name it with its dot (call_ended is call.ended)',
+);
+export const EventCategory = closedSet(
+  'EventCategory',
+  [...new Set(EVENT_TYPES.map(([, category]) => category))],
+  'The area an event type belongs to',
+);
 export const DateRange = closedSet('DateRange', DATE_RANGES, "A range of the AI dashboard, in the company's time zone");

@@ -10,19 +10,26 @@ import { WebhookType } from './webhook.types.js';
 // subscription for as long as it is open) and the command's report of each
 // local answer.
 
-@ObjectType('ListenSession', { description: 'The session webhook npm run listen opened, and its signing secret (shown this once)' })
+@ObjectType('ListenSession', {
+  description: 'The session webhook npm run listen opened, and its signing secret (shown this once)',
+})
 class ListenSessionType {
   @Field(() => WebhookType) webhook!: WebhookType;
   @Field() secret!: string;
 }
 
-@ObjectType('ListenDelivery', { description: 'One attempt to forward: the request exactly as it would be POSTed to an endpoint' })
+@ObjectType('ListenDelivery', {
+  description: 'One attempt to forward: the request exactly as it would be POSTed to an endpoint',
+})
 class ListenDeliveryType {
   @Field(() => ID, { description: 'Give it back with answerListenDelivery' }) key!: string;
   @Field({ description: 'The delivery (webhook-id)' }) deliveryId!: string;
   @Field(() => WebhookEvent) event!: string;
   @Field(() => Int) attempt!: number;
-  @Field(() => GraphQLJSONObject, { description: 'Every header to send, signatures included' }) headers!: Record<string, string>;
+  @Field(() => GraphQLJSONObject, { description: 'Every header to send, signatures included' }) headers!: Record<
+    string,
+    string
+  >;
   @Field({ description: 'The body to send, byte for byte' }) body!: string;
 }
 
@@ -43,7 +50,8 @@ export class ListenResolver {
   @Subscription(() => ListenMessageType, {
     description:
       "npm run listen's session: a webhook for these events, delivered over this subscription instead of HTTP while it is open, and deleted when it ends. " +
-      'Answer each delivery with answerListenDelivery within the webhook timeout, or the attempt fails and is retried on the usual schedule. Requires manage-webhooks.',
+      'Answer each delivery with answerListenDelivery within the webhook timeout, or the attempt fails and ' +
+      'is retried on the usual schedule. Requires manage-webhooks.',
     subscribe: async ({ args, context, info }) => {
       const ctx = context as RequestContext;
       await ctx.requirePermissions(['manage-webhooks']);
@@ -55,19 +63,26 @@ export class ListenResolver {
   listen(
     @Root() message: ListenMessage,
     @Arg('events', () => [WebhookEvent], { description: 'The event types to receive' }) _events: string[],
-    @Arg('forwardTo', { description: 'Where the command forwards (an http or https URL; shown as the webhook url)' }) _forwardTo: string,
+    @Arg('forwardTo', { description: 'Where the command forwards (an http or https URL; shown as the webhook url)' })
+    _forwardTo: string,
   ): ListenMessageType {
-    return 'session' in message ? { session: message.session, delivery: null } : { session: null, delivery: message.delivery };
+    return 'session' in message
+      ? { session: message.session, delivery: null }
+      : { session: null, delivery: message.delivery };
   }
 
   @Authorized('manage-webhooks')
-  @Mutation(() => Boolean, { description: "npm run listen's report of the local answer to one delivery: the status, or an error when none came; recorded as the attempt's result" })
+  @Mutation(() => Boolean, {
+    description:
+      "npm run listen's report of the local answer to one delivery: the status, or an error when none came; recorded as the attempt's result",
+  })
   answerListenDelivery(
     @Ctx() ctx: RequestContext,
     @Arg('key', () => ID) key: string,
     @Arg('status', () => Int, { nullable: true }) status: number | null,
     @Arg('error', () => String, { nullable: true }) error: string | null,
-    @Arg('responseBody', () => String, { nullable: true, description: 'At most the first 1,024 characters are kept' }) responseBody: string | null,
+    @Arg('responseBody', () => String, { nullable: true, description: 'At most the first 1,024 characters are kept' })
+    responseBody: string | null,
   ): Promise<boolean> {
     return this.listenSessions.answer(ctx, key, { status, error, responseBody });
   }

@@ -17,7 +17,9 @@ type Schema = Record<string, unknown>;
 export const camel = (key: string) => key.replace(/_([a-z0-9])/g, (_match, c: string) => c.toUpperCase());
 
 /** The GraphQL type of a field of an event's data, from its JSON Schema. */
-function fieldType(schema: Schema): () => GraphQLScalarType | BooleanConstructor | StringConstructor | [StringConstructor] {
+function fieldType(
+  schema: Schema,
+): () => GraphQLScalarType | BooleanConstructor | StringConstructor | [StringConstructor] {
   const types = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter((t) => t !== 'null');
   switch (types[0]) {
     case 'integer':
@@ -36,32 +38,44 @@ function fieldType(schema: Schema): () => GraphQLScalarType | BooleanConstructor
 }
 
 @InterfaceType('LiveEvent', {
-  description: 'An event of the company as it happens: the same events webhooks deliver. Each event type is a type of its own (CallEndedEvent, ...) with typed details.',
+  description:
+    'An event of the company as it happens: the same events webhooks deliver. Each event type is a type of its own (CallEndedEvent, ...) with typed details.',
   resolveType: (value: { type: string }) => `${pascal(value.type)}Event`,
 })
 export abstract class LiveEventInterface {
   @Field(() => ID) id!: string;
   @Field(() => WebhookEvent) type!: string;
   @Field() occurredAt!: Date;
-  @Field(() => GraphQLJSONObject, { description: "The event's data, as a webhook payload's data (without contact)" }) data!: Record<string, unknown>;
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The contact the event concerns, every field' }) contact!: Record<string, unknown> | null;
+  @Field(() => GraphQLJSONObject, { description: "The event's data, as a webhook payload's data (without contact)" })
+  data!: Record<string, unknown>;
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The contact the event concerns, every field' })
+  contact!: Record<string, unknown> | null;
 }
 
 /** Every event's type (for the schema: they are reached through the interface only). */
 export const LIVE_EVENT_TYPES: Function[] = EVENT_DOCS.map((doc) => {
-  const properties = Object.entries(doc.schema.properties as Record<string, Schema>).filter(([key]) => key !== 'contact');
+  const properties = Object.entries(doc.schema.properties as Record<string, Schema>).filter(
+    ([key]) => key !== 'contact',
+  );
   const required = new Set(doc.schema.required as string[]);
   const details = class {};
   for (const [key, property] of properties) {
     const nullable = !required.has(key) || (Array.isArray(property.type) && property.type.includes('null'));
-    Field(fieldType(property), { nullable, description: property.description as string | undefined })(details.prototype, camel(key));
+    Field(fieldType(property), { nullable, description: property.description as string | undefined })(
+      details.prototype,
+      camel(key),
+    );
   }
   ObjectType(`${pascal(doc.name)}Data`, { description: `The data of ${doc.name}, typed` })(details);
   const event = class extends LiveEventInterface {};
   Field(() => details, { description: `${doc.description}: the data, typed` })(event.prototype, 'details');
-  ObjectType(`${pascal(doc.name)}Event`, { implements: LiveEventInterface, description: `${doc.name}: ${doc.description}` })(event);
+  ObjectType(`${pascal(doc.name)}Event`, {
+    implements: LiveEventInterface,
+    description: `${doc.name}: ${doc.description}`,
+  })(event);
   return event;
 });
 
 /** An event's data with its keys in camelCase, as `details` serves it. */
-export const detailsOf = (data: Record<string, unknown>) => Object.fromEntries(Object.entries(data).map(([key, value]) => [camel(key), value]));
+export const detailsOf = (data: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(data).map(([key, value]) => [camel(key), value]));

@@ -36,7 +36,8 @@ export class LiveEventResolver {
   })
   events(
     @Root() event: LiveEvent,
-    @Arg('types', () => [WebhookEvent], { nullable: true, description: 'Only these event types (default: all)' }) _types: string[] | null,
+    @Arg('types', () => [WebhookEvent], { nullable: true, description: 'Only these event types (default: all)' })
+    _types: string[] | null,
   ): LiveEventInterface & { details: Record<string, unknown> } {
     return { ...event, details: detailsOf(event.data) };
   }

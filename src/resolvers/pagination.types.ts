@@ -6,9 +6,15 @@ export class PaginationType {
   @Field(() => Int) currentPage!: number;
   @Field(() => Int) perPage!: number;
   @Field(() => Int) lastPage!: number;
-  @Field(() => Int, { nullable: true, description: 'Position of the first record on this page; null when the page is empty' })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Position of the first record on this page; null when the page is empty',
+  })
   from!: number | null;
-  @Field(() => Int, { nullable: true, description: 'Position of the last record on this page; null when the page is empty' })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Position of the last record on this page; null when the page is empty',
+  })
   to!: number | null;
 }
 
@@ -26,7 +32,11 @@ export function PageType<T extends object>(item: ClassType<T>) {
 export function CursorPageType<T extends object>(item: ClassType<T>) {
   @ObjectType()
   abstract class CursorPageClass extends PageType(item) {
-    @Field(() => String, { nullable: true, description: 'Pass as `after` for the next page, found through the index from where this one ended (no deeper scan for deeper pages); null on the last page' })
+    @Field(() => String, {
+      nullable: true,
+      description:
+        'Pass as `after` for the next page, found through the index from where this one ended (no deeper scan for deeper pages); null on the last page',
+    })
     nextCursor?: string | null;
   }
   return CursorPageClass;

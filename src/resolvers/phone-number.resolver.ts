@@ -41,13 +41,23 @@ export class PhoneNumberResolver {
 
   @Authorized()
   @Mutation(() => PhoneNumberType, { description: 'Change the listed fields of a number; the others stay' })
-  async updatePhoneNumber(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('input') input: PhoneNumberChangeInput) {
+  async updatePhoneNumber(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('input') input: PhoneNumberChangeInput,
+  ) {
     return this.phoneNumberService.update(ctx, id, input);
   }
 
   @Authorized('edit-phone-numbers')
-  @Mutation(() => PhoneNumberType, { description: 'Assign an active agent as the inbound chatbot, or clear it with null' })
-  async assignChatbot(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('agentId', () => ID, { nullable: true }) agentId: string | null) {
+  @Mutation(() => PhoneNumberType, {
+    description: 'Assign an active agent as the inbound chatbot, or clear it with null',
+  })
+  async assignChatbot(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('agentId', () => ID, { nullable: true }) agentId: string | null,
+  ) {
     return this.phoneNumberService.assignChatbot(ctx, id, agentId);
   }
 
@@ -76,7 +86,11 @@ export class PhoneNumberResolver {
 
   @Authorized()
   @Mutation(() => ActionResultType, { description: 'Buy a number found by availablePhoneNumbers' })
-  purchasePhoneNumber(@Ctx() ctx: RequestContext, @Arg('provider') provider: string, @Arg('phoneNo', { description: 'The purchase token' }) phoneNo: string) {
+  purchasePhoneNumber(
+    @Ctx() ctx: RequestContext,
+    @Arg('provider') provider: string,
+    @Arg('phoneNo', { description: 'The purchase token' }) phoneNo: string,
+  ) {
     return this.purchases.purchase(ctx, provider, phoneNo);
   }
 
@@ -99,7 +113,9 @@ export class PhoneNumberResolver {
   }
 
   @Authorized()
-  @Mutation(() => ActionResultType, { description: 'Import a messaging service A2P campaign; its webhooks then point at this service' })
+  @Mutation(() => ActionResultType, {
+    description: 'Import a messaging service A2P campaign; its webhooks then point at this service',
+  })
   importTelcoCampaign(@Ctx() ctx: RequestContext, @Arg('messagingServiceSid') messagingServiceSid: string) {
     return this.telcoService.importCampaign(ctx, messagingServiceSid);
   }
@@ -108,12 +124,24 @@ export class PhoneNumberResolver {
   @Query(() => TelcoAccountType, { nullable: true, description: 'The provider account (the token is never returned)' })
   async telcoAccount(@Ctx() ctx: RequestContext): Promise<TelcoAccountType | null> {
     const account = await this.telcoService.account(ctx);
-    return account ? { provider: TELCO_PROVIDER, accountSid: account.accountSid, balance: account.balance === null || account.balance === undefined ? null : Number(account.balance) } : null;
+    return account
+      ? {
+          provider: TELCO_PROVIDER,
+          accountSid: account.accountSid,
+          balance: account.balance === null || account.balance === undefined ? null : Number(account.balance),
+        }
+      : null;
   }
 
   @Authorized('manage-telco-account')
-  @Mutation(() => TelcoAccountType, { description: 'Set the provider credentials; verified with the provider, which reports the balance' })
-  async setTelcoAccount(@Ctx() ctx: RequestContext, @Arg('accountSid') accountSid: string, @Arg('authToken') authToken: string): Promise<TelcoAccountType> {
+  @Mutation(() => TelcoAccountType, {
+    description: 'Set the provider credentials; verified with the provider, which reports the balance',
+  })
+  async setTelcoAccount(
+    @Ctx() ctx: RequestContext,
+    @Arg('accountSid') accountSid: string,
+    @Arg('authToken') authToken: string,
+  ): Promise<TelcoAccountType> {
     const account = await this.telcoService.setAccount(ctx, accountSid, authToken);
     return { provider: TELCO_PROVIDER, accountSid: account.accountSid, balance: Number(account.balance) };
   }

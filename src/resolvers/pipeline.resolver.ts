@@ -1,7 +1,13 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { PipelineService } from '../services/pipeline.service.js';
 import type { RequestContext } from '../platform/context.js';
-import { CreatePipelineInput, CrmLocationType, PipelinePageType, PipelineStageType, PipelineType } from './pipeline.types.js';
+import {
+  CreatePipelineInput,
+  CrmLocationType,
+  PipelinePageType,
+  PipelineStageType,
+  PipelineType,
+} from './pipeline.types.js';
 
 @Resolver()
 export class PipelineResolver {
@@ -11,7 +17,11 @@ export class PipelineResolver {
   @Query(() => PipelinePageType, { description: 'Pipelines of the company, ordered by name' })
   async pipelines(
     @Ctx() ctx: RequestContext,
-    @Arg('crmLocationId', () => String, { nullable: true, description: 'all (default), unsynced, or a CRM location id' }) crmLocationId: string | null,
+    @Arg('crmLocationId', () => String, {
+      nullable: true,
+      description: 'all (default), unsynced, or a CRM location id',
+    })
+    crmLocationId: string | null,
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true, description: 'Default 15, at most 30' }) perPage: number | null,
   ): Promise<PipelinePageType> {
@@ -26,13 +36,20 @@ export class PipelineResolver {
 
   @Authorized()
   @Mutation(() => PipelineStageType, { description: 'Add a stage at the end of the pipeline' })
-  async addPipelineStage(@Ctx() ctx: RequestContext, @Arg('pipelineId', () => ID) pipelineId: string, @Arg('stageName') stageName: string): Promise<PipelineStageType> {
+  async addPipelineStage(
+    @Ctx() ctx: RequestContext,
+    @Arg('pipelineId', () => ID) pipelineId: string,
+    @Arg('stageName') stageName: string,
+  ): Promise<PipelineStageType> {
     return this.pipelineService.addStage(ctx, pipelineId, stageName);
   }
 
   @Authorized('view-pipelines')
   @Query(() => [PipelineStageType], { description: 'Stages of a pipeline, in order' })
-  async pipelineStages(@Ctx() ctx: RequestContext, @Arg('pipelineId', () => ID) pipelineId: string): Promise<PipelineStageType[]> {
+  async pipelineStages(
+    @Ctx() ctx: RequestContext,
+    @Arg('pipelineId', () => ID) pipelineId: string,
+  ): Promise<PipelineStageType[]> {
     return this.pipelineService.stages(ctx, pipelineId);
   }
 

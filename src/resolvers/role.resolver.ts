@@ -37,7 +37,9 @@ export class RoleResolver {
   }
 
   @Authorized('view-role')
-  @Query(() => RolePermissionsType, { description: 'Every module with its permissions, marked as held by the role or not' })
+  @Query(() => RolePermissionsType, {
+    description: 'Every module with its permissions, marked as held by the role or not',
+  })
   async rolePermissions(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<RolePermissionsType> {
     return this.roleService.grants(ctx, id);
   }
@@ -62,7 +64,11 @@ export class RoleResolver {
 
   @Authorized('assign-role-permission')
   @Mutation(() => RoleType, { description: 'Replace the role permissions (and optionally rename it)' })
-  updateRolePermissions(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('input') input: RolePermissionsInput) {
+  updateRolePermissions(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('input') input: RolePermissionsInput,
+  ) {
     return this.roleService.updatePermissions(ctx, id, input);
   }
 

@@ -12,7 +12,9 @@ export class SmsMessageType {
   @Field() toNumber!: string;
   @Field() body!: string;
   @Field(() => MessageStatus) status!: string;
-  @Field(() => String, { nullable: true, description: "The provider's error code when it failed" }) errorCode!: string | null;
+  @Field(() => String, { nullable: true, description: "The provider's error code when it failed" }) errorCode!:
+    | string
+    | null;
   @Field() createdAt!: Date;
 }
 
@@ -35,7 +37,9 @@ export class SmsResolver {
   }
 
   @Authorized('send-sms')
-  @Mutation(() => SmsMessageType, { description: "Send an SMS through the provider from one of the company's numbers (default: its first)" })
+  @Mutation(() => SmsMessageType, {
+    description: "Send an SMS through the provider from one of the company's numbers (default: its first)",
+  })
   async sendSms(
     @Ctx() ctx: RequestContext,
     @Arg('to') to: string,

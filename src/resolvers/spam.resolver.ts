@@ -2,7 +2,12 @@ import { AFTER_DESCRIPTION } from './pagination.types.js';
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { SpamService } from '../services/spam.service.js';
 import type { RequestContext } from '../platform/context.js';
-import { SpamFlagSettingsType, SpamListFilter, SpamProtectedNumberPageType, SpamProtectedNumberType } from './spam.types.js';
+import {
+  SpamFlagSettingsType,
+  SpamListFilter,
+  SpamProtectedNumberPageType,
+  SpamProtectedNumberType,
+} from './spam.types.js';
 
 @Resolver()
 export class SpamResolver {
@@ -21,8 +26,14 @@ export class SpamResolver {
   }
 
   @Authorized()
-  @Mutation(() => SpamProtectedNumberType, { description: 'Change a Custom number (AI and House numbers are not editable)' })
-  async updateSpamProtectedNumber(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('pnumber') pnumber: string) {
+  @Mutation(() => SpamProtectedNumberType, {
+    description: 'Change a Custom number (AI and House numbers are not editable)',
+  })
+  async updateSpamProtectedNumber(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('pnumber') pnumber: string,
+  ) {
     return this.spamService.update(ctx, id, pnumber);
   }
 
@@ -33,7 +44,9 @@ export class SpamResolver {
   }
 
   @Authorized('edit-spam-protected-numbers')
-  @Mutation(() => [SpamProtectedNumberType], { description: 'Run the reputation check now, for one number or every number of the company' })
+  @Mutation(() => [SpamProtectedNumberType], {
+    description: 'Run the reputation check now, for one number or every number of the company',
+  })
   async runSpamCheck(@Ctx() ctx: RequestContext, @Arg('id', () => ID, { nullable: true }) id: string | null) {
     return this.spamService.checkNow(ctx, id);
   }
@@ -45,8 +58,13 @@ export class SpamResolver {
   }
 
   @Authorized()
-  @Mutation(() => SpamFlagSettingsType, { description: 'Set the threshold; every checked number is re-evaluated at once' })
-  async updateSpamFlagSettings(@Ctx() ctx: RequestContext, @Arg('minCarriersToFlag', () => Int) value: number): Promise<SpamFlagSettingsType> {
+  @Mutation(() => SpamFlagSettingsType, {
+    description: 'Set the threshold; every checked number is re-evaluated at once',
+  })
+  async updateSpamFlagSettings(
+    @Ctx() ctx: RequestContext,
+    @Arg('minCarriersToFlag', () => Int) value: number,
+  ): Promise<SpamFlagSettingsType> {
     return { minCarriersToFlag: await this.spamService.setMinCarriers(ctx, value) };
   }
 }

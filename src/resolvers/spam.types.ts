@@ -23,9 +23,11 @@ export class SpamProtectedNumberType {
   @Field(() => SpamCheckStatus) status!: string;
   @Field() pnumber!: string;
   @Field({ description: 'True for Custom numbers, the only editable ones' }) canEdit!: boolean;
-  @Field(() => [String], { description: 'Carriers that flagged the number at the latest check' }) flaggedCarriers!: string[];
+  @Field(() => [String], { description: 'Carriers that flagged the number at the latest check' })
+  flaggedCarriers!: string[];
   @Field(() => SpamRenewalType) renewal!: SpamRenewalType;
-  @Field(() => SpamCheckType, { nullable: true, description: 'Null until the first check' }) latestCheck!: SpamCheckType | null;
+  @Field(() => SpamCheckType, { nullable: true, description: 'Null until the first check' })
+  latestCheck!: SpamCheckType | null;
 }
 
 @ObjectType('SpamProtectedNumberPage')

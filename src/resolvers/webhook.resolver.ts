@@ -53,7 +53,9 @@ export class WebhookResolver {
   }
 
   @Authorized('manage-webhooks')
-  @Query(() => WebhookSecretType, { description: 'The signing secret (and, during a rotation, when the previous one expires)' })
+  @Query(() => WebhookSecretType, {
+    description: 'The signing secret (and, during a rotation, when the previous one expires)',
+  })
   webhookSecret(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
     return this.webhookService.secret(ctx, id);
   }
@@ -72,7 +74,10 @@ export class WebhookResolver {
   }
 
   @Authorized('view-webhooks')
-  @Query(() => StoredEventPageType, { description: "Events the webhook's payload filters turned away (no delivery was made), newest first; kept for WEBHOOK_RETENTION" })
+  @Query(() => StoredEventPageType, {
+    description:
+      "Events the webhook's payload filters turned away (no delivery was made), newest first; kept for WEBHOOK_RETENTION",
+  })
   async webhookFilteredEvents(
     @Ctx() ctx: RequestContext,
     @Arg('id', () => ID) id: string,
@@ -83,19 +88,32 @@ export class WebhookResolver {
   }
 
   @Authorized('view-webhooks')
-  @Query(() => StoredEventPageType, { description: "The company's operator events (webhook.failing, webhook.disabled, webhook.recovered, delivery.exhausted), newest first; with webhookId, those about that webhook. Kept for WEBHOOK_RETENTION" })
+  @Query(() => StoredEventPageType, {
+    description:
+      "The company's operator events (webhook.failing, webhook.disabled, webhook.recovered, " +
+      'delivery.exhausted), newest first; with webhookId, those about that webhook. Kept for WEBHOOK_RETENTION',
+  })
   async webhookNotices(
     @Ctx() ctx: RequestContext,
     @Arg('webhookId', () => ID, { nullable: true }) webhookId: string | null,
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
-    @Arg('open', () => Boolean, { nullable: true, description: 'Only the notices whose matter still holds: a delivery not yet succeeded, a webhook still off or failing, a recovery of the last day' }) open: boolean | null,
+    @Arg('open', () => Boolean, {
+      nullable: true,
+      description:
+        'Only the notices whose matter still holds: a delivery not yet succeeded, a webhook still off or failing, a recovery of the last day',
+    })
+    open: boolean | null,
   ): Promise<StoredEventPageType> {
     return this.deliveries.notices(ctx, webhookId, { page, perPage, open });
   }
 
   @Authorized('view-webhooks')
-  @Query(() => WebhookFilterTestType, { description: "Checks a payload filter for an event type (errors name each bad path or value) and whether data passes it: the event type's example data when none is given" })
+  @Query(() => WebhookFilterTestType, {
+    description:
+      'Checks a payload filter for an event type (errors name each bad path or value) and whether data ' +
+      "passes it: the event type's example data when none is given",
+  })
   testWebhookFilter(
     @Arg('event', () => WebhookEvent) event: string,
     @Arg('filter', () => GraphQLJSONObject) filter: Record<string, unknown>,
@@ -105,7 +123,10 @@ export class WebhookResolver {
   }
 
   @Authorized('view-webhooks')
-  @Query(() => WebhookDeliveryPageType, { description: 'Deliveries about one call, campaign, contact or agent across every webhook of the company, newest first; give exactly one id' })
+  @Query(() => WebhookDeliveryPageType, {
+    description:
+      'Deliveries about one call, campaign, contact or agent across every webhook of the company, newest first; give exactly one id',
+  })
   async webhookDeliveriesBySubject(
     @Ctx() ctx: RequestContext,
     @Arg('callId', () => ID, { nullable: true }) callId: string | null,
@@ -125,7 +146,10 @@ export class WebhookResolver {
   }
 
   @Authorized()
-  @Query(() => [WebhookEventTypeType], { description: 'Every event type (the spec\'s sixteen and the four operator events) with the JSON Schema of its data and an example' })
+  @Query(() => [WebhookEventTypeType], {
+    description:
+      "Every event type (the spec's sixteen and the four operator events) with the JSON Schema of its data and an example",
+  })
   webhookEventTypes(): WebhookEventTypeType[] {
     return EVENT_DOCS.map((doc) => ({ ...doc }));
   }
@@ -135,13 +159,19 @@ export class WebhookResolver {
   webhookFormFields(): WebhookFormFieldsType {
     return {
       fields: [...FORM_FIELDS],
-      listSelections: [...Object.entries(LIST_SELECTIONS).map(([name, fields]) => ({ name, fields: [...fields] })), { name: 'Custom', fields: [] }],
+      listSelections: [
+        ...Object.entries(LIST_SELECTIONS).map(([name, fields]) => ({ name, fields: [...fields] })),
+        { name: 'Custom', fields: [] },
+      ],
     };
   }
 
   @Authorized('manage-webhooks')
   @Mutation(() => CreatedWebhookType)
-  async createWebhook(@Ctx() ctx: RequestContext, @Arg('input', () => CreateWebhookInput) input: CreateWebhookInput): Promise<CreatedWebhookType> {
+  async createWebhook(
+    @Ctx() ctx: RequestContext,
+    @Arg('input', () => CreateWebhookInput) input: CreateWebhookInput,
+  ): Promise<CreatedWebhookType> {
     return this.webhookService.create(ctx, input);
   }
 
@@ -159,25 +189,35 @@ export class WebhookResolver {
   }
 
   @Authorized('manage-webhooks')
-  @Mutation(() => WebhookSecretType, { description: 'A new secret; the previous one keeps signing during the grace period' })
+  @Mutation(() => WebhookSecretType, {
+    description: 'A new secret; the previous one keeps signing during the grace period',
+  })
   rotateWebhookSecret(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
     return this.webhookService.rotateSecret(ctx, id);
   }
 
   @Authorized('manage-webhooks')
   @Mutation(() => WebhookDeliveryType, { description: "Send an event's documented example now" })
-  async testWebhook(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('event', () => WebhookEvent, { nullable: true }) event: string | null) {
+  async testWebhook(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('event', () => WebhookEvent, { nullable: true }) event: string | null,
+  ) {
     return this.deliveries.test(ctx, id, event);
   }
 
   @Authorized('manage-webhooks')
-  @Mutation(() => WebhookDeliveryType, { description: 'Send a finished delivery again with a fresh schedule of five attempts' })
+  @Mutation(() => WebhookDeliveryType, {
+    description: 'Send a finished delivery again with a fresh schedule of five attempts',
+  })
   async resendWebhookDelivery(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
     return this.deliveries.resend(ctx, id);
   }
 
   @Authorized('manage-webhooks')
-  @Mutation(() => WebhookRecoveryType, { description: 'Re-send every failed delivery created in the window (at most 14 days)' })
+  @Mutation(() => WebhookRecoveryType, {
+    description: 'Re-send every failed delivery created in the window (at most 14 days)',
+  })
   async recoverWebhookDeliveries(
     @Ctx() ctx: RequestContext,
     @Arg('id', () => ID) id: string,
@@ -188,7 +228,11 @@ export class WebhookResolver {
   }
 
   @Authorized('view-webhooks')
-  @Query(() => WebhookReplayPreviewType, { description: 'How many events of its subscribed types in the window (at most the retention, 30 days) the webhook never got a delivery of: what replayMissingWebhookEvents would send' })
+  @Query(() => WebhookReplayPreviewType, {
+    description:
+      'How many events of its subscribed types in the window (at most the retention, 30 days) the webhook ' +
+      'never got a delivery of: what replayMissingWebhookEvents would send',
+  })
   webhookReplayPreview(
     @Ctx() ctx: RequestContext,
     @Arg('id', () => ID) id: string,
@@ -199,7 +243,11 @@ export class WebhookResolver {
   }
 
   @Authorized('manage-webhooks')
-  @Mutation(() => WebhookReplayType, { description: "Sends the events of the webhook's subscribed types in the window that it never got a delivery of and its filters pass, in the order they happened; running it again sends nothing new" })
+  @Mutation(() => WebhookReplayType, {
+    description:
+      "Sends the events of the webhook's subscribed types in the window that it never got a delivery of " +
+      'and its filters pass, in the order they happened; running it again sends nothing new',
+  })
   replayMissingWebhookEvents(
     @Ctx() ctx: RequestContext,
     @Arg('id', () => ID) id: string,

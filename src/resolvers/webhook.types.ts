@@ -7,14 +7,23 @@ import { BOUNDS, inWords } from '../kernel/bounds.js';
 @ObjectType('WebhookHeader')
 export class WebhookHeaderType {
   @Field() name!: string;
-  @Field(() => String, { nullable: true, description: 'Null for a secret header: its value is never shown again' }) value!: string | null;
+  @Field(() => String, { nullable: true, description: 'Null for a secret header: its value is never shown again' })
+  value!: string | null;
   @Field() secret!: boolean;
 }
 
-@ObjectType('WebhookFilter', { description: "A payload filter: an event of this type is delivered only when its data passes the filter (docs/webhooks.md, Filters)" })
+@ObjectType('WebhookFilter', {
+  description:
+    'A payload filter: an event of this type is delivered only when its data passes the filter (docs/webhooks.md, Filters)',
+})
 export class WebhookFilterType {
   @Field(() => WebhookEvent) event!: string;
-  @Field(() => GraphQLJSONObject, { description: 'A comparison { path, eq | ne | in | nin | gt | gte | lt | lte | exists: value }, or { and: [...] }, { or: [...] }, { not: ... }; at most 50 nodes, 5 deep' }) filter!: Record<string, unknown>;
+  @Field(() => GraphQLJSONObject, {
+    description:
+      'A comparison { path, eq | ne | in | nin | gt | gte | lt | lte | exists: value }, or { and: [...] }, ' +
+      '{ or: [...] }, { not: ... }; at most 50 nodes, 5 deep',
+  })
+  filter!: Record<string, unknown>;
 }
 
 @ObjectType('Webhook')
@@ -26,15 +35,32 @@ export class WebhookType {
   @Field(() => ListSelection) listSelection!: string;
   @Field(() => [String], { description: 'Contact fields every payload carries in data.contact' }) formData!: string[];
   @Field(() => [WebhookEvent]) events!: string[];
-  @Field(() => [WebhookHeaderType], { description: 'Custom headers sent on every attempt; a secret one shows no value' }) headers!: WebhookHeaderType[];
-  @Field(() => [WebhookFilterType], { description: 'Payload filters, at most one per subscribed event type; an event a filter turns away makes no delivery' }) filters!: WebhookFilterType[];
+  @Field(() => [WebhookHeaderType], {
+    description: 'Custom headers sent on every attempt; a secret one shows no value',
+  })
+  headers!: WebhookHeaderType[];
+  @Field(() => [WebhookFilterType], {
+    description:
+      'Payload filters, at most one per subscribed event type; an event a filter turns away makes no delivery',
+  })
+  filters!: WebhookFilterType[];
   @Field() active!: boolean;
-  @Field(() => String, { nullable: true, description: 'gone or failing when the service switched the webhook off' }) disabledReason!: string | null;
+  @Field(() => String, { nullable: true, description: 'gone or failing when the service switched the webhook off' })
+  disabledReason!: string | null;
   @Field(() => Int, { description: 'Attempts made' }) hits!: number;
   @Field(() => Date, { nullable: true }) lastHit!: Date | null;
-  @Field(() => Int, { description: 'Attempts in flight at once, now: adaptive, from WEBHOOK_ENDPOINT_CONCURRENCY (4) up to WEBHOOK_ENDPOINT_CONCURRENCY_MAX (64) while the endpoint answers 2xx fast, halved on a timeout, 429 or 5xx' }) concurrency!: number;
-  @Field(() => Int, { nullable: true, description: 'Deliveries per second at most (null: no limit)' }) rateLimit!: number | null;
-  @Field(() => Date, { nullable: true, description: "Nothing is sent before this time: the receiver's Retry-After" }) pausedUntil!: Date | null;
+  @Field(() => Int, {
+    description:
+      'Attempts in flight at once, now: adaptive, from WEBHOOK_ENDPOINT_CONCURRENCY (4) up to ' +
+      'WEBHOOK_ENDPOINT_CONCURRENCY_MAX (64) while the endpoint answers 2xx fast, halved on a timeout, 429 ' +
+      'or 5xx',
+  })
+  concurrency!: number;
+  @Field(() => Int, { nullable: true, description: 'Deliveries per second at most (null: no limit)' }) rateLimit!:
+    | number
+    | null;
+  @Field(() => Date, { nullable: true, description: "Nothing is sent before this time: the receiver's Retry-After" })
+  pausedUntil!: Date | null;
   @Field() createdAt!: Date;
   @Field() updatedAt!: Date;
 }
@@ -44,14 +70,19 @@ export class WebhookPageType extends PageType(WebhookType) {}
 
 @ObjectType('CreatedWebhook', { description: 'A new webhook, and its secret shown this once' })
 export class CreatedWebhookType {
-  @Field(() => WebhookType, { description: 'The webhook as webhook(id) and the list serve it (one cache entry)' }) webhook!: WebhookType;
+  @Field(() => WebhookType, { description: 'The webhook as webhook(id) and the list serve it (one cache entry)' })
+  webhook!: WebhookType;
   @Field() secret!: string;
 }
 
 @ObjectType('WebhookSecret')
 export class WebhookSecretType {
   @Field() secret!: string;
-  @Field(() => Date, { nullable: true, description: 'While a rotation is in grace: when the previous secret stops signing' }) previousSecretExpiresAt!: Date | null;
+  @Field(() => Date, {
+    nullable: true,
+    description: 'While a rotation is in grace: when the previous secret stops signing',
+  })
+  previousSecretExpiresAt!: Date | null;
 }
 
 @ObjectType('WebhookAttempt')
@@ -77,19 +108,28 @@ export class WebhookDeliveryType {
   @Field(() => Date, { nullable: true }) lastAttemptAt!: Date | null;
   @Field(() => Int, { nullable: true }) lastStatusCode!: number | null;
   @Field() createdAt!: Date;
-  @Field(() => String, { nullable: true, description: 'The JSON text signed (one delivery only)' }) payload?: string | null;
-  @Field(() => [WebhookAttemptType], { nullable: true, description: 'Every attempt (one delivery only)' }) attempts?: WebhookAttemptType[] | null;
+  @Field(() => String, { nullable: true, description: 'The JSON text signed (one delivery only)' }) payload?:
+    | string
+    | null;
+  @Field(() => [WebhookAttemptType], { nullable: true, description: 'Every attempt (one delivery only)' }) attempts?:
+    | WebhookAttemptType[]
+    | null;
 }
 
 @ObjectType('WebhookDeliveryPage')
 export class WebhookDeliveryPageType extends PageType(WebhookDeliveryType) {}
 
-@ObjectType('StoredEvent', { description: 'An event kept in the event store (for WEBHOOK_RETENTION), as a delivery to the webhook would carry it' })
+@ObjectType('StoredEvent', {
+  description: 'An event kept in the event store (for WEBHOOK_RETENTION), as a delivery to the webhook would carry it',
+})
 export class StoredEventType {
   @Field({ description: 'evt_ + a ULID' }) id!: string;
   @Field(() => WebhookEvent) event!: string;
   @Field() occurredAt!: Date;
-  @Field(() => GraphQLJSONObject, { description: "The event's data, with the contact fields the webhook's form data selects" }) data!: Record<string, unknown>;
+  @Field(() => GraphQLJSONObject, {
+    description: "The event's data, with the contact fields the webhook's form data selects",
+  })
+  data!: Record<string, unknown>;
 }
 
 @ObjectType('StoredEventPage')
@@ -117,7 +157,8 @@ export class WebhookListSelectionType {
 
 @ObjectType('WebhookFormFields')
 export class WebhookFormFieldsType {
-  @Field(() => [String], { description: 'Field names; custom_fields.<key> selects one custom field' }) fields!: string[];
+  @Field(() => [String], { description: 'Field names; custom_fields.<key> selects one custom field' })
+  fields!: string[];
   @Field(() => [WebhookListSelectionType]) listSelections!: WebhookListSelectionType[];
 }
 
@@ -128,7 +169,11 @@ export class WebhookRecoveryType {
 
 @ObjectType('WebhookReplayPreview', { description: 'What a replay of missing events would send' })
 export class WebhookReplayPreviewType {
-  @Field(() => Int, { description: 'Events of the subscribed types in the window that the webhook never got a delivery of, and that its filters pass' }) count!: number;
+  @Field(() => Int, {
+    description:
+      'Events of the subscribed types in the window that the webhook never got a delivery of, and that its filters pass',
+  })
+  count!: number;
   @Field(() => Int, { description: 'Missing events its filters turn away (not sent)' }) filtered!: number;
   @Field() since!: Date;
   @Field() until!: Date;
@@ -137,20 +182,35 @@ export class WebhookReplayPreviewType {
 @ObjectType('WebhookReplay')
 export class WebhookReplayType {
   @Field(() => Int, { description: 'Deliveries made now, in the order the events happened' }) count!: number;
-  @Field(() => Int, { description: 'Missing events left for another run (one run sends at most 10,000)' }) remaining!: number;
+  @Field(() => Int, { description: 'Missing events left for another run (one run sends at most 10,000)' })
+  remaining!: number;
 }
 
 @InputType()
 export class WebhookHeaderInput {
-  @Field({ description: 'An HTTP header name; not one Switchboard sets (webhook-*, x-webhook-*, content-*, host, user-agent, hop-by-hop)' }) name!: string;
-  @Field(() => String, { nullable: true, description: `${inWords(BOUNDS.webhook.headerValue)}; for a secret header, leave out to keep its value` }) value?: string | null;
-  @Field(() => Boolean, { nullable: true, description: 'Stored encrypted and never shown again' }) secret?: boolean | null;
+  @Field({
+    description:
+      'An HTTP header name; not one Switchboard sets (webhook-*, x-webhook-*, content-*, host, user-agent, hop-by-hop)',
+  })
+  name!: string;
+  @Field(() => String, {
+    nullable: true,
+    description: `${inWords(BOUNDS.webhook.headerValue)}; for a secret header, leave out to keep its value`,
+  })
+  value?: string | null;
+  @Field(() => Boolean, { nullable: true, description: 'Stored encrypted and never shown again' }) secret?:
+    | boolean
+    | null;
 }
 
 @InputType()
 export class WebhookFilterInput {
-  @Field(() => WebhookEvent, { description: 'An event type the webhook subscribes to; one filter per event type' }) event!: string;
-  @Field(() => GraphQLJSONObject, { description: 'The filter (docs/webhooks.md, Filters), checked against the event type\'s data schema' }) filter!: Record<string, unknown>;
+  @Field(() => WebhookEvent, { description: 'An event type the webhook subscribes to; one filter per event type' })
+  event!: string;
+  @Field(() => GraphQLJSONObject, {
+    description: "The filter (docs/webhooks.md, Filters), checked against the event type's data schema",
+  })
+  filter!: Record<string, unknown>;
 }
 
 @InputType({ description: 'A change to a webhook: a field left out keeps its value' })
@@ -162,14 +222,27 @@ export class WebhookInput {
   @Field(() => [String], { nullable: true }) formData?: string[] | null;
   @Field(() => [WebhookEvent], { nullable: true }) events?: string[] | null;
   @Field(() => Boolean, { nullable: true }) active?: boolean | null;
-  @Field(() => Int, { nullable: true, description: `Deliveries per second at most, ${inWords(BOUNDS.webhook.rateLimit)}; null removes the limit` }) rateLimit?: number | null;
-  @Field(() => [WebhookHeaderInput], { nullable: true, description: `${inWords(BOUNDS.webhook.headers)}; replaces every custom header (left out: kept)` }) headers?: WebhookHeaderInput[] | null;
-  @Field(() => [WebhookFilterInput], { nullable: true, description: 'Replaces every payload filter (left out: kept, but for events no longer subscribed)' }) filters?: WebhookFilterInput[] | null;
+  @Field(() => Int, {
+    nullable: true,
+    description: `Deliveries per second at most, ${inWords(BOUNDS.webhook.rateLimit)}; null removes the limit`,
+  })
+  rateLimit?: number | null;
+  @Field(() => [WebhookHeaderInput], {
+    nullable: true,
+    description: `${inWords(BOUNDS.webhook.headers)}; replaces every custom header (left out: kept)`,
+  })
+  headers?: WebhookHeaderInput[] | null;
+  @Field(() => [WebhookFilterInput], {
+    nullable: true,
+    description: 'Replaces every payload filter (left out: kept, but for events no longer subscribed)',
+  })
+  filters?: WebhookFilterInput[] | null;
 }
 
 @InputType({ description: 'A new webhook: title, url and events are required' })
 export class CreateWebhookInput extends WebhookInput {
   @Field(() => String, { description: inWords(BOUNDS.webhook.title) }) override title!: string;
-  @Field(() => String, { description: `http or https; ${inWords(BOUNDS.webhook.url).toLowerCase()}` }) override url!: string;
+  @Field(() => String, { description: `http or https; ${inWords(BOUNDS.webhook.url).toLowerCase()}` })
+  override url!: string;
   @Field(() => [WebhookEvent], { description: 'At least one' }) override events!: string[];
 }

@@ -5,7 +5,13 @@ import type { WorkflowService } from '../services/workflow.service.js';
 import type { RequestContext } from '../platform/context.js';
 import { WorkflowStatus, type TriggerConfig } from '../entities/index.js';
 import { ACTIONS, TRIGGERS } from '../workflows/catalog.js';
-import { CatalogEntryType, CreateWorkflowInput, WorkflowFolderType, WorkflowPageType, WorkflowType } from './workflow.types.js';
+import {
+  CatalogEntryType,
+  CreateWorkflowInput,
+  WorkflowFolderType,
+  WorkflowPageType,
+  WorkflowType,
+} from './workflow.types.js';
 
 @Resolver()
 export class WorkflowResolver {
@@ -13,24 +19,39 @@ export class WorkflowResolver {
 
   @Authorized()
   @Mutation(() => WorkflowType, { description: 'Create a draft workflow; every field is optional' })
-  async createWorkflow(@Ctx() ctx: RequestContext, @Arg('input', () => CreateWorkflowInput, { nullable: true }) input: CreateWorkflowInput | null) {
+  async createWorkflow(
+    @Ctx() ctx: RequestContext,
+    @Arg('input', () => CreateWorkflowInput, { nullable: true }) input: CreateWorkflowInput | null,
+  ) {
     return this.workflowService.create(ctx, input ?? {});
   }
 
   @Authorized()
   @Mutation(() => WorkflowType, { description: 'Set the status only' })
-  async updateWorkflowStatus(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('status', () => WorkflowStatus) status: WorkflowStatus) {
+  async updateWorkflowStatus(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('status', () => WorkflowStatus) status: WorkflowStatus,
+  ) {
     return this.workflowService.setStatus(ctx, id, status);
   }
 
   @Authorized()
-  @Mutation(() => WorkflowType, { description: 'Move into a folder; the base64 of 0 ("MA==") moves it out of every folder' })
-  async moveWorkflowToFolder(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('folderId', () => ID) folderId: string) {
+  @Mutation(() => WorkflowType, {
+    description: 'Move into a folder; the base64 of 0 ("MA==") moves it out of every folder',
+  })
+  async moveWorkflowToFolder(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('folderId', () => ID) folderId: string,
+  ) {
     return this.workflowService.moveToFolder(ctx, id, folderId);
   }
 
   @Authorized()
-  @Mutation(() => [WorkflowFolderType], { description: 'The listed folders first, in order (the first gets 1); atomic' })
+  @Mutation(() => [WorkflowFolderType], {
+    description: 'The listed folders first, in order (the first gets 1); atomic',
+  })
   async reorderWorkflowFolders(@Ctx() ctx: RequestContext, @Arg('folderIds', () => [ID]) folderIds: string[]) {
     await this.workflowService.reorderFolders(ctx, folderIds);
     return this.workflowService.folders(ctx);
@@ -40,7 +61,9 @@ export class WorkflowResolver {
   @Query(() => WorkflowPageType, { description: 'Workflows of the company, newest first' })
   async workflows(
     @Ctx() ctx: RequestContext,
-    @Arg('folderId', () => ID, { nullable: true, description: 'A folder, or "MA==" for uncategorized' }) folderId: string | null,
+    @Arg('folderId', () => ID, { nullable: true, description: 'A folder, or "MA==" for uncategorized' }) folderId:
+      | string
+      | null,
     @Arg('status', () => WorkflowStatus, { nullable: true }) status: WorkflowStatus | null,
     @Arg('search', () => String, { nullable: true }) search: string | null,
     @Arg('page', () => Int, { nullable: true }) page: number | null,

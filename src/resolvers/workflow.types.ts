@@ -14,8 +14,13 @@ export class WorkflowType {
   @Field(() => String, { nullable: true }) description!: string | null;
   @Field(() => WorkflowStatus) status!: WorkflowStatus;
   @Field({ description: 'Path of the builder route for this workflow' }) builderEndpoint!: string;
-  @Field(() => ID, { nullable: true, description: 'Base64 folder id; null when uncategorized' }) folderId!: string | null;
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The graph: { nodes: [{ id, kind, type, config }], edges: [{ from, to }] }' })
+  @Field(() => ID, { nullable: true, description: 'Base64 folder id; null when uncategorized' }) folderId!:
+    | string
+    | null;
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: 'The graph: { nodes: [{ id, kind, type, config }], edges: [{ from, to }] }',
+  })
   triggerConfig!: TriggerConfig | null;
   @Field() createdAt!: Date;
   @Field() updatedAt!: Date;
@@ -38,7 +43,9 @@ export class CatalogEntryType {
   @Field() name!: string;
   @Field() category!: string;
   @Field() description!: string;
-  @Field(() => GraphQLJSONObject, { description: 'Settings a node of this type takes: name -> { type, required, enum, min, max }' })
+  @Field(() => GraphQLJSONObject, {
+    description: 'Settings a node of this type takes: name -> { type, required, enum, min, max }',
+  })
   config!: Record<string, unknown>;
 }
 

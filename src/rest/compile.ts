@@ -1,4 +1,12 @@
-import { isEnumType, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  isEnumType,
+  parse,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { liftInputLiterals } from '../graphql/lift.js';
 import { costCounter, largestCost, type ChargeOperation } from '../graphql/limits.js';
@@ -52,7 +60,8 @@ function shaper(route: Route): (value: unknown) => unknown {
   }
   if (response.shape === 'plain') return (value) => value;
   const { message } = response;
-  if (response.data) return message ? (data) => ({ success: true, message, data }) : (data) => ({ success: true, data });
+  if (response.data)
+    return message ? (data) => ({ success: true, message, data }) : (data) => ({ success: true, data });
   const body = message ? { success: true, message } : { success: true };
   return () => body;
 }
@@ -67,7 +76,8 @@ function enumValues(schema: GraphQLSchema): Record<string, (value: unknown) => u
     if (!isEnumType(type)) continue;
     const values = new Set(type.getValues().map((v) => v.value));
     serializers[type.name] = (value) => {
-      if (!values.has(value)) throw new TypeError(`Enum "${type.name}" cannot represent value: ${JSON.stringify(value)}`);
+      if (!values.has(value))
+        throw new TypeError(`Enum "${type.name}" cannot represent value: ${JSON.stringify(value)}`);
       return value;
     };
   }
@@ -88,7 +98,11 @@ export function rootFieldPermissions(): Map<string, string[]> {
 }
 
 /** `eager`: compile every row now (the generated-files check does, so a row that does not compile fails it). */
-export function compileRoutes(schema: GraphQLSchema, routes: Route[], options: { eager?: boolean } = {}): CompiledRoute[] {
+export function compileRoutes(
+  schema: GraphQLSchema,
+  routes: Route[],
+  options: { eager?: boolean } = {},
+): CompiledRoute[] {
   const permissions = rootFieldPermissions();
   const serializers = enumValues(schema);
   const compiled: CompiledRoute[] = [];
@@ -96,11 +110,15 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[], options: {
     const document = parse(route.document);
     const problems = validate(schema, document);
     if (problems.length > 0) {
-      throw new Error(`Route ${route.operationId}: its operation does not fit the schema: ${problems.map((p) => p.message).join('; ')}`);
+      throw new Error(
+        `Route ${route.operationId}: its operation does not fit the schema: ${problems.map((p) => p.message).join('; ')}`,
+      );
     }
     // A row that needs a token runs a field that checks it (@Authorized): the one permission check of its path.
     if (route.auth !== false && !permissions.has(route.response.field)) {
-      throw new Error(`Route ${route.operationId}: it needs a token, but its field ${route.response.field} has no @Authorized`);
+      throw new Error(
+        `Route ${route.operationId}: it needs a token, but its field ${route.response.field} has no @Authorized`,
+      );
     }
     const operation = document.definitions[0] as OperationDefinitionNode;
     const fields = operation.selectionSet.selections.map((s) => (s.kind === 'Field' ? s.name.value : ''));
@@ -110,7 +128,10 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[], options: {
     const jit = () => {
       const lifted = liftInputLiterals(schema, document);
       const query = compileQuery(schema, lifted.document, undefined, { customSerializers: serializers });
-      if (!isCompiledQuery(query)) throw new Error(`Route ${route.operationId}: its operation does not compile: ${query.errors?.map((e) => e.message).join('; ')}`);
+      if (!isCompiledQuery(query))
+        throw new Error(
+          `Route ${route.operationId}: its operation does not compile: ${query.errors?.map((e) => e.message).join('; ')}`,
+        );
       const lift = lifted.variables;
       return lift
         ? (context: unknown, variables: Record<string, unknown>) => query.query(undefined, context, lift(variables))
@@ -128,7 +149,9 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[], options: {
     try {
       largestCost(document, operation, root);
     } catch (error) {
-      throw new Error(`Route ${route.operationId}: at its largest page its operation is over the GraphQL limits: ${(error as Error).message}`);
+      throw new Error(
+        `Route ${route.operationId}: at its largest page its operation is over the GraphQL limits: ${(error as Error).message}`,
+      );
     }
     const cost = costCounter(document, operation, root);
     for (const method of route.methods) {
@@ -182,13 +205,15 @@ export class RouteMatcher {
         if (segment.startsWith('{')) {
           const name = segment.slice(1, -1);
           at.param ??= { name, node: node() };
-          if (at.param.name !== name) throw new Error(`Route ${route.route.operationId}: {${name}} where another row has {${at.param.name}}`);
+          if (at.param.name !== name)
+            throw new Error(`Route ${route.route.operationId}: {${name}} where another row has {${at.param.name}}`);
           at = at.param.node;
         } else {
           at = at.literal.get(segment) ?? at.literal.set(segment, node()).get(segment)!;
         }
       }
-      if (at.rows.has(route.method)) throw new Error(`Route ${route.route.operationId}: ${route.method} ${route.path} is taken`);
+      if (at.rows.has(route.method))
+        throw new Error(`Route ${route.route.operationId}: ${route.method} ${route.path} is taken`);
       at.rows.set(route.method, route);
     }
   }
@@ -238,7 +263,10 @@ export interface RestDeps {
  * crosses no middleware it does not need. `unmatched`, after everything else
  * under /api, answers 404, or 405 with the methods the path takes.
  */
-export function restHandlers({ routes, log, context, ids, readBody, charge }: RestDeps): { rows: RequestHandler; unmatched: RequestHandler } {
+export function restHandlers({ routes, log, context, ids, readBody, charge }: RestDeps): {
+  rows: RequestHandler;
+  unmatched: RequestHandler;
+} {
   const matcher = new RouteMatcher(routes);
   const answer = async (req: Request, res: Response, { route: compiled, params }: Match) => {
     res.locals.route = compiled.path;
@@ -263,17 +291,27 @@ export function restHandlers({ routes, log, context, ids, readBody, charge }: Re
       }
       if (!variableValues) throw inputError;
       // Writes of a signed-in caller only (a sign-in makes nothing to repeat).
-      const key = req.method === 'GET' || req.method === 'HEAD' || compiled.route.auth === false ? undefined : req.get('idempotency-key');
+      const key =
+        req.method === 'GET' || req.method === 'HEAD' || compiled.route.auth === false
+          ? undefined
+          : req.get('idempotency-key');
       if (key === undefined) {
         const result = await compiled.run(ctx, variableValues);
         if (result.errors?.length) throw restErrorOf(result.errors[0], compiled.route);
-        return sendJson(res, compiled.route.status ?? 200, compiled.shape(result.data?.[compiled.route.response.field]));
+        return sendJson(
+          res,
+          compiled.route.status ?? 200,
+          compiled.shape(result.data?.[compiled.route.response.field]),
+        );
       }
       // A write with an Idempotency-Key: made once, its answer kept with it (db/idempotency.ts).
       const answer = await once(ctx, checkKey(key), fingerprint(req.method, req.originalUrl, req.body), async (uow) => {
         const result = await compiled.run(uow, variableValues);
         if (result.errors?.length) throw restErrorOf(result.errors[0], compiled.route);
-        return { status: compiled.route.status ?? 200, body: JSON.stringify(compiled.shape(result.data?.[compiled.route.response.field])) };
+        return {
+          status: compiled.route.status ?? 200,
+          body: JSON.stringify(compiled.shape(result.data?.[compiled.route.response.field])),
+        };
       });
       if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
       sendJson(res, answer.status, undefined, answer.body);
@@ -293,7 +331,15 @@ export function restHandlers({ routes, log, context, ids, readBody, charge }: Re
     const requestId = res.locals.requestId as string;
     if (found && 'allowed' in found) {
       res.setHeader('Allow', found.allowed.join(', '));
-      return sendError(res, new HttpError(405, `The ${req.method} method is not supported for this route. Supported methods: ${found.allowed.join(', ')}.`), requestId, log);
+      return sendError(
+        res,
+        new HttpError(
+          405,
+          `The ${req.method} method is not supported for this route. Supported methods: ${found.allowed.join(', ')}.`,
+        ),
+        requestId,
+        log,
+      );
     }
     // A row's own request never gets here (rows answered it); anything else under /api/ is unknown.
     sendError(res, new HttpError(404, 'Route not found.'), requestId, log);

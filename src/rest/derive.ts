@@ -18,14 +18,28 @@ import type { Param, ParamType, ResolvedRoute, Route, RowParam } from './route.j
 // states itself wins (an id's forms make it an `id`; REST may require what
 // GraphQL leaves optional); a parameter that fills nothing stops the start.
 
-const SCALARS: Record<string, ParamType> = { Int: 'integer', Float: 'number', Boolean: 'boolean', String: 'string', ID: 'string', JSONObject: 'json' };
+const SCALARS: Record<string, ParamType> = {
+  Int: 'integer',
+  Float: 'number',
+  Boolean: 'boolean',
+  String: 'string',
+  ID: 'string',
+  JSONObject: 'json',
+};
 
 function complete(where: string, param: RowParam, graphqlType: GraphQLInputType, required: boolean): Param {
   const inner = isNonNullType(graphqlType) ? graphqlType.ofType : graphqlType;
-  const own = { ...param, ...(param.required === undefined && required && !param.aliases?.length ? { required: true } : {}) };
+  const own = {
+    ...param,
+    ...(param.required === undefined && required && !param.aliases?.length ? { required: true } : {}),
+  };
   if (param.type === 'id' || param.idForms) return { ...own, type: 'id' } as Param;
   if (isListType(inner)) {
-    return { ...own, type: param.type ?? 'array', items: complete(`${where}[]`, param.items ?? {}, inner.ofType, false) } as Param;
+    return {
+      ...own,
+      type: param.type ?? 'array',
+      items: complete(`${where}[]`, param.items ?? {}, inner.ofType, false),
+    } as Param;
   }
   if (isInputObjectType(inner)) {
     if (param.type === 'json') return own as Param;
@@ -34,7 +48,12 @@ function complete(where: string, param: RowParam, graphqlType: GraphQLInputType,
     for (const [name, field] of Object.entries(param.fields ?? {})) {
       const target = graphqlFields[field.variable ?? camelCase(name)];
       if (!target) throw new Error(`${where}.${name} fills no field of ${inner.name}`);
-      fields[name] = complete(`${where}.${name}`, field, target.type, isNonNullType(target.type) && target.defaultValue === undefined);
+      fields[name] = complete(
+        `${where}.${name}`,
+        field,
+        target.type,
+        isNonNullType(target.type) && target.defaultValue === undefined,
+      );
     }
     return { ...own, type: param.type ?? 'object', fields } as Param;
   }

@@ -11,14 +11,22 @@ import type { IngressRoute } from './route.js';
 // and token-only. A callback is answered as soon as its change has committed
 // (204); its events go out through the webhook outbox.
 
-const form = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 100, type: 'application/x-www-form-urlencoded' });
+const form = express.urlencoded({
+  extended: false,
+  limit: '64kb',
+  parameterLimit: 100,
+  type: 'application/x-www-form-urlencoded',
+});
 
 /** No control character in a name; in a value only tab, line feed and carriage return (a transcript has lines). */
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const CONTROL_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 /** The URLs the provider may have signed: the configured public address, or the one it reached. */
-const signedUrls = (req: Request, publicUrl: string) => [`${publicUrl}${req.originalUrl}`, `${req.protocol}://${req.get('host')}${req.originalUrl}`];
+const signedUrls = (req: Request, publicUrl: string) => [
+  `${publicUrl}${req.originalUrl}`,
+  `${req.protocol}://${req.get('host')}${req.originalUrl}`,
+];
 
 export function ingressHandler(routes: IngressRoute[], services: Services, log: Logger): RequestHandler {
   const byPath = new Map(routes.map((route) => [route.path, route]));
@@ -29,15 +37,33 @@ export function ingressHandler(routes: IngressRoute[], services: Services, log: 
     res.locals.route = route.path;
     if (req.method !== route.method) {
       res.setHeader('Allow', route.method);
-      return sendError(res, new HttpError(405, `The ${req.method} method is not supported for this route. Supported methods: ${route.method}.`), requestId, log);
+      return sendError(
+        res,
+        new HttpError(
+          405,
+          `The ${req.method} method is not supported for this route. Supported methods: ${route.method}.`,
+        ),
+        requestId,
+        log,
+      );
     }
     if (!req.is('application/x-www-form-urlencoded')) {
-      return sendError(res, new HttpError(400, 'A provider callback is form-encoded (application/x-www-form-urlencoded).'), requestId, log);
+      return sendError(
+        res,
+        new HttpError(400, 'A provider callback is form-encoded (application/x-www-form-urlencoded).'),
+        requestId,
+        log,
+      );
     }
     form(req, res, (parseError?: unknown) => {
       if (parseError) {
         const status = (parseError as { status?: number }).status === 413 ? 413 : 400;
-        return sendError(res, new HttpError(status, status === 413 ? 'The callback is too large.' : 'The callback body is malformed.'), requestId, log);
+        return sendError(
+          res,
+          new HttpError(status, status === 413 ? 'The callback is too large.' : 'The callback body is malformed.'),
+          requestId,
+          log,
+        );
       }
       void handle(route, req.body as Record<string, unknown>);
     });
@@ -53,7 +79,14 @@ export function ingressHandler(routes: IngressRoute[], services: Services, log: 
           params[name] = value;
         }
         // Whose callback (checked by its signature before anything is read or written), then its change.
-        await services.callbacks.receive({ kind: route.callback, operationId: route.operationId, params, signature: req.get(SIGNATURE_HEADER), signedUrls: signedUrls(req, services.config.publicUrl), requestId });
+        await services.callbacks.receive({
+          kind: route.callback,
+          operationId: route.operationId,
+          params,
+          signature: req.get(SIGNATURE_HEADER),
+          signedUrls: signedUrls(req, services.config.publicUrl),
+          requestId,
+        });
         res.status(204).end();
       } catch (error) {
         sendError(res, error, requestId, log);

@@ -10,8 +10,10 @@ export const IDEMPOTENCY_KEY: Schema = {
   in: 'header',
   required: false,
   description:
-    'Makes a retry safe: a request sent again with the same key within 24 hours gets the first answer back (with Idempotent-Replayed: true) instead of being made twice. ' +
-    'The same key with another request is 422; while the first is still in progress, 409. Only answers of writes that succeeded are kept. 1 to 255 visible ASCII characters, such as a UUID.',
+    'Makes a retry safe: a request sent again with the same key within 24 hours gets the first answer ' +
+    'back (with Idempotent-Replayed: true) instead of being made twice. ' +
+    'The same key with another request is 422; while the first is still in progress, 409. Only answers ' +
+    'of writes that succeeded are kept. 1 to 255 visible ASCII characters, such as a UUID.',
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
 };
 
@@ -19,7 +21,10 @@ const seconds = { type: 'integer', format: 'int32', minimum: 1 };
 
 /** components.headers: what answers carry beside their body. */
 export const HEADERS: Record<string, Schema> = {
-  IdempotentReplayed: { description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', const: 'true' } },
+  IdempotentReplayed: {
+    description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', const: 'true' },
+  },
   RateLimitPolicy: {
     description:
       'The caller\'s budgets (draft-ietf-httpapi-ratelimit-headers): "token" and "company", each with its quota q in points per window of w seconds. ' +
@@ -32,7 +37,8 @@ export const HEADERS: Record<string, Schema> = {
   },
   RetryAfter: { description: 'Seconds until the next attempt may succeed', schema: seconds },
   'Access-Control-Allow-Origin': {
-    description: 'Only with CORS_ORIGINS set, to a browser request from an origin it names: that origin (or *, without credentials)',
+    description:
+      'Only with CORS_ORIGINS set, to a browser request from an origin it names: that origin (or *, without credentials)',
     schema: { type: 'string', maxLength: 2048 },
   },
 };
@@ -43,7 +49,10 @@ const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
 export const LIMIT_HEADERS = { 'RateLimit-Policy': ref('RateLimitPolicy'), RateLimit: ref('RateLimit') };
 
 /** A 429's fields: Retry-After, and the rate limits' when a budget of the caller's was spent. */
-export const refusalHeaders = (signedIn: boolean) => ({ 'Retry-After': ref('RetryAfter'), ...(signedIn ? LIMIT_HEADERS : {}) });
+export const refusalHeaders = (signedIn: boolean) => ({
+  'Retry-After': ref('RetryAfter'),
+  ...(signedIn ? LIMIT_HEADERS : {}),
+});
 
 export const IDEMPOTENT_REPLAYED = { 'Idempotent-Replayed': ref('IdempotentReplayed') };
 
@@ -58,6 +67,10 @@ export function completeHeaders(responses: Record<string, Schema>, signedIn: boo
   for (const [status, response] of Object.entries(responses)) {
     const spent = signedIn && /^[24]/.test(status) && !['400', '401', '413'].includes(status);
     if (spent) response.headers = { ...LIMIT_HEADERS, ...(response.headers as Schema | undefined) };
-    if (response.headers) response.headers = { ...(response.headers as Schema), 'Access-Control-Allow-Origin': ref('Access-Control-Allow-Origin') };
+    if (response.headers)
+      response.headers = {
+        ...(response.headers as Schema),
+        'Access-Control-Allow-Origin': ref('Access-Control-Allow-Origin'),
+      };
   }
 }

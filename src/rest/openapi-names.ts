@@ -55,7 +55,9 @@ export function nameSchemas(paths: Schema, taken: ReadonlySet<string>): Record<s
     return candidate;
   };
   for (const [type, byShape] of shapes) {
-    const [first] = [...byShape.entries()].sort((a, b) => b[1] - a[1] || order.indexOf(`${type}\u0000${a[0]}`) - order.indexOf(`${type}\u0000${b[0]}`));
+    const [first] = [...byShape.entries()].sort(
+      (a, b) => b[1] - a[1] || order.indexOf(`${type}\u0000${a[0]}`) - order.indexOf(`${type}\u0000${b[0]}`),
+    );
     names.set(`${type}\u0000${first[0]}`, claim(type));
   }
   for (const entry of order) if (!names.has(entry)) names.set(entry, claim(entry.split('\u0000')[0]));
@@ -77,7 +79,10 @@ export function nameSchemas(paths: Schema, taken: ReadonlySet<string>): Record<s
     components[name] ??= bare(out);
     const ref = { $ref: `#/components/schemas/${name}` };
     const description = typeof out.description === 'string' ? { description: out.description } : {};
-    return { inline, out: nullable(out) ? { anyOf: [ref, { type: 'null' }], ...description } : { ...ref, ...description } };
+    return {
+      inline,
+      out: nullable(out) ? { anyOf: [ref, { type: 'null' }], ...description } : { ...ref, ...description },
+    };
   };
   const replaced = replace(paths).out as Schema;
   for (const key of Object.keys(paths)) paths[key] = replaced[key];

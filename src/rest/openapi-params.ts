@@ -15,7 +15,9 @@ export type Defaults = { text: Required<Pick<Bound, 'maxLength'>> };
 export const INGRESS_BOUNDS: Defaults = { text: { maxLength: 64 * 1024 } };
 
 const keywords = (param: Param, ...names: Array<keyof Bound>): Schema =>
-  Object.fromEntries(names.filter((name) => param[name as keyof Param] !== undefined).map((name) => [name, param[name as keyof Param]]));
+  Object.fromEntries(
+    names.filter((name) => param[name as keyof Param] !== undefined).map((name) => [name, param[name as keyof Param]]),
+  );
 
 export function paramSchema(param: Param, withDescription = true, defaults: Defaults = DEFAULT_BOUNDS): Schema {
   const base: Schema = withDescription && param.description ? { description: param.description } : {};
@@ -23,7 +25,12 @@ export function paramSchema(param: Param, withDescription = true, defaults: Defa
     case 'id':
       return { ...base, type: param.nullable ? ['string', 'null'] : 'string', maxLength: DEFAULT_BOUNDS.id.maxLength };
     case 'array':
-      return { ...base, type: 'array', items: paramSchema(param.items!, true, defaults), maxItems: param.maxItems ?? DEFAULT_BOUNDS.array.maxItems };
+      return {
+        ...base,
+        type: 'array',
+        items: paramSchema(param.items!, true, defaults),
+        maxItems: param.maxItems ?? DEFAULT_BOUNDS.array.maxItems,
+      };
     case 'object':
       if (Object.keys(param.fields ?? {}).length) return { ...base, ...objectSchema(param.fields!, defaults) };
       // A free object: the schema the row states for it (a workflow graph), or any keys.
@@ -48,12 +55,20 @@ export function paramSchema(param: Param, withDescription = true, defaults: Defa
 }
 
 export function objectSchema(fields: Record<string, Param>, defaults: Defaults = DEFAULT_BOUNDS): Schema {
-  const required = Object.entries(fields).filter(([, p]) => p.required && !p.aliases?.length).map(([n]) => n);
+  const required = Object.entries(fields)
+    .filter(([, p]) => p.required && !p.aliases?.length)
+    .map(([n]) => n);
   const aliases = Object.entries(fields).flatMap(([name, p]) =>
-    (p.aliases ?? []).map((alias) => [alias, { ...paramSchema(p, true, defaults), description: `Same as ${name}` }] as const));
+    (p.aliases ?? []).map(
+      (alias) => [alias, { ...paramSchema(p, true, defaults), description: `Same as ${name}` }] as const,
+    ),
+  );
   return {
     type: 'object',
-    properties: { ...Object.fromEntries(Object.entries(fields).map(([name, p]) => [name, paramSchema(p, true, defaults)])), ...Object.fromEntries(aliases) },
+    properties: {
+      ...Object.fromEntries(Object.entries(fields).map(([name, p]) => [name, paramSchema(p, true, defaults)])),
+      ...Object.fromEntries(aliases),
+    },
     ...(required.length ? { required } : {}),
   };
 }

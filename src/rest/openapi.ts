@@ -38,14 +38,21 @@ const SCALARS: Record<string, Schema> = {
 function outputSchema(type: GraphQLOutputType, selection: SelectionSetNode | undefined): Schema {
   if (isNonNullType(type)) return nonNullSchema(type.ofType, selection);
   const schema = nonNullSchema(type, selection);
-  return { ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}) };
+  return {
+    ...schema,
+    type: [schema.type, 'null'],
+    ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}),
+  };
 }
 
 function nonNullSchema(type: GraphQLOutputType, selection: SelectionSetNode | undefined): Schema {
   if (isNonNullType(type)) return nonNullSchema(type.ofType, selection);
   if (isListType(type)) {
     const inner = type.ofType as GraphQLOutputType;
-    return { type: 'array', items: isNonNullType(inner) ? nonNullSchema(inner.ofType, selection) : outputSchema(inner, selection) };
+    return {
+      type: 'array',
+      items: isNonNullType(inner) ? nonNullSchema(inner.ofType, selection) : outputSchema(inner, selection),
+    };
   }
   if (isScalarType(type)) return { ...(SCALARS[type.name] ?? { type: 'string' }) };
   if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((v) => v.value) };
@@ -78,7 +85,6 @@ const errorRef = { content: { 'application/json': { schema: { $ref: '#/component
 /** A write of a signed-in caller takes an Idempotency-Key (db/idempotency.ts). */
 const takesIdempotencyKey = (compiled: CompiledRoute) => compiled.method !== 'GET' && compiled.route.auth !== false;
 
-
 /** Each status a route can answer, with what it means there. */
 function errorResponses(compiled: CompiledRoute): Record<string, Schema> {
   const { route } = compiled;
@@ -92,35 +98,55 @@ function errorResponses(compiled: CompiledRoute): Record<string, Schema> {
       ...errorRef,
     };
   }
-  if (compiled.permissions.length) out['403'] = { description: `Requires ${compiled.permissions.join(', ')}`, ...errorRef };
-  else if (route.answers?.includes(403)) out['403'] = { description: 'The company named is not one the signed-in user may see', ...errorRef };
+  if (compiled.permissions.length)
+    out['403'] = { description: `Requires ${compiled.permissions.join(', ')}`, ...errorRef };
+  else if (route.answers?.includes(403))
+    out['403'] = { description: 'The company named is not one the signed-in user may see', ...errorRef };
   if (route.params.path || route.auth === false || route.answers?.includes(404)) {
-    out['404'] = { description: route.auth === false ? 'Invalid credentials' : 'Unknown id, an id of another company, or an id in a form this route does not accept', ...errorRef };
+    out['404'] = {
+      description:
+        route.auth === false
+          ? 'Invalid credentials'
+          : 'Unknown id, an id of another company, or an id in a form this route does not accept',
+      ...errorRef,
+    };
   }
   const conflicts = [
     ...(route.answers?.includes(409) ? ['the change conflicts with the current state'] : []),
     ...(takesIdempotencyKey(compiled) ? ['a request with the same Idempotency-Key is still in progress'] : []),
   ];
-  if (conflicts.length) out['409'] = { description: `${conflicts.join('; or ')[0].toUpperCase()}${conflicts.join('; or ').slice(1)}`, ...errorRef };
+  if (conflicts.length)
+    out['409'] = {
+      description: `${conflicts.join('; or ')[0].toUpperCase()}${conflicts.join('; or ').slice(1)}`,
+      ...errorRef,
+    };
   out['413'] = { description: 'The body is larger than 1 MiB', ...errorRef };
   out['422'] = {
-    description: takesIdempotencyKey(compiled) ? 'Validation failed (`errors` names each field), or the Idempotency-Key was used with another request' : 'Validation failed: `errors` names each field',
+    description: takesIdempotencyKey(compiled)
+      ? 'Validation failed (`errors` names each field), or the Idempotency-Key was used with another request'
+      : 'Validation failed: `errors` names each field',
     ...errorRef,
   };
   if (route.answers?.includes(429) || route.auth !== false) {
     const spent = "a budget of the caller's rate limits is spent (RateLimit-Policy says which)";
-    const reasons = [...(route.answers?.includes(429) ? ['too many attempts'] : []), ...(route.auth !== false ? [spent] : [])].join(', or ');
+    const reasons = [
+      ...(route.answers?.includes(429) ? ['too many attempts'] : []),
+      ...(route.auth !== false ? [spent] : []),
+    ].join(', or ');
     const description = `${reasons[0].toUpperCase()}${reasons.slice(1)}; try again after Retry-After seconds`;
     out['429'] = { description, headers: refusalHeaders(route.auth !== false), ...errorRef };
   }
   out['500'] = { description: 'Server error: `request_id` identifies it in the logs', ...errorRef };
-  if (route.answers?.includes(502)) out['502'] = { description: 'The telephony provider failed or did not answer', ...errorRef };
+  if (route.answers?.includes(502))
+    out['502'] = { description: 'The telephony provider failed or did not answer', ...errorRef };
   return out;
 }
 
 /** The row's description, and the permissions its field's @Authorized names (never written by hand in a row). */
 function operationDescription(description: string | undefined, permissions: string[]): { description?: string } {
-  const text = [description, permissions.length ? `Requires ${permissions.join(' and ')}.` : ''].filter(Boolean).join(' ');
+  const text = [description, permissions.length ? `Requires ${permissions.join(' and ')}.` : '']
+    .filter(Boolean)
+    .join(' ');
   return text ? { description: text } : {};
 }
 
@@ -132,7 +158,10 @@ function ingressOperation(route: IngressRoute): Schema {
     summary: route.summary,
     description: route.description,
     security: [{ telcoSignature: [] }],
-    requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: objectSchema(route.params, INGRESS_BOUNDS) } } },
+    requestBody: {
+      required: true,
+      content: { 'application/x-www-form-urlencoded': { schema: objectSchema(route.params, INGRESS_BOUNDS) } },
+    },
     responses: {
       '204': { description: 'Applied (or already applied: callbacks are idempotent)' },
       '400': { description: 'The body is not form-encoded, or a parameter is repeated', ...errorRef },
@@ -150,7 +179,13 @@ export interface DocumentExtras {
   schemas?: Record<string, Schema>;
 }
 
-export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], version: string, ingress: IngressRoute[] = [], extras: DocumentExtras = {}): Schema {
+export function openApiDocument(
+  schema: GraphQLSchema,
+  routes: CompiledRoute[],
+  version: string,
+  ingress: IngressRoute[] = [],
+  extras: DocumentExtras = {},
+): Schema {
   const paths: Record<string, Record<string, Schema>> = {};
   for (const route of ingress) (paths[route.path] ??= {})[route.method.toLowerCase()] = ingressOperation(route);
   const seen = new Map<string, number>();
@@ -158,22 +193,33 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
     const { route } = compiled;
     const operation = compiled.document.definitions[0] as OperationDefinitionNode;
     const root = operation.operation === 'query' ? schema.getQueryType()! : schema.getMutationType()!;
-    const fieldNode = operation.selectionSet.selections.find((s) => s.kind === 'Field' && s.name.value === route.response.field);
+    const fieldNode = operation.selectionSet.selections.find(
+      (s) => s.kind === 'Field' && s.name.value === route.response.field,
+    );
     const field = root.getFields()[route.response.field];
     // A row answers 200 only with a value: a root field that is null has failed, and the answer is its error.
-    const rootType = route.response.shape === 'plain' && !isNonNullType(field.type) ? new GraphQLNonNull(field.type) : field.type;
-    const value = spreadSchema(fieldNode?.kind === 'Field' ? outputSchema(rootType, fieldNode.selectionSet) : {}, route.response.spread);
-    const success: Schema = route.response.shape === 'plain'
-      ? value
-      : {
-          type: 'object',
-          properties: {
-            success: { type: 'boolean', const: true },
-            ...(route.response.message ? { message: { type: 'string', const: route.response.message } } : {}),
-            ...(route.response.data ? { data: value } : {}),
-          },
-          required: ['success', ...(route.response.message ? ['message'] : []), ...(route.response.data ? ['data'] : [])],
-        };
+    const rootType =
+      route.response.shape === 'plain' && !isNonNullType(field.type) ? new GraphQLNonNull(field.type) : field.type;
+    const value = spreadSchema(
+      fieldNode?.kind === 'Field' ? outputSchema(rootType, fieldNode.selectionSet) : {},
+      route.response.spread,
+    );
+    const success: Schema =
+      route.response.shape === 'plain'
+        ? value
+        : {
+            type: 'object',
+            properties: {
+              success: { type: 'boolean', const: true },
+              ...(route.response.message ? { message: { type: 'string', const: route.response.message } } : {}),
+              ...(route.response.data ? { data: value } : {}),
+            },
+            required: [
+              'success',
+              ...(route.response.message ? ['message'] : []),
+              ...(route.response.data ? ['data'] : []),
+            ],
+          };
     const count = seen.get(route.operationId) ?? 0;
     seen.set(route.operationId, count + 1);
     const isAlias = count > 0;
@@ -191,7 +237,11 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
     ];
     if (takesIdempotencyKey(compiled)) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' } as never);
     const responses: Record<string, Schema> = {
-      [String(route.status ?? 200)]: { description: 'Success', ...(takesIdempotencyKey(compiled) ? { headers: IDEMPOTENT_REPLAYED } : {}), content: { 'application/json': { schema: success } } },
+      [String(route.status ?? 200)]: {
+        description: 'Success',
+        ...(takesIdempotencyKey(compiled) ? { headers: IDEMPOTENT_REPLAYED } : {}),
+        content: { 'application/json': { schema: success } },
+      },
       ...errorResponses(compiled),
     };
     completeHeaders(responses, route.auth !== false);
@@ -208,7 +258,17 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
       'x-graphql-operation': route.document.replace(/\s+/g, ' ').trim(),
       ...(parameters.length ? { parameters } : {}),
       ...(route.params.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: objectSchema(route.params.body), example: bodyExample(route.params.body) } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': {
+                  schema: objectSchema(route.params.body),
+                  example: bodyExample(route.params.body),
+                },
+              },
+            },
+          }
         : {}),
       responses,
     };
@@ -233,9 +293,21 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
       contact: { name: 'Switchboard API support' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Switchboard' },
     },
-    servers: [{ url: '/', description: 'The service that serves this document: production, staging or local alike', 'x-internal': false }],
+    servers: [
+      {
+        url: '/',
+        description: 'The service that serves this document: production, staging or local alike',
+        'x-internal': false,
+      },
+    ],
     security: [{ bearerAuth: [] }],
-    tags: [...new Set([...routes.map((r) => r.route.tag), ...ingress.map((r) => r.tag), ...(extras.webhooks ? ['Webhooks'] : [])])].map((name) => ({ name, description: TAGS[name] ?? `${name} routes` })),
+    tags: [
+      ...new Set([
+        ...routes.map((r) => r.route.tag),
+        ...ingress.map((r) => r.tag),
+        ...(extras.webhooks ? ['Webhooks'] : []),
+      ]),
+    ].map((name) => ({ name, description: TAGS[name] ?? `${name} routes` })),
     paths,
     ...(extras.webhooks ? { webhooks: extras.webhooks } : {}),
     components: {
@@ -245,13 +317,15 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
           scheme: 'bearer',
           bearerFormat: 'JWT',
           description:
-            'The token POST /api/login answers. Verified as RFC8725 asks: HS256 only (the algorithm is never read from the token), issuer, audience and expiry checked, and revocable (POST /api/logout).',
+            'The token POST /api/login answers. Verified as RFC8725 asks: HS256 only (the algorithm is never ' +
+            'read from the token), issuer, audience and expiry checked, and revocable (POST /api/logout).',
         },
         telcoSignature: {
           type: 'apiKey',
           in: 'header',
           name: 'X-Telco-Signature',
-          description: "The provider's callbacks: base64 HMAC-SHA1 of the URL and the sorted parameters, keyed by the account's auth token",
+          description:
+            "The provider's callbacks: base64 HMAC-SHA1 of the URL and the sorted parameters, keyed by the account's auth token",
         },
       },
       parameters: { IdempotencyKey: IDEMPOTENCY_KEY },
@@ -262,7 +336,11 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[], 
           properties: {
             success: { type: 'boolean', const: false },
             message: { type: 'string' },
-            errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, description: 'Per field, for validation failures' },
+            errors: {
+              type: 'object',
+              additionalProperties: { type: 'array', items: { type: 'string' } },
+              description: 'Per field, for validation failures',
+            },
             request_id: { type: 'string', description: 'For server errors' },
           },
           required: ['success', 'message'],

@@ -43,7 +43,8 @@ function coerce(field: string, param: Param, raw: unknown, problems: Problems, f
       if (param.required && raw.trim() === '') return void problems.add(field, message.required(field));
       // A field's own bound is its service's rule (bounds.ts), checked with the service's other rules so one
       // answer names every problem; a field without one is held here to the default.
-      if (param.maxLength === undefined && tooLong(raw, DEFAULT_BOUNDS.text.maxLength)) return void problems.add(field, message.maxChars(field, DEFAULT_BOUNDS.text.maxLength));
+      if (param.maxLength === undefined && tooLong(raw, DEFAULT_BOUNDS.text.maxLength))
+        return void problems.add(field, message.maxChars(field, DEFAULT_BOUNDS.text.maxLength));
       value = raw;
       break;
     case 'id':
@@ -55,7 +56,8 @@ function coerce(field: string, param: Param, raw: unknown, problems: Problems, f
       if (Number.isInteger(raw)) value = raw;
       else if (typeof raw === 'string' && INTEGER_TEXT.test(raw.trim())) value = Number(raw.trim());
       else return void problems.add(field, message.integer(field));
-      if ((value as number) < INT32.min || (value as number) > INT32.max) return void problems.add(field, message.int32(field));
+      if ((value as number) < INT32.min || (value as number) > INT32.max)
+        return void problems.add(field, message.int32(field));
       break;
     case 'number':
       if (typeof raw === 'number' && Number.isFinite(raw)) value = raw;
@@ -70,7 +72,8 @@ function coerce(field: string, param: Param, raw: unknown, problems: Problems, f
       break;
     case 'array':
       if (!Array.isArray(raw)) return void problems.add(field, message.array(field));
-      if (raw.length > DEFAULT_BOUNDS.array.maxItems) return void problems.add(field, message.maxItems(field, DEFAULT_BOUNDS.array.maxItems));
+      if (raw.length > DEFAULT_BOUNDS.array.maxItems)
+        return void problems.add(field, message.maxItems(field, DEFAULT_BOUNDS.array.maxItems));
       value = raw.map((item, i) => coerce(`${field}.${i}`, { ...param.items!, required: true }, item, problems, false));
       break;
     case 'object':
@@ -89,7 +92,8 @@ function coerce(field: string, param: Param, raw: unknown, problems: Problems, f
       break;
     }
   }
-  if (param.enum && !param.enum.includes(value as string)) return void problems.add(field, message.oneOf(field, value, param.enum));
+  if (param.enum && !param.enum.includes(value as string))
+    return void problems.add(field, message.oneOf(field, value, param.enum));
   if (param.every !== undefined && value === param.every) return undefined;
   return param.graphqlNames?.[value as string] ?? value;
 }
@@ -103,7 +107,10 @@ function collect(
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, param, variable] of fieldsOf(params)) {
-    const raw = source[name] !== undefined ? source[name] : param.aliases?.map((alias) => source[alias]).find((v) => v !== undefined);
+    const raw =
+      source[name] !== undefined
+        ? source[name]
+        : param.aliases?.map((alias) => source[alias]).find((v) => v !== undefined);
     const value = coerce(prefix ? `${prefix}${name}` : name, param, raw, problems, fromText);
     if (value !== undefined) out[variable] = value;
   }
@@ -116,7 +123,11 @@ const NONE: Record<string, Param> = {};
 const fields = new WeakMap<Record<string, Param>, Array<[string, Param, string]>>();
 function fieldsOf(params: Record<string, Param>): Array<[string, Param, string]> {
   let list = fields.get(params);
-  if (!list) fields.set(params, (list = Object.entries(params).map(([name, param]) => [name, param, param.variable ?? camelCase(name)])));
+  if (!list)
+    fields.set(
+      params,
+      (list = Object.entries(params).map(([name, param]) => [name, param, param.variable ?? camelCase(name)])),
+    );
   return list;
 }
 
@@ -174,7 +185,9 @@ export function restErrorOf(error: GraphQLError, route: ResolvedRoute): unknown 
   const names = restNames(route);
   const known = appErrorOf(error);
   if (known instanceof ValidationError && known.fieldErrors) {
-    return new ValidationError(Object.fromEntries(Object.entries(known.fieldErrors).map(([key, messages]) => [restKey(key, names), messages])));
+    return new ValidationError(
+      Object.fromEntries(Object.entries(known.fieldErrors).map(([key, messages]) => [restKey(key, names), messages])),
+    );
   }
   if (known) return known;
   const variable = /^Variable "\$(\w+)"/.exec(error.message)?.[1];

@@ -13,5 +13,6 @@ export const TAGS: Record<string, string> = {
   Contacts: 'The people calls, SMS and leads concern; their fields are the webhook form data fields',
   'Campaigns and leads': 'Dialer campaigns, the leads in them or in pipeline stages, and appointments booked on calls',
   Messaging: 'SMS sent through the provider and received from it',
-  'Provider callbacks': 'What the telephony provider posts: form-encoded, signed with X-Telco-Signature, no Bearer token',
+  'Provider callbacks':
+    'What the telephony provider posts: form-encoded, signed with X-Telco-Signature, no Bearer token',
 };

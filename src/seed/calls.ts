@@ -1,15 +1,53 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SecretBox } from '../crypto/secret-box.js';
-import { Agent, Call, Company, PhoneNumber, PhoneStatus, SpamNumberType, SpamProtectedNumber, SpamStatus, TelcoAccount, UseFor } from '../entities/index.js';
+import {
+  Agent,
+  Call,
+  Company,
+  PhoneNumber,
+  PhoneStatus,
+  SpamNumberType,
+  SpamProtectedNumber,
+  SpamStatus,
+  TelcoAccount,
+  UseFor,
+} from '../entities/index.js';
 import { DEMO_ACCOUNTS, demoAccountSid, demoAuthToken } from '../telco/inventory.js';
 import { CARRIERS } from '../spam/reputation.js';
 import { seededRandom } from './random.js';
 import { SENTIMENTS } from '../kernel/vocabulary.js';
 
-// Demo agents, spam-protected numbers and calls (DESIGN section 9). Calls are
+// Demo agents, spam-protected numbers and calls (docs/design.md §9). Calls are
 // spread relative to the seeding time, so every dashboard range has rows.
 
-const FIRST = ['Ava', 'Ben', 'Cleo', 'Dev', 'Eli', 'Fay', 'Gus', 'Hana', 'Ivo', 'Jade', 'Kai', 'Lena', 'Milo', 'Nia', 'Otto', 'Pia', 'Quin', 'Rae', 'Sol', 'Tess', 'Uma', 'Vic', 'Wren', 'Xia', 'Yuri', 'Zoe'];
+const FIRST = [
+  'Ava',
+  'Ben',
+  'Cleo',
+  'Dev',
+  'Eli',
+  'Fay',
+  'Gus',
+  'Hana',
+  'Ivo',
+  'Jade',
+  'Kai',
+  'Lena',
+  'Milo',
+  'Nia',
+  'Otto',
+  'Pia',
+  'Quin',
+  'Rae',
+  'Sol',
+  'Tess',
+  'Uma',
+  'Vic',
+  'Wren',
+  'Xia',
+  'Yuri',
+  'Zoe',
+];
 const DISPOSITIONS = ['appointment-set', 'callback', 'not-interested', 'voicemail', 'wrong-number'];
 const DAY = 86_400_000;
 
@@ -21,12 +59,14 @@ export function seedCalls(em: EntityManager, company: Company, index: number, no
   const prefix = ['212', '312', '415'][index % 3];
   const agents: Agent[] = [];
   for (let i = 0; i < 24; i++) {
-    agents.push(em.create(Agent, {
-      company,
-      name: `${FIRST[i]} ${['Voice', 'Assist', 'Caller', 'Booker'][i % 4]}`,
-      active: i < 21,
-      online: i % 3 === 0,
-    }));
+    agents.push(
+      em.create(Agent, {
+        company,
+        name: `${FIRST[i]} ${['Voice', 'Assist', 'Caller', 'Booker'][i % 4]}`,
+        active: i < 21,
+        online: i % 3 === 0,
+      }),
+    );
   }
 
   // Phone numbers of every use, the first ones answered by a chatbot agent.
@@ -63,7 +103,8 @@ export function seedCalls(em: EntityManager, company: Company, index: number, no
           pnumber: `+1${prefix}555${String(1000 + n).slice(-4)}`,
           flaggedCarriers: flagged,
           carriersChecked: status === SpamStatus.InProgress ? [] : [...CARRIERS],
-          latestCheckAt: status === SpamStatus.InProgress ? null : new Date(now.getTime() - random.int(1, 20) * 3_600_000),
+          latestCheckAt:
+            status === SpamStatus.InProgress ? null : new Date(now.getTime() - random.int(1, 20) * 3_600_000),
           renewsAt: new Date(now.getTime() + random.int(5, 60) * DAY),
           autoRenew: random.chance(0.7),
           createdAt: new Date(now.getTime() - (40 - n) * DAY),
@@ -98,7 +139,9 @@ export function seedCalls(em: EntityManager, company: Company, index: number, no
         direction: inbound ? 'inbound' : 'outbound',
         sentiment: answered ? random.pick(SENTIMENTS) : null,
         recordingUrl: answered ? `https://recordings.switchboard.test/${index}/${callNo}.mp3` : null,
-        transcript: answered ? `Agent: Hello, this is ${agent.name}. Caller: Hi, I'd like to ${booked ? 'book a visit' : 'ask a question'}.` : null,
+        transcript: answered
+          ? `Agent: Hello, this is ${agent.name}. Caller: Hi, I'd like to ${booked ? 'book a visit' : 'ask a question'}.`
+          : null,
         disposition: booked ? 'appointment-set' : answered ? random.pick(DISPOSITIONS.slice(1)) : null,
         tags: booked ? ['appointment', 'ai'] : ['ai'],
         customFields: { campaign: random.pick(['spring', 'summer', 'renewal']), lead_score: random.int(1, 100) },
@@ -120,5 +163,10 @@ export function seedCalls(em: EntityManager, company: Company, index: number, no
 export function seedTelcoAccount(em: EntityManager, company: Company, key: string, box: SecretBox): void {
   const demo = DEMO_ACCOUNTS.find((a) => a.key === key);
   if (!demo || key === 'beta') return;
-  em.create(TelcoAccount, { company, accountSid: demoAccountSid(key), authTokenSealed: box.seal(demoAuthToken(key)), balance: demo.balance.toFixed(2) });
+  em.create(TelcoAccount, {
+    company,
+    accountSid: demoAccountSid(key),
+    authTokenSealed: box.seal(demoAuthToken(key)),
+    balance: demo.balance.toFixed(2),
+  });
 }

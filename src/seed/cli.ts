@@ -14,20 +14,31 @@ import { DEMO_LOGINS, DEMO_PASSWORD, seedDemo, seedDemoIfEmpty } from './demo.js
 const config = loadConfig();
 const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
 const reset = process.argv.includes('--reset');
-const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), 'switchboard', log);
+const embedded = config.databaseUrl
+  ? undefined
+  : await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), 'switchboard', log);
 if (reset && embedded?.sharedWith) {
-  process.stderr.write(`A service (pid ${embedded.sharedWith}) is running on the database in ${config.dataDir}; stop it before \`npm run seed -- --reset\` empties that database.\n`);
+  process.stderr.write(
+    `A service (pid ${embedded.sharedWith}) is running on the database in ${config.dataDir}; stop it ` +
+      `before \`npm run seed -- --reset\` empties that database.\n`,
+  );
   process.exit(1);
 }
 const orm = await MikroORM.init(ormConfig(config.databaseUrl ?? embedded!.url));
 try {
   if (reset) await orm.em.getConnection().execute('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
   await migrate(orm);
-  const seeded = reset ? (await seedDemo(orm.em.fork(), config.appKey), true) : await seedDemoIfEmpty(orm.em.fork(), config.appKey);
+  const seeded = reset
+    ? (await seedDemo(orm.em.fork(), config.appKey), true)
+    : await seedDemoIfEmpty(orm.em.fork(), config.appKey);
   if (seeded) {
-    process.stdout.write(`Demo data created. Logins (password "${DEMO_PASSWORD}"):\n${DEMO_LOGINS.map((l) => `  ${l.email}`).join('\n')}\n`);
+    process.stdout.write(
+      `Demo data created. Logins (password "${DEMO_PASSWORD}"):\n${DEMO_LOGINS.map((l) => `  ${l.email}`).join('\n')}\n`,
+    );
   } else {
-    process.stdout.write('The database already has data; nothing was added. Use `npm run seed -- --reset` to start over.\n');
+    process.stdout.write(
+      'The database already has data; nothing was added. Use `npm run seed -- --reset` to start over.\n',
+    );
   }
 } finally {
   await orm.close(true);

@@ -3,22 +3,46 @@ import { hashPassword } from '../auth/passwords.js';
 import { SecretBox } from '../crypto/secret-box.js';
 import { seedCalls, seedTelcoAccount } from './calls.js';
 import { createHash } from 'node:crypto';
-import { Company, Permission, Pipeline, PipelineStage, Role, User, Webhook, Workflow, WorkflowFolder, WorkflowStatus, type TriggerConfig } from '../entities/index.js';
+import {
+  Company,
+  Permission,
+  Pipeline,
+  PipelineStage,
+  Role,
+  User,
+  Webhook,
+  Workflow,
+  WorkflowFolder,
+  WorkflowStatus,
+  type TriggerConfig,
+} from '../entities/index.js';
 
-// The demo dataset (DESIGN section 9): created on an empty database by
+// The demo dataset (docs/design.md §9): created on an empty database by
 // `npm start` and `npm run seed`, and used by the tests.
 
 export const DEMO_PASSWORD = 'switchboard';
 
 export const DEMO_LOGINS = [
-  { email: 'owner@acme.test', shows: 'Acme Agency (agency, America/New_York) as Owner: every permission, child company Beta Clinic' },
-  { email: 'supervisor@acme.test', shows: 'Acme Agency as Supervisor: everything except roles and the spam-protected number list' },
+  {
+    email: 'owner@acme.test',
+    shows: 'Acme Agency (agency, America/New_York) as Owner: every permission, child company Beta Clinic',
+  },
+  {
+    email: 'supervisor@acme.test',
+    shows: 'Acme Agency as Supervisor: everything except roles and the spam-protected number list',
+  },
   { email: 'owner@beta.test', shows: 'Beta Clinic (child of Acme, America/Chicago) as Owner' },
   { email: 'owner@gamma.test', shows: 'Gamma Solar (unrelated company, UTC) as Owner' },
 ] as const;
 
-/** Permissions the Supervisor role lacks (DESIGN section 9). */
-export const SUPERVISOR_WITHOUT = ['view-role', 'edit-role', 'delete-role', 'assign-role-permission', 'view-spam-protected-numbers'];
+/** Permissions the Supervisor role lacks (docs/design.md §9). */
+export const SUPERVISOR_WITHOUT = [
+  'view-role',
+  'edit-role',
+  'delete-role',
+  'assign-role-permission',
+  'view-spam-protected-numbers',
+];
 
 const BASE_TIME = Date.UTC(2026, 0, 5, 9, 0, 0);
 
@@ -40,9 +64,23 @@ export async function seedDemo(em: EntityManager, appKey: Buffer, now = new Date
     return entity;
   };
 
-  const acme = em.create(Company, { name: 'Acme Agency', isAgency: true, timeZone: 'America/New_York', settings: { minCarriersToFlag: 2, numberAiLocalPresence: 'All' } });
-  const beta = em.create(Company, { name: 'Beta Clinic', parent: acme, timeZone: 'America/Chicago', settings: { minCarriersToFlag: 1, numberAiLocalPresence: 'Unassigned' } });
-  const gamma = em.create(Company, { name: 'Gamma Solar', timeZone: 'UTC', settings: { minCarriersToFlag: 3, numberAiLocalPresence: 'All' } });
+  const acme = em.create(Company, {
+    name: 'Acme Agency',
+    isAgency: true,
+    timeZone: 'America/New_York',
+    settings: { minCarriersToFlag: 2, numberAiLocalPresence: 'All' },
+  });
+  const beta = em.create(Company, {
+    name: 'Beta Clinic',
+    parent: acme,
+    timeZone: 'America/Chicago',
+    settings: { minCarriersToFlag: 1, numberAiLocalPresence: 'Unassigned' },
+  });
+  const gamma = em.create(Company, {
+    name: 'Gamma Solar',
+    timeZone: 'UTC',
+    settings: { minCarriersToFlag: 3, numberAiLocalPresence: 'All' },
+  });
 
   const role = (company: Company, title: string, granted: Permission[], isOwner = false) => {
     const created = stamp(em.create(Role, { company, title, isOwner }));
@@ -53,7 +91,11 @@ export async function seedDemo(em: EntityManager, appKey: Buffer, now = new Date
     stamp(em.create(User, { company, role: assigned, name, email, passwordHash }));
 
   const acmeOwner = role(acme, 'Owner', permissions, true);
-  const supervisor = role(acme, 'Supervisor', permissions.filter((p) => !SUPERVISOR_WITHOUT.includes(p.slug)));
+  const supervisor = role(
+    acme,
+    'Supervisor',
+    permissions.filter((p) => !SUPERVISOR_WITHOUT.includes(p.slug)),
+  );
   role(acme, 'Sales Agent', only(['view-phone-numbers', 'view-ai-dashboard', 'view-pipelines', 'view-workflows']));
   role(acme, 'Billing', only(['view-phone-numbers', 'purchase-phone-numbers']));
   role(acme, 'Auditor', only(['view-role', 'view-spam-protected-numbers', 'view-ai-dashboard', 'view-webhooks']));
@@ -74,16 +116,18 @@ export async function seedDemo(em: EntityManager, appKey: Buffer, now = new Date
     seedTelcoAccount(em, company, ['acme', 'beta', 'gamma'][i], box);
   });
   // One webhook, switched off until it points at a real receiver (its secret is fixed, like the rest of the data).
-  stamp(em.create(Webhook, {
-    company: acme,
-    title: 'CRM sync (example)',
-    url: 'https://hooks.example.com/switchboard',
-    listSelection: 'Contact',
-    formData: ['phone_number', 'first_name', 'last_name', 'email'],
-    events: ['call.ended', 'appointment.scheduled', 'agent.status_changed'],
-    active: false,
-    secretSealed: box.seal(`whsec_${createHash('sha256').update('switchboard-demo-webhook').digest('base64')}`),
-  }));
+  stamp(
+    em.create(Webhook, {
+      company: acme,
+      title: 'CRM sync (example)',
+      url: 'https://hooks.example.com/switchboard',
+      listSelection: 'Contact',
+      formData: ['phone_number', 'first_name', 'last_name', 'email'],
+      events: ['call.ended', 'appointment.scheduled', 'agent.status_changed'],
+      active: false,
+      secretSealed: box.seal(`whsec_${createHash('sha256').update('switchboard-demo-webhook').digest('base64')}`),
+    }),
+  );
   await em.flush();
 }
 
@@ -94,31 +138,73 @@ const PIPELINES: Array<[string, string | null, string[]]> = [
 ];
 
 const FOLDERS: Array<[string, Array<[string, WorkflowStatus]>]> = [
-  ['Lead follow-up', [['Missed call text-back', WorkflowStatus.active], ['New lead welcome', WorkflowStatus.active], ['Old lead revival', WorkflowStatus.inactive]]],
-  ['Appointments', [['Appointment reminder', WorkflowStatus.active], ['No-show follow-up', WorkflowStatus.draft]]],
+  [
+    'Lead follow-up',
+    [
+      ['Missed call text-back', WorkflowStatus.active],
+      ['New lead welcome', WorkflowStatus.active],
+      ['Old lead revival', WorkflowStatus.inactive],
+    ],
+  ],
+  [
+    'Appointments',
+    [
+      ['Appointment reminder', WorkflowStatus.active],
+      ['No-show follow-up', WorkflowStatus.draft],
+    ],
+  ],
   ['Archive', [['Holiday promo', WorkflowStatus.inactive]]],
 ];
 
 /** The graph of a demo workflow: a call or SMS trigger, then a few actions. */
 const demoGraph = (name: string): TriggerConfig => ({
   nodes: [
-    { id: 'trigger', kind: 'trigger' as const, type: name.includes('text') ? 'call.ended' : 'lead.generated', config: {} },
+    {
+      id: 'trigger',
+      kind: 'trigger' as const,
+      type: name.includes('text') ? 'call.ended' : 'lead.generated',
+      config: {},
+    },
     { id: 'wait', kind: 'action' as const, type: 'wait', config: { amount: 5, unit: 'minutes' } },
     { id: 'sms', kind: 'action' as const, type: 'send_sms', config: { message: `Hi from ${name}!` } },
   ],
-  edges: [{ from: 'trigger', to: 'wait' }, { from: 'wait', to: 'sms' }],
+  edges: [
+    { from: 'trigger', to: 'wait' },
+    { from: 'wait', to: 'sms' },
+  ],
 });
 
-function seedCrm(em: EntityManager, company: Company, stamp: <T extends { createdAt: Date; updatedAt: Date }>(e: T) => T): void {
+function seedCrm(
+  em: EntityManager,
+  company: Company,
+  stamp: <T extends { createdAt: Date; updatedAt: Date }>(e: T) => T,
+): void {
   for (const [name, location, stages] of PIPELINES) {
-    const pipeline = stamp(em.create(Pipeline, { company, name, crmLocationId: location ? `${location}-${company.name.split(' ')[0].toLowerCase()}` : null }));
+    const pipeline = stamp(
+      em.create(Pipeline, {
+        company,
+        name,
+        crmLocationId: location ? `${location}-${company.name.split(' ')[0].toLowerCase()}` : null,
+      }),
+    );
     stages.forEach((stage, i) => stamp(em.create(PipelineStage, { pipeline, name: stage, position: i + 1 })));
   }
   FOLDERS.forEach(([folderName, workflows], i) => {
     const folder = stamp(em.create(WorkflowFolder, { company, name: folderName, sortOrder: i + 1 }));
     for (const [name, status] of workflows) {
-      stamp(em.create(Workflow, { company, folder, name, status, description: `${name} (demo)`, triggerConfig: demoGraph(name) }));
+      stamp(
+        em.create(Workflow, {
+          company,
+          folder,
+          name,
+          status,
+          description: `${name} (demo)`,
+          triggerConfig: demoGraph(name),
+        }),
+      );
     }
   });
-  stamp(em.create(Workflow, { company, name: 'Uncategorized draft', status: WorkflowStatus.draft, triggerConfig: null }));
+  stamp(
+    em.create(Workflow, { company, name: 'Uncategorized draft', status: WorkflowStatus.draft, triggerConfig: null }),
+  );
 }

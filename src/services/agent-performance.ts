@@ -3,7 +3,7 @@ import { Rules } from '../kernel/validation.js';
 import { TERMINAL_CALL_STATUSES } from '../kernel/vocabulary.js';
 import { callRecords } from './calls/statements.js';
 
-// agent.performance (DESIGN section 5): after each finished call of an AI
+// agent.performance (docs/design.md §5): after each finished call of an AI
 // agent, its answer rate and average sentiment over its last 20 finished
 // calls are compared with the company's thresholds. The event fires when a
 // metric crosses its threshold (below, or back above), once per crossing,
@@ -14,27 +14,41 @@ export const PERFORMANCE_MIN_CALLS = 5;
 /** Defaults: an answer rate under 60 %, an average sentiment under neutral (positive 1, neutral 0, negative -1). */
 export const DEFAULT_THRESHOLDS = { answerRate: 0.6, averageSentiment: 0 } as const;
 
-
 export interface Thresholds {
   answerRate: number;
   averageSentiment: number;
 }
 
 export async function thresholdsOf(ctx: RequestContext, companyId: number): Promise<Thresholds> {
-  const [row] = await ctx.sql<{ value: Partial<Thresholds> | null }>("SELECT settings -> 'agentPerformance' AS value FROM companies WHERE id = ?", [companyId]);
+  const [row] = await ctx.sql<{ value: Partial<Thresholds> | null }>(
+    "SELECT settings -> 'agentPerformance' AS value FROM companies WHERE id = ?",
+    [companyId],
+  );
   return { ...DEFAULT_THRESHOLDS, ...(row?.value ?? {}) };
 }
 
-export async function setThresholds(ctx: RequestContext, input: { answerRate?: number | null; averageSentiment?: number | null }): Promise<Thresholds> {
+export async function setThresholds(
+  ctx: RequestContext,
+  input: { answerRate?: number | null; averageSentiment?: number | null },
+): Promise<Thresholds> {
   const rules = new Rules();
-  if (input.answerRate !== undefined && input.answerRate !== null && !(input.answerRate >= 0 && input.answerRate <= 1)) rules.add('answerRate', 'The answer rate field must be between 0 and 1.');
-  if (input.averageSentiment !== undefined && input.averageSentiment !== null && !(input.averageSentiment >= -1 && input.averageSentiment <= 1)) rules.add('averageSentiment', 'The average sentiment field must be between -1 and 1.');
+  if (input.answerRate !== undefined && input.answerRate !== null && !(input.answerRate >= 0 && input.answerRate <= 1))
+    rules.add('answerRate', 'The answer rate field must be between 0 and 1.');
+  if (
+    input.averageSentiment !== undefined &&
+    input.averageSentiment !== null &&
+    !(input.averageSentiment >= -1 && input.averageSentiment <= 1)
+  )
+    rules.add('averageSentiment', 'The average sentiment field must be between -1 and 1.');
   rules.check();
   const companyId = await ctx.companyId();
   const next = { ...(await thresholdsOf(ctx, companyId)) };
   if (typeof input.answerRate === 'number') next.answerRate = input.answerRate;
   if (typeof input.averageSentiment === 'number') next.averageSentiment = input.averageSentiment;
-  await ctx.sql(`UPDATE companies SET settings = jsonb_set(settings, '{agentPerformance}', ?::jsonb), updated_at = now() WHERE id = ?`, [JSON.stringify(next), companyId]);
+  await ctx.sql(
+    `UPDATE companies SET settings = jsonb_set(settings, '{agentPerformance}', ?::jsonb), updated_at = now() WHERE id = ?`,
+    [JSON.stringify(next), companyId],
+  );
   return next;
 }
 

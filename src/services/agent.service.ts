@@ -7,7 +7,12 @@ import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.j
 import { BOUNDS } from '../kernel/bounds.js';
 
 /** The data every agent event carries (docs: src/events/catalog.ts). */
-const agentData = (agent: Agent) => ({ agent_id: String(agent.id), name: agent.name, active: agent.active, online: agent.online });
+const agentData = (agent: Agent) => ({
+  agent_id: String(agent.id),
+  name: agent.name,
+  active: agent.active,
+  online: agent.online,
+});
 
 /** An agent as the GraphQL Agent type serves it. */
 export interface AgentRecord {
@@ -22,10 +27,19 @@ export class AgentService {
   constructor(private readonly ids: IdCodec) {}
 
   private record(agent: Agent): AgentRecord {
-    return { id: String(agent.id), encryptedId: this.ids.encrypt('agent', agent.id), name: agent.name, active: agent.active, online: agent.online };
+    return {
+      id: String(agent.id),
+      encryptedId: this.ids.encrypt('agent', agent.id),
+      name: agent.name,
+      active: agent.active,
+      online: agent.online,
+    };
   }
 
-  async list(ctx: RequestContext, args: PageArgs & { search?: string | null; active?: boolean | null }): Promise<Page<AgentRecord>> {
+  async list(
+    ctx: RequestContext,
+    args: PageArgs & { search?: string | null; active?: boolean | null },
+  ): Promise<Page<AgentRecord>> {
     const window = pageWindow(args);
     const where: Record<string, unknown> = { company: await ctx.companyId() };
     if (args.active !== undefined && args.active !== null) where.active = args.active;
@@ -42,9 +56,14 @@ export class AgentService {
     return this.record(agent);
   }
 
-  async update(ctx: RequestContext, rawId: string, change: { name?: string | null; active?: boolean | null }): Promise<AgentRecord> {
+  async update(
+    ctx: RequestContext,
+    rawId: string,
+    change: { name?: string | null; active?: boolean | null },
+  ): Promise<AgentRecord> {
     const agent = await findOwned(ctx, this.ids, Agent, rawId, 'agent', 'Agent');
-    if (change.name !== undefined && change.name !== null) new Rules().required('name', change.name).maxChars('name', change.name, BOUNDS.agent.name.maxLength).check();
+    if (change.name !== undefined && change.name !== null)
+      new Rules().required('name', change.name).maxChars('name', change.name, BOUNDS.agent.name.maxLength).check();
     const before = { name: agent.name, active: agent.active, online: agent.online };
     if (change.name) agent.name = change.name.trim();
     if (change.active !== undefined && change.active !== null) {

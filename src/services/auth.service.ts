@@ -14,7 +14,6 @@ export interface LoginResult {
   token: string;
 }
 
-
 interface ViewerRow {
   id: number;
   name: string;
@@ -43,12 +42,19 @@ JOIN roles r ON r.id = u.role_id
 WHERE u.id = $1 AND u.company_id = $2 AND NOT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $3)`;
 
 export class AuthService implements ActorSource {
-  constructor(private readonly tokens: TokenSigner, private readonly limiter: LoginLimiter, readonly viewers: ViewerCache) {}
+  constructor(
+    private readonly tokens: TokenSigner,
+    private readonly limiter: LoginLimiter,
+    readonly viewers: ViewerCache,
+  ) {}
 
   async login(ctx: RequestContext, email: string, password: string): Promise<LoginResult> {
     const rules = new Rules().required('email', email).required('password', password);
     if (!rules.has('email') && !EMAIL.test(email)) rules.add('email', message.email('email'));
-    rules.maxChars('email', email, BOUNDS.auth.email.maxLength).maxChars('password', password, BOUNDS.auth.password.maxLength).check();
+    rules
+      .maxChars('email', email, BOUNDS.auth.email.maxLength)
+      .maxChars('password', password, BOUNDS.auth.password.maxLength)
+      .check();
 
     const normalised = email.trim().toLowerCase();
     await this.limiter.reserve(ctx, normalised);
@@ -62,7 +68,10 @@ export class AuthService implements ActorSource {
 
   async logout(ctx: RequestContext): Promise<void> {
     const { claims } = await ctx.viewer();
-    await ctx.sql('INSERT INTO revoked_tokens (jti, expires_at) VALUES (?, ?) ON CONFLICT (jti) DO NOTHING', [claims.jti, new Date(claims.exp * 1000)]);
+    await ctx.sql('INSERT INTO revoked_tokens (jti, expires_at) VALUES (?, ?) ON CONFLICT (jti) DO NOTHING', [
+      claims.jti,
+      new Date(claims.exp * 1000),
+    ]);
     // This process forgets it at commit; the trigger tells the others.
     ctx.afterCommit(() => this.viewers.forget({ jti: claims.jti }));
   }
@@ -81,7 +90,13 @@ export class AuthService implements ActorSource {
     if (!row) return undefined;
     const viewer: Viewer = {
       user: { id: row.id, name: row.name, email: row.email },
-      company: { id: row.company_id, name: row.company_name, timeZone: row.time_zone, isAgency: row.is_agency, parentId: row.parent_id },
+      company: {
+        id: row.company_id,
+        name: row.company_name,
+        timeZone: row.time_zone,
+        isAgency: row.is_agency,
+        parentId: row.parent_id,
+      },
       role: { id: row.role_id, title: row.role_title, isOwner: row.is_owner },
       permissions: new Set(row.permissions ?? []),
       claims,
@@ -91,11 +106,16 @@ export class AuthService implements ActorSource {
   }
 
   async companyScope(ctx: RequestContext, companyId: number): Promise<CompanyScope | undefined> {
-    const [row] = await ctx.read<{ id: number; name: string; time_zone: string; is_agency: boolean; parent_id: number | null }>(
-      'SELECT id, name, time_zone, is_agency, parent_id FROM companies WHERE id = $1',
-      [companyId],
+    const [row] = await ctx.read<{
+      id: number;
+      name: string;
+      time_zone: string;
+      is_agency: boolean;
+      parent_id: number | null;
+    }>('SELECT id, name, time_zone, is_agency, parent_id FROM companies WHERE id = $1', [companyId]);
+    return (
+      row && { id: row.id, name: row.name, timeZone: row.time_zone, isAgency: row.is_agency, parentId: row.parent_id }
     );
-    return row && { id: row.id, name: row.name, timeZone: row.time_zone, isAgency: row.is_agency, parentId: row.parent_id };
   }
 
   /** Drops revoked tokens and login counters that no longer matter (a periodic job). */

@@ -54,11 +54,22 @@ export function customAnalysisProblems(value: unknown): string[] {
   if (typeof value !== 'object' || Array.isArray(value)) return ['The custom analysis must be an object of fields.'];
   const entries = Object.entries(value);
   const problems: string[] = [];
-  if (entries.length > ANALYSIS_LIMITS.fields) problems.push(`The custom analysis may hold at most ${ANALYSIS_LIMITS.fields} fields.`);
+  if (entries.length > ANALYSIS_LIMITS.fields)
+    problems.push(`The custom analysis may hold at most ${ANALYSIS_LIMITS.fields} fields.`);
   for (const [name, v] of entries.slice(0, ANALYSIS_LIMITS.fields + 1)) {
-    if (!FIELD_NAME.test(name)) problems.push(`The custom analysis field name ${JSON.stringify(name.slice(0, 70))} must be lower-case letters, digits and underscores, starting with a letter (at most 64).`);
-    else if (!(v === null || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string')) problems.push(`The custom analysis field ${name} must be a string, a number, true, false or null.`);
-    else if (typeof v === 'string' && v.length > ANALYSIS_LIMITS.fieldValue) problems.push(`The custom analysis field ${name} must not be longer than ${ANALYSIS_LIMITS.fieldValue} characters.`);
+    if (!FIELD_NAME.test(name))
+      problems.push(
+        `The custom analysis field name ${JSON.stringify(name.slice(0, 70))} must be lower-case letters, ` +
+          `digits and underscores, starting with a letter (at most 64).`,
+      );
+    else if (
+      !(v === null || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string')
+    )
+      problems.push(`The custom analysis field ${name} must be a string, a number, true, false or null.`);
+    else if (typeof v === 'string' && v.length > ANALYSIS_LIMITS.fieldValue)
+      problems.push(
+        `The custom analysis field ${name} must not be longer than ${ANALYSIS_LIMITS.fieldValue} characters.`,
+      );
   }
   return problems;
 }
@@ -70,17 +81,25 @@ export function declaredFieldProblems(value: Record<string, unknown>, declared: 
   const problems: string[] = [];
   for (const [name, v] of Object.entries(value)) {
     const field = byName.get(name);
-    if (!field) problems.push(`The custom analysis field ${name} is not one of the company's analysis fields (${[...byName.keys()].join(', ')}).`);
+    if (!field)
+      problems.push(
+        `The custom analysis field ${name} is not one of the company's analysis fields (${[...byName.keys()].join(', ')}).`,
+      );
     else if (v === null) continue;
     else if (field.type === 'choice' ? !field.choices!.includes(v as string) : typeof v !== field.type) {
-      problems.push(field.type === 'choice' ? `The custom analysis field ${name} must be one of ${field.choices!.join(', ')}.` : `The custom analysis field ${name} must be a ${field.type}.`);
+      problems.push(
+        field.type === 'choice'
+          ? `The custom analysis field ${name} must be one of ${field.choices!.join(', ')}.`
+          : `The custom analysis field ${name} must be a ${field.type}.`,
+      );
     }
   }
   return problems;
 }
 
 /** A value as text, an object's keys sorted (the database keeps them in its own order). */
-const canonical = (value: unknown) => JSON.stringify(value, value && typeof value === 'object' ? Object.keys(value).sort() : undefined);
+const canonical = (value: unknown) =>
+  JSON.stringify(value, value && typeof value === 'object' ? Object.keys(value).sort() : undefined);
 
 export class CallAnalysisService {
   constructor(
@@ -89,7 +108,10 @@ export class CallAnalysisService {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  /** The provider's analysis callback for the context's company (422 on CustomAnalysis for an undeclared or mistyped field); a call it does not know is left alone. */
+  /**
+   * The provider's analysis callback for the context's company (422 on CustomAnalysis for an undeclared or mistyped
+   * field); a call it does not know is left alone.
+   */
   async reported(ctx: RequestContext, callSid: string, input: AnalysisInput): Promise<void> {
     await this.checkDeclared(ctx, input, 'CustomAnalysis');
     const call = await callRecords.lockForAnalysis(ctx, await ctx.companyId(), { providerCallId: callSid });
@@ -98,29 +120,50 @@ export class CallAnalysisService {
 
   /** The company's declared analysis fields, in order. */
   async fields(ctx: RequestContext): Promise<AnalysisField[]> {
-    const [row] = await ctx.sql<{ fields: AnalysisField[] | null }>("SELECT settings -> 'callAnalysisFields' AS fields FROM companies WHERE id = ?", [await ctx.companyId()]);
+    const [row] = await ctx.sql<{ fields: AnalysisField[] | null }>(
+      "SELECT settings -> 'callAnalysisFields' AS fields FROM companies WHERE id = ?",
+      [await ctx.companyId()],
+    );
     return row?.fields ?? [];
   }
 
   /** Replaces the company's analysis fields (an empty list: any field of the free form). */
   async setFields(ctx: RequestContext, fields: AnalysisField[]): Promise<AnalysisField[]> {
     const rules = new Rules();
-    if (fields.length > ANALYSIS_LIMITS.fields) rules.add('fields', `At most ${ANALYSIS_LIMITS.fields} analysis fields.`);
+    if (fields.length > ANALYSIS_LIMITS.fields)
+      rules.add('fields', `At most ${ANALYSIS_LIMITS.fields} analysis fields.`);
     const seen = new Set<string>();
     fields.slice(0, ANALYSIS_LIMITS.fields + 1).forEach((field, i) => {
       const at = `fields.${i}`;
-      if (!FIELD_NAME.test(field.name)) rules.add(`${at}.name`, 'The name must be lower-case letters, digits and underscores, starting with a letter (at most 64).');
+      if (!FIELD_NAME.test(field.name))
+        rules.add(
+          `${at}.name`,
+          'The name must be lower-case letters, digits and underscores, starting with a letter (at most 64).',
+        );
       else if (seen.has(field.name)) rules.add(`${at}.name`, `The field ${field.name} is declared twice.`);
       seen.add(field.name);
-      rules.oneOf(`${at}.type`, field.type, ANALYSIS_FIELD_TYPES).maxChars(`${at}.description`, field.description, ANALYSIS_LIMITS.description);
+      rules
+        .oneOf(`${at}.type`, field.type, ANALYSIS_FIELD_TYPES)
+        .maxChars(`${at}.description`, field.description, ANALYSIS_LIMITS.description);
       const choices = field.choices ?? [];
-      if (field.type === 'choice' && (choices.length === 0 || choices.length > ANALYSIS_LIMITS.choices)) rules.add(`${at}.choices`, `A choice field lists 1 to ${ANALYSIS_LIMITS.choices} choices.`);
-      if (field.type !== 'choice' && choices.length > 0) rules.add(`${at}.choices`, 'Only a choice field lists choices.');
-      if (choices.some((c) => c === '' || c.length > ANALYSIS_LIMITS.choice)) rules.add(`${at}.choices`, `Each choice is 1 to ${ANALYSIS_LIMITS.choice} characters.`);
+      if (field.type === 'choice' && (choices.length === 0 || choices.length > ANALYSIS_LIMITS.choices))
+        rules.add(`${at}.choices`, `A choice field lists 1 to ${ANALYSIS_LIMITS.choices} choices.`);
+      if (field.type !== 'choice' && choices.length > 0)
+        rules.add(`${at}.choices`, 'Only a choice field lists choices.');
+      if (choices.some((c) => c === '' || c.length > ANALYSIS_LIMITS.choice))
+        rules.add(`${at}.choices`, `Each choice is 1 to ${ANALYSIS_LIMITS.choice} characters.`);
     });
     rules.check();
-    const kept = fields.map((f) => ({ name: f.name, type: f.type, description: f.description ?? null, choices: f.type === 'choice' ? f.choices! : null }));
-    await ctx.sql("UPDATE companies SET settings = jsonb_set(settings, '{callAnalysisFields}', ?::jsonb), updated_at = now() WHERE id = ?", [JSON.stringify(kept), await ctx.companyId()]);
+    const kept = fields.map((f) => ({
+      name: f.name,
+      type: f.type,
+      description: f.description ?? null,
+      choices: f.type === 'choice' ? f.choices! : null,
+    }));
+    await ctx.sql(
+      "UPDATE companies SET settings = jsonb_set(settings, '{callAnalysisFields}', ?::jsonb), updated_at = now() WHERE id = ?",
+      [JSON.stringify(kept), await ctx.companyId()],
+    );
     return kept;
   }
 
@@ -136,15 +179,18 @@ export class CallAnalysisService {
       .maxChars('summary', input.summary, ANALYSIS_LIMITS.summary)
       .maxChars('disposition', input.disposition, ANALYSIS_LIMITS.disposition)
       .maxChars('recordingUrl', input.recordingUrl, ANALYSIS_LIMITS.recordingUrl);
-    if (input.sentiment !== undefined && input.sentiment !== null) rules.oneOf('sentiment', input.sentiment, SENTIMENTS);
-    if (input.recordingUrl && !rules.has('recordingUrl') && !/^https?:\/\/\S+$/.test(input.recordingUrl)) rules.add('recordingUrl', 'The recording url field must be an http or https URL.');
+    if (input.sentiment !== undefined && input.sentiment !== null)
+      rules.oneOf('sentiment', input.sentiment, SENTIMENTS);
+    if (input.recordingUrl && !rules.has('recordingUrl') && !/^https?:\/\/\S+$/.test(input.recordingUrl))
+      rules.add('recordingUrl', 'The recording url field must be an http or https URL.');
     for (const problem of customAnalysisProblems(input.customAnalysis)) rules.add('customAnalysis', problem);
     rules.check();
     await this.checkDeclared(ctx, input, 'customAnalysis');
     const id = this.ids.decode(rawCallId, 'call');
     const call = id === undefined ? undefined : await callRecords.lockForAnalysis(ctx, await ctx.companyId(), { id });
     if (!call) throw new NotFoundError('Call');
-    if ((CALL_PROGRESS[call.status] ?? 4) < 4) throw new ConflictError('A call is analysed once it has ended: this one is still in progress.');
+    if ((CALL_PROGRESS[call.status] ?? 4) < 4)
+      throw new ConflictError('A call is analysed once it has ended: this one is still in progress.');
     await this.apply(ctx, call, input);
   }
 
@@ -155,28 +201,39 @@ export class CallAnalysisService {
       sentiment: input.sentiment === undefined ? call.sentiment : input.sentiment,
       disposition: input.disposition === undefined ? call.disposition : input.disposition,
       successful: input.successful === undefined ? call.successful : input.successful,
-      customAnalysis: input.customAnalysis === undefined || input.customAnalysis === null ? call.customAnalysis : (input.customAnalysis as CallAnalysis['customAnalysis']),
+      customAnalysis:
+        input.customAnalysis === undefined || input.customAnalysis === null
+          ? call.customAnalysis
+          : (input.customAnalysis as CallAnalysis['customAnalysis']),
       recordingUrl: input.recordingUrl === undefined ? call.recordingUrl : input.recordingUrl,
     };
-    const unchanged = call.analyzedAt !== null && (Object.keys(next) as Array<keyof CallAnalysis>).every((k) => canonical(next[k]) === canonical(call[k]));
+    const unchanged =
+      call.analyzedAt !== null &&
+      (Object.keys(next) as Array<keyof CallAnalysis>).every((k) => canonical(next[k]) === canonical(call[k]));
     if (unchanged) return;
     const at = this.clock();
     await callRecords.saveAnalysis(ctx, call.id, next, at);
     const known = call.contactId ? await this.contacts.byId(ctx, call.contactId) : undefined;
-    const contact = known ? contactFields(known) : { phone_number: call.direction === 'inbound' ? call.fromNumber : call.toNumber };
-    await ctx.events.record('call.analyzed', {
-      call_id: String(call.id),
-      agent_id: call.agentId === null ? null : String(call.agentId),
-      caller_number: call.fromNumber,
-      called_number: call.toNumber,
-      call_direction: call.direction,
-      summary: next.summary,
-      sentiment: next.sentiment,
-      disposition: next.disposition,
-      successful: next.successful,
-      custom_analysis: next.customAnalysis,
-      recording_url: next.recordingUrl,
-      analyzed_at: at.toISOString(),
-    }, contact);
+    const contact = known
+      ? contactFields(known)
+      : { phone_number: call.direction === 'inbound' ? call.fromNumber : call.toNumber };
+    await ctx.events.record(
+      'call.analyzed',
+      {
+        call_id: String(call.id),
+        agent_id: call.agentId === null ? null : String(call.agentId),
+        caller_number: call.fromNumber,
+        called_number: call.toNumber,
+        call_direction: call.direction,
+        summary: next.summary,
+        sentiment: next.sentiment,
+        disposition: next.disposition,
+        successful: next.successful,
+        custom_analysis: next.customAnalysis,
+        recording_url: next.recordingUrl,
+        analyzed_at: at.toISOString(),
+      },
+      contact,
+    );
   }
 }

@@ -36,8 +36,21 @@ export class CallTranscriptService {
     const callId = await callRecords.idByProviderId(ctx, companyId, report.callSid);
     if (callId === undefined) return;
     const at = this.clock();
-    const kept = await callRecords.addTurn(ctx, { callId, sequence: report.sequence, speaker: report.speaker, text: report.text, at });
-    if (kept) await this.live.publishTurn(ctx, { callId, sequence: report.sequence, speaker: report.speaker, text: report.text, at });
+    const kept = await callRecords.addTurn(ctx, {
+      callId,
+      sequence: report.sequence,
+      speaker: report.speaker,
+      text: report.text,
+      at,
+    });
+    if (kept)
+      await this.live.publishTurn(ctx, {
+        callId,
+        sequence: report.sequence,
+        speaker: report.speaker,
+        text: report.text,
+        at,
+      });
   }
 
   /** The company's calls in progress, newest first (at most 50): what a live view lists. */
@@ -51,7 +64,11 @@ export class CallTranscriptService {
   }
 
   /** The call's turns from now on, for a subscriber who may see the company's calls. */
-  async subscribe(ctx: RequestContext, rawCallId: string, guard: SubscriptionGuard): Promise<AsyncIterableIterator<TranscriptTurn>> {
+  async subscribe(
+    ctx: RequestContext,
+    rawCallId: string,
+    guard: SubscriptionGuard,
+  ): Promise<AsyncIterableIterator<TranscriptTurn>> {
     return this.live.transcript(guard.viewer.company.id, await this.callOf(ctx, rawCallId), guard);
   }
 

@@ -5,7 +5,7 @@ import type { CallStatusChanged } from '../telco/callbacks.js';
 import { evaluateAgent } from './agent-performance.js';
 import { contactFields, type ContactService } from './contact.service.js';
 
-// Calls as the provider reports them (DESIGN section 5, "Event sources"): the
+// Calls as the provider reports them (docs/design.md §5, "Event sources"): the
 // voice status callbacks create and advance the call record the AI dashboard
 // reads, and record call.started, call.answered, call.transferred and
 // call.ended. A call only moves forward: a repeated or late callback (a
@@ -23,13 +23,24 @@ export class CallService {
     const now = this.clock();
     const { direction } = report;
     // The company's own number on the call, and the AI agent that answers on it.
-    const [number] = await ctx.sql<{ agent: number | null }>('SELECT chatbot_agent_id AS agent FROM phone_numbers WHERE company_id = ? AND phone_no = ? LIMIT 1', [companyId, report.ourNumber]);
+    const [number] = await ctx.sql<{ agent: number | null }>(
+      'SELECT chatbot_agent_id AS agent FROM phone_numbers WHERE company_id = ? AND phone_no = ? LIMIT 1',
+      [companyId, report.ourNumber],
+    );
 
     // The other party is a contact of the company (made on first contact).
     const person = await this.contacts.findOrCreate(ctx, report.otherNumber);
     const inserted = await callRecords.insertIfNew(ctx, {
-      companyId, agentId: number?.agent ?? null, contactId: person.id, providerCallId: report.callSid, fromNumber: report.from, toNumber: report.to, direction,
-      contactName: [person.firstName, person.lastName].filter(Boolean).join(' ') || null, contactEmail: person.email, at: now,
+      companyId,
+      agentId: number?.agent ?? null,
+      contactId: person.id,
+      providerCallId: report.callSid,
+      fromNumber: report.from,
+      toNumber: report.to,
+      direction,
+      contactName: [person.firstName, person.lastName].filter(Boolean).join(' ') || null,
+      contactEmail: person.email,
+      at: now,
     });
     // One callback at a time per call: the row lock orders concurrent ones.
     const row = await callRecords.lockByProviderId(ctx, companyId, report.callSid);
@@ -42,7 +53,8 @@ export class CallService {
     const call = { ...row };
     if (moves) call.status = report.status;
     if (moves && after === 4) call.durationSeconds = report.durationSeconds ?? 0;
-    const answeredNow = moves && before < 3 && (after === 3 || (report.status === 'completed' && call.durationSeconds > 0));
+    const answeredNow =
+      moves && before < 3 && (after === 3 || (report.status === 'completed' && call.durationSeconds > 0));
     if (answeredNow) call.answeredAt = now;
     // The AI agent's analysis arrives with the completed callback (or after it): it completes the record.
     if (report.recordingUrl) call.recordingUrl = report.recordingUrl;
@@ -50,9 +62,16 @@ export class CallService {
     if (report.sentiment) call.sentiment = report.sentiment;
     if (report.disposition !== undefined) call.disposition = report.disposition.slice(0, 64);
     if (report.tags !== undefined) call.tags = report.tags.slice(0, 50);
-    const transferred = report.transferredTo && report.transferredTo !== row.transferredTo && (CALL_PROGRESS[call.status] ?? 4) < 4 ? report.transferredTo : undefined;
+    const transferred =
+      report.transferredTo && report.transferredTo !== row.transferredTo && (CALL_PROGRESS[call.status] ?? 4) < 4
+        ? report.transferredTo
+        : undefined;
     if (transferred) call.transferredTo = transferred;
-    await callRecords.saveProgress(ctx, call, { ended: moves && after === 4, appointmentAt: report.appointmentAt ?? null, at: now });
+    await callRecords.saveProgress(ctx, call, {
+      ended: moves && after === 4,
+      appointmentAt: report.appointmentAt ?? null,
+      at: now,
+    });
 
     const base = {
       call_id: String(row.id),
@@ -63,27 +82,42 @@ export class CallService {
     };
     // The contact is the other party; the webhook's form data decides which fields it carries.
     const contact = contactFields(person);
-    if (moves && before < 1) await ctx.events.record('call.started', { ...base, started_at: row.startedAt.toISOString() }, contact);
+    if (moves && before < 1)
+      await ctx.events.record('call.started', { ...base, started_at: row.startedAt.toISOString() }, contact);
     if (answeredNow) await ctx.events.record('call.answered', { ...base, answered_at: now.toISOString() }, contact);
-    if (transferred) await ctx.events.record('call.transferred', { ...base, transferred_to: transferred, transferred_at: now.toISOString() }, contact);
+    if (transferred)
+      await ctx.events.record(
+        'call.transferred',
+        { ...base, transferred_to: transferred, transferred_at: now.toISOString() },
+        contact,
+      );
     // A booking (or a new time for it) is an appointment.scheduled of its own.
     const booked = report.appointmentAt;
     const rebooked = booked && (!row.appointmentAt || row.appointmentAt.getTime() !== booked.getTime());
     if (moves && after === 4) {
-      await ctx.events.record('call.ended', {
-        ...base,
-        call_duration: call.durationSeconds,
-        call_status: call.status,
-        recording_url: call.recordingUrl,
-        transcription: call.transcript,
-        sentiment: call.sentiment,
-        disposition: call.disposition,
-        tags: call.tags,
-        custom_fields: call.customFields ?? {},
-      }, contact);
+      await ctx.events.record(
+        'call.ended',
+        {
+          ...base,
+          call_duration: call.durationSeconds,
+          call_status: call.status,
+          recording_url: call.recordingUrl,
+          transcription: call.transcript,
+          sentiment: call.sentiment,
+          disposition: call.disposition,
+          tags: call.tags,
+          custom_fields: call.customFields ?? {},
+        },
+        contact,
+      );
     }
     // A finished call of an AI agent may move its performance across a threshold.
     if (moves && after === 4 && row.agentId !== null) await evaluateAgent(ctx, row.agentId);
-    if (rebooked) await ctx.events.record('appointment.scheduled', { call_id: String(row.id), appointment_at: booked!.toISOString(), agent_id: base.agent_id }, contact);
+    if (rebooked)
+      await ctx.events.record(
+        'appointment.scheduled',
+        { call_id: String(row.id), appointment_at: booked!.toISOString(), agent_id: base.agent_id },
+        contact,
+      );
   }
 }

@@ -4,15 +4,33 @@ import { ValidationError } from '../kernel/errors.js';
 import { E164, EMAIL, Rules, message } from '../kernel/validation.js';
 import { BOUNDS } from '../kernel/bounds.js';
 
-// Contacts (DESIGN section 4): the people calls, SMS and leads concern, one
+// Contacts (docs/design.md §4): the people calls, SMS and leads concern, one
 // per phone number in a company. Created by users, or found or created by
 // phone number when the provider reports a call or a message. Their fields
 // are the webhook form data fields: an event's data.contact is this record,
 // cut down to what each webhook selected.
 
-const TEXT_FIELDS = ['email', 'firstName', 'lastName', 'address', 'city', 'state', 'zip', 'country', 'companyName'] as const;
+const TEXT_FIELDS = [
+  'email',
+  'firstName',
+  'lastName',
+  'address',
+  'city',
+  'state',
+  'zip',
+  'country',
+  'companyName',
+] as const;
 const COLUMNS: Record<(typeof TEXT_FIELDS)[number], string> = {
-  email: 'email', firstName: 'first_name', lastName: 'last_name', address: 'address', city: 'city', state: 'state', zip: 'zip', country: 'country', companyName: 'company_name',
+  email: 'email',
+  firstName: 'first_name',
+  lastName: 'last_name',
+  address: 'address',
+  city: 'city',
+  state: 'state',
+  zip: 'zip',
+  country: 'country',
+  companyName: 'company_name',
 };
 const CUSTOM_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -51,7 +69,8 @@ export interface ContactRecord {
   createdAt: Date;
 }
 
-const READ_COLUMNS = 'id, phone_number, email, first_name, last_name, address, city, state, zip, country, company_name, tags, custom_fields, created_at';
+const READ_COLUMNS =
+  'id, phone_number, email, first_name, last_name, address, city, state, zip, country, company_name, tags, custom_fields, created_at';
 const SELECT = `SELECT ${READ_COLUMNS} FROM contacts`;
 
 const contactRecord = (row: ContactRow): ContactRecord => ({
@@ -71,7 +90,11 @@ const contactRecord = (row: ContactRow): ContactRecord => ({
   createdAt: dbDate(row.created_at),
 });
 
-export type ContactInput = { phoneNumber?: string | null; tags?: string[] | null; customFields?: Record<string, unknown> | null } & Partial<Record<(typeof TEXT_FIELDS)[number], string | null>>;
+export type ContactInput = {
+  phoneNumber?: string | null;
+  tags?: string[] | null;
+  customFields?: Record<string, unknown> | null;
+} & Partial<Record<(typeof TEXT_FIELDS)[number], string | null>>;
 
 /** What an event says of a contact: every form data field, by its form data name (the webhook picks its own). */
 export function contactFields(c: ContactRecord): Record<string, unknown> {
@@ -100,14 +123,21 @@ export class ContactService {
   async findOrCreate(ctx: RequestContext, phoneNumber: string): Promise<ContactRecord> {
     const companyId = await ctx.companyId();
     const now = this.clock();
-    await ctx.sql('INSERT INTO contacts (company_id, phone_number, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (company_id, phone_number) DO NOTHING', [companyId, phoneNumber, now, now]);
-    const [row] = await ctx.sql<ContactRow>(`${SELECT} WHERE company_id = ? AND phone_number = ?`, [companyId, phoneNumber]);
+    await ctx.sql(
+      'INSERT INTO contacts (company_id, phone_number, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (company_id, phone_number) DO NOTHING',
+      [companyId, phoneNumber, now, now],
+    );
+    const [row] = await ctx.sql<ContactRow>(`${SELECT} WHERE company_id = ? AND phone_number = ?`, [
+      companyId,
+      phoneNumber,
+    ]);
     return contactRecord(row);
   }
 
   async create(ctx: RequestContext, input: ContactInput): Promise<ContactRecord> {
     const rules = new Rules().required('phoneNumber', input.phoneNumber);
-    if (!rules.has('phoneNumber') && !E164.test(input.phoneNumber!)) rules.add('phoneNumber', message.e164('phoneNumber'));
+    if (!rules.has('phoneNumber') && !E164.test(input.phoneNumber!))
+      rules.add('phoneNumber', message.e164('phoneNumber'));
     for (const field of TEXT_FIELDS) rules.maxChars(field, input[field], BOUNDS.contact[field].maxLength);
     if (input.email && !rules.has('email') && !EMAIL.test(input.email)) rules.add('email', message.email('email'));
     const { tags, customFields, customValue } = BOUNDS.contact;
@@ -115,28 +145,46 @@ export class ContactService {
     input.tags?.forEach((tag, i) => rules.maxChars(`tags.${i}`, tag, tags.items.maxLength));
     const custom = input.customFields ?? {};
     const keys = Object.keys(custom);
-    if (keys.length > customFields.maxItems) rules.add('customFields', `The custom fields field must not have more than ${customFields.maxItems} keys.`);
+    if (keys.length > customFields.maxItems)
+      rules.add('customFields', `The custom fields field must not have more than ${customFields.maxItems} keys.`);
     for (const key of keys) {
       const value = custom[key];
-      if (!CUSTOM_KEY.test(key)) rules.add(`customFields.${key}`, 'A custom field name is 1 to 64 letters, digits, - or _.');
-      else if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) rules.add(`customFields.${key}`, 'A custom field holds a string, a number, true, false or null.');
-      else if (typeof value === 'string' && value.length > customValue.maxLength) rules.add(`customFields.${key}`, message.maxChars(`customFields.${key}`, customValue.maxLength));
+      if (!CUSTOM_KEY.test(key))
+        rules.add(`customFields.${key}`, 'A custom field name is 1 to 64 letters, digits, - or _.');
+      else if (value !== null && !['string', 'number', 'boolean'].includes(typeof value))
+        rules.add(`customFields.${key}`, 'A custom field holds a string, a number, true, false or null.');
+      else if (typeof value === 'string' && value.length > customValue.maxLength)
+        rules.add(`customFields.${key}`, message.maxChars(`customFields.${key}`, customValue.maxLength));
     }
     rules.check();
     const companyId = await ctx.companyId();
-    const [taken] = await ctx.sql('SELECT 1 FROM contacts WHERE company_id = ? AND phone_number = ?', [companyId, input.phoneNumber]);
+    const [taken] = await ctx.sql('SELECT 1 FROM contacts WHERE company_id = ? AND phone_number = ?', [
+      companyId,
+      input.phoneNumber,
+    ]);
     if (taken) throw ValidationError.field('phoneNumber', message.taken('phoneNumber'));
     const now = this.clock();
     const columns = TEXT_FIELDS.map((f) => COLUMNS[f]);
     const [row] = await ctx.sql<{ id: number }>(
       `INSERT INTO contacts (company_id, phone_number, ${columns.join(', ')}, tags, custom_fields, created_at, updated_at)
        VALUES (?, ?, ${columns.map(() => '?').join(', ')}, ?, ?, ?, ?) RETURNING id`,
-      [companyId, input.phoneNumber, ...TEXT_FIELDS.map((f) => input[f]?.trim() || null), JSON.stringify(input.tags ?? []), JSON.stringify(custom), now, now],
+      [
+        companyId,
+        input.phoneNumber,
+        ...TEXT_FIELDS.map((f) => input[f]?.trim() || null),
+        JSON.stringify(input.tags ?? []),
+        JSON.stringify(custom),
+        now,
+        now,
+      ],
     );
     return (await this.byId(ctx, row.id))!;
   }
 
-  async list(ctx: RequestContext, args: { search?: string | null; page?: number | null; perPage?: number | null }): Promise<Page<ContactRecord>> {
+  async list(
+    ctx: RequestContext,
+    args: { search?: string | null; page?: number | null; perPage?: number | null },
+  ): Promise<Page<ContactRecord>> {
     const window = pageWindow(args);
     const companyId = await ctx.companyId();
     const pattern = args.search ? likePattern(args.search) : undefined;
@@ -144,7 +192,11 @@ export class ContactService {
       ? "company_id = $1 AND (phone_number ILIKE $2 OR coalesce(first_name, '') || ' ' || coalesce(last_name, '') ILIKE $2 OR email ILIKE $2)"
       : 'company_id = $1';
     const params = pattern ? [companyId, pattern] : [companyId];
-    const { rows, total } = await readPage<ContactRow>(ctx, { select: READ_COLUMNS, from: 'contacts', where, orderBy: 'created_at DESC, id DESC', params }, window);
+    const { rows, total } = await readPage<ContactRow>(
+      ctx,
+      { select: READ_COLUMNS, from: 'contacts', where, orderBy: 'created_at DESC, id DESC', params },
+      window,
+    );
     return pageOf(rows.map(contactRecord), total, window);
   }
 

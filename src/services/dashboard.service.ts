@@ -1,11 +1,10 @@
 import type { RequestContext, Viewer } from '../platform/context.js';
 import type { IdCodec } from '../kernel/ids.js';
-import { Agent, Company, type Call } from '../entities/index.js';
+import { Company, type Call } from '../entities/index.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../kernel/errors.js';
 import { customRange, dateRange, DATE_RANGES, type DateRangeName, type Interval } from '../kernel/time/date-range.js';
 import { parseCivilDate } from '../kernel/time/zoned.js';
 import { Rules, message } from '../kernel/validation.js';
-import { findOwned } from '../db/lookup.js';
 import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from '../db/reads.js';
 import { callDetailsRecord, type AppointmentCallRecord, type CallDetailsRecord } from './calls/records.js';
 import { callRecords } from './calls/statements.js';
@@ -49,7 +48,10 @@ interface Scope {
 export const LOCAL_PRESENCE = ['All', 'Unassigned'] as const;
 
 export class DashboardService {
-  constructor(private readonly ids: IdCodec, private readonly clock: () => Date = () => new Date()) {}
+  constructor(
+    private readonly ids: IdCodec,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
 
   /**
    * Calls that booked an appointment, newest first, read as plain rows. A deep
@@ -59,14 +61,23 @@ export class DashboardService {
   async appointments(ctx: RequestContext, filter: DashboardFilter & PageArgs): Promise<Page<AppointmentCallRecord>> {
     const window = pageWindow(filter);
     const { company, interval, agentId, pattern } = await this.scope(ctx, filter);
-    const { records, total, nextCursor } = await callRecords.appointmentPage(ctx, { companyId: company.id, interval, agentId, pattern }, window);
+    const { records, total, nextCursor } = await callRecords.appointmentPage(
+      ctx,
+      { companyId: company.id, interval, agentId, pattern },
+      window,
+    );
     return { ...pageOf(records, total, window), nextCursor };
   }
 
   async summary(ctx: RequestContext, filter: DashboardFilter): Promise<DashboardSummary> {
     const scope = await this.scope(ctx, filter);
     const { company, interval } = scope;
-    const totals = await callRecords.totals(ctx, { companyId: company.id, interval, agentId: scope.agentId, pattern: scope.pattern });
+    const totals = await callRecords.totals(ctx, {
+      companyId: company.id,
+      interval,
+      agentId: scope.agentId,
+      pattern: scope.pattern,
+    });
     return {
       calls: totals.calls,
       answered: totals.answered,
@@ -97,7 +108,11 @@ export class DashboardService {
   async detailsOf(ctx: RequestContext, ids: number[]): Promise<Map<number, CallDetailsRecord>> {
     const viewer = await ctx.requirePermissions(['view-ai-dashboard']);
     const calls = await callRecords.manyWithCompany(ctx, ids);
-    return new Map(calls.filter((call) => visibleTo(viewer, call)).map((call) => [call.id, callDetailsRecord(this.ids, call, call.company.timeZone)]));
+    return new Map(
+      calls
+        .filter((call) => visibleTo(viewer, call))
+        .map((call) => [call.id, callDetailsRecord(this.ids, call, call.company.timeZone)]),
+    );
   }
 
   async setLocalPresence(ctx: RequestContext, value: string): Promise<string> {
@@ -116,7 +131,10 @@ export class DashboardService {
     let agentId: number | undefined;
     if (filter.agentId && filter.agentId !== 'All') {
       agentId = this.ids.decode(filter.agentId, 'agent');
-      const [agent] = agentId === undefined ? [] : await ctx.read('SELECT 1 FROM agents WHERE id = $1 AND company_id = $2', [agentId, company.id]);
+      const [agent] =
+        agentId === undefined
+          ? []
+          : await ctx.read('SELECT 1 FROM agents WHERE id = $1 AND company_id = $2', [agentId, company.id]);
       if (!agent) throw new NotFoundError('Agent');
     }
     return { company, interval, agentId, pattern: filter.search ? likePattern(filter.search) : undefined };
@@ -141,7 +159,8 @@ export class DashboardService {
       else if (!end) rules.add('endDate', message.date('endDate'));
       rules.check();
       const interval = customRange(start!, end!, timeZone);
-      if (interval.start >= interval.end) throw ValidationError.field('endDate', 'The end date field must be a date after or equal to start date.');
+      if (interval.start >= interval.end)
+        throw ValidationError.field('endDate', 'The end date field must be a date after or equal to start date.');
       return interval;
     }
     const name = filter.dateRange || 'Today';
@@ -151,4 +170,5 @@ export class DashboardService {
 }
 
 /** A call of the viewer's company, or of one of its child companies for an agency. */
-const visibleTo = (viewer: Viewer, call: Call) => call.company.id === viewer.company.id || (viewer.company.isAgency && call.company.parent?.id === viewer.company.id);
+const visibleTo = (viewer: Viewer, call: Call) =>
+  call.company.id === viewer.company.id || (viewer.company.isAgency && call.company.parent?.id === viewer.company.id);

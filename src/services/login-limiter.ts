@@ -8,7 +8,10 @@ import type { RateLimiter } from './rate-limiter.js';
 // concurrent guesses only `max` are ever evaluated.
 
 export class LoginLimiter {
-  constructor(private readonly limiter: RateLimiter, private readonly limits: { perIp: RateWindow; perEmail: RateWindow }) {}
+  constructor(
+    private readonly limiter: RateLimiter,
+    private readonly limits: { perIp: RateWindow; perEmail: RateWindow },
+  ) {}
 
   /** Reserves an attempt from this address and one for this email; 429 past either limit. */
   async reserve(ctx: RequestContext, email: string): Promise<void> {

@@ -39,7 +39,11 @@ export class NumberPurchaseService {
    * the purchase pending for the reconciler, which asks the provider.
    */
   async purchase(ctx: RequestContext, providerName: string, token: string): Promise<ActionResult> {
-    new Rules().required('provider', providerName).oneOf('provider', providerName, [TELCO_PROVIDER]).required('phoneNo', token).check();
+    new Rules()
+      .required('provider', providerName)
+      .oneOf('provider', providerName, [TELCO_PROVIDER])
+      .required('phoneNo', token)
+      .check();
     const { creds } = await this.telco.credentials(ctx, 'Telco credentials and balance must be set before purchasing.');
     const company = await ctx.companyId();
     const claims = this.tokens.verify('purchase', token, company);
@@ -57,11 +61,15 @@ export class NumberPurchaseService {
     } catch (error) {
       if (error instanceof TelcoError) {
         // The provider said no: nothing was bought, the token may be tried again.
-        await ctx.committed(`UPDATE number_purchases SET status = 'released', updated_at = now() WHERE jti = ?`, [claims.jti]);
+        await ctx.committed(`UPDATE number_purchases SET status = 'released', updated_at = now() WHERE jti = ?`, [
+          claims.jti,
+        ]);
         throw new UnprocessableError(error.message);
       }
       if (error instanceof TelcoUnavailableError) {
-        throw new ProviderUnavailableError('The telco provider did not answer; the purchase is being checked with the provider. Do not buy the number again.');
+        throw new ProviderUnavailableError(
+          'The telco provider did not answer; the purchase is being checked with the provider. Do not buy the number again.',
+        );
       }
       throw error;
     }
@@ -96,11 +104,19 @@ export class NumberPurchaseService {
         if (row.status === 'pending') {
           const found = await this.findAtProvider(ctx, row.phone_no);
           if (!found) {
-            await ctx.committed(`UPDATE number_purchases SET status = 'released', updated_at = now() WHERE jti = ? AND status = 'pending'`, [row.jti]);
+            await ctx.committed(
+              `UPDATE number_purchases SET status = 'released', updated_at = now() WHERE jti = ? AND status = 'pending'`,
+              [row.jti],
+            );
             settled++;
             continue;
           }
-          Object.assign(row, { provider_sid: found.number.sid, friendly_name: found.number.friendlyName, phone_type: found.number.type, account_balance: found.balance });
+          Object.assign(row, {
+            provider_sid: found.number.sid,
+            friendly_name: found.number.friendlyName,
+            phone_type: found.number.type,
+            account_balance: found.balance,
+          });
         }
         await ctx.unitOfWork((uow) => this.recordPurchase(uow, row));
         settled++;
@@ -131,7 +147,10 @@ export class NumberPurchaseService {
       await ctx.em.flush();
     }
     if (row.account_balance !== null && Number.isFinite(Number(row.account_balance))) {
-      await ctx.sql('UPDATE telco_accounts SET balance = ?, updated_at = now() WHERE company_id = ?', [Number(row.account_balance).toFixed(2), row.company_id]);
+      await ctx.sql('UPDATE telco_accounts SET balance = ?, updated_at = now() WHERE company_id = ?', [
+        Number(row.account_balance).toFixed(2),
+        row.company_id,
+      ]);
     }
     await ctx.sql(`UPDATE number_purchases SET status = 'completed', updated_at = now() WHERE jti = ?`, [row.jti]);
   }

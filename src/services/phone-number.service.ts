@@ -63,7 +63,10 @@ export class PhoneNumberService {
     };
   }
 
-  async list(ctx: RequestContext, args: PageArgs & { search?: string | null; useFor?: string | null }): Promise<Page<PhoneNumberRecord>> {
+  async list(
+    ctx: RequestContext,
+    args: PageArgs & { search?: string | null; useFor?: string | null },
+  ): Promise<Page<PhoneNumberRecord>> {
     new Rules().oneOf('useFor', args.useFor, Object.values(UseFor)).check();
     const window = pageWindow(args);
     const params: unknown[] = [await ctx.companyId()];
@@ -115,8 +118,14 @@ export class PhoneNumberService {
   }
 
   /** Active agents for the chatbot picker: 15 a page, by name, optional name match or one id. */
-  async chatbotOptions(ctx: RequestContext, args: { q?: string | null; id?: string | null; page?: number | null }): Promise<ChatbotOptions> {
-    const window = pageWindow({ page: args.page, perPage: CHATBOT_PAGE }, { defaultPerPage: CHATBOT_PAGE, maxPerPage: CHATBOT_PAGE });
+  async chatbotOptions(
+    ctx: RequestContext,
+    args: { q?: string | null; id?: string | null; page?: number | null },
+  ): Promise<ChatbotOptions> {
+    const window = pageWindow(
+      { page: args.page, perPage: CHATBOT_PAGE },
+      { defaultPerPage: CHATBOT_PAGE, maxPerPage: CHATBOT_PAGE },
+    );
     const where: Record<string, unknown> = { company: await ctx.companyId(), active: true };
     if (args.id) {
       const id = this.ids.decode(args.id, 'agent');
@@ -124,8 +133,12 @@ export class PhoneNumberService {
       where.id = id;
     }
     if (args.q) where.name = { $ilike: likePattern(args.q, 'q') };
-    const { records, pagination } = await findPage(ctx.em, Agent, where, window, { orderBy: { name: 'asc', id: 'asc' } });
-    return { results: records.map((a) => ({ id: String(a.id), text: a.name })), more: pagination.currentPage < pagination.lastPage };
+    const { records, pagination } = await findPage(ctx.em, Agent, where, window, {
+      orderBy: { name: 'asc', id: 'asc' },
+    });
+    return {
+      results: records.map((a) => ({ id: String(a.id), text: a.name })),
+      more: pagination.currentPage < pagination.lastPage,
+    };
   }
 }
-

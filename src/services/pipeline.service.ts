@@ -64,7 +64,10 @@ export class PipelineService {
     if (location === 'unsynced') where.crmLocationId = null;
     else if (location !== 'all') where.crmLocationId = location;
     const page = await findPage(ctx.em, Pipeline, where, window, { orderBy: { name: 'asc', id: 'asc' } });
-    const counts = await this.stageCounts(ctx, page.records.map((p) => p.id));
+    const counts = await this.stageCounts(
+      ctx,
+      page.records.map((p) => p.id),
+    );
     return { ...page, records: page.records.map((pipeline) => this.record(pipeline, counts.get(pipeline.id) ?? 0)) };
   }
 
@@ -73,7 +76,11 @@ export class PipelineService {
   }
 
   async create(ctx: RequestContext, input: { name: string; crmLocationId?: string | null }): Promise<PipelineRecord> {
-    new Rules().required('name', input.name).maxChars('name', input.name, BOUNDS.pipeline.name.maxLength).maxChars('crm_location_id', input.crmLocationId, BOUNDS.pipeline.crmLocationId.maxLength).check();
+    new Rules()
+      .required('name', input.name)
+      .maxChars('name', input.name, BOUNDS.pipeline.name.maxLength)
+      .maxChars('crm_location_id', input.crmLocationId, BOUNDS.pipeline.crmLocationId.maxLength)
+      .check();
     const pipeline = ctx.em.create(Pipeline, {
       company: await ctx.companyId(),
       name: input.name.trim(),
@@ -86,7 +93,10 @@ export class PipelineService {
   /** Adds a stage at the end of the pipeline. */
   async addStage(ctx: RequestContext, rawPipelineId: string, stageName: string): Promise<StageRecord> {
     const pipeline = await this.find(ctx, rawPipelineId);
-    new Rules().required('stageName', stageName).maxChars('stageName', stageName, BOUNDS.pipeline.stageName.maxLength).check();
+    new Rules()
+      .required('stageName', stageName)
+      .maxChars('stageName', stageName, BOUNDS.pipeline.stageName.maxLength)
+      .check();
     // Touching the pipeline row locks it until this unit of work commits, so two
     // concurrent additions never read the same last position (a unique
     // constraint on (pipeline_id, position) backs this up).
@@ -102,7 +112,9 @@ export class PipelineService {
 
   async stages(ctx: RequestContext, rawPipelineId: string): Promise<StageRecord[]> {
     const pipeline = await this.find(ctx, rawPipelineId);
-    return (await ctx.em.find(PipelineStage, { pipeline }, { orderBy: { position: 'asc', id: 'asc' } })).map(stageRecord);
+    return (await ctx.em.find(PipelineStage, { pipeline }, { orderBy: { position: 'asc', id: 'asc' } })).map(
+      stageRecord,
+    );
   }
 
   async locations(ctx: RequestContext): Promise<CrmLocation[]> {

@@ -8,7 +8,6 @@ import { Rules, message } from '../kernel/validation.js';
 import { dbDate, likePattern, pageOf, pageWindow, readPage, type Page, type PageArgs } from '../db/reads.js';
 import { BOUNDS } from '../kernel/bounds.js';
 
-
 /** A role as lists show it. */
 export interface RoleRecord {
   id: number;
@@ -26,8 +25,20 @@ interface RoleRow {
   updated_at: string;
 }
 
-const toRecord = (row: RoleRow): RoleRecord => ({ id: row.id, title: row.title, isOwner: row.is_owner, createdAt: dbDate(row.created_at), updatedAt: dbDate(row.updated_at) });
-const roleRecord = (role: Role): RoleRecord => ({ id: role.id, title: role.title, isOwner: role.isOwner, createdAt: role.createdAt, updatedAt: role.updatedAt });
+const toRecord = (row: RoleRow): RoleRecord => ({
+  id: row.id,
+  title: row.title,
+  isOwner: row.is_owner,
+  createdAt: dbDate(row.created_at),
+  updatedAt: dbDate(row.updated_at),
+});
+const roleRecord = (role: Role): RoleRecord => ({
+  id: role.id,
+  title: role.title,
+  isOwner: role.isOwner,
+  createdAt: role.createdAt,
+  updatedAt: role.updatedAt,
+});
 
 export interface RoleListArgs extends PageArgs {
   search?: string | null;
@@ -77,20 +88,27 @@ const RENAME = `WITH target AS (SELECT id, is_owner FROM roles WHERE id = $1 AND
   FROM (SELECT 1) AS one LEFT JOIN target t ON true LEFT JOIN renamed r ON true`;
 
 export class RoleService {
-  constructor(private readonly ids: IdCodec, private readonly viewers: ViewerCache) {}
+  constructor(
+    private readonly ids: IdCodec,
+    private readonly viewers: ViewerCache,
+  ) {}
 
   /** A page of the company's roles, newest first, read as plain rows. */
   async list(ctx: RequestContext, args: RoleListArgs): Promise<Page<RoleRecord>> {
     const window = pageWindow(args);
     const params: unknown[] = [await ctx.companyId()];
     if (args.search) params.push(likePattern(args.search));
-    const { rows, total } = await readPage<RoleRow>(ctx, {
-      select: 'id, title, is_owner, created_at, updated_at',
-      from: 'roles',
-      where: args.search ? 'company_id = $1 AND title ILIKE $2' : 'company_id = $1',
-      orderBy: 'created_at DESC, id DESC',
-      params,
-    }, window);
+    const { rows, total } = await readPage<RoleRow>(
+      ctx,
+      {
+        select: 'id, title, is_owner, created_at, updated_at',
+        from: 'roles',
+        where: args.search ? 'company_id = $1 AND title ILIKE $2' : 'company_id = $1',
+        orderBy: 'created_at DESC, id DESC',
+        params,
+      },
+      window,
+    );
     return pageOf(rows.map(toRecord), total, window);
   }
 
@@ -130,7 +148,12 @@ export class RoleService {
       const [role] = await ctx.read('SELECT 1 FROM roles WHERE id = $1 AND company_id = $2', [id, company]);
       throw role ? invalid : new NotFoundError('Role');
     }
-    const [row] = await ctx.read<RoleRow & { target_is_owner: boolean | null; taken: boolean }>(RENAME, [id, company, title.trim(), new Date()]);
+    const [row] = await ctx.read<RoleRow & { target_is_owner: boolean | null; taken: boolean }>(RENAME, [
+      id,
+      company,
+      title.trim(),
+      new Date(),
+    ]);
     if (row.target_is_owner === null) throw new NotFoundError('Role');
     if (row.taken) throw ValidationError.field('title', message.taken('title'));
     this.assertNotOwner({ isOwner: row.target_is_owner });
@@ -140,7 +163,8 @@ export class RoleService {
 
   async updatePermissions(ctx: RequestContext, rawId: string, change: RolePermissionsChange): Promise<RoleRecord> {
     const role = await this.find(ctx, rawId);
-    if (change.title !== undefined && change.title !== null) await this.checkTitle(ctx, role.company.id, change.title, role.id);
+    if (change.title !== undefined && change.title !== null)
+      await this.checkTitle(ctx, role.company.id, change.title, role.id);
     const permissions = await this.resolvePermissions(ctx, change);
     this.assertNotOwner(role);
     if (change.title) role.title = change.title.trim();
@@ -179,15 +203,27 @@ export class RoleService {
         moduleId: module.id,
         slug: module.slug,
         name: module.name,
-        permissions: module.permissions.map((permission) => ({ ...permission, granted: role.isOwner || held.has(permission.id) })),
+        permissions: module.permissions.map((permission) => ({
+          ...permission,
+          granted: role.isOwner || held.has(permission.id),
+        })),
       })),
     };
   }
 
   /** The permission catalog, grouped by module, in order. */
   async catalog(ctx: RequestContext): Promise<PermissionModuleRecord[]> {
-    const modules = await ctx.em.find(Module, {}, { populate: ['permissions'], orderBy: { sortOrder: 'asc', permissions: { id: 'asc' } } });
-    return modules.map((m) => ({ id: m.id, slug: m.slug, name: m.name, permissions: m.permissions.getItems().map(permissionRecord) }));
+    const modules = await ctx.em.find(
+      Module,
+      {},
+      { populate: ['permissions'], orderBy: { sortOrder: 'asc', permissions: { id: 'asc' } } },
+    );
+    return modules.map((m) => ({
+      id: m.id,
+      slug: m.slug,
+      name: m.name,
+      permissions: m.permissions.getItems().map(permissionRecord),
+    }));
   }
 
   private assertNotOwner(role: { isOwner: boolean }): void {
@@ -198,7 +234,10 @@ export class RoleService {
     const rules = new Rules().required('title', title).maxChars('title', title, BOUNDS.role.title.maxLength);
     rules.check();
     // The same comparison as the unique index on (company_id, lower(title)).
-    const [clash] = await ctx.read('SELECT 1 FROM roles WHERE company_id = $1 AND lower(title) = lower($2) AND id <> $3', [company, title.trim(), exceptId ?? 0]);
+    const [clash] = await ctx.read(
+      'SELECT 1 FROM roles WHERE company_id = $1 AND lower(title) = lower($2) AND id <> $3',
+      [company, title.trim(), exceptId ?? 0],
+    );
     if (clash) throw ValidationError.field('title', message.taken('title'));
   }
 

@@ -46,7 +46,12 @@ const record = (row: SmsRow): SmsRecord => ({
 });
 
 /** The data of an sms.* event about this message. */
-export const smsEventData = (m: SmsRecord) => ({ message_id: m.id, from_number: m.fromNumber, to_number: m.toNumber, body: m.body });
+export const smsEventData = (m: SmsRecord) => ({
+  message_id: m.id,
+  from_number: m.fromNumber,
+  to_number: m.toNumber,
+  body: m.body,
+});
 
 export interface NewSms {
   companyId: number;
@@ -66,22 +71,43 @@ export const smsRecords = {
   async page(ctx: RequestContext, companyId: number, direction: string | null | undefined, window: PageWindow) {
     const where = direction ? 'company_id = $1 AND direction = $2' : 'company_id = $1';
     const params = direction ? [companyId, direction] : [companyId];
-    const { rows, total } = await readPage<SmsRow>(ctx, { select: COLUMNS, from: 'sms_messages', where, orderBy: 'created_at DESC, id DESC', params }, window);
+    const { rows, total } = await readPage<SmsRow>(
+      ctx,
+      { select: COLUMNS, from: 'sms_messages', where, orderBy: 'created_at DESC, id DESC', params },
+      window,
+    );
     return { records: rows.map(record), total };
   },
 
   /** Records a message; undefined when one with this provider id exists already (a repeated callback). */
   async insert(ctx: RequestContext, m: NewSms): Promise<SmsRecord | undefined> {
     const [row] = await ctx.sql<SmsRow>(
-      `INSERT INTO sms_messages (company_id, contact_id, provider_message_sid, direction, from_number, to_number, body, status, in_reply_to_id, created_at, updated_at)
+      `INSERT INTO sms_messages (company_id, contact_id, provider_message_sid, direction, from_number, to_number,
+        body, status, in_reply_to_id, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (provider_message_sid) DO NOTHING RETURNING ${COLUMNS}`,
-      [m.companyId, m.contactId, m.providerMessageSid, m.direction, m.fromNumber, m.toNumber, m.body, m.status, m.inReplyTo, m.at, m.at],
+      [
+        m.companyId,
+        m.contactId,
+        m.providerMessageSid,
+        m.direction,
+        m.fromNumber,
+        m.toNumber,
+        m.body,
+        m.status,
+        m.inReplyTo,
+        m.at,
+        m.at,
+      ],
     );
     return row && record(row);
   },
 
   /** A message the company sent, by its provider id, locked for a status change. */
-  async outboundForUpdate(ctx: RequestContext, companyId: number, providerMessageSid: string): Promise<SmsRecord | undefined> {
+  async outboundForUpdate(
+    ctx: RequestContext,
+    companyId: number,
+    providerMessageSid: string,
+  ): Promise<SmsRecord | undefined> {
     const [row] = await ctx.sql<SmsRow>(
       `SELECT ${COLUMNS} FROM sms_messages WHERE provider_message_sid = ? AND company_id = ? AND direction = 'outbound' FOR UPDATE`,
       [providerMessageSid, companyId],
@@ -89,12 +115,29 @@ export const smsRecords = {
     return row && record(row);
   },
 
-  async setStatus(ctx: RequestContext, rowId: number, status: string, errorCode: string | null, at: Date): Promise<void> {
-    await ctx.sql('UPDATE sms_messages SET status = ?, error_code = ?, updated_at = ? WHERE id = ?', [status, errorCode, at, rowId]);
+  async setStatus(
+    ctx: RequestContext,
+    rowId: number,
+    status: string,
+    errorCode: string | null,
+    at: Date,
+  ): Promise<void> {
+    await ctx.sql('UPDATE sms_messages SET status = ?, error_code = ?, updated_at = ? WHERE id = ?', [
+      status,
+      errorCode,
+      at,
+      rowId,
+    ]);
   },
 
   /** The company's latest message from `ours` to `to` since `since`, if any. */
-  async latestSent(ctx: RequestContext, companyId: number, to: string, ours: string, since: Date): Promise<SmsRecord | undefined> {
+  async latestSent(
+    ctx: RequestContext,
+    companyId: number,
+    to: string,
+    ours: string,
+    since: Date,
+  ): Promise<SmsRecord | undefined> {
     const [row] = await ctx.sql<SmsRow>(
       `SELECT ${COLUMNS} FROM sms_messages WHERE company_id = ? AND direction = 'outbound' AND to_number = ? AND from_number = ? AND created_at > ?
        ORDER BY created_at DESC, id DESC LIMIT 1`,

@@ -9,7 +9,7 @@ import type { TelcoService } from './telco.service.js';
 import { contactFields, type ContactService } from './contact.service.js';
 import { BOUNDS } from '../kernel/bounds.js';
 
-// SMS (DESIGN section 5, "Event sources"): sent through the provider by a
+// SMS (docs/design.md §5, "Event sources"): sent through the provider by a
 // user, their fate reported by the provider's status callbacks (sms.sent once
 // it is sent or delivered, sms.failed once it failed or was undelivered), and
 // messages received from the provider (sms.received, and sms.replied when the
@@ -26,7 +26,10 @@ export class SmsService {
 
   /** Sends from `from` (one of the company's numbers; default: its first) to `to`. */
   async send(ctx: RequestContext, input: { to: string; body: string; from?: string | null }): Promise<SmsRecord> {
-    const rules = new Rules().required('to', input.to).required('body', input.body).maxChars('body', input.body, BOUNDS.sms.body.maxLength);
+    const rules = new Rules()
+      .required('to', input.to)
+      .required('body', input.body)
+      .maxChars('body', input.body, BOUNDS.sms.body.maxLength);
     if (!rules.has('to') && !E164.test(input.to)) rules.add('to', message.e164('to'));
     if (input.from && !E164.test(input.from)) rules.add('from', message.e164('from'));
     rules.check();
@@ -36,21 +39,32 @@ export class SmsService {
       input.from ? [companyId, input.from] : [companyId],
     );
     if (!number) {
-      if (input.from) throw ValidationError.field('from', 'The from field must be one of the company\'s phone numbers.');
+      if (input.from) throw ValidationError.field('from', "The from field must be one of the company's phone numbers.");
       throw new UnprocessableError('The company has no phone number to send from.');
     }
     const person = await this.contacts.findOrCreate(ctx, input.to);
     const sent = await this.telco.sendMessage(ctx, number.phone_no, input.to, input.body);
     const now = this.clock();
     const recorded = await smsRecords.insert(ctx, {
-      companyId, contactId: person.id, providerMessageSid: sent.sid, direction: 'outbound', fromNumber: number.phone_no, toNumber: input.to,
-      body: input.body, status: sent.status in SMS_PROGRESS ? sent.status : 'queued', inReplyTo: null, at: now,
+      companyId,
+      contactId: person.id,
+      providerMessageSid: sent.sid,
+      direction: 'outbound',
+      fromNumber: number.phone_no,
+      toNumber: input.to,
+      body: input.body,
+      status: sent.status in SMS_PROGRESS ? sent.status : 'queued',
+      inReplyTo: null,
+      at: now,
     });
     if (!recorded) throw new Error(`The provider returned a message id already recorded: ${sent.sid}`);
     return recorded;
   }
 
-  async list(ctx: RequestContext, args: { direction?: string | null; page?: number | null; perPage?: number | null }): Promise<Page<SmsRecord>> {
+  async list(
+    ctx: RequestContext,
+    args: { direction?: string | null; page?: number | null; perPage?: number | null },
+  ): Promise<Page<SmsRecord>> {
     new Rules().oneOf('direction', args.direction ?? undefined, DIRECTIONS).check();
     const window = pageWindow(args);
     const { records, total } = await smsRecords.page(ctx, await ctx.companyId(), args.direction, window);
@@ -73,7 +87,12 @@ export class SmsService {
     await smsRecords.setStatus(ctx, row.rowId, report.status, errorCode, this.clock());
     const contact = contactFields(await this.contacts.findOrCreate(ctx, row.toNumber));
     if (failed) {
-      if (!wasFailed) await ctx.events.record('sms.failed', { ...smsEventData(row), status: report.status, error_code: errorCode }, contact);
+      if (!wasFailed)
+        await ctx.events.record(
+          'sms.failed',
+          { ...smsEventData(row), status: report.status, error_code: errorCode },
+          contact,
+        );
     } else if (before < 2) {
       await ctx.events.record('sms.sent', { ...smsEventData(row), status: report.status }, contact);
     }
@@ -85,10 +104,24 @@ export class SmsService {
     const now = this.clock();
     const person = await this.contacts.findOrCreate(ctx, message.from);
     // The company's latest message to this number in the reply window, if any.
-    const earlier = await smsRecords.latestSent(ctx, companyId, message.from, message.to, new Date(now.getTime() - REPLY_WINDOW_MS));
+    const earlier = await smsRecords.latestSent(
+      ctx,
+      companyId,
+      message.from,
+      message.to,
+      new Date(now.getTime() - REPLY_WINDOW_MS),
+    );
     const row = await smsRecords.insert(ctx, {
-      companyId, contactId: person.id, providerMessageSid: message.messageSid, direction: 'inbound', fromNumber: message.from, toNumber: message.to,
-      body: message.body, status: 'received', inReplyTo: earlier?.rowId ?? null, at: now,
+      companyId,
+      contactId: person.id,
+      providerMessageSid: message.messageSid,
+      direction: 'inbound',
+      fromNumber: message.from,
+      toNumber: message.to,
+      body: message.body,
+      status: 'received',
+      inReplyTo: earlier?.rowId ?? null,
+      at: now,
     });
     // Already received (the provider retried): recorded once.
     if (!row) return;

@@ -21,7 +21,8 @@ export interface SpamListArgs extends PageArgs {
 }
 
 /** Flagged when at least `minCarriers` carriers flag the number, else Clean. */
-export const statusFor = (flagged: number, minCarriers: number) => (flagged >= minCarriers ? SpamStatus.Flagged : SpamStatus.Clean);
+export const statusFor = (flagged: number, minCarriers: number) =>
+  flagged >= minCarriers ? SpamStatus.Flagged : SpamStatus.Clean;
 
 /** A spam-protected number as the GraphQL SpamProtectedNumber type serves it. */
 export interface SpamNumberRecord {
@@ -37,7 +38,10 @@ export interface SpamNumberRecord {
 }
 
 export class SpamService {
-  constructor(private readonly ids: IdCodec, private readonly source: ReputationSource) {}
+  constructor(
+    private readonly ids: IdCodec,
+    private readonly source: ReputationSource,
+  ) {}
 
   private record(row: SpamProtectedNumber): SpamNumberRecord {
     return {
@@ -49,7 +53,9 @@ export class SpamService {
       canEdit: row.type === SpamNumberType.Custom,
       flaggedCarriers: row.flaggedCarriers,
       renewal: { renewsAt: row.renewsAt, autoRenew: row.autoRenew },
-      latestCheck: row.latestCheckAt ? { checkedAt: row.latestCheckAt, carriersChecked: row.carriersChecked, flaggedCarriers: row.flaggedCarriers } : null,
+      latestCheck: row.latestCheckAt
+        ? { checkedAt: row.latestCheckAt, carriersChecked: row.carriersChecked, flaggedCarriers: row.flaggedCarriers }
+        : null,
     };
   }
 
@@ -67,7 +73,12 @@ export class SpamService {
       const p = `$${params.push(likePattern(args.search))}`;
       where += ` AND (pnumber ILIKE ${p} OR type ILIKE ${p} OR status ILIKE ${p})`;
     }
-    const page = await findPageByKeys(ctx, SpamProtectedNumber, { from: 'spam_protected_numbers', where, params }, window);
+    const page = await findPageByKeys(
+      ctx,
+      SpamProtectedNumber,
+      { from: 'spam_protected_numbers', where, params },
+      window,
+    );
     return { ...page, records: page.records.map((row) => this.record(row)) };
   }
 
@@ -136,9 +147,13 @@ export class SpamService {
 
   /** The periodic job: numbers never checked, or not checked for `staleMs`. */
   async checkDue(ctx: RequestContext, staleMs: number): Promise<number> {
-    const rows = await ctx.em.find(SpamProtectedNumber, {
-      $or: [{ latestCheckAt: null }, { latestCheckAt: { $lt: new Date(Date.now() - staleMs) } }],
-    }, { limit: 500, orderBy: { latestCheckAt: 'asc nulls first' } });
+    const rows = await ctx.em.find(
+      SpamProtectedNumber,
+      {
+        $or: [{ latestCheckAt: null }, { latestCheckAt: { $lt: new Date(Date.now() - staleMs) } }],
+      },
+      { limit: 500, orderBy: { latestCheckAt: 'asc nulls first' } },
+    );
     await this.checkRows(ctx, rows);
     return rows.length;
   }
@@ -160,8 +175,11 @@ export class SpamService {
   }
 
   private checkNumber(pnumber: string): void {
-    const rules = new Rules().required('pnumber', pnumber).maxChars('pnumber', pnumber, BOUNDS.spamNumber.pnumber.maxLength);
-    if (!rules.has('pnumber') && !/^\+?[0-9 ()-]+$/.test(pnumber.trim())) rules.add('pnumber', 'The pnumber field must be a phone number.');
+    const rules = new Rules()
+      .required('pnumber', pnumber)
+      .maxChars('pnumber', pnumber, BOUNDS.spamNumber.pnumber.maxLength);
+    if (!rules.has('pnumber') && !/^\+?[0-9 ()-]+$/.test(pnumber.trim()))
+      rules.add('pnumber', 'The pnumber field must be a phone number.');
     rules.check();
   }
 }

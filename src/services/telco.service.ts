@@ -1,7 +1,6 @@
 import type { PurposeTokens } from '../auth/purpose-tokens.js';
 import type { Config } from '../platform/config.js';
 import type { RequestContext } from '../platform/context.js';
-import type { IdCodec } from '../kernel/ids.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { MessagingCampaign, PhoneNumber, PhoneStatus, TelcoAccount } from '../entities/index.js';
@@ -52,7 +51,8 @@ export async function provider<T>(call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (error) {
     if (error instanceof TelcoError) throw new UnprocessableError(error.message);
-    if (error instanceof TelcoUnavailableError) throw new ProviderUnavailableError('The telco provider did not answer. Try again later.');
+    if (error instanceof TelcoUnavailableError)
+      throw new ProviderUnavailableError('The telco provider did not answer. Try again later.');
     throw error;
   }
 }
@@ -65,7 +65,6 @@ export class TelcoService {
   constructor(
     private readonly client: TelcoClient,
     private readonly box: SecretBox,
-    private readonly ids: IdCodec,
     private readonly tokens: PurposeTokens,
     private readonly limiter: RateLimiter,
     private readonly config: Pick<Config, 'publicUrl'>,
@@ -78,15 +77,22 @@ export class TelcoService {
   /** Verifies the credentials with the provider, then stores them sealed with the balance it reports. */
   async setAccount(ctx: RequestContext, accountSid: string, authToken: string): Promise<TelcoAccount> {
     await ctx.requireOwner();
-    const rules = new Rules().required('accountSid', accountSid).required('authToken', authToken).maxChars('authToken', authToken, BOUNDS.telco.authToken.maxLength);
-    if (!rules.has('accountSid') && !ACCOUNT_SID.test(accountSid)) rules.add('accountSid', 'The account sid field must be AC followed by 32 hexadecimal digits.');
-    if (!rules.has('authToken') && !/^[\x21-\x7e]+$/.test(authToken)) rules.add('authToken', 'The auth token field must be printable characters without spaces.');
+    const rules = new Rules()
+      .required('accountSid', accountSid)
+      .required('authToken', authToken)
+      .maxChars('authToken', authToken, BOUNDS.telco.authToken.maxLength);
+    if (!rules.has('accountSid') && !ACCOUNT_SID.test(accountSid))
+      rules.add('accountSid', 'The account sid field must be AC followed by 32 hexadecimal digits.');
+    if (!rules.has('authToken') && !/^[\x21-\x7e]+$/.test(authToken))
+      rules.add('authToken', 'The auth token field must be printable characters without spaces.');
     rules.check();
     const company = await ctx.companyId();
     await this.limiter.hit(ctx, `telco-account:${company}`, { max: ACCOUNT_CHANGES_PER_HOUR, windowSeconds: 3600 });
     const balance = await provider(() => this.client.balance({ accountSid, authToken }));
-    if (!Number.isFinite(balance)) throw new ProviderUnavailableError('The telco provider reported a balance that is not a number.');
-    const account = (await this.account(ctx)) ?? ctx.em.create(TelcoAccount, { company, accountSid, authTokenSealed: '' });
+    if (!Number.isFinite(balance))
+      throw new ProviderUnavailableError('The telco provider reported a balance that is not a number.');
+    const account =
+      (await this.account(ctx)) ?? ctx.em.create(TelcoAccount, { company, accountSid, authTokenSealed: '' });
     account.accountSid = accountSid;
     account.authTokenSealed = this.box.seal(authToken);
     account.balance = balance.toFixed(2);
@@ -94,14 +100,21 @@ export class TelcoService {
     return account;
   }
 
-  async available(ctx: RequestContext, search: { areaCode?: string | null; contains?: string | null; phoneType?: string | null }): Promise<AvailableRow[]> {
+  async available(
+    ctx: RequestContext,
+    search: { areaCode?: string | null; contains?: string | null; phoneType?: string | null },
+  ): Promise<AvailableRow[]> {
     const rules = new Rules().oneOf('phoneType', search.phoneType, ['local', 'mobile', 'tollfree']);
-    if (search.areaCode && !/^\d{3}$/.test(search.areaCode)) rules.add('areaCode', 'The area code field must be 3 digits.');
-    if (search.contains && !/^[0-9*]{1,10}$/.test(search.contains)) rules.add('contains', 'The contains field must be up to 10 digits.');
+    if (search.areaCode && !/^\d{3}$/.test(search.areaCode))
+      rules.add('areaCode', 'The area code field must be 3 digits.');
+    if (search.contains && !/^[0-9*]{1,10}$/.test(search.contains))
+      rules.add('contains', 'The contains field must be up to 10 digits.');
     rules.check();
     const { creds } = await this.credentials(ctx);
     const type = (search.phoneType ?? 'local') as NumberType;
-    const numbers = await provider(() => this.client.available(creds, type, search.areaCode ?? undefined, search.contains ?? undefined));
+    const numbers = await provider(() =>
+      this.client.available(creds, type, search.areaCode ?? undefined, search.contains ?? undefined),
+    );
     const cid = await ctx.companyId();
     return numbers.map((n) => ({
       phoneNumber: n.phoneNumber,
@@ -109,7 +122,11 @@ export class TelcoService {
       region: n.region,
       phoneType: n.type,
       price: n.price,
-      purchaseToken: this.tokens.sign('purchase', { cid, num: n.phoneNumber, typ: n.type, price: n.price }, TOKEN_TTL_SECONDS),
+      purchaseToken: this.tokens.sign(
+        'purchase',
+        { cid, num: n.phoneNumber, typ: n.type, price: n.price },
+        TOKEN_TTL_SECONDS,
+      ),
     }));
   }
 
@@ -118,7 +135,11 @@ export class TelcoService {
     const { creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
     const incoming = await provider(() => this.client.incoming(creds));
     const cid = await ctx.companyId();
-    const known = new Set((await ctx.em.find(PhoneNumber, { phoneNo: incoming.map((n) => n.phoneNumber) }, { fields: ['phoneNo'] })).map((n) => n.phoneNo));
+    const known = new Set(
+      (await ctx.em.find(PhoneNumber, { phoneNo: incoming.map((n) => n.phoneNumber) }, { fields: ['phoneNo'] })).map(
+        (n) => n.phoneNo,
+      ),
+    );
     return incoming
       .filter((n) => !known.has(n.phoneNumber))
       .map((n) => ({
@@ -126,7 +147,11 @@ export class TelcoService {
         friendlyName: n.friendlyName,
         phoneType: n.type,
         providerSid: n.sid,
-        importToken: this.tokens.sign('import', { cid, sid: n.sid, num: n.phoneNumber, typ: n.type }, TOKEN_TTL_SECONDS),
+        importToken: this.tokens.sign(
+          'import',
+          { cid, sid: n.sid, num: n.phoneNumber, typ: n.type },
+          TOKEN_TTL_SECONDS,
+        ),
       }));
   }
 
@@ -157,7 +182,9 @@ export class TelcoService {
   async importableCampaigns(ctx: RequestContext): Promise<MessagingCampaignRow[]> {
     const { creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
     const services = await provider(() => this.client.services(creds));
-    const imported = new Set((await ctx.em.find(MessagingCampaign, { company: await ctx.companyId() })).map((c) => c.messagingServiceSid));
+    const imported = new Set(
+      (await ctx.em.find(MessagingCampaign, { company: await ctx.companyId() })).map((c) => c.messagingServiceSid),
+    );
     const rows: MessagingCampaignRow[] = [];
     for (const service of services.filter((s) => !imported.has(s.sid))) {
       const [campaign] = await provider(() => this.client.campaigns(creds, service.sid));
@@ -174,7 +201,10 @@ export class TelcoService {
 
   /** Imports a messaging service's A2P campaign and points the service's webhooks at this service. */
   async importCampaign(ctx: RequestContext, serviceSid: string): Promise<ActionResult> {
-    new Rules().required('messagingServiceSid', serviceSid).maxChars('messagingServiceSid', serviceSid, BOUNDS.telco.messagingServiceSid.maxLength).check();
+    new Rules()
+      .required('messagingServiceSid', serviceSid)
+      .maxChars('messagingServiceSid', serviceSid, BOUNDS.telco.messagingServiceSid.maxLength)
+      .check();
     const { account, creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
     if ((await ctx.em.count(MessagingCampaign, { company: account.company, messagingServiceSid: serviceSid })) > 0) {
       throw new UnprocessableError('This messaging campaign has already been imported.');
@@ -183,7 +213,14 @@ export class TelcoService {
     if (campaigns.length === 0) throw new UnprocessableError('The messaging service has no A2P campaign.');
     const services = await provider(() => this.client.services(creds));
     const service = services.find((s) => s.sid === serviceSid);
-    await provider(() => this.client.setServiceWebhooks(creds, serviceSid, `${this.config.publicUrl}/api/telco/sms/inbound`, `${this.config.publicUrl}/api/telco/sms/status`));
+    await provider(() =>
+      this.client.setServiceWebhooks(
+        creds,
+        serviceSid,
+        `${this.config.publicUrl}/api/telco/sms/inbound`,
+        `${this.config.publicUrl}/api/telco/sms/status`,
+      ),
+    );
     ctx.em.create(MessagingCampaign, {
       company: account.company,
       messagingServiceSid: serviceSid,
@@ -197,9 +234,21 @@ export class TelcoService {
   }
 
   /** Sends an SMS through the company's provider account; status callbacks come to this service. */
-  async sendMessage(ctx: RequestContext, from: string, to: string, body: string): Promise<{ sid: string; status: string }> {
+  async sendMessage(
+    ctx: RequestContext,
+    from: string,
+    to: string,
+    body: string,
+  ): Promise<{ sid: string; status: string }> {
     const { creds } = await this.credentials(ctx);
-    return provider(() => this.client.sendMessage(creds, { from, to, body, statusCallback: `${this.config.publicUrl}/api/telco/sms/status` }));
+    return provider(() =>
+      this.client.sendMessage(creds, {
+        from,
+        to,
+        body,
+        statusCallback: `${this.config.publicUrl}/api/telco/sms/status`,
+      }),
+    );
   }
 
   /**
@@ -207,7 +256,11 @@ export class TelcoService {
    * (when several share one, the company that owns `number`), with the auth
    * token that signs its callbacks. Read across companies: a maintenance context.
    */
-  async callbackAccount(ctx: RequestContext, accountSid: string, number: string | undefined): Promise<{ companyId: number; authToken: string } | undefined> {
+  async callbackAccount(
+    ctx: RequestContext,
+    accountSid: string,
+    number: string | undefined,
+  ): Promise<{ companyId: number; authToken: string } | undefined> {
     if (!ACCOUNT_SID.test(accountSid)) return undefined;
     const rows = await ctx.sql<{ company_id: number; auth_token_sealed: string; owns: boolean }>(
       `SELECT t.company_id, t.auth_token_sealed, EXISTS (SELECT 1 FROM phone_numbers p WHERE p.company_id = t.company_id AND p.phone_no = ?) AS owns
@@ -219,11 +272,14 @@ export class TelcoService {
   }
 
   /** The company's provider account and its opened credentials; 422 with `missing` when there are none or no balance yet. */
-  async credentials(ctx: RequestContext, missing = 'Telco credentials must be set first.'): Promise<{ account: TelcoAccount; creds: TelcoCredentials }> {
+  async credentials(
+    ctx: RequestContext,
+    missing = 'Telco credentials must be set first.',
+  ): Promise<{ account: TelcoAccount; creds: TelcoCredentials }> {
     const account = await this.account(ctx);
     const authToken = account ? this.box.open(account.authTokenSealed) : undefined;
-    if (!account || !authToken || account.balance === null || account.balance === undefined) throw new UnprocessableError(missing);
+    if (!account || !authToken || account.balance === null || account.balance === undefined)
+      throw new UnprocessableError(missing);
     return { account, creds: { accountSid: account.accountSid, authToken } };
   }
-
 }

@@ -50,7 +50,12 @@ export interface FolderRecord {
 /** The path of a workflow's builder route. */
 export const builderEndpoint = (builderId: number) => `/api/Workflow/builder/${toBase64Id(builderId)}`;
 
-const folderRecord = (folder: WorkflowFolder, workflowsCount: number): FolderRecord => ({ id: toBase64Id(folder.id), name: folder.name, sortOrder: folder.sortOrder, workflowsCount });
+const folderRecord = (folder: WorkflowFolder, workflowsCount: number): FolderRecord => ({
+  id: toBase64Id(folder.id),
+  name: folder.name,
+  sortOrder: folder.sortOrder,
+  workflowsCount,
+});
 
 export class WorkflowService {
   constructor(private readonly ids: IdCodec) {}
@@ -72,7 +77,9 @@ export class WorkflowService {
   }
 
   async create(ctx: RequestContext, input: WorkflowInput): Promise<WorkflowRecord> {
-    const rules = new Rules().maxChars('name', input.name, BOUNDS.workflow.name.maxLength).maxChars('description', input.description, BOUNDS.workflow.description.maxLength);
+    const rules = new Rules()
+      .maxChars('name', input.name, BOUNDS.workflow.name.maxLength)
+      .maxChars('description', input.description, BOUNDS.workflow.description.maxLength);
     rules.check();
     const triggerConfig = this.checkGraph(input.triggerConfig);
     const company = await ctx.companyId();
@@ -99,7 +106,8 @@ export class WorkflowService {
 
   private async byBuilder(ctx: RequestContext, rawBuilderId: string): Promise<Workflow> {
     const builderId = this.ids.decode(rawBuilderId, 'workflow_builder');
-    const workflow = builderId === undefined ? null : await ctx.em.findOne(Workflow, { builderId, company: await ctx.companyId() });
+    const workflow =
+      builderId === undefined ? null : await ctx.em.findOne(Workflow, { builderId, company: await ctx.companyId() });
     if (!workflow) throw new NotFoundError('Workflow');
     return workflow;
   }
@@ -112,7 +120,11 @@ export class WorkflowService {
     return this.record(workflow);
   }
 
-  async saveGraph(ctx: RequestContext, rawBuilderId: string, triggerConfig: TriggerConfig | null): Promise<WorkflowRecord> {
+  async saveGraph(
+    ctx: RequestContext,
+    rawBuilderId: string,
+    triggerConfig: TriggerConfig | null,
+  ): Promise<WorkflowRecord> {
     const workflow = await this.byBuilder(ctx, rawBuilderId);
     workflow.triggerConfig = this.checkGraph(triggerConfig);
     await ctx.em.flush();
@@ -189,7 +201,8 @@ export class WorkflowService {
     const folders = await ctx.em.find(WorkflowFolder, { company }, { orderBy: { sortOrder: 'asc', id: 'asc' } });
     const owned = new Map(folders.map((f) => [f.id, f]));
     ids.forEach((id, i) => {
-      if (id !== undefined && !owned.has(id) && !rules.has(`folder_ids.${i}`)) rules.add(`folder_ids.${i}`, `The selected folder_ids.${i} is invalid.`);
+      if (id !== undefined && !owned.has(id) && !rules.has(`folder_ids.${i}`))
+        rules.add(`folder_ids.${i}`, `The selected folder_ids.${i} is invalid.`);
     });
     rules.check();
     const listed = ids as number[];

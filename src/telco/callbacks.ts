@@ -2,10 +2,22 @@ import type { ContextFactory, RequestContext } from '../platform/context.js';
 import { HttpError, ValidationError } from '../kernel/errors.js';
 import { INSTANT_YEARS, parseInstant } from '../kernel/time/instant.js';
 import { E164, message } from '../kernel/validation.js';
-import { CALL_PROGRESS, CALL_STATUSES, SENTIMENTS, SMS_BODY_MAX, SMS_PROGRESS, SMS_STATUSES } from '../kernel/vocabulary.js';
+import {
+  CALL_PROGRESS,
+  CALL_STATUSES,
+  SENTIMENTS,
+  SMS_BODY_MAX,
+  SMS_PROGRESS,
+  SMS_STATUSES,
+} from '../kernel/vocabulary.js';
 import { signatureMatches } from './signature.js';
 import { ANALYSIS_LIMITS, customAnalysisProblems } from '../services/call-analysis.service.js';
-import { TURN_SEQUENCE_MAX, TURN_SPEAKERS, TURN_TEXT_MAX, type TurnReported } from '../services/call-transcript.service.js';
+import {
+  TURN_SEQUENCE_MAX,
+  TURN_SPEAKERS,
+  TURN_TEXT_MAX,
+  type TurnReported,
+} from '../services/call-transcript.service.js';
 
 // The provider's callbacks, adapted: whose callback it is (the account it
 // names, checked by its signature before anything is read or written), and
@@ -63,7 +75,11 @@ export interface SmsReceived {
 /** What the callbacks change, as the services offer it (wired in the composition root). */
 export interface CallbackPorts {
   /** The company whose provider account has this sid (the owner of `number` when several share it), and its auth token. */
-  account(ctx: RequestContext, accountSid: string, number: string | undefined): Promise<{ companyId: number; authToken: string } | undefined>;
+  account(
+    ctx: RequestContext,
+    accountSid: string,
+    number: string | undefined,
+  ): Promise<{ companyId: number; authToken: string } | undefined>;
   callStatusChanged(ctx: RequestContext, command: CallStatusChanged): Promise<void>;
   callAnalysisReported(ctx: RequestContext, command: CallAnalysisReported): Promise<void>;
   turnReported(ctx: RequestContext, command: TurnReported): Promise<void>;
@@ -81,7 +97,8 @@ const DIRECTIONS = ['inbound', 'outbound-api', 'outbound-dial'];
 
 const directionOf = (raw: string | undefined) => (raw?.startsWith('outbound') ? 'outbound' : 'inbound');
 /** Which side of a call is the company's: the called number inbound, the caller outbound. */
-const sidesOf = (direction: 'inbound' | 'outbound', from: string, to: string) => (direction === 'outbound' ? { ours: from, theirs: to } : { ours: to, theirs: from });
+const sidesOf = (direction: 'inbound' | 'outbound', from: string, to: string) =>
+  direction === 'outbound' ? { ours: from, theirs: to } : { ours: to, theirs: from };
 
 /** Collects the errors of one callback, keyed by the provider's parameter names; throws them all at once. */
 class ParamErrors {
@@ -91,7 +108,8 @@ class ParamErrors {
   }
   e164(params: Params, name: string, required: boolean): void {
     const value = params[name];
-    if ((required || value !== undefined) && !E164.test(value ?? '')) this.bad(name, `The ${name} parameter must be an E.164 number.`);
+    if ((required || value !== undefined) && !E164.test(value ?? ''))
+      this.bad(name, `The ${name} parameter must be an E.164 number.`);
   }
   check(): void {
     if (Object.keys(this.errors).length > 0) throw new ValidationError(this.errors);
@@ -100,17 +118,27 @@ class ParamErrors {
 
 function readCallStatus(params: Params): CallStatusChanged {
   const errors = new ParamErrors();
-  if (!CALL_SID.test(params.CallSid ?? '')) errors.bad('CallSid', 'The CallSid parameter must be CA followed by 32 hexadecimal digits.');
+  if (!CALL_SID.test(params.CallSid ?? ''))
+    errors.bad('CallSid', 'The CallSid parameter must be CA followed by 32 hexadecimal digits.');
   errors.e164(params, 'From', true);
   errors.e164(params, 'To', true);
-  if (!(params.CallStatus in CALL_PROGRESS)) errors.bad('CallStatus', `The CallStatus parameter must be one of ${CALL_STATUSES.join(', ')}.`);
-  if (params.CallDuration !== undefined && !/^\d{1,6}$/.test(params.CallDuration)) errors.bad('CallDuration', 'The CallDuration parameter must be a number of seconds.');
+  if (!(params.CallStatus in CALL_PROGRESS))
+    errors.bad('CallStatus', `The CallStatus parameter must be one of ${CALL_STATUSES.join(', ')}.`);
+  if (params.CallDuration !== undefined && !/^\d{1,6}$/.test(params.CallDuration))
+    errors.bad('CallDuration', 'The CallDuration parameter must be a number of seconds.');
   errors.e164(params, 'TransferredTo', false);
-  if (params.Sentiment !== undefined && !(SENTIMENTS as readonly string[]).includes(params.Sentiment)) errors.bad('Sentiment', 'The Sentiment parameter must be positive, neutral or negative.');
+  if (params.Sentiment !== undefined && !(SENTIMENTS as readonly string[]).includes(params.Sentiment))
+    errors.bad('Sentiment', 'The Sentiment parameter must be positive, neutral or negative.');
   const appointmentAt = params.AppointmentAt === undefined ? undefined : parseInstant(params.AppointmentAt);
-  if (params.AppointmentAt !== undefined && !appointmentAt) errors.bad('AppointmentAt', `The AppointmentAt parameter must be an ISO 8601 date-time with a zone, in the years ${INSTANT_YEARS.first} to ${INSTANT_YEARS.last}.`);
-  if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction)) errors.bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
-  if (params.RecordingUrl !== undefined && !/^https?:\/\/\S{1,2000}$/.test(params.RecordingUrl)) errors.bad('RecordingUrl', 'The RecordingUrl parameter must be an http or https URL.');
+  if (params.AppointmentAt !== undefined && !appointmentAt)
+    errors.bad(
+      'AppointmentAt',
+      `The AppointmentAt parameter must be an ISO 8601 date-time with a zone, in the years ${INSTANT_YEARS.first} to ${INSTANT_YEARS.last}.`,
+    );
+  if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction))
+    errors.bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
+  if (params.RecordingUrl !== undefined && !/^https?:\/\/\S{1,2000}$/.test(params.RecordingUrl))
+    errors.bad('RecordingUrl', 'The RecordingUrl parameter must be an http or https URL.');
   errors.check();
   const direction = directionOf(params.Direction);
   const sides = sidesOf(direction, params.From, params.To);
@@ -128,22 +156,31 @@ function readCallStatus(params: Params): CallStatusChanged {
     transcript: params.Transcription,
     sentiment: params.Sentiment || undefined,
     disposition: params.Disposition,
-    tags: params.Tags?.split(',').map((tag) => tag.trim()).filter(Boolean),
+    tags: params.Tags?.split(',')
+      .map((tag) => tag.trim())
+      .filter(Boolean),
     appointmentAt: appointmentAt ?? undefined,
   };
 }
 
 function readCallAnalysis(params: Params): CallAnalysisReported {
   const errors = new ParamErrors();
-  if (!CALL_SID.test(params.CallSid ?? '')) errors.bad('CallSid', 'The CallSid parameter must be CA followed by 32 hexadecimal digits.');
+  if (!CALL_SID.test(params.CallSid ?? ''))
+    errors.bad('CallSid', 'The CallSid parameter must be CA followed by 32 hexadecimal digits.');
   errors.e164(params, 'From', true);
   errors.e164(params, 'To', true);
-  if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction)) errors.bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
-  if (params.Sentiment !== undefined && !(SENTIMENTS as readonly string[]).includes(params.Sentiment)) errors.bad('Sentiment', 'The Sentiment parameter must be positive, neutral or negative.');
-  if (params.Successful !== undefined && !['true', 'false'].includes(params.Successful)) errors.bad('Successful', 'The Successful parameter must be true or false.');
-  if ((params.Summary ?? '').length > ANALYSIS_LIMITS.summary) errors.bad('Summary', message.maxChars('Summary', ANALYSIS_LIMITS.summary));
-  if ((params.Disposition ?? '').length > ANALYSIS_LIMITS.disposition) errors.bad('Disposition', message.maxChars('Disposition', ANALYSIS_LIMITS.disposition));
-  if (params.RecordingUrl !== undefined && !/^https?:\/\/\S{1,2000}$/.test(params.RecordingUrl)) errors.bad('RecordingUrl', 'The RecordingUrl parameter must be an http or https URL.');
+  if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction))
+    errors.bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
+  if (params.Sentiment !== undefined && !(SENTIMENTS as readonly string[]).includes(params.Sentiment))
+    errors.bad('Sentiment', 'The Sentiment parameter must be positive, neutral or negative.');
+  if (params.Successful !== undefined && !['true', 'false'].includes(params.Successful))
+    errors.bad('Successful', 'The Successful parameter must be true or false.');
+  if ((params.Summary ?? '').length > ANALYSIS_LIMITS.summary)
+    errors.bad('Summary', message.maxChars('Summary', ANALYSIS_LIMITS.summary));
+  if ((params.Disposition ?? '').length > ANALYSIS_LIMITS.disposition)
+    errors.bad('Disposition', message.maxChars('Disposition', ANALYSIS_LIMITS.disposition));
+  if (params.RecordingUrl !== undefined && !/^https?:\/\/\S{1,2000}$/.test(params.RecordingUrl))
+    errors.bad('RecordingUrl', 'The RecordingUrl parameter must be an http or https URL.');
   let custom: Record<string, unknown> | undefined;
   if (params.CustomAnalysis !== undefined) {
     try {
@@ -172,12 +209,16 @@ function readCallAnalysis(params: Params): CallAnalysisReported {
 
 function readTranscriptTurn(params: Params): TurnReported {
   const errors = new ParamErrors();
-  if (!CALL_SID.test(params.CallSid ?? '')) errors.bad('CallSid', 'The CallSid parameter must be CA followed by 32 hexadecimal digits.');
+  if (!CALL_SID.test(params.CallSid ?? ''))
+    errors.bad('CallSid', 'The CallSid parameter must be CA followed by 32 hexadecimal digits.');
   errors.e164(params, 'From', true);
   errors.e164(params, 'To', true);
-  if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction)) errors.bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
-  if (!/^\d{1,6}$/.test(params.Sequence ?? '') || Number(params.Sequence) > TURN_SEQUENCE_MAX) errors.bad('Sequence', `The Sequence parameter must be the turn's number, 0 to ${TURN_SEQUENCE_MAX}.`);
-  if (!(TURN_SPEAKERS as readonly string[]).includes(params.Speaker ?? '')) errors.bad('Speaker', `The Speaker parameter must be one of ${TURN_SPEAKERS.join(', ')}.`);
+  if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction))
+    errors.bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
+  if (!/^\d{1,6}$/.test(params.Sequence ?? '') || Number(params.Sequence) > TURN_SEQUENCE_MAX)
+    errors.bad('Sequence', `The Sequence parameter must be the turn's number, 0 to ${TURN_SEQUENCE_MAX}.`);
+  if (!(TURN_SPEAKERS as readonly string[]).includes(params.Speaker ?? ''))
+    errors.bad('Speaker', `The Speaker parameter must be one of ${TURN_SPEAKERS.join(', ')}.`);
   if ((params.Text ?? '').trim() === '') errors.bad('Text', 'The Text parameter is required.');
   else if (params.Text.length > TURN_TEXT_MAX) errors.bad('Text', message.maxChars('Text', TURN_TEXT_MAX));
   errors.check();
@@ -186,9 +227,12 @@ function readTranscriptTurn(params: Params): TurnReported {
 
 function readSmsStatus(params: Params): SmsStatusChanged {
   const errors = new ParamErrors();
-  if (!MESSAGE_SID.test(params.MessageSid ?? '')) errors.bad('MessageSid', 'The MessageSid parameter must be SM followed by 32 hexadecimal digits.');
-  if (!((params.MessageStatus ?? '') in SMS_PROGRESS)) errors.bad('MessageStatus', `The MessageStatus parameter must be one of ${SMS_STATUSES.join(', ')}.`);
-  if (params.ErrorCode !== undefined && !/^\d{1,10}$/.test(params.ErrorCode)) errors.bad('ErrorCode', 'The ErrorCode parameter must be a number of at most 10 digits.');
+  if (!MESSAGE_SID.test(params.MessageSid ?? ''))
+    errors.bad('MessageSid', 'The MessageSid parameter must be SM followed by 32 hexadecimal digits.');
+  if (!((params.MessageStatus ?? '') in SMS_PROGRESS))
+    errors.bad('MessageStatus', `The MessageStatus parameter must be one of ${SMS_STATUSES.join(', ')}.`);
+  if (params.ErrorCode !== undefined && !/^\d{1,10}$/.test(params.ErrorCode))
+    errors.bad('ErrorCode', 'The ErrorCode parameter must be a number of at most 10 digits.');
   errors.e164(params, 'From', false);
   errors.e164(params, 'To', false);
   errors.check();
@@ -197,7 +241,8 @@ function readSmsStatus(params: Params): SmsStatusChanged {
 
 function readSmsInbound(params: Params): SmsReceived {
   const errors = new ParamErrors();
-  if (!MESSAGE_SID.test(params.MessageSid ?? '')) errors.bad('MessageSid', 'The MessageSid parameter must be SM followed by 32 hexadecimal digits.');
+  if (!MESSAGE_SID.test(params.MessageSid ?? ''))
+    errors.bad('MessageSid', 'The MessageSid parameter must be SM followed by 32 hexadecimal digits.');
   errors.e164(params, 'From', true);
   errors.e164(params, 'To', true);
   if ((params.Body ?? '').length > SMS_BODY_MAX) errors.bad('Body', message.maxChars('Body', SMS_BODY_MAX));
@@ -206,7 +251,13 @@ function readSmsInbound(params: Params): SmsReceived {
 }
 
 /** Each kind: the company's own number in it (which picks the company when several share an account), its reading, and the change it makes. */
-const CALLBACKS: Record<CallbackKind, { ownNumber(params: Params): string | undefined; apply(ports: CallbackPorts, ctx: RequestContext, params: Params): Promise<void> }> = {
+const CALLBACKS: Record<
+  CallbackKind,
+  {
+    ownNumber(params: Params): string | undefined;
+    apply(ports: CallbackPorts, ctx: RequestContext, params: Params): Promise<void>;
+  }
+> = {
   voiceStatus: {
     ownNumber: (params) => sidesOf(directionOf(params.Direction), params.From, params.To).ours,
     apply: (ports, ctx, params) => ports.callStatusChanged(ctx, readCallStatus(params)),
@@ -251,7 +302,10 @@ export class TelcoCallbacks {
     const { kind, params } = callback;
     const lookup = this.contexts.forMaintenance('provider callback').readOnly();
     const account = await this.ports.account(lookup, params.AccountSid ?? '', CALLBACKS[kind].ownNumber(params));
-    if (!account || !callback.signedUrls.some((url) => signatureMatches(callback.signature, url, params, account.authToken))) {
+    if (
+      !account ||
+      !callback.signedUrls.some((url) => signatureMatches(callback.signature, url, params, account.authToken))
+    ) {
       throw new HttpError(403, 'The callback signature is missing or wrong.');
     }
     const ctx = this.contexts.forSystem(account.companyId, callback.operationId, callback.requestId);

@@ -12,7 +12,11 @@ export interface TelcoCredentials {
 }
 
 export class TelcoError extends Error {
-  constructor(message: string, readonly status: number, readonly code?: number) {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code?: number,
+  ) {
     super(message);
   }
 }
@@ -52,56 +56,138 @@ export interface Campaign {
 const TYPE_PATH: Record<NumberType, string> = { local: 'Local', mobile: 'Mobile', tollfree: 'TollFree' };
 
 export class TelcoClient {
-  constructor(private readonly baseUrl: string, private readonly timeoutMs = 10_000) {}
+  constructor(
+    private readonly baseUrl: string,
+    private readonly timeoutMs = 10_000,
+  ) {}
 
   async balance(creds: TelcoCredentials): Promise<number> {
-    const body = await this.call<{ balance: string }>(creds, 'GET', `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/Balance.json`);
+    const body = await this.call<{ balance: string }>(
+      creds,
+      'GET',
+      `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/Balance.json`,
+    );
     return Number(body.balance);
   }
 
-  async available(creds: TelcoCredentials, type: NumberType, areaCode?: string, contains?: string): Promise<AvailableNumber[]> {
+  async available(
+    creds: TelcoCredentials,
+    type: NumberType,
+    areaCode?: string,
+    contains?: string,
+  ): Promise<AvailableNumber[]> {
     const query = new URLSearchParams();
     if (areaCode) query.set('AreaCode', areaCode);
     if (contains) query.set('Contains', contains);
     const body = await this.call<{ available_phone_numbers: Array<Record<string, string>> }>(
-      creds, 'GET', `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/AvailablePhoneNumbers/US/${TYPE_PATH[type]}.json?${query}`,
+      creds,
+      'GET',
+      `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/AvailablePhoneNumbers/US/${TYPE_PATH[type]}.json?${query}`,
     );
-    return body.available_phone_numbers.map((n) => ({ phoneNumber: n.phone_number, friendlyName: n.friendly_name, region: n.region, type, price: n.price }));
+    return body.available_phone_numbers.map((n) => ({
+      phoneNumber: n.phone_number,
+      friendlyName: n.friendly_name,
+      region: n.region,
+      type,
+      price: n.price,
+    }));
   }
 
-  async buy(creds: TelcoCredentials, phoneNumber: string): Promise<IncomingNumber & { price: string; accountBalance: string }> {
-    const n = await this.call<Record<string, string>>(creds, 'POST', `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/IncomingPhoneNumbers.json`, { PhoneNumber: phoneNumber });
-    return { sid: n.sid, phoneNumber: n.phone_number, friendlyName: n.friendly_name, type: n.type as NumberType, price: n.price, accountBalance: n.account_balance };
+  async buy(
+    creds: TelcoCredentials,
+    phoneNumber: string,
+  ): Promise<IncomingNumber & { price: string; accountBalance: string }> {
+    const n = await this.call<Record<string, string>>(
+      creds,
+      'POST',
+      `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/IncomingPhoneNumbers.json`,
+      { PhoneNumber: phoneNumber },
+    );
+    return {
+      sid: n.sid,
+      phoneNumber: n.phone_number,
+      friendlyName: n.friendly_name,
+      type: n.type as NumberType,
+      price: n.price,
+      accountBalance: n.account_balance,
+    };
   }
 
   async incoming(creds: TelcoCredentials): Promise<IncomingNumber[]> {
-    const body = await this.call<{ incoming_phone_numbers: Array<Record<string, string>> }>(creds, 'GET', `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/IncomingPhoneNumbers.json`);
-    return body.incoming_phone_numbers.map((n) => ({ sid: n.sid, phoneNumber: n.phone_number, friendlyName: n.friendly_name, type: n.type as NumberType }));
+    const body = await this.call<{ incoming_phone_numbers: Array<Record<string, string>> }>(
+      creds,
+      'GET',
+      `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/IncomingPhoneNumbers.json`,
+    );
+    return body.incoming_phone_numbers.map((n) => ({
+      sid: n.sid,
+      phoneNumber: n.phone_number,
+      friendlyName: n.friendly_name,
+      type: n.type as NumberType,
+    }));
   }
 
   async services(creds: TelcoCredentials): Promise<MessagingService[]> {
     const body = await this.call<{ services: Array<Record<string, string | null>> }>(creds, 'GET', '/v1/Services');
-    return body.services.map((s) => ({ sid: s.sid!, friendlyName: s.friendly_name!, inboundRequestUrl: s.inbound_request_url, statusCallback: s.status_callback }));
+    return body.services.map((s) => ({
+      sid: s.sid!,
+      friendlyName: s.friendly_name!,
+      inboundRequestUrl: s.inbound_request_url,
+      statusCallback: s.status_callback,
+    }));
   }
 
   async campaigns(creds: TelcoCredentials, serviceSid: string): Promise<Campaign[]> {
-    const body = await this.call<{ compliance: Array<Record<string, string>> }>(creds, 'GET', `/v1/Services/${encodeURIComponent(serviceSid)}/Compliance/Usa2p`);
-    return body.compliance.map((c) => ({ sid: c.sid, status: c.campaign_status, useCase: c.us_app_to_person_usecase, description: c.description }));
+    const body = await this.call<{ compliance: Array<Record<string, string>> }>(
+      creds,
+      'GET',
+      `/v1/Services/${encodeURIComponent(serviceSid)}/Compliance/Usa2p`,
+    );
+    return body.compliance.map((c) => ({
+      sid: c.sid,
+      status: c.campaign_status,
+      useCase: c.us_app_to_person_usecase,
+      description: c.description,
+    }));
   }
 
-  async setServiceWebhooks(creds: TelcoCredentials, serviceSid: string, inboundRequestUrl: string, statusCallback: string): Promise<void> {
-    await this.call(creds, 'POST', `/v1/Services/${encodeURIComponent(serviceSid)}`, { InboundRequestUrl: inboundRequestUrl, StatusCallback: statusCallback });
+  async setServiceWebhooks(
+    creds: TelcoCredentials,
+    serviceSid: string,
+    inboundRequestUrl: string,
+    statusCallback: string,
+  ): Promise<void> {
+    await this.call(creds, 'POST', `/v1/Services/${encodeURIComponent(serviceSid)}`, {
+      InboundRequestUrl: inboundRequestUrl,
+      StatusCallback: statusCallback,
+    });
   }
 
   /** Sends an SMS; the provider reports its fate to `statusCallback`. */
-  async sendMessage(creds: TelcoCredentials, message: { from: string; to: string; body: string; statusCallback: string }): Promise<{ sid: string; status: string }> {
-    const m = await this.call<Record<string, string>>(creds, 'POST', `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/Messages.json`, {
-      From: message.from, To: message.to, Body: message.body, StatusCallback: message.statusCallback,
-    });
+  async sendMessage(
+    creds: TelcoCredentials,
+    message: { from: string; to: string; body: string; statusCallback: string },
+  ): Promise<{ sid: string; status: string }> {
+    const m = await this.call<Record<string, string>>(
+      creds,
+      'POST',
+      `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/Messages.json`,
+      {
+        From: message.from,
+        To: message.to,
+        Body: message.body,
+        StatusCallback: message.statusCallback,
+      },
+    );
     return { sid: m.sid, status: m.status };
   }
 
-  private async call<T>(creds: TelcoCredentials, method: string, path: string, form?: Record<string, string>): Promise<T> {
+  private async call<T>(
+    creds: TelcoCredentials,
+    method: string,
+    path: string,
+    form?: Record<string, string>,
+  ): Promise<T> {
     let response: Response;
     try {
       response = await fetch(`${this.baseUrl}${path}`, {
@@ -127,7 +213,11 @@ export class TelcoClient {
     // A 5xx says nothing about whether the request took effect: the outcome is unknown, not a refusal.
     if (response.status >= 500) throw new TelcoUnavailableError(`The telco provider answered ${response.status}.`);
     if (!response.ok) {
-      throw new TelcoError(typeof body.message === 'string' ? body.message : `The telco provider answered ${response.status}.`, response.status, body.code as number | undefined);
+      throw new TelcoError(
+        typeof body.message === 'string' ? body.message : `The telco provider answered ${response.status}.`,
+        response.status,
+        body.code as number | undefined,
+      );
     }
     return body as T;
   }

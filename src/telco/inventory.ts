@@ -37,14 +37,27 @@ export interface SimAvailable {
   type: NumberType;
 }
 
-const REGIONS: Record<string, string> = { '212': 'NY', '312': 'IL', '415': 'CA', '646': 'NY', '720': 'CO', '800': 'US', '888': 'US' };
+const REGIONS: Record<string, string> = {
+  '212': 'NY',
+  '312': 'IL',
+  '415': 'CA',
+  '646': 'NY',
+  '720': 'CO',
+  '800': 'US',
+  '888': 'US',
+};
 
 export function availableInventory(): SimAvailable[] {
   const out: SimAvailable[] = [];
   const add = (area: string, type: NumberType, count: number, base: number) => {
     for (let i = 0; i < count; i++) {
       const line = String(base + i * 37).padStart(4, '0');
-      out.push({ phoneNumber: `+1${area}555${line}`, friendlyName: `(${area}) 555-${line}`, region: REGIONS[area], type });
+      out.push({
+        phoneNumber: `+1${area}555${line}`,
+        friendlyName: `(${area}) 555-${line}`,
+        region: REGIONS[area],
+        type,
+      });
     }
   };
   for (const area of ['212', '312', '415', '646', '720']) add(area, 'local', 6, 3100);
@@ -78,14 +91,28 @@ export function demoAccount(key: string, balance: number, index: number): SimAcc
       friendlyName: `${key} marketing`,
       inboundRequestUrl: null,
       statusCallback: null,
-      campaigns: [{ sid: `QE${key}${'1'.padStart(30 - key.length, '0')}`, status: 'VERIFIED', useCase: 'MARKETING', description: 'Promotions and offers' }],
+      campaigns: [
+        {
+          sid: `QE${key}${'1'.padStart(30 - key.length, '0')}`,
+          status: 'VERIFIED',
+          useCase: 'MARKETING',
+          description: 'Promotions and offers',
+        },
+      ],
     },
     {
       sid: `MG${key}${'2'.padStart(30 - key.length, '0')}`,
       friendlyName: `${key} appointments`,
       inboundRequestUrl: null,
       statusCallback: null,
-      campaigns: [{ sid: `QE${key}${'2'.padStart(30 - key.length, '0')}`, status: 'PENDING', useCase: 'CUSTOMER_CARE', description: 'Appointment reminders' }],
+      campaigns: [
+        {
+          sid: `QE${key}${'2'.padStart(30 - key.length, '0')}`,
+          status: 'PENDING',
+          useCase: 'CUSTOMER_CARE',
+          description: 'Appointment reminders',
+        },
+      ],
     },
   ];
   return { sid, authToken: demoAuthToken(key), balance, incoming, services };

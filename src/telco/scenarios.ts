@@ -25,12 +25,19 @@ type Step = Record<string, string>;
 
 export const SCENARIOS: Record<string, { description: string; steps: (o: ScenarioOptions) => Step[] }> = {
   'inbound-call': {
-    description: "A caller reaches the AI agent: initiated, ringing, in-progress, completed with transcript, sentiment and (--book) an appointment, then the agent's post-call analysis",
+    description:
+      'A caller reaches the AI agent: initiated, ringing, in-progress, completed with transcript, ' +
+      "sentiment and (--book) an appointment, then the agent's post-call analysis",
     steps: (o) => [
       { CallStatus: 'initiated' },
       { CallStatus: 'ringing' },
       { CallStatus: 'in-progress' },
-      { CallStatus: 'completed', CallDuration: '184', RecordingUrl: 'https://recordings.example/demo.mp3', ...analysis(o) },
+      {
+        CallStatus: 'completed',
+        CallDuration: '184',
+        RecordingUrl: 'https://recordings.example/demo.mp3',
+        ...analysis(o),
+      },
       postCallAnalysis(o),
     ],
   },
@@ -45,15 +52,24 @@ export const SCENARIOS: Record<string, { description: string; steps: (o: Scenari
   },
   'missed-call': {
     description: 'Nobody answers: initiated, ringing, no-answer',
-    steps: (): Step[] => [{ CallStatus: 'initiated' }, { CallStatus: 'ringing' }, { CallStatus: 'no-answer', CallDuration: '0' }],
+    steps: (): Step[] => [
+      { CallStatus: 'initiated' },
+      { CallStatus: 'ringing' },
+      { CallStatus: 'no-answer', CallDuration: '0' },
+    ],
   },
   'live-call': {
-    description: 'A caller talks with the AI agent, the transcript reported turn by turn as it goes (callTranscript subscribers see each), then completed',
+    description:
+      'A caller talks with the AI agent, the transcript reported turn by turn as it goes (callTranscript subscribers see each), then completed',
     steps: (): Step[] => [
       { CallStatus: 'initiated' },
       { CallStatus: 'in-progress' },
       ...LIVE_TURNS.map(([Speaker, Text], i) => ({ Callback: 'transcript', Sequence: String(i), Speaker, Text })),
-      { CallStatus: 'completed', CallDuration: '45', Transcription: LIVE_TURNS.map(([who, text]) => `${who === 'agent' ? 'Agent' : 'Caller'}: ${text}`).join(' ') },
+      {
+        CallStatus: 'completed',
+        CallDuration: '45',
+        Transcription: LIVE_TURNS.map(([who, text]) => `${who === 'agent' ? 'Agent' : 'Caller'}: ${text}`).join(' '),
+      },
     ],
   },
   transfer: {
@@ -75,15 +91,27 @@ const LIVE_TURNS: Array<[string, string]> = [
 ];
 
 function analysis(o: ScenarioOptions): Step {
-  const booked: Step = o.book ? { Disposition: 'Appointment booked', Tags: 'appointment', AppointmentAt: new Date(Date.now() + 2 * 86_400_000).toISOString() } : { Disposition: 'Information given', Tags: 'question' };
-  return { Transcription: 'Agent: Hello, this is your assistant. How can I help? Caller: I would like to come in next week.', Sentiment: 'positive', ...booked };
+  const booked: Step = o.book
+    ? {
+        Disposition: 'Appointment booked',
+        Tags: 'appointment',
+        AppointmentAt: new Date(Date.now() + 2 * 86_400_000).toISOString(),
+      }
+    : { Disposition: 'Information given', Tags: 'question' };
+  return {
+    Transcription: 'Agent: Hello, this is your assistant. How can I help? Caller: I would like to come in next week.',
+    Sentiment: 'positive',
+    ...booked,
+  };
 }
 
 /** The analysis callback after the call (a step with `Callback` goes to /api/telco/voice/<Callback> instead of status). */
 function postCallAnalysis(o: ScenarioOptions): Step {
   return {
     Callback: 'analysis',
-    Summary: o.book ? 'The caller asked to come in next week and booked an appointment.' : 'The caller asked about opening hours.',
+    Summary: o.book
+      ? 'The caller asked to come in next week and booked an appointment.'
+      : 'The caller asked about opening hours.',
     Sentiment: 'positive',
     Successful: o.book ? 'true' : 'false',
     CustomAnalysis: JSON.stringify({ new_patient: true, insurance_provider: 'Delta Dental' }),
@@ -99,13 +127,26 @@ export async function playScenario(name: string, o: ScenarioOptions): Promise<st
   for (const { Callback: callback, ...step } of scenario.steps(o)) {
     const endpoint = `${o.url.replace(/\/$/, '')}/api/telco/voice/${callback ?? 'status'}`;
     const outbound = step.Direction?.startsWith('outbound');
-    const params: Step = { AccountSid: o.accountSid, CallSid: callSid, From: outbound ? o.number : contact, To: outbound ? contact : o.number, Direction: 'inbound', ...step };
+    const params: Step = {
+      AccountSid: o.accountSid,
+      CallSid: callSid,
+      From: outbound ? o.number : contact,
+      To: outbound ? contact : o.number,
+      Direction: 'inbound',
+      ...step,
+    };
     const response = await fetch(endpoint, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: telcoSignature(endpoint, params, o.authToken) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        [SIGNATURE_HEADER]: telcoSignature(endpoint, params, o.authToken),
+      },
       body: new URLSearchParams(params).toString(),
     });
-    o.log?.(`${callback ? `${callback}${params.Speaker ? ` (${params.Speaker}: ${params.Text})` : ''}` : params.CallStatus}${params.TransferredTo ? ` (transferred to ${params.TransferredTo})` : ''}: ${response.status}`);
+    o.log?.(
+      `${callback ? `${callback}${params.Speaker ? ` (${params.Speaker}: ${params.Text})` : ''}` : params.CallStatus}` +
+        `${params.TransferredTo ? ` (transferred to ${params.TransferredTo})` : ''}: ${response.status}`,
+    );
     if (response.status !== 204) throw new Error(`${endpoint} answered ${response.status}: ${await response.text()}`);
     if (o.delayMs) await new Promise((resolve) => setTimeout(resolve, o.delayMs));
   }
@@ -118,15 +159,23 @@ export interface SmsScenarioOptions extends Omit<ScenarioOptions, 'number' | 'bo
 }
 
 export const SMS_SCENARIOS: Record<string, string> = {
-  'sms-exchange': 'The company texts a contact (POST /api/sms); the provider reports sent, then delivered; the contact replies',
+  'sms-exchange':
+    'The company texts a contact (POST /api/sms); the provider reports sent, then delivered; the contact replies',
   'sms-failed': 'The company texts a number that cannot receive it; the provider reports undelivered (error 30003)',
 };
 
-async function postCallback(o: Pick<ScenarioOptions, 'url' | 'authToken' | 'log'>, path: string, params: Step): Promise<void> {
+async function postCallback(
+  o: Pick<ScenarioOptions, 'url' | 'authToken' | 'log'>,
+  path: string,
+  params: Step,
+): Promise<void> {
   const endpoint = `${o.url.replace(/\/$/, '')}${path}`;
   const response = await fetch(endpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: telcoSignature(endpoint, params, o.authToken) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      [SIGNATURE_HEADER]: telcoSignature(endpoint, params, o.authToken),
+    },
     body: new URLSearchParams(params).toString(),
   });
   o.log?.(`${path} ${params.MessageStatus ?? 'inbound'}: ${response.status}`);
@@ -141,11 +190,15 @@ export async function playSmsScenario(name: string, o: SmsScenarioOptions): Prom
   const response = await fetch(`${o.url.replace(/\/$/, '')}/api/sms`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${o.bearer}` },
-    body: JSON.stringify({ to: contact, body: failing ? 'Your code is 1234' : 'Reminder: your appointment is Tuesday at 3 pm. Reply to confirm.' }),
+    body: JSON.stringify({
+      to: contact,
+      body: failing ? 'Your code is 1234' : 'Reminder: your appointment is Tuesday at 3 pm. Reply to confirm.',
+    }),
   });
   const sent = (await response.json()) as { data?: { id: string; from_number: string } };
   o.log?.(`POST /api/sms: ${response.status}`);
-  if (response.status !== 201 || !sent.data) throw new Error(`POST /api/sms answered ${response.status}: ${JSON.stringify(sent)}`);
+  if (response.status !== 201 || !sent.data)
+    throw new Error(`POST /api/sms answered ${response.status}: ${JSON.stringify(sent)}`);
   const base = { AccountSid: o.accountSid, MessageSid: sent.data.id, From: sent.data.from_number, To: contact };
   const pause = () => (o.delayMs ? new Promise((resolve) => setTimeout(resolve, o.delayMs)) : Promise.resolve());
   if (failing) {
@@ -157,6 +210,12 @@ export async function playSmsScenario(name: string, o: SmsScenarioOptions): Prom
   await postCallback(o, '/api/telco/sms/status', { ...base, MessageStatus: 'delivered' });
   await pause();
   const reply = `SM${randomBytes(16).toString('hex')}`;
-  await postCallback(o, '/api/telco/sms/inbound', { AccountSid: o.accountSid, MessageSid: reply, From: contact, To: sent.data.from_number, Body: 'Yes, Tuesday at 3 pm works.' });
+  await postCallback(o, '/api/telco/sms/inbound', {
+    AccountSid: o.accountSid,
+    MessageSid: reply,
+    From: contact,
+    To: sent.data.from_number,
+    Body: 'Yes, Tuesday at 3 pm works.',
+  });
   return { sent: sent.data.id, reply };
 }

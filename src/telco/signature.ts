@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-// The provider's callback signature (DESIGN section 5): base64 of HMAC-SHA1,
+// The provider's callback signature (docs/design.md §5): base64 of HMAC-SHA1,
 // keyed by the account's auth token, of the full callback URL followed by
 // every POST parameter's name and value, sorted by name. Sent in the header
 // X-Telco-Signature. The simulator signs with this, the service checks with it.
@@ -14,7 +14,12 @@ export function telcoSignature(url: string, params: Record<string, string>, auth
   return createHmac('sha1', authToken).update(payload, 'utf8').digest('base64');
 }
 
-export function signatureMatches(given: string | undefined, url: string, params: Record<string, string>, authToken: string): boolean {
+export function signatureMatches(
+  given: string | undefined,
+  url: string,
+  params: Record<string, string>,
+  authToken: string,
+): boolean {
   if (!given) return false;
   const expected = Buffer.from(telcoSignature(url, params, authToken));
   const actual = Buffer.from(given);

@@ -8,8 +8,12 @@ import { playScenario, playSmsScenario, SCENARIOS, SMS_SCENARIOS } from './scena
 const HELP = `Usage: npm run simulate -- <scenario> [options]
 
 Scenarios:
-${Object.entries(SCENARIOS).map(([name, s]) => `  ${name.padEnd(14)} ${s.description}`).join('\n')}
-${Object.entries(SMS_SCENARIOS).map(([name, description]) => `  ${name.padEnd(14)} ${description}`).join('\n')}
+${Object.entries(SCENARIOS)
+  .map(([name, s]) => `  ${name.padEnd(14)} ${s.description}`)
+  .join('\n')}
+${Object.entries(SMS_SCENARIOS)
+  .map(([name, description]) => `  ${name.padEnd(14)} ${description}`)
+  .join('\n')}
 
 Options:
   --url <url>          the service (default http://localhost:$PORT, PORT defaulting to 3000)
@@ -54,26 +58,43 @@ async function main() {
   target = values.url;
   const key = values.company!;
   const signIn = async () => {
-    const login = await fetch(`${values.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `owner@${key}.test`, password: 'switchboard' }) });
+    const login = await fetch(`${values.url}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `owner@${key}.test`, password: 'switchboard' }),
+    });
     if (!login.ok) throw new Error(`cannot sign in as owner@${key}.test (${login.status})`);
     return ((await login.json()) as { token: string }).token;
   };
-  const credentials = { url: values.url!, accountSid: values['account-sid'] ?? demoAccountSid(key), authToken: values['auth-token'] ?? demoAuthToken(key), contact: values.contact, delayMs: Number(values.delay), log: (line: string) => process.stdout.write(`  ${line}\n`) };
+  const credentials = {
+    url: values.url!,
+    accountSid: values['account-sid'] ?? demoAccountSid(key),
+    authToken: values['auth-token'] ?? demoAuthToken(key),
+    contact: values.contact,
+    delayMs: Number(values.delay),
+    log: (line: string) => process.stdout.write(`  ${line}\n`),
+  };
   if (SMS_SCENARIOS[name]) {
     const ids = await playSmsScenario(name, { ...credentials, bearer: await signIn() });
-    process.stdout.write(`${name}: message ${ids.sent}${ids.reply ? `, reply ${ids.reply}` : ''} played; see GET /api/sms and the webhook delivery log.\n`);
+    process.stdout.write(
+      `${name}: message ${ids.sent}${ids.reply ? `, reply ${ids.reply}` : ''} played; see GET /api/sms and the webhook delivery log.\n`,
+    );
     return;
   }
   let number = values.number;
   if (!number) {
     const token = await signIn();
-    const list = await fetch(`${values.url}/api/phone-numbers?per_page=1`, { headers: { authorization: `Bearer ${token}` } });
+    const list = await fetch(`${values.url}/api/phone-numbers?per_page=1`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     const body = (await list.json()) as { data?: { records?: Array<{ phone_no: string }> } };
     number = body.data?.records?.[0]?.phone_no;
     if (!number) throw new Error(`owner@${key}.test has no phone number; give --number`);
   }
   const callSid = await playScenario(name, { ...credentials, number, book: values.book });
-  process.stdout.write(`${name}: call ${callSid} on ${number} played; see the AI dashboard and Setup > Webhooks > delivery log.\n`);
+  process.stdout.write(
+    `${name}: call ${callSid} on ${number} played; see the AI dashboard and Setup > Webhooks > delivery log.\n`,
+  );
 }
 
 let target = '';
@@ -83,7 +104,10 @@ function explain(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
   if (message === 'fetch failed') {
-    const why = cause?.code === 'ECONNREFUSED' ? 'nothing is listening there (is the service started? set PORT or --url to where it runs)' : (cause?.code ?? cause?.message ?? 'the request failed');
+    const why =
+      cause?.code === 'ECONNREFUSED'
+        ? 'nothing is listening there (is the service started? set PORT or --url to where it runs)'
+        : (cause?.code ?? cause?.message ?? 'the request failed');
     return `cannot reach the service at ${target}: ${why}`;
   }
   return message;

@@ -2,7 +2,15 @@ import express, { type Request, type Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { availableInventory, DEMO_ACCOUNTS, demoAccount, PRICES, type NumberType, type SimAccount, type SimAvailable } from './inventory.js';
+import {
+  availableInventory,
+  DEMO_ACCOUNTS,
+  demoAccount,
+  PRICES,
+  type NumberType,
+  type SimAccount,
+  type SimAvailable,
+} from './inventory.js';
 
 // The telco simulator: the subset of the provider's REST API that Switchboard
 // uses, on a loopback port, with the provider's failure cases and texts.
@@ -15,7 +23,14 @@ export class TelcoSimulator {
   available: SimAvailable[] = availableInventory();
   private server?: Server;
   /** Messages sent through the simulator, newest last. */
-  readonly messages: Array<{ sid: string; account: string; from: string; to: string; body: string; statusCallback: string }> = [];
+  readonly messages: Array<{
+    sid: string;
+    account: string;
+    from: string;
+    to: string;
+    body: string;
+    statusCallback: string;
+  }> = [];
   /** Test switch: the next purchase goes through at the provider, but its answer is lost (a 500). */
   loseNextPurchaseAnswer = false;
   url = '';
@@ -56,7 +71,9 @@ export class TelcoSimulator {
 
     // Every call is under an account and needs its credentials (HTTP Basic).
     const account = (req: Request, res: Response): SimAccount | undefined => {
-      const [user, pass] = Buffer.from((req.header('authorization') ?? '').replace(/^Basic /, ''), 'base64').toString().split(':');
+      const [user, pass] = Buffer.from((req.header('authorization') ?? '').replace(/^Basic /, ''), 'base64')
+        .toString()
+        .split(':');
       const found = this.accounts.get(user);
       if (!found || found.authToken !== pass || (req.params.sid && req.params.sid !== user)) {
         fail(res, 401, 20003, 'Authenticate');
@@ -77,7 +94,12 @@ export class TelcoSimulator {
       if (!type) return fail(res, 404, 20404, `The requested resource ${req.path} was not found`);
       const area = String(req.query.AreaCode ?? '');
       const contains = String(req.query.Contains ?? '').replace(/\*/g, '');
-      const rows = this.available.filter((n) => n.type === type && (!area || n.phoneNumber.startsWith(`+1${area}`)) && (!contains || n.phoneNumber.includes(contains)));
+      const rows = this.available.filter(
+        (n) =>
+          n.type === type &&
+          (!area || n.phoneNumber.startsWith(`+1${area}`)) &&
+          (!contains || n.phoneNumber.includes(contains)),
+      );
       res.json({
         available_phone_numbers: rows.slice(0, 30).map((n) => ({
           phone_number: n.phoneNumber,
@@ -92,7 +114,15 @@ export class TelcoSimulator {
 
     app.get('/2010-04-01/Accounts/:sid/IncomingPhoneNumbers.json', (req, res) => {
       const acc = account(req, res);
-      if (acc) res.json({ incoming_phone_numbers: acc.incoming.map((n) => ({ sid: n.sid, phone_number: n.phoneNumber, friendly_name: n.friendlyName, type: n.type })) });
+      if (acc)
+        res.json({
+          incoming_phone_numbers: acc.incoming.map((n) => ({
+            sid: n.sid,
+            phone_number: n.phoneNumber,
+            friendly_name: n.friendlyName,
+            type: n.type,
+          })),
+        });
     });
 
     app.post('/2010-04-01/Accounts/:sid/IncomingPhoneNumbers.json', (req, res) => {
@@ -112,7 +142,14 @@ export class TelcoSimulator {
         this.loseNextPurchaseAnswer = false;
         return res.status(500).send('upstream connection reset');
       }
-      res.status(201).json({ sid, phone_number: number.phoneNumber, friendly_name: number.friendlyName, type: number.type, price: PRICES[number.type], account_balance: acc.balance.toFixed(2) });
+      res.status(201).json({
+        sid,
+        phone_number: number.phoneNumber,
+        friendly_name: number.friendlyName,
+        type: number.type,
+        price: PRICES[number.type],
+        account_balance: acc.balance.toFixed(2),
+      });
     });
 
     // Messages: accepted and queued; their fate is reported to StatusCallback (the scenarios post it).
@@ -120,11 +157,21 @@ export class TelcoSimulator {
       const acc = account(req, res);
       if (!acc) return;
       const [from, to, body] = [String(req.body?.From ?? ''), String(req.body?.To ?? ''), String(req.body?.Body ?? '')];
-      if (!/^\+[1-9]\d{1,14}$/.test(to)) return fail(res, 400, 21211, `The 'To' number ${to} is not a valid phone number.`);
-      if (!/^\+[1-9]\d{1,14}$/.test(from)) return fail(res, 400, 21212, `The 'From' number ${from} is not a valid phone number.`);
-      if (body.length === 0 || body.length > 1600) return fail(res, 400, 21617, 'The message body must be 1 to 1600 characters.');
+      if (!/^\+[1-9]\d{1,14}$/.test(to))
+        return fail(res, 400, 21211, `The 'To' number ${to} is not a valid phone number.`);
+      if (!/^\+[1-9]\d{1,14}$/.test(from))
+        return fail(res, 400, 21212, `The 'From' number ${from} is not a valid phone number.`);
+      if (body.length === 0 || body.length > 1600)
+        return fail(res, 400, 21617, 'The message body must be 1 to 1600 characters.');
       const sid = `SM${randomBytes(16).toString('hex')}`;
-      this.messages.push({ sid, account: acc.sid, from, to, body, statusCallback: String(req.body?.StatusCallback ?? '') });
+      this.messages.push({
+        sid,
+        account: acc.sid,
+        from,
+        to,
+        body,
+        statusCallback: String(req.body?.StatusCallback ?? ''),
+      });
       res.status(201).json({ sid, status: 'queued', from, to, body });
     });
 
@@ -138,18 +185,40 @@ export class TelcoSimulator {
     };
     app.get('/v1/Services', (req, res) => {
       const acc = account(req, res);
-      if (acc) res.json({ services: acc.services.map((s) => ({ sid: s.sid, friendly_name: s.friendlyName, inbound_request_url: s.inboundRequestUrl, status_callback: s.statusCallback })) });
+      if (acc)
+        res.json({
+          services: acc.services.map((s) => ({
+            sid: s.sid,
+            friendly_name: s.friendlyName,
+            inbound_request_url: s.inboundRequestUrl,
+            status_callback: s.statusCallback,
+          })),
+        });
     });
     app.get('/v1/Services/:service/Compliance/Usa2p', (req, res) => {
       const found = service(req, res);
-      if (found) res.json({ compliance: found.campaigns.map((c) => ({ sid: c.sid, campaign_status: c.status, us_app_to_person_usecase: c.useCase, description: c.description, messaging_service_sid: found.sid })) });
+      if (found)
+        res.json({
+          compliance: found.campaigns.map((c) => ({
+            sid: c.sid,
+            campaign_status: c.status,
+            us_app_to_person_usecase: c.useCase,
+            description: c.description,
+            messaging_service_sid: found.sid,
+          })),
+        });
     });
     app.post('/v1/Services/:service', (req, res) => {
       const found = service(req, res);
       if (!found) return;
       if (req.body?.InboundRequestUrl !== undefined) found.inboundRequestUrl = String(req.body.InboundRequestUrl);
       if (req.body?.StatusCallback !== undefined) found.statusCallback = String(req.body.StatusCallback);
-      res.json({ sid: found.sid, friendly_name: found.friendlyName, inbound_request_url: found.inboundRequestUrl, status_callback: found.statusCallback });
+      res.json({
+        sid: found.sid,
+        friendly_name: found.friendlyName,
+        inbound_request_url: found.inboundRequestUrl,
+        status_callback: found.statusCallback,
+      });
     });
     app.use((req, res) => fail(res, 404, 20404, `The requested resource ${req.path} was not found`));
     return app;

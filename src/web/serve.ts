@@ -22,7 +22,10 @@ const CSP = [
 ].join('; ');
 
 /** GraphiQL, CodeMirror and Swagger UI set style elements of their own; scripts stay this origin's only. */
-export const TOOL_CSP = CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'").replace("img-src 'self' data:", "img-src 'self' data:; font-src 'self' data:");
+export const TOOL_CSP = CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'").replace(
+  "img-src 'self' data:",
+  "img-src 'self' data:; font-src 'self' data:",
+);
 
 const page = (file: string) => (existsSync(`${ROOT}${file}`) ? readFileSync(`${ROOT}${file}`, 'utf8') : undefined);
 
@@ -59,7 +62,8 @@ export interface DemoLogins {
   logins: ReadonlyArray<{ email: string; shows: string }>;
 }
 
-const attribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const attribute = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
  * `demo`: given in development with demo data only; the page then carries the
@@ -69,7 +73,13 @@ const attribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&
 export function webRouter(pointer: () => object, demo?: DemoLogins): Router {
   const router = express.Router();
   const built = page('index.html');
-  const index = built && demo ? built.replace('</head>', `  <meta name="switchboard-demo-logins" content="${attribute(JSON.stringify(demo))}">\n  </head>`) : built;
+  const index =
+    built && demo
+      ? built.replace(
+          '</head>',
+          `  <meta name="switchboard-demo-logins" content="${attribute(JSON.stringify(demo))}">\n  </head>`,
+        )
+      : built;
 
   router.get('/', (req, res) => {
     if (index === undefined || !wantsPage(req)) return void res.json(pointer());
@@ -82,7 +92,13 @@ export function webRouter(pointer: () => object, demo?: DemoLogins): Router {
       res.type('image/svg+xml').sendFile(`${ROOT}favicon.svg`);
     });
     // Asset addresses carry a content hash; revalidation by ETag keeps them cheap.
-    router.use('/assets', express.static(`${ROOT}assets`, { index: false, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') }));
+    router.use(
+      '/assets',
+      express.static(`${ROOT}assets`, {
+        index: false,
+        setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache'),
+      }),
+    );
   }
   return router;
 }

@@ -29,16 +29,28 @@ const triggerFilters: Record<string, ConfigField> = {
 };
 
 /** An operator event's trigger may name the webhook it is about. */
-const webhookFilter: Record<string, ConfigField> = { webhook_id: { type: 'string', description: 'Only about this webhook' } };
+const webhookFilter: Record<string, ConfigField> = {
+  webhook_id: { type: 'string', description: 'Only about this webhook' },
+};
 
 export const TRIGGERS: CatalogEntry[] = EVENT_TYPES.map(([type, category, description]) => ({
   type,
-  name: type.replace('.', ' ').replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase()),
+  name: type
+    .replace('.', ' ')
+    .replace(/_/g, ' ')
+    .replace(/^\w/, (c) => c.toUpperCase()),
   category,
   description,
-  config: type === 'agent.performance'
-    ? { ...triggerFilters, metric: { type: 'string', enum: ['answer_rate', 'appointment_rate', 'average_duration'] }, threshold: { type: 'integer', min: 0 } }
-    : category === 'operator' ? webhookFilter : triggerFilters,
+  config:
+    type === 'agent.performance'
+      ? {
+          ...triggerFilters,
+          metric: { type: 'string', enum: ['answer_rate', 'appointment_rate', 'average_duration'] },
+          threshold: { type: 'integer', min: 0 },
+        }
+      : category === 'operator'
+        ? webhookFilter
+        : triggerFilters,
 }));
 
 export const ACTIONS: CatalogEntry[] = [
@@ -97,7 +109,11 @@ export const ACTIONS: CatalogEntry[] = [
     description: 'Continue on one path or another depending on a condition',
     config: {
       field: { type: 'string', required: true, description: 'Event data field, such as call_status' },
-      operator: { type: 'string', required: true, enum: ['equals', 'not_equals', 'contains', 'greater_than', 'less_than', 'exists'] },
+      operator: {
+        type: 'string',
+        required: true,
+        enum: ['equals', 'not_equals', 'contains', 'greater_than', 'less_than', 'exists'],
+      },
       value: { type: 'string' },
     },
   },

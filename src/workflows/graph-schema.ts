@@ -15,13 +15,26 @@ function fieldSchema(field: ConfigField): Schema {
   const described = field.description ? { description: field.description } : {};
   switch (field.type) {
     case 'string':
-      return field.enum ? { ...described, type: 'string', enum: [...field.enum] } : { ...described, type: 'string', maxLength: field.max ?? DEFAULT_BOUNDS.text.maxLength };
+      return field.enum
+        ? { ...described, type: 'string', enum: [...field.enum] }
+        : { ...described, type: 'string', maxLength: field.max ?? DEFAULT_BOUNDS.text.maxLength };
     case 'integer':
-      return { ...described, type: 'integer', format: 'int32', minimum: field.min ?? DEFAULT_BOUNDS.integer.minimum, maximum: DEFAULT_BOUNDS.integer.maximum };
+      return {
+        ...described,
+        type: 'integer',
+        format: 'int32',
+        minimum: field.min ?? DEFAULT_BOUNDS.integer.minimum,
+        maximum: DEFAULT_BOUNDS.integer.maximum,
+      };
     case 'boolean':
       return { ...described, type: 'boolean' };
     case 'string[]':
-      return { ...described, type: 'array', items: { type: 'string', maxLength: DEFAULT_BOUNDS.text.maxLength }, maxItems: DEFAULT_BOUNDS.array.maxItems };
+      return {
+        ...described,
+        type: 'array',
+        items: { type: 'string', maxLength: DEFAULT_BOUNDS.text.maxLength },
+        maxItems: DEFAULT_BOUNDS.array.maxItems,
+      };
     case 'object':
       return { ...described, type: 'object', additionalProperties: true };
   }
@@ -30,7 +43,9 @@ function fieldSchema(field: ConfigField): Schema {
 const nodeId = { type: 'string', minLength: 1, maxLength: NODE_ID_MAX };
 
 function nodeSchema(kind: 'trigger' | 'action', entry: CatalogEntry): Schema {
-  const required = Object.entries(entry.config).filter(([, field]) => field.required).map(([name]) => name);
+  const required = Object.entries(entry.config)
+    .filter(([, field]) => field.required)
+    .map(([name]) => name);
   return {
     type: 'object',
     title: entry.name,
@@ -59,14 +74,22 @@ export function triggerConfigSchema(): Schema {
       nodes: {
         type: 'array',
         maxItems: GRAPH_LIMITS.nodes,
-        items: { oneOf: [...TRIGGERS.map((entry) => nodeSchema('trigger', entry)), ...ACTIONS.map((entry) => nodeSchema('action', entry))] },
+        items: {
+          oneOf: [
+            ...TRIGGERS.map((entry) => nodeSchema('trigger', entry)),
+            ...ACTIONS.map((entry) => nodeSchema('action', entry)),
+          ],
+        },
       },
       edges: {
         type: 'array',
         maxItems: GRAPH_LIMITS.edges,
         items: {
           type: 'object',
-          properties: { from: { ...nodeId, description: 'A node id' }, to: { ...nodeId, description: 'A node id; not a trigger' } },
+          properties: {
+            from: { ...nodeId, description: 'A node id' },
+            to: { ...nodeId, description: 'A node id; not a trigger' },
+          },
           required: ['from', 'to'],
           additionalProperties: false,
         },

@@ -3,8 +3,8 @@ import type { FieldErrors } from '../kernel/errors.js';
 import type { TriggerConfig } from '../entities/index.js';
 import { ACTIONS, TRIGGERS, type CatalogEntry, type ConfigField } from './catalog.js';
 
-// Checks a workflow's trigger_config graph against the catalogs (DESIGN
-// section 8). Returns field errors keyed by path, each message naming the node.
+// Checks a workflow's trigger_config graph against the catalogs (docs/design.md
+// §8). Returns field errors keyed by path, each message naming the node.
 
 export const GRAPH_LIMITS = { nodes: 200, edges: 1000 } as const;
 /** The longest node id, in characters. */
@@ -22,7 +22,8 @@ function fieldProblem(field: ConfigField, value: unknown): string | undefined {
   switch (field.type) {
     case 'string':
       if (typeof value !== 'string') return 'must be a string';
-      if (value.length > (field.max ?? DEFAULT_BOUNDS.text.maxLength)) return `must not be longer than ${field.max ?? DEFAULT_BOUNDS.text.maxLength} characters`;
+      if (value.length > (field.max ?? DEFAULT_BOUNDS.text.maxLength))
+        return `must not be longer than ${field.max ?? DEFAULT_BOUNDS.text.maxLength} characters`;
       break;
     case 'integer':
       if (!Number.isInteger(value)) return 'must be an integer';
@@ -56,7 +57,8 @@ function checkConfig(entry: CatalogEntry, config: unknown, describe: string, pat
     if (problem) add(`${path}.config.${name}`, `${describe}: the ${name} field ${problem}.`);
   }
   for (const name of Object.keys(config)) {
-    if (!(name in entry.config)) add(`${path}.config.${name}`, `${describe}: ${name} is not a setting of ${entry.type}.`);
+    if (!(name in entry.config))
+      add(`${path}.config.${name}`, `${describe}: ${name} is not a setting of ${entry.type}.`);
   }
   if (entry.type === 'send_webhook' && typeof config.url === 'string' && !/^https?:\/\/[^\s]+$/i.test(config.url)) {
     add(`${path}.config.url`, `${describe}: the url field must be an http or https URL.`);
@@ -74,8 +76,10 @@ export function graphErrors(graph: unknown, prefix = 'trigger_config'): FieldErr
   if (!Array.isArray(nodes)) add(`${prefix}.nodes`, 'The nodes field must be an array.');
   if (!Array.isArray(edges)) add(`${prefix}.edges`, 'The edges field must be an array.');
   if (!Array.isArray(nodes) || !Array.isArray(edges)) return errors;
-  if (nodes.length > GRAPH_LIMITS.nodes) return { [`${prefix}.nodes`]: [`A workflow holds at most ${GRAPH_LIMITS.nodes} nodes.`] };
-  if (edges.length > GRAPH_LIMITS.edges) return { [`${prefix}.edges`]: [`A workflow holds at most ${GRAPH_LIMITS.edges} edges.`] };
+  if (nodes.length > GRAPH_LIMITS.nodes)
+    return { [`${prefix}.nodes`]: [`A workflow holds at most ${GRAPH_LIMITS.nodes} nodes.`] };
+  if (edges.length > GRAPH_LIMITS.edges)
+    return { [`${prefix}.edges`]: [`A workflow holds at most ${GRAPH_LIMITS.edges} edges.`] };
   if (nodes.length === 0) {
     if (edges.length > 0) add(`${prefix}.edges`, 'Edges need nodes.');
     return errors;
@@ -88,9 +92,11 @@ export function graphErrors(graph: unknown, prefix = 'trigger_config'): FieldErr
     const id = typeof node.id === 'string' && node.id.trim() !== '' ? node.id : undefined;
     const describe = `Node "${id ?? i}"${typeof node.type === 'string' ? ` (${node.type})` : ''}`;
     if (!id) add(`${path}.id`, `Node ${i}: the id field is required.`);
-    else if (id.length > NODE_ID_MAX) add(`${path}.id`, `Node ${i}: the id must not be longer than ${NODE_ID_MAX} characters.`);
+    else if (id.length > NODE_ID_MAX)
+      add(`${path}.id`, `Node ${i}: the id must not be longer than ${NODE_ID_MAX} characters.`);
     else if (kinds.has(id)) add(`${path}.id`, `${describe}: the id is used by another node.`);
-    if (node.kind !== 'trigger' && node.kind !== 'action') return add(`${path}.kind`, `${describe}: kind must be trigger or action.`);
+    if (node.kind !== 'trigger' && node.kind !== 'action')
+      return add(`${path}.kind`, `${describe}: kind must be trigger or action.`);
     if (id) kinds.set(id, node.kind);
     const entry = typeof node.type === 'string' ? catalogs[node.kind].get(node.type) : undefined;
     if (!entry) return add(`${path}.type`, `${describe}: ${String(node.type)} is not in the ${node.kind} catalog.`);
@@ -105,10 +111,13 @@ export function graphErrors(graph: unknown, prefix = 'trigger_config'): FieldErr
     const path = `${prefix}.edges.${i}`;
     if (!isObject(edge)) return add(path, `Edge ${i} must be an object with from and to.`);
     for (const end of ['from', 'to'] as const) {
-      if (typeof edge[end] !== 'string' || !kinds.has(edge[end] as string)) add(`${path}.${end}`, `Edge ${i}: ${end} names no node ("${String(edge[end])}").`);
+      if (typeof edge[end] !== 'string' || !kinds.has(edge[end] as string))
+        add(`${path}.${end}`, `Edge ${i}: ${end} names no node ("${String(edge[end])}").`);
     }
-    if (typeof edge.to === 'string' && kinds.get(edge.to) === 'trigger') add(`${path}.to`, `Edge ${i}: node "${edge.to}" is a trigger and cannot follow another node.`);
-    if (typeof edge.from === 'string' && typeof edge.to === 'string') next.set(edge.from, [...(next.get(edge.from) ?? []), edge.to]);
+    if (typeof edge.to === 'string' && kinds.get(edge.to) === 'trigger')
+      add(`${path}.to`, `Edge ${i}: node "${edge.to}" is a trigger and cannot follow another node.`);
+    if (typeof edge.from === 'string' && typeof edge.to === 'string')
+      next.set(edge.from, [...(next.get(edge.from) ?? []), edge.to]);
   });
 
   const cycleAt = nodeOnCycle([...kinds.keys()], next);

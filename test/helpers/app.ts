@@ -27,7 +27,7 @@ export function databaseUrl(name: string): string {
 
 /** One statement on the server's admin database; a server briefly out of connections (53300) is waited for, up to 30 s. */
 export async function adminQuery(sql: string): Promise<void> {
-  for (const deadline = Date.now() + 30_000; ;) {
+  for (const deadline = Date.now() + 30_000; ; ) {
     const client = new pg.Client({ connectionString: adminUrl() });
     try {
       await client.connect();
@@ -97,7 +97,11 @@ export interface RequestOptions {
 export class TestApp {
   private tokens = new Map<string, string>();
 
-  constructor(readonly running: Running, readonly config: Config, readonly database: string) {}
+  constructor(
+    readonly running: Running,
+    readonly config: Config,
+    readonly database: string,
+  ) {}
 
   get url(): string {
     return this.running.url;
@@ -151,7 +155,10 @@ export class TestApp {
       [company, `Only ${label} ${email}`.slice(0, 255)],
     );
     if (slugs.length > 0) {
-      await this.sql('INSERT INTO role_permissions (role_id, permission_id) SELECT ?, id FROM permissions WHERE slug IN (?)', [role, slugs]);
+      await this.sql(
+        'INSERT INTO role_permissions (role_id, permission_id) SELECT ?, id FROM permissions WHERE slug IN (?)',
+        [role, slugs],
+      );
     }
     await this.sql(
       'INSERT INTO users (company_id, role_id, name, email, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, now(), now())',
@@ -162,8 +169,15 @@ export class TestApp {
 
   /** The company's provider account as the provider knows it: the sid and the auth token that signs its callbacks. */
   async providerAccount(company = 'Acme Agency'): Promise<{ sid: string; authToken: string; companyId: number }> {
-    const [row] = await this.sql('SELECT t.account_sid, t.auth_token_sealed, c.id FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = ?', [company]);
-    return { sid: row.account_sid, authToken: new SecretBox(this.config.appKey).open(row.auth_token_sealed)!, companyId: row.id };
+    const [row] = await this.sql(
+      'SELECT t.account_sid, t.auth_token_sealed, c.id FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = ?',
+      [company],
+    );
+    return {
+      sid: row.account_sid,
+      authToken: new SecretBox(this.config.appKey).open(row.auth_token_sealed)!,
+      companyId: row.id,
+    };
   }
 
   /**
@@ -174,7 +188,9 @@ export class TestApp {
    */
   async fingerprint(): Promise<string> {
     for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
-      const [{ busy }] = await this.sql("SELECT count(*)::int AS busy FROM webhook_deliveries WHERE in_flight_until IS NOT NULL OR (status = 'pending' AND next_attempt_at <= now())");
+      const [{ busy }] = await this.sql(
+        "SELECT count(*)::int AS busy FROM webhook_deliveries WHERE in_flight_until IS NOT NULL OR (status = 'pending' AND next_attempt_at <= now())",
+      );
       if (busy === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
@@ -184,7 +200,9 @@ export class TestApp {
     );
     const parts: string[] = [];
     for (const { name } of tables) {
-      const [{ digest }] = await this.sql(`SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') AS digest FROM "${name}" t`);
+      const [{ digest }] = await this.sql(
+        `SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') AS digest FROM "${name}" t`,
+      );
       parts.push(`${name}=${digest}`);
     }
     return parts.join('\n');
@@ -193,7 +211,10 @@ export class TestApp {
   /** A statement of the test's own; after a change, once every process's viewer cache has heard of it (as a request made next would see it). */
   async sql<T = any>(text: string, params: unknown[] = []): Promise<T[]> {
     const rows = await this.running.orm.em.fork().getConnection().execute<T[]>(text, params);
-    if (!/^\s*(SELECT|WITH)\b/i.test(text)) await this.running.services.auth.viewers.barrier((channel, payload) => this.sql('SELECT pg_notify(?, ?)', [channel, payload]));
+    if (!/^\s*(SELECT|WITH)\b/i.test(text))
+      await this.running.services.auth.viewers.barrier((channel, payload) =>
+        this.sql('SELECT pg_notify(?, ?)', [channel, payload]),
+      );
     return rows;
   }
 
@@ -212,7 +233,10 @@ export const TEST_API_LIMITS = { API_LIMIT_PER_TOKEN: '10000000/1m', API_LIMIT_P
 
 /** Starts the app on a fresh database with the demo dataset. */
 /** `logs`: when given, the app's log lines are collected there (at LOG_LEVEL, default silent). */
-export async function startTestApp(env: Record<string, string> = {}, options: StartOptions & { logs?: string[] } = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: StartOptions & { logs?: string[] } = {},
+): Promise<TestApp> {
   // A test with a clock of its own needs demo data seeded at that time.
   const database = await createDatabase({ fromTemplate: !options.clock });
   const config = loadConfig({
@@ -228,7 +252,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
     ...TEST_API_LIMITS,
     ...env,
   });
-  const log = options.logs ? createLogger(config.logLevel, (line) => void options.logs!.push(line), config.logFormat) : createLogger(config.logLevel);
+  const log = options.logs
+    ? createLogger(config.logLevel, (line) => void options.logs!.push(line), config.logFormat)
+    : createLogger(config.logLevel);
   const running = await startService(config, log, options);
   return new TestApp(running, config, database);
 }

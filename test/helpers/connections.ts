@@ -33,10 +33,15 @@ export interface Budget {
 }
 
 /** The connections `slots` files side by side may take at most, when `heavy` of the run's files are heavy (any of them may run at once). */
-export const budgetFor = (slots: number, heavy: number) => RUNNER + Math.min(slots, heavy) * PER_HEAVY + Math.max(0, slots - heavy) * PER_PROCESS;
+export const budgetFor = (slots: number, heavy: number) =>
+  RUNNER + Math.min(slots, heavy) * PER_HEAVY + Math.max(0, slots - heavy) * PER_PROCESS;
 
 /** How many files may run side by side within the connections the server has free; a line saying why not when none may. */
-export async function planConcurrency(admin: pg.Client, wanted: number, heavy: number): Promise<Budget | { refusal: string }> {
+export async function planConcurrency(
+  admin: pg.Client,
+  wanted: number,
+  heavy: number,
+): Promise<Budget | { refusal: string }> {
   const { rows } = await admin.query(
     "SELECT current_setting('max_connections')::int AS max, (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int AS used",
   );
@@ -47,13 +52,20 @@ export async function planConcurrency(admin: pg.Client, wanted: number, heavy: n
   while (concurrency < wanted && budgetFor(concurrency + 1, heavy) <= free) concurrency++;
   if (concurrency < 1) {
     const host = `${admin.host}:${admin.port}`;
-    return { refusal: `PostgreSQL at ${host} has ${free} of ${max} connections free (${used} in use); the tests need at least ${budgetFor(1, heavy)}: free some, raise max_connections, or set TEST_DATABASE_URL to another server` };
+    return {
+      refusal:
+        `PostgreSQL at ${host} has ${free} of ${max} connections free (${used} in use); the tests need at ` +
+        `least ${budgetFor(1, heavy)}: free some, raise max_connections, or set TEST_DATABASE_URL to another server`,
+    };
   }
   return { concurrency, budget: budgetFor(concurrency, heavy), max, usedByOthers: used };
 }
 
 /** Samples the run's connections every 200 ms; `stop()` gives the peak, and how many each database held at that moment. */
-export function sampleConnections(url: string, runId: string): { stop: () => Promise<{ peak: number; byDatabase: string }> } {
+export function sampleConnections(
+  url: string,
+  runId: string,
+): { stop: () => Promise<{ peak: number; byDatabase: string }> } {
   const client = new pg.Client({ connectionString: url });
   let peak = 0;
   let byDatabase = '';
@@ -65,7 +77,8 @@ export function sampleConnections(url: string, runId: string): { stop: () => Pro
       try {
         // Named, or on one of the run's databases (a library may connect without the name).
         const { rows } = await client.query<{ datname: string | null; n: number }>(
-          "SELECT datname, count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 OR datname LIKE $2 ESCAPE '!' OR datname = $3 GROUP BY datname ORDER BY 2 DESC",
+          'SELECT datname, count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 OR datname ' +
+            "LIKE $2 ESCAPE '!' OR datname = $3 GROUP BY datname ORDER BY 2 DESC",
           [applicationName(runId), `sb!_test!_${runId}!_%`, `sb_template_${runId}`],
         );
         const total = rows.reduce((sum, row) => sum + row.n, 0);
@@ -94,7 +107,10 @@ export async function dropRunDatabases(url: string, runId: string): Promise<stri
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query("SELECT datname FROM pg_database WHERE datname LIKE $1 ESCAPE '!' OR datname = $2", [`sb!_test!_${runId}!_%`, `sb_template_${runId}`]);
+    const { rows } = await client.query(
+      "SELECT datname FROM pg_database WHERE datname LIKE $1 ESCAPE '!' OR datname = $2",
+      [`sb!_test!_${runId}!_%`, `sb_template_${runId}`],
+    );
     for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     return rows.map((row) => row.datname as string);
   } finally {

@@ -9,8 +9,19 @@ import { readFileSync } from 'node:fs';
 // document cannot drift from behaviour.
 
 type Doc = {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: { 'application/json'?: { schema: unknown } } }> }>>;
-  webhooks: Record<string, { post: { parameters: Array<{ name: string; schema: unknown }>; requestBody: { content: { 'application/json': { schema: unknown } } } } }>;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: { 'application/json'?: { schema: unknown } } }> }>
+  >;
+  webhooks: Record<
+    string,
+    {
+      post: {
+        parameters: Array<{ name: string; schema: unknown }>;
+        requestBody: { content: { 'application/json': { schema: unknown } } };
+      };
+    }
+  >;
   components: { schemas: Record<string, unknown> };
 };
 
@@ -23,31 +34,47 @@ function inline(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(inline);
   if (!schema || typeof schema !== 'object') return schema;
   const ref = (schema as { $ref?: string }).$ref;
-  if (ref?.startsWith('#/components/schemas/')) return inline(doc.components.schemas[ref.slice('#/components/schemas/'.length)]);
+  if (ref?.startsWith('#/components/schemas/'))
+    return inline(doc.components.schemas[ref.slice('#/components/schemas/'.length)]);
   return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inline(value)]));
 }
 
 // Literal segments win over parameters, as in the router.
 const templates = Object.keys(doc.paths)
-  .map((template) => ({ template, pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`), params: (template.match(/\{/g) ?? []).length }))
+  .map((template) => ({
+    template,
+    pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    params: (template.match(/\{/g) ?? []).length,
+  }))
   .sort((a, b) => a.params - b.params);
 
 const compiled = new Map<string, ValidateFunction>();
 const bySchema = new Map<string, ValidateFunction>();
 
 /** What is wrong with this response by the document (undefined: nothing). */
-export function contractViolation(method: string, url: string, status: number, body: unknown, text: string): string | undefined {
+export function contractViolation(
+  method: string,
+  url: string,
+  status: number,
+  body: unknown,
+  text: string,
+): string | undefined {
   const path = url.split('?')[0];
   if (!path.startsWith('/api/') || path.startsWith('/api/docs') || path === '/api/openapi.json') return undefined;
   const match = templates.find((t) => t.pattern.test(path) && doc.paths[t.template][method.toLowerCase()]);
   // An unknown path (404) and a known path with a method it lacks (405) are described once, in the document's info.
-  if (!match) return status === 404 || status === 405 ? undefined : `${method} ${path}: no operation in the document, yet it answered ${status}`;
+  if (!match)
+    return status === 404 || status === 405
+      ? undefined
+      : `${method} ${path}: no operation in the document, yet it answered ${status}`;
   const operation = doc.paths[match.template][method.toLowerCase()];
   const declared = operation.responses[String(status)];
-  if (!declared) return `${method} ${match.template} answered ${status}, which the document does not declare (declared: ${Object.keys(operation.responses).join(', ')})`;
+  if (!declared)
+    return `${method} ${match.template} answered ${status}, which the document does not declare (declared: ${Object.keys(operation.responses).join(', ')})`;
   const schema = declared.content?.['application/json']?.schema;
   if (!schema) return undefined;
-  if (typeof body !== 'object' || body === null) return `${method} ${match.template} ${status}: the body is not JSON: ${text.slice(0, 200)}`;
+  if (typeof body !== 'object' || body === null)
+    return `${method} ${match.template} ${status}: the body is not JSON: ${text.slice(0, 200)}`;
   const key = `${method} ${match.template} ${status}`;
   let validate = compiled.get(key);
   if (!validate) {
@@ -68,7 +95,10 @@ const deliveries = new Map<string, { body: ValidateFunction; headers: Array<[str
  * for its event (x-webhook-event): its headers and its body (undefined:
  * nothing). The test receiver asks this of every delivery it gets.
  */
-export function deliveryViolation(headers: Record<string, string | string[] | undefined>, text: string): string | undefined {
+export function deliveryViolation(
+  headers: Record<string, string | string[] | undefined>,
+  text: string,
+): string | undefined {
   const event = String(headers['x-webhook-event']);
   const entry = doc.webhooks[event]?.post;
   if (!entry) return `a delivery of ${event}, which the document has no webhook for`;
@@ -81,7 +111,8 @@ export function deliveryViolation(headers: Record<string, string | string[] | un
     deliveries.set(event, validators);
   }
   for (const [name, validate] of validators.headers) {
-    if (!validate(headers[name])) return `${event}: header ${name} = ${JSON.stringify(headers[name])}: ${ajv.errorsText(validate.errors)}`;
+    if (!validate(headers[name]))
+      return `${event}: header ${name} = ${JSON.stringify(headers[name])}: ${ajv.errorsText(validate.errors)}`;
   }
   let body: unknown;
   try {
@@ -89,7 +120,9 @@ export function deliveryViolation(headers: Record<string, string | string[] | un
   } catch {
     return `${event}: the body is not JSON: ${text.slice(0, 200)}`;
   }
-  return validators.body(body) ? undefined : `${event}: ${ajv.errorsText(validators.body.errors, { separator: '; ' })} in ${text.slice(0, 300)}`;
+  return validators.body(body)
+    ? undefined
+    : `${event}: ${ajv.errorsText(validators.body.errors, { separator: '; ' })} in ${text.slice(0, 300)}`;
 }
 
 // The live channel's contract: every live event a test checks is validated
@@ -101,7 +134,9 @@ const liveValidators = new Map<string, ValidateFunction>();
 /** Why a live event (`{ id type occurredAt data contact }` of the events subscription) does not fit asyncapi.json, or undefined. */
 export function liveEventViolation(event: { type: string; [field: string]: unknown }): string | undefined {
   const text = JSON.stringify(event).slice(0, 300);
-  const message = Object.values(asyncDoc.channels.events.messages).find((m) => m.name.replace(/[^_0-9A-Za-z]/g, '_') === event.type);
+  const message = Object.values(asyncDoc.channels.events.messages).find(
+    (m) => m.name.replace(/[^_0-9A-Za-z]/g, '_') === event.type,
+  );
   if (!message) return `a live event of ${event.type}, which asyncapi.json has no message for`;
   let validate = liveValidators.get(event.type);
   if (!validate) liveValidators.set(event.type, (validate = ajv.compile(message.payload as object)));

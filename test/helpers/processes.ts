@@ -33,7 +33,14 @@ export const restartablePostgres = (databaseDir: string, port: number, password:
   });
 
 /** The JSON lines a child process prints on stdout, and a wait for the first that matches. */
-export function jsonLines(child: ChildProcess): { lines: Array<Record<string, unknown>>; find: (match: (line: Record<string, unknown>) => boolean, what: string, timeoutMs?: number) => Promise<Record<string, unknown>> } {
+export function jsonLines(child: ChildProcess): {
+  lines: Array<Record<string, unknown>>;
+  find: (
+    match: (line: Record<string, unknown>) => boolean,
+    what: string,
+    timeoutMs?: number,
+  ) => Promise<Record<string, unknown>>;
+} {
   const lines: Array<Record<string, unknown>> = [];
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -43,5 +50,8 @@ export function jsonLines(child: ChildProcess): { lines: Array<Record<string, un
       buffered = buffered.slice(end + 1);
     }
   });
-  return { lines, find: (match, what, timeoutMs = 10_000) => eventually(async () => lines.find(match), timeoutMs, what) };
+  return {
+    lines,
+    find: (match, what, timeoutMs = 10_000) => eventually(async () => lines.find(match), timeoutMs, what),
+  };
 }

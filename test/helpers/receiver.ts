@@ -38,7 +38,12 @@ export class Receiver {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const request = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+        const request = {
+          path: req.url ?? '',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          at: Date.now(),
+        };
         this.received.push(request);
         if (req.headers['x-webhook-event'] !== undefined) {
           const violation = deliveryViolation(req.headers, request.body);
@@ -65,7 +70,8 @@ export class Receiver {
     for (;;) {
       const matching = this.received.filter(filter);
       if (matching.length >= count) return matching;
-      if (Date.now() > deadline) throw new Error(`received ${matching.length} of ${count} requests within ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`received ${matching.length} of ${count} requests within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
@@ -73,14 +79,19 @@ export class Receiver {
   async close(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-    if (this.violations.length > 0) throw new Error(`deliveries that do not fit openapi.json's webhooks:\n${this.violations.slice(0, 5).join('\n')}`);
+    if (this.violations.length > 0)
+      throw new Error(`deliveries that do not fit openapi.json's webhooks:\n${this.violations.slice(0, 5).join('\n')}`);
   }
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` until it returns a value that is not undefined. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, what = 'the condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 10_000,
+  what = 'the condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -13,7 +13,11 @@ import { eventually, type Receiver } from './receiver.js';
  * role given in env) on a test app's database, with its secrets; resolves
  * once it says it is running. `nodeArgs` go to node before the script (--cpu-prof).
  */
-export async function startWorker(app: TestApp, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ChildProcess & { url: string; output(): string }> {
+export async function startWorker(
+  app: TestApp,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<ChildProcess & { url: string; output(): string }> {
   const child = spawn(process.execPath, [...nodeArgs, path.resolve('dist/src/main.js')], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -37,7 +41,13 @@ export async function startWorker(app: TestApp, env: Record<string, string> = {}
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const url = await eventually(async () => /is running \(\w+\) at (http:\/\/[^\s"]+)/.exec(output)?.[1] ?? (child.exitCode !== null ? Promise.reject(new Error(output)) : undefined), 30_000, 'the worker');
+  const url = await eventually(
+    async () =>
+      /is running \(\w+\) at (http:\/\/[^\s"]+)/.exec(output)?.[1] ??
+      (child.exitCode !== null ? Promise.reject(new Error(output)) : undefined),
+    30_000,
+    'the worker',
+  );
   return Object.assign(child, { url, output: () => output });
 }
 
@@ -89,7 +99,10 @@ export function apiWithWorkers(env: Record<string, string>): ApiWithWorkers {
       return child;
     },
     async hookFor(receiver, title) {
-      const res = await started().request('POST', '/api/webhooks', { token: owner, body: { title, url: receiver.url, events: ['agent.created'] } });
+      const res = await started().request('POST', '/api/webhooks', {
+        token: owner,
+        body: { title, url: receiver.url, events: ['agent.created'] },
+      });
       assert.equal(res.status, 201, res.text);
       return res.body.data.id;
     },

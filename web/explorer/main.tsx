@@ -33,13 +33,21 @@ query Webhooks {
 const fetcher = async (params: unknown, options?: { headers?: Record<string, string> }) => {
   const response = await fetch('/graphql', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...options?.headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/graphql-response+json, application/json',
+      ...options?.headers,
+    },
     body: JSON.stringify(params),
   });
   return response.json();
 };
 
-const headers = JSON.stringify({ Authorization: token ? `Bearer ${token}` : 'Bearer <token from the login mutation>' }, null, 2);
+const headers = JSON.stringify(
+  { Authorization: token ? `Bearer ${token}` : 'Bearer <token from the login mutation>' },
+  null,
+  2,
+);
 
 // Everything GraphiQL keeps (tabs, history, headers with their token) lives for this tab only, like the token itself.
 createRoot(document.getElementById('explorer')!).render(
@@ -49,6 +57,15 @@ createRoot(document.getElementById('explorer')!).render(
       <span>GraphQL explorer</span>
       <a href="/api/docs">REST API docs</a>
     </header>
-    <GraphiQL storage={sessionStorage} shouldPersistHeaders={false} fetcher={fetcher} defaultQuery={token ? SIGNED_IN : SIGN_IN} initialQuery={token ? SIGNED_IN : SIGN_IN} defaultHeaders={headers} initialHeaders={headers} defaultEditorToolsVisibility="headers" />
+    <GraphiQL
+      storage={sessionStorage}
+      shouldPersistHeaders={false}
+      fetcher={fetcher}
+      defaultQuery={token ? SIGNED_IN : SIGN_IN}
+      initialQuery={token ? SIGNED_IN : SIGN_IN}
+      defaultHeaders={headers}
+      initialHeaders={headers}
+      defaultEditorToolsVisibility="headers"
+    />
   </>,
 );

@@ -43,7 +43,10 @@ export const whenSignedOut = (handler: () => void) => {
 };
 
 export async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/graphql-response+json, application/json',
+  };
   const token = session.token;
   if (token) headers.authorization = `Bearer ${token}`;
   let response: Response;

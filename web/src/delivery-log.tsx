@@ -39,8 +39,8 @@ export const ATTEMPTS = 'attempts { number attemptedAt statusCode durationMs res
 export const DELIVERY = `query Delivery($id: ID!) { webhookDelivery(id: $id) { ${DELIVERY_FIELDS} payload ${ATTEMPTS} } }`;
 const RESEND = `mutation Resend($id: ID!) { resendWebhookDelivery(id: $id) { ${DELIVERY_FIELDS} } }`;
 const RECOVER = `mutation Recover($id: ID!, $since: String!) { recoverWebhookDeliveries(id: $id, since: $since) { count } }`;
-export const asApiError = (caught: unknown) => (caught instanceof ApiError ? caught : new ApiError(String(caught), 'ERROR'));
-
+export const asApiError = (caught: unknown) =>
+  caught instanceof ApiError ? caught : new ApiError(String(caught), 'ERROR');
 
 export function DeliveryLog(props: { webhookId: number; canManage: boolean; version: number; onChange: () => void }) {
   const [status, setStatus] = useState('');
@@ -53,7 +53,11 @@ export function DeliveryLog(props: { webhookId: number; canManage: boolean; vers
 
   const load = async () => {
     try {
-      const result = await gql<{ webhookDeliveries: { records: Delivery[]; pagination: PageInfo } }>(DELIVERIES, { id: String(props.webhookId), status: status || null, page });
+      const result = await gql<{ webhookDeliveries: { records: Delivery[]; pagination: PageInfo } }>(DELIVERIES, {
+        id: String(props.webhookId),
+        status: status || null,
+        page,
+      });
       setData(result.webhookDeliveries);
       // Attempts change the webhook's Hits and Last Hit: it is read again with its log.
       props.onChange();
@@ -92,8 +96,13 @@ export function DeliveryLog(props: { webhookId: number; canManage: boolean; vers
     setError(null);
     try {
       const sinceIso = since ? new Date(since).toISOString() : '';
-      const { recoverWebhookDeliveries } = await gql<{ recoverWebhookDeliveries: { count: number } }>(RECOVER, { id: String(props.webhookId), since: sinceIso });
-      setNotice(`${recoverWebhookDeliveries.count} failed ${recoverWebhookDeliveries.count === 1 ? 'delivery is' : 'deliveries are'} being sent again.`);
+      const { recoverWebhookDeliveries } = await gql<{ recoverWebhookDeliveries: { count: number } }>(RECOVER, {
+        id: String(props.webhookId),
+        since: sinceIso,
+      });
+      setNotice(
+        `${recoverWebhookDeliveries.count} failed ${recoverWebhookDeliveries.count === 1 ? 'delivery is' : 'deliveries are'} being sent again.`,
+      );
       void load();
     } catch (caught) {
       setError(asApiError(caught));
@@ -123,7 +132,13 @@ export function DeliveryLog(props: { webhookId: number; canManage: boolean; vers
         {props.canManage && (
           <form class="row" onSubmit={recover}>
             <label for="recover-since">Recover failed since</label>
-            <input id="recover-since" type="datetime-local" value={since} onInput={(e) => setSince(e.currentTarget.value)} aria-describedby="recover-since-error" />
+            <input
+              id="recover-since"
+              type="datetime-local"
+              value={since}
+              onInput={(e) => setSince(e.currentTarget.value)}
+              aria-describedby="recover-since-error"
+            />
             <button type="submit">Recover</button>
           </form>
         )}
@@ -134,7 +149,9 @@ export function DeliveryLog(props: { webhookId: number; canManage: boolean; vers
       {!data ? (
         <Loading what="deliveries" />
       ) : data.records.length === 0 ? (
-        <p class="empty">{status ? `No ${status} deliveries.` : 'No deliveries yet. Send a test event to see one here.'}</p>
+        <p class="empty">
+          {status ? `No ${status} deliveries.` : 'No deliveries yet. Send a test event to see one here.'}
+        </p>
       ) : (
         <div class="table-wrap">
           <table class="log">
@@ -143,24 +160,43 @@ export function DeliveryLog(props: { webhookId: number; canManage: boolean; vers
             <tbody>
               {data.records.map((delivery) => (
                 <tr key={delivery.id} class={open?.id === delivery.id ? 'selected' : undefined}>
-                  <td data-label="Created"><When iso={delivery.createdAt} /></td>
+                  <td data-label="Created">
+                    <When iso={delivery.createdAt} />
+                  </td>
                   <td data-label="Event">{eventName(delivery.event)}</td>
                   <td data-label="Status">
-                    <span class={`pill ${delivery.status === 'succeeded' ? 'ok' : delivery.status === 'failed' ? 'bad' : ''}`}>{delivery.status}</span>
+                    <span
+                      class={`pill ${delivery.status === 'succeeded' ? 'ok' : delivery.status === 'failed' ? 'bad' : ''}`}
+                    >
+                      {delivery.status}
+                    </span>
                   </td>
                   <td data-label="Attempts">{delivery.attemptCount}</td>
                   <td data-label="Last response">{delivery.lastStatusCode ?? '—'}</td>
-                  <td data-label="Next attempt"><When iso={delivery.nextAttemptAt} /></td>
+                  <td data-label="Next attempt">
+                    <When iso={delivery.nextAttemptAt} />
+                  </td>
                   <td data-label="Actions">
                     <span class="buttons">
-                    <button type="button" aria-expanded={open?.id === delivery.id} aria-controls="delivery-detail" onClick={() => show(delivery)} aria-label={`Details of delivery ${delivery.id}`}>
-                      Details
-                    </button>
-                    {props.canManage && (
-                      <button type="button" disabled={delivery.status === 'pending'} onClick={() => resend(delivery)} aria-label={`Resend delivery ${delivery.id}`}>
-                        Resend
+                      <button
+                        type="button"
+                        aria-expanded={open?.id === delivery.id}
+                        aria-controls="delivery-detail"
+                        onClick={() => show(delivery)}
+                        aria-label={`Details of delivery ${delivery.id}`}
+                      >
+                        Details
                       </button>
-                    )}
+                      {props.canManage && (
+                        <button
+                          type="button"
+                          disabled={delivery.status === 'pending'}
+                          onClick={() => resend(delivery)}
+                          aria-label={`Resend delivery ${delivery.id}`}
+                        >
+                          Resend
+                        </button>
+                      )}
                     </span>
                   </td>
                 </tr>
@@ -210,7 +246,9 @@ function DeliveryDetail(props: { delivery: Delivery }) {
                     {attempt.number}
                     {attempt.trigger === 'manual' ? ' (manual)' : ''}
                   </td>
-                  <td data-label="Time"><When iso={attempt.attemptedAt} /></td>
+                  <td data-label="Time">
+                    <When iso={attempt.attemptedAt} />
+                  </td>
                   <td data-label="Status code">{attempt.statusCode ?? 'none'}</td>
                   <td data-label="Duration">{attempt.durationMs === null ? '—' : `${attempt.durationMs} ms`}</td>
                   <td data-label="Response" class="mono excerpt">

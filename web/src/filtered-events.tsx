@@ -24,7 +24,10 @@ export function FilteredEvents(props: { webhookId: number; version: number }) {
   const [open, setOpen] = useState<string | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   useEffect(() => {
-    gql<{ webhookFilteredEvents: { records: StoredEvent[]; pagination: PageInfo } }>(FILTERED, { id: String(props.webhookId), page }).then(
+    gql<{ webhookFilteredEvents: { records: StoredEvent[]; pagination: PageInfo } }>(FILTERED, {
+      id: String(props.webhookId),
+      page,
+    }).then(
       (data) => (setFound(data.webhookFilteredEvents), setError(null)),
       (caught) => setError(asApiError(caught)),
     );
@@ -44,11 +47,20 @@ export function FilteredEvents(props: { webhookId: number; version: number }) {
             <tbody>
               {found.records.map((e) => (
                 <tr key={e.id}>
-                  <td data-label="Occurred"><When iso={e.occurredAt} /></td>
+                  <td data-label="Occurred">
+                    <When iso={e.occurredAt} />
+                  </td>
                   <td data-label="Event">{eventName(e.event)}</td>
-                  <td data-label="Event id" class="mono">{e.id}</td>
+                  <td data-label="Event id" class="mono">
+                    {e.id}
+                  </td>
                   <td data-label="Data">
-                    <button type="button" aria-expanded={open === e.id} onClick={() => setOpen(open === e.id ? null : e.id)} aria-label={`${open === e.id ? 'Hide' : 'Show'} data of event ${e.id}`}>
+                    <button
+                      type="button"
+                      aria-expanded={open === e.id}
+                      onClick={() => setOpen(open === e.id ? null : e.id)}
+                      aria-label={`${open === e.id ? 'Hide' : 'Show'} data of event ${e.id}`}
+                    >
                       {open === e.id ? 'Hide' : 'Show'}
                     </button>
                     {open === e.id && <pre class="mono payload">{JSON.stringify(e.data, null, 2)}</pre>}

@@ -32,7 +32,11 @@ const REFRESH_MS = 3000;
 let socket: Client | undefined;
 /** One graphql-ws connection for the tab, with its token. */
 const live = () =>
-  (socket ??= createClient({ url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`, connectionParams: () => ({ authorization: `Bearer ${session.token}` }), lazy: true }));
+  (socket ??= createClient({
+    url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`,
+    connectionParams: () => ({ authorization: `Bearer ${session.token}` }),
+    lazy: true,
+  }));
 
 export function LiveCallsPage() {
   const [calls, setCalls] = useState<LiveCall[] | null>(null);
@@ -56,7 +60,9 @@ export function LiveCallsPage() {
     <section aria-labelledby="live-title">
       <h1 id="live-title">Live calls</h1>
       <ErrorBanner error={error} />
-      {calls && calls.length === 0 && <p class="empty">No call is in progress. This list follows new calls by itself.</p>}
+      {calls && calls.length === 0 && (
+        <p class="empty">No call is in progress. This list follows new calls by itself.</p>
+      )}
       {calls && calls.length > 0 && (
         <table>
           <caption class="sr-only">Calls in progress ({calls.length})</caption>
@@ -64,14 +70,24 @@ export function LiveCallsPage() {
           <tbody>
             {calls.map((call) => (
               <tr key={call.id} aria-selected={chosen === call.id}>
-                <td data-label="Started"><When iso={call.startedAt} /></td>
+                <td data-label="Started">
+                  <When iso={call.startedAt} />
+                </td>
                 <td data-label="Direction">{call.direction}</td>
-                <td data-label="From" class="mono">{call.fromNumber}</td>
-                <td data-label="To" class="mono">{call.toNumber}</td>
+                <td data-label="From" class="mono">
+                  {call.fromNumber}
+                </td>
+                <td data-label="To" class="mono">
+                  {call.toNumber}
+                </td>
                 <td data-label="Agent">{call.agentName ?? '—'}</td>
                 <td data-label="Status">{call.status}</td>
                 <td data-label="Transcript">
-                  <button type="button" onClick={() => setChosen(call.id)} aria-label={`Follow the transcript of call ${call.id}`}>
+                  <button
+                    type="button"
+                    onClick={() => setChosen(call.id)}
+                    aria-label={`Follow the transcript of call ${call.id}`}
+                  >
                     Follow
                   </button>
                 </td>

@@ -126,14 +126,17 @@ function App() {
           </p>
           <ul aria-labelledby="nav-developers">
             <li>
-              {/* Its own tab, the app staying open here; rel="opener" lets it start with this tab's sign-in (sessionStorage is copied only to an opened tab that keeps its opener). */}
+              {/* Its own tab, the app staying open here; rel="opener" lets it start with this tab's sign-in
+                  (sessionStorage is copied only to an opened tab that keeps its opener). */}
               <a href="/graphql" target="_blank" rel="opener">
-                GraphQL explorer<NewTab />
+                GraphQL explorer
+                <NewTab />
               </a>
             </li>
             <li>
               <a href="/api/docs" target="_blank" rel="noopener">
-                REST API docs<NewTab />
+                REST API docs
+                <NewTab />
               </a>
             </li>
           </ul>
@@ -146,7 +149,8 @@ function App() {
               <section>
                 <h1>Live calls</h1>
                 <p class="banner info" role="status">
-                  Your role ({viewer.role.title}) does not include the “view-ai-dashboard” permission, so the calls of {viewer.company.name} are hidden.
+                  Your role ({viewer.role.title}) does not include the “view-ai-dashboard” permission, so the calls of{' '}
+                  {viewer.company.name} are hidden.
                 </p>
               </section>
             )
@@ -161,8 +165,8 @@ function App() {
             <section>
               <h1>Webhooks</h1>
               <p class="banner info" role="status">
-                Your role ({viewer.role.title}) does not include the “view-webhooks” permission, so the webhooks of {viewer.company.name} are hidden. Ask
-                an owner of the company to add it to your role.
+                Your role ({viewer.role.title}) does not include the “view-webhooks” permission, so the webhooks of{' '}
+                {viewer.company.name} are hidden. Ask an owner of the company to add it to your role.
               </p>
             </section>
           ) : detail ? (

@@ -20,29 +20,58 @@ const NOTICES = `query Notices($webhookId: ID, $page: Int) { webhookNotices(webh
   records { id event occurredAt data } pagination { total currentPage perPage lastPage from to } } }`;
 
 const answer = (data: Record<string, unknown>) =>
-  data.last_status_code !== null && data.last_status_code !== undefined ? `it answered ${data.last_status_code}` : `${data.last_error ?? 'no answer'}`;
+  data.last_status_code !== null && data.last_status_code !== undefined
+    ? `it answered ${data.last_status_code}`
+    : `${data.last_error ?? 'no answer'}`;
 
 /** One notice as a sentence, with the times it names; `severity` colours it. */
-function sentence(notice: Notice, ofThisWebhook: boolean): { severity: 'error' | 'warn' | 'success'; text: preact.ComponentChildren } {
+function sentence(
+  notice: Notice,
+  ofThisWebhook: boolean,
+): { severity: 'error' | 'warn' | 'success'; text: preact.ComponentChildren } {
   const d = notice.data;
   const who = ofThisWebhook ? 'This webhook' : `"${String(d.title)}"`;
   switch (eventName(notice.event)) {
     case 'webhook.failing':
       return {
         severity: 'warn',
-        text: <>{who} has failed since <When iso={String(d.failing_since)} /> ({String(d.percent)} % of the time allowed; last time {answer(d)}). It will be switched off at <When iso={String(d.disable_at)} /> if it keeps failing.</>,
+        text: (
+          <>
+            {who} has failed since <When iso={String(d.failing_since)} /> ({String(d.percent)} % of the time allowed;
+            last time {answer(d)}). It will be switched off at <When iso={String(d.disable_at)} /> if it keeps failing.
+          </>
+        ),
       };
     case 'webhook.disabled':
       return {
         severity: 'error',
-        text: <>{who} was switched off: {d.reason === 'gone' ? 'its endpoint answered 410 Gone' : 'every attempt failed for the whole time allowed'}. Its waiting deliveries were cancelled; set it active again to resume.</>,
+        text: (
+          <>
+            {who} was switched off:{' '}
+            {d.reason === 'gone' ? 'its endpoint answered 410 Gone' : 'every attempt failed for the whole time allowed'}
+            . Its waiting deliveries were cancelled; set it active again to resume.
+          </>
+        ),
       };
     case 'webhook.recovered':
-      return { severity: 'success', text: <>{who} answers again, after failing since <When iso={String(d.failing_since)} />.</> };
+      return {
+        severity: 'success',
+        text: (
+          <>
+            {who} answers again, after failing since <When iso={String(d.failing_since)} />.
+          </>
+        ),
+      };
     default:
       return {
         severity: 'error',
-        text: <>{/^[aeiou]/.test(eventName(String(d.event))) ? 'An' : 'A'} {eventName(String(d.event))} delivery ({String(d.delivery_id)}) to {ofThisWebhook ? 'this webhook' : who} failed all {String(d.attempts)} attempts; last time {answer(d)}. Resend it from the delivery log.</>,
+        text: (
+          <>
+            {/^[aeiou]/.test(eventName(String(d.event))) ? 'An' : 'A'} {eventName(String(d.event))} delivery (
+            {String(d.delivery_id)}) to {ofThisWebhook ? 'this webhook' : who} failed all {String(d.attempts)} attempts;
+            last time {answer(d)}. Resend it from the delivery log.
+          </>
+        ),
       };
   }
 }
@@ -52,7 +81,10 @@ export function Notices(props: { webhookId?: number; version?: number }) {
   const [found, setFound] = useState<{ records: Notice[]; pagination: PageInfo } | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   useEffect(() => {
-    gql<{ webhookNotices: { records: Notice[]; pagination: PageInfo } }>(NOTICES, { webhookId: props.webhookId === undefined ? null : String(props.webhookId), page }).then(
+    gql<{ webhookNotices: { records: Notice[]; pagination: PageInfo } }>(NOTICES, {
+      webhookId: props.webhookId === undefined ? null : String(props.webhookId),
+      page,
+    }).then(
       (data) => (setFound(data.webhookNotices), setError(null)),
       (caught) => setError(asApiError(caught)),
     );

@@ -7,8 +7,10 @@ import { ErrorBanner, Notice } from './ui';
 // got a delivery of (it was inactive, or not subscribed to the type yet),
 // counted first, then sent on confirmation in the order they happened.
 
-const PREVIEW = 'query ReplayPreview($id: ID!, $since: String!) { webhookReplayPreview(id: $id, since: $since) { count filtered } }';
-const REPLAY = 'mutation Replay($id: ID!, $since: String!, $until: String) { replayMissingWebhookEvents(id: $id, since: $since, until: $until) { count remaining } }';
+const PREVIEW =
+  'query ReplayPreview($id: ID!, $since: String!) { webhookReplayPreview(id: $id, since: $since) { count filtered } }';
+const REPLAY =
+  'mutation Replay($id: ID!, $since: String!, $until: String) { replayMissingWebhookEvents(id: $id, since: $since, until: $until) { count remaining } }';
 
 const WINDOWS = [
   ['1', 'the last hour'],
@@ -21,7 +23,9 @@ const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 export function ReplayPanel(props: { webhookId: number; active: boolean; onReplayed: () => void }) {
   const [hours, setHours] = useState('24');
-  const [preview, setPreview] = useState<{ count: number; filtered: number; since: string; until: string } | null>(null);
+  const [preview, setPreview] = useState<{ count: number; filtered: number; since: string; until: string } | null>(
+    null,
+  );
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
@@ -33,7 +37,10 @@ export function ReplayPanel(props: { webhookId: number; active: boolean; onRepla
     const until = new Date();
     const since = new Date(until.getTime() - Number(hours) * 3_600_000).toISOString();
     try {
-      const { webhookReplayPreview } = await gql<{ webhookReplayPreview: { count: number; filtered: number } }>(PREVIEW, { id: String(props.webhookId), since });
+      const { webhookReplayPreview } = await gql<{ webhookReplayPreview: { count: number; filtered: number } }>(
+        PREVIEW,
+        { id: String(props.webhookId), since },
+      );
       setPreview({ ...webhookReplayPreview, since, until: until.toISOString() });
     } catch (caught) {
       setError(asApiError(caught));
@@ -43,9 +50,14 @@ export function ReplayPanel(props: { webhookId: number; active: boolean; onRepla
     if (!preview) return;
     setBusy(true);
     try {
-      const { replayMissingWebhookEvents: sent } = await gql<{ replayMissingWebhookEvents: { count: number; remaining: number } }>(REPLAY, { id: String(props.webhookId), since: preview.since, until: preview.until });
+      const { replayMissingWebhookEvents: sent } = await gql<{
+        replayMissingWebhookEvents: { count: number; remaining: number };
+      }>(REPLAY, { id: String(props.webhookId), since: preview.since, until: preview.until });
       setPreview(null);
-      setNotice(`${plural(sent.count, 'event')} ${sent.count === 1 ? 'is' : 'are'} being sent.${sent.remaining ? ` ${sent.remaining} more remain: replay again to send them.` : ''}`);
+      setNotice(
+        `${plural(sent.count, 'event')} ${sent.count === 1 ? 'is' : 'are'} being sent.` +
+          (sent.remaining ? ` ${sent.remaining} more remain: replay again to send them.` : ''),
+      );
       props.onReplayed();
     } catch (caught) {
       setError(asApiError(caught));
@@ -58,7 +70,10 @@ export function ReplayPanel(props: { webhookId: number; active: boolean; onRepla
   return (
     <section class="panel" aria-labelledby="replay-title">
       <h2 id="replay-title">Replay missing events</h2>
-      <p class="hint">Events of its subscribed types that this webhook never received (while it was inactive, or before it subscribed to them) are kept for 30 days and can be sent now, oldest first.</p>
+      <p class="hint">
+        Events of its subscribed types that this webhook never received (while it was inactive, or before it subscribed
+        to them) are kept for 30 days and can be sent now, oldest first.
+      </p>
       <form class="row" onSubmit={count}>
         <label for="replay-window">Missing in</label>
         <select id="replay-window" value={hours} onChange={(e) => (setHours(e.currentTarget.value), setPreview(null))}>
@@ -75,8 +90,11 @@ export function ReplayPanel(props: { webhookId: number; active: boolean; onRepla
       {preview && (
         <div role="status">
           <p>
-            {preview.count === 0 ? `Nothing is missing in ${window}.` : `${plural(preview.count, 'event')} in ${window} ${preview.count === 1 ? 'was' : 'were'} never sent to this webhook.`}
-            {preview.filtered > 0 && ` ${plural(preview.filtered, 'more')} ${preview.filtered === 1 ? 'is' : 'are'} turned away by its filters.`}
+            {preview.count === 0
+              ? `Nothing is missing in ${window}.`
+              : `${plural(preview.count, 'event')} in ${window} ${preview.count === 1 ? 'was' : 'were'} never sent to this webhook.`}
+            {preview.filtered > 0 &&
+              ` ${plural(preview.filtered, 'more')} ${preview.filtered === 1 ? 'is' : 'are'} turned away by its filters.`}
           </p>
           {preview.count > 0 && (
             <button type="button" class="primary" disabled={busy || !props.active} onClick={replay}>

@@ -52,8 +52,28 @@ export function SignIn(props: { notice: string | null; onSignedIn: (token: strin
             {props.notice}
           </p>
         )}
-        <TextField id="email" label="Email" field="email" type="email" autocomplete="username" required value={email} onValue={setEmail} error={error} />
-        <TextField id="password" label="Password" field="password" type="password" autocomplete="current-password" required value={password} onValue={setPassword} error={error} />
+        <TextField
+          id="email"
+          label="Email"
+          field="email"
+          type="email"
+          autocomplete="username"
+          required
+          value={email}
+          onValue={setEmail}
+          error={error}
+        />
+        <TextField
+          id="password"
+          label="Password"
+          field="password"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={password}
+          onValue={setPassword}
+          error={error}
+        />
         {general && (
           <p id="sign-in-error" class="banner error" role="alert">
             {general}

@@ -16,7 +16,8 @@ const KINDS = [
 type Kind = (typeof KINDS)[number][0];
 
 const FIND = `query BySubject($callId: ID, $campaignId: ID, $contactId: ID, $agentId: ID) {
-  webhookDeliveriesBySubject(callId: $callId, campaignId: $campaignId, contactId: $contactId, agentId: $agentId, perPage: 50) { records { ${DELIVERY_FIELDS} webhookId } pagination { total } }
+  webhookDeliveriesBySubject(callId: $callId, campaignId: $campaignId, contactId: $contactId, agentId: $agentId, perPage: 50) {
+    records { ${DELIVERY_FIELDS} webhookId } pagination { total } }
 }`;
 type Found = Delivery & { webhookId: number };
 const RESEND = `mutation Resend($id: ID!) { resendWebhookDelivery(id: $id) { ${DELIVERY_FIELDS} } }`;
@@ -32,8 +33,14 @@ export function SubjectSearch(props: { canManage: boolean }) {
     event?.preventDefault();
     setNotice(null);
     try {
-      const result = await gql<{ webhookDeliveriesBySubject: { records: Found[]; pagination: { total: number } } }>(FIND, { [kind]: id.trim() });
-      setFound({ records: result.webhookDeliveriesBySubject.records, total: result.webhookDeliveriesBySubject.pagination.total });
+      const result = await gql<{ webhookDeliveriesBySubject: { records: Found[]; pagination: { total: number } } }>(
+        FIND,
+        { [kind]: id.trim() },
+      );
+      setFound({
+        records: result.webhookDeliveriesBySubject.records,
+        total: result.webhookDeliveriesBySubject.pagination.total,
+      });
       setError(null);
     } catch (caught) {
       setError(caught as ApiError);
@@ -64,28 +71,49 @@ export function SubjectSearch(props: { canManage: boolean }) {
           ))}
         </select>
         <label for="subject-id">{label} id</label>
-        <input id="subject-id" inputMode="numeric" value={id} onInput={(e) => setId(e.currentTarget.value)} aria-describedby="subject-id-error" />
+        <input
+          id="subject-id"
+          inputMode="numeric"
+          value={id}
+          onInput={(e) => setId(e.currentTarget.value)}
+          aria-describedby="subject-id-error"
+        />
         <button type="submit">Find</button>
       </form>
       <FieldError id="subject-id-error" error={error} field={kind} />
       <ErrorBanner error={error} fields={[kind, 'callId']} />
       <Notice text={notice} />
-      {found && found.records.length === 0 && <p class="empty">No deliveries about {label.toLowerCase()} {id.trim()}.</p>}
+      {found && found.records.length === 0 && (
+        <p class="empty">
+          No deliveries about {label.toLowerCase()} {id.trim()}.
+        </p>
+      )}
       {found && found.records.length > 0 && (
         <table>
-          <caption class="sr-only">Deliveries about {label.toLowerCase()} {id.trim()} ({found.total})</caption>
+          <caption class="sr-only">
+            Deliveries about {label.toLowerCase()} {id.trim()} ({found.total})
+          </caption>
           <TableHead columns={['Created', 'Webhook', 'Event', 'Status', 'Attempts']} actions={props.canManage} />
           <tbody>
             {found.records.map((delivery) => (
               <tr key={delivery.id}>
-                <td data-label="Created"><When iso={delivery.createdAt} /></td>
-                <td data-label="Webhook"><a href={`#/setup/webhooks/${delivery.webhookId}`}>#{delivery.webhookId}</a></td>
+                <td data-label="Created">
+                  <When iso={delivery.createdAt} />
+                </td>
+                <td data-label="Webhook">
+                  <a href={`#/setup/webhooks/${delivery.webhookId}`}>#{delivery.webhookId}</a>
+                </td>
                 <td data-label="Event">{eventName(delivery.event)}</td>
                 <td data-label="Status">{delivery.status}</td>
                 <td data-label="Attempts">{delivery.attemptCount}</td>
                 {props.canManage && (
                   <td>
-                    <button type="button" disabled={delivery.status === 'pending'} onClick={() => resend(delivery)} aria-label={`Resend delivery ${delivery.id}`}>
+                    <button
+                      type="button"
+                      disabled={delivery.status === 'pending'}
+                      onClick={() => resend(delivery)}
+                      aria-label={`Resend delivery ${delivery.id}`}
+                    >
                       Resend
                     </button>
                   </td>

@@ -47,7 +47,11 @@ export function FieldError(props: { id: string; error: ApiError | null; field: s
   const messages = (props.exact ? props.error?.fields[props.field] : props.error?.fieldMessages(props.field)) ?? [];
   if (messages.length === 0) return null;
   const { as } = props;
-  const named = as ? messages.map((text) => text.replace(new RegExp(`^The ${apiLabel(props.field).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( field)?`), as)) : messages;
+  const named = as
+    ? messages.map((text) =>
+        text.replace(new RegExp(`^The ${apiLabel(props.field).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( field)?`), as),
+      )
+    : messages;
   return (
     <p id={props.id} class="field-error" role="alert">
       {named.join(' ')}
@@ -107,7 +111,9 @@ export function ErrorBanner(props: { error: ApiError | null; fields?: string[] }
   const { error } = props;
   if (!error) return null;
   const shown = props.fields ?? [];
-  const elsewhere = Object.keys(error.fields).filter((name) => !shown.some((field) => name === field || name.startsWith(`${field}.`)));
+  const elsewhere = Object.keys(error.fields).filter(
+    (name) => !shown.some((field) => name === field || name.startsWith(`${field}.`)),
+  );
   if (Object.keys(error.fields).length > 0 && elsewhere.length === 0) return null;
   return (
     <p class="banner error" role="alert">
@@ -135,7 +141,11 @@ export function Pager(props: { page: PageInfo; onPage: (page: number) => void; l
       <span aria-current="page">
         Page {page.currentPage} of {Math.max(page.lastPage, 1)}
       </span>
-      <button type="button" disabled={page.currentPage >= page.lastPage} onClick={() => props.onPage(page.currentPage + 1)}>
+      <button
+        type="button"
+        disabled={page.currentPage >= page.lastPage}
+        onClick={() => props.onPage(page.currentPage + 1)}
+      >
         Next
       </button>
     </nav>
@@ -152,8 +162,17 @@ export const Loading = (props: { what: string }) => (
 export const ZoneContext = createContext('UTC');
 
 function wallClock(iso: string, zone: string): string {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short' })
-    .formatToParts(new Date(iso));
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+    timeZoneName: 'short',
+  }).formatToParts(new Date(iso));
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}:${part('second')} ${part('timeZoneName')}`;
 }

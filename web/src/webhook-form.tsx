@@ -29,10 +29,13 @@ export interface Webhook {
   createdAt: string;
 }
 
-export const WEBHOOK_FIELDS = 'id title url method events listSelection formData active disabledReason hits lastHit concurrency rateLimit pausedUntil createdAt headers { name value secret } filters { event filter }';
+export const WEBHOOK_FIELDS =
+  'id title url method events listSelection formData active disabledReason hits lastHit concurrency ' +
+  'rateLimit pausedUntil createdAt headers { name value secret } filters { event filter }';
 
 /** The rate limit as typed: empty is none; anything but a whole number is sent as 0, which the service refuses with its rule. */
-const rateLimitOf = (text: string) => (text.trim() === '' ? null : /^\d{1,6}$/.test(text.trim()) ? Number(text.trim()) : 0);
+const rateLimitOf = (text: string) =>
+  text.trim() === '' ? null : /^\d{1,6}$/.test(text.trim()) ? Number(text.trim()) : 0;
 
 interface Choices {
   webhookEventTypes: { name: string; category: string; description: string }[];
@@ -44,12 +47,17 @@ const CREATE = `mutation CreateWebhook($input: CreateWebhookInput!) { createWebh
 const UPDATE = `mutation UpdateWebhook($id: ID!, $input: WebhookInput!) { updateWebhook(id: $id, input: $input) { ${WEBHOOK_FIELDS} } }`;
 
 let choicesCache: Promise<Choices> | null = null;
-export const loadChoices = () => (choicesCache ??= gql<Choices>(CHOICES).catch((error) => ((choicesCache = null), Promise.reject(error))));
+export const loadChoices = () =>
+  (choicesCache ??= gql<Choices>(CHOICES).catch((error) => ((choicesCache = null), Promise.reject(error))));
 
 const FIELD_LABELS: Record<string, string> = { custom_fields: 'custom fields' };
 const fieldLabel = (name: string) => FIELD_LABELS[name] ?? name.replace(/_/g, ' ');
 
-export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webhook & { secret?: string }) => void; onClose: () => void }) {
+export function WebhookForm(props: {
+  webhook?: Webhook;
+  onSaved: (webhook: Webhook & { secret?: string }) => void;
+  onClose: () => void;
+}) {
   const editing = props.webhook;
   const [choices, setChoices] = useState<Choices | null>(null);
   const [title, setTitle] = useState(editing?.title ?? '');
@@ -68,7 +76,8 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
     loadChoices().then(
       (loaded) => {
         setChoices(loaded);
-        if (!editing) setFormData(loaded.webhookFormFields.listSelections.find((s) => s.name === 'Basic')?.fields ?? []);
+        if (!editing)
+          setFormData(loaded.webhookFormFields.listSelections.find((s) => s.name === 'Basic')?.fields ?? []);
       },
       (caught) => setError(caught instanceof ApiError ? caught : new ApiError(String(caught), 'ERROR')),
     );
@@ -84,10 +93,13 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
     const next = on ? [...formData, field] : formData.filter((f) => f !== field);
     setFormData(next);
     const key = [...next].sort().join(',');
-    const match = choices?.webhookFormFields.listSelections.find((s) => s.name !== 'Custom' && [...s.fields].sort().join(',') === key);
+    const match = choices?.webhookFormFields.listSelections.find(
+      (s) => s.name !== 'Custom' && [...s.fields].sort().join(',') === key,
+    );
     setSelection(match?.name ?? 'Custom');
   };
-  const toggleEvent = (name: string, on: boolean) => setEvents(on ? [...events, name] : events.filter((e) => e !== name));
+  const toggleEvent = (name: string, on: boolean) =>
+    setEvents(on ? [...events, name] : events.filter((e) => e !== name));
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -95,13 +107,30 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
     const kept = filters.filter((row) => events.includes(row.event));
     const checked = filtersInput(kept);
     if (checked.badRow !== null) {
-      setError(new ApiError('A filter is not valid JSON.', 'BAD_USER_INPUT', { [`filters.${checked.badRow}.filter`]: ['This is not a JSON object: a filter is { "path": …, "eq": … } or { "and": [ … ] }.'] }));
+      setError(
+        new ApiError('A filter is not valid JSON.', 'BAD_USER_INPUT', {
+          [`filters.${checked.badRow}.filter`]: [
+            'This is not a JSON object: a filter is { "path": …, "eq": … } or { "and": [ … ] }.',
+          ],
+        }),
+      );
       return;
     }
     setFilters(kept);
     setBusy(true);
     setError(null);
-    const input = { title, url, method: 'POST', listSelection: selection, formData, events, active, rateLimit: rateLimitOf(rateLimit), headers: headersInput(headers), filters: checked.filters };
+    const input = {
+      title,
+      url,
+      method: 'POST',
+      listSelection: selection,
+      formData,
+      events,
+      active,
+      rateLimit: rateLimitOf(rateLimit),
+      headers: headersInput(headers),
+      filters: checked.filters,
+    };
     try {
       if (editing) {
         const data = await gql<{ updateWebhook: Webhook }>(UPDATE, { id: String(editing.id), input });
@@ -118,7 +147,8 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
 
   const invalid = (field: string) => (error?.fieldMessages(field).length ? true : undefined);
   const categories = new Map<string, Choices['webhookEventTypes']>();
-  for (const type of choices?.webhookEventTypes ?? []) categories.set(type.category, [...(categories.get(type.category) ?? []), type]);
+  for (const type of choices?.webhookEventTypes ?? [])
+    categories.set(type.category, [...(categories.get(type.category) ?? []), type]);
 
   return (
     <Dialog title={editing ? `Edit webhook #${editing.id}` : 'New webhook'} onClose={props.onClose} wide>
@@ -128,7 +158,15 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
         <form onSubmit={submit} noValidate>
           <div class="grid">
             <div>
-              <TextField id="wh-title" label="Title" field="title" maxLength={255} value={title} onValue={setTitle} error={error} />
+              <TextField
+                id="wh-title"
+                label="Title"
+                field="title"
+                maxLength={255}
+                value={title}
+                onValue={setTitle}
+                error={error}
+              />
             </div>
             <div>
               <label for="wh-method">Method</label>
@@ -139,10 +177,26 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
               <FieldError id="wh-method-error" error={error} field="method" />
             </div>
           </div>
-          <TextField id="wh-url" label="URL" field="url" type="url" inputMode="url" placeholder="https://example.com/webhooks" value={url} onValue={setUrl} error={error} />
+          <TextField
+            id="wh-url"
+            label="URL"
+            field="url"
+            type="url"
+            inputMode="url"
+            placeholder="https://example.com/webhooks"
+            value={url}
+            onValue={setUrl}
+            error={error}
+          />
 
           <label for="wh-selection">List selection</label>
-          <select id="wh-selection" value={selection} onChange={(e) => choose(e.currentTarget.value)} aria-invalid={invalid('listSelection')} aria-describedby="wh-selection-error">
+          <select
+            id="wh-selection"
+            value={selection}
+            onChange={(e) => choose(e.currentTarget.value)}
+            aria-invalid={invalid('listSelection')}
+            aria-describedby="wh-selection-error"
+          >
             {choices?.webhookFormFields.listSelections.map((s) => (
               <option key={s.name} value={s.name}>
                 {s.name}
@@ -156,7 +210,13 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
             <div class="checks">
               {choices?.webhookFormFields.fields.map((field) => (
                 <label key={field} class="check">
-                  <input type="checkbox" name="form_data" value={field} checked={formData.includes(field)} onChange={(e) => toggleField(field, e.currentTarget.checked)} />
+                  <input
+                    type="checkbox"
+                    name="form_data"
+                    value={field}
+                    checked={formData.includes(field)}
+                    onChange={(e) => toggleField(field, e.currentTarget.checked)}
+                  />
                   {fieldLabel(field)}
                 </label>
               ))}
@@ -172,7 +232,13 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
                 <div class="checks">
                   {types.map((type) => (
                     <label key={type.name} class="check" title={type.description}>
-                      <input type="checkbox" name="events" value={type.name} checked={events.includes(type.name)} onChange={(e) => toggleEvent(type.name, e.currentTarget.checked)} />
+                      <input
+                        type="checkbox"
+                        name="events"
+                        value={type.name}
+                        checked={events.includes(type.name)}
+                        onChange={(e) => toggleEvent(type.name, e.currentTarget.checked)}
+                      />
                       {eventName(type.name)}
                     </label>
                   ))}
@@ -186,14 +252,38 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
 
           <HeaderFields rows={headers} onRows={setHeaders} error={error} />
 
-          <TextField id="wh-rate-limit" label="Rate limit (deliveries per second; empty for none)" field="rateLimit" inputMode="numeric" placeholder="No limit" value={rateLimit} onValue={setRateLimit} error={error} />
+          <TextField
+            id="wh-rate-limit"
+            label="Rate limit (deliveries per second; empty for none)"
+            field="rateLimit"
+            inputMode="numeric"
+            placeholder="No limit"
+            value={rateLimit}
+            onValue={setRateLimit}
+            error={error}
+          />
 
           <label class="check">
             <input type="checkbox" checked={active} onChange={(e) => setActive(e.currentTarget.checked)} />
             Active (deliver events to this URL)
           </label>
 
-          <ErrorBanner error={error} fields={['title', 'url', 'method', 'listSelection', 'formData', 'events', 'rateLimit', 'headers', ...headers.flatMap((_, i) => [`headers.${i}.name`, `headers.${i}.value`]), 'filters', ...filters.map((_, i) => `filters.${i}`)]} />
+          <ErrorBanner
+            error={error}
+            fields={[
+              'title',
+              'url',
+              'method',
+              'listSelection',
+              'formData',
+              'events',
+              'rateLimit',
+              'headers',
+              ...headers.flatMap((_, i) => [`headers.${i}.name`, `headers.${i}.value`]),
+              'filters',
+              ...filters.map((_, i) => `filters.${i}`),
+            ]}
+          />
           <footer class="actions">
             <button type="button" onClick={props.onClose}>
               Cancel
@@ -212,7 +302,8 @@ export function WebhookForm(props: { webhook?: Webhook; onSaved: (webhook: Webho
 /** The secret, shown with a copy button (after creation, on reveal and after rotation). */
 /** The secret with a copy button; `labelHidden` where a heading already names it (the label stays for screen readers). */
 /** An event category as a heading: `sms` is SMS, the others capitalized. */
-const categoryLabel = (category: string) => (category === 'sms' ? 'SMS' : category.charAt(0).toUpperCase() + category.slice(1));
+const categoryLabel = (category: string) =>
+  category === 'sms' ? 'SMS' : category.charAt(0).toUpperCase() + category.slice(1);
 
 export function SecretBox(props: { secret: string; note?: string; labelHidden?: boolean }) {
   const [copied, setCopied] = useState<string | null>(null);

@@ -1,6 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
-import { DELIVERY, DELIVERY_FIELDS, ATTEMPTS, DeliveryLog, asApiError, type Attempt, type Delivery } from './delivery-log';
+import {
+  DELIVERY,
+  DELIVERY_FIELDS,
+  ATTEMPTS,
+  DeliveryLog,
+  asApiError,
+  type Attempt,
+  type Delivery,
+} from './delivery-log';
 import { Dialog, ErrorBanner, Notice, FieldError, Loading, useInterval, useTime, When } from './ui';
 import { SecretBox, WEBHOOK_FIELDS, type Webhook, WebhookForm } from './webhook-form';
 import { State } from './webhooks-page';
@@ -46,7 +54,11 @@ export function WebhookPage(props: { id: number; canManage: boolean }) {
     try {
       const data = await gql<{ updateWebhook: Webhook }>(SET_ACTIVE, { id: String(props.id), active });
       setWebhook(data.updateWebhook);
-      setNotice(active ? 'The webhook is active: new events are delivered to its URL.' : 'The webhook is inactive: no new events are delivered.');
+      setNotice(
+        active
+          ? 'The webhook is active: new events are delivered to its URL.'
+          : 'The webhook is inactive: no new events are delivered.',
+      );
     } catch (caught) {
       setError(asApiError(caught));
     }
@@ -88,7 +100,10 @@ export function WebhookPage(props: { id: number; canManage: boolean }) {
       <ErrorBanner error={error} />
       {!webhook.active && webhook.disabledReason && (
         <div class="banner warn" role="status">
-          <p>{REASONS[webhook.disabledReason] ?? `The service switched this webhook off (${webhook.disabledReason}).`} Fix the receiver, then activate it again.</p>
+          <p>
+            {REASONS[webhook.disabledReason] ?? `The service switched this webhook off (${webhook.disabledReason}).`}{' '}
+            Fix the receiver, then activate it again.
+          </p>
           {props.canManage && (
             <button type="button" class="primary" onClick={() => setActive(true)}>
               Activate again
@@ -110,26 +125,37 @@ export function WebhookPage(props: { id: number; canManage: boolean }) {
         <dt>Hits</dt>
         <dd>{webhook.hits}</dd>
         <dt>Last Hit</dt>
-        <dd><When iso={webhook.lastHit} /></dd>
+        <dd>
+          <When iso={webhook.lastHit} />
+        </dd>
         <dt>Concurrency</dt>
         <dd title="Attempts in flight at once: it grows while the endpoint answers 2xx fast and halves on a timeout, 429 or 5xx.">
-          {webhook.concurrency} at once{webhook.pausedUntil ? `, paused until ${time(webhook.pausedUntil)} (the receiver's Retry-After)` : ''}
+          {webhook.concurrency} at once
+          {webhook.pausedUntil ? `, paused until ${time(webhook.pausedUntil)} (the receiver's Retry-After)` : ''}
         </dd>
         <dt>Rate limit</dt>
         <dd>{webhook.rateLimit ? `${webhook.rateLimit} per second` : 'None'}</dd>
         <dt>Filters</dt>
         <dd>{webhook.filters.length ? webhook.filters.map((f) => eventName(f.event)).join(', ') : 'None'}</dd>
         <dt>Custom headers</dt>
-        <dd>{webhook.headers.length ? webhook.headers.map((h) => (h.secret ? `${h.name} (secret)` : h.name)).join(', ') : 'None'}</dd>
+        <dd>
+          {webhook.headers.length
+            ? webhook.headers.map((h) => (h.secret ? `${h.name} (secret)` : h.name)).join(', ')
+            : 'None'}
+        </dd>
         <dt>Created At</dt>
-        <dd><When iso={webhook.createdAt} /></dd>
+        <dd>
+          <When iso={webhook.createdAt} />
+        </dd>
       </dl>
 
       <Notices webhookId={webhook.id} version={logVersion} />
       {props.canManage && <SecretPanel id={webhook.id} />}
       {props.canManage && <TestPanel webhook={webhook} onSent={() => setLogVersion((v) => v + 1)} />}
       <DeliveryLog webhookId={webhook.id} canManage={props.canManage} version={logVersion} onChange={load} />
-      {props.canManage && <ReplayPanel webhookId={webhook.id} active={webhook.active} onReplayed={() => setLogVersion((v) => v + 1)} />}
+      {props.canManage && (
+        <ReplayPanel webhookId={webhook.id} active={webhook.active} onReplayed={() => setLogVersion((v) => v + 1)} />
+      )}
       <FilteredEvents webhookId={webhook.id} version={logVersion} />
 
       {editing && (
@@ -162,7 +188,9 @@ function SecretPanel(props: { id: number }) {
   const rotate = async () => {
     setConfirming(false);
     try {
-      setSecret((await gql<{ rotateWebhookSecret: typeof secret }>(ROTATE, { id: String(props.id) })).rotateWebhookSecret);
+      setSecret(
+        (await gql<{ rotateWebhookSecret: typeof secret }>(ROTATE, { id: String(props.id) })).rotateWebhookSecret,
+      );
     } catch (caught) {
       setError(asApiError(caught));
     }
@@ -175,7 +203,11 @@ function SecretPanel(props: { id: number }) {
         <SecretBox
           labelHidden
           secret={secret.secret}
-          note={secret.previousSecretExpiresAt ? `The previous secret also signs deliveries until ${time(secret.previousSecretExpiresAt)}.` : undefined}
+          note={
+            secret.previousSecretExpiresAt
+              ? `The previous secret also signs deliveries until ${time(secret.previousSecretExpiresAt)}.`
+              : undefined
+          }
         />
       ) : (
         <button type="button" onClick={reveal}>
@@ -187,7 +219,10 @@ function SecretPanel(props: { id: number }) {
       </button>
       {confirming && (
         <Dialog title="Rotate the signing secret?" onClose={() => setConfirming(false)}>
-          <p>A new secret signs every delivery from now on. The current one keeps signing alongside it for a grace period, so receivers can switch without losing a delivery.</p>
+          <p>
+            A new secret signs every delivery from now on. The current one keeps signing alongside it for a grace
+            period, so receivers can switch without losing a delivery.
+          </p>
           <footer class="actions">
             <button type="button" onClick={() => setConfirming(false)}>
               Cancel
@@ -212,7 +247,10 @@ function TestPanel(props: { webhook: Webhook; onSent: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      setResult((await gql<{ testWebhook: Delivery }>(TEST, { id: String(props.webhook.id), event: event || null })).testWebhook);
+      setResult(
+        (await gql<{ testWebhook: Delivery }>(TEST, { id: String(props.webhook.id), event: event || null }))
+          .testWebhook,
+      );
       props.onSent();
     } catch (caught) {
       setError(asApiError(caught));
@@ -236,7 +274,12 @@ function TestPanel(props: { webhook: Webhook; onSent: () => void }) {
       <h2 id="test-title">Send a test event</h2>
       <form class="row" onSubmit={send}>
         <label for="test-event">Event</label>
-        <select id="test-event" value={event} onChange={(e) => setEvent(e.currentTarget.value)} aria-describedby="test-event-error">
+        <select
+          id="test-event"
+          value={event}
+          onChange={(e) => setEvent(e.currentTarget.value)}
+          aria-describedby="test-event-error"
+        >
           {props.webhook.events.map((name) => (
             <option key={name} value={name}>
               {eventName(name)}
@@ -253,7 +296,9 @@ function TestPanel(props: { webhook: Webhook; onSent: () => void }) {
         <p class="test-result" role="status">
           {result.attemptCount === 0 && result.status === 'pending'
             ? `Test ${eventName(result.event)} (${result.id}) is being sent…`
-            : `Test ${eventName(result.event)} (${result.id}): ${result.status}${result.lastStatusCode ? `, HTTP ${result.lastStatusCode}` : ', no response'}${result.status === 'succeeded' ? '' : failureReason(last)}.`}
+            : `Test ${eventName(result.event)} (${result.id}): ${result.status}` +
+              `${result.lastStatusCode ? `, HTTP ${result.lastStatusCode}` : ', no response'}` +
+              `${result.status === 'succeeded' ? '' : failureReason(last)}.`}
           {result.status === 'pending' && result.nextAttemptAt && (
             <span class="sub">
               {' '}
@@ -270,5 +315,7 @@ function TestPanel(props: { webhook: Webhook; onSent: () => void }) {
 function failureReason(attempt: Attempt | undefined): string {
   const text = (attempt?.error ?? attempt?.responseBody ?? '').replace(/\s+/g, ' ').trim();
   if (!text) return '';
-  return attempt?.error ? `: ${text.length > 140 ? `${text.slice(0, 140)}…` : text}` : `: “${text.length > 140 ? `${text.slice(0, 140)}…` : text}”`;
+  return attempt?.error
+    ? `: ${text.length > 140 ? `${text.slice(0, 140)}…` : text}`
+    : `: “${text.length > 140 ? `${text.slice(0, 140)}…` : text}”`;
 }

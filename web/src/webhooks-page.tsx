@@ -29,7 +29,11 @@ export function WebhooksPage(props: { canManage: boolean }) {
 
   const load = async () => {
     try {
-      const result = await gql<{ webhooks: { records: Webhook[]; pagination: PageInfo } }>(LIST, { search: query || null, page, perPage: PER_PAGE });
+      const result = await gql<{ webhooks: { records: Webhook[]; pagination: PageInfo } }>(LIST, {
+        search: query || null,
+        page,
+        perPage: PER_PAGE,
+      });
       setData(result.webhooks);
       setError(null);
     } catch (caught) {
@@ -64,7 +68,9 @@ export function WebhooksPage(props: { canManage: boolean }) {
         )}
       </div>
       <Notices />
-      <p class="muted">Signed POST requests to your URLs when calls, agents, campaigns, leads, appointments and SMS change.</p>
+      <p class="muted">
+        Signed POST requests to your URLs when calls, agents, campaigns, leads, appointments and SMS change.
+      </p>
       <form
         class="search"
         role="search"
@@ -75,7 +81,14 @@ export function WebhooksPage(props: { canManage: boolean }) {
         }}
       >
         <label for="webhook-search">Search webhooks</label>
-        <input id="webhook-search" type="search" value={search} maxLength={200} placeholder="Title or URL" onInput={(e) => setSearch(e.currentTarget.value)} />
+        <input
+          id="webhook-search"
+          type="search"
+          value={search}
+          maxLength={200}
+          placeholder="Title or URL"
+          onInput={(e) => setSearch(e.currentTarget.value)}
+        />
         <button type="submit">Search</button>
       </form>
       <Notice text={notice} />
@@ -83,7 +96,9 @@ export function WebhooksPage(props: { canManage: boolean }) {
       {!data ? (
         !error && <Loading what="webhooks" />
       ) : data.records.length === 0 ? (
-        <p class="empty">{query ? `No webhook matches “${query}”.` : 'No webhooks yet. Create one to receive events at your URL.'}</p>
+        <p class="empty">
+          {query ? `No webhook matches “${query}”.` : 'No webhooks yet. Create one to receive events at your URL.'}
+        </p>
       ) : (
         <div class="table-wrap">
           <table>
@@ -101,14 +116,23 @@ export function WebhooksPage(props: { canManage: boolean }) {
                     </div>
                   </td>
                   <td data-label="Hits">{webhook.hits}</td>
-                  <td data-label="Last Hit"><When iso={webhook.lastHit} /></td>
-                  <td data-label="Created At"><When iso={webhook.createdAt} /></td>
+                  <td data-label="Last Hit">
+                    <When iso={webhook.lastHit} />
+                  </td>
+                  <td data-label="Created At">
+                    <When iso={webhook.createdAt} />
+                  </td>
                   <td data-label="State">
                     <State webhook={webhook} />
                   </td>
                   {props.canManage && (
                     <td data-label="Actions">
-                      <button type="button" class="danger" onClick={() => setDeleting(webhook)} aria-label={`Delete webhook ${webhook.title}`}>
+                      <button
+                        type="button"
+                        class="danger"
+                        onClick={() => setDeleting(webhook)}
+                        aria-label={`Delete webhook ${webhook.title}`}
+                      >
                         Delete
                       </button>
                     </td>
@@ -134,7 +158,10 @@ export function WebhooksPage(props: { canManage: boolean }) {
       )}
       {created && (
         <Dialog title={`Webhook #${created.id} created`} onClose={() => setCreated(null)}>
-          <p>Deliveries are signed with this secret. Keep it where your receiver can verify signatures; you can reveal or rotate it later.</p>
+          <p>
+            Deliveries are signed with this secret. Keep it where your receiver can verify signatures; you can reveal or
+            rotate it later.
+          </p>
           <SecretBox secret={created.secret ?? ''} />
           <footer class="actions">
             <a class="button primary" href={`#/setup/webhooks/${created.id}`} onClick={() => setCreated(null)}>
@@ -146,7 +173,8 @@ export function WebhooksPage(props: { canManage: boolean }) {
       {deleting && (
         <Dialog title="Delete this webhook?" onClose={() => setDeleting(null)}>
           <p>
-            Webhook #{deleting.id} “{deleting.title}” stops receiving events and its delivery log is deleted. This cannot be undone.
+            Webhook #{deleting.id} “{deleting.title}” stops receiving events and its delivery log is deleted. This
+            cannot be undone.
           </p>
           <footer class="actions">
             <button type="button" onClick={() => setDeleting(null)}>

@@ -1,6 +1,6 @@
 import { addDays, startOfDay, today, type CivilDate } from './zoned.js';
 
-// The AI dashboard's date ranges (DESIGN section 3), computed in the
+// The AI dashboard's date ranges (docs/design.md §3), computed in the
 // company's time zone; each a half-open interval [start, end).
 
 export const DATE_RANGES = [
@@ -56,7 +56,11 @@ export function dateRange(name: DateRangeName, now: Date, timeZone: string): Int
     case 'This Month':
       return { start: at({ ...day, day: 1 }), end: now };
     case 'Last Month': {
-      const first = { year: day.month === 1 ? day.year - 1 : day.year, month: day.month === 1 ? 12 : day.month - 1, day: 1 };
+      const first = {
+        year: day.month === 1 ? day.year - 1 : day.year,
+        month: day.month === 1 ? 12 : day.month - 1,
+        day: 1,
+      };
       return { start: at(first), end: at({ ...day, day: 1 }) };
     }
     case 'Last Year':

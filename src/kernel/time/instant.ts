@@ -11,7 +11,9 @@ export const INSTANT_YEARS = { first: 1970, last: 9999 } as const;
 export function parseInstant(text: string): Date | undefined {
   const match = ISO_INSTANT.exec(text);
   if (!match) return undefined;
-  const [year, month, day, hour, minute, second = 0, offsetHours = 0, offsetMinutes = 0] = match.slice(1).map((part) => (part === undefined ? undefined : Number(part))) as number[];
+  const [year, month, day, hour, minute, second = 0, offsetHours = 0, offsetMinutes = 0] = match
+    .slice(1)
+    .map((part) => (part === undefined ? undefined : Number(part))) as number[];
   if (year < INSTANT_YEARS.first || year > INSTANT_YEARS.last || month < 1 || month > 12) return undefined;
   if (day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return undefined;
   if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
@@ -31,11 +33,36 @@ const digit = (n: number) => 48 + (n % 10);
 export function isoString(date: Date): string {
   const year = date.getUTCFullYear();
   if (!(year >= 1000 && year <= 9999)) return date.toISOString();
-  const month = date.getUTCMonth() + 1, day = date.getUTCDate(), hour = date.getUTCHours(), minute = date.getUTCMinutes(), second = date.getUTCSeconds(), ms = date.getUTCMilliseconds();
+  const month = date.getUTCMonth() + 1,
+    day = date.getUTCDate(),
+    hour = date.getUTCHours(),
+    minute = date.getUTCMinutes(),
+    second = date.getUTCSeconds(),
+    ms = date.getUTCMilliseconds();
   return String.fromCharCode(
-    digit(year / 1000 | 0), digit(year / 100 | 0), digit(year / 10 | 0), digit(year), 45, // -
-    digit(month / 10 | 0), digit(month), 45, digit(day / 10 | 0), digit(day), 84, // T
-    digit(hour / 10 | 0), digit(hour), 58, digit(minute / 10 | 0), digit(minute), 58, digit(second / 10 | 0), digit(second), 46, // .
-    digit(ms / 100 | 0), digit(ms / 10 | 0), digit(ms), 90, // Z
+    digit((year / 1000) | 0),
+    digit((year / 100) | 0),
+    digit((year / 10) | 0),
+    digit(year),
+    45, // -
+    digit((month / 10) | 0),
+    digit(month),
+    45,
+    digit((day / 10) | 0),
+    digit(day),
+    84, // T
+    digit((hour / 10) | 0),
+    digit(hour),
+    58,
+    digit((minute / 10) | 0),
+    digit(minute),
+    58,
+    digit((second / 10) | 0),
+    digit(second),
+    46, // .
+    digit((ms / 100) | 0),
+    digit((ms / 10) | 0),
+    digit(ms),
+    90, // Z
   );
 }

@@ -40,7 +40,11 @@ const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
 /** The wall clock of an instant in a zone. */
 export function wallClock(instant: Date, timeZone: string) {
-  const parts = Object.fromEntries(formatter(timeZone).formatToParts(instant).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    formatter(timeZone)
+      .formatToParts(instant)
+      .map((p) => [p.type, p.value]),
+  );
   return {
     year: Number(parts.year),
     month: Number(parts.month),
@@ -100,7 +104,11 @@ export function today(now: Date, timeZone: string): CivilDate & { weekday: numbe
   const w = wallClock(now, timeZone);
   const day = { year: w.year, month: w.month, day: w.day, weekday: w.weekday };
   if (todays.size >= MEMO_MAX) todays.clear();
-  todays.set(timeZone, { from: startOfDay(day, timeZone).getTime(), until: startOfDay(addDays(day, 1), timeZone).getTime(), day });
+  todays.set(timeZone, {
+    from: startOfDay(day, timeZone).getTime(),
+    until: startOfDay(addDays(day, 1), timeZone).getTime(),
+    day,
+  });
   return day;
 }
 
@@ -118,6 +126,7 @@ export function parseCivilDate(text: string): CivilDate | undefined {
   if (!match) return undefined;
   const [year, month, day] = match.slice(1).map(Number);
   const check = new Date(Date.UTC(year, month - 1, day));
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return undefined;
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day)
+    return undefined;
   return { year, month, day };
 }

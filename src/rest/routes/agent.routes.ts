@@ -3,10 +3,15 @@ import { ALL_ID_FORMS } from '../../kernel/ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
-// AI agents and the provider account (DESIGN section 4), so a REST
+// AI agents and the provider account (docs/design.md §4), so a REST
 // integrator can set a company up without GraphQL.
 
-const agentId: RowParam = { type: 'id', idKind: 'agent', idForms: ALL_ID_FORMS, description: 'Agent id: numeric, base64 or encrypted' };
+const agentId: RowParam = {
+  type: 'id',
+  idKind: 'agent',
+  idForms: ALL_ID_FORMS,
+  description: 'Agent id: numeric, base64 or encrypted',
+};
 const AGENT_FIELDS = 'id encrypted_id: encryptedId name active online';
 
 export const agentRoutes: Route[] = [
@@ -70,15 +75,24 @@ export const agentRoutes: Route[] = [
     paths: ['/api/telco/account'],
     tag: 'Phone numbers',
     summary: 'Set the provider account',
-    description: 'The Owner role only. Checked with the provider, which reports the balance; the auth token is stored sealed and never returned. At most 10 changes per company per hour.',
+    description:
+      'The Owner role only. Checked with the provider, which reports the balance; the auth token is stored ' +
+      'sealed and never returned. At most 10 changes per company per hour.',
     params: {
       body: {
         account_sid: { description: 'AC followed by 32 hexadecimal digits' },
         auth_token: { ...BOUNDS.telco.authToken },
       },
     },
-    document: 'mutation SetTelcoAccount($accountSid: String!, $authToken: String!) { setTelcoAccount(accountSid: $accountSid, authToken: $authToken) { provider account_sid: accountSid balance } }',
-    response: { field: 'setTelcoAccount', shape: 'envelope', message: 'Telco account updated successfully.', data: true },
+    document:
+      'mutation SetTelcoAccount($accountSid: String!, $authToken: String!) { setTelcoAccount(accountSid: ' +
+      '$accountSid, authToken: $authToken) { provider account_sid: accountSid balance } }',
+    response: {
+      field: 'setTelcoAccount',
+      shape: 'envelope',
+      message: 'Telco account updated successfully.',
+      data: true,
+    },
   },
   {
     operationId: 'getAgentPerformanceThresholds',
@@ -86,9 +100,11 @@ export const agentRoutes: Route[] = [
     paths: ['/api/agents/performance-thresholds'],
     tag: 'AI agents',
     summary: 'agent.performance thresholds',
-    description: 'agent.performance fires when an agent\'s answer rate or average sentiment over its last 20 finished calls (at least 5) crosses these.',
+    description:
+      "agent.performance fires when an agent's answer rate or average sentiment over its last 20 finished calls (at least 5) crosses these.",
     params: {},
-    document: 'query AgentPerformanceThresholds { agentPerformanceThresholds { answer_rate: answerRate average_sentiment: averageSentiment } }',
+    document:
+      'query AgentPerformanceThresholds { agentPerformanceThresholds { answer_rate: answerRate average_sentiment: averageSentiment } }',
     response: { field: 'agentPerformanceThresholds', shape: 'envelope', data: true },
   },
   {
@@ -97,13 +113,21 @@ export const agentRoutes: Route[] = [
     paths: ['/api/agents/performance-thresholds'],
     tag: 'AI agents',
     summary: 'Change the agent.performance thresholds',
-        params: {
+    params: {
       body: {
         answer_rate: { description: '0 to 1 (default 0.6)' },
         average_sentiment: { description: '-1 to 1: positive 1, neutral 0, negative -1 (default 0)' },
       },
     },
-    document: 'mutation SetAgentPerformanceThresholds($answerRate: Float, $averageSentiment: Float) { setAgentPerformanceThresholds(answerRate: $answerRate, averageSentiment: $averageSentiment) { answer_rate: answerRate average_sentiment: averageSentiment } }',
-    response: { field: 'setAgentPerformanceThresholds', shape: 'envelope', message: 'Thresholds updated successfully.', data: true },
+    document:
+      'mutation SetAgentPerformanceThresholds($answerRate: Float, $averageSentiment: Float) { ' +
+      'setAgentPerformanceThresholds(answerRate: $answerRate, averageSentiment: $averageSentiment) { ' +
+      'answer_rate: answerRate average_sentiment: averageSentiment } }',
+    response: {
+      field: 'setAgentPerformanceThresholds',
+      shape: 'envelope',
+      message: 'Thresholds updated successfully.',
+      data: true,
+    },
   },
 ];

@@ -17,7 +17,8 @@ export const authRoutes: Route[] = [
         password: { ...BOUNDS.auth.password },
       },
     },
-    document: 'mutation Login($email: String!, $password: String!) { login(email: $email, password: $password) { success message token } }',
+    document:
+      'mutation Login($email: String!, $password: String!) { login(email: $email, password: $password) { success message token } }',
     response: { field: 'login', shape: 'plain' },
   },
   {

@@ -3,12 +3,22 @@ import { ALL_ID_FORMS } from '../../kernel/ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
-// Dialer campaigns and leads, and booking a call's appointment (DESIGN section 4).
+// Dialer campaigns and leads, and booking a call's appointment (docs/design.md §4).
 
-const CAMPAIGN = 'id name status agent_id: agentId started_at: startedAt completed_at: completedAt created_at: createdAt leads';
-const LEAD = 'id contact_id: contactId campaign_id: campaignId pipeline_stage_id: pipelineStageId source created_at: createdAt';
-const campaignId: RowParam = { type: 'id', idKind: 'campaign', idForms: ALL_ID_FORMS, description: 'Campaign id: numeric, base64 or encrypted' };
-const paging = { page: { ...PAGE_BOUND, description: 'Default 1' }, per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' } } as const;
+const CAMPAIGN =
+  'id name status agent_id: agentId started_at: startedAt completed_at: completedAt created_at: createdAt leads';
+const LEAD =
+  'id contact_id: contactId campaign_id: campaignId pipeline_stage_id: pipelineStageId source created_at: createdAt';
+const campaignId: RowParam = {
+  type: 'id',
+  idKind: 'campaign',
+  idForms: ALL_ID_FORMS,
+  description: 'Campaign id: numeric, base64 or encrypted',
+};
+const paging = {
+  page: { ...PAGE_BOUND, description: 'Default 1' },
+  per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' },
+} as const;
 
 const row = (r: Omit<Route, 'tag'>): Route => ({ tag: 'Campaigns and leads', ...r });
 
@@ -20,7 +30,9 @@ export const campaignRoutes: Route[] = [
     summary: 'List dialer campaigns',
     description: 'Newest first.',
     params: { query: { status: {}, ...paging } },
-    document: `query ListCampaigns($status: CampaignStatus, $page: Int, $perPage: Int) { campaigns(status: $status, page: $page, perPage: $perPage) { records { ${CAMPAIGN} } ${PAGINATION} } }`,
+    document:
+      `query ListCampaigns($status: CampaignStatus, $page: Int, $perPage: Int) { campaigns(status: ` +
+      `$status, page: $page, perPage: $perPage) { records { ${CAMPAIGN} } ${PAGINATION} } }`,
     response: { field: 'campaigns', shape: 'envelope', data: true },
   }),
   row({
@@ -63,7 +75,9 @@ export const campaignRoutes: Route[] = [
     summary: 'List leads',
     description: 'Newest first.',
     params: { query: { campaign_id: { description: 'Only the leads of this campaign' }, ...paging } },
-    document: `query ListLeads($campaignId: ID, $page: Int, $perPage: Int) { leads(campaignId: $campaignId, page: $page, perPage: $perPage) { records { ${LEAD} } ${PAGINATION} } }`,
+    document:
+      `query ListLeads($campaignId: ID, $page: Int, $perPage: Int) { leads(campaignId: $campaignId, page: ` +
+      `$page, perPage: $perPage) { records { ${LEAD} } ${PAGINATION} } }`,
     response: { field: 'leads', shape: 'envelope', data: true },
     answers: [404],
   }),
@@ -72,7 +86,8 @@ export const campaignRoutes: Route[] = [
     methods: ['POST'],
     paths: ['/api/leads'],
     summary: 'Create a lead',
-    description: 'A contact (by id, or by phone number: made when new) in a campaign or a pipeline stage: lead.generated.',
+    description:
+      'A contact (by id, or by phone number: made when new) in a campaign or a pipeline stage: lead.generated.',
     params: {
       body: {
         contact_id: { description: 'A contact of the company' },
@@ -94,10 +109,24 @@ export const campaignRoutes: Route[] = [
     summary: "Book or move a call's appointment",
     description: 'appointment.scheduled when the time is new; the call then appears in the appointment list.',
     params: {
-      path: { id: { type: 'id', idKind: 'call', idForms: ['numeric', 'base64', 'encrypted'], description: 'Numeric, base64 or encrypted id' } },
+      path: {
+        id: {
+          type: 'id',
+          idKind: 'call',
+          idForms: ['numeric', 'base64', 'encrypted'],
+          description: 'Numeric, base64 or encrypted id',
+        },
+      },
       body: { appointment_at: { description: 'ISO 8601 date-time' } },
     },
-    document: `mutation BookCallAppointment($id: ID!, $appointmentAt: String!) { bookCallAppointment(id: $id, appointmentAt: $appointmentAt) { call_id: id appointment_at: appointmentAt } }`,
-    response: { field: 'bookCallAppointment', shape: 'envelope', message: 'Appointment booked successfully.', data: true },
+    document:
+      `mutation BookCallAppointment($id: ID!, $appointmentAt: String!) { bookCallAppointment(id: $id, ` +
+      `appointmentAt: $appointmentAt) { call_id: id appointment_at: appointmentAt } }`,
+    response: {
+      field: 'bookCallAppointment',
+      shape: 'envelope',
+      message: 'Appointment booked successfully.',
+      data: true,
+    },
   }),
 ];

@@ -14,7 +14,20 @@ import { webhookRoutes } from './webhook.routes.js';
 import { workflowRoutes } from './workflow.routes.js';
 
 /** The route table: every /api route, one row each. */
-export const routeTable: Route[] = [...authRoutes, ...roleRoutes, ...pipelineRoutes, ...workflowRoutes, ...spamRoutes, ...dashboardRoutes, ...phoneNumberRoutes, ...agentRoutes, ...contactRoutes, ...campaignRoutes, ...smsRoutes, ...webhookRoutes];
+export const routeTable: Route[] = [
+  ...authRoutes,
+  ...roleRoutes,
+  ...pipelineRoutes,
+  ...workflowRoutes,
+  ...spamRoutes,
+  ...dashboardRoutes,
+  ...phoneNumberRoutes,
+  ...agentRoutes,
+  ...contactRoutes,
+  ...campaignRoutes,
+  ...smsRoutes,
+  ...webhookRoutes,
+];
 
 /** The rows of the other kind: provider callbacks (form-encoded, signed, no Bearer token). */
 export const ingressTable: IngressRoute[] = [...telcoCallbackRoutes];

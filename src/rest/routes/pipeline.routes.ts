@@ -31,7 +31,7 @@ export const pipelineRoutes: Route[] = [
     paths: ['/api/pipeline'],
     tag: 'Pipelines',
     summary: 'Create Pipeline',
-        params: {
+    params: {
       body: {
         name: { ...BOUNDS.pipeline.name },
         crm_location_id: { ...BOUNDS.pipeline.crmLocationId, description: 'Link to a CRM location' },
@@ -76,7 +76,8 @@ export const pipelineRoutes: Route[] = [
     summary: 'Pipeline locations',
     description: 'CRM locations that pipelines are linked to, with how many pipelines each.',
     params: {},
-    document: 'query PipelineLocations { pipelineLocations { crm_location_id: crmLocationId pipelines_count: pipelinesCount } }',
+    document:
+      'query PipelineLocations { pipelineLocations { crm_location_id: crmLocationId pipelines_count: pipelinesCount } }',
     response: { field: 'pipelineLocations', shape: 'envelope', data: true },
   },
 ];

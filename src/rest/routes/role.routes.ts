@@ -3,13 +3,21 @@ import { ALL_ID_FORMS } from '../../kernel/ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
-const roleId: RowParam = { type: 'id', idKind: 'role', idForms: ALL_ID_FORMS, description: 'Role id: numeric, base64 or encrypted' };
+const roleId: RowParam = {
+  type: 'id',
+  idKind: 'role',
+  idForms: ALL_ID_FORMS,
+  description: 'Role id: numeric, base64 or encrypted',
+};
 const ROLE_FIELDS = 'id title created_at: createdAt updated_at: updatedAt';
 const permissionIds: RowParam = { items: {}, description: 'Permission ids' };
 const title: RowParam = { ...BOUNDS.role.title, description: 'Unique within the company' };
 
 const permissionChange: Record<string, RowParam> = {
-  permissions: { ...permissionIds, description: 'Permission ids; replaces the role permissions, an empty array clears them' },
+  permissions: {
+    ...permissionIds,
+    description: 'Permission ids; replaces the role permissions, an empty array clears them',
+  },
   modules: {
     description: 'Alternative to permissions: per module, its permission ids',
     items: {
@@ -48,7 +56,7 @@ export const roleRoutes: Route[] = [
     paths: ['/api/roles'],
     tag: 'Roles',
     summary: 'Create Role',
-        params: { body: { title, permissions: permissionIds } },
+    params: { body: { title, permissions: permissionIds } },
     document: `mutation CreateRole($title: String!, $permissions: [Int!]) {
       createRole(input: { title: $title, permissions: $permissions }) { ${ROLE_FIELDS} } }`,
     response: { field: 'createRole', shape: 'envelope', message: 'Role created successfully.', data: true },
@@ -61,7 +69,7 @@ export const roleRoutes: Route[] = [
     paths: ['/api/roles/{id}', '/api/roles/update/{id}'],
     tag: 'Roles',
     summary: 'Update Role',
-        params: { path: { id: roleId }, body: { title } },
+    params: { path: { id: roleId }, body: { title } },
     document: 'mutation UpdateRole($id: ID!, $title: String!) { updateRole(id: $id, input: { title: $title }) { id } }',
     response: { field: 'updateRole', shape: 'envelope', message: 'Role updated successfully.' },
   },
@@ -72,7 +80,7 @@ export const roleRoutes: Route[] = [
     paths: ['/api/roles/{id}/permissions'],
     tag: 'Roles',
     summary: 'Update Role Permissions',
-        params: { path: { id: roleId }, body: permissionChange },
+    params: { path: { id: roleId }, body: permissionChange },
     document: `mutation UpdateRolePermissions($id: ID!, $permissions: [Int!], $modules: [ModulePermissionsInput!], $title: String) {
       updateRolePermissions(id: $id, input: { permissions: $permissions, modules: $modules, title: $title }) { id } }`,
     response: { field: 'updateRolePermissions', shape: 'envelope', message: 'Role permissions updated successfully.' },

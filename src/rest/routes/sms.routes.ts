@@ -2,9 +2,10 @@ import { BOUNDS, PAGE_BOUND } from '../../kernel/bounds.js';
 import type { Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
-// SMS: send through the provider, read the log (DESIGN section 4).
+// SMS: send through the provider, read the log (docs/design.md §4).
 
-const MESSAGE = 'id direction from_number: fromNumber to_number: toNumber body status error_code: errorCode created_at: createdAt';
+const MESSAGE =
+  'id direction from_number: fromNumber to_number: toNumber body status error_code: errorCode created_at: createdAt';
 
 const row = (r: Omit<Route, 'tag'>): Route => ({ tag: 'Messaging', ...r });
 
@@ -15,7 +16,8 @@ export const smsRoutes: Route[] = [
     methods: ['POST'],
     paths: ['/api/sms'],
     summary: 'Send an SMS',
-    description: "Sends through the provider from one of the company's numbers (default: its first). sms.sent or sms.failed follow when the provider reports.",
+    description:
+      "Sends through the provider from one of the company's numbers (default: its first). sms.sent or sms.failed follow when the provider reports.",
     params: {
       body: {
         to: { description: 'E.164 recipient' },
@@ -40,7 +42,9 @@ export const smsRoutes: Route[] = [
         per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' },
       },
     },
-    document: `query ListSms($direction: Direction, $page: Int, $perPage: Int) { smsMessages(direction: $direction, page: $page, perPage: $perPage) { records { ${MESSAGE} } ${PAGINATION} } }`,
+    document:
+      `query ListSms($direction: Direction, $page: Int, $perPage: Int) { smsMessages(direction: ` +
+      `$direction, page: $page, perPage: $perPage) { records { ${MESSAGE} } ${PAGINATION} } }`,
     response: { field: 'smsMessages', shape: 'envelope', data: true },
   }),
 ];

@@ -2,7 +2,7 @@ import { BOUNDS } from '../../kernel/bounds.js';
 import { CALL_STATUSES, SENTIMENTS, SMS_STATUSES } from '../../kernel/vocabulary.js';
 import type { IngressRoute, Param } from '../route.js';
 
-// The provider's callbacks (DESIGN section 5, "Event sources"): rows of the
+// The provider's callbacks (docs/design.md §5, "Event sources"): rows of the
 // ingress kind. The provider posts form-encoded parameters signed with the
 // account's auth token; each row names the callback the telco adapter
 // (src/telco/callbacks.ts) reads and applies.
@@ -29,7 +29,8 @@ export const telcoCallbackRoutes: IngressRoute[] = [
     description:
       'The provider reports a call: initiated, ringing, in-progress, completed (or busy, no-answer, failed, canceled). ' +
       'Creates and advances the call record (the AI dashboard reads it) and records call.started, call.answered, call.transferred and call.ended. ' +
-      'A repeated or late callback changes nothing. The AI agent\'s analysis (Transcription, Sentiment, Disposition, Tags, AppointmentAt) comes with the completed callback.',
+      "A repeated or late callback changes nothing. The AI agent's analysis (Transcription, Sentiment, " +
+      'Disposition, Tags, AppointmentAt) comes with the completed callback.',
     params: {
       AccountSid: accountSid,
       ...callParties,
@@ -37,7 +38,7 @@ export const telcoCallbackRoutes: IngressRoute[] = [
       CallDuration: { type: 'string', description: 'Seconds, with the final status' },
       RecordingUrl: { ...recordingUrl, description: 'The recording, with the final status' },
       TransferredTo: { type: 'string', description: 'E.164 number the call was transferred to' },
-      Transcription: { type: 'string', description: 'The AI agent\'s transcript' },
+      Transcription: { type: 'string', description: "The AI agent's transcript" },
       Sentiment: sentiment,
       Disposition: { type: 'string', description: 'Outcome of the call' },
       Tags: { type: 'string', description: 'Comma-separated tags' },
@@ -53,7 +54,8 @@ export const telcoCallbackRoutes: IngressRoute[] = [
     summary: 'Post-call analysis callback',
     description:
       "The AI agent's analysis of a call, after it ended: summary, sentiment, disposition, whether it reached its goal and the company's own fields. " +
-      'Records call.analyzed when the analysis is new or changed; a repeated callback changes nothing. A parameter left out keeps its value; a call the account does not know is left alone.',
+      'Records call.analyzed when the analysis is new or changed; a repeated callback changes nothing. A ' +
+      'parameter left out keeps its value; a call the account does not know is left alone.',
     params: {
       AccountSid: accountSid,
       ...callParties,
@@ -61,7 +63,10 @@ export const telcoCallbackRoutes: IngressRoute[] = [
       Sentiment: sentiment,
       Disposition: { type: 'string', ...BOUNDS.analysis.disposition, description: 'Outcome of the call' },
       Successful: { type: 'string', enum: ['true', 'false'], description: 'Whether the call reached its goal' },
-      CustomAnalysis: { type: 'string', description: "JSON object of the company's analysis fields (at most 50; strings, numbers, booleans, null)" },
+      CustomAnalysis: {
+        type: 'string',
+        description: "JSON object of the company's analysis fields (at most 50; strings, numbers, booleans, null)",
+      },
       RecordingUrl: recordingUrl,
     },
     callback: 'voiceAnalysis',
@@ -73,7 +78,8 @@ export const telcoCallbackRoutes: IngressRoute[] = [
     tag: 'Provider callbacks',
     summary: 'Live transcript callback',
     description:
-      "One turn of a call's conversation while it goes on. Kept once per call and Sequence (a repeated callback adds nothing) and announced to the call's GraphQL subscribers (callTranscript); not a webhook event. A call the account does not know is left alone.",
+      "One turn of a call's conversation while it goes on. Kept once per call and Sequence (a repeated callback adds nothing) " +
+      "and announced to the call's GraphQL subscribers (callTranscript); not a webhook event. A call the account does not know is left alone.",
     params: {
       AccountSid: accountSid,
       ...callParties,
@@ -89,7 +95,9 @@ export const telcoCallbackRoutes: IngressRoute[] = [
     path: '/api/telco/sms/status',
     tag: 'Provider callbacks',
     summary: 'SMS status callback',
-    description: 'The provider reports what became of a message the company sent: sms.sent once it is sent or delivered, sms.failed once it failed or was undelivered. Repeats and late reports change nothing.',
+    description:
+      'The provider reports what became of a message the company sent: sms.sent once it is sent or ' +
+      'delivered, sms.failed once it failed or was undelivered. Repeats and late reports change nothing.',
     params: {
       AccountSid: accountSid,
       MessageSid: messageSid,
@@ -106,7 +114,9 @@ export const telcoCallbackRoutes: IngressRoute[] = [
     path: '/api/telco/sms/inbound',
     tag: 'Provider callbacks',
     summary: 'Inbound SMS',
-    description: "A message to one of the company's numbers: sms.received, and sms.replied when the company sent to that number within the last 7 days. A repeated callback is recorded once.",
+    description:
+      "A message to one of the company's numbers: sms.received, and sms.replied when the company sent to " +
+      'that number within the last 7 days. A repeated callback is recorded once.',
     params: {
       AccountSid: accountSid,
       MessageSid: messageSid,

@@ -3,16 +3,34 @@ import { ALL_ID_FORMS } from '../../kernel/ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
-// Webhook configuration and deliveries (DESIGN section 5). view-webhooks to
+// Webhook configuration and deliveries (docs/design.md §5). view-webhooks to
 // read, manage-webhooks to change; path ids in every id form.
 
-const webhookId: RowParam = { type: 'id', idKind: 'webhook', idForms: ALL_ID_FORMS, description: 'Webhook id: numeric, base64 or encrypted' };
+const webhookId: RowParam = {
+  type: 'id',
+  idKind: 'webhook',
+  idForms: ALL_ID_FORMS,
+  description: 'Webhook id: numeric, base64 or encrypted',
+};
 const deliveryId: RowParam = { variable: 'id', description: 'Delivery id (msg_...)' };
-const WEBHOOK_FIELDS = 'id title url method list_selection: listSelection form_data: formData events active disabled_reason: disabledReason hits last_hit: lastHit concurrency rate_limit: rateLimit paused_until: pausedUntil created_at: createdAt updated_at: updatedAt headers { name value secret } filters { event filter }';
-const DELIVERY_FIELDS = 'id webhook_id: webhookId event status attempt_count: attemptCount next_attempt_at: nextAttemptAt last_attempt_at: lastAttemptAt last_status_code: lastStatusCode created_at: createdAt';
-const ATTEMPT_FIELDS = 'number trigger attempted_at: attemptedAt status_code: statusCode duration_ms: durationMs response_body: responseBody error headers';
+const WEBHOOK_FIELDS =
+  'id title url method list_selection: listSelection form_data: formData events active ' +
+  'disabled_reason: disabledReason hits last_hit: lastHit concurrency rate_limit: rateLimit ' +
+  'paused_until: pausedUntil created_at: createdAt updated_at: updatedAt headers { name value secret } ' +
+  'filters { event filter }';
+const DELIVERY_FIELDS =
+  'id webhook_id: webhookId event status attempt_count: attemptCount next_attempt_at: nextAttemptAt ' +
+  'last_attempt_at: lastAttemptAt last_status_code: lastStatusCode created_at: createdAt';
+const ATTEMPT_FIELDS =
+  'number trigger attempted_at: attemptedAt status_code: statusCode duration_ms: durationMs response_body: responseBody error headers';
 const STORED_EVENT_FIELDS = 'id event occurred_at: occurredAt data';
-const filter: RowParam = { type: 'object', description: 'A comparison { path, eq | ne | in | nin | gt | gte | lt | lte | exists: value } or a group { and: [...] }, { or: [...] }, { not: ... }, over paths of the event data; at most 50 nodes, 5 deep (docs/webhooks.md, Filters)' };
+const filter: RowParam = {
+  type: 'object',
+  description:
+    'A comparison { path, eq | ne | in | nin | gt | gte | lt | lte | exists: value } or a group { and: ' +
+    '[...] }, { or: [...] }, { not: ... }, over paths of the event data; at most 50 nodes, 5 deep ' +
+    '(docs/webhooks.md, Filters)',
+};
 const SECRET_FIELDS = 'secret previous_secret_expires_at: previousSecretExpiresAt';
 
 const fields: Record<string, RowParam> = {
@@ -27,15 +45,24 @@ const fields: Record<string, RowParam> = {
   headers: {
     ...BOUNDS.webhook.headers,
     items: { fields: { name: { ...BOUNDS.webhook.headerName }, value: { ...BOUNDS.webhook.headerValue }, secret: {} } },
-    description: 'Custom headers sent on every attempt; replaces them all (left out: kept). A secret value is stored encrypted and never shown again; give a secret header without a value to keep the one it has.',
+    description:
+      'Custom headers sent on every attempt; replaces them all (left out: kept). A secret value is stored ' +
+      'encrypted and never shown again; give a secret header without a value to keep the one it has.',
   },
   filters: {
     items: { fields: { event: { description: 'An event type the webhook subscribes to' }, filter } },
-    description: 'Payload filters, one per subscribed event type at most: an event its filter turns away makes no delivery. Replaces them all (left out: kept, but for events no longer subscribed).',
+    description:
+      'Payload filters, one per subscribed event type at most: an event its filter turns away makes no ' +
+      'delivery. Replaces them all (left out: kept, but for events no longer subscribed).',
   },
 };
-const INPUT_VARIABLES = '$title: String, $url: String, $method: String, $listSelection: ListSelection, $formData: [String!], $events: [WebhookEvent!], $active: Boolean, $rateLimit: Int, $headers: [WebhookHeaderInput!], $filters: [WebhookFilterInput!]';
-const INPUT = '{ title: $title, url: $url, method: $method, listSelection: $listSelection, formData: $formData, events: $events, active: $active, rateLimit: $rateLimit, headers: $headers, filters: $filters }';
+const INPUT_VARIABLES =
+  '$title: String, $url: String, $method: String, $listSelection: ListSelection, $formData: [String!], ' +
+  '$events: [WebhookEvent!], $active: Boolean, $rateLimit: Int, $headers: [WebhookHeaderInput!], ' +
+  '$filters: [WebhookFilterInput!]';
+const INPUT =
+  '{ title: $title, url: $url, method: $method, listSelection: $listSelection, formData: $formData, ' +
+  'events: $events, active: $active, rateLimit: $rateLimit, headers: $headers, filters: $filters }';
 
 const row = (r: Omit<Route, 'tag'>): Route => ({ tag: 'Webhooks', ...r });
 
@@ -65,9 +92,27 @@ export const webhookRoutes: Route[] = [
     paths: ['/api/webhooks'],
     summary: 'Create a webhook',
     description: 'The response carries the signing secret; afterwards only GET /api/webhooks/{id}/secret shows it.',
-    params: { body: { ...fields, title: { ...fields.title, required: true }, url: { ...fields.url, required: true }, events: { ...fields.events, required: true } } },
-    document: `mutation CreateWebhook(${INPUT_VARIABLES.replace('$title: String', '$title: String!').replace('$url: String', '$url: String!').replace('$events: [WebhookEvent!]', '$events: [WebhookEvent!]!')}) { createWebhook(input: ${INPUT}) { webhook { ${WEBHOOK_FIELDS} } secret } }`,
-    response: { field: 'createWebhook', shape: 'envelope', message: 'Webhook created successfully.', data: true, spread: 'webhook' },
+    params: {
+      body: {
+        ...fields,
+        title: { ...fields.title, required: true },
+        url: { ...fields.url, required: true },
+        events: { ...fields.events, required: true },
+      },
+    },
+    document:
+      `mutation ` +
+      `CreateWebhook(${INPUT_VARIABLES.replace('$title: String', '$title: String!')
+        .replace('$url: String', '$url: String!')
+        .replace('$events: [WebhookEvent!]', '$events: [WebhookEvent!]!')}) ` +
+      `{ createWebhook(input: ${INPUT}) { webhook { ${WEBHOOK_FIELDS} } secret } }`,
+    response: {
+      field: 'createWebhook',
+      shape: 'envelope',
+      message: 'Webhook created successfully.',
+      data: true,
+      spread: 'webhook',
+    },
     status: 201,
   }),
   row({
@@ -87,7 +132,8 @@ export const webhookRoutes: Route[] = [
     summary: 'Form data fields',
     description: 'Contact field names and the list selections with their fields.',
     params: {},
-    document: 'query WebhookFormFields { webhookFormFields { fields list_selections: listSelections { name fields } } }',
+    document:
+      'query WebhookFormFields { webhookFormFields { fields list_selections: listSelections { name fields } } }',
     response: { field: 'webhookFormFields', shape: 'envelope', data: true },
   }),
   row({
@@ -95,7 +141,7 @@ export const webhookRoutes: Route[] = [
     methods: ['GET'],
     paths: ['/api/webhooks/{id}'],
     summary: 'One webhook',
-        params: { path: { id: webhookId } },
+    params: { path: { id: webhookId } },
     document: `query GetWebhook($id: ID!) { webhook(id: $id) { ${WEBHOOK_FIELDS} } }`,
     response: { field: 'webhook', shape: 'envelope', data: true },
   }),
@@ -124,7 +170,7 @@ export const webhookRoutes: Route[] = [
     methods: ['GET'],
     paths: ['/api/webhooks/{id}/secret'],
     summary: 'Reveal the signing secret',
-        params: { path: { id: webhookId } },
+    params: { path: { id: webhookId } },
     document: `query WebhookSecret($id: ID!) { webhookSecret(id: $id) { ${SECRET_FIELDS} } }`,
     response: { field: 'webhookSecret', shape: 'envelope', data: true },
   }),
@@ -173,7 +219,9 @@ export const webhookRoutes: Route[] = [
     methods: ['GET'],
     paths: ['/api/webhooks/deliveries'],
     summary: 'Deliveries about a call, campaign, contact or agent',
-    description: 'Across every webhook of the company, newest first. Give exactly one of call_id, campaign_id, contact_id and agent_id (numeric ids, as the payloads carry them).',
+    description:
+      'Across every webhook of the company, newest first. Give exactly one of call_id, campaign_id, ' +
+      'contact_id and agent_id (numeric ids, as the payloads carry them).',
     params: {
       query: {
         call_id: { description: 'The call a delivery concerns' },
@@ -185,7 +233,8 @@ export const webhookRoutes: Route[] = [
       },
     },
     document: `query DeliveriesBySubject($callId: ID, $campaignId: ID, $contactId: ID, $agentId: ID, $page: Int, $perPage: Int) {
-      webhookDeliveriesBySubject(callId: $callId, campaignId: $campaignId, contactId: $contactId, agentId: $agentId, page: $page, perPage: $perPage) { records { ${DELIVERY_FIELDS} } ${PAGINATION} } }`,
+      webhookDeliveriesBySubject(callId: $callId, campaignId: $campaignId, contactId: $contactId, agentId:
+        $agentId, page: $page, perPage: $perPage) { records { ${DELIVERY_FIELDS} } ${PAGINATION} } }`,
     response: { field: 'webhookDeliveriesBySubject', shape: 'envelope', data: true },
   }),
   row({
@@ -193,8 +242,13 @@ export const webhookRoutes: Route[] = [
     methods: ['GET'],
     paths: ['/api/webhooks/{id}/filtered-events'],
     summary: 'Events the filters turned away',
-    description: "Events of the webhook's subscribed types that its payload filters turned away, so no delivery was made; newest first, kept for WEBHOOK_RETENTION. data is what a delivery would have carried.",
-    params: { path: { id: webhookId }, query: { per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' }, page: { ...PAGE_BOUND } } },
+    description:
+      "Events of the webhook's subscribed types that its payload filters turned away, so no delivery was " +
+      'made; newest first, kept for WEBHOOK_RETENTION. data is what a delivery would have carried.',
+    params: {
+      path: { id: webhookId },
+      query: { per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' }, page: { ...PAGE_BOUND } },
+    },
     document: `query WebhookFilteredEvents($id: ID!, $page: Int, $perPage: Int) {
       webhookFilteredEvents(id: $id, page: $page, perPage: $perPage) { records { ${STORED_EVENT_FIELDS} } ${PAGINATION} } }`,
     response: { field: 'webhookFilteredEvents', shape: 'envelope', data: true },
@@ -205,11 +259,17 @@ export const webhookRoutes: Route[] = [
     methods: ['GET'],
     paths: ['/api/webhooks/notices'],
     summary: 'Operator notices',
-    description: "The company's operator events, newest first: webhook.failing (at 50 % and 90 % of the disable window), webhook.disabled, webhook.recovered and delivery.exhausted; with webhook_id, those about that webhook. Kept for WEBHOOK_RETENTION.",
+    description:
+      "The company's operator events, newest first: webhook.failing (at 50 % and 90 % of the disable " +
+      'window), webhook.disabled, webhook.recovered and delivery.exhausted; with webhook_id, those about ' +
+      'that webhook. Kept for WEBHOOK_RETENTION.',
     params: {
       query: {
         webhook_id: { type: 'id', description: 'Only the notices about this webhook: numeric, base64 or encrypted id' },
-        open: { description: 'true: only the notices whose matter still holds (a delivery not yet succeeded, a webhook still off or failing, a recovery of the last day)' },
+        open: {
+          description:
+            'true: only the notices whose matter still holds (a delivery not yet succeeded, a webhook still off or failing, a recovery of the last day)',
+        },
         per_page: { ...PAGE_BOUND, description: 'Default 15, at most 100' },
         page: { ...PAGE_BOUND },
       },
@@ -223,7 +283,9 @@ export const webhookRoutes: Route[] = [
     methods: ['POST'],
     paths: ['/api/webhooks/filters/test'],
     summary: 'Test a payload filter',
-    description: "Checks a filter for an event type (422 naming each bad path or value) and tells whether data passes it: the event type's example data when none is given.",
+    description:
+      'Checks a filter for an event type (422 naming each bad path or value) and tells whether data passes ' +
+      "it: the event type's example data when none is given.",
     params: {
       body: {
         event: { description: 'One of the event types' },
@@ -231,7 +293,9 @@ export const webhookRoutes: Route[] = [
         data: { type: 'object', description: "The event data to test (default: the event type's example)" },
       },
     },
-    document: 'query TestWebhookFilter($event: WebhookEvent!, $filter: JSONObject!, $data: JSONObject) { testWebhookFilter(event: $event, filter: $filter, data: $data) { matches } }',
+    document:
+      'query TestWebhookFilter($event: WebhookEvent!, $filter: JSONObject!, $data: JSONObject) { ' +
+      'testWebhookFilter(event: $event, filter: $filter, data: $data) { matches } }',
     response: { field: 'testWebhookFilter', shape: 'envelope', data: true },
   }),
   row({
@@ -266,7 +330,9 @@ export const webhookRoutes: Route[] = [
       path: { id: webhookId },
       body: { since: { description: 'ISO 8601 date-time' }, until: { description: 'ISO 8601 date-time; default now' } },
     },
-    document: 'mutation RecoverWebhookDeliveries($id: ID!, $since: String!, $until: String) { recoverWebhookDeliveries(id: $id, since: $since, until: $until) { count } }',
+    document:
+      'mutation RecoverWebhookDeliveries($id: ID!, $since: String!, $until: String) { ' +
+      'recoverWebhookDeliveries(id: $id, since: $since, until: $until) { count } }',
     response: { field: 'recoverWebhookDeliveries', shape: 'envelope', data: true },
     status: 202,
   }),
@@ -275,12 +341,20 @@ export const webhookRoutes: Route[] = [
     methods: ['GET'],
     paths: ['/api/webhooks/{id}/missing-events'],
     summary: 'Count missing events',
-    description: "How many events of the webhook's subscribed types between since and until (at most the retention, 30 days) it never got a delivery of, and how many of those its filters turn away: what replay-missing would send.",
+    description:
+      "How many events of the webhook's subscribed types between since and until (at most the retention, " +
+      '30 days) it never got a delivery of, and how many of those its filters turn away: what ' +
+      'replay-missing would send.',
     params: {
       path: { id: webhookId },
-      query: { since: { description: 'ISO 8601 date-time' }, until: { description: 'ISO 8601 date-time; default now' } },
+      query: {
+        since: { description: 'ISO 8601 date-time' },
+        until: { description: 'ISO 8601 date-time; default now' },
+      },
     },
-    document: 'query WebhookReplayPreview($id: ID!, $since: String!, $until: String) { webhookReplayPreview(id: $id, since: $since, until: $until) { count filtered since until } }',
+    document:
+      'query WebhookReplayPreview($id: ID!, $since: String!, $until: String) { webhookReplayPreview(id: ' +
+      '$id, since: $since, until: $until) { count filtered since until } }',
     response: { field: 'webhookReplayPreview', shape: 'envelope', data: true },
   }),
   row({
@@ -289,12 +363,18 @@ export const webhookRoutes: Route[] = [
     methods: ['POST'],
     paths: ['/api/webhooks/{id}/replay-missing'],
     summary: 'Replay missing events',
-    description: "Sends, through the normal delivery path and in the order they happened, the events of the webhook's subscribed types between since and until that it never got a delivery of (it was inactive, or not subscribed to the type yet) and its filters pass. Idempotent: a second run sends nothing new. At most 10,000 per run; remaining says how many are left. An inactive webhook is 409.",
+    description:
+      "Sends, through the normal delivery path and in the order they happened, the events of the webhook's " +
+      'subscribed types between since and until that it never got a delivery of (it was inactive, or not ' +
+      'subscribed to the type yet) and its filters pass. Idempotent: a second run sends nothing new. At ' +
+      'most 10,000 per run; remaining says how many are left. An inactive webhook is 409.',
     params: {
       path: { id: webhookId },
       body: { since: { description: 'ISO 8601 date-time' }, until: { description: 'ISO 8601 date-time; default now' } },
     },
-    document: 'mutation ReplayMissingWebhookEvents($id: ID!, $since: String!, $until: String) { replayMissingWebhookEvents(id: $id, since: $since, until: $until) { count remaining } }',
+    document:
+      'mutation ReplayMissingWebhookEvents($id: ID!, $since: String!, $until: String) { ' +
+      'replayMissingWebhookEvents(id: $id, since: $since, until: $until) { count remaining } }',
     response: { field: 'replayMissingWebhookEvents', shape: 'envelope', data: true },
     status: 202,
   }),

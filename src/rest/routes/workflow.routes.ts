@@ -4,14 +4,21 @@ import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
 const workflowId: RowParam = { type: 'id', idKind: 'workflow', idForms: ['base64'], description: 'Base64 workflow id' };
-const builderId: RowParam = { type: 'id', idKind: 'workflow_builder', idLabel: 'Workflow', idForms: ['base64'], description: 'Base64 builder id' };
+const builderId: RowParam = {
+  type: 'id',
+  idKind: 'workflow_builder',
+  idLabel: 'Workflow',
+  idForms: ['base64'],
+  description: 'Base64 builder id',
+};
 const WORKFLOW_FIELDS = `id builder_id: builderId name description status builder_endpoint: builderEndpoint
   folder_id: folderId trigger_config: triggerConfig created_at: createdAt updated_at: updatedAt`;
 const FOLDER_FIELDS = 'id name sort_order: sortOrder workflows_count: workflowsCount';
 const CATALOG_FIELDS = 'type name category description config';
 const triggerConfig: RowParam = {
   type: 'object',
-  description: 'The graph: nodes from the trigger and action catalogs, and edges between their ids (at least one trigger, no cycle)',
+  description:
+    'The graph: nodes from the trigger and action catalogs, and edges between their ids (at least one trigger, no cycle)',
   schema: triggerConfigSchema(),
 };
 
@@ -22,7 +29,8 @@ export const workflowRoutes: Route[] = [
     paths: ['/api/Workflow/create'],
     tag: 'Workflows',
     summary: 'Create Workflow',
-    description: 'Every field is optional; an empty body creates "Untitled workflow" (numbered to stay unique). Status draft.',
+    description:
+      'Every field is optional; an empty body creates "Untitled workflow" (numbered to stay unique). Status draft.',
     params: {
       body: {
         name: { ...BOUNDS.workflow.name },
@@ -48,7 +56,12 @@ export const workflowRoutes: Route[] = [
     },
     document: `mutation UpdateWorkflowStatus($id: ID!, $status: WorkflowStatus!) {
       updateWorkflowStatus(id: $id, status: $status) { ${WORKFLOW_FIELDS} } }`,
-    response: { field: 'updateWorkflowStatus', shape: 'envelope', message: 'Workflow status updated successfully.', data: true },
+    response: {
+      field: 'updateWorkflowStatus',
+      shape: 'envelope',
+      message: 'Workflow status updated successfully.',
+      data: true,
+    },
   },
   {
     operationId: 'moveWorkflowToFolder',
@@ -61,7 +74,8 @@ export const workflowRoutes: Route[] = [
       path: { id: workflowId },
       body: { folder_id: { description: 'Base64 folder id, or the base64 of 0 ("MA==") for uncategorized' } },
     },
-    document: 'mutation MoveWorkflow($id: ID!, $folderId: ID!) { moveWorkflowToFolder(id: $id, folderId: $folderId) { id } }',
+    document:
+      'mutation MoveWorkflow($id: ID!, $folderId: ID!) { moveWorkflowToFolder(id: $id, folderId: $folderId) { id } }',
     response: { field: 'moveWorkflowToFolder', shape: 'envelope', message: 'Workflow moved successfully' },
   },
   {
@@ -70,7 +84,8 @@ export const workflowRoutes: Route[] = [
     paths: ['/api/Workflow/folder/reorder'],
     tag: 'Workflows',
     summary: 'Reorder Workflow Folders',
-    description: 'The listed folders take sort orders 1, 2, ... in the given order; other folders follow in their previous order. All or nothing.',
+    description:
+      'The listed folders take sort orders 1, 2, ... in the given order; other folders follow in their previous order. All or nothing.',
     params: {
       body: { folder_ids: { items: { type: 'id' }, description: 'Base64 or numeric folder ids in the new order' } },
     },
@@ -150,7 +165,8 @@ export const workflowRoutes: Route[] = [
     paths: ['/api/Workflow/catalog/triggers'],
     tag: 'Workflows',
     summary: 'Trigger catalog',
-    description: 'What can start a workflow: every domain event, with the settings each trigger node may have (its config is checked against them).',
+    description:
+      'What can start a workflow: every domain event, with the settings each trigger node may have (its config is checked against them).',
     params: {},
     document: `query Triggers { workflowTriggers { ${CATALOG_FIELDS} } }`,
     response: { field: 'workflowTriggers', shape: 'envelope', data: true },
@@ -161,7 +177,8 @@ export const workflowRoutes: Route[] = [
     paths: ['/api/Workflow/catalog/actions'],
     tag: 'Workflows',
     summary: 'Action catalog',
-    description: 'What a workflow can do (send an SMS, call a webhook, move a lead, wait, branch ...), with the settings each action node takes.',
+    description:
+      'What a workflow can do (send an SMS, call a webhook, move a lead, wait, branch ...), with the settings each action node takes.',
     params: {},
     document: `query Actions { workflowActions { ${CATALOG_FIELDS} } }`,
     response: { field: 'workflowActions', shape: 'envelope', data: true },

@@ -109,7 +109,11 @@ export const callDetailsRecord = (ids: IdCodec, call: Call, timeZone: string): C
   customFields: call.customFields,
   appointment: call.appointmentAt ? formatWallClock(call.appointmentAt, timeZone) : null,
   appointmentAt: call.appointmentAt ?? null,
-  contact: { name: call.contactName ?? null, email: call.contactEmail ?? null, phone: call.direction === 'inbound' ? call.fromNumber : call.toNumber },
+  contact: {
+    name: call.contactName ?? null,
+    email: call.contactEmail ?? null,
+    phone: call.direction === 'inbound' ? call.fromNumber : call.toNumber,
+  },
   summary: call.summary ?? null,
   successful: call.successful ?? null,
   customAnalysis: call.customAnalysis,
@@ -156,7 +160,9 @@ export interface AnalysedCallRow {
 }
 
 /** What every call record says of the call itself: its id, status, agent, numbers and direction. */
-const callParties = (row: Pick<CallStateRow, 'id' | 'status' | 'agent_id' | 'from_number' | 'to_number' | 'direction'>) => ({
+const callParties = (
+  row: Pick<CallStateRow, 'id' | 'status' | 'agent_id' | 'from_number' | 'to_number' | 'direction'>,
+) => ({
   id: row.id,
   status: row.status,
   agentId: row.agent_id,
@@ -232,4 +238,3 @@ export const callState = (row: CallStateRow): CallState => ({
   customFields: row.custom_fields,
   appointmentAt: dbDate(row.appointment_at),
 });
-

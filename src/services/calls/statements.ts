@@ -4,7 +4,18 @@ import { Call } from '../../entities/index.js';
 import { dbDate, readDeepPage, type PageWindow } from '../../db/reads.js';
 import type { Interval } from '../../kernel/time/date-range.js';
 import type { TranscriptTurn } from '../../events/live.js';
-import { analysedCall, appointmentCallRecord, callState, type AnalysedCall, type AnalysedCallRow, type AppointmentCallRecord, type AppointmentCallRow, type CallAnalysis, type CallState, type CallStateRow } from './records.js';
+import {
+  analysedCall,
+  appointmentCallRecord,
+  callState,
+  type AnalysedCall,
+  type AnalysedCallRow,
+  type AppointmentCallRecord,
+  type AppointmentCallRow,
+  type CallAnalysis,
+  type CallState,
+  type CallStateRow,
+} from './records.js';
 
 // The calls aggregate's statements: every read and write of the calls table.
 // The provider's callbacks create and advance a call (the call service), a
@@ -47,24 +58,44 @@ export interface CallTotals {
 /** A row of the appointment list; the wall clock in the company's zone, as PostgreSQL formats it. */
 const APPOINTMENT_ROW = `c.id, c.started_at, c.appointment_at, a.name AS agent_name,
   to_char(c.started_at AT TIME ZONE co.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS call_datetime,
-  to_char(c.appointment_at AT TIME ZONE co.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS appointment, c.from_number, c.to_number, c.duration_seconds, c.status, c.direction, c.sentiment, c.recording_url IS NOT NULL AS recording_available`;
+  to_char(c.appointment_at AT TIME ZONE co.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS appointment, c.from_number, c.to_number,
+  c.duration_seconds, c.status, c.direction, c.sentiment, c.recording_url IS NOT NULL AS recording_available`;
 const APPOINTMENT_JOINS = 'JOIN companies co ON co.id = c.company_id LEFT JOIN agents a ON a.id = c.agent_id';
 
 export const callRecords = {
   /** Records a call the provider reports for the first time; false when it is known already. */
   async insertIfNew(ctx: RequestContext, c: NewCall): Promise<boolean> {
     const inserted = await ctx.sql<{ id: number }>(
-      `INSERT INTO calls (company_id, agent_id, contact_id, provider_call_id, from_number, to_number, started_at, duration_seconds, status, direction, tags, custom_fields, contact_name, contact_email, created_at, updated_at)
+      `INSERT INTO calls (company_id, agent_id, contact_id, provider_call_id, from_number, to_number, started_at,
+        duration_seconds, status, direction, tags, custom_fields, contact_name, contact_email, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, 0, 'new', ?, '[]', '{}', ?, ?, ?, ?) ON CONFLICT (provider_call_id) DO NOTHING RETURNING id`,
-      [c.companyId, c.agentId, c.contactId, c.providerCallId, c.fromNumber, c.toNumber, c.at, c.direction, c.contactName, c.contactEmail, c.at, c.at],
+      [
+        c.companyId,
+        c.agentId,
+        c.contactId,
+        c.providerCallId,
+        c.fromNumber,
+        c.toNumber,
+        c.at,
+        c.direction,
+        c.contactName,
+        c.contactEmail,
+        c.at,
+        c.at,
+      ],
     );
     return inserted.length > 0;
   },
 
   /** The company's call with this provider id, locked: one callback at a time per call. */
-  async lockByProviderId(ctx: RequestContext, companyId: number, providerCallId: string): Promise<CallState | undefined> {
+  async lockByProviderId(
+    ctx: RequestContext,
+    companyId: number,
+    providerCallId: string,
+  ): Promise<CallState | undefined> {
     const [row] = await ctx.sql<CallStateRow>(
-      `SELECT id, status, agent_id, from_number, to_number, direction, duration_seconds, started_at, answered_at, transferred_to, recording_url, transcript, sentiment, disposition, tags, custom_fields, appointment_at
+      `SELECT id, status, agent_id, from_number, to_number, direction, duration_seconds, started_at, answered_at,
+        transferred_to, recording_url, transcript, sentiment, disposition, tags, custom_fields, appointment_at
        FROM calls WHERE provider_call_id = ? AND company_id = ? FOR UPDATE`,
       [providerCallId, companyId],
     );
@@ -72,20 +103,43 @@ export const callRecords = {
   },
 
   /** Writes a callback's changes; `ended` sets the end time, a new appointment replaces the old one. */
-  async saveProgress(ctx: RequestContext, call: CallState, changes: { ended: boolean; appointmentAt: Date | null; at: Date }): Promise<void> {
+  async saveProgress(
+    ctx: RequestContext,
+    call: CallState,
+    changes: { ended: boolean; appointmentAt: Date | null; at: Date },
+  ): Promise<void> {
     await ctx.sql(
       `UPDATE calls SET status = ?, duration_seconds = ?, answered_at = ?, ended_at = CASE WHEN ? THEN ? ELSE ended_at END, transferred_to = ?,
          recording_url = ?, transcript = ?, sentiment = ?, disposition = ?, tags = ?, appointment_at = COALESCE(?, appointment_at), updated_at = ?
        WHERE id = ?`,
-      [call.status, call.durationSeconds, call.answeredAt, changes.ended, changes.at, call.transferredTo, call.recordingUrl, call.transcript, call.sentiment, call.disposition,
-        JSON.stringify(call.tags), changes.appointmentAt, changes.at, call.id],
+      [
+        call.status,
+        call.durationSeconds,
+        call.answeredAt,
+        changes.ended,
+        changes.at,
+        call.transferredTo,
+        call.recordingUrl,
+        call.transcript,
+        call.sentiment,
+        call.disposition,
+        JSON.stringify(call.tags),
+        changes.appointmentAt,
+        changes.at,
+        call.id,
+      ],
     );
   },
 
   /** A call of the company (by id, or by the provider's id), locked for an analysis. */
-  async lockForAnalysis(ctx: RequestContext, companyId: number, by: { id: number } | { providerCallId: string }): Promise<AnalysedCall | undefined> {
+  async lockForAnalysis(
+    ctx: RequestContext,
+    companyId: number,
+    by: { id: number } | { providerCallId: string },
+  ): Promise<AnalysedCall | undefined> {
     const [row] = await ctx.sql<AnalysedCallRow>(
-      `SELECT id, status, agent_id, from_number, to_number, direction, contact_id, summary, sentiment, disposition, successful, custom_analysis, recording_url, analyzed_at
+      `SELECT id, status, agent_id, from_number, to_number, direction, contact_id, summary, sentiment, disposition,
+        successful, custom_analysis, recording_url, analyzed_at
        FROM calls WHERE ${'id' in by ? 'id' : 'provider_call_id'} = ? AND company_id = ? FOR UPDATE`,
       ['id' in by ? by.id : by.providerCallId, companyId],
     );
@@ -94,51 +148,114 @@ export const callRecords = {
 
   async saveAnalysis(ctx: RequestContext, id: number, a: CallAnalysis, at: Date): Promise<void> {
     await ctx.sql(
-      'UPDATE calls SET summary = ?, sentiment = ?, disposition = ?, successful = ?, custom_analysis = ?, recording_url = ?, analyzed_at = ?, updated_at = ? WHERE id = ?',
-      [a.summary, a.sentiment, a.disposition, a.successful, JSON.stringify(a.customAnalysis), a.recordingUrl, at, at, id],
+      'UPDATE calls SET summary = ?, sentiment = ?, disposition = ?, successful = ?, custom_analysis = ?, ' +
+        'recording_url = ?, analyzed_at = ?, updated_at = ? WHERE id = ?',
+      [
+        a.summary,
+        a.sentiment,
+        a.disposition,
+        a.successful,
+        JSON.stringify(a.customAnalysis),
+        a.recordingUrl,
+        at,
+        at,
+        id,
+      ],
     );
   },
 
   /** The id of the company's call with this provider id. */
   async idByProviderId(ctx: RequestContext, companyId: number, providerCallId: string): Promise<number | undefined> {
-    const [row] = await ctx.sql<{ id: number }>('SELECT id FROM calls WHERE provider_call_id = ? AND company_id = ?', [providerCallId, companyId]);
+    const [row] = await ctx.sql<{ id: number }>('SELECT id FROM calls WHERE provider_call_id = ? AND company_id = ?', [
+      providerCallId,
+      companyId,
+    ]);
     return row?.id;
   },
 
   /** The id, when the call is the company's. */
   async idOfCompany(ctx: RequestContext, companyId: number, id: number): Promise<number | undefined> {
-    const [row] = await ctx.sql<{ id: number }>('SELECT id FROM calls WHERE id = ? AND company_id = ?', [id, companyId]);
+    const [row] = await ctx.sql<{ id: number }>('SELECT id FROM calls WHERE id = ? AND company_id = ?', [
+      id,
+      companyId,
+    ]);
     return row?.id;
   },
 
   /** The company's calls in progress (the provider has not said they ended), newest first. */
   async inProgress(ctx: RequestContext, companyId: number, limit: number) {
-    const rows = await ctx.sql<{ id: number; status: string; direction: string; from_number: string; to_number: string; started_at: Date | string; agent_name: string | null }>(
+    const rows = await ctx.sql<{
+      id: number;
+      status: string;
+      direction: string;
+      from_number: string;
+      to_number: string;
+      started_at: Date | string;
+      agent_name: string | null;
+    }>(
       `SELECT c.id, c.status, c.direction, c.from_number, c.to_number, c.started_at, a.name AS agent_name FROM calls c LEFT JOIN agents a ON a.id = c.agent_id
        WHERE c.company_id = ? AND c.status IN ('initiated', 'ringing', 'in-progress') ORDER BY c.started_at DESC, c.id DESC LIMIT ?`,
       [companyId, limit],
     );
-    return rows.map((r) => ({ id: r.id, status: r.status, direction: r.direction, fromNumber: r.from_number, toNumber: r.to_number, startedAt: dbDate(r.started_at), agentName: r.agent_name }));
+    return rows.map((r) => ({
+      id: r.id,
+      status: r.status,
+      direction: r.direction,
+      fromNumber: r.from_number,
+      toNumber: r.to_number,
+      startedAt: dbDate(r.started_at),
+      agentName: r.agent_name,
+    }));
   },
 
   /** Keeps a transcript turn; false when the call has that turn already. */
   async addTurn(ctx: RequestContext, turn: TranscriptTurn): Promise<boolean> {
-    const rows = await ctx.sql('INSERT INTO call_turns (call_id, sequence, speaker, text, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1', [turn.callId, turn.sequence, turn.speaker, turn.text, turn.at]);
+    const rows = await ctx.sql(
+      'INSERT INTO call_turns (call_id, sequence, speaker, text, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1',
+      [turn.callId, turn.sequence, turn.speaker, turn.text, turn.at],
+    );
     return rows.length > 0;
   },
 
   async turns(ctx: RequestContext, callId: number): Promise<TranscriptTurn[]> {
-    const rows = await ctx.sql<{ sequence: number; speaker: string; text: string; created_at: Date | string }>('SELECT sequence, speaker, text, created_at FROM call_turns WHERE call_id = ? ORDER BY sequence', [callId]);
-    return rows.map((r) => ({ callId, sequence: r.sequence, speaker: r.speaker, text: r.text, at: dbDate(r.created_at) }));
+    const rows = await ctx.sql<{ sequence: number; speaker: string; text: string; created_at: Date | string }>(
+      'SELECT sequence, speaker, text, created_at FROM call_turns WHERE call_id = ? ORDER BY sequence',
+      [callId],
+    );
+    return rows.map((r) => ({
+      callId,
+      sequence: r.sequence,
+      speaker: r.speaker,
+      text: r.text,
+      at: dbDate(r.created_at),
+    }));
   },
 
   /** A call of the company, locked for a booking. */
   async lockForBooking(ctx: RequestContext, companyId: number, id: number) {
-    const [row] = await ctx.sql<{ id: number; agent_id: number | null; appointment_at: Date | string | null; contact_id: number | null; from_number: string; to_number: string; direction: string }>(
+    const [row] = await ctx.sql<{
+      id: number;
+      agent_id: number | null;
+      appointment_at: Date | string | null;
+      contact_id: number | null;
+      from_number: string;
+      to_number: string;
+      direction: string;
+    }>(
       'SELECT id, agent_id, appointment_at, contact_id, from_number, to_number, direction FROM calls WHERE id = ? AND company_id = ? FOR UPDATE',
       [id, companyId],
     );
-    return row && { id: row.id, agentId: row.agent_id, appointmentAt: dbDate(row.appointment_at), contactId: row.contact_id, fromNumber: row.from_number, toNumber: row.to_number, direction: row.direction };
+    return (
+      row && {
+        id: row.id,
+        agentId: row.agent_id,
+        appointmentAt: dbDate(row.appointment_at),
+        contactId: row.contact_id,
+        fromNumber: row.from_number,
+        toNumber: row.to_number,
+        direction: row.direction,
+      }
+    );
   },
 
   async setAppointment(ctx: RequestContext, id: number, appointmentAt: Date, at: Date): Promise<void> {
@@ -146,12 +263,19 @@ export const callRecords = {
   },
 
   /** An agent's latest ended calls (at most `window`): how many, how many answered, the average sentiment (positive 1, neutral 0, negative -1). */
-  async agentFigures(ctx: RequestContext, companyId: number, agentId: number, endedStatuses: readonly string[], window: number) {
+  async agentFigures(
+    ctx: RequestContext,
+    companyId: number,
+    agentId: number,
+    endedStatuses: readonly string[],
+    window: number,
+  ) {
     const [figures] = await ctx.sql<{ calls: number; answered: number; sentiment: number | null }>(
       `SELECT count(*)::int AS calls,
               count(*) FILTER (WHERE status = 'completed' AND duration_seconds > 0)::int AS answered,
               avg(CASE sentiment WHEN 'positive' THEN 1 WHEN 'neutral' THEN 0 WHEN 'negative' THEN -1 END)::float AS sentiment
-       FROM (SELECT status, duration_seconds, sentiment FROM calls WHERE agent_id = ? AND company_id = ? AND status IN (?) ORDER BY started_at DESC, id DESC LIMIT ?) recent`,
+       FROM (SELECT status, duration_seconds, sentiment FROM calls WHERE agent_id = ? AND company_id = ? AND
+         status IN (?) ORDER BY started_at DESC, id DESC LIMIT ?) recent`,
       [agentId, companyId, endedStatuses, window],
     );
     return figures;
@@ -171,28 +295,48 @@ export const callRecords = {
       const p = `$${params.push(scope.pattern)}`;
       where += ` AND (k.from_number ILIKE ${p} OR k.to_number ILIKE ${p} OR ka.name ILIKE ${p} OR k.contact_name ILIKE ${p} OR k.disposition ILIKE ${p})`;
     }
-    const { rows, total, nextCursor } = await readDeepPage<AppointmentCallRow>(ctx, {
-      select: APPOINTMENT_ROW,
-      table: 'calls c',
-      key: 'c.id',
-      joins: APPOINTMENT_JOINS,
-      orderBy: 'c.started_at DESC, c.id DESC',
-      sort: 'c.started_at',
-      keys: { key: 'k.id', sort: 'k.started_at', from: scope.pattern === undefined ? 'calls k' : 'calls k LEFT JOIN agents ka ON ka.id = k.agent_id', where, orderBy: 'k.started_at DESC, k.id DESC' },
-      params,
-    }, window);
+    const { rows, total, nextCursor } = await readDeepPage<AppointmentCallRow>(
+      ctx,
+      {
+        select: APPOINTMENT_ROW,
+        table: 'calls c',
+        key: 'c.id',
+        joins: APPOINTMENT_JOINS,
+        orderBy: 'c.started_at DESC, c.id DESC',
+        sort: 'c.started_at',
+        keys: {
+          key: 'k.id',
+          sort: 'k.started_at',
+          from: scope.pattern === undefined ? 'calls k' : 'calls k LEFT JOIN agents ka ON ka.id = k.agent_id',
+          where,
+          orderBy: 'k.started_at DESC, k.id DESC',
+        },
+        params,
+      },
+      window,
+    );
     return { records: rows.map(appointmentCallRecord), total, nextCursor };
   },
 
   /** One call of the company as a row of the appointment list (a booking answers with it). */
-  async appointmentCall(ctx: RequestContext, companyId: number, id: number): Promise<AppointmentCallRecord | undefined> {
-    const [row] = await ctx.read<AppointmentCallRow>(`SELECT ${APPOINTMENT_ROW} FROM calls c ${APPOINTMENT_JOINS} WHERE c.id = $1 AND c.company_id = $2`, [id, companyId]);
+  async appointmentCall(
+    ctx: RequestContext,
+    companyId: number,
+    id: number,
+  ): Promise<AppointmentCallRecord | undefined> {
+    const [row] = await ctx.read<AppointmentCallRow>(
+      `SELECT ${APPOINTMENT_ROW} FROM calls c ${APPOINTMENT_JOINS} WHERE c.id = $1 AND c.company_id = $2`,
+      [id, companyId],
+    );
     return row && appointmentCallRecord(row);
   },
 
   /** The totals of every call in the scope, in one aggregate query over the same filters as the list. */
   async totals(ctx: RequestContext, scope: CallScope): Promise<CallTotals> {
-    const where: Record<string, unknown> = { company: scope.companyId, startedAt: { $gte: scope.interval.start, $lt: scope.interval.end } };
+    const where: Record<string, unknown> = {
+      company: scope.companyId,
+      startedAt: { $gte: scope.interval.start, $lt: scope.interval.end },
+    };
     if (scope.agentId !== undefined) where.agent = scope.agentId;
     if (scope.pattern !== undefined) {
       where.$or = [
@@ -203,7 +347,8 @@ export const callRecords = {
         { disposition: { $ilike: scope.pattern } },
       ];
     }
-    return ctx.em.createQueryBuilder(Call, 'c')
+    return ctx.em
+      .createQueryBuilder(Call, 'c')
       .select([
         raw('count(*)::int as calls'),
         raw(`count(*) filter (where c.status = 'completed' and c.duration_seconds > 0)::int as answered`),

@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { lookup } from 'node:dns/promises';
 
-// Where a webhook may send (DESIGN section 5, "Safety"): public unicast
+// Where a webhook may send (docs/design.md §5, "Safety"): public unicast
 // addresses only. The same check runs at save time (literal hosts) and at
 // send time (every address the name resolves to), and the connection is
 // made to the address that was checked, so DNS rebinding cannot pass.
@@ -35,7 +35,8 @@ export function refusedAddress(text: string): string | undefined {
   if (ipaddr.IPv6.isValid(bare)) {
     const v6 = ipaddr.IPv6.parse(new URL(`http://[${bare}]/`).hostname.slice(1, -1));
     const embedding = EMBEDS_IPV4.find(([, cidr]) => v6.match(cidr));
-    if (embedding && !['unspecified', 'loopback'].includes(v6.range())) return `${v6.toString()} is an ${embedding[0]} address (it carries an IPv4 address)`;
+    if (embedding && !['unspecified', 'loopback'].includes(v6.range()))
+      return `${v6.toString()} is an ${embedding[0]} address (it carries an IPv4 address)`;
   }
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
@@ -82,10 +83,14 @@ export function urlProblem(raw: string, policy: DestinationPolicy): string | und
   if (url.username || url.password) return 'The url field must not carry credentials.';
   if (policy === 'private') return undefined;
   const host = url.hostname.toLowerCase();
-  if (isLocalName(host)) return policy === 'loopback' ? undefined : `The url field must not point to localhost (${PRIVATE_HINT}).`;
+  if (isLocalName(host))
+    return policy === 'loopback' ? undefined : `The url field must not point to localhost (${PRIVATE_HINT}).`;
   // The URL parser has already turned other IPv4 spellings (2130706433, 0x7f.1, 017700000001) into dotted decimal.
   if (ipaddr.isValid(host.replace(/^\[|\]$/g, '')) && refusedAddress(host) && !allowedAnyway(host, policy)) {
-    const which = policy === 'loopback' ? 'a private or link-local address (only loopback is allowed in development; ' : 'a private, loopback or link-local address (';
+    const which =
+      policy === 'loopback'
+        ? 'a private or link-local address (only loopback is allowed in development; '
+        : 'a private, loopback or link-local address (';
     return `The url field must not point to ${which}${PRIVATE_HINT}).`;
   }
   return undefined;
@@ -94,7 +99,8 @@ export function urlProblem(raw: string, policy: DestinationPolicy): string | und
 /** The address to connect to for a host: every address it resolves to must be one the policy allows. */
 export async function resolveDestination(host: string, policy: DestinationPolicy): Promise<Destination> {
   const bare = host.replace(/^\[|\]$/g, '');
-  if (policy === 'public' && isLocalName(bare.toLowerCase())) throw new Error(`refused destination: ${host} is a local name`);
+  if (policy === 'public' && isLocalName(bare.toLowerCase()))
+    throw new Error(`refused destination: ${host} is a local name`);
   const addresses = ipaddr.isValid(bare)
     ? [{ address: bare, family: ipaddr.parse(bare).kind() === 'ipv4' ? 4 : 6 }]
     : await lookup(bare, { all: true, verbatim: true });
@@ -102,7 +108,8 @@ export async function resolveDestination(host: string, policy: DestinationPolicy
   if (policy !== 'private') {
     for (const { address } of addresses) {
       const refused = refusedAddress(address);
-      if (refused && !allowedAnyway(address, policy)) throw new Error(`refused destination: ${host} resolves to ${refused}`);
+      if (refused && !allowedAnyway(address, policy))
+        throw new Error(`refused destination: ${host} resolves to ${refused}`);
     }
   }
   const [first] = addresses;

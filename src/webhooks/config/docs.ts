@@ -7,12 +7,25 @@ import { LISTEN_DOC } from '../tools/listen.js';
 // docs/webhooks.md, written by `npm run generate` from the same sources the
 // service uses (the event catalog, the form fields), so it cannot drift.
 
+/** The shape of a delivery's body, as the guide shows it. */
+const BODY_SHAPE = {
+  event: 'call.ended',
+  timestamp: '2026-11-18T17:03:08.412Z',
+  webhook_id: '12',
+  data: { '...': 'the event data, and contact' },
+  metadata: { version: '1.0', signature: 'sha256=<hex>' },
+};
+const COMPARISONS =
+  'the field is greater / at least / less / at most `v`: a number, or an ISO 8601 date-time for a date-time field';
+
 export const WEBHOOKS_DOC_FILE = 'docs/webhooks.md';
 
 /** The test vector, computed independently with openssl; test/webhooks.test.ts checks the code against it. */
 export const TEST_VECTOR = {
   secret: 'whsec_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=',
-  payload: '{"event":"agent.created","timestamp":"2026-11-18T17:00:00.000Z","webhook_id":"1","data":{"agent_id":"7","name":"Ava","active":true,"online":false,"contact":null},"metadata":{"version":"1.0"}}',
+  payload:
+    '{"event":"agent.created","timestamp":"2026-11-18T17:00:00.000Z","webhook_id":"1",' +
+    '"data":{"agent_id":"7","name":"Ava","active":true,"online":false,"contact":null},"metadata":{"version":"1.0"}}',
   signature: 'sha256=279d6823fda9882cdc57f15e1504d4e1a70a3de1481ea95ee66dcd945ca76d77',
   webhookId: 'msg_01JD0000000000000000000000',
   webhookTimestamp: 1763485200,
@@ -24,22 +37,26 @@ const fence = (lang: string, text: string) => `\`\`\`${lang}\n${text}\n\`\`\``;
 export function webhooksDoc(): string {
   const v = TEST_VECTOR;
   const signedBody = `${v.payload.slice(0, -2)},"signature":"${v.signature}"}}`;
-  const events = EVENT_DOCS.map((doc) => [
-    `### \`${doc.name}\``,
-    '',
-    `${doc.description}. Category: ${doc.category}.`,
-    '',
-    '| field | type | required | description |',
-    '|---|---|---|---|',
-    ...Object.entries(doc.schema.properties as Record<string, { type: string | string[]; description?: string }>).map(
-      ([name, schema]) => `| \`${name}\` | ${[schema.type].flat().join(' or ')} | ${(doc.schema.required as string[]).includes(name) ? 'yes' : 'no'} | ${schema.description ?? ''} |`,
-    ),
-    '',
-    'Example `data`:',
-    '',
-    fence('json', JSON.stringify(doc.example, null, 2)),
-    '',
-  ].join('\n'));
+  const events = EVENT_DOCS.map((doc) =>
+    [
+      `### \`${doc.name}\``,
+      '',
+      `${doc.description}. Category: ${doc.category}.`,
+      '',
+      '| field | type | required | description |',
+      '|---|---|---|---|',
+      ...Object.entries(doc.schema.properties as Record<string, { type: string | string[]; description?: string }>).map(
+        ([name, schema]) =>
+          `| \`${name}\` | ${[schema.type].flat().join(' or ')} | ` +
+          `${(doc.schema.required as string[]).includes(name) ? 'yes' : 'no'} | ${schema.description ?? ''} |`,
+      ),
+      '',
+      'Example `data`:',
+      '',
+      fence('json', JSON.stringify(doc.example, null, 2)),
+      '',
+    ].join('\n'),
+  );
 
   return `# Webhooks
 
@@ -142,7 +159,7 @@ as below.
 
 The body:
 
-${fence('json', JSON.stringify({ event: 'call.ended', timestamp: '2026-11-18T17:03:08.412Z', webhook_id: '12', data: { '...': 'the event data, and contact' }, metadata: { version: '1.0', signature: 'sha256=<hex>' } }, null, 2))}
+${fence('json', JSON.stringify(BODY_SHAPE, null, 2))}
 
 \`timestamp\` is when the event happened (ISO 8601 UTC, milliseconds);
 \`webhook_id\` is the webhook's id; \`metadata\` is the last key and \`signature\`
@@ -171,7 +188,9 @@ timestamps more than five minutes away from now (replays).
 
 In TypeScript (Node.js, no dependency):
 
-${fence('ts', `import { createHmac, timingSafeEqual } from 'node:crypto';
+${fence(
+  'ts',
+  `import { createHmac, timingSafeEqual } from 'node:crypto';
 
 const equal = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
@@ -187,7 +206,8 @@ export function verifySwitchboardWebhook(secret: string, rawBody: string, header
   const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
   const expected = \`v1,\${createHmac('sha256', key).update(\`\${id}.\${timestamp}.\${rawBody}\`).digest('base64')}\`;
   return signatures.split(' ').some((candidate) => equal(expected, candidate));
-}`)}
+}`,
+)}
 
 A runnable receiver that does this: \`WEBHOOK_SECRETS=whsec_... npm run receiver\`
 (\`examples/receiver.mjs\`, port 4000 or \`RECEIVER_PORT\`; several secrets
@@ -196,9 +216,12 @@ separated by commas, such as the old and the new one during a rotation).
 **With a library.** The Standard Webhooks headers verify unchanged with the
 \`standardwebhooks\` package (or \`svix\`):
 
-${fence('ts', `import { Webhook } from 'standardwebhooks';
+${fence(
+  'ts',
+  `import { Webhook } from 'standardwebhooks';
 
-const payload = new Webhook(process.env.WEBHOOK_SECRET!).verify(rawBody, headers); // throws when the signature or timestamp is wrong`)}
+const payload = new Webhook(process.env.WEBHOOK_SECRET!).verify(rawBody, headers); // throws when the signature or timestamp is wrong`,
+)}
 
 ### Test vector
 
@@ -223,7 +246,23 @@ form). An event its filter turns away makes no delivery: it is counted in
 retention window. For inbound calls longer than a minute with a negative
 sentiment:
 
-${fence('json', JSON.stringify({ event: 'call.ended', filter: { and: [{ path: 'call_direction', eq: 'inbound' }, { path: 'call_duration', gt: 60 }, { path: 'sentiment', eq: 'negative' }] } }, null, 2))}
+${fence(
+  'json',
+  JSON.stringify(
+    {
+      event: 'call.ended',
+      filter: {
+        and: [
+          { path: 'call_direction', eq: 'inbound' },
+          { path: 'call_duration', gt: 60 },
+          { path: 'sentiment', eq: 'negative' },
+        ],
+      },
+    },
+    null,
+    2,
+  ),
+)}
 
 A filter is a comparison or a group:
 
@@ -231,7 +270,7 @@ A filter is a comparison or a group:
 |---|---|
 | \`{ "path": p, "eq": v }\` / \`"ne"\` | the field equals (does not equal) \`v\`: a string, number, boolean or null |
 | \`{ "path": p, "in": [v, ...] }\` / \`"nin"\` | the field is (is not) one of 1 to 100 values |
-| \`{ "path": p, "gt": v }\`, \`"gte"\`, \`"lt"\`, \`"lte"\` | the field is greater / at least / less / at most \`v\`: a number, or an ISO 8601 date-time for a date-time field |
+| \`{ "path": p, "gt": v }\`, \`"gte"\`, \`"lt"\`, \`"lte"\` | ${COMPARISONS} |
 | \`{ "path": p, "exists": true }\` | the field is present and not null (\`false\`: absent or null) |
 | \`{ "and": [f, ...] }\`, \`{ "or": [f, ...] }\`, \`{ "not": f }\` | every / any / not |
 
@@ -283,7 +322,9 @@ Field names a webhook can select for \`data.contact\`: ${FORM_FIELDS.map((f) => 
 
 | list selection | fields |
 |---|---|
-${Object.entries(LIST_SELECTIONS).map(([name, fields]) => `| ${name} | ${fields.join(', ')} |`).join('\n')}
+${Object.entries(LIST_SELECTIONS)
+  .map(([name, fields]) => `| ${name} | ${fields.join(', ')} |`)
+  .join('\n')}
 | Custom | the form data given |
 
 ## Events

@@ -20,7 +20,11 @@ import { FORM_FIELDS } from './payload.js';
 // whatever the webhook's form data selects.
 
 export type FilterScalar = string | number | boolean | null;
-export type Filter = { and: Filter[] } | { or: Filter[] } | { not: Filter } | ({ path: string } & Partial<Record<Operator, unknown>>);
+export type Filter =
+  | { and: Filter[] }
+  | { or: Filter[] }
+  | { not: Filter }
+  | ({ path: string } & Partial<Record<Operator, unknown>>);
 
 export const FILTER_NODES_MAX = 50;
 export const FILTER_DEPTH_MAX = 5;
@@ -39,20 +43,40 @@ export interface FilterProblem {
   message: string;
 }
 
-type Schema = { type?: string | string[]; enum?: unknown[]; format?: string; properties?: Record<string, Schema>; additionalProperties?: boolean; items?: Schema };
+type Schema = {
+  type?: string | string[];
+  enum?: unknown[];
+  format?: string;
+  properties?: Record<string, Schema>;
+  additionalProperties?: boolean;
+  items?: Schema;
+};
 
 /** What a path reaches in the schema: a known field, or anything below a free object (custom fields). */
 type Resolved = { schema: Schema } | { free: true } | { missing: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isScalar = (v: unknown): v is FilterScalar => v === null || ['string', 'number', 'boolean'].includes(typeof v);
-const typesOf = (schema: Schema): string[] => (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []);
-const isDateTime = (v: unknown) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(v) && !Number.isNaN(Date.parse(v));
+const typesOf = (schema: Schema): string[] =>
+  Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+const isDateTime = (v: unknown) =>
+  typeof v === 'string' &&
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(v) &&
+  !Number.isNaN(Date.parse(v));
 
 /** The contact's fields as filters see them (every form field). */
 const CONTACT_SCHEMA: Schema = {
   type: ['object', 'null'],
-  properties: Object.fromEntries(FORM_FIELDS.map((f) => [f, f === 'tags' ? { type: 'array', items: { type: 'string' } } : f === 'custom_fields' ? { type: 'object', additionalProperties: true } : { type: ['string', 'null'] }])),
+  properties: Object.fromEntries(
+    FORM_FIELDS.map((f) => [
+      f,
+      f === 'tags'
+        ? { type: 'array', items: { type: 'string' } }
+        : f === 'custom_fields'
+          ? { type: 'object', additionalProperties: true }
+          : { type: ['string', 'null'] },
+    ]),
+  ),
   additionalProperties: false,
 };
 
@@ -111,7 +135,9 @@ export function filterProblems(event: EventType, filter: unknown): FilterProblem
     if (keys.length === 1 && keys[0] === 'not') return walk(node.not, child('not'), depth + 1);
     const ops = keys.filter((k) => k !== 'path');
     if (!keys.includes('path') || ops.length !== 1 || !(OPERATORS as readonly string[]).includes(ops[0])) {
-      return here(`A comparison has a path and exactly one of ${OPERATORS.join(', ')}; a group is and, or or not alone.`);
+      return here(
+        `A comparison has a path and exactly one of ${OPERATORS.join(', ')}; a group is and, or or not alone.`,
+      );
     }
     const op = ops[0] as Operator;
     const path = node.path;
@@ -119,7 +145,8 @@ export function filterProblems(event: EventType, filter: unknown): FilterProblem
       return here(`The path must be field names joined by dots, at most ${PATH_MAX} characters.`);
     }
     const target = resolve(event, path);
-    if ('missing' in target) return here(`The path ${path} is not in the data of ${event} (${target.missing} is not one of its fields).`);
+    if ('missing' in target)
+      return here(`The path ${path} is not in the data of ${event} (${target.missing} is not one of its fields).`);
     const value = node[op];
     const schema = 'schema' in target ? target.schema : undefined;
     const checkScalar = (v: unknown): string | undefined => {
@@ -133,20 +160,29 @@ export function filterProblems(event: EventType, filter: unknown): FilterProblem
       const problem = checkScalar(value);
       if (problem) here(problem);
     } else if ((MEMBERSHIP as readonly string[]).includes(op)) {
-      if (!Array.isArray(value) || value.length === 0 || value.length > LIST_MAX) return here(`${op} takes a list of 1 to ${LIST_MAX} values.`);
+      if (!Array.isArray(value) || value.length === 0 || value.length > LIST_MAX)
+        return here(`${op} takes a list of 1 to ${LIST_MAX} values.`);
       const problem = value.map(checkScalar).find(Boolean);
       if (problem) here(problem);
     } else {
-      const numeric = schema ? typesOf(schema).some((t) => t === 'number' || t === 'integer') : typeof value === 'number';
+      const numeric = schema
+        ? typesOf(schema).some((t) => t === 'number' || t === 'integer')
+        : typeof value === 'number';
       const dated = schema ? schema.format === 'date-time' : isDateTime(value);
-      if (schema && !numeric && !dated) here(`${path} is ${describeType(schema)}; ${op} compares numbers and date-times only.`);
+      if (schema && !numeric && !dated)
+        here(`${path} is ${describeType(schema)}; ${op} compares numbers and date-times only.`);
       else if (numeric && typeof value !== 'number') here(`${path} is a number; ${op} takes a number.`);
       else if (dated && !isDateTime(value)) here(`${path} is a date-time; ${op} takes an ISO 8601 date-time.`);
-      else if (!schema && typeof value !== 'number' && !isDateTime(value)) here(`${op} takes a number or an ISO 8601 date-time.`);
+      else if (!schema && typeof value !== 'number' && !isDateTime(value))
+        here(`${op} takes a number or an ISO 8601 date-time.`);
     }
   };
   walk(filter, '', 1);
-  if (nodes > FILTER_NODES_MAX) problems.unshift({ at: '', message: `A filter may have at most ${FILTER_NODES_MAX} nodes; this one has ${nodes}.` });
+  if (nodes > FILTER_NODES_MAX)
+    problems.unshift({
+      at: '',
+      message: `A filter may have at most ${FILTER_NODES_MAX} nodes; this one has ${nodes}.`,
+    });
   return problems;
 }
 
@@ -179,7 +215,8 @@ const equalTo = (expected: unknown) => (value: unknown) => value === expected;
 const oneOf = (list: unknown[]) => (value: unknown) => list.includes(value);
 
 /** Whether `test` holds for the value, or for any element of a list. */
-const anyOf = (actual: unknown, test: (value: unknown) => boolean) => (Array.isArray(actual) ? actual.some(test) : test(actual));
+const anyOf = (actual: unknown, test: (value: unknown) => boolean) =>
+  Array.isArray(actual) ? actual.some(test) : test(actual);
 
 /**
  * A filter that was checked by filterProblems, made into a predicate once:
@@ -219,7 +256,14 @@ export function compileFilter(filter: Filter): FilterPredicate {
   }
   const [op] = ORDER.filter((o) => o in filter);
   const bound = filter[op];
-  const holds = op === 'gt' ? (cmp: number) => cmp > 0 : op === 'gte' ? (cmp: number) => cmp >= 0 : op === 'lt' ? (cmp: number) => cmp < 0 : (cmp: number) => cmp <= 0;
+  const holds =
+    op === 'gt'
+      ? (cmp: number) => cmp > 0
+      : op === 'gte'
+        ? (cmp: number) => cmp >= 0
+        : op === 'lt'
+          ? (cmp: number) => cmp < 0
+          : (cmp: number) => cmp <= 0;
   return (data) => {
     const cmp = order(at(data), bound);
     return cmp !== undefined && holds(cmp);
@@ -267,8 +311,10 @@ export interface WebhookFilterInput {
 
 /** Field errors of a filter, keyed under `field` and the node's place in it (`filters.0.filter.and.1`). */
 export function addFilterProblems(rules: Rules, field: string, event: EventType, filter: unknown): void {
-  if (JSON.stringify(filter ?? null).length > FILTER_TEXT_MAX) return void rules.add(field, `The ${field} field must be at most ${FILTER_TEXT_MAX} characters of JSON.`);
-  for (const problem of filterProblems(event, filter)) rules.add(problem.at ? `${field}.${problem.at}` : field, problem.message);
+  if (JSON.stringify(filter ?? null).length > FILTER_TEXT_MAX)
+    return void rules.add(field, `The ${field} field must be at most ${FILTER_TEXT_MAX} characters of JSON.`);
+  for (const problem of filterProblems(event, filter))
+    rules.add(problem.at ? `${field}.${problem.at}` : field, problem.message);
 }
 
 /**
@@ -276,19 +322,32 @@ export function addFilterProblems(rules: Rules, field: string, event: EventType,
  * webhook subscribes to, each valid for its event's data) when given; when
  * left out, the current ones of events still subscribed (undefined: unchanged).
  */
-export function filtersToStore(rules: Rules, input: WebhookFilterInput[] | null | undefined, events: string[], current: StoredFilters): StoredFilters | undefined {
+export function filtersToStore(
+  rules: Rules,
+  input: WebhookFilterInput[] | null | undefined,
+  events: string[],
+  current: StoredFilters,
+): StoredFilters | undefined {
   if (input === undefined || input === null) {
     const kept = Object.fromEntries(Object.entries(current).filter(([event]) => events.includes(event)));
     return Object.keys(kept).length === Object.keys(current).length ? undefined : kept;
   }
   const out: StoredFilters = {};
   input.forEach(({ event, filter }, i) => {
-    if (!isEventType(event)) return void rules.add(`filters.${i}.event`, message.oneOf(`filters.${i}.event`, event, EVENT_NAMES));
-    if (!events.includes(event)) return void rules.add(`filters.${i}.event`, `The webhook is not subscribed to ${event}: subscribe to it to filter it.`);
-    if (out[event]) return void rules.add(`filters.${i}.event`, `The filters.${i}.event field repeats ${event}: give one filter per event (join conditions with and, or).`);
+    if (!isEventType(event))
+      return void rules.add(`filters.${i}.event`, message.oneOf(`filters.${i}.event`, event, EVENT_NAMES));
+    if (!events.includes(event))
+      return void rules.add(
+        `filters.${i}.event`,
+        `The webhook is not subscribed to ${event}: subscribe to it to filter it.`,
+      );
+    if (out[event])
+      return void rules.add(
+        `filters.${i}.event`,
+        `The filters.${i}.event field repeats ${event}: give one filter per event (join conditions with and, or).`,
+      );
     addFilterProblems(rules, `filters.${i}.filter`, event, filter);
     out[event] = filter as Filter;
   });
   return out;
 }
-

@@ -38,7 +38,19 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** Ours (the signature and its kin, the trace context), the body's, and the connection's: a webhook cannot set them. */
 const RESERVED_PREFIXES = ['webhook-', 'x-webhook-', 'content-', 'proxy-'];
-const RESERVED = new Set(['host', 'user-agent', 'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect', 'traceparent', 'tracestate']);
+const RESERVED = new Set([
+  'host',
+  'user-agent',
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+  'traceparent',
+  'tracestate',
+]);
 
 export const isReservedHeader = (name: string) => {
   const lower = name.toLowerCase();
@@ -50,7 +62,12 @@ export const isReservedHeader = (name: string) => {
  * `headers.<i>.name` or `.value`. A secret header given without a value keeps
  * the value the webhook's header of that name has (`current`).
  */
-export function headersToStore(rules: Rules, input: WebhookHeaderInput[], current: StoredHeader[], box: SecretBox): StoredHeader[] {
+export function headersToStore(
+  rules: Rules,
+  input: WebhookHeaderInput[],
+  current: StoredHeader[],
+  box: SecretBox,
+): StoredHeader[] {
   if (input.length > HEADERS_MAX) rules.add('headers', message.maxItems('headers', HEADERS_MAX));
   const seen = new Set<string>();
   const stored: StoredHeader[] = [];
@@ -59,18 +76,26 @@ export function headersToStore(rules: Rules, input: WebhookHeaderInput[], curren
     const name = header.name.trim();
     if (!name) rules.add(`${at}.name`, message.required(`${at}.name`));
     else if (name.length > HEADER_NAME_MAX) rules.add(`${at}.name`, message.maxChars(`${at}.name`, HEADER_NAME_MAX));
-    else if (!TOKEN.test(name)) rules.add(`${at}.name`, `The ${at}.name field must be an HTTP header name (letters, digits and !#$%&'*+.^_\`|~-).`);
-    else if (isReservedHeader(name)) rules.add(`${at}.name`, `The ${at}.name field names a header Switchboard sets itself (${name.toLowerCase()}).`);
+    else if (!TOKEN.test(name))
+      rules.add(
+        `${at}.name`,
+        `The ${at}.name field must be an HTTP header name (letters, digits and !#$%&'*+.^_\`|~-).`,
+      );
+    else if (isReservedHeader(name))
+      rules.add(`${at}.name`, `The ${at}.name field names a header Switchboard sets itself (${name.toLowerCase()}).`);
     else if (seen.has(name.toLowerCase())) rules.add(`${at}.name`, `The ${at}.name field repeats a header name.`);
     seen.add(name.toLowerCase());
-    const kept = header.secret && (header.value === undefined || header.value === null)
-      ? current.find((c) => c.sealed && c.name.toLowerCase() === name.toLowerCase())
-      : undefined;
+    const kept =
+      header.secret && (header.value === undefined || header.value === null)
+        ? current.find((c) => c.sealed && c.name.toLowerCase() === name.toLowerCase())
+        : undefined;
     if (kept) return void stored.push({ name, sealed: kept.sealed });
     const value = header.value ?? '';
     if (value === '') rules.add(`${at}.value`, message.required(`${at}.value`));
-    else if (value.length > HEADER_VALUE_MAX) rules.add(`${at}.value`, message.maxChars(`${at}.value`, HEADER_VALUE_MAX));
-    else if (!FIELD_VALUE.test(value)) rules.add(`${at}.value`, `The ${at}.value field must not contain line breaks or control characters.`);
+    else if (value.length > HEADER_VALUE_MAX)
+      rules.add(`${at}.value`, message.maxChars(`${at}.value`, HEADER_VALUE_MAX));
+    else if (!FIELD_VALUE.test(value))
+      rules.add(`${at}.value`, `The ${at}.value field must not contain line breaks or control characters.`);
     stored.push(header.secret ? { name, sealed: box.seal(value) } : { name, value });
   });
   return stored;

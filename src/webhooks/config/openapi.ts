@@ -9,32 +9,73 @@ import { PAYLOAD_VERSION } from './payload.js';
 type Schema = Record<string, unknown>;
 
 /** `call.ended` is CallEnded, `agent.status_changed` AgentStatusChanged. */
-const typeName = (event: string) => event.split(/[._]/).map((part) => part[0].toUpperCase() + part.slice(1)).join('');
+const typeName = (event: string) =>
+  event
+    .split(/[._]/)
+    .map((part) => part[0].toUpperCase() + part.slice(1))
+    .join('');
 
-const header = (name: string, description: string, schema: Schema): Schema => ({ name, in: 'header', required: true, description, schema });
+const header = (name: string, description: string, schema: Schema): Schema => ({
+  name,
+  in: 'header',
+  required: true,
+  description,
+  schema,
+});
 
 /** The headers of every attempt (docs/webhooks.md, "The request"), with the event's own name. */
 const headers = (event: string): Schema[] => [
-  header('webhook-id', 'The delivery id, the same on every attempt: de-duplicate on it', { type: 'string', pattern: '^msg_[0-9A-HJKMNP-TV-Z]{26}$', maxLength: 30 }),
-  header('webhook-timestamp', 'Unix seconds of this attempt; refuse one far from now', { type: 'string', pattern: '^[0-9]{1,12}$', maxLength: 12 }),
-  header('webhook-signature', 'Standard Webhooks: v1,<base64 HMAC-SHA256 of id.timestamp.body>; two, space-separated, while a rotated secret is in its grace', {
+  header('webhook-id', 'The delivery id, the same on every attempt: de-duplicate on it', {
     type: 'string',
-    pattern: '^v1,[A-Za-z0-9+/]+=*( v1,[A-Za-z0-9+/]+=*)*$',
-    // Two signatures of 3 + 44 characters and the space between them.
-    maxLength: 95,
+    pattern: '^msg_[0-9A-HJKMNP-TV-Z]{26}$',
+    maxLength: 30,
   }),
-  header('x-webhook-id', 'The same as webhook-id', { type: 'string', pattern: '^msg_[0-9A-HJKMNP-TV-Z]{26}$', maxLength: 30 }),
+  header('webhook-timestamp', 'Unix seconds of this attempt; refuse one far from now', {
+    type: 'string',
+    pattern: '^[0-9]{1,12}$',
+    maxLength: 12,
+  }),
+  header(
+    'webhook-signature',
+    'Standard Webhooks: v1,<base64 HMAC-SHA256 of id.timestamp.body>; two, space-separated, while a rotated secret is in its grace',
+    {
+      type: 'string',
+      pattern: '^v1,[A-Za-z0-9+/]+=*( v1,[A-Za-z0-9+/]+=*)*$',
+      // Two signatures of 3 + 44 characters and the space between them.
+      maxLength: 95,
+    },
+  ),
+  header('x-webhook-id', 'The same as webhook-id', {
+    type: 'string',
+    pattern: '^msg_[0-9A-HJKMNP-TV-Z]{26}$',
+    maxLength: 30,
+  }),
   header('x-webhook-event', 'The event name', { type: 'string', const: event }),
-  header('x-webhook-attempt', '1 to 5, continuing on manual re-sends', { type: 'string', pattern: '^[1-9][0-9]{0,9}$', maxLength: 10 }),
-  header('x-webhook-signature', 'sha256=<hex HMAC-SHA256 of the body without metadata.signature>, the same as metadata.signature', { type: 'string', pattern: '^sha256=[0-9a-f]{64}$', maxLength: 71 }),
+  header('x-webhook-attempt', '1 to 5, continuing on manual re-sends', {
+    type: 'string',
+    pattern: '^[1-9][0-9]{0,9}$',
+    maxLength: 10,
+  }),
+  header(
+    'x-webhook-signature',
+    'sha256=<hex HMAC-SHA256 of the body without metadata.signature>, the same as metadata.signature',
+    { type: 'string', pattern: '^sha256=[0-9a-f]{64}$', maxLength: 71 },
+  ),
 ];
 
 /** What the receiver's answer means, the same for every event. */
 const REPLIES: Schema = {
   '200': { description: 'Any 2xx within the timeout (10 s by default): delivered, never sent again' },
   '410': { description: 'Gone: the webhook is switched off (disabled_reason gone); no further attempt' },
-  '429': { description: 'Too many: a failure, retried on the schedule; a Retry-After of up to an hour pauses the webhook until then' },
-  default: { description: 'Anything else (another status, a redirect, which is not followed, a timeout, a refused connection): a failure, retried 30 s, 2 min, 8 min and 32 min later' },
+  '429': {
+    description:
+      'Too many: a failure, retried on the schedule; a Retry-After of up to an hour pauses the webhook until then',
+  },
+  default: {
+    description:
+      'Anything else (another status, a redirect, which is not followed, a timeout, a refused connection): ' +
+      'a failure, retried 30 s, 2 min, 8 min and 32 min later',
+  },
 };
 
 /** The `webhooks` entries and the component schemas they refer to: each event's envelope and data, and the shared metadata. */

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-// Signatures of a delivery (DESIGN section 5): the spec's `sha256=<hex>` in
+// Signatures of a delivery (docs/design.md §5): the spec's `sha256=<hex>` in
 // metadata.signature and x-webhook-signature, and the Standard Webhooks
 // headers, so the standardwebhooks and svix libraries verify unchanged.
 
@@ -72,7 +72,9 @@ export function signAttempt(args: {
       'x-webhook-signature': signature,
       'webhook-id': args.deliveryId,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': args.secrets.map((secret) => standardSignature(secret, args.deliveryId, timestamp, body)).join(' '),
+      'webhook-signature': args.secrets
+        .map((secret) => standardSignature(secret, args.deliveryId, timestamp, body))
+        .join(' '),
     },
   };
 }

@@ -11,10 +11,19 @@ import { urlProblem, type DestinationPolicy } from './destination.js';
 import { FORM_FIELDS, isFormField, LIST_SELECTIONS, selectionOf, SELECTION_NAMES } from './payload.js';
 import { headerRecords, headersToStore, type WebhookHeaderInput, type WebhookHeaderRecord } from './headers.js';
 import { newSecret } from './signing.js';
-import { addFilterProblems, type WebhookFilterInput, filterMatches, filterRecords, filtersToStore, type Filter, type StoredFilters, type WebhookFilterRecord } from './filters.js';
+import {
+  addFilterProblems,
+  type WebhookFilterInput,
+  filterMatches,
+  filterRecords,
+  filtersToStore,
+  type Filter,
+  type StoredFilters,
+  type WebhookFilterRecord,
+} from './filters.js';
 import { BOUNDS } from '../../kernel/bounds.js';
 
-// Webhook configuration (DESIGN section 5): a company's endpoints, their
+// Webhook configuration (docs/design.md §5): a company's endpoints, their
 // events, form data, secrets and rotation, and their limits. The deliveries
 // live in delivery.service.ts.
 
@@ -70,7 +79,9 @@ export interface WebhookRecord {
   updatedAt: Date;
 }
 
-type CheckedFields = Partial<Pick<Webhook, 'title' | 'url' | 'listSelection' | 'formData' | 'events' | 'rateLimit' | 'headers'>> & { filters?: StoredFilters };
+type CheckedFields = Partial<
+  Pick<Webhook, 'title' | 'url' | 'listSelection' | 'formData' | 'events' | 'rateLimit' | 'headers'>
+> & { filters?: StoredFilters };
 
 export class WebhookService {
   constructor(
@@ -127,7 +138,11 @@ export class WebhookService {
   }
 
   /** Creates a webhook with a new secret; the secret is returned this once (and by the reveal route). */
-  async create(ctx: RequestContext, input: WebhookInput, { session = false }: { session?: boolean } = {}): Promise<{ webhook: WebhookRecord; secret: string }> {
+  async create(
+    ctx: RequestContext,
+    input: WebhookInput,
+    { session = false }: { session?: boolean } = {},
+  ): Promise<{ webhook: WebhookRecord; secret: string }> {
     const fields = this.check(input, true, undefined, session);
     const secret = newSecret();
     const webhook = ctx.em.create(Webhook, {
@@ -160,7 +175,9 @@ export class WebhookService {
     if (fields.rateLimit !== undefined && fields.rateLimit !== webhook.rateLimit) {
       // A new limit starts with a full bucket.
       webhook.rateLimit = fields.rateLimit;
-      await ctx.sql('UPDATE webhook_counters SET rate_tokens = NULL, rate_checked_at = NULL WHERE webhook_id = ?', [webhook.id]);
+      await ctx.sql('UPDATE webhook_counters SET rate_tokens = NULL, rate_checked_at = NULL WHERE webhook_id = ?', [
+        webhook.id,
+      ]);
     }
     if (input.active === true) {
       webhook.active = true;
@@ -184,7 +201,10 @@ export class WebhookService {
   async secret(ctx: RequestContext, rawId: string): Promise<WebhookSecret> {
     const webhook = await this.find(ctx, rawId);
     const inGrace = webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt.getTime() > Date.now();
-    return { secret: this.box.open(webhook.secretSealed)!, previousSecretExpiresAt: inGrace ? webhook.previousSecretExpiresAt! : null };
+    return {
+      secret: this.box.open(webhook.secretSealed)!,
+      previousSecretExpiresAt: inGrace ? webhook.previousSecretExpiresAt! : null,
+    };
   }
 
   /** A new secret; the old one keeps signing (as a second signature) for the grace period. */
@@ -212,7 +232,10 @@ export class WebhookService {
   }
 
   private async cancelPending(ctx: RequestContext, webhookId: number): Promise<void> {
-    await ctx.sql(`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE webhook_id = ? AND status = 'pending' AND lease_token IS NULL`, [webhookId]);
+    await ctx.sql(
+      `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE webhook_id = ? AND status = 'pending' AND lease_token IS NULL`,
+      [webhookId],
+    );
   }
 
   /** The rules of every field given (all required ones on create); the list selection and form data agree. */
@@ -220,18 +243,23 @@ export class WebhookService {
   private check(input: WebhookInput, creating: boolean, current?: Webhook, session = false): CheckedFields {
     const rules = new Rules();
     const out: CheckedFields = {};
-    if (input.headers !== undefined && input.headers !== null) out.headers = headersToStore(rules, input.headers, current?.headers ?? [], this.box);
+    if (input.headers !== undefined && input.headers !== null)
+      out.headers = headersToStore(rules, input.headers, current?.headers ?? [], this.box);
     if (creating || input.title !== undefined) {
       rules.required('title', input.title).maxChars('title', input.title, BOUNDS.webhook.title.maxLength);
       if (typeof input.title === 'string') out.title = input.title.trim();
     }
     if (creating || input.url !== undefined) {
       rules.required('url', input.url).maxChars('url', input.url, BOUNDS.webhook.url.maxLength);
-      const problem = typeof input.url === 'string' && input.url.trim() !== '' && !session ? urlProblem(input.url.trim(), this.settings.destinations) : undefined;
+      const problem =
+        typeof input.url === 'string' && input.url.trim() !== '' && !session
+          ? urlProblem(input.url.trim(), this.settings.destinations)
+          : undefined;
       if (problem && !rules.has('url')) rules.add('url', problem);
       if (typeof input.url === 'string') out.url = input.url.trim();
     }
-    if (input.method !== undefined && input.method !== null && input.method.toUpperCase() !== 'POST') rules.add('method', 'The method field must be POST.');
+    if (input.method !== undefined && input.method !== null && input.method.toUpperCase() !== 'POST')
+      rules.add('method', 'The method field must be POST.');
     if (creating || input.events !== undefined) {
       const events = input.events ?? [];
       if (events.length === 0) rules.add('events', message.required('events'));
@@ -241,26 +269,48 @@ export class WebhookService {
       out.events = EVENT_NAMES.filter((name) => events.includes(name));
     }
     if (input.formData !== undefined && input.formData !== null) {
-      if (input.formData.length > LIMITS.arrayItems) rules.add('formData', message.maxItems('formData', LIMITS.arrayItems));
+      if (input.formData.length > LIMITS.arrayItems)
+        rules.add('formData', message.maxItems('formData', LIMITS.arrayItems));
       input.formData.forEach((name, i) => {
-        if (!isFormField(name)) rules.add(`formData.${i}`, message.oneOf(`formData.${i}`, name, [...FORM_FIELDS, 'custom_fields.<key>']));
+        if (!isFormField(name))
+          rules.add(`formData.${i}`, message.oneOf(`formData.${i}`, name, [...FORM_FIELDS, 'custom_fields.<key>']));
       });
     }
-    const filters = filtersToStore(rules, input.filters, out.events ?? current?.events ?? [], (current?.filters ?? {}) as StoredFilters);
+    const filters = filtersToStore(
+      rules,
+      input.filters,
+      out.events ?? current?.events ?? [],
+      (current?.filters ?? {}) as StoredFilters,
+    );
     if (filters !== undefined) out.filters = filters;
     rules.oneOf('listSelection', input.listSelection, SELECTION_NAMES);
     if (input.rateLimit !== undefined) {
-      if (input.rateLimit !== null && !(Number.isInteger(input.rateLimit) && input.rateLimit >= BOUNDS.webhook.rateLimit.minimum && input.rateLimit <= BOUNDS.webhook.rateLimit.maximum)) {
-        rules.add('rateLimit', `The rate limit field must be a whole number of deliveries per second from ${BOUNDS.webhook.rateLimit.minimum} to ${BOUNDS.webhook.rateLimit.maximum}, or null for none.`);
+      if (
+        input.rateLimit !== null &&
+        !(
+          Number.isInteger(input.rateLimit) &&
+          input.rateLimit >= BOUNDS.webhook.rateLimit.minimum &&
+          input.rateLimit <= BOUNDS.webhook.rateLimit.maximum
+        )
+      ) {
+        rules.add(
+          'rateLimit',
+          `The rate limit field must be a whole number of deliveries per second from ` +
+            `${BOUNDS.webhook.rateLimit.minimum} to ${BOUNDS.webhook.rateLimit.maximum}, or null for none.`,
+        );
       } else out.rateLimit = input.rateLimit;
     }
     rules.check();
     const formData = input.formData ? [...new Set(input.formData)] : undefined;
     const selection = input.listSelection ?? undefined;
     if (selection && selection !== 'Custom' && formData && selectionOf(formData) !== selection) {
-      throw ValidationError.field('listSelection', 'The list selection and the form data disagree: choose one, or give Custom with the form data.');
+      throw ValidationError.field(
+        'listSelection',
+        'The list selection and the form data disagree: choose one, or give Custom with the form data.',
+      );
     }
-    if (selection === 'Custom' && !formData && !current) throw ValidationError.field('formData', 'The form data field is required with the Custom list selection.');
+    if (selection === 'Custom' && !formData && !current)
+      throw ValidationError.field('formData', 'The form data field is required with the Custom list selection.');
     if (selection && selection !== 'Custom') {
       out.listSelection = selection;
       out.formData = [...LIST_SELECTIONS[selection as keyof typeof LIST_SELECTIONS]];

@@ -3,7 +3,7 @@ import { dbDate } from '../../db/reads.js';
 import { LOCKS } from '../../db/locks.js';
 import type { StoredHeader } from '../config/headers.js';
 
-// The claim (DESIGN section 5; docs/decisions.md, Webhooks): due
+// The claim (docs/design.md §5; docs/adr/0020-webhooks.md): due
 // deliveries of many endpoints taken in one transaction of two statements.
 //
 // 1. The endpoints with due work and room are taken, each under a
@@ -54,7 +54,9 @@ export interface ClaimSettings {
  * What an endpoint's rate limit allows now: its bucket (`c`, its webhook_counters row, if any) refilled since
  * the last check, at most one second's worth.
  */
-const RATE_BUCKET = `least(w.rate_limit, coalesce(c.rate_tokens, w.rate_limit) + extract(epoch from now() - coalesce(c.rate_checked_at, now())) * w.rate_limit)`;
+const RATE_BUCKET =
+  `least(w.rate_limit, coalesce(c.rate_tokens, w.rate_limit) + extract(epoch from now() - ` +
+  `coalesce(c.rate_checked_at, now())) * w.rate_limit)`;
 
 // Endpoints at their limit (as this statement's snapshot sees them) are not taken: the second statement,
 // which counts on a fresh snapshot, is the judge; this only spares claiming for what has nothing to give.
@@ -103,7 +105,8 @@ const CLAIM = `
   ), hits AS (
     -- The counters live apart from the webhook row (its filters and headers make it wide): a narrow row's update stays on its page.
     INSERT INTO webhook_counters AS c (webhook_id, hits, last_hit, rate_tokens, rate_checked_at)
-    SELECT n.webhook_id, n.count, now(), CASE WHEN w.rate_limit IS NULL THEN NULL ELSE w.rate_limit - n.count END, CASE WHEN w.rate_limit IS NULL THEN NULL ELSE now() END
+    SELECT n.webhook_id, n.count, now(), CASE WHEN w.rate_limit IS NULL THEN NULL ELSE w.rate_limit - n.count
+      END, CASE WHEN w.rate_limit IS NULL THEN NULL ELSE now() END
     FROM (SELECT webhook_id, count(*)::int AS count FROM claimed GROUP BY webhook_id) n JOIN webhooks w ON w.id = n.webhook_id
     ON CONFLICT (webhook_id) DO UPDATE SET hits = c.hits + excluded.hits, last_hit = now(),
       rate_tokens = CASE WHEN excluded.rate_tokens IS NULL THEN NULL ELSE (SELECT ${RATE_BUCKET} FROM webhooks w WHERE w.id = c.webhook_id) - excluded.hits END,
@@ -130,14 +133,30 @@ export class DeliveryClaim {
     // process's clock alone, a lease is never taken for longer than it is.
     const claimedAt = Date.now();
     let elsewhere = false;
-    const rows = await this.contexts.forMaintenance('webhook-claim').unitOfWork(async (ctx) => {
-      const candidates = await ctx.read<{ id: number; mine: boolean }>(LOCK_ENDPOINTS, [this.settings.startConcurrency]);
-      const endpoints = candidates.filter((c) => c.mine);
-      elsewhere = endpoints.length < candidates.length;
-      if (endpoints.length === 0) return [];
-      return ctx.read<Omit<Claimed, 'claimedAt'>>(CLAIM, [endpoints.map((e) => e.id), this.settings.startConcurrency, limit, this.settings.leaseMs / 1000]);
-    }, { plain: true, lane: 'claims' });
-    const claimed = rows.map((row) => ({ ...row, lease_token: String(row.lease_token), created_at: dbDate(row.created_at)!, previous_secret_expires_at: dbDate(row.previous_secret_expires_at), claimedAt }));
+    const rows = await this.contexts.forMaintenance('webhook-claim').unitOfWork(
+      async (ctx) => {
+        const candidates = await ctx.read<{ id: number; mine: boolean }>(LOCK_ENDPOINTS, [
+          this.settings.startConcurrency,
+        ]);
+        const endpoints = candidates.filter((c) => c.mine);
+        elsewhere = endpoints.length < candidates.length;
+        if (endpoints.length === 0) return [];
+        return ctx.read<Omit<Claimed, 'claimedAt'>>(CLAIM, [
+          endpoints.map((e) => e.id),
+          this.settings.startConcurrency,
+          limit,
+          this.settings.leaseMs / 1000,
+        ]);
+      },
+      { plain: true, lane: 'claims' },
+    );
+    const claimed = rows.map((row) => ({
+      ...row,
+      lease_token: String(row.lease_token),
+      created_at: dbDate(row.created_at)!,
+      previous_secret_expires_at: dbDate(row.previous_secret_expires_at),
+      claimedAt,
+    }));
     return { claimed, elsewhere };
   }
 }

@@ -14,7 +14,7 @@ import { headersToSend } from '../config/headers.js';
 import { isListenUrl, type ListenSessions } from '../tools/listen.js';
 import { attemptSpan } from '../../observability/tracing.js';
 
-// Delivery (DESIGN section 5). The delivery rows are the truth: an attempt is
+// Delivery (docs/design.md §5). The delivery rows are the truth: an attempt is
 // claimed (and recorded) before the request, under a lease with a fencing
 // token, and its result recorded after it only while that token still holds.
 // A worker that dies mid-request leaves a visible attempt whose lease runs
@@ -33,7 +33,6 @@ export interface DeliverySettings {
   /** Which addresses may be reached (WEBHOOK_ALLOW_PRIVATE, and development's loopback). */
   destinations: DestinationPolicy;
 }
-
 
 const USER_AGENT = `Switchboard-Webhooks/${VERSION}`;
 /** How long a result that cannot be written is tried again. */
@@ -61,13 +60,18 @@ export class WebhookDeliverer {
   ) {
     this.leaseMs = 2 * settings.timeoutMs + 1000;
     this.claim = new DeliveryClaim(contexts, { startConcurrency: settings.endpointConcurrency, leaseMs: this.leaseMs });
-    this.settler = new Settler(contexts, {
-      startConcurrency: settings.endpointConcurrency,
-      maxConcurrency: settings.endpointConcurrencyMax,
-      fastMs: Math.min(1000, settings.timeoutMs / 4),
-      retryDelaysMs: settings.retryDelaysMs,
-      disableAfterMs: settings.disableAfterMs,
-    }, log, new OperatorEvents(settings.disableAfterMs));
+    this.settler = new Settler(
+      contexts,
+      {
+        startConcurrency: settings.endpointConcurrency,
+        maxConcurrency: settings.endpointConcurrencyMax,
+        fastMs: Math.min(1000, settings.timeoutMs / 4),
+        retryDelaysMs: settings.retryDelaysMs,
+        disableAfterMs: settings.disableAfterMs,
+      },
+      log,
+      new OperatorEvents(settings.disableAfterMs),
+    );
   }
 
   /** Claims up to `limit` due deliveries, fairly between companies and endpoints; see DeliveryClaim.take. */
@@ -92,7 +96,11 @@ export class WebhookDeliverer {
   private async attempt(delivery: Claimed): Promise<void> {
     const number = delivery.attempt_count;
     if (Date.now() - delivery.claimedAt > this.leaseMs - this.settings.timeoutMs - 500) {
-      this.log.warn('webhook attempt not sent: its lease ran out before it could be', { deliveryId: delivery.id, webhookId: delivery.webhook_id, attempt: number });
+      this.log.warn('webhook attempt not sent: its lease ran out before it could be', {
+        deliveryId: delivery.id,
+        webhookId: delivery.webhook_id,
+        attempt: number,
+      });
       return;
     }
     const result = await this.send(delivery, number);
@@ -140,29 +148,56 @@ export class WebhookDeliverer {
   }
 
   private stale(delivery: Claimed): void {
-    this.log.warn('webhook attempt result not recorded: its lease had run out and the attempt was closed', { deliveryId: delivery.id, webhookId: delivery.webhook_id, attempt: delivery.attempt_count });
+    this.log.warn('webhook attempt result not recorded: its lease had run out and the attempt was closed', {
+      deliveryId: delivery.id,
+      webhookId: delivery.webhook_id,
+      attempt: delivery.attempt_count,
+    });
   }
 
   private async send(delivery: Claimed, number: number): Promise<SendResult> {
     const secrets = [this.box.open(delivery.secret_sealed)!];
-    if (delivery.previous_secret_sealed && delivery.previous_secret_expires_at && delivery.previous_secret_expires_at.getTime() > Date.now()) {
+    if (
+      delivery.previous_secret_sealed &&
+      delivery.previous_secret_expires_at &&
+      delivery.previous_secret_expires_at.getTime() > Date.now()
+    ) {
       const previous = this.box.open(delivery.previous_secret_sealed);
       if (previous) secrets.push(previous);
     }
-    const signed = signAttempt({ secrets, deliveryId: delivery.id, event: delivery.event, attempt: number, payload: delivery.payload, now: new Date(), userAgent: USER_AGENT });
+    const signed = signAttempt({
+      secrets,
+      deliveryId: delivery.id,
+      event: delivery.event,
+      attempt: number,
+      payload: delivery.payload,
+      now: new Date(),
+      userAgent: USER_AGENT,
+    });
     const started = performance.now();
     const headers: Record<string, string> = { ...headersToSend(delivery.headers, this.box), ...signed.headers };
     // Traced: the attempt is a span of the trace that caused the delivery, and the receiver gets its traceparent.
-    const traced = { 'webhook.delivery_id': delivery.id, 'webhook.id': delivery.webhook_id, 'webhook.event': delivery.event, 'webhook.attempt': number };
+    const traced = {
+      'webhook.delivery_id': delivery.id,
+      'webhook.id': delivery.webhook_id,
+      'webhook.event': delivery.event,
+      'webhook.attempt': number,
+    };
     return attemptSpan(delivery.trace_parent, traced, headers, async (): Promise<SendResult> => {
       try {
-        if (isListenUrl(delivery.url) && this.listen) return await this.listen.exchange(delivery, signed.body, headers, this.settings.timeoutMs);
+        if (isListenUrl(delivery.url) && this.listen)
+          return await this.listen.exchange(delivery, signed.body, headers, this.settings.timeoutMs);
         const url = new URL(delivery.url);
         const destination = await resolveDestination(url.hostname, this.settings.destinations);
         // The webhook's own headers first: none of them can be one of ours (webhooks/headers.ts refuses those names).
         return await sendAttempt(url, destination, signed.body, headers, this.settings.timeoutMs);
       } catch (error) {
-        return { statusCode: null, responseBody: null, error: (error as Error).message, durationMs: Math.round(performance.now() - started) };
+        return {
+          statusCode: null,
+          responseBody: null,
+          error: (error as Error).message,
+          durationMs: Math.round(performance.now() - started),
+        };
       }
     });
   }
@@ -178,7 +213,13 @@ export class WebhookDeliverer {
     const maintenance = this.contexts.forMaintenance('webhook-reconcile');
     // Leases that ran out a little while ago (a worker that is still trying to record its result after a
     // database restart gets that while), and never one this process is still working on.
-    const lost = await maintenance.read<{ id: string; company_id: number; attempt_count: number; final_attempt: number; lease_token: string }>(
+    const lost = await maintenance.read<{
+      id: string;
+      company_id: number;
+      attempt_count: number;
+      final_attempt: number;
+      lease_token: string;
+    }>(
       `SELECT id, company_id, attempt_count, final_attempt, lease_token FROM webhook_deliveries
        WHERE lease_token IS NOT NULL AND in_flight_until < now() - make_interval(secs => $1) AND NOT (id = ANY($2::text[]))
        ORDER BY in_flight_until LIMIT 500`,
@@ -186,7 +227,12 @@ export class WebhookDeliverer {
     );
     let recovered = 0;
     for (const row of lost) {
-      const next = await this.settler.failure(row, { statusCode: null, responseBody: null, error: 'The attempt did not finish: its worker stopped.', durationMs: 0 });
+      const next = await this.settler.failure(row, {
+        statusCode: null,
+        responseBody: null,
+        error: 'The attempt did not finish: its worker stopped.',
+        durationMs: 0,
+      });
       if (next === 'stale') continue;
       recovered++;
       if (next) await this.scheduler.schedule(next);
@@ -204,12 +250,18 @@ export class WebhookDeliverer {
 
   /** Deletes deliveries (and their attempts) and stored events older than the retention. */
   async purge(): Promise<number> {
-    const rows = await this.contexts.forMaintenance('webhook-retention').sql(
-      `DELETE FROM webhook_deliveries WHERE created_at < now() - make_interval(secs => ?) AND status <> 'pending' RETURNING id`,
-      [this.settings.retentionMs / 1000],
-    );
+    const rows = await this.contexts
+      .forMaintenance('webhook-retention')
+      .sql(
+        `DELETE FROM webhook_deliveries WHERE created_at < now() - make_interval(secs => ?) AND status <> 'pending' RETURNING id`,
+        [this.settings.retentionMs / 1000],
+      );
     // The event store keeps the same window: replay-missing reaches back no further.
-    await this.contexts.forMaintenance('webhook-retention').sql('DELETE FROM events WHERE occurred_at < now() - make_interval(secs => ?)', [this.settings.retentionMs / 1000]);
+    await this.contexts
+      .forMaintenance('webhook-retention')
+      .sql('DELETE FROM events WHERE occurred_at < now() - make_interval(secs => ?)', [
+        this.settings.retentionMs / 1000,
+      ]);
     return rows.length;
   }
 }

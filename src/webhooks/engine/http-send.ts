@@ -43,10 +43,19 @@ function agentFor(url: URL, destination: Destination): http.Agent {
   }
   // Connect to the address that was checked, whatever the name resolves to now.
   const pinned: LookupFunction = (_host, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: destination.address, family: destination.family }]);
+    if ((options as { all?: boolean }).all)
+      (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
+        { address: destination.address, family: destination.family },
+      ]);
     else callback(null, destination.address, destination.family);
   };
-  const options = { keepAlive: true, maxFreeSockets: IDLE_SOCKETS, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const, lookup: pinned };
+  const options = {
+    keepAlive: true,
+    maxFreeSockets: IDLE_SOCKETS,
+    timeout: IDLE_SOCKET_MS,
+    scheduling: 'lifo' as const,
+    lookup: pinned,
+  };
   agent = url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
   agents.set(key, agent);
   // Beyond the cap the least recently used is forgotten: its attempts in flight finish, its idle sockets time out.
@@ -69,7 +78,13 @@ export function retryAfterMs(header: string | undefined, now = Date.now()): numb
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-export function sendAttempt(url: URL, destination: Destination, body: string, headers: Record<string, string>, timeoutMs: number): Promise<SendResult> {
+export function sendAttempt(
+  url: URL,
+  destination: Destination,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -102,7 +117,11 @@ export function sendAttempt(url: URL, destination: Destination, body: string, he
         finish({
           statusCode: status,
           responseBody: text,
-          error: ok ? null : status >= 300 && status < 400 ? `redirect to ${response.headers.location ?? '(no location)'} not followed` : `HTTP ${status}`,
+          error: ok
+            ? null
+            : status >= 300 && status < 400
+              ? `redirect to ${response.headers.location ?? '(no location)'} not followed`
+              : `HTTP ${status}`,
           ...(wait === undefined ? {} : { retryAfterMs: wait }),
         });
         // A body read to its end leaves the socket reusable; one cut off at the cap is closed.
@@ -115,7 +134,13 @@ export function sendAttempt(url: URL, destination: Destination, body: string, he
         if (size >= RESPONSE_READ_LIMIT) done();
       });
       response.on('end', done);
-      response.on('error', (error) => finish({ statusCode: response.statusCode ?? null, responseBody: null, error: `response not readable: ${error.message}` }));
+      response.on('error', (error) =>
+        finish({
+          statusCode: response.statusCode ?? null,
+          responseBody: null,
+          error: `response not readable: ${error.message}`,
+        }),
+      );
     });
     request.end(body);
   });

@@ -43,7 +43,10 @@ export function failingPercent(failingSince: Date, disableAfterMs: number, now =
 
 const about = (row: WebhookRow) => ({ webhook_id: String(row.id), title: row.title, url: row.url });
 const iso = (value: Date | string | null) => dbDate(value)?.toISOString() ?? null;
-const lastAnswer = (result: SendResult) => ({ last_status_code: result.statusCode, last_error: result.statusCode === null ? result.error : null });
+const lastAnswer = (result: SendResult) => ({
+  last_status_code: result.statusCode,
+  last_error: result.statusCode === null ? result.error : null,
+});
 
 export class OperatorEvents {
   constructor(private readonly disableAfterMs: number) {}
@@ -55,7 +58,12 @@ export class OperatorEvents {
       [reason, webhookId],
     );
     if (!row) return false;
-    await ctx.events.record('webhook.disabled', { ...about(row), reason, failing_since: iso(row.failing_since), disabled_at: new Date().toISOString() });
+    await ctx.events.record('webhook.disabled', {
+      ...about(row),
+      reason,
+      failing_since: iso(row.failing_since),
+      disabled_at: new Date().toISOString(),
+    });
     return true;
   }
 
@@ -86,12 +94,18 @@ export class OperatorEvents {
       [webhookId],
     );
     if (!row) return;
-    await ctx.events.record('webhook.recovered', { ...about(row), failing_since: iso(row.failing_since), recovered_at: new Date().toISOString() });
+    await ctx.events.record('webhook.recovered', {
+      ...about(row),
+      failing_since: iso(row.failing_since),
+      recovered_at: new Date().toISOString(),
+    });
   }
 
   /** Tells the company that a delivery's last attempt failed. */
   async exhausted(ctx: RequestContext, delivery: ExhaustedDelivery, last: SendResult): Promise<void> {
-    const [row] = await ctx.read<WebhookRow>('SELECT id, title, url, failing_since FROM webhooks WHERE id = $1', [delivery.webhook_id]);
+    const [row] = await ctx.read<WebhookRow>('SELECT id, title, url, failing_since FROM webhooks WHERE id = $1', [
+      delivery.webhook_id,
+    ]);
     if (!row) return;
     await ctx.events.record('delivery.exhausted', {
       ...about(row),

@@ -35,11 +35,16 @@ export interface NewDelivery {
 export type FilteredCounter = (event: string, webhooks: number) => void;
 
 // Each webhook's filter for the type comes as its JSON text: its predicate is made once per text (filters.ts).
-const SUBSCRIBED = 'SELECT id, form_data, (filters -> $3::text)::text AS filter FROM webhooks WHERE company_id = $1 AND active AND events @> $2::jsonb ORDER BY id';
+const SUBSCRIBED =
+  'SELECT id, form_data, (filters -> $3::text)::text AS filter FROM webhooks WHERE company_id = $1 AND active AND events @> $2::jsonb ORDER BY id';
 
-const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at, subjects, event_id, trace_parent)
-  SELECT d.id, d.webhook_id, d.company_id, d.event, 'pending', d.payload, 0, 5, d.due, d.trigger, d.due, ARRAY(SELECT json_array_elements_text(d.subjects)), d.event_id, d.trace_parent
-  FROM json_to_recordset($1::json) AS d(id text, webhook_id int, company_id int, event text, payload text, trigger text, due timestamptz, subjects json, event_id text, trace_parent text)`;
+const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status,
+  payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at, subjects, event_id,
+  trace_parent)
+  SELECT d.id, d.webhook_id, d.company_id, d.event, 'pending', d.payload, 0, 5, d.due, d.trigger, d.due,
+    ARRAY(SELECT json_array_elements_text(d.subjects)), d.event_id, d.trace_parent
+  FROM json_to_recordset($1::json) AS d(id text, webhook_id int, company_id int, event text, payload text,
+    trigger text, due timestamptz, subjects json, event_id text, trace_parent text)`;
 
 const WRITE = `WITH written AS (${INSERT_DELIVERIES}) SELECT pg_notify('${DUE_CHANNEL}', '')`;
 
@@ -51,17 +56,31 @@ const RECORD = `WITH kept AS (
 
 // Each row keeps the traceparent of the request recording it (null when tracing is off): observability/tracing.ts.
 const rowsOf = (ctx: RequestContext, deliveries: NewDelivery[], traceParent = traceparentOf(ctx.trace)) =>
-  JSON.stringify(deliveries.map((d) => ({
-    id: d.id, webhook_id: d.webhookId, company_id: d.companyId, event: d.event, payload: d.payload, trigger: d.trigger, due: d.due,
-    subjects: d.subjects ?? [], event_id: d.eventId ?? null, trace_parent: d.traceParent ?? traceParent,
-  })));
+  JSON.stringify(
+    deliveries.map((d) => ({
+      id: d.id,
+      webhook_id: d.webhookId,
+      company_id: d.companyId,
+      event: d.event,
+      payload: d.payload,
+      trigger: d.trigger,
+      due: d.due,
+      subjects: d.subjects ?? [],
+      event_id: d.eventId ?? null,
+      trace_parent: d.traceParent ?? traceParent,
+    })),
+  );
 
 export class WebhookOutbox implements EventSink<RequestContext> {
   constructor(private readonly countFiltered: FilteredCounter = () => undefined) {}
 
   async accept(ctx: RequestContext, event: DomainEvent): Promise<void> {
     const company = await ctx.companyId();
-    const webhooks = await ctx.read<{ id: number; form_data: string[]; filter: string | null }>(SUBSCRIBED, [company, JSON.stringify([event.type]), event.type]);
+    const webhooks = await ctx.read<{ id: number; form_data: string[]; filter: string | null }>(SUBSCRIBED, [
+      company,
+      JSON.stringify([event.type]),
+      event.type,
+    ]);
     const due = new Date();
     const subjects = subjectsOf(event);
     const filteredBy: number[] = [];
@@ -70,7 +89,10 @@ export class WebhookOutbox implements EventSink<RequestContext> {
     let whole: Record<string, unknown> | undefined;
     for (const webhook of webhooks) {
       if (webhook.id === about) continue;
-      if (webhook.filter !== null && !filterOfText(webhook.filter)((whole ??= { ...event.data, contact: event.contact }))) {
+      if (
+        webhook.filter !== null &&
+        !filterOfText(webhook.filter)((whole ??= { ...event.data, contact: event.contact }))
+      ) {
         filteredBy.push(webhook.id);
         continue;
       }
@@ -79,7 +101,13 @@ export class WebhookOutbox implements EventSink<RequestContext> {
         webhookId: webhook.id,
         companyId: company,
         event: event.type,
-        payload: payloadText({ event: event.type, occurredAt: event.occurredAt, webhookId: webhook.id, data: event.data, contact: selectContact(event.contact, webhook.form_data) }),
+        payload: payloadText({
+          event: event.type,
+          occurredAt: event.occurredAt,
+          webhookId: webhook.id,
+          data: event.data,
+          contact: selectContact(event.contact, webhook.form_data),
+        }),
         trigger: 'scheduled',
         due,
         subjects,

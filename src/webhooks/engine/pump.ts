@@ -39,7 +39,12 @@ export class DeliveryPump {
   async start(databaseUrl: string): Promise<void> {
     // When the database goes away (a restart) the listener comes back by itself;
     // meanwhile the pump still polls, so nothing waits longer than a poll interval.
-    this.listener = listen(databaseUrl, DUE_CHANNEL, { onNotify: () => this.nudge(), onListening: () => this.kick() }, this.log);
+    this.listener = listen(
+      databaseUrl,
+      DUE_CHANNEL,
+      { onNotify: () => this.nudge(), onListening: () => this.kick() },
+      this.log,
+    );
     this.loop = this.run();
   }
 
@@ -85,7 +90,12 @@ export class DeliveryPump {
             this.inFlight++;
             this.deliverer
               .complete(delivery)
-              .catch((error) => this.log.warn('webhook attempt not recorded; the reconciler will close it', { deliveryId: delivery.id, ...errorFields(error) }))
+              .catch((error) =>
+                this.log.warn('webhook attempt not recorded; the reconciler will close it', {
+                  deliveryId: delivery.id,
+                  ...errorFields(error),
+                }),
+              )
               .finally(() => {
                 this.inFlight--;
                 if (this.inFlight === 0) for (const resolve of this.idle) resolve();

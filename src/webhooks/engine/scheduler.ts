@@ -49,7 +49,11 @@ export class DeliveryScheduler {
     if (this.scheduled.size > REMEMBERED) this.scheduled.delete(this.scheduled.values().next().value as number);
     const data: DeliveryJobData = { due: new Date(at).toISOString() };
     try {
-      await this.agenda.create(DELIVERY_JOB, data).unique({ 'data.due': data.due }, { insertOnly: true }).schedule(new Date(at)).save();
+      await this.agenda
+        .create(DELIVERY_JOB, data)
+        .unique({ 'data.due': data.due }, { insertOnly: true })
+        .schedule(new Date(at))
+        .save();
     } catch (error) {
       this.scheduled.delete(at); // asked again, it is tried again
       throw error;

@@ -7,7 +7,7 @@ import { TickBatch } from './tick-batch.js';
 import { isOperatorEvent } from '../../events/catalog.js';
 import { failingPercent, type ExhaustedDelivery, type OperatorEvents } from './operator-events.js';
 
-// Recording results (DESIGN section 5): every write is fenced by the claim's
+// Recording results (docs/design.md §5): every write is fenced by the claim's
 // lease token, so a worker whose lease ran out (paused, partitioned) cannot
 // record over an attempt that was closed and claimed again. Results are
 // recorded together: one statement per short tick for every success that
@@ -42,10 +42,12 @@ export interface SettleSettings {
   disableAfterMs: number;
 }
 
-export const succeeded = (result: SendResult) => result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300 && result.error === null;
+export const succeeded = (result: SendResult) =>
+  result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300 && result.error === null;
 
 /** Whether a failure says the endpoint is overloaded (and its concurrency should shrink). */
-const overloaded = (result: SendResult) => result.timedOut === true || result.statusCode === null || result.statusCode === 429 || result.statusCode >= 500;
+const overloaded = (result: SendResult) =>
+  result.timedOut === true || result.statusCode === null || result.statusCode === 429 || result.statusCode >= 500;
 
 type FailureTarget = Pick<Claimed, 'id' | 'company_id' | 'attempt_count' | 'final_attempt' | 'lease_token'>;
 /** When a failed delivery's next attempt is due, 'stale' when the lease was no longer this worker's, undefined when there is none. */
@@ -104,7 +106,8 @@ const SETTLE_FAILURES = `
     UPDATE webhook_deliveries d SET
       status = CASE WHEN d.status = 'pending' AND i.number >= d.final_attempt THEN 'failed' ELSE d.status END,
       next_attempt_at = CASE WHEN d.status = 'pending' AND i.number < d.final_attempt
-        THEN now() + make_interval(secs => ($8::float8[])[least(greatest(${ATTEMPTS_PER_SCHEDULE} - (d.final_attempt - i.number), 1), array_length($8::float8[], 1))] / 1000)
+        THEN now() + make_interval(secs => ($8::float8[])[
+          least(greatest(${ATTEMPTS_PER_SCHEDULE} - (d.final_attempt - i.number), 1), array_length($8::float8[], 1))] / 1000)
         ELSE NULL END,
       last_status_code = i.code, in_flight_until = NULL, lease_token = NULL
     FROM input i WHERE d.id = i.id AND d.lease_token = i.token
@@ -130,8 +133,12 @@ const SETTLE_ENDPOINT = `
   RETURNING active AND failing_notified > 0 AND failing_since IS NOT NULL AS announced`;
 
 export class Settler {
-  private readonly successes = new TickBatch<Result<Claimed>, boolean>(SETTLE_BATCH, (batch) => this.recordSuccesses(batch));
-  private readonly failures = new TickBatch<Result<FailureTarget>, FailureOutcome>(SETTLE_BATCH, (batch) => this.recordFailures(batch));
+  private readonly successes = new TickBatch<Result<Claimed>, boolean>(SETTLE_BATCH, (batch) =>
+    this.recordSuccesses(batch),
+  );
+  private readonly failures = new TickBatch<Result<FailureTarget>, FailureOutcome>(SETTLE_BATCH, (batch) =>
+    this.recordFailures(batch),
+  );
 
   constructor(
     private readonly contexts: ContextFactory,
@@ -147,21 +154,34 @@ export class Settler {
 
   private async recordSuccesses(batch: Array<Result<Claimed>>): Promise<boolean[]> {
     const maintenance = this.contexts.forMaintenance('webhook-settle');
-    const rows = await maintenance.read<{ id: string | null; webhook_id: number | null; grow: boolean | null }>(SETTLE_SUCCESSES, [
-      ...resultColumns(batch),
-      batch.map((p) => p.result.durationMs <= this.settings.fastMs),
-      this.settings.startConcurrency,
-      this.settings.maxConcurrency,
-    ]);
+    const rows = await maintenance.read<{ id: string | null; webhook_id: number | null; grow: boolean | null }>(
+      SETTLE_SUCCESSES,
+      [
+        ...resultColumns(batch),
+        batch.map((p) => p.result.durationMs <= this.settings.fastMs),
+        this.settings.startConcurrency,
+        this.settings.maxConcurrency,
+      ],
+    );
     const endpoints = rows.filter((r) => r.webhook_id !== null).sort((a, b) => a.webhook_id! - b.webhook_id!);
     const companyOf = new Map(batch.map((p) => [p.delivery.webhook_id, p.delivery.company_id]));
     for (const e of endpoints) {
       await maintenance
-        .read<{ announced: boolean }>(SETTLE_ENDPOINT, [e.webhook_id, e.grow === true, this.settings.startConcurrency, this.settings.maxConcurrency])
+        .read<{ announced: boolean }>(SETTLE_ENDPOINT, [
+          e.webhook_id,
+          e.grow === true,
+          this.settings.startConcurrency,
+          this.settings.maxConcurrency,
+        ])
         .then(async ([row]) => {
-          if (row?.announced) await this.contexts.forSystem(companyOf.get(e.webhook_id!)!, 'webhook-delivery').unitOfWork((ctx) => this.operator.recovered(ctx, e.webhook_id!), { plain: true });
+          if (row?.announced)
+            await this.contexts
+              .forSystem(companyOf.get(e.webhook_id!)!, 'webhook-delivery')
+              .unitOfWork((ctx) => this.operator.recovered(ctx, e.webhook_id!), { plain: true });
         })
-        .catch((error) => this.log.warn('endpoint state not updated', { webhookId: e.webhook_id, ...errorFields(error) }));
+        .catch((error) =>
+          this.log.warn('endpoint state not updated', { webhookId: e.webhook_id, ...errorFields(error) }),
+        );
     }
     const recorded = new Set(rows.filter((r) => r.id !== null).map((r) => r.id));
     return batch.map((p) => recorded.has(p.delivery.id));
@@ -187,18 +207,25 @@ export class Settler {
   }
 
   private async recordFailures(batch: Array<Result<FailureTarget>>): Promise<FailureOutcome[]> {
-    const rows = await this.contexts.forMaintenance('webhook-settle').read<FailureRow>(SETTLE_FAILURES, this.failureParams(batch));
+    const rows = await this.contexts
+      .forMaintenance('webhook-settle')
+      .read<FailureRow>(SETTLE_FAILURES, this.failureParams(batch));
     return this.failuresRecorded(batch, rows);
   }
 
   /** The last attempt of a schedule failed: recorded with delivery.exhausted in one transaction. */
   private async lastOfSchedule(delivery: FailureTarget, result: SendResult): Promise<FailureOutcome> {
     const batch = [{ delivery, result }];
-    const rows = await this.contexts.forSystem(delivery.company_id, 'webhook-delivery').unitOfWork(async (ctx) => {
-      const settled = await ctx.read<FailureRow>(SETTLE_FAILURES, this.failureParams(batch));
-      for (const row of settled) if (row.status === 'failed' && row.event_id !== null && !isOperatorEvent(row.event)) await this.operator.exhausted(ctx, row, result);
-      return settled;
-    }, { plain: true });
+    const rows = await this.contexts.forSystem(delivery.company_id, 'webhook-delivery').unitOfWork(
+      async (ctx) => {
+        const settled = await ctx.read<FailureRow>(SETTLE_FAILURES, this.failureParams(batch));
+        for (const row of settled)
+          if (row.status === 'failed' && row.event_id !== null && !isOperatorEvent(row.event))
+            await this.operator.exhausted(ctx, row, result);
+        return settled;
+      },
+      { plain: true },
+    );
     return (await this.failuresRecorded(batch, rows))[0];
   }
 
@@ -213,7 +240,11 @@ export class Settler {
     const switchedOff = new Set<number>();
     for (const webhookId of [...byWebhook.keys()].sort((a, b) => a - b)) {
       const failed = byWebhook.get(webhookId)!;
-      await this.endpointFailed(webhookId, failed[0].delivery.company_id, failed.map((p) => p.result))
+      await this.endpointFailed(
+        webhookId,
+        failed[0].delivery.company_id,
+        failed.map((p) => p.result),
+      )
         .then((off) => off && switchedOff.add(webhookId))
         .catch((error) => this.log.warn('endpoint state not updated', { webhookId, ...errorFields(error) }));
     }
@@ -249,29 +280,53 @@ export class Settler {
       return true;
     }
     const percent = failingPercent(since, this.settings.disableAfterMs);
-    if (percent > webhook.failing_notified) await system.unitOfWork((ctx) => this.operator.failing(ctx, webhookId, percent as 50 | 90, results[results.length - 1]), { plain: true });
+    if (percent > webhook.failing_notified)
+      await system.unitOfWork(
+        (ctx) => this.operator.failing(ctx, webhookId, percent as 50 | 90, results[results.length - 1]),
+        { plain: true },
+      );
     return false;
   }
 
   /** A 410: the attempt recorded, the delivery failed, and the webhook switched off with its other pending deliveries cancelled, in one transaction. */
   private async gone(delivery: FailureTarget, result: SendResult): Promise<FailureOutcome> {
-    return this.contexts.forSystem(delivery.company_id, 'webhook-delivery').unitOfWork(async (ctx) => {
-      const [row] = await ctx.read<{ webhook_id: number }>('SELECT webhook_id FROM webhook_deliveries WHERE id = $1 AND lease_token = $2 FOR UPDATE', [delivery.id, delivery.lease_token]);
-      if (!row) return 'stale' as const;
-      await ctx.read(
-        'UPDATE webhook_attempts SET finished_at = now(), status_code = $1, duration_ms = $2, response_body = $3, error = $4 WHERE delivery_id = $5 AND number = $6',
-        [result.statusCode, result.durationMs, result.responseBody, result.error, delivery.id, delivery.attempt_count],
-      );
-      await ctx.read(`UPDATE webhook_deliveries SET status = 'failed', last_status_code = 410, in_flight_until = NULL, lease_token = NULL WHERE id = $1`, [delivery.id]);
-      await this.switchOff(ctx, row.webhook_id, 'gone');
-      return undefined;
-    }, { plain: true });
+    return this.contexts.forSystem(delivery.company_id, 'webhook-delivery').unitOfWork(
+      async (ctx) => {
+        const [row] = await ctx.read<{ webhook_id: number }>(
+          'SELECT webhook_id FROM webhook_deliveries WHERE id = $1 AND lease_token = $2 FOR UPDATE',
+          [delivery.id, delivery.lease_token],
+        );
+        if (!row) return 'stale' as const;
+        await ctx.read(
+          'UPDATE webhook_attempts SET finished_at = now(), status_code = $1, duration_ms = $2, response_body ' +
+            '= $3, error = $4 WHERE delivery_id = $5 AND number = $6',
+          [
+            result.statusCode,
+            result.durationMs,
+            result.responseBody,
+            result.error,
+            delivery.id,
+            delivery.attempt_count,
+          ],
+        );
+        await ctx.read(
+          `UPDATE webhook_deliveries SET status = 'failed', last_status_code = 410, in_flight_until = NULL, lease_token = NULL WHERE id = $1`,
+          [delivery.id],
+        );
+        await this.switchOff(ctx, row.webhook_id, 'gone');
+        return undefined;
+      },
+      { plain: true },
+    );
   }
 
   /** Switches the webhook off with webhook.disabled (operator-events.ts) and cancels its waiting deliveries. */
   private async switchOff(ctx: RequestContext, webhookId: number, reason: 'gone' | 'failing'): Promise<void> {
     await this.operator.disable(ctx, webhookId, reason);
-    await ctx.read(`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE webhook_id = $1 AND status = 'pending' AND lease_token IS NULL`, [webhookId]);
+    await ctx.read(
+      `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE webhook_id = $1 AND status = 'pending' AND lease_token IS NULL`,
+      [webhookId],
+    );
     this.log.warn('webhook switched off', { webhookId, reason });
   }
 }

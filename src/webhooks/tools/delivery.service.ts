@@ -93,7 +93,8 @@ const attemptRecord = (row: AttemptRow): AttemptRecord => ({
   headers: row.header_names ?? [],
 });
 
-const DELIVERY_COLUMNS = 'id, webhook_id, event, status, attempt_count, next_attempt_at, last_attempt_at, last_status_code, created_at';
+const DELIVERY_COLUMNS =
+  'id, webhook_id, event, status, attempt_count, next_attempt_at, last_attempt_at, last_status_code, created_at';
 
 export class DeliveryService {
   constructor(
@@ -110,22 +111,42 @@ export class DeliveryService {
     const { contact, ...data } = doc.example;
     const id = newDeliveryId();
     const due = new Date();
-    const payload = payloadText({ event: name, occurredAt: due, webhookId: webhook.id, data, contact: selectContact(contact as Record<string, unknown> | null, webhook.formData) });
-    await this.outbox.insert(ctx, [{ id, webhookId: webhook.id, companyId: webhook.company.id, event: name, payload, trigger: 'manual', due }]);
+    const payload = payloadText({
+      event: name,
+      occurredAt: due,
+      webhookId: webhook.id,
+      data,
+      contact: selectContact(contact as Record<string, unknown> | null, webhook.formData),
+    });
+    await this.outbox.insert(ctx, [
+      { id, webhookId: webhook.id, companyId: webhook.company.id, event: name, payload, trigger: 'manual', due },
+    ]);
     return (await this.deliveryRecords(ctx, 'd.id = ?', [id]))[0];
   }
 
-  async deliveries(ctx: RequestContext, rawId: string, args: PageArgs & { status?: string | null; event?: string | null }): Promise<Page<DeliveryRecord>> {
+  async deliveries(
+    ctx: RequestContext,
+    rawId: string,
+    args: PageArgs & { status?: string | null; event?: string | null },
+  ): Promise<Page<DeliveryRecord>> {
     const webhook = await this.webhooks.find(ctx, rawId);
     new Rules().oneOf('status', args.status, DELIVERY_STATUSES).oneOf('event', args.event, EVENT_NAMES).check();
     const window = pageWindow(args);
     const conditions = ['d.webhook_id = ?'];
     const params: unknown[] = [webhook.id];
-    if (args.status) (conditions.push('d.status = ?'), params.push(args.status));
-    if (args.event) (conditions.push('d.event = ?'), params.push(args.event));
+    if (args.status) conditions.push('d.status = ?'), params.push(args.status);
+    if (args.event) conditions.push('d.event = ?'), params.push(args.event);
     const where = conditions.join(' AND ');
-    const [{ total }] = await ctx.sql<{ total: number }>(`SELECT count(*)::int AS total FROM webhook_deliveries d WHERE ${where}`, params);
-    const records = await this.deliveryRecords(ctx, where, params, `ORDER BY d.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`);
+    const [{ total }] = await ctx.sql<{ total: number }>(
+      `SELECT count(*)::int AS total FROM webhook_deliveries d WHERE ${where}`,
+      params,
+    );
+    const records = await this.deliveryRecords(
+      ctx,
+      where,
+      params,
+      `ORDER BY d.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`,
+    );
     return pageOf(records, total, window);
   }
 
@@ -133,19 +154,32 @@ export class DeliveryService {
    * The company's deliveries about one subject (a call, a campaign, a contact
    * or an agent), across every webhook, newest first: exactly one id is given.
    */
-  async bySubject(ctx: RequestContext, args: PageArgs & Partial<Record<'callId' | 'campaignId' | 'contactId' | 'agentId', string | null>>): Promise<Page<DeliveryRecord>> {
+  async bySubject(
+    ctx: RequestContext,
+    args: PageArgs & Partial<Record<'callId' | 'campaignId' | 'contactId' | 'agentId', string | null>>,
+  ): Promise<Page<DeliveryRecord>> {
     const given = SUBJECT_KINDS.flatMap((kind) => {
       const id = args[`${kind}Id`];
       return id === undefined || id === null ? [] : [[kind, `${kind}Id`, id] as const];
     });
-    if (given.length !== 1) throw ValidationError.field('callId', 'Give exactly one of call id, campaign id, contact id and agent id.');
+    if (given.length !== 1)
+      throw ValidationError.field('callId', 'Give exactly one of call id, campaign id, contact id and agent id.');
     const [[kind, field, id]] = given;
-    if (!/^[1-9][0-9]{0,17}$/.test(id)) throw ValidationError.field(field, `The ${field.replace('Id', ' id')} field must be a numeric id.`);
+    if (!/^[1-9][0-9]{0,17}$/.test(id))
+      throw ValidationError.field(field, `The ${field.replace('Id', ' id')} field must be a numeric id.`);
     const window = pageWindow(args);
     const where = 'd.company_id = ? AND d.subjects @> ARRAY[?]::text[]';
     const params = [await ctx.companyId(), subject(kind, id)];
-    const [{ total }] = await ctx.sql<{ total: number }>(`SELECT count(*)::int AS total FROM webhook_deliveries d WHERE ${where}`, params);
-    const records = await this.deliveryRecords(ctx, where, params, `ORDER BY d.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`);
+    const [{ total }] = await ctx.sql<{ total: number }>(
+      `SELECT count(*)::int AS total FROM webhook_deliveries d WHERE ${where}`,
+      params,
+    );
+    const records = await this.deliveryRecords(
+      ctx,
+      where,
+      params,
+      `ORDER BY d.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`,
+    );
     return pageOf(records, total, window);
   }
 
@@ -156,17 +190,25 @@ export class DeliveryService {
   }
 
   /** The company's operator events (webhook.failing, webhook.disabled, ...), newest first; with a webhook id, those about it. */
-  async notices(ctx: RequestContext, rawId: string | null | undefined, args: PageArgs & { open?: boolean | null }): Promise<Page<StoredEventRecord>> {
+  async notices(
+    ctx: RequestContext,
+    rawId: string | null | undefined,
+    args: PageArgs & { open?: boolean | null },
+  ): Promise<Page<StoredEventRecord>> {
     const webhookId = rawId === null || rawId === undefined ? null : (await this.webhooks.find(ctx, rawId)).id;
     return operatorNotices(ctx, webhookId, pageWindow(args), args.open === true);
   }
 
   /** One delivery of the company, with its payload and every attempt. */
   async delivery(ctx: RequestContext, rawId: string): Promise<DeliveryRecord> {
-    const [row] = await ctx.sql<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS}, payload FROM webhook_deliveries d WHERE d.id = ? AND d.company_id = ?`, [this.deliveryId(rawId), await ctx.companyId()]);
+    const [row] = await ctx.sql<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS}, payload FROM webhook_deliveries d WHERE d.id = ? AND d.company_id = ?`,
+      [this.deliveryId(rawId), await ctx.companyId()],
+    );
     if (!row) throw new NotFoundError('Delivery');
     const attempts = await ctx.sql<AttemptRow>(
-      'SELECT number, trigger, attempted_at, status_code, duration_ms, response_body, error, header_names FROM webhook_attempts WHERE delivery_id = ? ORDER BY number',
+      'SELECT number, trigger, attempted_at, status_code, duration_ms, response_body, error, header_names ' +
+        'FROM webhook_attempts WHERE delivery_id = ? ORDER BY number',
       [row.id],
     );
     return deliveryRecord(row, attempts.map(attemptRecord));
@@ -175,9 +217,13 @@ export class DeliveryService {
   /** Sends a finished delivery again now, with a fresh schedule of five attempts and the same id. */
   async resend(ctx: RequestContext, rawId: string): Promise<DeliveryRecord> {
     const id = this.deliveryId(rawId);
-    const [row] = await ctx.sql<{ status: string }>('SELECT status FROM webhook_deliveries WHERE id = ? AND company_id = ? FOR UPDATE', [id, await ctx.companyId()]);
+    const [row] = await ctx.sql<{ status: string }>(
+      'SELECT status FROM webhook_deliveries WHERE id = ? AND company_id = ? FOR UPDATE',
+      [id, await ctx.companyId()],
+    );
     if (!row) throw new NotFoundError('Delivery');
-    if (row.status === 'pending') throw new ConflictError('The delivery is still pending; it will be attempted on its schedule.');
+    if (row.status === 'pending')
+      throw new ConflictError('The delivery is still pending; it will be attempted on its schedule.');
     await this.restart(ctx, [id]);
     return (await this.deliveryRecords(ctx, 'd.id = ?', [id]))[0];
   }
@@ -190,7 +236,10 @@ export class DeliveryService {
       `SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND status = 'failed' AND created_at >= ? AND created_at <= ? ORDER BY id FOR UPDATE`,
       [webhook.id, from, to],
     );
-    await this.restart(ctx, rows.map((r) => r.id));
+    await this.restart(
+      ctx,
+      rows.map((r) => r.id),
+    );
     return rows.length;
   }
 
@@ -198,7 +247,8 @@ export class DeliveryService {
     if (ids.length === 0) return;
     const due = new Date();
     await ctx.sql(
-      `UPDATE webhook_deliveries SET status = 'pending', final_attempt = attempt_count + 5, next_attempt_at = ?, next_trigger = 'manual', in_flight_until = NULL, lease_token = NULL
+      `UPDATE webhook_deliveries SET status = 'pending', final_attempt = attempt_count + 5, next_attempt_at
+        = ?, next_trigger = 'manual', in_flight_until = NULL, lease_token = NULL
        WHERE id IN (?)`,
       [due, ids],
     );
@@ -211,8 +261,16 @@ export class DeliveryService {
   }
 
   /** Deliveries without their payload or attempts (a page of the log, or one just sent). */
-  private async deliveryRecords(ctx: RequestContext, where: string, params: unknown[], tail = ''): Promise<DeliveryRecord[]> {
-    const rows = await ctx.sql<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE ${where} ${tail}`, params);
+  private async deliveryRecords(
+    ctx: RequestContext,
+    where: string,
+    params: unknown[],
+    tail = '',
+  ): Promise<DeliveryRecord[]> {
+    const rows = await ctx.sql<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE ${where} ${tail}`,
+      params,
+    );
     return rows.map((row) => deliveryRecord(row));
   }
 }

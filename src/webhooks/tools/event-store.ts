@@ -43,21 +43,36 @@ export const storedEventRecord = (row: EventRow, webhook: EventReader): StoredEv
 });
 
 /** Events of the company that the webhook's filters turned away, newest first. */
-export async function filteredEvents(ctx: RequestContext, webhook: EventReader, window: PageWindow): Promise<Page<StoredEventRecord>> {
+export async function filteredEvents(
+  ctx: RequestContext,
+  webhook: EventReader,
+  window: PageWindow,
+): Promise<Page<StoredEventRecord>> {
   const where = 'e.company_id = $1 AND e.filtered_by @> ARRAY[$2::int]';
   const params = [await ctx.companyId(), webhook.id];
-  const [{ total }] = await ctx.read<{ total: number }>(`SELECT count(*)::int AS total FROM events e WHERE ${where}`, params);
-  const rows = await ctx.read<EventRow>(`SELECT ${COLUMNS} FROM events e WHERE ${where} ORDER BY e.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`, params);
-  return pageOf(rows.map((row) => storedEventRecord(row, webhook)), total, window);
+  const [{ total }] = await ctx.read<{ total: number }>(
+    `SELECT count(*)::int AS total FROM events e WHERE ${where}`,
+    params,
+  );
+  const rows = await ctx.read<EventRow>(
+    `SELECT ${COLUMNS} FROM events e WHERE ${where} ORDER BY e.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`,
+    params,
+  );
+  return pageOf(
+    rows.map((row) => storedEventRecord(row, webhook)),
+    total,
+    window,
+  );
 }
 
-// A notice is open while what it reports still holds (docs/adr/0003-notices-end-when-resolved.md):
+// A notice is open while what it reports still holds (docs/adr/0051-notices-end-when-resolved.md):
 // a delivery whose schedule ran out until it succeeds; a webhook switched off
 // until it is active again; a failing one while it is active, still failing,
 // and nothing newer was told of it; a recovery for a day, unless something
 // newer was told. A deleted webhook's notices are closed.
 const ABOUT_ITS_WEBHOOK = `w.id = (e.data->>'webhook_id')::int AND w.company_id = e.company_id`;
-const NOTHING_NEWER = `NOT EXISTS (SELECT 1 FROM events l WHERE l.company_id = e.company_id AND l.type IN ('webhook.failing', 'webhook.disabled', 'webhook.recovered')
+const NOTHING_NEWER = `NOT EXISTS (SELECT 1 FROM events l WHERE l.company_id = e.company_id AND l.type
+  IN ('webhook.failing', 'webhook.disabled', 'webhook.recovered')
     AND l.subjects @> ARRAY['webhook:' || (e.data->>'webhook_id')] AND (l.occurred_at, l.id) > (e.occurred_at, e.id))`;
 const STILL_OPEN = `EXISTS (SELECT 1 FROM webhooks w WHERE ${ABOUT_ITS_WEBHOOK} AND CASE e.type
     WHEN 'delivery.exhausted' THEN NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = e.data->>'delivery_id' AND d.status = 'succeeded')
@@ -69,12 +84,33 @@ const STILL_OPEN = `EXISTS (SELECT 1 FROM webhooks w WHERE ${ABOUT_ITS_WEBHOOK} 
  * The company's operator events (the notices of the Webhooks page), newest
  * first: every one, or those about one webhook. They carry no contact.
  */
-export async function operatorNotices(ctx: RequestContext, webhookId: number | null, window: PageWindow, openOnly = false): Promise<Page<StoredEventRecord>> {
-  const where = `e.company_id = $1 AND e.type IN (SELECT json_array_elements_text($2::json)) AND ($3::text IS NULL OR e.subjects @> ARRAY[$3::text])${openOnly ? ` AND ${STILL_OPEN}` : ''}`;
-  const params = [await ctx.companyId(), JSON.stringify(OPERATOR_EVENTS), webhookId === null ? null : webhookSubject(webhookId)];
-  const [{ total }] = await ctx.read<{ total: number }>(`SELECT count(*)::int AS total FROM events e WHERE ${where}`, params);
-  const rows = await ctx.read<EventRow>(`SELECT ${COLUMNS} FROM events e WHERE ${where} ORDER BY e.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`, params);
-  return pageOf(rows.map((row) => storedEventRecord(row, { id: 0, formData: [] })), total, window);
+export async function operatorNotices(
+  ctx: RequestContext,
+  webhookId: number | null,
+  window: PageWindow,
+  openOnly = false,
+): Promise<Page<StoredEventRecord>> {
+  const where =
+    'e.company_id = $1 AND e.type IN (SELECT json_array_elements_text($2::json)) AND ($3::text IS NULL OR e.subjects @> ARRAY[$3::text])' +
+    (openOnly ? ` AND ${STILL_OPEN}` : '');
+  const params = [
+    await ctx.companyId(),
+    JSON.stringify(OPERATOR_EVENTS),
+    webhookId === null ? null : webhookSubject(webhookId),
+  ];
+  const [{ total }] = await ctx.read<{ total: number }>(
+    `SELECT count(*)::int AS total FROM events e WHERE ${where}`,
+    params,
+  );
+  const rows = await ctx.read<EventRow>(
+    `SELECT ${COLUMNS} FROM events e WHERE ${where} ORDER BY e.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`,
+    params,
+  );
+  return pageOf(
+    rows.map((row) => storedEventRecord(row, { id: 0, formData: [] })),
+    total,
+    window,
+  );
 }
 
 /** Read at a time while walking a window's missing events. */
@@ -91,11 +127,25 @@ const MISSING = `SELECT ${COLUMNS}, e.subjects FROM events e
   ORDER BY e.occurred_at, e.id LIMIT ${MISSING_BATCH}`;
 
 /** Each batch of the events of `types` in [from, to] the webhook never had a delivery of, oldest first. */
-export async function* missingEvents(ctx: RequestContext, webhookId: number, types: string[], from: Date, to: Date): AsyncGenerator<EventRow[]> {
+export async function* missingEvents(
+  ctx: RequestContext,
+  webhookId: number,
+  types: string[],
+  from: Date,
+  to: Date,
+): AsyncGenerator<EventRow[]> {
   const company = await ctx.companyId();
   let after: [Date | string, string] = [new Date(0), ''];
   for (;;) {
-    const rows = await ctx.read<EventRow>(MISSING, [company, JSON.stringify(types), from, to, after[0], after[1], webhookId]);
+    const rows = await ctx.read<EventRow>(MISSING, [
+      company,
+      JSON.stringify(types),
+      from,
+      to,
+      after[0],
+      after[1],
+      webhookId,
+    ]);
     if (rows.length > 0) yield rows;
     if (rows.length < MISSING_BATCH) return;
     const last = rows[rows.length - 1];

@@ -91,7 +91,10 @@ export class ListenSessions {
   private databaseUrl?: string;
   private log?: Logger;
 
-  constructor(private readonly webhooks: WebhookService, private readonly contexts: ContextFactory) {}
+  constructor(
+    private readonly webhooks: WebhookService,
+    private readonly contexts: ContextFactory,
+  ) {}
 
   /** In an API process: where to LISTEN once it holds a session. */
   start(databaseUrl: string, log: Logger): void {
@@ -103,17 +106,29 @@ export class ListenSessions {
   async open(ctx: RequestContext, events: string[], forwardTo: string): Promise<AsyncIterableIterator<ListenMessage>> {
     if (!this.databaseUrl) throw new Error('Listen sessions are not served by this process.');
     const rules = new Rules().required('forwardTo', forwardTo).maxChars('forwardTo', forwardTo, 2000);
-    if (!rules.has('forwardTo') && !/^https?:$/.test(URL.parse(forwardTo)?.protocol ?? '')) rules.add('forwardTo', 'The forward-to field must be an http or https URL.');
+    if (!rules.has('forwardTo') && !/^https?:$/.test(URL.parse(forwardTo)?.protocol ?? ''))
+      rules.add('forwardTo', 'The forward-to field must be an http or https URL.');
     rules.check();
-    const created = await this.webhooks.create(ctx, { title: `npm run listen to ${forwardTo}`.slice(0, 255), url: `${LISTEN_SCHEME}${forwardTo}`, events }, { session: true });
+    const created = await this.webhooks.create(
+      ctx,
+      { title: `npm run listen to ${forwardTo}`.slice(0, 255), url: `${LISTEN_SCHEME}${forwardTo}`, events },
+      { session: true },
+    );
     const webhookId = created.webhook.id;
     const companyId = await ctx.companyId();
-    await ctx.read(`INSERT INTO listen_sessions (webhook_id, company_id, alive_until) VALUES ($1, $2, now() + make_interval(secs => ${ALIVE_SECONDS}))`, [webhookId, companyId]);
-    const stream = pushStream<ListenMessage>(QUEUE_LIMIT, 'The listen session fell too far behind and was closed; start it again.', async () => {
-      this.held.delete(webhookId);
-      this.watch();
-      await this.end(companyId, webhookId);
-    });
+    await ctx.read(
+      `INSERT INTO listen_sessions (webhook_id, company_id, alive_until) VALUES ($1, $2, now() + make_interval(secs => ${ALIVE_SECONDS}))`,
+      [webhookId, companyId],
+    );
+    const stream = pushStream<ListenMessage>(
+      QUEUE_LIMIT,
+      'The listen session fell too far behind and was closed; start it again.',
+      async () => {
+        this.held.delete(webhookId);
+        this.watch();
+        await this.end(companyId, webhookId);
+      },
+    );
     stream.push({ session: created });
     this.held.set(webhookId, { companyId, push: (request) => stream.push({ delivery: request }) });
     this.watch();
@@ -123,17 +138,29 @@ export class ListenSessions {
   /** The command's report of the local answer to one attempt: 404 for another company's or an unknown key, 409 once answered. */
   async answer(ctx: RequestContext, key: string, answer: ListenAnswer): Promise<boolean> {
     const rules = new Rules();
-    if (answer.status !== undefined && answer.status !== null && !(Number.isInteger(answer.status) && answer.status >= 100 && answer.status <= 599)) {
+    if (
+      answer.status !== undefined &&
+      answer.status !== null &&
+      !(Number.isInteger(answer.status) && answer.status >= 100 && answer.status <= 599)
+    ) {
       rules.add('status', 'The status field must be an HTTP status from 100 to 599.');
     }
-    if ((answer.status ?? null) === null && !answer.error) rules.add('error', 'The error field is required when there is no status.');
+    if ((answer.status ?? null) === null && !answer.error)
+      rules.add('error', 'The error field is required when there is no status.');
     rules.maxChars('error', answer.error, 255).check();
     const companyId = await ctx.companyId();
     const [row] = await ctx.read<{ answered: boolean }>(
       `WITH found AS (SELECT key, answered_at IS NOT NULL AS answered FROM listen_exchanges WHERE key = $1 AND company_id = $2 FOR UPDATE),
-            updated AS (UPDATE listen_exchanges e SET status = $3, error = $4, response_body = $5, answered_at = now() FROM found WHERE e.key = found.key AND NOT found.answered RETURNING e.key)
+            updated AS (UPDATE listen_exchanges e SET status = $3, error = $4, response_body = $5, answered_at =
+              now() FROM found WHERE e.key = found.key AND NOT found.answered RETURNING e.key)
        SELECT answered FROM found`,
-      [key, companyId, answer.status ?? null, answer.error ?? null, answer.responseBody?.slice(0, RESPONSE_KEEP) ?? null],
+      [
+        key,
+        companyId,
+        answer.status ?? null,
+        answer.error ?? null,
+        answer.responseBody?.slice(0, RESPONSE_KEEP) ?? null,
+      ],
     );
     if (!row) throw new NotFoundError('Listen delivery not found.');
     if (row.answered) throw new ConflictError('This delivery has been answered already.');
@@ -141,30 +168,81 @@ export class ListenSessions {
   }
 
   /** For the delivery engine: one signed attempt through its session, and the local answer (or none within timeoutMs). */
-  async exchange(delivery: Claimed, body: string, headers: Record<string, string>, timeoutMs: number): Promise<SendResult> {
+  async exchange(
+    delivery: Claimed,
+    body: string,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Promise<SendResult> {
     const started = Date.now();
     const ctx = this.contexts.forSystem(delivery.company_id, 'listen', delivery.id);
-    const [alive] = await ctx.read<{ alive: boolean }>('SELECT alive_until > now() AS alive FROM listen_sessions WHERE webhook_id = $1', [delivery.webhook_id]);
-    if (!alive?.alive) return { statusCode: null, responseBody: null, error: 'No npm run listen session is connected.', durationMs: Date.now() - started };
+    const [alive] = await ctx.read<{ alive: boolean }>(
+      'SELECT alive_until > now() AS alive FROM listen_sessions WHERE webhook_id = $1',
+      [delivery.webhook_id],
+    );
+    if (!alive?.alive)
+      return {
+        statusCode: null,
+        responseBody: null,
+        error: 'No npm run listen session is connected.',
+        durationMs: Date.now() - started,
+      };
     const key = `lx_${ulid()}`;
     const request = { deliveryId: delivery.id, event: delivery.event, attempt: delivery.attempt_count, headers, body };
-    await ctx.read('INSERT INTO listen_exchanges (key, webhook_id, company_id, request) VALUES ($1, $2, $3, $4)', [key, delivery.webhook_id, delivery.company_id, JSON.stringify(request)]);
-    await ctx.read('SELECT pg_notify($1, $2)', [RELAY_CHANNEL, JSON.stringify({ key, webhookId: delivery.webhook_id })]);
+    await ctx.read('INSERT INTO listen_exchanges (key, webhook_id, company_id, request) VALUES ($1, $2, $3, $4)', [
+      key,
+      delivery.webhook_id,
+      delivery.company_id,
+      JSON.stringify(request),
+    ]);
+    await ctx.read('SELECT pg_notify($1, $2)', [
+      RELAY_CHANNEL,
+      JSON.stringify({ key, webhookId: delivery.webhook_id }),
+    ]);
     // The answer is polled: sessions are a developer's, a few attempts at a time.
     for (let wait = 25; Date.now() - started < timeoutMs; wait = Math.min(wait * 2, 250)) {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(wait, Math.max(1, timeoutMs - (Date.now() - started)))));
-      const [row] = await ctx.read<{ status: number | null; error: string | null; response_body: string | null; answered: boolean }>(
-        'SELECT status, error, response_body, answered_at IS NOT NULL AS answered FROM listen_exchanges WHERE key = $1', [key]);
-      if (!row) return { statusCode: null, responseBody: null, error: 'The listen session ended.', durationMs: Date.now() - started };
-      if (row.answered) return { statusCode: row.status, responseBody: row.response_body, error: row.error, durationMs: Date.now() - started };
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.min(wait, Math.max(1, timeoutMs - (Date.now() - started)))),
+      );
+      const [row] = await ctx.read<{
+        status: number | null;
+        error: string | null;
+        response_body: string | null;
+        answered: boolean;
+      }>(
+        'SELECT status, error, response_body, answered_at IS NOT NULL AS answered FROM listen_exchanges WHERE key = $1',
+        [key],
+      );
+      if (!row)
+        return {
+          statusCode: null,
+          responseBody: null,
+          error: 'The listen session ended.',
+          durationMs: Date.now() - started,
+        };
+      if (row.answered)
+        return {
+          statusCode: row.status,
+          responseBody: row.response_body,
+          error: row.error,
+          durationMs: Date.now() - started,
+        };
     }
-    return { statusCode: null, responseBody: null, error: `npm run listen did not answer within ${timeoutMs} ms.`, durationMs: Date.now() - started, timedOut: true };
+    return {
+      statusCode: null,
+      responseBody: null,
+      error: `npm run listen did not answer within ${timeoutMs} ms.`,
+      durationMs: Date.now() - started,
+      timedOut: true,
+    };
   }
 
   /** Deletes the session webhooks nobody has said are alive for a while (their API process stopped); how many. */
   async sweep(): Promise<number> {
     const maintenance = this.contexts.forMaintenance('listen-sweep');
-    const ended = await maintenance.read<{ webhook_id: number; company_id: number }>('SELECT webhook_id, company_id FROM listen_sessions WHERE alive_until < now() LIMIT 100');
+    const ended = await maintenance.read<{ webhook_id: number; company_id: number }>(
+      'SELECT webhook_id, company_id FROM listen_sessions WHERE alive_until < now() LIMIT 100',
+    );
     for (const { webhook_id, company_id } of ended) await this.end(company_id, webhook_id);
     return ended.length;
   }
@@ -178,14 +256,20 @@ export class ListenSessions {
     try {
       await this.webhooks.delete(this.contexts.forSystem(companyId, 'listen-end'), String(webhookId));
     } catch (error) {
-      if (!(error instanceof NotFoundError)) this.log?.warn('listen session webhook not deleted', { webhookId, ...errorFields(error) });
+      if (!(error instanceof NotFoundError))
+        this.log?.warn('listen session webhook not deleted', { webhookId, ...errorFields(error) });
     }
   }
 
   /** LISTENs and says its sessions are alive while it holds any; stops when it holds none. */
   private watch(): void {
     if (this.held.size > 0 && !this.listener && this.databaseUrl) {
-      this.listener = listen(this.databaseUrl, RELAY_CHANNEL, { onNotify: (payload) => void this.relay(payload) }, this.log!);
+      this.listener = listen(
+        this.databaseUrl,
+        RELAY_CHANNEL,
+        { onNotify: (payload) => void this.relay(payload) },
+        this.log!,
+      );
       this.heartbeat = setInterval(() => void this.keepAlive(), HEARTBEAT_MS);
       this.heartbeat.unref();
     } else if (this.held.size === 0 && this.listener) {
@@ -199,7 +283,12 @@ export class ListenSessions {
   private async keepAlive(): Promise<void> {
     const ids = [...this.held.keys()];
     if (ids.length === 0) return;
-    await this.contexts.forMaintenance('listen-alive').read(`UPDATE listen_sessions SET alive_until = now() + make_interval(secs => ${ALIVE_SECONDS}) WHERE webhook_id = ANY(string_to_array($1, ',')::int[])`, [ids.join(',')])
+    await this.contexts
+      .forMaintenance('listen-alive')
+      .read(
+        `UPDATE listen_sessions SET alive_until = now() + make_interval(secs => ${ALIVE_SECONDS}) WHERE webhook_id = ANY(string_to_array($1, ',')::int[])`,
+        [ids.join(',')],
+      )
       .catch((error: unknown) => this.log?.warn('listen sessions not kept alive', errorFields(error)));
   }
 
@@ -208,7 +297,12 @@ export class ListenSessions {
       const { key, webhookId } = JSON.parse(payload ?? '{}') as { key?: string; webhookId?: number };
       const held = webhookId === undefined ? undefined : this.held.get(webhookId);
       if (!held || !key) return;
-      const [row] = await this.contexts.forSystem(held.companyId, 'listen').read<{ request: Omit<ListenRequest, 'key'> }>('SELECT request FROM listen_exchanges WHERE key = $1 AND webhook_id = $2', [key, webhookId]);
+      const [row] = await this.contexts
+        .forSystem(held.companyId, 'listen')
+        .read<{ request: Omit<ListenRequest, 'key'> }>(
+          'SELECT request FROM listen_exchanges WHERE key = $1 AND webhook_id = $2',
+          [key, webhookId],
+        );
       if (row) held.push({ key, ...row.request });
     } catch (error) {
       this.log?.warn('listen delivery not relayed', errorFields(error));
