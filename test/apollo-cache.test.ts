@@ -177,3 +177,49 @@ describe('Apollo Client: the normalized cache stays right without refetching', (
     assert.equal((await app.sql("SELECT count(*)::int AS n FROM webhooks WHERE title = 'No url'"))[0].n, 0);
   });
 });
+
+describe('Apollo Client: the dashboard summary, which has no id', () => {
+  it('with the documented type policy, two queries of one range share its cache entry and Apollo warns of no lost data', async () => {
+    const warnings: unknown[] = [];
+    const warn = console.warn;
+    const error = console.error;
+    console.warn = (...args: unknown[]) => void warnings.push(args);
+    console.error = (...args: unknown[]) => void warnings.push(args);
+    const token = await app.login('owner@acme.test');
+    // docs/api.md, Caching with Apollo Client: the summary and its counts are merged, not replaced.
+    const summaryClient = new ApolloClient({
+      link: new HttpLink({ uri: `${app.url}/graphql`, headers: { authorization: `Bearer ${token}` } }),
+      cache: new InMemoryCache({
+        typePolicies: { DashboardSummary: { merge: true }, SentimentCounts: { merge: true } },
+      }),
+    });
+    try {
+      const totals = gql`
+        query Totals { dashboardSummary(filter: { dateRange: Last_Year }) { calls appointments sentiment { positive } } }
+      `;
+      const durations = gql`
+        query Durations { dashboardSummary(filter: { dateRange: Last_Year }) { averageDuration sentiment { negative } } }
+      `;
+      const first = await summaryClient.query({ query: totals });
+      const second = await summaryClient.query({ query: durations });
+      const cached = summaryClient.readQuery({ query: totals }) as { dashboardSummary: { calls: number } } | null;
+      assert.equal(
+        cached?.dashboardSummary.calls,
+        (first.data as { dashboardSummary: { calls: number } }).dashboardSummary.calls,
+        'the first fields are still cached',
+      );
+      assert.equal(
+        typeof (second.data as { dashboardSummary: { averageDuration: number } }).dashboardSummary.averageDuration,
+        'number',
+      );
+      assert.deepEqual(
+        warnings.filter((w) => /Cache data may be lost/.test(JSON.stringify(w))),
+        [],
+      );
+    } finally {
+      console.warn = warn;
+      console.error = error;
+      summaryClient.stop();
+    }
+  });
+});

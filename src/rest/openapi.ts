@@ -249,10 +249,15 @@ export function openApiDocument(
       operationId: isAlias ? `${route.operationId}${count + 1}` : route.operationId,
       tags: [route.tag],
       summary: isAlias ? `${route.summary} (same endpoint)` : route.summary,
-      // The spec's second path or method for the same operation: marked so a generator can skip it, and not
-      // deprecated, since the spec documents it and integrators may rely on it for good.
-      ...(isAlias ? { 'x-alias-of': route.operationId } : {}),
-      ...operationDescription(route.description, compiled.permissions),
+      // The spec's second path or method for the same operation: it keeps working, and is deprecated in favour
+      // of the first, so a generated client has one method per operation.
+      ...(isAlias ? { deprecated: true, 'x-alias-of': route.operationId } : {}),
+      ...operationDescription(
+        isAlias
+          ? `The same operation as \`${route.methods[0]} ${route.paths[0]}\` (${route.operationId}), which clients should use. ${route.description ?? ''}`
+          : route.description,
+        compiled.permissions,
+      ),
       ...(route.auth === false ? { security: [] } : {}),
       ...(compiled.permissions.length ? { 'x-permissions': compiled.permissions } : {}),
       'x-graphql-operation': route.document.replace(/\s+/g, ' ').trim(),
