@@ -1,3 +1,4 @@
+import { GraphQLDateTimeISO } from 'graphql-scalars';
 import {
   lexicographicSortSchema,
   printSchema,
@@ -27,7 +28,6 @@ import { CallFieldsResolver } from '../resolvers/call-fields.resolver.js';
 import { CallAnalysisResolver } from '../resolvers/call-analysis.resolver.js';
 import type { Services } from '../platform/composition.js';
 import { COST_RULE, GRAPHQL_LIMITS } from './limits.js';
-import { DateTimeISO } from './date-time.js';
 
 const resolvers = [
   AuthResolver,
@@ -94,7 +94,7 @@ export async function createSchema(services?: Services): Promise<GraphQLSchema> 
     orphanedTypes: LIVE_EVENT_TYPES,
     authChecker,
     authMode: 'error',
-    scalarsMap: [{ type: Date, scalar: DateTimeISO }],
+    scalarsMap: [{ type: Date, scalar: GraphQLDateTimeISO }],
     validate: false,
     // Every subscription brings its own subscribe function (live events); topics are not used.
     pubSub: {
