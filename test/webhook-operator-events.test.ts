@@ -296,7 +296,7 @@ describe('operator events', () => {
       );
       assert.deepEqual(await openAbout(hook.id), ['delivery.exhausted', 'delivery.exhausted']);
       // Resent once the receiver answers: the delivery succeeds, and the notices of its schedules end.
-      down.answer = () => ({ status: 200 });
+      down.answer = (request) => ({ status: request.path === '/timeout' ? 502 : 200 });
       assert.equal(
         (await app.request('POST', `/api/webhooks/deliveries/${delivery.id}/resend`, { token: owner })).status,
         202,

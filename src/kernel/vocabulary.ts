@@ -77,6 +77,24 @@ export enum SpamStatus {
 export const CAMPAIGN_STATUSES = ['draft', 'running', 'completed'] as const;
 /** Which way a call or a message went. */
 export const DIRECTIONS = ['inbound', 'outbound'] as const;
+
+/** A call's direction as the telephony provider writes it in its callbacks. */
+export const PROVIDER_DIRECTIONS = ['inbound', 'outbound-api', 'outbound-dial'] as const;
+/** An AI agent's availability. */
+export const AGENT_STATUSES = ['online', 'offline'] as const;
+/** What an agent's performance is watched by, and which way it crossed its threshold. */
+export const PERFORMANCE_METRICS = ['answer_rate', 'average_sentiment'] as const;
+export const CROSSINGS = ['below', 'above'] as const;
+/** Why the service switched a webhook off. */
+export const DISABLED_REASONS = ['gone', 'failing'] as const;
+/** What made a webhook attempt: the schedule, or a person (a resend, a recovery). */
+export const ATTEMPT_TRIGGERS = ['scheduled', 'manual'] as const;
+/** Who said a turn of a call's transcript. */
+export const SPEAKERS = ['agent', 'caller'] as const;
+/** Which AI numbers local presence may use. */
+export const LOCAL_PRESENCE = ['All', 'Unassigned'] as const;
+/** The types of a company's post-call analysis fields. */
+export const ANALYSIS_FIELD_TYPES = ['string', 'number', 'boolean', 'choice'] as const;
 /** The webhook form data presets, and Custom for any other list of fields. */
 export const LIST_SELECTION_NAMES = ['Basic', 'Contact', 'Full', 'All', 'Custom'] as const;
 export type ListSelectionName = (typeof LIST_SELECTION_NAMES)[number];

@@ -2,6 +2,7 @@ import { Arg, Authorized, Ctx, Field, InputType, Mutation, ObjectType, Query, Re
 import type { RequestContext } from '../platform/context.js';
 import type { AnalysisField, CallAnalysisService } from '../services/call-analysis.service.js';
 import { BOUNDS, inWords } from '../kernel/bounds.js';
+import { AnalysisFieldType } from './enums.js';
 
 // The company's post-call analysis fields: what `customAnalysis` may hold
 // once any are declared, each with its type (checked on every analysis,
@@ -10,7 +11,7 @@ import { BOUNDS, inWords } from '../kernel/bounds.js';
 @ObjectType('CallAnalysisField', { description: "A field of the company's post-call analysis" })
 export class CallAnalysisFieldType {
   @Field({ description: 'Lower-case letters, digits and underscores, starting with a letter' }) name!: string;
-  @Field({ description: 'string, number, boolean or choice' }) type!: string;
+  @Field(() => AnalysisFieldType) type!: string;
   @Field(() => String, { nullable: true }) description!: string | null;
   @Field(() => [String], { nullable: true, description: 'The values a choice field takes' }) choices!: string[] | null;
 }

@@ -4,6 +4,7 @@ import type { RequestContext } from '../platform/context.js';
 import { ForbiddenError } from '../kernel/errors.js';
 import type { TranscriptTurn } from '../events/live.js';
 import type { CallTranscriptService } from '../services/call-transcript.service.js';
+import { CallStatus, Direction, Speaker } from './enums.js';
 
 // A call's live transcript over GraphQL: the turns so far, and each new turn
 // as the provider reports it (graphql-ws, any API process).
@@ -12,7 +13,7 @@ import type { CallTranscriptService } from '../services/call-transcript.service.
 export class TranscriptTurnType {
   @Field(() => Int) callId!: number;
   @Field(() => Int, { description: 'The turn number in the call, from 0' }) sequence!: number;
-  @Field({ description: 'agent or caller' }) speaker!: string;
+  @Field(() => Speaker) speaker!: string;
   @Field() text!: string;
   @Field({ description: 'When the provider reported it' }) at!: Date;
 }
@@ -20,8 +21,8 @@ export class TranscriptTurnType {
 @ObjectType('LiveCall', { description: 'A call in progress' })
 export class LiveCallType {
   @Field(() => Int) id!: number;
-  @Field({ description: 'initiated, ringing or in-progress' }) status!: string;
-  @Field({ description: 'inbound or outbound' }) direction!: string;
+  @Field(() => CallStatus, { description: 'initiated, ringing or in_progress' }) status!: string;
+  @Field(() => Direction) direction!: string;
   @Field() fromNumber!: string;
   @Field() toNumber!: string;
   @Field() startedAt!: Date;

@@ -66,7 +66,7 @@ export class DashboardResolver {
   @Mutation(() => LocalPresenceType, { description: 'Which AI numbers local presence may use: All or Unassigned' })
   async updateLocalPresence(
     @Ctx() ctx: RequestContext,
-    @Arg('numberAiLocalPresence') value: string,
+    @Arg('numberAiLocalPresence', { description: 'All or Unassigned' }) value: string,
   ): Promise<LocalPresenceType> {
     return { newValue: await this.dashboardService.setLocalPresence(ctx, value) };
   }

@@ -1,7 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { CursorPageType } from './pagination.types.js';
-import { CallStatus, DateRange, Direction, Sentiment } from './enums.js';
+import { CallStatus, DateRange, Direction, LocalPresence, Sentiment } from './enums.js';
 import { BOUNDS, inWords } from '../kernel/bounds.js';
 
 @ObjectType('CallNumbers')
@@ -89,7 +89,7 @@ export class CallAnalysisInput {
 
 @ObjectType('LocalPresenceSetting')
 export class LocalPresenceType {
-  @Field({ description: 'All or Unassigned' }) newValue!: string;
+  @Field(() => LocalPresence) newValue!: string;
 }
 
 @InputType({

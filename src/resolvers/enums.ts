@@ -2,7 +2,15 @@ import { registerEnumType } from 'type-graphql';
 import { EVENT_NAMES, EVENT_TYPES } from '../events/catalog.js';
 import { DATE_RANGES } from '../kernel/time/date-range.js';
 import {
+  AGENT_STATUSES,
+  ANALYSIS_FIELD_TYPES,
+  ATTEMPT_TRIGGERS,
   CALL_STATUSES,
+  CROSSINGS,
+  DISABLED_REASONS,
+  LOCAL_PRESENCE,
+  PERFORMANCE_METRICS,
+  SPEAKERS,
   CAMPAIGN_STATUSES,
   DELIVERY_STATUSES,
   DIRECTIONS,
@@ -87,3 +95,38 @@ export const EventCategory = closedSet(
   'The area an event type belongs to',
 );
 export const DateRange = closedSet('DateRange', DATE_RANGES, "A range of the AI dashboard, in the company's time zone");
+export const AgentStatus = closedSet('AgentStatus', AGENT_STATUSES, "An AI agent's availability");
+export const PerformanceMetric = closedSet(
+  'PerformanceMetric',
+  PERFORMANCE_METRICS,
+  "What an agent's performance is watched by",
+);
+export const MetricCrossing = closedSet('MetricCrossing', CROSSINGS, 'Which way a metric crossed its threshold');
+export const DisabledReason = closedSet(
+  'DisabledReason',
+  DISABLED_REASONS,
+  'Why the service switched a webhook off: its endpoint answered 410 (gone), or failed for WEBHOOK_DISABLE_AFTER',
+);
+export const AttemptTrigger = closedSet(
+  'AttemptTrigger',
+  ATTEMPT_TRIGGERS,
+  'What made a webhook attempt: its schedule, or a person (a resend, a recovery)',
+);
+export const Speaker = closedSet('Speaker', SPEAKERS, "Who said a turn of a call's transcript");
+export const LocalPresence = closedSet('LocalPresence', LOCAL_PRESENCE, 'Which AI numbers local presence may use');
+export const AnalysisFieldType = closedSet(
+  'AnalysisFieldType',
+  ANALYSIS_FIELD_TYPES,
+  "The type of a company's post-call analysis field",
+);
+
+/** The registered enum whose values are exactly `values` (an event field's JSON Schema enum), if there is one. */
+export function closedSetOf(values: readonly unknown[]): Record<string, string> | undefined {
+  const wanted = values.filter((value) => value !== null);
+  if (!wanted.every((value) => typeof value === 'string')) return undefined;
+  const sets = [Direction, Sentiment, AgentStatus, PerformanceMetric, MetricCrossing, DisabledReason, CallStatus];
+  return sets.find((set) => {
+    const members = Object.values(set);
+    return members.length === wanted.length && wanted.every((value) => members.includes(value as string));
+  });
+}

@@ -3,7 +3,7 @@ import type { GraphQLScalarType } from 'graphql';
 import { Field, Float, ID, Int, InterfaceType, ObjectType } from 'type-graphql';
 import { EVENT_DOCS } from '../events/catalog.js';
 import { typeNameOf as pascal } from '../kernel/vocabulary.js';
-import { WebhookEvent } from './enums.js';
+import { closedSetOf, WebhookEvent } from './enums.js';
 
 // The live events, typed from the event catalog: an interface, LiveEvent,
 // with what every event has (its untyped `data` too, as webhooks carry it),
@@ -19,8 +19,17 @@ export const camel = (key: string) => key.replace(/_([a-z0-9])/g, (_match, c: st
 /** The GraphQL type of a field of an event's data, from its JSON Schema. */
 function fieldType(
   schema: Schema,
-): () => GraphQLScalarType | BooleanConstructor | StringConstructor | [StringConstructor] {
+): () => GraphQLScalarType | BooleanConstructor | StringConstructor | [StringConstructor] | Record<string, string> {
   const types = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter((t) => t !== 'null');
+  // A closed set of strings is the GraphQL enum of the same values (src/kernel/vocabulary.ts); one without is a defect.
+  if (types[0] === 'string' && Array.isArray(schema.enum)) {
+    const set = closedSetOf(schema.enum);
+    if (!set)
+      throw new Error(
+        `No GraphQL enum has the values ${JSON.stringify(schema.enum)}: declare them in src/kernel/vocabulary.ts`,
+      );
+    return () => set;
+  }
   switch (types[0]) {
     case 'integer':
       return () => Int;

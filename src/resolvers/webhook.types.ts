@@ -1,7 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { PageType } from './pagination.types.js';
-import { DeliveryStatus, EventCategory, ListSelection, WebhookEvent } from './enums.js';
+import { AttemptTrigger, DeliveryStatus, DisabledReason, EventCategory, ListSelection, WebhookEvent } from './enums.js';
 import { BOUNDS, inWords } from '../kernel/bounds.js';
 
 @ObjectType('WebhookHeader')
@@ -45,7 +45,7 @@ export class WebhookType {
   })
   filters!: WebhookFilterType[];
   @Field() active!: boolean;
-  @Field(() => String, { nullable: true, description: 'gone or failing when the service switched the webhook off' })
+  @Field(() => DisabledReason, { nullable: true, description: 'Set when the service switched the webhook off' })
   disabledReason!: string | null;
   @Field(() => Int, { description: 'Attempts made' }) hits!: number;
   @Field(() => Date, { nullable: true }) lastHit!: Date | null;
@@ -88,7 +88,7 @@ export class WebhookSecretType {
 @ObjectType('WebhookAttempt')
 export class WebhookAttemptType {
   @Field(() => Int) number!: number;
-  @Field({ description: 'scheduled or manual' }) trigger!: string;
+  @Field(() => AttemptTrigger) trigger!: string;
   @Field() attemptedAt!: Date;
   @Field(() => Int, { nullable: true, description: 'Null when no response arrived' }) statusCode!: number | null;
   @Field(() => Int, { nullable: true }) durationMs!: number | null;

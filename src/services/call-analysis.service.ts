@@ -2,7 +2,8 @@ import type { RequestContext } from '../platform/context.js';
 import { ConflictError, NotFoundError, ValidationError } from '../kernel/errors.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { Rules } from '../kernel/validation.js';
-import { CALL_PROGRESS, SENTIMENTS } from '../kernel/vocabulary.js';
+import { ANALYSIS_FIELD_TYPES, CALL_PROGRESS, SENTIMENTS } from '../kernel/vocabulary.js';
+export { ANALYSIS_FIELD_TYPES };
 import type { AnalysedCall, CallAnalysis } from './calls/records.js';
 import { callRecords } from './calls/statements.js';
 import { contactFields, type ContactService } from './contact.service.js';
@@ -37,7 +38,6 @@ export const ANALYSIS_LIMITS = {
   choices: BOUNDS.analysis.choices.maxItems,
   choice: BOUNDS.analysis.choices.items.maxLength,
 } as const;
-export const ANALYSIS_FIELD_TYPES = ['string', 'number', 'boolean', 'choice'] as const;
 
 /** A post-call analysis field the company declares (Retell's post_call_analysis_data). */
 export interface AnalysisField {

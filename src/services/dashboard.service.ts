@@ -1,3 +1,4 @@
+import { LOCAL_PRESENCE } from '../kernel/vocabulary.js';
 import type { RequestContext, Viewer } from '../platform/context.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { Company, type Call } from '../entities/index.js';
@@ -44,8 +45,6 @@ interface Scope {
   agentId?: number;
   pattern?: string;
 }
-
-export const LOCAL_PRESENCE = ['All', 'Unassigned'] as const;
 
 export class DashboardService {
   constructor(

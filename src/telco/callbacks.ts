@@ -1,3 +1,4 @@
+import { PROVIDER_DIRECTIONS } from '../kernel/vocabulary.js';
 import type { ContextFactory, RequestContext } from '../platform/context.js';
 import { HttpError, ValidationError } from '../kernel/errors.js';
 import { INSTANT_YEARS, parseInstant } from '../kernel/time/instant.js';
@@ -93,7 +94,7 @@ export type CallbackKind = (typeof CALLBACK_KINDS)[number];
 type Params = Record<string, string>;
 const CALL_SID = /^CA[0-9a-f]{32}$/;
 const MESSAGE_SID = /^SM[0-9a-f]{32}$/;
-const DIRECTIONS = ['inbound', 'outbound-api', 'outbound-dial'];
+const DIRECTIONS: readonly string[] = PROVIDER_DIRECTIONS;
 
 const directionOf = (raw: string | undefined) => (raw?.startsWith('outbound') ? 'outbound' : 'inbound');
 /** Which side of a call is the company's: the called number inbound, the caller outbound. */

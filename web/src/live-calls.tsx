@@ -81,7 +81,7 @@ export function LiveCallsPage() {
                   {call.toNumber}
                 </td>
                 <td data-label="Agent">{call.agentName ?? '—'}</td>
-                <td data-label="Status">{call.status}</td>
+                <td data-label="Status">{call.status.replace(/_/g, ' ')}</td>
                 <td data-label="Transcript">
                   <button
                     type="button"

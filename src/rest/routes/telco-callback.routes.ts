@@ -1,5 +1,5 @@
 import { BOUNDS } from '../../kernel/bounds.js';
-import { CALL_STATUSES, SENTIMENTS, SMS_STATUSES } from '../../kernel/vocabulary.js';
+import { CALL_STATUSES, PROVIDER_DIRECTIONS, SENTIMENTS, SMS_STATUSES } from '../../kernel/vocabulary.js';
 import type { IngressRoute, Param } from '../route.js';
 
 // The provider's callbacks (docs/design.md §5, "Event sources"): rows of the
@@ -13,7 +13,7 @@ const callParties: Record<string, Param> = {
   CallSid: { type: 'string', required: true, description: 'CA followed by 32 hexadecimal digits' },
   From: { type: 'string', required: true, description: 'Caller, E.164' },
   To: { type: 'string', required: true, description: 'Called number, E.164' },
-  Direction: { type: 'string', description: 'inbound, outbound-api or outbound-dial' },
+  Direction: { type: 'string', enum: PROVIDER_DIRECTIONS, description: 'Which way the call goes' },
 };
 const sentiment: Param = { type: 'string', enum: SENTIMENTS };
 const recordingUrl: Param = { type: 'string', description: 'The recording, an http or https URL' };
