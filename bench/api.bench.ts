@@ -11,7 +11,7 @@ import {
   type TestApp,
 } from './harness.js';
 import { TEST_JWT_SECRET } from '../test/helpers/app.js';
-import { loadConfig } from '../src/platform/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startService } from '../src/platform/runtime.js';
 

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { MikroORM } from '@mikro-orm/postgresql';
 import path from 'node:path';
-import { loadConfig } from './platform/config.js';
+import { loadConfig } from './config/config.js';
 import { startEmbeddedPostgres } from './db/embedded.js';
 import { migrate, migrator } from './db/migrate.js';
 import { ormConfig } from './mikro-orm.config.js';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig, type Config } from './platform/config.js';
+import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { describeStartFailure, EXIT_CODES } from './platform/startup-failure.js';
+import { describeStartFailure, EXIT_CODES } from './config/startup-failure.js';
 
 // `npm start`: one binary; PROCESS_ROLE picks all (default), api or worker.
 // The configuration is checked before the service's modules load (over a

@@ -1,7 +1,7 @@
 import { defineConfig } from '@mikro-orm/postgresql';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from './platform/config.js';
+import { loadConfig } from './config/config.js';
 import { entities } from './entities/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -14,15 +14,15 @@ const SRC = 'src';
 const LAYERS: Array<[number, string[]]> = [
   [9, ['main.ts', 'generate.ts', 'create-migration.ts', 'seed/cli.ts', 'limits/cli.ts', 'listen/cli.ts', 'contract/']],
   [8, ['platform/runtime.ts', 'platform/generated.ts']],
-  [7, ['http/app.ts', 'seed/']],
+  [7, ['platform/app.ts', 'seed/']],
   [6, ['http/', 'graphql/', 'rest/', 'jobs/', 'web/']],
   [5, ['resolvers/']],
-  [4, ['platform/composition.ts']],
+  [4, ['composition.ts']],
   [3, ['services/', 'webhooks/', 'workflows/', 'spam/', 'telco/']],
   [
     2,
     [
-      'platform/context.ts',
+      'context/request-context.ts',
       'auth/',
       'db/',
       'limits/',
@@ -35,7 +35,7 @@ const LAYERS: Array<[number, string[]]> = [
       'migrations/',
     ],
   ],
-  [1, ['kernel/', 'platform/config.ts', 'platform/version.ts', 'platform/startup-failure.ts', 'observability/']],
+  [1, ['kernel/', 'config/config.ts', 'config/version.ts', 'config/startup-failure.ts', 'observability/']],
 ];
 
 /**

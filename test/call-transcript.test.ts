@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { loadConfig } from '../src/platform/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { toBase64Id } from '../src/kernel/ids.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startService, type Running } from '../src/platform/runtime.js';

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { loadConfig, parseDuration } from '../src/platform/config.js';
+import { loadConfig, parseDuration } from '../src/config/config.js';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 const base = { JWT_SECRET: 'x'.repeat(40), APP_KEY: KEY, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-config-')) };

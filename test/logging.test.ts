@@ -204,7 +204,7 @@ describe('logs', () => {
   );
 
   it('LOG_FORMAT=pretty writes lines for a person; a bad LOG_FORMAT is a configuration error', async () => {
-    const { loadConfig, ConfigError } = await import('../src/platform/config.js');
+    const { loadConfig, ConfigError } = await import('../src/config/config.js');
     assert.equal(loadConfig({ NODE_ENV: 'test', LOG_FORMAT: 'pretty' }).logFormat, 'pretty');
     assert.equal(loadConfig({ NODE_ENV: 'test' }).logFormat, undefined);
     assert.throws(

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import pg from 'pg';
-import { loadConfig } from '../src/platform/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { TEMPLATE_BUILDING_LOCK, TEST_APP_KEY, TEST_JWT_SECRET, testPoolSize } from './helpers/run-settings.js';
 import {

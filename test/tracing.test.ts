@@ -7,7 +7,7 @@ import protobuf from 'protobufjs';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { startTracing, stopTracing } from '../src/observability/tracing.js';
-import { loadConfig } from '../src/platform/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually, Receiver } from './helpers/receiver.js';
 import { kill, startWorker } from './helpers/worker.js';

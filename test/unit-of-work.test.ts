@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { toBase64Id } from '../src/kernel/ids.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import type { RequestContext } from '../src/platform/context.js';
+import type { RequestContext } from '../src/context/request-context.js';
 
 // One transaction per operation, and every rule that two concurrent requests
 // could break held by a constraint or a lock: checked in the database after

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { ViewerCache } from '../src/auth/viewer-cache.js';
-import type { Viewer } from '../src/platform/context.js';
+import type { Viewer } from '../src/context/request-context.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually } from './helpers/receiver.js';
 import { startWorker } from './helpers/worker.js';

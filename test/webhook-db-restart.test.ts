@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { loadConfig } from '../src/platform/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startService, type Running } from '../src/platform/runtime.js';
 import { DEMO_PASSWORD } from '../src/seed/demo.js';

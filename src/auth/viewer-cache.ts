@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Viewer } from '../platform/context.js';
+import type { Viewer } from '../context/request-context.js';
 import { listen, type Listener } from '../db/listener.js';
 import type { Logger } from '../observability/logger.js';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { ConflictError, HttpError, UnprocessableError } from '../kernel/errors.js';
 
 // Idempotency keys (Stripe's Idempotency-Key): a write sent again with the

@@ -1,6 +1,6 @@
 import type { EntityName, FilterQuery, FindOptions } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { NotFoundError } from '../kernel/errors.js';
 import { cursors } from './cursors.js';

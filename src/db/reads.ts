@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { createRequire } from 'node:module';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { LIMITS, Rules, message } from '../kernel/validation.js';
 import { ValidationError } from '../kernel/errors.js';
 import { cursors, type Cursor } from './cursors.js';

@@ -1,6 +1,6 @@
 import { ulid } from 'ulid';
 import { changeConcerns, type ViewerChange } from '../auth/viewer-cache.js';
-import type { RequestContext, Viewer } from '../platform/context.js';
+import type { RequestContext, Viewer } from '../context/request-context.js';
 import { dbDate } from '../db/reads.js';
 import { listen, type Listener } from '../db/listener.js';
 import { errorFields, type Logger } from '../observability/logger.js';

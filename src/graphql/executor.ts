@@ -10,7 +10,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { runOnce } from './idempotent.js';
 import { liftInputLiterals } from './lift.js';
 

@@ -1,5 +1,5 @@
 import { GraphQLError, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { checkKey, fingerprint, once } from '../db/idempotency.js';
 import { HttpError } from '../kernel/errors.js';
 

@@ -12,10 +12,10 @@ import { CloseCode, handleProtocols, makeServer, type Context, type SubscribePay
 import type { IncomingMessage, Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { pointsOf } from '../limits/api-limits.js';
 import { errorFields, type Logger } from '../observability/logger.js';
-import type { Services } from '../platform/composition.js';
+import type { Services } from '../composition.js';
 import { errorFormatter } from './format-error.js';
 import { GRAPHQL_LIMITS, QueryTooComplexError, checkOperation, tooManyTokens } from './limits.js';
 
@@ -183,7 +183,7 @@ export function serveSubscriptions(
     },
   });
 
-  // The HTTP server's own errors reach ws too; a listen error is the start's to report (src/platform/startup-failure.ts).
+  // The HTTP server's own errors reach ws too; a listen error is the start's to report (src/config/startup-failure.ts).
   wss.on(
     'error',
     (error) =>

@@ -7,7 +7,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { buildSchema, getMetadataStorage, type AuthChecker, type ContainerType } from 'type-graphql';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { AgentResolver } from '../resolvers/agent.resolver.js';
 import { SmsResolver } from '../resolvers/sms.resolver.js';
 import { ContactResolver } from '../resolvers/contact.resolver.js';
@@ -26,7 +26,7 @@ import { attachTranscripts, CallTranscriptResolver } from '../resolvers/call-tra
 import { attachListen, ListenResolver } from '../resolvers/listen.resolver.js';
 import { CallFieldsResolver } from '../resolvers/call-fields.resolver.js';
 import { CallAnalysisResolver } from '../resolvers/call-analysis.resolver.js';
-import type { Services } from '../platform/composition.js';
+import type { Services } from '../composition.js';
 import { COST_RULE, GRAPHQL_LIMITS } from './limits.js';
 
 const resolvers = [

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import { appErrorOf } from '../kernel/errors.js';
 import { errorFields, type Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { ContextFactory, RequestContext } from '../platform/context.js';
+import type { ContextFactory, RequestContext } from '../context/request-context.js';
 import type { TraceContext } from '../observability/tracing.js';
 
 // HTTP concerns shared by /api and /graphql: request ids, access logs and

@@ -6,10 +6,10 @@ import { adoptApp, bearerOf, chain, closeWhenDraining, frontDoor, requestLog } f
 import type { JobRunner } from '../jobs/agenda.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { Services } from '../platform/composition.js';
+import type { Services } from '../composition.js';
 
 // What every process serves, a worker alone included: the request log,
-// /healthz, /readyz and /metrics. The API (src/http/app.ts) builds on it.
+// /healthz, /readyz and /metrics. The API (src/platform/app.ts) builds on it.
 
 export interface ProbeParts {
   orm: MikroORM;

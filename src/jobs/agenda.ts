@@ -8,10 +8,10 @@ import { purgeIdempotencyKeys } from '../db/idempotency.js';
 import { DeliveryPump } from '../webhooks/engine/pump.js';
 import { DELIVERY_JOB, type DeliveryJobData } from '../webhooks/engine/scheduler.js';
 import pg from 'pg';
-import type { Config } from '../platform/config.js';
+import type { Config } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { Services } from '../platform/composition.js';
+import type { Services } from '../composition.js';
 import { errorFields } from '../observability/logger.js';
 import { LIVE_RETENTION } from '../events/live.js';
 

@@ -1,5 +1,5 @@
-import type { Config, RateWindow } from '../platform/config.js';
-import type { RequestContext, Viewer } from '../platform/context.js';
+import type { Config, RateWindow } from '../config/config.js';
+import type { RequestContext, Viewer } from '../context/request-context.js';
 import { RateLimitedError } from '../kernel/errors.js';
 import type { SharedBudgets, Spent } from './shared-budgets.js';
 

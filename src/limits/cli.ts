@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { loadConfig } from '../platform/config.js';
+import { loadConfig } from '../config/config.js';
 import { startEmbeddedPostgres } from '../db/embedded.js';
 import { createLogger } from '../observability/logger.js';
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import type { RateWindow } from '../platform/config.js';
+import type { RateWindow } from '../config/config.js';
 
 // Budgets of points per fixed window, shared by every API process through one
 // PostgreSQL row per key (rate-limiter-flexible's PostgreSQL store, on the

@@ -1,6 +1,6 @@
 import { pino, type DestinationStream, type Logger as Pino } from 'pino';
 import { createRequire } from 'node:module';
-import type { LogLevel } from '../platform/config.js';
+import type { LogLevel } from '../config/config.js';
 
 // Logs through pino: one JSON object per line on stdout (`LOG_FORMAT=json`,
 // the default), or lines for a person at a terminal (`LOG_FORMAT=pretty`).

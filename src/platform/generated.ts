@@ -3,7 +3,7 @@ import { createSchema, schemaText } from '../graphql/schema.js';
 import { compileRoutes } from '../rest/compile.js';
 import { openApiDocument } from '../rest/openapi.js';
 import { ingressTable, routeTable } from '../rest/routes/index.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../config/version.js';
 import { DELIVERY_STATUSES, graphqlName } from '../kernel/vocabulary.js';
 import { EVENT_NAMES } from '../events/catalog.js';
 import { WEBHOOKS_DOC_FILE, webhooksDoc } from '../webhooks/config/docs.js';

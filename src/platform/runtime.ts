@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { Config } from './config.js';
+import type { Config } from '../config/config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js';
 import { LOCKS } from '../db/locks.js';
 import { migrate } from '../db/migrate.js';
@@ -19,9 +19,9 @@ import { HttpError } from '../kernel/errors.js';
 import { probesApp } from '../http/probes.js';
 import { sendError } from '../http/edge.js';
 import { usePasswordCost } from '../auth/passwords.js';
-import { createServices, type Services } from './composition.js';
+import { createServices, type Services } from '../composition.js';
 import { TelcoSimulator } from '../telco/simulator.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../config/version.js';
 import { webhooksSection } from '../webhooks/config/openapi.js';
 import { startTracing, stopTracing } from '../observability/tracing.js';
 
@@ -160,7 +160,7 @@ export async function startService(
         { ingressTable, routeTable },
         { serveSubscriptions },
       ] = await Promise.all([
-        import('../http/app.js'),
+        import('./app.js'),
         import('../graphql/schema.js'),
         import('../rest/compile.js'),
         import('../rest/openapi.js'),

@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, Field, Float, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { setThresholds, thresholdsOf } from '../services/agent-performance.js';
 import type { AgentService } from '../services/agent.service.js';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { AgentPageType, AgentType } from './phone-number.types.js';
 
 @ObjectType('AgentPerformanceThresholds')

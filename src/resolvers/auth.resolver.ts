@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { AuthService } from '../services/auth.service.js';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { LoginResultType, MeType } from './auth.types.js';
 
 @Resolver()

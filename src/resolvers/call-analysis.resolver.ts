@@ -1,5 +1,5 @@
 import { Arg, Authorized, Ctx, Field, InputType, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import type { AnalysisField, CallAnalysisService } from '../services/call-analysis.service.js';
 import { BOUNDS, inWords } from '../kernel/bounds.js';
 import { AnalysisFieldType } from './enums.js';

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import type { CallDetailsRecord } from '../services/calls/records.js';
 import type { DashboardService } from '../services/dashboard.service.js';
 import { NotFoundError } from '../kernel/errors.js';

@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { Arg, Authorized, Ctx, Field, ID, Int, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { ForbiddenError } from '../kernel/errors.js';
 import type { TranscriptTurn } from '../events/live.js';
 import type { CallTranscriptService } from '../services/call-transcript.service.js';

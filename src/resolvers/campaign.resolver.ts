@@ -1,5 +1,5 @@
 import { Arg, Authorized, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import type { CampaignService } from '../services/campaign.service.js';
 import { PageType } from './pagination.types.js';
 import { CampaignStatus } from './enums.js';

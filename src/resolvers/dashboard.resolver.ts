@@ -2,7 +2,7 @@ import { AFTER_DESCRIPTION } from './pagination.types.js';
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { DashboardService } from '../services/dashboard.service.js';
 import type { CallAnalysisService } from '../services/call-analysis.service.js';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import {
   AppointmentCallPageType,
   CallAnalysisInput,

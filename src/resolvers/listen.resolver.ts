@@ -1,7 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, Field, ID, Int, Mutation, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import type { ListenMessage, ListenSessions } from '../webhooks/tools/listen.js';
 import { WebhookEvent } from './enums.js';
 import { WebhookType } from './webhook.types.js';

@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { Arg, Resolver, Root, Subscription } from 'type-graphql';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { ForbiddenError } from '../kernel/errors.js';
 import type { LiveEvent, LiveEvents } from '../events/live.js';
 import { WebhookEvent } from './enums.js';

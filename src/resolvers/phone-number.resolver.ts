@@ -3,7 +3,7 @@ import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-g
 import type { PhoneNumberService } from '../services/phone-number.service.js';
 import type { TelcoService } from '../services/telco.service.js';
 import type { NumberPurchaseService } from '../services/number-purchase.service.js';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { TELCO_PROVIDER } from '../telco/client.js';
 import {
   ActionResultType,

@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { PipelineService } from '../services/pipeline.service.js';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import {
   CreatePipelineInput,
   CrmLocationType,

@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RoleRecord, RoleService } from '../services/role.service.js';
 import type { IdCodec } from '../kernel/ids.js';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import {
   CreateRoleInput,
   PermissionModuleType,

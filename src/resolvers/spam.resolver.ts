@@ -1,7 +1,7 @@
 import { AFTER_DESCRIPTION } from './pagination.types.js';
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { SpamService } from '../services/spam.service.js';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import {
   SpamFlagSettingsType,
   SpamListFilter,

@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { EVENT_DOCS } from '../events/catalog.js';
 import { FORM_FIELDS, LIST_SELECTIONS } from '../webhooks/config/payload.js';
 import type { DeliveryService } from '../webhooks/tools/delivery.service.js';

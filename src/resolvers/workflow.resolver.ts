@@ -2,7 +2,7 @@ import { AFTER_DESCRIPTION } from './pagination.types.js';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { WorkflowService } from '../services/workflow.service.js';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { WorkflowStatus, type TriggerConfig } from '../entities/index.js';
 import { ACTIONS, TRIGGERS } from '../workflows/catalog.js';
 import {

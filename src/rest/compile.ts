@@ -14,7 +14,7 @@ import { getMetadataStorage } from 'type-graphql';
 import { resolveRoute } from './derive.js';
 import type { HttpMethod, ResolvedRoute, Route } from './route.js';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { HttpError } from '../kernel/errors.js';
 import type { IdCodec } from '../kernel/ids.js';
 import type { Logger } from '../observability/logger.js';

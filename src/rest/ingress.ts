@@ -1,7 +1,7 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { HttpError } from '../kernel/errors.js';
 import type { Logger } from '../observability/logger.js';
-import type { Services } from '../platform/composition.js';
+import type { Services } from '../composition.js';
 import { SIGNATURE_HEADER } from '../telco/signature.js';
 import { sendError } from '../http/edge.js';
 import type { IngressRoute } from './route.js';

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { Rules } from '../kernel/validation.js';
 import { TERMINAL_CALL_STATUSES } from '../kernel/vocabulary.js';
 import { callRecords } from './calls/statements.js';

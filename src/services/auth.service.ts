@@ -1,7 +1,7 @@
 import { dummyHash, verifyPassword } from '../auth/passwords.js';
 import type { TokenSigner } from '../auth/tokens.js';
 import type { ViewerCache } from '../auth/viewer-cache.js';
-import type { ActorSource, CompanyScope, RequestContext, Viewer } from '../platform/context.js';
+import type { ActorSource, CompanyScope, RequestContext, Viewer } from '../context/request-context.js';
 import { RevokedToken, User } from '../entities/index.js';
 import { InvalidCredentialsError } from '../kernel/errors.js';
 import { EMAIL, Rules, message } from '../kernel/validation.js';

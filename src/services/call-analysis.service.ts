@@ -1,4 +1,4 @@
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { ConflictError, NotFoundError, ValidationError } from '../kernel/errors.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { Rules } from '../kernel/validation.js';

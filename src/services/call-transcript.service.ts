@@ -1,4 +1,4 @@
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { NotFoundError } from '../kernel/errors.js';
 import type { LiveEvents, SubscriptionGuard, TranscriptTurn } from '../events/live.js';
 import type { IdCodec } from '../kernel/ids.js';

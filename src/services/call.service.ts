@@ -1,4 +1,4 @@
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { CALL_PROGRESS } from '../kernel/vocabulary.js';
 import { callRecords } from './calls/statements.js';
 import type { CallStatusChanged } from '../telco/callbacks.js';

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { dbDate, pageOf, pageWindow, readPage, type Page } from '../db/reads.js';
 import { ConflictError, NotFoundError, ValidationError } from '../kernel/errors.js';
 import type { IdCodec } from '../kernel/ids.js';

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { dbDate, likePattern, pageOf, pageWindow, readPage, type Page } from '../db/reads.js';
 import { ValidationError } from '../kernel/errors.js';
 import { E164, EMAIL, Rules, message } from '../kernel/validation.js';

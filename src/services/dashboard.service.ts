@@ -1,5 +1,5 @@
 import { LOCAL_PRESENCE } from '../kernel/vocabulary.js';
-import type { RequestContext, Viewer } from '../platform/context.js';
+import type { RequestContext, Viewer } from '../context/request-context.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { Company, type Call } from '../entities/index.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../kernel/errors.js';

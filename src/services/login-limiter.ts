@@ -1,5 +1,5 @@
-import type { RateWindow } from '../platform/config.js';
-import type { RequestContext } from '../platform/context.js';
+import type { RateWindow } from '../config/config.js';
+import type { RequestContext } from '../context/request-context.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 // Sign-in limits, per IP and per email. Counted per login call, so attempts

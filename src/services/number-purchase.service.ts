@@ -1,6 +1,6 @@
 import type { PurposeTokens } from '../auth/purpose-tokens.js';
-import type { Config } from '../platform/config.js';
-import type { ContextFactory, RequestContext } from '../platform/context.js';
+import type { Config } from '../config/config.js';
+import type { ContextFactory, RequestContext } from '../context/request-context.js';
 import { PhoneNumber } from '../entities/index.js';
 import { ProviderUnavailableError, UnprocessableError, ValidationError } from '../kernel/errors.js';
 import { TELCO_PROVIDER, TelcoError, TelcoUnavailableError, type TelcoClient } from '../telco/client.js';

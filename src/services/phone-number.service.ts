@@ -1,4 +1,4 @@
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { toBase64Id, type IdCodec } from '../kernel/ids.js';
 import { Agent, PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from '../entities/index.js';
 import { UnprocessableError } from '../kernel/errors.js';

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { toBase64Id, type IdCodec } from '../kernel/ids.js';
 import { Pipeline, PipelineStage } from '../entities/index.js';
 import { Rules } from '../kernel/validation.js';

@@ -1,5 +1,5 @@
-import type { RateWindow } from '../platform/config.js';
-import type { RequestContext } from '../platform/context.js';
+import type { RateWindow } from '../config/config.js';
+import type { RequestContext } from '../context/request-context.js';
 import { RateLimitedError } from '../kernel/errors.js';
 
 // Fixed-window counters in PostgreSQL, shared by every API process. Each hit

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import type { IdCodec } from '../kernel/ids.js';
 import type { ViewerCache } from '../auth/viewer-cache.js';
 import { Module, Permission, Role, User } from '../entities/index.js';

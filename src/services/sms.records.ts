@@ -1,4 +1,4 @@
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { dbDate, readPage, type PageWindow } from '../db/reads.js';
 
 // The SMS aggregate's statements and its one record shape: every read and

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { UnprocessableError, ValidationError } from '../kernel/errors.js';
 import { E164, Rules, message } from '../kernel/validation.js';
 import { pageOf, pageWindow, type Page } from '../db/reads.js';

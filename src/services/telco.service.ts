@@ -1,6 +1,6 @@
 import type { PurposeTokens } from '../auth/purpose-tokens.js';
-import type { Config } from '../platform/config.js';
-import type { RequestContext } from '../platform/context.js';
+import type { Config } from '../config/config.js';
+import type { RequestContext } from '../context/request-context.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { MessagingCampaign, PhoneNumber, PhoneStatus, TelcoAccount } from '../entities/index.js';

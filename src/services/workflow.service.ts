@@ -1,4 +1,4 @@
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { toBase64Id, type IdCodec } from '../kernel/ids.js';
 import { Workflow, WorkflowFolder, WorkflowStatus, type TriggerConfig } from '../entities/index.js';
 import { NotFoundError, ValidationError } from '../kernel/errors.js';

@@ -1,5 +1,5 @@
 import { PROVIDER_DIRECTIONS } from '../kernel/vocabulary.js';
-import type { ContextFactory, RequestContext } from '../platform/context.js';
+import type { ContextFactory, RequestContext } from '../context/request-context.js';
 import { HttpError, ValidationError } from '../kernel/errors.js';
 import { INSTANT_YEARS, parseInstant } from '../kernel/time/instant.js';
 import { E164, message } from '../kernel/validation.js';

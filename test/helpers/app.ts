@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
-import { loadConfig, type Config } from '../../src/platform/config.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { startService, type Running, type StartOptions } from '../../src/platform/runtime.js';
 import { hashPassword } from '../../src/auth/passwords.js';

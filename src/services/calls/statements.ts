@@ -1,5 +1,5 @@
 import { raw } from '@mikro-orm/core';
-import type { RequestContext } from '../../platform/context.js';
+import type { RequestContext } from '../../context/request-context.js';
 import { Call } from '../../entities/index.js';
 import { dbDate, readDeepPage, type PageWindow } from '../../db/reads.js';
 import type { Interval } from '../../kernel/time/date-range.js';

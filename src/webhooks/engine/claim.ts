@@ -1,4 +1,4 @@
-import type { ContextFactory } from '../../platform/context.js';
+import type { ContextFactory } from '../../context/request-context.js';
 import { dbDate } from '../../db/reads.js';
 import { LOCKS } from '../../db/locks.js';
 import type { StoredHeader } from '../config/headers.js';

@@ -1,8 +1,8 @@
-import type { ContextFactory } from '../../platform/context.js';
+import type { ContextFactory } from '../../context/request-context.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
-import { VERSION } from '../../platform/version.js';
+import { VERSION } from '../../config/version.js';
 import { DeliveryClaim, type Claimed } from './claim.js';
 import { resolveDestination, type DestinationPolicy } from '../config/destination.js';
 import { sendAttempt, type SendResult } from './http-send.js';

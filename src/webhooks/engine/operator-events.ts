@@ -1,4 +1,4 @@
-import type { RequestContext } from '../../platform/context.js';
+import type { RequestContext } from '../../context/request-context.js';
 import { dbDate } from '../../db/reads.js';
 import type { SendResult } from './http-send.js';
 

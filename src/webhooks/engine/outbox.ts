@@ -1,4 +1,4 @@
-import type { RequestContext } from '../../platform/context.js';
+import type { RequestContext } from '../../context/request-context.js';
 import type { DomainEvent, EventSink } from '../../events/recorder.js';
 import { newDeliveryId, payloadText, selectContact } from '../config/payload.js';
 import { DUE_CHANNEL } from './pump.js';

@@ -1,4 +1,4 @@
-import type { ContextFactory, RequestContext } from '../../platform/context.js';
+import type { ContextFactory, RequestContext } from '../../context/request-context.js';
 import { dbDate } from '../../db/reads.js';
 import { errorFields, type Logger } from '../../observability/logger.js';
 import type { Claimed } from './claim.js';

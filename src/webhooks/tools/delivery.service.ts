@@ -1,4 +1,4 @@
-import type { RequestContext } from '../../platform/context.js';
+import type { RequestContext } from '../../context/request-context.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../kernel/vocabulary.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { EVENT_NAMES, eventDoc, isEventType } from '../../events/catalog.js';

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../../platform/context.js';
+import type { RequestContext } from '../../context/request-context.js';
 import { dbDate, pageOf, type Page, type PageWindow } from '../../db/reads.js';
 import { OPERATOR_EVENTS } from '../../events/catalog.js';
 import { selectContact } from '../config/payload.js';

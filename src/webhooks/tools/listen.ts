@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import type { ContextFactory, RequestContext } from '../../platform/context.js';
+import type { ContextFactory, RequestContext } from '../../context/request-context.js';
 import { listen, type Listener } from '../../db/listener.js';
 import { ConflictError, NotFoundError } from '../../kernel/errors.js';
 import { pushStream } from '../../events/stream.js';
