@@ -1,3 +1,4 @@
+import { SENTIMENTS, TERMINAL_CALL_STATUSES } from '../kernel/vocabulary.js';
 import type { EventType } from './types.js';
 
 // The JSON Schema of each event's `data` and an example of it (src/events/catalog.ts documents them).
@@ -99,10 +100,12 @@ export const SPECS: Record<EventType, EventSpec> = {
     properties: {
       ...callBase,
       call_duration: int('Duration in seconds'),
-      call_status: str('Final status, such as completed, no-answer, busy or failed'),
+      call_status: str('Final status, such as completed, no-answer, busy or failed', {
+        enum: [...TERMINAL_CALL_STATUSES],
+      }),
       recording_url: nullable(str('Recording URL', { format: 'uri' })),
       transcription: nullable(str('Transcript of the call')),
-      sentiment: nullable(str('positive, neutral or negative')),
+      sentiment: nullable(str('positive, neutral or negative', { enum: [...SENTIMENTS, null] })),
       disposition: nullable(str('Outcome of the call')),
       tags: { type: 'array', items: { type: 'string' }, description: 'Tags the analysis gave the call' },
       custom_fields: { type: 'object', additionalProperties: true, description: 'Free keys' },
@@ -256,7 +259,7 @@ export const SPECS: Record<EventType, EventSpec> = {
     example: { call_id: '5012', appointment_at: '2026-11-24T20:00:00.000Z', agent_id: '7' },
   },
   'sms.sent': {
-    properties: { ...smsBase, status: str('The provider status: sent or delivered') },
+    properties: { ...smsBase, status: str('The provider status: sent or delivered', { enum: ['sent', 'delivered'] }) },
     required: ['message_id', 'from_number', 'to_number', 'body', 'status'],
     example: { ...SMS_EXAMPLE, body: 'Reminder: your appointment is Tuesday at 3 pm.', status: 'delivered' },
   },
@@ -268,7 +271,7 @@ export const SPECS: Record<EventType, EventSpec> = {
   'sms.failed': {
     properties: {
       ...smsBase,
-      status: str('failed or undelivered'),
+      status: str('failed or undelivered', { enum: ['failed', 'undelivered'] }),
       error_code: nullable(str('The provider error code')),
     },
     required: ['message_id', 'from_number', 'to_number', 'body', 'status', 'error_code'],

@@ -16,6 +16,8 @@ export interface Bound {
   minimum?: number;
   maximum?: number;
   maxItems?: number;
+  /** For objects of free keys: how many keys at most. */
+  maxProperties?: number;
   /** For arrays: the bound of each item. */
   items?: Bound;
 }

@@ -120,13 +120,24 @@ export const AnalysisFieldType = closedSet(
   "The type of a company's post-call analysis field",
 );
 
-/** The registered enum whose values are exactly `values` (an event field's JSON Schema enum), if there is one. */
+/**
+ * The smallest registered enum that holds every value of `values` (an event field's JSON Schema enum: a call's
+ * final status is a CallStatus), if there is one.
+ */
 export function closedSetOf(values: readonly unknown[]): Record<string, string> | undefined {
   const wanted = values.filter((value) => value !== null);
   if (!wanted.every((value) => typeof value === 'string')) return undefined;
-  const sets = [Direction, Sentiment, AgentStatus, PerformanceMetric, MetricCrossing, DisabledReason, CallStatus];
-  return sets.find((set) => {
-    const members = Object.values(set);
-    return members.length === wanted.length && wanted.every((value) => members.includes(value as string));
-  });
+  const sets = [
+    Direction,
+    Sentiment,
+    AgentStatus,
+    PerformanceMetric,
+    MetricCrossing,
+    DisabledReason,
+    CallStatus,
+    MessageStatus,
+  ];
+  return sets
+    .filter((set) => wanted.every((value) => Object.values(set).includes(value as string)))
+    .sort((a, b) => Object.keys(a).length - Object.keys(b).length)[0];
 }

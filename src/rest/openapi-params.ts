@@ -34,9 +34,11 @@ export function paramSchema(param: Param, withDescription = true, defaults: Defa
     case 'object':
       if (Object.keys(param.fields ?? {}).length) return { ...base, ...objectSchema(param.fields!, defaults) };
       // A free object: the schema the row states for it (a workflow graph), or any keys.
-      return param.schema ? { ...param.schema, ...base } : { ...base, type: 'object', additionalProperties: true };
+      return param.schema
+        ? { ...param.schema, ...base }
+        : { ...base, type: 'object', additionalProperties: true, ...keywords(param, 'maxProperties') };
     case 'json':
-      return { ...base, type: 'object', additionalProperties: true };
+      return { ...base, type: 'object', additionalProperties: true, ...keywords(param, 'maxProperties') };
     case 'integer':
       return {
         ...base,

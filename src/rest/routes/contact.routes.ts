@@ -50,6 +50,7 @@ export const contactRoutes: Route[] = [
         company_name: text('', BOUNDS.contact.companyName),
         tags: { maxItems: BOUNDS.contact.tags.maxItems, items: { ...BOUNDS.contact.tags.items } },
         custom_fields: {
+          maxProperties: BOUNDS.contact.customFields.maxItems,
           description:
             `Up to ${BOUNDS.contact.customFields.maxItems} keys; each value a string (at most ` +
             `${BOUNDS.contact.customValue.maxLength} characters), number, boolean or null`,

@@ -1,3 +1,4 @@
+import { LOCAL_PRESENCE } from '../../kernel/vocabulary.js';
 import { BOUNDS, PAGE_BOUND } from '../../kernel/bounds.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
@@ -104,6 +105,7 @@ export const dashboardRoutes: Route[] = [
         disposition: { ...BOUNDS.analysis.disposition, description: 'Outcome of the call' },
         successful: { description: 'Whether the call reached its goal' },
         custom_analysis: {
+          maxProperties: BOUNDS.analysis.fields.maxItems,
           description:
             "The company's own fields: at most 50, named in lower case (a-z, 0-9, _), each a string (at most 1000 characters), a number, a boolean or null",
         },
@@ -170,7 +172,11 @@ export const dashboardRoutes: Route[] = [
     tag: 'AI dashboard',
     summary: 'Update Local Presence',
     description: "Which of the company's AI numbers local presence may use: All, or only the Unassigned ones.",
-    params: { body: { number_ai_local_presence: { description: 'All or Unassigned' } } },
+    params: {
+      body: {
+        number_ai_local_presence: { enum: LOCAL_PRESENCE, description: 'Which AI numbers local presence may use' },
+      },
+    },
     document:
       'mutation LocalPresence($numberAiLocalPresence: String!) { updateLocalPresence(numberAiLocalPresence: $numberAiLocalPresence) { new_value: newValue } }',
     response: {
