@@ -64,8 +64,8 @@ const embeddedSkip = reachableByOthers(path.resolve('node_modules'))
   ? false
   : 'the project folder is not reachable by the postgres user here';
 
-/** Starts the binary, sends SIGTERM with a login request half-sent, and checks the request still completes. */
-async function startThenStop(env: Record<string, string>, whileRunning: () => void = () => {}): Promise<void> {
+/** The binary started as `npm start` starts it, with `env` over the defaults; its exit code once it exits. */
+function startBinary(env: Record<string, string>): { child: ChildProcess; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['dist/src/main.js'], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -77,8 +77,16 @@ async function startThenStop(env: Record<string, string>, whileRunning: () => vo
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const [, url] = await waitForLine(child, /running \(all\) at (http:\/\/[^\s"]+)[\s\S]*owner@acme\.test/, 60_000);
+  return { child, exited: new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code))) };
+}
+
+/** What the banner says once the service runs: its address, then a demo login. */
+const RUNNING = /running \(all\) at (http:\/\/[^\s"]+)[\s\S]*owner@acme\.test/;
+
+/** Starts the binary, sends SIGTERM with a login request half-sent, and checks the request still completes. */
+async function startThenStop(env: Record<string, string>, whileRunning: () => void = () => {}): Promise<void> {
+  const { child, exited } = startBinary(env);
+  const [, url] = await waitForLine(child, RUNNING, 60_000);
   whileRunning();
 
   const { port } = new URL(url);
@@ -260,20 +268,9 @@ describe('commands beside a running service on the same data folder', { skip: em
     rmSync(shared, { recursive: true, force: true });
     mkdirSync(shared, { recursive: true, mode: 0o755 });
     const env = { DATA_DIR: shared };
-    const child = spawn(process.execPath, ['dist/src/main.js'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        DATABASE_POOL_SIZE: testPoolSize(),
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const { child, exited } = startBinary(env);
     try {
-      const [, url] = await waitForLine(child, /running \(all\) at (http:\/\/[^\s"]+)[\s\S]*owner@acme\.test/, 90_000);
+      const [, url] = await waitForLine(child, RUNNING, 90_000);
       const serverPid = () => readFileSync(path.join(shared, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0];
       const server = serverPid();
       const login = await fetch(`${url}/api/login`, {
