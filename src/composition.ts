@@ -94,7 +94,9 @@ export function createServices(
 ): Services {
   const box = new SecretBox(config.appKey);
   const ids = new IdCodec(config.appKey);
-  const limiter = new RateLimiter();
+  // One store of fixed windows for every limit: the API's budgets, sign-ins, provider account changes.
+  const budgets = new SharedBudgets(infra.autonomous);
+  const limiter = new RateLimiter(budgets);
   const auth = new AuthService(
     new TokenSigner(config.jwtSecret, config.jwtTtlSeconds),
     new LoginLimiter(limiter, config.loginLimits),
@@ -143,7 +145,7 @@ export function createServices(
     scheduler,
     live,
     listen,
-    limits: new ApiLimits(new SharedBudgets(infra.autonomous), config.apiLimits),
+    limits: new ApiLimits(budgets, config.apiLimits),
     deliverer,
     webhooks,
     deliveries: new DeliveryService(webhooks, outbox),

@@ -9,7 +9,6 @@ import { StoredEvent } from './stored-event.entity.js';
 import { MessagingCampaign } from './messaging-campaign.entity.js';
 import { PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from './phone-number.entity.js';
 import { TelcoAccount } from './telco-account.entity.js';
-import { LoginAttempt } from './login-attempt.entity.js';
 import { Module } from './module.entity.js';
 import { NumberPurchase } from './number-purchase.entity.js';
 import { Permission } from './permission.entity.js';
@@ -43,7 +42,6 @@ export {
   SpamNumberType,
   SpamProtectedNumber,
   SpamStatus,
-  LoginAttempt,
   Module,
   NumberPurchase,
   Permission,
@@ -75,7 +73,6 @@ export const entities = [
   PhoneNumber,
   TelcoAccount,
   SpamProtectedNumber,
-  LoginAttempt,
   Module,
   NumberPurchase,
   Permission,

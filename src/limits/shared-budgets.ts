@@ -114,6 +114,12 @@ export class SharedBudgets {
     };
   }
 
+  /** Forgets what every process spent of `key` in its window (a success that clears earlier failures). */
+  async reset(key: string, quota: RateWindow): Promise<void> {
+    this.leases.delete(key);
+    await this.store(quota).delete(key);
+  }
+
   /** Gives back points spent here (a request another budget refused). */
   refund(key: string, points: number): void {
     const lease = this.leases.get(key);

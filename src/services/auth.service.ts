@@ -61,7 +61,7 @@ export class AuthService implements ActorSource {
     const user = await ctx.em.findOne(User, { email: normalised });
     const ok = await verifyPassword(user?.passwordHash ?? (await dummyHash()), password);
     if (!user || !ok) throw new InvalidCredentialsError();
-    await this.limiter.succeeded(ctx, normalised);
+    await this.limiter.succeeded(normalised);
     const { token } = this.tokens.sign(user.id, user.company.id);
     return { success: true, message: 'Login successful', token };
   }
@@ -118,10 +118,8 @@ export class AuthService implements ActorSource {
     );
   }
 
-  /** Drops revoked tokens and login counters that no longer matter (a periodic job). */
+  /** Drops revoked tokens that no longer matter (a periodic job; the limits' store clears its own windows). */
   async purgeExpired(ctx: RequestContext): Promise<number> {
-    const removed = await ctx.em.nativeDelete(RevokedToken, { expiresAt: { $lt: new Date() } });
-    await ctx.sql("DELETE FROM login_attempts WHERE window_start < now() - interval '1 day'");
-    return removed;
+    return ctx.em.nativeDelete(RevokedToken, { expiresAt: { $lt: new Date() } });
   }
 }

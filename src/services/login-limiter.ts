@@ -15,12 +15,12 @@ export class LoginLimiter {
 
   /** Reserves an attempt from this address and one for this email; 429 past either limit. */
   async reserve(ctx: RequestContext, email: string): Promise<void> {
-    await this.limiter.hit(ctx, `ip:${ctx.ip}`, this.limits.perIp);
-    await this.limiter.hit(ctx, `email:${email}`, this.limits.perEmail);
+    await this.limiter.hit(`ip:${ctx.ip}`, this.limits.perIp);
+    await this.limiter.hit(`email:${email}`, this.limits.perEmail);
   }
 
   /** A correct password clears the email's failures. */
-  async succeeded(ctx: RequestContext, email: string): Promise<void> {
-    await this.limiter.reset(ctx, `email:${email}`);
+  async succeeded(email: string): Promise<void> {
+    await this.limiter.reset(`email:${email}`, this.limits.perEmail);
   }
 }

@@ -87,7 +87,7 @@ export class TelcoService {
       rules.add('authToken', 'The auth token field must be printable characters without spaces.');
     rules.check();
     const company = await ctx.companyId();
-    await this.limiter.hit(ctx, `telco-account:${company}`, { max: ACCOUNT_CHANGES_PER_HOUR, windowSeconds: 3600 });
+    await this.limiter.hit(`telco-account:${company}`, { max: ACCOUNT_CHANGES_PER_HOUR, windowSeconds: 3600 });
     const balance = await provider(() => this.client.balance({ accountSid, authToken }));
     if (!Number.isFinite(balance))
       throw new ProviderUnavailableError('The telco provider reported a balance that is not a number.');
