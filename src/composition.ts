@@ -28,7 +28,7 @@ import { CallAnalysisService } from './services/call-analysis.service.js';
 import { CallTranscriptService } from './services/call-transcript.service.js';
 import { SmsService } from './services/sms.service.js';
 import { ContactService } from './services/contact.service.js';
-import { LiveEvents } from './events/live.js';
+import { LiveEvents } from './services/live-events.js';
 import { CampaignService } from './services/campaign.service.js';
 import { WorkflowService } from './services/workflow.service.js';
 import type { Metrics } from './observability/metrics.js';

@@ -8,8 +8,9 @@ import { ormConfig } from './mikro-orm.config.js';
 import { createLogger } from './observability/logger.js';
 
 // `npm run migration:create -- <name>`: migrates the development database,
-// then writes src/migrations/Migration<timestamp>_<name>.ts with the
-// difference between the entities and that schema. Read it before committing.
+// then writes an empty src/migrations/Migration<timestamp>_<name>.ts to fill
+// in. Migrations are the schema (docs/adr/0060-one-way-into-the-database.md):
+// the entities map the tables the ORM still writes, and are not diffed.
 
 const name = process.argv[2];
 if (!name || !/^[a-z0-9_]+$/.test(name)) {
@@ -23,8 +24,8 @@ const embedded = config.databaseUrl
 const orm = await MikroORM.init(ormConfig(config.databaseUrl ?? embedded!.url));
 try {
   await migrate(orm);
-  const result = await (await migrator(orm)).createMigration(undefined, false, false, name);
-  process.stdout.write(result.fileName ? `wrote src/migrations/${result.fileName}\n` : 'no schema difference\n');
+  const result = await (await migrator(orm)).createMigration(undefined, true, false, name);
+  process.stdout.write(`wrote src/migrations/${result.fileName}\n`);
 } finally {
   await orm.close(true);
   await embedded?.stop();

@@ -6,7 +6,20 @@ import { entities } from './entities/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-export function ormConfig(clientUrl: string, logger: (message: string) => void = () => {}, poolSize = 10) {
+/** Knex's own warnings (a connection's), which it would write with console.log: given to the service's logger by knex's `log` option. */
+export interface KnexLog {
+  warn(message: unknown): void;
+  error(message: unknown): void;
+  deprecate(method: unknown, alternative: unknown): void;
+  debug(message: unknown): void;
+}
+
+export function ormConfig(
+  clientUrl: string,
+  logger: (message: string) => void = () => {},
+  poolSize = 10,
+  knexLog?: KnexLog,
+) {
   return defineConfig({
     clientUrl,
     logger,
@@ -16,6 +29,7 @@ export function ormConfig(clientUrl: string, logger: (message: string) => void =
     debug: false,
     allowGlobalContext: false,
     pool: { min: 0, max: poolSize },
+    ...(knexLog && { driverOptions: { log: knexLog } }),
     migrations: {
       path: path.join(here, 'migrations'),
       pathTs: path.join(here, '../../src/migrations'),

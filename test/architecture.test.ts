@@ -35,7 +35,17 @@ const LAYERS: Array<[number, string[]]> = [
       'migrations/',
     ],
   ],
-  [1, ['kernel/', 'config/config.ts', 'config/version.ts', 'config/startup-failure.ts', 'observability/']],
+  [
+    1,
+    [
+      'kernel/',
+      'config/config.ts',
+      'config/otel-variables.ts',
+      'config/version.ts',
+      'config/startup-failure.ts',
+      'observability/',
+    ],
+  ],
 ];
 
 /**
@@ -184,6 +194,30 @@ describe('architecture', () => {
           .flatMap((line, i) => (line.length > 160 ? [`${file}:${i + 1}: ${line.length} characters`] : [])),
       );
     assert.deepEqual(long, []);
+  });
+
+  // docs/adr/0060-one-way-into-the-database.md: statements go through ctx.sql alone, with $1, $2... placeholders.
+  test('one way into the database: ctx.sql, with numbered placeholders', () => {
+    const product = sources(SRC).filter((file) => !file.includes(`${path.sep}migrations${path.sep}`));
+    const found: string[] = [];
+    for (const file of product) {
+      const text = readFileSync(file, 'utf8');
+      for (const [i, line] of text.split('\n').entries()) {
+        if (
+          /\bctx\.read\b|\.committed\(|\bem\.execute\(|\.getConnection\(\)\.execute\(/.test(line) &&
+          !file.includes('seed') &&
+          !file.endsWith('request-context.ts')
+        )
+          found.push(`${file}:${i + 1}: ${line.trim()}`);
+        // A `?` placeholder in a statement's text: after an operator, a comma or a parenthesis, before one of them or the end.
+        if (
+          /\b(SELECT|INSERT|UPDATE|DELETE|VALUES|WHERE|SET)\b/.test(line) &&
+          /(=|<|>|,|\(|IN) ?\?(?=[\s,)'`:]|$)/.test(line)
+        )
+          found.push(`${file}:${i + 1}: ${line.trim()}`);
+      }
+    }
+    assert.deepEqual(found, []);
   });
 
   test('the checks see a violation when there is one', () => {

@@ -81,14 +81,10 @@ describe('the unit of work', () => {
     assert.equal(row.pipeline_tx, row.stage_tx);
   });
 
-  it('a unit of work of one statement: the statement is its transaction, and a second is refused with nothing of it run', async () => {
+  it('a statement of ctx.sql joins the unit of work it runs in, plain or not: a failure after it takes it back', async () => {
     const contexts = app.running.services.contexts;
-    const plain = { plain: true };
-    // A plain unit of work is a transaction: a failure after its statement takes the statement back.
-    // Of one statement, the statement is the transaction: committed once it returns (why such a
-    // unit of work may throw only for what its statement did not change).
     const insert = (ctx: RequestContext, title: string) =>
-      ctx.read(
+      ctx.sql(
         'INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, $2, false, now(), now())',
         [acme, title],
       );
@@ -97,31 +93,35 @@ describe('the unit of work', () => {
       throw new Error('after the statement');
     };
     await assert.rejects(
-      contexts.forSystem(acme, 'test').unitOfWork(failAfter('Taken back'), plain),
+      contexts.forSystem(acme, 'test').unitOfWork(failAfter('Taken back, plain'), { plain: true }),
       /after the statement/,
     );
     await assert.rejects(
-      contexts.forSystem(acme, 'test').unitOfWork(failAfter('Kept alone'), { ...plain, oneStatement: true }),
+      contexts.forSystem(acme, 'test').unitOfWork(failAfter('Taken back, with the ORM')),
       /after the statement/,
     );
-    const kept = await app.sql("SELECT title FROM roles WHERE title IN ('Taken back', 'Kept alone')");
+    // committed: the statement outlives the rollback of the operation around it.
+    await assert.rejects(
+      contexts.forSystem(acme, 'test').unitOfWork(async (ctx) => {
+        await ctx.sql(
+          'INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, $2, false, now(), now())',
+          [acme, 'Kept alone'],
+          { committed: true },
+        );
+        throw new Error('after the statement');
+      }),
+      /after the statement/,
+    );
+    const kept = await app.sql("SELECT title FROM roles WHERE title LIKE 'Taken back%' OR title = 'Kept alone'");
     assert.deepEqual(
       kept.map((r) => r.title),
       ['Kept alone'],
     );
-    const title = 'One statement only';
-    await assert.rejects(
-      contexts.forSystem(acme, 'test').unitOfWork(
-        async (ctx) => {
-          await ctx.read('SELECT 1');
-          await insert(ctx, title);
-        },
-        { ...plain, oneStatement: true },
-      ),
-      /ran a second one/,
-    );
-    assert.equal((await app.sql('SELECT count(*)::int AS n FROM roles WHERE title = ?', [title]))[0].n, 0);
-    // The rename runs so, over REST and GraphQL alike: its answers are those of the tests of roles; here, that it changed the row.
+    // A placeholder used twice, in a transaction, is given twice.
+    const [same] = await contexts
+      .forSystem(acme, 'test')
+      .unitOfWork((ctx) => ctx.sql<{ same: boolean }>('SELECT $1::int = $1::int + $2::int AS same', [7, 0]));
+    assert.equal(same.same, true);
     const [role] = await app.sql(
       "INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES (?, 'Renamed alone', false, now(), now()) RETURNING id",
       [acme],

@@ -1,18 +1,13 @@
 import jwt from 'jsonwebtoken';
 import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
+import type { TokenClaims } from '../context/request-context.js';
 
 // Bearer tokens: JWT HS256 with the algorithm pinned on verify (docs/design.md §3).
 
 export const ISSUER = 'switchboard';
 export const AUDIENCE = 'switchboard-api';
 
-export interface TokenClaims {
-  sub: string;
-  cid: number;
-  jti: string;
-  iat: number;
-  exp: number;
-}
+export type { TokenClaims };
 
 export class TokenSigner {
   // The key object is made once; given a string, jsonwebtoken tries it as a public key on every call.

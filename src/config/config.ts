@@ -7,7 +7,7 @@ import {
   tracedLibraries,
   type OtlpProtocol,
   type TracedLibrary,
-} from '../observability/otel-variables.js';
+} from './otel-variables.js';
 
 // The only module that reads process.env. Everything else receives a Config.
 
@@ -51,10 +51,10 @@ export interface Config {
    * OpenTelemetry traces (observability/tracing.ts): on when an OTLP endpoint
    * is given (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
    * and neither OTEL_SDK_DISABLED=true nor OTEL_TRACES_EXPORTER=none says no:
-   * then the OTLP protocol (observability/otel-variables.ts). The SDK reads the rest of the OTEL_* variables itself.
+   * then the OTLP protocol (config/otel-variables.ts). The SDK reads the rest of the OTEL_* variables itself.
    */
   tracing: false | OtlpProtocol;
-  /** The libraries instrumented when tracing is on (observability/otel-variables.ts). */
+  /** The libraries instrumented when tracing is on (config/otel-variables.ts). */
   tracedLibraries: TracedLibrary[];
   /** When set, /metrics asks for it as a Bearer token. */
   metricsToken?: string;

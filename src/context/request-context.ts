@@ -1,11 +1,18 @@
 import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { TokenClaims } from '../auth/tokens.js';
 import { ForbiddenError, UnauthenticatedError } from '../kernel/errors.js';
 import { EventRecorder, type EventSink } from '../events/recorder.js';
-import { oneStatementOf, plainTransaction, statementName, type StatementRunner } from '../db/statements.js';
 import { databaseSpan, type TraceContext } from '../observability/tracing.js';
+
+/** What a Bearer token says (auth/tokens.ts signs and verifies it): the user, the company, the token's id and times. */
+export interface TokenClaims {
+  sub: string;
+  cid: number;
+  jti: string;
+  iat: number;
+  exp: number;
+}
 
 /** Who is signed in for this request, resolved from the Bearer token once. */
 export interface Viewer {
@@ -69,13 +76,13 @@ export class RequestContext {
     private forked?: EntityManager,
     /** Set inside a unit of work: what runs once it has committed. */
     private readonly commitHooks?: Array<() => void>,
-    /** Set inside a plain unit of work: its transaction's connection (or, for one statement, the pool). */
+    /** Set inside a plain unit of work: its transaction's connection. */
     private readonly plain?: StatementRunner,
   ) {}
 
   /** The EntityManager every ORM read and write of this operation goes through. */
   get em(): EntityManager {
-    if (this.plain) throw new Error('A plain unit of work has no EntityManager: its statements go through ctx.read.');
+    if (this.plain) throw new Error('A plain unit of work has no EntityManager: its statements go through ctx.sql.');
     return (this.forked ??= this.infra.root.fork());
   }
 
@@ -159,35 +166,35 @@ export class RequestContext {
   }
 
   /**
-   * A raw statement inside this operation's unit of work (its transaction for
-   * a mutation). Raw SQL goes through here, never through the connection itself,
-   * which would run outside the transaction.
+   * The one way a statement reaches the database (docs/adr/0060): placeholders
+   * `$1`, `$2`...; rows as PostgreSQL's text gives them for dates and
+   * intervals (read with `dbDate`). Inside a unit of work it runs in its
+   * transaction, on its connection; outside one, on the process's pool. Each
+   * text is prepared once per connection. `committed`: committed on its own,
+   * whatever happens to the operation (records that must outlive a rollback:
+   * rate-limit counters, pending purchases at the provider).
    */
-  sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-    if (this.plain) throw new Error('A plain unit of work runs its statements through ctx.read.');
-    return this.em.execute(text, params as never[]) as Promise<T[]>;
-  }
-
-  /**
-   * Plain statements, for reads that need no entities (and, inside a unit of
-   * work, writes of a few plain statements): outside a unit of work straight
-   * from the reading pool (no ORM, no query builder); inside one, in its
-   * transaction. Each text is prepared once per connection. Placeholders are
-   * `$1`, `$2`...; no array values.
-   */
-  read<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+  sql<T = Record<string, unknown>>(
+    text: string,
+    params: unknown[] = [],
+    options?: { committed?: boolean },
+  ): Promise<T[]> {
+    if (options?.committed) return this.ownTransaction<T>(text, params);
     return this.caller.trace
-      ? databaseSpan(this.caller.trace, text, () => this.readNow<T>(text, params))
-      : this.readNow<T>(text, params);
+      ? databaseSpan(this.caller.trace, text, () => this.statement<T>(text, params))
+      : this.statement<T>(text, params);
   }
 
-  private async readNow<T>(text: string, params: unknown[]): Promise<T[]> {
+  private async statement<T>(text: string, params: unknown[]): Promise<T[]> {
     if (this.plain) return (await this.plain.query({ name: statementName(text), text, values: params })).rows as T[];
     if (this.commitHooks) {
-      // In the transaction, on its connection, prepared there too (the ORM's own raw statements would inline the values).
+      // In the ORM's transaction, on its connection, prepared there too (the ORM's own raw statements would inline the values).
       const transaction = this.em.getTransactionContext<Knex.Transaction>();
       const ordered: unknown[] = [];
-      const positional = text.replace(/\$(\d+)/g, (_match, n: string) => (ordered.push(params[Number(n) - 1]), '?'));
+      const positional = text.replace(
+        /\$(\d+)/g,
+        (_match, n: string) => (ordered.push(asOne(params[Number(n) - 1])), '?'),
+      );
       if (transaction) {
         const result = await transaction
           .raw(positional, ordered as Knex.ValueDict[])
@@ -199,20 +206,10 @@ export class RequestContext {
     return (await this.infra.reader.query({ name: statementName(text), text, values: params })).rows as T[];
   }
 
-  /**
-   * A statement committed on its own, whatever happens to the operation: only
-   * for records that must outlive a rollback (rate-limit counters, pending
-   * purchases at the provider).
-   */
-  async committed<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+  private async ownTransaction<T>(text: string, params: unknown[]): Promise<T[]> {
     // Its own small pool: a transaction waiting here for a connection of the
     // pool it holds one of could wait for ever under load.
-    let n = 0;
-    const result = await this.infra.autonomous.query(
-      text.replace(/\?/g, () => `$${++n}`),
-      params,
-    );
-    return result.rows as T[];
+    return (await this.infra.autonomous.query(text, params)).rows as T[];
   }
 
   /** The same caller read anew: its viewer or company is looked up again (a live subscription's re-check after a change). */
@@ -234,22 +231,14 @@ export class RequestContext {
 
   /**
    * Runs fn in one new transaction: committed once when it resolves, rolled
-   * back when it throws (called inside a unit of work, fn joins it). `plain`: fn runs only plain statements (`ctx.read`),
+   * back when it throws (called inside a unit of work, fn joins it). `plain`: fn runs only statements of `ctx.sql`,
    * so the transaction is one of its own on the reading pool, without the
    * ORM's (no fork, no query builder, no flush). `lane`: the pool it runs
-   * on (the claims of the delivery pump have their own). `oneStatement`
-   * (with plain): fn runs one statement at most, and throws only for what
-   * that statement did not change: the statement is the transaction, run
-   * on its own (no BEGIN, no COMMIT: two round trips fewer); a second
-   * statement is refused.
+   * on (the claims of the delivery pump have their own).
    */
   async unitOfWork<T>(
     fn: (ctx: RequestContext) => Promise<T>,
-    {
-      plain = false,
-      lane = 'reader',
-      oneStatement = false,
-    }: { plain?: boolean; lane?: 'reader' | 'claims'; oneStatement?: boolean } = {},
+    { plain = false, lane = 'reader' }: { plain?: boolean; lane?: 'reader' | 'claims' } = {},
   ): Promise<T> {
     // Inside a unit of work already (a write made once per idempotency key), it joins that one: one
     // transaction, whose end is the outer one's; the ORM's changes are flushed here, as a commit would.
@@ -261,28 +250,34 @@ export class RequestContext {
     // Who calls is read before the transaction takes its connection: reading it inside would need a second one.
     await this.resolveCaller();
     const hooks: Array<() => void> = [];
-    const result =
-      plain && oneStatement
-        ? await fn(new RequestContext(this.caller, this.infra, undefined, hooks, oneStatementOf(this.infra[lane])))
-        : plain
-          ? await plainTransaction(this.infra[lane], (client) =>
-              fn(new RequestContext(this.caller, this.infra, undefined, hooks, client)),
-            )
-          : await databaseSpan(this.caller.trace, undefined, () =>
-              this.infra.root
-                .fork()
-                .transactional((em) => fn(new RequestContext(this.caller, this.infra, em as EntityManager, hooks))),
-            );
+    const result = plain
+      ? await plainTransaction(this.infra[lane], (client) =>
+          fn(new RequestContext(this.caller, this.infra, undefined, hooks, client)),
+        )
+      : await databaseSpan(this.caller.trace, undefined, () =>
+          this.infra.root
+            .fork()
+            .transactional((em) => fn(new RequestContext(this.caller, this.infra, em as EntityManager, hooks))),
+        );
     for (const hook of hooks) hook();
     return result;
   }
+}
+
+/**
+ * A value given to the ORM's connection as one parameter: Knex would spread an
+ * array into a list of parameters, where `= ANY($1)` wants one array; pg writes
+ * a value's `toPostgres()` (node-postgres's custom type coercion) as the array.
+ */
+function asOne(value: unknown): unknown {
+  return Array.isArray(value) ? { toPostgres: () => value } : value;
 }
 
 /** What contexts are made of: the root EntityManager, the pool for committed statements, the actor source. */
 export interface Infrastructure {
   root: EntityManager;
   autonomous: pg.Pool;
-  /** Plain reads outside units of work (`RequestContext.read`). */
+  /** Statements outside units of work, and those of plain ones (`RequestContext.sql`). */
   reader: pg.Pool;
   /** The delivery pump's claims, on connections of their own so that they never queue behind recorded results (`lane: 'claims'`). */
   claims: pg.Pool;
@@ -311,5 +306,46 @@ export class ContextFactory {
 
   private make(caller: Caller): RequestContext {
     return new RequestContext(caller, this.infra);
+  }
+}
+
+// The statements of ctx.sql: what a plain unit of work runs them on, its
+// transaction, and the names they are prepared under.
+/** What the statements of a plain unit of work run on: its transaction's connection. */
+interface StatementRunner {
+  query(config: pg.QueryConfig): Promise<pg.QueryResult>;
+}
+
+// Plain reads are few distinct texts, each run often: each is prepared once per
+// connection, so PostgreSQL plans it once instead of at every call (a list's
+// page-and-total statement takes longer to plan than to run). A text past the
+// first thousand (never expected) runs unprepared.
+const statementNames = new Map<string, string>();
+function statementName(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < 1000)
+    statementNames.set(text, (name = `read_${statementNames.size + 1}`));
+  return name;
+}
+
+/** A transaction of plain statements on a connection of `pool`: committed when fn resolves, rolled back when it throws. */
+async function plainTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  // A connection lost while checked out (a database restart) reports it here, not as an uncaught error; the statement in progress fails too.
+  const lost = (error: Error) => (broken = error);
+  client.on('error', lost);
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    // A connection that cannot even roll back is not given to anyone else.
+    await client.query('ROLLBACK').catch((failure: Error) => (broken = failure));
+    throw error;
+  } finally {
+    client.off('error', lost);
+    client.release(broken);
   }
 }

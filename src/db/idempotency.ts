@@ -52,13 +52,13 @@ export async function once(
 ): Promise<Answer & { replayed: boolean }> {
   const company = await ctx.companyId();
   return ctx.unitOfWork(async (uow) => {
-    const [{ locked }] = await uow.read<{ locked: boolean }>(
+    const [{ locked }] = await uow.sql<{ locked: boolean }>(
       'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
       [`idempotency:${company}:${key}`],
     );
     if (!locked)
       throw new ConflictError('A request with this Idempotency-Key is still in progress. Retry once it has finished.');
-    const [kept] = await uow.read<{ fingerprint: string; status: number; body: string }>(
+    const [kept] = await uow.sql<{ fingerprint: string; status: number; body: string }>(
       `SELECT fingerprint, status, body FROM idempotency_keys WHERE company_id = $1 AND key = $2 AND ` +
         `created_at > now() - interval '${IDEMPOTENCY_TTL_HOURS} hours'`,
       [company, key],
@@ -70,7 +70,7 @@ export async function once(
     if (kept) return { status: kept.status, body: kept.body, replayed: true };
     const answer = await write(uow);
     // An expired key of the same name is replaced.
-    await uow.read(
+    await uow.sql(
       `INSERT INTO idempotency_keys (company_id, key, fingerprint, status, body, created_at) VALUES ($1, $2, $3, $4, $5, now())
        ON CONFLICT (company_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,
          body = excluded.body, created_at = excluded.created_at`,
@@ -82,7 +82,7 @@ export async function once(
 
 /** Deletes the keys older than the 24 hours they are kept for. */
 export async function purgeIdempotencyKeys(ctx: RequestContext): Promise<number> {
-  const rows = await ctx.read(
+  const rows = await ctx.sql(
     `DELETE FROM idempotency_keys WHERE created_at < now() - interval '${IDEMPOTENCY_TTL_HOURS} hours' RETURNING 1`,
   );
   return rows.length;

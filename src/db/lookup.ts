@@ -64,7 +64,7 @@ export async function findPageByKeys<T extends { id: number }>(
   const n = keys.params.length;
   // Newest first (created_at, then id); after a cursor, the rows past it in that order instead of an offset.
   const after = window.after ? ` AND (created_at, id) < ($${n + 3}::timestamptz, $${n + 4})` : '';
-  const [{ total, page }] = await ctx.read<{ total: number; page: string[] }>(
+  const [{ total, page }] = await ctx.sql<{ total: number; page: string[] }>(
     `SELECT (SELECT count(*)::int FROM ${keys.from} WHERE ${keys.where}) AS total,
             ARRAY(SELECT id || ' ' || created_at::text FROM ${keys.from} WHERE ${keys.where}${after} ORDER BY created_at
               DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}) AS page`,

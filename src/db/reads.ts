@@ -5,11 +5,11 @@ import { LIMITS, Rules, message } from '../kernel/validation.js';
 import { ValidationError } from '../kernel/errors.js';
 import { cursors, type Cursor } from './cursors.js';
 
-// Plain reads (`RequestContext.read`): the pool they go through, the text of
+// Plain reads (`RequestContext.sql`): the pool they go through, the text of
 // their dates read as Dates, and their pages in the spec's envelope.
 
 /**
- * The pool of plain reads (`RequestContext.read`): rows exactly as the ORM's
+ * The pool of plain reads (`RequestContext.sql`): rows exactly as the ORM's
  * raw statements give them (timestamps and intervals as PostgreSQL's text,
  * read with `dbDate`), without the ORM or a query builder in between.
  */
@@ -154,7 +154,7 @@ export async function readPage<T>(
   window: PageWindow,
 ): Promise<{ rows: T[]; total: number }> {
   const n = query.params.length;
-  const rows = await ctx.read<T & { total_rows: number }>(
+  const rows = await ctx.sql<T & { total_rows: number }>(
     `SELECT ${query.select}, count(*) OVER ()::int AS total_rows FROM ${query.from} WHERE ${query.where} ` +
       `ORDER BY ${query.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
     [...query.params, window.perPage, window.offset],
@@ -195,7 +195,7 @@ export async function readDeepPage<T>(
     ? ` AND (${query.keys.sort}, ${query.keys.key}) < ($${n + 3}::timestamptz, $${n + 4})`
     : '';
   // One row with the total even when the page is empty; the page's rows keep their order by position.
-  const rows = await ctx.read<T & { total_rows: number; page_position: number | null; cursor_key: string }>(
+  const rows = await ctx.sql<T & { total_rows: number; page_position: number | null; cursor_key: string }>(
     `SELECT t.total_rows, r.* FROM (SELECT count(*)::int AS total_rows FROM ${query.keys.from} WHERE ${query.keys.where}) t
      LEFT JOIN LATERAL (
        SELECT ${query.select}, ${query.sort}::text AS cursor_key, row_number() OVER (ORDER BY ${query.orderBy}) AS page_position
@@ -224,7 +224,7 @@ export async function readDeepPage<T>(
 
 async function countOf(ctx: RequestContext, query: Pick<ListQuery, 'from' | 'where' | 'params'>): Promise<number> {
   return (
-    await ctx.read<{ n: number }>(`SELECT count(*)::int AS n FROM ${query.from} WHERE ${query.where}`, query.params)
+    await ctx.sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${query.from} WHERE ${query.where}`, query.params)
   )[0].n;
 }
 

@@ -1,6 +1,5 @@
 import { Entity, Index, ManyToOne, Property, type Opt, type Rel } from '@mikro-orm/core';
 import { Agent } from './agent.entity.js';
-import { Contact } from './contact.entity.js';
 import { CompanyOwned } from './company-owned.js';
 
 /** One call, as the provider reported it; the AI dashboard reads these. */
@@ -65,9 +64,9 @@ export class Call extends CompanyOwned {
   @Property({ type: 'json', default: '{}' })
   customFields: Opt<Record<string, unknown>> = {};
 
-  /** The other party, found or created by phone number. */
-  @ManyToOne(() => Contact, { nullable: true, deleteRule: 'set null' })
-  contact?: Rel<Contact> | null;
+  /** The other party, found or created by phone number (contacts are SQL's alone: services/contact.service.ts). */
+  @Property({ fieldName: 'contact_id', nullable: true })
+  contactId?: number | null;
 
   /** When the provider reported the call answered (in-progress). */
   @Property({ type: 'datetime', nullable: true })

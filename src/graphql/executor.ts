@@ -1,18 +1,15 @@
 import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
 import {
   execute,
-  getVariableValues,
   Kind,
   type DefinitionNode,
   type DocumentNode,
-  type ExecutionResult,
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { RequestContext } from '../context/request-context.js';
-import { runOnce } from './idempotent.js';
-import { liftInputLiterals } from './lift.js';
+import { fingerprint } from '../db/idempotency.js';
+import { compileOperation, type Operations, type Run } from './operations.js';
 
 // /graphql runs a document it has seen before as a compiled query (graphql-jit),
 // the way the REST rows run theirs: the same resolvers and errors, without
@@ -32,11 +29,6 @@ import { liftInputLiterals } from './lift.js';
 // - Inputs written as literals around variables are lifted into one variable
 //   (src/graphql/lift.ts): graphql-jit would pass null for an absent field.
 
-type Run = (
-  context: unknown,
-  variables: Record<string, unknown> | undefined,
-) => Promise<ExecutionResult> | ExecutionResult;
-
 interface Seen {
   uses: number;
   /** The compiled run, or null when the operation is one graphql-js runs (a subscription, or one that did not compile). */
@@ -54,17 +46,7 @@ function operationOnly(document: DocumentNode, operation: OperationDefinitionNod
 function compile(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Run | null {
   if (operation.operation === 'subscription') return null;
   try {
-    const lifted = liftInputLiterals(schema, operationOnly(document, operation));
-    const compiled = compileQuery(schema, lifted.document, operation.name?.value);
-    if (!isCompiledQuery(compiled)) return null;
-    const definitions = operation.variableDefinitions ?? [];
-    return (context, variables) => {
-      const given = variables ?? {};
-      // graphql-js's check of the variables, for its messages (the values themselves are coerced again by the compiled query).
-      const checked = getVariableValues(schema, definitions, given, { maxErrors: 50 });
-      if (checked.errors) return { errors: checked.errors };
-      return compiled.query(undefined, context, lifted.variables ? lifted.variables(given) : given);
-    };
+    return compileOperation(schema, operationOnly(document, operation), operation, { checkVariables: true });
   } catch {
     return null; // a document graphql-jit cannot take keeps running through graphql-js
   }
@@ -73,6 +55,7 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operation: Opera
 /** Apollo Server's `gateway` option: the schema as is, executed compiled once a document repeats. */
 export function compiledExecution<TContext extends BaseContext>(
   schema: GraphQLSchema,
+  operations: Operations,
 ): ApolloServerOptionsWithGateway<TContext>['gateway'] {
   const seen = new WeakMap<DocumentNode, Map<string | null, Seen>>();
   return {
@@ -99,9 +82,14 @@ export function compiledExecution<TContext extends BaseContext>(
                 });
           const key = operation.operation === 'mutation' ? request.http?.headers.get('idempotency-key') : undefined;
           if (key === undefined || key === null) return run(context);
-          return runOnce(
+          const print = fingerprint('POST', '/graphql', {
+            query: source,
+            operationName,
+            variables: request.variables ?? {},
+          });
+          return operations.runOnce(
             context as unknown as RequestContext,
-            { key, source, operation, operationName, variables: request.variables, headers: response?.http?.headers },
+            { key, print, operation, headers: response?.http?.headers },
             run,
           );
         },

@@ -15,8 +15,10 @@ import {
   type SelectionSetNode,
   visit,
 } from 'graphql';
+import type { RequestContext } from '../context/request-context.js';
 import { AppError, ValidationError } from '../kernel/errors.js';
 import { jsonProblem } from '../kernel/validation.js';
+import type { Operations } from './operations.js';
 
 // The GraphQL limits of docs/design.md §3, checked before anything executes:
 // depth, aliases of one field, a cost where a list costs its page size, and
@@ -252,18 +254,12 @@ function inlineNul(document: DocumentNode): boolean {
 }
 
 /**
- * Spends an operation's points from the caller's rate limits (src/limits/):
- * gives (at once, or as a promise) the header fields to answer with, or
- * throws (429 over a budget). Undefined when nobody is signed in: the operation's own check answers.
+ * The Apollo plugin that applies the limits after the operation is known and
+ * before it runs, and admits it (./operations.ts: the rate limits charged; an
+ * operation without a caller, such as signing in, spends nothing and is
+ * refused by its field if it needs one).
  */
-export type ChargeOperation<T> = (
-  context: T,
-  kind: OperationDefinitionNode['operation'],
-  cost: number,
-) => Record<string, string> | undefined | Promise<Record<string, string> | undefined>;
-
-/** The Apollo plugin that applies the limits after the operation is known and before it runs, and charges the rate limits. */
-export function limitsPlugin<T extends object>(charge?: ChargeOperation<T>): ApolloServerPlugin<T> {
+export function limitsPlugin(operations: Operations): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart() {
       return {
@@ -277,7 +273,11 @@ export function limitsPlugin<T extends object>(charge?: ChargeOperation<T>): Apo
                 : schema.getQueryType();
           try {
             const cost = root ? checkOperation(document, operation, root, request.variables ?? {}) : 0;
-            const headers = charge ? await charge(contextValue, operation.operation, cost) : undefined;
+            const headers = await operations.admit(
+              contextValue,
+              { kind: operation.operation, cost },
+              { anonymous: true },
+            );
             for (const [name, value] of Object.entries(headers ?? {}))
               response.http.headers.set(name.toLowerCase(), value);
           } catch (error) {

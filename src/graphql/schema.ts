@@ -1,13 +1,7 @@
 import { GraphQLDateTimeISO } from 'graphql-scalars';
-import {
-  lexicographicSortSchema,
-  printSchema,
-  type GraphQLFieldResolver,
-  type GraphQLObjectType,
-  type GraphQLSchema,
-} from 'graphql';
-import { buildSchema, getMetadataStorage, type AuthChecker, type ContainerType } from 'type-graphql';
-import type { RequestContext } from '../context/request-context.js';
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { buildSchema, type ContainerType } from 'type-graphql';
+import { authChecker, withUnitsOfWork } from './operations.js';
 import { AgentResolver } from '../resolvers/agent.resolver.js';
 import { SmsResolver } from '../resolvers/sms.resolver.js';
 import { ContactResolver } from '../resolvers/contact.resolver.js';
@@ -70,24 +64,14 @@ function resolverContainer(s: Services): ContainerType {
     [ListenResolver, new ListenResolver(s.listen)],
     [CallFieldsResolver, new CallFieldsResolver(s.dashboard)],
   ]);
-  return {
-    get: (resolver: Function) => {
-      const instance = instances.get(resolver);
-      if (!instance) throw new Error(`No instance for resolver ${resolver.name}`);
-      return instance;
-    },
-  };
+  // Checked once here, so that a request's lookup is the map's own.
+  for (const resolver of resolvers)
+    if (!instances.has(resolver)) throw new Error(`No instance for resolver ${resolver.name}`);
+  return { get: instances.get.bind(instances) };
 }
-
-/** `@Authorized('slug', ...)`: signed in (else 401) and holding every named permission (else 403), through the request context. */
-const authChecker: AuthChecker<RequestContext> = async ({ context }, permissions) => {
-  await context.requirePermissions(permissions as string[]);
-  return true;
-};
 
 /** The schema; with `services`, resolvers are wired and every root field runs in its own unit of work. */
 export async function createSchema(services?: Services): Promise<GraphQLSchema> {
-  propertyFieldsAreSimple();
   const schema = await buildSchema({
     resolvers,
     // The typed live events are reached through the LiveEvent interface only.
@@ -116,64 +100,6 @@ export async function createSchema(services?: Services): Promise<GraphQLSchema> 
   }
   return schema;
 }
-
-/**
- * A field that only reads its object's property (no @Authorized, no
- * middleware, not renamed, no @FieldResolver) gets graphql's default resolver
- * (type-graphql's `simple` option) instead of type-graphql's wrapper, which
- * runs an empty middleware chain per field per object. graphql-jit then reads
- * such a field inline: a page of 15 roles allocated 30 KB less per request.
- */
-function propertyFieldsAreSimple(): void {
-  for (const field of getMetadataStorage().fields) {
-    if (field.simple === undefined && !field.roles && !field.middlewares?.length && field.schemaName === field.name)
-      field.simple = true;
-  }
-}
-
-type RootResolver = GraphQLFieldResolver<unknown, RequestContext>;
-
-function wrapFields(type: GraphQLObjectType | null | undefined, wrap: (resolve: RootResolver) => RootResolver): void {
-  for (const field of Object.values(type?.getFields() ?? {})) {
-    if (field.resolve) field.resolve = wrap(field.resolve as RootResolver);
-  }
-}
-
-/**
- * The unit of work (docs/design.md §3): each mutation field runs in a fork of
- * its own inside one transaction, committed once when the field's resolver
- * succeeds and rolled back when it fails; each query field reads from a fork
- * of its own. Operations of one batch, or fields of one document, never share
- * an EntityManager. The caller (the viewer behind the token) is resolved
- * before the transaction opens, so a transaction never waits for a second
- * connection.
- */
-function withUnitsOfWork(schema: GraphQLSchema): void {
-  wrapFields(schema.getQueryType(), (resolve) => (root, args, ctx, info) => resolve(root, args, ctx.readOnly(), info));
-  wrapFields(
-    schema.getMutationType(),
-    (resolve) => (root, args, ctx, info) =>
-      ctx.unitOfWork((uow) => Promise.resolve(resolve(root, args, uow, info)), {
-        plain: PLAIN_MUTATIONS.has(info.fieldName),
-        oneStatement: ONE_STATEMENT_MUTATIONS.has(info.fieldName),
-      }),
-  );
-}
-
-/**
- * Mutations whose services run only plain statements (`ctx.read`): their
- * transaction is one of their own, without the ORM's. A service of one of
- * these that touched `ctx.em` would fail at once, never half-commit.
- */
-const PLAIN_MUTATIONS = new Set(['updateRole']);
-
-/**
- * Plain mutations whose service runs one statement on every path, which
- * decides everything (a rename: found, not the Owner's, title free, changed,
- * or none of it): that statement is their transaction (unitOfWork's
- * `oneStatement`).
- */
-const ONE_STATEMENT_MUTATIONS = new Set(['updateRole']);
 
 /** The text committed as schema.graphql. */
 export const schemaText = (schema: GraphQLSchema) => `${printSchema(lexicographicSortSchema(schema))}\n`;

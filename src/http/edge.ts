@@ -160,6 +160,10 @@ export function adoptApp(server: Server, app: Express): boolean {
 
 const PASSED_ON = Symbol('passed on by the front door');
 
+/** A request to the APIs (REST under /api, /graphql), by its URL as it came: the front door's (`isFront`). */
+export const isApiUrl = (url: string) =>
+  url.startsWith('/api/') || url === '/graphql' || url.startsWith('/graphql?') || url.startsWith('/graphql/');
+
 /**
  * The server's request listener, and the app's first layer, for handlers
  * (`front`) that answer most requests on their own: a request `isFront`

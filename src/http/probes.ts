@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { type Express, type RequestHandler } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import type { RequestListener, Server } from 'node:http';
-import { adoptApp, bearerOf, chain, closeWhenDraining, frontDoor, requestLog } from './edge.js';
+import { adoptApp, bearerOf, chain, closeWhenDraining, frontDoor, isApiUrl, requestLog } from './edge.js';
 import type { JobRunner } from '../jobs/agenda.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -85,7 +85,3 @@ export function probesApp(
   });
   return { app, listener };
 }
-
-/** A request to the APIs (REST under /api, /graphql), by its URL as it came. */
-const isApiUrl = (url: string) =>
-  url.startsWith('/api/') || url === '/graphql' || url.startsWith('/graphql?') || url.startsWith('/graphql/');

@@ -13,7 +13,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Services } from '../composition.js';
 import { errorFields } from '../observability/logger.js';
-import { LIVE_RETENTION } from '../events/live.js';
+import { LIVE_RETENTION } from '../services/live-events.js';
 
 // Agenda holds timers; state lives in entities. MONGODB_URL selects the
 // MongoDB job store; otherwise jobs live in the application's PostgreSQL.

@@ -7,6 +7,9 @@ import { SecretBox } from '../crypto/secret-box.js';
 //   encrypted: base64url(iv | tag | AES-256-GCM("<type>:12")) under APP_KEY,
 //              bound to its type so one kind's id never opens another kind.
 
+/** The largest id a record can have: record ids are PostgreSQL `integer`s; a larger one names no record. */
+const MAX_RECORD_ID = 2_147_483_647;
+
 export type IdForm = 'numeric' | 'base64' | 'encrypted';
 export const ALL_ID_FORMS: readonly IdForm[] = ['numeric', 'base64', 'encrypted'];
 
@@ -45,7 +48,7 @@ export class IdCodec {
         (forms.includes('base64') ? this.fromBase64(raw) : undefined) ??
         (forms.includes('encrypted') ? this.fromEncrypted(raw, type) : undefined);
     }
-    if (id === undefined || !Number.isSafeInteger(id)) return undefined;
+    if (id === undefined || !Number.isSafeInteger(id) || id > MAX_RECORD_ID) return undefined;
     if (id === 0 ? !allowZero : id < 0) return undefined;
     return id;
   }

@@ -143,7 +143,7 @@ export class ApiLimits {
   }
 
   private async quotas(ctx: RequestContext, companyId: number): Promise<Config['apiLimits']> {
-    const [row] = await ctx.read<{ per_token: number | null; per_company: number | null }>(
+    const [row] = await ctx.sql<{ per_token: number | null; per_company: number | null }>(
       'SELECT api_limit_per_token AS per_token, api_limit_per_company AS per_company FROM companies WHERE id = $1',
       [companyId],
     );

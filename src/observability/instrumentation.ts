@@ -6,7 +6,7 @@ import { GraphQLInstrumentation } from '@opentelemetry/instrumentation-graphql';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
-import type { TracedLibrary } from './otel-variables.js';
+import type { TracedLibrary } from '../config/otel-variables.js';
 
 // The official OpenTelemetry instrumentations of the libraries a request goes
 // through, those chosen (otel-variables.ts), when tracing is on (main.ts,

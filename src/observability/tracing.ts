@@ -22,7 +22,7 @@ import {
   type Sampler,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-node';
-import type { OtlpProtocol } from './otel-variables.js';
+import type { OtlpProtocol } from '../config/otel-variables.js';
 
 // OpenTelemetry traces, off unless configured (config.ts, `tracing`): the
 // standard OTEL_* variables choose the OTLP endpoint, its protocol

@@ -8,12 +8,12 @@ import type { Express, RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { RequestListener } from 'node:http';
 import type { RequestContext } from '../context/request-context.js';
-import { appErrorOf, HttpError, UnauthenticatedError } from '../kernel/errors.js';
+import { appErrorOf, HttpError } from '../kernel/errors.js';
 import { compiledExecution } from '../graphql/executor.js';
 import { errorFormatter } from '../graphql/format-error.js';
 import { graphqlHandler } from '../graphql/http-handler.js';
-import { GRAPHQL_LIMITS, limitsPlugin, type ChargeOperation } from '../graphql/limits.js';
-import { pointsOf } from '../limits/api-limits.js';
+import { GRAPHQL_LIMITS, limitsPlugin } from '../graphql/limits.js';
+import { Operations } from '../graphql/operations.js';
 import { chain, requestContexts, sendError, type GraphQLOperationLog } from '../http/edge.js';
 import { bodyErrors, jsonBody, readJsonBody } from '../http/body.js';
 import { probesApp, type ProbeParts } from '../http/probes.js';
@@ -52,23 +52,12 @@ export async function createApp(
 ): Promise<{ app: Express; listener: RequestListener; apollo: ApolloServer<RequestContext> }> {
   const { services, schema, routes, log, metrics } = parts;
   const context = requestContexts(services.contexts);
-  // Every operation of a signed-in caller spends from its rate limits (src/limits/), over REST and /graphql alike.
-  const charge: ChargeOperation<RequestContext> | undefined = services.limits.enabled
-    ? (ctx, kind, cost) => services.limits.charge(ctx, pointsOf(kind, cost))
-    : undefined;
-  // On /graphql an operation without a caller (signing in) spends nothing; one that needs a caller is refused by its field.
-  const chargeSignedIn: ChargeOperation<RequestContext> | undefined =
-    charge &&
-    ((ctx, kind, cost) => {
-      const headers = charge(ctx, kind, cost);
-      return headers instanceof Promise
-        ? headers.catch((error: unknown) => (error instanceof UnauthenticatedError ? undefined : Promise.reject(error)))
-        : headers;
-    });
+  // Both APIs admit, compile and run their operations through one executor (src/graphql/operations.ts).
+  const operations = new Operations(services.limits);
 
   const apollo = new ApolloServer<RequestContext>({
     // The schema as is; a document that repeats runs compiled (src/graphql/executor.ts).
-    gateway: compiledExecution<RequestContext>(schema),
+    gateway: compiledExecution<RequestContext>(schema, operations),
     allowBatchedHttpRequests: true,
     // Shutdown is ours (src/main.ts): HTTP drains first, embedded PostgreSQL stops last.
     stopOnTerminationSignals: false,
@@ -79,7 +68,7 @@ export async function createApp(
       ApolloServerPluginLandingPageDisabled(),
       // No cache hints are given; the plugin would wrap every field's resolver to read them.
       ApolloServerPluginCacheControlDisabled(),
-      limitsPlugin<RequestContext>(chargeSignedIn),
+      limitsPlugin(operations),
       {
         async requestDidStart({ contextValue }) {
           // Traced: a span per operation, inside the request's (observability/tracing.ts).
@@ -158,7 +147,7 @@ export async function createApp(
   }
   // Traced: each API request a server span, which the outbox hands on to the webhook attempts it causes.
   if (tracingOn()) first.push(traceApiRequests);
-  const rest = restHandlers({ routes, log, context, ids: services.ids, readBody: readJsonBody(log), charge });
+  const rest = restHandlers({ routes, log, context, ids: services.ids, readBody: readJsonBody(log), operations });
   first.push(rest.rows);
   // /graphql as one step: the JSON body rules, the batch limit, Apollo. Browsers that GET it are given the explorer.
   const explorer = explorerPage();

@@ -64,18 +64,6 @@ export interface StartOptions {
   clock?: () => Date;
 }
 
-/** Knex (under the ORM) writes its connection warnings with console.log; they go through the logger instead. */
-function routeKnexLog(orm: MikroORM, log: Logger): void {
-  const logger = (
-    orm.em.getConnection() as unknown as { getKnex?: () => { client?: { logger?: Record<string, unknown> } } }
-  ).getKnex?.().client?.logger;
-  if (!logger) return;
-  logger._warn = (message: unknown) => log.warn('database connection warning', { error: String(message) });
-  logger._error = (message: unknown) => log.error('database connection error', { error: String(message) });
-  logger._deprecate = (message: unknown) => log.debug('database deprecation', { message: String(message) });
-  logger._debug = (message: unknown) => log.debug('database debug', { message: String(message) });
-}
-
 export async function startService(
   config: Config,
   log: Logger = createLogger(config.logLevel),
@@ -105,9 +93,13 @@ export async function startService(
     }
 
     const orm = await MikroORM.init(
-      ormConfig(databaseUrl, (message) => log.debug('orm', { message }), config.databasePoolSize),
+      ormConfig(databaseUrl, (message) => log.debug('orm', { message }), config.databasePoolSize, {
+        warn: (message) => log.warn('database connection warning', { error: String(message) }),
+        error: (message) => log.error('database connection error', { error: String(message) }),
+        deprecate: (method, alternative) => log.debug('database deprecation', { message: `${method}: ${alternative}` }),
+        debug: (message) => log.debug('database debug', { message: String(message) }),
+      }),
     );
-    routeKnexLog(orm, log);
     cleanups.push(['orm', () => orm.close(true)]);
     let telcoBaseUrl = config.telcoBaseUrl;
     let simulator: TelcoSimulator | undefined;

@@ -4,7 +4,7 @@ import type { AgentService } from '../services/agent.service.js';
 import type { RequestContext } from '../context/request-context.js';
 import { AgentPageType, AgentType } from './phone-number.types.js';
 
-@ObjectType('AgentPerformanceThresholds')
+@ObjectType('AgentPerformanceThresholds', { simpleResolvers: true })
 export class AgentPerformanceThresholdsType {
   @Field(() => Float, {
     description:

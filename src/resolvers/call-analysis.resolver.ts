@@ -8,7 +8,7 @@ import { AnalysisFieldType } from './enums.js';
 // once any are declared, each with its type (checked on every analysis,
 // from the API or the provider).
 
-@ObjectType('CallAnalysisField', { description: "A field of the company's post-call analysis" })
+@ObjectType('CallAnalysisField', { simpleResolvers: true, description: "A field of the company's post-call analysis" })
 export class CallAnalysisFieldType {
   @Field({ description: 'Lower-case letters, digits and underscores, starting with a letter' }) name!: string;
   @Field(() => AnalysisFieldType) type!: string;

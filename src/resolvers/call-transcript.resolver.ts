@@ -2,14 +2,14 @@ import type { GraphQLSchema } from 'graphql';
 import { Arg, Authorized, Ctx, Field, ID, Int, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { RequestContext } from '../context/request-context.js';
 import { ForbiddenError } from '../kernel/errors.js';
-import type { TranscriptTurn } from '../events/live.js';
+import type { TranscriptTurn } from '../services/live-events.js';
 import type { CallTranscriptService } from '../services/call-transcript.service.js';
 import { CallStatus, Direction, Speaker } from './enums.js';
 
 // A call's live transcript over GraphQL: the turns so far, and each new turn
 // as the provider reports it (graphql-ws, any API process).
 
-@ObjectType('TranscriptTurn', { description: "One turn of a call's conversation" })
+@ObjectType('TranscriptTurn', { simpleResolvers: true, description: "One turn of a call's conversation" })
 export class TranscriptTurnType {
   @Field(() => Int) callId!: number;
   @Field(() => Int, { description: 'The turn number in the call, from 0' }) sequence!: number;
@@ -18,7 +18,7 @@ export class TranscriptTurnType {
   @Field({ description: 'When the provider reported it' }) at!: Date;
 }
 
-@ObjectType('LiveCall', { description: 'A call in progress' })
+@ObjectType('LiveCall', { simpleResolvers: true, description: 'A call in progress' })
 export class LiveCallType {
   @Field(() => Int) id!: number;
   @Field(() => CallStatus, { description: 'initiated, ringing or in_progress' }) status!: string;

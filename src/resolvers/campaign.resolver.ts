@@ -5,7 +5,7 @@ import { PageType } from './pagination.types.js';
 import { CampaignStatus } from './enums.js';
 import { CallType } from './dashboard.types.js';
 
-@ObjectType('Campaign')
+@ObjectType('Campaign', { simpleResolvers: true })
 export class CampaignType {
   @Field(() => Int) id!: number;
   @Field() name!: string;
@@ -17,10 +17,10 @@ export class CampaignType {
   @Field(() => Int, { description: 'Leads in the campaign' }) leads!: number;
 }
 
-@ObjectType('CampaignPage')
+@ObjectType('CampaignPage', { simpleResolvers: true })
 export class CampaignPageType extends PageType(CampaignType) {}
 
-@ObjectType('Lead')
+@ObjectType('Lead', { simpleResolvers: true })
 export class LeadType {
   @Field(() => Int) id!: number;
   @Field(() => Int) contactId!: number;
@@ -30,7 +30,7 @@ export class LeadType {
   @Field() createdAt!: Date;
 }
 
-@ObjectType('LeadPage')
+@ObjectType('LeadPage', { simpleResolvers: true })
 export class LeadPageType extends PageType(LeadType) {}
 
 @Resolver()

@@ -4,7 +4,7 @@ import type { RequestContext } from '../context/request-context.js';
 import type { ContactService } from '../services/contact.service.js';
 import { PageType } from './pagination.types.js';
 
-@ObjectType('Contact')
+@ObjectType('Contact', { simpleResolvers: true })
 export class ContactType {
   @Field(() => Int) id!: number;
   @Field({ description: 'E.164; one contact per number in a company' }) phoneNumber!: string;
@@ -23,7 +23,7 @@ export class ContactType {
   @Field() createdAt!: Date;
 }
 
-@ObjectType('ContactPage')
+@ObjectType('ContactPage', { simpleResolvers: true })
 export class ContactPageType extends PageType(ContactType) {}
 
 @InputType('ContactInput')

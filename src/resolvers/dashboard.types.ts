@@ -4,7 +4,7 @@ import { CursorPageType } from './pagination.types.js';
 import { CallStatus, DateRange, Direction, LocalPresence, Sentiment } from './enums.js';
 import { BOUNDS, inWords } from '../kernel/bounds.js';
 
-@ObjectType('CallNumbers')
+@ObjectType('CallNumbers', { simpleResolvers: true })
 export class CallNumbersType {
   @Field({ description: 'Caller number' }) from!: string;
   @Field({ description: 'Called number' }) to!: string;
@@ -17,7 +17,7 @@ export class CallNumbersType {
  * columns; the other fields of a list row are read when asked for, for the
  * whole page at once (CallFieldsResolver).
  */
-@ObjectType('Call', { description: 'A call: a row of the AI dashboard, or its details' })
+@ObjectType('Call', { simpleResolvers: true, description: 'A call: a row of the AI dashboard, or its details' })
 export class CallType {
   @Field(() => Int) id!: number;
   @Field({ description: 'When the call started, "YYYY-MM-DD HH:mm:ss" in the company time zone' })
@@ -39,10 +39,10 @@ export class CallType {
   @Field() recordingAvailable!: boolean;
 }
 
-@ObjectType('AppointmentCallPage')
+@ObjectType('AppointmentCallPage', { simpleResolvers: true })
 export class AppointmentCallPageType extends CursorPageType(CallType) {}
 
-@ObjectType('SentimentCounts')
+@ObjectType('SentimentCounts', { simpleResolvers: true })
 export class SentimentCountsType {
   @Field(() => Int) positive!: number;
   @Field(() => Int) neutral!: number;
@@ -50,7 +50,7 @@ export class SentimentCountsType {
   @Field(() => Int) unknown!: number;
 }
 
-@ObjectType('DashboardSummary')
+@ObjectType('DashboardSummary', { simpleResolvers: true })
 export class DashboardSummaryType {
   @Field(() => Int) calls!: number;
   @Field(() => Int, { description: 'Completed calls with talk time' }) answered!: number;
@@ -62,7 +62,7 @@ export class DashboardSummaryType {
   @Field() timeZone!: string;
 }
 
-@ObjectType('CallContact')
+@ObjectType('CallContact', { simpleResolvers: true })
 export class CallContactType {
   @Field(() => String, { nullable: true }) name!: string | null;
   @Field(() => String, { nullable: true }) email!: string | null;
@@ -87,7 +87,7 @@ export class CallAnalysisInput {
   @Field(() => String, { nullable: true, description: 'An http or https URL' }) recordingUrl?: string | null;
 }
 
-@ObjectType('LocalPresenceSetting')
+@ObjectType('LocalPresenceSetting', { simpleResolvers: true })
 export class LocalPresenceType {
   @Field(() => LocalPresence) newValue!: string;
 }

@@ -11,6 +11,7 @@ import { WebhookType } from './webhook.types.js';
 // local answer.
 
 @ObjectType('ListenSession', {
+  simpleResolvers: true,
   description: 'The session webhook npm run listen opened, and its signing secret (shown this once)',
 })
 class ListenSessionType {
@@ -19,6 +20,7 @@ class ListenSessionType {
 }
 
 @ObjectType('ListenDelivery', {
+  simpleResolvers: true,
   description: 'One attempt to forward: the request exactly as it would be POSTed to an endpoint',
 })
 class ListenDeliveryType {
@@ -33,7 +35,7 @@ class ListenDeliveryType {
   @Field({ description: 'The body to send, byte for byte' }) body!: string;
 }
 
-@ObjectType('ListenMessage', { description: 'The session first, then one delivery per message' })
+@ObjectType('ListenMessage', { simpleResolvers: true, description: 'The session first, then one delivery per message' })
 class ListenMessageType {
   @Field(() => ListenSessionType, { nullable: true }) session!: ListenSessionType | null;
   @Field(() => ListenDeliveryType, { nullable: true }) delivery!: ListenDeliveryType | null;

@@ -2,7 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import { Arg, Resolver, Root, Subscription } from 'type-graphql';
 import type { RequestContext } from '../context/request-context.js';
 import { ForbiddenError } from '../kernel/errors.js';
-import type { LiveEvent, LiveEvents } from '../events/live.js';
+import type { LiveEvent, LiveEvents } from '../services/live-events.js';
 import { WebhookEvent } from './enums.js';
 import { detailsOf, LiveEventInterface } from './live-event.types.js';
 

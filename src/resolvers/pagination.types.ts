@@ -1,6 +1,6 @@
 import { Field, Int, ObjectType, type ClassType } from 'type-graphql';
 
-@ObjectType('Pagination')
+@ObjectType('Pagination', { simpleResolvers: true })
 export class PaginationType {
   @Field(() => Int) total!: number;
   @Field(() => Int) currentPage!: number;
@@ -20,7 +20,7 @@ export class PaginationType {
 
 /** A page of `item`: the spec's `records` plus `pagination`. */
 export function PageType<T extends object>(item: ClassType<T>) {
-  @ObjectType()
+  @ObjectType({ simpleResolvers: true })
   abstract class PageClass {
     @Field(() => [item]) records!: T[];
     @Field(() => PaginationType) pagination!: PaginationType;
@@ -30,7 +30,7 @@ export function PageType<T extends object>(item: ClassType<T>) {
 
 /** A page of a list that can grow large: also the cursor of the next page, read through the list's index. */
 export function CursorPageType<T extends object>(item: ClassType<T>) {
-  @ObjectType()
+  @ObjectType({ simpleResolvers: true })
   abstract class CursorPageClass extends PageType(item) {
     @Field(() => String, {
       nullable: true,

@@ -2,7 +2,7 @@ import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { CursorPageType, PageType } from './pagination.types.js';
 import { NumberUse, PhoneNumberStatus, PhoneType, TendlcAnswer } from './enums.js';
 
-@ObjectType('PhoneNumber')
+@ObjectType('PhoneNumber', { simpleResolvers: true })
 export class PhoneNumberType {
   @Field(() => Int) id!: number;
   @Field() base64Id!: string;
@@ -20,10 +20,10 @@ export class PhoneNumberType {
   @Field(() => String, { nullable: true, description: 'The inbound chatbot agent id' }) chatbotAgentId!: string | null;
 }
 
-@ObjectType('PhoneNumberPage')
+@ObjectType('PhoneNumberPage', { simpleResolvers: true })
 export class PhoneNumberPageType extends CursorPageType(PhoneNumberType) {}
 
-@ObjectType('AvailableNumber')
+@ObjectType('AvailableNumber', { simpleResolvers: true })
 export class AvailableNumberType {
   @Field() phoneNumber!: string;
   @Field() friendlyName!: string;
@@ -33,7 +33,7 @@ export class AvailableNumberType {
   @Field({ description: 'Pass as phoneNo to purchase; valid 15 minutes, once' }) purchaseToken!: string;
 }
 
-@ObjectType('ImportableNumber')
+@ObjectType('ImportableNumber', { simpleResolvers: true })
 export class ImportableNumberType {
   @Field() phoneNumber!: string;
   @Field() friendlyName!: string;
@@ -42,7 +42,7 @@ export class ImportableNumberType {
   @Field({ description: 'Pass to importTelcoNumber; valid 15 minutes' }) importToken!: string;
 }
 
-@ObjectType('ImportableCampaign')
+@ObjectType('ImportableCampaign', { simpleResolvers: true })
 export class ImportableCampaignType {
   @Field() messagingServiceSid!: string;
   @Field() name!: string;
@@ -51,30 +51,30 @@ export class ImportableCampaignType {
   @Field() useCase!: string;
 }
 
-@ObjectType('ActionResult')
+@ObjectType('ActionResult', { simpleResolvers: true })
 export class ActionResultType {
   @Field() success!: boolean;
   @Field() message!: string;
 }
 
-@ObjectType('ChatbotAgentOption')
+@ObjectType('ChatbotAgentOption', { simpleResolvers: true })
 export class ChatbotAgentOptionType {
   @Field({ description: 'Agent id' }) id!: string;
   @Field({ description: 'Agent name' }) text!: string;
 }
 
-@ObjectType('ChatbotAgentPagination')
+@ObjectType('ChatbotAgentPagination', { simpleResolvers: true })
 export class ChatbotAgentPaginationType {
   @Field({ description: 'True when another page exists' }) more!: boolean;
 }
 
-@ObjectType('ChatbotAgentOptions')
+@ObjectType('ChatbotAgentOptions', { simpleResolvers: true })
 export class ChatbotAgentOptionsType {
   @Field(() => [ChatbotAgentOptionType]) results!: ChatbotAgentOptionType[];
   @Field(() => ChatbotAgentPaginationType) pagination!: ChatbotAgentPaginationType;
 }
 
-@ObjectType('TelcoAccount')
+@ObjectType('TelcoAccount', { simpleResolvers: true })
 export class TelcoAccountType {
   @Field() provider!: string;
   @Field() accountSid!: string;
@@ -90,7 +90,7 @@ export class PhoneNumberChangeInput {
   @Field(() => TendlcAnswer, { nullable: true }) tendlc?: string | null;
 }
 
-@ObjectType('Agent')
+@ObjectType('Agent', { simpleResolvers: true })
 export class AgentType {
   @Field(() => ID) id!: string;
   @Field() encryptedId!: string;
@@ -99,5 +99,5 @@ export class AgentType {
   @Field({ description: 'Online agents take calls now' }) online!: boolean;
 }
 
-@ObjectType('AgentPage')
+@ObjectType('AgentPage', { simpleResolvers: true })
 export class AgentPageType extends PageType(AgentType) {}

@@ -1,7 +1,7 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { PageType } from './pagination.types.js';
 
-@ObjectType('Pipeline')
+@ObjectType('Pipeline', { simpleResolvers: true })
 export class PipelineType {
   @Field(() => ID, { description: 'Base64 id' }) id!: string;
   @Field() encryptedId!: string;
@@ -11,10 +11,10 @@ export class PipelineType {
   @Field(() => String, { nullable: true }) crmLocationId!: string | null;
 }
 
-@ObjectType('PipelinePage')
+@ObjectType('PipelinePage', { simpleResolvers: true })
 export class PipelinePageType extends PageType(PipelineType) {}
 
-@ObjectType('PipelineStage')
+@ObjectType('PipelineStage', { simpleResolvers: true })
 export class PipelineStageType {
   @Field(() => ID, { description: 'Base64 id' }) id!: string;
   @Field() stageName!: string;
@@ -22,7 +22,7 @@ export class PipelineStageType {
   @Field(() => Int, { description: '1 is first' }) position!: number;
 }
 
-@ObjectType('CrmLocation')
+@ObjectType('CrmLocation', { simpleResolvers: true })
 export class CrmLocationType {
   @Field() crmLocationId!: string;
   @Field(() => Int) pipelinesCount!: number;

@@ -1,7 +1,7 @@
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { PageType } from './pagination.types.js';
 
-@ObjectType('Role')
+@ObjectType('Role', { simpleResolvers: true })
 export class RoleType {
   @Field(() => Int) id!: number;
   @Field() title!: string;
@@ -10,17 +10,17 @@ export class RoleType {
   @Field() updatedAt!: Date;
 }
 
-@ObjectType('RolePage')
+@ObjectType('RolePage', { simpleResolvers: true })
 export class RolePageType extends PageType(RoleType) {}
 
-@ObjectType('Permission')
+@ObjectType('Permission', { simpleResolvers: true })
 export class PermissionType {
   @Field(() => Int) id!: number;
   @Field() slug!: string;
   @Field() name!: string;
 }
 
-@ObjectType('PermissionModule')
+@ObjectType('PermissionModule', { simpleResolvers: true })
 export class PermissionModuleType {
   @Field(() => Int) id!: number;
   @Field() slug!: string;
@@ -28,7 +28,7 @@ export class PermissionModuleType {
   @Field(() => [PermissionType]) permissions!: PermissionType[];
 }
 
-@ObjectType('PermissionGrant')
+@ObjectType('PermissionGrant', { simpleResolvers: true })
 export class PermissionGrantType {
   @Field(() => Int) id!: number;
   @Field() slug!: string;
@@ -36,7 +36,7 @@ export class PermissionGrantType {
   @Field({ description: 'Whether the role holds this permission' }) granted!: boolean;
 }
 
-@ObjectType('ModuleGrants')
+@ObjectType('ModuleGrants', { simpleResolvers: true })
 export class ModuleGrantsType {
   @Field(() => Int) moduleId!: number;
   @Field() slug!: string;
@@ -44,7 +44,7 @@ export class ModuleGrantsType {
   @Field(() => [PermissionGrantType]) permissions!: PermissionGrantType[];
 }
 
-@ObjectType('RolePermissions')
+@ObjectType('RolePermissions', { simpleResolvers: true })
 export class RolePermissionsType {
   @Field(() => RoleType) role!: RoleType;
   @Field(() => [ModuleGrantsType]) modules!: ModuleGrantsType[];

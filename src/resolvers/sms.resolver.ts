@@ -4,7 +4,7 @@ import type { SmsService } from '../services/sms.service.js';
 import { PageType } from './pagination.types.js';
 import { Direction, MessageStatus } from './enums.js';
 
-@ObjectType('SmsMessage')
+@ObjectType('SmsMessage', { simpleResolvers: true })
 export class SmsMessageType {
   @Field({ description: "The provider's message id (SM...)" }) id!: string;
   @Field(() => Direction) direction!: string;
@@ -18,7 +18,7 @@ export class SmsMessageType {
   @Field() createdAt!: Date;
 }
 
-@ObjectType('SmsMessagePage')
+@ObjectType('SmsMessagePage', { simpleResolvers: true })
 export class SmsMessagePageType extends PageType(SmsMessageType) {}
 
 @Resolver()

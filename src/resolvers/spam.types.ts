@@ -2,20 +2,20 @@ import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { CursorPageType } from './pagination.types.js';
 import { SpamCheckStatus, SpamNumberKind } from './enums.js';
 
-@ObjectType('SpamRenewal')
+@ObjectType('SpamRenewal', { simpleResolvers: true })
 export class SpamRenewalType {
   @Field() renewsAt!: Date;
   @Field() autoRenew!: boolean;
 }
 
-@ObjectType('SpamCheck')
+@ObjectType('SpamCheck', { simpleResolvers: true })
 export class SpamCheckType {
   @Field() checkedAt!: Date;
   @Field(() => [String]) carriersChecked!: string[];
   @Field(() => [String]) flaggedCarriers!: string[];
 }
 
-@ObjectType('SpamProtectedNumber')
+@ObjectType('SpamProtectedNumber', { simpleResolvers: true })
 export class SpamProtectedNumberType {
   @Field(() => Int) id!: number;
   @Field() encryptedId!: string;
@@ -30,10 +30,10 @@ export class SpamProtectedNumberType {
   latestCheck!: SpamCheckType | null;
 }
 
-@ObjectType('SpamProtectedNumberPage')
+@ObjectType('SpamProtectedNumberPage', { simpleResolvers: true })
 export class SpamProtectedNumberPageType extends CursorPageType(SpamProtectedNumberType) {}
 
-@ObjectType('SpamFlagSettings')
+@ObjectType('SpamFlagSettings', { simpleResolvers: true })
 export class SpamFlagSettingsType {
   @Field(() => Int, { description: '1, 2 or 3' }) minCarriersToFlag!: number;
 }

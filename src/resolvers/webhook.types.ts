@@ -4,7 +4,7 @@ import { PageType } from './pagination.types.js';
 import { AttemptTrigger, DeliveryStatus, DisabledReason, EventCategory, ListSelection, WebhookEvent } from './enums.js';
 import { BOUNDS, inWords } from '../kernel/bounds.js';
 
-@ObjectType('WebhookHeader')
+@ObjectType('WebhookHeader', { simpleResolvers: true })
 export class WebhookHeaderType {
   @Field() name!: string;
   @Field(() => String, { nullable: true, description: 'Null for a secret header: its value is never shown again' })
@@ -13,6 +13,7 @@ export class WebhookHeaderType {
 }
 
 @ObjectType('WebhookFilter', {
+  simpleResolvers: true,
   description:
     'A payload filter: an event of this type is delivered only when its data passes the filter (docs/webhooks.md, Filters)',
 })
@@ -26,7 +27,7 @@ export class WebhookFilterType {
   filter!: Record<string, unknown>;
 }
 
-@ObjectType('Webhook')
+@ObjectType('Webhook', { simpleResolvers: true })
 export class WebhookType {
   @Field(() => Int, { description: 'The sequential id (the # column)' }) id!: number;
   @Field() title!: string;
@@ -65,17 +66,17 @@ export class WebhookType {
   @Field() updatedAt!: Date;
 }
 
-@ObjectType('WebhookPage')
+@ObjectType('WebhookPage', { simpleResolvers: true })
 export class WebhookPageType extends PageType(WebhookType) {}
 
-@ObjectType('CreatedWebhook', { description: 'A new webhook, and its secret shown this once' })
+@ObjectType('CreatedWebhook', { simpleResolvers: true, description: 'A new webhook, and its secret shown this once' })
 export class CreatedWebhookType {
   @Field(() => WebhookType, { description: 'The webhook as webhook(id) and the list serve it (one cache entry)' })
   webhook!: WebhookType;
   @Field() secret!: string;
 }
 
-@ObjectType('WebhookSecret')
+@ObjectType('WebhookSecret', { simpleResolvers: true })
 export class WebhookSecretType {
   @Field() secret!: string;
   @Field(() => Date, {
@@ -85,7 +86,7 @@ export class WebhookSecretType {
   previousSecretExpiresAt!: Date | null;
 }
 
-@ObjectType('WebhookAttempt')
+@ObjectType('WebhookAttempt', { simpleResolvers: true })
 export class WebhookAttemptType {
   @Field(() => Int) number!: number;
   @Field(() => AttemptTrigger) trigger!: string;
@@ -97,7 +98,7 @@ export class WebhookAttemptType {
   @Field(() => [String], { description: "The webhook's custom headers this attempt sent, by name" }) headers!: string[];
 }
 
-@ObjectType('WebhookDelivery')
+@ObjectType('WebhookDelivery', { simpleResolvers: true })
 export class WebhookDeliveryType {
   @Field({ description: 'msg_ + a ULID; the x-webhook-id and webhook-id of every attempt' }) id!: string;
   @Field(() => Int) webhookId!: number;
@@ -116,10 +117,11 @@ export class WebhookDeliveryType {
     | null;
 }
 
-@ObjectType('WebhookDeliveryPage')
+@ObjectType('WebhookDeliveryPage', { simpleResolvers: true })
 export class WebhookDeliveryPageType extends PageType(WebhookDeliveryType) {}
 
 @ObjectType('StoredEvent', {
+  simpleResolvers: true,
   description: 'An event kept in the event store (for WEBHOOK_RETENTION), as a delivery to the webhook would carry it',
 })
 export class StoredEventType {
@@ -132,15 +134,15 @@ export class StoredEventType {
   data!: Record<string, unknown>;
 }
 
-@ObjectType('StoredEventPage')
+@ObjectType('StoredEventPage', { simpleResolvers: true })
 export class StoredEventPageType extends PageType(StoredEventType) {}
 
-@ObjectType('WebhookFilterTest')
+@ObjectType('WebhookFilterTest', { simpleResolvers: true })
 export class WebhookFilterTestType {
   @Field({ description: 'Whether the data passes the filter' }) matches!: boolean;
 }
 
-@ObjectType('WebhookEventType')
+@ObjectType('WebhookEventType', { simpleResolvers: true })
 export class WebhookEventTypeType {
   @Field(() => WebhookEvent) name!: string;
   @Field(() => EventCategory) category!: string;
@@ -149,25 +151,28 @@ export class WebhookEventTypeType {
   @Field(() => GraphQLJSONObject, { description: 'An example data' }) example!: Record<string, unknown>;
 }
 
-@ObjectType('WebhookListSelection')
+@ObjectType('WebhookListSelection', { simpleResolvers: true })
 export class WebhookListSelectionType {
   @Field(() => ListSelection) name!: string;
   @Field(() => [String]) fields!: string[];
 }
 
-@ObjectType('WebhookFormFields')
+@ObjectType('WebhookFormFields', { simpleResolvers: true })
 export class WebhookFormFieldsType {
   @Field(() => [String], { description: 'Field names; custom_fields.<key> selects one custom field' })
   fields!: string[];
   @Field(() => [WebhookListSelectionType]) listSelections!: WebhookListSelectionType[];
 }
 
-@ObjectType('WebhookRecovery')
+@ObjectType('WebhookRecovery', { simpleResolvers: true })
 export class WebhookRecoveryType {
   @Field(() => Int, { description: 'Failed deliveries sent again' }) count!: number;
 }
 
-@ObjectType('WebhookReplayPreview', { description: 'What a replay of missing events would send' })
+@ObjectType('WebhookReplayPreview', {
+  simpleResolvers: true,
+  description: 'What a replay of missing events would send',
+})
 export class WebhookReplayPreviewType {
   @Field(() => Int, {
     description:
@@ -179,7 +184,7 @@ export class WebhookReplayPreviewType {
   @Field() until!: Date;
 }
 
-@ObjectType('WebhookReplay')
+@ObjectType('WebhookReplay', { simpleResolvers: true })
 export class WebhookReplayType {
   @Field(() => Int, { description: 'Deliveries made now, in the order the events happened' }) count!: number;
   @Field(() => Int, { description: 'Missing events left for another run (one run sends at most 10,000)' })

@@ -5,7 +5,7 @@ import { CursorPageType } from './pagination.types.js';
 
 registerEnumType(WorkflowStatus, { name: 'WorkflowStatus' });
 
-@ObjectType('Workflow')
+@ObjectType('Workflow', { simpleResolvers: true })
 export class WorkflowType {
   @Field(() => ID, { description: 'Base64 id' }) id!: string;
   @Field(() => ID, { description: 'Base64 builder id' }) builderId!: string;
@@ -26,10 +26,10 @@ export class WorkflowType {
   @Field() updatedAt!: Date;
 }
 
-@ObjectType('WorkflowPage')
+@ObjectType('WorkflowPage', { simpleResolvers: true })
 export class WorkflowPageType extends CursorPageType(WorkflowType) {}
 
-@ObjectType('WorkflowFolder')
+@ObjectType('WorkflowFolder', { simpleResolvers: true })
 export class WorkflowFolderType {
   @Field(() => ID, { description: 'Base64 id' }) id!: string;
   @Field() name!: string;
@@ -37,7 +37,7 @@ export class WorkflowFolderType {
   @Field(() => Int) workflowsCount!: number;
 }
 
-@ObjectType('CatalogEntry')
+@ObjectType('CatalogEntry', { simpleResolvers: true })
 export class CatalogEntryType {
   @Field() type!: string;
   @Field() name!: string;

@@ -3,13 +3,11 @@ import {
   parse,
   validate,
   type DocumentNode,
-  type ExecutionResult,
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import { liftInputLiterals } from '../graphql/lift.js';
-import { costCounter, largestCost, type ChargeOperation } from '../graphql/limits.js';
+import { costCounter, largestCost } from '../graphql/limits.js';
+import { compileOperation, type Operations, type Run } from '../graphql/operations.js';
 import { getMetadataStorage } from 'type-graphql';
 import { resolveRoute } from './derive.js';
 import type { HttpMethod, ResolvedRoute, Route } from './route.js';
@@ -20,7 +18,7 @@ import type { IdCodec } from '../kernel/ids.js';
 import type { Logger } from '../observability/logger.js';
 import { sendError, sendJson } from '../http/edge.js';
 import { restErrorOf, variablesFor } from './params.js';
-import { checkKey, fingerprint, once } from '../db/idempotency.js';
+import { fingerprint } from '../db/idempotency.js';
 
 // At start, each row's operation is parsed and validated against the schema
 // (a row that does not fit stops the start); at its first request it is
@@ -37,7 +35,7 @@ export interface CompiledRoute {
   segments: string[];
   document: DocumentNode;
   /** The operation, compiled once. */
-  run: (context: unknown, variables: Record<string, unknown>) => Promise<ExecutionResult> | ExecutionResult;
+  run: Run;
   /** The REST body made from the root field's value. */
   shape: (value: unknown) => unknown;
   /** Permissions the operation's root field requires (read from its @Authorized). */
@@ -126,21 +124,16 @@ export function compileRoutes(
       throw new Error(`Route ${route.operationId}: the operation does not select ${route.response.field}`);
     }
     const jit = () => {
-      const lifted = liftInputLiterals(schema, document);
-      const query = compileQuery(schema, lifted.document, undefined, { customSerializers: serializers });
-      if (!isCompiledQuery(query))
-        throw new Error(
-          `Route ${route.operationId}: its operation does not compile: ${query.errors?.map((e) => e.message).join('; ')}`,
-        );
-      const lift = lifted.variables;
-      return lift
-        ? (context: unknown, variables: Record<string, unknown>) => query.query(undefined, context, lift(variables))
-        : (context: unknown, variables: Record<string, unknown>) => query.query(undefined, context, variables);
+      try {
+        return compileOperation(schema, document, operation, { serializers });
+      } catch (error) {
+        throw new Error(`Route ${route.operationId}: ${(error as Error).message}`);
+      }
     };
     // Compiled at the row's first request (a process serves a few of its rows
     // at first, most of them maybe never), or here when asked to.
     let compiledRun = options.eager ? jit() : undefined;
-    const run = (context: unknown, variables: Record<string, unknown>) => (compiledRun ??= jit())(context, variables);
+    const run: Run = (context, variables) => (compiledRun ??= jit())(context, variables);
     const shape = shaper(route);
     const resolved = resolveRoute(schema, route, operation);
     const root = operation.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
@@ -253,8 +246,8 @@ export interface RestDeps {
   ids: IdCodec;
   /** The JSON body rules, for a row's request that carries a body. */
   readBody: (req: Request, res: Response, done: (error?: unknown) => void) => void;
-  /** The rate limits, charged for every row that needs a token (src/limits/). */
-  charge?: ChargeOperation<RequestContext>;
+  /** Admission and idempotency, as for /graphql (src/graphql/operations.ts). */
+  operations: Operations;
 }
 
 /**
@@ -263,7 +256,7 @@ export interface RestDeps {
  * crosses no middleware it does not need. `unmatched`, after everything else
  * under /api, answers 404, or 405 with the methods the path takes.
  */
-export function restHandlers({ routes, log, context, ids, readBody, charge }: RestDeps): {
+export function restHandlers({ routes, log, context, ids, readBody, operations }: RestDeps): {
   rows: RequestHandler;
   unmatched: RequestHandler;
 } {
@@ -280,14 +273,18 @@ export function restHandlers({ routes, log, context, ids, readBody, charge }: Re
         inputError = error;
       }
       if (compiled.route.auth !== false) {
-        // A signed-in caller's request spends from its rate limits, whatever its answer; 401 without one.
-        let headers = charge?.(ctx, compiled.kind, variableValues ? compiled.cost(variableValues) : 0);
+        // A signed-in caller's request spends from its rate limits, whatever its answer; 401 and 403 come before
+        // any answer about the input (the field's @Authorized checks them when the operation runs).
+        const cost = variableValues ? compiled.cost(variableValues) : 0;
+        let headers = operations.admit(
+          ctx,
+          { kind: compiled.kind, cost, permissions: compiled.permissions },
+          {
+            refused: inputError !== undefined,
+          },
+        );
         if (headers instanceof Promise) headers = await headers;
         for (const name in headers) res.setHeader(name, headers[name]);
-        // 401 and 403 come before any answer about the input. The field's own
-        // check (@Authorized) runs when the operation does; this is the same
-        // check, made here only when the input stops the request first.
-        if (inputError) await ctx.requirePermissions(compiled.permissions);
       }
       if (!variableValues) throw inputError;
       // Writes of a signed-in caller only (a sign-in makes nothing to repeat).
@@ -305,14 +302,19 @@ export function restHandlers({ routes, log, context, ids, readBody, charge }: Re
         );
       }
       // A write with an Idempotency-Key: made once, its answer kept with it (db/idempotency.ts).
-      const answer = await once(ctx, checkKey(key), fingerprint(req.method, req.originalUrl, req.body), async (uow) => {
-        const result = await compiled.run(uow, variableValues);
-        if (result.errors?.length) throw restErrorOf(result.errors[0], compiled.route);
-        return {
-          status: compiled.route.status ?? 200,
-          body: JSON.stringify(compiled.shape(result.data?.[compiled.route.response.field])),
-        };
-      });
+      const answer = await operations.once(
+        ctx,
+        key,
+        fingerprint(req.method, req.originalUrl, req.body),
+        async (uow) => {
+          const result = await compiled.run(uow, variableValues);
+          if (result.errors?.length) throw restErrorOf(result.errors[0], compiled.route);
+          return {
+            status: compiled.route.status ?? 200,
+            body: JSON.stringify(compiled.shape(result.data?.[compiled.route.response.field])),
+          };
+        },
+      );
       if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
       sendJson(res, answer.status, undefined, answer.body);
     } catch (error) {
@@ -323,6 +325,8 @@ export function restHandlers({ routes, log, context, ids, readBody, charge }: Re
     if (!req.path.startsWith('/api/')) return next();
     const found = matcher.match(req.method === 'HEAD' ? 'GET' : req.method, req.path);
     if (!found || 'allowed' in found) return next();
+    // A GET carries no body the row reads: only the other methods go through the JSON body rules.
+    if (req.method === 'GET' || req.method === 'HEAD') return void answer(req, res, found);
     readBody(req, res, (error) => (error ? next(error) : void answer(req, res, found)));
   };
   const unmatched: RequestHandler = (req: Request, res: Response, next: NextFunction) => {

@@ -21,7 +21,7 @@ export interface Thresholds {
 
 export async function thresholdsOf(ctx: RequestContext, companyId: number): Promise<Thresholds> {
   const [row] = await ctx.sql<{ value: Partial<Thresholds> | null }>(
-    "SELECT settings -> 'agentPerformance' AS value FROM companies WHERE id = ?",
+    "SELECT settings -> 'agentPerformance' AS value FROM companies WHERE id = $1",
     [companyId],
   );
   return { ...DEFAULT_THRESHOLDS, ...(row?.value ?? {}) };
@@ -46,7 +46,7 @@ export async function setThresholds(
   if (typeof input.answerRate === 'number') next.answerRate = input.answerRate;
   if (typeof input.averageSentiment === 'number') next.averageSentiment = input.averageSentiment;
   await ctx.sql(
-    `UPDATE companies SET settings = jsonb_set(settings, '{agentPerformance}', ?::jsonb), updated_at = now() WHERE id = ?`,
+    `UPDATE companies SET settings = jsonb_set(settings, '{agentPerformance}', $1::jsonb), updated_at = now() WHERE id = $2`,
     [JSON.stringify(next), companyId],
   );
   return next;
@@ -57,7 +57,7 @@ export async function evaluateAgent(ctx: RequestContext, agentId: number): Promi
   const companyId = await ctx.companyId();
   // The agent row lock orders concurrent evaluations: each crossing is seen once.
   const [agent] = await ctx.sql<{ id: number; name: string; performance_state: Record<string, 'above' | 'below'> }>(
-    'SELECT id, name, performance_state FROM agents WHERE id = ? AND company_id = ? FOR UPDATE',
+    'SELECT id, name, performance_state FROM agents WHERE id = $1 AND company_id = $2 FOR UPDATE',
     [agentId, companyId],
   );
   if (!agent) return;
@@ -86,6 +86,6 @@ export async function evaluateAgent(ctx: RequestContext, agentId: number): Promi
     });
   }
   if (JSON.stringify(state) !== JSON.stringify(agent.performance_state)) {
-    await ctx.sql('UPDATE agents SET performance_state = ? WHERE id = ?', [JSON.stringify(state), agent.id]);
+    await ctx.sql('UPDATE agents SET performance_state = $1 WHERE id = $2', [JSON.stringify(state), agent.id]);
   }
 }

@@ -68,7 +68,7 @@ export class AuthService implements ActorSource {
 
   async logout(ctx: RequestContext): Promise<void> {
     const { claims } = await ctx.viewer();
-    await ctx.sql('INSERT INTO revoked_tokens (jti, expires_at) VALUES (?, ?) ON CONFLICT (jti) DO NOTHING', [
+    await ctx.sql('INSERT INTO revoked_tokens (jti, expires_at) VALUES ($1, $2) ON CONFLICT (jti) DO NOTHING', [
       claims.jti,
       new Date(claims.exp * 1000),
     ]);
@@ -86,7 +86,7 @@ export class AuthService implements ActorSource {
     if (!claims) return undefined;
     const mark = this.viewers.mark();
     // One round trip: user, company, role, permissions, revocation.
-    const [row] = await ctx.read<ViewerRow>(VIEWER, [Number(claims.sub), claims.cid, claims.jti]);
+    const [row] = await ctx.sql<ViewerRow>(VIEWER, [Number(claims.sub), claims.cid, claims.jti]);
     if (!row) return undefined;
     const viewer: Viewer = {
       user: { id: row.id, name: row.name, email: row.email },
@@ -106,7 +106,7 @@ export class AuthService implements ActorSource {
   }
 
   async companyScope(ctx: RequestContext, companyId: number): Promise<CompanyScope | undefined> {
-    const [row] = await ctx.read<{
+    const [row] = await ctx.sql<{
       id: number;
       name: string;
       time_zone: string;

@@ -3,11 +3,11 @@ import { ConflictError, NotFoundError, ValidationError } from '../kernel/errors.
 import type { IdCodec } from '../kernel/ids.js';
 import { Rules } from '../kernel/validation.js';
 import { ANALYSIS_FIELD_TYPES, CALL_PROGRESS, SENTIMENTS } from '../kernel/vocabulary.js';
-export { ANALYSIS_FIELD_TYPES };
+export { ANALYSIS_FIELD_TYPES, ANALYSIS_LIMITS, customAnalysisProblems };
 import type { AnalysedCall, CallAnalysis } from './calls/records.js';
 import { callRecords } from './calls/statements.js';
 import { contactFields, type ContactService } from './contact.service.js';
-import { BOUNDS } from '../kernel/bounds.js';
+import { ANALYSIS_LIMITS, customAnalysisProblems, FIELD_NAME } from '../kernel/call-rules.js';
 
 // Post-call analysis (Retell's call_analyzed, Vapi's end-of-call report): a
 // summary, the sentiment, the disposition, whether the call reached its goal,
@@ -27,51 +27,12 @@ export interface AnalysisInput {
   recordingUrl?: string | null;
 }
 
-/** The bounds of an analysis and of a company's analysis fields (bounds.ts). */
-export const ANALYSIS_LIMITS = {
-  summary: BOUNDS.analysis.summary.maxLength,
-  disposition: BOUNDS.analysis.disposition.maxLength,
-  fields: BOUNDS.analysis.fields.maxItems,
-  fieldValue: BOUNDS.analysis.fieldValue.maxLength,
-  recordingUrl: BOUNDS.analysis.recordingUrl.maxLength,
-  description: BOUNDS.analysis.fieldDescription.maxLength,
-  choices: BOUNDS.analysis.choices.maxItems,
-  choice: BOUNDS.analysis.choices.items.maxLength,
-} as const;
-
 /** A post-call analysis field the company declares (Retell's post_call_analysis_data). */
 export interface AnalysisField {
   name: string;
   type: (typeof ANALYSIS_FIELD_TYPES)[number];
   description: string | null;
   choices: string[] | null;
-}
-const FIELD_NAME = /^[a-z][a-z0-9_]{0,63}$/;
-
-/** The problems of an analysis's custom fields, as sentences (empty when none). */
-export function customAnalysisProblems(value: unknown): string[] {
-  if (value === null || value === undefined) return [];
-  if (typeof value !== 'object' || Array.isArray(value)) return ['The custom analysis must be an object of fields.'];
-  const entries = Object.entries(value);
-  const problems: string[] = [];
-  if (entries.length > ANALYSIS_LIMITS.fields)
-    problems.push(`The custom analysis may hold at most ${ANALYSIS_LIMITS.fields} fields.`);
-  for (const [name, v] of entries.slice(0, ANALYSIS_LIMITS.fields + 1)) {
-    if (!FIELD_NAME.test(name))
-      problems.push(
-        `The custom analysis field name ${JSON.stringify(name.slice(0, 70))} must be lower-case letters, ` +
-          `digits and underscores, starting with a letter (at most 64).`,
-      );
-    else if (
-      !(v === null || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string')
-    )
-      problems.push(`The custom analysis field ${name} must be a string, a number, true, false or null.`);
-    else if (typeof v === 'string' && v.length > ANALYSIS_LIMITS.fieldValue)
-      problems.push(
-        `The custom analysis field ${name} must not be longer than ${ANALYSIS_LIMITS.fieldValue} characters.`,
-      );
-  }
-  return problems;
 }
 
 /** The problems of custom analysis fields against the company's declarations (none declared: none). */
@@ -121,7 +82,7 @@ export class CallAnalysisService {
   /** The company's declared analysis fields, in order. */
   async fields(ctx: RequestContext): Promise<AnalysisField[]> {
     const [row] = await ctx.sql<{ fields: AnalysisField[] | null }>(
-      "SELECT settings -> 'callAnalysisFields' AS fields FROM companies WHERE id = ?",
+      "SELECT settings -> 'callAnalysisFields' AS fields FROM companies WHERE id = $1",
       [await ctx.companyId()],
     );
     return row?.fields ?? [];
@@ -161,7 +122,7 @@ export class CallAnalysisService {
       choices: f.type === 'choice' ? f.choices! : null,
     }));
     await ctx.sql(
-      "UPDATE companies SET settings = jsonb_set(settings, '{callAnalysisFields}', ?::jsonb), updated_at = now() WHERE id = ?",
+      "UPDATE companies SET settings = jsonb_set(settings, '{callAnalysisFields}', $1::jsonb), updated_at = now() WHERE id = $2",
       [JSON.stringify(kept), await ctx.companyId()],
     );
     return kept;

@@ -1,9 +1,9 @@
 import type { RequestContext } from '../context/request-context.js';
 import { NotFoundError } from '../kernel/errors.js';
-import type { LiveEvents, SubscriptionGuard, TranscriptTurn } from '../events/live.js';
+import type { LiveEvents, SubscriptionGuard, TranscriptTurn } from './live-events.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { callRecords } from './calls/statements.js';
-import { BOUNDS } from '../kernel/bounds.js';
+import type { TurnReported } from '../telco/callbacks.js';
 
 // Live transcripts (Retell's and Vapi's transcript updates): the provider
 // reports a call's conversation turn by turn while it goes on; each turn is
@@ -11,17 +11,6 @@ import { BOUNDS } from '../kernel/bounds.js';
 // announced to the call's GraphQL subscribers in every API process. They
 // are not webhook events: a call makes dozens of turns, and subscribers of
 // one call ask for them.
-
-export const TURN_SPEAKERS = ['agent', 'caller'] as const;
-export const TURN_TEXT_MAX = BOUNDS.transcript.text.maxLength;
-export const TURN_SEQUENCE_MAX = 100_000;
-
-export interface TurnReported {
-  callSid: string;
-  sequence: number;
-  speaker: string;
-  text: string;
-}
 
 export class CallTranscriptService {
   constructor(

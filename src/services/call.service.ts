@@ -24,7 +24,7 @@ export class CallService {
     const { direction } = report;
     // The company's own number on the call, and the AI agent that answers on it.
     const [number] = await ctx.sql<{ agent: number | null }>(
-      'SELECT chatbot_agent_id AS agent FROM phone_numbers WHERE company_id = ? AND phone_no = ? LIMIT 1',
+      'SELECT chatbot_agent_id AS agent FROM phone_numbers WHERE company_id = $1 AND phone_no = $2 LIMIT 1',
       [companyId, report.ourNumber],
     );
 

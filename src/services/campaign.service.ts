@@ -91,13 +91,13 @@ export class CampaignService {
       const [agent] =
         id === undefined
           ? []
-          : await ctx.sql<{ id: number }>('SELECT id FROM agents WHERE id = ? AND company_id = ?', [id, companyId]);
+          : await ctx.sql<{ id: number }>('SELECT id FROM agents WHERE id = $1 AND company_id = $2', [id, companyId]);
       if (!agent) throw ValidationError.field('agentId', message.oneOf('agentId'));
       agentId = agent.id;
     }
     const now = this.clock();
     const [row] = await ctx.sql<CampaignRow>(
-      `INSERT INTO campaigns (company_id, name, status, agent_id, created_at, updated_at) VALUES (?, ?, 'draft', ?, ?, ?) RETURNING *, 0 AS leads`,
+      `INSERT INTO campaigns (company_id, name, status, agent_id, created_at, updated_at) VALUES ($1, $2, 'draft', $3, $4, $5) RETURNING *, 0 AS leads`,
       [companyId, input.name!.trim(), agentId, now, now],
     );
     return campaignRecord(row);
@@ -133,7 +133,7 @@ export class CampaignService {
       throw new ConflictError(`The campaign is ${row.status}; only a draft campaign can start.`);
     const now = this.clock();
     const [updated] = await ctx.sql<CampaignRow>(
-      `UPDATE campaigns SET status = 'running', started_at = ?, updated_at = ? WHERE id = ? RETURNING *, ? AS leads`,
+      `UPDATE campaigns SET status = 'running', started_at = $1, updated_at = $2 WHERE id = $3 RETURNING *, $4 AS leads`,
       [now, now, row.id, row.leads],
     );
     await ctx.events.record('campaign.started', {
@@ -151,7 +151,7 @@ export class CampaignService {
       throw new ConflictError(`The campaign is ${row.status}; only a running campaign can complete.`);
     const now = this.clock();
     const [updated] = await ctx.sql<CampaignRow>(
-      `UPDATE campaigns SET status = 'completed', completed_at = ?, updated_at = ? WHERE id = ? RETURNING *, ? AS leads`,
+      `UPDATE campaigns SET status = 'completed', completed_at = $1, updated_at = $2 WHERE id = $3 RETURNING *, $4 AS leads`,
       [now, now, row.id, row.leads],
     );
     await ctx.events.record('campaign.completed', {
@@ -188,7 +188,7 @@ export class CampaignService {
       const [found] =
         id === undefined
           ? []
-          : await ctx.sql<{ id: number }>('SELECT id FROM contacts WHERE id = ? AND company_id = ?', [id, companyId]);
+          : await ctx.sql<{ id: number }>('SELECT id FROM contacts WHERE id = $1 AND company_id = $2', [id, companyId]);
       if (!found) throw ValidationError.field('contactId', message.oneOf('contactId'));
       contactId = found.id;
     } else {
@@ -201,7 +201,7 @@ export class CampaignService {
         id === undefined
           ? []
           : await ctx.sql<{ id: number; status: string }>(
-              'SELECT id, status FROM campaigns WHERE id = ? AND company_id = ?',
+              'SELECT id, status FROM campaigns WHERE id = $1 AND company_id = $2',
               [id, companyId],
             );
       if (!found) throw ValidationError.field('campaignId', message.oneOf('campaignId'));
@@ -216,7 +216,7 @@ export class CampaignService {
         id === undefined
           ? []
           : await ctx.sql<{ id: number }>(
-              'SELECT s.id FROM pipeline_stages s JOIN pipelines p ON p.id = s.pipeline_id WHERE s.id = ? AND p.company_id = ?',
+              'SELECT s.id FROM pipeline_stages s JOIN pipelines p ON p.id = s.pipeline_id WHERE s.id = $1 AND p.company_id = $2',
               [id, companyId],
             );
       if (!found) throw ValidationError.field('pipelineStageId', message.oneOf('pipelineStageId'));
@@ -225,7 +225,7 @@ export class CampaignService {
     const now = this.clock();
     const [row] = await ctx.sql<LeadRow>(
       'INSERT INTO leads (company_id, contact_id, campaign_id, pipeline_stage_id, source, created_at, ' +
-        'updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id, contact_id, campaign_id, pipeline_stage_id, ' +
+        'updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id, contact_id, campaign_id, pipeline_stage_id, ' +
         'source, created_at',
       [companyId, contactId, campaignId, stageId, input.source?.trim() || null, now, now],
     );
@@ -309,7 +309,7 @@ export class CampaignService {
         ? []
         : await ctx.sql<CampaignRow>(
             'SELECT c.*, (SELECT count(*)::int FROM leads l WHERE l.campaign_id = c.id) AS leads FROM campaigns ' +
-              'c WHERE c.id = ? AND c.company_id = ? FOR UPDATE OF c',
+              'c WHERE c.id = $1 AND c.company_id = $2 FOR UPDATE OF c',
             [id, companyId],
           );
     if (!row) throw new NotFoundError('Campaign');

@@ -124,10 +124,10 @@ export class ContactService {
     const companyId = await ctx.companyId();
     const now = this.clock();
     await ctx.sql(
-      'INSERT INTO contacts (company_id, phone_number, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (company_id, phone_number) DO NOTHING',
+      'INSERT INTO contacts (company_id, phone_number, created_at, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT (company_id, phone_number) DO NOTHING',
       [companyId, phoneNumber, now, now],
     );
-    const [row] = await ctx.sql<ContactRow>(`${SELECT} WHERE company_id = ? AND phone_number = ?`, [
+    const [row] = await ctx.sql<ContactRow>(`${SELECT} WHERE company_id = $1 AND phone_number = $2`, [
       companyId,
       phoneNumber,
     ]);
@@ -158,7 +158,7 @@ export class ContactService {
     }
     rules.check();
     const companyId = await ctx.companyId();
-    const [taken] = await ctx.sql('SELECT 1 FROM contacts WHERE company_id = ? AND phone_number = ?', [
+    const [taken] = await ctx.sql('SELECT 1 FROM contacts WHERE company_id = $1 AND phone_number = $2', [
       companyId,
       input.phoneNumber,
     ]);
@@ -167,7 +167,7 @@ export class ContactService {
     const columns = TEXT_FIELDS.map((f) => COLUMNS[f]);
     const [row] = await ctx.sql<{ id: number }>(
       `INSERT INTO contacts (company_id, phone_number, ${columns.join(', ')}, tags, custom_fields, created_at, updated_at)
-       VALUES (?, ?, ${columns.map(() => '?').join(', ')}, ?, ?, ?, ?) RETURNING id`,
+       VALUES ($1, $2, ${columns.map((_, i) => `$${i + 3}`).join(', ')}, ${[3, 4, 5, 6].map((i) => `$${columns.length + i}`).join(', ')}) RETURNING id`,
       [
         companyId,
         input.phoneNumber,
@@ -202,7 +202,7 @@ export class ContactService {
 
   /** A contact of the context's company by its row id (a lead's, a call's). */
   async byId(ctx: RequestContext, id: number): Promise<ContactRecord | undefined> {
-    const [row] = await ctx.sql<ContactRow>(`${SELECT} WHERE id = ? AND company_id = ?`, [id, await ctx.companyId()]);
+    const [row] = await ctx.sql<ContactRow>(`${SELECT} WHERE id = $1 AND company_id = $2`, [id, await ctx.companyId()]);
     return row && contactRecord(row);
   }
 }

@@ -117,7 +117,7 @@ export class DashboardService {
   async setLocalPresence(ctx: RequestContext, value: string): Promise<string> {
     new Rules().required('numberAiLocalPresence', value).oneOf('numberAiLocalPresence', value, LOCAL_PRESENCE).check();
     await ctx.sql(
-      `UPDATE companies SET settings = jsonb_set(settings, '{numberAiLocalPresence}', to_jsonb(?::text)), updated_at = now() WHERE id = ?`,
+      `UPDATE companies SET settings = jsonb_set(settings, '{numberAiLocalPresence}', to_jsonb($1::text)), updated_at = now() WHERE id = $2`,
       [value, await ctx.companyId()],
     );
     return value;
@@ -133,7 +133,7 @@ export class DashboardService {
       const [agent] =
         agentId === undefined
           ? []
-          : await ctx.read('SELECT 1 FROM agents WHERE id = $1 AND company_id = $2', [agentId, company.id]);
+          : await ctx.sql('SELECT 1 FROM agents WHERE id = $1 AND company_id = $2', [agentId, company.id]);
       if (!agent) throw new NotFoundError('Agent');
     }
     return { company, interval, agentId, pattern: filter.search ? likePattern(filter.search) : undefined };

@@ -7,6 +7,9 @@ import { TELCO_PROVIDER, TelcoError, TelcoUnavailableError, type TelcoClient } f
 import { Rules } from '../kernel/validation.js';
 import type { ActionResult, TelcoService } from './telco.service.js';
 
+/** The purchase row's statements commit on their own: they must outlive a rollback of the operation. */
+const OWN = { committed: true } as const;
+
 // Buying a number through the company's provider account, safe against a
 // crash or a provider that does not answer: the purchase row is committed
 // before the provider is called, and a periodic job settles what a failure
@@ -48,11 +51,12 @@ export class NumberPurchaseService {
     const company = await ctx.companyId();
     const claims = this.tokens.verify('purchase', token, company);
     if (!claims) throw ValidationError.field('phoneNo', 'The purchase token is invalid or has expired.');
-    const reserved = await ctx.committed(
-      `INSERT INTO number_purchases (jti, company_id, phone_no, status, created_at, updated_at) VALUES (?, ?, ?, 'pending', now(), now())
+    const reserved = await ctx.sql(
+      `INSERT INTO number_purchases (jti, company_id, phone_no, status, created_at, updated_at) VALUES ($1, $2, $3, 'pending', now(), now())
        ON CONFLICT (jti) DO UPDATE SET status = 'pending', updated_at = now() WHERE number_purchases.status = 'released'
        RETURNING jti`,
       [claims.jti, company, claims.num],
+      OWN,
     );
     if (reserved.length === 0) throw new UnprocessableError('This purchase token has already been used.');
     let bought;
@@ -61,9 +65,11 @@ export class NumberPurchaseService {
     } catch (error) {
       if (error instanceof TelcoError) {
         // The provider said no: nothing was bought, the token may be tried again.
-        await ctx.committed(`UPDATE number_purchases SET status = 'released', updated_at = now() WHERE jti = ?`, [
-          claims.jti,
-        ]);
+        await ctx.sql(
+          `UPDATE number_purchases SET status = 'released', updated_at = now() WHERE jti = $1`,
+          [claims.jti],
+          OWN,
+        );
         throw new UnprocessableError(error.message);
       }
       if (error instanceof TelcoUnavailableError) {
@@ -73,10 +79,11 @@ export class NumberPurchaseService {
       }
       throw error;
     }
-    const [row] = await ctx.committed<PurchaseRow>(
-      `UPDATE number_purchases SET status = 'bought', provider_sid = ?, friendly_name = ?, phone_type = ?, account_balance = ?, updated_at = now()
-       WHERE jti = ? RETURNING *`,
+    const [row] = await ctx.sql<PurchaseRow>(
+      `UPDATE number_purchases SET status = 'bought', provider_sid = $1, friendly_name = $2, phone_type = $3, account_balance = $4, updated_at = now()
+       WHERE jti = $5 RETURNING *`,
       [bought.sid, bought.friendlyName, bought.type, bought.accountBalance, claims.jti],
+      OWN,
     );
     await this.recordPurchase(ctx, row);
     return { success: true, message: 'Number purchased successfully.' };
@@ -92,7 +99,7 @@ export class NumberPurchaseService {
     const open = await maintenance.sql<PurchaseRow>(
       `SELECT * FROM number_purchases
        WHERE (status = 'bought' AND updated_at < now() - interval '30 seconds')
-          OR (status = 'pending' AND updated_at < now() - make_interval(secs => ?))
+          OR (status = 'pending' AND updated_at < now() - make_interval(secs => $1))
        ORDER BY created_at LIMIT 100`,
       // Younger purchases may still be in flight: pending ones within the provider timeout, bought ones being recorded.
       [(this.config.telcoTimeoutMs + 1000) / 1000],
@@ -104,9 +111,10 @@ export class NumberPurchaseService {
         if (row.status === 'pending') {
           const found = await this.findAtProvider(ctx, row.phone_no);
           if (!found) {
-            await ctx.committed(
-              `UPDATE number_purchases SET status = 'released', updated_at = now() WHERE jti = ? AND status = 'pending'`,
+            await ctx.sql(
+              `UPDATE number_purchases SET status = 'released', updated_at = now() WHERE jti = $1 AND status = 'pending'`,
               [row.jti],
+              OWN,
             );
             settled++;
             continue;
@@ -147,11 +155,11 @@ export class NumberPurchaseService {
       await ctx.em.flush();
     }
     if (row.account_balance !== null && Number.isFinite(Number(row.account_balance))) {
-      await ctx.sql('UPDATE telco_accounts SET balance = ?, updated_at = now() WHERE company_id = ?', [
+      await ctx.sql('UPDATE telco_accounts SET balance = $1, updated_at = now() WHERE company_id = $2', [
         Number(row.account_balance).toFixed(2),
         row.company_id,
       ]);
     }
-    await ctx.sql(`UPDATE number_purchases SET status = 'completed', updated_at = now() WHERE jti = ?`, [row.jti]);
+    await ctx.sql(`UPDATE number_purchases SET status = 'completed', updated_at = now() WHERE jti = $1`, [row.jti]);
   }
 }

@@ -100,9 +100,9 @@ export class PipelineService {
     // Touching the pipeline row locks it until this unit of work commits, so two
     // concurrent additions never read the same last position (a unique
     // constraint on (pipeline_id, position) backs this up).
-    await ctx.sql('UPDATE pipelines SET updated_at = now() WHERE id = ?', [pipeline.id]);
+    await ctx.sql('UPDATE pipelines SET updated_at = now() WHERE id = $1', [pipeline.id]);
     const [{ last }] = await ctx.sql<{ last: number }>(
-      'SELECT COALESCE(MAX(position), 0)::int AS last FROM pipeline_stages WHERE pipeline_id = ?',
+      'SELECT COALESCE(MAX(position), 0)::int AS last FROM pipeline_stages WHERE pipeline_id = $1',
       [pipeline.id],
     );
     const stage = ctx.em.create(PipelineStage, { pipeline, name: stageName.trim(), position: last + 1 });
@@ -120,7 +120,7 @@ export class PipelineService {
   async locations(ctx: RequestContext): Promise<CrmLocation[]> {
     const rows = await ctx.sql<{ crm_location_id: string; pipelines_count: number }>(
       `SELECT crm_location_id, count(*)::int AS pipelines_count FROM pipelines
-       WHERE company_id = ? AND crm_location_id IS NOT NULL GROUP BY crm_location_id ORDER BY crm_location_id`,
+       WHERE company_id = $1 AND crm_location_id IS NOT NULL GROUP BY crm_location_id ORDER BY crm_location_id`,
       [await ctx.companyId()],
     );
     return rows.map((r) => ({ crmLocationId: r.crm_location_id, pipelinesCount: r.pipelines_count }));
@@ -129,7 +129,7 @@ export class PipelineService {
   private async stageCounts(ctx: RequestContext, ids: number[]): Promise<Map<number, number>> {
     if (ids.length === 0) return new Map();
     const rows = await ctx.sql<{ pipeline_id: number; n: number }>(
-      'SELECT pipeline_id, count(*)::int AS n FROM pipeline_stages WHERE pipeline_id IN (?) GROUP BY pipeline_id',
+      'SELECT pipeline_id, count(*)::int AS n FROM pipeline_stages WHERE pipeline_id = ANY($1) GROUP BY pipeline_id',
       [ids],
     );
     return new Map(rows.map((r) => [r.pipeline_id, r.n]));

@@ -145,10 +145,10 @@ export class RoleService {
     try {
       new Rules().required('title', title).maxChars('title', title, BOUNDS.role.title.maxLength).check();
     } catch (invalid) {
-      const [role] = await ctx.read('SELECT 1 FROM roles WHERE id = $1 AND company_id = $2', [id, company]);
+      const [role] = await ctx.sql('SELECT 1 FROM roles WHERE id = $1 AND company_id = $2', [id, company]);
       throw role ? invalid : new NotFoundError('Role');
     }
-    const [row] = await ctx.read<RoleRow & { target_is_owner: boolean | null; taken: boolean }>(RENAME, [
+    const [row] = await ctx.sql<RoleRow & { target_is_owner: boolean | null; taken: boolean }>(RENAME, [
       id,
       company,
       title.trim(),
@@ -234,7 +234,7 @@ export class RoleService {
     const rules = new Rules().required('title', title).maxChars('title', title, BOUNDS.role.title.maxLength);
     rules.check();
     // The same comparison as the unique index on (company_id, lower(title)).
-    const [clash] = await ctx.read(
+    const [clash] = await ctx.sql(
       'SELECT 1 FROM roles WHERE company_id = $1 AND lower(title) = lower($2) AND id <> $3',
       [company, title.trim(), exceptId ?? 0],
     );

@@ -84,7 +84,7 @@ export const smsRecords = {
     const [row] = await ctx.sql<SmsRow>(
       `INSERT INTO sms_messages (company_id, contact_id, provider_message_sid, direction, from_number, to_number,
         body, status, in_reply_to_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (provider_message_sid) DO NOTHING RETURNING ${COLUMNS}`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (provider_message_sid) DO NOTHING RETURNING ${COLUMNS}`,
       [
         m.companyId,
         m.contactId,
@@ -109,7 +109,7 @@ export const smsRecords = {
     providerMessageSid: string,
   ): Promise<SmsRecord | undefined> {
     const [row] = await ctx.sql<SmsRow>(
-      `SELECT ${COLUMNS} FROM sms_messages WHERE provider_message_sid = ? AND company_id = ? AND direction = 'outbound' FOR UPDATE`,
+      `SELECT ${COLUMNS} FROM sms_messages WHERE provider_message_sid = $1 AND company_id = $2 AND direction = 'outbound' FOR UPDATE`,
       [providerMessageSid, companyId],
     );
     return row && record(row);
@@ -122,7 +122,7 @@ export const smsRecords = {
     errorCode: string | null,
     at: Date,
   ): Promise<void> {
-    await ctx.sql('UPDATE sms_messages SET status = ?, error_code = ?, updated_at = ? WHERE id = ?', [
+    await ctx.sql('UPDATE sms_messages SET status = $1, error_code = $2, updated_at = $3 WHERE id = $4', [
       status,
       errorCode,
       at,
@@ -139,7 +139,7 @@ export const smsRecords = {
     since: Date,
   ): Promise<SmsRecord | undefined> {
     const [row] = await ctx.sql<SmsRow>(
-      `SELECT ${COLUMNS} FROM sms_messages WHERE company_id = ? AND direction = 'outbound' AND to_number = ? AND from_number = ? AND created_at > ?
+      `SELECT ${COLUMNS} FROM sms_messages WHERE company_id = $1 AND direction = 'outbound' AND to_number = $2 AND from_number = $3 AND created_at > $4
        ORDER BY created_at DESC, id DESC LIMIT 1`,
       [companyId, to, ours, since],
     );

@@ -35,7 +35,7 @@ export class SmsService {
     rules.check();
     const companyId = await ctx.companyId();
     const [number] = await ctx.sql<{ phone_no: string }>(
-      `SELECT phone_no FROM phone_numbers WHERE company_id = ? ${input.from ? 'AND phone_no = ?' : ''} ORDER BY id LIMIT 1`,
+      `SELECT phone_no FROM phone_numbers WHERE company_id = $1 ${input.from ? 'AND phone_no = $2' : ''} ORDER BY id LIMIT 1`,
       input.from ? [companyId, input.from] : [companyId],
     );
     if (!number) {

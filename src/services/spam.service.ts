@@ -123,13 +123,13 @@ export class SpamService {
     const companyId = await ctx.companyId();
     // Both statements run in the operation's transaction: the setting and the statuses change together.
     await ctx.sql(
-      `UPDATE companies SET settings = jsonb_set(settings, '{minCarriersToFlag}', to_jsonb(?::int)), updated_at = now() WHERE id = ?`,
+      `UPDATE companies SET settings = jsonb_set(settings, '{minCarriersToFlag}', to_jsonb($1::int)), updated_at = now() WHERE id = $2`,
       [value, companyId],
     );
     await ctx.sql(
       `UPDATE spam_protected_numbers
-       SET status = CASE WHEN jsonb_array_length(flagged_carriers) >= ? THEN 'Flagged' ELSE 'Clean' END, updated_at = now()
-       WHERE company_id = ? AND latest_check_at IS NOT NULL`,
+       SET status = CASE WHEN jsonb_array_length(flagged_carriers) >= $1 THEN 'Flagged' ELSE 'Clean' END, updated_at = now()
+       WHERE company_id = $2 AND latest_check_at IS NOT NULL`,
       [value, companyId],
     );
     return value;

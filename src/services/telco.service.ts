@@ -263,8 +263,8 @@ export class TelcoService {
   ): Promise<{ companyId: number; authToken: string } | undefined> {
     if (!ACCOUNT_SID.test(accountSid)) return undefined;
     const rows = await ctx.sql<{ company_id: number; auth_token_sealed: string; owns: boolean }>(
-      `SELECT t.company_id, t.auth_token_sealed, EXISTS (SELECT 1 FROM phone_numbers p WHERE p.company_id = t.company_id AND p.phone_no = ?) AS owns
-       FROM telco_accounts t WHERE t.account_sid = ? ORDER BY 3 DESC, t.company_id LIMIT 1`,
+      `SELECT t.company_id, t.auth_token_sealed, EXISTS (SELECT 1 FROM phone_numbers p WHERE p.company_id = t.company_id AND p.phone_no = $1) AS owns
+       FROM telco_accounts t WHERE t.account_sid = $2 ORDER BY 3 DESC, t.company_id LIMIT 1`,
       [number ?? '', accountSid],
     );
     const authToken = rows[0] ? this.box.open(rows[0].auth_token_sealed) : undefined;

@@ -157,7 +157,7 @@ export class WorkflowService {
     const company = await ctx.companyId();
     const folders = await ctx.em.find(WorkflowFolder, { company }, { orderBy: { sortOrder: 'asc', id: 'asc' } });
     const counts = await ctx.sql<{ folder_id: number; n: number }>(
-      'SELECT folder_id, count(*)::int AS n FROM workflows WHERE company_id = ? AND folder_id IS NOT NULL GROUP BY folder_id',
+      'SELECT folder_id, count(*)::int AS n FROM workflows WHERE company_id = $1 AND folder_id IS NOT NULL GROUP BY folder_id',
       [company],
     );
     const byFolder = new Map(counts.map((c) => [c.folder_id, c.n]));
@@ -168,9 +168,9 @@ export class WorkflowService {
     new Rules().required('name', name).maxChars('name', name, BOUNDS.workflow.name.maxLength).check();
     const company = await ctx.companyId();
     // One folder creation per company at a time, until this unit of work commits; the unique sort order backs it up.
-    await ctx.sql('SELECT pg_advisory_xact_lock(?, ?)', [LOCKS.folderOrder, company]);
+    await ctx.sql('SELECT pg_advisory_xact_lock($1, $2)', [LOCKS.folderOrder, company]);
     const [{ last }] = await ctx.sql<{ last: number }>(
-      'SELECT COALESCE(MAX(sort_order), 0)::int AS last FROM workflow_folders WHERE company_id = ?',
+      'SELECT COALESCE(MAX(sort_order), 0)::int AS last FROM workflow_folders WHERE company_id = $1',
       [company],
     );
     const folder = ctx.em.create(WorkflowFolder, { company, name: name.trim(), sortOrder: last + 1 });
@@ -197,7 +197,7 @@ export class WorkflowService {
       return id;
     });
     rules.check();
-    await ctx.sql('SELECT pg_advisory_xact_lock(?, ?)', [LOCKS.folderOrder, company]);
+    await ctx.sql('SELECT pg_advisory_xact_lock($1, $2)', [LOCKS.folderOrder, company]);
     const folders = await ctx.em.find(WorkflowFolder, { company }, { orderBy: { sortOrder: 'asc', id: 'asc' } });
     const owned = new Map(folders.map((f) => [f.id, f]));
     ids.forEach((id, i) => {
@@ -233,9 +233,9 @@ export class WorkflowService {
   /** "Untitled workflow", then "Untitled workflow 2", ... unique within the company. */
   private async defaultName(ctx: RequestContext, company: number): Promise<string> {
     // One default name is handed out per company at a time, until the workflow holding it is committed.
-    await ctx.sql('SELECT pg_advisory_xact_lock(?, ?)', [LOCKS.defaultWorkflowName, company]);
+    await ctx.sql('SELECT pg_advisory_xact_lock($1, $2)', [LOCKS.defaultWorkflowName, company]);
     const rows = await ctx.sql<{ name: string }>(
-      "SELECT name FROM workflows WHERE company_id = ? AND name ILIKE 'Untitled workflow%'",
+      "SELECT name FROM workflows WHERE company_id = $1 AND name ILIKE 'Untitled workflow%'",
       [company],
     );
     const taken = new Set(rows.map((r) => r.name.toLowerCase()));

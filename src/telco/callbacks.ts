@@ -12,19 +12,27 @@ import {
   SMS_STATUSES,
 } from '../kernel/vocabulary.js';
 import { signatureMatches } from './signature.js';
-import { ANALYSIS_LIMITS, customAnalysisProblems } from '../services/call-analysis.service.js';
 import {
+  ANALYSIS_LIMITS,
+  customAnalysisProblems,
   TURN_SEQUENCE_MAX,
   TURN_SPEAKERS,
   TURN_TEXT_MAX,
-  type TurnReported,
-} from '../services/call-transcript.service.js';
+} from '../kernel/call-rules.js';
 
 // The provider's callbacks, adapted: whose callback it is (the account it
 // names, checked by its signature before anything is read or written), and
 // its form parameters read into a typed command. Past this module nothing
 // sees a provider's parameter name; the errors name them, for the provider's
 // operator reading its callback log.
+
+/** A turn of a call's conversation, as the provider reports it while the call goes on. */
+export interface TurnReported {
+  callSid: string;
+  sequence: number;
+  speaker: string;
+  text: string;
+}
 
 /** A voice status callback: the call's progress and, with its end, the AI agent's analysis. */
 export interface CallStatusChanged {

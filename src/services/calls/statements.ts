@@ -3,7 +3,7 @@ import type { RequestContext } from '../../context/request-context.js';
 import { Call } from '../../entities/index.js';
 import { dbDate, readDeepPage, type PageWindow } from '../../db/reads.js';
 import type { Interval } from '../../kernel/time/date-range.js';
-import type { TranscriptTurn } from '../../events/live.js';
+import type { TranscriptTurn } from '../live-events.js';
 import {
   analysedCall,
   appointmentCallRecord,
@@ -68,7 +68,7 @@ export const callRecords = {
     const inserted = await ctx.sql<{ id: number }>(
       `INSERT INTO calls (company_id, agent_id, contact_id, provider_call_id, from_number, to_number, started_at,
         duration_seconds, status, direction, tags, custom_fields, contact_name, contact_email, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 0, 'new', ?, '[]', '{}', ?, ?, ?, ?) ON CONFLICT (provider_call_id) DO NOTHING RETURNING id`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 'new', $8, '[]', '{}', $9, $10, $11, $12) ON CONFLICT (provider_call_id) DO NOTHING RETURNING id`,
       [
         c.companyId,
         c.agentId,
@@ -96,7 +96,7 @@ export const callRecords = {
     const [row] = await ctx.sql<CallStateRow>(
       `SELECT id, status, agent_id, from_number, to_number, direction, duration_seconds, started_at, answered_at,
         transferred_to, recording_url, transcript, sentiment, disposition, tags, custom_fields, appointment_at
-       FROM calls WHERE provider_call_id = ? AND company_id = ? FOR UPDATE`,
+       FROM calls WHERE provider_call_id = $1 AND company_id = $2 FOR UPDATE`,
       [providerCallId, companyId],
     );
     return row && callState(row);
@@ -109,9 +109,9 @@ export const callRecords = {
     changes: { ended: boolean; appointmentAt: Date | null; at: Date },
   ): Promise<void> {
     await ctx.sql(
-      `UPDATE calls SET status = ?, duration_seconds = ?, answered_at = ?, ended_at = CASE WHEN ? THEN ? ELSE ended_at END, transferred_to = ?,
-         recording_url = ?, transcript = ?, sentiment = ?, disposition = ?, tags = ?, appointment_at = COALESCE(?, appointment_at), updated_at = ?
-       WHERE id = ?`,
+      `UPDATE calls SET status = $1, duration_seconds = $2, answered_at = $3, ended_at = CASE WHEN $4 THEN $5 ELSE ended_at END, transferred_to = $6,
+         recording_url = $7, transcript = $8, sentiment = $9, disposition = $10, tags = $11, appointment_at = COALESCE($12, appointment_at), updated_at = $13
+       WHERE id = $14`,
       [
         call.status,
         call.durationSeconds,
@@ -140,7 +140,7 @@ export const callRecords = {
     const [row] = await ctx.sql<AnalysedCallRow>(
       `SELECT id, status, agent_id, from_number, to_number, direction, contact_id, summary, sentiment, disposition,
         successful, custom_analysis, recording_url, analyzed_at
-       FROM calls WHERE ${'id' in by ? 'id' : 'provider_call_id'} = ? AND company_id = ? FOR UPDATE`,
+       FROM calls WHERE ${'id' in by ? 'id' : 'provider_call_id'} = $1 AND company_id = $2 FOR UPDATE`,
       ['id' in by ? by.id : by.providerCallId, companyId],
     );
     return row && analysedCall(row);
@@ -148,8 +148,8 @@ export const callRecords = {
 
   async saveAnalysis(ctx: RequestContext, id: number, a: CallAnalysis, at: Date): Promise<void> {
     await ctx.sql(
-      'UPDATE calls SET summary = ?, sentiment = ?, disposition = ?, successful = ?, custom_analysis = ?, ' +
-        'recording_url = ?, analyzed_at = ?, updated_at = ? WHERE id = ?',
+      'UPDATE calls SET summary = $1, sentiment = $2, disposition = $3, successful = $4, custom_analysis = $5, ' +
+        'recording_url = $6, analyzed_at = $7, updated_at = $8 WHERE id = $9',
       [
         a.summary,
         a.sentiment,
@@ -166,16 +166,16 @@ export const callRecords = {
 
   /** The id of the company's call with this provider id. */
   async idByProviderId(ctx: RequestContext, companyId: number, providerCallId: string): Promise<number | undefined> {
-    const [row] = await ctx.sql<{ id: number }>('SELECT id FROM calls WHERE provider_call_id = ? AND company_id = ?', [
-      providerCallId,
-      companyId,
-    ]);
+    const [row] = await ctx.sql<{ id: number }>(
+      'SELECT id FROM calls WHERE provider_call_id = $1 AND company_id = $2',
+      [providerCallId, companyId],
+    );
     return row?.id;
   },
 
   /** The id, when the call is the company's. */
   async idOfCompany(ctx: RequestContext, companyId: number, id: number): Promise<number | undefined> {
-    const [row] = await ctx.sql<{ id: number }>('SELECT id FROM calls WHERE id = ? AND company_id = ?', [
+    const [row] = await ctx.sql<{ id: number }>('SELECT id FROM calls WHERE id = $1 AND company_id = $2', [
       id,
       companyId,
     ]);
@@ -194,7 +194,7 @@ export const callRecords = {
       agent_name: string | null;
     }>(
       `SELECT c.id, c.status, c.direction, c.from_number, c.to_number, c.started_at, a.name AS agent_name FROM calls c LEFT JOIN agents a ON a.id = c.agent_id
-       WHERE c.company_id = ? AND c.status IN ('initiated', 'ringing', 'in-progress') ORDER BY c.started_at DESC, c.id DESC LIMIT ?`,
+       WHERE c.company_id = $1 AND c.status IN ('initiated', 'ringing', 'in-progress') ORDER BY c.started_at DESC, c.id DESC LIMIT $2`,
       [companyId, limit],
     );
     return rows.map((r) => ({
@@ -211,7 +211,7 @@ export const callRecords = {
   /** Keeps a transcript turn; false when the call has that turn already. */
   async addTurn(ctx: RequestContext, turn: TranscriptTurn): Promise<boolean> {
     const rows = await ctx.sql(
-      'INSERT INTO call_turns (call_id, sequence, speaker, text, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1',
+      'INSERT INTO call_turns (call_id, sequence, speaker, text, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING 1',
       [turn.callId, turn.sequence, turn.speaker, turn.text, turn.at],
     );
     return rows.length > 0;
@@ -219,7 +219,7 @@ export const callRecords = {
 
   async turns(ctx: RequestContext, callId: number): Promise<TranscriptTurn[]> {
     const rows = await ctx.sql<{ sequence: number; speaker: string; text: string; created_at: Date | string }>(
-      'SELECT sequence, speaker, text, created_at FROM call_turns WHERE call_id = ? ORDER BY sequence',
+      'SELECT sequence, speaker, text, created_at FROM call_turns WHERE call_id = $1 ORDER BY sequence',
       [callId],
     );
     return rows.map((r) => ({
@@ -242,7 +242,7 @@ export const callRecords = {
       to_number: string;
       direction: string;
     }>(
-      'SELECT id, agent_id, appointment_at, contact_id, from_number, to_number, direction FROM calls WHERE id = ? AND company_id = ? FOR UPDATE',
+      'SELECT id, agent_id, appointment_at, contact_id, from_number, to_number, direction FROM calls WHERE id = $1 AND company_id = $2 FOR UPDATE',
       [id, companyId],
     );
     return (
@@ -259,7 +259,7 @@ export const callRecords = {
   },
 
   async setAppointment(ctx: RequestContext, id: number, appointmentAt: Date, at: Date): Promise<void> {
-    await ctx.sql('UPDATE calls SET appointment_at = ?, updated_at = ? WHERE id = ?', [appointmentAt, at, id]);
+    await ctx.sql('UPDATE calls SET appointment_at = $1, updated_at = $2 WHERE id = $3', [appointmentAt, at, id]);
   },
 
   /** An agent's latest ended calls (at most `window`): how many, how many answered, the average sentiment (positive 1, neutral 0, negative -1). */
@@ -274,8 +274,8 @@ export const callRecords = {
       `SELECT count(*)::int AS calls,
               count(*) FILTER (WHERE status = 'completed' AND duration_seconds > 0)::int AS answered,
               avg(CASE sentiment WHEN 'positive' THEN 1 WHEN 'neutral' THEN 0 WHEN 'negative' THEN -1 END)::float AS sentiment
-       FROM (SELECT status, duration_seconds, sentiment FROM calls WHERE agent_id = ? AND company_id = ? AND
-         status IN (?) ORDER BY started_at DESC, id DESC LIMIT ?) recent`,
+       FROM (SELECT status, duration_seconds, sentiment FROM calls WHERE agent_id = $1 AND company_id = $2 AND
+         status = ANY($3) ORDER BY started_at DESC, id DESC LIMIT $4) recent`,
       [agentId, companyId, endedStatuses, window],
     );
     return figures;
@@ -324,7 +324,7 @@ export const callRecords = {
     companyId: number,
     id: number,
   ): Promise<AppointmentCallRecord | undefined> {
-    const [row] = await ctx.read<AppointmentCallRow>(
+    const [row] = await ctx.sql<AppointmentCallRow>(
       `SELECT ${APPOINTMENT_ROW} FROM calls c ${APPOINTMENT_JOINS} WHERE c.id = $1 AND c.company_id = $2`,
       [id, companyId],
     );

@@ -175,7 +175,7 @@ export class WebhookService {
     if (fields.rateLimit !== undefined && fields.rateLimit !== webhook.rateLimit) {
       // A new limit starts with a full bucket.
       webhook.rateLimit = fields.rateLimit;
-      await ctx.sql('UPDATE webhook_counters SET rate_tokens = NULL, rate_checked_at = NULL WHERE webhook_id = ?', [
+      await ctx.sql('UPDATE webhook_counters SET rate_tokens = NULL, rate_checked_at = NULL WHERE webhook_id = $1', [
         webhook.id,
       ]);
     }
@@ -233,7 +233,7 @@ export class WebhookService {
 
   private async cancelPending(ctx: RequestContext, webhookId: number): Promise<void> {
     await ctx.sql(
-      `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE webhook_id = ? AND status = 'pending' AND lease_token IS NULL`,
+      `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE webhook_id = $1 AND status = 'pending' AND lease_token IS NULL`,
       [webhookId],
     );
   }

@@ -135,13 +135,13 @@ export class DeliveryClaim {
     let elsewhere = false;
     const rows = await this.contexts.forMaintenance('webhook-claim').unitOfWork(
       async (ctx) => {
-        const candidates = await ctx.read<{ id: number; mine: boolean }>(LOCK_ENDPOINTS, [
+        const candidates = await ctx.sql<{ id: number; mine: boolean }>(LOCK_ENDPOINTS, [
           this.settings.startConcurrency,
         ]);
         const endpoints = candidates.filter((c) => c.mine);
         elsewhere = endpoints.length < candidates.length;
         if (endpoints.length === 0) return [];
-        return ctx.read<Omit<Claimed, 'claimedAt'>>(CLAIM, [
+        return ctx.sql<Omit<Claimed, 'claimedAt'>>(CLAIM, [
           endpoints.map((e) => e.id),
           this.settings.startConcurrency,
           limit,

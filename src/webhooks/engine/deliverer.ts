@@ -213,7 +213,7 @@ export class WebhookDeliverer {
     const maintenance = this.contexts.forMaintenance('webhook-reconcile');
     // Leases that ran out a little while ago (a worker that is still trying to record its result after a
     // database restart gets that while), and never one this process is still working on.
-    const lost = await maintenance.read<{
+    const lost = await maintenance.sql<{
       id: string;
       company_id: number;
       attempt_count: number;
@@ -237,7 +237,7 @@ export class WebhookDeliverer {
       recovered++;
       if (next) await this.scheduler.schedule(next);
     }
-    const [stats] = await maintenance.read<{ due: number; oldest: number | null }>(
+    const [stats] = await maintenance.sql<{ due: number; oldest: number | null }>(
       `SELECT count(*)::int AS due, extract(epoch from now() - min(next_attempt_at))::float AS oldest
        FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()`,
     );
@@ -253,13 +253,13 @@ export class WebhookDeliverer {
     const rows = await this.contexts
       .forMaintenance('webhook-retention')
       .sql(
-        `DELETE FROM webhook_deliveries WHERE created_at < now() - make_interval(secs => ?) AND status <> 'pending' RETURNING id`,
+        `DELETE FROM webhook_deliveries WHERE created_at < now() - make_interval(secs => $1) AND status <> 'pending' RETURNING id`,
         [this.settings.retentionMs / 1000],
       );
     // The event store keeps the same window: replay-missing reaches back no further.
     await this.contexts
       .forMaintenance('webhook-retention')
-      .sql('DELETE FROM events WHERE occurred_at < now() - make_interval(secs => ?)', [
+      .sql('DELETE FROM events WHERE occurred_at < now() - make_interval(secs => $1)', [
         this.settings.retentionMs / 1000,
       ]);
     return rows.length;

@@ -53,7 +53,7 @@ export class OperatorEvents {
 
   /** Switches the webhook off (if it is on) and tells the company why, in the caller's unit of work; false when it was already off. */
   async disable(ctx: RequestContext, webhookId: number, reason: 'gone' | 'failing'): Promise<boolean> {
-    const [row] = await ctx.read<WebhookRow>(
+    const [row] = await ctx.sql<WebhookRow>(
       'UPDATE webhooks SET active = false, disabled_reason = $1, updated_at = now() WHERE id = $2 AND active RETURNING id, title, url, failing_since',
       [reason, webhookId],
     );
@@ -69,7 +69,7 @@ export class OperatorEvents {
 
   /** Tells the company that an active webhook has failed for `percent` of the window, unless it was told already. */
   async failing(ctx: RequestContext, webhookId: number, percent: 50 | 90, last: SendResult): Promise<void> {
-    const [row] = await ctx.read<WebhookRow>(
+    const [row] = await ctx.sql<WebhookRow>(
       `UPDATE webhooks SET failing_notified = $2 WHERE id = $1 AND active AND failing_since IS NOT NULL AND failing_notified < $2
        RETURNING id, title, url, failing_since`,
       [webhookId, percent],
@@ -87,7 +87,7 @@ export class OperatorEvents {
 
   /** Clears the failing clock of an active webhook told as failing, and tells the company it recovered. */
   async recovered(ctx: RequestContext, webhookId: number): Promise<void> {
-    const [row] = await ctx.read<WebhookRow>(
+    const [row] = await ctx.sql<WebhookRow>(
       `UPDATE webhooks w SET failing_since = NULL, failing_notified = 0
        FROM (SELECT id, failing_since FROM webhooks WHERE id = $1 AND active AND failing_notified > 0 AND failing_since IS NOT NULL FOR UPDATE) before
        WHERE w.id = before.id RETURNING w.id, w.title, w.url, before.failing_since`,
@@ -103,7 +103,7 @@ export class OperatorEvents {
 
   /** Tells the company that a delivery's last attempt failed. */
   async exhausted(ctx: RequestContext, delivery: ExhaustedDelivery, last: SendResult): Promise<void> {
-    const [row] = await ctx.read<WebhookRow>('SELECT id, title, url, failing_since FROM webhooks WHERE id = $1', [
+    const [row] = await ctx.sql<WebhookRow>('SELECT id, title, url, failing_since FROM webhooks WHERE id = $1', [
       delivery.webhook_id,
     ]);
     if (!row) return;

@@ -76,7 +76,7 @@ export class WebhookOutbox implements EventSink<RequestContext> {
 
   async accept(ctx: RequestContext, event: DomainEvent): Promise<void> {
     const company = await ctx.companyId();
-    const webhooks = await ctx.read<{ id: number; form_data: string[]; filter: string | null }>(SUBSCRIBED, [
+    const webhooks = await ctx.sql<{ id: number; form_data: string[]; filter: string | null }>(SUBSCRIBED, [
       company,
       JSON.stringify([event.type]),
       event.type,
@@ -114,7 +114,7 @@ export class WebhookOutbox implements EventSink<RequestContext> {
         eventId: event.id,
       });
     }
-    await ctx.read(RECORD, [
+    await ctx.sql(RECORD, [
       rowsOf(ctx, deliveries),
       event.id,
       company,
@@ -131,7 +131,7 @@ export class WebhookOutbox implements EventSink<RequestContext> {
   /** Delivery rows due now (also for test sends), and the NOTIFY that wakes the pumps once they commit, in one statement. */
   async insert(ctx: RequestContext, deliveries: NewDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
-    await ctx.read(WRITE, [rowsOf(ctx, deliveries)]);
+    await ctx.sql(WRITE, [rowsOf(ctx, deliveries)]);
   }
 
   /**

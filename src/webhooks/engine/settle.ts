@@ -154,7 +154,7 @@ export class Settler {
 
   private async recordSuccesses(batch: Array<Result<Claimed>>): Promise<boolean[]> {
     const maintenance = this.contexts.forMaintenance('webhook-settle');
-    const rows = await maintenance.read<{ id: string | null; webhook_id: number | null; grow: boolean | null }>(
+    const rows = await maintenance.sql<{ id: string | null; webhook_id: number | null; grow: boolean | null }>(
       SETTLE_SUCCESSES,
       [
         ...resultColumns(batch),
@@ -167,7 +167,7 @@ export class Settler {
     const companyOf = new Map(batch.map((p) => [p.delivery.webhook_id, p.delivery.company_id]));
     for (const e of endpoints) {
       await maintenance
-        .read<{ announced: boolean }>(SETTLE_ENDPOINT, [
+        .sql<{ announced: boolean }>(SETTLE_ENDPOINT, [
           e.webhook_id,
           e.grow === true,
           this.settings.startConcurrency,
@@ -209,7 +209,7 @@ export class Settler {
   private async recordFailures(batch: Array<Result<FailureTarget>>): Promise<FailureOutcome[]> {
     const rows = await this.contexts
       .forMaintenance('webhook-settle')
-      .read<FailureRow>(SETTLE_FAILURES, this.failureParams(batch));
+      .sql<FailureRow>(SETTLE_FAILURES, this.failureParams(batch));
     return this.failuresRecorded(batch, rows);
   }
 
@@ -218,7 +218,7 @@ export class Settler {
     const batch = [{ delivery, result }];
     const rows = await this.contexts.forSystem(delivery.company_id, 'webhook-delivery').unitOfWork(
       async (ctx) => {
-        const settled = await ctx.read<FailureRow>(SETTLE_FAILURES, this.failureParams(batch));
+        const settled = await ctx.sql<FailureRow>(SETTLE_FAILURES, this.failureParams(batch));
         for (const row of settled)
           if (row.status === 'failed' && row.event_id !== null && !isOperatorEvent(row.event))
             await this.operator.exhausted(ctx, row, result);
@@ -265,7 +265,7 @@ export class Settler {
     const overload = results.filter(overloaded);
     const retryAfter = Math.max(-1, ...overload.map((r) => r.retryAfterMs ?? -1));
     const pauseMs = retryAfter < 0 ? null : Math.min(retryAfter, PAUSE_MAX_MS);
-    const [webhook] = await maintenance.read<{ failing_since: string; active: boolean; failing_notified: number }>(
+    const [webhook] = await maintenance.sql<{ failing_since: string; active: boolean; failing_notified: number }>(
       `UPDATE webhooks SET failing_since = coalesce(failing_since, now()),
          concurrency = CASE WHEN $2::bool THEN greatest(1, coalesce(concurrency, $3) / 2) ELSE concurrency END,
          paused_until = CASE WHEN $4::float8 IS NULL THEN paused_until ELSE greatest(paused_until, now() + make_interval(secs => $4::float8 / 1000)) END
@@ -292,12 +292,12 @@ export class Settler {
   private async gone(delivery: FailureTarget, result: SendResult): Promise<FailureOutcome> {
     return this.contexts.forSystem(delivery.company_id, 'webhook-delivery').unitOfWork(
       async (ctx) => {
-        const [row] = await ctx.read<{ webhook_id: number }>(
+        const [row] = await ctx.sql<{ webhook_id: number }>(
           'SELECT webhook_id FROM webhook_deliveries WHERE id = $1 AND lease_token = $2 FOR UPDATE',
           [delivery.id, delivery.lease_token],
         );
         if (!row) return 'stale' as const;
-        await ctx.read(
+        await ctx.sql(
           'UPDATE webhook_attempts SET finished_at = now(), status_code = $1, duration_ms = $2, response_body ' +
             '= $3, error = $4 WHERE delivery_id = $5 AND number = $6',
           [
@@ -309,7 +309,7 @@ export class Settler {
             delivery.attempt_count,
           ],
         );
-        await ctx.read(
+        await ctx.sql(
           `UPDATE webhook_deliveries SET status = 'failed', last_status_code = 410, in_flight_until = NULL, lease_token = NULL WHERE id = $1`,
           [delivery.id],
         );
@@ -323,7 +323,7 @@ export class Settler {
   /** Switches the webhook off with webhook.disabled (operator-events.ts) and cancels its waiting deliveries. */
   private async switchOff(ctx: RequestContext, webhookId: number, reason: 'gone' | 'failing'): Promise<void> {
     await this.operator.disable(ctx, webhookId, reason);
-    await ctx.read(
+    await ctx.sql(
       `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE webhook_id = $1 AND status = 'pending' AND lease_token IS NULL`,
       [webhookId],
     );

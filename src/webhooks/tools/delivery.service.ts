@@ -121,7 +121,7 @@ export class DeliveryService {
     await this.outbox.insert(ctx, [
       { id, webhookId: webhook.id, companyId: webhook.company.id, event: name, payload, trigger: 'manual', due },
     ]);
-    return (await this.deliveryRecords(ctx, 'd.id = ?', [id]))[0];
+    return (await this.deliveryRecords(ctx, 'd.id = $1', [id]))[0];
   }
 
   async deliveries(
@@ -132,10 +132,10 @@ export class DeliveryService {
     const webhook = await this.webhooks.find(ctx, rawId);
     new Rules().oneOf('status', args.status, DELIVERY_STATUSES).oneOf('event', args.event, EVENT_NAMES).check();
     const window = pageWindow(args);
-    const conditions = ['d.webhook_id = ?'];
+    const conditions = ['d.webhook_id = $1'];
     const params: unknown[] = [webhook.id];
-    if (args.status) conditions.push('d.status = ?'), params.push(args.status);
-    if (args.event) conditions.push('d.event = ?'), params.push(args.event);
+    if (args.status) params.push(args.status), conditions.push(`d.status = $${params.length}`);
+    if (args.event) params.push(args.event), conditions.push(`d.event = $${params.length}`);
     const where = conditions.join(' AND ');
     const [{ total }] = await ctx.sql<{ total: number }>(
       `SELECT count(*)::int AS total FROM webhook_deliveries d WHERE ${where}`,
@@ -168,7 +168,7 @@ export class DeliveryService {
     if (!/^[1-9][0-9]{0,17}$/.test(id))
       throw ValidationError.field(field, `The ${field.replace('Id', ' id')} field must be a numeric id.`);
     const window = pageWindow(args);
-    const where = 'd.company_id = ? AND d.subjects @> ARRAY[?]::text[]';
+    const where = 'd.company_id = $1 AND d.subjects @> ARRAY[$2]::text[]';
     const params = [await ctx.companyId(), subject(kind, id)];
     const [{ total }] = await ctx.sql<{ total: number }>(
       `SELECT count(*)::int AS total FROM webhook_deliveries d WHERE ${where}`,
@@ -202,13 +202,13 @@ export class DeliveryService {
   /** One delivery of the company, with its payload and every attempt. */
   async delivery(ctx: RequestContext, rawId: string): Promise<DeliveryRecord> {
     const [row] = await ctx.sql<DeliveryRow>(
-      `SELECT ${DELIVERY_COLUMNS}, payload FROM webhook_deliveries d WHERE d.id = ? AND d.company_id = ?`,
+      `SELECT ${DELIVERY_COLUMNS}, payload FROM webhook_deliveries d WHERE d.id = $1 AND d.company_id = $2`,
       [this.deliveryId(rawId), await ctx.companyId()],
     );
     if (!row) throw new NotFoundError('Delivery');
     const attempts = await ctx.sql<AttemptRow>(
       'SELECT number, trigger, attempted_at, status_code, duration_ms, response_body, error, header_names ' +
-        'FROM webhook_attempts WHERE delivery_id = ? ORDER BY number',
+        'FROM webhook_attempts WHERE delivery_id = $1 ORDER BY number',
       [row.id],
     );
     return deliveryRecord(row, attempts.map(attemptRecord));
@@ -218,14 +218,14 @@ export class DeliveryService {
   async resend(ctx: RequestContext, rawId: string): Promise<DeliveryRecord> {
     const id = this.deliveryId(rawId);
     const [row] = await ctx.sql<{ status: string }>(
-      'SELECT status FROM webhook_deliveries WHERE id = ? AND company_id = ? FOR UPDATE',
+      'SELECT status FROM webhook_deliveries WHERE id = $1 AND company_id = $2 FOR UPDATE',
       [id, await ctx.companyId()],
     );
     if (!row) throw new NotFoundError('Delivery');
     if (row.status === 'pending')
       throw new ConflictError('The delivery is still pending; it will be attempted on its schedule.');
     await this.restart(ctx, [id]);
-    return (await this.deliveryRecords(ctx, 'd.id = ?', [id]))[0];
+    return (await this.deliveryRecords(ctx, 'd.id = $1', [id]))[0];
   }
 
   /** Re-sends every failed delivery of the webhook created in [since, until] (at most 14 days). */
@@ -233,7 +233,7 @@ export class DeliveryService {
     const webhook = await this.webhooks.find(ctx, rawId);
     const { from, to } = timeWindow(since, until, RECOVER_WINDOW_DAYS, 'recovery');
     const rows = await ctx.sql<{ id: string }>(
-      `SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND status = 'failed' AND created_at >= ? AND created_at <= ? ORDER BY id FOR UPDATE`,
+      `SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at <= $3 ORDER BY id FOR UPDATE`,
       [webhook.id, from, to],
     );
     await this.restart(
@@ -248,8 +248,8 @@ export class DeliveryService {
     const due = new Date();
     await ctx.sql(
       `UPDATE webhook_deliveries SET status = 'pending', final_attempt = attempt_count + 5, next_attempt_at
-        = ?, next_trigger = 'manual', in_flight_until = NULL, lease_token = NULL
-       WHERE id IN (?)`,
+        = $1, next_trigger = 'manual', in_flight_until = NULL, lease_token = NULL
+       WHERE id = ANY($2)`,
       [due, ids],
     );
     await this.outbox.afterCommit(ctx, ids);

@@ -50,11 +50,11 @@ export async function filteredEvents(
 ): Promise<Page<StoredEventRecord>> {
   const where = 'e.company_id = $1 AND e.filtered_by @> ARRAY[$2::int]';
   const params = [await ctx.companyId(), webhook.id];
-  const [{ total }] = await ctx.read<{ total: number }>(
+  const [{ total }] = await ctx.sql<{ total: number }>(
     `SELECT count(*)::int AS total FROM events e WHERE ${where}`,
     params,
   );
-  const rows = await ctx.read<EventRow>(
+  const rows = await ctx.sql<EventRow>(
     `SELECT ${COLUMNS} FROM events e WHERE ${where} ORDER BY e.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`,
     params,
   );
@@ -98,11 +98,11 @@ export async function operatorNotices(
     JSON.stringify(OPERATOR_EVENTS),
     webhookId === null ? null : webhookSubject(webhookId),
   ];
-  const [{ total }] = await ctx.read<{ total: number }>(
+  const [{ total }] = await ctx.sql<{ total: number }>(
     `SELECT count(*)::int AS total FROM events e WHERE ${where}`,
     params,
   );
-  const rows = await ctx.read<EventRow>(
+  const rows = await ctx.sql<EventRow>(
     `SELECT ${COLUMNS} FROM events e WHERE ${where} ORDER BY e.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`,
     params,
   );
@@ -137,7 +137,7 @@ export async function* missingEvents(
   const company = await ctx.companyId();
   let after: [Date | string, string] = [new Date(0), ''];
   for (;;) {
-    const rows = await ctx.read<EventRow>(MISSING, [
+    const rows = await ctx.sql<EventRow>(MISSING, [
       company,
       JSON.stringify(types),
       from,

@@ -116,7 +116,7 @@ export class ListenSessions {
     );
     const webhookId = created.webhook.id;
     const companyId = await ctx.companyId();
-    await ctx.read(
+    await ctx.sql(
       `INSERT INTO listen_sessions (webhook_id, company_id, alive_until) VALUES ($1, $2, now() + make_interval(secs => ${ALIVE_SECONDS}))`,
       [webhookId, companyId],
     );
@@ -149,7 +149,7 @@ export class ListenSessions {
       rules.add('error', 'The error field is required when there is no status.');
     rules.maxChars('error', answer.error, 255).check();
     const companyId = await ctx.companyId();
-    const [row] = await ctx.read<{ answered: boolean }>(
+    const [row] = await ctx.sql<{ answered: boolean }>(
       `WITH found AS (SELECT key, answered_at IS NOT NULL AS answered FROM listen_exchanges WHERE key = $1 AND company_id = $2 FOR UPDATE),
             updated AS (UPDATE listen_exchanges e SET status = $3, error = $4, response_body = $5, answered_at =
               now() FROM found WHERE e.key = found.key AND NOT found.answered RETURNING e.key)
@@ -176,7 +176,7 @@ export class ListenSessions {
   ): Promise<SendResult> {
     const started = Date.now();
     const ctx = this.contexts.forSystem(delivery.company_id, 'listen', delivery.id);
-    const [alive] = await ctx.read<{ alive: boolean }>(
+    const [alive] = await ctx.sql<{ alive: boolean }>(
       'SELECT alive_until > now() AS alive FROM listen_sessions WHERE webhook_id = $1',
       [delivery.webhook_id],
     );
@@ -189,22 +189,19 @@ export class ListenSessions {
       };
     const key = `lx_${ulid()}`;
     const request = { deliveryId: delivery.id, event: delivery.event, attempt: delivery.attempt_count, headers, body };
-    await ctx.read('INSERT INTO listen_exchanges (key, webhook_id, company_id, request) VALUES ($1, $2, $3, $4)', [
+    await ctx.sql('INSERT INTO listen_exchanges (key, webhook_id, company_id, request) VALUES ($1, $2, $3, $4)', [
       key,
       delivery.webhook_id,
       delivery.company_id,
       JSON.stringify(request),
     ]);
-    await ctx.read('SELECT pg_notify($1, $2)', [
-      RELAY_CHANNEL,
-      JSON.stringify({ key, webhookId: delivery.webhook_id }),
-    ]);
+    await ctx.sql('SELECT pg_notify($1, $2)', [RELAY_CHANNEL, JSON.stringify({ key, webhookId: delivery.webhook_id })]);
     // The answer is polled: sessions are a developer's, a few attempts at a time.
     for (let wait = 25; Date.now() - started < timeoutMs; wait = Math.min(wait * 2, 250)) {
       await new Promise((resolve) =>
         setTimeout(resolve, Math.min(wait, Math.max(1, timeoutMs - (Date.now() - started)))),
       );
-      const [row] = await ctx.read<{
+      const [row] = await ctx.sql<{
         status: number | null;
         error: string | null;
         response_body: string | null;
@@ -240,7 +237,7 @@ export class ListenSessions {
   /** Deletes the session webhooks nobody has said are alive for a while (their API process stopped); how many. */
   async sweep(): Promise<number> {
     const maintenance = this.contexts.forMaintenance('listen-sweep');
-    const ended = await maintenance.read<{ webhook_id: number; company_id: number }>(
+    const ended = await maintenance.sql<{ webhook_id: number; company_id: number }>(
       'SELECT webhook_id, company_id FROM listen_sessions WHERE alive_until < now() LIMIT 100',
     );
     for (const { webhook_id, company_id } of ended) await this.end(company_id, webhook_id);
@@ -285,7 +282,7 @@ export class ListenSessions {
     if (ids.length === 0) return;
     await this.contexts
       .forMaintenance('listen-alive')
-      .read(
+      .sql(
         `UPDATE listen_sessions SET alive_until = now() + make_interval(secs => ${ALIVE_SECONDS}) WHERE webhook_id = ANY(string_to_array($1, ',')::int[])`,
         [ids.join(',')],
       )
@@ -299,7 +296,7 @@ export class ListenSessions {
       if (!held || !key) return;
       const [row] = await this.contexts
         .forSystem(held.companyId, 'listen')
-        .read<{ request: Omit<ListenRequest, 'key'> }>(
+        .sql<{ request: Omit<ListenRequest, 'key'> }>(
           'SELECT request FROM listen_exchanges WHERE key = $1 AND webhook_id = $2',
           [key, webhookId],
         );

@@ -62,7 +62,7 @@ export class ReplayService {
     const { from, to } = this.window(since, until);
     if (!webhook.active) throw new ConflictError('The webhook is inactive: activate it before replaying events to it.');
     // One replay of a webhook at a time: a second waits here, then finds what the first sent.
-    await ctx.read('SELECT id FROM webhooks WHERE id = $1 FOR UPDATE', [webhook.id]);
+    await ctx.sql('SELECT id FROM webhooks WHERE id = $1 FOR UPDATE', [webhook.id]);
     const due = new Date();
     let count = 0;
     let remaining = 0;

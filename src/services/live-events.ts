@@ -4,8 +4,8 @@ import type { RequestContext, Viewer } from '../context/request-context.js';
 import { dbDate } from '../db/reads.js';
 import { listen, type Listener } from '../db/listener.js';
 import { errorFields, type Logger } from '../observability/logger.js';
-import type { DomainEvent, EventSink } from './recorder.js';
-import { pushStream } from './stream.js';
+import type { DomainEvent, EventSink } from '../events/recorder.js';
+import { pushStream } from '../events/stream.js';
 
 // Live events for GraphQL subscriptions. Each recorded event is announced
 // with NOTIFY inside the unit of work that caused it (it goes out on commit,
@@ -98,10 +98,10 @@ export class LiveEvents implements EventSink<RequestContext> {
       contact: event.contact,
       occurredAt: event.occurredAt,
     });
-    // Through ctx.read, which runs in the recording unit of work whether it is the ORM's or a plain one (the delivery engine's).
+    // Through ctx.sql, which runs in the recording unit of work whether it is the ORM's or a plain one (the delivery engine's).
     if (Buffer.byteLength(whole) <= NOTIFY_LIMIT)
-      return void (await ctx.read('SELECT pg_notify($1, $2)', [LIVE_CHANNEL, whole]));
-    const [row] = await ctx.read<{ id: string }>(
+      return void (await ctx.sql('SELECT pg_notify($1, $2)', [LIVE_CHANNEL, whole]));
+    const [row] = await ctx.sql<{ id: string }>(
       'INSERT INTO event_log (company_id, type, data, contact, occurred_at) VALUES ($1, $2, $3, $4, $5) RETURNING id',
       [
         companyId,
@@ -111,13 +111,13 @@ export class LiveEvents implements EventSink<RequestContext> {
         event.occurredAt,
       ],
     );
-    await ctx.read('SELECT pg_notify($1, $2)', [LIVE_CHANNEL, JSON.stringify({ ref: String(row.id) })]);
+    await ctx.sql('SELECT pg_notify($1, $2)', [LIVE_CHANNEL, JSON.stringify({ ref: String(row.id) })]);
   }
 
   /** Announces a transcript turn to the call's subscribers in every process, at the commit of ctx's unit of work. */
   async publishTurn(ctx: RequestContext, turn: TranscriptTurn): Promise<void> {
     if (!this.wanted) return;
-    await ctx.read('SELECT pg_notify($1, $2)', [
+    await ctx.sql('SELECT pg_notify($1, $2)', [
       LIVE_CHANNEL,
       JSON.stringify({ companyId: await ctx.companyId(), turn }),
     ]);
@@ -170,7 +170,7 @@ export class LiveEvents implements EventSink<RequestContext> {
         data: Record<string, unknown>;
         contact: Record<string, unknown> | null;
         occurred_at: string;
-      }>('SELECT id, company_id, type, data, contact, occurred_at FROM event_log WHERE id = ?', [id]);
+      }>('SELECT id, company_id, type, data, contact, occurred_at FROM event_log WHERE id = $1', [id]);
       return (
         row && {
           id: String(row.id),
