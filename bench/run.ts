@@ -6,6 +6,7 @@ import { webhooksBench } from './webhooks.bench.js';
 import { filtersBench } from './filters.bench.js';
 import { tracingBench } from './tracing.bench.js';
 import { writePerformanceDoc } from './report.js';
+import { beforeAfterBench } from './before-after.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
 // database; `npm run bench -- webhooks` (or api, deep-page, tracing, filters, overload) runs the ones named;
@@ -45,6 +46,10 @@ if (wanted('filters')) {
 if (wanted('overload')) {
   process.stdout.write('\n== overload\n');
   await overloadBench();
+}
+if (wanted('before-after')) {
+  process.stdout.write('\n== before-after\n');
+  await beforeAfterBench();
 }
 await stopDatabase();
 writePerformanceDoc();

@@ -114,7 +114,7 @@ export async function closedLoop(
 }
 
 /** Calls at `rate` per second for `seconds`, each on its schedule whether or not earlier ones answered; each call's answer time. */
-async function openLoop(rate: number, seconds: number, call: (i: number) => Promise<void>) {
+export async function openLoop(rate: number, seconds: number, call: (i: number) => Promise<void>) {
   const total = Math.round(rate * seconds);
   const answers: number[] = [];
   let failed = 0;

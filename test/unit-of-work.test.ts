@@ -105,23 +105,79 @@ describe('the unit of work', () => {
       contexts.forSystem(acme, 'test').unitOfWork(async (ctx) => {
         await ctx.sql(
           'INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, $2, false, now(), now())',
-          [acme, 'Kept alone'],
+          [acme, 'Kept, committed'],
           { committed: true },
         );
         throw new Error('after the statement');
       }),
       /after the statement/,
     );
-    const kept = await app.sql("SELECT title FROM roles WHERE title LIKE 'Taken back%' OR title = 'Kept alone'");
+    const kept = await app.sql("SELECT title FROM roles WHERE title LIKE 'Taken back, %' OR title = 'Kept, committed'");
     assert.deepEqual(
       kept.map((r) => r.title),
-      ['Kept alone'],
+      ['Kept, committed'],
     );
     // A placeholder used twice, in a transaction, is given twice.
     const [same] = await contexts
       .forSystem(acme, 'test')
       .unitOfWork((ctx) => ctx.sql<{ same: boolean }>('SELECT $1::int = $1::int + $2::int AS same', [7, 0]));
     assert.equal(same.same, true);
+    const [role] = await app.sql(
+      "INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES (?, 'Renamed in its unit', false, now(), now()) RETURNING id",
+      [acme],
+    );
+    const renamed = await app.request('PUT', `/api/roles/${role.id}`, {
+      token: owner,
+      body: { title: 'Renamed in its unit, done' },
+    });
+    assert.equal(renamed.status, 200);
+    assert.equal(
+      (await app.sql('SELECT title FROM roles WHERE id = ?', [role.id]))[0].title,
+      'Renamed in its unit, done',
+    );
+  });
+
+  it('a unit of work of one statement: the statement is its transaction, and a second is refused with nothing of it run', async () => {
+    const contexts = app.running.services.contexts;
+    const plain = { plain: true };
+    // A plain unit of work is a transaction: a failure after its statement takes the statement back.
+    // Of one statement, the statement is the transaction: committed once it returns (why such a
+    // unit of work may throw only for what its statement did not change).
+    const insert = (ctx: RequestContext, title: string) =>
+      ctx.sql(
+        'INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, $2, false, now(), now())',
+        [acme, title],
+      );
+    const failAfter = (title: string) => async (ctx: RequestContext) => {
+      await insert(ctx, title);
+      throw new Error('after the statement');
+    };
+    await assert.rejects(
+      contexts.forSystem(acme, 'test').unitOfWork(failAfter('Taken back'), plain),
+      /after the statement/,
+    );
+    await assert.rejects(
+      contexts.forSystem(acme, 'test').unitOfWork(failAfter('Kept alone'), { ...plain, oneStatement: true }),
+      /after the statement/,
+    );
+    const kept = await app.sql("SELECT title FROM roles WHERE title IN ('Taken back', 'Kept alone')");
+    assert.deepEqual(
+      kept.map((r) => r.title),
+      ['Kept alone'],
+    );
+    const title = 'One statement only';
+    await assert.rejects(
+      contexts.forSystem(acme, 'test').unitOfWork(
+        async (ctx) => {
+          await ctx.sql('SELECT 1');
+          await insert(ctx, title);
+        },
+        { ...plain, oneStatement: true },
+      ),
+      /ran a second one/,
+    );
+    assert.equal((await app.sql('SELECT count(*)::int AS n FROM roles WHERE title = ?', [title]))[0].n, 0);
+    // The rename runs so, over REST and GraphQL alike: its answers are those of the tests of roles; here, that it changed the row.
     const [role] = await app.sql(
       "INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES (?, 'Renamed alone', false, now(), now()) RETURNING id",
       [acme],

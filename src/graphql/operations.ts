@@ -178,9 +178,29 @@ export function withUnitsOfWork(schema: GraphQLSchema): void {
   wrapFields(schema.getQueryType(), (resolve) => (root, args, ctx, info) => resolve(root, args, ctx.readOnly(), info));
   wrapFields(
     schema.getMutationType(),
-    (resolve) => (root, args, ctx, info) => ctx.unitOfWork((uow) => Promise.resolve(resolve(root, args, uow, info))),
+    (resolve) => (root, args, ctx, info) =>
+      ctx.unitOfWork((uow) => Promise.resolve(resolve(root, args, uow, info)), {
+        plain: PLAIN_MUTATIONS.has(info.fieldName),
+        oneStatement: ONE_STATEMENT_MUTATIONS.has(info.fieldName),
+      }),
   );
 }
+
+/**
+ * Mutations whose services run only statements of `ctx.sql`: their
+ * transaction is one of their own on the statements' pool, without the ORM's
+ * (no fork, no flush). A service of one of these that touched `ctx.em` would
+ * fail at once, never half-commit. Kept by the bench's A/B (ADR 0060).
+ */
+const PLAIN_MUTATIONS = new Set(['updateRole']);
+
+/**
+ * Plain mutations whose service runs one statement on every path, which
+ * decides everything (a rename: found, not the Owner's, title free, changed,
+ * or none of it): that statement is their transaction (unitOfWork's
+ * `oneStatement`). Kept by the bench's A/B (ADR 0046).
+ */
+const ONE_STATEMENT_MUTATIONS = new Set(['updateRole']);
 
 /** `@Authorized('slug', ...)`: signed in (else 401) and holding every named permission (else 403), through the request context. */
 export const authChecker: AuthChecker<RequestContext> = async ({ context }, permissions) => {

@@ -1,0 +1,201 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { kill, startWorker } from '../test/helpers/worker.js';
+import { Receiver, sleep } from '../test/helpers/receiver.js';
+import { assertSameAnswer, benchApp, measure, report, type Result, type Scenario } from './harness.js';
+import { closedLoop, openLoop } from './webhooks.bench.js';
+
+// `npm run bench -- before-after`: the service as it is and as it was before
+// the house was rebuilt (BEFORE, a commit of main), side by side in one run on
+// one database. Each is an API process of its own build: the roles page and a
+// rename over REST and /graphql, in alternating rounds, after checking that
+// both answer the same bytes. Then each one's two workers in turn deliver the
+// events 20 webhooks receive (deliveries per second, first receipt to last),
+// and each one's API answers a write at 200 a second with one webhook (p50,
+// p99 of the answer). The other build is a git worktree under .data/, built
+// with its own scripts against this checkout's node_modules.
+
+/** main before the house issue: the last commit before its first change. */
+const BEFORE = 'b82097c';
+const ENDPOINTS = 20;
+const EVENTS_PER_ROUND = 100;
+const WRITES_PER_SECOND = 200;
+const TAIL_SECONDS = 10;
+
+/** The other build: a worktree at BEFORE, built once. */
+function beforeCheckout(): string {
+  const dir = path.resolve('.data', `bench-before-${BEFORE}`);
+  if (existsSync(path.join(dir, 'dist', 'src', 'main.js'))) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(path.dirname(dir), { recursive: true });
+  execFileSync('git', ['worktree', 'add', '--force', '--detach', dir, BEFORE], { stdio: 'ignore' });
+  symlinkSync(path.resolve('node_modules'), path.join(dir, 'node_modules'));
+  for (const script of [['scripts/compile.mjs', '--all'], ['scripts/build-web.mjs']])
+    execFileSync(process.execPath, script, { cwd: dir, stdio: 'ignore' });
+  return dir;
+}
+
+/** A process of a build (this checkout's or `dir`'s) on the bench's database. */
+async function processOf(app: Awaited<ReturnType<typeof benchApp>>, dir: string, env: Record<string, string>) {
+  const here = process.cwd();
+  process.chdir(dir);
+  try {
+    return await startWorker(app, env);
+  } finally {
+    process.chdir(here);
+  }
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+
+export async function beforeAfterBench(): Promise<void> {
+  const before = beforeCheckout();
+  const app = await benchApp();
+  const production = { NODE_ENV: 'production', LOG_LEVEL: 'error', SEED_DEMO: 'false' };
+  const api = { ...production, PROCESS_ROLE: 'api', API_LIMIT_PER_TOKEN: 'off', API_LIMIT_PER_COMPANY: 'off' };
+  const builds = { now: process.cwd(), before } as const;
+  const apis = {
+    now: await processOf(app, builds.now, api),
+    before: await processOf(app, builds.before, api),
+  };
+  const receiver = await new Receiver().start();
+  try {
+    const token = await app.login('owner@acme.test');
+    const [acme] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
+    await app.sql(
+      `INSERT INTO roles (company_id, title, is_owner, created_at, updated_at)
+       SELECT ?, 'Bench role ' || g, false, now() - g * interval '1 minute', now() FROM generate_series(1, 200) g`,
+      [acme.id],
+    );
+    const writable = (await app.sql("SELECT id FROM roles WHERE title LIKE 'Bench role %' ORDER BY id LIMIT 100")).map(
+      (r) => String(r.id),
+    );
+    const auth = { authorization: `Bearer ${token}` };
+    const json = { ...auth, 'content-type': 'application/json' };
+    const paths = (build: keyof typeof builds) => {
+      const { url, pid } = apis[build];
+      return {
+        'read REST': { name: build, url: `${url}/api/roles?per_page=15`, headers: auth, pid },
+        'read GraphQL': {
+          name: build,
+          url: `${url}/graphql`,
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ query: '{ roles(page: 1, perPage: 15) { records { id title createdAt } } }' }),
+          pid,
+        },
+        'write REST': {
+          name: build,
+          url: `${url}/api/roles/{v}`,
+          method: 'PUT',
+          headers: json,
+          bodyTemplate: `{"title":"Renamed REST ${build} {n}"}`,
+          cycle: writable,
+          pid,
+        },
+        'write GraphQL': {
+          name: build,
+          url: `${url}/graphql`,
+          method: 'POST',
+          headers: json,
+          bodyTemplate:
+            '{"query":"mutation Rename($id: ID!, $title: String!) { updateRole(id: $id, input: { title: $title ' +
+            `}) { id } }","variables":{"id":"{v}","title":"Renamed GraphQL ${build} {n}"}}`,
+          cycle: writable,
+          pid,
+        },
+      } satisfies Record<string, Scenario>;
+    };
+    const now = paths('now');
+    const then = paths('before');
+    await assertSameAnswer(now['read REST'], then['read REST']);
+    await assertSameAnswer(now['read GraphQL'], then['read GraphQL']);
+    const groups: Record<string, Record<string, Result>> = {};
+    for (const scenario of Object.keys(now) as Array<keyof typeof now>) {
+      process.stdout.write(`${scenario}\n`);
+      groups[scenario] = await measure([now[scenario], then[scenario]]);
+    }
+
+    // Deliveries: 20 webhooks, each build's two workers in turn, two rounds each.
+    const hooks: number[] = [];
+    for (let i = 0; i < ENDPOINTS; i++) {
+      const res = await fetch(`${apis.now.url}/api/webhooks`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ title: `Bench ${i}`, url: `${receiver.url}/${i}`, events: ['agent.created'] }),
+      });
+      hooks.push(((await res.json()) as { data: { id: number } }).data.id);
+    }
+    const createAgent = (build: keyof typeof builds, name: string) =>
+      fetch(`${apis[build].url}/graphql`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({
+          query: 'mutation($n: String!) { createAgent(name: $n) { id } }',
+          variables: { n: name },
+        }),
+      }).then(async (res) => {
+        if (res.status !== 200) throw new Error(`createAgent: ${res.status} ${await res.text()}`);
+      });
+    const setActive = async (ids: number[], active: boolean) => {
+      for (const id of ids)
+        await fetch(`${apis.now.url}/api/webhooks/${id}`, {
+          method: 'PUT',
+          headers: json,
+          body: JSON.stringify({ active }),
+        });
+    };
+    const delivered: Record<string, number[]> = { now: [], before: [] };
+    const tail: Record<string, { p50: number; p99: number; failed: number }> = {};
+    for (const build of ['now', 'before', 'now', 'before'] as const) {
+      const workers = [
+        await processOf(app, builds[build], { ...production, PROCESS_ROLE: 'worker' }),
+        await processOf(app, builds[build], { ...production, PROCESS_ROLE: 'worker' }),
+      ];
+      try {
+        await setActive(hooks, true);
+        const start = receiver.received.length;
+        await closedLoop(EVENTS_PER_ROUND, 10, (i) => createAgent(build, `Deliver ${build} ${start} ${i}`));
+        const mine = (await receiver.waitFor(start + EVENTS_PER_ROUND * ENDPOINTS, 300_000)).slice(start);
+        const times = mine.map((r) => r.at);
+        delivered[build].push(Math.round(mine.length / ((Math.max(...times) - Math.min(...times)) / 1000)));
+        // The write path's tail, once per build: one webhook on, writes offered at a steady rate.
+        if (!tail[build]) {
+          await setActive(hooks.slice(1), false);
+          const load = await openLoop(WRITES_PER_SECOND, TAIL_SECONDS, (i) => createAgent(build, `Tail ${build} ${i}`));
+          tail[build] = { p50: load.answerP50Ms, p99: load.answerP99Ms, failed: load.failed };
+          await sleep(2000);
+        }
+      } finally {
+        for (const worker of workers) await kill(worker);
+      }
+    }
+    const extra: Record<string, number> = {};
+    for (const [scenario, results] of Object.entries(groups))
+      extra[`${scenario} now/before`] = ratio(results.now.rps, results.before.rps);
+    extra['deliveries per second now'] = Math.round(mean(delivered.now));
+    extra['deliveries per second before'] = Math.round(mean(delivered.before));
+    extra['deliveries now/before'] = ratio(mean(delivered.now), mean(delivered.before));
+    for (const build of ['now', 'before'] as const) {
+      extra[`write at ${WRITES_PER_SECOND}/s p50 ms ${build}`] = tail[build].p50;
+      extra[`write at ${WRITES_PER_SECOND}/s p99 ms ${build}`] = tail[build].p99;
+      extra[`write at ${WRITES_PER_SECOND}/s failed ${build}`] = tail[build].failed;
+    }
+    report(
+      'before-after',
+      `this build against ${BEFORE} (main before the house issue): reads and writes over REST and GraphQL from an API ` +
+        `process of each; deliveries per second of each one's two workers (${ENDPOINTS} webhooks, ` +
+        `${EVENTS_PER_ROUND * ENDPOINTS} deliveries a round, two rounds each); the answer to a write offered at ` +
+        `${WRITES_PER_SECOND}/s for ${TAIL_SECONDS} s with one webhook`,
+      groups,
+      extra,
+    );
+  } finally {
+    await receiver.close();
+    await kill(apis.now);
+    await kill(apis.before);
+    await app.close();
+  }
+}
