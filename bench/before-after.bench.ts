@@ -13,7 +13,7 @@ import { closedLoop, openLoop } from './webhooks.bench.js';
 // both answer the same bytes. Then each one's two workers in turn deliver the
 // events 20 webhooks receive (deliveries per second, first receipt to last),
 // and each one's API answers a write at 200 a second with one webhook (p50,
-// p99 of the answer). The other build is a git worktree under .data/, built
+// p99 of the answer), with its workers delivering and with them stopped. The other build is a git worktree under .data/, built
 // with its own scripts against this checkout's node_modules.
 
 /** main before the house issue: the last commit before its first change. */
@@ -149,6 +149,17 @@ export async function beforeAfterBench(): Promise<void> {
     };
     const delivered: Record<string, number[]> = { now: [], before: [] };
     const tail: Record<string, { p50: number; p99: number; failed: number }> = {};
+    /** Every delivery made so far has been delivered (so a round counts only its own). */
+    const settled = async () => {
+      for (let waited = 0; waited < 300; waited++) {
+        const [{ n }] = await app.sql<{ n: number }>(
+          "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'",
+        );
+        if (n === 0) return;
+        await sleep(1000);
+      }
+      throw new Error('deliveries still pending after 300 s');
+    };
     for (const build of ['now', 'before', 'now', 'before'] as const) {
       const workers = [
         await processOf(app, builds[build], { ...production, PROCESS_ROLE: 'worker' }),
@@ -166,7 +177,16 @@ export async function beforeAfterBench(): Promise<void> {
           await setActive(hooks.slice(1), false);
           const load = await openLoop(WRITES_PER_SECOND, TAIL_SECONDS, (i) => createAgent(build, `Tail ${build} ${i}`));
           tail[build] = { p50: load.answerP50Ms, p99: load.answerP99Ms, failed: load.failed };
-          await sleep(2000);
+          await settled();
+          // Where the tail goes: the same load with this build's workers stopped (SIGSTOP), so nothing is delivered
+          // meanwhile and the API and the database have the machine's two cores to themselves.
+          for (const worker of workers) worker.kill('SIGSTOP');
+          const alone = await openLoop(WRITES_PER_SECOND, TAIL_SECONDS, (i) =>
+            createAgent(build, `Alone ${build} ${i}`),
+          );
+          for (const worker of workers) worker.kill('SIGCONT');
+          tail[`${build}, workers stopped`] = { p50: alone.answerP50Ms, p99: alone.answerP99Ms, failed: alone.failed };
+          await settled();
         }
       } finally {
         for (const worker of workers) await kill(worker);
@@ -178,17 +198,17 @@ export async function beforeAfterBench(): Promise<void> {
     extra['deliveries per second now'] = Math.round(mean(delivered.now));
     extra['deliveries per second before'] = Math.round(mean(delivered.before));
     extra['deliveries now/before'] = ratio(mean(delivered.now), mean(delivered.before));
-    for (const build of ['now', 'before'] as const) {
-      extra[`write at ${WRITES_PER_SECOND}/s p50 ms ${build}`] = tail[build].p50;
-      extra[`write at ${WRITES_PER_SECOND}/s p99 ms ${build}`] = tail[build].p99;
-      extra[`write at ${WRITES_PER_SECOND}/s failed ${build}`] = tail[build].failed;
+    for (const [what, figures] of Object.entries(tail)) {
+      extra[`write at ${WRITES_PER_SECOND}/s p50 ms ${what}`] = figures.p50;
+      extra[`write at ${WRITES_PER_SECOND}/s p99 ms ${what}`] = figures.p99;
+      extra[`write at ${WRITES_PER_SECOND}/s failed ${what}`] = figures.failed;
     }
     report(
       'before-after',
       `this build against ${BEFORE} (main before the house issue): reads and writes over REST and GraphQL from an API ` +
         `process of each; deliveries per second of each one's two workers (${ENDPOINTS} webhooks, ` +
         `${EVENTS_PER_ROUND * ENDPOINTS} deliveries a round, two rounds each); the answer to a write offered at ` +
-        `${WRITES_PER_SECOND}/s for ${TAIL_SECONDS} s with one webhook`,
+        `${WRITES_PER_SECOND}/s for ${TAIL_SECONDS} s with one webhook, the build's workers delivering and stopped`,
       groups,
       extra,
     );
