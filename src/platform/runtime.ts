@@ -53,7 +53,8 @@ async function migrateAndSeed(orm: MikroORM, databaseUrl: string, config: Config
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [LOCKS.startup]);
     await migrate(orm);
-    return config.seedDemo ? await seedDemoIfEmpty(orm.em.fork(), config.appKey, now) : false;
+    const sql = async (text: string, params?: unknown[]) => (await lock.query(text, params)).rows;
+    return config.seedDemo ? await seedDemoIfEmpty(orm.em.fork(), sql, config.appKey, now) : false;
   } finally {
     await lock.end(); // ends the session, which releases the lock
   }

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { MikroORM } from '@mikro-orm/postgresql';
 import path from 'node:path';
+import pg from 'pg';
 import { loadConfig } from '../config/config.js';
 import { startEmbeddedPostgres } from '../db/embedded.js';
 import { migrate } from '../db/migrate.js';
@@ -24,13 +25,17 @@ if (reset && embedded?.sharedWith) {
   );
   process.exit(1);
 }
-const orm = await MikroORM.init(ormConfig(config.databaseUrl ?? embedded!.url));
+const databaseUrl = config.databaseUrl ?? embedded!.url;
+const orm = await MikroORM.init(ormConfig(databaseUrl));
+const client = new pg.Client({ connectionString: databaseUrl });
+await client.connect();
+const sql = async (text: string, params?: unknown[]) => (await client.query(text, params)).rows;
 try {
   if (reset) await orm.em.getConnection().execute('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
   await migrate(orm);
   const seeded = reset
-    ? (await seedDemo(orm.em.fork(), config.appKey), true)
-    : await seedDemoIfEmpty(orm.em.fork(), config.appKey);
+    ? (await seedDemo(orm.em.fork(), sql, config.appKey), true)
+    : await seedDemoIfEmpty(orm.em.fork(), sql, config.appKey);
   if (seeded) {
     process.stdout.write(
       `Demo data created. Logins (password "${DEMO_PASSWORD}"):\n${DEMO_LOGINS.map((l) => `  ${l.email}`).join('\n')}\n`,
@@ -41,6 +46,7 @@ try {
     );
   }
 } finally {
+  await client.end();
   await orm.close(true);
   await embedded?.stop();
 }

@@ -5,11 +5,8 @@ import { seedCalls, seedTelcoAccount } from './calls.js';
 import { createHash } from 'node:crypto';
 import {
   Company,
-  Permission,
   Pipeline,
   PipelineStage,
-  Role,
-  User,
   Webhook,
   Workflow,
   WorkflowFolder,
@@ -46,21 +43,33 @@ export const SUPERVISOR_WITHOUT = [
 
 const BASE_TIME = Date.UTC(2026, 0, 5, 9, 0, 0);
 
-export async function seedDemoIfEmpty(em: EntityManager, appKey: Buffer, now = new Date()): Promise<boolean> {
+/** A statement on the database being seeded (`$1` placeholders), for the tables no entity maps. */
+export type SeedStatement = (text: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>;
+
+export async function seedDemoIfEmpty(
+  em: EntityManager,
+  sql: SeedStatement,
+  appKey: Buffer,
+  now = new Date(),
+): Promise<boolean> {
   if ((await em.count(Company, {})) > 0) return false;
-  await seedDemo(em, appKey, now);
+  await seedDemo(em, sql, appKey, now);
   return true;
 }
 
 /** `appKey` seals the demo provider credentials, as the app would. */
-export async function seedDemo(em: EntityManager, appKey: Buffer, now = new Date()): Promise<void> {
+export async function seedDemo(em: EntityManager, sql: SeedStatement, appKey: Buffer, now = new Date()): Promise<void> {
   const box = new SecretBox(appKey);
   const passwordHash = await hashPassword(DEMO_PASSWORD);
-  const permissions = await em.find(Permission, {}, { orderBy: { id: 'asc' } });
+  const permissions = (await sql('SELECT id, slug FROM permissions ORDER BY id')) as Array<{
+    id: number;
+    slug: string;
+  }>;
   const only = (slugs: string[]) => permissions.filter((p) => slugs.includes(p.slug));
   let minute = 0;
+  const at = () => new Date(BASE_TIME + minute++ * 60_000);
   const stamp = <T extends { createdAt: Date; updatedAt: Date }>(entity: T): T => {
-    entity.createdAt = entity.updatedAt = new Date(BASE_TIME + minute++ * 60_000);
+    entity.createdAt = entity.updatedAt = at();
     return entity;
   };
 
@@ -82,33 +91,52 @@ export async function seedDemo(em: EntityManager, appKey: Buffer, now = new Date
     settings: { minCarriersToFlag: 3, numberAiLocalPresence: 'All' },
   });
 
-  const role = (company: Company, title: string, granted: Permission[], isOwner = false) => {
-    const created = stamp(em.create(Role, { company, title, isOwner }));
-    created.permissions.set(granted);
-    return created;
+  // Roles and users are SQL's alone (services/role.service.ts, services/auth.service.ts): made once the companies have ids.
+  await em.flush();
+  const role = async (company: Company, title: string, granted: Array<{ id: number }>, isOwner = false) => {
+    const time = at();
+    const [created] = await sql(
+      `INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, $2, $3, $4, $4) RETURNING id`,
+      [company.id, title, isOwner, time],
+    );
+    await sql('INSERT INTO role_permissions (role_id, permission_id) SELECT $1, unnest($2::int[])', [
+      created.id,
+      granted.map((p) => p.id),
+    ]);
+    return created.id as number;
   };
-  const user = (company: Company, assigned: Role, name: string, email: string) =>
-    stamp(em.create(User, { company, role: assigned, name, email, passwordHash }));
+  const user = (company: Company, roleId: number, name: string, email: string) => {
+    const time = at();
+    return sql(
+      `INSERT INTO users (company_id, role_id, name, email, password_hash, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6)`,
+      [company.id, roleId, name, email, passwordHash, time],
+    );
+  };
 
-  const acmeOwner = role(acme, 'Owner', permissions, true);
-  const supervisor = role(
+  const acmeOwner = await role(acme, 'Owner', permissions, true);
+  const supervisor = await role(
     acme,
     'Supervisor',
     permissions.filter((p) => !SUPERVISOR_WITHOUT.includes(p.slug)),
   );
-  role(acme, 'Sales Agent', only(['view-phone-numbers', 'view-ai-dashboard', 'view-pipelines', 'view-workflows']));
-  role(acme, 'Billing', only(['view-phone-numbers', 'purchase-phone-numbers']));
-  role(acme, 'Auditor', only(['view-role', 'view-spam-protected-numbers', 'view-ai-dashboard', 'view-webhooks']));
-  const betaOwner = role(beta, 'Owner', permissions, true);
-  role(beta, 'Front Desk', only(['view-ai-dashboard', 'view-phone-numbers']));
-  role(beta, 'Supervisor', only(['view-ai-dashboard']));
-  const gammaOwner = role(gamma, 'Owner', permissions, true);
-  role(gamma, 'Sales Rep', only(['view-pipelines', 'edit-pipelines']));
+  await role(
+    acme,
+    'Sales Agent',
+    only(['view-phone-numbers', 'view-ai-dashboard', 'view-pipelines', 'view-workflows']),
+  );
+  await role(acme, 'Billing', only(['view-phone-numbers', 'purchase-phone-numbers']));
+  await role(acme, 'Auditor', only(['view-role', 'view-spam-protected-numbers', 'view-ai-dashboard', 'view-webhooks']));
+  const betaOwner = await role(beta, 'Owner', permissions, true);
+  await role(beta, 'Front Desk', only(['view-ai-dashboard', 'view-phone-numbers']));
+  await role(beta, 'Supervisor', only(['view-ai-dashboard']));
+  const gammaOwner = await role(gamma, 'Owner', permissions, true);
+  await role(gamma, 'Sales Rep', only(['view-pipelines', 'edit-pipelines']));
 
-  user(acme, acmeOwner, 'Avery Acme', 'owner@acme.test');
-  user(acme, supervisor, 'Sam Supervisor', 'supervisor@acme.test');
-  user(beta, betaOwner, 'Blake Beta', 'owner@beta.test');
-  user(gamma, gammaOwner, 'Gale Gamma', 'owner@gamma.test');
+  await user(acme, acmeOwner, 'Avery Acme', 'owner@acme.test');
+  await user(acme, supervisor, 'Sam Supervisor', 'supervisor@acme.test');
+  await user(beta, betaOwner, 'Blake Beta', 'owner@beta.test');
+  await user(gamma, gammaOwner, 'Gale Gamma', 'owner@gamma.test');
 
   [acme, beta, gamma].forEach((company, i) => {
     seedCrm(em, company, stamp);

@@ -2,7 +2,6 @@ import { dummyHash, verifyPassword } from '../auth/passwords.js';
 import type { TokenSigner } from '../auth/tokens.js';
 import type { ViewerCache } from '../auth/viewer-cache.js';
 import type { ActorSource, CompanyScope, RequestContext, Viewer } from '../context/request-context.js';
-import { RevokedToken, User } from '../entities/index.js';
 import { InvalidCredentialsError } from '../kernel/errors.js';
 import { EMAIL, Rules, message } from '../kernel/validation.js';
 import type { LoginLimiter } from './login-limiter.js';
@@ -58,11 +57,14 @@ export class AuthService implements ActorSource {
 
     const normalised = email.trim().toLowerCase();
     await this.limiter.reserve(ctx, normalised);
-    const user = await ctx.em.findOne(User, { email: normalised });
-    const ok = await verifyPassword(user?.passwordHash ?? (await dummyHash()), password);
+    const [user] = await ctx.sql<{ id: number; company_id: number; password_hash: string }>(
+      'SELECT id, company_id, password_hash FROM users WHERE email = $1',
+      [normalised],
+    );
+    const ok = await verifyPassword(user?.password_hash ?? (await dummyHash()), password);
     if (!user || !ok) throw new InvalidCredentialsError();
     await this.limiter.succeeded(normalised);
-    const { token } = this.tokens.sign(user.id, user.company.id);
+    const { token } = this.tokens.sign(user.id, user.company_id);
     return { success: true, message: 'Login successful', token };
   }
 
@@ -120,6 +122,6 @@ export class AuthService implements ActorSource {
 
   /** Drops revoked tokens that no longer matter (a periodic job; the limits' store clears its own windows). */
   async purgeExpired(ctx: RequestContext): Promise<number> {
-    return ctx.em.nativeDelete(RevokedToken, { expiresAt: { $lt: new Date() } });
+    return (await ctx.sql('DELETE FROM revoked_tokens WHERE expires_at < $1 RETURNING 1', [new Date()])).length;
   }
 }

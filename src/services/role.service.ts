@@ -1,9 +1,8 @@
 import type { RequestContext } from '../context/request-context.js';
 import type { IdCodec } from '../kernel/ids.js';
 import type { ViewerCache } from '../auth/viewer-cache.js';
-import { Module, Permission, Role, User } from '../entities/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../kernel/errors.js';
-import { findOwned, idOf } from '../db/lookup.js';
+import { idOf } from '../db/lookup.js';
 import { Rules, message } from '../kernel/validation.js';
 import { dbDate, likePattern, pageOf, pageWindow, readPage, type Page, type PageArgs } from '../db/reads.js';
 import { BOUNDS } from '../kernel/bounds.js';
@@ -32,13 +31,15 @@ const toRecord = (row: RoleRow): RoleRecord => ({
   createdAt: dbDate(row.created_at),
   updatedAt: dbDate(row.updated_at),
 });
-const roleRecord = (role: Role): RoleRecord => ({
-  id: role.id,
-  title: role.title,
-  isOwner: role.isOwner,
-  createdAt: role.createdAt,
-  updatedAt: role.updatedAt,
-});
+const ROLE_COLUMNS = 'id, title, is_owner, created_at, updated_at';
+
+/** A permission of the catalog, with the module it belongs to. */
+interface PermissionRow {
+  id: number;
+  slug: string;
+  name: string;
+  module_id: number;
+}
 
 export interface RoleListArgs extends PageArgs {
   search?: string | null;
@@ -75,7 +76,7 @@ export interface ModuleGrantsRecord {
   permissions: Array<PermissionRecord & { granted: boolean }>;
 }
 
-const permissionRecord = (p: Permission): PermissionRecord => ({ id: p.id, slug: p.slug, name: p.name });
+const permissionRecord = (p: PermissionRow): PermissionRecord => ({ id: p.id, slug: p.slug, name: p.name });
 
 // The same comparison as the unique index on (company_id, lower(title)); a
 // rename racing another to one title meets that index (a 422 all the same).
@@ -114,11 +115,17 @@ export class RoleService {
 
   /** A role of the viewer's company; 404 for a malformed id, an unknown id or another company's. */
   async view(ctx: RequestContext, rawId: string): Promise<RoleRecord> {
-    return roleRecord(await this.find(ctx, rawId));
+    return this.find(ctx, rawId);
   }
 
-  private find(ctx: RequestContext, rawId: string): Promise<Role> {
-    return findOwned(ctx, this.ids, Role, rawId, 'role', 'Role');
+  private async find(ctx: RequestContext, rawId: string, lock = false): Promise<RoleRecord> {
+    const id = idOf(this.ids, rawId, 'role', 'Role');
+    const [row] = await ctx.sql<RoleRow>(
+      `SELECT ${ROLE_COLUMNS} FROM roles WHERE id = $1 AND company_id = $2${lock ? ' FOR UPDATE' : ''}`,
+      [id, await ctx.companyId()],
+    );
+    if (!row) throw new NotFoundError('Role');
+    return toRecord(row);
   }
 
   async create(ctx: RequestContext, input: RolePermissionsChange & { title: string }): Promise<RoleRecord> {
@@ -126,10 +133,15 @@ export class RoleService {
     if (input.permissions || input.modules) await ctx.requirePermissions(['assign-role-permission']);
     const company = await ctx.companyId();
     await this.checkTitle(ctx, company, input.title);
-    const role = ctx.em.create(Role, { company, title: input.title.trim(), isOwner: false });
-    if (input.permissions || input.modules) role.permissions.set(await this.resolvePermissions(ctx, input));
-    await ctx.em.flush();
-    return roleRecord(role);
+    const permissions = input.permissions || input.modules ? await this.resolvePermissions(ctx, input) : [];
+    const now = new Date();
+    const [row] = await ctx.sql<RoleRow>(
+      `INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, $2, false, $3, $3)
+       RETURNING ${ROLE_COLUMNS}`,
+      [company, input.title.trim(), now],
+    );
+    await this.grantOnly(ctx, row.id, permissions);
+    return toRecord(row);
   }
 
   /** Renames a role: plain statements in the unit of work (the row locked, the title checked, the row updated). */
@@ -162,28 +174,41 @@ export class RoleService {
   }
 
   async updatePermissions(ctx: RequestContext, rawId: string, change: RolePermissionsChange): Promise<RoleRecord> {
-    const role = await this.find(ctx, rawId);
+    const role = await this.find(ctx, rawId, true);
     if (change.title !== undefined && change.title !== null)
-      await this.checkTitle(ctx, role.company.id, change.title, role.id);
+      await this.checkTitle(ctx, await ctx.companyId(), change.title, role.id);
     const permissions = await this.resolvePermissions(ctx, change);
     this.assertNotOwner(role);
-    if (change.title) role.title = change.title.trim();
-    await role.permissions.init();
-    role.permissions.set(permissions);
-    await ctx.em.flush();
+    const [row] = await ctx.sql<RoleRow>(
+      `UPDATE roles SET title = $2, updated_at = $3 WHERE id = $1 RETURNING ${ROLE_COLUMNS}`,
+      [role.id, change.title ? change.title.trim() : role.title, new Date()],
+    );
+    await this.grantOnly(ctx, role.id, permissions);
     this.forgetViewers(ctx, role);
-    return roleRecord(role);
+    return toRecord(row);
+  }
+
+  /** The role holds these permissions and no other. */
+  private async grantOnly(ctx: RequestContext, roleId: number, permissions: PermissionRow[]): Promise<void> {
+    const ids = permissions.map((p) => p.id);
+    await ctx.sql('DELETE FROM role_permissions WHERE role_id = $1 AND NOT (permission_id = ANY($2::int[]))', [
+      roleId,
+      ids,
+    ]);
+    if (ids.length > 0)
+      await ctx.sql(
+        `INSERT INTO role_permissions (role_id, permission_id) SELECT $1, unnest($2::int[]) ON CONFLICT DO NOTHING`,
+        [roleId, ids],
+      );
   }
 
   async delete(ctx: RequestContext, rawId: string): Promise<void> {
-    const role = await this.find(ctx, rawId);
+    const role = await this.find(ctx, rawId, true);
     this.assertNotOwner(role);
-    if ((await ctx.em.count(User, { role })) > 0) {
-      throw new ConflictError('The role is assigned to users and cannot be deleted.');
-    }
-    const { id } = role;
-    await ctx.em.remove(role).flush();
-    this.forgetViewers(ctx, { id });
+    const [assigned] = await ctx.sql('SELECT 1 FROM users WHERE role_id = $1 LIMIT 1', [role.id]);
+    if (assigned) throw new ConflictError('The role is assigned to users and cannot be deleted.');
+    await ctx.sql('DELETE FROM roles WHERE id = $1', [role.id]);
+    this.forgetViewers(ctx, role);
   }
 
   /** Signed-in users of a changed role are read again: in this process at commit, in the others by the trigger's notification. */
@@ -194,11 +219,14 @@ export class RoleService {
   /** Every module with its permissions, each marked as held by the role or not. */
   async grants(ctx: RequestContext, rawId: string): Promise<{ role: RoleRecord; modules: ModuleGrantsRecord[] }> {
     const role = await this.find(ctx, rawId);
-    await role.permissions.init();
-    const held = new Set(role.permissions.getItems().map((p) => p.id));
+    const rows = await ctx.sql<{ permission_id: number }>(
+      'SELECT permission_id FROM role_permissions WHERE role_id = $1',
+      [role.id],
+    );
+    const held = new Set(rows.map((r) => r.permission_id));
     const modules = await this.catalog(ctx);
     return {
-      role: roleRecord(role),
+      role,
       modules: modules.map((module) => ({
         moduleId: module.id,
         slug: module.slug,
@@ -213,16 +241,15 @@ export class RoleService {
 
   /** The permission catalog, grouped by module, in order. */
   async catalog(ctx: RequestContext): Promise<PermissionModuleRecord[]> {
-    const modules = await ctx.em.find(
-      Module,
-      {},
-      { populate: ['permissions'], orderBy: { sortOrder: 'asc', permissions: { id: 'asc' } } },
+    const modules = await ctx.sql<{ id: number; slug: string; name: string }>(
+      'SELECT id, slug, name FROM modules ORDER BY sort_order, id',
     );
+    const permissions = await ctx.sql<PermissionRow>('SELECT id, slug, name, module_id FROM permissions ORDER BY id');
     return modules.map((m) => ({
       id: m.id,
       slug: m.slug,
       name: m.name,
-      permissions: m.permissions.getItems().map(permissionRecord),
+      permissions: permissions.filter((p) => p.module_id === m.id).map(permissionRecord),
     }));
   }
 
@@ -242,7 +269,7 @@ export class RoleService {
   }
 
   /** The permissions named by `permissions`, or by `modules` (each module's own permissions only). */
-  private async resolvePermissions(ctx: RequestContext, change: RolePermissionsChange): Promise<Permission[]> {
+  private async resolvePermissions(ctx: RequestContext, change: RolePermissionsChange): Promise<PermissionRow[]> {
     const rules = new Rules();
     const wanted = new Map<number, string>(); // permission id -> field that named it
     const moduleOf = new Map<number, number>();
@@ -262,12 +289,16 @@ export class RoleService {
       rules.add('permissions', message.required('permissions'));
     }
     rules.check();
-    const found = wanted.size ? await ctx.em.find(Permission, { id: [...wanted.keys()] }) : [];
+    const found = wanted.size
+      ? await ctx.sql<PermissionRow>('SELECT id, slug, name, module_id FROM permissions WHERE id = ANY($1::int[])', [
+          [...wanted.keys()],
+        ])
+      : [];
     const byId = new Map(found.map((p) => [p.id, p]));
     for (const [id, field] of wanted) {
       const permission = byId.get(id);
       const expectedModule = moduleOf.get(id);
-      if (!permission || (expectedModule !== undefined && permission.module.id !== expectedModule)) {
+      if (!permission || (expectedModule !== undefined && permission.module_id !== expectedModule)) {
         rules.add(field, `The selected ${field} is invalid.`);
       }
     }
