@@ -4,11 +4,7 @@ import { Company } from './company.entity.js';
 import { MessagingCampaign } from './messaging-campaign.entity.js';
 import { PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from './phone-number.entity.js';
 import { TelcoAccount } from './telco-account.entity.js';
-import { PipelineStage } from './pipeline-stage.entity.js';
-import { Pipeline } from './pipeline.entity.js';
 import { SpamNumberType, SpamProtectedNumber, SpamStatus } from './spam-protected-number.entity.js';
-import { WorkflowFolder } from './workflow-folder.entity.js';
-import { Workflow, WorkflowStatus, type TriggerConfig } from './workflow.entity.js';
 import { Webhook, type DisabledReason } from './webhook.entity.js';
 
 export {
@@ -24,14 +20,9 @@ export {
   SpamNumberType,
   SpamProtectedNumber,
   SpamStatus,
-  Pipeline,
-  PipelineStage,
   Webhook,
-  Workflow,
-  WorkflowFolder,
-  WorkflowStatus,
 };
-export type { DisabledReason, TriggerConfig };
+export type { DisabledReason };
 
 export const entities = [
   Agent,
@@ -41,9 +32,5 @@ export const entities = [
   PhoneNumber,
   TelcoAccount,
   SpamProtectedNumber,
-  Pipeline,
-  PipelineStage,
   Webhook,
-  Workflow,
-  WorkflowFolder,
 ];

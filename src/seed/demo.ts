@@ -3,16 +3,8 @@ import { hashPassword } from '../auth/passwords.js';
 import { SecretBox } from '../crypto/secret-box.js';
 import { seedCalls, seedTelcoAccount } from './calls.js';
 import { createHash } from 'node:crypto';
-import {
-  Company,
-  Pipeline,
-  PipelineStage,
-  Webhook,
-  Workflow,
-  WorkflowFolder,
-  WorkflowStatus,
-  type TriggerConfig,
-} from '../entities/index.js';
+import { Company, Webhook } from '../entities/index.js';
+import { WorkflowStatus, type TriggerConfig } from '../workflows/workflow.js';
 
 // The demo dataset (docs/design.md §9): created on an empty database by
 // `npm start` and `npm run seed`, and used by the tests.
@@ -138,11 +130,11 @@ export async function seedDemo(em: EntityManager, sql: SeedStatement, appKey: Bu
   await user(beta, betaOwner, 'Blake Beta', 'owner@beta.test');
   await user(gamma, gammaOwner, 'Gale Gamma', 'owner@gamma.test');
 
-  [acme, beta, gamma].forEach((company, i) => {
-    seedCrm(em, company, stamp);
+  for (const [i, company] of [acme, beta, gamma].entries()) {
+    await seedCrm(sql, company, at);
     seedCalls(em, company, i, now);
     seedTelcoAccount(em, company, ['acme', 'beta', 'gamma'][i], box);
-  });
+  }
   // One webhook, switched off until it points at a real receiver (its secret is fixed, like the rest of the data).
   stamp(
     em.create(Webhook, {
@@ -202,37 +194,41 @@ const demoGraph = (name: string): TriggerConfig => ({
   ],
 });
 
-function seedCrm(
-  em: EntityManager,
-  company: Company,
-  stamp: <T extends { createdAt: Date; updatedAt: Date }>(e: T) => T,
-): void {
+/** The company's pipelines with their stages, and its workflow folders and workflows (all SQL's: services/). */
+async function seedCrm(sql: SeedStatement, company: Company, at: () => Date): Promise<void> {
   for (const [name, location, stages] of PIPELINES) {
-    const pipeline = stamp(
-      em.create(Pipeline, {
-        company,
-        name,
-        crmLocationId: location ? `${location}-${company.name.split(' ')[0].toLowerCase()}` : null,
-      }),
+    const [pipeline] = await sql(
+      `INSERT INTO pipelines (company_id, name, crm_location_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
+       RETURNING id`,
+      [company.id, name, location ? `${location}-${company.name.split(' ')[0].toLowerCase()}` : null, at()],
     );
-    stages.forEach((stage, i) => stamp(em.create(PipelineStage, { pipeline, name: stage, position: i + 1 })));
-  }
-  FOLDERS.forEach(([folderName, workflows], i) => {
-    const folder = stamp(em.create(WorkflowFolder, { company, name: folderName, sortOrder: i + 1 }));
-    for (const [name, status] of workflows) {
-      stamp(
-        em.create(Workflow, {
-          company,
-          folder,
-          name,
-          status,
-          description: `${name} (demo)`,
-          triggerConfig: demoGraph(name),
-        }),
+    for (const [i, stage] of stages.entries())
+      await sql(
+        'INSERT INTO pipeline_stages (pipeline_id, name, position, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)',
+        [pipeline.id, stage, i + 1, at()],
       );
-    }
-  });
-  stamp(
-    em.create(Workflow, { company, name: 'Uncategorized draft', status: WorkflowStatus.draft, triggerConfig: null }),
-  );
+  }
+  const workflow = async (folderId: number | null, name: string, status: WorkflowStatus, graph: boolean) =>
+    sql(
+      `INSERT INTO workflows (company_id, folder_id, name, status, description, trigger_config, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+      [
+        company.id,
+        folderId,
+        name,
+        status,
+        graph ? `${name} (demo)` : null,
+        graph ? JSON.stringify(demoGraph(name)) : null,
+        at(),
+      ],
+    );
+  for (const [i, [folderName, workflows]] of FOLDERS.entries()) {
+    const [folder] = await sql(
+      `INSERT INTO workflow_folders (company_id, name, sort_order, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
+       RETURNING id`,
+      [company.id, folderName, i + 1, at()],
+    );
+    for (const [name, status] of workflows) await workflow(folder.id as number, name, status, true);
+  }
+  await workflow(null, 'Uncategorized draft', WorkflowStatus.draft, false);
 }

@@ -1,9 +1,9 @@
 import type { RequestContext } from '../context/request-context.js';
 import { toBase64Id, type IdCodec } from '../kernel/ids.js';
-import { Pipeline, PipelineStage } from '../entities/index.js';
 import { Rules } from '../kernel/validation.js';
-import { findOwned, findPage } from '../db/lookup.js';
-import { pageWindow, type Page, type PageArgs } from '../db/reads.js';
+import { idOf } from '../db/lookup.js';
+import { NotFoundError } from '../kernel/errors.js';
+import { pageOf, pageWindow, readPage, type Page, type PageArgs } from '../db/reads.js';
 import { BOUNDS } from '../kernel/bounds.js';
 
 export const PIPELINE_LIMITS = { defaultPerPage: 15, maxPerPage: 30 };
@@ -26,10 +26,25 @@ export interface StageRecord {
   position: number;
 }
 
-const stageRecord = (stage: PipelineStage): StageRecord => ({
+interface PipelineRow {
+  id: number;
+  name: string;
+  crm_location_id: string | null;
+}
+
+interface StageRow {
+  id: number;
+  pipeline_id: number;
+  name: string;
+  position: number;
+}
+
+const STAGE_COLUMNS = 'id, pipeline_id, name, position';
+
+const stageRecord = (stage: StageRow): StageRecord => ({
   id: toBase64Id(stage.id),
   stageName: stage.name,
-  pipelineId: toBase64Id(stage.pipeline.id),
+  pipelineId: toBase64Id(stage.pipeline_id),
   position: stage.position,
 });
 
@@ -46,33 +61,48 @@ export interface CrmLocation {
 export class PipelineService {
   constructor(private readonly ids: IdCodec) {}
 
-  private record(pipeline: Pipeline, stagesCount: number): PipelineRecord {
+  private record(pipeline: PipelineRow, stagesCount: number): PipelineRecord {
     return {
       id: toBase64Id(pipeline.id),
       encryptedId: this.ids.encrypt('pipeline', pipeline.id),
       name: pipeline.name,
       stagesCount,
-      linkedToCrm: !!pipeline.crmLocationId,
-      crmLocationId: pipeline.crmLocationId ?? null,
+      linkedToCrm: !!pipeline.crm_location_id,
+      crmLocationId: pipeline.crm_location_id ?? null,
     };
   }
 
   async list(ctx: RequestContext, args: PipelineListArgs): Promise<Page<PipelineRecord>> {
     const window = pageWindow(args, PIPELINE_LIMITS);
-    const where: Record<string, unknown> = { company: await ctx.companyId() };
+    const params: unknown[] = [await ctx.companyId()];
     const location = args.crmLocationId?.trim() || 'all';
-    if (location === 'unsynced') where.crmLocationId = null;
-    else if (location !== 'all') where.crmLocationId = location;
-    const page = await findPage(ctx.em, Pipeline, where, window, { orderBy: { name: 'asc', id: 'asc' } });
+    let where = 'company_id = $1';
+    if (location === 'unsynced') where += ' AND crm_location_id IS NULL';
+    else if (location !== 'all') where += ` AND crm_location_id = $${params.push(location)}`;
+    const { rows, total } = await readPage<PipelineRow>(
+      ctx,
+      { select: 'id, name, crm_location_id', from: 'pipelines', where, orderBy: 'name, id', params },
+      window,
+    );
     const counts = await this.stageCounts(
       ctx,
-      page.records.map((p) => p.id),
+      rows.map((p) => p.id),
     );
-    return { ...page, records: page.records.map((pipeline) => this.record(pipeline, counts.get(pipeline.id) ?? 0)) };
+    return pageOf(
+      rows.map((pipeline) => this.record(pipeline, counts.get(pipeline.id) ?? 0)),
+      total,
+      window,
+    );
   }
 
-  find(ctx: RequestContext, rawId: string): Promise<Pipeline> {
-    return findOwned(ctx, this.ids, Pipeline, rawId, 'pipeline', 'Pipeline');
+  async find(ctx: RequestContext, rawId: string): Promise<PipelineRow> {
+    const id = idOf(this.ids, rawId, 'pipeline', 'Pipeline');
+    const [row] = await ctx.sql<PipelineRow>(
+      'SELECT id, name, crm_location_id FROM pipelines WHERE id = $1 AND company_id = $2',
+      [id, await ctx.companyId()],
+    );
+    if (!row) throw new NotFoundError('Pipeline');
+    return row;
   }
 
   async create(ctx: RequestContext, input: { name: string; crmLocationId?: string | null }): Promise<PipelineRecord> {
@@ -81,12 +111,12 @@ export class PipelineService {
       .maxChars('name', input.name, BOUNDS.pipeline.name.maxLength)
       .maxChars('crm_location_id', input.crmLocationId, BOUNDS.pipeline.crmLocationId.maxLength)
       .check();
-    const pipeline = ctx.em.create(Pipeline, {
-      company: await ctx.companyId(),
-      name: input.name.trim(),
-      crmLocationId: input.crmLocationId?.trim() || null,
-    });
-    await ctx.em.flush();
+    const now = new Date();
+    const [pipeline] = await ctx.sql<PipelineRow>(
+      `INSERT INTO pipelines (company_id, name, crm_location_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
+       RETURNING id, name, crm_location_id`,
+      [await ctx.companyId(), input.name.trim(), input.crmLocationId?.trim() || null, now],
+    );
     return this.record(pipeline, 0);
   }
 
@@ -105,16 +135,22 @@ export class PipelineService {
       'SELECT COALESCE(MAX(position), 0)::int AS last FROM pipeline_stages WHERE pipeline_id = $1',
       [pipeline.id],
     );
-    const stage = ctx.em.create(PipelineStage, { pipeline, name: stageName.trim(), position: last + 1 });
-    await ctx.em.flush();
+    const now = new Date();
+    const [stage] = await ctx.sql<StageRow>(
+      `INSERT INTO pipeline_stages (pipeline_id, name, position, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
+       RETURNING ${STAGE_COLUMNS}`,
+      [pipeline.id, stageName.trim(), last + 1, now],
+    );
     return stageRecord(stage);
   }
 
   async stages(ctx: RequestContext, rawPipelineId: string): Promise<StageRecord[]> {
     const pipeline = await this.find(ctx, rawPipelineId);
-    return (await ctx.em.find(PipelineStage, { pipeline }, { orderBy: { position: 'asc', id: 'asc' } })).map(
-      stageRecord,
+    const rows = await ctx.sql<StageRow>(
+      `SELECT ${STAGE_COLUMNS} FROM pipeline_stages WHERE pipeline_id = $1 ORDER BY position, id`,
+      [pipeline.id],
     );
+    return rows.map(stageRecord);
   }
 
   async locations(ctx: RequestContext): Promise<CrmLocation[]> {

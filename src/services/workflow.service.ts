@@ -1,12 +1,12 @@
 import type { RequestContext } from '../context/request-context.js';
 import { toBase64Id, type IdCodec } from '../kernel/ids.js';
-import { Workflow, WorkflowFolder, WorkflowStatus, type TriggerConfig } from '../entities/index.js';
+import { WorkflowStatus, type TriggerConfig } from '../workflows/workflow.js';
 import { NotFoundError, ValidationError } from '../kernel/errors.js';
 import { LOCKS } from '../db/locks.js';
 import { graphErrors, sanitizeGraph } from '../workflows/graph.js';
 import { LIMITS, Rules, message } from '../kernel/validation.js';
-import { findOwned, findPageByKeys } from '../db/lookup.js';
-import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
+import { idOf } from '../db/lookup.js';
+import { dbDate, likePattern, pageOf, pageWindow, readDeepPage, type Page, type PageArgs } from '../db/reads.js';
 import { BOUNDS } from '../kernel/bounds.js';
 
 const DEFAULT_NAME = 'Untitled workflow';
@@ -47,33 +47,66 @@ export interface FolderRecord {
   workflowsCount: number;
 }
 
+/** A graph as its column's value: JSON, or SQL's NULL for none. */
+const jsonOrNull = (graph: TriggerConfig | null) => (graph === null ? null : JSON.stringify(graph));
+
 /** The path of a workflow's builder route. */
 export const builderEndpoint = (builderId: number) => `/api/Workflow/builder/${toBase64Id(builderId)}`;
 
-const folderRecord = (folder: WorkflowFolder, workflowsCount: number): FolderRecord => ({
+interface WorkflowRow {
+  id: number;
+  builder_id: number;
+  folder_id: number | null;
+  name: string;
+  description: string | null;
+  status: WorkflowStatus;
+  trigger_config: TriggerConfig | null;
+  created_at: string | Date;
+  updated_at: string | Date;
+}
+
+const WORKFLOW_COLUMNS = 'id, builder_id, folder_id, name, description, status, trigger_config, created_at, updated_at';
+
+interface FolderRow {
+  id: number;
+  name: string;
+  sort_order: number;
+}
+
+const folderRecord = (folder: FolderRow, workflowsCount: number): FolderRecord => ({
   id: toBase64Id(folder.id),
   name: folder.name,
-  sortOrder: folder.sortOrder,
+  sortOrder: folder.sort_order,
   workflowsCount,
 });
 
 export class WorkflowService {
   constructor(private readonly ids: IdCodec) {}
 
-  private record(w: Workflow): WorkflowRecord {
+  private record(w: WorkflowRow): WorkflowRecord {
     return {
       id: toBase64Id(w.id),
-      builderId: toBase64Id(w.builderId),
+      builderId: toBase64Id(w.builder_id),
       encryptedId: this.ids.encrypt('workflow', w.id),
       name: w.name,
       description: w.description ?? null,
       status: w.status,
-      builderEndpoint: builderEndpoint(w.builderId),
-      folderId: w.folder ? toBase64Id(w.folder.id) : null,
-      triggerConfig: w.triggerConfig ?? null,
-      createdAt: w.createdAt,
-      updatedAt: w.updatedAt,
+      builderEndpoint: builderEndpoint(w.builder_id),
+      folderId: w.folder_id ? toBase64Id(w.folder_id) : null,
+      triggerConfig: w.trigger_config ?? null,
+      createdAt: dbDate(w.created_at),
+      updatedAt: dbDate(w.updated_at),
     };
+  }
+
+  /** Sets columns of a workflow of the company (`set`: "name = $3, ..." after $1 the id and $2 the company). */
+  private async change(ctx: RequestContext, id: number, set: string, values: unknown[]): Promise<WorkflowRecord> {
+    const [row] = await ctx.sql<WorkflowRow>(
+      `UPDATE workflows SET ${set}, updated_at = now() WHERE id = $1 AND company_id = $2 RETURNING ${WORKFLOW_COLUMNS}`,
+      [id, await ctx.companyId(), ...values],
+    );
+    if (!row) throw new NotFoundError('Workflow');
+    return this.record(row);
   }
 
   async create(ctx: RequestContext, input: WorkflowInput): Promise<WorkflowRecord> {
@@ -84,40 +117,50 @@ export class WorkflowService {
     const triggerConfig = this.checkGraph(input.triggerConfig);
     const company = await ctx.companyId();
     const name = input.name?.trim() || (await this.defaultName(ctx, company));
-    const workflow = ctx.em.create(Workflow, {
-      company,
-      name,
-      description: input.description ?? null,
-      triggerConfig,
-      status: WorkflowStatus.draft,
-    });
-    await ctx.em.flush();
-    await ctx.em.refresh(workflow); // the builder id comes from its database sequence
-    return this.record(workflow);
+    const now = new Date();
+    const [row] = await ctx.sql<WorkflowRow>(
+      `INSERT INTO workflows (company_id, name, description, trigger_config, status, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING ${WORKFLOW_COLUMNS}`,
+      [company, name, input.description ?? null, jsonOrNull(triggerConfig), WorkflowStatus.draft, now],
+    );
+    return this.record(row);
   }
 
-  find(ctx: RequestContext, rawId: string): Promise<Workflow> {
-    return findOwned(ctx, this.ids, Workflow, rawId, 'workflow', 'Workflow');
+  async find(ctx: RequestContext, rawId: string): Promise<WorkflowRecord> {
+    return this.record(await this.row(ctx, rawId));
+  }
+
+  private async row(ctx: RequestContext, rawId: string): Promise<WorkflowRow> {
+    const id = idOf(this.ids, rawId, 'workflow', 'Workflow');
+    const [row] = await ctx.sql<WorkflowRow>(
+      `SELECT ${WORKFLOW_COLUMNS} FROM workflows WHERE id = $1 AND company_id = $2`,
+      [id, await ctx.companyId()],
+    );
+    if (!row) throw new NotFoundError('Workflow');
+    return row;
   }
 
   async findByBuilder(ctx: RequestContext, rawBuilderId: string): Promise<WorkflowRecord> {
     return this.record(await this.byBuilder(ctx, rawBuilderId));
   }
 
-  private async byBuilder(ctx: RequestContext, rawBuilderId: string): Promise<Workflow> {
+  private async byBuilder(ctx: RequestContext, rawBuilderId: string): Promise<WorkflowRow> {
     const builderId = this.ids.decode(rawBuilderId, 'workflow_builder');
-    const workflow =
-      builderId === undefined ? null : await ctx.em.findOne(Workflow, { builderId, company: await ctx.companyId() });
-    if (!workflow) throw new NotFoundError('Workflow');
-    return workflow;
+    const [row] =
+      builderId === undefined
+        ? []
+        : await ctx.sql<WorkflowRow>(
+            `SELECT ${WORKFLOW_COLUMNS} FROM workflows WHERE builder_id = $1 AND company_id = $2`,
+            [builderId, await ctx.companyId()],
+          );
+    if (!row) throw new NotFoundError('Workflow');
+    return row;
   }
 
   async setStatus(ctx: RequestContext, rawId: string, status: WorkflowStatus): Promise<WorkflowRecord> {
-    const workflow = await this.find(ctx, rawId);
+    const workflow = await this.row(ctx, rawId);
     new Rules().required('status', status).oneOf('status', status, Object.values(WorkflowStatus)).check();
-    workflow.status = status;
-    await ctx.em.flush();
-    return this.record(workflow);
+    return this.change(ctx, workflow.id, 'status = $3', [status]);
   }
 
   async saveGraph(
@@ -126,17 +169,15 @@ export class WorkflowService {
     triggerConfig: TriggerConfig | null,
   ): Promise<WorkflowRecord> {
     const workflow = await this.byBuilder(ctx, rawBuilderId);
-    workflow.triggerConfig = this.checkGraph(triggerConfig);
-    await ctx.em.flush();
-    return this.record(workflow);
+    const graph = this.checkGraph(triggerConfig);
+    return this.change(ctx, workflow.id, 'trigger_config = $3', [jsonOrNull(graph)]);
   }
 
   /** Moves a workflow into a folder, or out of every folder with the "no folder" id. */
   async moveToFolder(ctx: RequestContext, rawId: string, rawFolderId: string): Promise<WorkflowRecord> {
-    const workflow = await this.find(ctx, rawId);
-    workflow.folder = await this.folderOrNone(ctx, rawFolderId);
-    await ctx.em.flush();
-    return this.record(workflow);
+    const workflow = await this.row(ctx, rawId);
+    const folder = await this.folderOrNone(ctx, rawFolderId);
+    return this.change(ctx, workflow.id, 'folder_id = $3', [folder?.id ?? null]);
   }
 
   async list(ctx: RequestContext, args: WorkflowListArgs): Promise<Page<WorkflowRecord>> {
@@ -149,13 +190,31 @@ export class WorkflowService {
     }
     if (args.status) where += ` AND status = $${params.push(args.status)}`;
     if (args.search) where += ` AND name ILIKE $${params.push(likePattern(args.search))}`;
-    const page = await findPageByKeys(ctx, Workflow, { from: 'workflows', where, params }, window);
-    return { ...page, records: page.records.map((w) => this.record(w)) };
+    const page = await readDeepPage<WorkflowRow>(
+      ctx,
+      {
+        select: WORKFLOW_COLUMNS.split(', ')
+          .map((column) => `w.${column}`)
+          .join(', '),
+        table: 'workflows w',
+        key: 'w.id',
+        orderBy: 'w.created_at DESC, w.id DESC',
+        keys: { key: 'id', sort: 'created_at', from: 'workflows', where, orderBy: 'created_at DESC, id DESC' },
+        sort: 'w.created_at',
+        params,
+      },
+      window,
+    );
+    return {
+      records: page.rows.map((w) => this.record(w)),
+      pagination: pageOf([...page.rows], page.total, window).pagination,
+      nextCursor: page.nextCursor,
+    };
   }
 
   async folders(ctx: RequestContext): Promise<FolderRecord[]> {
     const company = await ctx.companyId();
-    const folders = await ctx.em.find(WorkflowFolder, { company }, { orderBy: { sortOrder: 'asc', id: 'asc' } });
+    const folders = await this.foldersOf(ctx, company);
     const counts = await ctx.sql<{ folder_id: number; n: number }>(
       'SELECT folder_id, count(*)::int AS n FROM workflows WHERE company_id = $1 AND folder_id IS NOT NULL GROUP BY folder_id',
       [company],
@@ -173,8 +232,12 @@ export class WorkflowService {
       'SELECT COALESCE(MAX(sort_order), 0)::int AS last FROM workflow_folders WHERE company_id = $1',
       [company],
     );
-    const folder = ctx.em.create(WorkflowFolder, { company, name: name.trim(), sortOrder: last + 1 });
-    await ctx.em.flush();
+    const now = new Date();
+    const [folder] = await ctx.sql<FolderRow>(
+      `INSERT INTO workflow_folders (company_id, name, sort_order, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
+       RETURNING id, name, sort_order`,
+      [company, name.trim(), last + 1, now],
+    );
     return folderRecord(folder, 0);
   }
 
@@ -182,7 +245,7 @@ export class WorkflowService {
    * Puts the listed folders first, in the given order (the first gets 1); the
    * company's other folders keep their order after them. All or nothing.
    */
-  async reorderFolders(ctx: RequestContext, rawIds: string[]): Promise<WorkflowFolder[]> {
+  async reorderFolders(ctx: RequestContext, rawIds: string[]): Promise<void> {
     const company = await ctx.companyId();
     const rules = new Rules();
     if (rawIds.length === 0) rules.add('folderIds', message.required('folderIds'));
@@ -198,7 +261,7 @@ export class WorkflowService {
     });
     rules.check();
     await ctx.sql('SELECT pg_advisory_xact_lock($1, $2)', [LOCKS.folderOrder, company]);
-    const folders = await ctx.em.find(WorkflowFolder, { company }, { orderBy: { sortOrder: 'asc', id: 'asc' } });
+    const folders = await this.foldersOf(ctx, company);
     const owned = new Map(folders.map((f) => [f.id, f]));
     ids.forEach((id, i) => {
       if (id !== undefined && !owned.has(id) && !rules.has(`folder_ids.${i}`))
@@ -206,19 +269,30 @@ export class WorkflowService {
     });
     rules.check();
     const listed = ids as number[];
-    const order = [...listed.map((id) => owned.get(id)!), ...folders.filter((f) => !seen.has(f.id))];
-    order.forEach((folder, i) => {
-      folder.sortOrder = i + 1;
-    });
-    await ctx.em.flush(); // one transaction: every folder moves or none does
-    return order;
+    const order = [...listed, ...folders.filter((f) => !seen.has(f.id)).map((f) => f.id)];
+    // One statement in the unit of work: every folder moves or none does (the unique place is checked at commit).
+    await ctx.sql(
+      `UPDATE workflow_folders f SET sort_order = o.place, updated_at = now()
+       FROM unnest($1::int[]) WITH ORDINALITY AS o(id, place) WHERE f.id = o.id AND f.company_id = $2`,
+      [order, company],
+    );
   }
 
-  private async folderOrNone(ctx: RequestContext, rawFolderId: string): Promise<WorkflowFolder | null> {
+  private foldersOf(ctx: RequestContext, company: number): Promise<FolderRow[]> {
+    return ctx.sql<FolderRow>(
+      'SELECT id, name, sort_order FROM workflow_folders WHERE company_id = $1 ORDER BY sort_order, id',
+      [company],
+    );
+  }
+
+  private async folderOrNone(ctx: RequestContext, rawFolderId: string): Promise<FolderRow | null> {
     const id = this.ids.decode(rawFolderId, 'workflow_folder', undefined, true);
     if (id === 0) return null;
     if (id === undefined) throw new NotFoundError('Folder');
-    const folder = await ctx.em.findOne(WorkflowFolder, { id, company: await ctx.companyId() });
+    const [folder] = await ctx.sql<FolderRow>(
+      'SELECT id, name, sort_order FROM workflow_folders WHERE id = $1 AND company_id = $2',
+      [id, await ctx.companyId()],
+    );
     if (!folder) throw new NotFoundError('Folder');
     return folder;
   }
