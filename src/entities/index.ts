@@ -5,7 +5,6 @@ import { MessagingCampaign } from './messaging-campaign.entity.js';
 import { PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from './phone-number.entity.js';
 import { TelcoAccount } from './telco-account.entity.js';
 import { SpamNumberType, SpamProtectedNumber, SpamStatus } from './spam-protected-number.entity.js';
-import { Webhook, type DisabledReason } from './webhook.entity.js';
 
 export {
   Agent,
@@ -20,17 +19,6 @@ export {
   SpamNumberType,
   SpamProtectedNumber,
   SpamStatus,
-  Webhook,
 };
-export type { DisabledReason };
 
-export const entities = [
-  Agent,
-  Call,
-  Company,
-  MessagingCampaign,
-  PhoneNumber,
-  TelcoAccount,
-  SpamProtectedNumber,
-  Webhook,
-];
+export const entities = [Agent, Call, Company, MessagingCampaign, PhoneNumber, TelcoAccount, SpamProtectedNumber];

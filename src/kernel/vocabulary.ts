@@ -87,6 +87,7 @@ export const PERFORMANCE_METRICS = ['answer_rate', 'average_sentiment'] as const
 export const CROSSINGS = ['below', 'above'] as const;
 /** Why the service switched a webhook off. */
 export const DISABLED_REASONS = ['gone', 'failing'] as const;
+export type DisabledReason = (typeof DISABLED_REASONS)[number];
 /** What made a webhook attempt: the schedule, or a person (a resend, a recovery). */
 export const ATTEMPT_TRIGGERS = ['scheduled', 'manual'] as const;
 /** Who said a turn of a call's transcript. */

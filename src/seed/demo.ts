@@ -3,7 +3,7 @@ import { hashPassword } from '../auth/passwords.js';
 import { SecretBox } from '../crypto/secret-box.js';
 import { seedCalls, seedTelcoAccount } from './calls.js';
 import { createHash } from 'node:crypto';
-import { Company, Webhook } from '../entities/index.js';
+import { Company } from '../entities/index.js';
 import { WorkflowStatus, type TriggerConfig } from '../workflows/workflow.js';
 
 // The demo dataset (docs/design.md §9): created on an empty database by
@@ -60,10 +60,6 @@ export async function seedDemo(em: EntityManager, sql: SeedStatement, appKey: Bu
   const only = (slugs: string[]) => permissions.filter((p) => slugs.includes(p.slug));
   let minute = 0;
   const at = () => new Date(BASE_TIME + minute++ * 60_000);
-  const stamp = <T extends { createdAt: Date; updatedAt: Date }>(entity: T): T => {
-    entity.createdAt = entity.updatedAt = at();
-    return entity;
-  };
 
   const acme = em.create(Company, {
     name: 'Acme Agency',
@@ -136,17 +132,19 @@ export async function seedDemo(em: EntityManager, sql: SeedStatement, appKey: Bu
     seedTelcoAccount(em, company, ['acme', 'beta', 'gamma'][i], box);
   }
   // One webhook, switched off until it points at a real receiver (its secret is fixed, like the rest of the data).
-  stamp(
-    em.create(Webhook, {
-      company: acme,
-      title: 'CRM sync (example)',
-      url: 'https://hooks.example.com/switchboard',
-      listSelection: 'Contact',
-      formData: ['phone_number', 'first_name', 'last_name', 'email'],
-      events: ['call.ended', 'appointment.scheduled', 'agent.status_changed'],
-      active: false,
-      secretSealed: box.seal(`whsec_${createHash('sha256').update('switchboard-demo-webhook').digest('base64')}`),
-    }),
+  await sql(
+    `INSERT INTO webhooks (company_id, title, url, list_selection, form_data, events, active, secret_sealed, created_at,
+       updated_at) VALUES ($1, $2, $3, $4, $5, $6, false, $7, $8, $8)`,
+    [
+      acme.id,
+      'CRM sync (example)',
+      'https://hooks.example.com/switchboard',
+      'Contact',
+      JSON.stringify(['phone_number', 'first_name', 'last_name', 'email']),
+      JSON.stringify(['call.ended', 'appointment.scheduled', 'agent.status_changed']),
+      box.seal(`whsec_${createHash('sha256').update('switchboard-demo-webhook').digest('base64')}`),
+      at(),
+    ],
   );
   await em.flush();
 }

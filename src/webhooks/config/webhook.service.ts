@@ -1,11 +1,11 @@
 import type { RequestContext } from '../../context/request-context.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
-import { Webhook } from '../../entities/index.js';
-import { ValidationError } from '../../kernel/errors.js';
+import { NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { EVENT_NAMES, eventDoc, isEventType, type EventType } from '../../events/catalog.js';
 import type { IdCodec } from '../../kernel/ids.js';
-import { findOwned, findPage, NEWEST_FIRST } from '../../db/lookup.js';
-import { likePattern, pageWindow, type Page, type PageArgs } from '../../db/reads.js';
+import { idOf } from '../../db/lookup.js';
+import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from '../../db/reads.js';
+import { WEBHOOK_SELECT, toWebhook, webhookOf, webhookPage, type Webhook } from './webhook-rows.js';
 import { LIMITS, Rules, message } from '../../kernel/validation.js';
 import { urlProblem, type DestinationPolicy } from './destination.js';
 import { FORM_FIELDS, isFormField, LIST_SELECTIONS, selectionOf, SELECTION_NAMES } from './payload.js';
@@ -93,15 +93,20 @@ export class WebhookService {
   async list(ctx: RequestContext, args: WebhookListArgs): Promise<Page<WebhookRecord>> {
     const window = pageWindow(args);
     new Rules().oneOf('event', args.event, EVENT_NAMES).check();
-    const where: Record<string, unknown> = { company: await ctx.companyId() };
+    const params: unknown[] = [await ctx.companyId()];
+    let where = 'w.company_id = $1';
     if (args.search) {
-      const pattern = likePattern(args.search);
-      where.$or = [{ title: { $ilike: pattern } }, { url: { $ilike: pattern } }];
+      const n = params.push(likePattern(args.search));
+      where += ` AND (w.title ILIKE $${n} OR w.url ILIKE $${n})`;
     }
-    if (args.active !== undefined && args.active !== null) where.active = args.active;
-    if (args.event) where.events = { $contains: [args.event] };
-    const page = await findPage(ctx.em, Webhook, where, window, { orderBy: NEWEST_FIRST });
-    return { ...page, records: page.records.map((webhook) => this.record(webhook)) };
+    if (args.active !== undefined && args.active !== null) where += ` AND w.active = $${params.push(args.active)}`;
+    if (args.event) where += ` AND w.events @> $${params.push(JSON.stringify([args.event]))}::jsonb`;
+    const { rows, total } = await webhookPage(ctx, where, params, window);
+    return pageOf(
+      rows.map((webhook) => this.record(webhook)),
+      total,
+      window,
+    );
   }
 
   /** One webhook of the company, by any id form; 404 for anything else. */
@@ -109,9 +114,11 @@ export class WebhookService {
     return this.record(await this.find(ctx, rawId));
   }
 
-  /** The entity, for this module's own changes and the deliveries' service. */
-  find(ctx: RequestContext, rawId: string): Promise<Webhook> {
-    return findOwned(ctx, this.ids, Webhook, rawId, 'webhook', 'Webhook');
+  /** The webhook, for this module's own changes and the consumer tools. */
+  async find(ctx: RequestContext, rawId: string): Promise<Webhook> {
+    const webhook = await webhookOf(ctx, idOf(this.ids, rawId, 'webhook', 'Webhook'), await ctx.companyId());
+    if (!webhook) throw new NotFoundError('Webhook');
+    return webhook;
   }
 
   private record(w: Webhook): WebhookRecord {
@@ -145,57 +152,72 @@ export class WebhookService {
   ): Promise<{ webhook: WebhookRecord; secret: string }> {
     const fields = this.check(input, true, undefined, session);
     const secret = newSecret();
-    const webhook = ctx.em.create(Webhook, {
-      company: await ctx.companyId(),
-      title: fields.title!,
-      url: fields.url!,
-      listSelection: fields.listSelection!,
-      formData: fields.formData!,
-      events: fields.events!,
-      active: input.active ?? true,
-      rateLimit: fields.rateLimit ?? null,
-      headers: fields.headers ?? [],
-      filters: fields.filters ?? {},
-      secretSealed: this.box.seal(secret),
-    });
-    await ctx.em.flush();
-    return { webhook: this.record(webhook), secret };
+    const now = new Date();
+    const [row] = await ctx.sql(
+      `WITH w AS (
+         INSERT INTO webhooks (company_id, title, url, list_selection, form_data, events, active, rate_limit, headers,
+           filters, secret_sealed, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING *)
+       SELECT ${WEBHOOK_SELECT} FROM w LEFT JOIN webhook_counters c ON false`,
+      [
+        await ctx.companyId(),
+        fields.title!,
+        fields.url!,
+        fields.listSelection!,
+        JSON.stringify(fields.formData!),
+        JSON.stringify(fields.events!),
+        input.active ?? true,
+        fields.rateLimit ?? null,
+        JSON.stringify(fields.headers ?? []),
+        JSON.stringify(fields.filters ?? {}),
+        this.box.seal(secret),
+        now,
+      ],
+    );
+    return { webhook: this.record(toWebhook(row as never)), secret };
   }
 
   async update(ctx: RequestContext, rawId: string, input: WebhookInput): Promise<WebhookRecord> {
     const webhook = await this.find(ctx, rawId);
     const fields = this.check(input, false, webhook);
-    if (fields.title !== undefined) webhook.title = fields.title;
-    if (fields.url !== undefined) webhook.url = fields.url;
-    if (fields.listSelection !== undefined) webhook.listSelection = fields.listSelection;
-    if (fields.formData !== undefined) webhook.formData = fields.formData;
-    if (fields.events !== undefined) webhook.events = fields.events;
-    if (fields.headers !== undefined) webhook.headers = fields.headers;
-    if (fields.filters !== undefined) webhook.filters = fields.filters;
+    const set: string[] = [];
+    const values: unknown[] = [webhook.id];
+    const put = (column: string, value: unknown) => set.push(`${column} = $${values.push(value)}`);
+    if (fields.title !== undefined) put('title', fields.title);
+    if (fields.url !== undefined) put('url', fields.url);
+    if (fields.listSelection !== undefined) put('list_selection', fields.listSelection);
+    if (fields.formData !== undefined) put('form_data', JSON.stringify(fields.formData));
+    if (fields.events !== undefined) put('events', JSON.stringify(fields.events));
+    if (fields.headers !== undefined) put('headers', JSON.stringify(fields.headers));
+    if (fields.filters !== undefined) put('filters', JSON.stringify(fields.filters));
     if (fields.rateLimit !== undefined && fields.rateLimit !== webhook.rateLimit) {
       // A new limit starts with a full bucket.
-      webhook.rateLimit = fields.rateLimit;
+      put('rate_limit', fields.rateLimit);
       await ctx.sql('UPDATE webhook_counters SET rate_tokens = NULL, rate_checked_at = NULL WHERE webhook_id = $1', [
         webhook.id,
       ]);
     }
     if (input.active === true) {
-      webhook.active = true;
-      webhook.disabledReason = null;
-      webhook.failingSince = null;
-      webhook.failingNotified = 0;
+      put('active', true);
+      set.push('disabled_reason = NULL', 'failing_since = NULL', 'failing_notified = 0');
     } else if (input.active === false && webhook.active) {
-      webhook.active = false;
+      put('active', false);
       await this.cancelPending(ctx, webhook.id);
     }
-    await ctx.em.flush();
-    return this.record(webhook);
+    return this.record(await this.change(ctx, webhook, set, values));
+  }
+
+  /** Sets columns of the webhook (values from $2 on; $1 is its id), and gives it as it is now. */
+  private async change(ctx: RequestContext, webhook: Webhook, set: string[], values: unknown[]): Promise<Webhook> {
+    if (set.length === 0) return webhook;
+    await ctx.sql(`UPDATE webhooks SET ${set.join(', ')}, updated_at = now() WHERE id = $1`, values);
+    return (await webhookOf(ctx, webhook.id, webhook.companyId))!;
   }
 
   /** Deletes the webhook; its deliveries go with it (pending ones are never sent). */
   async delete(ctx: RequestContext, rawId: string): Promise<void> {
     const webhook = await this.find(ctx, rawId);
-    await ctx.em.remove(webhook).flush();
+    await ctx.sql('DELETE FROM webhooks WHERE id = $1', [webhook.id]);
   }
 
   async secret(ctx: RequestContext, rawId: string): Promise<WebhookSecret> {
@@ -211,11 +233,14 @@ export class WebhookService {
   async rotateSecret(ctx: RequestContext, rawId: string): Promise<WebhookSecret> {
     const webhook = await this.find(ctx, rawId);
     const secret = newSecret();
-    webhook.previousSecretSealed = webhook.secretSealed;
-    webhook.previousSecretExpiresAt = new Date(Date.now() + this.settings.rotationGraceMs);
-    webhook.secretSealed = this.box.seal(secret);
-    await ctx.em.flush();
-    return { secret, previousSecretExpiresAt: webhook.previousSecretExpiresAt };
+    const previousSecretExpiresAt = new Date(Date.now() + this.settings.rotationGraceMs);
+    await this.change(
+      ctx,
+      webhook,
+      ['previous_secret_sealed = secret_sealed', 'previous_secret_expires_at = $2', 'secret_sealed = $3'],
+      [webhook.id, previousSecretExpiresAt, this.box.seal(secret)],
+    );
+    return { secret, previousSecretExpiresAt };
   }
 
   /**

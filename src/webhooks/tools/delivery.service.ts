@@ -119,7 +119,7 @@ export class DeliveryService {
       contact: selectContact(contact as Record<string, unknown> | null, webhook.formData),
     });
     await this.outbox.insert(ctx, [
-      { id, webhookId: webhook.id, companyId: webhook.company.id, event: name, payload, trigger: 'manual', due },
+      { id, webhookId: webhook.id, companyId: webhook.companyId, event: name, payload, trigger: 'manual', due },
     ]);
     return (await this.deliveryRecords(ctx, 'd.id = $1', [id]))[0];
   }

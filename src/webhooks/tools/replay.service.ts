@@ -6,7 +6,7 @@ import { filterMatches, type Filter, type StoredFilters } from '../config/filter
 import type { NewDelivery, WebhookOutbox } from '../engine/outbox.js';
 import { newDeliveryId, payloadText, selectContact } from '../config/payload.js';
 import type { WebhookService } from '../config/webhook.service.js';
-import type { Webhook } from '../../entities/index.js';
+import type { Webhook } from '../config/webhook-rows.js';
 import { timeWindow } from './window.js';
 
 // Replay missing (Svix's "replay missing", Convoy's batch replay): the events
@@ -100,7 +100,7 @@ export class ReplayService {
     return {
       id: newDeliveryId(),
       webhookId: webhook.id,
-      companyId: webhook.company.id,
+      companyId: webhook.companyId,
       event: event.type,
       payload: payloadText({
         event: event.type,
