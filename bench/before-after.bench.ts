@@ -19,7 +19,7 @@ import { closedLoop, openLoop } from './webhooks.bench.js';
 /** main before the house issue: the last commit before its first change. */
 const BEFORE = 'b82097c';
 const ENDPOINTS = 20;
-const EVENTS_PER_ROUND = 100;
+const EVENTS_PER_ROUND = 300;
 const WRITES_PER_SECOND = 200;
 const TAIL_SECONDS = 10;
 
@@ -118,7 +118,7 @@ export async function beforeAfterBench(): Promise<void> {
       groups[scenario] = await measure([now[scenario], then[scenario]]);
     }
 
-    // Deliveries: 20 webhooks, each build's two workers in turn, two rounds each.
+    // Deliveries: 20 webhooks, each build's two workers in turn, three rounds each (ABBAAB).
     const hooks: number[] = [];
     for (let i = 0; i < ENDPOINTS; i++) {
       const res = await fetch(`${apis.now.url}/api/webhooks`, {
@@ -160,7 +160,7 @@ export async function beforeAfterBench(): Promise<void> {
       }
       throw new Error('deliveries still pending after 300 s');
     };
-    for (const build of ['now', 'before', 'now', 'before'] as const) {
+    for (const build of ['now', 'before', 'before', 'now', 'now', 'before'] as const) {
       const workers = [
         await processOf(app, builds[build], { ...production, PROCESS_ROLE: 'worker' }),
         await processOf(app, builds[build], { ...production, PROCESS_ROLE: 'worker' }),
@@ -207,7 +207,7 @@ export async function beforeAfterBench(): Promise<void> {
       'before-after',
       `this build against ${BEFORE} (main before the house issue): reads and writes over REST and GraphQL from an API ` +
         `process of each; deliveries per second of each one's two workers (${ENDPOINTS} webhooks, ` +
-        `${EVENTS_PER_ROUND * ENDPOINTS} deliveries a round, two rounds each); the answer to a write offered at ` +
+        `${EVENTS_PER_ROUND * ENDPOINTS} deliveries a round, three rounds each); the answer to a write offered at ` +
         `${WRITES_PER_SECOND}/s for ${TAIL_SECONDS} s with one webhook, the build's workers delivering and stopped`,
       groups,
       extra,
