@@ -16,8 +16,8 @@ import { closedLoop, openLoop } from './webhooks.bench.js';
 // p99 of the answer), with its workers delivering and with them stopped. The other build is a git worktree under .data/, built
 // with its own scripts against this checkout's node_modules.
 
-/** main before the house issue: the last commit before its first change. */
-const BEFORE = 'b82097c';
+/** main before the house issue: the last commit before its first change (BENCH_BEFORE: another commit, to find where a change came in). */
+const BEFORE = process.env.BENCH_BEFORE ?? 'b82097c';
 const ENDPOINTS = 20;
 const EVENTS_PER_ROUND = 300;
 const WRITES_PER_SECOND = 200;
