@@ -148,6 +148,8 @@ describe('web interface', { skip }, () => {
       .getByText(/Olivia Owner|\(Owner\)/)
       .first()
       .waitFor();
+    // The list loads after the header: its first row is waited for, then the whole table is counted.
+    await page.getByRole('row').filter({ hasText: 'CRM sync (example)' }).waitFor();
     assert.equal(await page.getByRole('row').count(), 2, 'the header row and the demo webhook');
     assert.match(await page.getByRole('row').nth(1).innerText(), /Inactive/);
     await noSerious(page, 'the webhook list');
