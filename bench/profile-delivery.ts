@@ -44,7 +44,7 @@ try {
           event: 'agent.created',
           occurredAt: now,
           webhookId,
-          data: { agent_id: String(i) },
+          data: { agent_id: String(i), name: `Agent ${i}`, active: true, online: false },
           contact: null,
         }),
         now,
