@@ -4,21 +4,7 @@ import { Company } from './company.entity.js';
 import { MessagingCampaign } from './messaging-campaign.entity.js';
 import { PHONE_TYPES, PhoneNumber, PhoneStatus, UseFor } from './phone-number.entity.js';
 import { TelcoAccount } from './telco-account.entity.js';
-import { SpamNumberType, SpamProtectedNumber, SpamStatus } from './spam-protected-number.entity.js';
 
-export {
-  Agent,
-  Call,
-  Company,
-  MessagingCampaign,
-  PHONE_TYPES,
-  PhoneNumber,
-  PhoneStatus,
-  TelcoAccount,
-  UseFor,
-  SpamNumberType,
-  SpamProtectedNumber,
-  SpamStatus,
-};
+export { Agent, Call, Company, MessagingCampaign, PHONE_TYPES, PhoneNumber, PhoneStatus, TelcoAccount, UseFor };
 
-export const entities = [Agent, Call, Company, MessagingCampaign, PhoneNumber, TelcoAccount, SpamProtectedNumber];
+export const entities = [Agent, Call, Company, MessagingCampaign, PhoneNumber, TelcoAccount];

@@ -1,21 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SecretBox } from '../crypto/secret-box.js';
-import {
-  Agent,
-  Call,
-  Company,
-  PhoneNumber,
-  PhoneStatus,
-  SpamNumberType,
-  SpamProtectedNumber,
-  SpamStatus,
-  TelcoAccount,
-  UseFor,
-} from '../entities/index.js';
+import { Agent, Call, Company, PhoneNumber, PhoneStatus, TelcoAccount, UseFor } from '../entities/index.js';
 import { DEMO_ACCOUNTS, demoAccountSid, demoAuthToken } from '../telco/inventory.js';
 import { CARRIERS } from '../spam/reputation.js';
 import { seededRandom } from './random.js';
-import { SENTIMENTS } from '../kernel/vocabulary.js';
+import { SENTIMENTS, SpamNumberType, SpamStatus } from '../kernel/vocabulary.js';
 
 // Demo agents, spam-protected numbers and calls (docs/design.md §9). Calls are
 // spread relative to the seeding time, so every dashboard range has rows.
@@ -54,7 +43,12 @@ const DAY = 86_400_000;
 /** Days ago at which demo calls happen: today, yesterday, this and last week, this and last month, last year. */
 const CALL_DAYS = [0, 0, 0, 1, 1, 2, 3, 5, 6, 8, 9, 10, 12, 15, 20, 25, 33, 40, 45, 60];
 
-export function seedCalls(em: EntityManager, company: Company, index: number, now = new Date()): void {
+/** A spam-protected number of the demo, as its row's values (written by the caller: spam numbers are SQL's). */
+export type SpamSeed = [string, string, string, string, string, Date | null, Date, boolean, Date];
+
+/** Agents, numbers and calls of a company (through the ORM); its spam-protected numbers, to be written. */
+export function seedCalls(em: EntityManager, company: Company, index: number, now = new Date()): SpamSeed[] {
+  const spam: SpamSeed[] = [];
   const random = seededRandom(1000 + index);
   const prefix = ['212', '312', '415'][index % 3];
   const agents: Agent[] = [];
@@ -96,20 +90,18 @@ export function seedCalls(em: EntityManager, company: Company, index: number, no
       for (let k = 0; k < 2; k++) {
         // Flagged by every carrier, or by none, so each row agrees with any threshold.
         const flagged = status === SpamStatus.Flagged ? [...CARRIERS] : [];
-        em.create(SpamProtectedNumber, {
-          company,
+        const created = new Date(now.getTime() - (40 - n) * DAY);
+        spam.push([
           type,
           status,
-          pnumber: `+1${prefix}555${String(1000 + n).slice(-4)}`,
-          flaggedCarriers: flagged,
-          carriersChecked: status === SpamStatus.InProgress ? [] : [...CARRIERS],
-          latestCheckAt:
-            status === SpamStatus.InProgress ? null : new Date(now.getTime() - random.int(1, 20) * 3_600_000),
-          renewsAt: new Date(now.getTime() + random.int(5, 60) * DAY),
-          autoRenew: random.chance(0.7),
-          createdAt: new Date(now.getTime() - (40 - n) * DAY),
-          updatedAt: new Date(now.getTime() - (40 - n) * DAY),
-        });
+          `+1${prefix}555${String(1000 + n).slice(-4)}`,
+          JSON.stringify(flagged),
+          JSON.stringify(status === SpamStatus.InProgress ? [] : [...CARRIERS]),
+          status === SpamStatus.InProgress ? null : new Date(now.getTime() - random.int(1, 20) * 3_600_000),
+          new Date(now.getTime() + random.int(5, 60) * DAY),
+          random.chance(0.7),
+          created,
+        ]);
         n++;
       }
     }
@@ -154,6 +146,7 @@ export function seedCalls(em: EntityManager, company: Company, index: number, no
       callNo++;
     }
   }
+  return spam;
 }
 
 /**

@@ -128,7 +128,13 @@ export async function seedDemo(em: EntityManager, sql: SeedStatement, appKey: Bu
 
   for (const [i, company] of [acme, beta, gamma].entries()) {
     await seedCrm(sql, company, at);
-    seedCalls(em, company, i, now);
+    for (const spam of seedCalls(em, company, i, now))
+      await sql(
+        `INSERT INTO spam_protected_numbers (company_id, type, status, pnumber, flagged_carriers, carriers_checked,
+           latest_check_at, renews_at, auto_renew, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
+        [company.id, ...spam],
+      );
     seedTelcoAccount(em, company, ['acme', 'beta', 'gamma'][i], box);
   }
   // One webhook, switched off until it points at a real receiver (its secret is fixed, like the rest of the data).

@@ -1,13 +1,12 @@
 import type { RequestContext } from '../context/request-context.js';
 import type { IdCodec } from '../kernel/ids.js';
-import { Company, SpamNumberType, SpamProtectedNumber, SpamStatus } from '../entities/index.js';
-import { ValidationError } from '../kernel/errors.js';
+import { NotFoundError, ValidationError } from '../kernel/errors.js';
 import type { ReputationSource } from '../spam/reputation.js';
 import { Rules } from '../kernel/validation.js';
-import { findOwned, findPageByKeys } from '../db/lookup.js';
-import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
+import { idOf } from '../db/lookup.js';
+import { dbDate, likePattern, pageOf, pageWindow, readDeepPage, type Page, type PageArgs } from '../db/reads.js';
 import { BOUNDS } from '../kernel/bounds.js';
-import { CARRIER_THRESHOLDS } from '../kernel/vocabulary.js';
+import { CARRIER_THRESHOLDS, SpamNumberType, SpamStatus } from '../kernel/vocabulary.js';
 
 export const DEFAULT_MIN_CARRIERS = 1;
 const RENEWAL_DAYS = 30;
@@ -37,13 +36,30 @@ export interface SpamNumberRecord {
   latestCheck: { checkedAt: Date; carriersChecked: string[]; flaggedCarriers: string[] } | null;
 }
 
+/** A spam-protected number's row. */
+interface SpamRow {
+  id: number;
+  company_id: number;
+  type: SpamNumberType;
+  status: SpamStatus;
+  pnumber: string;
+  flagged_carriers: string[];
+  carriers_checked: string[];
+  latest_check_at: string | Date | null;
+  renews_at: string | Date;
+  auto_renew: boolean;
+}
+
+const SPAM_COLUMNS =
+  'id, company_id, type, status, pnumber, flagged_carriers, carriers_checked, latest_check_at, renews_at, auto_renew';
+
 export class SpamService {
   constructor(
     private readonly ids: IdCodec,
     private readonly source: ReputationSource,
   ) {}
 
-  private record(row: SpamProtectedNumber): SpamNumberRecord {
+  private record(row: SpamRow): SpamNumberRecord {
     return {
       id: row.id,
       encryptedId: this.ids.encrypt('spam_protected_number', row.id),
@@ -51,12 +67,27 @@ export class SpamService {
       status: row.status,
       pnumber: row.pnumber,
       canEdit: row.type === SpamNumberType.Custom,
-      flaggedCarriers: row.flaggedCarriers,
-      renewal: { renewsAt: row.renewsAt, autoRenew: row.autoRenew },
-      latestCheck: row.latestCheckAt
-        ? { checkedAt: row.latestCheckAt, carriersChecked: row.carriersChecked, flaggedCarriers: row.flaggedCarriers }
+      flaggedCarriers: row.flagged_carriers,
+      renewal: { renewsAt: dbDate(row.renews_at), autoRenew: row.auto_renew },
+      latestCheck: row.latest_check_at
+        ? {
+            checkedAt: dbDate(row.latest_check_at),
+            carriersChecked: row.carriers_checked,
+            flaggedCarriers: row.flagged_carriers,
+          }
         : null,
     };
+  }
+
+  /** A number of the company, by any id form; 404 for anything else. */
+  private async find(ctx: RequestContext, rawId: string): Promise<SpamRow> {
+    const id = idOf(this.ids, rawId, 'spam_protected_number', 'Number');
+    const [row] = await ctx.sql<SpamRow>(
+      `SELECT ${SPAM_COLUMNS} FROM spam_protected_numbers WHERE id = $1 AND company_id = $2`,
+      [id, await ctx.companyId()],
+    );
+    if (!row) throw new NotFoundError('Number');
+    return row;
   }
 
   async list(ctx: RequestContext, args: SpamListArgs): Promise<Page<SpamNumberRecord>> {
@@ -73,48 +104,78 @@ export class SpamService {
       const p = `$${params.push(likePattern(args.search))}`;
       where += ` AND (pnumber ILIKE ${p} OR type ILIKE ${p} OR status ILIKE ${p})`;
     }
-    const page = await findPageByKeys(
+    const page = await readDeepPage<SpamRow>(
       ctx,
-      SpamProtectedNumber,
-      { from: 'spam_protected_numbers', where, params },
+      {
+        select: SPAM_COLUMNS.split(', ')
+          .map((column) => `s.${column}`)
+          .join(', '),
+        table: 'spam_protected_numbers s',
+        key: 's.id',
+        orderBy: 's.created_at DESC, s.id DESC',
+        keys: {
+          key: 'id',
+          sort: 'created_at',
+          from: 'spam_protected_numbers',
+          where,
+          orderBy: 'created_at DESC, id DESC',
+        },
+        sort: 's.created_at',
+        params,
+      },
       window,
     );
-    return { ...page, records: page.records.map((row) => this.record(row)) };
+    return {
+      records: page.rows.map((row) => this.record(row)),
+      pagination: pageOf(page.rows, page.total, window).pagination,
+      nextCursor: page.nextCursor,
+    };
   }
 
   /** Changes a Custom number; it is In Progress again until its next check. */
   async update(ctx: RequestContext, rawId: string, pnumber: string): Promise<SpamNumberRecord> {
-    const row = await findOwned(ctx, this.ids, SpamProtectedNumber, rawId, 'spam_protected_number', 'Number');
+    const row = await this.find(ctx, rawId);
     this.checkNumber(pnumber);
     if (row.type !== SpamNumberType.Custom) {
       throw new ValidationError({ type: [`${row.type} numbers cannot be edited; only Custom numbers can.`] });
     }
-    if (row.pnumber !== pnumber.trim()) {
-      row.pnumber = pnumber.trim();
-      row.status = SpamStatus.InProgress;
-      row.flaggedCarriers = [];
-      row.carriersChecked = [];
-      row.latestCheckAt = null;
-    }
-    await ctx.em.flush();
-    return this.record(row);
+    if (row.pnumber === pnumber.trim()) return this.record(row);
+    const [changed] = await ctx.sql<SpamRow>(
+      `UPDATE spam_protected_numbers SET pnumber = $2, status = $3, flagged_carriers = '[]', carriers_checked = '[]',
+         latest_check_at = NULL, updated_at = now() WHERE id = $1 RETURNING ${SPAM_COLUMNS}`,
+      [row.id, pnumber.trim(), SpamStatus.InProgress],
+    );
+    return this.record(changed);
   }
 
   async addCustom(ctx: RequestContext, pnumber: string): Promise<SpamNumberRecord> {
     this.checkNumber(pnumber);
-    const row = ctx.em.create(SpamProtectedNumber, {
-      company: await ctx.companyId(),
-      type: SpamNumberType.Custom,
-      pnumber: pnumber.trim(),
-      renewsAt: new Date(Date.now() + RENEWAL_DAYS * 86_400_000),
-    });
-    await ctx.em.flush();
+    const now = new Date();
+    const [row] = await ctx.sql<SpamRow>(
+      `INSERT INTO spam_protected_numbers (company_id, type, status, pnumber, renews_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING ${SPAM_COLUMNS}`,
+      [
+        await ctx.companyId(),
+        SpamNumberType.Custom,
+        SpamStatus.InProgress,
+        pnumber.trim(),
+        new Date(now.getTime() + RENEWAL_DAYS * 86_400_000),
+        now,
+      ],
+    );
     return this.record(row);
   }
 
   async minCarriers(ctx: RequestContext): Promise<number> {
-    const company = await ctx.em.findOneOrFail(Company, await ctx.companyId());
-    return company.settings.minCarriersToFlag ?? DEFAULT_MIN_CARRIERS;
+    return this.thresholdOf(ctx, await ctx.companyId());
+  }
+
+  private async thresholdOf(ctx: RequestContext, companyId: number): Promise<number> {
+    const [company] = await ctx.sql<{ min: number | null }>(
+      `SELECT (settings ->> 'minCarriersToFlag')::int AS min FROM companies WHERE id = $1`,
+      [companyId],
+    );
+    return company?.min ?? DEFAULT_MIN_CARRIERS;
   }
 
   /** Saves the threshold and re-evaluates every checked number of the company in one statement. */
@@ -139,39 +200,45 @@ export class SpamService {
   async checkNow(ctx: RequestContext, rawId?: string | null): Promise<SpamNumberRecord[]> {
     const companyId = await ctx.companyId();
     const rows = rawId
-      ? [await findOwned(ctx, this.ids, SpamProtectedNumber, rawId, 'spam_protected_number', 'Number')]
-      : await ctx.em.find(SpamProtectedNumber, { company: companyId }, { orderBy: { id: 'asc' } });
-    await this.checkRows(ctx, rows);
-    return rows.map((row) => this.record(row));
+      ? [await this.find(ctx, rawId)]
+      : await ctx.sql<SpamRow>(`SELECT ${SPAM_COLUMNS} FROM spam_protected_numbers WHERE company_id = $1 ORDER BY id`, [
+          companyId,
+        ]);
+    return (await this.checkRows(ctx, rows)).map((row) => this.record(row));
   }
 
   /** The periodic job: numbers never checked, or not checked for `staleMs`. */
   async checkDue(ctx: RequestContext, staleMs: number): Promise<number> {
-    const rows = await ctx.em.find(
-      SpamProtectedNumber,
-      {
-        $or: [{ latestCheckAt: null }, { latestCheckAt: { $lt: new Date(Date.now() - staleMs) } }],
-      },
-      { limit: 500, orderBy: { latestCheckAt: 'asc nulls first' } },
+    const rows = await ctx.sql<SpamRow>(
+      `SELECT ${SPAM_COLUMNS} FROM spam_protected_numbers WHERE latest_check_at IS NULL OR latest_check_at < $1
+       ORDER BY latest_check_at ASC NULLS FIRST LIMIT 500`,
+      [new Date(Date.now() - staleMs)],
     );
     await this.checkRows(ctx, rows);
     return rows.length;
   }
 
-  private async checkRows(ctx: RequestContext, rows: SpamProtectedNumber[]): Promise<void> {
+  /** Asks the reputation source of each number and saves what it says; the rows as saved. */
+  private async checkRows(ctx: RequestContext, rows: SpamRow[]): Promise<SpamRow[]> {
     const thresholds = new Map<number, number>();
+    const checked: SpamRow[] = [];
     for (const row of rows) {
-      if (!thresholds.has(row.company.id)) {
-        const company = await ctx.em.findOneOrFail(Company, row.company.id);
-        thresholds.set(row.company.id, company.settings.minCarriersToFlag ?? DEFAULT_MIN_CARRIERS);
-      }
+      if (!thresholds.has(row.company_id)) thresholds.set(row.company_id, await this.thresholdOf(ctx, row.company_id));
       const result = await this.source.check(row.pnumber);
-      row.carriersChecked = result.carriersChecked;
-      row.flaggedCarriers = result.flaggedBy;
-      row.latestCheckAt = new Date();
-      row.status = statusFor(result.flaggedBy.length, thresholds.get(row.company.id)!);
+      const [saved] = await ctx.sql<SpamRow>(
+        `UPDATE spam_protected_numbers SET carriers_checked = $2, flagged_carriers = $3, latest_check_at = $4,
+           status = $5, updated_at = now() WHERE id = $1 RETURNING ${SPAM_COLUMNS}`,
+        [
+          row.id,
+          JSON.stringify(result.carriersChecked),
+          JSON.stringify(result.flaggedBy),
+          new Date(),
+          statusFor(result.flaggedBy.length, thresholds.get(row.company_id)!),
+        ],
+      );
+      checked.push(saved);
     }
-    await ctx.em.flush();
+    return checked;
   }
 
   private checkNumber(pnumber: string): void {
