@@ -222,6 +222,41 @@ export async function readDeepPage<T>(
   };
 }
 
+/**
+ * One page of a table's rows, newest first (created_at, then id), read as
+ * readDeepPage reads (through the index, with a cursor): `columns` of the
+ * table, `where` over its own columns.
+ */
+export async function readNewestPage<T>(
+  ctx: RequestContext,
+  query: { table: string; columns: string; where: string; params: unknown[] },
+  window: PageWindow,
+): Promise<Page<T>> {
+  const page = await readDeepPage<T>(
+    ctx,
+    {
+      select: query.columns
+        .split(',')
+        .map((column) => `r.${column.trim()}`)
+        .join(', '),
+      table: `${query.table} r`,
+      key: 'r.id',
+      orderBy: 'r.created_at DESC, r.id DESC',
+      keys: {
+        key: 'id',
+        sort: 'created_at',
+        from: query.table,
+        where: query.where,
+        orderBy: 'created_at DESC, id DESC',
+      },
+      sort: 'r.created_at',
+      params: query.params,
+    },
+    window,
+  );
+  return { ...pageOf(page.rows, page.total, window), nextCursor: page.nextCursor };
+}
+
 async function countOf(ctx: RequestContext, query: Pick<ListQuery, 'from' | 'where' | 'params'>): Promise<number> {
   return (
     await ctx.sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${query.from} WHERE ${query.where}`, query.params)

@@ -4,7 +4,7 @@ import { NotFoundError, ValidationError } from '../kernel/errors.js';
 import type { ReputationSource } from '../spam/reputation.js';
 import { Rules } from '../kernel/validation.js';
 import { idOf } from '../db/lookup.js';
-import { dbDate, likePattern, pageOf, pageWindow, readDeepPage, type Page, type PageArgs } from '../db/reads.js';
+import { dbDate, likePattern, pageWindow, readNewestPage, type Page, type PageArgs } from '../db/reads.js';
 import { BOUNDS } from '../kernel/bounds.js';
 import { CARRIER_THRESHOLDS, SpamNumberType, SpamStatus } from '../kernel/vocabulary.js';
 
@@ -104,32 +104,12 @@ export class SpamService {
       const p = `$${params.push(likePattern(args.search))}`;
       where += ` AND (pnumber ILIKE ${p} OR type ILIKE ${p} OR status ILIKE ${p})`;
     }
-    const page = await readDeepPage<SpamRow>(
+    const page = await readNewestPage<SpamRow>(
       ctx,
-      {
-        select: SPAM_COLUMNS.split(', ')
-          .map((column) => `s.${column}`)
-          .join(', '),
-        table: 'spam_protected_numbers s',
-        key: 's.id',
-        orderBy: 's.created_at DESC, s.id DESC',
-        keys: {
-          key: 'id',
-          sort: 'created_at',
-          from: 'spam_protected_numbers',
-          where,
-          orderBy: 'created_at DESC, id DESC',
-        },
-        sort: 's.created_at',
-        params,
-      },
+      { table: 'spam_protected_numbers', columns: SPAM_COLUMNS, where, params },
       window,
     );
-    return {
-      records: page.rows.map((row) => this.record(row)),
-      pagination: pageOf(page.rows, page.total, window).pagination,
-      nextCursor: page.nextCursor,
-    };
+    return { ...page, records: page.records.map((row) => this.record(row)) };
   }
 
   /** Changes a Custom number; it is In Progress again until its next check. */

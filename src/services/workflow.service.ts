@@ -6,7 +6,7 @@ import { LOCKS } from '../db/locks.js';
 import { graphErrors, sanitizeGraph } from '../workflows/graph.js';
 import { LIMITS, Rules, message } from '../kernel/validation.js';
 import { idOf } from '../db/lookup.js';
-import { dbDate, likePattern, pageOf, pageWindow, readDeepPage, type Page, type PageArgs } from '../db/reads.js';
+import { dbDate, likePattern, pageWindow, readNewestPage, type Page, type PageArgs } from '../db/reads.js';
 import { BOUNDS } from '../kernel/bounds.js';
 
 const DEFAULT_NAME = 'Untitled workflow';
@@ -190,26 +190,12 @@ export class WorkflowService {
     }
     if (args.status) where += ` AND status = $${params.push(args.status)}`;
     if (args.search) where += ` AND name ILIKE $${params.push(likePattern(args.search))}`;
-    const page = await readDeepPage<WorkflowRow>(
+    const page = await readNewestPage<WorkflowRow>(
       ctx,
-      {
-        select: WORKFLOW_COLUMNS.split(', ')
-          .map((column) => `w.${column}`)
-          .join(', '),
-        table: 'workflows w',
-        key: 'w.id',
-        orderBy: 'w.created_at DESC, w.id DESC',
-        keys: { key: 'id', sort: 'created_at', from: 'workflows', where, orderBy: 'created_at DESC, id DESC' },
-        sort: 'w.created_at',
-        params,
-      },
+      { table: 'workflows', columns: WORKFLOW_COLUMNS, where, params },
       window,
     );
-    return {
-      records: page.rows.map((w) => this.record(w)),
-      pagination: pageOf([...page.rows], page.total, window).pagination,
-      nextCursor: page.nextCursor,
-    };
+    return { ...page, records: page.records.map((w) => this.record(w)) };
   }
 
   async folders(ctx: RequestContext): Promise<FolderRecord[]> {
