@@ -1,10 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SecretBox } from '../crypto/secret-box.js';
-import { Agent, Call, Company, PhoneNumber, PhoneStatus, TelcoAccount, UseFor } from '../entities/index.js';
+import { Agent, Call, Company } from '../entities/index.js';
 import { DEMO_ACCOUNTS, demoAccountSid, demoAuthToken } from '../telco/inventory.js';
 import { CARRIERS } from '../spam/reputation.js';
 import { seededRandom } from './random.js';
-import { SENTIMENTS, SpamNumberType, SpamStatus } from '../kernel/vocabulary.js';
+import { PhoneStatus, SENTIMENTS, SpamNumberType, SpamStatus, UseFor } from '../kernel/vocabulary.js';
+
+/** A statement on the database being seeded (`$1` placeholders), for the tables no entity maps. */
+export type SeedStatement = (text: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>;
 
 // Demo agents, spam-protected numbers and calls (docs/design.md §9). Calls are
 // spread relative to the seeding time, so every dashboard range has rows.
@@ -46,8 +49,13 @@ const CALL_DAYS = [0, 0, 0, 1, 1, 2, 3, 5, 6, 8, 9, 10, 12, 15, 20, 25, 33, 40, 
 /** A spam-protected number of the demo, as its row's values (written by the caller: spam numbers are SQL's). */
 export type SpamSeed = [string, string, string, string, string, Date | null, Date, boolean, Date];
 
-/** Agents, numbers and calls of a company (through the ORM); its spam-protected numbers, to be written. */
-export function seedCalls(em: EntityManager, company: Company, index: number, now = new Date()): SpamSeed[] {
+/** Agents and calls of a company (through the ORM); its spam-protected numbers, to be written. */
+export function seedCalls(
+  em: EntityManager,
+  company: Company,
+  index: number,
+  now = new Date(),
+): { agents: Agent[]; spam: SpamSeed[] } {
   const spam: SpamSeed[] = [];
   const random = seededRandom(1000 + index);
   const prefix = ['212', '312', '415'][index % 3];
@@ -62,25 +70,6 @@ export function seedCalls(em: EntityManager, company: Company, index: number, no
       }),
     );
   }
-
-  // Phone numbers of every use, the first ones answered by a chatbot agent.
-  ([UseFor.ai, UseFor.ai, UseFor.dialer, UseFor.dialer, UseFor.both, UseFor.both] as const).forEach((useFor, i) => {
-    em.create(PhoneNumber, {
-      company,
-      phoneNo: `+1${prefix}555${String(100 + i).padStart(4, '0')}`,
-      providerSid: `PNdemo${index}${String(i).padStart(25, '0')}`,
-      status: i % 2 === 0 ? PhoneStatus.Verified : PhoneStatus.Unverified,
-      useFor,
-      aiActive: useFor !== UseFor.dialer,
-      phoneType: i === 5 ? 'tollfree' : i === 4 ? 'mobile' : 'local',
-      phoneTitle: `${company.name.split(' ')[0]} ${useFor} line ${i + 1}`,
-      hasSpamProtection: i < 3,
-      tendlc: i < 2 ? 'Yes' : i < 4 ? 'No' : null,
-      chatbotAgent: useFor === UseFor.ai ? agents[i] : null,
-      createdAt: new Date(now.getTime() - (30 - i) * DAY),
-      updatedAt: new Date(now.getTime() - (30 - i) * DAY),
-    });
-  });
 
   // Spam-protected numbers of every type and status.
   const statuses = [SpamStatus.InProgress, SpamStatus.Flagged, SpamStatus.Clean];
@@ -146,20 +135,59 @@ export function seedCalls(em: EntityManager, company: Company, index: number, no
       callNo++;
     }
   }
-  return spam;
+  return { agents, spam };
+}
+
+/** Phone numbers of every use, the first ones answered by a chatbot agent (the agents written already). */
+export async function seedNumbers(
+  sql: SeedStatement,
+  company: Company,
+  index: number,
+  agents: Agent[],
+  now = new Date(),
+): Promise<void> {
+  const prefix = ['212', '312', '415'][index % 3];
+  const uses = [UseFor.ai, UseFor.ai, UseFor.dialer, UseFor.dialer, UseFor.both, UseFor.both] as const;
+  for (const [i, useFor] of uses.entries()) {
+    const created = new Date(now.getTime() - (30 - i) * DAY);
+    await sql(
+      `INSERT INTO phone_numbers (company_id, phone_no, provider_sid, status, use_for, ai_active, phone_type,
+         phone_title, has_spam_protection, tendlc, chatbot_agent_id, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)`,
+      [
+        company.id,
+        `+1${prefix}555${String(100 + i).padStart(4, '0')}`,
+        `PNdemo${index}${String(i).padStart(25, '0')}`,
+        i % 2 === 0 ? PhoneStatus.Verified : PhoneStatus.Unverified,
+        useFor,
+        useFor !== UseFor.dialer,
+        i === 5 ? 'tollfree' : i === 4 ? 'mobile' : 'local',
+        `${company.name.split(' ')[0]} ${useFor} line ${i + 1}`,
+        i < 3,
+        i < 2 ? 'Yes' : i < 4 ? 'No' : null,
+        useFor === UseFor.ai ? agents[i].id : null,
+        created,
+      ],
+    );
+  }
 }
 
 /**
  * The provider accounts of the demo companies: the telco simulator's demo
  * accounts (Beta Clinic has none, so its owner sees the "set credentials first" path).
  */
-export function seedTelcoAccount(em: EntityManager, company: Company, key: string, box: SecretBox): void {
+export async function seedTelcoAccount(
+  sql: SeedStatement,
+  company: Company,
+  key: string,
+  box: SecretBox,
+  at: Date,
+): Promise<void> {
   const demo = DEMO_ACCOUNTS.find((a) => a.key === key);
   if (!demo || key === 'beta') return;
-  em.create(TelcoAccount, {
-    company,
-    accountSid: demoAccountSid(key),
-    authTokenSealed: box.seal(demoAuthToken(key)),
-    balance: demo.balance.toFixed(2),
-  });
+  await sql(
+    `INSERT INTO telco_accounts (company_id, account_sid, auth_token_sealed, balance, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $5)`,
+    [company.id, demoAccountSid(key), box.seal(demoAuthToken(key)), demo.balance.toFixed(2), at],
+  );
 }

@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashPassword } from '../auth/passwords.js';
 import { SecretBox } from '../crypto/secret-box.js';
-import { seedCalls, seedTelcoAccount } from './calls.js';
+import { seedCalls, seedNumbers, seedTelcoAccount, type SeedStatement } from './calls.js';
+
+export type { SeedStatement };
 import { createHash } from 'node:crypto';
 import { Company } from '../entities/index.js';
 import { WorkflowStatus, type TriggerConfig } from '../workflows/workflow.js';
@@ -34,9 +36,6 @@ export const SUPERVISOR_WITHOUT = [
 ];
 
 const BASE_TIME = Date.UTC(2026, 0, 5, 9, 0, 0);
-
-/** A statement on the database being seeded (`$1` placeholders), for the tables no entity maps. */
-export type SeedStatement = (text: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>;
 
 export async function seedDemoIfEmpty(
   em: EntityManager,
@@ -128,14 +127,17 @@ export async function seedDemo(em: EntityManager, sql: SeedStatement, appKey: Bu
 
   for (const [i, company] of [acme, beta, gamma].entries()) {
     await seedCrm(sql, company, at);
-    for (const spam of seedCalls(em, company, i, now))
+    const { agents, spam: numbers } = seedCalls(em, company, i, now);
+    await em.flush(); // the agents' ids, for the numbers they answer
+    await seedNumbers(sql, company, i, agents, now);
+    for (const spam of numbers)
       await sql(
         `INSERT INTO spam_protected_numbers (company_id, type, status, pnumber, flagged_carriers, carriers_checked,
            latest_check_at, renews_at, auto_renew, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
         [company.id, ...spam],
       );
-    seedTelcoAccount(em, company, ['acme', 'beta', 'gamma'][i], box);
+    await seedTelcoAccount(sql, company, ['acme', 'beta', 'gamma'][i], box, now);
   }
   // One webhook, switched off until it points at a real receiver (its secret is fixed, like the rest of the data).
   await sql(

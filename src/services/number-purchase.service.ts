@@ -1,7 +1,6 @@
 import type { PurposeTokens } from '../auth/purpose-tokens.js';
 import type { Config } from '../config/config.js';
 import type { ContextFactory, RequestContext } from '../context/request-context.js';
-import { PhoneNumber } from '../entities/index.js';
 import { ProviderUnavailableError, UnprocessableError, ValidationError } from '../kernel/errors.js';
 import { TELCO_PROVIDER, TelcoError, TelcoUnavailableError, type TelcoClient } from '../telco/client.js';
 import { Rules } from '../kernel/validation.js';
@@ -144,16 +143,19 @@ export class NumberPurchaseService {
 
   /** Records a bought number in the operation's unit of work, and marks its purchase completed there too. */
   private async recordPurchase(ctx: RequestContext, row: PurchaseRow): Promise<void> {
-    if ((await ctx.em.count(PhoneNumber, { phoneNo: row.phone_no })) === 0) {
-      ctx.em.create(PhoneNumber, {
-        company: row.company_id,
-        phoneNo: row.phone_no,
-        providerSid: row.provider_sid,
-        phoneType: row.phone_type ?? 'local',
-        phoneTitle: row.friendly_name ?? row.phone_no,
-      });
-      await ctx.em.flush();
-    }
+    const now = new Date();
+    await ctx.sql(
+      `INSERT INTO phone_numbers (company_id, phone_no, provider_sid, phone_type, phone_title, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (phone_no) DO NOTHING`,
+      [
+        row.company_id,
+        row.phone_no,
+        row.provider_sid,
+        row.phone_type ?? 'local',
+        row.friendly_name ?? row.phone_no,
+        now,
+      ],
+    );
     if (row.account_balance !== null && Number.isFinite(Number(row.account_balance))) {
       await ctx.sql('UPDATE telco_accounts SET balance = $1, updated_at = now() WHERE company_id = $2', [
         Number(row.account_balance).toFixed(2),

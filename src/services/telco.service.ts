@@ -1,9 +1,9 @@
 import type { PurposeTokens } from '../auth/purpose-tokens.js';
 import type { Config } from '../config/config.js';
+import { PhoneStatus } from '../kernel/vocabulary.js';
 import type { RequestContext } from '../context/request-context.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { SecretBox } from '../crypto/secret-box.js';
-import { MessagingCampaign, PhoneNumber, PhoneStatus, TelcoAccount } from '../entities/index.js';
 import { ProviderUnavailableError, UnprocessableError, ValidationError } from '../kernel/errors.js';
 import { TelcoError, TelcoUnavailableError, type TelcoClient, type TelcoCredentials } from '../telco/client.js';
 import type { NumberType } from '../telco/inventory.js';
@@ -61,6 +61,29 @@ export async function provider<T>(call: () => Promise<T>): Promise<T> {
 export const ACCOUNT_CHANGES_PER_HOUR = 10;
 const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
 
+/** The company's account at the provider, as its row holds it (the token sealed, never answered). */
+export interface TelcoAccount {
+  companyId: number;
+  accountSid: string;
+  authTokenSealed: string;
+  /** The balance the provider last reported (USD, PostgreSQL's numeric as text). */
+  balance: string | null;
+}
+
+interface TelcoAccountRow {
+  company_id: number;
+  account_sid: string;
+  auth_token_sealed: string;
+  balance: string | null;
+}
+
+const toAccount = (row: TelcoAccountRow): TelcoAccount => ({
+  companyId: row.company_id,
+  accountSid: row.account_sid,
+  authTokenSealed: row.auth_token_sealed,
+  balance: row.balance,
+});
+
 export class TelcoService {
   constructor(
     private readonly client: TelcoClient,
@@ -71,7 +94,11 @@ export class TelcoService {
   ) {}
 
   async account(ctx: RequestContext): Promise<TelcoAccount | null> {
-    return ctx.em.findOne(TelcoAccount, { company: await ctx.companyId() });
+    const [row] = await ctx.sql<TelcoAccountRow>(
+      'SELECT company_id, account_sid, auth_token_sealed, balance::text FROM telco_accounts WHERE company_id = $1',
+      [await ctx.companyId()],
+    );
+    return row ? toAccount(row) : null;
   }
 
   /** Verifies the credentials with the provider, then stores them sealed with the balance it reports. */
@@ -91,13 +118,16 @@ export class TelcoService {
     const balance = await provider(() => this.client.balance({ accountSid, authToken }));
     if (!Number.isFinite(balance))
       throw new ProviderUnavailableError('The telco provider reported a balance that is not a number.');
-    const account =
-      (await this.account(ctx)) ?? ctx.em.create(TelcoAccount, { company, accountSid, authTokenSealed: '' });
-    account.accountSid = accountSid;
-    account.authTokenSealed = this.box.seal(authToken);
-    account.balance = balance.toFixed(2);
-    await ctx.em.flush();
-    return account;
+    const now = new Date();
+    const [row] = await ctx.sql<TelcoAccountRow>(
+      `INSERT INTO telco_accounts (company_id, account_sid, auth_token_sealed, balance, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $5)
+       ON CONFLICT (company_id) DO UPDATE SET account_sid = excluded.account_sid,
+         auth_token_sealed = excluded.auth_token_sealed, balance = excluded.balance, updated_at = excluded.updated_at
+       RETURNING company_id, account_sid, auth_token_sealed, balance::text`,
+      [company, accountSid, this.box.seal(authToken), balance.toFixed(2), now],
+    );
+    return toAccount(row);
   }
 
   async available(
@@ -136,9 +166,11 @@ export class TelcoService {
     const incoming = await provider(() => this.client.incoming(creds));
     const cid = await ctx.companyId();
     const known = new Set(
-      (await ctx.em.find(PhoneNumber, { phoneNo: incoming.map((n) => n.phoneNumber) }, { fields: ['phoneNo'] })).map(
-        (n) => n.phoneNo,
-      ),
+      (
+        await ctx.sql<{ phone_no: string }>('SELECT phone_no FROM phone_numbers WHERE phone_no = ANY($1::text[])', [
+          incoming.map((n) => n.phoneNumber),
+        ])
+      ).map((n) => n.phone_no),
     );
     return incoming
       .filter((n) => !known.has(n.phoneNumber))
@@ -160,21 +192,19 @@ export class TelcoService {
     const { account, creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
     const claims = this.tokens.verify('import', token, await ctx.companyId());
     if (!claims) throw ValidationError.field('importToken', 'The import token is invalid or has expired.');
-    if ((await ctx.em.count(PhoneNumber, { phoneNo: claims.num as string })) > 0) {
+    const [taken] = await ctx.sql('SELECT 1 FROM phone_numbers WHERE phone_no = $1', [claims.num]);
+    if (taken) {
       throw new UnprocessableError('This number has already been imported.');
     }
     const incoming = await provider(() => this.client.incoming(creds));
     const number = incoming.find((n) => n.sid === claims.sid);
     if (!number) throw new UnprocessableError('The number is no longer on the telco account.');
-    ctx.em.create(PhoneNumber, {
-      company: account.company,
-      phoneNo: number.phoneNumber,
-      providerSid: number.sid,
-      phoneType: number.type,
-      phoneTitle: number.friendlyName,
-      status: PhoneStatus.Verified,
-    });
-    await ctx.em.flush();
+    const now = new Date();
+    await ctx.sql(
+      `INSERT INTO phone_numbers (company_id, phone_no, provider_sid, phone_type, phone_title, status, created_at,
+         updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+      [account.companyId, number.phoneNumber, number.sid, number.type, number.friendlyName, PhoneStatus.Verified, now],
+    );
     return { success: true, message: 'Number imported successfully.' };
   }
 
@@ -183,7 +213,12 @@ export class TelcoService {
     const { creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
     const services = await provider(() => this.client.services(creds));
     const imported = new Set(
-      (await ctx.em.find(MessagingCampaign, { company: await ctx.companyId() })).map((c) => c.messagingServiceSid),
+      (
+        await ctx.sql<{ messaging_service_sid: string }>(
+          'SELECT messaging_service_sid FROM messaging_campaigns WHERE company_id = $1',
+          [await ctx.companyId()],
+        )
+      ).map((c) => c.messaging_service_sid),
     );
     const rows: MessagingCampaignRow[] = [];
     for (const service of services.filter((s) => !imported.has(s.sid))) {
@@ -206,7 +241,11 @@ export class TelcoService {
       .maxChars('messagingServiceSid', serviceSid, BOUNDS.telco.messagingServiceSid.maxLength)
       .check();
     const { account, creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
-    if ((await ctx.em.count(MessagingCampaign, { company: account.company, messagingServiceSid: serviceSid })) > 0) {
+    const [imported] = await ctx.sql(
+      'SELECT 1 FROM messaging_campaigns WHERE company_id = $1 AND messaging_service_sid = $2',
+      [account.companyId, serviceSid],
+    );
+    if (imported) {
       throw new UnprocessableError('This messaging campaign has already been imported.');
     }
     const campaigns = await provider(() => this.client.campaigns(creds, serviceSid));
@@ -221,15 +260,20 @@ export class TelcoService {
         `${this.config.publicUrl}/api/telco/sms/status`,
       ),
     );
-    ctx.em.create(MessagingCampaign, {
-      company: account.company,
-      messagingServiceSid: serviceSid,
-      campaignSid: campaigns[0].sid,
-      name: service?.friendlyName ?? serviceSid,
-      status: campaigns[0].status,
-      useCase: campaigns[0].useCase,
-    });
-    await ctx.em.flush();
+    const now = new Date();
+    await ctx.sql(
+      `INSERT INTO messaging_campaigns (company_id, messaging_service_sid, campaign_sid, name, status, use_case,
+         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+      [
+        account.companyId,
+        serviceSid,
+        campaigns[0].sid,
+        service?.friendlyName ?? serviceSid,
+        campaigns[0].status,
+        campaigns[0].useCase,
+        now,
+      ],
+    );
     return { success: true, message: 'Messaging campaign imported successfully.' };
   }
 
@@ -278,8 +322,7 @@ export class TelcoService {
   ): Promise<{ account: TelcoAccount; creds: TelcoCredentials }> {
     const account = await this.account(ctx);
     const authToken = account ? this.box.open(account.authTokenSealed) : undefined;
-    if (!account || !authToken || account.balance === null || account.balance === undefined)
-      throw new UnprocessableError(missing);
+    if (!account || !authToken || account.balance === null) throw new UnprocessableError(missing);
     return { account, creds: { accountSid: account.accountSid, authToken } };
   }
 }
