@@ -3,7 +3,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../context/request-context.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { NotFoundError } from '../kernel/errors.js';
-import { cursors } from './cursors.js';
 import { pageOf, type Page, type PageWindow } from './reads.js';
 
 /** Decodes an id of any accepted form; 404 naming `what` when it decodes to nothing. */
@@ -13,7 +12,26 @@ export function idOf(ids: IdCodec, raw: string, kind: string, what: string): num
   return id;
 }
 
-/** A record of the viewer's company by any id form; 404 for anything else, another company's included. */
+/**
+ * A row of the viewer's company from `table` by any id form (`columns` of
+ * it); 404 naming `what` for anything else, another company's included.
+ */
+export async function ownedRow<T>(
+  ctx: RequestContext,
+  ids: IdCodec,
+  query: { table: string; columns: string; kind: string; what: string },
+  raw: string,
+): Promise<T> {
+  const id = idOf(ids, raw, query.kind, query.what);
+  const [row] = await ctx.sql<T>(`SELECT ${query.columns} FROM ${query.table} WHERE id = $1 AND company_id = $2`, [
+    id,
+    await ctx.companyId(),
+  ]);
+  if (!row) throw new NotFoundError(query.what);
+  return row;
+}
+
+/** A record of the viewer's company by any id form, through the ORM; 404 for anything else, another company's included. */
 export async function findOwned<T extends object>(
   ctx: RequestContext,
   ids: IdCodec,
@@ -27,9 +45,6 @@ export async function findOwned<T extends object>(
   if (!found) throw new NotFoundError(what);
   return found;
 }
-
-/** The newest records first: created_at, then id, both descending. */
-export const NEWEST_FIRST = { createdAt: 'desc', id: 'desc' } as const;
 
 /** One page of an entity's rows and the total, in one place for every list. */
 export async function findPage<T extends object>(
@@ -45,53 +60,4 @@ export async function findPage<T extends object>(
     offset: window.offset,
   } as FindOptions<T, any>);
   return pageOf(records, total, window);
-}
-
-/**
- * One page of entities of a list that can grow to millions of rows: the
- * page's ids and the total in one round trip, both from the list's index (the
- * ids ordered and offset: a deferred join), then only those rows loaded as
- * entities, in the list's order. `where` is ours, never a client's text; the
- * values go in `params` ($1, $2...).
- */
-export async function findPageByKeys<T extends { id: number }>(
-  ctx: RequestContext,
-  entity: EntityName<T>,
-  keys: { from: string; where: string; params: unknown[] },
-  window: PageWindow,
-  options: Pick<FindOptions<T, any>, 'populate'> = {},
-): Promise<Page<T>> {
-  const n = keys.params.length;
-  // Newest first (created_at, then id); after a cursor, the rows past it in that order instead of an offset.
-  const after = window.after ? ` AND (created_at, id) < ($${n + 3}::timestamptz, $${n + 4})` : '';
-  const [{ total, page }] = await ctx.sql<{ total: number; page: string[] }>(
-    `SELECT (SELECT count(*)::int FROM ${keys.from} WHERE ${keys.where}) AS total,
-            ARRAY(SELECT id || ' ' || created_at::text FROM ${keys.from} WHERE ${keys.where}${after} ORDER BY created_at
-              DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}) AS page`,
-    [
-      ...keys.params,
-      window.perPage,
-      window.after ? 0 : window.offset,
-      ...(window.after ? [window.after.key, window.after.id] : []),
-    ],
-  );
-  const ids = page.map((entry) => Number(entry.slice(0, entry.indexOf(' '))));
-  const found =
-    ids.length > 0
-      ? await ctx.em.find(entity, { id: { $in: ids } } as unknown as FilterQuery<T>, options as FindOptions<T, any>)
-      : [];
-  const byId = new Map(found.map((record) => [record.id, record]));
-  const next = window.offset + ids.length;
-  const last = page.at(-1);
-  return {
-    ...pageOf(
-      ids.flatMap((id) => byId.get(id) ?? []),
-      total,
-      window,
-    ),
-    nextCursor:
-      last && next < total
-        ? cursors.encode({ key: last.slice(last.indexOf(' ') + 1), id: ids.at(-1)!, position: next })
-        : null,
-  };
 }

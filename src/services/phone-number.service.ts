@@ -2,7 +2,7 @@ import type { RequestContext } from '../context/request-context.js';
 import { toBase64Id, type IdCodec } from '../kernel/ids.js';
 import { NotFoundError, UnprocessableError } from '../kernel/errors.js';
 import { Rules } from '../kernel/validation.js';
-import { idOf } from '../db/lookup.js';
+import { idOf, ownedRow } from '../db/lookup.js';
 import { likePattern, pageOf, pageWindow, readNewestPage, readPage, type Page, type PageArgs } from '../db/reads.js';
 import { PHONE_TYPES, PhoneStatus, TENDLC_ANSWERS, UseFor } from '../kernel/vocabulary.js';
 import { BOUNDS } from '../kernel/bounds.js';
@@ -104,13 +104,12 @@ export class PhoneNumberService {
   }
 
   private async find(ctx: RequestContext, rawId: string): Promise<NumberRow> {
-    const id = idOf(this.ids, rawId, 'phone_number', 'Phone number');
-    const [row] = await ctx.sql<NumberRow>(
-      `SELECT ${NUMBER_COLUMNS} FROM phone_numbers WHERE id = $1 AND company_id = $2`,
-      [id, await ctx.companyId()],
+    return ownedRow<NumberRow>(
+      ctx,
+      this.ids,
+      { table: 'phone_numbers', columns: NUMBER_COLUMNS, kind: 'phone_number', what: 'Phone number' },
+      rawId,
     );
-    if (!row) throw new NotFoundError('Phone number');
-    return row;
   }
 
   /** Sets columns of a number (values from $2 on; $1 is its id), and gives it as it is now. */

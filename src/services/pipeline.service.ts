@@ -1,8 +1,7 @@
 import type { RequestContext } from '../context/request-context.js';
 import { toBase64Id, type IdCodec } from '../kernel/ids.js';
 import { Rules } from '../kernel/validation.js';
-import { idOf } from '../db/lookup.js';
-import { NotFoundError } from '../kernel/errors.js';
+import { ownedRow } from '../db/lookup.js';
 import { pageOf, pageWindow, readPage, type Page, type PageArgs } from '../db/reads.js';
 import { BOUNDS } from '../kernel/bounds.js';
 
@@ -96,13 +95,12 @@ export class PipelineService {
   }
 
   async find(ctx: RequestContext, rawId: string): Promise<PipelineRow> {
-    const id = idOf(this.ids, rawId, 'pipeline', 'Pipeline');
-    const [row] = await ctx.sql<PipelineRow>(
-      'SELECT id, name, crm_location_id FROM pipelines WHERE id = $1 AND company_id = $2',
-      [id, await ctx.companyId()],
+    return ownedRow<PipelineRow>(
+      ctx,
+      this.ids,
+      { table: 'pipelines', columns: 'id, name, crm_location_id', kind: 'pipeline', what: 'Pipeline' },
+      rawId,
     );
-    if (!row) throw new NotFoundError('Pipeline');
-    return row;
   }
 
   async create(ctx: RequestContext, input: { name: string; crmLocationId?: string | null }): Promise<PipelineRecord> {

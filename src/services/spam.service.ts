@@ -1,9 +1,9 @@
 import type { RequestContext } from '../context/request-context.js';
 import type { IdCodec } from '../kernel/ids.js';
-import { NotFoundError, ValidationError } from '../kernel/errors.js';
+import { ValidationError } from '../kernel/errors.js';
 import type { ReputationSource } from '../spam/reputation.js';
 import { Rules } from '../kernel/validation.js';
-import { idOf } from '../db/lookup.js';
+import { ownedRow } from '../db/lookup.js';
 import { dbDate, likePattern, pageWindow, readNewestPage, type Page, type PageArgs } from '../db/reads.js';
 import { BOUNDS } from '../kernel/bounds.js';
 import { CARRIER_THRESHOLDS, SpamNumberType, SpamStatus } from '../kernel/vocabulary.js';
@@ -81,13 +81,12 @@ export class SpamService {
 
   /** A number of the company, by any id form; 404 for anything else. */
   private async find(ctx: RequestContext, rawId: string): Promise<SpamRow> {
-    const id = idOf(this.ids, rawId, 'spam_protected_number', 'Number');
-    const [row] = await ctx.sql<SpamRow>(
-      `SELECT ${SPAM_COLUMNS} FROM spam_protected_numbers WHERE id = $1 AND company_id = $2`,
-      [id, await ctx.companyId()],
+    return ownedRow<SpamRow>(
+      ctx,
+      this.ids,
+      { table: 'spam_protected_numbers', columns: SPAM_COLUMNS, kind: 'spam_protected_number', what: 'Number' },
+      rawId,
     );
-    if (!row) throw new NotFoundError('Number');
-    return row;
   }
 
   async list(ctx: RequestContext, args: SpamListArgs): Promise<Page<SpamNumberRecord>> {

@@ -5,7 +5,7 @@ import { NotFoundError, ValidationError } from '../kernel/errors.js';
 import { LOCKS } from '../db/locks.js';
 import { graphErrors, sanitizeGraph } from '../workflows/graph.js';
 import { LIMITS, Rules, message } from '../kernel/validation.js';
-import { idOf } from '../db/lookup.js';
+import { ownedRow } from '../db/lookup.js';
 import { dbDate, likePattern, pageWindow, readNewestPage, type Page, type PageArgs } from '../db/reads.js';
 import { BOUNDS } from '../kernel/bounds.js';
 
@@ -131,13 +131,12 @@ export class WorkflowService {
   }
 
   private async row(ctx: RequestContext, rawId: string): Promise<WorkflowRow> {
-    const id = idOf(this.ids, rawId, 'workflow', 'Workflow');
-    const [row] = await ctx.sql<WorkflowRow>(
-      `SELECT ${WORKFLOW_COLUMNS} FROM workflows WHERE id = $1 AND company_id = $2`,
-      [id, await ctx.companyId()],
+    return ownedRow<WorkflowRow>(
+      ctx,
+      this.ids,
+      { table: 'workflows', columns: WORKFLOW_COLUMNS, kind: 'workflow', what: 'Workflow' },
+      rawId,
     );
-    if (!row) throw new NotFoundError('Workflow');
-    return row;
   }
 
   async findByBuilder(ctx: RequestContext, rawBuilderId: string): Promise<WorkflowRecord> {
