@@ -24,6 +24,17 @@ after(() => app.close());
 const together = <T>(n: number, make: (i: number) => Promise<T>) =>
   Promise.all(Array.from({ length: n }, (_, i) => make(i)));
 
+/** A role inserted in a unit of work, then a failure: what the unit of work keeps of the statement. */
+const insertRole = (ctx: RequestContext, title: string) =>
+  ctx.sql(
+    'INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, $2, false, now(), now())',
+    [acme, title],
+  );
+const failAfter = (title: string) => async (ctx: RequestContext) => {
+  await insertRole(ctx, title);
+  throw new Error('after the statement');
+};
+
 describe('the unit of work', () => {
   it('a failed operation in a GraphQL batch leaves nothing behind, its siblings commit', async () => {
     const batch = [
@@ -83,15 +94,6 @@ describe('the unit of work', () => {
 
   it('a statement of ctx.sql joins the unit of work it runs in, plain or not: a failure after it takes it back', async () => {
     const contexts = app.running.services.contexts;
-    const insert = (ctx: RequestContext, title: string) =>
-      ctx.sql(
-        'INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, $2, false, now(), now())',
-        [acme, title],
-      );
-    const failAfter = (title: string) => async (ctx: RequestContext) => {
-      await insert(ctx, title);
-      throw new Error('after the statement');
-    };
     await assert.rejects(
       contexts.forSystem(acme, 'test').unitOfWork(failAfter('Taken back, plain'), { plain: true }),
       /after the statement/,
@@ -143,15 +145,6 @@ describe('the unit of work', () => {
     // A plain unit of work is a transaction: a failure after its statement takes the statement back.
     // Of one statement, the statement is the transaction: committed once it returns (why such a
     // unit of work may throw only for what its statement did not change).
-    const insert = (ctx: RequestContext, title: string) =>
-      ctx.sql(
-        'INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, $2, false, now(), now())',
-        [acme, title],
-      );
-    const failAfter = (title: string) => async (ctx: RequestContext) => {
-      await insert(ctx, title);
-      throw new Error('after the statement');
-    };
     await assert.rejects(
       contexts.forSystem(acme, 'test').unitOfWork(failAfter('Taken back'), plain),
       /after the statement/,
@@ -170,7 +163,7 @@ describe('the unit of work', () => {
       contexts.forSystem(acme, 'test').unitOfWork(
         async (ctx) => {
           await ctx.sql('SELECT 1');
-          await insert(ctx, title);
+          await insertRole(ctx, title);
         },
         { ...plain, oneStatement: true },
       ),
