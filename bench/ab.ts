@@ -31,7 +31,7 @@ try {
   const [acme] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
   await app.sql(
     `INSERT INTO roles (company_id, title, is_owner, created_at, updated_at)
-    SELECT ?, 'AB role ' || g, false, now() - g * interval '1 minute', now() FROM generate_series(1, 200) g`,
+    SELECT $1, 'AB role ' || g, false, now() - g * interval '1 minute', now() FROM generate_series(1, 200) g`,
     [acme.id],
   );
   const [renamed] = await app.sql("SELECT id FROM roles WHERE title = 'AB role 1'");

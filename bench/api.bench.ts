@@ -29,11 +29,11 @@ export async function insertCalls(app: TestApp, companyId: number, count: number
   await app.sql(
     `INSERT INTO calls (company_id, agent_id, from_number, to_number, started_at, duration_seconds, status,
       direction, sentiment, recording_url, appointment_at, tags, custom_fields, created_at, updated_at)
-    SELECT ?, (SELECT min(id) FROM agents WHERE company_id = ?) + g % 20, '+1212555' || lpad((g % 10000)::text,
+    SELECT $1, (SELECT min(id) FROM agents WHERE company_id = $2) + g % 20, '+1212555' || lpad((g % 10000)::text,
       4, '0'), '+1415555' || lpad((g % 9000)::text, 4, '0'),
-      date_trunc('year', now()) - interval '1 year' + (g::float / ? * 400) * interval '1 day', g % 900, 'completed', 'inbound', 'neutral', NULL,
+      date_trunc('year', now()) - interval '1 year' + (g::float / $3 * 400) * interval '1 day', g % 900, 'completed', 'inbound', 'neutral', NULL,
       CASE WHEN g % 3 = 0 THEN now() + interval '3 days' END, '[]', '{}', now(), now()
-    FROM generate_series(1, ?) g`,
+    FROM generate_series(1, $4) g`,
     [companyId, companyId, count, count],
   );
   // As autovacuum leaves a settled table: statistics, and pages marked all-visible (a second pass, once no snapshot of the insert is left).
@@ -107,7 +107,7 @@ export async function apiBench(app: TestApp): Promise<void> {
   const [acme] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
   await app.sql(
     `INSERT INTO roles (company_id, title, is_owner, created_at, updated_at)
-    SELECT ?, 'Bench role ' || g, false, now() - g * interval '1 minute', now() FROM generate_series(1, 200) g`,
+    SELECT $1, 'Bench role ' || g, false, now() - g * interval '1 minute', now() FROM generate_series(1, 200) g`,
     [acme.id],
   );
   await insertCalls(app, acme.id, CALLS);
@@ -336,10 +336,10 @@ export async function apiBench(app: TestApp): Promise<void> {
   await assertSameAnswer(one(write.REST, 'same'), one(write.best, 'same'));
   await assertSameAnswer(one(write.REST, 'same'), one(write.bestExpress, 'same'));
   // And the same refusals: a taken title, the Owner role, another company's role.
-  const [{ id: ownerRole }] = await app.sql('SELECT id FROM roles WHERE company_id = ? AND is_owner', [acme.id]);
-  const [{ id: theirs }] = await app.sql('SELECT id FROM roles WHERE company_id <> ? LIMIT 1', [acme.id]);
+  const [{ id: ownerRole }] = await app.sql('SELECT id FROM roles WHERE company_id = $1 AND is_owner', [acme.id]);
+  const [{ id: theirs }] = await app.sql('SELECT id FROM roles WHERE company_id <> $1 LIMIT 1', [acme.id]);
   const [{ title: takenTitle }] = await app.sql(
-    'SELECT title FROM roles WHERE company_id = ? AND id <> ? AND NOT is_owner LIMIT 1',
+    'SELECT title FROM roles WHERE company_id = $1 AND id <> $2 AND NOT is_owner LIMIT 1',
     [acme.id, renamed],
   );
   for (const [id, title] of [
@@ -366,7 +366,7 @@ export async function apiBench(app: TestApp): Promise<void> {
     },
     (body) => body.replace('"role"', '"updateRole"'),
   );
-  const [{ title }] = await app.sql('SELECT title FROM roles WHERE id = ?', [renamed]);
+  const [{ title }] = await app.sql('SELECT title FROM roles WHERE id = $1', [renamed]);
   if (title !== 'Renamed GraphQL check') throw new Error(`the write did not happen: ${title}`);
 
   const results = {

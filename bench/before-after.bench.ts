@@ -66,7 +66,7 @@ export async function beforeAfterBench(): Promise<void> {
     const [acme] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
     await app.sql(
       `INSERT INTO roles (company_id, title, is_owner, created_at, updated_at)
-       SELECT ?, 'Bench role ' || g, false, now() - g * interval '1 minute', now() FROM generate_series(1, 200) g`,
+       SELECT $1, 'Bench role ' || g, false, now() - g * interval '1 minute', now() FROM generate_series(1, 200) g`,
       [acme.id],
     );
     const writable = (await app.sql("SELECT id FROM roles WHERE title LIKE 'Bench role %' ORDER BY id LIMIT 100")).map(

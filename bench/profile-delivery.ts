@@ -35,7 +35,10 @@ try {
     const values: unknown[] = [];
     for (let i = start; i < Math.min(start + 500, total); i++) {
       const webhookId = hooks[i % 20];
-      rows.push(`(?, ?, ?, 'agent.created', 'pending', ?, 0, 5, ?, 'scheduled', ?)`);
+      const base = values.length;
+      rows.push(
+        `($${base + 1}, $${base + 2}, $${base + 3}, 'agent.created', 'pending', $${base + 4}, 0, 5, $${base + 5}, 'scheduled', $${base + 6})`,
+      );
       values.push(
         newDeliveryId(),
         webhookId,

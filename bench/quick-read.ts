@@ -17,7 +17,7 @@ try {
   const [acme] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
   await app.sql(
     `INSERT INTO roles (company_id, title, is_owner, created_at, updated_at)
-    SELECT ?, 'Quick role ' || g, false, now() - g * interval '1 minute', now() FROM generate_series(1, 200) g`,
+    SELECT $1, 'Quick role ' || g, false, now() - g * interval '1 minute', now() FROM generate_series(1, 200) g`,
     [acme.id],
   );
   const auth = { authorization: `Bearer ${token}` };

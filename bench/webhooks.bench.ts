@@ -230,12 +230,12 @@ async function oneEndpoint(rate: number) {
     const id = await c.hook(c.owner, 'One endpoint', receiver.url);
     const load = await openLoop(rate, SECONDS, (i) => c.createAgent(c.owner, `Rate ${i}`));
     const committed = (
-      await c.app.sql<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ?', [id])
+      await c.app.sql<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1', [id])
     )[0].n;
     const arrived = await receiver.waitFor(committed, 120_000);
     await sleep(1000);
     const [{ pending }] = await c.app.sql<{ pending: number }>(
-      "SELECT count(*)::int AS pending FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending'",
+      "SELECT count(*)::int AS pending FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending'",
       [id],
     );
     const latency = firstAttemptMs(arrived.filter((r) => r.headers['x-webhook-attempt'] === '1'));
@@ -344,7 +344,10 @@ async function peer() {
           contact: null,
         });
         const id = newDeliveryId();
-        rows.push(`(?, ?, ?, 'agent.created', 'pending', ?, 0, 5, ?, 'scheduled', ?)`);
+        const base = values.length;
+        rows.push(
+          `($${base + 1}, $${base + 2}, $${base + 3}, 'agent.created', 'pending', $${base + 4}, 0, 5, $${base + 5}, 'scheduled', $${base + 6})`,
+        );
         values.push(id, hook.id, company, payload, now, now);
         jobs.push({ deliveryId: id, event: 'agent.created', url: hook.url, secret: hook.secret, payload });
       }
@@ -402,7 +405,7 @@ async function peer() {
       token: owner,
       body: { title: 'Paced', url: `${receiver.url}/sb-paced`, events: ['agent.created'] },
     });
-    for (const hook of hooks) await app.sql('UPDATE webhooks SET active = false WHERE id = ?', [hook.id]);
+    for (const hook of hooks) await app.sql('UPDATE webhooks SET active = false WHERE id = $1', [hook.id]);
     const sbPaced = await paced(
       '/sb-paced',
       () =>

@@ -17,7 +17,7 @@ let hookId: number;
 const performanceEvents = async () =>
   (
     await app.sql<{ payload: string }>(
-      "SELECT payload FROM webhook_deliveries WHERE webhook_id = ? AND event = 'agent.performance' ORDER BY created_at, id",
+      "SELECT payload FROM webhook_deliveries WHERE webhook_id = $1 AND event = 'agent.performance' ORDER BY created_at, id",
       [hookId],
     )
   )
@@ -36,10 +36,10 @@ before(async () => {
   });
   agentId = Number(agent.body.data.id);
   const [number] = await app.sql(
-    'SELECT id, phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id DESC LIMIT 1',
+    'SELECT id, phone_no FROM phone_numbers WHERE company_id = $1 ORDER BY id DESC LIMIT 1',
     [account.companyId],
   );
-  await app.sql('UPDATE phone_numbers SET chatbot_agent_id = ? WHERE id = ?', [agentId, number.id]);
+  await app.sql('UPDATE phone_numbers SET chatbot_agent_id = $1 WHERE id = $2', [agentId, number.id]);
   options = { url: app.url, accountSid: account.sid, authToken: account.authToken, number: number.phone_no };
   const hook = await app.graphql(
     'mutation ($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } } }',
@@ -48,7 +48,7 @@ before(async () => {
   );
   hookId = hook.body.data.createWebhook.webhook.id;
   // Inactive webhooks record nothing: switch it on without a receiver (deliveries stay pending, which is all this test reads).
-  await app.sql('UPDATE webhooks SET active = true WHERE id = ?', [hookId]);
+  await app.sql('UPDATE webhooks SET active = true WHERE id = $1', [hookId]);
 });
 after(() => app?.close());
 

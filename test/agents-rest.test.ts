@@ -54,7 +54,7 @@ describe('AI agents over REST', () => {
     assert.deepEqual([off.body.data.active, off.body.data.online], [false, false]);
     const refused = await api('PUT', `/api/agents/${id}/status`, { online: true });
     assert.equal(refused.status, 422);
-    const [row] = await app.sql('SELECT name, active, online FROM agents WHERE id = ?', [Number(id)]);
+    const [row] = await app.sql('SELECT name, active, online FROM agents WHERE id = $1', [Number(id)]);
     assert.deepEqual(row, { name: 'Rest Agent 2', active: false, online: false });
   });
 

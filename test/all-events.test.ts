@@ -62,10 +62,10 @@ describe('every event from a real operation', () => {
     await app.request('PUT', `/api/agents/${agent.id}/status`, { token, body: { online: true } });
     const account = await app.providerAccount();
     const [number] = await app.sql(
-      'SELECT id, phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id DESC LIMIT 1',
+      'SELECT id, phone_no FROM phone_numbers WHERE company_id = $1 ORDER BY id DESC LIMIT 1',
       [account.companyId],
     );
-    await app.sql('UPDATE phone_numbers SET chatbot_agent_id = ? WHERE id = ?', [agent.id, number.id]);
+    await app.sql('UPDATE phone_numbers SET chatbot_agent_id = $1 WHERE id = $2', [agent.id, number.id]);
     const options = { url: app.url, accountSid: account.sid, authToken: account.authToken, number: number.phone_no };
 
     // Calls (with a booking and a transfer), then a miss that pulls the answer rate under a strict threshold.
@@ -112,12 +112,12 @@ describe('every event from a real operation', () => {
       token,
       body: { title: 'Gone', url: `${gone.url}/gone`, events: ['agent.created'] },
     });
-    await app.sql("UPDATE webhooks SET failing_since = now() - interval '3 days' WHERE id = ?", [failing.id]);
+    await app.sql("UPDATE webhooks SET failing_since = now() - interval '3 days' WHERE id = $1", [failing.id]);
     await app.request('POST', '/api/agents', { token, body: { name: 'Watched by operators' } });
     const exhausted = await eventually(
       async () =>
         (
-          await app.sql("SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND status = 'failed'", [failing.id])
+          await app.sql("SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'failed'", [failing.id])
         )[0],
       20_000,
       'the delivery exhausted',
@@ -164,7 +164,7 @@ describe('every event from a real operation', () => {
     assert.deepEqual([...new Set(live.map((e) => e.type))].sort(), EVENT_NAMES.map(graphqlName).sort());
 
     // One call's events, on the subscription, in the order they happened.
-    const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [transferred]);
+    const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = $1', [transferred]);
     assert.deepEqual(
       live.filter((e) => e.data.call_id === String(call.id)).map((e) => e.type),
       ['call_started', 'call_answered', 'call_transferred', 'call_ended'],

@@ -46,7 +46,7 @@ describe('Apollo Client: the normalized cache stays right without refetching', (
   it("a booking moves the cached dashboard row's appointment, and the cached details of the same call", async () => {
     const account = await app.providerAccount();
     const [{ phone_no: number }] = await app.sql(
-      'SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1',
+      'SELECT phone_no FROM phone_numbers WHERE company_id = $1 ORDER BY id LIMIT 1',
       [account.companyId],
     );
     const sid = await playScenario('inbound-call', {
@@ -56,7 +56,7 @@ describe('Apollo Client: the normalized cache stays right without refetching', (
       number,
       book: true,
     });
-    const [{ id }] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [sid]);
+    const [{ id }] = await app.sql('SELECT id FROM calls WHERE provider_call_id = $1', [sid]);
 
     const { data } = await client.query<{
       appointmentCalls: { records: Array<{ id: number; appointmentAt: string }> };
@@ -127,7 +127,7 @@ describe('Apollo Client: the normalized cache stays right without refetching', (
     }>({ query: WEBHOOKS })!;
     assert.equal(list.webhooks.records[0].title, 'Cached hook');
     const [{ n }] = await app.sql<{ n: number }>(
-      'SELECT count(*)::int AS n FROM webhooks w JOIN companies c ON c.id = w.company_id WHERE c.name = ?',
+      'SELECT count(*)::int AS n FROM webhooks w JOIN companies c ON c.id = w.company_id WHERE c.name = $1',
       ['Acme Agency'],
     );
     assert.equal(list.webhooks.pagination.total, n);

@@ -139,7 +139,7 @@ describe('the provider account', () => {
   it('is the Owner role alone: a Supervisor with every grantable permission is refused', async () => {
     const supervisor = await app.login('supervisor@acme.test');
     const [before] = await app.sql(
-      'SELECT account_sid, auth_token_sealed FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = ?',
+      'SELECT account_sid, auth_token_sealed FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = $1',
       ['Acme Agency'],
     );
     const res = await set(supervisor, `AC${'a'.repeat(32)}`, 'f'.repeat(32));
@@ -150,7 +150,7 @@ describe('the provider account', () => {
       'FORBIDDEN',
     );
     const [after] = await app.sql(
-      'SELECT account_sid, auth_token_sealed FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = ?',
+      'SELECT account_sid, auth_token_sealed FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = $1',
       ['Acme Agency'],
     );
     assert.deepEqual(after, before);

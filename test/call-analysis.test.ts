@@ -31,7 +31,7 @@ before(async () => {
     })
   ).body.data;
   account = await app.providerAccount();
-  [{ phone_no: ours }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [
+  [{ phone_no: ours }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = $1 ORDER BY id LIMIT 1', [
     account.companyId,
   ]);
 });
@@ -45,14 +45,14 @@ const callback = async (path: string, params: Record<string, string>) =>
 const analysedEvents = async (callId: number) =>
   (
     await app.sql<{ n: number }>(
-      "SELECT count(*)::int AS n FROM events WHERE type = 'call.analyzed' AND ? = ANY(subjects)",
+      "SELECT count(*)::int AS n FROM events WHERE type = 'call.analyzed' AND $1 = ANY(subjects)",
       [`call:${callId}`],
     )
   )[0].n;
 const callOf = async (sid: string) =>
   (
     await app.sql(
-      'SELECT id, summary, successful, custom_analysis, sentiment, analyzed_at FROM calls WHERE provider_call_id = ?',
+      'SELECT id, summary, successful, custom_analysis, sentiment, analyzed_at FROM calls WHERE provider_call_id = $1',
       [sid],
     )
   )[0];
@@ -228,7 +228,7 @@ describe('call.analyzed', () => {
         "SELECT c.id FROM calls c JOIN companies co ON co.id = c.company_id WHERE co.name <> 'Acme Agency' ORDER BY c.id LIMIT 1",
       );
       const [{ id: ended }] = await app.sql(
-        "SELECT id FROM calls WHERE company_id = ? AND status = 'completed' ORDER BY id LIMIT 1",
+        "SELECT id FROM calls WHERE company_id = $1 AND status = 'completed' ORDER BY id LIMIT 1",
         [account.companyId],
       );
       const viewer = await app.userWith(['view-ai-dashboard']);

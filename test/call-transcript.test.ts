@@ -26,7 +26,7 @@ const clients: Client[] = [];
 before(async () => {
   app = await startTestApp();
   account = await app.providerAccount();
-  [{ phone_no: ours }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [
+  [{ phone_no: ours }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = $1 ORDER BY id LIMIT 1', [
     account.companyId,
   ]);
   second = await startService(
@@ -85,7 +85,7 @@ describe('live transcripts', () => {
     const call = { AccountSid: account.sid, CallSid: sid, From: '+14155550142', To: ours, Direction: 'inbound' };
     for (const status of ['initiated', 'in-progress'])
       assert.equal(await callback('status', { ...call, CallStatus: status }), 204);
-    const [{ id }] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [sid]);
+    const [{ id }] = await app.sql('SELECT id FROM calls WHERE provider_call_id = $1', [sid]);
     const sub = subscribe(second.url, token, toBase64Id(id));
     await eventually(async () => (second.services.live.size === 1 ? true : undefined), 5000, 'the subscription');
 
@@ -123,7 +123,7 @@ describe('live transcripts', () => {
     assert.ok(!(await listed(await app.login('owner@gamma.test'))).includes(id));
     assert.equal(await callback('status', { ...call, CallStatus: 'completed', CallDuration: '20' }), 204);
     assert.ok(!(await listed(token)).includes(id));
-    const events = await app.sql<{ type: string }>('SELECT type FROM events WHERE ? = ANY(subjects) ORDER BY id', [
+    const events = await app.sql<{ type: string }>('SELECT type FROM events WHERE $1 = ANY(subjects) ORDER BY id', [
       `call:${id}`,
     ]);
     assert.deepEqual(
@@ -140,7 +140,7 @@ describe('live transcripts', () => {
       authToken: account.authToken,
       number: ours,
     });
-    const [{ id }] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [sid]);
+    const [{ id }] = await app.sql('SELECT id FROM calls WHERE provider_call_id = $1', [sid]);
     const owner = await app.login('owner@acme.test');
     const turns = await app.graphql(
       'query($id: ID!) { callTranscriptTurns(callId: $id) { sequence speaker } }',

@@ -149,7 +149,7 @@ before(async () => {
   app = await startTestApp({ LOG_LEVEL: 'info' }, { logs });
   const { companyId, ...acme } = await app.providerAccount();
   account = acme;
-  [{ phone_no: ours }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [
+  [{ phone_no: ours }] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = $1 ORDER BY id LIMIT 1', [
     companyId,
   ]);
 });

@@ -14,7 +14,7 @@ let hook: { id: number; secret: string };
 
 const delivered = async (event: string, filter: (data: Record<string, unknown>) => boolean) => {
   const rows = await app.sql<{ payload: string }>(
-    'SELECT payload FROM webhook_deliveries WHERE webhook_id = ? AND event = ?',
+    'SELECT payload FROM webhook_deliveries WHERE webhook_id = $1 AND event = $2',
     [hook.id, event],
   );
   return rows.map((r) => JSON.parse(r.payload).data).filter(filter);
@@ -114,7 +114,7 @@ describe('dialer campaigns and leads', () => {
   it("refuses bad input and other companies' records, changing nothing", async () => {
     const [gamma] = await app.sql("SELECT id FROM companies WHERE name = 'Gamma Solar'");
     const [foreign] = await app.sql(
-      "INSERT INTO campaigns (company_id, name, status, created_at, updated_at) VALUES (?, 'Theirs', 'draft', now(), now()) RETURNING id",
+      "INSERT INTO campaigns (company_id, name, status, created_at, updated_at) VALUES ($1, 'Theirs', 'draft', now(), now()) RETURNING id",
       [gamma.id],
     );
     const before = await app.fingerprint();

@@ -23,23 +23,23 @@ before(async () => {
   await app.sql(
     `INSERT INTO calls (company_id, from_number, to_number, started_at, duration_seconds, status, direction,
       appointment_at, tags, custom_fields, created_at, updated_at)
-    SELECT ?, '+1212555' || lpad(g::text, 4, '0'), '+14155550000', ${at('')}, 60, 'completed', 'inbound',
+    SELECT $1, '+1212555' || lpad(g::text, 4, '0'), '+14155550000', ${at('')}, 60, 'completed', 'inbound',
       ${at('')} + interval '2 days', '[]', '{}', now(), now() FROM generate_series(1, 40) g`,
     [acme],
   );
   await app.sql(
-    `INSERT INTO phone_numbers (company_id, phone_no, created_at, updated_at) SELECT ?, '+1303555' || ` +
+    `INSERT INTO phone_numbers (company_id, phone_no, created_at, updated_at) SELECT $1, '+1303555' || ` +
       `lpad(g::text, 4, '0'), ${at('')}, now() FROM generate_series(1, 40) g`,
     [acme],
   );
   await app.sql(
     `INSERT INTO spam_protected_numbers (company_id, type, pnumber, renews_at, created_at, updated_at) ` +
-      `SELECT ?, 'Custom', '+1404555' || lpad(g::text, 4, '0'), now() + interval '30 days', ${at('')}, ` +
+      `SELECT $1, 'Custom', '+1404555' || lpad(g::text, 4, '0'), now() + interval '30 days', ${at('')}, ` +
       `now() FROM generate_series(1, 40) g`,
     [acme],
   );
   await app.sql(
-    `INSERT INTO workflows (company_id, name, created_at, updated_at) SELECT ?, 'Cursor flow ' || g, ${at('')}, now() FROM generate_series(1, 40) g`,
+    `INSERT INTO workflows (company_id, name, created_at, updated_at) SELECT $1, 'Cursor flow ' || g, ${at('')}, now() FROM generate_series(1, 40) g`,
     [acme],
   );
 });
@@ -128,7 +128,7 @@ describe('cursors walk the long lists as the page numbers do', () => {
   it("another company's cursor reads only the caller's own rows", async () => {
     const cursor = (await pageOf(LISTS[1], 'perPage: 5')).body.data.phoneNumbers.nextCursor;
     const acmeNumbers = new Set(
-      (await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ?', [acme])).map((r) => r.phone_no),
+      (await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = $1', [acme])).map((r) => r.phone_no),
     );
     const res = await app.graphql(
       `{ phoneNumbers(after: "${cursor}", perPage: 100) { records { phoneNo } } }`,

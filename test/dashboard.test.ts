@@ -32,8 +32,8 @@ const appointments = (query: string, token = owner) =>
 /** Appointment calls of a company whose start falls in [start, end), computed by PostgreSQL. */
 async function expectedIds(company: number, startSql: string, endSql: string): Promise<number[]> {
   const rows = await app.sql(
-    `WITH z AS (SELECT time_zone AS tz FROM companies WHERE id = ?)
-     SELECT c.id FROM calls c, z WHERE c.company_id = ? AND c.appointment_at IS NOT NULL
+    `WITH z AS (SELECT time_zone AS tz FROM companies WHERE id = $1)
+     SELECT c.id FROM calls c, z WHERE c.company_id = $2 AND c.appointment_at IS NOT NULL
        AND c.started_at >= (${startSql}) AND c.started_at < (${endSql}) ORDER BY c.started_at DESC, c.id DESC`,
     [company, company],
   );
@@ -72,7 +72,7 @@ describe('GET /api/ai/dashboard/appointments', () => {
     assert.equal(typeof row.recording_available, 'boolean');
     const [db] = await app.sql(
       `SELECT to_char(c.started_at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS') AS local, ` +
-        `a.name FROM calls c LEFT JOIN agents a ON a.id = c.agent_id WHERE c.id = ?`,
+        `a.name FROM calls c LEFT JOIN agents a ON a.id = c.agent_id WHERE c.id = $1`,
       [row.id],
     );
     assert.equal(row.call_datetime, db.local);
@@ -152,14 +152,14 @@ describe('GET /api/ai/dashboard/appointments', () => {
     const all = (await appointments(base)).body.data.records;
     assert.deepEqual((await appointments(`${base}&agent_id=All`)).body.data.records, all);
     const [agent] = await app.sql(
-      'SELECT a.id, a.name FROM calls c JOIN agents a ON a.id = c.agent_id WHERE c.id = ?',
+      'SELECT a.id, a.name FROM calls c JOIN agents a ON a.id = c.agent_id WHERE c.id = $1',
       [all[0].id],
     );
     for (const raw of [String(agent.id), toBase64Id(agent.id), app.running.services.ids.encrypt('agent', agent.id)]) {
       const rows = (await appointments(`${base}&agent_id=${encodeURIComponent(raw)}`)).body.data.records;
       assert.ok(rows.length > 0 && rows.every((r: any) => r.agent_name === agent.name), raw);
     }
-    const [foreignAgent] = await app.sql('SELECT id FROM agents WHERE company_id = ? LIMIT 1', [ids['Gamma Solar']]);
+    const [foreignAgent] = await app.sql('SELECT id FROM agents WHERE company_id = $1 LIMIT 1', [ids['Gamma Solar']]);
     const foreign = await appointments(`${base}&agent_id=${foreignAgent.id}`);
     assert.equal(foreign.status, 404);
     assert.deepEqual(foreign.body, { success: false, message: 'Agent not found.' });
@@ -205,12 +205,12 @@ describe('summary, call details, local presence', () => {
     const res = await app.request('GET', '/api/ai/dashboard/summary?date_range=Last%2030%20Days', { token: owner });
     assert.equal(res.status, 200);
     const [want] = await app.sql(
-      `WITH z AS (SELECT time_zone AS tz FROM companies WHERE id = ?)
+      `WITH z AS (SELECT time_zone AS tz FROM companies WHERE id = $1)
        SELECT count(*)::int AS calls, count(*) FILTER (WHERE appointment_at IS NOT NULL)::int AS appointments,
               count(*) FILTER (WHERE status = 'completed' AND duration_seconds > 0)::int AS answered,
               coalesce(round(avg(duration_seconds)), 0)::int AS average,
               count(*) FILTER (WHERE sentiment = 'positive')::int AS positive
-       FROM calls c, z WHERE company_id = ? AND started_at >= ${at(`${LOCAL_TODAY} - interval '29 days'`)} AND started_at < ${NOW}`,
+       FROM calls c, z WHERE company_id = $2 AND started_at >= ${at(`${LOCAL_TODAY} - interval '29 days'`)} AND started_at < ${NOW}`,
       [ids['Acme Agency'], ids['Acme Agency']],
     );
     const data = res.body.data;
@@ -226,7 +226,7 @@ describe('summary, call details, local presence', () => {
       200,
     );
     const [agent] = await app.sql(
-      'SELECT a.name FROM calls c JOIN agents a ON a.id = c.agent_id WHERE c.company_id = ? LIMIT 1',
+      'SELECT a.name FROM calls c JOIN agents a ON a.id = c.agent_id WHERE c.company_id = $1 LIMIT 1',
       [ids['Acme Agency']],
     );
     const searched = await app.request(
@@ -235,8 +235,8 @@ describe('summary, call details, local presence', () => {
       { token: owner },
     );
     const [byAgent] = await app.sql(
-      `WITH z AS (SELECT time_zone AS tz FROM companies WHERE id = ?)
-       SELECT count(*)::int AS n FROM calls c JOIN agents a ON a.id = c.agent_id, z WHERE c.company_id = ? AND a.name ILIKE ?
+      `WITH z AS (SELECT time_zone AS tz FROM companies WHERE id = $1)
+       SELECT count(*)::int AS n FROM calls c JOIN agents a ON a.id = c.agent_id, z WHERE c.company_id = $2 AND a.name ILIKE $3
          AND c.started_at >= ${at(`date_trunc('year', ${NOW} AT TIME ZONE z.tz) - interval '1 year'`)}
          AND c.started_at < ${at(`date_trunc('year', ${NOW} AT TIME ZONE z.tz)`)}`,
       [ids['Acme Agency'], ids['Acme Agency'], `%${agent.name}%`],
@@ -246,7 +246,7 @@ describe('summary, call details, local presence', () => {
 
   it('returns one call with transcript, recording and custom fields, in any id form; others 404', async () => {
     const [call] = await app.sql(
-      'SELECT id, transcript, custom_fields FROM calls WHERE company_id = ? AND transcript IS NOT NULL LIMIT 1',
+      'SELECT id, transcript, custom_fields FROM calls WHERE company_id = $1 AND transcript IS NOT NULL LIMIT 1',
       [ids['Acme Agency']],
     );
     for (const raw of [String(call.id), toBase64Id(call.id), app.running.services.ids.encrypt('call', call.id)]) {
@@ -255,7 +255,7 @@ describe('summary, call details, local presence', () => {
       assert.equal(res.body.data.transcript, call.transcript);
       assert.deepEqual(res.body.data.custom_fields, call.custom_fields, 'free keys are kept as they are');
     }
-    const [betaCall] = await app.sql('SELECT id FROM calls WHERE company_id = ? LIMIT 1', [ids['Beta Clinic']]);
+    const [betaCall] = await app.sql('SELECT id FROM calls WHERE company_id = $1 LIMIT 1', [ids['Beta Clinic']]);
     assert.equal(
       (await app.request('GET', `/api/ai/dashboard/calls/${betaCall.id}`, { token: owner })).status,
       200,
@@ -320,7 +320,7 @@ describe('summary, call details, local presence', () => {
       data: { new_value: 'Unassigned' },
     });
     const settings = async () =>
-      (await app.sql('SELECT settings FROM companies WHERE id = ?', [ids['Gamma Solar']]))[0].settings;
+      (await app.sql('SELECT settings FROM companies WHERE id = $1', [ids['Gamma Solar']]))[0].settings;
     assert.equal((await settings()).numberAiLocalPresence, 'Unassigned');
     assert.equal((await settings()).minCarriersToFlag, 3, 'other settings are kept');
     for (const body of [{}, { number_ai_local_presence: 'Some' }, { number_ai_local_presence: 1 }]) {

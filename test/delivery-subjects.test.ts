@@ -49,7 +49,7 @@ describe('deliveries by subject', () => {
     });
     assert.equal(contact.status, 201, contact.text);
     const contactId = contact.body.data.id;
-    await app.sql('UPDATE calls SET contact_id = ? WHERE id = ?', [contactId, call.id]);
+    await app.sql('UPDATE calls SET contact_id = $1 WHERE id = $2', [contactId, call.id]);
     const booked = await app.request('PUT', `/api/ai/dashboard/calls/${call.id}/appointment`, {
       token: owner,
       body: { appointment_at: '2026-12-03T15:00:00Z' },
@@ -104,7 +104,7 @@ describe('deliveries by subject', () => {
     await receiver.waitFor(1, 10_000, (r) => r.headers['webhook-id'] === again.id);
     await eventually(
       async () =>
-        (await app.sql('SELECT status FROM webhook_deliveries WHERE id = ?', [again.id]))[0].status === 'succeeded'
+        (await app.sql('SELECT status FROM webhook_deliveries WHERE id = $1', [again.id]))[0].status === 'succeeded'
           ? true
           : undefined,
       10_000,

@@ -46,7 +46,7 @@ describe('a document run again runs compiled, with the same answers', () => {
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body, { data: { updateWebhook: { title, url: ORIGINAL_URL } } });
     }
-    const [row] = await app.sql<{ title: string; url: string }>('SELECT title, url FROM webhooks WHERE title = ?', [
+    const [row] = await app.sql<{ title: string; url: string }>('SELECT title, url FROM webhooks WHERE title = $1', [
       'Third',
     ]);
     assert.deepEqual({ ...row }, { title: 'Third', url: ORIGINAL_URL });
@@ -56,7 +56,7 @@ describe('a document run again runs compiled, with the same answers', () => {
     const query =
       'mutation Defaulted($id: ID!, $title: String = "From the default") { updateWebhook(id: $id, input: { title: $title }) { title url } }';
     for (let i = 0; i < 3; i++) {
-      await app.sql('UPDATE webhooks SET title = ? WHERE url = ?', [`Reset ${i}`, ORIGINAL_URL]);
+      await app.sql('UPDATE webhooks SET title = $1 WHERE url = $2', [`Reset ${i}`, ORIGINAL_URL]);
       const res = await send({ query, variables: { id: hookId } });
       assert.deepEqual(res.body, { data: { updateWebhook: { title: 'From the default', url: ORIGINAL_URL } } });
     }

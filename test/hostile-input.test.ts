@@ -180,7 +180,7 @@ describe('hostile input to every route of the table', () => {
       body: { trigger_config: graph },
     });
     assert.equal(saved.status, 200, saved.text);
-    const [row] = await app.sql('SELECT trigger_config FROM workflows WHERE builder_id = ?', [
+    const [row] = await app.sql('SELECT trigger_config FROM workflows WHERE builder_id = $1', [
       Number(Buffer.from(builder, 'base64').toString()),
     ]);
     assert.deepEqual(row.trigger_config, {
@@ -422,7 +422,7 @@ describe('closed sets', () => {
       );
       assert.deepEqual(viaGraphql.body.data.callDetails, { status: 'in_progress', direction: 'inbound' });
     } finally {
-      await app.sql('DELETE FROM calls WHERE id = ?', [id]);
+      await app.sql('DELETE FROM calls WHERE id = $1', [id]);
     }
   });
 });

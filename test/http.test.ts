@@ -50,7 +50,7 @@ describe('the error model over HTTP', () => {
         } else req.end(body);
       });
     const json = (title: string) => Buffer.from(JSON.stringify({ title }));
-    const title = async () => (await app.sql('SELECT title FROM roles WHERE id = ?', [id]))[0].title;
+    const title = async () => (await app.sql('SELECT title FROM roles WHERE id = $1', [id]))[0].title;
     const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json('Bom role')]);
     const bom = await put(withBom, {
       'content-type': 'application/json; charset=UTF-8',
@@ -131,7 +131,7 @@ describe('the error model over HTTP', () => {
       body: { title: 'Plain', is_owner: true, isOwner: true, company_id: 3 },
     });
     assert.equal(res.status, 201);
-    const [row] = await app.sql('SELECT is_owner, company_id FROM roles WHERE id = ?', [res.body.data.id]);
+    const [row] = await app.sql('SELECT is_owner, company_id FROM roles WHERE id = $1', [res.body.data.id]);
     assert.equal(row.is_owner, false);
     const [acme] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
     assert.equal(row.company_id, acme.id);

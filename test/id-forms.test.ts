@@ -18,7 +18,7 @@ before(async () => {
 after(() => app.close());
 
 const first = async (table: string, company: string, extra = 'true') =>
-  (await app.sql(`SELECT id FROM ${table} WHERE company_id = ? AND ${extra} ORDER BY id LIMIT 1`, [ids[company]]))[0]
+  (await app.sql(`SELECT id FROM ${table} WHERE company_id = $1 AND ${extra} ORDER BY id LIMIT 1`, [ids[company]]))[0]
     .id as number;
 const encrypted = (kind: string, id: number) => app.running.services.ids.encrypt(kind, id);
 
@@ -131,7 +131,7 @@ describe('id forms on every id-taking route', () => {
     const created = await app.request('POST', '/api/roles', { token: owner, body: { title: 'Temp' } });
     const del = await app.request('DELETE', `/api/roles/${toBase64Id(created.body.data.id)}`, { token: owner });
     assert.equal(del.status, 200);
-    const [w] = await app.sql('SELECT id, builder_id FROM workflows WHERE company_id = ? LIMIT 1', [
+    const [w] = await app.sql('SELECT id, builder_id FROM workflows WHERE company_id = $1 LIMIT 1', [
       ids['Acme Agency'],
     ]);
     assert.equal(

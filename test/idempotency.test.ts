@@ -26,7 +26,7 @@ after(async () => {
 const post = (path: string, body: unknown, key?: string, token = owner) =>
   app.request('POST', path, { token, body, headers: key === undefined ? {} : { 'idempotency-key': key } });
 const campaignsNamed = async (name: string) =>
-  (await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM campaigns WHERE name = ?', [name]))[0].n;
+  (await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM campaigns WHERE name = $1', [name]))[0].n;
 const uniqueKey = () => `key-${crypto.randomUUID()}`;
 
 describe('Idempotency-Key', () => {
@@ -75,7 +75,7 @@ describe('Idempotency-Key', () => {
     const key = uniqueKey();
     const refused = await post('/api/campaigns', { name: '' }, key);
     assert.equal(refused.status, 422);
-    assert.equal((await app.sql('SELECT count(*)::int AS n FROM idempotency_keys WHERE key = ?', [key]))[0].n, 0);
+    assert.equal((await app.sql('SELECT count(*)::int AS n FROM idempotency_keys WHERE key = $1', [key]))[0].n, 0);
     // The same (bad) request again is judged again, and a key's first success is what it keeps.
     assert.equal((await post('/api/campaigns', { name: '' }, key)).status, 422);
   });
@@ -98,7 +98,7 @@ describe('Idempotency-Key', () => {
     });
     assert.equal(login.status, 200, 'sign-in takes no key');
 
-    await app.sql("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = ?", [key]);
+    await app.sql("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = $1", [key]);
     const later = await post('/api/campaigns', { name: 'Shared key' }, key);
     assert.equal(later.status, 201);
     assert.equal(later.headers.get('idempotent-replayed'), null);
@@ -117,10 +117,10 @@ describe('Idempotency-Key', () => {
     const again = await rename('Renamed once');
     assert.equal(again.text, first.text);
     assert.equal(again.headers.get('idempotent-replayed'), 'true');
-    assert.equal((await app.sql('SELECT title FROM roles WHERE id = ?', [id]))[0].title, 'Renamed once');
+    assert.equal((await app.sql('SELECT title FROM roles WHERE id = $1', [id]))[0].title, 'Renamed once');
     // A refused rename (a title another role has) keeps nothing under a new key, and changes nothing.
     const [{ title: taken }] = await app.sql(
-      "SELECT r.title FROM roles r JOIN companies c ON c.id = r.company_id WHERE c.name = 'Acme Agency' AND r.id <> ? ORDER BY r.id LIMIT 1",
+      "SELECT r.title FROM roles r JOIN companies c ON c.id = r.company_id WHERE c.name = 'Acme Agency' AND r.id <> $1 ORDER BY r.id LIMIT 1",
       [id],
     );
     const clash = await app.request('PUT', `/api/roles/${id}`, {
@@ -129,7 +129,7 @@ describe('Idempotency-Key', () => {
       headers: { 'idempotency-key': uniqueKey() },
     });
     assert.ok(clash.status === 409 || clash.status === 422, clash.text);
-    assert.equal((await app.sql('SELECT title FROM roles WHERE id = ?', [id]))[0].title, 'Renamed once');
+    assert.equal((await app.sql('SELECT title FROM roles WHERE id = $1', [id]))[0].title, 'Renamed once');
   });
 
   it('twenty retries at once write once: each gets the answer or 409 while the first is in progress', async () => {
@@ -149,7 +149,7 @@ describe('Idempotency-Key', () => {
         'A request with this Idempotency-Key is still in progress. Retry once it has finished.',
       );
     assert.equal(await campaignsNamed('Twenty at once'), 1);
-    const [{ id }] = await app.sql('SELECT id FROM campaigns WHERE name = ?', ['Twenty at once']);
+    const [{ id }] = await app.sql('SELECT id FROM campaigns WHERE name = $1', ['Twenty at once']);
     assert.equal(JSON.parse(created[0].text).data.id, id);
   });
 
@@ -222,7 +222,7 @@ describe('Idempotency-Key', () => {
       // The write and its kept answer commit together; the moment they are visible, the process dies.
       await eventually(
         async () =>
-          (await app.sql('SELECT count(*)::int AS n FROM idempotency_keys WHERE key = ?', [key]))[0].n === 1
+          (await app.sql('SELECT count(*)::int AS n FROM idempotency_keys WHERE key = $1', [key]))[0].n === 1
             ? true
             : undefined,
         10_000,
@@ -240,7 +240,7 @@ describe('Idempotency-Key', () => {
       });
       assert.equal(retry.status, 201);
       assert.equal(retry.headers.get('idempotent-replayed'), 'true');
-      const [{ id }] = await app.sql('SELECT id FROM campaigns WHERE name = ?', ['Killed before answering']);
+      const [{ id }] = await app.sql('SELECT id FROM campaigns WHERE name = $1', ['Killed before answering']);
       assert.equal((await retry.json()).data.id, id);
       assert.equal(await campaignsNamed('Killed before answering'), 1);
     } finally {

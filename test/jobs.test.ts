@@ -82,7 +82,7 @@ describe('jobs on MongoDB', {
       );
       await eventually(async () => {
         const [row] = await app.sql(
-          "SELECT status FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'",
+          "SELECT status FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'succeeded'",
           [hook.body.data.id],
         );
         return row;

@@ -193,7 +193,7 @@ describe('npm run listen', () => {
       const { webhookId } = await ready(command);
       // Gamma cannot answer for Acme's session.
       await app.sql(
-        "INSERT INTO listen_exchanges (key, webhook_id, company_id, request) SELECT 'lx_acme', ?, company_id, '{}' FROM webhooks WHERE id = ?",
+        "INSERT INTO listen_exchanges (key, webhook_id, company_id, request) SELECT 'lx_acme', $1, company_id, '{}' FROM webhooks WHERE id = $2",
         [webhookId, webhookId],
       );
       const gamma = await app.login('owner@gamma.test');
@@ -208,7 +208,7 @@ describe('npm run listen', () => {
       const again = await app.graphql('mutation { answerListenDelivery(key: "lx_acme", status: 200) }', {}, token);
       assert.equal(again.body.errors[0].extensions.code, 'CONFLICT');
 
-      await app.sql("UPDATE listen_sessions SET alive_until = now() - interval '1 second' WHERE webhook_id = ?", [
+      await app.sql("UPDATE listen_sessions SET alive_until = now() - interval '1 second' WHERE webhook_id = $1", [
         webhookId,
       ]);
       await app.running.services.deliverer.reconcile();

@@ -23,7 +23,7 @@ after(() => app.close());
 const sim = () => app.running.simulator!;
 const post = (path: string, body: unknown, token = owner) => app.request('POST', path, { token, body });
 const numberRow = async (phoneNo: string) =>
-  (await app.sql('SELECT * FROM phone_numbers WHERE phone_no = ?', [phoneNo]))[0];
+  (await app.sql('SELECT * FROM phone_numbers WHERE phone_no = $1', [phoneNo]))[0];
 const balance = async (token = owner) =>
   (await app.graphql('{ telcoAccount { balance accountSid } }', {}, token)).body.data.telcoAccount;
 
@@ -74,7 +74,7 @@ describe('available numbers and purchase', () => {
     assert.deepEqual(second.body, { success: false, message: 'This purchase token has already been used.' });
     assert.deepEqual(await balance(), before);
     assert.equal(
-      (await app.sql('SELECT count(*)::int AS n FROM phone_numbers WHERE phone_no = ?', [pick.phone_number]))[0].n,
+      (await app.sql('SELECT count(*)::int AS n FROM phone_numbers WHERE phone_no = $1', [pick.phone_number]))[0].n,
       1,
     );
   });
@@ -157,7 +157,7 @@ describe('available numbers and purchase', () => {
       beta,
     );
     assert.deepEqual(ok.body.data.setTelcoAccount, { accountSid: sid, balance: 5, provider: 'telco' });
-    const [stored] = await app.sql('SELECT auth_token_sealed FROM telco_accounts WHERE company_id = ?', [
+    const [stored] = await app.sql('SELECT auth_token_sealed FROM telco_accounts WHERE company_id = $1', [
       ids['Beta Clinic'],
     ]);
     assert.ok(!stored.auth_token_sealed.includes('beta-secret-token'));
@@ -248,7 +248,7 @@ describe('import numbers and campaigns', () => {
     assert.deepEqual(res.body, { success: true, message: 'Messaging campaign imported successfully.' });
     assert.equal(service().inboundRequestUrl, 'https://switchboard.example/api/telco/sms/inbound');
     assert.equal(service().statusCallback, 'https://switchboard.example/api/telco/sms/status');
-    const [row] = await app.sql('SELECT * FROM messaging_campaigns WHERE messaging_service_sid = ?', [
+    const [row] = await app.sql('SELECT * FROM messaging_campaigns WHERE messaging_service_sid = $1', [
       campaign.messaging_service_sid,
     ]);
     assert.equal(row.use_case, 'MARKETING');
@@ -271,7 +271,7 @@ describe('import numbers and campaigns', () => {
 
 describe('PUT /api/phone-numbers/{id}', () => {
   const firstNumber = async (company = 'Acme Agency') =>
-    (await app.sql('SELECT * FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [ids[company]]))[0];
+    (await app.sql('SELECT * FROM phone_numbers WHERE company_id = $1 ORDER BY id LIMIT 1', [ids[company]]))[0];
 
   it('changes only the given fields, answers tendlc as tendlcs, in every id form', async () => {
     const number = await firstNumber();
@@ -362,7 +362,7 @@ describe('PUT /api/phone-numbers/{id}', () => {
 
 describe('chatbot agents', () => {
   it('lists active agents 15 a page with pagination.more, no envelope', async () => {
-    const active = await app.sql('SELECT id, name FROM agents WHERE company_id = ? AND active ORDER BY name, id', [
+    const active = await app.sql('SELECT id, name FROM agents WHERE company_id = $1 AND active ORDER BY name, id', [
       ids['Acme Agency'],
     ]);
     assert.ok(active.length > 15 && active.length <= 30);
@@ -381,14 +381,14 @@ describe('chatbot agents', () => {
     );
     assert.deepEqual(page2.body.pagination, { more: false });
     const inactive = (
-      await app.sql('SELECT name FROM agents WHERE company_id = ? AND NOT active', [ids['Acme Agency']])
+      await app.sql('SELECT name FROM agents WHERE company_id = $1 AND NOT active', [ids['Acme Agency']])
     ).map((r) => r.name);
     assert.ok(inactive.length > 0);
     assert.ok(![...page1.body.results, ...page2.body.results].some((r: any) => inactive.includes(r.text)));
   });
 
   it('filters by q and id', async () => {
-    const [agent] = await app.sql('SELECT id, name FROM agents WHERE company_id = ? AND active ORDER BY id LIMIT 1', [
+    const [agent] = await app.sql('SELECT id, name FROM agents WHERE company_id = $1 AND active ORDER BY id LIMIT 1', [
       ids['Acme Agency'],
     ]);
     const byName = await app.request(
@@ -402,7 +402,7 @@ describe('chatbot agents', () => {
     );
     const byId = await app.request('GET', `/api/phone-numbers/dsi-agents?id=${agent.id}`, { token: owner });
     assert.deepEqual(byId.body, { results: [{ id: String(agent.id), text: agent.name }], pagination: { more: false } });
-    const [foreign] = await app.sql('SELECT id FROM agents WHERE company_id = ? LIMIT 1', [ids['Gamma Solar']]);
+    const [foreign] = await app.sql('SELECT id FROM agents WHERE company_id = $1 LIMIT 1', [ids['Gamma Solar']]);
     assert.deepEqual(
       (await app.request('GET', `/api/phone-numbers/dsi-agents?id=${foreign.id}`, { token: owner })).body.results,
       [],
@@ -411,10 +411,10 @@ describe('chatbot agents', () => {
   });
 
   it('assigns an active agent as chatbot, clears it with null, refuses inactive or foreign agents', async () => {
-    const [number] = await app.sql('SELECT id FROM phone_numbers WHERE company_id = ? ORDER BY id DESC LIMIT 1', [
+    const [number] = await app.sql('SELECT id FROM phone_numbers WHERE company_id = $1 ORDER BY id DESC LIMIT 1', [
       ids['Acme Agency'],
     ]);
-    const [agent] = await app.sql('SELECT id FROM agents WHERE company_id = ? AND active LIMIT 1', [
+    const [agent] = await app.sql('SELECT id FROM agents WHERE company_id = $1 AND active LIMIT 1', [
       ids['Acme Agency'],
     ]);
     const set = await app.request('PUT', `/api/phone-numbers/${number.id}/chatbot`, {
@@ -428,7 +428,7 @@ describe('chatbot agents', () => {
       body: { agent_id: null },
     });
     assert.equal(cleared.body.data.chatbot_agent_id, null);
-    const [inactive] = await app.sql('SELECT id FROM agents WHERE company_id = ? AND NOT active LIMIT 1', [
+    const [inactive] = await app.sql('SELECT id FROM agents WHERE company_id = $1 AND NOT active LIMIT 1', [
       ids['Acme Agency'],
     ]);
     assert.equal(
@@ -440,7 +440,7 @@ describe('chatbot agents', () => {
       ).status,
       422,
     );
-    const [foreign] = await app.sql('SELECT id FROM agents WHERE company_id = ? LIMIT 1', [ids['Gamma Solar']]);
+    const [foreign] = await app.sql('SELECT id FROM agents WHERE company_id = $1 LIMIT 1', [ids['Gamma Solar']]);
     assert.equal(
       (
         await app.request('PUT', `/api/phone-numbers/${number.id}/chatbot`, {
@@ -455,7 +455,7 @@ describe('chatbot agents', () => {
       422,
     );
     assert.equal(
-      (await app.sql('SELECT chatbot_agent_id FROM phone_numbers WHERE id = ?', [number.id]))[0].chatbot_agent_id,
+      (await app.sql('SELECT chatbot_agent_id FROM phone_numbers WHERE id = $1', [number.id]))[0].chatbot_agent_id,
       null,
     );
   });

@@ -19,12 +19,12 @@ after(() => app.close());
 const pipelineId = async (name: string, company = 'Acme Agency') =>
   (
     await app.sql(
-      'SELECT p.id FROM pipelines p JOIN companies c ON c.id = p.company_id WHERE p.name = ? AND c.name = ?',
+      'SELECT p.id FROM pipelines p JOIN companies c ON c.id = p.company_id WHERE p.name = $1 AND c.name = $2',
       [name, company],
     )
   )[0].id as number;
 const stageNames = async (id: number) =>
-  (await app.sql('SELECT name FROM pipeline_stages WHERE pipeline_id = ? ORDER BY position', [id])).map(
+  (await app.sql('SELECT name FROM pipeline_stages WHERE pipeline_id = $1 ORDER BY position', [id])).map(
     (r) => r.name as string,
   );
 
@@ -63,7 +63,7 @@ describe('GET /api/pipeline', () => {
 
   it('clamps per_page to 30 and paginates', async () => {
     for (let i = 0; i < 30; i++) {
-      await app.sql('INSERT INTO pipelines (company_id, name, created_at, updated_at) VALUES (?, ?, now(), now())', [
+      await app.sql('INSERT INTO pipelines (company_id, name, created_at, updated_at) VALUES ($1, $2, now(), now())', [
         acmeId,
         `Zeta ${String(i).padStart(2, '0')}`,
       ]);
@@ -100,7 +100,7 @@ describe('POST /api/pipeline/{id}/stages', () => {
     assert.deepEqual(Object.keys(res.body.data), ['id', 'stage_name', 'pipeline_id']);
     assert.equal(res.body.data.stage_name, 'Churned');
     assert.equal(res.body.data.pipeline_id, toBase64Id(id));
-    const [stage] = await app.sql('SELECT id, position FROM pipeline_stages WHERE name = ? AND pipeline_id = ?', [
+    const [stage] = await app.sql('SELECT id, position FROM pipeline_stages WHERE name = $1 AND pipeline_id = $2', [
       'Churned',
       id,
     ]);
@@ -206,7 +206,7 @@ describe('create pipeline, stages, locations', () => {
     const token = await app.login('supervisor@acme.test');
     await app.sql(
       "DELETE FROM role_permissions WHERE role_id = (SELECT id FROM roles WHERE title = 'Supervisor' AND " +
-        "company_id = ?) AND permission_id IN (SELECT id FROM permissions WHERE slug IN ('view-pipelines', 'edit-pipelines'))",
+        "company_id = $1) AND permission_id IN (SELECT id FROM permissions WHERE slug IN ('view-pipelines', 'edit-pipelines'))",
       [acmeId],
     );
     assert.ok(sales);

@@ -24,12 +24,12 @@ const purchase = (token: string, as = owner) =>
 const pick = async (areaCode: string, as = owner) =>
   (await app.request('GET', `/api/phone-numbers/available?area_code=${areaCode}`, { token: as })).body.data[0];
 const purchaseRow = async (phone: string) =>
-  (await app.sql('SELECT * FROM number_purchases WHERE phone_no = ?', [phone]))[0];
+  (await app.sql('SELECT * FROM number_purchases WHERE phone_no = $1', [phone]))[0];
 const recorded = async (phone: string) =>
-  (await app.sql('SELECT count(*)::int AS n FROM phone_numbers WHERE phone_no = ?', [phone]))[0].n;
+  (await app.sql('SELECT count(*)::int AS n FROM phone_numbers WHERE phone_no = $1', [phone]))[0].n;
 /** Time passing: the purchase was last touched long enough ago for the reconciler to take it. */
 const age = (phone: string) =>
-  app.sql("UPDATE number_purchases SET updated_at = now() - interval '10 minutes' WHERE phone_no = ?", [phone]);
+  app.sql("UPDATE number_purchases SET updated_at = now() - interval '10 minutes' WHERE phone_no = $1", [phone]);
 
 describe('a number bought at the provider is never lost', () => {
   it('the provider buys but its answer is lost: 502, the token stays spent, the reconciler records the number', async () => {
@@ -56,7 +56,7 @@ describe('a number bought at the provider is never lost', () => {
     assert.equal(await recorded(number.phone_number), 1);
     assert.equal((await purchaseRow(number.phone_number)).status, 'completed');
     const [{ balance }] = await app.sql(
-      'SELECT balance FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = ?',
+      'SELECT balance FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = $1',
       ['Acme Agency'],
     );
     assert.equal(Number(balance), account.balance, "the balance is the provider's");
@@ -89,7 +89,7 @@ describe('a number bought at the provider is never lost', () => {
     }
     assert.equal(await reconcile(), 1);
     const [phone] = await app.sql(
-      'SELECT p.provider_sid, c.name FROM phone_numbers p JOIN companies c ON c.id = p.company_id WHERE phone_no = ?',
+      'SELECT p.provider_sid, c.name FROM phone_numbers p JOIN companies c ON c.id = p.company_id WHERE phone_no = $1',
       [number.phone_number],
     );
     assert.equal(phone.name, 'Acme Agency');
@@ -115,7 +115,7 @@ describe('a number bought at the provider is never lost', () => {
     const [{ id: company }] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
     await app.sql(
       'INSERT INTO number_purchases (jti, company_id, phone_no, status, created_at, updated_at) VALUES ' +
-        "('never-bought', ?, '+15550000000', 'pending', now(), now() - interval '10 minutes')",
+        "('never-bought', $1, '+15550000000', 'pending', now(), now() - interval '10 minutes')",
       [company],
     );
     assert.equal(await reconcile(), 1);

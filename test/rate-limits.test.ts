@@ -99,7 +99,10 @@ describe('rate limits', () => {
     const retryAfter = Number(refused.headers.get('retry-after'));
     assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
     assert.equal(standing(refused).token.r, 3);
-    assert.equal((await app.sql('SELECT title FROM roles WHERE id = ?', [role.id]))[0].title, 'Renamed under a budget');
+    assert.equal(
+      (await app.sql('SELECT title FROM roles WHERE id = $1', [role.id]))[0].title,
+      'Renamed under a budget',
+    );
 
     // The 3 points left still buy reads; then REST refuses with the spec's body.
     for (const left of [2, 1, 0])
@@ -230,7 +233,7 @@ describe('rate limits', () => {
     const back = await cli('--company', String(beta.id), '--per-token', 'default');
     assert.match(back.stdout, /per token: {3}12 points per 60 s \(the default\)/);
     assert.equal(
-      (await app.sql('SELECT api_limit_per_token FROM companies WHERE id = ?', [beta.id]))[0].api_limit_per_token,
+      (await app.sql('SELECT api_limit_per_token FROM companies WHERE id = $1', [beta.id]))[0].api_limit_per_token,
       null,
     );
   });

@@ -18,17 +18,17 @@ after(() => app.close());
 
 const roleRow = async (title: string, company = 'Acme Agency') =>
   (
-    await app.sql('SELECT r.* FROM roles r JOIN companies c ON c.id = r.company_id WHERE r.title = ? AND c.name = ?', [
-      title,
-      company,
-    ])
+    await app.sql(
+      'SELECT r.* FROM roles r JOIN companies c ON c.id = r.company_id WHERE r.title = $1 AND c.name = $2',
+      [title, company],
+    )
   )[0];
 const permissionIds = async (slugs: string[]) =>
-  (await app.sql('SELECT id FROM permissions WHERE slug IN (?) ORDER BY id', [slugs])).map((r) => r.id as number);
+  (await app.sql('SELECT id FROM permissions WHERE slug = ANY($1) ORDER BY id', [slugs])).map((r) => r.id as number);
 const heldBy = async (roleId: number) =>
   (
     await app.sql(
-      'SELECT p.slug FROM role_permissions rp JOIN permissions p ON p.id = rp.permission_id WHERE rp.role_id = ? ORDER BY p.slug',
+      'SELECT p.slug FROM role_permissions rp JOIN permissions p ON p.id = rp.permission_id WHERE rp.role_id = $1 ORDER BY p.slug',
       [roleId],
     )
   ).map((r) => r.slug as string);
@@ -52,7 +52,7 @@ describe('GET /api/roles', () => {
     assert.equal(pagination.per_page, 15);
     assert.equal(pagination.current_page, 1);
     assert.equal(pagination.total, titles.length);
-    const companies = await app.sql('SELECT DISTINCT company_id FROM roles WHERE id IN (?)', [
+    const companies = await app.sql('SELECT DISTINCT company_id FROM roles WHERE id = ANY($1)', [
       res.body.data.records.map((r: any) => r.id),
     ]);
     assert.equal(companies.length, 1, 'only the signed-in company');
@@ -201,7 +201,7 @@ describe('PUT /api/roles/{id}', () => {
       const res = await app.request('PUT', `${prefix}${encodeURIComponent(raw)}`, { token: owner, body: { title } });
       assert.equal(res.status, 200, `${prefix}${raw}: ${res.text}`);
       assert.deepEqual(res.body, { success: true, message: 'Role updated successfully.' });
-      assert.equal((await app.sql('SELECT title FROM roles WHERE id = ?', [id]))[0].title, title);
+      assert.equal((await app.sql('SELECT title FROM roles WHERE id = $1', [id]))[0].title, title);
     }
   });
 
@@ -242,7 +242,7 @@ describe('PUT /api/roles/{id}', () => {
       assert.equal(res.status, 422, JSON.stringify(body));
       assert.deepEqual(res.body.errors, { title: [message] });
     }
-    assert.equal((await app.sql('SELECT title FROM roles WHERE id = ?', [id]))[0].title, 'Validate me');
+    assert.equal((await app.sql('SELECT title FROM roles WHERE id = $1', [id]))[0].title, 'Validate me');
     const exactly255 = await app.request('PUT', `/api/roles/${id}`, { token: owner, body: { title: 'y'.repeat(255) } });
     assert.equal(exactly255.status, 200);
   });
@@ -289,7 +289,7 @@ describe('PUT|POST /api/roles/{id}/permissions', () => {
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body, { success: true, message: 'Role permissions updated successfully.' });
     assert.deepEqual(await heldBy(id), ['edit-role', 'view-role']);
-    assert.equal((await app.sql('SELECT title FROM roles WHERE id = ?', [id]))[0].title, 'Perms renamed');
+    assert.equal((await app.sql('SELECT title FROM roles WHERE id = $1', [id]))[0].title, 'Perms renamed');
     const cleared = await app.request('POST', `/api/roles/${id}/permissions`, {
       token: owner,
       body: { permissions: [] },
@@ -334,7 +334,7 @@ describe('PUT|POST /api/roles/{id}/permissions', () => {
       assert.ok(field in res.body.errors, `${JSON.stringify(body)} -> ${res.text}`);
     }
     assert.deepEqual(await heldBy(id), ['view-webhooks']);
-    assert.equal((await app.sql('SELECT title FROM roles WHERE id = ?', [id]))[0].title, 'Unchanged');
+    assert.equal((await app.sql('SELECT title FROM roles WHERE id = $1', [id]))[0].title, 'Unchanged');
   });
 
   it('requires assign-role-permission, scopes by company, and keeps the Owner role whole', async () => {
@@ -404,7 +404,7 @@ describe('DELETE /api/roles/{id}', () => {
       token: owner,
     });
     assert.equal(b.status, 200);
-    assert.equal((await app.sql('SELECT count(*)::int AS n FROM roles WHERE id IN (?, ?)', [first, second]))[0].n, 0);
+    assert.equal((await app.sql('SELECT count(*)::int AS n FROM roles WHERE id IN ($1, $2)', [first, second]))[0].n, 0);
     assert.equal((await app.request('DELETE', `/api/roles/${first}`, { token: owner })).status, 404, 'already gone');
   });
 

@@ -20,8 +20,8 @@ let hook: { id: number; secret: string };
 const eventsOf = async (messageId: string) =>
   (
     await app.sql<{ event: string; n: number }>(
-      'SELECT event, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND payload::jsonb -> ' +
-        "'data' ->> 'message_id' = ? GROUP BY event ORDER BY event",
+      'SELECT event, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND payload::jsonb -> ' +
+        "'data' ->> 'message_id' = $2 GROUP BY event ORDER BY event",
       [hook.id, messageId],
     )
   ).map((r) => `${r.event} x${r.n}`);
@@ -77,7 +77,7 @@ describe('SMS', () => {
     assert.ok(atProvider, 'the provider got the message');
     assert.equal(atProvider.to, '+14155550177');
     assert.match(atProvider.statusCallback, /\/api\/telco\/sms\/status$/);
-    const [row] = await app.sql('SELECT status, direction FROM sms_messages WHERE provider_message_sid = ?', [sent]);
+    const [row] = await app.sql('SELECT status, direction FROM sms_messages WHERE provider_message_sid = $1', [sent]);
     assert.deepEqual(row, { status: 'delivered', direction: 'outbound' });
     assert.deepEqual(await eventsOf(sent), ['sms.sent x1']);
     assert.deepEqual(await eventsOf(reply!), ['sms.received x1', 'sms.replied x1']);
@@ -110,7 +110,7 @@ describe('SMS', () => {
     assert.deepEqual(await eventsOf(sent), ['sms.sent x1']);
     assert.deepEqual(await eventsOf(reply!), ['sms.received x1', 'sms.replied x1']);
     assert.equal(
-      (await app.sql('SELECT count(*)::int AS n FROM sms_messages WHERE provider_message_sid = ?', [reply]))[0].n,
+      (await app.sql('SELECT count(*)::int AS n FROM sms_messages WHERE provider_message_sid = $1', [reply]))[0].n,
       1,
     );
   });
@@ -157,7 +157,7 @@ describe('SMS', () => {
       403,
     );
     assert.equal(
-      (await app.sql('SELECT count(*)::int AS n FROM sms_messages WHERE provider_message_sid = ?', [forged]))[0].n,
+      (await app.sql('SELECT count(*)::int AS n FROM sms_messages WHERE provider_message_sid = $1', [forged]))[0].n,
       0,
     );
   });

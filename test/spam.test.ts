@@ -19,10 +19,10 @@ before(async () => {
 after(() => app.close());
 
 const list = (query = '', token = owner) => app.request('GET', `/api/spam-protected-numbers${query}`, { token });
-const rowOf = async (id: number) => (await app.sql('SELECT * FROM spam_protected_numbers WHERE id = ?', [id]))[0];
+const rowOf = async (id: number) => (await app.sql('SELECT * FROM spam_protected_numbers WHERE id = $1', [id]))[0];
 const firstOf = async (type: string, company = acme) =>
   (
-    await app.sql('SELECT id FROM spam_protected_numbers WHERE type = ? AND company_id = ? ORDER BY id LIMIT 1', [
+    await app.sql('SELECT id FROM spam_protected_numbers WHERE type = $1 AND company_id = $2 ORDER BY id LIMIT 1', [
       type,
       company,
     ])
@@ -37,7 +37,7 @@ describe('GET /api/spam-protected-numbers', () => {
     assert.equal(pagination.total, 18);
     const ids = (
       await app.sql(
-        'SELECT id FROM spam_protected_numbers WHERE company_id = ? ORDER BY created_at DESC, id DESC LIMIT 15',
+        'SELECT id FROM spam_protected_numbers WHERE company_id = $1 ORDER BY created_at DESC, id DESC LIMIT 15',
         [acme],
       )
     ).map((r) => r.id);
@@ -202,7 +202,7 @@ describe('flag settings and status transitions', () => {
     });
     assert.equal(post.body.data.min_carriers_to_flag, 1);
     assert.equal(
-      (await app.sql('SELECT settings FROM companies WHERE id = ?', [acme]))[0].settings.minCarriersToFlag,
+      (await app.sql('SELECT settings FROM companies WHERE id = $1', [acme]))[0].settings.minCarriersToFlag,
       1,
     );
     for (const value of [0, 4, 'two', 1.5, null]) {
@@ -214,7 +214,7 @@ describe('flag settings and status transitions', () => {
       assert.ok(res.body.errors.min_carriers_to_flag);
     }
     assert.equal(
-      (await app.sql('SELECT settings FROM companies WHERE id = ?', [acme]))[0].settings.minCarriersToFlag,
+      (await app.sql('SELECT settings FROM companies WHERE id = $1', [acme]))[0].settings.minCarriersToFlag,
       1,
     );
   });
@@ -224,9 +224,9 @@ describe('flag settings and status transitions', () => {
     await app.sql(
       `INSERT INTO spam_protected_numbers (company_id, type, status, pnumber, flagged_carriers, carriers_checked,
         latest_check_at, renews_at, created_at, updated_at) VALUES
-      (?, 'Custom', 'Clean', '+10000000001', '["AT&T"]', '["AT&T","T-Mobile","Verizon"]', now(), now(), now(), now()),
-      (?, 'Custom', 'Clean', '+10000000002', '["AT&T","T-Mobile"]', '["AT&T","T-Mobile","Verizon"]', now(), now(), now(), now()),
-      (?, 'Custom', 'Clean', '+10000000003', '["AT&T","T-Mobile","Verizon"]', '["AT&T","T-Mobile","Verizon"]', now(), now(), now(), now())`,
+      ($1, 'Custom', 'Clean', '+10000000001', '["AT&T"]', '["AT&T","T-Mobile","Verizon"]', now(), now(), now(), now()),
+      ($2, 'Custom', 'Clean', '+10000000002', '["AT&T","T-Mobile"]', '["AT&T","T-Mobile","Verizon"]', now(), now(), now(), now()),
+      ($3, 'Custom', 'Clean', '+10000000003', '["AT&T","T-Mobile","Verizon"]', '["AT&T","T-Mobile","Verizon"]', now(), now(), now(), now())`,
       [acme, acme, acme],
     );
     const statuses = async () =>
@@ -239,12 +239,12 @@ describe('flag settings and status transitions', () => {
       );
     const inProgressBefore = (
       await app.sql(
-        "SELECT count(*)::int AS n FROM spam_protected_numbers WHERE company_id = ? AND status = 'In Progress'",
+        "SELECT count(*)::int AS n FROM spam_protected_numbers WHERE company_id = $1 AND status = 'In Progress'",
         [acme],
       )
     )[0].n;
     const gammaBefore = await app.sql(
-      'SELECT id, status FROM spam_protected_numbers WHERE company_id = ? ORDER BY id',
+      'SELECT id, status FROM spam_protected_numbers WHERE company_id = $1 ORDER BY id',
       [gammaId],
     );
 
@@ -274,14 +274,14 @@ describe('flag settings and status transitions', () => {
     assert.equal(
       (
         await app.sql(
-          "SELECT count(*)::int AS n FROM spam_protected_numbers WHERE company_id = ? AND status = 'In Progress'",
+          "SELECT count(*)::int AS n FROM spam_protected_numbers WHERE company_id = $1 AND status = 'In Progress'",
           [acme],
         )
       )[0].n,
       inProgressBefore,
     );
     assert.deepEqual(
-      await app.sql('SELECT id, status FROM spam_protected_numbers WHERE company_id = ? ORDER BY id', [gammaId]),
+      await app.sql('SELECT id, status FROM spam_protected_numbers WHERE company_id = $1 ORDER BY id', [gammaId]),
       gammaBefore,
     );
   });

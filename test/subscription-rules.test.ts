@@ -280,7 +280,7 @@ describe('what ends a subscription', () => {
       user.token,
       () =>
         app.sql(
-          "DELETE FROM role_permissions WHERE role_id = ? AND permission_id = (SELECT id FROM permissions WHERE slug = 'view-webhooks')",
+          "DELETE FROM role_permissions WHERE role_id = $1 AND permission_id = (SELECT id FROM permissions WHERE slug = 'view-webhooks')",
           [user.role],
         ),
       'FORBIDDEN',
@@ -292,14 +292,14 @@ describe('what ends a subscription', () => {
     const other = await newUser(['view-role']);
     await endsEverywhere(
       user.token,
-      () => app.sql('UPDATE users SET role_id = ? WHERE id = ?', [other.role, user.id]),
+      () => app.sql('UPDATE users SET role_id = $1 WHERE id = $2', [other.role, user.id]),
       'FORBIDDEN',
     );
   });
 
   it('the user deleted', async () => {
     const user = await newUser(['view-webhooks']);
-    await endsEverywhere(user.token, () => app.sql('DELETE FROM users WHERE id = ?', [user.id]), 'UNAUTHENTICATED');
+    await endsEverywhere(user.token, () => app.sql('DELETE FROM users WHERE id = $1', [user.id]), 'UNAUTHENTICATED');
   });
 
   it("the user moved out of the company (the company's access ends)", async () => {
@@ -307,7 +307,7 @@ describe('what ends a subscription', () => {
     const [gamma] = await app.sql("SELECT id FROM companies WHERE name = 'Gamma Solar'");
     await endsEverywhere(
       user.token,
-      () => app.sql('UPDATE users SET company_id = ? WHERE id = ?', [gamma.id, user.id]),
+      () => app.sql('UPDATE users SET company_id = $1 WHERE id = $2', [gamma.id, user.id]),
       'UNAUTHENTICATED',
     );
   });
@@ -318,7 +318,7 @@ describe('what ends a subscription', () => {
     const sub = collect(connect(second.url, user.token), LIVE);
     await eventually(async () => (second.services.live.size >= 1 ? true : undefined), 5000, 'the subscription');
     await app.request('POST', '/api/logout', { token: bystander.token });
-    await app.sql('DELETE FROM role_permissions WHERE role_id = ?', [bystander.role]);
+    await app.sql('DELETE FROM role_permissions WHERE role_id = $1', [bystander.role]);
     await sleep(500);
     assert.equal(sub.endedAt, undefined);
   });

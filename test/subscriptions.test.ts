@@ -54,7 +54,7 @@ function collect(client: Client, query: string) {
 before(async () => {
   app = await startTestApp();
   const account = await app.providerAccount();
-  const [number] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [
+  const [number] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = $1 ORDER BY id LIMIT 1', [
     account.companyId,
   ]);
   options = { url: app.url, accountSid: account.sid, authToken: account.authToken, number: number.phone_no };
@@ -95,7 +95,7 @@ describe('GraphQL subscriptions', () => {
     );
 
     const sid = await playScenario('inbound-call', options);
-    const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [sid]);
+    const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = $1', [sid]);
     for (const sub of [here, there]) {
       await eventually(async () => (sub.received.length >= 2 ? true : undefined), 5000, 'two live events');
       assert.deepEqual(
@@ -130,7 +130,7 @@ describe('GraphQL subscriptions', () => {
     );
     await eventually(async () => (app.running.services.live.size >= 1 ? true : undefined), 5000, 'the subscription');
     const sid = await playScenario('inbound-call', { ...options, book: true });
-    const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [sid]);
+    const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = $1', [sid]);
     await eventually(async () => (sub.received.length >= 2 ? true : undefined), 5000, 'both events');
     const [ended, analyzed] = sub.received as unknown as Array<{
       __typename: string;
@@ -241,7 +241,7 @@ describe('GraphQL subscriptions', () => {
       'the first instance to learn of the subscriber on the second',
     );
     const sid = await playScenario('missed-call', options);
-    const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [sid]);
+    const [call] = await app.sql('SELECT id FROM calls WHERE provider_call_id = $1', [sid]);
     await eventually(
       async () => (sub.received.some((e) => e.data.call_id === String(call.id)) ? true : undefined),
       5000,

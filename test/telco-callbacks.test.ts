@@ -56,13 +56,13 @@ const callParams = (sid: string, status: string, extra: Record<string, string> =
 const eventsFor = async (callId: number) =>
   (
     await app.sql<{ event: string; n: number }>(
-      'SELECT event, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND payload::jsonb -> ' +
-        "'data' ->> 'call_id' = ? GROUP BY event ORDER BY event",
+      'SELECT event, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND payload::jsonb -> ' +
+        "'data' ->> 'call_id' = $2 GROUP BY event ORDER BY event",
       [hook.id, String(callId)],
     )
   ).map((r) => `${r.event} x${r.n}`);
 
-const callOf = async (sid: string) => (await app.sql('SELECT * FROM calls WHERE provider_call_id = ?', [sid]))[0];
+const callOf = async (sid: string) => (await app.sql('SELECT * FROM calls WHERE provider_call_id = $1', [sid]))[0];
 
 before(async () => {
   app = await startTestApp();
@@ -70,13 +70,13 @@ before(async () => {
   token = await app.login('owner@acme.test');
   const { companyId, ...acme } = await app.providerAccount();
   account = acme;
-  const [number] = await app.sql('SELECT id, phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [
+  const [number] = await app.sql('SELECT id, phone_no FROM phone_numbers WHERE company_id = $1 ORDER BY id LIMIT 1', [
     companyId,
   ]);
-  const [agent] = await app.sql('SELECT id FROM agents WHERE company_id = ? AND active ORDER BY id LIMIT 1', [
+  const [agent] = await app.sql('SELECT id FROM agents WHERE company_id = $1 AND active ORDER BY id LIMIT 1', [
     companyId,
   ]);
-  await app.sql('UPDATE phone_numbers SET chatbot_agent_id = ? WHERE id = ?', [agent.id, number.id]);
+  await app.sql('UPDATE phone_numbers SET chatbot_agent_id = $1 WHERE id = $2', [agent.id, number.id]);
   ours = number.phone_no;
   agentId = agent.id;
   const created = await app.graphql(
@@ -192,7 +192,7 @@ describe('voice status callbacks', () => {
     assert.equal((await post(callParams(sid, 'initiated'))).status, 204);
     const call = await callOf(sid);
     assert.equal(call.status, 'completed', 'a late ringing never moves a completed call back');
-    assert.equal((await app.sql('SELECT count(*)::int AS n FROM calls WHERE provider_call_id = ?', [sid]))[0].n, 1);
+    assert.equal((await app.sql('SELECT count(*)::int AS n FROM calls WHERE provider_call_id = $1', [sid]))[0].n, 1);
     assert.deepEqual(await eventsFor(call.id), ['call.answered x1', 'call.ended x1', 'call.started x1']);
   });
 
@@ -417,7 +417,7 @@ describe('voice status callbacks', () => {
     const sid = callSid();
     assert.equal((await post(callParams(sid, 'initiated', { To: beta.phone_no }))).status, 204);
     const [call] = await app.sql(
-      'SELECT c.name FROM calls k JOIN companies c ON c.id = k.company_id WHERE k.provider_call_id = ?',
+      'SELECT c.name FROM calls k JOIN companies c ON c.id = k.company_id WHERE k.provider_call_id = $1',
       [sid],
     );
     assert.equal(call.name, 'Acme Agency', 'the call belongs to the account that signed it');

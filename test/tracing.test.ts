@@ -95,7 +95,7 @@ describe('traces across the webhook hop (in-memory exporter)', () => {
     );
 
     const deliveryId = String(delivery.headers['webhook-id']);
-    const [row] = await app.sql('SELECT trace_parent FROM webhook_deliveries WHERE id = ?', [deliveryId]);
+    const [row] = await app.sql('SELECT trace_parent FROM webhook_deliveries WHERE id = $1', [deliveryId]);
     assert.equal(
       row.trace_parent,
       `00-${CALLER_TRACE}-${server.spanContext().spanId}-01`,
@@ -442,7 +442,10 @@ describe('traces exported over OTLP by an API process and a worker process', () 
           (s) => s.traceId === traceId && s.scope === scope && collector.descends(s, request.spanId),
         );
       const insert = await eventually(
-        async () => inRequest('@opentelemetry/instrumentation-pg').find((s) => s.name.startsWith('pg.query:INSERT')),
+        async () =>
+          inRequest('@opentelemetry/instrumentation-pg').find((s) =>
+            /^INSERT INTO agents/.test(String(s.attributes['db.statement'] ?? s.attributes['db.query.text'])),
+          ),
         15_000,
         'the INSERT of the agent as a pg span of the request',
       );

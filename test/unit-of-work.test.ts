@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { toBase64Id } from '../src/kernel/ids.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
@@ -66,7 +64,7 @@ describe('the unit of work', () => {
     );
     assert.ok(res.body.data === null || res.body.data?.a?.id, JSON.stringify(res.body));
     assert.equal((await app.sql("SELECT count(*)::int AS n FROM workflow_folders WHERE name = 'Kept folder'"))[0].n, 1);
-    const orders = await app.sql('SELECT sort_order FROM workflow_folders WHERE company_id = ? ORDER BY sort_order', [
+    const orders = await app.sql('SELECT sort_order FROM workflow_folders WHERE company_id = $1 ORDER BY sort_order', [
       acme,
     ]);
     assert.deepEqual(
@@ -76,30 +74,30 @@ describe('the unit of work', () => {
     );
   });
 
-  it('a raw statement and an ORM write of one operation share one transaction', async () => {
-    const [{ id }] = await app.sql('SELECT id FROM pipelines WHERE company_id = ? ORDER BY id LIMIT 1', [acme]);
+  it('the statements of one operation share one transaction', async () => {
+    const [{ id }] = await app.sql('SELECT id FROM pipelines WHERE company_id = $1 ORDER BY id LIMIT 1', [acme]);
     const res = await app.request('POST', `/api/pipeline/${toBase64Id(id)}/stages`, {
       token: owner,
       body: { stage_name: 'Same transaction' },
     });
     assert.equal(res.status, 200, res.text);
-    // The pipeline row is touched by raw SQL (its lock), the stage inserted by the ORM: one writer transaction id.
+    // The pipeline row is touched (its lock), the stage inserted: one writer transaction id.
     const [row] = await app.sql(
       'SELECT p.xmin::text AS pipeline_tx, s.xmin::text AS stage_tx FROM pipelines p JOIN pipeline_stages ' +
-        "s ON s.pipeline_id = p.id WHERE p.id = ? AND s.name = 'Same transaction'",
+        "s ON s.pipeline_id = p.id WHERE p.id = $1 AND s.name = 'Same transaction'",
       [id],
     );
     assert.equal(row.pipeline_tx, row.stage_tx);
   });
 
-  it('a statement of ctx.sql joins the unit of work it runs in, plain or not: a failure after it takes it back', async () => {
+  it('a statement of ctx.sql joins the unit of work it runs in, on any pool: a failure after it takes it back', async () => {
     const contexts = app.running.services.contexts;
     await assert.rejects(
-      contexts.forSystem(acme, 'test').unitOfWork(failAfter('Taken back, plain'), { plain: true }),
+      contexts.forSystem(acme, 'test').unitOfWork(failAfter('Taken back, reader'), { lane: 'reader' }),
       /after the statement/,
     );
     await assert.rejects(
-      contexts.forSystem(acme, 'test').unitOfWork(failAfter('Taken back, with the ORM')),
+      contexts.forSystem(acme, 'test').unitOfWork(failAfter('Taken back, writer')),
       /after the statement/,
     );
     // committed: the statement outlives the rollback of the operation around it.
@@ -125,7 +123,7 @@ describe('the unit of work', () => {
       .unitOfWork((ctx) => ctx.sql<{ same: boolean }>('SELECT $1::int = $1::int + $2::int AS same', [7, 0]));
     assert.equal(same.same, true);
     const [role] = await app.sql(
-      "INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES (?, 'Renamed in its unit', false, now(), now()) RETURNING id",
+      "INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, 'Renamed in its unit', false, now(), now()) RETURNING id",
       [acme],
     );
     const renamed = await app.request('PUT', `/api/roles/${role.id}`, {
@@ -134,23 +132,19 @@ describe('the unit of work', () => {
     });
     assert.equal(renamed.status, 200);
     assert.equal(
-      (await app.sql('SELECT title FROM roles WHERE id = ?', [role.id]))[0].title,
+      (await app.sql('SELECT title FROM roles WHERE id = $1', [role.id]))[0].title,
       'Renamed in its unit, done',
     );
   });
 
   it('a unit of work of one statement: the statement is its transaction, and a second is refused with nothing of it run', async () => {
     const contexts = app.running.services.contexts;
-    const plain = { plain: true };
-    // A plain unit of work is a transaction: a failure after its statement takes the statement back.
+    // A unit of work is a transaction: a failure after its statement takes the statement back.
     // Of one statement, the statement is the transaction: committed once it returns (why such a
     // unit of work may throw only for what its statement did not change).
+    await assert.rejects(contexts.forSystem(acme, 'test').unitOfWork(failAfter('Taken back')), /after the statement/);
     await assert.rejects(
-      contexts.forSystem(acme, 'test').unitOfWork(failAfter('Taken back'), plain),
-      /after the statement/,
-    );
-    await assert.rejects(
-      contexts.forSystem(acme, 'test').unitOfWork(failAfter('Kept alone'), { ...plain, oneStatement: true }),
+      contexts.forSystem(acme, 'test').unitOfWork(failAfter('Kept alone'), { oneStatement: true }),
       /after the statement/,
     );
     const kept = await app.sql("SELECT title FROM roles WHERE title IN ('Taken back', 'Kept alone')");
@@ -165,14 +159,14 @@ describe('the unit of work', () => {
           await ctx.sql('SELECT 1');
           await insertRole(ctx, title);
         },
-        { ...plain, oneStatement: true },
+        { oneStatement: true },
       ),
       /ran a second one/,
     );
-    assert.equal((await app.sql('SELECT count(*)::int AS n FROM roles WHERE title = ?', [title]))[0].n, 0);
+    assert.equal((await app.sql('SELECT count(*)::int AS n FROM roles WHERE title = $1', [title]))[0].n, 0);
     // The rename runs so, over REST and GraphQL alike: its answers are those of the tests of roles; here, that it changed the row.
     const [role] = await app.sql(
-      "INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES (?, 'Renamed alone', false, now(), now()) RETURNING id",
+      "INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, 'Renamed alone', false, now(), now()) RETURNING id",
       [acme],
     );
     const renamed = await app.request('PUT', `/api/roles/${role.id}`, {
@@ -180,21 +174,13 @@ describe('the unit of work', () => {
       body: { title: 'Renamed alone, done' },
     });
     assert.equal(renamed.status, 200);
-    assert.equal((await app.sql('SELECT title FROM roles WHERE id = ?', [role.id]))[0].title, 'Renamed alone, done');
-  });
-
-  it('no service runs raw SQL outside the operation (em.getConnection().execute is not used)', () => {
-    const root = path.resolve('src');
-    const offenders = readdirSync(root, { recursive: true, encoding: 'utf8' })
-      .filter((file) => file.endsWith('.ts') && !file.startsWith('migrations') && !file.startsWith('seed'))
-      .filter((file) => /getConnection\(\)\s*\.execute/.test(readFileSync(path.join(root, file), 'utf8')));
-    assert.deepEqual(offenders, []);
+    assert.equal((await app.sql('SELECT title FROM roles WHERE id = $1', [role.id]))[0].title, 'Renamed alone, done');
   });
 });
 
 describe('rules held under concurrency (20 requests at once)', () => {
   it('stage positions of a pipeline stay 1..n', async () => {
-    const [{ id }] = await app.sql('SELECT id FROM pipelines WHERE company_id = ? ORDER BY id LIMIT 1', [acme]);
+    const [{ id }] = await app.sql('SELECT id FROM pipelines WHERE company_id = $1 ORDER BY id LIMIT 1', [acme]);
     const responses = await together(20, (i) =>
       app.request('POST', `/api/pipeline/${toBase64Id(id)}/stages`, {
         token: owner,
@@ -203,7 +189,7 @@ describe('rules held under concurrency (20 requests at once)', () => {
     );
     assert.deepEqual([...new Set(responses.map((r) => r.status))], [200]);
     const positions = (
-      await app.sql('SELECT position FROM pipeline_stages WHERE pipeline_id = ? ORDER BY position', [id])
+      await app.sql('SELECT position FROM pipeline_stages WHERE pipeline_id = $1 ORDER BY position', [id])
     ).map((r) => r.position);
     assert.deepEqual(
       positions,
@@ -217,7 +203,7 @@ describe('rules held under concurrency (20 requests at once)', () => {
     );
     assert.deepEqual([...new Set(responses.map((r) => r.status))], [201], responses.map((r) => r.text).join('\n'));
     const orders = (
-      await app.sql('SELECT sort_order FROM workflow_folders WHERE company_id = ? ORDER BY sort_order', [acme])
+      await app.sql('SELECT sort_order FROM workflow_folders WHERE company_id = $1 ORDER BY sort_order', [acme])
     ).map((r) => r.sort_order);
     assert.deepEqual(
       orders,
@@ -230,7 +216,7 @@ describe('rules held under concurrency (20 requests at once)', () => {
     assert.deepEqual([...new Set(responses.map((r) => r.status))], [200], responses.map((r) => r.text).join('\n'));
     const names = (
       await app.sql(
-        "SELECT lower(name) AS name FROM workflows WHERE company_id = ? AND name LIKE 'Untitled workflow%'",
+        "SELECT lower(name) AS name FROM workflows WHERE company_id = $1 AND name LIKE 'Untitled workflow%'",
         [acme],
       )
     ).map((r) => r.name);
@@ -253,14 +239,14 @@ describe('rules held under concurrency (20 requests at once)', () => {
   it('a purchase token buys one number', async () => {
     const search = await app.request('GET', '/api/phone-numbers/available?area_code=212', { token: owner });
     const token = search.body.data[0].purchase_token;
-    const before = (await app.sql('SELECT count(*)::int AS n FROM phone_numbers WHERE company_id = ?', [acme]))[0].n;
+    const before = (await app.sql('SELECT count(*)::int AS n FROM phone_numbers WHERE company_id = $1', [acme]))[0].n;
     const responses = await together(20, () =>
       app.request('POST', '/api/phone-numbers/purchase', { token: owner, body: { provider: 'telco', phoneNo: token } }),
     );
     assert.equal(responses.filter((r) => r.status === 200).length, 1, responses.map((r) => r.text).join('\n'));
     for (const r of responses.filter((x) => x.status !== 200))
       assert.deepEqual(r.body, { success: false, message: 'This purchase token has already been used.' });
-    const after = (await app.sql('SELECT count(*)::int AS n FROM phone_numbers WHERE company_id = ?', [acme]))[0].n;
+    const after = (await app.sql('SELECT count(*)::int AS n FROM phone_numbers WHERE company_id = $1', [acme]))[0].n;
     assert.equal(after, before + 1);
   });
 

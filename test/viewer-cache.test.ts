@@ -96,7 +96,7 @@ describe('a change made in one process reaches the cached viewers of another wit
         ).json()
       ).data.me.company.name as string;
     const before = await name();
-    await app.sql("UPDATE companies SET name = 'Gamma Renamed' WHERE name = ?", [before]);
+    await app.sql("UPDATE companies SET name = 'Gamma Renamed' WHERE name = $1", [before]);
     assert.equal(
       await eventually(async () => ((await name()) === 'Gamma Renamed' ? true : undefined), 1000, 'the new name'),
       true,

@@ -237,7 +237,7 @@ describe('web interface', { skip }, () => {
     receiver.answer = () => ({ status: 200, body: 'ok' });
 
     // Recover: a failed delivery since a time is sent again.
-    await app.sql("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE webhook_id = ?", [
+    await app.sql("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE webhook_id = $1", [
       row.id,
     ]);
     await page.getByLabel('Status', { exact: true }).selectOption('failed');
@@ -278,11 +278,11 @@ describe('web interface', { skip }, () => {
     await edit.getByLabel('Title', { exact: true }).fill('Browser hook v2');
     await edit.getByLabel('Title', { exact: true }).press('Enter');
     await page.getByRole('heading', { name: `#${row.id} Browser hook v2` }).waitFor();
-    assert.equal((await app.sql('SELECT title FROM webhooks WHERE id = ?', [row.id]))[0].title, 'Browser hook v2');
+    assert.equal((await app.sql('SELECT title FROM webhooks WHERE id = $1', [row.id]))[0].title, 'Browser hook v2');
     // The details show the endpoint's concurrency and rate limit; a rate limit is set in the form, a bad one refused at its field.
     const facts = page.locator('.facts');
     const [{ concurrency }] = await app.sql(
-      'SELECT coalesce(concurrency, 4) AS concurrency FROM webhooks WHERE id = ?',
+      'SELECT coalesce(concurrency, 4) AS concurrency FROM webhooks WHERE id = $1',
       [row.id],
     );
     assert.match(await facts.innerText(), new RegExp(`Concurrency\\s+${concurrency} at once`));
@@ -291,7 +291,7 @@ describe('web interface', { skip }, () => {
     const created = facts.locator('time').last();
     assert.match(await created.innerText(), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} E[SD]T$/);
     const [{ utc }] = await app.sql(
-      "SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS utc FROM webhooks WHERE id = ?",
+      "SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS utc FROM webhooks WHERE id = $1",
       [row.id],
     );
     assert.match((await created.getAttribute('title'))!, new RegExp(`^${utc} UTC \\(`));
@@ -303,11 +303,11 @@ describe('web interface', { skip }, () => {
       await edit.locator('#wh-rate-limit-error').innerText(),
       /whole number of deliveries per second from 1 to 1000/,
     );
-    assert.equal((await app.sql('SELECT rate_limit FROM webhooks WHERE id = ?', [row.id]))[0].rate_limit, null);
+    assert.equal((await app.sql('SELECT rate_limit FROM webhooks WHERE id = $1', [row.id]))[0].rate_limit, null);
     await edit.getByLabel(/Rate limit/).fill('20');
     await edit.getByRole('button', { name: 'Save changes' }).click();
     await facts.getByText('20 per second').waitFor();
-    assert.equal((await app.sql('SELECT rate_limit FROM webhooks WHERE id = ?', [row.id]))[0].rate_limit, 20);
+    assert.equal((await app.sql('SELECT rate_limit FROM webhooks WHERE id = $1', [row.id]))[0].rate_limit, 20);
     await page.getByRole('button', { name: 'Edit' }).click();
     await edit.getByLabel('Title', { exact: true }).waitFor();
     await page.keyboard.press('Escape');
@@ -318,7 +318,7 @@ describe('web interface', { skip }, () => {
     // Deactivate.
     await page.getByRole('button', { name: 'Deactivate' }).click();
     await page.getByText('The webhook is inactive').waitFor();
-    assert.equal((await app.sql('SELECT active FROM webhooks WHERE id = ?', [row.id]))[0].active, false);
+    assert.equal((await app.sql('SELECT active FROM webhooks WHERE id = $1', [row.id]))[0].active, false);
 
     // Delete from the list, after a confirmation that Escape dismisses.
     await page.getByRole('link', { name: '‹ All webhooks' }).click();
@@ -327,14 +327,14 @@ describe('web interface', { skip }, () => {
     await page.getByRole('dialog', { name: 'Delete this webhook?' }).waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
-    assert.equal((await app.sql('SELECT count(*)::int AS n FROM webhooks WHERE id = ?', [row.id]))[0].n, 1);
+    assert.equal((await app.sql('SELECT count(*)::int AS n FROM webhooks WHERE id = $1', [row.id]))[0].n, 1);
     await hookRow.getByRole('button', { name: 'Delete webhook Browser hook v2' }).click();
     await page
       .getByRole('dialog', { name: 'Delete this webhook?' })
       .getByRole('button', { name: 'Delete webhook' })
       .click();
     await page.getByText(`Webhook #${row.id} “Browser hook v2” was deleted.`).waitFor();
-    assert.equal((await app.sql('SELECT count(*)::int AS n FROM webhooks WHERE id = ?', [row.id]))[0].n, 0);
+    assert.equal((await app.sql('SELECT count(*)::int AS n FROM webhooks WHERE id = $1', [row.id]))[0].n, 0);
 
     // Sign out: the token the tab held is revoked.
     const token = await page.evaluate(() => sessionStorage.getItem('switchboard.token'));
@@ -440,7 +440,7 @@ describe('web interface', { skip }, () => {
         attempt: '1',
       });
       const [{ succeeded }] = await app.sql(
-        "SELECT count(*)::int AS succeeded FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'",
+        "SELECT count(*)::int AS succeeded FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'succeeded'",
         [id],
       );
       assert.equal(succeeded, 3);
@@ -565,7 +565,7 @@ describe('web interface', { skip }, () => {
     await page.reload();
     const panel = page.getByRole('region', { name: 'Filtered (1)' });
     await panel.getByRole('cell', { name: 'agent.created' }).waitFor();
-    const [event] = await app.sql('SELECT id FROM events WHERE ? = ANY(filtered_by)', [row.id]);
+    const [event] = await app.sql('SELECT id FROM events WHERE $1 = ANY(filtered_by)', [row.id]);
     await panel.getByRole('button', { name: `Show data of event ${event.id}` }).click();
     await panel.getByText('"name": "Skip Sam"').waitFor();
     await noSerious(page, 'the filtered events');
@@ -601,7 +601,7 @@ describe('web interface', { skip }, () => {
     await panel.getByRole('button', { name: 'Count missing events' }).click();
     const [{ n }] = await app.sql(
       'SELECT count(*)::int AS n FROM events WHERE company_id = (SELECT company_id FROM webhooks WHERE id ' +
-        "= ?) AND type = 'agent.created' AND occurred_at > now() - interval '1 hour'",
+        "= $1) AND type = 'agent.created' AND occurred_at > now() - interval '1 hour'",
       [hook.id],
     );
     await panel.getByText(`${n} events in the last hour were never sent to this webhook.`).waitFor();
@@ -655,7 +655,7 @@ describe('web interface', { skip }, () => {
   it('shows why a webhook was switched off and activates it again', async () => {
     const [hook] = await app.sql(
       'INSERT INTO webhooks (company_id, title, url, method, list_selection, form_data, events, active, ' +
-        "disabled_reason, secret_sealed, created_at, updated_at) SELECT company_id, 'Gone hook', ?, 'POST', " +
+        "disabled_reason, secret_sealed, created_at, updated_at) SELECT company_id, 'Gone hook', $1, 'POST', " +
         "list_selection, form_data, events, false, 'gone', secret_sealed, now(), now() FROM webhooks WHERE " +
         "title = 'CRM sync (example)' RETURNING id",
       [`${receiver.url}/gone`],
@@ -667,7 +667,7 @@ describe('web interface', { skip }, () => {
     await page.getByText('because its URL answered 410 Gone').waitFor();
     await page.getByRole('button', { name: 'Activate again' }).click();
     await page.getByText('The webhook is active').waitFor();
-    const [now] = await app.sql('SELECT active, disabled_reason FROM webhooks WHERE id = ?', [hook.id]);
+    const [now] = await app.sql('SELECT active, disabled_reason FROM webhooks WHERE id = $1', [hook.id]);
     assert.deepEqual(now, { active: true, disabled_reason: null });
     await context.close();
   });
@@ -686,13 +686,13 @@ describe('web interface', { skip }, () => {
         ).body.data.id as number;
       const goneId = await create('Notice gone', '/gone');
       const slowId = await create('Notice failing', '/failing');
-      await app.sql("UPDATE webhooks SET failing_since = now() - interval '3 days' WHERE id = ?", [slowId]);
+      await app.sql("UPDATE webhooks SET failing_since = now() - interval '3 days' WHERE id = $1", [slowId]);
       await app.graphql('mutation { createAgent(name: "Noticed") { id } }', {}, token);
       await eventually(
         async () =>
           (
             await app.sql(
-              "SELECT count(*)::int AS n FROM events WHERE type IN ('webhook.disabled', 'webhook.failing') AND (? = ANY(subjects) OR ? = ANY(subjects))",
+              "SELECT count(*)::int AS n FROM events WHERE type IN ('webhook.disabled', 'webhook.failing') AND ($1 = ANY(subjects) OR $2 = ANY(subjects))",
               [`webhook:${goneId}`, `webhook:${slowId}`],
             )
           )[0].n === 2
@@ -730,7 +730,7 @@ describe('web interface', { skip }, () => {
   it('follows a call in progress and its transcript as it grows (Calls > Live calls)', async () => {
     const account = await app.providerAccount();
     const [{ phone_no: ours }] = await app.sql(
-      'SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1',
+      'SELECT phone_no FROM phone_numbers WHERE company_id = $1 ORDER BY id LIMIT 1',
       [account.companyId],
     );
     const call = {

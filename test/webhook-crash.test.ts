@@ -22,11 +22,11 @@ const attemptsOf = (deliveryId: string) =>
     finished: boolean;
     attempted_at: Date;
   }>(
-    'SELECT number, status_code, error, finished_at IS NOT NULL AS finished, attempted_at FROM webhook_attempts WHERE delivery_id = ? ORDER BY number',
+    'SELECT number, status_code, error, finished_at IS NOT NULL AS finished, attempted_at FROM webhook_attempts WHERE delivery_id = $1 ORDER BY number',
     [deliveryId],
   );
 const statusOf = async (deliveryId: string) =>
-  (await fixture.app.sql('SELECT status FROM webhook_deliveries WHERE id = ?', [deliveryId]))[0]?.status;
+  (await fixture.app.sql('SELECT status FROM webhook_deliveries WHERE id = $1', [deliveryId]))[0]?.status;
 
 describe('a worker killed with SIGKILL', () => {
   it('while an attempt is in flight: after a restart the attempt is closed as failed and retried, no number missing', async () => {
@@ -93,7 +93,7 @@ describe('a worker killed with SIGKILL', () => {
       const due = await eventually(
         async () => {
           const [row] = await fixture.app.sql(
-            'SELECT next_attempt_at FROM webhook_deliveries WHERE id = ? AND next_attempt_at IS NOT NULL',
+            'SELECT next_attempt_at FROM webhook_deliveries WHERE id = $1 AND next_attempt_at IS NOT NULL',
             [deliveryId],
           );
           return row?.next_attempt_at as Date | undefined;
@@ -132,7 +132,7 @@ describe('a worker killed with SIGKILL', () => {
     const exhaustedAbout = async (webhookId: number) =>
       (
         await fixture.app.sql<{ n: number }>(
-          "SELECT count(*)::int AS n FROM events WHERE type = 'delivery.exhausted' AND ? = ANY(subjects)",
+          "SELECT count(*)::int AS n FROM events WHERE type = 'delivery.exhausted' AND $1 = ANY(subjects)",
           [`webhook:${webhookId}`],
         )
       )[0].n;
@@ -157,7 +157,7 @@ describe('a worker killed with SIGKILL', () => {
         'the last attempt closed',
       ).catch(async (error) => {
         const [row] = await fixture.app.sql(
-          'SELECT status, attempt_count, final_attempt, lease_token, in_flight_until, now() AS now FROM webhook_deliveries WHERE id = ?',
+          'SELECT status, attempt_count, final_attempt, lease_token, in_flight_until, now() AS now FROM webhook_deliveries WHERE id = $1',
           [deliveryId],
         );
         throw new Error(

@@ -190,9 +190,10 @@ describe('a service that may not send to private addresses', () => {
     await app.graphql('mutation { createAgent(name: "Private target") { id } }', {}, owner);
     const [row] = await eventually(
       async () => {
-        const rows = await app.sql("SELECT status FROM webhook_deliveries WHERE webhook_id = ? AND status = 'failed'", [
-          created.body.data.id,
-        ]);
+        const rows = await app.sql(
+          "SELECT status FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'failed'",
+          [created.body.data.id],
+        );
         return rows.length ? rows : undefined;
       },
       10_000,
@@ -200,7 +201,7 @@ describe('a service that may not send to private addresses', () => {
     );
     assert.equal(row.status, 'failed');
     const attempts = await app.sql(
-      'SELECT a.error, a.status_code FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ? ORDER BY a.number',
+      'SELECT a.error, a.status_code FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = $1 ORDER BY a.number',
       [created.body.data.id],
     );
     assert.equal(attempts.length, 5);

@@ -47,7 +47,7 @@ describe('a noisy neighbour', () => {
       // Gamma's forty events become due together (its endpoint paused while they are made, as a 429's
       // Retry-After would, however slowly a loaded machine commits them), so its endpoint works at its
       // limit and, answering fast, grows.
-      await app.sql("UPDATE webhooks SET paused_until = now() + interval '1 hour' WHERE id = ?", [hook.body.data.id]);
+      await app.sql("UPDATE webhooks SET paused_until = now() + interval '1 hour' WHERE id = $1", [hook.body.data.id]);
       const quiet = await Promise.all(
         Array.from({ length: 40 }, (_, i) =>
           app.request('POST', '/api/agents', { token: gamma, body: { name: `Quiet ${i}` } }),
@@ -55,12 +55,12 @@ describe('a noisy neighbour', () => {
       );
       assert.deepEqual([...new Set(quiet.map((r) => r.status))], [201]);
       assert.equal(fast.received.length, 0, 'nothing goes to a paused endpoint');
-      await app.sql('UPDATE webhooks SET paused_until = NULL WHERE id = ?', [hook.body.data.id]);
+      await app.sql('UPDATE webhooks SET paused_until = NULL WHERE id = $1', [hook.body.data.id]);
       await fast.waitFor(40, 20_000);
       // Gamma's forty arrived while every attempt of Acme's was still hanging: none of them waited for a timeout.
       const [{ finished, open }] = await app.sql(
         `SELECT count(*) FILTER (WHERE a.finished_at IS NOT NULL)::int AS finished, count(*) FILTER (WHERE a.finished_at IS NULL)::int AS open
-         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id IN (?)`,
+         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ANY($1)`,
         [noisy],
       );
       assert.equal(finished, 0, 'no hanging attempt had timed out yet');
@@ -69,7 +69,7 @@ describe('a noisy neighbour', () => {
       const shrunk = await eventually(
         async () => {
           const rows = await app.sql<{ concurrency: number | null }>(
-            'SELECT concurrency FROM webhooks WHERE id IN (?)',
+            'SELECT concurrency FROM webhooks WHERE id = ANY($1)',
             [noisy],
           );
           return rows.every((r) => r.concurrency !== null && r.concurrency <= 2) ? rows : undefined;
@@ -78,7 +78,7 @@ describe('a noisy neighbour', () => {
         'the hanging endpoints to shrink',
       );
       assert.equal(shrunk.length, HANGING);
-      const [{ concurrency }] = await app.sql('SELECT concurrency FROM webhooks WHERE id = ?', [hook.body.data.id]);
+      const [{ concurrency }] = await app.sql('SELECT concurrency FROM webhooks WHERE id = $1', [hook.body.data.id]);
       assert.ok(concurrency > 4, `the fast endpoint grew past its starting 4, to ${concurrency}`);
       // The API shows each endpoint's current concurrency.
       const shown = await app.request('GET', `/api/webhooks/${noisy[0]}`, { token: owner });

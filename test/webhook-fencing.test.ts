@@ -15,7 +15,9 @@ const LEASE_MS = 3000;
 async function deliveryOf(webhookId: number) {
   return eventually(
     async () =>
-      (await fixture.app.sql<{ id: string }>('SELECT id FROM webhook_deliveries WHERE webhook_id = ?', [webhookId]))[0],
+      (
+        await fixture.app.sql<{ id: string }>('SELECT id FROM webhook_deliveries WHERE webhook_id = $1', [webhookId])
+      )[0],
     10_000,
     'the delivery row',
   );
@@ -23,7 +25,7 @@ async function deliveryOf(webhookId: number) {
 
 async function attemptsOf(id: string) {
   return fixture.app.sql<{ number: number; status_code: number | null; error: string | null }>(
-    'SELECT number, status_code, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY number',
+    'SELECT number, status_code, error FROM webhook_attempts WHERE delivery_id = $1 ORDER BY number',
     [id],
   );
 }
@@ -52,7 +54,7 @@ describe('a worker paused past its lease', () => {
       const b = await fixture.startWorker();
       await eventually(
         async () =>
-          (await fixture.app.sql('SELECT status FROM webhook_deliveries WHERE id = ?', [id]))[0].status === 'succeeded'
+          (await fixture.app.sql('SELECT status FROM webhook_deliveries WHERE id = $1', [id]))[0].status === 'succeeded'
             ? true
             : undefined,
         15_000,
@@ -65,7 +67,7 @@ describe('a worker paused past its lease', () => {
         "the paused worker's stale result",
       );
       const [delivery] = await fixture.app.sql(
-        'SELECT status, attempt_count, last_status_code, lease_token FROM webhook_deliveries WHERE id = ?',
+        'SELECT status, attempt_count, last_status_code, lease_token FROM webhook_deliveries WHERE id = $1',
         [id],
       );
       assert.deepEqual(delivery, { status: 'succeeded', attempt_count: 2, last_status_code: 200, lease_token: null });
@@ -136,7 +138,7 @@ describe('a worker paused past its lease', () => {
       );
       await eventually(
         async () =>
-          (await fixture.app.sql('SELECT status FROM webhook_deliveries WHERE id = ?', [id]))[0].status === 'succeeded'
+          (await fixture.app.sql('SELECT status FROM webhook_deliveries WHERE id = $1', [id]))[0].status === 'succeeded'
             ? true
             : undefined,
         15_000,
@@ -187,7 +189,7 @@ describe('a receiver that answers late', () => {
       await eventually(
         async () => {
           const [{ n }] = await fixture.app.sql(
-            "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'",
+            "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'succeeded'",
             [webhookId],
           );
           return n === 30 ? true : undefined;

@@ -41,7 +41,7 @@ const LONG_UNHAPPY_INBOUND = {
 };
 
 const storedFilters = async (id: number) =>
-  (await app.sql('SELECT filters FROM webhooks WHERE id = ?', [id]))[0].filters;
+  (await app.sql('SELECT filters FROM webhooks WHERE id = $1', [id]))[0].filters;
 const filteredMetric = async (event: string) => {
   const text = (await app.request('GET', '/metrics')).text;
   return Number(
@@ -71,7 +71,7 @@ describe('payload filters', () => {
     const metricBefore = await filteredMetric('call.ended');
 
     const account = await app.providerAccount();
-    const [number] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [
+    const [number] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = $1 ORDER BY id LIMIT 1', [
       account.companyId,
     ]);
     const options = { url: app.url, accountSid: account.sid, authToken: account.authToken, number: number.phone_no };
@@ -94,18 +94,18 @@ describe('payload filters', () => {
     assert.equal(ended.data.call_direction, 'inbound');
     assert.equal(ended.data.call_duration, 240);
     assert.equal(ended.data.sentiment, 'neutral');
-    const [transfer] = await app.sql('SELECT id FROM calls WHERE provider_call_id = ?', [transferSid]);
+    const [transfer] = await app.sql('SELECT id FROM calls WHERE provider_call_id = $1', [transferSid]);
     assert.equal(ended.data.call_id, String(transfer.id));
     assert.ok(events.some((e) => e.event === 'agent.created'));
 
     // The three turned away: no delivery row, kept in the event store as filtered by this webhook.
     const deliveries = await app.sql(
-      "SELECT event FROM webhook_deliveries WHERE webhook_id = ? AND event = 'call.ended'",
+      "SELECT event FROM webhook_deliveries WHERE webhook_id = $1 AND event = 'call.ended'",
       [hook.id],
     );
     assert.equal(deliveries.length, 1);
     const filtered = await app.sql(
-      "SELECT data->>'call_duration' AS duration FROM events WHERE ? = ANY(filtered_by) AND type = 'call.ended' ORDER BY id",
+      "SELECT data->>'call_duration' AS duration FROM events WHERE $1 = ANY(filtered_by) AND type = 'call.ended' ORDER BY id",
       [hook.id],
     );
     assert.deepEqual(
@@ -164,7 +164,7 @@ describe('payload filters', () => {
     assert.equal(created.status, 201, created.text);
     assert.deepEqual(created.body.data.filters, [{ event: 'call.ended', filter: { path: 'tags', eq: 'appointment' } }]);
     const account = await app.providerAccount();
-    const [number] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = ? ORDER BY id LIMIT 1', [
+    const [number] = await app.sql('SELECT phone_no FROM phone_numbers WHERE company_id = $1 ORDER BY id LIMIT 1', [
       account.companyId,
     ]);
     const options = { url: app.url, accountSid: account.sid, authToken: account.authToken, number: number.phone_no };
@@ -174,7 +174,7 @@ describe('payload filters', () => {
     assert.deepEqual(JSON.parse(got.body).data.tags, ['appointment']);
     await eventually(
       async () =>
-        (await app.sql('SELECT count(*)::int AS n FROM events WHERE ? = ANY(filtered_by)', [created.body.data.id]))[0]
+        (await app.sql('SELECT count(*)::int AS n FROM events WHERE $1 = ANY(filtered_by)', [created.body.data.id]))[0]
           .n === 1
           ? true
           : undefined,
@@ -183,7 +183,7 @@ describe('payload filters', () => {
     );
     assert.equal(
       (
-        await app.sql('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ?', [created.body.data.id])
+        await app.sql('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1', [created.body.data.id])
       )[0].n,
       1,
     );
@@ -290,7 +290,7 @@ describe('payload filters', () => {
     });
     assert.match(twice.body.errors['filters.1.event'][0], /repeats sms\.received/);
     assert.deepEqual(await storedFilters(id), before);
-    assert.equal((await app.sql('SELECT title FROM webhooks WHERE id = ?', [id]))[0].title, 'Strict filters');
+    assert.equal((await app.sql('SELECT title FROM webhooks WHERE id = $1', [id]))[0].title, 'Strict filters');
 
     const gql = await app.graphql(
       'mutation($id: ID!, $f: JSONObject!) { updateWebhook(id: $id, input: { filters: [{ event: call_ended, filter: $f }] }) { id } }',

@@ -28,7 +28,7 @@ const HOOK_FIELDS = 'webhook { id headers { name value secret } } secret';
 const createAgent = (name: string) =>
   app.graphql('mutation($n: String!) { createAgent(name: $n) { id } }', { n: name }, owner);
 const storedHeaders = async (id: number) =>
-  (await app.sql('SELECT headers FROM webhooks WHERE id = ?', [id]))[0].headers;
+  (await app.sql('SELECT headers FROM webhooks WHERE id = $1', [id]))[0].headers;
 
 describe('custom headers', () => {
   it('are sent on every attempt beside the signature headers; a secret value is sealed and never shown; the attempt log names them', async () => {
@@ -63,7 +63,7 @@ describe('custom headers', () => {
     // Tracing is off here (no OTLP endpoint): no trace header, and the outbox row keeps none.
     assert.equal(delivery.headers.traceparent, undefined);
     assert.deepEqual(
-      await app.sql('SELECT trace_parent FROM webhook_deliveries WHERE id = ?', [
+      await app.sql('SELECT trace_parent FROM webhook_deliveries WHERE id = $1', [
         String(delivery.headers['webhook-id']),
       ]),
       [{ trace_parent: null }],
@@ -166,7 +166,7 @@ describe('custom headers', () => {
       assert.match(res.body.errors?.[field]?.[0] ?? '', pattern, `${field}: ${res.text}`);
     }
     assert.deepEqual(await storedHeaders(id), before);
-    assert.equal((await app.sql('SELECT title FROM webhooks WHERE id = ?', [id]))[0].title, 'Strict');
+    assert.equal((await app.sql('SELECT title FROM webhooks WHERE id = $1', [id]))[0].title, 'Strict');
     const gql = await app.graphql(
       'mutation($id: ID!) { updateWebhook(id: $id, input: { headers: [{ name: "Host", value: "x" }] }) { id } }',
       { id: String(id) },

@@ -73,7 +73,7 @@ async function openAbout(webhookId: number): Promise<string[]> {
 }
 const storedAbout = async (webhookId: number, type: string) =>
   (
-    await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE type = ? AND ? = ANY(subjects)', [
+    await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE type = $1 AND $2 = ANY(subjects)', [
       type,
       `webhook:${webhookId}`,
     ])
@@ -84,7 +84,7 @@ const settled = (webhookId: number, attempts: number) =>
     async () => {
       const [row] = await app.sql<{ n: number }>(
         'SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id ' +
-          'WHERE d.webhook_id = ? AND a.finished_at IS NOT NULL',
+          'WHERE d.webhook_id = $1 AND a.finished_at IS NOT NULL',
         [webhookId],
       );
       return row.n >= attempts ? true : undefined;
@@ -100,11 +100,11 @@ describe('operator events', () => {
     try {
       // Subscribed to the operator events too: it must never get one about itself.
       const hook = await createHook('Down', down.url, ['agent.created', ...OPERATOR]);
-      await app.sql("UPDATE webhooks SET failing_since = now() - interval '2 days 13 hours' WHERE id = ?", [hook.id]);
+      await app.sql("UPDATE webhooks SET failing_since = now() - interval '2 days 13 hours' WHERE id = $1", [hook.id]);
       await createAgent('Half way');
       const [half] = await told(hook.id, 'webhook.failing');
       const [{ ms: since }] = await app.sql(
-        'SELECT floor(extract(epoch FROM failing_since) * 1000)::bigint AS ms FROM webhooks WHERE id = ?',
+        'SELECT floor(extract(epoch FROM failing_since) * 1000)::bigint AS ms FROM webhooks WHERE id = $1',
         [hook.id],
       );
       assert.deepEqual(
@@ -133,12 +133,12 @@ describe('operator events', () => {
       await settled(hook.id, 10);
       assert.equal(await storedAbout(hook.id, 'webhook.failing'), 1, 'the 50 % notice is sent once');
 
-      await app.sql("UPDATE webhooks SET failing_since = now() - interval '4 days 12 hours' WHERE id = ?", [hook.id]);
+      await app.sql("UPDATE webhooks SET failing_since = now() - interval '4 days 12 hours' WHERE id = $1", [hook.id]);
       await createAgent('Nine tenths');
       const nineTenths = await told(hook.id, 'webhook.failing', 2);
       assert.deepEqual(nineTenths.map((p) => p.data.percent).sort(), [50, 90]);
 
-      await app.sql("UPDATE webhooks SET failing_since = now() - interval '5 days 1 hour' WHERE id = ?", [hook.id]);
+      await app.sql("UPDATE webhooks SET failing_since = now() - interval '5 days 1 hour' WHERE id = $1", [hook.id]);
       await createAgent('Too long');
       const [off] = await told(hook.id, 'webhook.disabled');
       assert.equal(off.data.reason, 'failing');
@@ -151,7 +151,7 @@ describe('operator events', () => {
       assert.ok(down.received.length >= 11);
       assert.deepEqual([...new Set(down.received.map((r) => JSON.parse(r.body).event))], ['agent.created']);
       const [{ n: toItself }] = await app.sql(
-        "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND event <> 'agent.created'",
+        "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND event <> 'agent.created'",
         [hook.id],
       );
       assert.equal(toItself, 0);
@@ -166,7 +166,7 @@ describe('operator events', () => {
       // The notices about it, newest first, over REST (each id form) and GraphQL.
       // (Its deliveries' schedules that ran out are told too, as delivery.exhausted.)
       const [{ n: aboutIt }] = await app.sql<{ n: number }>(
-        'SELECT count(*)::int AS n FROM events WHERE ? = ANY(subjects)',
+        'SELECT count(*)::int AS n FROM events WHERE $1 = ANY(subjects)',
         [`webhook:${hook.id}`],
       );
       assert.ok(aboutIt >= 4);
@@ -207,7 +207,7 @@ describe('operator events', () => {
         'the notice that it is off ends when it is on again',
       );
       assert.deepEqual(
-        (await app.sql('SELECT failing_since, failing_notified FROM webhooks WHERE id = ?', [hook.id]))[0],
+        (await app.sql('SELECT failing_since, failing_notified FROM webhooks WHERE id = $1', [hook.id]))[0],
         { failing_since: null, failing_notified: 0 },
       );
       await app.request('PUT', `/api/webhooks/${hook.id}`, { token: owner, body: { active: false } });
@@ -223,7 +223,7 @@ describe('operator events', () => {
     try {
       const announced = await createHook('Flaky', `${flaky.url}/announced`, ['agent.created']);
       const blip = await createHook('Blip', `${flaky.url}/blip`, ['agent.created']);
-      await app.sql("UPDATE webhooks SET failing_since = now() - interval '3 days' WHERE id = ?", [announced.id]);
+      await app.sql("UPDATE webhooks SET failing_since = now() - interval '3 days' WHERE id = $1", [announced.id]);
       await createAgent('Recovering');
       await told(announced.id, 'webhook.failing');
       assert.ok((await openAbout(announced.id)).includes('webhook.failing'));
@@ -236,13 +236,13 @@ describe('operator events', () => {
       assert.ok(Date.parse(back.data.recovered_at) > Date.parse(back.data.failing_since));
       assert.ok(Date.now() - Date.parse(back.data.failing_since) > 2.9 * 86_400_000, 'the failing clock as it was');
       assert.deepEqual(
-        (await app.sql('SELECT failing_since, failing_notified FROM webhooks WHERE id = ?', [announced.id]))[0],
+        (await app.sql('SELECT failing_since, failing_notified FROM webhooks WHERE id = $1', [announced.id]))[0],
         { failing_since: null, failing_notified: 0 },
       );
       // The blip failed once and then succeeded too: its clock is cleared without a word.
       await eventually(
         async () =>
-          (await app.sql('SELECT failing_since FROM webhooks WHERE id = ?', [blip.id]))[0].failing_since === null
+          (await app.sql('SELECT failing_since FROM webhooks WHERE id = $1', [blip.id]))[0].failing_since === null
             ? true
             : undefined,
         20_000,
@@ -267,7 +267,7 @@ describe('operator events', () => {
       await createAgent('Never delivered');
       const [exhausted] = await told(hook.id, 'delivery.exhausted');
       const [delivery] = await app.sql(
-        "SELECT id, event_id, status, attempt_count FROM webhook_deliveries WHERE webhook_id = ? AND event = 'agent.created'",
+        "SELECT id, event_id, status, attempt_count FROM webhook_deliveries WHERE webhook_id = $1 AND event = 'agent.created'",
         [hook.id],
       );
       assert.equal(delivery.status, 'failed');
@@ -303,7 +303,8 @@ describe('operator events', () => {
       );
       await eventually(
         async () =>
-          (await app.sql('SELECT status FROM webhook_deliveries WHERE id = ?', [delivery.id]))[0].status === 'succeeded'
+          (await app.sql('SELECT status FROM webhook_deliveries WHERE id = $1', [delivery.id]))[0].status ===
+          'succeeded'
             ? true
             : undefined,
         20_000,
@@ -323,7 +324,7 @@ describe('operator events', () => {
         async () =>
           (
             await app.sql(
-              "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'failed'",
+              "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'failed'",
               [relay.id],
             )
           )[0].n >= 2
@@ -362,7 +363,7 @@ describe('operator events', () => {
       // Every notice the watcher got is in the list, and the other way round.
       const listed = all.body.data.records.map((n: any) => n.id).sort();
       const ids = await app.sql<{ id: string }>(
-        'SELECT e.id FROM events e JOIN webhook_deliveries d ON d.event_id = e.id WHERE d.webhook_id = ? ORDER BY e.id',
+        'SELECT e.id FROM events e JOIN webhook_deliveries d ON d.event_id = e.id WHERE d.webhook_id = $1 ORDER BY e.id',
         [watch.id],
       );
       assert.deepEqual(

@@ -28,7 +28,8 @@ after(async () => {
 const agent = async (name: string) =>
   (await app.request('POST', '/api/agents', { token: owner, body: { name } })).body.data.id as number;
 const deliveryCount = async (webhookId: number) =>
-  (await app.sql('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ?', [webhookId]))[0].n as number;
+  (await app.sql('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1', [webhookId]))[0]
+    .n as number;
 
 describe('replay missing', () => {
   it('sends what the webhook never received, in order and with its own time, after showing the count; a second run sends nothing', async () => {
@@ -112,7 +113,7 @@ describe('replay missing', () => {
     );
     assert.equal(replayed[1].body.timestamp, new Date(adaUpdated.occurred_at).toISOString());
     const rows = await app.sql(
-      'SELECT event_id FROM webhook_deliveries WHERE webhook_id = ? AND event_id IN (?, ?) ORDER BY id',
+      'SELECT event_id FROM webhook_deliveries WHERE webhook_id = $1 AND event_id IN ($2, $3) ORDER BY id',
       [hook.id, adaCreated.id, adaUpdated.id],
     );
     assert.deepEqual(

@@ -43,7 +43,10 @@ describe('two workers on one job store', () => {
             data: { agent_id: String(batch * 100 + i), name: 'Bulk', active: true, online: false },
             contact: null,
           });
-          rows.push(`(?, ?, ?, 'agent.created', 'pending', ?, 0, 5, ?, 'scheduled', ?)`);
+          const base = values.length;
+          rows.push(
+            `($${base + 1}, $${base + 2}, $${base + 3}, 'agent.created', 'pending', $${base + 4}, 0, 5, $${base + 5}, 'scheduled', $${base + 6})`,
+          );
           values.push(id, webhookId, company, payload, now, now);
         }
         await fixture.app.sql(
@@ -56,7 +59,7 @@ describe('two workers on one job store', () => {
       await eventually(
         async () => {
           const [{ n }] = await fixture.app.sql(
-            "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'",
+            "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'succeeded'",
             [webhookId],
           );
           return n === 1000 ? true : undefined;
@@ -71,7 +74,7 @@ describe('two workers on one job store', () => {
       assert.equal(seen.size, 1000);
       assert.deepEqual([...new Set(seen.values())], [1], 'every delivery arrived exactly once');
       const [{ attempts }] = await fixture.app.sql(
-        'SELECT count(*)::int AS attempts FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ?',
+        'SELECT count(*)::int AS attempts FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = $1',
         [webhookId],
       );
       assert.equal(attempts, 1000);

@@ -120,7 +120,7 @@ describe('webhook configuration over REST', () => {
     }
     const secret = await api('GET', `/api/webhooks/${created.id}/secret`);
     assert.deepEqual(secret.body.data, { secret: created.secret, previous_secret_expires_at: null });
-    const [{ secret_sealed: sealed }] = await app.sql('SELECT secret_sealed FROM webhooks WHERE id = ?', [created.id]);
+    const [{ secret_sealed: sealed }] = await app.sql('SELECT secret_sealed FROM webhooks WHERE id = $1', [created.id]);
     assert.ok(!sealed.includes(created.secret.slice(6, 20)), 'stored sealed');
   });
 
@@ -229,7 +229,7 @@ describe('webhook configuration over REST', () => {
     assert.equal(upd.body.message, 'Webhook updated successfully.');
     assert.equal(upd.body.data.title, 'Renamed');
     assert.equal(upd.body.data.active, false);
-    await app.sql("UPDATE webhooks SET disabled_reason = 'failing' WHERE id = ?", [id]);
+    await app.sql("UPDATE webhooks SET disabled_reason = 'failing' WHERE id = $1", [id]);
     const back = await api('PUT', `/api/webhooks/${id}`, { active: true });
     assert.equal(back.body.data.active, true);
     assert.equal(back.body.data.disabled_reason, null);
@@ -374,7 +374,7 @@ describe('deliveries', () => {
     await sleep(500);
     assert.equal(receiver.received.filter(forWebhook(id)).length, 0);
     assert.equal(
-      (await app.sql('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ?', [id]))[0].n,
+      (await app.sql('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1', [id]))[0].n,
       0,
     );
     assert.equal((await app.sql("SELECT count(*)::int AS n FROM agents WHERE name = 'Doomed'"))[0].n, 0);
@@ -547,7 +547,7 @@ describe('deliveries', () => {
     assert.ok(new StandardWebhook(fresh).verify(request.body, headers));
     assert.ok(new StandardWebhook(old).verify(request.body, headers), 'receivers still on the old secret verify');
     assert.ok(verifyBody(fresh, request.body, headers['x-webhook-signature']));
-    await app.sql("UPDATE webhooks SET previous_secret_expires_at = now() - interval '1 second' WHERE id = ?", [id]);
+    await app.sql("UPDATE webhooks SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1", [id]);
     await createAgent('After grace');
     const both = await receiver.waitFor(2, 10_000, forWebhook(id));
     const later = both[1].headers as Record<string, string>;
@@ -566,7 +566,7 @@ describe('deliveries', () => {
     // A bucket of two, refilled at two a second: the sixth attempt cannot be claimed before two seconds after the first.
     const claims = await app.sql<{ at: number }>(
       'SELECT extract(epoch from a.attempted_at) * 1000 AS at FROM webhook_attempts a JOIN ' +
-        'webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ? ORDER BY a.attempted_at',
+        'webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = $1 ORDER BY a.attempted_at',
       [id],
     );
     const span = Number(claims[5].at) - Number(claims[0].at);
@@ -576,7 +576,7 @@ describe('deliveries', () => {
     assert.equal(cleared.body.data.rate_limit, null);
     // The bucket is forgotten with the limit: a new limit starts full.
     const [row] = await app.sql(
-      'SELECT w.rate_limit, c.rate_tokens, c.hits FROM webhooks w JOIN webhook_counters c ON c.webhook_id = w.id WHERE w.id = ?',
+      'SELECT w.rate_limit, c.rate_tokens, c.hits FROM webhooks w JOIN webhook_counters c ON c.webhook_id = w.id WHERE w.id = $1',
       [id],
     );
     assert.deepEqual(row, { rate_limit: null, rate_tokens: null, hits: 6 });
@@ -624,7 +624,7 @@ describe('deliveries', () => {
       // Every fast delivery arrived while the stuck endpoint's first attempts were still hanging.
       const [{ open }] = await app.sql(
         'SELECT count(*)::int AS open FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = ' +
-          'a.delivery_id WHERE d.webhook_id = ? AND a.finished_at IS NULL',
+          'a.delivery_id WHERE d.webhook_id = $1 AND a.finished_at IS NULL',
         [stuckId],
       );
       assert.ok(open >= 1, 'the stuck attempts had not finished');
@@ -691,7 +691,7 @@ describe('the example receiver (examples/receiver.mjs)', () => {
       await eventually(async () => (lines().length >= 3 ? true : undefined), 10_000, 'a delivery during the rotation');
       assert.deepEqual([lines()[2].verified, lines()[2].payloadOk], [true, false]);
       // The grace ends: the old secret no longer signs, and the delivery is refused.
-      await app.sql('UPDATE webhooks SET previous_secret_sealed = NULL WHERE id = ?', [id]);
+      await app.sql('UPDATE webhooks SET previous_secret_sealed = NULL WHERE id = $1', [id]);
       await createAgent('Wrong secret');
       await eventually(async () => (lines().some((l) => !l.verified) ? true : undefined), 10_000, 'a refused delivery');
     } finally {
@@ -753,7 +753,7 @@ describe('webhook upkeep', () => {
     try {
       const { id } = await createHook({ events: ['agent.created'] }, failing.url);
       // Failing since long ago (a success would have cleared it).
-      await app.sql("UPDATE webhooks SET failing_since = now() - interval '6 days' WHERE id = ?", [id]);
+      await app.sql("UPDATE webhooks SET failing_since = now() - interval '6 days' WHERE id = $1", [id]);
       await createAgent('Failing for days');
       const hook = await eventually(async () => {
         const h = (await api('GET', `/api/webhooks/${id}`)).body.data;
@@ -761,7 +761,7 @@ describe('webhook upkeep', () => {
       });
       assert.equal(hook.disabled_reason, 'failing');
       assert.equal(failing.received.length, 1, 'no retry after the switch-off');
-      const [{ status }] = await app.sql('SELECT status FROM webhook_deliveries WHERE webhook_id = ?', [id]);
+      const [{ status }] = await app.sql('SELECT status FROM webhook_deliveries WHERE webhook_id = $1', [id]);
       assert.notEqual(status, 'pending', 'the delivery is not left pending');
     } finally {
       await failing.close();
@@ -770,11 +770,11 @@ describe('webhook upkeep', () => {
 
   it('a success clears the failing clock', async () => {
     const { id } = await createHook({ events: ['agent.created'] });
-    await app.sql("UPDATE webhooks SET failing_since = now() - interval '1 day' WHERE id = ?", [id]);
+    await app.sql("UPDATE webhooks SET failing_since = now() - interval '1 day' WHERE id = $1", [id]);
     await createAgent('Back to health');
     await receiver.waitFor(1, 10_000, forWebhook(id));
     await eventually(async () =>
-      (await app.sql('SELECT failing_since FROM webhooks WHERE id = ?', [id]))[0].failing_since === null
+      (await app.sql('SELECT failing_since FROM webhooks WHERE id = $1', [id]))[0].failing_since === null
         ? true
         : undefined,
     );
@@ -785,18 +785,18 @@ describe('webhook upkeep', () => {
     await api('POST', `/api/webhooks/${id}/test`, {});
     await receiver.waitFor(1, 10_000, forWebhook(id));
     await eventually(async () =>
-      (await app.sql("SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND status = 'succeeded'", [id])).length
+      (await app.sql("SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'succeeded'", [id])).length
         ? true
         : undefined,
     );
-    await app.sql("UPDATE webhook_deliveries SET created_at = now() - interval '31 days' WHERE webhook_id = ?", [id]);
+    await app.sql("UPDATE webhook_deliveries SET created_at = now() - interval '31 days' WHERE webhook_id = $1", [id]);
     const [{ n: pendingOld }] = await app.sql(
       "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND created_at < now() - interval '30 days'",
     );
     const purged = await app.running.services.deliverer.purge();
     assert.ok(purged >= 1);
     assert.equal(
-      (await app.sql('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ?', [id]))[0].n,
+      (await app.sql('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1', [id]))[0].n,
       0,
     );
     assert.equal(

@@ -14,18 +14,18 @@ before(async () => {
 });
 after(() => app.close());
 
-const workflow = async (id: number) => (await app.sql('SELECT * FROM workflows WHERE id = ?', [id]))[0];
+const workflow = async (id: number) => (await app.sql('SELECT * FROM workflows WHERE id = $1', [id]))[0];
 const idNamed = async (table: string, name: string, company = 'Acme Agency') =>
   (
     await app.sql(
-      `SELECT t.id FROM ${table} t JOIN companies c ON c.id = t.company_id WHERE t.name = ? AND c.name = ?`,
+      `SELECT t.id FROM ${table} t JOIN companies c ON c.id = t.company_id WHERE t.name = $1 AND c.name = $2`,
       [name, company],
     )
   )[0].id as number;
 const folderOrder = async (company = 'Acme Agency') =>
   (
     await app.sql(
-      'SELECT f.name FROM workflow_folders f JOIN companies c ON c.id = f.company_id WHERE c.name = ? ORDER BY sort_order',
+      'SELECT f.name FROM workflow_folders f JOIN companies c ON c.id = f.company_id WHERE c.name = $1 ORDER BY sort_order',
       [company],
     )
   ).map((r) => r.name as string);
@@ -206,7 +206,7 @@ describe('POST /api/Workflow/folder/reorder', () => {
     assert.deepEqual(await folderOrder(), ['Archive', 'Lead follow-up', 'Appointments']);
     const sorts = (
       await app.sql(
-        'SELECT sort_order FROM workflow_folders WHERE company_id = (SELECT id FROM companies WHERE name = ?) ORDER BY sort_order',
+        'SELECT sort_order FROM workflow_folders WHERE company_id = (SELECT id FROM companies WHERE name = $1) ORDER BY sort_order',
         ['Acme Agency'],
       )
     ).map((r) => r.sort_order);

@@ -21,7 +21,7 @@ export interface Config {
   role: ProcessRole;
   dataDir: string;
   databaseUrl?: string;
-  /** Connections per pool (DATABASE_POOL_SIZE): the ORM's and the plain reads'; the smaller pools take at most this many. */
+  /** Connections per pool (DATABASE_POOL_SIZE): the units of work's and the statements'; the smaller pools take at most this many. */
   databasePoolSize: number;
   mongodbUrl?: string;
   telcoBaseUrl?: string;

@@ -1,4 +1,3 @@
-import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { ForbiddenError, UnauthenticatedError } from '../kernel/errors.js';
@@ -61,9 +60,9 @@ interface Caller {
 }
 
 /**
- * One per unit of work: the caller, and the EntityManager fork every read and
- * write of the operation goes through (inside its transaction for mutations).
- * Services take it first; it carries no services.
+ * One per unit of work: the caller, and the connection every statement of the
+ * operation goes through (its transaction's, inside a unit of work; else the
+ * pool). Services take it first; it carries no services.
  */
 export class RequestContext {
   /** Set by the HTTP layer: the GraphQL operations this request ran, for its log line (copied into each operation's context). */
@@ -72,19 +71,11 @@ export class RequestContext {
   constructor(
     private readonly caller: Caller,
     private readonly infra: Infrastructure,
-    /** Given inside a unit of work (its transaction's); otherwise a fork made when first used. */
-    private forked?: EntityManager,
     /** Set inside a unit of work: what runs once it has committed. */
     private readonly commitHooks?: Array<() => void>,
-    /** Set inside a plain unit of work: its transaction's connection. */
-    private readonly plain?: StatementRunner,
+    /** Set inside a unit of work: its transaction's connection. */
+    private readonly transaction?: StatementRunner,
   ) {}
-
-  /** The EntityManager every ORM read and write of this operation goes through. */
-  get em(): EntityManager {
-    if (this.plain) throw new Error('A plain unit of work has no EntityManager: its statements go through ctx.sql.');
-    return (this.forked ??= this.infra.root.fork());
-  }
 
   /** Records domain events in this unit of work (docs/design.md §5): nothing is recorded for a rolled-back change. */
   get events(): EventRecorder<RequestContext> {
@@ -186,24 +177,8 @@ export class RequestContext {
   }
 
   private async statement<T>(text: string, params: unknown[]): Promise<T[]> {
-    if (this.plain) return (await this.plain.query({ name: statementName(text), text, values: params })).rows as T[];
-    if (this.commitHooks) {
-      // In the ORM's transaction, on its connection, prepared there too (the ORM's own raw statements would inline the values).
-      const transaction = this.em.getTransactionContext<Knex.Transaction>();
-      const ordered: unknown[] = [];
-      const positional = text.replace(
-        /\$(\d+)/g,
-        (_match, n: string) => (ordered.push(asOne(params[Number(n) - 1])), '?'),
-      );
-      if (transaction) {
-        const result = await transaction
-          .raw(positional, ordered as Knex.ValueDict[])
-          .options({ name: statementName(positional) });
-        return (result as { rows: T[] }).rows;
-      }
-      return this.em.execute(positional, ordered as never[]) as Promise<T[]>;
-    }
-    return (await this.infra.reader.query({ name: statementName(text), text, values: params })).rows as T[];
+    const runner = this.transaction ?? this.infra.reader;
+    return (await runner.query({ name: statementName(text), text, values: params })).rows as T[];
   }
 
   private async ownTransaction<T>(text: string, params: unknown[]): Promise<T[]> {
@@ -217,7 +192,7 @@ export class RequestContext {
     return new RequestContext({ ...this.caller, viewer: undefined, known: undefined, company: undefined }, this.infra);
   }
 
-  /** A context of its own for reading (one per query field); its fork is made only if the ORM is used. */
+  /** A context of its own for reading (one per query field), on the pool. */
   readOnly(): RequestContext {
     return new RequestContext(this.caller, this.infra);
   }
@@ -231,63 +206,43 @@ export class RequestContext {
 
   /**
    * Runs fn in one new transaction: committed once when it resolves, rolled
-   * back when it throws (called inside a unit of work, fn joins it). `plain`: fn runs only statements of `ctx.sql`,
-   * so the transaction is one of its own on the reading pool, without the
-   * ORM's (no fork, no query builder, no flush). `lane`: the pool it runs
-   * on (the claims of the delivery pump have their own). `oneStatement`
-   * (plain too): fn runs one statement at most, and throws only for what
-   * that statement did not change: the statement is the transaction, run
-   * on its own (no BEGIN, no COMMIT: two round trips fewer); a second
-   * statement is refused.
+   * back when it throws (called inside a unit of work, fn joins it). `lane`:
+   * the pool it runs on (units of work have their own; the delivery engine's
+   * settles and claims name theirs). `oneStatement`: fn runs one statement at
+   * most, and throws only for what that statement did not change: the
+   * statement is the transaction, run on its own (no BEGIN, no COMMIT: two
+   * round trips fewer); a second statement is refused.
    */
   async unitOfWork<T>(
     fn: (ctx: RequestContext) => Promise<T>,
-    {
-      plain = false,
-      lane = 'reader',
-      oneStatement = false,
-    }: { plain?: boolean; lane?: 'reader' | 'claims'; oneStatement?: boolean } = {},
+    { lane = 'writer', oneStatement = false }: { lane?: Lane; oneStatement?: boolean } = {},
   ): Promise<T> {
     // Inside a unit of work already (a write made once per idempotency key), it joins that one: one
-    // transaction, whose end is the outer one's; the ORM's changes are flushed here, as a commit would.
-    if (this.commitHooks) {
-      const result = await fn(this);
-      if (!this.plain) await this.em.flush();
-      return result;
-    }
+    // transaction, whose end is the outer one's.
+    if (this.commitHooks) return fn(this);
     // Who calls is read before the transaction takes its connection: reading it inside would need a second one.
     await this.resolveCaller();
     const hooks: Array<() => void> = [];
     const result = oneStatement
-      ? await fn(new RequestContext(this.caller, this.infra, undefined, hooks, oneStatementOf(this.infra[lane])))
-      : plain
-        ? await plainTransaction(this.infra[lane], (client) =>
-            fn(new RequestContext(this.caller, this.infra, undefined, hooks, client)),
-          )
-        : await databaseSpan(this.caller.trace, undefined, () =>
-            this.infra.root
-              .fork()
-              .transactional((em) => fn(new RequestContext(this.caller, this.infra, em as EntityManager, hooks))),
-          );
+      ? await fn(new RequestContext(this.caller, this.infra, hooks, oneStatementOf(this.infra[lane])))
+      : await databaseSpan(this.caller.trace, undefined, () =>
+          transaction(this.infra[lane], (client) => fn(new RequestContext(this.caller, this.infra, hooks, client))),
+        );
     for (const hook of hooks) hook();
     return result;
   }
 }
 
-/**
- * A value given to the ORM's connection as one parameter: Knex would spread an
- * array into a list of parameters, where `= ANY($1)` wants one array; pg writes
- * a value's `toPostgres()` (node-postgres's custom type coercion) as the array.
- */
-function asOne(value: unknown): unknown {
-  return Array.isArray(value) ? { toPostgres: () => value } : value;
-}
+/** The pools a unit of work can run on. */
+type Lane = 'writer' | 'reader' | 'claims';
 
-/** What contexts are made of: the root EntityManager, the pool for committed statements, the actor source. */
+/** What contexts are made of: the pools, the actor source. */
 export interface Infrastructure {
-  root: EntityManager;
+  /** Units of work: the transactions of mutations, jobs and callbacks. */
+  writer: pg.Pool;
+  /** Statements that commit on their own (`committed`). */
   autonomous: pg.Pool;
-  /** Statements outside units of work, and those of plain ones (`RequestContext.sql`). */
+  /** Statements outside units of work, and the delivery engine's settles. */
   reader: pg.Pool;
   /** The delivery pump's claims, on connections of their own so that they never queue behind recorded results (`lane: 'claims'`). */
   claims: pg.Pool;
@@ -319,14 +274,14 @@ export class ContextFactory {
   }
 }
 
-// The statements of ctx.sql: what a plain unit of work runs them on, its
+// The statements of ctx.sql: what a unit of work runs them on, its
 // transaction, and the names they are prepared under.
-/** What the statements of a plain unit of work run on: its transaction's connection, or a pool for a statement that is its own transaction. */
+/** What the statements of a unit of work run on: its transaction's connection, or a pool for a statement that is its own transaction. */
 interface StatementRunner {
   query(config: pg.QueryConfig): Promise<pg.QueryResult>;
 }
 
-// Plain reads are few distinct texts, each run often: each is prepared once per
+// Statements are few distinct texts, each run often: each is prepared once per
 // connection, so PostgreSQL plans it once instead of at every call (a list's
 // page-and-total statement takes longer to plan than to run). A text past the
 // first thousand (never expected) runs unprepared.
@@ -334,12 +289,12 @@ const statementNames = new Map<string, string>();
 function statementName(text: string): string | undefined {
   let name = statementNames.get(text);
   if (name === undefined && statementNames.size < 1000)
-    statementNames.set(text, (name = `read_${statementNames.size + 1}`));
+    statementNames.set(text, (name = `statement_${statementNames.size + 1}`));
   return name;
 }
 
-/** A transaction of plain statements on a connection of `pool`: committed when fn resolves, rolled back when it throws. */
-async function plainTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/** A transaction on a connection of `pool`: committed when fn resolves, rolled back when it throws. */
+async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   // A connection lost while checked out (a database restart) reports it here, not as an uncaught error; the statement in progress fails too.

@@ -166,12 +166,12 @@ function wrapFields(type: GraphQLObjectType | null | undefined, wrap: (resolve: 
 }
 
 /**
- * The unit of work (docs/design.md §3): each mutation field runs in a fork of
- * its own inside one transaction, committed once when the field's resolver
- * succeeds and rolled back when it fails; each query field reads from a fork
- * of its own. Operations of one batch, or fields of one document, never share
- * an EntityManager. The caller (the viewer behind the token) is resolved
- * before the transaction opens, so a transaction never waits for a second
+ * The unit of work (docs/design.md §3): each mutation field runs in one
+ * transaction of its own, committed once when the field's resolver succeeds
+ * and rolled back when it fails; each query field reads in a context of its
+ * own. Operations of one batch, or fields of one document, never share a
+ * transaction. The caller (the viewer behind the token) is resolved before
+ * the transaction opens, so a transaction never waits for a second
  * connection.
  */
 export function withUnitsOfWork(schema: GraphQLSchema): void {
@@ -180,22 +180,13 @@ export function withUnitsOfWork(schema: GraphQLSchema): void {
     schema.getMutationType(),
     (resolve) => (root, args, ctx, info) =>
       ctx.unitOfWork((uow) => Promise.resolve(resolve(root, args, uow, info)), {
-        plain: PLAIN_MUTATIONS.has(info.fieldName),
         oneStatement: ONE_STATEMENT_MUTATIONS.has(info.fieldName),
       }),
   );
 }
 
 /**
- * Mutations whose services run only statements of `ctx.sql`: their
- * transaction is one of their own on the statements' pool, without the ORM's
- * (no fork, no flush). A service of one of these that touched `ctx.em` would
- * fail at once, never half-commit. Kept by the bench's A/B (ADR 0060).
- */
-const PLAIN_MUTATIONS = new Set(['updateRole']);
-
-/**
- * Plain mutations whose service runs one statement on every path, which
+ * Mutations whose service runs one statement on every path, which
  * decides everything (a rename: found, not the Owner's, title free, changed,
  * or none of it): that statement is their transaction (unitOfWork's
  * `oneStatement`). Kept by the bench's A/B (ADR 0046).

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 import express, { type Express, type RequestHandler } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import type { RequestListener, Server } from 'node:http';
@@ -12,7 +12,8 @@ import type { Services } from '../composition.js';
 // /healthz, /readyz and /metrics. The API (src/platform/app.ts) builds on it.
 
 export interface ProbeParts {
-  orm: MikroORM;
+  /** The pool the readiness probe asks. */
+  database: pg.Pool;
   services: Services;
   log: Logger;
   metrics: Metrics;
@@ -29,7 +30,7 @@ const tokenMatches = (given: string | undefined, expected: string) =>
  * log, before the probes (the API's: its requests are the many).
  */
 export function probesApp(
-  { orm, services, log, metrics, jobs, httpServer }: ProbeParts,
+  { database, services, log, metrics, jobs, httpServer }: ProbeParts,
   first: RequestHandler[] = [],
 ): { app: Express; listener: RequestListener } {
   const app = express();
@@ -59,7 +60,7 @@ export function probesApp(
   app.get('/readyz', async (_req, res) => {
     const checks: Record<string, string> = {};
     try {
-      await orm.em.fork().execute('SELECT 1');
+      await database.query('SELECT 1');
       checks.database = 'ok';
     } catch {
       checks.database = 'unreachable';

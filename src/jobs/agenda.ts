@@ -1,5 +1,4 @@
 import { PostgresBackend } from '@agendajs/postgres-backend';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { Agenda, type AgendaBackend, type Job } from 'agenda';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -15,7 +14,7 @@ import type { Services } from '../composition.js';
 import { errorFields } from '../observability/logger.js';
 import { LIVE_RETENTION } from '../services/live-events.js';
 
-// Agenda holds timers; state lives in entities. MONGODB_URL selects the
+// Agenda holds timers; state lives in the tables. MONGODB_URL selects the
 // MongoDB job store; otherwise jobs live in the application's PostgreSQL.
 
 export interface JobRunner {
@@ -29,7 +28,6 @@ export interface JobRunner {
 export interface JobDeps {
   config: Config;
   databaseUrl: string;
-  orm: MikroORM;
   services: Services;
   log: Logger;
   metrics: Metrics;

@@ -1,5 +1,4 @@
 import { message } from './messages.js';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { GraphQLError } from 'graphql';
 
 // The error model, defined once. Each class carries its GraphQL code and HTTP
@@ -133,12 +132,9 @@ export function appErrorOf(error: unknown): AppError | undefined {
   for (let depth = 0; depth < 5 && current; depth++) {
     if (current instanceof AppError) return current;
     // Two requests raced for the same unique value: the later one is told what the first took, never a server error.
-    // The ORM's exception, or PostgreSQL's own error from a plain statement (SQLSTATE 23505).
-    if (current instanceof UniqueConstraintViolationException || (current as { code?: unknown }).code === '23505') {
-      const field =
-        Object.entries(UNIQUE_FIELDS).find(
-          ([constraint]) => current instanceof Error && current.message.includes(constraint),
-        )?.[1] ?? UNIQUE_FIELDS[String((current as { constraint?: unknown }).constraint)];
+    // PostgreSQL's unique violation (SQLSTATE 23505) names its constraint.
+    if ((current as { code?: unknown }).code === '23505') {
+      const field = UNIQUE_FIELDS[String((current as { constraint?: unknown }).constraint)];
       return field
         ? ValidationError.field(field, message.taken(field))
         : new ConflictError('The change conflicts with a record that already exists.');

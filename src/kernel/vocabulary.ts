@@ -1,7 +1,7 @@
 // The closed sets of the product, one list each: calls, messages, webhook
 // deliveries, phone numbers, spam-protected numbers, campaigns and webhook
 // form data presets. Services, route rows (and so the OpenAPI enums),
-// entities and the provider adapter read them from here; the web page gets
+// row types and the provider adapter read them from here; the web page gets
 // the ones it lists through web/src/vocabulary.generated.ts.
 
 /** How far along each provider status is; the terminal ones are all 4. */

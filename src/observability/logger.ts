@@ -96,9 +96,8 @@ export function createLogger(level: LogLevel, write?: (line: string) => void, fo
  * What to log of an error: the one serializer every log line of an error
  * goes through. A database error (found anywhere in the error's chain of
  * causes) keeps its SQLSTATE, constraint, table and the server's message,
- * never the statement, its values or a stack (the ORM puts the SQL, values
- * inlined, in front of the message and into the stack; PostgreSQL's detail
- * repeats the values). Other errors keep their message, and their stack
+ * never the statement, its values, its detail or a stack (PostgreSQL's
+ * detail repeats a row's values). Other errors keep their message, and their stack
  * only at LOG_LEVEL=debug (`withStack`).
  */
 export function errorFields(error: unknown, withStack = false): Record<string, unknown> {
@@ -109,9 +108,8 @@ export function errorFields(error: unknown, withStack = false): Record<string, u
       constraint?: unknown;
       table?: unknown;
     };
-    const serverMessage = message.includes(' - ') ? message.slice(message.lastIndexOf(' - ') + 3) : message;
     return {
-      error: serverMessage,
+      error: message,
       sqlState: code,
       ...(typeof constraint === 'string' ? { constraint } : {}),
       ...(typeof table === 'string' ? { table } : {}),

@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import type { Server } from 'node:http';
 import path from 'node:path';
@@ -10,7 +9,6 @@ import { LOCKS } from '../db/locks.js';
 import { migrate } from '../db/migrate.js';
 import { closablePool, readingPool } from '../db/reads.js';
 import { startJobs, type JobRunner } from '../jobs/agenda.js';
-import { ormConfig } from '../mikro-orm.config.js';
 import { createLogger, errorFields, type Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { seedDemoIfEmpty } from '../seed/demo.js';
@@ -31,7 +29,6 @@ import { startTracing, stopTracing } from '../observability/tracing.js';
 export interface Running {
   url: string;
   databaseUrl: string;
-  orm: MikroORM;
   services: Services;
   server: Server;
   jobs: JobRunner;
@@ -47,16 +44,24 @@ export interface Running {
  * of processes can start at once on one database: the first migrates and
  * seeds, the others wait and find it done.
  */
-async function migrateAndSeed(orm: MikroORM, databaseUrl: string, config: Config, now: Date): Promise<boolean> {
+async function migrateAndSeed(databaseUrl: string, config: Config, log: Logger, now: Date): Promise<boolean> {
   const lock = new pg.Client({ connectionString: databaseUrl });
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [LOCKS.startup]);
-    await migrate(orm);
-    const sql = async (text: string, params?: unknown[]) => (await lock.query(text, params)).rows;
-    return config.seedDemo ? await seedDemoIfEmpty(orm.em.fork(), sql, config.appKey, now) : false;
+    await migrate(lock, databaseUrl, (message) => log.debug('migration', { message }));
+    if (!config.seedDemo) return false;
+    // One transaction: a process stopped while seeding leaves an empty database, which the next start seeds.
+    await lock.query('BEGIN');
+    const seeded = await seedDemoIfEmpty(
+      async (text, params) => (await lock.query(text, params)).rows,
+      config.appKey,
+      now,
+    );
+    await lock.query('COMMIT');
+    return seeded;
   } finally {
-    await lock.end(); // ends the session, which releases the lock
+    await lock.end(); // ends the session, which releases the lock (and rolls back a seed cut short)
   }
 }
 
@@ -93,15 +98,6 @@ export async function startService(
       log.info('embedded PostgreSQL started', { dataDir: path.join(config.dataDir, 'postgres') });
     }
 
-    const orm = await MikroORM.init(
-      ormConfig(databaseUrl, (message) => log.debug('orm', { message }), config.databasePoolSize, {
-        warn: (message) => log.warn('database connection warning', { error: String(message) }),
-        error: (message) => log.error('database connection error', { error: String(message) }),
-        deprecate: (method, alternative) => log.debug('database deprecation', { message: `${method}: ${alternative}` }),
-        debug: (message) => log.debug('database debug', { message: String(message) }),
-      }),
-    );
-    cleanups.push(['orm', () => orm.close(true)]);
     let telcoBaseUrl = config.telcoBaseUrl;
     let simulator: TelcoSimulator | undefined;
     if (!telcoBaseUrl) {
@@ -114,6 +110,11 @@ export async function startService(
     const autonomous = new pg.Pool({ connectionString: databaseUrl, max: Math.min(4, config.databasePoolSize) });
     autonomous.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['autonomous pool', closablePool(autonomous)]);
+    // Units of work (transactions) and statements outside them each have a pool: a statement made while a
+    // transaction is open (a viewer read anew, a subscription's check) never waits for a connection transactions hold.
+    const writer = readingPool(databaseUrl, config.databasePoolSize);
+    writer.on('error', (error) => log.warn('database connection error', errorFields(error)));
+    cleanups.push(['units of work pool', closablePool(writer)]);
     const reader = readingPool(databaseUrl, config.databasePoolSize);
     reader.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['reading pool', closablePool(reader)]);
@@ -122,26 +123,19 @@ export async function startService(
     claims.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['claims pool', closablePool(claims)]);
     const metrics = createMetrics();
-    const services = createServices(
-      config,
-      log,
-      metrics,
-      telcoBaseUrl,
-      { root: orm.em, autonomous, reader, claims },
-      clock,
-    );
+    const services = createServices(config, log, metrics, telcoBaseUrl, { writer, autonomous, reader, claims }, clock);
     usePasswordCost(config.nodeEnv === 'test' ? 'fast' : 'standard');
-    const seeded = await migrateAndSeed(orm, databaseUrl, config, clock());
+    const seeded = await migrateAndSeed(databaseUrl, config, log, clock());
 
     // Every role can schedule jobs; only `all` and `worker` run them.
-    const jobs = await startJobs({ config, databaseUrl, orm, services, log, metrics });
+    const jobs = await startJobs({ config, databaseUrl, services, log, metrics });
     cleanups.push(['jobs', () => jobs.stop()]);
 
     const server = appServer();
     let apollo: { stop(): Promise<void> } | undefined;
     if (config.role === 'worker') {
       // A worker serves its probes and metrics alone: it builds no schema and loads none of the API's modules.
-      const { app, listener } = probesApp({ orm, services, log, metrics, jobs, httpServer: server });
+      const { app, listener } = probesApp({ database: reader, services, log, metrics, jobs, httpServer: server });
       app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));
       server.on('request', listener);
     } else {
@@ -166,7 +160,7 @@ export async function startService(
       let document: object | undefined;
       const openapi = () => (document ??= openApiDocument(schema, routes, VERSION, ingressTable, webhooksSection()));
       const api = await createApp({
-        orm,
+        database: reader,
         services,
         schema,
         routes,
@@ -214,7 +208,6 @@ export async function startService(
     return {
       url: address ? `http://${host}:${address.port}` : '',
       databaseUrl,
-      orm,
       services,
       server,
       jobs,

@@ -1,13 +1,32 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { SecretBox } from '../crypto/secret-box.js';
-import { Agent, Call, Company } from '../entities/index.js';
 import { DEMO_ACCOUNTS, demoAccountSid, demoAuthToken } from '../telco/inventory.js';
 import { CARRIERS } from '../spam/reputation.js';
 import { seededRandom } from './random.js';
 import { PhoneStatus, SENTIMENTS, SpamNumberType, SpamStatus, UseFor } from '../kernel/vocabulary.js';
 
-/** A statement on the database being seeded (`$1` placeholders), for the tables no entity maps. */
+/** A statement on the database being seeded (`$1` placeholders). */
 export type SeedStatement = (text: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>;
+
+/** A demo company, once written. */
+export interface SeedCompany {
+  id: number;
+  name: string;
+}
+
+/** Writes rows of `columns` into `table` in one statement; their ids, in the rows' order. */
+export async function insertRows(
+  sql: SeedStatement,
+  table: string,
+  columns: string[],
+  rows: unknown[][],
+): Promise<number[]> {
+  const values = rows.map((row, r) => `(${row.map((_value, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
+  const inserted = await sql(
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${values.join(', ')} RETURNING id`,
+    rows.flat(),
+  );
+  return inserted.map((row) => row.id as number);
+}
 
 // Demo agents, spam-protected numbers and calls (docs/design.md §9). Calls are
 // spread relative to the seeding time, so every dashboard range has rows.
@@ -49,27 +68,30 @@ const CALL_DAYS = [0, 0, 0, 1, 1, 2, 3, 5, 6, 8, 9, 10, 12, 15, 20, 25, 33, 40, 
 /** A spam-protected number of the demo, as its row's values (written by the caller: spam numbers are SQL's). */
 export type SpamSeed = [string, string, string, string, string, Date | null, Date, boolean, Date];
 
-/** Agents and calls of a company (through the ORM); its spam-protected numbers, to be written. */
-export function seedCalls(
-  em: EntityManager,
-  company: Company,
+/** A demo agent, once written. */
+export interface SeedAgent {
+  id: number;
+  name: string;
+}
+
+/** Agents and calls of a company, written; its spam-protected numbers, to be written. */
+export async function seedCalls(
+  sql: SeedStatement,
+  company: SeedCompany,
   index: number,
   now = new Date(),
-): { agents: Agent[]; spam: SpamSeed[] } {
+): Promise<{ agents: SeedAgent[]; spam: SpamSeed[] }> {
   const spam: SpamSeed[] = [];
   const random = seededRandom(1000 + index);
   const prefix = ['212', '312', '415'][index % 3];
-  const agents: Agent[] = [];
-  for (let i = 0; i < 24; i++) {
-    agents.push(
-      em.create(Agent, {
-        company,
-        name: `${FIRST[i]} ${['Voice', 'Assist', 'Caller', 'Booker'][i % 4]}`,
-        active: i < 21,
-        online: i % 3 === 0,
-      }),
-    );
-  }
+  const names = FIRST.slice(0, 24).map((first, i) => `${first} ${['Voice', 'Assist', 'Caller', 'Booker'][i % 4]}`);
+  const agentIds = await insertRows(
+    sql,
+    'agents',
+    ['company_id', 'name', 'active', 'online', 'created_at', 'updated_at'],
+    names.map((name, i) => [company.id, name, i < 21, i % 3 === 0, now, now]),
+  );
+  const agents = names.map((name, i) => ({ id: agentIds[i], name }));
 
   // Spam-protected numbers of every type and status.
   const statuses = [SpamStatus.InProgress, SpamStatus.Flagged, SpamStatus.Clean];
@@ -97,6 +119,7 @@ export function seedCalls(
   }
 
   // Calls: a few on each demo day, about a third booking an appointment.
+  const calls: unknown[][] = [];
   let callNo = 0;
   const dayOfYear = Math.floor((now.getTime() - Date.UTC(now.getUTCFullYear(), 0, 1)) / DAY);
   for (const daysAgo of [...CALL_DAYS, dayOfYear + 120, dayOfYear + 240]) {
@@ -108,42 +131,69 @@ export function seedCalls(
       const inbound = random.chance(0.5);
       const company10 = `+1${prefix}555${String(2000 + callNo).slice(-4)}`;
       const contact = `+1${random.int(201, 989)}${random.int(2000000, 9999999)}`;
-      em.create(Call, {
-        company,
-        agent,
-        providerCallId: `CA${index}${String(callNo).padStart(6, '0')}`,
-        fromNumber: inbound ? contact : company10,
-        toNumber: inbound ? company10 : contact,
+      calls.push([
+        company.id,
+        agent.id,
+        `CA${index}${String(callNo).padStart(6, '0')}`,
+        inbound ? contact : company10,
+        inbound ? company10 : contact,
         startedAt,
-        durationSeconds: answered ? random.int(30, 900) : 0,
-        status: answered ? 'completed' : random.pick(['no-answer', 'busy', 'failed']),
-        direction: inbound ? 'inbound' : 'outbound',
-        sentiment: answered ? random.pick(SENTIMENTS) : null,
-        recordingUrl: answered ? `https://recordings.switchboard.test/${index}/${callNo}.mp3` : null,
-        transcript: answered
+        answered ? random.int(30, 900) : 0,
+        answered ? 'completed' : random.pick(['no-answer', 'busy', 'failed']),
+        inbound ? 'inbound' : 'outbound',
+        answered ? random.pick(SENTIMENTS) : null,
+        answered ? `https://recordings.switchboard.test/${index}/${callNo}.mp3` : null,
+        answered
           ? `Agent: Hello, this is ${agent.name}. Caller: Hi, I'd like to ${booked ? 'book a visit' : 'ask a question'}.`
           : null,
-        disposition: booked ? 'appointment-set' : answered ? random.pick(DISPOSITIONS.slice(1)) : null,
-        tags: booked ? ['appointment', 'ai'] : ['ai'],
-        customFields: { campaign: random.pick(['spring', 'summer', 'renewal']), lead_score: random.int(1, 100) },
-        appointmentAt: booked ? new Date(startedAt.getTime() + random.int(1, 14) * DAY) : null,
-        contactName: `${random.pick(FIRST)} ${random.pick(['Smith', 'Jones', 'Garcia', 'Lee', 'Brown'])}`,
-        contactEmail: random.chance(0.6) ? `contact${callNo}@example.test` : null,
-        createdAt: startedAt,
-        updatedAt: startedAt,
-      });
+        booked ? 'appointment-set' : answered ? random.pick(DISPOSITIONS.slice(1)) : null,
+        JSON.stringify(booked ? ['appointment', 'ai'] : ['ai']),
+        JSON.stringify({ campaign: random.pick(['spring', 'summer', 'renewal']), lead_score: random.int(1, 100) }),
+        booked ? new Date(startedAt.getTime() + random.int(1, 14) * DAY) : null,
+        `${random.pick(FIRST)} ${random.pick(['Smith', 'Jones', 'Garcia', 'Lee', 'Brown'])}`,
+        random.chance(0.6) ? `contact${callNo}@example.test` : null,
+        startedAt,
+        startedAt,
+      ]);
       callNo++;
     }
   }
+  await insertRows(
+    sql,
+    'calls',
+    [
+      'company_id',
+      'agent_id',
+      'provider_call_id',
+      'from_number',
+      'to_number',
+      'started_at',
+      'duration_seconds',
+      'status',
+      'direction',
+      'sentiment',
+      'recording_url',
+      'transcript',
+      'disposition',
+      'tags',
+      'custom_fields',
+      'appointment_at',
+      'contact_name',
+      'contact_email',
+      'created_at',
+      'updated_at',
+    ],
+    calls,
+  );
   return { agents, spam };
 }
 
 /** Phone numbers of every use, the first ones answered by a chatbot agent (the agents written already). */
 export async function seedNumbers(
   sql: SeedStatement,
-  company: Company,
+  company: SeedCompany,
   index: number,
-  agents: Agent[],
+  agents: SeedAgent[],
   now = new Date(),
 ): Promise<void> {
   const prefix = ['212', '312', '415'][index % 3];
@@ -178,7 +228,7 @@ export async function seedNumbers(
  */
 export async function seedTelcoAccount(
   sql: SeedStatement,
-  company: Company,
+  company: SeedCompany,
   key: string,
   box: SecretBox,
   at: Date,

@@ -1,11 +1,9 @@
 import 'reflect-metadata';
-import { MikroORM } from '@mikro-orm/postgresql';
 import path from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../config/config.js';
 import { startEmbeddedPostgres } from '../db/embedded.js';
 import { migrate } from '../db/migrate.js';
-import { ormConfig } from '../mikro-orm.config.js';
 import { createLogger } from '../observability/logger.js';
 import { DEMO_LOGINS, DEMO_PASSWORD, seedDemo, seedDemoIfEmpty } from './demo.js';
 
@@ -26,16 +24,16 @@ if (reset && embedded?.sharedWith) {
   process.exit(1);
 }
 const databaseUrl = config.databaseUrl ?? embedded!.url;
-const orm = await MikroORM.init(ormConfig(databaseUrl));
 const client = new pg.Client({ connectionString: databaseUrl });
 await client.connect();
 const sql = async (text: string, params?: unknown[]) => (await client.query(text, params)).rows;
 try {
-  if (reset) await orm.em.getConnection().execute('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
-  await migrate(orm);
-  const seeded = reset
-    ? (await seedDemo(orm.em.fork(), sql, config.appKey), true)
-    : await seedDemoIfEmpty(orm.em.fork(), sql, config.appKey);
+  if (reset) await client.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
+  await migrate(client, databaseUrl);
+  // One transaction: stopped half-way, it leaves the database as it found it.
+  await client.query('BEGIN');
+  const seeded = reset ? (await seedDemo(sql, config.appKey), true) : await seedDemoIfEmpty(sql, config.appKey);
+  await client.query('COMMIT');
   if (seeded) {
     process.stdout.write(
       `Demo data created. Logins (password "${DEMO_PASSWORD}"):\n${DEMO_LOGINS.map((l) => `  ${l.email}`).join('\n')}\n`,
@@ -47,6 +45,5 @@ try {
   }
 } finally {
   await client.end();
-  await orm.close(true);
   await embedded?.stop();
 }

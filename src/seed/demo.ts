@@ -1,11 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashPassword } from '../auth/passwords.js';
 import { SecretBox } from '../crypto/secret-box.js';
-import { seedCalls, seedNumbers, seedTelcoAccount, type SeedStatement } from './calls.js';
+import { seedCalls, seedNumbers, seedTelcoAccount, type SeedCompany, type SeedStatement } from './calls.js';
 
 export type { SeedStatement };
 import { createHash } from 'node:crypto';
-import { Company } from '../entities/index.js';
 import { WorkflowStatus, type TriggerConfig } from '../workflows/workflow.js';
 
 // The demo dataset (docs/design.md §9): created on an empty database by
@@ -37,19 +35,14 @@ export const SUPERVISOR_WITHOUT = [
 
 const BASE_TIME = Date.UTC(2026, 0, 5, 9, 0, 0);
 
-export async function seedDemoIfEmpty(
-  em: EntityManager,
-  sql: SeedStatement,
-  appKey: Buffer,
-  now = new Date(),
-): Promise<boolean> {
-  if ((await em.count(Company, {})) > 0) return false;
-  await seedDemo(em, sql, appKey, now);
+export async function seedDemoIfEmpty(sql: SeedStatement, appKey: Buffer, now = new Date()): Promise<boolean> {
+  if ((await sql('SELECT 1 FROM companies LIMIT 1')).length > 0) return false;
+  await seedDemo(sql, appKey, now);
   return true;
 }
 
 /** `appKey` seals the demo provider credentials, as the app would. */
-export async function seedDemo(em: EntityManager, sql: SeedStatement, appKey: Buffer, now = new Date()): Promise<void> {
+export async function seedDemo(sql: SeedStatement, appKey: Buffer, now = new Date()): Promise<void> {
   const box = new SecretBox(appKey);
   const passwordHash = await hashPassword(DEMO_PASSWORD);
   const permissions = (await sql('SELECT id, slug FROM permissions ORDER BY id')) as Array<{
@@ -60,27 +53,34 @@ export async function seedDemo(em: EntityManager, sql: SeedStatement, appKey: Bu
   let minute = 0;
   const at = () => new Date(BASE_TIME + minute++ * 60_000);
 
-  const acme = em.create(Company, {
-    name: 'Acme Agency',
-    isAgency: true,
-    timeZone: 'America/New_York',
-    settings: { minCarriersToFlag: 2, numberAiLocalPresence: 'All' },
+  const company = async (
+    name: string,
+    parent: SeedCompany | null,
+    isAgency: boolean,
+    timeZone: string,
+    settings: object,
+  ) => {
+    const [created] = await sql(
+      `INSERT INTO companies (name, parent_id, is_agency, time_zone, settings, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id`,
+      [name, parent?.id ?? null, isAgency, timeZone, JSON.stringify(settings), now],
+    );
+    return { id: created.id as number, name };
+  };
+  const acme = await company('Acme Agency', null, true, 'America/New_York', {
+    minCarriersToFlag: 2,
+    numberAiLocalPresence: 'All',
   });
-  const beta = em.create(Company, {
-    name: 'Beta Clinic',
-    parent: acme,
-    timeZone: 'America/Chicago',
-    settings: { minCarriersToFlag: 1, numberAiLocalPresence: 'Unassigned' },
+  const beta = await company('Beta Clinic', acme, false, 'America/Chicago', {
+    minCarriersToFlag: 1,
+    numberAiLocalPresence: 'Unassigned',
   });
-  const gamma = em.create(Company, {
-    name: 'Gamma Solar',
-    timeZone: 'UTC',
-    settings: { minCarriersToFlag: 3, numberAiLocalPresence: 'All' },
+  const gamma = await company('Gamma Solar', null, false, 'UTC', {
+    minCarriersToFlag: 3,
+    numberAiLocalPresence: 'All',
   });
 
-  // Roles and users are SQL's alone (services/role.service.ts, services/auth.service.ts): made once the companies have ids.
-  await em.flush();
-  const role = async (company: Company, title: string, granted: Array<{ id: number }>, isOwner = false) => {
+  const role = async (company: SeedCompany, title: string, granted: Array<{ id: number }>, isOwner = false) => {
     const time = at();
     const [created] = await sql(
       `INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, $2, $3, $4, $4) RETURNING id`,
@@ -92,7 +92,7 @@ export async function seedDemo(em: EntityManager, sql: SeedStatement, appKey: Bu
     ]);
     return created.id as number;
   };
-  const user = (company: Company, roleId: number, name: string, email: string) => {
+  const user = (company: SeedCompany, roleId: number, name: string, email: string) => {
     const time = at();
     return sql(
       `INSERT INTO users (company_id, role_id, name, email, password_hash, created_at, updated_at)
@@ -127,8 +127,7 @@ export async function seedDemo(em: EntityManager, sql: SeedStatement, appKey: Bu
 
   for (const [i, company] of [acme, beta, gamma].entries()) {
     await seedCrm(sql, company, at);
-    const { agents, spam: numbers } = seedCalls(em, company, i, now);
-    await em.flush(); // the agents' ids, for the numbers they answer
+    const { agents, spam: numbers } = await seedCalls(sql, company, i, now);
     await seedNumbers(sql, company, i, agents, now);
     for (const spam of numbers)
       await sql(
@@ -154,7 +153,6 @@ export async function seedDemo(em: EntityManager, sql: SeedStatement, appKey: Bu
       at(),
     ],
   );
-  await em.flush();
 }
 
 const PIPELINES: Array<[string, string | null, string[]]> = [
@@ -201,7 +199,7 @@ const demoGraph = (name: string): TriggerConfig => ({
 });
 
 /** The company's pipelines with their stages, and its workflow folders and workflows (all SQL's: services/). */
-async function seedCrm(sql: SeedStatement, company: Company, at: () => Date): Promise<void> {
+async function seedCrm(sql: SeedStatement, company: SeedCompany, at: () => Date): Promise<void> {
   for (const [name, location, stages] of PIPELINES) {
     const [pipeline] = await sql(
       `INSERT INTO pipelines (company_id, name, crm_location_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)

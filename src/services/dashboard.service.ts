@@ -1,13 +1,17 @@
 import { LOCAL_PRESENCE } from '../kernel/vocabulary.js';
 import type { RequestContext, Viewer } from '../context/request-context.js';
 import type { IdCodec } from '../kernel/ids.js';
-import { Company, type Call } from '../entities/index.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../kernel/errors.js';
 import { customRange, dateRange, DATE_RANGES, type DateRangeName, type Interval } from '../kernel/time/date-range.js';
 import { parseCivilDate } from '../kernel/time/zoned.js';
 import { Rules, message } from '../kernel/validation.js';
 import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from '../db/reads.js';
-import { callDetailsRecord, type AppointmentCallRecord, type CallDetailsRecord } from './calls/records.js';
+import {
+  callDetailsRecord,
+  type AppointmentCallRecord,
+  type CallDetailsRecord,
+  type CallDetailsRow,
+} from './calls/records.js';
 import { callRecords } from './calls/statements.js';
 
 export interface DashboardFilter {
@@ -98,19 +102,17 @@ export class DashboardService {
   async callDetails(ctx: RequestContext, rawId: string): Promise<CallDetailsRecord> {
     const id = this.ids.decode(rawId, 'call');
     const viewer = await ctx.viewer();
-    const call = id === undefined ? null : await callRecords.withCompany(ctx, id);
+    const [call] = id === undefined ? [] : await callRecords.details(ctx, [id]);
     if (!call || !visibleTo(viewer, call)) throw new NotFoundError('Call');
-    return callDetailsRecord(this.ids, call, call.company.timeZone);
+    return callDetailsRecord(this.ids, call);
   }
 
   /** The details of calls by id, read together (the rows of a page); needs view-ai-dashboard, leaves out what the viewer may not see. */
   async detailsOf(ctx: RequestContext, ids: number[]): Promise<Map<number, CallDetailsRecord>> {
     const viewer = await ctx.requirePermissions(['view-ai-dashboard']);
-    const calls = await callRecords.manyWithCompany(ctx, ids);
+    const calls = await callRecords.details(ctx, ids);
     return new Map(
-      calls
-        .filter((call) => visibleTo(viewer, call))
-        .map((call) => [call.id, callDetailsRecord(this.ids, call, call.company.timeZone)]),
+      calls.filter((call) => visibleTo(viewer, call)).map((call) => [call.id, callDetailsRecord(this.ids, call)]),
     );
   }
 
@@ -142,9 +144,14 @@ export class DashboardService {
   private async company(ctx: RequestContext, companyId?: number | null): Promise<ScopedCompany> {
     const { company: own } = await ctx.viewer();
     if (companyId === undefined || companyId === null || companyId === own.id) return own;
-    const child = own.isAgency ? await ctx.em.findOne(Company, { id: companyId, parent: own.id }) : null;
+    const [child] = own.isAgency
+      ? await ctx.sql<{ id: number; time_zone: string }>(
+          'SELECT id, time_zone FROM companies WHERE id = $1 AND parent_id = $2',
+          [companyId, own.id],
+        )
+      : [];
     if (!child) throw new ForbiddenError();
-    return { id: child.id, timeZone: child.timeZone };
+    return { id: child.id, timeZone: child.time_zone };
   }
 
   private interval(filter: DashboardFilter, timeZone: string): Interval {
@@ -169,5 +176,5 @@ export class DashboardService {
 }
 
 /** A call of the viewer's company, or of one of its child companies for an agency. */
-const visibleTo = (viewer: Viewer, call: Call) =>
-  call.company.id === viewer.company.id || (viewer.company.isAgency && call.company.parent?.id === viewer.company.id);
+const visibleTo = (viewer: Viewer, call: CallDetailsRow) =>
+  call.company_id === viewer.company.id || (viewer.company.isAgency && call.company_parent_id === viewer.company.id);

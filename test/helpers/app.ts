@@ -96,6 +96,8 @@ export interface RequestOptions {
 
 export class TestApp {
   private tokens = new Map<string, string>();
+  /** The test's own connections to the app's database (pg's own parsers: dates are Dates). */
+  private pool?: pg.Pool;
 
   constructor(
     readonly running: Running,
@@ -151,17 +153,17 @@ export class TestApp {
     const email = `u${randomBytes(4).toString('hex')}@acme.test`;
     const [{ id: company }] = await this.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
     const [{ id: role }] = await this.sql(
-      'INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES (?, ?, false, now(), now()) RETURNING id',
+      'INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, $2, false, now(), now()) RETURNING id',
       [company, `Only ${label} ${email}`.slice(0, 255)],
     );
     if (slugs.length > 0) {
       await this.sql(
-        'INSERT INTO role_permissions (role_id, permission_id) SELECT ?, id FROM permissions WHERE slug IN (?)',
+        'INSERT INTO role_permissions (role_id, permission_id) SELECT $1, id FROM permissions WHERE slug = ANY($2)',
         [role, slugs],
       );
     }
     await this.sql(
-      'INSERT INTO users (company_id, role_id, name, email, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, now(), now())',
+      'INSERT INTO users (company_id, role_id, name, email, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, now(), now())',
       [company, role, `User ${label}`, email, await hashPassword(DEMO_PASSWORD)],
     );
     return this.login(email);
@@ -170,7 +172,7 @@ export class TestApp {
   /** The company's provider account as the provider knows it: the sid and the auth token that signs its callbacks. */
   async providerAccount(company = 'Acme Agency'): Promise<{ sid: string; authToken: string; companyId: number }> {
     const [row] = await this.sql(
-      'SELECT t.account_sid, t.auth_token_sealed, c.id FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = ?',
+      'SELECT t.account_sid, t.auth_token_sealed, c.id FROM telco_accounts t JOIN companies c ON c.id = t.company_id WHERE c.name = $1',
       [company],
     );
     return {
@@ -210,15 +212,17 @@ export class TestApp {
 
   /** A statement of the test's own; after a change, once every process's viewer cache has heard of it (as a request made next would see it). */
   async sql<T = any>(text: string, params: unknown[] = []): Promise<T[]> {
-    const rows = await this.running.orm.em.fork().getConnection().execute<T[]>(text, params);
+    this.pool ??= new pg.Pool({ connectionString: this.running.databaseUrl, max: 2 });
+    const { rows } = await this.pool.query(text, params);
     if (!/^\s*(SELECT|WITH)\b/i.test(text))
       await this.running.services.auth.viewers.barrier((channel, payload) =>
-        this.sql('SELECT pg_notify(?, ?)', [channel, payload]),
+        this.sql('SELECT pg_notify($1, $2)', [channel, payload]),
       );
-    return rows;
+    return rows as T[];
   }
 
   async close(): Promise<void> {
+    await this.pool?.end();
     await this.running.stop();
     await adminQuery(`DROP DATABASE IF EXISTS "${this.database}" WITH (FORCE)`);
   }

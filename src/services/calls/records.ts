@@ -1,4 +1,3 @@
-import type { Call } from '../../entities/index.js';
 import type { IdCodec } from '../../kernel/ids.js';
 import { dbDate } from '../../db/reads.js';
 import { formatWallClock } from '../../kernel/time/zoned.js';
@@ -89,36 +88,69 @@ export interface CallDetailsRecord {
   analyzedAt: Date | null;
 }
 
-export const callDetailsRecord = (ids: IdCodec, call: Call, timeZone: string): CallDetailsRecord => ({
-  id: call.id,
-  encryptedId: ids.encrypt('call', call.id),
-  callDatetime: formatWallClock(call.startedAt, timeZone),
-  startedAt: call.startedAt,
-  agentId: call.agent?.id ?? null,
-  agentName: call.agent?.name ?? null,
-  numbers: { from: call.fromNumber, to: call.toNumber },
-  duration: call.durationSeconds,
-  status: call.status,
-  direction: call.direction,
-  sentiment: call.sentiment ?? null,
-  recordingUrl: call.recordingUrl ?? null,
-  recordingAvailable: !!call.recordingUrl,
-  transcript: call.transcript ?? null,
-  disposition: call.disposition ?? null,
-  tags: call.tags,
-  customFields: call.customFields,
-  appointment: call.appointmentAt ? formatWallClock(call.appointmentAt, timeZone) : null,
-  appointmentAt: call.appointmentAt ?? null,
-  contact: {
-    name: call.contactName ?? null,
-    email: call.contactEmail ?? null,
-    phone: call.direction === 'inbound' ? call.fromNumber : call.toNumber,
-  },
-  summary: call.summary ?? null,
-  successful: call.successful ?? null,
-  customAnalysis: call.customAnalysis,
-  analyzedAt: call.analyzedAt ?? null,
-});
+/** A call's row with its company's zone and family and its agent's name: what the dashboard shows of one call. */
+export interface CallDetailsRow {
+  id: number;
+  company_id: number;
+  company_parent_id: number | null;
+  time_zone: string;
+  agent_id: number | null;
+  agent_name: string | null;
+  from_number: string;
+  to_number: string;
+  started_at: string;
+  duration_seconds: number;
+  status: string;
+  direction: string;
+  sentiment: string | null;
+  recording_url: string | null;
+  transcript: string | null;
+  disposition: string | null;
+  tags: string[];
+  custom_fields: Record<string, unknown>;
+  appointment_at: string | null;
+  contact_name: string | null;
+  contact_email: string | null;
+  summary: string | null;
+  successful: boolean | null;
+  custom_analysis: Record<string, unknown>;
+  analyzed_at: string | null;
+}
+
+export const callDetailsRecord = (ids: IdCodec, row: CallDetailsRow): CallDetailsRecord => {
+  const startedAt = dbDate(row.started_at);
+  const appointmentAt = dbDate(row.appointment_at);
+  return {
+    id: row.id,
+    encryptedId: ids.encrypt('call', row.id),
+    callDatetime: formatWallClock(startedAt, row.time_zone),
+    startedAt,
+    agentId: row.agent_id,
+    agentName: row.agent_name,
+    numbers: { from: row.from_number, to: row.to_number },
+    duration: row.duration_seconds,
+    status: row.status,
+    direction: row.direction,
+    sentiment: row.sentiment,
+    recordingUrl: row.recording_url,
+    recordingAvailable: !!row.recording_url,
+    transcript: row.transcript,
+    disposition: row.disposition,
+    tags: row.tags,
+    customFields: row.custom_fields,
+    appointment: appointmentAt ? formatWallClock(appointmentAt, row.time_zone) : null,
+    appointmentAt,
+    contact: {
+      name: row.contact_name,
+      email: row.contact_email,
+      phone: row.direction === 'inbound' ? row.from_number : row.to_number,
+    },
+    summary: row.summary,
+    successful: row.successful,
+    customAnalysis: row.custom_analysis,
+    analyzedAt: dbDate(row.analyzed_at),
+  };
+};
 
 /** A call's post-call analysis: what call.analyzed reports. */
 export interface CallAnalysis {

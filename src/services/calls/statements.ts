@@ -1,6 +1,4 @@
-import { raw } from '@mikro-orm/core';
 import type { RequestContext } from '../../context/request-context.js';
-import { Call } from '../../entities/index.js';
 import { dbDate, readDeepPage, type PageWindow } from '../../db/reads.js';
 import type { Interval } from '../../kernel/time/date-range.js';
 import type { TranscriptTurn } from '../live-events.js';
@@ -13,6 +11,7 @@ import {
   type AppointmentCallRecord,
   type AppointmentCallRow,
   type CallAnalysis,
+  type CallDetailsRow,
   type CallState,
   type CallStateRow,
 } from './records.js';
@@ -288,13 +287,7 @@ export const callRecords = {
    * page 1 does.
    */
   async appointmentPage(ctx: RequestContext, scope: CallScope, window: PageWindow) {
-    const params: unknown[] = [scope.companyId, scope.interval.start, scope.interval.end];
-    let where = 'k.company_id = $1 AND k.appointment_at IS NOT NULL AND k.started_at >= $2 AND k.started_at < $3';
-    if (scope.agentId !== undefined) where += ` AND k.agent_id = $${params.push(scope.agentId)}`;
-    if (scope.pattern !== undefined) {
-      const p = `$${params.push(scope.pattern)}`;
-      where += ` AND (k.from_number ILIKE ${p} OR k.to_number ILIKE ${p} OR ka.name ILIKE ${p} OR k.contact_name ILIKE ${p} OR k.disposition ILIKE ${p})`;
-    }
+    const { where, params, agents } = scopeFilter(scope);
     const { rows, total, nextCursor } = await readDeepPage<AppointmentCallRow>(
       ctx,
       {
@@ -307,8 +300,8 @@ export const callRecords = {
         keys: {
           key: 'k.id',
           sort: 'k.started_at',
-          from: scope.pattern === undefined ? 'calls k' : 'calls k LEFT JOIN agents ka ON ka.id = k.agent_id',
-          where,
+          from: agents,
+          where: `k.appointment_at IS NOT NULL AND ${where}`,
           orderBy: 'k.started_at DESC, k.id DESC',
         },
         params,
@@ -333,41 +326,46 @@ export const callRecords = {
 
   /** The totals of every call in the scope, in one aggregate query over the same filters as the list. */
   async totals(ctx: RequestContext, scope: CallScope): Promise<CallTotals> {
-    const where: Record<string, unknown> = {
-      company: scope.companyId,
-      startedAt: { $gte: scope.interval.start, $lt: scope.interval.end },
-    };
-    if (scope.agentId !== undefined) where.agent = scope.agentId;
-    if (scope.pattern !== undefined) {
-      where.$or = [
-        { fromNumber: { $ilike: scope.pattern } },
-        { toNumber: { $ilike: scope.pattern } },
-        { agent: { name: { $ilike: scope.pattern } } },
-        { contactName: { $ilike: scope.pattern } },
-        { disposition: { $ilike: scope.pattern } },
-      ];
-    }
-    return ctx.em
-      .createQueryBuilder(Call, 'c')
-      .select([
-        raw('count(*)::int as calls'),
-        raw(`count(*) filter (where c.status = 'completed' and c.duration_seconds > 0)::int as answered`),
-        raw('count(c.appointment_at)::int as appointments'),
-        raw('coalesce(round(avg(c.duration_seconds)), 0)::int as average'),
-        raw(`count(*) filter (where c.sentiment = 'positive')::int as positive`),
-        raw(`count(*) filter (where c.sentiment = 'neutral')::int as neutral`),
-        raw(`count(*) filter (where c.sentiment = 'negative')::int as negative`),
-      ])
-      .where(where)
-      .execute<CallTotals>('get');
+    const { where, params, agents } = scopeFilter(scope);
+    const [totals] = await ctx.sql<CallTotals>(
+      `SELECT count(*)::int AS calls,
+         count(*) FILTER (WHERE k.status = 'completed' AND k.duration_seconds > 0)::int AS answered,
+         count(k.appointment_at)::int AS appointments, coalesce(round(avg(k.duration_seconds)), 0)::int AS average,
+         count(*) FILTER (WHERE k.sentiment = 'positive')::int AS positive,
+         count(*) FILTER (WHERE k.sentiment = 'neutral')::int AS neutral,
+         count(*) FILTER (WHERE k.sentiment = 'negative')::int AS negative
+       FROM ${agents} WHERE ${where}`,
+      params,
+    );
+    return totals;
   },
 
-  /** One call with its agent and company (the dashboard checks who may see it). */
-  withCompany(ctx: RequestContext, id: number): Promise<Call | null> {
-    return ctx.em.findOne(Call, { id }, { populate: ['agent', 'company'] });
-  },
-
-  manyWithCompany(ctx: RequestContext, ids: number[]): Promise<Call[]> {
-    return ctx.em.find(Call, { id: { $in: ids } }, { populate: ['agent', 'company'] });
+  /** Calls by id with their company's zone and family and their agent's name (the dashboard checks who may see each). */
+  details(ctx: RequestContext, ids: number[]): Promise<CallDetailsRow[]> {
+    return ctx.sql<CallDetailsRow>(
+      `SELECT c.id, c.company_id, co.parent_id AS company_parent_id, co.time_zone, c.agent_id, a.name AS agent_name,
+         c.from_number, c.to_number, c.started_at, c.duration_seconds, c.status, c.direction, c.sentiment,
+         c.recording_url, c.transcript, c.disposition, c.tags, c.custom_fields, c.appointment_at, c.contact_name,
+         c.contact_email, c.summary, c.successful, c.custom_analysis, c.analyzed_at
+       FROM calls c JOIN companies co ON co.id = c.company_id LEFT JOIN agents a ON a.id = c.agent_id
+       WHERE c.id = ANY($1::int[])`,
+      [ids],
+    );
   },
 };
+
+/**
+ * The calls of a scope as a filter over `calls k` (and, for a search, its
+ * agent `ka`): the list's keys and the totals read the same rows.
+ */
+function scopeFilter(scope: CallScope): { where: string; params: unknown[]; agents: string } {
+  const params: unknown[] = [scope.companyId, scope.interval.start, scope.interval.end];
+  let where = 'k.company_id = $1 AND k.started_at >= $2 AND k.started_at < $3';
+  if (scope.agentId !== undefined) where += ` AND k.agent_id = $${params.push(scope.agentId)}`;
+  if (scope.pattern !== undefined) {
+    const p = `$${params.push(scope.pattern)}`;
+    where += ` AND (k.from_number ILIKE ${p} OR k.to_number ILIKE ${p} OR ka.name ILIKE ${p} OR k.contact_name ILIKE ${p} OR k.disposition ILIKE ${p})`;
+  }
+  const agents = scope.pattern === undefined ? 'calls k' : 'calls k LEFT JOIN agents ka ON ka.id = k.agent_id';
+  return { where, params, agents };
+}

@@ -148,7 +148,7 @@ export class DeliveryClaim {
           this.settings.leaseMs / 1000,
         ]);
       },
-      { plain: true, lane: 'claims' },
+      { lane: 'claims' },
     );
     const claimed = rows.map((row) => ({
       ...row,

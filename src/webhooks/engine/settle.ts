@@ -177,7 +177,7 @@ export class Settler {
           if (row?.announced)
             await this.contexts
               .forSystem(companyOf.get(e.webhook_id!)!, 'webhook-delivery')
-              .unitOfWork((ctx) => this.operator.recovered(ctx, e.webhook_id!), { plain: true });
+              .unitOfWork((ctx) => this.operator.recovered(ctx, e.webhook_id!), { lane: 'reader' });
         })
         .catch((error) =>
           this.log.warn('endpoint state not updated', { webhookId: e.webhook_id, ...errorFields(error) }),
@@ -224,7 +224,7 @@ export class Settler {
             await this.operator.exhausted(ctx, row, result);
         return settled;
       },
-      { plain: true },
+      { lane: 'reader' },
     );
     return (await this.failuresRecorded(batch, rows))[0];
   }
@@ -276,14 +276,14 @@ export class Settler {
     const since = dbDate(webhook.failing_since)!;
     const system = this.contexts.forSystem(companyId, 'webhook-delivery');
     if (Date.now() - since.getTime() >= this.settings.disableAfterMs) {
-      await system.unitOfWork((ctx) => this.switchOff(ctx, webhookId, 'failing'), { plain: true });
+      await system.unitOfWork((ctx) => this.switchOff(ctx, webhookId, 'failing'), { lane: 'reader' });
       return true;
     }
     const percent = failingPercent(since, this.settings.disableAfterMs);
     if (percent > webhook.failing_notified)
       await system.unitOfWork(
         (ctx) => this.operator.failing(ctx, webhookId, percent as 50 | 90, results[results.length - 1]),
-        { plain: true },
+        { lane: 'reader' },
       );
     return false;
   }
@@ -316,7 +316,7 @@ export class Settler {
         await this.switchOff(ctx, row.webhook_id, 'gone');
         return undefined;
       },
-      { plain: true },
+      { lane: 'reader' },
     );
   }
 
