@@ -3,7 +3,16 @@ import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { kill, startWorker } from '../test/helpers/worker.js';
 import { Receiver, sleep } from '../test/helpers/receiver.js';
-import { assertSameAnswer, benchApp, measure, report, type Result, type Scenario } from './harness.js';
+import {
+  assertSameAnswer,
+  benchApp,
+  measure,
+  postgresPids,
+  processCpuUs,
+  report,
+  type Result,
+  type Scenario,
+} from './harness.js';
 import { closedLoop, openLoop } from './webhooks.bench.js';
 
 // `npm run bench -- before-after`: the service as it is and as it was before
@@ -148,6 +157,11 @@ export async function beforeAfterBench(): Promise<void> {
         });
     };
     const delivered: Record<string, number[]> = { now: [], before: [] };
+    /** CPU per delivery (µs) over the rounds of each build: its workers, its API process, PostgreSQL. */
+    const cpu: Record<string, { workers: number; api: number; database: number; deliveries: number }> = {
+      now: { workers: 0, api: 0, database: 0, deliveries: 0 },
+      before: { workers: 0, api: 0, database: 0, deliveries: 0 },
+    };
     const tail: Record<string, { p50: number; p99: number; failed: number }> = {};
     /** Every delivery made so far has been delivered (so a round counts only its own). */
     const settled = async () => {
@@ -168,8 +182,17 @@ export async function beforeAfterBench(): Promise<void> {
       try {
         await setActive(hooks, true);
         const start = receiver.received.length;
+        const database = postgresPids();
+        const workerPids = workers.map((worker) => worker.pid!);
+        const cpuBefore = [processCpuUs(workerPids), processCpuUs([apis[build].pid!]), processCpuUs(database)];
         await closedLoop(EVENTS_PER_ROUND, 10, (i) => createAgent(build, `Deliver ${build} ${start} ${i}`));
         const mine = (await receiver.waitFor(start + EVENTS_PER_ROUND * ENDPOINTS, 300_000)).slice(start);
+        await settled();
+        const used = cpu[build];
+        used.workers += processCpuUs(workerPids) - cpuBefore[0];
+        used.api += processCpuUs([apis[build].pid!]) - cpuBefore[1];
+        used.database += processCpuUs(database) - cpuBefore[2];
+        used.deliveries += mine.length;
         const times = mine.map((r) => r.at);
         delivered[build].push(Math.round(mine.length / ((Math.max(...times) - Math.min(...times)) / 1000)));
         // The write path's tail, once per build: one webhook on, writes offered at a steady rate.
@@ -198,6 +221,12 @@ export async function beforeAfterBench(): Promise<void> {
     extra['deliveries per second now'] = Math.round(mean(delivered.now));
     extra['deliveries per second before'] = Math.round(mean(delivered.before));
     extra['deliveries now/before'] = ratio(mean(delivered.now), mean(delivered.before));
+    for (const build of ['now', 'before'] as const) {
+      const used = cpu[build];
+      extra[`workers' CPU per delivery µs ${build}`] = Math.round(used.workers / used.deliveries);
+      extra[`API's CPU per delivery µs ${build}`] = Math.round(used.api / used.deliveries);
+      extra[`PostgreSQL's CPU per delivery µs ${build}`] = Math.round(used.database / used.deliveries);
+    }
     for (const [what, figures] of Object.entries(tail)) {
       extra[`write at ${WRITES_PER_SECOND}/s p50 ms ${what}`] = figures.p50;
       extra[`write at ${WRITES_PER_SECOND}/s p99 ms ${what}`] = figures.p99;

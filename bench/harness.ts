@@ -8,7 +8,7 @@ import path from 'node:path';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startTestApp, type TestApp } from '../test/helpers/app.js';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { load, machineBusyTicks, type Scenario, type Window } from './load.js';
 
 export { machineBusyTicks };
@@ -138,6 +138,33 @@ function serviceCpuUs(scenario: Scenario): number {
     .split(' ')
     .map(Number);
   return (fields[11] + fields[12]) * 10_000;
+}
+
+/** CPU time (user and system, µs) of processes by pid, from /proc (Linux; a process gone counts 0). */
+export function processCpuUs(pids: number[]): number {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      total += serviceCpuUs({ name: '', url: '', pid });
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
+
+/** The pids of the PostgreSQL server's processes on this machine (its backends included), from /proc. */
+export function postgresPids(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim().startsWith('postgres')) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
 }
 
 /** The value at a percentile of sorted values (nearest rank), to 0.1 ms. */

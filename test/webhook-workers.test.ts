@@ -21,40 +21,42 @@ const WEBHOOK_ENV = {
 };
 const fixture = apiWithWorkers(WEBHOOK_ENV);
 
+/** `count` outbox rows of agent.created over `hooks` in turn, as a transaction would have written them: the workers' reconcilers find them due. */
+async function queueDeliveries(hooks: number[], count: number, name: string): Promise<void> {
+  const [{ id: company }] = await fixture.app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
+  const now = new Date();
+  for (let start = 0; start < count; start += 500) {
+    const rows: string[] = [];
+    const values: unknown[] = [];
+    for (let i = start; i < Math.min(start + 500, count); i++) {
+      const webhookId = hooks[i % hooks.length];
+      const payload = payloadText({
+        event: 'agent.created',
+        occurredAt: now,
+        webhookId,
+        data: { agent_id: String(i), name, active: true, online: false },
+        contact: null,
+      });
+      const base = values.length;
+      rows.push(
+        `($${base + 1}, $${base + 2}, $${base + 3}, 'agent.created', 'pending', $${base + 4}, 0, 5, $${base + 5}, 'scheduled', $${base + 6})`,
+      );
+      values.push(newDeliveryId(), webhookId, company, payload, now, now);
+    }
+    await fixture.app.sql(
+      `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, ` +
+        `final_attempt, next_attempt_at, next_trigger, created_at) VALUES ${rows.join(', ')}`,
+      values,
+    );
+  }
+}
+
 describe('two workers on one job store', () => {
   it('send each of 1,000 deliveries exactly once', async () => {
     const receiver = await new Receiver().start();
     try {
       const webhookId = await fixture.hookFor(receiver, 'Workers');
-      const [{ id: company }] = await fixture.app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
-      // The outbox rows as a transaction would have written them; the workers' reconcilers find them due.
-      const ids: string[] = [];
-      const now = new Date();
-      for (let batch = 0; batch < 10; batch++) {
-        const values: unknown[] = [];
-        const rows: string[] = [];
-        for (let i = 0; i < 100; i++) {
-          const id = newDeliveryId();
-          ids.push(id);
-          const payload = payloadText({
-            event: 'agent.created',
-            occurredAt: now,
-            webhookId,
-            data: { agent_id: String(batch * 100 + i), name: 'Bulk', active: true, online: false },
-            contact: null,
-          });
-          const base = values.length;
-          rows.push(
-            `($${base + 1}, $${base + 2}, $${base + 3}, 'agent.created', 'pending', $${base + 4}, 0, 5, $${base + 5}, 'scheduled', $${base + 6})`,
-          );
-          values.push(id, webhookId, company, payload, now, now);
-        }
-        await fixture.app.sql(
-          `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, ` +
-            `final_attempt, next_attempt_at, next_trigger, created_at) VALUES ${rows.join(', ')}`,
-          values,
-        );
-      }
+      await queueDeliveries([webhookId], 1000, 'Bulk');
       const pair = await Promise.all([fixture.startWorker(), fixture.startWorker()]);
       await eventually(
         async () => {
@@ -79,6 +81,25 @@ describe('two workers on one job store', () => {
       );
       assert.equal(attempts, 1000);
       for (const worker of pair) await kill(worker);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("keeps its connections to an origin open while deliveries flow, however many of the origin's webhooks share them", async () => {
+    const receiver = await new Receiver().start();
+    try {
+      // 20 webhooks of one origin, 32 attempts at once each: far more sockets busy at once than one webhook's maximum.
+      const hooks: number[] = [];
+      for (let i = 0; i < 20; i++) hooks.push(await fixture.hookFor(receiver, `Origin ${i}`));
+      await queueDeliveries(hooks, 2000, 'Kept');
+      const worker = await fixture.startWorker();
+      await receiver.waitFor(2000, 120_000);
+      const { opened, closed } = receiver.connections;
+      await kill(worker);
+      // A socket freed while the flow goes on is kept for the next attempt, not closed and opened again.
+      assert.ok(opened > 0 && opened <= 2000 / 4, `${opened} connections opened for 2,000 deliveries`);
+      assert.ok(closed <= opened / 10, `${closed} of ${opened} connections closed by the worker mid-run`);
     } finally {
       await receiver.close();
     }

@@ -32,6 +32,8 @@ export class Receiver {
   answer: (request: Received, index: number) => Answer = () => ({ status: 200, body: 'ok' });
   private server?: Server;
   url = '';
+  /** Connections the senders opened, and those they closed (the receiver never closes one while running). */
+  readonly connections = { opened: 0, closed: 0 };
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
@@ -58,6 +60,10 @@ export class Receiver {
         if (answer.delayMs) setTimeout(send, answer.delayMs);
         else send();
       });
+    });
+    this.server.on('connection', (socket) => {
+      this.connections.opened++;
+      socket.once('end', () => this.connections.closed++);
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;

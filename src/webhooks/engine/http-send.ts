@@ -14,8 +14,14 @@ export const RESPONSE_READ_LIMIT = 64 * 1024;
 export const RESPONSE_KEEP = 1024;
 /** Idle sockets are closed before the usual 5 s keep-alive timeout of servers, so a reused socket is rarely one the server is closing. */
 const IDLE_SOCKET_MS = 4000;
-/** Idle sockets kept per agent; the endpoint's concurrency bounds the busy ones. */
-const IDLE_SOCKETS = 64;
+/**
+ * Idle sockets kept per agent (an origin). Every webhook of an origin shares
+ * its agent, so the origin's busy sockets are bounded by the sum of its
+ * webhooks' concurrency, which can be far more than one webhook's maximum:
+ * a socket freed while this many are idle is closed, and the next attempt
+ * opens a new one. Idle sockets close after IDLE_SOCKET_MS anyway.
+ */
+const IDLE_SOCKETS = 1024;
 /** Agents kept at most. */
 const AGENTS_MAX = 1000;
 
