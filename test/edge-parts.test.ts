@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { chain, frontDoor } from '../src/http/edge.js';
-import { type CompiledRoute, RouteMatcher } from '../src/rest/compile.js';
+import { type CompiledRoute, routeOrder } from '../src/rest/compile.js';
 import { TickBatch } from '../src/webhooks/engine/tick-batch.js';
 import { SharedBudgets } from '../src/limits/shared-budgets.js';
 import pg from 'pg';
@@ -113,42 +113,36 @@ describe('the front door: API requests straight to their handlers, the rest to t
   });
 });
 
-describe('the REST route matcher', () => {
+describe("the REST rows' order on Express's router", () => {
   const row = (method: string, path: string): CompiledRoute =>
-    ({ method, path, segments: path.split('/').filter(Boolean), route: { operationId: `${method} ${path}` } }) as never;
-  const matcher = new RouteMatcher([
-    row('GET', '/api/webhooks'),
-    row('POST', '/api/webhooks'),
-    row('GET', '/api/webhooks/notices'),
-    row('GET', '/api/webhooks/{id}'),
-    row('PUT', '/api/webhooks/{id}'),
-    row('GET', '/api/webhooks/{id}/deliveries'),
-  ]);
-  const name = (found: ReturnType<RouteMatcher['match']>) =>
-    found && 'route' in found ? [found.route.route.operationId, found.params] : found;
+    ({ method, path, route: { operationId: `${method} ${path}` } }) as never;
 
-  it('finds a row by method and path, a literal segment before a parameter', () => {
-    assert.deepEqual(name(matcher.match('GET', '/api/webhooks/notices')), ['GET /api/webhooks/notices', {}]);
-    assert.deepEqual(name(matcher.match('GET', '/api/webhooks/12')), ['GET /api/webhooks/{id}', { id: '12' }]);
-    assert.deepEqual(name(matcher.match('GET', '/api/webhooks/MTI%3D/deliveries')), [
-      'GET /api/webhooks/{id}/deliveries',
-      { id: 'MTI=' },
+  it('puts a literal segment before a parameter at the first level where two paths differ, and groups methods', () => {
+    const order = routeOrder([
+      row('GET', '/api/webhooks/{id}'),
+      row('GET', '/api/webhooks/{id}/deliveries'),
+      row('PUT', '/api/webhooks/{id}'),
+      row('GET', '/api/webhooks'),
+      row('GET', '/api/webhooks/notices'),
+      row('POST', '/api/webhooks'),
+      row('GET', '/api/webhooks/{id}/deliveries/{delivery}'),
+      row('POST', '/api/webhooks/{id}/deliveries/resend'),
     ]);
-  });
-
-  it('tells the methods a known path takes, and knows no other path', () => {
-    assert.deepEqual(matcher.match('DELETE', '/api/webhooks/12'), { allowed: ['GET', 'PUT'] });
-    assert.equal(matcher.match('GET', '/api/nothing'), undefined);
-    assert.equal(matcher.match('GET', '/api/webhooks/12/unknown'), undefined);
-    assert.equal(matcher.match('GET', '/api/webhooks/%E0%A4%A'), undefined, 'a malformed escape is no match');
-  });
-
-  it('refuses a table where two rows take one method and path, or one level names two parameters', () => {
-    assert.throws(() => new RouteMatcher([row('GET', '/a'), row('GET', '/a')]), /GET \/a is taken/);
-    assert.throws(
-      () => new RouteMatcher([row('GET', '/a/{id}'), row('PUT', '/a/{key}')]),
-      /\{key\} where another row has \{id\}/,
+    const paths = order.map((entry) => entry.path);
+    const before = (a: string, b: string) => assert.ok(paths.indexOf(a) < paths.indexOf(b), `${a} before ${b}`);
+    before('/api/webhooks/notices', '/api/webhooks/{id}');
+    before('/api/webhooks/notices', '/api/webhooks/{id}/deliveries');
+    before('/api/webhooks/{id}/deliveries/resend', '/api/webhooks/{id}/deliveries/{delivery}');
+    assert.deepEqual(
+      order.find((entry) => entry.path === '/api/webhooks/{id}')!.rows.map((r) => r.method),
+      ['GET', 'PUT'],
     );
+    assert.equal(paths.length, 6);
+  });
+
+  it('refuses a table where two rows take one method and path, whatever their parameters are called', () => {
+    assert.throws(() => routeOrder([row('GET', '/a'), row('GET', '/a')]), /GET \/a is taken/);
+    assert.throws(() => routeOrder([row('GET', '/a/{id}'), row('GET', '/a/{key}')]), /GET \/a\/\{key\} is taken/);
   });
 });
 

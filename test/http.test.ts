@@ -121,6 +121,13 @@ describe('the error model over HTTP', () => {
     assert.equal(wrong.status, 405);
     assert.equal(wrong.headers.get('allow'), 'GET, POST');
     assert.equal(wrong.body.success, false);
+    // A parameter that is no valid percent-encoding names nothing; a path of another case or with an empty segment is
+    // another path.
+    for (const path of ['/api/roles/%E0%A4%A', '/api/Roles', '/api//roles'])
+      assert.deepEqual((await app.request('GET', path, { token })).body, {
+        success: false,
+        message: 'Route not found.',
+      });
     const outside = await app.request('GET', '/nowhere');
     assert.equal(outside.status, 404);
   });

@@ -11,7 +11,7 @@ import { compileOperation, type Operations, type Run } from '../graphql/operatio
 import { getMetadataStorage } from 'type-graphql';
 import { resolveRoute } from './derive.js';
 import type { HttpMethod, ResolvedRoute, Route } from './route.js';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { RequestContext } from '../context/request-context.js';
 import { HttpError } from '../kernel/errors.js';
 import type { IdCodec } from '../kernel/ids.js';
@@ -23,16 +23,15 @@ import { fingerprint } from '../db/idempotency.js';
 // At start, each row's operation is parsed and validated against the schema
 // (a row that does not fit stops the start); at its first request it is
 // compiled (graphql-jit: the same resolvers, errors and serialization, without
-// walking the document per request). Rows are found through a tree of path
-// segments built once, and served by the one generic REST handler: match the
-// row, read its parameters, run its operation in-process, shape the result.
+// walking the document per request). Rows are found by Express's router and
+// served by the one generic REST handler: read the row's parameters, run its
+// operation in-process, shape the result.
 
 export interface CompiledRoute {
   /** The row, its parameters completed from the operation's variables. */
   route: ResolvedRoute;
   method: HttpMethod;
   path: string;
-  segments: string[];
   document: DocumentNode;
   /** The operation, compiled once. */
   run: Run;
@@ -153,7 +152,6 @@ export function compileRoutes(
           route: resolved,
           method,
           path,
-          segments: path.split('/').filter(Boolean),
           document,
           run,
           shape,
@@ -172,71 +170,35 @@ export interface Match {
   params: Record<string, string>;
 }
 
-/** One level of the path tree: literal segments first, then a parameter. */
-interface Node {
-  literal: Map<string, Node>;
-  param?: { name: string; node: Node };
-  /** The rows that end here, by method. */
-  rows: Map<string, CompiledRoute>;
-}
-
-const node = (): Node => ({ literal: new Map(), rows: new Map() });
-
 /**
- * Finds the row for a path by walking a tree of segments built once.
- * Literal segments beat parameters, so /api/roles/update/{id} and
- * /api/x/flag-settings win over /api/x/{id}. Returns the methods the path
- * takes when the method does not fit (405).
+ * The rows' paths in the order Express's router tries them: at the first
+ * segment where two differ, a literal one before a parameter, so
+ * /api/webhooks/notices is found before /api/webhooks/{id} (as OpenAPI
+ * prescribes). Two rows of one method and path stop the start.
  */
-export class RouteMatcher {
-  private readonly root = node();
-
-  constructor(routes: CompiledRoute[]) {
-    for (const route of routes) {
-      let at = this.root;
-      for (const segment of route.segments) {
-        if (segment.startsWith('{')) {
-          const name = segment.slice(1, -1);
-          at.param ??= { name, node: node() };
-          if (at.param.name !== name)
-            throw new Error(`Route ${route.route.operationId}: {${name}} where another row has {${at.param.name}}`);
-          at = at.param.node;
-        } else {
-          at = at.literal.get(segment) ?? at.literal.set(segment, node()).get(segment)!;
-        }
-      }
-      if (at.rows.has(route.method))
-        throw new Error(`Route ${route.route.operationId}: ${route.method} ${route.path} is taken`);
-      at.rows.set(route.method, route);
+export function routeOrder(routes: CompiledRoute[]): Array<{ path: string; rows: CompiledRoute[] }> {
+  const byPath = new Map<string, CompiledRoute[]>();
+  for (const route of routes) {
+    const key = route.path.replace(/\{\w+\}/g, '{}');
+    const rows = byPath.get(key) ?? byPath.set(key, []).get(key)!;
+    if (rows.some((row) => row.method === route.method))
+      throw new Error(`Route ${route.route.operationId}: ${route.method} ${route.path} is taken`);
+    rows.push(route);
+  }
+  const segments = (path: string) => path.split('/').filter(Boolean);
+  // A total order: the first differing segment decides, a literal before a parameter, literals by their text.
+  const literalFirst = (a: string, b: string) => {
+    const [x, y] = [segments(a), segments(b)];
+    for (let i = 0; i < Math.min(x.length, y.length); i++) {
+      if (x[i] === y[i]) continue;
+      if (x[i] === '{}' || y[i] === '{}') return x[i] === '{}' ? 1 : -1;
+      return x[i] < y[i] ? -1 : 1;
     }
-  }
-
-  match(method: string, path: string): Match | { allowed: string[] } | undefined {
-    const parts = path.split('/').filter(Boolean);
-    const params: Record<string, string> = {};
-    const end = this.walk(this.root, parts, 0, params);
-    if (!end) return undefined;
-    const route = end.rows.get(method);
-    return route ? { route, params } : { allowed: [...end.rows.keys()] };
-  }
-
-  /** The deepest node the parts lead to with rows, literals tried before the parameter at each level. */
-  private walk(at: Node, parts: string[], i: number, params: Record<string, string>): Node | undefined {
-    if (i === parts.length) return at.rows.size > 0 ? at : undefined;
-    const literal = at.literal.get(parts[i]);
-    const found = literal && this.walk(literal, parts, i + 1, params);
-    if (found) return found;
-    if (!at.param) return undefined;
-    let value: string;
-    try {
-      value = decodeURIComponent(parts[i]);
-    } catch {
-      return undefined;
-    }
-    const below = this.walk(at.param.node, parts, i + 1, params);
-    if (below) params[at.param.name] = value;
-    return below;
-  }
+    return x.length - y.length;
+  };
+  return [...byPath.keys()]
+    .sort(literalFirst)
+    .map((key) => ({ path: byPath.get(key)![0].path, rows: byPath.get(key)! }));
 }
 
 export interface RestDeps {
@@ -260,8 +222,7 @@ export function restHandlers({ routes, log, context, ids, readBody, operations }
   rows: RequestHandler;
   unmatched: RequestHandler;
 } {
-  const matcher = new RouteMatcher(routes);
-  const answer = async (req: Request, res: Response, { route: compiled, params }: Match) => {
+  const answer = async (req: Request, res: Response, compiled: CompiledRoute, params: Record<string, string>) => {
     res.locals.route = compiled.path;
     const ctx = context(req);
     try {
@@ -321,25 +282,38 @@ export function restHandlers({ routes, log, context, ids, readBody, operations }
       sendError(res, error, res.locals.requestId as string, log);
     }
   };
-  const rows: RequestHandler = (req, res, next) => {
-    if (!req.path.startsWith('/api/')) return next();
-    const found = matcher.match(req.method === 'HEAD' ? 'GET' : req.method, req.path);
-    if (!found || 'allowed' in found) return next();
-    // A GET carries no body the row reads: only the other methods go through the JSON body rules.
-    if (req.method === 'GET' || req.method === 'HEAD') return void answer(req, res, found);
-    readBody(req, res, (error) => (error ? next(error) : void answer(req, res, found)));
-  };
+  const router = express.Router({ caseSensitive: true });
+  for (const { path, rows: taken } of routeOrder(routes)) {
+    const route = router.route(path.replace(/\{(\w+)\}/g, ':$1'));
+    for (const compiled of taken) {
+      route[compiled.method.toLowerCase() as Lowercase<HttpMethod>]((req, res, next) => {
+        const params = req.params as Record<string, string>;
+        // A GET carries no body the row reads: only the other methods go through the JSON body rules.
+        if (req.method === 'GET' || req.method === 'HEAD') return void answer(req, res, compiled, params);
+        readBody(req, res, (error) => (error ? next(error) : void answer(req, res, compiled, params)));
+      });
+    }
+    // Another method on a row's path: what it takes, for the 405 of `unmatched` (another handler may still take it).
+    const allowed = taken.map((row) => row.method);
+    route.all((_req, res, next) => {
+      res.locals.allowed = allowed;
+      next();
+    });
+  }
+  // A parameter that is no valid percent-encoding names no row: the router's URIError becomes the 404 of `unmatched`.
+  const rows: RequestHandler = (req, res, next) =>
+    router(req, res, (error?: unknown) => (error instanceof URIError ? next() : next(error as Error)));
   const unmatched: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
     if (!req.path.startsWith('/api/')) return next();
-    const found = matcher.match(req.method === 'HEAD' ? 'GET' : req.method, req.path);
+    const allowed = res.locals.allowed as string[] | undefined;
     const requestId = res.locals.requestId as string;
-    if (found && 'allowed' in found) {
-      res.setHeader('Allow', found.allowed.join(', '));
+    if (allowed) {
+      res.setHeader('Allow', allowed.join(', '));
       return sendError(
         res,
         new HttpError(
           405,
-          `The ${req.method} method is not supported for this route. Supported methods: ${found.allowed.join(', ')}.`,
+          `The ${req.method} method is not supported for this route. Supported methods: ${allowed.join(', ')}.`,
         ),
         requestId,
         log,
