@@ -7,7 +7,8 @@ import {
   assertSameAnswer,
   benchApp,
   measure,
-  postgresPids,
+  postgresCpuUs,
+  postmasterOf,
   processCpuUs,
   report,
   type Result,
@@ -182,16 +183,16 @@ export async function beforeAfterBench(): Promise<void> {
       try {
         await setActive(hooks, true);
         const start = receiver.received.length;
-        const database = postgresPids();
+        const database = await postmasterOf(app);
         const workerPids = workers.map((worker) => worker.pid!);
-        const cpuBefore = [processCpuUs(workerPids), processCpuUs([apis[build].pid!]), processCpuUs(database)];
+        const cpuBefore = [processCpuUs(workerPids), processCpuUs([apis[build].pid!]), postgresCpuUs(database)];
         await closedLoop(EVENTS_PER_ROUND, 10, (i) => createAgent(build, `Deliver ${build} ${start} ${i}`));
         const mine = (await receiver.waitFor(start + EVENTS_PER_ROUND * ENDPOINTS, 300_000)).slice(start);
         await settled();
         const used = cpu[build];
         used.workers += processCpuUs(workerPids) - cpuBefore[0];
         used.api += processCpuUs([apis[build].pid!]) - cpuBefore[1];
-        used.database += processCpuUs(database) - cpuBefore[2];
+        used.database += postgresCpuUs(database) - cpuBefore[2];
         used.deliveries += mine.length;
         const times = mine.map((r) => r.at);
         delivered[build].push(Math.round(mine.length / ((Math.max(...times) - Math.min(...times)) / 1000)));

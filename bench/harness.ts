@@ -153,18 +153,39 @@ export function processCpuUs(pids: number[]): number {
   return total;
 }
 
-/** The pids of the PostgreSQL server's processes on this machine (its backends included), from /proc. */
-export function postgresPids(): number[] {
-  const pids: number[] = [];
+/** /proc/<pid>/stat's fields after the command: utime, stime, cutime, cstime are the 12th to 15th (clock ticks). */
+function statFields(pid: number): number[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
+}
+
+/**
+ * The CPU (µs) a PostgreSQL server has used so far: its postmaster's own and
+ * that of the backends it has reaped (cutime, cstime), and that of its live
+ * processes. Backends that come and go between two readings are counted.
+ */
+export function postgresCpuUs(postmaster: number): number {
+  const [utime, stime, cutime, cstime] = statFields(postmaster).slice(11, 15);
+  let ticks = utime + stime + cutime + cstime;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim().startsWith('postgres')) pids.push(Number(entry));
+      const fields = statFields(Number(entry));
+      if (fields[1] === postmaster) ticks += fields[11] + fields[12]; // the parent's pid is the 2nd field after the command
     } catch {
       // gone
     }
   }
-  return pids;
+  return ticks * 10_000;
+}
+
+/** The postmaster of the database `app` runs on: the parent of one of its backends. */
+export async function postmasterOf(app: TestApp): Promise<number> {
+  const [{ pid }] = await app.sql<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  return statFields(pid)[1];
 }
 
 /** The value at a percentile of sorted values (nearest rank), to 0.1 ms. */
