@@ -653,7 +653,8 @@ export async function webhooksBench(): Promise<void> {
         `${noisy.bFirstAttemptP99Ms} ms, ` +
         `max ${noisy.bFirstAttemptMaxMs} ms (A's hanging attempts started: ${noisy.aAttemptsStarted}) | p99 under 100 ms |`,
       `| peer (graphile-worker, 2 workers × 32, jobs added with one add_jobs per write, keep-alive per origin): ` +
-        `${p.deliveries} deliveries queued over ${ENDPOINTS} endpoints, 2 workers each, deliveries per second | Switchboard ${p.switchboardPerSecond}/s, graphile-worker ${p.peerPerSecond}/s: ` +
+        `${p.deliveries} deliveries queued over ${ENDPOINTS} endpoints, 2 workers each, deliveries per second | ` +
+        `Switchboard ${p.switchboardPerSecond}/s, graphile-worker ${p.peerPerSecond}/s: ` +
         `${p.throughputRatio}x | at least 1.5x |`,
       `| the same: CPU per delivery, workers / PostgreSQL | Switchboard ${p.switchboardCpuUsPerDelivery.workers} / ` +
         `${p.switchboardCpuUsPerDelivery.database} µs; graphile-worker ${p.peerCpuUsPerDelivery.workers} / ` +

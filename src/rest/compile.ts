@@ -282,9 +282,18 @@ export function restHandlers({ routes, log, context, ids, readBody, operations }
       sendError(res, error, res.locals.requestId as string, log);
     }
   };
+  // One router per resource (/api/roles, /api/webhooks...), mounted on its prefix: a request is matched against its
+  // resource's rows only, not against every row of the table.
   const router = express.Router({ caseSensitive: true });
+  const resources = new Map<string, express.Router>();
   for (const { path, rows: taken } of routeOrder(routes)) {
-    const route = router.route(path.replace(/\{(\w+)\}/g, ':$1'));
+    const prefix = path.split('/').slice(0, 3).join('/');
+    let resource = resources.get(prefix);
+    if (!resource) {
+      resources.set(prefix, (resource = express.Router({ caseSensitive: true })));
+      router.use(prefix, resource);
+    }
+    const route = resource.route(path.slice(prefix.length).replace(/\{(\w+)\}/g, ':$1') || '/');
     for (const compiled of taken) {
       route[compiled.method.toLowerCase() as Lowercase<HttpMethod>]((req, res, next) => {
         const params = req.params as Record<string, string>;
