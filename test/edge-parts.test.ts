@@ -140,9 +140,13 @@ describe("the REST rows' order on Express's router", () => {
     assert.equal(paths.length, 6);
   });
 
-  it('refuses a table where two rows take one method and path, whatever their parameters are called', () => {
+  it("refuses a table where two rows take one method and path, or name one path's parameters otherwise", () => {
     assert.throws(() => routeOrder([row('GET', '/a'), row('GET', '/a')]), /GET \/a is taken/);
     assert.throws(() => routeOrder([row('GET', '/a/{id}'), row('GET', '/a/{key}')]), /GET \/a\/\{key\} is taken/);
+    assert.throws(
+      () => routeOrder([row('GET', '/a/{id}'), row('PUT', '/a/{key}')]),
+      /\/a\/\{key\} names its parameters unlike \/a\/\{id\}/,
+    );
   });
 });
 

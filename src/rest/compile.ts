@@ -174,7 +174,8 @@ export interface Match {
  * The rows' paths in the order Express's router tries them: at the first
  * segment where two differ, a literal one before a parameter, so
  * /api/webhooks/notices is found before /api/webhooks/{id} (as OpenAPI
- * prescribes). Two rows of one method and path stop the start.
+ * prescribes). Two rows of one method and path, or of one path with its
+ * parameters named otherwise, stop the start.
  */
 export function routeOrder(routes: CompiledRoute[]): Array<{ path: string; rows: CompiledRoute[] }> {
   const byPath = new Map<string, CompiledRoute[]>();
@@ -183,6 +184,9 @@ export function routeOrder(routes: CompiledRoute[]): Array<{ path: string; rows:
     const rows = byPath.get(key) ?? byPath.set(key, []).get(key)!;
     if (rows.some((row) => row.method === route.method))
       throw new Error(`Route ${route.route.operationId}: ${route.method} ${route.path} is taken`);
+    // The rows of one path share its router entry, and so the names of its parameters.
+    if (rows.length > 0 && rows[0].path !== route.path)
+      throw new Error(`Route ${route.route.operationId}: ${route.path} names its parameters unlike ${rows[0].path}`);
     rows.push(route);
   }
   const segments = (path: string) => path.split('/').filter(Boolean);

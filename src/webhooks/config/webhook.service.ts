@@ -53,30 +53,33 @@ export interface WebhookSecret {
   previousSecretExpiresAt: Date | null;
 }
 
-/** A webhook as the GraphQL Webhook type serves it (never its secret). */
-export interface WebhookRecord {
-  id: number;
-  title: string;
-  url: string;
-  method: string;
-  listSelection: string;
-  formData: string[];
-  events: string[];
+/** A webhook as the GraphQL Webhook type serves it (never its secret): its row's fields, and these in their served shapes. */
+export interface WebhookRecord
+  extends Pick<
+    Webhook,
+    | 'id'
+    | 'title'
+    | 'url'
+    | 'method'
+    | 'listSelection'
+    | 'formData'
+    | 'events'
+    | 'active'
+    | 'hits'
+    | 'lastHit'
+    | 'rateLimit'
+    | 'createdAt'
+    | 'updatedAt'
+  > {
   /** Custom headers; a secret one's value is null. */
   headers: WebhookHeaderRecord[];
   /** Payload filters, at most one per subscribed event type. */
   filters: WebhookFilterRecord[];
-  active: boolean;
   disabledReason: string | null;
-  hits: number;
-  lastHit: Date | null;
   /** The endpoint's concurrency now (the starting one until it first adapts). */
   concurrency: number;
-  rateLimit: number | null;
   /** Until when a Retry-After pauses it; null once that has passed. */
   pausedUntil: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
 }
 
 type CheckedFields = Partial<
