@@ -1,7 +1,10 @@
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
+import pg from 'pg';
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { kill, startWorker } from '../test/helpers/worker.js';
+import { createDatabase, databaseUrl } from '../test/helpers/app.js';
+import { DEMO_PASSWORD } from '../src/seed/demo.js';
 import { Receiver, sleep } from '../test/helpers/receiver.js';
 import {
   assertSameAnswer,
@@ -27,14 +30,14 @@ import { closedLoop, openLoop } from './webhooks.bench.js';
 // with its own scripts against this checkout's node_modules.
 
 /** main before the house issue: the last commit before its first change (BENCH_BEFORE: another commit, to find where a change came in). */
-const BEFORE = process.env.BENCH_BEFORE ?? 'b82097c';
+export const BEFORE = process.env.BENCH_BEFORE ?? 'b82097c';
 const ENDPOINTS = 20;
 const EVENTS_PER_ROUND = 300;
 const WRITES_PER_SECOND = 200;
 const TAIL_SECONDS = 10;
 
 /** The other build: a worktree at BEFORE, built once. */
-function beforeCheckout(): string {
+export function beforeCheckout(): string {
   const dir = path.resolve('.data', `bench-before-${BEFORE}`);
   if (existsSync(path.join(dir, 'dist', 'src', 'main.js'))) return dir;
   rmSync(dir, { recursive: true, force: true });
@@ -47,7 +50,7 @@ function beforeCheckout(): string {
 }
 
 /** A process of a build (this checkout's or `dir`'s) on the bench's database. */
-async function processOf(app: Awaited<ReturnType<typeof benchApp>>, dir: string, env: Record<string, string>) {
+export async function processOf(app: Awaited<ReturnType<typeof benchApp>>, dir: string, env: Record<string, string>) {
   const here = process.cwd();
   process.chdir(dir);
   try {
@@ -55,6 +58,47 @@ async function processOf(app: Awaited<ReturnType<typeof benchApp>>, dir: string,
   } finally {
     process.chdir(here);
   }
+}
+
+/**
+ * A database of BEFORE's own, made by its seed command (its migrations and demo data): the build runs on the
+ * schema it was written for, so that this build's schema can change. Returns its URL.
+ */
+export async function beforeDatabase(app: Awaited<ReturnType<typeof benchApp>>): Promise<string> {
+  const url = databaseUrl(await createDatabase());
+  execFileSync(process.execPath, ['dist/src/seed/cli.js'], {
+    cwd: beforeCheckout(),
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: url,
+      APP_KEY: app.config.appKey.toString('base64'),
+      JWT_SECRET: app.config.jwtSecret,
+      LOG_LEVEL: 'error',
+    },
+    stdio: 'ignore',
+  });
+  return url;
+}
+
+/** An agent made through a build's API process (GraphQL createAgent): an agent.created event. */
+export const agentThrough = (url: string, headers: Record<string, string>, name: string) =>
+  fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ query: 'mutation($n: String!) { createAgent(name: $n) { id } }', variables: { n: name } }),
+  }).then(async (res) => {
+    if (res.status !== 200) throw new Error(`createAgent: ${res.status} ${await res.text()}`);
+  });
+
+/** A token for a demo login through a build's API process. */
+export async function loginThrough(url: string, email = 'owner@acme.test'): Promise<string> {
+  const res = await fetch(`${url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: DEMO_PASSWORD }),
+  });
+  if (res.status !== 200) throw new Error(`login: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { token: string }).token;
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -71,6 +115,8 @@ export async function beforeAfterBench(): Promise<void> {
     before: await processOf(app, builds.before, api),
   };
   const receiver = await new Receiver().start();
+  const others: ChildProcess[] = [];
+  const pools: pg.Pool[] = [];
   try {
     const token = await app.login('owner@acme.test');
     const [acme] = await app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
@@ -128,32 +174,42 @@ export async function beforeAfterBench(): Promise<void> {
       groups[scenario] = await measure([now[scenario], then[scenario]]);
     }
 
-    // Deliveries: 20 webhooks, each build's two workers in turn, three rounds each (ABBAAB).
-    const hooks: number[] = [];
-    for (let i = 0; i < ENDPOINTS; i++) {
-      const res = await fetch(`${apis.now.url}/api/webhooks`, {
-        method: 'POST',
-        headers: json,
-        body: JSON.stringify({ title: `Bench ${i}`, url: `${receiver.url}/${i}`, events: ['agent.created'] }),
-      });
-      hooks.push(((await res.json()) as { data: { id: number } }).data.id);
-    }
+    // Deliveries: 20 webhooks, each build's two workers in turn, three rounds each (ABBAAB), each build on a database
+    // of its own schema (the reads and writes above touch tables both builds share): its API process, its webhooks.
+    const beforePool = new pg.Pool({ connectionString: await beforeDatabase(app), max: 2 });
+    pools.push(beforePool);
+    const beforeApi = await processOf(app, builds.before, {
+      ...api,
+      DATABASE_URL: beforePool.options.connectionString!,
+    });
+    others.push(beforeApi);
+    const sites = {
+      now: { url: apis.now.url, pid: apis.now.pid!, json, sql: app.sql.bind(app), env: {} },
+      before: {
+        url: beforeApi.url,
+        pid: beforeApi.pid!,
+        json: { authorization: `Bearer ${await loginThrough(beforeApi.url)}`, 'content-type': 'application/json' },
+        sql: async (text: string) => (await beforePool.query(text)).rows,
+        env: { DATABASE_URL: beforePool.options.connectionString! },
+      },
+    };
+    const hooks: Record<keyof typeof builds, number[]> = { now: [], before: [] };
+    for (const build of ['now', 'before'] as const)
+      for (let i = 0; i < ENDPOINTS; i++) {
+        const res = await fetch(`${sites[build].url}/api/webhooks`, {
+          method: 'POST',
+          headers: sites[build].json,
+          body: JSON.stringify({ title: `Bench ${i}`, url: `${receiver.url}/${i}`, events: ['agent.created'] }),
+        });
+        hooks[build].push(((await res.json()) as { data: { id: number } }).data.id);
+      }
     const createAgent = (build: keyof typeof builds, name: string) =>
-      fetch(`${apis[build].url}/graphql`, {
-        method: 'POST',
-        headers: json,
-        body: JSON.stringify({
-          query: 'mutation($n: String!) { createAgent(name: $n) { id } }',
-          variables: { n: name },
-        }),
-      }).then(async (res) => {
-        if (res.status !== 200) throw new Error(`createAgent: ${res.status} ${await res.text()}`);
-      });
-    const setActive = async (ids: number[], active: boolean) => {
+      agentThrough(sites[build].url, sites[build].json, name);
+    const setActive = async (build: keyof typeof builds, ids: number[], active: boolean) => {
       for (const id of ids)
-        await fetch(`${apis.now.url}/api/webhooks/${id}`, {
+        await fetch(`${sites[build].url}/api/webhooks/${id}`, {
           method: 'PUT',
-          headers: json,
+          headers: sites[build].json,
           body: JSON.stringify({ active }),
         });
     };
@@ -165,9 +221,9 @@ export async function beforeAfterBench(): Promise<void> {
     };
     const tail: Record<string, { p50: number; p99: number; failed: number }> = {};
     /** Every delivery made so far has been delivered (so a round counts only its own). */
-    const settled = async () => {
+    const settled = async (build: keyof typeof builds) => {
       for (let waited = 0; waited < 300; waited++) {
-        const [{ n }] = await app.sql<{ n: number }>(
+        const [{ n }] = await sites[build].sql(
           "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'",
         );
         if (n === 0) return;
@@ -177,31 +233,31 @@ export async function beforeAfterBench(): Promise<void> {
     };
     for (const build of ['now', 'before', 'before', 'now', 'now', 'before'] as const) {
       const workers = [
-        await processOf(app, builds[build], { ...production, PROCESS_ROLE: 'worker' }),
-        await processOf(app, builds[build], { ...production, PROCESS_ROLE: 'worker' }),
+        await processOf(app, builds[build], { ...production, PROCESS_ROLE: 'worker', ...sites[build].env }),
+        await processOf(app, builds[build], { ...production, PROCESS_ROLE: 'worker', ...sites[build].env }),
       ];
       try {
-        await setActive(hooks, true);
+        await setActive(build, hooks[build], true);
         const start = receiver.received.length;
         const database = await postmasterOf(app);
         const workerPids = workers.map((worker) => worker.pid!);
-        const cpuBefore = [processCpuUs(workerPids), processCpuUs([apis[build].pid!]), postgresCpuUs(database)];
+        const cpuBefore = [processCpuUs(workerPids), processCpuUs([sites[build].pid]), postgresCpuUs(database)];
         await closedLoop(EVENTS_PER_ROUND, 10, (i) => createAgent(build, `Deliver ${build} ${start} ${i}`));
         const mine = (await receiver.waitFor(start + EVENTS_PER_ROUND * ENDPOINTS, 300_000)).slice(start);
-        await settled();
+        await settled(build);
         const used = cpu[build];
         used.workers += processCpuUs(workerPids) - cpuBefore[0];
-        used.api += processCpuUs([apis[build].pid!]) - cpuBefore[1];
+        used.api += processCpuUs([sites[build].pid]) - cpuBefore[1];
         used.database += postgresCpuUs(database) - cpuBefore[2];
         used.deliveries += mine.length;
         const times = mine.map((r) => r.at);
         delivered[build].push(Math.round(mine.length / ((Math.max(...times) - Math.min(...times)) / 1000)));
         // The write path's tail, once per build: one webhook on, writes offered at a steady rate.
         if (!tail[build]) {
-          await setActive(hooks.slice(1), false);
+          await setActive(build, hooks[build].slice(1), false);
           const load = await openLoop(WRITES_PER_SECOND, TAIL_SECONDS, (i) => createAgent(build, `Tail ${build} ${i}`));
           tail[build] = { p50: load.answerP50Ms, p99: load.answerP99Ms, failed: load.failed };
-          await settled();
+          await settled(build);
           // Where the tail goes: the same load with this build's workers stopped (SIGSTOP), so nothing is delivered
           // meanwhile and the API and the database have the machine's two cores to themselves.
           for (const worker of workers) worker.kill('SIGSTOP');
@@ -210,7 +266,7 @@ export async function beforeAfterBench(): Promise<void> {
           );
           for (const worker of workers) worker.kill('SIGCONT');
           tail[`${build}, workers stopped`] = { p50: alone.answerP50Ms, p99: alone.answerP99Ms, failed: alone.failed };
-          await settled();
+          await settled(build);
         }
       } finally {
         for (const worker of workers) await kill(worker);
@@ -236,7 +292,7 @@ export async function beforeAfterBench(): Promise<void> {
     report(
       'before-after',
       `this build against ${BEFORE} (main before the house issue): reads and writes over REST and GraphQL from an API ` +
-        `process of each; deliveries per second of each one's two workers (${ENDPOINTS} webhooks, ` +
+        `process of each; deliveries per second of each one's two workers, on a database of its own schema (${ENDPOINTS} webhooks, ` +
         `${EVENTS_PER_ROUND * ENDPOINTS} deliveries a round, three rounds each); the answer to a write offered at ` +
         `${WRITES_PER_SECOND}/s for ${TAIL_SECONDS} s with one webhook, the build's workers delivering and stopped`,
       groups,
@@ -244,8 +300,8 @@ export async function beforeAfterBench(): Promise<void> {
     );
   } finally {
     await receiver.close();
-    await kill(apis.now);
-    await kill(apis.before);
+    for (const child of [apis.now, apis.before, ...others]) await kill(child);
+    for (const pool of pools) await pool.end();
     await app.close();
   }
 }

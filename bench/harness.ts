@@ -87,7 +87,8 @@ export async function benchDatabase(): Promise<() => Promise<void>> {
     path.resolve('.data', `bench-postgres-${process.pid}`),
     'postgres',
     createLogger('silent'),
-    { persistent: false },
+    // pg_stat_statements for the statements part (statements.bench.ts).
+    { persistent: false, settings: { shared_preload_libraries: 'pg_stat_statements' } },
   );
   process.env.TEST_DATABASE_URL = embedded.adminUrl;
   return () => embedded.stop();

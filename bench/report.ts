@@ -11,6 +11,7 @@ const PARTS: Array<[string, string]> = [
   ['webhooks', 'the delivery engine against a graphile-worker peer'],
   ['filters', 'payload filters on and off'],
   ['overload', 'an overload with the database restarted'],
+  ['statements', 'what one event costs PostgreSQL, statement by statement, this build against main before the house'],
   ['before-after', 'this build against main before the house was rebuilt'],
 ];
 

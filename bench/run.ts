@@ -7,9 +7,10 @@ import { filtersBench } from './filters.bench.js';
 import { tracingBench } from './tracing.bench.js';
 import { writePerformanceDoc } from './report.js';
 import { beforeAfterBench } from './before-after.bench.js';
+import { statementsBench } from './statements.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
-// database; `npm run bench -- webhooks` (or api, deep-page, tracing, filters, overload) runs the ones named;
+// database; `npm run bench -- webhooks` (or api, deep-page, tracing, filters, overload, statements, before-after) runs the ones named;
 // `npm run bench -- limits` runs the rate limits' part of api alone.
 
 // The services under test get the production pool size, not the test suite's small one.
@@ -46,6 +47,10 @@ if (wanted('filters')) {
 if (wanted('overload')) {
   process.stdout.write('\n== overload\n');
   await overloadBench();
+}
+if (wanted('statements')) {
+  process.stdout.write('\n== statements\n');
+  await statementsBench();
 }
 if (wanted('before-after')) {
   process.stdout.write('\n== before-after\n');

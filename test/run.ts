@@ -62,6 +62,13 @@ const only = process.argv.slice(2);
 const files = readdirSync(here, { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.test.js') && (only.length === 0 || only.includes(path.basename(file, '.test.js'))))
   .map((file) => path.join(here, file));
+// A name that matches no file is a mistake: said, rather than handing the runner no files (it would then look
+// for tests everywhere under the working folder).
+const unknown = only.filter((n) => !files.some((file) => name(file) === n));
+if (unknown.length > 0) {
+  process.stderr.write(`no test file is named ${unknown.join(', ')} (the names are those of test/*.test.ts)\n`);
+  process.exit(2);
+}
 
 let adminUrl = process.env.TEST_DATABASE_URL;
 let stopEmbedded: (() => Promise<void>) | undefined;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { eventually, Receiver } from './helpers/receiver.js';
 import { apiWithWorkers, kill } from './helpers/worker.js';
+import { assertInFlightCounted } from './helpers/leases.js';
 
 // Crash safety shown, not claimed: real worker processes (the service binary
 // with PROCESS_ROLE=worker) are killed with SIGKILL at the worst moments and
@@ -46,6 +47,7 @@ describe('a worker killed with SIGKILL', () => {
       await fixture.app.graphql('mutation { createAgent(name: "In flight") { id } }', {}, fixture.owner);
       const [first] = await receiver.waitFor(1, 15_000);
       const deliveryId = String(first.headers['x-webhook-id']);
+      await assertInFlightCounted(fixture.app);
       await kill(worker);
       const open = await attemptsOf(deliveryId);
       assert.deepEqual(
@@ -75,6 +77,7 @@ describe('a worker killed with SIGKILL', () => {
           [deliveryId, '2'],
         ],
       );
+      await assertInFlightCounted(fixture.app);
       await kill(worker);
     } finally {
       await receiver.close();
@@ -101,6 +104,7 @@ describe('a worker killed with SIGKILL', () => {
         10_000,
         'the retry to be scheduled',
       );
+      await assertInFlightCounted(fixture.app);
       await kill(worker);
       worker = await fixture.startWorker();
       await eventually(
@@ -119,6 +123,7 @@ describe('a worker killed with SIGKILL', () => {
       );
       assert.ok(new Date(attempts[1].attempted_at).getTime() >= new Date(due).getTime(), 'not early');
       assert.equal(receiver.received.length, 2);
+      await assertInFlightCounted(fixture.app);
       await kill(worker);
     } finally {
       await receiver.close();
@@ -147,6 +152,7 @@ describe('a worker killed with SIGKILL', () => {
       await fixture.app.graphql('mutation { createAgent(name: "Last attempt") { id } }', {}, fixture.owner);
       const [fifth] = await receiver.waitFor(1, 30_000, (r) => r.headers['x-webhook-attempt'] === '5');
       const deliveryId = String(fifth.headers['x-webhook-id']);
+      await assertInFlightCounted(fixture.app);
       await kill(worker);
       assert.equal(await statusOf(deliveryId), 'pending', 'the last attempt is still open');
       assert.equal(await exhaustedAbout(hookId), 0, 'nothing is told while it is open');
@@ -175,6 +181,7 @@ describe('a worker killed with SIGKILL', () => {
         [1, 2, 3, 4, 5],
       );
       assert.equal(await exhaustedAbout(hookId), 1, 'told once');
+      await assertInFlightCounted(fixture.app);
       await kill(worker);
     } finally {
       await receiver.close();

@@ -165,6 +165,14 @@ describe('a PostgreSQL restart during delivery', { skip }, () => {
         await sql(`SELECT d.id FROM webhook_deliveries d WHERE d.attempt_count <> (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id)
                                OR d.attempt_count <> (SELECT max(number) FROM webhook_attempts a WHERE a.delivery_id = d.id)`);
       assert.deepEqual(gaps, [], 'every attempt number is recorded');
+      // Every lease closed, through the restart: no endpoint counts an attempt still in flight.
+      assert.deepEqual(
+        await sql(
+          'SELECT webhook_id, in_flight FROM webhook_counters WHERE in_flight <> 0 UNION ALL ' +
+            'SELECT webhook_id, count(*)::int FROM webhook_deliveries WHERE lease_token IS NOT NULL GROUP BY 1',
+        ),
+        [],
+      );
       assert.equal(answeredInTime.size, 5000, 'the receiver answered all 5,000 deliveries 2xx');
       assert.equal(seen.size, 5000);
       assert.ok(atStop < 5000, `the database went away with deliveries still to make (${atStop} received by then)`);

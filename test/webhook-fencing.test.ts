@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import pg from 'pg';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
 import { apiWithWorkers, kill } from './helpers/worker.js';
+import { assertInFlightCounted } from './helpers/leases.js';
 
 // Fencing, shown on real worker processes: a worker paused (SIGSTOP) past its
 // lease, then resumed (SIGCONT), neither sends nor records an attempt that
@@ -89,6 +90,7 @@ describe('a worker paused past its lease', () => {
           [id, '2'],
         ],
       );
+      await assertInFlightCounted(fixture.app);
       await kill(b);
     } finally {
       if (a.exitCode === null) {
@@ -159,6 +161,7 @@ describe('a worker paused past its lease', () => {
         receiver.received.map((r) => r.headers['x-webhook-attempt']),
         ['2'],
       );
+      await assertInFlightCounted(fixture.app);
       await kill(b);
     } finally {
       await blocker.end().catch(() => undefined);
@@ -215,6 +218,7 @@ describe('a receiver that answers late', () => {
         );
         if (late) assert.match(rows[0].error!, /timed out/);
       }
+      await assertInFlightCounted(fixture.app);
       await kill(worker);
     } finally {
       await receiver.close();

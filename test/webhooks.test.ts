@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { toBase64Id } from '../src/kernel/ids.js';
 import { TEST_VECTOR } from '../src/webhooks/config/docs.js';
 import { payloadSignature, signAttempt, standardSignature, verifyBody } from '../src/webhooks/config/signing.js';
+import { assertInFlightCounted } from './helpers/leases.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
 
@@ -415,6 +416,7 @@ describe('deliveries', () => {
       await sleep(DELAYS[3] + 500);
       assert.equal(failing.received.length, 5, 'nothing after the fifth attempt');
       assert.equal((await api('GET', `/api/webhooks/${id}`)).body.data.hits, 5);
+      await assertInFlightCounted(app);
       const list = await api('GET', `/api/webhooks/${id}/deliveries?status=failed`);
       assert.deepEqual(
         list.body.data.records.map((d: any) => d.id),
@@ -448,9 +450,31 @@ describe('deliveries', () => {
       assert.match(delivery.attempts[0].error, /redirect/);
       assert.match(delivery.attempts[1].error, /timed out/);
       assert.equal(delivery.attempts[2].error, null);
+      await assertInFlightCounted(app);
     } finally {
       await flaky.close();
     }
+  });
+
+  it('a webhook written by SQL, without the counters the service makes with it, is delivered to all the same', async () => {
+    const [{ id }] = await app.sql<{ id: number }>(
+      `INSERT INTO webhooks (company_id, title, url, method, list_selection, form_data, events, active, secret_sealed,
+         created_at, updated_at)
+       SELECT company_id, 'Written by SQL', $1, 'POST', list_selection, form_data, '["agent.created"]', true,
+         secret_sealed, now(), now() FROM webhooks WHERE title = 'CRM sync (example)' RETURNING id`,
+      [`${receiver.url}/by-sql`],
+    );
+    assert.deepEqual(await app.sql('SELECT 1 FROM webhook_counters WHERE webhook_id = $1', [id]), []);
+    await createAgent('For a webhook written by SQL');
+    const [got] = await receiver.waitFor(1, 10_000, forWebhook(id));
+    assert.equal(JSON.parse(got.body).data.name, 'For a webhook written by SQL');
+    await eventually(async () =>
+      (await app.sql('SELECT hits FROM webhook_counters WHERE webhook_id = $1', [id]))[0]?.hits === 1
+        ? true
+        : undefined,
+    );
+    await assertInFlightCounted(app);
+    await api('DELETE', `/api/webhooks/${id}`);
   });
 
   it('a 410 switches the webhook off as gone', async () => {
@@ -468,6 +492,7 @@ describe('deliveries', () => {
       await createAgent('After gone');
       await sleep(400);
       assert.equal(gone.received.length, 1, 'an inactive webhook gets no new deliveries');
+      await assertInFlightCounted(app);
     } finally {
       await gone.close();
     }
@@ -812,5 +837,43 @@ describe('webhook upkeep', () => {
       "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND created_at < now() - interval '30 days'",
     );
     assert.equal(pendingAfter, pendingOld);
+  });
+
+  it('purges events older than the retention, except one a kept delivery was made of (found by its subjects)', async () => {
+    const paused = await createHook({ events: ['agent.created'] });
+    await app.sql("UPDATE webhooks SET paused_until = now() + interval '1 hour' WHERE id = $1", [paused.id]);
+    const agent = await createAgent('Kept with its delivery');
+    const agentId = agent.body.data.createAgent.id;
+    const [kept] = await eventually(async () => {
+      const rows = await app.sql<{ id: string; event_id: string }>(
+        'SELECT id, event_id FROM webhook_deliveries WHERE webhook_id = $1',
+        [paused.id],
+      );
+      return rows.length ? rows : undefined;
+    });
+    const [orphan] = await app.sql<{ id: string }>(
+      `INSERT INTO events (id, company_id, type, data, occurred_at, subjects) SELECT 'evt_' || md5(random()::text), company_id,
+         'agent.created', '{}', now() - interval '31 days', '{}' FROM webhooks WHERE id = $1 RETURNING id`,
+      [paused.id],
+    );
+    await app.sql("UPDATE events SET occurred_at = now() - interval '31 days' WHERE id = $1", [kept.event_id]);
+    await app.sql("UPDATE webhook_deliveries SET created_at = now() - interval '31 days' WHERE id = $1", [kept.id]);
+    await app.running.services.deliverer.purge();
+    assert.deepEqual(
+      (await app.sql('SELECT id FROM events WHERE id = ANY($1) ORDER BY id', [[kept.event_id, orphan.id]])).map(
+        (r) => r.id,
+      ),
+      [kept.event_id],
+      'the pending delivery keeps its event; an event with no delivery goes',
+    );
+    const bySubject = await api('GET', `/api/webhooks/deliveries?agent_id=${agentId}`);
+    assert.equal(bySubject.status, 200, bySubject.text);
+    // Every delivery of that agent's event (other webhooks of this file take agent.created too), the kept one among them.
+    const found = bySubject.body.data.records.map((d: { id: string }) => d.id);
+    assert.ok(found.includes(kept.id), JSON.stringify(found));
+    assert.deepEqual(await app.sql('SELECT DISTINCT event_id FROM webhook_deliveries WHERE id = ANY($1)', [found]), [
+      { event_id: kept.event_id },
+    ]);
+    await api('DELETE', `/api/webhooks/${paused.id}`);
   });
 });

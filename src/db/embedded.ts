@@ -213,11 +213,15 @@ function startServer(
   port: number,
   account: Account | undefined,
   log: Logger,
+  settings: Record<string, string> = {},
 ): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       postgres,
-      ['-D', dir, '-p', String(port), '-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
+      [
+        ...['-D', dir, '-p', String(port), '-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
+        ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+      ],
       {
         ...account,
         detached: true,
@@ -249,7 +253,7 @@ export async function startEmbeddedPostgres(
   dir: string,
   databaseName: string,
   log: Logger,
-  options: { persistent?: boolean } = {},
+  options: { persistent?: boolean; settings?: Record<string, string> } = {},
 ): Promise<EmbeddedDatabase> {
   const bin = await binaries();
   const account = serverAccount();
@@ -286,7 +290,7 @@ export async function startEmbeddedPostgres(
   const port = await freePort();
   // Named before the server starts, so that no other command takes it for a leftover meanwhile.
   writeFileSync(ownerFile(dir), JSON.stringify({ pid: process.pid, port } satisfies Owner));
-  const server = await startServer(bin.postgres, dir, port, account, log);
+  const server = await startServer(bin.postgres, dir, port, account, log, options.settings);
   const exited = new Promise<void>((resolve) =>
     server.exitCode !== null ? resolve() : server.once('exit', () => resolve()),
   );

@@ -119,7 +119,13 @@ export async function startService(
     reader.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['reading pool', closablePool(reader)]);
     // Connections are made when first used: only a worker's delivery pump uses these.
-    const claims = readingPool(databaseUrl, Math.min(2, config.databasePoolSize));
+    // Their statements are of fixed text and prepared once per connection; a generic plan spares planning the
+    // claim anew on every call (PostgreSQL's choice for it otherwise): docs/adr/0061-delivery-costs.md.
+    const claims = readingPool(
+      databaseUrl,
+      Math.min(2, config.databasePoolSize),
+      '-c plan_cache_mode=force_generic_plan',
+    );
     claims.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['claims pool', closablePool(claims)]);
     const metrics = createMetrics();

@@ -160,7 +160,9 @@ export class WebhookService {
       `WITH w AS (
          INSERT INTO webhooks (company_id, title, url, list_selection, form_data, events, active, rate_limit, headers,
            filters, secret_sealed, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING *)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING *),
+       -- Its counters (hits, rate bucket, attempts in flight), whose row the delivery claim locks.
+       counters AS (INSERT INTO webhook_counters (webhook_id) SELECT id FROM w)
        SELECT ${WEBHOOK_SELECT} FROM w LEFT JOIN webhook_counters c ON false`,
       [
         await ctx.companyId(),

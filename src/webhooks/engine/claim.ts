@@ -1,26 +1,30 @@
 import type { ContextFactory } from '../../context/request-context.js';
 import { dbDate } from '../../db/reads.js';
-import { LOCKS } from '../../db/locks.js';
 import type { StoredHeader } from '../config/headers.js';
 
-// The claim (docs/design.md §5; docs/adr/0020-webhooks.md): due
-// deliveries of many endpoints taken in one transaction of two statements.
+// The claim (docs/design.md §5; docs/adr/0020-webhooks.md,
+// docs/adr/0061-delivery-costs.md): due deliveries of many endpoints taken in
+// one statement, which commits on its own.
 //
-// 1. The endpoints with due work and room are taken, each under a
-//    transaction-scoped advisory lock tried without waiting: one worker
-//    claims for an endpoint at a time, and another skips it (the one holding
-//    it claims again at once if work arrived meanwhile). The webhook rows are
-//    not locked here, so neither a write that causes an event (its delivery
-//    rows take key-share locks on their webhook) nor a recorded result (which
-//    updates the webhook's concurrency) ever waits for a claim or makes one
-//    skip an endpoint.
-// 2. On a fresh snapshot (so attempts another worker claimed just before
-//    are counted), each endpoint gets at most its free slots (its adaptive
-//    concurrency less its attempts in flight) and its rate limit's tokens;
-//    the picks are taken in turns between companies, and within a company
-//    between its endpoints, oldest due first, up to the batch size. Each
-//    pick gets a lease (in_flight_until) and a fencing token from one
-//    sequence, and its attempt is recorded before any request is made.
+// - An endpoint is claimed for by one worker at a time: its counters row
+//   (webhook_counters) is locked for the statement, and a worker finding it
+//   locked skips it (SKIP LOCKED; the one holding it claims again at once if
+//   work arrived meanwhile). The webhook rows are not locked, so neither a
+//   write that causes an event (its delivery rows take key-share locks on
+//   their webhook) nor a recorded result ever makes a claim skip an endpoint.
+// - The counters row holds the endpoint's attempts in flight, raised here
+//   and lowered by the statement that closes each lease, fenced like it
+//   (settle.ts). The locked row is its latest version, so attempts another
+//   worker claimed just before are counted; a delivery that worker took
+//   after this statement's snapshot fails the claim's re-check and is left.
+// - Each endpoint gets at most its free slots (its adaptive concurrency less
+//   its attempts in flight) and its rate limit's tokens; the picks are taken
+//   in turns between companies, and within a company between its endpoints,
+//   oldest due first, up to the batch size. Each pick gets a lease
+//   (in_flight_until) and a fencing token from one sequence, and its attempt
+//   is recorded before any request is made.
+// - A webhook made without its counters row (by SQL from outside the
+//   service) gets one here, and is claimed for from the next claim on.
 
 export interface Claimed {
   id: string;
@@ -58,27 +62,25 @@ const RATE_BUCKET =
   `least(w.rate_limit, coalesce(c.rate_tokens, w.rate_limit) + extract(epoch from now() - ` +
   `coalesce(c.rate_checked_at, now())) * w.rate_limit)`;
 
-// Endpoints at their limit (as this statement's snapshot sees them) are not taken: the second statement,
-// which counts on a fresh snapshot, is the judge; this only spares claiming for what has nothing to give.
-// The lock is tried last, on the endpoints that pass every other test (OFFSET 0 keeps the planner from
-// moving it into the scan); an endpoint another worker holds is reported, so this one looks again soon.
-const LOCK_ENDPOINTS = `
-  SELECT id, pg_try_advisory_xact_lock(${LOCKS.deliveryClaim}, candidates.id) AS mine FROM (
-    SELECT w.id FROM webhooks w LEFT JOIN webhook_counters c ON c.webhook_id = w.id
+const CLAIM = `
+  WITH eligible AS (
+    -- Endpoints at their limit (as the snapshot sees them) are passed over here; the locked row is the judge.
+    SELECT w.id, c.webhook_id AS counted FROM webhooks w LEFT JOIN webhook_counters c ON c.webhook_id = w.id
     WHERE w.active AND (w.paused_until IS NULL OR w.paused_until <= now())
       AND (w.rate_limit IS NULL OR ${RATE_BUCKET} >= 1)
-      AND coalesce(w.concurrency, $1) > (SELECT count(*) FROM webhook_deliveries f WHERE f.webhook_id = w.id AND f.lease_token IS NOT NULL)
+      AND coalesce(w.concurrency, $1) > coalesce(c.in_flight, 0)
       AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= now())
-    ORDER BY w.id OFFSET 0
-  ) candidates`;
-
-const CLAIM = `
-  WITH endpoints AS (
+  ), counted AS (
+    INSERT INTO webhook_counters (webhook_id) SELECT id FROM eligible WHERE counted IS NULL ON CONFLICT DO NOTHING
+  ), locked AS (
+    SELECT c.webhook_id, c.in_flight, c.rate_tokens, c.rate_checked_at FROM webhook_counters c
+    WHERE c.webhook_id IN (SELECT counted FROM eligible) ORDER BY c.webhook_id FOR UPDATE SKIP LOCKED
+  ), endpoints AS (
     SELECT w.id, w.company_id, greatest(0, least(
-      coalesce(w.concurrency, $2) - (SELECT count(*) FROM webhook_deliveries f WHERE f.webhook_id = w.id AND f.lease_token IS NOT NULL),
-      CASE WHEN w.rate_limit IS NULL THEN $3 ELSE floor(${RATE_BUCKET}) END
+      coalesce(w.concurrency, $1) - c.in_flight,
+      CASE WHEN w.rate_limit IS NULL THEN $2 ELSE floor(${RATE_BUCKET}) END
     ))::int AS free
-    FROM webhooks w LEFT JOIN webhook_counters c ON c.webhook_id = w.id WHERE w.id = ANY($1::int[])
+    FROM locked c JOIN webhooks w ON w.id = c.webhook_id
   ), picks AS (
     SELECT p.id, e.company_id, p.next_attempt_at, p.place
     FROM endpoints e CROSS JOIN LATERAL (
@@ -90,10 +92,10 @@ const CLAIM = `
   ), turns AS (
     SELECT id, next_attempt_at, row_number() OVER (PARTITION BY company_id ORDER BY place, next_attempt_at, id) AS turn FROM picks
   ), chosen AS (
-    SELECT id FROM turns ORDER BY turn, next_attempt_at, id LIMIT $3
+    SELECT id FROM turns ORDER BY turn, next_attempt_at, id LIMIT $2
   ), claimed AS (
     UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, next_attempt_at = NULL, last_attempt_at = now(),
-      next_trigger = 'scheduled', in_flight_until = now() + make_interval(secs => $4), lease_token = nextval('webhook_lease_seq')
+      next_trigger = 'scheduled', in_flight_until = now() + make_interval(secs => $3), lease_token = nextval('webhook_lease_seq')
     FROM chosen WHERE d.id = chosen.id AND d.status = 'pending' AND d.next_attempt_at <= now()
     RETURNING d.id, d.webhook_id, d.company_id, d.event, d.payload, d.attempt_count, d.final_attempt, d.lease_token, d.created_at, d.trace_parent
   ), attempts AS (
@@ -104,17 +106,19 @@ const CLAIM = `
     FROM claimed c JOIN webhook_deliveries before ON before.id = c.id JOIN webhooks w ON w.id = c.webhook_id
   ), hits AS (
     -- The counters live apart from the webhook row (its filters and headers make it wide): a narrow row's update stays on its page.
-    INSERT INTO webhook_counters AS c (webhook_id, hits, last_hit, rate_tokens, rate_checked_at)
-    SELECT n.webhook_id, n.count, now(), CASE WHEN w.rate_limit IS NULL THEN NULL ELSE w.rate_limit - n.count
-      END, CASE WHEN w.rate_limit IS NULL THEN NULL ELSE now() END
+    UPDATE webhook_counters c SET hits = c.hits + n.count, last_hit = now(), in_flight = c.in_flight + n.count,
+      rate_tokens = CASE WHEN w.rate_limit IS NULL THEN NULL ELSE ${RATE_BUCKET} - n.count END,
+      rate_checked_at = CASE WHEN w.rate_limit IS NULL THEN NULL ELSE now() END
     FROM (SELECT webhook_id, count(*)::int AS count FROM claimed GROUP BY webhook_id) n JOIN webhooks w ON w.id = n.webhook_id
-    ON CONFLICT (webhook_id) DO UPDATE SET hits = c.hits + excluded.hits, last_hit = now(),
-      rate_tokens = CASE WHEN excluded.rate_tokens IS NULL THEN NULL ELSE (SELECT ${RATE_BUCKET} FROM webhooks w WHERE w.id = c.webhook_id) - excluded.hits END,
-      rate_checked_at = excluded.rate_checked_at
+    WHERE c.webhook_id = n.webhook_id
   )
   SELECT c.id, c.webhook_id, c.company_id, c.event, c.payload, c.attempt_count, c.final_attempt, c.lease_token, c.created_at, c.trace_parent,
-    w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at, w.headers
-  FROM claimed c JOIN webhooks w ON w.id = c.webhook_id`;
+    w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at, w.headers, NULL::bool AS elsewhere
+  FROM claimed c JOIN webhooks w ON w.id = c.webhook_id
+  UNION ALL
+  -- Endpoints with work that another worker was claiming for (or that got their counters row just now).
+  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    (SELECT count(*) FROM eligible) > (SELECT count(*) FROM locked)`;
 
 export class DeliveryClaim {
   constructor(
@@ -132,31 +136,31 @@ export class DeliveryClaim {
     // The lease starts when the claim statement runs, never before this moment: judged from it, by this
     // process's clock alone, a lease is never taken for longer than it is.
     const claimedAt = Date.now();
-    let elsewhere = false;
-    const rows = await this.contexts.forMaintenance('webhook-claim').unitOfWork(
-      async (ctx) => {
-        const candidates = await ctx.sql<{ id: number; mine: boolean }>(LOCK_ENDPOINTS, [
-          this.settings.startConcurrency,
-        ]);
-        const endpoints = candidates.filter((c) => c.mine);
-        elsewhere = endpoints.length < candidates.length;
-        if (endpoints.length === 0) return [];
-        return ctx.sql<Omit<Claimed, 'claimedAt'>>(CLAIM, [
-          endpoints.map((e) => e.id),
-          this.settings.startConcurrency,
-          limit,
-          this.settings.leaseMs / 1000,
-        ]);
-      },
-      { lane: 'claims' },
+    const rows = await this.contexts
+      .forMaintenance('webhook-claim')
+      .unitOfWork(
+        (ctx) =>
+          ctx.sql<Omit<Claimed, 'claimedAt'> & { elsewhere: boolean | null }>(CLAIM, [
+            this.settings.startConcurrency,
+            limit,
+            this.settings.leaseMs / 1000,
+          ]),
+        { lane: 'claims', oneStatement: true },
+      );
+    const elsewhere = rows.some((row) => row.elsewhere === true);
+    const claimed = rows.flatMap(({ elsewhere: _, ...row }) =>
+      row.id === null
+        ? []
+        : [
+            {
+              ...row,
+              lease_token: String(row.lease_token),
+              created_at: dbDate(row.created_at)!,
+              previous_secret_expires_at: dbDate(row.previous_secret_expires_at),
+              claimedAt,
+            },
+          ],
     );
-    const claimed = rows.map((row) => ({
-      ...row,
-      lease_token: String(row.lease_token),
-      created_at: dbDate(row.created_at)!,
-      previous_secret_expires_at: dbDate(row.previous_secret_expires_at),
-      claimedAt,
-    }));
     return { claimed, elsewhere };
   }
 }

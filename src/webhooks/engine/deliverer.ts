@@ -256,12 +256,15 @@ export class WebhookDeliverer {
         `DELETE FROM webhook_deliveries WHERE created_at < now() - make_interval(secs => $1) AND status <> 'pending' RETURNING id`,
         [this.settings.retentionMs / 1000],
       );
-    // The event store keeps the same window: replay-missing reaches back no further.
+    // The event store keeps the same window (replay-missing reaches back no further), and an event as long as a
+    // delivery of it is kept: a delivery is found by its event's subjects.
     await this.contexts
       .forMaintenance('webhook-retention')
-      .sql('DELETE FROM events WHERE occurred_at < now() - make_interval(secs => $1)', [
-        this.settings.retentionMs / 1000,
-      ]);
+      .sql(
+        'DELETE FROM events e WHERE e.occurred_at < now() - make_interval(secs => $1) ' +
+          'AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)',
+        [this.settings.retentionMs / 1000],
+      );
     return rows.length;
   }
 }

@@ -23,8 +23,6 @@ export interface NewDelivery {
   payload: string;
   trigger: string;
   due: Date;
-  /** What the event concerns (webhooks/subjects.ts); none for a test send. */
-  subjects?: string[];
   /** The stored event it delivers; none for a test send. */
   eventId?: string;
   /** The W3C traceparent of the request that caused it (tracing on), so its attempts join that trace. */
@@ -39,12 +37,11 @@ const SUBSCRIBED =
   'SELECT id, form_data, (filters -> $3::text)::text AS filter FROM webhooks WHERE company_id = $1 AND active AND events @> $2::jsonb ORDER BY id';
 
 const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status,
-  payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at, subjects, event_id,
-  trace_parent)
+  payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at, event_id, trace_parent)
   SELECT d.id, d.webhook_id, d.company_id, d.event, 'pending', d.payload, 0, 5, d.due, d.trigger, d.due,
-    ARRAY(SELECT json_array_elements_text(d.subjects)), d.event_id, d.trace_parent
+    d.event_id, d.trace_parent
   FROM json_to_recordset($1::json) AS d(id text, webhook_id int, company_id int, event text, payload text,
-    trigger text, due timestamptz, subjects json, event_id text, trace_parent text)`;
+    trigger text, due timestamptz, event_id text, trace_parent text)`;
 
 const WRITE = `WITH written AS (${INSERT_DELIVERIES}) SELECT pg_notify('${DUE_CHANNEL}', '')`;
 
@@ -65,7 +62,6 @@ const rowsOf = (ctx: RequestContext, deliveries: NewDelivery[], traceParent = tr
       payload: d.payload,
       trigger: d.trigger,
       due: d.due,
-      subjects: d.subjects ?? [],
       event_id: d.eventId ?? null,
       trace_parent: d.traceParent ?? traceParent,
     })),
@@ -110,7 +106,6 @@ export class WebhookOutbox implements EventSink<RequestContext> {
         }),
         trigger: 'scheduled',
         due,
-        subjects,
         eventId: event.id,
       });
     }

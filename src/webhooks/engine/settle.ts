@@ -69,7 +69,8 @@ const resultColumns = (batch: Array<Result<FailureTarget>>) => [
 ];
 
 // The successes of a tick in one statement: each delivery and its attempt,
-// fenced by the lease token; and, read in the same snapshot (where the
+// fenced by the lease token, and its endpoint's count of attempts in flight;
+// and, read in the same snapshot (where the
 // deliveries it settles still count as in flight), the endpoints whose
 // webhook row must change: a failing clock to clear, or a concurrency to grow
 // because every slot was in use and the answers were fast.
@@ -83,6 +84,11 @@ const SETTLE_SUCCESSES = `
   ), attempts AS (
     UPDATE webhook_attempts a SET finished_at = now(), status_code = s.code, duration_ms = s.duration, response_body = s.body, error = NULL
     FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number
+  ), released AS (
+    -- Each closed lease leaves the endpoint's count of attempts in flight, rows in webhook order as the claims take them.
+    INSERT INTO webhook_counters AS c (webhook_id, in_flight)
+    SELECT webhook_id, -count(*)::int FROM settled GROUP BY webhook_id ORDER BY webhook_id
+    ON CONFLICT (webhook_id) DO UPDATE SET in_flight = c.in_flight + excluded.in_flight
   ), per AS (
     SELECT webhook_id, bool_or(fast) AS fast FROM settled GROUP BY webhook_id
   )
@@ -90,8 +96,8 @@ const SETTLE_SUCCESSES = `
   UNION ALL
   SELECT NULL, id, grow FROM (
     SELECT w.id, w.failing_since, per.fast AND coalesce(w.concurrency, $8) < greatest($8, $9)
-        AND (SELECT count(*) FROM webhook_deliveries f WHERE f.webhook_id = w.id AND f.lease_token IS NOT NULL) >= coalesce(w.concurrency, $8) AS grow
-    FROM webhooks w JOIN per ON per.webhook_id = w.id
+        AND coalesce(c.in_flight, 0) >= coalesce(w.concurrency, $8) AS grow
+    FROM webhooks w JOIN per ON per.webhook_id = w.id LEFT JOIN webhook_counters c ON c.webhook_id = w.id
   ) endpoints WHERE grow OR failing_since IS NOT NULL`;
 
 // The failures of a tick in one statement, fenced like the successes: each
@@ -115,6 +121,11 @@ const SETTLE_FAILURES = `
   ), attempts AS (
     UPDATE webhook_attempts a SET finished_at = now(), status_code = s.code, duration_ms = s.duration, response_body = s.body, error = s.error
     FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number
+  ), released AS (
+    -- Each closed lease leaves the endpoint's count of attempts in flight, rows in webhook order as the claims take them.
+    INSERT INTO webhook_counters AS c (webhook_id, in_flight)
+    SELECT webhook_id, -count(*)::int FROM settled GROUP BY webhook_id ORDER BY webhook_id
+    ON CONFLICT (webhook_id) DO UPDATE SET in_flight = c.in_flight + excluded.in_flight
   )
   SELECT id, webhook_id, next_attempt_at, status, event, event_id, number FROM settled`;
 
@@ -313,6 +324,7 @@ export class Settler {
           `UPDATE webhook_deliveries SET status = 'failed', last_status_code = 410, in_flight_until = NULL, lease_token = NULL WHERE id = $1`,
           [delivery.id],
         );
+        await ctx.sql('UPDATE webhook_counters SET in_flight = in_flight - 1 WHERE webhook_id = $1', [row.webhook_id]);
         await this.switchOff(ctx, row.webhook_id, 'gone');
         return undefined;
       },

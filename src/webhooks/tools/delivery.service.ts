@@ -168,7 +168,9 @@ export class DeliveryService {
     if (!/^[1-9][0-9]{0,17}$/.test(id))
       throw ValidationError.field(field, `The ${field.replace('Id', ' id')} field must be a numeric id.`);
     const window = pageWindow(args);
-    const where = 'd.company_id = $1 AND d.subjects @> ARRAY[$2]::text[]';
+    // What a delivery concerns is its event's (a test send concerns nothing).
+    const where =
+      'd.company_id = $1 AND d.event_id IN (SELECT e.id FROM events e WHERE e.company_id = $1 AND e.subjects @> ARRAY[$2]::text[])';
     const params = [await ctx.companyId(), subject(kind, id)];
     const [{ total }] = await ctx.sql<{ total: number }>(
       `SELECT count(*)::int AS total FROM webhook_deliveries d WHERE ${where}`,

@@ -15,7 +15,6 @@ export interface EventRow {
   data: Record<string, unknown>;
   contact: Record<string, unknown> | null;
   occurred_at: Date | string;
-  subjects?: string[];
 }
 
 /** A stored event as the GraphQL StoredEvent type serves it. */
@@ -119,7 +118,7 @@ const MISSING_BATCH = 1000;
 // The events of the webhook's subscribed types in the window that it has no
 // delivery of (operator events about the webhook itself aside), in the order
 // they happened, a batch after the (time, id) given.
-const MISSING = `SELECT ${COLUMNS}, e.subjects FROM events e
+const MISSING = `SELECT ${COLUMNS} FROM events e
   WHERE e.company_id = $1 AND e.type IN (SELECT json_array_elements_text($2::json)) AND e.occurred_at >= $3 AND e.occurred_at <= $4
     AND (e.occurred_at, e.id) > ($5::timestamptz, $6::text)
     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = $7 AND d.event_id = e.id)

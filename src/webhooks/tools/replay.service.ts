@@ -111,7 +111,6 @@ export class ReplayService {
       }),
       trigger: 'manual',
       due,
-      subjects: event.subjects ?? [],
       eventId: event.id,
     };
   }

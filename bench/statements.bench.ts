@@ -1,0 +1,220 @@
+import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { kill } from '../test/helpers/worker.js';
+import { Receiver, sleep } from '../test/helpers/receiver.js';
+import pg from 'pg';
+import { agentThrough, BEFORE, beforeCheckout, beforeDatabase, loginThrough, processOf } from './before-after.bench.js';
+import { benchApp, postgresCpuUs, postmasterOf, runInfo } from './harness.js';
+import { closedLoop, openLoop } from './webhooks.bench.js';
+
+// `npm run bench -- statements`: what one event costs the database, from the API's write to the settled attempt,
+// for this build and for BEFORE (main before the house issue), one after the other on one server, each on a
+// database of its own schema: each build's API process and two workers, events caused by GraphQL mutations over HTTP. Two loads: one webhook and writes
+// offered at 200/s (the cost of a write and its delivery), and twenty webhooks with writes 10 at a time (the cost
+// of a delivery at a fan-out of 20). For each: PostgreSQL's CPU (every process of the server, from the kernel's
+// counters) and pg_stat_statements (statements and their execution time), divided by the events or deliveries.
+// Needs pg_stat_statements loaded: the bench's embedded PostgreSQL loads it (harness.ts).
+
+const WRITES_PER_SECOND = 200;
+const SECONDS = 10;
+const FAN_OUT_EVENTS = 300;
+const FAN_OUT = 20;
+/** The statements listed per load and build: the costliest, the rest summed. */
+const LISTED = 12;
+/** The bench's own statements carry this comment and are left out. */
+const MINE = '/* bench */';
+
+interface Statement {
+  query: string;
+  calls: number;
+  totalMs: number;
+}
+
+interface Load {
+  /** What the figures are divided by: the writes (fan-out 1) or the deliveries (fan-out 20). */
+  per: 'write and delivery' | 'delivery';
+  units: number;
+  cpuUs: number;
+  statements: Statement[];
+}
+
+const label = (query: string) => {
+  const flat = query.replace(/\s+/g, ' ').trim();
+  return (flat.length > 90 ? `${flat.slice(0, 90)}…` : flat).replaceAll('|', '\\|').replaceAll('`', "'");
+};
+const perUnit = (n: number, units: number) => Math.round((n / units) * 100) / 100;
+
+export async function statementsBench(): Promise<void> {
+  const app = await benchApp();
+  const [{ loaded }] = await app.sql<{ loaded: boolean }>(
+    `${MINE} SELECT current_setting('shared_preload_libraries') LIKE '%pg_stat_statements%' AS loaded`,
+  );
+  if (!loaded) {
+    process.stdout.write('statements: pg_stat_statements is not loaded on this server (unset TEST_DATABASE_URL)\n');
+    await app.close();
+    return;
+  }
+  const builds = { before: beforeCheckout(), now: process.cwd() } as const;
+  const beforePool = new pg.Pool({ connectionString: await beforeDatabase(app), max: 2 });
+  type Sql = <T>(text: string, params?: unknown[]) => Promise<T[]>;
+  const sqlOf: Record<keyof typeof builds, Sql> = {
+    now: (text, params) => app.sql(text, params),
+    before: async (text, params) => (await beforePool.query(text, params)).rows,
+  };
+  const production = { NODE_ENV: 'production', LOG_LEVEL: 'error', SEED_DEMO: 'false' };
+  const api = { ...production, PROCESS_ROLE: 'api', API_LIMIT_PER_TOKEN: 'off', API_LIMIT_PER_COMPANY: 'off' };
+  const receiver = await new Receiver().start();
+  const database = await postmasterOf(app);
+  const results: Record<string, Record<string, Load>> = {};
+  try {
+    for (const build of ['before', 'now'] as const) {
+      const processes: ChildProcess[] = [];
+      const sql = sqlOf[build];
+      const own: Record<string, string> =
+        build === 'before' ? { DATABASE_URL: beforePool.options.connectionString! } : {};
+      try {
+        await sql(`${MINE} CREATE EXTENSION IF NOT EXISTS pg_stat_statements`);
+        const server = await processOf(app, builds[build], { ...api, ...own });
+        processes.push(server);
+        for (let i = 0; i < 2; i++)
+          processes.push(await processOf(app, builds[build], { ...production, PROCESS_ROLE: 'worker', ...own }));
+        const token = await loginThrough(server.url);
+        const json = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+        const createAgent = (name: string) => agentThrough(server.url, json, name);
+        const webhooks = async (count: number) => {
+          await sql(`${MINE} UPDATE webhooks SET active = false`);
+          for (let i = 0; i < count; i++) {
+            const res = await fetch(`${server.url}/api/webhooks`, {
+              method: 'POST',
+              headers: json,
+              body: JSON.stringify({
+                title: `S ${build} ${i}`,
+                url: `${receiver.url}/${build}/${count}/${i}`,
+                events: ['agent.created'],
+              }),
+            });
+            if (res.status !== 201) throw new Error(`webhook: ${res.status} ${await res.text()}`);
+          }
+        };
+        /** Waits for `expected` more receipts and every delivery settled. */
+        const settled = async (from: number, expected: number) => {
+          await receiver.waitFor(from + expected, 300_000);
+          for (let waited = 0; waited < 600; waited++) {
+            const [{ n }] = await sql<{ n: number }>(
+              `${MINE} SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' OR lease_token IS NOT NULL`,
+            );
+            if (n === 0) return;
+            await sleep(100);
+          }
+          throw new Error('deliveries still pending after 60 s');
+        };
+        const measured = async (per: Load['per'], units: number, run: () => Promise<void>): Promise<Load> => {
+          await sql(`${MINE} SELECT pg_stat_statements_reset()`);
+          const cpu = postgresCpuUs(database);
+          await run();
+          const cpuUs = postgresCpuUs(database) - cpu;
+          const statements = (
+            await sql<{ query: string; calls: string; total: number }>(
+              `${MINE} SELECT query, calls, total_exec_time AS total FROM pg_stat_statements
+               WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE $1`,
+              [`%${MINE}%`],
+            )
+          ).map((s) => ({ query: s.query, calls: Number(s.calls), totalMs: s.total }));
+          return { per, units, cpuUs, statements };
+        };
+        results[build] = {};
+        // One webhook, writes at a steady rate: a write and its delivery.
+        await webhooks(1);
+        let from = receiver.received.length;
+        await closedLoop(100, 5, (i) => createAgent(`Warm ${build} ${i}`));
+        await settled(from, 100);
+        const writes = WRITES_PER_SECOND * SECONDS;
+        from = receiver.received.length;
+        results[build]['fan-out 1'] = await measured('write and delivery', writes, async () => {
+          await openLoop(WRITES_PER_SECOND, SECONDS, (i) => createAgent(`One ${build} ${i}`));
+          await settled(from, writes);
+        });
+        // Twenty webhooks: a delivery at a fan-out of 20.
+        await webhooks(FAN_OUT);
+        from = receiver.received.length;
+        await closedLoop(20, 5, (i) => createAgent(`Warm ${build} ${i}`));
+        await settled(from, 20 * FAN_OUT);
+        from = receiver.received.length;
+        results[build][`fan-out ${FAN_OUT}`] = await measured('delivery', FAN_OUT_EVENTS * FAN_OUT, async () => {
+          await closedLoop(FAN_OUT_EVENTS, 10, (i) => createAgent(`Many ${build} ${i}`));
+          await settled(from, FAN_OUT_EVENTS * FAN_OUT);
+        });
+      } finally {
+        for (const child of processes) await kill(child);
+      }
+    }
+  } finally {
+    await receiver.close();
+    await beforePool.end();
+    await app.close();
+  }
+  writeResults(results);
+}
+
+function writeResults(results: Record<string, Record<string, Load>>): void {
+  const info = runInfo();
+  const summary = [
+    '| load | build | PostgreSQL CPU µs | statements | statement time µs | per |',
+    '|---|---|---|---|---|---|',
+  ];
+  const lists: string[] = [];
+  const json: Record<string, unknown> = { ...info, before: BEFORE, loads: {} };
+  for (const load of Object.keys(results.now)) {
+    for (const build of ['before', 'now'] as const) {
+      const { per, units, cpuUs, statements } = results[build][load];
+      const calls = statements.reduce((sum, s) => sum + s.calls, 0);
+      const totalMs = statements.reduce((sum, s) => sum + s.totalMs, 0);
+      summary.push(
+        `| ${load} | ${build === 'now' ? 'this build' : BEFORE} | ${Math.round(cpuUs / units)} | ${perUnit(calls, units)} | ` +
+          `${Math.round((totalMs * 1000) / units)} | ${per} |`,
+      );
+      (json.loads as Record<string, unknown>)[`${load}, ${build}`] = {
+        per,
+        units,
+        postgresCpuUsPer: Math.round(cpuUs / units),
+        statementsPer: perUnit(calls, units),
+        statementTimeUsPer: Math.round((totalMs * 1000) / units),
+      };
+      const sorted = [...statements].sort((a, b) => b.totalMs - a.totalMs);
+      const rest = sorted.slice(LISTED);
+      lists.push(
+        `#### ${load}, ${build === 'now' ? 'this build' : BEFORE}: per ${per}`,
+        '',
+        '| statement | calls | time µs |',
+        '|---|---|---|',
+        ...sorted
+          .slice(0, LISTED)
+          .map(
+            (s) => `| \`${label(s.query)}\` | ${perUnit(s.calls, units)} | ${Math.round((s.totalMs * 1000) / units)} |`,
+          ),
+        `| ${rest.length} others | ${perUnit(
+          rest.reduce((sum, s) => sum + s.calls, 0),
+          units,
+        )} | ${Math.round((rest.reduce((sum, s) => sum + s.totalMs, 0) * 1000) / units)} |`,
+        '',
+      );
+    }
+  }
+  const md = [
+    `# What one event costs PostgreSQL, this build against ${BEFORE} (${info.commit})`,
+    '',
+    `${info.machine}; ${info.database}, with pg_stat_statements. Each build's API process and two workers (production ` +
+      `mode) on one database, one build after the other; events caused by GraphQL mutations over HTTP. Fan-out 1: one ` +
+      `webhook, ${WRITES_PER_SECOND} writes/s offered for ${SECONDS} s, figures per write and its delivery. Fan-out ` +
+      `${FAN_OUT}: ${FAN_OUT} webhooks, ${FAN_OUT_EVENTS} writes 10 at a time, figures per delivery. PostgreSQL CPU: every ` +
+      'process of the server (kernel counters) from the first write to the last settled attempt; statements and their ' +
+      "execution time from pg_stat_statements over the same span (the bench's own left out).",
+    '',
+    ...summary,
+    '',
+    ...lists,
+  ].join('\n');
+  writeFileSync('bench/results/statements.md', md);
+  writeFileSync('bench/results/statements.json', `${JSON.stringify(json, null, 2)}\n`);
+  process.stdout.write(`${summary.join('\n')}\n`);
+}
