@@ -111,9 +111,13 @@ describe('a worker paused past its lease', () => {
       a.kill('SIGSTOP');
       await createAgent('Paused before send');
       const { id } = await deliveryOf(webhookId);
-      // The delivery row is held, so A's claim waits on it; A is stopped there, its claim not yet committed.
+      // The claim skips a delivery row another statement holds, but records the attempt under a unique key: an
+      // uncommitted attempt of the same number makes A's claim wait for it; A is stopped there, its claim not yet done.
       await blocker.query('BEGIN');
-      await blocker.query('SELECT id FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [id]);
+      await blocker.query(
+        "INSERT INTO webhook_attempts (delivery_id, number, trigger, attempted_at) VALUES ($1, 1, 'scheduled', now())",
+        [id],
+      );
       a.kill('SIGCONT');
       // (pg_locks, not pg_stat_activity: the latter may still show the claim's first statement. pg_locks is the
       // whole server's: only a session on this test's database counts, not another run's waiting somewhere else.)
@@ -129,7 +133,7 @@ describe('a worker paused past its lease', () => {
         "the worker's claim waiting on the row",
       );
       a.kill('SIGSTOP');
-      await blocker.query('COMMIT');
+      await blocker.query('ROLLBACK');
       await sleep(LEASE_MS + 200);
       const b = await fixture.startWorker();
       a.kill('SIGCONT');

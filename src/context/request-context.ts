@@ -208,7 +208,7 @@ export class RequestContext {
    * Runs fn in one new transaction: committed once when it resolves, rolled
    * back when it throws (called inside a unit of work, fn joins it). `lane`:
    * the pool it runs on (units of work have their own; the delivery engine's
-   * settles and claims name theirs). `oneStatement`: fn runs one statement at
+   * claims and settles name theirs). `oneStatement`: fn runs one statement at
    * most, and throws only for what that statement did not change: the
    * statement is the transaction, run on its own (no BEGIN, no COMMIT: two
    * round trips fewer); a second statement is refused.
@@ -234,7 +234,7 @@ export class RequestContext {
 }
 
 /** The pools a unit of work can run on. */
-type Lane = 'writer' | 'reader' | 'claims';
+type Lane = 'writer' | 'reader' | 'engine';
 
 /** What contexts are made of: the pools, the actor source. */
 export interface Infrastructure {
@@ -244,8 +244,8 @@ export interface Infrastructure {
   autonomous: pg.Pool;
   /** Statements outside units of work, and the delivery engine's settles. */
   reader: pg.Pool;
-  /** The delivery pump's claims, on connections of their own so that they never queue behind recorded results (`lane: 'claims'`). */
-  claims: pg.Pool;
+  /** The delivery engine's claims and recorded results, on connections of their own (`lane: 'engine'`). */
+  engine: pg.Pool;
   source: ActorSource;
   /** Where recorded events go (the webhook outbox); filled when the services are built. */
   sinks: Array<EventSink<RequestContext>>;

@@ -118,18 +118,19 @@ export async function startService(
     const reader = readingPool(databaseUrl, config.databasePoolSize);
     reader.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['reading pool', closablePool(reader)]);
-    // Connections are made when first used: only a worker's delivery pump uses these.
-    // Their statements are of fixed text and prepared once per connection; a generic plan spares planning the
-    // claim anew on every call (PostgreSQL's choice for it otherwise): docs/adr/0061-delivery-costs.md.
-    const claims = readingPool(
+    // The delivery engine's claims and recorded results, on connections of their own (made when first used: only a
+    // worker's pump uses them), so that neither queues behind the other work of the process. Their statements are
+    // of fixed text, prepared once per connection, and read rows by their indexes whatever the tables' statistics
+    // said when they were planned: generic plans, no sequential scans (docs/adr/0061-delivery-costs.md).
+    const engine = readingPool(
       databaseUrl,
-      Math.min(2, config.databasePoolSize),
-      '-c plan_cache_mode=force_generic_plan',
+      Math.min(4, config.databasePoolSize),
+      '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off',
     );
-    claims.on('error', (error) => log.warn('database connection error', errorFields(error)));
-    cleanups.push(['claims pool', closablePool(claims)]);
+    engine.on('error', (error) => log.warn('database connection error', errorFields(error)));
+    cleanups.push(['delivery engine pool', closablePool(engine)]);
     const metrics = createMetrics();
-    const services = createServices(config, log, metrics, telcoBaseUrl, { writer, autonomous, reader, claims }, clock);
+    const services = createServices(config, log, metrics, telcoBaseUrl, { writer, autonomous, reader, engine }, clock);
     usePasswordCost(config.nodeEnv === 'test' ? 'fast' : 'standard');
     const seeded = await migrateAndSeed(databaseUrl, config, log, clock());
 

@@ -23,6 +23,14 @@ import type { StoredHeader } from '../config/headers.js';
 //   oldest due first, up to the batch size. Each pick gets a lease
 //   (in_flight_until) and a fencing token from one sequence, and its attempt
 //   is recorded before any request is made.
+// - The picks are locked as they are taken, skipping a row another
+//   statement holds (a settle, a cancel): the claim holds its endpoints'
+//   counters rows, which a settle takes after its delivery rows, so a claim
+//   that waited on a delivery row could close a cycle with that settle.
+// - The plan is generic (made once per connection, again after the tables
+//   are analysed), so its shape must not rest on row estimates: each
+//   endpoint's due work is probed by its index (a scalar subquery, never a
+//   scan of every due delivery), and the picks are updated by their ids.
 // - A webhook made without its counters row (by SQL from outside the
 //   service) gets one here, and is claimed for from the next claim on.
 
@@ -69,12 +77,12 @@ const CLAIM = `
     WHERE w.active AND (w.paused_until IS NULL OR w.paused_until <= now())
       AND (w.rate_limit IS NULL OR ${RATE_BUCKET} >= 1)
       AND coalesce(w.concurrency, $1) > coalesce(c.in_flight, 0)
-      AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= now())
+      AND (SELECT true FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= now() LIMIT 1)
   ), counted AS (
     INSERT INTO webhook_counters (webhook_id) SELECT id FROM eligible WHERE counted IS NULL ON CONFLICT DO NOTHING
   ), locked AS (
     SELECT c.webhook_id, c.in_flight, c.rate_tokens, c.rate_checked_at FROM webhook_counters c
-    WHERE c.webhook_id IN (SELECT counted FROM eligible) ORDER BY c.webhook_id FOR UPDATE SKIP LOCKED
+    WHERE c.webhook_id IN (SELECT counted FROM eligible) ORDER BY c.webhook_id FOR NO KEY UPDATE SKIP LOCKED
   ), endpoints AS (
     SELECT w.id, w.company_id, greatest(0, least(
       coalesce(w.concurrency, $1) - c.in_flight,
@@ -82,12 +90,11 @@ const CLAIM = `
     ))::int AS free
     FROM locked c JOIN webhooks w ON w.id = c.webhook_id
   ), picks AS (
-    SELECT p.id, e.company_id, p.next_attempt_at, p.place
+    SELECT p.id, e.company_id, p.next_attempt_at, row_number() OVER (PARTITION BY e.id ORDER BY p.next_attempt_at, p.id) AS place
     FROM endpoints e CROSS JOIN LATERAL (
-      SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS place
-      FROM webhook_deliveries d
+      SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
       WHERE d.webhook_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now()
-      ORDER BY d.next_attempt_at, d.id LIMIT e.free
+      ORDER BY d.next_attempt_at, d.id LIMIT e.free FOR NO KEY UPDATE SKIP LOCKED
     ) p
   ), turns AS (
     SELECT id, next_attempt_at, row_number() OVER (PARTITION BY company_id ORDER BY place, next_attempt_at, id) AS turn FROM picks
@@ -96,7 +103,7 @@ const CLAIM = `
   ), claimed AS (
     UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, next_attempt_at = NULL, last_attempt_at = now(),
       next_trigger = 'scheduled', in_flight_until = now() + make_interval(secs => $3), lease_token = nextval('webhook_lease_seq')
-    FROM chosen WHERE d.id = chosen.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+    WHERE d.id = ANY (ARRAY(SELECT id FROM chosen)) AND d.status = 'pending' AND d.next_attempt_at <= now()
     RETURNING d.id, d.webhook_id, d.company_id, d.event, d.payload, d.attempt_count, d.final_attempt, d.lease_token, d.created_at, d.trace_parent
   ), attempts AS (
     -- The statement's snapshot still holds each delivery as it was before the claim: its trigger and due time.
@@ -145,7 +152,7 @@ export class DeliveryClaim {
             limit,
             this.settings.leaseMs / 1000,
           ]),
-        { lane: 'claims', oneStatement: true },
+        { lane: 'engine', oneStatement: true },
       );
     const elsewhere = rows.some((row) => row.elsewhere === true);
     const claimed = rows.flatMap(({ elsewhere: _, ...row }) =>

@@ -79,7 +79,7 @@ const SETTLE_SUCCESSES = `
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $5::int[], $6::text[], $7::bool[]) AS t(id, token, number, code, duration, body, fast)
   ), settled AS (
     UPDATE webhook_deliveries d SET status = 'succeeded', last_status_code = i.code, in_flight_until = NULL, lease_token = NULL
-    FROM input i WHERE d.id = i.id AND d.lease_token = i.token
+    FROM input i WHERE d.id = ANY ($1::text[]) AND d.id = i.id AND d.lease_token = i.token
     RETURNING d.id, d.webhook_id, i.number, i.code, i.duration, i.body, i.fast
   ), attempts AS (
     UPDATE webhook_attempts a SET finished_at = now(), status_code = s.code, duration_ms = s.duration, response_body = s.body, error = NULL
@@ -116,7 +116,7 @@ const SETTLE_FAILURES = `
           least(greatest(${ATTEMPTS_PER_SCHEDULE} - (d.final_attempt - i.number), 1), array_length($8::float8[], 1))] / 1000)
         ELSE NULL END,
       last_status_code = i.code, in_flight_until = NULL, lease_token = NULL
-    FROM input i WHERE d.id = i.id AND d.lease_token = i.token
+    FROM input i WHERE d.id = ANY ($1::text[]) AND d.id = i.id AND d.lease_token = i.token
     RETURNING d.id, d.webhook_id, i.number, i.code, i.duration, i.body, i.error, d.next_attempt_at, d.status, d.event, d.event_id
   ), attempts AS (
     UPDATE webhook_attempts a SET finished_at = now(), status_code = s.code, duration_ms = s.duration, response_body = s.body, error = s.error
@@ -163,9 +163,15 @@ export class Settler {
     return this.successes.add({ delivery, result });
   }
 
+  /** One statement of the settles, on the delivery engine's connections (its own transaction). */
+  private settleSql<T>(text: string, params: unknown[]): Promise<T[]> {
+    return this.contexts
+      .forMaintenance('webhook-settle')
+      .unitOfWork((ctx) => ctx.sql<T>(text, params), { lane: 'engine', oneStatement: true });
+  }
+
   private async recordSuccesses(batch: Array<Result<Claimed>>): Promise<boolean[]> {
-    const maintenance = this.contexts.forMaintenance('webhook-settle');
-    const rows = await maintenance.sql<{ id: string | null; webhook_id: number | null; grow: boolean | null }>(
+    const rows = await this.settleSql<{ id: string | null; webhook_id: number | null; grow: boolean | null }>(
       SETTLE_SUCCESSES,
       [
         ...resultColumns(batch),
@@ -177,13 +183,12 @@ export class Settler {
     const endpoints = rows.filter((r) => r.webhook_id !== null).sort((a, b) => a.webhook_id! - b.webhook_id!);
     const companyOf = new Map(batch.map((p) => [p.delivery.webhook_id, p.delivery.company_id]));
     for (const e of endpoints) {
-      await maintenance
-        .sql<{ announced: boolean }>(SETTLE_ENDPOINT, [
-          e.webhook_id,
-          e.grow === true,
-          this.settings.startConcurrency,
-          this.settings.maxConcurrency,
-        ])
+      await this.settleSql<{ announced: boolean }>(SETTLE_ENDPOINT, [
+        e.webhook_id,
+        e.grow === true,
+        this.settings.startConcurrency,
+        this.settings.maxConcurrency,
+      ])
         .then(async ([row]) => {
           if (row?.announced)
             await this.contexts
@@ -218,9 +223,7 @@ export class Settler {
   }
 
   private async recordFailures(batch: Array<Result<FailureTarget>>): Promise<FailureOutcome[]> {
-    const rows = await this.contexts
-      .forMaintenance('webhook-settle')
-      .sql<FailureRow>(SETTLE_FAILURES, this.failureParams(batch));
+    const rows = await this.settleSql<FailureRow>(SETTLE_FAILURES, this.failureParams(batch));
     return this.failuresRecorded(batch, rows);
   }
 
@@ -272,11 +275,10 @@ export class Settler {
    * switched off (true).
    */
   private async endpointFailed(webhookId: number, companyId: number, results: SendResult[]): Promise<boolean> {
-    const maintenance = this.contexts.forMaintenance('webhook-settle');
     const overload = results.filter(overloaded);
     const retryAfter = Math.max(-1, ...overload.map((r) => r.retryAfterMs ?? -1));
     const pauseMs = retryAfter < 0 ? null : Math.min(retryAfter, PAUSE_MAX_MS);
-    const [webhook] = await maintenance.sql<{ failing_since: string; active: boolean; failing_notified: number }>(
+    const [webhook] = await this.settleSql<{ failing_since: string; active: boolean; failing_notified: number }>(
       `UPDATE webhooks SET failing_since = coalesce(failing_since, now()),
          concurrency = CASE WHEN $2::bool THEN greatest(1, coalesce(concurrency, $3) / 2) ELSE concurrency END,
          paused_until = CASE WHEN $4::float8 IS NULL THEN paused_until ELSE greatest(paused_until, now() + make_interval(secs => $4::float8 / 1000)) END
