@@ -9,7 +9,7 @@ import type { StoredHeader } from '../config/headers.js';
 // - An endpoint is claimed for by one worker at a time: its counters row
 //   (webhook_counters) is locked for the statement, and a worker finding it
 //   locked skips it (SKIP LOCKED; the one holding it claims again at once if
-//   work arrived meanwhile). The webhook rows are not locked, so neither a
+//   work arrived meanwhile: the NOTIFY of that work woke it too). The webhook rows are not locked, so neither a
 //   write that causes an event (its delivery rows take key-share locks on
 //   their webhook) nor a recorded result ever makes a claim skip an endpoint.
 // - The counters row holds the endpoint's attempts in flight, raised here
@@ -120,12 +120,12 @@ const CLAIM = `
     WHERE c.webhook_id = n.webhook_id
   )
   SELECT c.id, c.webhook_id, c.company_id, c.event, c.payload, c.attempt_count, c.final_attempt, c.lease_token, c.created_at, c.trace_parent,
-    w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at, w.headers, NULL::bool AS elsewhere
+    w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at, w.headers, NULL::bool AS again
   FROM claimed c JOIN webhooks w ON w.id = c.webhook_id
   UNION ALL
-  -- Endpoints with work that another worker was claiming for (or that got their counters row just now).
+  -- Endpoints with work that got their counters row just now: claimed from the next claim on.
   SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-    (SELECT count(*) FROM eligible) > (SELECT count(*) FROM locked)`;
+    EXISTS (SELECT 1 FROM eligible WHERE counted IS NULL)`;
 
 export class DeliveryClaim {
   constructor(
@@ -135,11 +135,11 @@ export class DeliveryClaim {
 
   /**
    * Claims up to `limit` due deliveries, fairly between companies and
-   * endpoints. `elsewhere`: some endpoint with work
-   * was being claimed by another worker, so a claim soon may find more.
+   * endpoints. `again`: an endpoint with work got its counters row just
+   * now, so the next claim can take its work.
    */
-  async take(limit: number): Promise<{ claimed: Claimed[]; elsewhere: boolean }> {
-    if (limit <= 0) return { claimed: [], elsewhere: false };
+  async take(limit: number): Promise<{ claimed: Claimed[]; again: boolean }> {
+    if (limit <= 0) return { claimed: [], again: false };
     // The lease starts when the claim statement runs, never before this moment: judged from it, by this
     // process's clock alone, a lease is never taken for longer than it is.
     const claimedAt = Date.now();
@@ -147,15 +147,15 @@ export class DeliveryClaim {
       .forMaintenance('webhook-claim')
       .unitOfWork(
         (ctx) =>
-          ctx.sql<Omit<Claimed, 'claimedAt'> & { elsewhere: boolean | null }>(CLAIM, [
+          ctx.sql<Omit<Claimed, 'claimedAt'> & { again: boolean | null }>(CLAIM, [
             this.settings.startConcurrency,
             limit,
             this.settings.leaseMs / 1000,
           ]),
         { lane: 'engine', oneStatement: true },
       );
-    const elsewhere = rows.some((row) => row.elsewhere === true);
-    const claimed = rows.flatMap(({ elsewhere: _, ...row }) =>
+    const again = rows.some((row) => row.again === true);
+    const claimed = rows.flatMap(({ again: _, ...row }) =>
       row.id === null
         ? []
         : [
@@ -168,6 +168,6 @@ export class DeliveryClaim {
             },
           ],
     );
-    return { claimed, elsewhere };
+    return { claimed, again };
   }
 }

@@ -75,7 +75,7 @@ export class WebhookDeliverer {
   }
 
   /** Claims up to `limit` due deliveries, fairly between companies and endpoints; see DeliveryClaim.take. */
-  claimDue(limit: number): Promise<{ claimed: Claimed[]; elsewhere: boolean }> {
+  claimDue(limit: number): Promise<{ claimed: Claimed[]; again: boolean }> {
     return this.claim.take(limit);
   }
 

@@ -9,9 +9,12 @@ import { closeAgents } from './http-send.js';
 // on a slow receiver holds one socket of this bound and one slot of its own
 // endpoint, nothing that other endpoints need. It wakes by one path per kind
 // of work: a commit that wrote deliveries (PostgreSQL NOTIFY, sent by the
-// outbox inside that transaction), a retry's Agenda job at its due time,
-// and an attempt finishing (its endpoint's slot is free again); a poll every
-// `pollMs` is the fallback behind them all.
+// outbox inside that transaction), a retry's Agenda job at its due time, a
+// recorded result that freed a slot of an endpoint with due work waiting (a
+// NOTIFY sent by the settle, which reaches the pumps of every worker, not only
+// the one that made the attempt: settle.ts), and an attempt finishing while
+// this pump was at its bound of sockets; a poll every `pollMs` is the fallback
+// behind them all.
 
 export const DUE_CHANNEL = 'webhook_due';
 const NUDGE_MS = 5;
@@ -55,9 +58,9 @@ export class DeliveryPump {
   }
 
   /**
-   * A commit wrote deliveries, or an attempt finished. Under a burst of
-   * either, claims are coalesced to one per NUDGE_MS: a claim per commit or
-   * per finished attempt would cost more than it finds.
+   * Deliveries became due, or a socket came free. Under a burst of either,
+   * claims are coalesced to one per NUDGE_MS: a claim per commit or per
+   * finished attempt would cost more than it finds.
    */
   private nudge(): void {
     if (this.nudgeTimer) return;
@@ -82,10 +85,9 @@ export class DeliveryPump {
       this.woken = false;
       if (room > 0) {
         try {
-          const { claimed: batch, elsewhere } = await this.deliverer.claimDue(room);
+          const { claimed: batch, again } = await this.deliverer.claimDue(room);
           claimed = batch.length;
-          // Another worker was claiming for an endpoint with work: look again shortly, in case it left some.
-          if (elsewhere) this.nudge();
+          if (again) this.nudge();
           for (const delivery of batch) {
             this.inFlight++;
             this.deliverer
@@ -97,9 +99,10 @@ export class DeliveryPump {
                 }),
               )
               .finally(() => {
+                const atBound = this.inFlight >= this.sockets;
                 this.inFlight--;
                 if (this.inFlight === 0) for (const resolve of this.idle) resolve();
-                this.nudge();
+                if (atBound) this.nudge();
               });
           }
         } catch (error) {

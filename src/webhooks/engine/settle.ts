@@ -4,6 +4,7 @@ import { errorFields, type Logger } from '../../observability/logger.js';
 import type { Claimed } from './claim.js';
 import type { SendResult } from './http-send.js';
 import { TickBatch } from './tick-batch.js';
+import { DUE_CHANNEL } from './pump.js';
 import { isOperatorEvent } from '../../events/catalog.js';
 import { failingPercent, type ExhaustedDelivery, type OperatorEvents } from './operator-events.js';
 
@@ -68,6 +69,19 @@ const resultColumns = (batch: Array<Result<FailureTarget>>) => [
   batch.map((p) => p.result.responseBody),
 ];
 
+// Each closed lease leaves its endpoint's count of attempts in flight (rows in webhook order, as the claims take
+// them); and where an endpoint has due work waiting for the slot, the pumps of every worker are woken (the NOTIFY
+// goes at commit), not only this one's. The statements read `waiting` in a branch that returns no row, so that it runs.
+const RELEASED = `
+    INSERT INTO webhook_counters AS c (webhook_id, in_flight)
+    SELECT webhook_id, -count(*)::int FROM settled GROUP BY webhook_id ORDER BY webhook_id
+    ON CONFLICT (webhook_id) DO UPDATE SET in_flight = c.in_flight + excluded.in_flight
+  ), waiting AS (
+    SELECT pg_notify('${DUE_CHANNEL}', '') FROM (SELECT DISTINCT webhook_id FROM settled) s
+    WHERE (SELECT true FROM webhook_deliveries d WHERE d.webhook_id = s.webhook_id AND d.status = 'pending' AND d.next_attempt_at <= now() LIMIT 1)
+    LIMIT 1
+`;
+
 // The successes of a tick in one statement: each delivery and its attempt,
 // fenced by the lease token, and its endpoint's count of attempts in flight;
 // and, read in the same snapshot (where the
@@ -84,15 +98,12 @@ const SETTLE_SUCCESSES = `
   ), attempts AS (
     UPDATE webhook_attempts a SET finished_at = now(), status_code = s.code, duration_ms = s.duration, response_body = s.body, error = NULL
     FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number
-  ), released AS (
-    -- Each closed lease leaves the endpoint's count of attempts in flight, rows in webhook order as the claims take them.
-    INSERT INTO webhook_counters AS c (webhook_id, in_flight)
-    SELECT webhook_id, -count(*)::int FROM settled GROUP BY webhook_id ORDER BY webhook_id
-    ON CONFLICT (webhook_id) DO UPDATE SET in_flight = c.in_flight + excluded.in_flight
-  ), per AS (
+  ), released AS (${RELEASED}  ), per AS (
     SELECT webhook_id, bool_or(fast) AS fast FROM settled GROUP BY webhook_id
   )
   SELECT id, NULL::int AS webhook_id, NULL::bool AS grow FROM settled
+  UNION ALL
+  SELECT NULL, NULL, NULL WHERE (SELECT count(*) FROM waiting) < 0
   UNION ALL
   SELECT NULL, id, grow FROM (
     SELECT w.id, w.failing_since, per.fast AND coalesce(w.concurrency, $8) < greatest($8, $9)
@@ -121,13 +132,10 @@ const SETTLE_FAILURES = `
   ), attempts AS (
     UPDATE webhook_attempts a SET finished_at = now(), status_code = s.code, duration_ms = s.duration, response_body = s.body, error = s.error
     FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number
-  ), released AS (
-    -- Each closed lease leaves the endpoint's count of attempts in flight, rows in webhook order as the claims take them.
-    INSERT INTO webhook_counters AS c (webhook_id, in_flight)
-    SELECT webhook_id, -count(*)::int FROM settled GROUP BY webhook_id ORDER BY webhook_id
-    ON CONFLICT (webhook_id) DO UPDATE SET in_flight = c.in_flight + excluded.in_flight
-  )
-  SELECT id, webhook_id, next_attempt_at, status, event, event_id, number FROM settled`;
+  ), released AS (${RELEASED}  )
+  SELECT id, webhook_id, next_attempt_at, status, event, event_id, number FROM settled
+  UNION ALL
+  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE (SELECT count(*) FROM waiting) < 0`;
 
 interface FailureRow extends ExhaustedDelivery {
   next_attempt_at: string | null;
