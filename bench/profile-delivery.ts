@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { topFrames } from './cpu-profile.js';
-import { newDeliveryId, payloadText } from '../src/webhooks/config/payload.js';
+import { queueDeliveries } from '../test/helpers/deliveries.js';
 import { startTestApp } from '../test/helpers/app.js';
 import { eventually, Receiver } from '../test/helpers/receiver.js';
 import { startWorker } from '../test/helpers/worker.js';
@@ -18,7 +18,6 @@ const receiver = await new Receiver().start();
 const dir = mkdtempSync(path.join(tmpdir(), 'sb-prof-'));
 try {
   const owner = await app.login('owner@acme.test');
-  const [{ id: company }] = await app.sql<{ id: number }>("SELECT id FROM companies WHERE name = 'Acme Agency'");
   const hooks: number[] = [];
   for (let i = 0; i < 20; i++)
     hooks.push(
@@ -29,37 +28,7 @@ try {
         })
       ).body.data.id,
     );
-  const now = new Date();
-  for (let start = 0; start < total; start += 500) {
-    const rows: string[] = [];
-    const values: unknown[] = [];
-    for (let i = start; i < Math.min(start + 500, total); i++) {
-      const webhookId = hooks[i % 20];
-      const base = values.length;
-      rows.push(
-        `($${base + 1}, $${base + 2}, $${base + 3}, 'agent.created', 'pending', $${base + 4}, 0, 5, $${base + 5}, 'scheduled', $${base + 6})`,
-      );
-      values.push(
-        newDeliveryId(),
-        webhookId,
-        company,
-        payloadText({
-          event: 'agent.created',
-          occurredAt: now,
-          webhookId,
-          data: { agent_id: String(i), name: `Agent ${i}`, active: true, online: false },
-          contact: null,
-        }),
-        now,
-        now,
-      );
-    }
-    await app.sql(
-      `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, ` +
-        `final_attempt, next_attempt_at, next_trigger, created_at) VALUES ${rows.join(', ')}`,
-      values,
-    );
-  }
+  await queueDeliveries(app, hooks, total, 'Profile');
   const worker = await startWorker(app, { NODE_ENV: 'production', LOG_LEVEL: 'error' }, [
     '--cpu-prof',
     `--cpu-prof-dir=${dir}`,

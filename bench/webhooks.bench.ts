@@ -7,6 +7,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { postgresCpuUs, postmasterOf, processCpuUs, runInfo } from './harness.js';
 import { ADD_PEER_JOBS, type PeerJob } from './peer-job.js';
 import { newDeliveryId, payloadText } from '../src/webhooks/config/payload.js';
+import { queueDeliveries } from '../test/helpers/deliveries.js';
 import { startTestApp, type TestApp } from '../test/helpers/app.js';
 import { eventually, Receiver, sleep } from '../test/helpers/receiver.js';
 import { startWorker } from '../test/helpers/worker.js';
@@ -352,34 +353,16 @@ async function peer() {
       hooks.push({ id: res.body.data.id, secret: res.body.data.secret, url: `${receiver.url}/peer/${i}` });
     }
     // (1) Queued work: the same payloads as outbox rows for Switchboard and as jobs for the peer.
-    const now = new Date();
-    const jobs: PeerJob[] = [];
-    for (let start = 0; start < DELIVERIES; start += 500) {
-      const rows: string[] = [];
-      const values: unknown[] = [];
-      for (let i = start; i < Math.min(start + 500, DELIVERIES); i++) {
-        const hook = hooks[i % ENDPOINTS];
-        const payload = payloadText({
-          event: 'agent.created',
-          occurredAt: now,
-          webhookId: hook.id,
-          data: { agent_id: String(i), name: 'Bench', active: true, online: false },
-          contact: null,
-        });
-        const id = newDeliveryId();
-        const base = values.length;
-        rows.push(
-          `($${base + 1}, $${base + 2}, $${base + 3}, 'agent.created', 'pending', $${base + 4}, 0, 5, $${base + 5}, 'scheduled', $${base + 6})`,
-        );
-        values.push(id, hook.id, company, payload, now, now);
-        jobs.push({ deliveryId: id, event: 'agent.created', url: hook.url, secret: hook.secret, payload });
-      }
-      await app.sql(
-        `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, ` +
-          `final_attempt, next_attempt_at, next_trigger, created_at) VALUES ${rows.join(', ')}`,
-        values,
-      );
-    }
+    const queued = await queueDeliveries(
+      app,
+      hooks.map((h) => h.id),
+      DELIVERIES,
+      'Bench',
+    );
+    const jobs: PeerJob[] = queued.map((d, i) => {
+      const hook = hooks[i % ENDPOINTS];
+      return { deliveryId: d.id, event: 'agent.created', url: hook.url, secret: hook.secret, payload: d.payload };
+    });
     // The peer's jobs as its API would add them: one add_jobs call per write, as many as Switchboard's outbox rows.
     for (let i = 0; i < jobs.length; i += 500) await app.sql(ADD_PEER_JOBS, [JSON.stringify(jobs.slice(i, i + 500))]);
     const database = await postmasterOf(app);

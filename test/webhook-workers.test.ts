@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newDeliveryId, payloadText } from '../src/webhooks/config/payload.js';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
+import { queueDeliveries as queue } from './helpers/deliveries.js';
 import { apiWithWorkers, kill } from './helpers/worker.js';
 
 // Two real worker processes (the service binary with PROCESS_ROLE=worker)
@@ -22,34 +22,8 @@ const WEBHOOK_ENV = {
 const fixture = apiWithWorkers(WEBHOOK_ENV);
 
 /** `count` outbox rows of agent.created over `hooks` in turn, as a transaction would have written them: the workers' reconcilers find them due. */
-async function queueDeliveries(hooks: number[], count: number, name: string): Promise<void> {
-  const [{ id: company }] = await fixture.app.sql("SELECT id FROM companies WHERE name = 'Acme Agency'");
-  const now = new Date();
-  for (let start = 0; start < count; start += 500) {
-    const rows: string[] = [];
-    const values: unknown[] = [];
-    for (let i = start; i < Math.min(start + 500, count); i++) {
-      const webhookId = hooks[i % hooks.length];
-      const payload = payloadText({
-        event: 'agent.created',
-        occurredAt: now,
-        webhookId,
-        data: { agent_id: String(i), name, active: true, online: false },
-        contact: null,
-      });
-      const base = values.length;
-      rows.push(
-        `($${base + 1}, $${base + 2}, $${base + 3}, 'agent.created', 'pending', $${base + 4}, 0, 5, $${base + 5}, 'scheduled', $${base + 6})`,
-      );
-      values.push(newDeliveryId(), webhookId, company, payload, now, now);
-    }
-    await fixture.app.sql(
-      `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, ` +
-        `final_attempt, next_attempt_at, next_trigger, created_at) VALUES ${rows.join(', ')}`,
-      values,
-    );
-  }
-}
+const queueDeliveries = (hooks: number[], count: number, name: string) =>
+  queue(fixture.app, hooks, count, name).then(() => undefined);
 
 describe('two workers on one job store', () => {
   it('send each of 1,000 deliveries exactly once', async () => {
