@@ -15,6 +15,10 @@ import { Migration } from '@mikro-orm/migrations';
  *   index on (webhook, event) leads with the event.
  * - Attempts keep room on their pages: the result recorded on an attempt
  *   stays on its page (a HOT update) and writes no index entry.
+ * - Two indexes every claim and settle wrote and only upkeep read go: the
+ *   retention's purge takes each webhook's old deliveries by (webhook,
+ *   created_at), and the count of due deliveries for the metrics reads the
+ *   index of each webhook's due deliveries.
  */
 export class Migration20261127210000_delivery_costs extends Migration {
   override async up(): Promise<void> {
@@ -31,9 +35,15 @@ export class Migration20261127210000_delivery_costs extends Migration {
       `create unique index "webhook_deliveries_event_index" on "webhook_deliveries" ("event_id", "webhook_id") where "event_id" is not null;`,
     );
     this.addSql(`alter table "webhook_attempts" set (fillfactor = 80);`);
+    this.addSql(`drop index "webhook_deliveries_created_at_index";`);
+    this.addSql(`drop index "webhook_deliveries_due_index";`);
   }
 
   override async down(): Promise<void> {
+    this.addSql(
+      `create index "webhook_deliveries_due_index" on "webhook_deliveries" ("next_attempt_at") where "status" = 'pending';`,
+    );
+    this.addSql(`create index "webhook_deliveries_created_at_index" on "webhook_deliveries" ("created_at");`);
     this.addSql(`alter table "webhook_attempts" reset (fillfactor);`);
     this.addSql(`drop index "webhook_deliveries_event_index";`);
     this.addSql(

@@ -238,8 +238,10 @@ export class WebhookDeliverer {
       if (next) await this.scheduler.schedule(next);
     }
     const [stats] = await maintenance.sql<{ due: number; oldest: number | null }>(
+      // Read from the index of each webhook's due deliveries (which holds the waiting ones only).
       `SELECT count(*)::int AS due, extract(epoch from now() - min(next_attempt_at))::float AS oldest
-       FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()`,
+       FROM webhook_deliveries WHERE webhook_id = ANY (ARRAY(SELECT id FROM webhooks)) AND status = 'pending'
+         AND next_attempt_at IS NOT NULL AND next_attempt_at <= now()`,
     );
     this.metrics.deliveriesDue.set(stats.due);
     this.metrics.oldestDueSeconds.set(Math.max(0, stats.oldest ?? 0));
@@ -250,12 +252,12 @@ export class WebhookDeliverer {
 
   /** Deletes deliveries (and their attempts) and stored events older than the retention. */
   async purge(): Promise<number> {
-    const rows = await this.contexts
-      .forMaintenance('webhook-retention')
-      .sql(
-        `DELETE FROM webhook_deliveries WHERE created_at < now() - make_interval(secs => $1) AND status <> 'pending' RETURNING id`,
-        [this.settings.retentionMs / 1000],
-      );
+    const rows = await this.contexts.forMaintenance('webhook-retention').sql(
+      // Each webhook's old deliveries, by the index of its delivery log (webhook, created_at).
+      `DELETE FROM webhook_deliveries WHERE webhook_id = ANY (ARRAY(SELECT id FROM webhooks))
+           AND created_at < now() - make_interval(secs => $1) AND status <> 'pending' RETURNING id`,
+      [this.settings.retentionMs / 1000],
+    );
     // The event store keeps the same window (replay-missing reaches back no further), and an event as long as a
     // delivery of it is kept: a delivery is found by its event's subjects.
     await this.contexts
