@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../context/request-context.js';
 import type { DomainEvent, EventSink } from '../../events/recorder.js';
 import { newDeliveryId, payloadText, selectContact } from '../config/payload.js';
-import { DUE_CHANNEL } from './pump.js';
+import { DUE_CHANNEL } from './due-channel.js';
 import { aboutWebhook, subjectsOf } from '../config/subjects.js';
 import { filterOfText } from '../config/filters.js';
 import { traceparentOf } from '../../observability/tracing.js';

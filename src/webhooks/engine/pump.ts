@@ -2,6 +2,7 @@ import { listen, type Listener } from '../../db/listener.js';
 import { errorFields, type Logger } from '../../observability/logger.js';
 import type { WebhookDeliverer } from './deliverer.js';
 import { closeAgents } from './http-send.js';
+import { DUE_CHANNEL } from './due-channel.js';
 
 // The delivery pump of a worker process: it claims due deliveries straight
 // from the rows (claim.ts: several workers share the work and never take the
@@ -16,7 +17,6 @@ import { closeAgents } from './http-send.js';
 // this pump was at its bound of sockets; a poll every `pollMs` is the fallback
 // behind them all.
 
-export const DUE_CHANNEL = 'webhook_due';
 const NUDGE_MS = 5;
 /** Attempts claimed in one transaction at most. */
 const CLAIM_BATCH = 200;

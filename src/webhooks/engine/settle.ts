@@ -4,7 +4,7 @@ import { errorFields, type Logger } from '../../observability/logger.js';
 import type { Claimed } from './claim.js';
 import type { SendResult } from './http-send.js';
 import { TickBatch } from './tick-batch.js';
-import { DUE_CHANNEL } from './pump.js';
+import { DUE_CHANNEL } from './due-channel.js';
 import { isOperatorEvent } from '../../events/catalog.js';
 import { failingPercent, type ExhaustedDelivery, type OperatorEvents } from './operator-events.js';
 
