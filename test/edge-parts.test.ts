@@ -6,7 +6,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { chain, frontDoor } from '../src/http/edge.js';
 import { type CompiledRoute, routeOrder } from '../src/rest/compile.js';
 import { TickBatch } from '../src/webhooks/engine/tick-batch.js';
-import { SharedBudgets } from '../src/limits/shared-budgets.js';
+import { SharedBudgets } from '../src/limits/budgets.js';
 import pg from 'pg';
 import { adminQuery, createDatabase, databaseUrl } from './helpers/app.js';
 

@@ -13,7 +13,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { RequestContext } from '../context/request-context.js';
-import { pointsOf } from '../limits/api-limits.js';
+import { pointsOf } from '../limits/budgets.js';
 import { errorFields, type Logger } from '../observability/logger.js';
 import type { Services } from '../composition.js';
 import { errorFormatter } from './format-error.js';

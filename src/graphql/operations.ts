@@ -13,7 +13,7 @@ import type { AuthChecker } from 'type-graphql';
 import type { RequestContext } from '../context/request-context.js';
 import { checkKey, once, type Answer } from '../db/idempotency.js';
 import { HttpError, UnauthenticatedError } from '../kernel/errors.js';
-import { pointsOf, type ApiLimits, type LimitHeaders } from '../limits/api-limits.js';
+import { pointsOf, type ApiLimits, type LimitHeaders } from '../limits/budgets.js';
 import { liftInputLiterals } from './lift.js';
 
 // The one way an operation runs, whichever API asked for it: a REST row and a

@@ -1,4 +1,4 @@
-import { POINTS_RULE } from '../limits/api-limits.js';
+import { POINTS_RULE } from '../limits/budgets.js';
 
 // The parameters and header fields the OpenAPI document names in components
 // (src/rest/openapi.ts): the Idempotency-Key, and the rate limits' fields.

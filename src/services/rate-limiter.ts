@@ -1,9 +1,9 @@
 import type { RateWindow } from '../config/config.js';
 import { RateLimitedError } from '../kernel/errors.js';
-import type { SharedBudgets } from '../limits/shared-budgets.js';
+import type { SharedBudgets } from '../limits/budgets.js';
 
 // The limits of sign-ins and of provider account changes, on the same shared budgets as the API's rate limits
-// (src/limits/shared-budgets.ts): a fixed window per key in PostgreSQL, shared by every API process. A quota of 50
+// (src/limits/budgets.ts): a fixed window per key in PostgreSQL, shared by every API process. A quota of 50
 // or less is reserved point by point, so each hit is one statement, committed on its own before the work it guards
 // runs and whatever becomes of that work: concurrent requests cannot all slip under the limit, and a rolled-back
 // operation still counts.
