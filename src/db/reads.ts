@@ -9,9 +9,10 @@ import { cursors, type Cursor } from './cursors.js';
 // their dates read as Dates, and their pages in the spec's envelope.
 
 /**
- * The pool of plain reads (`RequestContext.sql`): rows exactly as the ORM's
- * raw statements give them (timestamps and intervals as PostgreSQL's text,
- * read with `dbDate`), without the ORM or a query builder in between.
+ * A pool of the statements of `RequestContext.sql`: rows as PostgreSQL sends
+ * them (timestamps and intervals as its text, read with `dbDate`), with no
+ * query builder in between. `options`: settings of its connections (the
+ * delivery engine's use generic plans).
  */
 export function readingPool(databaseUrl: string, max = 10, options?: string): pg.Pool {
   const types = new pg.TypeOverrides();
