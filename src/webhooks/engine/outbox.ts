@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../context/request-context.js';
 import type { DomainEvent, EventSink } from '../../events/recorder.js';
 import { newDeliveryId, payloadText, selectContact } from '../config/payload.js';
-import { DUE_CHANNEL } from './due-channel.js';
+import { DueSignal } from './due-channel.js';
 import { aboutWebhook, subjectsOf } from '../config/subjects.js';
 import { filterOfText } from '../config/filters.js';
 import { traceparentOf } from '../../observability/tracing.js';
@@ -12,8 +12,8 @@ import { traceparentOf } from '../../observability/tracing.js';
 // goes to the webhook it is about), written in the transaction
 // of the change that caused the event. Two statements, each of fixed text and
 // so prepared once per connection: the subscribed webhooks with their filter
-// for the type, then the event, every delivery row from a JSON array, and the
-// NOTIFY that wakes the workers' pumps at commit, in one.
+// for the type, then the event and every delivery row from a JSON array, in
+// one. Once the change has committed, the workers' pumps are woken (DueSignal).
 
 export interface NewDelivery {
   id: string;
@@ -43,13 +43,11 @@ const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (id, webhook_id, compa
   FROM json_to_recordset($1::json) AS d(id text, webhook_id int, company_id int, event text, payload text,
     trigger text, due timestamptz, event_id text, trace_parent text)`;
 
-const WRITE = `WITH written AS (${INSERT_DELIVERIES}) SELECT pg_notify('${DUE_CHANNEL}', '')`;
-
-// The event kept (with the webhooks its filters turned away), its deliveries, and the NOTIFY when there are any.
+// The event kept (with the webhooks its filters turned away), and its deliveries.
 const RECORD = `WITH kept AS (
   INSERT INTO events (id, company_id, type, data, contact, occurred_at, subjects, filtered_by)
   VALUES ($2, $3, $4, $5::json, $6::json, $7, ARRAY(SELECT json_array_elements_text($8::json)), ARRAY(SELECT json_array_elements_text($9::json)::int))
-), written AS (${INSERT_DELIVERIES}) SELECT pg_notify('${DUE_CHANNEL}', '') WHERE json_array_length($1::json) > 0`;
+) ${INSERT_DELIVERIES}`;
 
 // Each row keeps the traceparent of the request recording it (null when tracing is off): observability/tracing.ts.
 const rowsOf = (ctx: RequestContext, deliveries: NewDelivery[], traceParent = traceparentOf(ctx.trace)) =>
@@ -68,6 +66,8 @@ const rowsOf = (ctx: RequestContext, deliveries: NewDelivery[], traceParent = tr
   );
 
 export class WebhookOutbox implements EventSink<RequestContext> {
+  private readonly due = new DueSignal();
+
   constructor(private readonly countFiltered: FilteredCounter = () => undefined) {}
 
   async accept(ctx: RequestContext, event: DomainEvent): Promise<void> {
@@ -121,22 +121,18 @@ export class WebhookOutbox implements EventSink<RequestContext> {
       JSON.stringify(filteredBy),
     ]);
     if (filteredBy.length > 0) ctx.afterCommit(() => this.countFiltered(event.type, filteredBy.length));
+    if (deliveries.length > 0) this.afterCommit(ctx);
   }
 
-  /** Delivery rows due now (also for test sends), and the NOTIFY that wakes the pumps once they commit, in one statement. */
+  /** Delivery rows due now (also for test sends); the pumps are woken once they commit. */
   async insert(ctx: RequestContext, deliveries: NewDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
-    await ctx.sql(WRITE, [rowsOf(ctx, deliveries)]);
+    await ctx.sql(INSERT_DELIVERIES, [rowsOf(ctx, deliveries)]);
+    this.afterCommit(ctx);
   }
 
-  /**
-   * Once the change commits, the first attempts go out: a NOTIFY sent inside
-   * the transaction reaches every worker's pump at commit (and never for a
-   * rollback). PostgreSQL folds identical notifications of one transaction
-   * into one.
-   */
-  async afterCommit(ctx: RequestContext, ids: string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await ctx.sql(`SELECT pg_notify('${DUE_CHANNEL}', '')`);
+  /** Once the change commits (never for a rollback), its due deliveries' first attempts go out: the pumps are woken. */
+  afterCommit(ctx: RequestContext): void {
+    ctx.afterCommit(() => this.due.ring(ctx));
   }
 }

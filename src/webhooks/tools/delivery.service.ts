@@ -254,7 +254,7 @@ export class DeliveryService {
        WHERE id = ANY($2)`,
       [due, ids],
     );
-    await this.outbox.afterCommit(ctx, ids);
+    this.outbox.afterCommit(ctx);
   }
 
   private deliveryId(raw: string): string {
