@@ -33,6 +33,7 @@ import { WorkflowService } from './services/workflow.service.js';
 import type { Metrics } from './observability/metrics.js';
 import { WebhookDeliverer } from './webhooks/engine/deliverer.js';
 import { WebhookOutbox } from './webhooks/engine/outbox.js';
+import { EventFeedService } from './webhooks/tools/event-feed.service.js';
 import { DeliveryScheduler } from './webhooks/engine/scheduler.js';
 import { WebhookService } from './webhooks/config/webhook.service.js';
 import { DeliveryService } from './webhooks/tools/delivery.service.js';
@@ -67,6 +68,8 @@ export interface Services {
   webhooks: WebhookService;
   deliveries: DeliveryService;
   replays: ReplayService;
+  /** GET /api/events: the company's events for consumers who pull. */
+  eventFeed: EventFeedService;
   calls: CallService;
   analyses: CallAnalysisService;
   transcripts: CallTranscriptService;
@@ -149,6 +152,7 @@ export function createServices(
     webhooks,
     deliveries: new DeliveryService(webhooks, outbox),
     replays: new ReplayService(webhooks, outbox, config.webhookRetentionMs),
+    eventFeed: new EventFeedService(config.webhookRetentionMs),
     auth,
     roles: new RoleService(ids, auth.viewers),
     pipelines: new PipelineService(ids),

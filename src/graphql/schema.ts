@@ -13,6 +13,7 @@ import { PipelineResolver } from '../resolvers/pipeline.resolver.js';
 import { RoleResolver } from '../resolvers/role.resolver.js';
 import { SpamResolver } from '../resolvers/spam.resolver.js';
 import { WebhookResolver } from '../resolvers/webhook.resolver.js';
+import { EventResolver } from '../resolvers/event.resolver.js';
 import { WorkflowResolver } from '../resolvers/workflow.resolver.js';
 import { attachLiveEvents, LiveEventResolver } from '../resolvers/live.resolver.js';
 import { LIVE_EVENT_TYPES } from '../resolvers/live-event.types.js';
@@ -33,6 +34,7 @@ const resolvers = [
   PhoneNumberResolver,
   AgentResolver,
   WebhookResolver,
+  EventResolver,
   SmsResolver,
   ContactResolver,
   CampaignResolver,
@@ -55,6 +57,7 @@ function resolverContainer(s: Services): ContainerType {
     [PhoneNumberResolver, new PhoneNumberResolver(s.phoneNumbers, s.telco, s.purchases)],
     [AgentResolver, new AgentResolver(s.agents)],
     [WebhookResolver, new WebhookResolver(s.webhooks, s.deliveries, s.replays)],
+    [EventResolver, new EventResolver(s.eventFeed)],
     [SmsResolver, new SmsResolver(s.sms)],
     [ContactResolver, new ContactResolver(s.contacts)],
     [CampaignResolver, new CampaignResolver(s.campaigns)],

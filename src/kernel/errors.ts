@@ -81,6 +81,12 @@ export class ConflictError extends AppError {
   readonly code = 'CONFLICT';
 }
 
+/** What was asked for existed once and is gone for good (an events cursor older than the retention). */
+export class GoneError extends AppError {
+  readonly status = 410;
+  readonly code = 'GONE';
+}
+
 /** A business refusal without field errors (including the provider's own refusals, in its words). */
 export class UnprocessableError extends AppError {
   readonly status = 422;

@@ -251,3 +251,24 @@ export class CreateWebhookInput extends WebhookInput {
   override url!: string;
   @Field(() => [WebhookEvent], { description: 'At least one' }) override events!: string[];
 }
+
+@ObjectType('EventPageInfo', { simpleResolvers: true })
+export class EventPageInfoType {
+  @Field({ description: 'More events follow now; poll again with endCursor either way' }) hasNextPage!: boolean;
+  @Field({
+    description: 'Pass as after for the events that follow this page (the same cursor back when the page is empty)',
+  })
+  endCursor!: string;
+}
+
+@ObjectType('EventConnection', {
+  simpleResolvers: true,
+  description: 'Events of the company, oldest first, for consumers who pull (GET /api/events)',
+})
+export class EventConnectionType {
+  @Field(() => [StoredEventType], {
+    description: 'Each event with the data a delivery carries (every contact field, as the All selection)',
+  })
+  nodes!: StoredEventType[];
+  @Field(() => EventPageInfoType) pageInfo!: EventPageInfoType;
+}

@@ -120,6 +120,8 @@ function errorResponses(compiled: CompiledRoute): Record<string, Schema> {
       description: `${conflicts.join('; or ')[0].toUpperCase()}${conflicts.join('; or ').slice(1)}`,
       ...errorRef,
     };
+  if (route.answers?.includes(410))
+    out['410'] = { description: 'The cursor is older than the event retention: start again without it', ...errorRef };
   out['413'] = { description: 'The body is larger than 1 MiB', ...errorRef };
   out['422'] = {
     description: takesIdempotencyKey(compiled)

@@ -71,6 +71,8 @@ function coerce(field: string, param: Param, raw: unknown, problems: Problems, f
       else return void problems.add(field, message.boolean(field));
       break;
     case 'array':
+      // In a query string a list is also written comma-separated (types=call.started,call.ended).
+      if (fromText && typeof raw === 'string') raw = raw.split(',');
       if (!Array.isArray(raw)) return void problems.add(field, message.array(field));
       if (raw.length > DEFAULT_BOUNDS.array.maxItems)
         return void problems.add(field, message.maxItems(field, DEFAULT_BOUNDS.array.maxItems));

@@ -93,10 +93,11 @@ export interface Route {
   /**
    * Statuses this route can answer beyond those every route of its kind
    * answers (400, 401, 403 with a permission, 404 with an id, 413, 422, 500):
-   * 403 and 404 for a company named in a filter, 409 conflicts, 429 rate
-   * limits, 502 provider failures. The contract test fails on an undeclared one.
+   * 403 and 404 for a company named in a filter, 409 conflicts, 410 for a
+   * cursor past the retention, 429 rate limits, 502 provider failures. The
+   * contract test fails on an undeclared one.
    */
-  answers?: ReadonlyArray<403 | 404 | 409 | 429 | 502>;
+  answers?: ReadonlyArray<403 | 404 | 409 | 410 | 429 | 502>;
 }
 
 /** A row with every parameter complete (its types read from the schema). */

@@ -10,6 +10,7 @@ export const TAGS: Record<string, string> = {
   Pipelines: 'CRM pipelines and their stages',
   Workflows: 'Automation workflows and their folders',
   Webhooks: 'Signed event deliveries: configuration, secrets, the delivery log',
+  Events: 'Every event of the company, oldest first after a cursor, for consumers who pull',
   Contacts: 'The people calls, SMS and leads concern; their fields are the webhook form data fields',
   'Campaigns and leads': 'Dialer campaigns, the leads in them or in pipeline stages, and appointments booked on calls',
   Messaging: 'SMS sent through the provider and received from it',

@@ -2,6 +2,7 @@ import type { IngressRoute, Route } from '../route.js';
 import { agentRoutes } from './agent.routes.js';
 import { authRoutes } from './auth.routes.js';
 import { dashboardRoutes } from './dashboard.routes.js';
+import { eventRoutes } from './event.routes.js';
 import { phoneNumberRoutes } from './phone-number.routes.js';
 import { pipelineRoutes } from './pipeline.routes.js';
 import { roleRoutes } from './role.routes.js';
@@ -27,6 +28,7 @@ export const routeTable: Route[] = [
   ...campaignRoutes,
   ...smsRoutes,
   ...webhookRoutes,
+  ...eventRoutes,
 ];
 
 /** The rows of the other kind: provider callbacks (form-encoded, signed, no Bearer token). */

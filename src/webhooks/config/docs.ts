@@ -3,6 +3,7 @@ import { FORM_FIELDS, LIST_SELECTIONS } from './payload.js';
 import { HEADER_VALUE_MAX, HEADERS_MAX } from './headers.js';
 import { FILTER_DEPTH_MAX, FILTER_NODES_MAX } from './filters.js';
 import { LISTEN_DOC } from '../tools/listen.js';
+import { EVENT_FEED_DOC } from '../tools/event-feed.service.js';
 
 // docs/webhooks.md, written by `npm run generate` from the same sources the
 // service uses (the event catalog, the form fields), so it cannot drift.
@@ -315,6 +316,7 @@ webhook's).
   so two failing webhooks cannot keep telling each other about each other.
 
 ${LISTEN_DOC}
+${EVENT_FEED_DOC}
 ## Form data
 
 Field names a webhook can select for \`data.contact\`: ${FORM_FIELDS.map((f) => `\`${f}\``).join(', ')}, or
