@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createPublicKey, verify } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -525,6 +526,40 @@ describe('web interface', { skip }, () => {
     const [sent] = await receiver.waitFor(1, 10_000, (r) => r.path === '/gateway');
     assert.equal(sent.headers['x-api-key'], 'key-from-the-page');
     await page.getByRole('row').filter({ hasText: 'agent.created' }).first().getByText('succeeded').waitFor();
+    assert.deepEqual((page as Page & { problems: string[] }).problems, []);
+    await context.close();
+  });
+
+  it('makes an Ed25519 webhook from the form and shows the public key its deliveries verify with', async () => {
+    const { context, page } = await newPage();
+    await signIn(page);
+    await page.getByRole('button', { name: 'New webhook' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New webhook' });
+    await dialog.getByLabel('Title', { exact: true }).fill('Keyed hook');
+    await dialog.getByLabel('URL', { exact: true }).fill(`${receiver.url}/keyed`);
+    await dialog.getByRole('checkbox', { name: 'agent.created' }).check();
+    await dialog.getByLabel('Signatures').selectOption('v1a');
+    await dialog.getByRole('button', { name: 'Create webhook' }).click();
+    await page
+      .getByRole('dialog', { name: /Webhook #\d+ created/ })
+      .getByRole('link', { name: 'Open the webhook' })
+      .click();
+    const shown = await page.locator('code.public-key').innerText();
+    const [row] = await app.sql("SELECT public_key FROM webhooks WHERE title = 'Keyed hook'");
+    assert.equal(shown, row.public_key);
+    assert.match(shown, /^whpk_/);
+    await page.getByLabel('Event', { exact: true }).selectOption('agent.created');
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const [sent] = await receiver.waitFor(1, 10_000, (r) => r.path === '/keyed');
+    const key = createPublicKey({
+      key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(shown.slice(5), 'base64')]),
+      format: 'der',
+      type: 'spki',
+    });
+    const [version, signature] = String(sent.headers['webhook-signature']).split(',');
+    assert.equal(version, 'v1a');
+    const signed = `${sent.headers['webhook-id']}.${sent.headers['webhook-timestamp']}.${sent.body}`;
+    assert.equal(verify(null, Buffer.from(signed), key, Buffer.from(signature, 'base64')), true);
     assert.deepEqual((page as Page & { problems: string[] }).problems, []);
     await context.close();
   });

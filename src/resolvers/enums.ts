@@ -79,6 +79,11 @@ export const DeliveryStatus = closedSet(
   DELIVERY_STATUSES,
   "A webhook delivery's status: pending until it succeeds, failed after its last attempt, or cancelled",
 );
+export const SignatureScheme = closedSet(
+  'SignatureScheme',
+  ['v1', 'v1a'],
+  "What a delivery's webhook-signature carries: v1 HMAC-SHA256 with the secret, v1a Ed25519 (Standard Webhooks)",
+);
 export const ListSelection = closedSet(
   'ListSelection',
   LIST_SELECTION_NAMES,

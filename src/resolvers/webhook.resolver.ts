@@ -3,6 +3,7 @@ import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-g
 import type { RequestContext } from '../context/request-context.js';
 import { EVENT_DOCS } from '../events/catalog.js';
 import { FORM_FIELDS, LIST_SELECTIONS } from '../webhooks/config/payload.js';
+import { testFilter } from '../webhooks/config/filters.js';
 import type { DeliveryService } from '../webhooks/tools/delivery.service.js';
 import type { WebhookService } from '../webhooks/config/webhook.service.js';
 import type { ReplayService } from '../webhooks/tools/replay.service.js';
@@ -17,6 +18,7 @@ import {
   WebhookFormFieldsType,
   WebhookInput,
   WebhookPageType,
+  WebhookPublicKeyType,
   WebhookRecoveryType,
   WebhookReplayPreviewType,
   WebhookReplayType,
@@ -58,6 +60,14 @@ export class WebhookResolver {
   })
   webhookSecret(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
     return this.webhookService.secret(ctx, id);
+  }
+
+  @Authorized('view-webhooks')
+  @Query(() => WebhookPublicKeyType, {
+    description: "An Ed25519 (v1a) webhook's public keys (NOT_FOUND for a v1 webhook)",
+  })
+  webhookPublicKey(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
+    return this.webhookService.publicKey(ctx, id);
   }
 
   @Authorized('view-webhooks')
@@ -119,7 +129,7 @@ export class WebhookResolver {
     @Arg('filter', () => GraphQLJSONObject) filter: Record<string, unknown>,
     @Arg('data', () => GraphQLJSONObject, { nullable: true }) data: Record<string, unknown> | null,
   ): WebhookFilterTestType {
-    return this.webhookService.testFilter(event, filter, data);
+    return testFilter(event, filter, data);
   }
 
   @Authorized('view-webhooks')

@@ -1,7 +1,15 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { PageType } from './pagination.types.js';
-import { AttemptTrigger, DeliveryStatus, DisabledReason, EventCategory, ListSelection, WebhookEvent } from './enums.js';
+import {
+  AttemptTrigger,
+  DeliveryStatus,
+  DisabledReason,
+  EventCategory,
+  ListSelection,
+  SignatureScheme,
+  WebhookEvent,
+} from './enums.js';
 import { BOUNDS, inWords } from '../kernel/bounds.js';
 
 @ObjectType('WebhookHeader', { simpleResolvers: true })
@@ -62,6 +70,12 @@ export class WebhookType {
     | null;
   @Field(() => Date, { nullable: true, description: "Nothing is sent before this time: the receiver's Retry-After" })
   pausedUntil!: Date | null;
+  @Field(() => SignatureScheme) signatureScheme!: string;
+  @Field(() => String, {
+    nullable: true,
+    description: 'v1a only: the Ed25519 public key (whpk_...) that verifies its signatures',
+  })
+  publicKey!: string | null;
   @Field() createdAt!: Date;
   @Field() updatedAt!: Date;
 }
@@ -74,6 +88,18 @@ export class CreatedWebhookType {
   @Field(() => WebhookType, { description: 'The webhook as webhook(id) and the list serve it (one cache entry)' })
   webhook!: WebhookType;
   @Field() secret!: string;
+}
+
+@ObjectType('WebhookPublicKey', { simpleResolvers: true })
+export class WebhookPublicKeyType {
+  @Field({ description: 'whpk_ + base64 of the Ed25519 public key' }) publicKey!: string;
+  @Field(() => String, { nullable: true, description: 'While a rotation is in grace: the previous key, still signing' })
+  previousPublicKey!: string | null;
+  @Field(() => Date, {
+    nullable: true,
+    description: 'While a rotation is in grace: when the previous key stops signing',
+  })
+  previousPublicKeyExpiresAt!: Date | null;
 }
 
 @ObjectType('WebhookSecret', { simpleResolvers: true })
@@ -242,6 +268,11 @@ export class WebhookInput {
     description: 'Replaces every payload filter (left out: kept, but for events no longer subscribed)',
   })
   filters?: WebhookFilterInput[] | null;
+  @Field(() => SignatureScheme, {
+    nullable: true,
+    description: 'v1 (HMAC-SHA256, the default) or v1a (Ed25519: a key pair is made, its public key shown)',
+  })
+  signatureScheme?: string | null;
 }
 
 @InputType({ description: 'A new webhook: title, url and events are required' })

@@ -26,12 +26,14 @@ export interface Webhook {
   concurrency: number;
   rateLimit: number | null;
   pausedUntil: string | null;
+  signatureScheme: string;
+  publicKey: string | null;
   createdAt: string;
 }
 
 export const WEBHOOK_FIELDS =
   'id title url method events listSelection formData active disabledReason hits lastHit concurrency ' +
-  'rateLimit pausedUntil createdAt headers { name value secret } filters { event filter }';
+  'rateLimit pausedUntil signatureScheme publicKey createdAt headers { name value secret } filters { event filter }';
 
 /** The rate limit as typed: empty is none; anything but a whole number is sent as 0, which the service refuses with its rule. */
 const rateLimitOf = (text: string) =>
@@ -67,6 +69,7 @@ export function WebhookForm(props: {
   const [events, setEvents] = useState<string[]>(editing?.events ?? []);
   const [active, setActive] = useState(editing?.active ?? true);
   const [rateLimit, setRateLimit] = useState(editing?.rateLimit ? String(editing.rateLimit) : '');
+  const [scheme, setScheme] = useState(editing?.signatureScheme ?? 'v1');
   const [headers, setHeaders] = useState(rowsOf(editing?.headers));
   const [filters, setFilters] = useState(filterRowsOf(editing?.filters));
   const [error, setError] = useState<ApiError | null>(null);
@@ -128,6 +131,7 @@ export function WebhookForm(props: {
       events,
       active,
       rateLimit: rateLimitOf(rateLimit),
+      signatureScheme: scheme,
       headers: headersInput(headers),
       filters: checked.filters,
     };
@@ -263,6 +267,19 @@ export function WebhookForm(props: {
             error={error}
           />
 
+          <label for="wh-scheme">Signatures</label>
+          <select
+            id="wh-scheme"
+            value={scheme}
+            onChange={(e) => setScheme(e.currentTarget.value)}
+            aria-invalid={invalid('signatureScheme')}
+            aria-describedby="wh-scheme-error"
+          >
+            <option value="v1">v1: HMAC-SHA256 with the signing secret</option>
+            <option value="v1a">v1a: Ed25519, verified with a public key</option>
+          </select>
+          <FieldError id="wh-scheme-error" error={error} field="signatureScheme" />
+
           <label class="check">
             <input type="checkbox" checked={active} onChange={(e) => setActive(e.currentTarget.checked)} />
             Active (deliver events to this URL)
@@ -278,6 +295,7 @@ export function WebhookForm(props: {
               'formData',
               'events',
               'rateLimit',
+              'signatureScheme',
               'headers',
               ...headers.flatMap((_, i) => [`headers.${i}.name`, `headers.${i}.value`]),
               'filters',

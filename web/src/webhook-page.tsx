@@ -135,6 +135,16 @@ export function WebhookPage(props: { id: number; canManage: boolean }) {
         </dd>
         <dt>Rate limit</dt>
         <dd>{webhook.rateLimit ? `${webhook.rateLimit} per second` : 'None'}</dd>
+        <dt>Signatures</dt>
+        <dd>
+          {webhook.signatureScheme === 'v1a' ? (
+            <>
+              v1a (Ed25519), public key <code class="public-key">{webhook.publicKey}</code>
+            </>
+          ) : (
+            'v1 (HMAC-SHA256 with the signing secret)'
+          )}
+        </dd>
         <dt>Filters</dt>
         <dd>{webhook.filters.length ? webhook.filters.map((f) => eventName(f.event)).join(', ') : 'None'}</dd>
         <dt>Custom headers</dt>

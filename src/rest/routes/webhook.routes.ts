@@ -16,8 +16,8 @@ const deliveryId: RowParam = { variable: 'id', description: 'Delivery id (msg_..
 const WEBHOOK_FIELDS =
   'id title url method list_selection: listSelection form_data: formData events active ' +
   'disabled_reason: disabledReason hits last_hit: lastHit concurrency rate_limit: rateLimit ' +
-  'paused_until: pausedUntil created_at: createdAt updated_at: updatedAt headers { name value secret } ' +
-  'filters { event filter }';
+  'paused_until: pausedUntil signature_scheme: signatureScheme public_key: publicKey created_at: createdAt ' +
+  'updated_at: updatedAt headers { name value secret } filters { event filter }';
 const DELIVERY_FIELDS =
   'id webhook_id: webhookId event status attempt_count: attemptCount next_attempt_at: nextAttemptAt ' +
   'last_attempt_at: lastAttemptAt last_status_code: lastStatusCode created_at: createdAt';
@@ -49,6 +49,11 @@ const fields: Record<string, RowParam> = {
       'Custom headers sent on every attempt; replaces them all (left out: kept). A secret value is stored ' +
       'encrypted and never shown again; give a secret header without a value to keep the one it has.',
   },
+  signature_scheme: {
+    description:
+      'v1 (HMAC-SHA256 with the secret, the default) or v1a (Ed25519: a key pair is made and public_key shown; ' +
+      "the body keeps the specification's sha256= signature)",
+  },
   filters: {
     items: { fields: { event: { description: 'An event type the webhook subscribes to' }, filter } },
     description:
@@ -59,10 +64,11 @@ const fields: Record<string, RowParam> = {
 const INPUT_VARIABLES =
   '$title: String, $url: String, $method: String, $listSelection: ListSelection, $formData: [String!], ' +
   '$events: [WebhookEvent!], $active: Boolean, $rateLimit: Int, $headers: [WebhookHeaderInput!], ' +
-  '$filters: [WebhookFilterInput!]';
+  '$filters: [WebhookFilterInput!], $signatureScheme: SignatureScheme';
 const INPUT =
   '{ title: $title, url: $url, method: $method, listSelection: $listSelection, formData: $formData, ' +
-  'events: $events, active: $active, rateLimit: $rateLimit, headers: $headers, filters: $filters }';
+  'events: $events, active: $active, rateLimit: $rateLimit, headers: $headers, filters: $filters, ' +
+  'signatureScheme: $signatureScheme }';
 
 const row = (r: Omit<Route, 'tag'>): Route => ({ tag: 'Webhooks', ...r });
 
@@ -175,11 +181,23 @@ export const webhookRoutes: Route[] = [
     response: { field: 'webhookSecret', shape: 'envelope', data: true },
   }),
   row({
+    operationId: 'webhookPublicKey',
+    methods: ['GET'],
+    paths: ['/api/webhooks/{id}/public-key'],
+    summary: 'The Ed25519 public key',
+    description: 'For a v1a webhook: the key its webhook-signature verifies with, and the previous one in a rotation.',
+    params: { path: { id: webhookId } },
+    document: `query WebhookPublicKey($id: ID!) { webhookPublicKey(id: $id) {
+      public_key: publicKey previous_public_key: previousPublicKey previous_public_key_expires_at: previousPublicKeyExpiresAt } }`,
+    response: { field: 'webhookPublicKey', shape: 'envelope', data: true },
+  }),
+  row({
     operationId: 'rotateWebhookSecret',
     methods: ['POST'],
     paths: ['/api/webhooks/{id}/rotate-secret'],
     summary: 'Rotate the signing secret',
-    description: 'The previous secret keeps signing (a second signature) for WEBHOOK_ROTATION_GRACE.',
+    description:
+      'The previous secret (and, for v1a, the previous Ed25519 key) keeps signing (a second signature) for WEBHOOK_ROTATION_GRACE.',
     params: { path: { id: webhookId } },
     document: `mutation RotateWebhookSecret($id: ID!) { rotateWebhookSecret(id: $id) { ${SECRET_FIELDS} } }`,
     response: { field: 'rotateWebhookSecret', shape: 'envelope', data: true },

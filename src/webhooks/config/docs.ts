@@ -224,6 +224,36 @@ ${fence(
 const payload = new Webhook(process.env.WEBHOOK_SECRET!).verify(rawBody, headers); // throws when the signature or timestamp is wrong`,
 )}
 
+### Ed25519 signatures (v1a)
+
+A webhook created or edited with \`signature_scheme: v1a\` (the page's
+Signatures choice) signs with Standard Webhooks' asymmetric scheme: Switchboard
+keeps an Ed25519 signing key, and the receiver gets only its public key
+(\`whpk_\` + base64 of its 32 bytes: \`public_key\` of the webhook, and
+\`GET /api/webhooks/{id}/public-key\`). A leaked public key lets nobody sign.
+\`webhook-signature\` then carries \`v1a,\` + the base64 Ed25519 signature of
+\`<webhook-id>.<webhook-timestamp>.<raw body>\`; during a rotation's grace, one
+per key (the previous key is shown with when it stops signing). The body's
+\`metadata.signature\` stays the specification's \`sha256=\` HMAC with the secret.
+
+${fence(
+  'ts',
+  `import { createPublicKey, verify } from 'node:crypto';
+
+export function verifyEd25519(publicKey: string, rawBody: string, headers: Record<string, string | undefined>): boolean {
+  const [id, timestamp, signatures] = [headers['webhook-id'], headers['webhook-timestamp'], headers['webhook-signature']];
+  if (!id || !timestamp || !signatures || Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
+  const raw = Buffer.from(publicKey.slice('whpk_'.length), 'base64');
+  const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), raw]); // RFC 8410
+  const key = createPublicKey({ key: spki, format: 'der', type: 'spki' });
+  const signed = Buffer.from(\`\${id}.\${timestamp}.\${rawBody}\`);
+  return signatures.split(' ').some((entry) => {
+    const [version, signature] = entry.split(',');
+    return version === 'v1a' && verify(null, signed, key, Buffer.from(signature, 'base64'));
+  });
+}`,
+)}
+
 ### Test vector
 
 | | |

@@ -1,5 +1,5 @@
 import { EVENT_NAMES, eventDoc, isEventType, type EventType } from '../../events/catalog.js';
-import { message, type Rules } from '../../kernel/validation.js';
+import { message, Rules } from '../../kernel/validation.js';
 import { FORM_FIELDS } from './payload.js';
 
 // Payload filters (docs/webhooks.md, "Filters"): per webhook and event type, a
@@ -350,4 +350,21 @@ export function filtersToStore(
     out[event] = filter as Filter;
   });
   return out;
+}
+
+/**
+ * Checks a filter for an event (422 naming each bad path or value) and
+ * tells whether `data` passes it: the event's documented example when no
+ * data is given.
+ */
+export function testFilter(
+  event: string,
+  filter: unknown,
+  data?: Record<string, unknown> | null,
+): { matches: boolean } {
+  const rules = new Rules();
+  if (!isEventType(event)) rules.add('event', message.oneOf('event', event, EVENT_NAMES));
+  else addFilterProblems(rules, 'filter', event, filter);
+  rules.check();
+  return { matches: filterMatches(filter as Filter, data ?? eventDoc(event as EventType).example) };
 }

@@ -37,12 +37,14 @@ const headers = (event: string): Schema[] => [
   }),
   header(
     'webhook-signature',
-    'Standard Webhooks: v1,<base64 HMAC-SHA256 of id.timestamp.body>; two, space-separated, while a rotated secret is in its grace',
+    'Standard Webhooks: v1,<base64 HMAC-SHA256 of id.timestamp.body> with the secret, or for a webhook whose ' +
+      'signature_scheme is v1a, v1a,<base64 Ed25519 signature of id.timestamp.body> (verify with its public key); ' +
+      'two, space-separated, while a rotated secret or key is in its grace',
     {
       type: 'string',
-      pattern: '^v1,[A-Za-z0-9+/]+=*( v1,[A-Za-z0-9+/]+=*)*$',
-      // Two signatures of 3 + 44 characters and the space between them.
-      maxLength: 95,
+      pattern: '^(v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?|v1a,[A-Za-z0-9+/]{86}==( v1a,[A-Za-z0-9+/]{86}==)?)$',
+      // Two Ed25519 signatures of 4 + 88 characters and the space between them.
+      maxLength: 185,
     },
   ),
   header('x-webhook-id', 'The same as webhook-id', {

@@ -1,8 +1,18 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  type KeyObject,
+  randomBytes,
+  sign,
+  timingSafeEqual,
+} from 'node:crypto';
 
 // Signatures of a delivery (docs/design.md §5): the spec's `sha256=<hex>` in
 // metadata.signature and x-webhook-signature, and the Standard Webhooks
-// headers, so the standardwebhooks and svix libraries verify unchanged.
+// headers, so the standardwebhooks and svix libraries verify unchanged. A
+// webhook that asks for Ed25519 (docs/adr/0064-ed25519-signatures.md) gets
+// Standard Webhooks' asymmetric `v1a,` signatures in webhook-signature instead.
 
 const SECRET_PREFIX = 'whsec_';
 
@@ -39,6 +49,38 @@ export function standardSignature(secret: string, id: string, timestamp: number,
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64')}`;
 }
 
+const KEY_PREFIX = 'whsk_';
+const PUBLIC_KEY_PREFIX = 'whpk_';
+/** PKCS #8 of an Ed25519 key up to its 32-byte seed (RFC 8410). */
+const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/** A new Ed25519 signing key: whsk_ + base64 of its 32-byte seed. Kept sealed; never shown. */
+export const newSigningKey = () => `${KEY_PREFIX}${randomBytes(32).toString('base64')}`;
+
+// Keys in use, made once each: a delivery's attempts sign with the same key.
+const keyObjects = new Map<string, KeyObject>();
+function privateKeyOf(key: string): KeyObject {
+  let object = keyObjects.get(key);
+  if (!object) {
+    const seed = Buffer.from(key.slice(KEY_PREFIX.length), 'base64');
+    if (!key.startsWith(KEY_PREFIX) || seed.length !== 32) throw new Error('not an Ed25519 signing key');
+    object = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' });
+    if (keyObjects.size >= 1000) keyObjects.delete(keyObjects.keys().next().value as string);
+    keyObjects.set(key, object);
+  }
+  return object;
+}
+
+/** The public key of a signing key: whpk_ + base64 of its 32 bytes, as Standard Webhooks writes it. */
+export function publicKeyOf(key: string): string {
+  const spki = createPublicKey(privateKeyOf(key)).export({ format: 'der', type: 'spki' });
+  return `${PUBLIC_KEY_PREFIX}${spki.subarray(-32).toString('base64')}`;
+}
+
+/** Standard Webhooks' asymmetric signature: `v1a,` + base64 Ed25519 signature of `id.timestamp.body`. */
+export const asymmetricSignature = (key: string, id: string, timestamp: number, body: string): string =>
+  `v1a,${sign(null, Buffer.from(`${id}.${timestamp}.${body}`, 'utf8'), privateKeyOf(key)).toString('base64')}`;
+
 export interface SignedRequest {
   body: string;
   headers: Record<string, string>;
@@ -47,10 +89,12 @@ export interface SignedRequest {
 /**
  * The body and headers of one attempt. `secrets` are the valid secrets, the
  * current first: metadata.signature uses the current one; webhook-signature
- * carries one signature per valid secret (two during a rotation).
+ * carries one signature per valid secret (two during a rotation), or, for a
+ * webhook with Ed25519 `keys`, one `v1a,` signature per valid key.
  */
 export function signAttempt(args: {
   secrets: string[];
+  keys?: string[];
   deliveryId: string;
   event: string;
   attempt: number;
@@ -72,9 +116,9 @@ export function signAttempt(args: {
       'x-webhook-signature': signature,
       'webhook-id': args.deliveryId,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': args.secrets
-        .map((secret) => standardSignature(secret, args.deliveryId, timestamp, body))
-        .join(' '),
+      'webhook-signature': args.keys?.length
+        ? args.keys.map((key) => asymmetricSignature(key, args.deliveryId, timestamp, body)).join(' ')
+        : args.secrets.map((secret) => standardSignature(secret, args.deliveryId, timestamp, body)).join(' '),
     },
   };
 }

@@ -26,6 +26,11 @@ export interface Webhook {
   secretSealed: string;
   previousSecretSealed: string | null;
   previousSecretExpiresAt: Date | null;
+  /** Set when the webhook signs with Ed25519 (v1a): its key sealed, and its public key. */
+  signingKeySealed: string | null;
+  publicKey: string | null;
+  previousSigningKeySealed: string | null;
+  previousPublicKey: string | null;
   concurrency: number | null;
   rateLimit: number | null;
   pausedUntil: Date | null;
@@ -51,6 +56,10 @@ interface WebhookRow {
   secret_sealed: string;
   previous_secret_sealed: string | null;
   previous_secret_expires_at: string | null;
+  signing_key_sealed: string | null;
+  public_key: string | null;
+  previous_signing_key_sealed: string | null;
+  previous_public_key: string | null;
   concurrency: number | null;
   rate_limit: number | null;
   paused_until: string | null;
@@ -61,7 +70,8 @@ interface WebhookRow {
 /** The columns of a webhook (`w`) with its counters (`c`). */
 export const WEBHOOK_SELECT = `w.id, w.company_id, w.title, w.url, w.method, w.list_selection, w.form_data, w.events,
   w.headers, w.filters, w.active, w.disabled_reason, coalesce(c.hits, 0)::int AS hits, c.last_hit, w.secret_sealed,
-  w.previous_secret_sealed, w.previous_secret_expires_at, w.concurrency, w.rate_limit, w.paused_until, w.created_at,
+  w.previous_secret_sealed, w.previous_secret_expires_at, w.signing_key_sealed, w.public_key,
+  w.previous_signing_key_sealed, w.previous_public_key, w.concurrency, w.rate_limit, w.paused_until, w.created_at,
   w.updated_at`;
 export const WEBHOOK_FROM = 'webhooks w LEFT JOIN webhook_counters c ON c.webhook_id = w.id';
 
@@ -83,6 +93,10 @@ export const toWebhook = (row: WebhookRow): Webhook => ({
   secretSealed: row.secret_sealed,
   previousSecretSealed: row.previous_secret_sealed,
   previousSecretExpiresAt: dbDate(row.previous_secret_expires_at),
+  signingKeySealed: row.signing_key_sealed,
+  publicKey: row.public_key,
+  previousSigningKeySealed: row.previous_signing_key_sealed,
+  previousPublicKey: row.previous_public_key,
   concurrency: row.concurrency,
   rateLimit: row.rate_limit,
   pausedUntil: dbDate(row.paused_until),

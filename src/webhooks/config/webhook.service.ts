@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../context/request-context.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { NotFoundError, ValidationError } from '../../kernel/errors.js';
-import { EVENT_NAMES, eventDoc, isEventType, type EventType } from '../../events/catalog.js';
+import { EVENT_NAMES, isEventType } from '../../events/catalog.js';
 import type { IdCodec } from '../../kernel/ids.js';
 import { idOf } from '../../db/lookup.js';
 import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from '../../db/reads.js';
@@ -10,14 +10,11 @@ import { LIMITS, Rules, message } from '../../kernel/validation.js';
 import { urlProblem, type DestinationPolicy } from './destination.js';
 import { FORM_FIELDS, isFormField, LIST_SELECTIONS, selectionOf, SELECTION_NAMES } from './payload.js';
 import { headerRecords, headersToStore, type WebhookHeaderInput, type WebhookHeaderRecord } from './headers.js';
-import { newSecret } from './signing.js';
+import { newSecret, newSigningKey, publicKeyOf } from './signing.js';
 import {
-  addFilterProblems,
   type WebhookFilterInput,
-  filterMatches,
   filterRecords,
   filtersToStore,
-  type Filter,
   type StoredFilters,
   type WebhookFilterRecord,
 } from './filters.js';
@@ -40,7 +37,11 @@ export interface WebhookInput {
   headers?: WebhookHeaderInput[] | null;
   /** Replaces every payload filter; null or left out keeps them (those of events still subscribed). */
   filters?: WebhookFilterInput[] | null;
+  /** `v1` (HMAC-SHA256, the default) or `v1a` (Ed25519): what webhook-signature carries. */
+  signatureScheme?: string | null;
 }
+
+export const SIGNATURE_SCHEMES = ['v1', 'v1a'] as const;
 
 export interface WebhookListArgs extends PageArgs {
   search?: string | null;
@@ -51,6 +52,13 @@ export interface WebhookListArgs extends PageArgs {
 export interface WebhookSecret {
   secret: string;
   previousSecretExpiresAt: Date | null;
+}
+
+/** An Ed25519 webhook's public key, and during a rotation's grace the previous one and when it stops signing. */
+export interface WebhookPublicKey {
+  publicKey: string;
+  previousPublicKey: string | null;
+  previousPublicKeyExpiresAt: Date | null;
 }
 
 /** A webhook as the GraphQL Webhook type serves it (never its secret): its row's fields, and these in their served shapes. */
@@ -80,6 +88,9 @@ export interface WebhookRecord
   concurrency: number;
   /** Until when a Retry-After pauses it; null once that has passed. */
   pausedUntil: Date | null;
+  signatureScheme: string;
+  /** Ed25519 (v1a) only: the key receivers verify with. */
+  publicKey: string | null;
 }
 
 type CheckedFields = Partial<
@@ -142,6 +153,8 @@ export class WebhookService {
       concurrency: w.concurrency ?? this.settings.startConcurrency,
       rateLimit: w.rateLimit ?? null,
       pausedUntil: w.pausedUntil && w.pausedUntil.getTime() > Date.now() ? w.pausedUntil : null,
+      signatureScheme: w.signingKeySealed ? 'v1a' : 'v1',
+      publicKey: w.publicKey,
       createdAt: w.createdAt,
       updatedAt: w.updatedAt,
     };
@@ -155,12 +168,13 @@ export class WebhookService {
   ): Promise<{ webhook: WebhookRecord; secret: string }> {
     const fields = this.check(input, true, undefined, session);
     const secret = newSecret();
+    const key = input.signatureScheme === 'v1a' ? newSigningKey() : null;
     const now = new Date();
     const [row] = await ctx.sql(
       `WITH w AS (
          INSERT INTO webhooks (company_id, title, url, list_selection, form_data, events, active, rate_limit, headers,
-           filters, secret_sealed, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING *),
+           filters, secret_sealed, created_at, updated_at, signing_key_sealed, public_key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14) RETURNING *),
        -- Its counters (hits, rate bucket, attempts in flight), whose row the delivery claim locks.
        counters AS (INSERT INTO webhook_counters (webhook_id) SELECT id FROM w)
        SELECT ${WEBHOOK_SELECT} FROM w LEFT JOIN webhook_counters c ON false`,
@@ -177,6 +191,8 @@ export class WebhookService {
         JSON.stringify(fields.filters ?? {}),
         this.box.seal(secret),
         now,
+        key && this.box.seal(key),
+        key && publicKeyOf(key),
       ],
     );
     return { webhook: this.record(toWebhook(row as never)), secret };
@@ -201,6 +217,17 @@ export class WebhookService {
       await ctx.sql('UPDATE webhook_counters SET rate_tokens = NULL, rate_checked_at = NULL WHERE webhook_id = $1', [
         webhook.id,
       ]);
+    }
+    if (input.signatureScheme === 'v1a' && !webhook.signingKeySealed) {
+      const key = newSigningKey();
+      put('signing_key_sealed', this.box.seal(key));
+      put('public_key', publicKeyOf(key));
+    } else if (input.signatureScheme === 'v1' && webhook.signingKeySealed) {
+      set.push(
+        ...['signing_key_sealed', 'public_key', 'previous_signing_key_sealed', 'previous_public_key'].map(
+          (c) => `${c} = NULL`,
+        ),
+      );
     }
     if (input.active === true) {
       put('active', true);
@@ -234,31 +261,35 @@ export class WebhookService {
     };
   }
 
-  /** A new secret; the old one keeps signing (as a second signature) for the grace period. */
+  /** An Ed25519 webhook's public keys; 404 for a webhook that signs with HMAC. */
+  async publicKey(ctx: RequestContext, rawId: string): Promise<WebhookPublicKey> {
+    const webhook = await this.find(ctx, rawId);
+    if (!webhook.publicKey) throw new NotFoundError('Public key (the webhook signs with HMAC, v1)');
+    const inGrace = webhook.previousPublicKey && webhook.previousSecretExpiresAt!.getTime() > Date.now();
+    return {
+      publicKey: webhook.publicKey,
+      previousPublicKey: inGrace ? webhook.previousPublicKey : null,
+      previousPublicKeyExpiresAt: inGrace ? webhook.previousSecretExpiresAt : null,
+    };
+  }
+
+  /** A new secret (and Ed25519 key); the old ones keep signing (a second signature) for the grace period. */
   async rotateSecret(ctx: RequestContext, rawId: string): Promise<WebhookSecret> {
     const webhook = await this.find(ctx, rawId);
     const secret = newSecret();
     const previousSecretExpiresAt = new Date(Date.now() + this.settings.rotationGraceMs);
-    await this.change(
-      ctx,
-      webhook,
-      ['previous_secret_sealed = secret_sealed', 'previous_secret_expires_at = $2', 'secret_sealed = $3'],
-      [webhook.id, previousSecretExpiresAt, this.box.seal(secret)],
-    );
+    const set = ['previous_secret_sealed = secret_sealed', 'previous_secret_expires_at = $2', 'secret_sealed = $3'];
+    const values = [webhook.id, previousSecretExpiresAt, this.box.seal(secret)];
+    if (webhook.signingKeySealed) {
+      const key = newSigningKey();
+      set.push('previous_signing_key_sealed = signing_key_sealed', 'previous_public_key = public_key');
+      set.push(
+        `signing_key_sealed = $${values.push(this.box.seal(key))}`,
+        `public_key = $${values.push(publicKeyOf(key))}`,
+      );
+    }
+    await this.change(ctx, webhook, set, values);
     return { secret, previousSecretExpiresAt };
-  }
-
-  /**
-   * Checks a filter for an event (422 naming each bad path or value) and
-   * tells whether `data` passes it: the event's documented example when no
-   * data is given.
-   */
-  testFilter(event: string, filter: unknown, data?: Record<string, unknown> | null): { matches: boolean } {
-    const rules = new Rules();
-    if (!isEventType(event)) rules.add('event', message.oneOf('event', event, EVENT_NAMES));
-    else addFilterProblems(rules, 'filter', event, filter);
-    rules.check();
-    return { matches: filterMatches(filter as Filter, data ?? eventDoc(event as EventType).example) };
   }
 
   private async cancelPending(ctx: RequestContext, webhookId: number): Promise<void> {
@@ -314,6 +345,7 @@ export class WebhookService {
     );
     if (filters !== undefined) out.filters = filters;
     rules.oneOf('listSelection', input.listSelection, SELECTION_NAMES);
+    rules.oneOf('signatureScheme', input.signatureScheme, SIGNATURE_SCHEMES);
     if (input.rateLimit !== undefined) {
       if (
         input.rateLimit !== null &&

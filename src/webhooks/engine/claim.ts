@@ -47,6 +47,9 @@ export interface Claimed {
   secret_sealed: string;
   previous_secret_sealed: string | null;
   previous_secret_expires_at: Date | null;
+  /** Set when the webhook signs with Ed25519 (v1a): its key, and the previous one while a rotation is in grace. */
+  signing_key_sealed: string | null;
+  previous_signing_key_sealed: string | null;
   /** The webhook's custom headers, as stored (webhooks/headers.ts). */
   headers: StoredHeader[];
   created_at: Date;
@@ -120,11 +123,12 @@ const CLAIM = `
     WHERE c.webhook_id = n.webhook_id
   )
   SELECT c.id, c.webhook_id, c.company_id, c.event, c.payload, c.attempt_count, c.final_attempt, c.lease_token, c.created_at, c.trace_parent,
-    w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at, w.headers, NULL::bool AS again
+    w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at, w.signing_key_sealed,
+    w.previous_signing_key_sealed, w.headers, NULL::bool AS again
   FROM claimed c JOIN webhooks w ON w.id = c.webhook_id
   UNION ALL
   -- Endpoints with work that got their counters row just now: claimed from the next claim on.
-  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
     EXISTS (SELECT 1 FROM eligible WHERE counted IS NULL)`;
 
 export class DeliveryClaim {

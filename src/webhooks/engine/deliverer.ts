@@ -156,17 +156,15 @@ export class WebhookDeliverer {
   }
 
   private async send(delivery: Claimed, number: number): Promise<SendResult> {
-    const secrets = [this.box.open(delivery.secret_sealed)!];
-    if (
-      delivery.previous_secret_sealed &&
-      delivery.previous_secret_expires_at &&
-      delivery.previous_secret_expires_at.getTime() > Date.now()
-    ) {
-      const previous = this.box.open(delivery.previous_secret_sealed);
-      if (previous) secrets.push(previous);
-    }
+    const inGrace = (delivery.previous_secret_expires_at?.getTime() ?? 0) > Date.now();
+    // The current secret (and Ed25519 key) first, then the previous one while a rotation is in grace.
+    const valid = (current: string | null, previous: string | null) =>
+      [current, inGrace ? previous : null].flatMap((sealed) => (sealed ? (this.box.open(sealed) ?? []) : []));
+    const secrets = valid(delivery.secret_sealed, delivery.previous_secret_sealed);
+    const keys = valid(delivery.signing_key_sealed, delivery.previous_signing_key_sealed);
     const signed = signAttempt({
       secrets,
+      keys,
       deliveryId: delivery.id,
       event: delivery.event,
       attempt: number,
