@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { startTestApp, type TestApp } from './helpers/app.js';
+import { eventually } from './helpers/receiver.js';
 
 // GET /api/events and the GraphQL events connection: every event of the
 // company, oldest first after an opaque cursor, with the data a delivery
@@ -37,6 +38,20 @@ async function walk(limit: number, extra = '', after?: string) {
   throw new Error('the feed did not end');
 }
 
+/**
+ * Walks until `holds` accepts what it saw: an event appears once every older writing transaction of the server has
+ * ended, and other test files write to the same server meanwhile.
+ */
+const walkUntil = (holds: (seen: FeedBody['data']) => Promise<boolean> | boolean, limit = 100, extra = '') =>
+  eventually(
+    async () => {
+      const result = await walk(limit, extra);
+      return (await holds(result.seen)) ? result : undefined;
+    },
+    10_000,
+    'the feed to show the committed events',
+  );
+
 const acmeEventIds = async () =>
   (await app.sql<{ id: string }>('SELECT id FROM events WHERE company_id = $1 ORDER BY tx, id', [acme])).map(
     (r) => r.id,
@@ -58,9 +73,12 @@ after(() => app.close());
 
 describe('GET /api/events', () => {
   it('walks every event of the company once, oldest first, a page at a time; none of another company', async () => {
-    const { seen, cursor } = await walk(2);
-    const ids = seen.map((e) => e.id);
-    assert.deepEqual(ids, await acmeEventIds());
+    const ids = await acmeEventIds();
+    const { seen, cursor } = await walkUntil(async (now) => now.length >= ids.length, 2);
+    assert.deepEqual(
+      seen.map((e) => e.id),
+      ids,
+    );
     assert.equal(new Set(ids).size, ids.length);
     assert.ok(seen.some((e) => e.event === 'agent.created' && e.data.name === 'Feed agent 4'));
     assert.ok(!seen.some((e) => e.data.name === 'Gamma agent'));
@@ -68,7 +86,14 @@ describe('GET /api/events', () => {
     const idle = await feed(`?after=${cursor}`);
     assert.deepEqual(idle.body, { has_more: false, next_cursor: cursor, data: [] });
     await app.request('POST', '/api/agents', { token: owner, body: { name: 'Feed agent late' } });
-    const next = await feed(`?after=${cursor}`);
+    const next = await eventually(
+      async () => {
+        const page = await feed(`?after=${cursor}`);
+        return page.body.data.length > 0 ? page : undefined;
+      },
+      10_000,
+      'the late event',
+    );
     assert.deepEqual(
       next.body.data.map((e) => [e.event, e.data.name]),
       [['agent.created', 'Feed agent late']],
@@ -87,7 +112,7 @@ describe('GET /api/events', () => {
       [hook.body.data.id],
     );
     const payload = JSON.parse(row.payload);
-    const { seen } = await walk(100);
+    const { seen } = await walkUntil((now) => now.some((e) => e.id === row.event_id));
     const event = seen.find((e) => e.id === row.event_id)!;
     assert.deepEqual(
       { event: event.event, timestamp: event.timestamp, data: event.data },
@@ -117,6 +142,7 @@ describe('GET /api/events', () => {
       (await app.request('POST', `/api/campaigns/${campaign.body.data.id}/start`, { token: owner })).status,
       200,
     );
+    await walkUntil((now) => now.some((e) => e.event === 'campaign.started'));
     const agents = (await walk(50, '&types=agent.created')).seen;
     assert.ok(agents.length >= 5 && agents.every((e) => e.event === 'agent.created'));
     const both = (await walk(50, '&types=agent.created,campaign.started')).seen;
@@ -126,7 +152,7 @@ describe('GET /api/events', () => {
   });
 
   it('never passes an event that a transaction older than the page commits later', async () => {
-    const { cursor } = await walk(100);
+    const { cursor } = await walkUntil(async (now) => now.length === (await acmeEventIds()).length);
     const held = new pg.Client({ connectionString: app.running.databaseUrl });
     await held.connect();
     try {
@@ -141,7 +167,14 @@ describe('GET /api/events', () => {
       const waiting = await feed(`?after=${cursor}`);
       assert.deepEqual(waiting.body, { has_more: false, next_cursor: cursor, data: [] });
       await held.query('COMMIT');
-      const both = await feed(`?after=${cursor}`);
+      const both = await eventually(
+        async () => {
+          const page = await feed(`?after=${cursor}`);
+          return page.body.data.length >= 2 ? page : undefined;
+        },
+        10_000,
+        'both events',
+      );
       assert.deepEqual(
         both.body.data.map((e) => e.data.name),
         ['held', 'Feed agent after held'],
@@ -200,7 +233,7 @@ describe('GET /api/events', () => {
        FROM generate_series(1, 120) g`,
       [acme],
     );
-    const { cursor } = await walk(100);
+    const { cursor } = await walkUntil((now) => now.filter((e) => e.event === 'call.ended').length === 120);
     const res = await feed(`?limit=100`);
     assert.equal(res.status, 200);
     assert.equal(res.body.data.length, 100);
