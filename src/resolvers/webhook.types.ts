@@ -278,7 +278,11 @@ export class WebhookInput {
 @InputType({ description: 'A new webhook: title, url and events are required' })
 export class CreateWebhookInput extends WebhookInput {
   @Field(() => String, { description: inWords(BOUNDS.webhook.title) }) override title!: string;
-  @Field(() => String, { description: `http or https; ${inWords(BOUNDS.webhook.url).toLowerCase()}` })
+  @Field(() => String, {
+    description:
+      'http(s), amqp(s), nats, redis(s) or mqtt(s): the scheme names the destination (docs/webhooks.md, Destinations); ' +
+      inWords(BOUNDS.webhook.url).toLowerCase(),
+  })
   override url!: string;
   @Field(() => [WebhookEvent], { description: 'At least one' }) override events!: string[];
 }

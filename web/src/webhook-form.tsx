@@ -192,6 +192,11 @@ export function WebhookForm(props: {
             onValue={setUrl}
             error={error}
           />
+          <p class="hint" id="wh-url-hint">
+            Or a broker: <code>amqp://user:pass@host/vhost?exchange=…&amp;routing_key=…</code>,{' '}
+            <code>nats://host?subject=…</code>, <code>redis://host/0?stream=…</code>, <code>mqtt://host?topic=…</code>.
+            A password is kept encrypted and shown as ***.
+          </p>
 
           <label for="wh-selection">List selection</label>
           <select

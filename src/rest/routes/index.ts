@@ -12,6 +12,7 @@ import { smsRoutes } from './sms.routes.js';
 import { spamRoutes } from './spam.routes.js';
 import { telcoCallbackRoutes } from './telco-callback.routes.js';
 import { webhookRoutes } from './webhook.routes.js';
+import { webhookDeliveryRoutes } from './webhook-delivery.routes.js';
 import { workflowRoutes } from './workflow.routes.js';
 
 /** The route table: every /api route, one row each. */
@@ -28,6 +29,7 @@ export const routeTable: Route[] = [
   ...campaignRoutes,
   ...smsRoutes,
   ...webhookRoutes,
+  ...webhookDeliveryRoutes,
   ...eventRoutes,
 ];
 

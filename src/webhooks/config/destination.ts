@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { lookup } from 'node:dns/promises';
+import { brokerUrlProblem, isBrokerUrl } from './broker-url.js';
 
 // Where a webhook may send (docs/design.md §5, "Safety"): public unicast
 // addresses only. The same check runs at save time (literal hosts) and at
@@ -79,8 +80,16 @@ export function urlProblem(raw: string, policy: DestinationPolicy): string | und
   } catch {
     return 'The url field must be a valid URL.';
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'The url field must be an http or https URL.';
-  if (url.username || url.password) return 'The url field must not carry credentials.';
+  const broker = isBrokerUrl(url);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:' && !broker)
+    return (
+      'The url field must be an http, https, amqp, amqps, nats, redis, rediss, mqtt or mqtts URL ' +
+      `(got ${url.protocol.slice(0, -1)}).`
+    );
+  if (!broker && (url.username || url.password)) return 'The url field must not carry credentials for http or https.';
+  if (broker && !url.hostname) return 'The url field must name the broker host.';
+  const target = broker ? brokerUrlProblem(url) : undefined;
+  if (target) return target;
   if (policy === 'private') return undefined;
   const host = url.hostname.toLowerCase();
   if (isLocalName(host))

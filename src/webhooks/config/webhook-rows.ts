@@ -12,7 +12,10 @@ export interface Webhook {
   id: number;
   companyId: number;
   title: string;
+  /** As shown: a broker URL's password as ***. */
   url: string;
+  /** The whole URL, sealed, when it carries a password. */
+  urlSealed: string | null;
   method: string;
   listSelection: string;
   formData: string[];
@@ -43,6 +46,7 @@ interface WebhookRow {
   company_id: number;
   title: string;
   url: string;
+  url_sealed: string | null;
   method: string;
   list_selection: string;
   form_data: string[];
@@ -68,7 +72,7 @@ interface WebhookRow {
 }
 
 /** The columns of a webhook (`w`) with its counters (`c`). */
-export const WEBHOOK_SELECT = `w.id, w.company_id, w.title, w.url, w.method, w.list_selection, w.form_data, w.events,
+export const WEBHOOK_SELECT = `w.id, w.company_id, w.title, w.url, w.url_sealed, w.method, w.list_selection, w.form_data, w.events,
   w.headers, w.filters, w.active, w.disabled_reason, coalesce(c.hits, 0)::int AS hits, c.last_hit, w.secret_sealed,
   w.previous_secret_sealed, w.previous_secret_expires_at, w.signing_key_sealed, w.public_key,
   w.previous_signing_key_sealed, w.previous_public_key, w.concurrency, w.rate_limit, w.paused_until, w.created_at,
@@ -80,6 +84,7 @@ export const toWebhook = (row: WebhookRow): Webhook => ({
   companyId: row.company_id,
   title: row.title,
   url: row.url,
+  urlSealed: row.url_sealed,
   method: row.method,
   listSelection: row.list_selection,
   formData: row.form_data,

@@ -8,6 +8,7 @@ import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from '../..
 import { WEBHOOK_SELECT, toWebhook, webhookOf, webhookPage, type Webhook } from './webhook-rows.js';
 import { LIMITS, Rules, message } from '../../kernel/validation.js';
 import { urlProblem, type DestinationPolicy } from './destination.js';
+import { urlToStore } from './broker-url.js';
 import { FORM_FIELDS, isFormField, LIST_SELECTIONS, selectionOf, SELECTION_NAMES } from './payload.js';
 import { headerRecords, headersToStore, type WebhookHeaderInput, type WebhookHeaderRecord } from './headers.js';
 import { newSecret, newSigningKey, publicKeyOf } from './signing.js';
@@ -94,7 +95,7 @@ export interface WebhookRecord
 }
 
 type CheckedFields = Partial<
-  Pick<Webhook, 'title' | 'url' | 'listSelection' | 'formData' | 'events' | 'rateLimit' | 'headers'>
+  Pick<Webhook, 'title' | 'url' | 'urlSealed' | 'listSelection' | 'formData' | 'events' | 'rateLimit' | 'headers'>
 > & { filters?: StoredFilters };
 
 export class WebhookService {
@@ -173,8 +174,8 @@ export class WebhookService {
     const [row] = await ctx.sql(
       `WITH w AS (
          INSERT INTO webhooks (company_id, title, url, list_selection, form_data, events, active, rate_limit, headers,
-           filters, secret_sealed, created_at, updated_at, signing_key_sealed, public_key)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14) RETURNING *),
+           filters, secret_sealed, created_at, updated_at, signing_key_sealed, public_key, url_sealed)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15) RETURNING *),
        -- Its counters (hits, rate bucket, attempts in flight), whose row the delivery claim locks.
        counters AS (INSERT INTO webhook_counters (webhook_id) SELECT id FROM w)
        SELECT ${WEBHOOK_SELECT} FROM w LEFT JOIN webhook_counters c ON false`,
@@ -193,6 +194,7 @@ export class WebhookService {
         now,
         key && this.box.seal(key),
         key && publicKeyOf(key),
+        fields.urlSealed ?? null,
       ],
     );
     return { webhook: this.record(toWebhook(row as never)), secret };
@@ -206,6 +208,7 @@ export class WebhookService {
     const put = (column: string, value: unknown) => set.push(`${column} = $${values.push(value)}`);
     if (fields.title !== undefined) put('title', fields.title);
     if (fields.url !== undefined) put('url', fields.url);
+    if (fields.url !== undefined) put('url_sealed', fields.urlSealed ?? null);
     if (fields.listSelection !== undefined) put('list_selection', fields.listSelection);
     if (fields.formData !== undefined) put('form_data', JSON.stringify(fields.formData));
     if (fields.events !== undefined) put('events', JSON.stringify(fields.events));
@@ -317,7 +320,13 @@ export class WebhookService {
           ? urlProblem(input.url.trim(), this.settings.destinations)
           : undefined;
       if (problem && !rules.has('url')) rules.add('url', problem);
-      if (typeof input.url === 'string') out.url = input.url.trim();
+      const kept =
+        !problem && !rules.has('url') && typeof input.url === 'string' && !session
+          ? urlToStore(input.url.trim(), current, this.box)
+          : undefined;
+      if (kept === null) rules.add('url', "The url field's password *** stands for the stored one, and there is none.");
+      if (kept) Object.assign(out, kept);
+      else if (typeof input.url === 'string') out.url = input.url.trim();
     }
     if (input.method !== undefined && input.method !== null && input.method.toUpperCase() !== 'POST')
       rules.add('method', 'The method field must be POST.');

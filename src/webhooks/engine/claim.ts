@@ -44,6 +44,8 @@ export interface Claimed {
   final_attempt: number;
   lease_token: string;
   url: string;
+  /** The whole URL, sealed, when it carries a password (a broker's). */
+  url_sealed: string | null;
   secret_sealed: string;
   previous_secret_sealed: string | null;
   previous_secret_expires_at: Date | null;
@@ -123,12 +125,12 @@ const CLAIM = `
     WHERE c.webhook_id = n.webhook_id
   )
   SELECT c.id, c.webhook_id, c.company_id, c.event, c.payload, c.attempt_count, c.final_attempt, c.lease_token, c.created_at, c.trace_parent,
-    w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at, w.signing_key_sealed,
+    w.url, w.url_sealed, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at, w.signing_key_sealed,
     w.previous_signing_key_sealed, w.headers, NULL::bool AS again
   FROM claimed c JOIN webhooks w ON w.id = c.webhook_id
   UNION ALL
   -- Endpoints with work that got their counters row just now: claimed from the next claim on.
-  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
     EXISTS (SELECT 1 FROM eligible WHERE counted IS NULL)`;
 
 export class DeliveryClaim {

@@ -10,6 +10,8 @@ import type { DeliveryScheduler } from './scheduler.js';
 import { OperatorEvents } from './operator-events.js';
 import { Settler, succeeded } from './settle.js';
 import { signAttempt } from '../config/signing.js';
+import { isBrokerUrl } from '../config/broker-url.js';
+import { sendToBroker } from './brokers/index.js';
 import { headersToSend } from '../config/headers.js';
 import { isListenUrl, type ListenSessions } from '../tools/listen.js';
 import { attemptSpan } from '../../observability/tracing.js';
@@ -185,10 +187,12 @@ export class WebhookDeliverer {
       try {
         if (isListenUrl(delivery.url) && this.listen)
           return await this.listen.exchange(delivery, signed.body, headers, this.settings.timeoutMs);
-        const url = new URL(delivery.url);
+        const url = new URL(delivery.url_sealed ? this.box.open(delivery.url_sealed)! : delivery.url);
         const destination = await resolveDestination(url.hostname, this.settings.destinations);
-        // The webhook's own headers first: none of them can be one of ours (webhooks/headers.ts refuses those names).
-        return await sendAttempt(url, destination, signed.body, headers, this.settings.timeoutMs);
+        // A broker destination takes the same signed message (brokers/index.ts). The webhook's own headers first:
+        // none of them can be one of ours (webhooks/headers.ts refuses those names).
+        const send = isBrokerUrl(url) ? sendToBroker : sendAttempt;
+        return await send(url, destination, signed.body, headers, this.settings.timeoutMs);
       } catch (error) {
         return {
           statusCode: null,

@@ -84,13 +84,16 @@ export function retryAfterMs(header: string | undefined, now = Date.now()): numb
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-export function sendAttempt(
+/** One attempt to a destination: the signed body and headers to the checked address, within the timeout. */
+export type Send = (
   url: URL,
   destination: Destination,
   body: string,
   headers: Record<string, string>,
   timeoutMs: number,
-): Promise<SendResult> {
+) => Promise<SendResult>;
+
+export const sendAttempt: Send = (url, destination, body, headers, timeoutMs) => {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -150,4 +153,4 @@ export function sendAttempt(
     });
     request.end(body);
   });
-}
+};

@@ -2,6 +2,7 @@ import { listen, type Listener } from '../../db/listener.js';
 import { errorFields, type Logger } from '../../observability/logger.js';
 import type { WebhookDeliverer } from './deliverer.js';
 import { closeAgents } from './http-send.js';
+import { closeBrokers } from './brokers/index.js';
 import { DUE_CHANNEL } from './due-channel.js';
 
 // The delivery pump of a worker process: it claims due deliveries straight
@@ -131,5 +132,6 @@ export class DeliveryPump {
     if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.add(resolve));
     await this.listener?.stop();
     closeAgents();
+    await closeBrokers();
   }
 }

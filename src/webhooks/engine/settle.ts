@@ -43,8 +43,9 @@ export interface SettleSettings {
   disableAfterMs: number;
 }
 
+/** A 2xx answer, or a broker that took the message (no status code, no error). */
 export const succeeded = (result: SendResult) =>
-  result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300 && result.error === null;
+  result.error === null && (result.statusCode === null || (result.statusCode >= 200 && result.statusCode < 300));
 
 /** Whether a failure says the endpoint is overloaded (and its concurrency should shrink). */
 const overloaded = (result: SendResult) =>

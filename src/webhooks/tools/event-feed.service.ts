@@ -37,8 +37,9 @@ GET /api/events?after=CURSOR&types=call.started,call.ended&limit=100
   410 (GraphQL: code \`GONE\`), and the consumer starts again without it.
 - No event is skipped: an event appears once every transaction older than its
   own has ended, so one committed late never lands behind a cursor that has
-  moved on. The cost is that a long transaction holds the feed back while it
-  runs (the changes of the API are short ones).
+  moved on. The cost is that a long writing transaction anywhere on the
+  database server holds the feed back while it runs (the API's are short;
+  a backup's reads are not writing transactions and hold nothing back).
 - GraphQL: \`events(after, types, limit) { nodes { id event occurredAt data }
   pageInfo { hasNextPage endCursor } }\`. Requires \`view-webhooks\`.
 `;
