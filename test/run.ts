@@ -168,6 +168,7 @@ const OWN_PROCESS = new Set([
   'webhook-db-restart',
   'webhooks',
   'webhook-destinations',
+  'webhook-brokers',
   'jobs',
 ]);
 const GROUPS = Number(process.env.TEST_GROUPS ?? 3);
