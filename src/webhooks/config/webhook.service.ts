@@ -1,48 +1,23 @@
 import type { RequestContext } from '../../context/request-context.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
-import { NotFoundError, ValidationError } from '../../kernel/errors.js';
-import { EVENT_NAMES, isEventType } from '../../events/catalog.js';
+import { NotFoundError } from '../../kernel/errors.js';
+import { EVENT_NAMES } from '../../events/catalog.js';
 import type { IdCodec } from '../../kernel/ids.js';
 import { idOf } from '../../db/lookup.js';
 import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from '../../db/reads.js';
 import { WEBHOOK_SELECT, toWebhook, webhookOf, webhookPage, type Webhook } from './webhook-rows.js';
-import { LIMITS, Rules, message } from '../../kernel/validation.js';
-import { urlProblem, type DestinationPolicy } from './destination.js';
-import { urlToStore } from './broker-url.js';
-import { FORM_FIELDS, isFormField, LIST_SELECTIONS, selectionOf, SELECTION_NAMES } from './payload.js';
-import { headerRecords, headersToStore, type WebhookHeaderInput, type WebhookHeaderRecord } from './headers.js';
+import { Rules } from '../../kernel/validation.js';
+import type { DestinationPolicy } from './destination.js';
+import { headerRecords, type WebhookHeaderRecord } from './headers.js';
+import { checkWebhook, type WebhookInput } from './webhook-rules.js';
 import { newSecret, newSigningKey, publicKeyOf } from './signing.js';
-import {
-  type WebhookFilterInput,
-  filterRecords,
-  filtersToStore,
-  type StoredFilters,
-  type WebhookFilterRecord,
-} from './filters.js';
-import { BOUNDS } from '../../kernel/bounds.js';
+import { filterRecords, type StoredFilters, type WebhookFilterRecord } from './filters.js';
+
+export type { WebhookInput } from './webhook-rules.js';
 
 // Webhook configuration (docs/design.md §5): a company's endpoints, their
 // events, form data, secrets and rotation, and their limits. The deliveries
 // live in delivery.service.ts.
-
-export interface WebhookInput {
-  title?: string | null;
-  url?: string | null;
-  method?: string | null;
-  listSelection?: string | null;
-  formData?: string[] | null;
-  events?: string[] | null;
-  active?: boolean | null;
-  rateLimit?: number | null;
-  /** Replaces every custom header; null or left out keeps them. */
-  headers?: WebhookHeaderInput[] | null;
-  /** Replaces every payload filter; null or left out keeps them (those of events still subscribed). */
-  filters?: WebhookFilterInput[] | null;
-  /** `v1` (HMAC-SHA256, the default) or `v1a` (Ed25519): what webhook-signature carries. */
-  signatureScheme?: string | null;
-}
-
-export const SIGNATURE_SCHEMES = ['v1', 'v1a'] as const;
 
 export interface WebhookListArgs extends PageArgs {
   search?: string | null;
@@ -93,10 +68,6 @@ export interface WebhookRecord
   /** Ed25519 (v1a) only: the key receivers verify with. */
   publicKey: string | null;
 }
-
-type CheckedFields = Partial<
-  Pick<Webhook, 'title' | 'url' | 'urlSealed' | 'listSelection' | 'formData' | 'events' | 'rateLimit' | 'headers'>
-> & { filters?: StoredFilters };
 
 export class WebhookService {
   constructor(
@@ -167,7 +138,12 @@ export class WebhookService {
     input: WebhookInput,
     { session = false }: { session?: boolean } = {},
   ): Promise<{ webhook: WebhookRecord; secret: string }> {
-    const fields = this.check(input, true, undefined, session);
+    const fields = checkWebhook(input, {
+      creating: true,
+      session,
+      box: this.box,
+      destinations: this.settings.destinations,
+    });
     const secret = newSecret();
     const key = input.signatureScheme === 'v1a' ? newSigningKey() : null;
     const now = new Date();
@@ -202,7 +178,12 @@ export class WebhookService {
 
   async update(ctx: RequestContext, rawId: string, input: WebhookInput): Promise<WebhookRecord> {
     const webhook = await this.find(ctx, rawId);
-    const fields = this.check(input, false, webhook);
+    const fields = checkWebhook(input, {
+      creating: false,
+      current: webhook,
+      box: this.box,
+      destinations: this.settings.destinations,
+    });
     const set: string[] = [];
     const values: unknown[] = [webhook.id];
     const put = (column: string, value: unknown) => set.push(`${column} = $${values.push(value)}`);
@@ -300,100 +281,5 @@ export class WebhookService {
       `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE webhook_id = $1 AND status = 'pending' AND lease_token IS NULL`,
       [webhookId],
     );
-  }
-
-  /** The rules of every field given (all required ones on create); the list selection and form data agree. */
-  /** `session`: a session webhook of npm run listen (webhooks/listen.ts), whose url is its own: never an address to send to. */
-  private check(input: WebhookInput, creating: boolean, current?: Webhook, session = false): CheckedFields {
-    const rules = new Rules();
-    const out: CheckedFields = {};
-    if (input.headers !== undefined && input.headers !== null)
-      out.headers = headersToStore(rules, input.headers, current?.headers ?? [], this.box);
-    if (creating || input.title !== undefined) {
-      rules.required('title', input.title).maxChars('title', input.title, BOUNDS.webhook.title.maxLength);
-      if (typeof input.title === 'string') out.title = input.title.trim();
-    }
-    if (creating || input.url !== undefined) {
-      rules.required('url', input.url).maxChars('url', input.url, BOUNDS.webhook.url.maxLength);
-      const problem =
-        typeof input.url === 'string' && input.url.trim() !== '' && !session
-          ? urlProblem(input.url.trim(), this.settings.destinations)
-          : undefined;
-      if (problem && !rules.has('url')) rules.add('url', problem);
-      const kept =
-        !problem && !rules.has('url') && typeof input.url === 'string' && !session
-          ? urlToStore(input.url.trim(), current, this.box)
-          : undefined;
-      if (kept === null) rules.add('url', "The url field's password *** stands for the stored one, and there is none.");
-      if (kept) Object.assign(out, kept);
-      else if (typeof input.url === 'string') out.url = input.url.trim();
-    }
-    if (input.method !== undefined && input.method !== null && input.method.toUpperCase() !== 'POST')
-      rules.add('method', 'The method field must be POST.');
-    if (creating || input.events !== undefined) {
-      const events = input.events ?? [];
-      if (events.length === 0) rules.add('events', message.required('events'));
-      events.forEach((name, i) => {
-        if (!isEventType(name)) rules.add(`events.${i}`, message.oneOf(`events.${i}`, name, EVENT_NAMES));
-      });
-      out.events = EVENT_NAMES.filter((name) => events.includes(name));
-    }
-    if (input.formData !== undefined && input.formData !== null) {
-      if (input.formData.length > LIMITS.arrayItems)
-        rules.add('formData', message.maxItems('formData', LIMITS.arrayItems));
-      input.formData.forEach((name, i) => {
-        if (!isFormField(name))
-          rules.add(`formData.${i}`, message.oneOf(`formData.${i}`, name, [...FORM_FIELDS, 'custom_fields.<key>']));
-      });
-    }
-    const filters = filtersToStore(
-      rules,
-      input.filters,
-      out.events ?? current?.events ?? [],
-      (current?.filters ?? {}) as StoredFilters,
-    );
-    if (filters !== undefined) out.filters = filters;
-    rules.oneOf('listSelection', input.listSelection, SELECTION_NAMES);
-    rules.oneOf('signatureScheme', input.signatureScheme, SIGNATURE_SCHEMES);
-    if (input.rateLimit !== undefined) {
-      if (
-        input.rateLimit !== null &&
-        !(
-          Number.isInteger(input.rateLimit) &&
-          input.rateLimit >= BOUNDS.webhook.rateLimit.minimum &&
-          input.rateLimit <= BOUNDS.webhook.rateLimit.maximum
-        )
-      ) {
-        rules.add(
-          'rateLimit',
-          `The rate limit field must be a whole number of deliveries per second from ` +
-            `${BOUNDS.webhook.rateLimit.minimum} to ${BOUNDS.webhook.rateLimit.maximum}, or null for none.`,
-        );
-      } else out.rateLimit = input.rateLimit;
-    }
-    rules.check();
-    const formData = input.formData ? [...new Set(input.formData)] : undefined;
-    const selection = input.listSelection ?? undefined;
-    if (selection && selection !== 'Custom' && formData && selectionOf(formData) !== selection) {
-      throw ValidationError.field(
-        'listSelection',
-        'The list selection and the form data disagree: choose one, or give Custom with the form data.',
-      );
-    }
-    if (selection === 'Custom' && !formData && !current)
-      throw ValidationError.field('formData', 'The form data field is required with the Custom list selection.');
-    if (selection && selection !== 'Custom') {
-      out.listSelection = selection;
-      out.formData = [...LIST_SELECTIONS[selection as keyof typeof LIST_SELECTIONS]];
-    } else if (formData) {
-      out.formData = formData;
-      out.listSelection = selection === 'Custom' ? 'Custom' : selectionOf(formData);
-    } else if (selection === 'Custom') {
-      out.listSelection = 'Custom';
-    } else if (creating) {
-      out.listSelection = 'Basic';
-      out.formData = [...LIST_SELECTIONS.Basic];
-    }
-    return out;
   }
 }
