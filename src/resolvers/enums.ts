@@ -79,6 +79,11 @@ export const DeliveryStatus = closedSet(
   DELIVERY_STATUSES,
   "A webhook delivery's status: pending until it succeeds, failed after its last attempt, or cancelled",
 );
+export const WebhookOrdering = closedSet(
+  'WebhookOrdering',
+  ['none', 'subject'],
+  "subject: deliveries about one subject (a call, campaign, agent or contact) one at a time, in their events' order",
+);
 export const SignatureScheme = closedSet(
   'SignatureScheme',
   ['v1', 'v1a'],

@@ -9,6 +9,7 @@ import {
   ListSelection,
   SignatureScheme,
   WebhookEvent,
+  WebhookOrdering,
 } from './enums.js';
 import { BOUNDS, inWords } from '../kernel/bounds.js';
 
@@ -71,6 +72,7 @@ export class WebhookType {
   @Field(() => Date, { nullable: true, description: "Nothing is sent before this time: the receiver's Retry-After" })
   pausedUntil!: Date | null;
   @Field(() => SignatureScheme) signatureScheme!: string;
+  @Field(() => WebhookOrdering) ordering!: string;
   @Field(() => String, {
     nullable: true,
     description: 'v1a only: the Ed25519 public key (whpk_...) that verifies its signatures',
@@ -273,6 +275,13 @@ export class WebhookInput {
     description: 'v1 (HMAC-SHA256, the default) or v1a (Ed25519: a key pair is made, its public key shown)',
   })
   signatureScheme?: string | null;
+  @Field(() => WebhookOrdering, {
+    nullable: true,
+    description:
+      'subject: deliveries about one subject are attempted one at a time in order, a failing one holding back only ' +
+      'its subject; none (the default): as they come',
+  })
+  ordering?: string | null;
 }
 
 @InputType({ description: 'A new webhook: title, url and events are required' })

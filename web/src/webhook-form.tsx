@@ -28,12 +28,13 @@ export interface Webhook {
   pausedUntil: string | null;
   signatureScheme: string;
   publicKey: string | null;
+  ordering: string;
   createdAt: string;
 }
 
 export const WEBHOOK_FIELDS =
   'id title url method events listSelection formData active disabledReason hits lastHit concurrency ' +
-  'rateLimit pausedUntil signatureScheme publicKey createdAt headers { name value secret } filters { event filter }';
+  'rateLimit pausedUntil signatureScheme publicKey ordering createdAt headers { name value secret } filters { event filter }';
 
 /** The rate limit as typed: empty is none; anything but a whole number is sent as 0, which the service refuses with its rule. */
 const rateLimitOf = (text: string) =>
@@ -70,6 +71,7 @@ export function WebhookForm(props: {
   const [active, setActive] = useState(editing?.active ?? true);
   const [rateLimit, setRateLimit] = useState(editing?.rateLimit ? String(editing.rateLimit) : '');
   const [scheme, setScheme] = useState(editing?.signatureScheme ?? 'v1');
+  const [ordered, setOrdered] = useState(editing?.ordering === 'subject');
   const [headers, setHeaders] = useState(rowsOf(editing?.headers));
   const [filters, setFilters] = useState(filterRowsOf(editing?.filters));
   const [error, setError] = useState<ApiError | null>(null);
@@ -132,6 +134,7 @@ export function WebhookForm(props: {
       active,
       rateLimit: rateLimitOf(rateLimit),
       signatureScheme: scheme,
+      ordering: ordered ? 'subject' : 'none',
       headers: headersInput(headers),
       filters: checked.filters,
     };
@@ -284,6 +287,11 @@ export function WebhookForm(props: {
             <option value="v1a">v1a: Ed25519, verified with a public key</option>
           </select>
           <FieldError id="wh-scheme-error" error={error} field="signatureScheme" />
+
+          <label class="check">
+            <input type="checkbox" checked={ordered} onChange={(e) => setOrdered(e.currentTarget.checked)} />
+            In order per subject (one call's, campaign's, agent's or contact's events one at a time)
+          </label>
 
           <label class="check">
             <input type="checkbox" checked={active} onChange={(e) => setActive(e.currentTarget.checked)} />

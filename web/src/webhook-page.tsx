@@ -145,6 +145,8 @@ export function WebhookPage(props: { id: number; canManage: boolean }) {
             'v1 (HMAC-SHA256 with the signing secret)'
           )}
         </dd>
+        <dt>Order</dt>
+        <dd>{webhook.ordering === 'subject' ? 'In order per subject' : 'As events come'}</dd>
         <dt>Filters</dt>
         <dd>{webhook.filters.length ? webhook.filters.map((f) => eventName(f.event)).join(', ') : 'None'}</dd>
         <dt>Custom headers</dt>

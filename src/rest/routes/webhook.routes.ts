@@ -16,7 +16,7 @@ export const deliveryId: RowParam = { variable: 'id', description: 'Delivery id 
 const WEBHOOK_FIELDS =
   'id title url method list_selection: listSelection form_data: formData events active ' +
   'disabled_reason: disabledReason hits last_hit: lastHit concurrency rate_limit: rateLimit ' +
-  'paused_until: pausedUntil signature_scheme: signatureScheme public_key: publicKey created_at: createdAt ' +
+  'paused_until: pausedUntil signature_scheme: signatureScheme public_key: publicKey ordering created_at: createdAt ' +
   'updated_at: updatedAt headers { name value secret } filters { event filter }';
 export const DELIVERY_FIELDS =
   'id webhook_id: webhookId event status attempt_count: attemptCount next_attempt_at: nextAttemptAt ' +
@@ -60,6 +60,11 @@ const fields: Record<string, RowParam> = {
       'v1 (HMAC-SHA256 with the secret, the default) or v1a (Ed25519: a key pair is made and public_key shown; ' +
       "the body keeps the specification's sha256= signature)",
   },
+  ordering: {
+    description:
+      'subject: deliveries about one call, campaign, agent or contact one at a time in order (a failing one holds back ' +
+      'only its subject); none (the default): as they come',
+  },
   filters: {
     items: { fields: { event: { description: 'An event type the webhook subscribes to' }, filter } },
     description:
@@ -70,11 +75,11 @@ const fields: Record<string, RowParam> = {
 const INPUT_VARIABLES =
   '$title: String, $url: String, $method: String, $listSelection: ListSelection, $formData: [String!], ' +
   '$events: [WebhookEvent!], $active: Boolean, $rateLimit: Int, $headers: [WebhookHeaderInput!], ' +
-  '$filters: [WebhookFilterInput!], $signatureScheme: SignatureScheme';
+  '$filters: [WebhookFilterInput!], $signatureScheme: SignatureScheme, $ordering: WebhookOrdering';
 const INPUT =
   '{ title: $title, url: $url, method: $method, listSelection: $listSelection, formData: $formData, ' +
   'events: $events, active: $active, rateLimit: $rateLimit, headers: $headers, filters: $filters, ' +
-  'signatureScheme: $signatureScheme }';
+  'signatureScheme: $signatureScheme, ordering: $ordering }';
 
 export const row = (r: Omit<Route, 'tag'>): Route => ({ tag: 'Webhooks', ...r });
 

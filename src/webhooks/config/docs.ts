@@ -133,6 +133,19 @@ generators make typed receiver code from it.
   try-out on one machine; \`WEBHOOK_ALLOW_PRIVATE=true\` allows every private
   address.
 
+### Ordering per subject
+
+Deliveries go out concurrently, so two about one call can arrive out of order.
+A webhook with \`ordering: subject\` (the page's "In order per subject") gets
+the deliveries about one subject one at a time, in the order of their events:
+the subject is what the event is first about (its call, else its campaign,
+else its agent, else its contact). A delivery waits while an older one of its
+subject is in flight or waiting for a retry; a failing one holds back only its
+subject, until it succeeds or its schedule ends. Other subjects, and other
+webhooks, go on. The cost: one subject's deliveries move at one round trip
+each, and a claim looks past the waiting ones. Test sends, resends, recoveries
+and replays are not ordered.
+
 ## The request
 
 Headers of every attempt:

@@ -37,6 +37,8 @@ export interface Webhook {
   concurrency: number | null;
   rateLimit: number | null;
   pausedUntil: Date | null;
+  /** `subject`: deliveries about one subject are attempted one at a time, in order; `none`: as they come. */
+  ordering: string;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -67,6 +69,7 @@ interface WebhookRow {
   concurrency: number | null;
   rate_limit: number | null;
   paused_until: string | null;
+  ordering: string;
   created_at: string;
   updated_at: string;
 }
@@ -75,7 +78,8 @@ interface WebhookRow {
 export const WEBHOOK_SELECT = `w.id, w.company_id, w.title, w.url, w.url_sealed, w.method, w.list_selection, w.form_data, w.events,
   w.headers, w.filters, w.active, w.disabled_reason, coalesce(c.hits, 0)::int AS hits, c.last_hit, w.secret_sealed,
   w.previous_secret_sealed, w.previous_secret_expires_at, w.signing_key_sealed, w.public_key,
-  w.previous_signing_key_sealed, w.previous_public_key, w.concurrency, w.rate_limit, w.paused_until, w.created_at,
+  w.previous_signing_key_sealed, w.previous_public_key, w.concurrency, w.rate_limit, w.paused_until, w.ordering,
+  w.created_at,
   w.updated_at`;
 export const WEBHOOK_FROM = 'webhooks w LEFT JOIN webhook_counters c ON c.webhook_id = w.id';
 
@@ -105,6 +109,7 @@ export const toWebhook = (row: WebhookRow): Webhook => ({
   concurrency: row.concurrency,
   rateLimit: row.rate_limit,
   pausedUntil: dbDate(row.paused_until),
+  ordering: row.ordering,
   createdAt: dbDate(row.created_at),
   updatedAt: dbDate(row.updated_at),
 });

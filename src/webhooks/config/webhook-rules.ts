@@ -28,12 +28,19 @@ export interface WebhookInput {
   filters?: WebhookFilterInput[] | null;
   /** `v1` (HMAC-SHA256, the default) or `v1a` (Ed25519): what webhook-signature carries. */
   signatureScheme?: string | null;
+  /** `subject` (deliveries about one subject one at a time, in order) or `none` (the default). */
+  ordering?: string | null;
 }
+
+export const ORDERINGS = ['none', 'subject'] as const;
 
 export const SIGNATURE_SCHEMES = ['v1', 'v1a'] as const;
 
 export type CheckedFields = Partial<
-  Pick<Webhook, 'title' | 'url' | 'urlSealed' | 'listSelection' | 'formData' | 'events' | 'rateLimit' | 'headers'>
+  Pick<
+    Webhook,
+    'title' | 'url' | 'urlSealed' | 'listSelection' | 'formData' | 'events' | 'rateLimit' | 'headers' | 'ordering'
+  >
 > & { filters?: StoredFilters };
 
 /** The rules of every field given (all required ones on create); the list selection and form data agree. */
@@ -98,6 +105,8 @@ export function checkWebhook(
   if (filters !== undefined) out.filters = filters;
   rules.oneOf('listSelection', input.listSelection, SELECTION_NAMES);
   rules.oneOf('signatureScheme', input.signatureScheme, SIGNATURE_SCHEMES);
+  rules.oneOf('ordering', input.ordering, ORDERINGS);
+  if (typeof input.ordering === 'string') out.ordering = input.ordering;
   if (input.rateLimit !== undefined) {
     if (
       input.rateLimit !== null &&

@@ -65,6 +65,7 @@ export interface WebhookRecord
   /** Until when a Retry-After pauses it; null once that has passed. */
   pausedUntil: Date | null;
   signatureScheme: string;
+  ordering: string;
   /** Ed25519 (v1a) only: the key receivers verify with. */
   publicKey: string | null;
 }
@@ -126,6 +127,7 @@ export class WebhookService {
       rateLimit: w.rateLimit ?? null,
       pausedUntil: w.pausedUntil && w.pausedUntil.getTime() > Date.now() ? w.pausedUntil : null,
       signatureScheme: w.signingKeySealed ? 'v1a' : 'v1',
+      ordering: w.ordering,
       publicKey: w.publicKey,
       createdAt: w.createdAt,
       updatedAt: w.updatedAt,
@@ -150,8 +152,8 @@ export class WebhookService {
     const [row] = await ctx.sql(
       `WITH w AS (
          INSERT INTO webhooks (company_id, title, url, list_selection, form_data, events, active, rate_limit, headers,
-           filters, secret_sealed, created_at, updated_at, signing_key_sealed, public_key, url_sealed)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15) RETURNING *),
+           filters, secret_sealed, created_at, updated_at, signing_key_sealed, public_key, url_sealed, ordering)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16) RETURNING *),
        -- Its counters (hits, rate bucket, attempts in flight), whose row the delivery claim locks.
        counters AS (INSERT INTO webhook_counters (webhook_id) SELECT id FROM w)
        SELECT ${WEBHOOK_SELECT} FROM w LEFT JOIN webhook_counters c ON false`,
@@ -171,6 +173,7 @@ export class WebhookService {
         key && this.box.seal(key),
         key && publicKeyOf(key),
         fields.urlSealed ?? null,
+        fields.ordering ?? 'none',
       ],
     );
     return { webhook: this.record(toWebhook(row as never)), secret };
@@ -195,6 +198,7 @@ export class WebhookService {
     if (fields.events !== undefined) put('events', JSON.stringify(fields.events));
     if (fields.headers !== undefined) put('headers', JSON.stringify(fields.headers));
     if (fields.filters !== undefined) put('filters', JSON.stringify(fields.filters));
+    if (fields.ordering !== undefined) put('ordering', fields.ordering);
     if (fields.rateLimit !== undefined && fields.rateLimit !== webhook.rateLimit) {
       // A new limit starts with a full bucket.
       put('rate_limit', fields.rateLimit);

@@ -99,6 +99,9 @@ const CLAIM = `
     FROM endpoints e CROSS JOIN LATERAL (
       SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
       WHERE d.webhook_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+        -- Ordered per subject: a delivery waits while an older one of its subject is pending (in flight or to retry).
+        AND (d.order_key IS NULL OR NOT EXISTS (SELECT 1 FROM webhook_deliveries o WHERE o.webhook_id = d.webhook_id
+          AND o.order_key = d.order_key AND o.status = 'pending' AND (o.created_at, o.id) < (d.created_at, d.id)))
       ORDER BY d.next_attempt_at, d.id LIMIT e.free FOR NO KEY UPDATE SKIP LOCKED
     ) p
   ), turns AS (

@@ -27,6 +27,8 @@ export interface NewDelivery {
   eventId?: string;
   /** The W3C traceparent of the request that caused it (tracing on), so its attempts join that trace. */
   traceParent?: string | null;
+  /** For a webhook ordered per subject: the subject its attempts wait their turn on. */
+  orderKey?: string | null;
 }
 
 /** Counts what the filters turned away, once the change has committed. */
@@ -34,14 +36,14 @@ export type FilteredCounter = (event: string, webhooks: number) => void;
 
 // Each webhook's filter for the type comes as its JSON text: its predicate is made once per text (filters.ts).
 const SUBSCRIBED =
-  'SELECT id, form_data, (filters -> $3::text)::text AS filter FROM webhooks WHERE company_id = $1 AND active AND events @> $2::jsonb ORDER BY id';
+  'SELECT id, form_data, (filters -> $3::text)::text AS filter, ordering FROM webhooks WHERE company_id = $1 AND active AND events @> $2::jsonb ORDER BY id';
 
 const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status,
-  payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at, event_id, trace_parent)
+  payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at, event_id, trace_parent, order_key)
   SELECT d.id, d.webhook_id, d.company_id, d.event, 'pending', d.payload, 0, 5, d.due, d.trigger, d.due,
-    d.event_id, d.trace_parent
+    d.event_id, d.trace_parent, d.order_key
   FROM json_to_recordset($1::json) AS d(id text, webhook_id int, company_id int, event text, payload text,
-    trigger text, due timestamptz, event_id text, trace_parent text)`;
+    trigger text, due timestamptz, event_id text, trace_parent text, order_key text)`;
 
 // The event kept (with the webhooks its filters turned away), and its deliveries.
 const RECORD = `WITH kept AS (
@@ -62,6 +64,7 @@ const rowsOf = (ctx: RequestContext, deliveries: NewDelivery[], traceParent = tr
       due: d.due,
       event_id: d.eventId ?? null,
       trace_parent: d.traceParent ?? traceParent,
+      order_key: d.orderKey ?? null,
     })),
   );
 
@@ -72,11 +75,10 @@ export class WebhookOutbox implements EventSink<RequestContext> {
 
   async accept(ctx: RequestContext, event: DomainEvent): Promise<void> {
     const company = await ctx.companyId();
-    const webhooks = await ctx.sql<{ id: number; form_data: string[]; filter: string | null }>(SUBSCRIBED, [
-      company,
-      JSON.stringify([event.type]),
-      event.type,
-    ]);
+    const webhooks = await ctx.sql<{ id: number; form_data: string[]; filter: string | null; ordering: string }>(
+      SUBSCRIBED,
+      [company, JSON.stringify([event.type]), event.type],
+    );
     const due = new Date();
     const subjects = subjectsOf(event);
     const filteredBy: number[] = [];
@@ -107,6 +109,8 @@ export class WebhookOutbox implements EventSink<RequestContext> {
         trigger: 'scheduled',
         due,
         eventId: event.id,
+        // The subject the event is first about (its call, campaign, agent or contact): subjects.ts.
+        orderKey: webhook.ordering === 'subject' ? (subjects[0] ?? null) : null,
       });
     }
     await ctx.sql(RECORD, [
