@@ -9,6 +9,7 @@ const PARTS: Array<[string, string]> = [
   ['deep-page', 'a deep page against the first'],
   ['tracing', 'tracing on and off'],
   ['webhooks', 'the delivery engine against a graphile-worker peer'],
+  ['brokers', 'deliveries to RabbitMQ, NATS JetStream, Redis Streams and MQTT, and ordering per subject'],
   ['filters', 'payload filters on and off'],
   ['overload', 'an overload with the database restarted'],
   ['statements', 'what one event costs PostgreSQL, statement by statement, this build against main before the house'],

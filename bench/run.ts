@@ -8,9 +8,10 @@ import { tracingBench } from './tracing.bench.js';
 import { writePerformanceDoc } from './report.js';
 import { beforeAfterBench } from './before-after.bench.js';
 import { statementsBench } from './statements.bench.js';
+import { brokersBench } from './brokers.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
-// database; `npm run bench -- webhooks` (or api, deep-page, tracing, filters, overload, statements, before-after) runs the ones named;
+// database; `npm run bench -- webhooks` (or api, deep-page, tracing, brokers, filters, overload, statements, before-after) runs the ones named;
 // `npm run bench -- limits` runs the rate limits' part of api alone.
 
 // The services under test get the production pool size, not the test suite's small one.
@@ -39,6 +40,10 @@ for (const [name, run] of [
 if (wanted('webhooks')) {
   process.stdout.write('\n== webhooks\n');
   await webhooksBench();
+}
+if (wanted('brokers')) {
+  process.stdout.write('\n== brokers\n');
+  await brokersBench();
 }
 if (wanted('filters')) {
   process.stdout.write('\n== filters\n');
