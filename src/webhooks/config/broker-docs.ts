@@ -40,6 +40,10 @@ ${forms}
 - **Connections** are kept per destination and reused; one that breaks is made
   again at a later attempt, after a backoff that grows to 5 s while the broker
   stays away, and the deliveries meanwhile retry on their schedule.
+- **Latency** is the broker's round trip: Mosquitto, for one, holds small
+  packets such as a PUBACK for Nagle's algorithm unless \`set_tcp_nodelay true\`
+  is in its configuration, so each acknowledgement waits for the next packet
+  on the connection.
 
 A RabbitMQ consumer, verifying each message:
 
