@@ -138,8 +138,9 @@ export async function statementsBench(): Promise<void> {
         add(
           'fan-out 1',
           await measured('write and delivery', writes, async () => {
-            await openLoop(WRITES_PER_SECOND, SECONDS, (i) => createAgent(`One ${build} ${i}`));
-            await settled(from, writes);
+            // A write the API did not answer in time (an overloaded machine) made no delivery: only the others are awaited.
+            const load = await openLoop(WRITES_PER_SECOND, SECONDS, (i) => createAgent(`One ${build} ${i}`));
+            await settled(from, writes - load.failed);
           }),
         );
         // Twenty webhooks: a delivery at a fan-out of 20.

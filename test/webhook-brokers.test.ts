@@ -166,6 +166,29 @@ describe('broker destinations', () => {
     }
   });
 
+  it('tells of a broker delivery whose schedule ran out, as for HTTP (delivery.exhausted)', async () => {
+    const hook = await createHook('redis://127.0.0.1:6379/0?stream=sb-never-made', ['agent.created']);
+    assert.equal(
+      (await app.request('POST', '/api/agents', { token: owner, body: { name: 'Never streamed' } })).status,
+      201,
+    );
+    const notice = await eventually(
+      async () =>
+        (
+          await app.sql<{ data: { delivery_id: string } }>(
+            "SELECT data FROM events WHERE type = 'delivery.exhausted' AND data->>'webhook_id' = $1",
+            [String(hook.id)],
+          )
+        )[0],
+      20_000,
+      'delivery.exhausted',
+    );
+    const [delivery] = await app.sql('SELECT id, status, attempt_count FROM webhook_deliveries WHERE webhook_id = $1', [
+      hook.id,
+    ]);
+    assert.deepEqual(delivery, { id: notice.data.delivery_id, status: 'failed', attempt_count: 5 });
+  });
+
   it('refuses a broker URL without its target or with a wildcard, naming the form it takes', async () => {
     for (const [url, text] of [
       [

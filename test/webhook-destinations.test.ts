@@ -110,6 +110,15 @@ describe('address ranges', () => {
     );
     assert.equal(urlProblem('http://10.1.2.3/hook', 'private'), undefined);
     assert.ok(urlProblem('ftp://x/', 'private'), 'the scheme is checked even then');
+    // A broker's host obeys the same rules.
+    for (const url of [
+      'amqp://guest:guest@10.0.0.5:5672/%2F?exchange=calls',
+      'nats://127.0.0.1:4222?subject=calls',
+      'redis://169.254.169.254:6379/0?stream=calls',
+      'mqtts://[::1]:8883?topic=calls',
+    ])
+      assert.match(urlProblem(url, 'public') ?? '', /must not point to/, `${url} was allowed`);
+    assert.equal(urlProblem('amqps://user:pw@broker.example.com/prod?exchange=calls', 'public'), undefined);
   });
 
   it('lets development reach loopback receivers and no other private range', async () => {

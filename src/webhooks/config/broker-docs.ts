@@ -59,7 +59,25 @@ await channel.consume('calls', (message) => {
   channel.ack(message);
 });`)}
 
-NATS JetStream (headers from \`message.headers\`), Redis Streams (\`XREADGROUP\`;
-the field \`body\` and the header fields) and MQTT 5 (\`packet.properties.userProperties\`)
-verify the same way: the body text and a plain object of the headers.
+NATS JetStream, Redis Streams and MQTT 5 verify the same way: the body text and
+a plain object of the headers.
+
+${code(`// NATS JetStream (the nats package): a consumer of the stream that takes the subject.
+for await (const message of await (await js.consumers.get('CALLS')).consume()) {
+  const headers = Object.fromEntries([...message.headers!].map(([name]) => [name, message.headers!.get(name)]));
+  verifier.verify(message.string(), headers);
+  message.ack();
+}
+
+// Redis Streams (the redis package): the field body, and the headers as the other fields.
+const [[, entries]] = await redis.xReadGroup('workers', 'me', { key: 'calls', id: '>' }, { COUNT: 100 });
+for (const { id, message: { body, ...headers } } of entries) {
+  verifier.verify(body, headers);
+  await redis.xAck('calls', 'workers', id);
+}
+
+// MQTT 5 (the mqtt package): the headers are the message's user properties.
+client.on('message', (topic, payload, packet) => {
+  verifier.verify(payload.toString(), packet.properties!.userProperties as Record<string, string>);
+});`)}
 `;
