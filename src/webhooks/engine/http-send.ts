@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Destination } from '../config/destination.js';
+import type { Send, SendResult } from './attempt.js';
 
 // One HTTP attempt: POST to the checked address (the Host header and TLS
 // name stay the URL's), redirects not followed, the response read up to a
@@ -24,17 +25,6 @@ const IDLE_SOCKET_MS = 4000;
 const IDLE_SOCKETS = 1024;
 /** Agents kept at most. */
 const AGENTS_MAX = 1000;
-
-export interface SendResult {
-  statusCode: number | null;
-  responseBody: string | null;
-  error: string | null;
-  durationMs: number;
-  /** The attempt ran out of time (no answer within the timeout). */
-  timedOut?: boolean;
-  /** What the receiver's Retry-After asked for, in milliseconds (429 and 503 only). */
-  retryAfterMs?: number;
-}
 
 const agents = new Map<string, http.Agent>();
 
@@ -83,15 +73,6 @@ export function retryAfterMs(header: string | undefined, now = Date.now()): numb
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
-
-/** One attempt to a destination: the signed body and headers to the checked address, within the timeout. */
-export type Send = (
-  url: URL,
-  destination: Destination,
-  body: string,
-  headers: Record<string, string>,
-  timeoutMs: number,
-) => Promise<SendResult>;
 
 export const sendAttempt: Send = (url, destination, body, headers, timeoutMs) => {
   const started = performance.now();

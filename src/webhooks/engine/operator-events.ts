@@ -1,6 +1,6 @@
 import type { RequestContext } from '../../context/request-context.js';
 import { dbDate } from '../../db/reads.js';
-import type { SendResult } from './http-send.js';
+import type { SendResult } from './attempt.js';
 
 // Operator events (Svix's endpoint.disabled and message.attempt.exhausted,
 // Outpost's alerts on its failure threshold): what happens to the company's

@@ -2,7 +2,7 @@ import type { ContextFactory, RequestContext } from '../../context/request-conte
 import { dbDate } from '../../db/reads.js';
 import { errorFields, type Logger } from '../../observability/logger.js';
 import type { Claimed } from './claim.js';
-import type { SendResult } from './http-send.js';
+import type { SendResult } from './attempt.js';
 import { TickBatch } from './tick-batch.js';
 import { DUE_CHANNEL } from './due-channel.js';
 import { isOperatorEvent } from '../../events/catalog.js';

@@ -6,7 +6,8 @@ import { pushStream } from '../../events/stream.js';
 import { errorFields, type Logger } from '../../observability/logger.js';
 import { Rules } from '../../kernel/validation.js';
 import type { Claimed } from '../engine/claim.js';
-import { RESPONSE_KEEP, type SendResult } from '../engine/http-send.js';
+import { RESPONSE_KEEP } from '../engine/http-send.js';
+import type { SendResult } from '../engine/attempt.js';
 import type { WebhookRecord, WebhookService } from '../config/webhook.service.js';
 
 // `npm run listen` (src/listen/cli.ts), the Stripe CLI's loop: a session

@@ -1,6 +1,6 @@
 import { type BrokerKind, brokerTarget, withoutPassword } from '../../config/broker-url.js';
 import type { Destination } from '../../config/destination.js';
-import type { Send } from '../http-send.js';
+import type { Send } from '../attempt.js';
 import { amqpClient } from './amqp.js';
 import { mqttClient } from './mqtt.js';
 import { natsClient } from './nats.js';

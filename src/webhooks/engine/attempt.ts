@@ -1,0 +1,23 @@
+import type { Destination } from '../config/destination.js';
+
+// What one attempt is, whatever it is sent over: HTTP (http-send.ts) or a broker (brokers/).
+
+export interface SendResult {
+  statusCode: number | null;
+  responseBody: string | null;
+  error: string | null;
+  durationMs: number;
+  /** The attempt ran out of time (no answer within the timeout). */
+  timedOut?: boolean;
+  /** What the receiver's Retry-After asked for, in milliseconds (429 and 503 only). */
+  retryAfterMs?: number;
+}
+
+/** One attempt to a destination: the signed body and headers to the checked address, within the timeout. */
+export type Send = (
+  url: URL,
+  destination: Destination,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+) => Promise<SendResult>;
