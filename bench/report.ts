@@ -10,6 +10,7 @@ const PARTS: Array<[string, string]> = [
   ['tracing', 'tracing on and off'],
   ['webhooks', 'the delivery engine against a graphile-worker peer'],
   ['brokers', 'deliveries to RabbitMQ, NATS JetStream, Redis Streams and MQTT, and ordering per subject'],
+  ['call-path', 'inbound calls decided by the company endpoint: what Switchboard adds, the deadline, the breaker'],
   ['filters', 'payload filters on and off'],
   ['overload', 'an overload with the database restarted'],
   ['statements', 'what one event costs PostgreSQL, statement by statement, this build against main before the house'],

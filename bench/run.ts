@@ -9,9 +9,10 @@ import { writePerformanceDoc } from './report.js';
 import { beforeAfterBench } from './before-after.bench.js';
 import { statementsBench } from './statements.bench.js';
 import { brokersBench } from './brokers.bench.js';
+import { callPathBench } from './call-path.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
-// database; `npm run bench -- webhooks` (or api, deep-page, tracing, brokers, filters, overload, statements, before-after) runs the ones named;
+// database; `npm run bench -- webhooks` (or api, deep-page, tracing, brokers, call-path, filters, overload, statements, before-after) runs the ones named;
 // `npm run bench -- limits` runs the rate limits' part of api alone.
 
 // The services under test get the production pool size, not the test suite's small one.
@@ -44,6 +45,10 @@ if (wanted('webhooks')) {
 if (wanted('brokers')) {
   process.stdout.write('\n== brokers\n');
   await brokersBench();
+}
+if (wanted('call-path')) {
+  process.stdout.write('\n== call-path\n');
+  await callPathBench();
 }
 if (wanted('filters')) {
   process.stdout.write('\n== filters\n');

@@ -10,6 +10,12 @@
 // x-webhook-signature (signed with the webhook's current secret only) matched.
 // It answers 2xx to accept (anything else makes Switchboard retry) and prints
 // one JSON line per request.
+//
+// It is also an example decision endpoint (docs/call-routing.md): a signed
+// `call.inbound` request is answered at once with a decision. A caller listed
+// in DECISION_BLOCKED (comma-separated E.164) is rejected; with
+// DECISION_FORWARD_TO set every other call is forwarded there; otherwise the
+// number's own agent answers, greeting a known contact by first name.
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -28,6 +34,16 @@ if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
   process.exit(64);
 }
 const port = Number(portText);
+const blocked = new Set((process.env.DECISION_BLOCKED ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+const forwardTo = process.env.DECISION_FORWARD_TO;
+
+/** The example routing rule: what to do with an inbound call (the answer's schema is DecisionAnswer in openapi.json). */
+function decide(data) {
+  if (blocked.has(data.caller)) return { action: 'reject', reason: 'blocked caller' };
+  if (forwardTo) return { action: 'forward', to: forwardTo };
+  const variables = data.contact?.first_name ? { first_name: data.contact.first_name } : {};
+  return { action: 'answer', ...(data.agent_id ? { agent_id: data.agent_id } : {}), variables };
+}
 
 const equal = (a, b) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
@@ -50,6 +66,8 @@ function verifyStandardSignature(secret, rawBody, id, timestamp, header) {
 }
 
 const server = createServer((req, res) => {
+  // Switchboard opens a connection with OPTIONS when a decision endpoint is saved.
+  if (req.method === 'OPTIONS') return res.writeHead(204).end();
   const chunks = [];
   req.on('data', (chunk) => chunks.push(chunk));
   req.on('end', () => {
@@ -67,10 +85,18 @@ const server = createServer((req, res) => {
       verifyPayloadSignature(secret, rawBody, req.headers['x-webhook-signature']),
     );
     let event = null;
+    let parsed = null;
     try {
-      event = JSON.parse(rawBody).event;
+      parsed = JSON.parse(rawBody);
+      event = parsed.event;
     } catch {
       // not JSON: not verified either
+    }
+    if (verified && parsed?.type === 'call.inbound') {
+      const decision = decide(parsed.data);
+      console.log(JSON.stringify({ verified, decision: parsed.data.call_sid, ...decision }));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify(decision));
     }
     console.log(
       JSON.stringify({

@@ -38,6 +38,11 @@ import { DeliveryScheduler } from './webhooks/engine/scheduler.js';
 import { WebhookService } from './webhooks/config/webhook.service.js';
 import { DeliveryService } from './webhooks/tools/delivery.service.js';
 import { ReplayService } from './webhooks/tools/replay.service.js';
+import { DecisionCaller } from './decisions/caller.js';
+import { DecisionEndpointService } from './decisions/decision.service.js';
+import { InboundCallService } from './services/inbound-call.service.js';
+import { AgentToolService } from './decisions/tool.service.js';
+import { ToolCallService } from './services/tool-call.service.js';
 
 // The composition root: every service, the webhook module and the event seam
 // (the sinks a recorded event reaches) are built here, once per app instance,
@@ -71,6 +76,12 @@ export interface Services {
   /** GET /api/events: the company's events for consumers who pull. */
   eventFeed: EventFeedService;
   calls: CallService;
+  /** Decision endpoints: the URL asked how to route an inbound call (decisions/). */
+  decisionEndpoints: DecisionEndpointService;
+  inboundCalls: InboundCallService;
+  /** Tools for AI agents, run by the company's endpoints during calls (decisions/). */
+  agentTools: AgentToolService;
+  toolCalls: ToolCallService;
   analyses: CallAnalysisService;
   transcripts: CallTranscriptService;
   contacts: ContactService;
@@ -134,7 +145,20 @@ export function createServices(
   const contacts = new ContactService(clock);
   const calls = new CallService(contacts, clock);
   const analyses = new CallAnalysisService(contacts, ids, clock);
+  // One caller for the call path: decision endpoints and tools share its connections, breakers and metrics.
+  const caller = new DecisionCaller(
+    { destinations: config.webhookDestinations, breakerOpenMs: config.decisionBreakerOpenMs },
+    metrics,
+  );
+  const decisionEndpoints = new DecisionEndpointService(ids, box, caller, { destinations: config.webhookDestinations });
+  const agentTools = new AgentToolService(ids, box, caller, { destinations: config.webhookDestinations });
+  const inboundCalls = new InboundCallService(
+    contacts,
+    (ctx, call, startedAt) => decisionEndpoints.decideInbound(ctx, call, startedAt),
+    clock,
+  );
   const transcripts = new CallTranscriptService(live, ids, clock);
+  const toolCalls = new ToolCallService(transcripts, (ctx, call, startedAt) => agentTools.call(ctx, call, startedAt));
   const telcoClient = new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs);
   const purposeTokens = new PurposeTokens(config.jwtSecret);
   const telco = new TelcoService(telcoClient, box, purposeTokens, limiter, config);
@@ -163,6 +187,10 @@ export function createServices(
     contacts,
     campaigns: new CampaignService(ids, contacts, clock),
     calls,
+    decisionEndpoints,
+    inboundCalls,
+    agentTools,
+    toolCalls,
     analyses,
     transcripts,
     phoneNumbers: new PhoneNumberService(ids),
@@ -172,6 +200,8 @@ export function createServices(
     callbacks: new TelcoCallbacks(contexts, {
       account: (ctx, accountSid, number) => telco.callbackAccount(ctx, accountSid, number),
       callStatusChanged: (ctx, report) => calls.callStatusChanged(ctx, report),
+      inboundCall: (ctx, call, startedAt) => inboundCalls.inboundCall(ctx, call, startedAt),
+      toolCalled: (ctx, call, startedAt) => toolCalls.toolCalled(ctx, call, startedAt),
       callAnalysisReported: (ctx, { callSid, ...analysis }) => analyses.reported(ctx, callSid, analysis),
       turnReported: (ctx, turn) => transcripts.turnReported(ctx, turn),
       smsStatusChanged: (ctx, report) => sms.statusChanged(ctx, report),

@@ -18,7 +18,7 @@ const LAYERS: Array<[number, string[]]> = [
   [6, ['http/', 'graphql/', 'rest/', 'jobs/', 'web/']],
   [5, ['resolvers/']],
   [4, ['composition.ts']],
-  [3, ['services/', 'webhooks/', 'workflows/', 'spam/', 'telco/']],
+  [3, ['services/', 'webhooks/', 'workflows/', 'spam/', 'telco/', 'decisions/']],
   [
     2,
     [
@@ -59,6 +59,11 @@ const FORBIDDEN: Array<[string, string]> = [
   ['rest/', 'webhooks/'],
   ['services/', 'webhooks/'],
   ['webhooks/', 'services/'],
+  // The call path's decisions and the services meet only in the composition root (through kernel/call-decision.ts).
+  ['services/', 'decisions/'],
+  ['decisions/', 'services/'],
+  ['rest/', 'decisions/'],
+  ['webhooks/', 'decisions/'],
   // What a webhook is (its configuration and contract) knows nothing of how it is delivered.
   ['webhooks/config/', 'webhooks/engine/'],
 ];

@@ -352,9 +352,12 @@ describe('the OpenAPI document', () => {
 describe("the document's webhooks", () => {
   it('describes every event a receiver can get: the envelope with its data by $ref, the signature headers, the replies; each example fits', () => {
     const doc = JSON.parse(readFileSync('openapi.json', 'utf8'));
-    assert.deepEqual(Object.keys(doc.webhooks).sort(), [...EVENT_NAMES].sort());
+    assert.deepEqual(Object.keys(doc.webhooks).sort(), [...EVENT_NAMES, 'call.inbound', 'tool.call'].sort());
     const ajv = new Ajv2020({ strict: false, allErrors: true });
-    for (const [event, { post }] of Object.entries<{ post: Record<string, any> }>(doc.webhooks)) {
+    const events = Object.entries<{ post: Record<string, any> }>(doc.webhooks).filter(
+      ([name]) => !['call.inbound', 'tool.call'].includes(name),
+    );
+    for (const [event, { post }] of events) {
       const json = post.requestBody.content['application/json'];
       assert.match(json.schema.$ref, /^#\/components\/schemas\/[A-Za-z]+Event$/, event);
       const envelope = doc.components.schemas[json.schema.$ref.split('/').at(-1)];
@@ -381,6 +384,27 @@ describe("the document's webhooks", () => {
       );
       assert.deepEqual(Object.keys(post.responses), ['200', '410', '429', 'default']);
     }
+  });
+});
+
+describe("the document's decision request (the call path)", () => {
+  it('states the request and each answer, its examples fit, and an answer it does not take is refused', () => {
+    const doc = JSON.parse(readFileSync('openapi.json', 'utf8'));
+    const { post } = doc.webhooks['call.inbound'];
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const request = post.requestBody.content['application/json'];
+    assert.ok(ajv.compile({ ...request.schema, components: doc.components })(request.example));
+    const answer = post.responses['200'].content['application/json'];
+    const validate = ajv.compile({ ...answer.schema, components: doc.components });
+    assert.deepEqual(Object.keys(answer.examples), ['answer', 'forward', 'reject']);
+    for (const [name, example] of Object.entries<{ value: unknown }>(answer.examples))
+      assert.ok(validate(example.value), `${name}: ${ajv.errorsText(validate.errors)}`);
+    for (const wrong of [{ action: 'dance' }, { action: 'forward' }, { action: 'reject', to: '+12125550142' }, {}])
+      assert.equal(validate(wrong), false, JSON.stringify(wrong));
+    assert.deepEqual(
+      post.parameters.map((p: { name: string }) => p.name),
+      ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+    );
   });
 });
 

@@ -804,6 +804,67 @@ describe('web interface', { skip }, () => {
     await context.close();
   });
 
+  it('adds a decision endpoint under Setup > Call routing; the call it routes shows who decided (Calls > Live calls)', async () => {
+    const decider = await new Receiver().start();
+    try {
+      const { context, page } = await newPage();
+      await signIn(page);
+      await page.getByRole('link', { name: 'Call routing' }).click();
+      await page.getByRole('heading', { name: 'Call routing', level: 1 }).waitFor();
+      await page.getByText("No decision endpoint: the number's AI agent answers.").waitFor();
+      await page.getByRole('button', { name: 'Add decision endpoint' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Add decision endpoint' });
+      // A bad value is named under its field, and nothing is saved.
+      await dialog.getByLabel('URL').fill(`${decider.url}/route`);
+      await dialog.getByLabel('Deadline (ms, 100 to 5000)').fill('50');
+      await dialog.getByLabel('Fallback', { exact: true }).selectOption('forward');
+      await dialog.getByLabel('Forward to (E.164)').fill('+12125550142');
+      await dialog.getByRole('button', { name: 'Add endpoint' }).click();
+      await dialog
+        .getByText(/deadline ms field must be a whole number of milliseconds from 100 to 5000 \(got 50\)/)
+        .waitFor();
+      assert.equal((await app.sql('SELECT count(*)::int AS n FROM decision_endpoints'))[0].n, 0);
+      await noSerious(page, 'the decision endpoint form with an error');
+      await dialog.getByLabel('Deadline (ms, 100 to 5000)').fill('800');
+      await dialog.getByRole('button', { name: 'Add endpoint' }).click();
+      await page.getByText('The decision endpoint was added.').waitFor();
+      const secret = await page.getByLabel('Signing secret').inputValue();
+      assert.match(secret, /^whsec_/);
+      const row = page.getByRole('row').filter({ hasText: `${decider.url}/route` });
+      await row.getByText('Forward to +12125550142').waitFor();
+      await row.getByText('Closed: asked').waitFor();
+      await noSerious(page, 'Setup > Call routing');
+
+      // A call the endpoint routes: the page says who decided and what.
+      decider.answer = () => ({
+        status: 200,
+        body: JSON.stringify({ action: 'answer', variables: { first_name: 'Ada' } }),
+      });
+      const account = await app.providerAccount();
+      const [{ phone_no: ours }] = await app.sql(
+        'SELECT phone_no FROM phone_numbers WHERE company_id = $1 ORDER BY id LIMIT 1',
+        [account.companyId],
+      );
+      const call = {
+        AccountSid: account.sid,
+        CallSid: `CA${randomBytes(16).toString('hex')}`,
+        From: '+14155550144',
+        To: ours,
+      };
+      const asked = await postCallback(app.url, account.authToken, '/api/telco/voice/inbound', call);
+      assert.equal(asked.status, 200);
+      const [request] = decider.received.filter((r) => r.body.includes('call.inbound'));
+      new StandardWebhook(secret).verify(request.body, request.headers as Record<string, string>);
+      await page.getByRole('link', { name: 'Live calls' }).click();
+      const live = page.getByRole('row').filter({ hasText: '+14155550144' });
+      await live.getByText(/^Your endpoint: answer \(\d+ ms\)$/).waitFor();
+      await noSerious(page, 'live calls with a routed call');
+      await context.close();
+    } finally {
+      await decider.close();
+    }
+  });
+
   it('tells a user without view-webhooks why the page is empty, and hides changes from a viewer', async () => {
     const { context, page } = await newPage();
     const token = await app.userWith(['view-role'], 'no webhooks');

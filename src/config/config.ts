@@ -37,6 +37,8 @@ export interface Config {
   webhookDestinations: 'public' | 'loopback' | 'private';
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
+  /** How long a decision endpoint's open circuit breaker gives the fallback before one call probes it. */
+  decisionBreakerOpenMs: number;
   webhookRotationGraceMs: number;
   webhookRetentionMs: number;
   webhookDisableAfterMs: number;
@@ -305,6 +307,7 @@ export function loadConfig(env: Env = process.env): Config {
     }, 'public' as const),
     webhookRetryDelaysMs: delays,
     webhookTimeoutMs: read(() => duration(env, 'WEBHOOK_TIMEOUT', '10s', 100, 60_000), 10_000),
+    decisionBreakerOpenMs: read(() => duration(env, 'DECISION_BREAKER_OPEN', '30s', 100, 3_600_000), 30_000),
     webhookRotationGraceMs: read(
       () => duration(env, 'WEBHOOK_ROTATION_GRACE', '24h', 1000, 30 * 86_400_000),
       86_400_000,

@@ -33,6 +33,23 @@ const callBase: Schema = {
   call_direction: str('inbound or outbound', { enum: ['inbound', 'outbound'] }),
 };
 
+/** How an inbound call was routed, when the provider asked (docs/adr/0068-decisions-in-the-call-path.md). */
+const decision: Schema = {
+  type: 'object',
+  description:
+    "How the call was routed: by the company's decision endpoint, its fallback, or the number's own agent. " +
+    'Present on inbound calls the provider asked Switchboard to route.',
+  required: ['decided_by', 'action'],
+  properties: {
+    decided_by: str('Who decided', { enum: ['endpoint', 'fallback', 'number'] }),
+    action: str('What was decided', { enum: ['answer', 'forward', 'reject'] }),
+    agent_id: nullable(str('The agent that answers (answer)')),
+    forward_to: nullable(str('The number the call is forwarded to (forward), E.164')),
+    reason: nullable(str("The endpoint's reason for a reject, or why its answer was not taken (fallback)")),
+    latency_ms: nullable(int('How long deciding took, ms, from the call arriving')),
+  },
+};
+
 const smsBase: Schema = {
   message_id: str('Message id'),
   from_number: str('Sender, E.164'),
@@ -77,7 +94,7 @@ export const CONTACT_EXAMPLE = { phone_number: '+14155550100', first_name: 'Ada'
 
 export const SPECS: Record<EventType, EventSpec> = {
   'call.started': {
-    properties: { ...callBase, started_at: dateTime('When the call began') },
+    properties: { ...callBase, started_at: dateTime('When the call began'), decision },
     required: ['call_id', 'caller_number', 'called_number', 'call_direction', 'started_at'],
     example: { ...CALL_EXAMPLE, started_at: '2026-11-18T17:00:00.000Z' },
   },

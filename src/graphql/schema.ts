@@ -13,6 +13,8 @@ import { PipelineResolver } from '../resolvers/pipeline.resolver.js';
 import { RoleResolver } from '../resolvers/role.resolver.js';
 import { SpamResolver } from '../resolvers/spam.resolver.js';
 import { WebhookResolver } from '../resolvers/webhook.resolver.js';
+import { DecisionResolver } from '../resolvers/decision.resolver.js';
+import { AgentToolResolver } from '../resolvers/tool.resolver.js';
 import { EventResolver } from '../resolvers/event.resolver.js';
 import { WorkflowResolver } from '../resolvers/workflow.resolver.js';
 import { attachLiveEvents, LiveEventResolver } from '../resolvers/live.resolver.js';
@@ -43,6 +45,8 @@ const resolvers = [
   CallAnalysisResolver,
   ListenResolver,
   CallFieldsResolver,
+  DecisionResolver,
+  AgentToolResolver,
 ] as const;
 
 /** Each resolver made once with the services it uses (type-graphql asks this container for them). */
@@ -66,6 +70,8 @@ function resolverContainer(s: Services): ContainerType {
     [CallAnalysisResolver, new CallAnalysisResolver(s.analyses)],
     [ListenResolver, new ListenResolver(s.listen)],
     [CallFieldsResolver, new CallFieldsResolver(s.dashboard)],
+    [DecisionResolver, new DecisionResolver(s.decisionEndpoints)],
+    [AgentToolResolver, new AgentToolResolver(s.agentTools)],
   ]);
   // Checked once here, so that a request's lookup is the map's own.
   for (const resolver of resolvers)

@@ -81,6 +81,16 @@ export const BOUNDS = {
     headerName: text(64),
     headerValue: text(1024),
   },
+  decisionEndpoint: {
+    url: text(2048),
+    deadlineMs: { minimum: 100, maximum: 5000 },
+  },
+  agentTool: {
+    description: text(1000),
+    url: text(2048),
+    deadlineMs: { minimum: 100, maximum: 10_000 },
+    fallbackMessage: text(1000),
+  },
   search: text(LIMITS.searchChars),
 } as const satisfies Record<string, Bound | Record<string, Bound>>;
 

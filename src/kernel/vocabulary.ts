@@ -91,7 +91,8 @@ export type DisabledReason = (typeof DISABLED_REASONS)[number];
 /** What made a webhook attempt: the schedule, or a person (a resend, a recovery). */
 export const ATTEMPT_TRIGGERS = ['scheduled', 'manual'] as const;
 /** Who said a turn of a call's transcript. */
-export const SPEAKERS = ['agent', 'caller'] as const;
+/** Who a transcript turn is of: the agent, the caller, or a tool the agent called (its call and result). */
+export const SPEAKERS = ['agent', 'caller', 'tool'] as const;
 /** Which AI numbers local presence may use. */
 export const LOCAL_PRESENCE = ['All', 'Unassigned'] as const;
 /** The types of a company's post-call analysis fields. */

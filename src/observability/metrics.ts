@@ -13,6 +13,10 @@ export interface Metrics {
   firstAttemptLatency: Histogram;
   deliveriesDue: Gauge;
   oldestDueSeconds: Gauge;
+  /** Decision requests in the call path, by endpoint id and outcome (answered, fallback). */
+  decisionDuration: Histogram<'endpoint' | 'outcome'>;
+  decisionFallbacks: Counter<'reason'>;
+  decisionBreakerOpen: Gauge<'endpoint'>;
 }
 
 export function createMetrics(): Metrics {
@@ -61,6 +65,26 @@ export function createMetrics(): Metrics {
       name: 'graphql_root_fields_total',
       help: 'GraphQL root fields requested at /graphql, by operation type and field (REST routes are measured by route)',
       labelNames: ['type', 'field'],
+      registers: [registry],
+    }),
+    // Endpoint ids are the company's decision endpoints (a bounded set per company); reasons a closed set.
+    decisionDuration: new Histogram({
+      name: 'call_decision_duration_seconds',
+      help: 'From asking a decision endpoint to having the decision (its answer or the fallback), by endpoint and outcome',
+      labelNames: ['endpoint', 'outcome'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
+      registers: [registry],
+    }),
+    decisionFallbacks: new Counter({
+      name: 'call_decision_fallbacks_total',
+      help: 'Decisions that fell back, by reason (timeout, error, invalid, unreachable, breaker_open)',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    decisionBreakerOpen: new Gauge({
+      name: 'call_decision_breaker_open',
+      help: "1 while a decision endpoint's circuit breaker is open (or half-open), else 0",
+      labelNames: ['endpoint'],
       registers: [registry],
     }),
     jobLag: new Gauge({

@@ -8,6 +8,7 @@ import { DELIVERY_STATUSES, graphqlName } from '../kernel/vocabulary.js';
 import { EVENT_NAMES } from '../events/catalog.js';
 import { WEBHOOKS_DOC_FILE, webhooksDoc } from '../webhooks/config/docs.js';
 import { webhooksSection } from '../webhooks/config/openapi.js';
+import { decisionsSection } from '../decisions/openapi.js';
 import { ASYNCAPI_FILE, asyncApiDocument } from '../events/asyncapi.js';
 
 // The generated, committed artifacts: schema.graphql, openapi.json,
@@ -30,12 +31,22 @@ const webVocabulary = () =>
     '',
   ].join('\n');
 
+/** The OpenAPI document's `webhooks` section: the events, and the decision request of the call path. */
+export function documentExtras(): ReturnType<typeof webhooksSection> {
+  const events = webhooksSection();
+  const decisions = decisionsSection();
+  return {
+    webhooks: { ...events.webhooks, ...decisions.webhooks },
+    schemas: { ...events.schemas, ...decisions.schemas },
+  };
+}
+
 export async function generatedArtifacts(): Promise<Record<string, string>> {
   const schema = await createSchema();
   const routes = compileRoutes(schema, routeTable, { eager: true });
   return {
     [SCHEMA_FILE]: schemaText(schema),
-    [OPENAPI_FILE]: `${JSON.stringify(openApiDocument(schema, routes, VERSION, ingressTable, webhooksSection()), null, 2)}\n`,
+    [OPENAPI_FILE]: `${JSON.stringify(openApiDocument(schema, routes, VERSION, ingressTable, documentExtras()), null, 2)}\n`,
     [ASYNCAPI_FILE]: `${JSON.stringify(asyncApiDocument(VERSION), null, 2)}\n`,
     [WEBHOOKS_DOC_FILE]: webhooksDoc(),
     [WEB_VOCABULARY_FILE]: webVocabulary(),

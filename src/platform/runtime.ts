@@ -20,7 +20,7 @@ import { usePasswordCost } from '../auth/passwords.js';
 import { createServices, type Services } from '../composition.js';
 import { TelcoSimulator } from '../telco/simulator.js';
 import { VERSION } from '../config/version.js';
-import { webhooksSection } from '../webhooks/config/openapi.js';
+import { documentExtras } from './generated.js';
 import { startTracing, stopTracing } from '../observability/tracing.js';
 
 // Boot and shutdown, in order: database, migrations, demo data, jobs, HTTP;
@@ -165,7 +165,7 @@ export async function startService(
       const routes = compileRoutes(schema, routeTable);
       // Made at its first request, not at every start (it walks every row and the schema).
       let document: object | undefined;
-      const openapi = () => (document ??= openApiDocument(schema, routes, VERSION, ingressTable, webhooksSection()));
+      const openapi = () => (document ??= openApiDocument(schema, routes, VERSION, ingressTable, documentExtras()));
       const api = await createApp({
         database: reader,
         services,

@@ -5,6 +5,7 @@ import { ForbiddenError } from '../kernel/errors.js';
 import type { TranscriptTurn } from '../services/live-events.js';
 import type { CallTranscriptService } from '../services/call-transcript.service.js';
 import { CallStatus, Direction, Speaker } from './enums.js';
+import { CallDecisionType } from './decision.types.js';
 
 // A call's live transcript over GraphQL: the turns so far, and each new turn
 // as the provider reports it (graphql-ws, any API process).
@@ -27,6 +28,8 @@ export class LiveCallType {
   @Field() toNumber!: string;
   @Field() startedAt!: Date;
   @Field(() => String, { nullable: true }) agentName!: string | null;
+  @Field(() => CallDecisionType, { nullable: true, description: 'How the call was routed, when the provider asked' })
+  decision!: CallDecisionType | null;
 }
 
 /** The transcript service of each built schema (a subscription's subscribe function has only the schema to go by). */

@@ -151,3 +151,18 @@ export function closedSetOf(values: readonly unknown[]): Record<string, string> 
     .filter((set) => wanted.every((value) => Object.values(set).includes(value as string)))
     .sort((a, b) => Object.keys(a).length - Object.keys(b).length)[0];
 }
+export const DecisionAction = closedSet(
+  'DecisionAction',
+  ['answer', 'forward', 'reject'],
+  'What an inbound call is routed to: an AI agent answers, a number it is forwarded to, or rejected',
+);
+export const DecidedBy = closedSet(
+  'DecidedBy',
+  ['endpoint', 'fallback', 'number'],
+  "Who routed an inbound call: the decision endpoint's answer, its fallback, or the number's own agent (no endpoint)",
+);
+export const BreakerState = closedSet(
+  'BreakerState',
+  ['closed', 'open', 'half_open'],
+  "A decision endpoint's circuit breaker: closed asks it, open gives the fallback at once, half_open lets one call probe it",
+);

@@ -76,6 +76,17 @@ const FIELD_EXAMPLES: Record<string, unknown> = {
     },
   ],
   filter: { path: 'agent_id', eq: '7' },
+  deadline_ms: 2000,
+  fallback_message: 'I cannot check the calendar right now; a colleague will call you back.',
+  parameters: {
+    type: 'object',
+    properties: { day: { enum: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'] } },
+    required: ['day'],
+  },
+  fallback_action: 'answer',
+  fallback_agent_id: '12',
+  fallback_forward_to: '+12125550142',
+  phone_number_id: '4',
   data: { agent_id: '7', name: 'Ava', active: true, online: false, contact: null },
   trigger_config: {
     nodes: [
@@ -92,7 +103,7 @@ function exampleOf(name: string, param: Param): unknown {
   switch (param.type) {
     case 'integer':
     case 'number':
-      return 1;
+      return Math.max(1, param.minimum ?? 1);
     case 'boolean':
       return true;
     case 'id':

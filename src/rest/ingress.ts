@@ -9,7 +9,8 @@ import type { IngressRoute } from './route.js';
 // The handler of the ingress rows (provider callbacks). Only these rows take
 // a form-encoded body and no Bearer token; every other /api route stays JSON
 // and token-only. A callback is answered as soon as its change has committed
-// (204); its events go out through the webhook outbox.
+// (204); its events go out through the webhook outbox. The inbound call
+// callback is answered 200 with its instruction for the call.
 
 const form = express.urlencoded({
   extended: false,
@@ -33,6 +34,7 @@ export function ingressHandler(routes: IngressRoute[], services: Services, log: 
   return (req, res, next) => {
     const route = byPath.get(req.path);
     if (!route) return next();
+    const receivedAt = performance.now();
     const requestId = res.locals.requestId as string;
     res.locals.route = route.path;
     if (req.method !== route.method) {
@@ -79,15 +81,17 @@ export function ingressHandler(routes: IngressRoute[], services: Services, log: 
           params[name] = value;
         }
         // Whose callback (checked by its signature before anything is read or written), then its change.
-        await services.callbacks.receive({
+        const answer = await services.callbacks.receive({
           kind: route.callback,
           operationId: route.operationId,
           params,
           signature: req.get(SIGNATURE_HEADER),
           signedUrls: signedUrls(req, services.config.publicUrl),
           requestId,
+          receivedAt,
         });
-        res.status(204).end();
+        if (answer) res.status(200).type(answer.contentType).send(answer.body);
+        else res.status(204).end();
       } catch (error) {
         sendError(res, error, requestId, log);
       }

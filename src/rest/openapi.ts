@@ -152,7 +152,7 @@ function operationDescription(description: string | undefined, permissions: stri
   return text ? { description: text } : {};
 }
 
-/** A provider callback row: a form body, a signature header, 204 when applied. */
+/** A provider callback row: a form body, a signature header, 204 when applied (200 and its answer for one that answers). */
 function ingressOperation(route: IngressRoute): Schema {
   return {
     operationId: route.operationId,
@@ -165,7 +165,19 @@ function ingressOperation(route: IngressRoute): Schema {
       content: { 'application/x-www-form-urlencoded': { schema: objectSchema(route.params, INGRESS_BOUNDS) } },
     },
     responses: {
-      '204': { description: 'Applied (or already applied: callbacks are idempotent)' },
+      ...(route.answer
+        ? {
+            '200': {
+              description: 'The instruction for the call',
+              content: {
+                [route.answer.contentType]: {
+                  schema: route.answer.schema ?? { type: 'string', maxLength: 65_536 },
+                  example: route.answer.example,
+                },
+              },
+            },
+          }
+        : { '204': { description: 'Applied (or already applied: callbacks are idempotent)' } }),
       '400': { description: 'The body is not form-encoded, or a parameter is repeated', ...errorRef },
       '403': { description: 'The signature is missing or wrong, or the account is unknown', ...errorRef },
       '413': { description: 'The body is larger than 64 KiB', ...errorRef },

@@ -119,4 +119,6 @@ export interface IngressRoute {
   params: Record<string, Param>;
   /** Which callback of the telco adapter this row receives. */
   callback: CallbackKind;
+  /** A callback answered with a body (200) rather than 204: its media type and an example. */
+  answer?: { contentType: string; example: unknown; schema?: Readonly<Record<string, unknown>> };
 }

@@ -10,6 +10,8 @@ export const TAGS: Record<string, string> = {
   Pipelines: 'CRM pipelines and their stages',
   Workflows: 'Automation workflows and their folders',
   Webhooks: 'Signed event deliveries: configuration, secrets, the delivery log',
+  'Call routing':
+    "Decision endpoints: the company's URL asked, within a deadline, how to route an inbound call, and its fallback",
   Events: 'Every event of the company, oldest first after a cursor, for consumers who pull',
   Contacts: 'The people calls, SMS and leads concern; their fields are the webhook form data fields',
   'Campaigns and leads': 'Dialer campaigns, the leads in them or in pipeline stages, and appointments booked on calls',

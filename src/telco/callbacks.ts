@@ -1,85 +1,42 @@
-import { PROVIDER_DIRECTIONS } from '../kernel/vocabulary.js';
 import type { ContextFactory, RequestContext } from '../context/request-context.js';
-import { HttpError, ValidationError } from '../kernel/errors.js';
-import { INSTANT_YEARS, parseInstant } from '../kernel/time/instant.js';
-import { E164, message } from '../kernel/validation.js';
-import {
-  CALL_PROGRESS,
-  CALL_STATUSES,
-  SENTIMENTS,
-  SMS_BODY_MAX,
-  SMS_PROGRESS,
-  SMS_STATUSES,
-} from '../kernel/vocabulary.js';
+import { HttpError } from '../kernel/errors.js';
+import type { CallDecision, ToolResult } from '../kernel/call-decision.js';
 import { signatureMatches } from './signature.js';
+import { INSTRUCTION_CONTENT_TYPE, instructionFor } from './instructions.js';
 import {
-  ANALYSIS_LIMITS,
-  customAnalysisProblems,
-  TURN_SEQUENCE_MAX,
-  TURN_SPEAKERS,
-  TURN_TEXT_MAX,
-} from '../kernel/call-rules.js';
+  type CallAnalysisReported,
+  type CallStatusChanged,
+  directionOf,
+  type InboundCallArrived,
+  type Params,
+  readCallAnalysis,
+  readCallStatus,
+  readInbound,
+  readSmsInbound,
+  readSmsStatus,
+  readToolCall,
+  readTranscriptTurn,
+  sidesOf,
+  type SmsReceived,
+  type SmsStatusChanged,
+  type ToolCalled,
+  type TurnReported,
+} from './callback-commands.js';
+
+export type {
+  CallAnalysisReported,
+  CallStatusChanged,
+  InboundCallArrived,
+  SmsReceived,
+  SmsStatusChanged,
+  ToolCalled,
+  TurnReported,
+} from './callback-commands.js';
 
 // The provider's callbacks, adapted: whose callback it is (the account it
 // names, checked by its signature before anything is read or written), and
-// its form parameters read into a typed command. Past this module nothing
-// sees a provider's parameter name; the errors name them, for the provider's
-// operator reading its callback log.
-
-/** A turn of a call's conversation, as the provider reports it while the call goes on. */
-export interface TurnReported {
-  callSid: string;
-  sequence: number;
-  speaker: string;
-  text: string;
-}
-
-/** A voice status callback: the call's progress and, with its end, the AI agent's analysis. */
-export interface CallStatusChanged {
-  callSid: string;
-  from: string;
-  to: string;
-  direction: 'inbound' | 'outbound';
-  /** The company's own number on the call (the called one inbound, the caller outbound). */
-  ourNumber: string;
-  /** The other party's number. */
-  otherNumber: string;
-  status: string;
-  durationSeconds?: number;
-  recordingUrl?: string;
-  transferredTo?: string;
-  transcript?: string;
-  sentiment?: string;
-  disposition?: string;
-  tags?: string[];
-  appointmentAt?: Date;
-}
-
-/** The AI agent's post-call analysis of a call (fields it leaves out keep their value). */
-export interface CallAnalysisReported {
-  callSid: string;
-  summary?: string;
-  sentiment?: string;
-  disposition?: string;
-  successful?: boolean;
-  customAnalysis?: Record<string, unknown>;
-  recordingUrl?: string;
-}
-
-/** What became of a message the company sent. */
-export interface SmsStatusChanged {
-  messageSid: string;
-  status: string;
-  errorCode?: string;
-}
-
-/** A message to one of the company's numbers. */
-export interface SmsReceived {
-  messageSid: string;
-  from: string;
-  to: string;
-  body: string;
-}
+// its form parameters read into a typed command (callback-commands.ts). Past
+// this module nothing sees a provider's parameter name.
 
 /** What the callbacks change, as the services offer it (wired in the composition root). */
 export interface CallbackPorts {
@@ -90,183 +47,63 @@ export interface CallbackPorts {
     number: string | undefined,
   ): Promise<{ companyId: number; authToken: string } | undefined>;
   callStatusChanged(ctx: RequestContext, command: CallStatusChanged): Promise<void>;
+  /** Decides an inbound call; runs its own units of work (nothing is held open while an endpoint is asked). */
+  inboundCall(ctx: RequestContext, command: InboundCallArrived, startedAt: number): Promise<CallDecision>;
+  /** Runs an agent's tool; runs its own units of work, like inboundCall. */
+  toolCalled(ctx: RequestContext, command: ToolCalled, startedAt: number): Promise<ToolResult>;
   callAnalysisReported(ctx: RequestContext, command: CallAnalysisReported): Promise<void>;
   turnReported(ctx: RequestContext, command: TurnReported): Promise<void>;
   smsStatusChanged(ctx: RequestContext, command: SmsStatusChanged): Promise<void>;
   smsReceived(ctx: RequestContext, command: SmsReceived): Promise<void>;
 }
 
-export const CALLBACK_KINDS = ['voiceStatus', 'voiceAnalysis', 'voiceTranscript', 'smsStatus', 'smsInbound'] as const;
+export const CALLBACK_KINDS = [
+  'voiceInbound',
+  'voiceTool',
+  'voiceStatus',
+  'voiceAnalysis',
+  'voiceTranscript',
+  'smsStatus',
+  'smsInbound',
+] as const;
 export type CallbackKind = (typeof CALLBACK_KINDS)[number];
 
-type Params = Record<string, string>;
-const CALL_SID = /^CA[0-9a-f]{32}$/;
-const MESSAGE_SID = /^SM[0-9a-f]{32}$/;
-const DIRECTIONS: readonly string[] = PROVIDER_DIRECTIONS;
-
-const directionOf = (raw: string | undefined) => (raw?.startsWith('outbound') ? 'outbound' : 'inbound');
-/** Which side of a call is the company's: the called number inbound, the caller outbound. */
-const sidesOf = (direction: 'inbound' | 'outbound', from: string, to: string) =>
-  direction === 'outbound' ? { ours: from, theirs: to } : { ours: to, theirs: from };
-
-/** Collects the errors of one callback, keyed by the provider's parameter names; throws them all at once. */
-class ParamErrors {
-  private readonly errors: Record<string, string[]> = {};
-  bad(name: string, text: string): void {
-    this.errors[name] = [text];
-  }
-  e164(params: Params, name: string, required: boolean): void {
-    const value = params[name];
-    if ((required || value !== undefined) && !E164.test(value ?? ''))
-      this.bad(name, `The ${name} parameter must be an E.164 number.`);
-  }
-  check(): void {
-    if (Object.keys(this.errors).length > 0) throw new ValidationError(this.errors);
-  }
+/** The body of a callback's answer, when it has one (the inbound call's instruction). */
+export interface CallbackAnswer {
+  contentType: string;
+  body: string;
 }
 
-function readCallStatus(params: Params): CallStatusChanged {
-  const errors = new ParamErrors();
-  if (!CALL_SID.test(params.CallSid ?? ''))
-    errors.bad('CallSid', 'The CallSid parameter must be CA followed by 32 hexadecimal digits.');
-  errors.e164(params, 'From', true);
-  errors.e164(params, 'To', true);
-  if (!(params.CallStatus in CALL_PROGRESS))
-    errors.bad('CallStatus', `The CallStatus parameter must be one of ${CALL_STATUSES.join(', ')}.`);
-  if (params.CallDuration !== undefined && !/^\d{1,6}$/.test(params.CallDuration))
-    errors.bad('CallDuration', 'The CallDuration parameter must be a number of seconds.');
-  errors.e164(params, 'TransferredTo', false);
-  if (params.Sentiment !== undefined && !(SENTIMENTS as readonly string[]).includes(params.Sentiment))
-    errors.bad('Sentiment', 'The Sentiment parameter must be positive, neutral or negative.');
-  const appointmentAt = params.AppointmentAt === undefined ? undefined : parseInstant(params.AppointmentAt);
-  if (params.AppointmentAt !== undefined && !appointmentAt)
-    errors.bad(
-      'AppointmentAt',
-      `The AppointmentAt parameter must be an ISO 8601 date-time with a zone, in the years ${INSTANT_YEARS.first} to ${INSTANT_YEARS.last}.`,
-    );
-  if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction))
-    errors.bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
-  if (params.RecordingUrl !== undefined && !/^https?:\/\/\S{1,2000}$/.test(params.RecordingUrl))
-    errors.bad('RecordingUrl', 'The RecordingUrl parameter must be an http or https URL.');
-  errors.check();
-  const direction = directionOf(params.Direction);
-  const sides = sidesOf(direction, params.From, params.To);
-  return {
-    callSid: params.CallSid,
-    from: params.From,
-    to: params.To,
-    direction,
-    ourNumber: sides.ours,
-    otherNumber: sides.theirs,
-    status: params.CallStatus,
-    durationSeconds: params.CallDuration === undefined ? undefined : Number(params.CallDuration),
-    recordingUrl: params.RecordingUrl || undefined,
-    transferredTo: params.TransferredTo || undefined,
-    transcript: params.Transcription,
-    sentiment: params.Sentiment || undefined,
-    disposition: params.Disposition,
-    tags: params.Tags?.split(',')
-      .map((tag) => tag.trim())
-      .filter(Boolean),
-    appointmentAt: appointmentAt ?? undefined,
-  };
-}
-
-function readCallAnalysis(params: Params): CallAnalysisReported {
-  const errors = new ParamErrors();
-  if (!CALL_SID.test(params.CallSid ?? ''))
-    errors.bad('CallSid', 'The CallSid parameter must be CA followed by 32 hexadecimal digits.');
-  errors.e164(params, 'From', true);
-  errors.e164(params, 'To', true);
-  if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction))
-    errors.bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
-  if (params.Sentiment !== undefined && !(SENTIMENTS as readonly string[]).includes(params.Sentiment))
-    errors.bad('Sentiment', 'The Sentiment parameter must be positive, neutral or negative.');
-  if (params.Successful !== undefined && !['true', 'false'].includes(params.Successful))
-    errors.bad('Successful', 'The Successful parameter must be true or false.');
-  if ((params.Summary ?? '').length > ANALYSIS_LIMITS.summary)
-    errors.bad('Summary', message.maxChars('Summary', ANALYSIS_LIMITS.summary));
-  if ((params.Disposition ?? '').length > ANALYSIS_LIMITS.disposition)
-    errors.bad('Disposition', message.maxChars('Disposition', ANALYSIS_LIMITS.disposition));
-  if (params.RecordingUrl !== undefined && !/^https?:\/\/\S{1,2000}$/.test(params.RecordingUrl))
-    errors.bad('RecordingUrl', 'The RecordingUrl parameter must be an http or https URL.');
-  let custom: Record<string, unknown> | undefined;
-  if (params.CustomAnalysis !== undefined) {
-    try {
-      custom = JSON.parse(params.CustomAnalysis) as Record<string, unknown>;
-    } catch {
-      custom = undefined;
-    }
-    if (custom === null || typeof custom !== 'object' || Array.isArray(custom)) {
-      custom = undefined;
-      errors.bad('CustomAnalysis', 'The CustomAnalysis parameter must be a JSON object.');
-    }
-    const problems = custom === undefined ? [] : customAnalysisProblems(custom);
-    if (problems.length > 0) errors.bad('CustomAnalysis', problems[0]);
-  }
-  errors.check();
-  return {
-    callSid: params.CallSid,
-    summary: params.Summary,
-    sentiment: params.Sentiment || undefined,
-    disposition: params.Disposition,
-    successful: params.Successful === undefined ? undefined : params.Successful === 'true',
-    customAnalysis: custom,
-    recordingUrl: params.RecordingUrl || undefined,
-  };
-}
-
-function readTranscriptTurn(params: Params): TurnReported {
-  const errors = new ParamErrors();
-  if (!CALL_SID.test(params.CallSid ?? ''))
-    errors.bad('CallSid', 'The CallSid parameter must be CA followed by 32 hexadecimal digits.');
-  errors.e164(params, 'From', true);
-  errors.e164(params, 'To', true);
-  if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction))
-    errors.bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
-  if (!/^\d{1,6}$/.test(params.Sequence ?? '') || Number(params.Sequence) > TURN_SEQUENCE_MAX)
-    errors.bad('Sequence', `The Sequence parameter must be the turn's number, 0 to ${TURN_SEQUENCE_MAX}.`);
-  if (!(TURN_SPEAKERS as readonly string[]).includes(params.Speaker ?? ''))
-    errors.bad('Speaker', `The Speaker parameter must be one of ${TURN_SPEAKERS.join(', ')}.`);
-  if ((params.Text ?? '').trim() === '') errors.bad('Text', 'The Text parameter is required.');
-  else if (params.Text.length > TURN_TEXT_MAX) errors.bad('Text', message.maxChars('Text', TURN_TEXT_MAX));
-  errors.check();
-  return { callSid: params.CallSid, sequence: Number(params.Sequence), speaker: params.Speaker, text: params.Text };
-}
-
-function readSmsStatus(params: Params): SmsStatusChanged {
-  const errors = new ParamErrors();
-  if (!MESSAGE_SID.test(params.MessageSid ?? ''))
-    errors.bad('MessageSid', 'The MessageSid parameter must be SM followed by 32 hexadecimal digits.');
-  if (!((params.MessageStatus ?? '') in SMS_PROGRESS))
-    errors.bad('MessageStatus', `The MessageStatus parameter must be one of ${SMS_STATUSES.join(', ')}.`);
-  if (params.ErrorCode !== undefined && !/^\d{1,10}$/.test(params.ErrorCode))
-    errors.bad('ErrorCode', 'The ErrorCode parameter must be a number of at most 10 digits.');
-  errors.e164(params, 'From', false);
-  errors.e164(params, 'To', false);
-  errors.check();
-  return { messageSid: params.MessageSid, status: params.MessageStatus, errorCode: params.ErrorCode || undefined };
-}
-
-function readSmsInbound(params: Params): SmsReceived {
-  const errors = new ParamErrors();
-  if (!MESSAGE_SID.test(params.MessageSid ?? ''))
-    errors.bad('MessageSid', 'The MessageSid parameter must be SM followed by 32 hexadecimal digits.');
-  errors.e164(params, 'From', true);
-  errors.e164(params, 'To', true);
-  if ((params.Body ?? '').length > SMS_BODY_MAX) errors.bad('Body', message.maxChars('Body', SMS_BODY_MAX));
-  errors.check();
-  return { messageSid: params.MessageSid, from: params.From, to: params.To, body: params.Body ?? '' };
-}
-
-/** Each kind: the company's own number in it (which picks the company when several share an account), its reading, and the change it makes. */
+/**
+ * Each kind: the company's own number in it (which picks the company when
+ * several share an account), its reading, and the change it makes, in one
+ * unit of work; or `answer`, which runs its own and gives the answer's body.
+ */
 const CALLBACKS: Record<
   CallbackKind,
   {
     ownNumber(params: Params): string | undefined;
-    apply(ports: CallbackPorts, ctx: RequestContext, params: Params): Promise<void>;
+    apply?(ports: CallbackPorts, ctx: RequestContext, params: Params): Promise<void>;
+    answer?(ports: CallbackPorts, ctx: RequestContext, params: Params, startedAt: number): Promise<CallbackAnswer>;
   }
 > = {
+  voiceInbound: {
+    ownNumber: (params) => params.To,
+    answer: async (ports, ctx, params, startedAt) => ({
+      contentType: INSTRUCTION_CONTENT_TYPE,
+      body: instructionFor(await ports.inboundCall(ctx, readInbound(params), startedAt)),
+    }),
+  },
+  voiceTool: {
+    ownNumber: (params) => sidesOf(directionOf(params.Direction), params.From, params.To).ours,
+    answer: async (ports, ctx, params, startedAt) => {
+      const outcome = await ports.toolCalled(ctx, readToolCall(params), startedAt);
+      return {
+        contentType: 'application/json',
+        body: JSON.stringify({ result: outcome.result, source: outcome.source, reason: outcome.reason }),
+      };
+    },
+  },
   voiceStatus: {
     ownNumber: (params) => sidesOf(directionOf(params.Direction), params.From, params.To).ours,
     apply: (ports, ctx, params) => ports.callStatusChanged(ctx, readCallStatus(params)),
@@ -298,6 +135,8 @@ export interface ReceivedCallback {
   /** The URLs the provider may have signed (the configured public address, or the one it reached). */
   signedUrls: string[];
   requestId: string;
+  /** performance.now() when the callback arrived (a decision's deadline counts from it). */
+  receivedAt: number;
 }
 
 export class TelcoCallbacks {
@@ -306,8 +145,12 @@ export class TelcoCallbacks {
     private readonly ports: CallbackPorts,
   ) {}
 
-  /** 403 unless the callback is signed by the account it names; then its change, as the system for that company, in one unit of work. */
-  async receive(callback: ReceivedCallback): Promise<void> {
+  /**
+   * 403 unless the callback is signed by the account it names; then its
+   * change, as the system for that company, in one unit of work (or the
+   * answer of a kind that answers, which runs its own).
+   */
+  async receive(callback: ReceivedCallback): Promise<CallbackAnswer | undefined> {
     const { kind, params } = callback;
     const lookup = this.contexts.forMaintenance('provider callback').readOnly();
     const account = await this.ports.account(lookup, params.AccountSid ?? '', CALLBACKS[kind].ownNumber(params));
@@ -318,6 +161,9 @@ export class TelcoCallbacks {
       throw new HttpError(403, 'The callback signature is missing or wrong.');
     }
     const ctx = this.contexts.forSystem(account.companyId, callback.operationId, callback.requestId);
-    await ctx.unitOfWork((uow) => CALLBACKS[kind].apply(this.ports, uow, params));
+    const { apply, answer } = CALLBACKS[kind];
+    if (answer) return answer(this.ports, ctx, params, callback.receivedAt);
+    await ctx.unitOfWork((uow) => apply!(this.ports, uow, params));
+    return undefined;
   }
 }

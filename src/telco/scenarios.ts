@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SIGNATURE_HEADER, telcoSignature } from './signature.js';
+import { type Instruction, readInstruction } from './instructions.js';
 
 // The simulator's side of the provider callbacks: scenarios played against a
 // running service over real HTTP, each callback signed as the provider signs
@@ -19,15 +20,40 @@ export interface ScenarioOptions {
   /** With inbound-call and outbound-call: the call books an appointment. */
   book?: boolean;
   log?: (line: string) => void;
+  /** tool-call: the agent's tool to call, and its arguments (JSON). */
+  tool?: string;
+  toolArguments?: string;
+  /** tool-call: what the service answered (the result put into the conversation). */
+  onToolResult?: (answer: { result: unknown; source: string; reason: string | null }) => void;
+  /** The instruction the service answered to the inbound call callback (scenarios that ask for one). */
+  onInstruction?: (instruction: Instruction) => void;
 }
 
 type Step = Record<string, string>;
 
-export const SCENARIOS: Record<string, { description: string; steps: (o: ScenarioOptions) => Step[] }> = {
+interface Scenario {
+  description: string;
+  steps: (o: ScenarioOptions) => Step[];
+  /** First asks the service how to route the call (POST /api/telco/voice/inbound), then plays what it said. */
+  routed?: (instruction: Instruction, o: ScenarioOptions) => Step[];
+}
+
+export const SCENARIOS: Record<string, Scenario> = {
   'inbound-call': {
     description:
-      'A caller reaches the AI agent: initiated, ringing, in-progress, completed with transcript, ' +
-      "sentiment and (--book) an appointment, then the agent's post-call analysis",
+      'A caller reaches the company: the service is asked how to route the call (its decision endpoint, else the ' +
+      "number's agent); answered: initiated, ringing, in-progress, completed with transcript, sentiment and (--book) " +
+      "an appointment, then the agent's post-call analysis; forwarded: transferred to the number; rejected: busy",
+    routed: (instruction, o) =>
+      instruction.action === 'forward'
+        ? [
+            { CallStatus: 'ringing' },
+            { CallStatus: 'in-progress', TransferredTo: instruction.forwardTo ?? '' },
+            { CallStatus: 'completed', CallDuration: '60', Disposition: 'Forwarded' },
+          ]
+        : instruction.action === 'reject'
+          ? [{ CallStatus: 'busy', CallDuration: '0' }]
+          : SCENARIOS['inbound-call'].steps(o),
     steps: (o) => [
       { CallStatus: 'initiated' },
       { CallStatus: 'ringing' },
@@ -70,6 +96,24 @@ export const SCENARIOS: Record<string, { description: string; steps: (o: Scenari
         CallDuration: '45',
         Transcription: LIVE_TURNS.map(([who, text]) => `${who === 'agent' ? 'Agent' : 'Caller'}: ${text}`).join(' '),
       },
+    ],
+  },
+  'tool-call': {
+    description:
+      "A caller talks with the AI agent, which calls one of its tools (--tool, --tool-arguments) mid-call; the tool's " +
+      'result (or its fallback) goes into the conversation and the live transcript, then completed',
+    steps: (o): Step[] => [
+      { CallStatus: 'initiated' },
+      { CallStatus: 'in-progress' },
+      { Callback: 'transcript', Sequence: '0', Speaker: 'caller', Text: 'Is there an opening on Tuesday?' },
+      {
+        Callback: 'tool',
+        Sequence: '1',
+        Tool: o.tool ?? 'check_availability',
+        Arguments: o.toolArguments ?? '{"day":"Tuesday"}',
+      },
+      { Callback: 'transcript', Sequence: '2', Speaker: 'agent', Text: 'Let me book the first opening for you.' },
+      { CallStatus: 'completed', CallDuration: '38' },
     ],
   },
   transfer: {
@@ -124,7 +168,13 @@ export async function playScenario(name: string, o: ScenarioOptions): Promise<st
   if (!scenario) throw new Error(`Unknown scenario "${name}": ${Object.keys(SCENARIOS).join(', ')}`);
   const callSid = `CA${randomBytes(16).toString('hex')}`;
   const contact = o.contact ?? '+14155550123';
-  for (const { Callback: callback, ...step } of scenario.steps(o)) {
+  let steps = scenario.steps(o);
+  if (scenario.routed) {
+    const instruction = await askRouting(o, callSid, contact);
+    o.onInstruction?.(instruction);
+    steps = scenario.routed(instruction, o);
+  }
+  for (const { Callback: callback, ...step } of steps) {
     const endpoint = `${o.url.replace(/\/$/, '')}/api/telco/voice/${callback ?? 'status'}`;
     const outbound = step.Direction?.startsWith('outbound');
     const params: Step = {
@@ -135,22 +185,48 @@ export async function playScenario(name: string, o: ScenarioOptions): Promise<st
       Direction: 'inbound',
       ...step,
     };
-    const response = await fetch(endpoint, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        [SIGNATURE_HEADER]: telcoSignature(endpoint, params, o.authToken),
-      },
-      body: new URLSearchParams(params).toString(),
-    });
+    const response = await signedPost(endpoint, params, o.authToken);
+    const answered = callback === 'tool' ? await response.text() : '';
     o.log?.(
       `${callback ? `${callback}${params.Speaker ? ` (${params.Speaker}: ${params.Text})` : ''}` : params.CallStatus}` +
-        `${params.TransferredTo ? ` (transferred to ${params.TransferredTo})` : ''}: ${response.status}`,
+        `${params.Tool ? ` (${params.Tool} ${params.Arguments})` : ''}` +
+        `${params.TransferredTo ? ` (transferred to ${params.TransferredTo})` : ''}: ${response.status}${answered ? ` ${answered}` : ''}`,
     );
-    if (response.status !== 204) throw new Error(`${endpoint} answered ${response.status}: ${await response.text()}`);
+    if (response.status !== (callback === 'tool' ? 200 : 204))
+      throw new Error(`${endpoint} answered ${response.status}: ${answered || (await response.text())}`);
+    if (callback === 'tool') o.onToolResult?.(JSON.parse(answered));
     if (o.delayMs) await new Promise((resolve) => setTimeout(resolve, o.delayMs));
   }
   return callSid;
+}
+
+/** A callback as the provider sends it: form-encoded, signed with the account's auth token. */
+const signedPost = (endpoint: string, params: Step, authToken: string) =>
+  fetch(endpoint, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      [SIGNATURE_HEADER]: telcoSignature(endpoint, params, authToken),
+    },
+    body: new URLSearchParams(params).toString(),
+  });
+
+/** The provider's question for an inbound call: the service's answer is its instruction. */
+async function askRouting(o: ScenarioOptions, callSid: string, contact: string): Promise<Instruction> {
+  const endpoint = `${o.url.replace(/\/$/, '')}/api/telco/voice/inbound`;
+  const params: Step = { AccountSid: o.accountSid, CallSid: callSid, From: contact, To: o.number };
+  const response = await signedPost(endpoint, params, o.authToken);
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${endpoint} answered ${response.status}: ${text}`);
+  const instruction = readInstruction(text);
+  const what =
+    instruction.action === 'forward'
+      ? `forward to ${instruction.forwardTo}`
+      : instruction.action === 'reject'
+        ? 'reject'
+        : `answer with agent ${instruction.agentId ?? '(none)'}${Object.keys(instruction.variables).length ? ` ${JSON.stringify(instruction.variables)}` : ''}`;
+  o.log?.(`inbound: ${response.status}, ${what}`);
+  return instruction;
 }
 
 export interface SmsScenarioOptions extends Omit<ScenarioOptions, 'number' | 'book'> {
@@ -170,14 +246,7 @@ async function postCallback(
   params: Step,
 ): Promise<void> {
   const endpoint = `${o.url.replace(/\/$/, '')}${path}`;
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      [SIGNATURE_HEADER]: telcoSignature(endpoint, params, o.authToken),
-    },
-    body: new URLSearchParams(params).toString(),
-  });
+  const response = await signedPost(endpoint, params, o.authToken);
   o.log?.(`${path} ${params.MessageStatus ?? 'inbound'}: ${response.status}`);
   if (response.status !== 204) throw new Error(`${endpoint} answered ${response.status}: ${await response.text()}`);
 }

@@ -24,6 +24,10 @@ Options:
   --contact <e164>     the other party (default +14155550123)
   --book               the call books an appointment
   --delay <ms>         pause between callbacks (default 500)
+  --tool <name>        tool-call: the agent's tool to call (default check_availability)
+  --tool-arguments <json>  tool-call: its arguments (default {"day":"Tuesday"})
+  --decision-url <url> inbound-call: first make this the company's decision endpoint (over the API, with the demo
+                       login; fallback: the number's agent), then play the call it routes
 `;
 
 async function main() {
@@ -38,6 +42,9 @@ async function main() {
       contact: { type: 'string' },
       book: { type: 'boolean', default: false },
       delay: { type: 'string', default: '500' },
+      'decision-url': { type: 'string' },
+      tool: { type: 'string' },
+      'tool-arguments': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -91,10 +98,35 @@ async function main() {
     number = body.data?.records?.[0]?.phone_no;
     if (!number) throw new Error(`owner@${key}.test has no phone number; give --number`);
   }
-  const callSid = await playScenario(name, { ...credentials, number, book: values.book });
+  const decisionUrl = values['decision-url'];
+  if (decisionUrl) await useDecisionUrl(values.url!, await signIn(), decisionUrl);
+  const callSid = await playScenario(name, {
+    ...credentials,
+    number,
+    book: values.book,
+    tool: values.tool,
+    toolArguments: values['tool-arguments'],
+  });
   process.stdout.write(
     `${name}: call ${callSid} on ${number} played; see the AI dashboard and Setup > Webhooks > delivery log.\n`,
   );
+}
+
+/** Makes `url` the company's decision endpoint: updates the company's own, or creates it. */
+async function useDecisionUrl(service: string, token: string, url: string): Promise<void> {
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+  const list = await fetch(`${service}/api/decision-endpoints`, { headers });
+  const endpoints =
+    ((await list.json()) as { data?: Array<{ id: string; phone_number_id: string | null }> }).data ?? [];
+  const own = endpoints.find((e) => e.phone_number_id === null);
+  const response = await fetch(`${service}/api/decision-endpoints${own ? `/${own.id}` : ''}`, {
+    method: own ? 'PUT' : 'POST',
+    headers,
+    body: JSON.stringify({ url, fallback_action: 'answer' }),
+  });
+  const body = (await response.json()) as { message?: string; data?: { secret?: string } };
+  if (!response.ok) throw new Error(`--decision-url: ${response.status} ${body.message ?? ''}`);
+  process.stdout.write(`  decision endpoint: ${url}${body.data?.secret ? ` (secret ${body.data.secret})` : ''}\n`);
 }
 
 let target = '';

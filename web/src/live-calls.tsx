@@ -16,6 +16,13 @@ interface LiveCall {
   toNumber: string;
   startedAt: string;
   agentName: string | null;
+  decision: {
+    decidedBy: string;
+    action: string;
+    forwardTo: string | null;
+    reason: string | null;
+    latencyMs: number | null;
+  } | null;
 }
 
 interface Turn {
@@ -24,7 +31,19 @@ interface Turn {
   text: string;
 }
 
-const LIVE_CALLS = 'query LiveCalls { liveCalls { id status direction fromNumber toNumber startedAt agentName } }';
+const LIVE_CALLS =
+  'query LiveCalls { liveCalls { id status direction fromNumber toNumber startedAt agentName ' +
+  'decision { decidedBy action forwardTo reason latencyMs } } }';
+
+/** How the call was routed, in words: who decided, what, and how long it took. */
+function routed(decision: LiveCall['decision']): string {
+  if (!decision) return '—';
+  const who =
+    { endpoint: 'Your endpoint', fallback: 'Fallback', number: "The number's agent" }[decision.decidedBy] ??
+    decision.decidedBy;
+  const what = decision.action === 'forward' ? `forward to ${decision.forwardTo}` : decision.action;
+  return `${who}: ${what}${decision.latencyMs === null ? '' : ` (${decision.latencyMs} ms)`}`;
+}
 const TURNS = 'query Turns($id: ID!) { callTranscriptTurns(callId: $id) { sequence speaker text } }';
 const SUBSCRIBE = 'subscription Transcript($id: ID!) { callTranscript(callId: $id) { sequence speaker text } }';
 const REFRESH_MS = 3000;
@@ -66,7 +85,7 @@ export function LiveCallsPage() {
       {calls && calls.length > 0 && (
         <table>
           <caption class="sr-only">Calls in progress ({calls.length})</caption>
-          <TableHead columns={['Started', 'Direction', 'From', 'To', 'Agent', 'Status', 'Transcript']} />
+          <TableHead columns={['Started', 'Direction', 'From', 'To', 'Agent', 'Routed', 'Status', 'Transcript']} />
           <tbody>
             {calls.map((call) => (
               <tr key={call.id} aria-selected={chosen === call.id}>
@@ -81,6 +100,9 @@ export function LiveCallsPage() {
                   {call.toNumber}
                 </td>
                 <td data-label="Agent">{call.agentName ?? '—'}</td>
+                <td data-label="Routed" title={call.decision?.reason ?? undefined}>
+                  {routed(call.decision)}
+                </td>
                 <td data-label="Status">{call.status.replace(/_/g, ' ')}</td>
                 <td data-label="Transcript">
                   <button
@@ -133,7 +155,8 @@ function Transcript(props: { callId: number }) {
       <ol class="transcript" aria-live="polite">
         {turns.map((turn) => (
           <li key={turn.sequence}>
-            <strong>{turn.speaker === 'agent' ? 'Agent' : 'Caller'}:</strong> {turn.text}
+            <strong>{{ agent: 'Agent', caller: 'Caller', tool: 'Tool' }[turn.speaker] ?? turn.speaker}:</strong>{' '}
+            {turn.text}
           </li>
         ))}
       </ol>

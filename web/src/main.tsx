@@ -6,6 +6,7 @@ import { ZoneContext } from './ui';
 import { WebhookPage } from './webhook-page';
 import { WebhooksPage } from './webhooks-page';
 import { LiveCallsPage } from './live-calls';
+import { CallRoutingPage } from './call-routing-page';
 import './styles.css';
 
 export interface Viewer {
@@ -110,6 +111,11 @@ function App() {
                 Webhooks
               </a>
             </li>
+            <li>
+              <a href="#/setup/call-routing" aria-current={route === '/setup/call-routing' ? 'page' : undefined}>
+                Call routing
+              </a>
+            </li>
           </ul>
           <p class="nav-group" id="nav-calls">
             Calls
@@ -151,6 +157,18 @@ function App() {
                 <p class="banner info" role="status">
                   Your role ({viewer.role.title}) does not include the “view-ai-dashboard” permission, so the calls of{' '}
                   {viewer.company.name} are hidden.
+                </p>
+              </section>
+            )
+          ) : route === '/setup/call-routing' ? (
+            viewer.permissions.includes('view-call-routing') ? (
+              <CallRoutingPage canManage={viewer.permissions.includes('manage-call-routing')} />
+            ) : (
+              <section>
+                <h1>Call routing</h1>
+                <p class="banner info" role="status">
+                  Your role ({viewer.role.title}) does not include the “view-call-routing” permission, so the decision
+                  endpoints of {viewer.company.name} are hidden.
                 </p>
               </section>
             )

@@ -1,7 +1,9 @@
 import type { IngressRoute, Route } from '../route.js';
 import { agentRoutes } from './agent.routes.js';
+import { agentToolRoutes } from './agent-tool.routes.js';
 import { authRoutes } from './auth.routes.js';
 import { dashboardRoutes } from './dashboard.routes.js';
+import { decisionRoutes } from './decision.routes.js';
 import { eventRoutes } from './event.routes.js';
 import { phoneNumberRoutes } from './phone-number.routes.js';
 import { pipelineRoutes } from './pipeline.routes.js';
@@ -25,12 +27,14 @@ export const routeTable: Route[] = [
   ...dashboardRoutes,
   ...phoneNumberRoutes,
   ...agentRoutes,
+  ...agentToolRoutes,
   ...contactRoutes,
   ...campaignRoutes,
   ...smsRoutes,
   ...webhookRoutes,
   ...webhookDeliveryRoutes,
   ...eventRoutes,
+  ...decisionRoutes,
 ];
 
 /** The rows of the other kind: provider callbacks (form-encoded, signed, no Bearer token). */

@@ -21,6 +21,70 @@ const messageSid: Param = { type: 'string', required: true, description: 'SM fol
 
 export const telcoCallbackRoutes: IngressRoute[] = [
   {
+    operationId: 'voiceInboundCallback',
+    method: 'POST',
+    path: '/api/telco/voice/inbound',
+    tag: 'Provider callbacks',
+    summary: 'Inbound call: how to route it',
+    description:
+      "The provider asks what to do with a call to one of the company's numbers, and waits. Switchboard asks the " +
+      "company's decision endpoint (the number's own, else the company's), within its deadline; a timeout, an error, " +
+      'an answer that does not validate or an open circuit breaker gives the fallback. Without an endpoint the ' +
+      "number's AI agent answers. The call is recorded with its decision (call.started carries it), and the answer " +
+      'is the instruction, as TwiML-style markup: `<Connect><Agent id>` with `<Parameter>` variables, `<Dial>` a ' +
+      'number, or `<Reject>`. A repeated callback for the call answers the same instruction without asking again.',
+    params: { AccountSid: accountSid, CallSid: callParties.CallSid, From: callParties.From, To: callParties.To },
+    callback: 'voiceInbound',
+    answer: {
+      contentType: 'text/xml',
+      example:
+        '<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Agent id="3"><Parameter name="first_name" value="Ada"/></Agent></Connect></Response>',
+    },
+  },
+  {
+    operationId: 'voiceToolCallback',
+    method: 'POST',
+    path: '/api/telco/voice/tool',
+    tag: 'Provider callbacks',
+    summary: 'An AI agent calls a tool',
+    description:
+      'During a call the agent calls one of its tools and waits for the result. Switchboard checks the arguments ' +
+      "against the tool's JSON Schema, asks the tool's endpoint (signed, within the tool's deadline), and answers " +
+      "with the result to put into the conversation: the endpoint's `result`, or the tool's fallback message " +
+      '(`source` fallback, with the reason). Arguments that do not match, or a tool the agent does not have, are ' +
+      'answered at once with `source` invalid_arguments or unknown_tool and what is wrong. The call and its result ' +
+      "become the transcript's turn Sequence (speaker tool). A call the account does not know is a 404.",
+    params: {
+      AccountSid: accountSid,
+      ...callParties,
+      Sequence: { type: 'string', required: true, description: "The turn's number in the call, from 0" },
+      Tool: { type: 'string', required: true, description: "The tool's name, as the agent knows it" },
+      Arguments: {
+        type: 'string',
+        description: 'JSON object of the arguments (at most 16,384 characters); left out: {}',
+      },
+    },
+    callback: 'voiceTool',
+    answer: {
+      contentType: 'application/json',
+      schema: {
+        type: 'object',
+        required: ['result', 'source', 'reason'],
+        additionalProperties: false,
+        properties: {
+          result: { description: "The endpoint's result (any JSON), or the fallback message" },
+          source: { type: 'string', enum: ['endpoint', 'fallback', 'invalid_arguments', 'unknown_tool'] },
+          reason: {
+            type: ['string', 'null'],
+            maxLength: 1000,
+            description: 'Why the endpoint was not asked or not taken',
+          },
+        },
+      },
+      example: { result: { slots: ['2026-12-01T15:00:00Z'] }, source: 'endpoint', reason: null },
+    },
+  },
+  {
     operationId: 'voiceStatusCallback',
     method: 'POST',
     path: '/api/telco/voice/status',

@@ -1,3 +1,4 @@
+import { decisionOf, type DecisionColumns } from './inbound.js';
 import type { RequestContext } from '../../context/request-context.js';
 import { dbDate, readDeepPage, type PageWindow } from '../../db/reads.js';
 import type { Interval } from '../../kernel/time/date-range.js';
@@ -183,16 +184,20 @@ export const callRecords = {
 
   /** The company's calls in progress (the provider has not said they ended), newest first. */
   async inProgress(ctx: RequestContext, companyId: number, limit: number) {
-    const rows = await ctx.sql<{
-      id: number;
-      status: string;
-      direction: string;
-      from_number: string;
-      to_number: string;
-      started_at: Date | string;
-      agent_name: string | null;
-    }>(
-      `SELECT c.id, c.status, c.direction, c.from_number, c.to_number, c.started_at, a.name AS agent_name FROM calls c LEFT JOIN agents a ON a.id = c.agent_id
+    const rows = await ctx.sql<
+      DecisionColumns & {
+        id: number;
+        status: string;
+        direction: string;
+        from_number: string;
+        to_number: string;
+        started_at: Date | string;
+        agent_name: string | null;
+      }
+    >(
+      `SELECT c.id, c.status, c.direction, c.from_number, c.to_number, c.started_at, a.name AS agent_name, c.agent_id,
+         c.decided_by, c.decision_action, c.decision_target, c.decision_reason, c.decision_variables, c.decision_latency_ms
+       FROM calls c LEFT JOIN agents a ON a.id = c.agent_id
        WHERE c.company_id = $1 AND c.status IN ('initiated', 'ringing', 'in-progress') ORDER BY c.started_at DESC, c.id DESC LIMIT $2`,
       [companyId, limit],
     );
@@ -204,6 +209,7 @@ export const callRecords = {
       toNumber: r.to_number,
       startedAt: dbDate(r.started_at),
       agentName: r.agent_name,
+      decision: decisionOf(r),
     }));
   },
 

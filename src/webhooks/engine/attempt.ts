@@ -20,4 +20,19 @@ export type Send = (
   body: string,
   headers: Record<string, string>,
   timeoutMs: number,
+  options?: SendOptions,
 ) => Promise<SendResult>;
+
+/** Client TLS for an https endpoint: a certificate and key for mutual TLS, a CA to trust; `id` names the set. */
+export interface ClientTls {
+  id: string;
+  cert?: string;
+  key?: string;
+  ca?: string;
+}
+
+export interface SendOptions {
+  /** How much of the answer to keep (a delivery's log keeps its first kilobyte). */
+  keepChars?: number;
+  tls?: ClientTls;
+}

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Destination } from '../config/destination.js';
-import type { Send, SendResult } from './attempt.js';
+import type { ClientTls, Send, SendResult } from './attempt.js';
 
 // One HTTP attempt: POST to the checked address (the Host header and TLS
 // name stay the URL's), redirects not followed, the response read up to a
@@ -28,8 +28,8 @@ const AGENTS_MAX = 1000;
 
 const agents = new Map<string, http.Agent>();
 
-function agentFor(url: URL, destination: Destination): http.Agent {
-  const key = `${url.protocol}//${url.host}|${destination.address}`;
+function agentFor(url: URL, destination: Destination, tls?: ClientTls): http.Agent {
+  const key = `${url.protocol}//${url.host}|${destination.address}|${tls?.id ?? ''}`;
   let agent = agents.get(key);
   if (agent) {
     // Most recently used last, so the first is the one to close.
@@ -52,7 +52,9 @@ function agentFor(url: URL, destination: Destination): http.Agent {
     scheduling: 'lifo' as const,
     lookup: pinned,
   };
-  agent = url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+  // An endpoint with client TLS gets agents of its own: its certificate, key and CA (docs/adr/0070).
+  const withTls = tls ? { ...options, cert: tls.cert, key: tls.key, ca: tls.ca } : options;
+  agent = url.protocol === 'https:' ? new https.Agent(withTls) : new http.Agent(options);
   agents.set(key, agent);
   // Beyond the cap the least recently used is forgotten: its attempts in flight finish, its idle sockets time out.
   if (agents.size > AGENTS_MAX) agents.delete(agents.keys().next().value as string);
@@ -74,7 +76,31 @@ export function retryAfterMs(header: string | undefined, now = Date.now()): numb
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-export const sendAttempt: Send = (url, destination, body, headers, timeoutMs) => {
+/**
+ * Opens a kept-alive connection to an endpoint ahead of its first request
+ * (a decision endpoint, when saved): an OPTIONS request whose answer is read
+ * and dropped, leaving its socket idle in the origin's agent.
+ */
+export function warmConnection(url: URL, destination: Destination, timeoutMs: number, tls?: ClientTls): Promise<void> {
+  return new Promise((resolve) => {
+    const request = (url.protocol === 'https:' ? https : http).request(url, {
+      method: 'OPTIONS',
+      agent: agentFor(url, destination, tls),
+      timeout: timeoutMs,
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve());
+    request.on('response', (response) => {
+      response.resume();
+      response.on('end', () => resolve());
+      response.on('error', () => resolve());
+    });
+    request.end();
+  });
+}
+
+export const sendAttempt: Send = (url, destination, body, headers, timeoutMs, options = {}) => {
+  const keepChars = options.keepChars ?? RESPONSE_KEEP;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -89,7 +115,7 @@ export const sendAttempt: Send = (url, destination, body, headers, timeoutMs) =>
     const request = (url.protocol === 'https:' ? https : http).request(url, {
       method: 'POST',
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      agent: agentFor(url, destination),
+      agent: agentFor(url, destination, options.tls),
     });
     const timer = setTimeout(() => {
       timedOut = true;
@@ -100,7 +126,7 @@ export const sendAttempt: Send = (url, destination, body, headers, timeoutMs) =>
       const chunks: Buffer[] = [];
       let size = 0;
       const done = () => {
-        const text = Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_KEEP);
+        const text = Buffer.concat(chunks).toString('utf8').slice(0, keepChars);
         const status = response.statusCode ?? 0;
         const ok = status >= 200 && status < 300;
         const wait = status === 429 || status === 503 ? retryAfterMs(response.headers['retry-after']) : undefined;

@@ -1,0 +1,239 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { instructionFor, readInstruction } from '../src/telco/instructions.js';
+import { SIGNATURE_HEADER, telcoSignature } from '../src/telco/signature.js';
+import { startTestApp } from '../test/helpers/app.js';
+import { startWorker } from '../test/helpers/worker.js';
+import { runInfo } from './harness.js';
+import { openLoop } from './webhooks.bench.js';
+
+// Decisions in the call path (docs/call-routing.md), measured as an operator
+// runs them: one API process in production mode, the provider's signed
+// inbound callbacks at 100 a second from this process over kept-alive
+// connections, and a decision endpoint on loopback that answers after 1 ms.
+// Before timing, one call is checked: the instruction is the markup of the
+// endpoint's decision, and the endpoint's request verifies with standardwebhooks.
+// Three runs: the endpoint answering (what Switchboard adds to the endpoint's
+// own time, per call: the callback's round trip less the endpoint's time from
+// the request's arrival to its answer's end), the endpoint hanging with a
+// 200 ms deadline (the fallback's answer time against the deadline), and the
+// breaker open (the fallback without asking).
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const RATE = 100;
+const DEADLINE_MS = 200;
+const round = (n: number) => Math.round(n * 10) / 10;
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+};
+const stats = (values: number[]) => ({
+  n: values.length,
+  p50: round(percentile(values, 50)),
+  p99: round(percentile(values, 99)),
+  max: round(Math.max(...values)),
+});
+
+/** The decision endpoint: answers after 1 ms (or never), and keeps each request's own time by call. */
+async function decisionEndpoint() {
+  const own = new Map<string, number>();
+  const bodies: Array<{ body: string; headers: http.IncomingHttpHeaders }> = [];
+  const hanging = new Set<http.ServerResponse>();
+  const state = { hang: false };
+  const answer = JSON.stringify({ action: 'answer', variables: { first_name: 'Ada' } });
+  const server = http.createServer((req, res) => {
+    const arrived = performance.now();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (req.method === 'OPTIONS') return res.writeHead(204).end();
+      const body = Buffer.concat(chunks).toString('utf8');
+      if (bodies.length < 1) bodies.push({ body, headers: req.headers });
+      const sid = (JSON.parse(body) as { data: { call_sid: string } }).data.call_sid;
+      if (state.hang) return void hanging.add(res);
+      res.on('finish', () => own.set(sid, performance.now() - arrived));
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(answer), 1);
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/decide`,
+    own,
+    bodies,
+    state,
+    answer,
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+export async function callPathBench(): Promise<void> {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const app = await startTestApp({ PROCESS_ROLE: 'api', LOG_LEVEL: 'silent' });
+  const endpoint = await decisionEndpoint();
+  const api = await startWorker(app, {
+    NODE_ENV: 'production',
+    SEED_DEMO: 'false',
+    LOG_LEVEL: 'error',
+    PROCESS_ROLE: 'api',
+    DECISION_BREAKER_OPEN: '100ms',
+  });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  try {
+    const owner = await app.login('owner@acme.test');
+    const rest = async (method: string, path: string, body: unknown) => {
+      const res = await fetch(`${api.url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${owner}` },
+        body: JSON.stringify(body),
+      });
+      const json = (await res.json()) as { data: { id: string; secret: string } };
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+      return json.data;
+    };
+    const created = await rest('POST', '/api/decision-endpoints', { url: endpoint.url, fallback_action: 'reject' });
+    const account = await app.providerAccount();
+    const [{ phone_no: number }] = await app.sql<{ phone_no: string }>(
+      'SELECT phone_no FROM phone_numbers WHERE company_id = $1 ORDER BY id LIMIT 1',
+      [account.companyId],
+    );
+    const target = `${api.url}/api/telco/voice/inbound`;
+    const totals = new Map<string, number>();
+    const inbound = (): Promise<{ sid: string; text: string }> => {
+      const sid = `CA${randomBytes(16).toString('hex')}`;
+      const params = { AccountSid: account.sid, CallSid: sid, From: '+14155550177', To: number };
+      const body = new URLSearchParams(params).toString();
+      const sent = performance.now();
+      return new Promise((resolve, reject) => {
+        const request = http.request(target, {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            'content-length': Buffer.byteLength(body),
+            [SIGNATURE_HEADER]: telcoSignature(target, params, account.authToken),
+          },
+        });
+        request.on('error', reject);
+        request.on('response', (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            totals.set(sid, performance.now() - sent);
+            const text = Buffer.concat(chunks).toString('utf8');
+            if (response.statusCode !== 200) reject(new Error(`${response.statusCode}: ${text}`));
+            else resolve({ sid, text });
+          });
+        });
+        request.end(body);
+      });
+    };
+
+    // The check: the endpoint's decision, as markup, and a request that verifies.
+    const first = await inbound();
+    const expected = instructionFor({
+      decidedBy: 'endpoint',
+      action: 'answer',
+      agentId: readInstruction(first.text).agentId === undefined ? null : Number(readInstruction(first.text).agentId),
+      forwardTo: null,
+      reason: null,
+      variables: { first_name: 'Ada' },
+      latencyMs: 0,
+    });
+    if (first.text !== expected) throw new Error(`the instruction is not the endpoint's decision: ${first.text}`);
+    new StandardWebhook(created.secret).verify(
+      endpoint.bodies[0].body,
+      endpoint.bodies[0].headers as Record<string, string>,
+    );
+
+    await openLoop(RATE, 1, () => inbound().then(() => undefined));
+    totals.clear();
+    const answered = await openLoop(RATE, SECONDS, () => inbound().then(() => undefined));
+    const added = [...totals].filter(([sid]) => endpoint.own.has(sid)).map(([sid, ms]) => ms - endpoint.own.get(sid)!);
+    const ownTimes = [...totals.keys()].filter((sid) => endpoint.own.has(sid)).map((sid) => endpoint.own.get(sid)!);
+    const healthy = {
+      total: stats([...totals.values()]),
+      own: stats(ownTimes),
+      added: stats(added),
+      failed: answered.failed,
+    };
+    out(
+      `answering endpoint: Switchboard adds p50 ${healthy.added.p50} ms, p99 ${healthy.added.p99} ms (${healthy.added.n} calls)`,
+    );
+
+    // The endpoint hangs: each call's fallback against the deadline; the breaker opens and closes every 100 ms.
+    await rest('PUT', `/api/decision-endpoints/${created.id}`, { deadline_ms: DEADLINE_MS });
+    endpoint.state.hang = true;
+    totals.clear();
+    const hung = await openLoop(RATE, SECONDS, () => inbound().then(() => undefined));
+    const reasons = await app.sql<{ sid: string; reason: string }>(
+      "SELECT provider_call_id AS sid, split_part(decision_reason, ':', 1) AS reason FROM calls WHERE provider_call_id = ANY($1)",
+      [[...totals.keys()]],
+    );
+    const by = (reason: string) => reasons.filter((r) => r.reason === reason).map((r) => totals.get(r.sid)!);
+    const timedOut = by('timeout').map((ms) => ms - DEADLINE_MS);
+    const open = by('breaker_open');
+    const hanging = { overDeadline: stats(timedOut), breakerOpen: stats(open), failed: hung.failed };
+    out(
+      `hanging endpoint (deadline ${DEADLINE_MS} ms): fallback after the deadline p99 +${hanging.overDeadline.p99} ms, ` +
+        `max +${hanging.overDeadline.max} ms (${timedOut.length} calls); breaker open p99 ${hanging.breakerOpen.p99} ms (${open.length} calls)`,
+    );
+
+    const { commit, machine, database } = runInfo();
+    const measuredAt = new Date().toISOString();
+    const goals = {
+      added: healthy.added.p99 < 5,
+      deadline: hanging.overDeadline.max <= 10,
+      breaker: hanging.breakerOpen.p99 < 5,
+    };
+    mkdirSync('bench/results', { recursive: true });
+    writeFileSync(
+      'bench/results/call-path.json',
+      `${JSON.stringify({ measuredAt, commit, machine, database, rate: RATE, seconds: SECONDS, healthy, hanging, goals }, null, 2)}\n`,
+    );
+    const met = (ok: boolean) => (ok ? 'met' : '**not met**');
+    const row = (what: string, s: ReturnType<typeof stats>, goal: string) =>
+      `| ${what} | ${s.n} | ${s.p50} | ${s.p99} | ${s.max} | ${goal} |`;
+    writeFileSync(
+      'bench/results/call-path.md',
+      [
+        '# Call path: inbound calls decided by the company endpoint',
+        '',
+        `${measuredAt}, commit ${commit}, ${machine}, ${database}. One API process (production mode), ${RATE} signed`,
+        `inbound callbacks a second for ${SECONDS} s per run over kept-alive connections; the decision endpoint on loopback`,
+        'answers after 1 ms. "Added" is, per call, the callback\'s round trip less the endpoint\'s own time (its',
+        "request's arrival to its answer's end). Before timing, one call's instruction is checked to be the endpoint's",
+        'decision and its request to verify with standardwebhooks.',
+        '',
+        '| run | calls | p50 ms | p99 ms | max ms | goal |',
+        '|---|---|---|---|---|---|',
+        row("answering: the callback's round trip", healthy.total, ''),
+        row("answering: the endpoint's own time", healthy.own, ''),
+        row('answering: what Switchboard adds', healthy.added, `p99 under 5 ms: ${met(goals.added)}`),
+        row(
+          `hanging, ${DEADLINE_MS} ms deadline: the fallback's answer less the deadline`,
+          hanging.overDeadline,
+          `every call within 10 ms: ${met(goals.deadline)}`,
+        ),
+        row("hanging, breaker open: the fallback's answer", hanging.breakerOpen, `within 5 ms: ${met(goals.breaker)}`),
+        '',
+        `Failed callbacks: ${healthy.failed} answering, ${hanging.failed} hanging. With the endpoint hanging the breaker`,
+        'opens after 5 timeouts and is probed every 100 ms (DECISION_BREAKER_OPEN=100ms), so most calls of that run meet an',
+        'open breaker and the probes are the calls that wait for the deadline.',
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    agent.destroy();
+    api.kill('SIGTERM');
+    await endpoint.close();
+    await app.close();
+  }
+}

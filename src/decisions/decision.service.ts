@@ -1,0 +1,271 @@
+import type { RequestContext } from '../context/request-context.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import { idOf } from '../db/lookup.js';
+import { BOUNDS } from '../kernel/bounds.js';
+import type { CallDecision, InboundCallFacts } from '../kernel/call-decision.js';
+import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '../kernel/errors.js';
+import type { IdCodec } from '../kernel/ids.js';
+import { E164, Rules } from '../kernel/validation.js';
+import { urlProblem, type DestinationPolicy } from '../webhooks/config/destination.js';
+import { newSecret } from '../webhooks/config/signing.js';
+import { DECISION_ACTIONS, type DecisionAction, readAnswer } from './answer.js';
+import type { DecisionCaller } from './caller.js';
+import type { BreakerView } from './endpoint-health.js';
+import { endpointRows, type DecisionEndpointRow, type EndpointFields } from './endpoint-rows.js';
+
+// Decision endpoints (docs/adr/0068-decisions-in-the-call-path.md): the
+// company's (and at most one per phone number) URL asked how to route an
+// inbound call, its deadline and its fallback; and the decision itself,
+// asked of the endpoint or taken from the fallback.
+
+export const DEADLINE_DEFAULT_MS = 2000;
+/** Endpoints a company may have: its own and one per number, up to this many. */
+export const ENDPOINTS_MAX = 100;
+
+export interface DecisionEndpointInput {
+  url?: string | null;
+  phoneNumberId?: string | null;
+  deadlineMs?: number | null;
+  hedge?: boolean | null;
+  fallbackAction?: string | null;
+  fallbackAgentId?: string | null;
+  fallbackForwardTo?: string | null;
+}
+
+export interface DecisionEndpointRecord {
+  id: number;
+  url: string;
+  phoneNumberId: number | null;
+  deadlineMs: number;
+  hedge: boolean;
+  fallback: { action: DecisionAction; agentId: number | null; forwardTo: string | null };
+  breaker: BreakerView;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export class DecisionEndpointService {
+  constructor(
+    private readonly ids: IdCodec,
+    private readonly box: SecretBox,
+    private readonly caller: DecisionCaller,
+    private readonly settings: { destinations: DestinationPolicy },
+  ) {}
+
+  async list(ctx: RequestContext): Promise<DecisionEndpointRecord[]> {
+    return (await endpointRows.list(ctx, await ctx.companyId())).map((row) => this.record(row));
+  }
+
+  async view(ctx: RequestContext, rawId: string): Promise<DecisionEndpointRecord> {
+    return this.record(await this.find(ctx, rawId));
+  }
+
+  /** The signing secret of an endpoint (its requests' webhook-signature). */
+  async secret(ctx: RequestContext, rawId: string): Promise<string> {
+    const secret = this.box.open((await this.find(ctx, rawId)).secretSealed);
+    if (secret === undefined) throw new UnprocessableError('The secret cannot be read with this APP_KEY.');
+    return secret;
+  }
+
+  async create(
+    ctx: RequestContext,
+    input: DecisionEndpointInput,
+  ): Promise<{ endpoint: DecisionEndpointRecord; secret: string }> {
+    const companyId = await ctx.companyId();
+    const fields = await this.checked(ctx, companyId, input, undefined);
+    if ((await endpointRows.count(ctx, companyId)) >= ENDPOINTS_MAX)
+      throw new UnprocessableError(`A company has at most ${ENDPOINTS_MAX} decision endpoints.`);
+    const secret = newSecret();
+    const row = await endpointRows.insert(ctx, companyId, fields, this.box.seal(secret), new Date());
+    if (!row) throw this.taken(fields);
+    void this.caller.warm(row.url);
+    return { endpoint: this.record(row), secret };
+  }
+
+  async update(ctx: RequestContext, rawId: string, input: DecisionEndpointInput): Promise<DecisionEndpointRecord> {
+    const current = await this.find(ctx, rawId, true);
+    const fields = await this.checked(ctx, current.companyId, input, current);
+    const row = await endpointRows.update(ctx, current.id, fields, new Date());
+    if (!row) throw this.taken(fields);
+    if (row.url !== current.url) {
+      // Another URL is another server: its breaker and answer times start afresh.
+      ctx.afterCommit(() => this.caller.forget(keyOf(row.id)));
+      void this.caller.warm(row.url);
+    }
+    return this.record(row);
+  }
+
+  async remove(ctx: RequestContext, rawId: string): Promise<boolean> {
+    const endpoint = await this.find(ctx, rawId, true);
+    await endpointRows.remove(ctx, endpoint.id);
+    ctx.afterCommit(() => this.caller.forget(keyOf(endpoint.id)));
+    return true;
+  }
+
+  /**
+   * How to route an inbound call: the endpoint's answer within its deadline
+   * (counted from `startedAt`, performance.now() when the call arrived), or
+   * its fallback; undefined when the company has no endpoint for the number.
+   */
+  async decideInbound(
+    ctx: RequestContext,
+    call: InboundCallFacts,
+    startedAt: number,
+  ): Promise<CallDecision | undefined> {
+    const endpoint = await endpointRows.forNumber(ctx, call.companyId, call.phoneNumberId);
+    if (!endpoint) return undefined;
+    const secret = this.box.open(endpoint.secretSealed) ?? '';
+    const outcome = await this.caller.decide(
+      {
+        key: keyOf(endpoint.id),
+        url: endpoint.url,
+        secret,
+        deadlineMs: endpoint.deadlineMs,
+        hedge: endpoint.hedge,
+      },
+      requestBody(call, endpoint.deadlineMs),
+      (text) => readAnswer(text, call.agents),
+      startedAt,
+    );
+    const decision = outcome.value;
+    if (decision) {
+      return {
+        decidedBy: 'endpoint',
+        action: decision.action,
+        agentId: decision.action === 'answer' ? (decision.agentId ?? call.numberAgentId) : null,
+        forwardTo: decision.forwardTo ?? null,
+        reason: decision.reason ?? null,
+        variables: decision.variables ?? {},
+        latencyMs: outcome.latencyMs,
+      };
+    }
+    return {
+      decidedBy: 'fallback',
+      action: endpoint.fallbackAction,
+      agentId: endpoint.fallbackAction === 'answer' ? (endpoint.fallbackAgentId ?? call.numberAgentId) : null,
+      forwardTo: endpoint.fallbackAction === 'forward' ? endpoint.fallbackForwardTo : null,
+      reason: `${outcome.fallbackReason}: ${outcome.reason}`,
+      variables: {},
+      latencyMs: outcome.latencyMs,
+    };
+  }
+
+  private async find(ctx: RequestContext, rawId: string, lock = false): Promise<DecisionEndpointRow> {
+    const id = idOf(this.ids, rawId, 'decision_endpoint', 'Decision endpoint');
+    const row = await endpointRows.one(ctx, await ctx.companyId(), id, lock);
+    if (!row) throw new NotFoundError('Decision endpoint');
+    return row;
+  }
+
+  private taken(fields: EndpointFields): ConflictError {
+    return new ConflictError(
+      fields.phoneNumberId === null
+        ? 'The company already has a decision endpoint; update it instead.'
+        : 'This phone number already has a decision endpoint; update it instead.',
+    );
+  }
+
+  /** The input checked and merged over the current endpoint (an update leaves out what it keeps). */
+  private async checked(
+    ctx: RequestContext,
+    companyId: number,
+    input: DecisionEndpointInput,
+    current: DecisionEndpointRow | undefined,
+  ): Promise<EndpointFields> {
+    const b = BOUNDS.decisionEndpoint;
+    const rules = new Rules();
+    const url = input.url ?? current?.url;
+    const action = input.fallbackAction ?? current?.fallbackAction;
+    rules.required('url', url).maxChars('url', url, b.url.maxLength);
+    if (url && !rules.has('url')) {
+      const problem = /^https?:/i.test(url)
+        ? urlProblem(url, this.settings.destinations)
+        : 'The url field must be an http or https URL.';
+      if (problem) rules.add('url', problem);
+    }
+    const deadline = input.deadlineMs ?? current?.deadlineMs ?? DEADLINE_DEFAULT_MS;
+    if (!Number.isInteger(deadline) || deadline < b.deadlineMs.minimum || deadline > b.deadlineMs.maximum)
+      rules.add(
+        'deadlineMs',
+        `The deadline ms field must be a whole number of milliseconds from ${b.deadlineMs.minimum} to ${b.deadlineMs.maximum} (got ${deadline}).`,
+      );
+    rules.required('fallbackAction', action).oneOf('fallbackAction', action, DECISION_ACTIONS);
+    const phoneNumberId = this.optionalId(input.phoneNumberId, current?.phoneNumberId, 'phone_number');
+    const agentId = this.optionalId(input.fallbackAgentId, current?.fallbackAgentId, 'agent');
+    const forwardTo =
+      input.fallbackForwardTo === undefined ? (current?.fallbackForwardTo ?? null) : input.fallbackForwardTo;
+    if (action === 'forward' && !E164.test(forwardTo ?? ''))
+      rules.add(
+        'fallbackForwardTo',
+        `The fallback forward to field must be an E.164 number when the fallback forwards (got ${JSON.stringify(forwardTo)}).`,
+      );
+    rules.check();
+    const owned = await endpointRows.owned(ctx, companyId, phoneNumberId || null, agentId || null);
+    const errors: Record<string, string[]> = {};
+    if (phoneNumberId === false || (phoneNumberId !== null && !owned.number))
+      errors.phoneNumberId = ["The phone number id field must be one of the company's phone numbers."];
+    if (agentId === false || (agentId !== null && !owned.agent))
+      errors.fallbackAgentId = ["The fallback agent id field must be one of the company's agents."];
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    return {
+      url: url!,
+      phoneNumberId: phoneNumberId as number | null,
+      deadlineMs: deadline,
+      hedge: input.hedge ?? current?.hedge ?? false,
+      fallbackAction: action as DecisionAction,
+      fallbackAgentId: action === 'answer' ? (agentId as number | null) : null,
+      fallbackForwardTo: action === 'forward' ? forwardTo : null,
+    };
+  }
+
+  /** An optional id field: null to clear, undefined to keep, false for one that decodes to nothing. */
+  private optionalId(
+    raw: string | null | undefined,
+    kept: number | null | undefined,
+    kind: string,
+  ): number | null | false {
+    if (raw === undefined) return kept ?? null;
+    if (raw === null || raw === '') return null;
+    return this.ids.decode(raw, kind) ?? false;
+  }
+
+  private record(row: DecisionEndpointRow): DecisionEndpointRecord {
+    return {
+      id: row.id,
+      url: row.url,
+      phoneNumberId: row.phoneNumberId,
+      deadlineMs: row.deadlineMs,
+      hedge: row.hedge,
+      fallback: { action: row.fallbackAction, agentId: row.fallbackAgentId, forwardTo: row.fallbackForwardTo },
+      breaker: this.caller.breaker(keyOf(row.id)),
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+    };
+  }
+}
+
+/** An endpoint's breaker and metrics label. */
+const keyOf = (id: number) => `decision:${id}`;
+
+/** The decision request's body: what the endpoint is asked, as docs/api.md shows it. */
+function requestBody(call: InboundCallFacts, deadlineMs: number): string {
+  return JSON.stringify({
+    type: 'call.inbound',
+    timestamp: new Date().toISOString(),
+    data: {
+      call_sid: call.callSid,
+      caller: call.caller,
+      called: call.called,
+      phone_number_id: call.phoneNumberId === null ? null : String(call.phoneNumberId),
+      company: { id: String(call.companyId), name: call.companyName },
+      contact: call.contact && {
+        id: String(call.contact.id),
+        first_name: call.contact.firstName,
+        last_name: call.contact.lastName,
+        email: call.contact.email,
+      },
+      agent_id: call.numberAgentId === null ? null : String(call.numberAgentId),
+      deadline_ms: deadlineMs,
+    },
+  });
+}

@@ -1,0 +1,274 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { RequestContext } from '../context/request-context.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import { idOf } from '../db/lookup.js';
+import { BOUNDS } from '../kernel/bounds.js';
+import type { ToolCallFacts, ToolResult } from '../kernel/call-decision.js';
+import { ConflictError, NotFoundError, UnprocessableError } from '../kernel/errors.js';
+import type { IdCodec } from '../kernel/ids.js';
+import { Rules } from '../kernel/validation.js';
+import { urlProblem, type DestinationPolicy } from '../webhooks/config/destination.js';
+import { newSecret } from '../webhooks/config/signing.js';
+import type { DecisionCaller } from './caller.js';
+import type { BreakerView } from './endpoint-health.js';
+import { type AgentToolRow, type ToolFields, toolRows } from './tool-rows.js';
+
+// Tools for AI agents (docs/adr/0069-tools-for-ai-agents.md): an agent's
+// tools, each run by the company's endpoint when the agent calls it during a
+// call. The arguments are checked against the tool's JSON Schema first; the
+// endpoint is asked like a decision endpoint (signed, within the tool's
+// deadline, behind its own breaker); a timeout or an error gives the tool's
+// fallback message.
+
+export const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+export const TOOLS_PER_AGENT = 50;
+export const TOOL_DEADLINE_DEFAULT_MS = 3000;
+/** Arguments the provider may send for one call of a tool (JSON text). */
+export const ARGUMENTS_MAX_CHARS = 16_384;
+const PARAMETERS_MAX_CHARS = 20_000;
+const DEFAULT_FALLBACK = 'The tool is not available right now.';
+
+export interface AgentToolInput {
+  name?: string | null;
+  description?: string | null;
+  parameters?: Record<string, unknown> | null;
+  url?: string | null;
+  deadlineMs?: number | null;
+  fallbackMessage?: string | null;
+}
+
+export interface AgentToolRecord extends Omit<AgentToolRow, 'secretSealed' | 'companyId'> {
+  breaker: BreakerView;
+}
+
+const schemas = new Ajv({ strict: false, allErrors: false });
+const keyOf = (id: number) => `tool:${id}`;
+
+export class AgentToolService {
+  /** Compiled argument schemas, by tool and version (ajv keeps each compiled schema until it is removed). */
+  private readonly validators = new Map<string, { validate: ValidateFunction; schema: object }>();
+
+  constructor(
+    private readonly ids: IdCodec,
+    private readonly box: SecretBox,
+    private readonly caller: DecisionCaller,
+    private readonly settings: { destinations: DestinationPolicy },
+  ) {}
+
+  async ofAgent(ctx: RequestContext, rawAgentId: string): Promise<AgentToolRecord[]> {
+    const companyId = await ctx.companyId();
+    const agentId = await this.agent(ctx, companyId, rawAgentId);
+    return (await toolRows.ofAgent(ctx, companyId, agentId)).map((row) => this.record(row));
+  }
+
+  async view(ctx: RequestContext, rawId: string): Promise<AgentToolRecord> {
+    return this.record(await this.find(ctx, rawId));
+  }
+
+  async secret(ctx: RequestContext, rawId: string): Promise<string> {
+    const secret = this.box.open((await this.find(ctx, rawId)).secretSealed);
+    if (secret === undefined) throw new UnprocessableError('The secret cannot be read with this APP_KEY.');
+    return secret;
+  }
+
+  async create(
+    ctx: RequestContext,
+    rawAgentId: string,
+    input: AgentToolInput,
+  ): Promise<{ tool: AgentToolRecord; secret: string }> {
+    const companyId = await ctx.companyId();
+    const agentId = await this.agent(ctx, companyId, rawAgentId);
+    const fields = this.checked(input, undefined);
+    if ((await toolRows.count(ctx, agentId)) >= TOOLS_PER_AGENT)
+      throw new UnprocessableError(`An agent has at most ${TOOLS_PER_AGENT} tools.`);
+    const secret = newSecret();
+    const row = await toolRows.insert(ctx, companyId, agentId, fields, this.box.seal(secret), new Date());
+    if (!row) throw new ConflictError(`The agent already has a tool named ${fields.name}.`);
+    void this.caller.warm(row.url);
+    return { tool: this.record(row), secret };
+  }
+
+  async update(ctx: RequestContext, rawId: string, input: AgentToolInput): Promise<AgentToolRecord> {
+    const current = await this.find(ctx, rawId, true);
+    const fields = this.checked(input, current);
+    const row = await toolRows.update(ctx, current.id, fields, new Date());
+    if (!row) throw new ConflictError(`The agent already has a tool named ${fields.name}.`);
+    if (row.url !== current.url) {
+      ctx.afterCommit(() => this.caller.forget(keyOf(row.id)));
+      void this.caller.warm(row.url);
+    }
+    return this.record(row);
+  }
+
+  async remove(ctx: RequestContext, rawId: string): Promise<boolean> {
+    const tool = await this.find(ctx, rawId, true);
+    await toolRows.remove(ctx, tool.id);
+    ctx.afterCommit(() => this.caller.forget(keyOf(tool.id)));
+    return true;
+  }
+
+  /** Runs the agent's tool for a call: the endpoint's result within the deadline, or the fallback message. */
+  async call(ctx: RequestContext, facts: ToolCallFacts, startedAt: number): Promise<ToolResult> {
+    const tool =
+      facts.agentId === null ? undefined : await toolRows.byName(ctx, facts.companyId, facts.agentId, facts.tool);
+    if (!tool) {
+      const reason = `the call's agent has no tool named ${facts.tool}`;
+      return { source: 'unknown_tool', result: { error: reason }, reason, latencyMs: null };
+    }
+    const args = this.readArguments(tool, facts.argumentsText);
+    if (typeof args === 'string')
+      return { source: 'invalid_arguments', result: { error: args }, reason: args, latencyMs: null };
+    const body = JSON.stringify({
+      type: 'tool.call',
+      timestamp: new Date().toISOString(),
+      data: {
+        call_sid: facts.callSid,
+        call_id: String(facts.callId),
+        agent_id: String(tool.agentId),
+        tool: tool.name,
+        arguments: args,
+        deadline_ms: tool.deadlineMs,
+      },
+    });
+    const outcome = await this.caller.decide(
+      {
+        key: keyOf(tool.id),
+        url: tool.url,
+        secret: this.box.open(tool.secretSealed) ?? '',
+        deadlineMs: tool.deadlineMs,
+        hedge: false,
+      },
+      body,
+      readToolAnswer,
+      startedAt,
+    );
+    return outcome.value
+      ? { source: 'endpoint', result: outcome.value.result, reason: null, latencyMs: outcome.latencyMs }
+      : {
+          source: 'fallback',
+          result: tool.fallbackMessage,
+          reason: `${outcome.fallbackReason}: ${outcome.reason}`,
+          latencyMs: outcome.latencyMs,
+        };
+  }
+
+  /** The arguments read and checked against the tool's schema, or what is wrong with them. */
+  private readArguments(tool: AgentToolRow, text: string): Record<string, unknown> | string {
+    let args: unknown;
+    try {
+      args = JSON.parse(text || '{}');
+    } catch {
+      return 'the arguments are not JSON';
+    }
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) return 'the arguments must be a JSON object';
+    const version = `${tool.id}:${tool.updatedAt.getTime()}`;
+    let compiled = this.validators.get(version);
+    if (!compiled) {
+      compiled = { validate: schemas.compile(tool.parameters), schema: tool.parameters };
+      if (this.validators.size >= 1000) {
+        const [oldest, evicted] = this.validators.entries().next().value as [string, { schema: object }];
+        this.validators.delete(oldest);
+        schemas.removeSchema(evicted.schema);
+      }
+      this.validators.set(version, compiled);
+    }
+    const { validate } = compiled;
+    if (validate(args)) return args as Record<string, unknown>;
+    const [first] = validate.errors ?? [];
+    return `the arguments do not match the tool's parameters: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`;
+  }
+
+  private async agent(ctx: RequestContext, companyId: number, rawAgentId: string): Promise<number> {
+    const agentId = idOf(this.ids, rawAgentId, 'agent', 'Agent');
+    if (!(await toolRows.agentOwned(ctx, companyId, agentId))) throw new NotFoundError('Agent');
+    return agentId;
+  }
+
+  private async find(ctx: RequestContext, rawId: string, lock = false): Promise<AgentToolRow> {
+    const id = idOf(this.ids, rawId, 'agent_tool', 'Agent tool');
+    const row = await toolRows.one(ctx, await ctx.companyId(), id, lock);
+    if (!row) throw new NotFoundError('Agent tool');
+    return row;
+  }
+
+  private checked(input: AgentToolInput, current: AgentToolRow | undefined): ToolFields {
+    const b = BOUNDS.agentTool;
+    const name = input.name ?? current?.name;
+    const description = input.description ?? current?.description;
+    const parameters = input.parameters ?? current?.parameters;
+    const url = input.url ?? current?.url;
+    const deadline = input.deadlineMs ?? current?.deadlineMs ?? TOOL_DEADLINE_DEFAULT_MS;
+    const fallbackMessage = input.fallbackMessage ?? current?.fallbackMessage ?? DEFAULT_FALLBACK;
+    const rules = new Rules()
+      .required('name', name)
+      .required('description', description)
+      .maxChars('description', description, b.description.maxLength)
+      .required('parameters', parameters)
+      .required('url', url)
+      .maxChars('url', url, b.url.maxLength)
+      .maxChars('fallbackMessage', fallbackMessage, b.fallbackMessage.maxLength);
+    if (name && !TOOL_NAME.test(name))
+      rules.add(
+        'name',
+        `The name field must be letters, digits, _ and -, starting with a letter or _, at most 64 (got ${JSON.stringify(name)}).`,
+      );
+    if (url && !rules.has('url')) {
+      const problem = /^https?:/i.test(url)
+        ? urlProblem(url, this.settings.destinations)
+        : 'The url field must be an http or https URL.';
+      if (problem) rules.add('url', problem);
+    }
+    if (!Number.isInteger(deadline) || deadline < b.deadlineMs.minimum || deadline > b.deadlineMs.maximum)
+      rules.add(
+        'deadlineMs',
+        `The deadline ms field must be a whole number of milliseconds from ${b.deadlineMs.minimum} to ${b.deadlineMs.maximum} (got ${deadline}).`,
+      );
+    if (parameters) {
+      const problem = schemaProblem(parameters);
+      if (problem) rules.add('parameters', problem);
+    }
+    rules.check();
+    return {
+      name: name!,
+      description: description!,
+      parameters: parameters!,
+      url: url!,
+      deadlineMs: deadline,
+      fallbackMessage,
+    };
+  }
+
+  private record(row: AgentToolRow): AgentToolRecord {
+    const { secretSealed: _secret, companyId: _company, ...rest } = row;
+    return { ...rest, breaker: this.caller.breaker(keyOf(row.id)) };
+  }
+}
+
+/** Why a tool's parameters are not a JSON Schema of an object, or undefined. */
+function schemaProblem(parameters: Record<string, unknown>): string | undefined {
+  if (JSON.stringify(parameters).length > PARAMETERS_MAX_CHARS)
+    return `The parameters field must be at most ${PARAMETERS_MAX_CHARS} characters of JSON.`;
+  if (parameters.type !== 'object')
+    return `The parameters field must be a JSON Schema whose type is "object" (got ${JSON.stringify(parameters.type ?? null)}).`;
+  try {
+    schemas.compile(parameters);
+    return undefined;
+  } catch (error) {
+    return `The parameters field must be a valid JSON Schema: ${(error as Error).message.slice(0, 200)}.`;
+  } finally {
+    schemas.removeSchema(parameters);
+  }
+}
+
+/** The endpoint's answer: `{ "result": <any JSON> }`. */
+function readToolAnswer(text: string): { result: unknown } | string {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return 'the answer is not JSON';
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json) || !('result' in json))
+    return 'the answer must be a JSON object with a result';
+  return { result: (json as { result: unknown }).result };
+}

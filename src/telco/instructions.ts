@@ -1,0 +1,49 @@
+import type { CallDecision } from '../kernel/call-decision.js';
+
+// The answer to the provider's inbound call callback: its instruction for the
+// call, in the provider's markup (TwiML's elements: Connect, Dial, Reject).
+// An agent and its dynamic variables go in <Connect><Agent><Parameter>.
+
+const xmlEscape = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+export const INSTRUCTION_CONTENT_TYPE = 'text/xml; charset=utf-8';
+
+/** The markup that tells the provider what to do with the call. */
+export function instructionFor(decision: CallDecision): string {
+  const open = '<?xml version="1.0" encoding="UTF-8"?><Response>';
+  if (decision.action === 'forward') return `${open}<Dial>${xmlEscape(decision.forwardTo ?? '')}</Dial></Response>`;
+  if (decision.action === 'reject') return `${open}<Reject reason="rejected"/></Response>`;
+  const parameters = Object.entries(decision.variables)
+    .map(([name, value]) => `<Parameter name="${xmlEscape(name)}" value="${xmlEscape(value)}"/>`)
+    .join('');
+  const agent = decision.agentId === null ? '' : ` id="${decision.agentId}"`;
+  return `${open}<Connect><Agent${agent}>${parameters}</Agent></Connect></Response>`;
+}
+
+/** What a provider reads from the markup (the simulator plays it). */
+export interface Instruction {
+  action: 'answer' | 'forward' | 'reject';
+  agentId?: string;
+  forwardTo?: string;
+  variables: Record<string, string>;
+}
+
+const xmlUnescape = (text: string) =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+
+/** Reads an instruction this module wrote. */
+export function readInstruction(xml: string): Instruction {
+  const dial = /<Dial>([^<]*)<\/Dial>/.exec(xml);
+  if (dial) return { action: 'forward', forwardTo: xmlUnescape(dial[1]), variables: {} };
+  if (/<Reject\b/.test(xml)) return { action: 'reject', variables: {} };
+  const agent = /<Agent(?: id="(\d+)")?>/.exec(xml);
+  const variables: Record<string, string> = {};
+  for (const [, name, value] of xml.matchAll(/<Parameter name="([^"]*)" value="([^"]*)"\/>/g))
+    variables[xmlUnescape(name)] = xmlUnescape(value);
+  return { action: 'answer', agentId: agent?.[1], variables };
+}
