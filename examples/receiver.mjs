@@ -34,7 +34,12 @@ if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
   process.exit(64);
 }
 const port = Number(portText);
-const blocked = new Set((process.env.DECISION_BLOCKED ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+const blocked = new Set(
+  (process.env.DECISION_BLOCKED ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 const forwardTo = process.env.DECISION_FORWARD_TO;
 
 /** The example routing rule: what to do with an inbound call (the answer's schema is DecisionAnswer in openapi.json). */

@@ -171,7 +171,10 @@ before(async () => {
     companyId,
   ]);
   // A call under way, for the tool callback (a tool is called during a call).
-  const started = await post('/api/telco/voice/status', Object.entries({ ...valid('voiceStatusCallback'), CallSid: toolCall, CallStatus: 'in-progress' }));
+  const started = await post(
+    '/api/telco/voice/status',
+    Object.entries({ ...valid('voiceStatusCallback'), CallSid: toolCall, CallStatus: 'in-progress' }),
+  );
   assert.equal(started.status, 204, started.text);
 });
 after(() => app?.close());
