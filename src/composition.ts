@@ -39,6 +39,7 @@ import { WebhookService } from './webhooks/config/webhook.service.js';
 import { DeliveryService } from './webhooks/tools/delivery.service.js';
 import { ReplayService } from './webhooks/tools/replay.service.js';
 import { DecisionCaller } from './decisions/caller.js';
+import { EndpointAuth } from './webhooks/engine/endpoint-auth.js';
 import { DecisionEndpointService } from './decisions/decision.service.js';
 import { InboundCallService } from './services/inbound-call.service.js';
 import { AgentToolService } from './decisions/tool.service.js';
@@ -149,6 +150,7 @@ export function createServices(
   const caller = new DecisionCaller(
     { destinations: config.webhookDestinations, breakerOpenMs: config.decisionBreakerOpenMs },
     metrics,
+    new EndpointAuth(box, config.webhookDestinations),
   );
   const decisionEndpoints = new DecisionEndpointService(ids, box, caller, { destinations: config.webhookDestinations });
   const agentTools = new AgentToolService(ids, box, caller, { destinations: config.webhookDestinations });

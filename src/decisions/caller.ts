@@ -5,6 +5,7 @@ import { resolveDestination, type Destination, type DestinationPolicy } from '..
 import { standardSignature } from '../webhooks/config/signing.js';
 import type { SendResult } from '../webhooks/engine/attempt.js';
 import { sendAttempt, warmConnection } from '../webhooks/engine/http-send.js';
+import type { EndpointAuth } from '../webhooks/engine/endpoint-auth.js';
 import { EndpointHealth, type BreakerView } from './endpoint-health.js';
 
 // Asking the company's endpoint inside the call path (docs/adr/0068-decisions-in-the-call-path.md),
@@ -31,6 +32,8 @@ export interface DecisionTarget {
   secret: string;
   deadlineMs: number;
   hedge: boolean;
+  /** OAuth2 client credentials and client TLS, sealed (webhooks/config/credentials.ts). */
+  credentialsSealed?: string | null;
 }
 
 /** Reads an answer's text: what it says, or why it is not taken. */
@@ -56,6 +59,7 @@ export class DecisionCaller {
   constructor(
     private readonly settings: { destinations: DestinationPolicy; breakerOpenMs: number },
     private readonly metrics: Metrics,
+    private readonly auth: EndpointAuth,
   ) {}
 
   /**
@@ -83,7 +87,8 @@ export class DecisionCaller {
       } else {
         // One message id for the decision: a hedged second request is the same message.
         const signed = signedHeaders(endpoint.secret, payload);
-        const ask = () => this.ask(url, destination, signed, payload, read, Math.max(1, left()));
+        const ask = () =>
+          this.ask(url, destination, signed, payload, read, Math.max(1, left()), endpoint.credentialsSealed);
         const p95 = endpoint.hedge ? health.recentP95() : null;
         const first = ask();
         if (p95 !== null && left() > 2 * p95) {
@@ -108,10 +113,10 @@ export class DecisionCaller {
   }
 
   /** Opens a kept-alive connection to a saved endpoint (best effort; a failure waits for the first call). */
-  async warm(rawUrl: string): Promise<void> {
+  async warm(rawUrl: string, credentialsSealed?: string | null): Promise<void> {
     const url = new URL(rawUrl);
     const destination = await this.destination(url).catch(() => undefined);
-    if (destination) await warmConnection(url, destination, 2000);
+    if (destination) await warmConnection(url, destination, 2000, this.auth.tlsOf(credentialsSealed));
   }
 
   /** Forgets a deleted endpoint's breaker. */
@@ -127,10 +132,18 @@ export class DecisionCaller {
     payload: string,
     read: ReadAnswer<T>,
     timeoutMs: number,
+    credentialsSealed: string | null | undefined,
   ): Promise<Asked<T>> {
-    const result: SendResult = await sendAttempt(url, destination, payload, headers, timeoutMs, {
-      keepChars: ANSWER_KEEP,
-    });
+    const result: SendResult = await this.auth.send(
+      sendAttempt,
+      url,
+      destination,
+      payload,
+      headers,
+      timeoutMs,
+      credentialsSealed,
+      { keepChars: ANSWER_KEEP },
+    );
     if (result.timedOut) return { fallbackReason: 'timeout', reason: `no answer within ${Math.round(timeoutMs)} ms` };
     if (result.error !== null) {
       return result.statusCode === null

@@ -8,6 +8,14 @@ import type { IdCodec } from '../kernel/ids.js';
 import { E164, Rules } from '../kernel/validation.js';
 import { urlProblem, type DestinationPolicy } from '../webhooks/config/destination.js';
 import { newSecret } from '../webhooks/config/signing.js';
+import {
+  checkCredentials,
+  type CredentialsRecord,
+  credentialsRecord,
+  type EndpointCredentials,
+  openCredentials,
+  sealCredentials,
+} from '../webhooks/config/credentials.js';
 import { DECISION_ACTIONS, type DecisionAction, readAnswer } from './answer.js';
 import type { DecisionCaller } from './caller.js';
 import type { BreakerView } from './endpoint-health.js';
@@ -30,6 +38,8 @@ export interface DecisionEndpointInput {
   fallbackAction?: string | null;
   fallbackAgentId?: string | null;
   fallbackForwardTo?: string | null;
+  /** OAuth2 client credentials and client TLS; null removes them, left out keeps them. */
+  credentials?: EndpointCredentials | null;
 }
 
 export interface DecisionEndpointRecord {
@@ -40,6 +50,7 @@ export interface DecisionEndpointRecord {
   hedge: boolean;
   fallback: { action: DecisionAction; agentId: number | null; forwardTo: string | null };
   breaker: BreakerView;
+  credentials: CredentialsRecord | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -78,7 +89,7 @@ export class DecisionEndpointService {
     const secret = newSecret();
     const row = await endpointRows.insert(ctx, companyId, fields, this.box.seal(secret), new Date());
     if (!row) throw this.taken(fields);
-    void this.caller.warm(row.url);
+    void this.caller.warm(row.url, row.credentialsSealed);
     return { endpoint: this.record(row), secret };
   }
 
@@ -90,7 +101,7 @@ export class DecisionEndpointService {
     if (row.url !== current.url) {
       // Another URL is another server: its breaker and answer times start afresh.
       ctx.afterCommit(() => this.caller.forget(keyOf(row.id)));
-      void this.caller.warm(row.url);
+      void this.caller.warm(row.url, row.credentialsSealed);
     }
     return this.record(row);
   }
@@ -122,6 +133,7 @@ export class DecisionEndpointService {
         secret,
         deadlineMs: endpoint.deadlineMs,
         hedge: endpoint.hedge,
+        credentialsSealed: endpoint.credentialsSealed,
       },
       requestBody(call, endpoint.deadlineMs),
       (text) => readAnswer(text, call.agents),
@@ -199,6 +211,7 @@ export class DecisionEndpointService {
         'fallbackForwardTo',
         `The fallback forward to field must be an E.164 number when the fallback forwards (got ${JSON.stringify(forwardTo)}).`,
       );
+    const credentials = checkCredentials(input.credentials, url, this.settings.destinations, rules);
     rules.check();
     const owned = await endpointRows.owned(ctx, companyId, phoneNumberId || null, agentId || null);
     const errors: Record<string, string[]> = {};
@@ -215,6 +228,8 @@ export class DecisionEndpointService {
       fallbackAction: action as DecisionAction,
       fallbackAgentId: action === 'answer' ? (agentId as number | null) : null,
       fallbackForwardTo: action === 'forward' ? forwardTo : null,
+      credentialsSealed:
+        credentials === undefined ? (current?.credentialsSealed ?? null) : sealCredentials(this.box, credentials),
     };
   }
 
@@ -238,6 +253,7 @@ export class DecisionEndpointService {
       hedge: row.hedge,
       fallback: { action: row.fallbackAction, agentId: row.fallbackAgentId, forwardTo: row.fallbackForwardTo },
       breaker: this.caller.breaker(keyOf(row.id)),
+      credentials: credentialsRecord(openCredentials(this.box, row.credentialsSealed)),
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
     };

@@ -15,6 +15,8 @@ export interface DecisionEndpointRow {
   fallbackAction: DecisionAction;
   fallbackAgentId: number | null;
   fallbackForwardTo: string | null;
+  /** OAuth2 client credentials and client TLS, sealed. */
+  credentialsSealed: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -30,12 +32,13 @@ interface Row {
   fallback_action: DecisionAction;
   fallback_agent_id: number | null;
   fallback_forward_to: string | null;
+  credentials_sealed: string | null;
   created_at: string;
   updated_at: string;
 }
 
 const COLUMNS = `id, company_id, phone_number_id, url, secret_sealed, deadline_ms, hedge, fallback_action,
-  fallback_agent_id, fallback_forward_to, created_at, updated_at`;
+  fallback_agent_id, fallback_forward_to, credentials_sealed, created_at, updated_at`;
 
 const toEndpoint = (r: Row): DecisionEndpointRow => ({
   id: r.id,
@@ -48,6 +51,7 @@ const toEndpoint = (r: Row): DecisionEndpointRow => ({
   fallbackAction: r.fallback_action,
   fallbackAgentId: r.fallback_agent_id,
   fallbackForwardTo: r.fallback_forward_to,
+  credentialsSealed: r.credentials_sealed,
   createdAt: dbDate(r.created_at),
   updatedAt: dbDate(r.updated_at),
 });
@@ -55,7 +59,14 @@ const toEndpoint = (r: Row): DecisionEndpointRow => ({
 /** What a create or an update writes. */
 export type EndpointFields = Pick<
   DecisionEndpointRow,
-  'phoneNumberId' | 'url' | 'deadlineMs' | 'hedge' | 'fallbackAction' | 'fallbackAgentId' | 'fallbackForwardTo'
+  | 'phoneNumberId'
+  | 'url'
+  | 'deadlineMs'
+  | 'hedge'
+  | 'fallbackAction'
+  | 'fallbackAgentId'
+  | 'fallbackForwardTo'
+  | 'credentialsSealed'
 >;
 
 const values = (f: EndpointFields) => [
@@ -66,6 +77,7 @@ const values = (f: EndpointFields) => [
   f.fallbackAction,
   f.fallbackAgentId,
   f.fallbackForwardTo,
+  f.credentialsSealed,
 ];
 
 export const endpointRows = {
@@ -123,8 +135,8 @@ export const endpointRows = {
   ): Promise<DecisionEndpointRow | undefined> {
     const [row] = await ctx.sql<Row>(
       `INSERT INTO decision_endpoints (company_id, phone_number_id, url, deadline_ms, hedge, fallback_action,
-         fallback_agent_id, fallback_forward_to, secret_sealed, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+         fallback_agent_id, fallback_forward_to, credentials_sealed, secret_sealed, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
        ON CONFLICT (company_id, coalesce(phone_number_id, 0)) DO NOTHING RETURNING ${COLUMNS}`,
       [companyId, ...values(fields), secretSealed, at],
     );
@@ -140,7 +152,7 @@ export const endpointRows = {
   ): Promise<DecisionEndpointRow | undefined> {
     const [row] = await ctx.sql<Row>(
       `UPDATE decision_endpoints d SET phone_number_id = $2, url = $3, deadline_ms = $4, hedge = $5, fallback_action = $6,
-         fallback_agent_id = $7, fallback_forward_to = $8, updated_at = $9
+         fallback_agent_id = $7, fallback_forward_to = $8, credentials_sealed = $9, updated_at = $10
        WHERE d.id = $1 AND NOT EXISTS (SELECT 1 FROM decision_endpoints o
          WHERE o.company_id = d.company_id AND o.id <> d.id AND coalesce(o.phone_number_id, 0) = coalesce($2::int, 0))
        RETURNING ${COLUMNS}`,

@@ -14,6 +14,8 @@ export interface AgentToolRow {
   secretSealed: string;
   deadlineMs: number;
   fallbackMessage: string;
+  /** OAuth2 client credentials and client TLS, sealed. */
+  credentialsSealed: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -29,12 +31,14 @@ interface Row {
   secret_sealed: string;
   deadline_ms: number;
   fallback_message: string;
+  credentials_sealed: string | null;
   created_at: string;
   updated_at: string;
 }
 
 const COLUMNS =
-  'id, company_id, agent_id, name, description, parameters, url, secret_sealed, deadline_ms, fallback_message, created_at, updated_at';
+  'id, company_id, agent_id, name, description, parameters, url, secret_sealed, deadline_ms, fallback_message, credentials_sealed, ' +
+  'created_at, updated_at';
 
 const toTool = (r: Row): AgentToolRow => ({
   id: r.id,
@@ -47,13 +51,14 @@ const toTool = (r: Row): AgentToolRow => ({
   secretSealed: r.secret_sealed,
   deadlineMs: r.deadline_ms,
   fallbackMessage: r.fallback_message,
+  credentialsSealed: r.credentials_sealed,
   createdAt: dbDate(r.created_at),
   updatedAt: dbDate(r.updated_at),
 });
 
 export type ToolFields = Pick<
   AgentToolRow,
-  'name' | 'description' | 'parameters' | 'url' | 'deadlineMs' | 'fallbackMessage'
+  'name' | 'description' | 'parameters' | 'url' | 'deadlineMs' | 'fallbackMessage' | 'credentialsSealed'
 >;
 
 const values = (f: ToolFields) => [
@@ -63,6 +68,7 @@ const values = (f: ToolFields) => [
   f.url,
   f.deadlineMs,
   f.fallbackMessage,
+  f.credentialsSealed,
 ];
 
 export const toolRows = {
@@ -119,8 +125,8 @@ export const toolRows = {
   ): Promise<AgentToolRow | undefined> {
     const [row] = await ctx.sql<Row>(
       `INSERT INTO agent_tools (company_id, agent_id, name, description, parameters, url, deadline_ms, fallback_message,
-         secret_sealed, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $10)
+         credentials_sealed, secret_sealed, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $11)
        ON CONFLICT (agent_id, name) DO NOTHING RETURNING ${COLUMNS}`,
       [companyId, agentId, ...values(fields), secretSealed, at],
     );
@@ -131,7 +137,7 @@ export const toolRows = {
   async update(ctx: RequestContext, id: number, fields: ToolFields, at: Date): Promise<AgentToolRow | undefined> {
     const [row] = await ctx.sql<Row>(
       `UPDATE agent_tools t SET name = $2, description = $3, parameters = $4::jsonb, url = $5, deadline_ms = $6,
-         fallback_message = $7, updated_at = $8
+         fallback_message = $7, credentials_sealed = $8, updated_at = $9
        WHERE t.id = $1 AND NOT EXISTS (SELECT 1 FROM agent_tools o WHERE o.agent_id = t.agent_id AND o.id <> t.id AND o.name = $2)
        RETURNING ${COLUMNS}`,
       [id, ...values(fields), at],

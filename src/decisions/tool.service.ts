@@ -9,6 +9,14 @@ import type { IdCodec } from '../kernel/ids.js';
 import { Rules } from '../kernel/validation.js';
 import { urlProblem, type DestinationPolicy } from '../webhooks/config/destination.js';
 import { newSecret } from '../webhooks/config/signing.js';
+import {
+  checkCredentials,
+  type CredentialsRecord,
+  credentialsRecord,
+  type EndpointCredentials,
+  openCredentials,
+  sealCredentials,
+} from '../webhooks/config/credentials.js';
 import type { DecisionCaller } from './caller.js';
 import type { BreakerView } from './endpoint-health.js';
 import { type AgentToolRow, type ToolFields, toolRows } from './tool-rows.js';
@@ -35,10 +43,13 @@ export interface AgentToolInput {
   url?: string | null;
   deadlineMs?: number | null;
   fallbackMessage?: string | null;
+  /** OAuth2 client credentials and client TLS; null removes them, left out keeps them. */
+  credentials?: EndpointCredentials | null;
 }
 
-export interface AgentToolRecord extends Omit<AgentToolRow, 'secretSealed' | 'companyId'> {
+export interface AgentToolRecord extends Omit<AgentToolRow, 'secretSealed' | 'companyId' | 'credentialsSealed'> {
   breaker: BreakerView;
+  credentials: CredentialsRecord | null;
 }
 
 const schemas = new Ajv({ strict: false, allErrors: false });
@@ -84,7 +95,7 @@ export class AgentToolService {
     const secret = newSecret();
     const row = await toolRows.insert(ctx, companyId, agentId, fields, this.box.seal(secret), new Date());
     if (!row) throw new ConflictError(`The agent already has a tool named ${fields.name}.`);
-    void this.caller.warm(row.url);
+    void this.caller.warm(row.url, row.credentialsSealed);
     return { tool: this.record(row), secret };
   }
 
@@ -95,7 +106,7 @@ export class AgentToolService {
     if (!row) throw new ConflictError(`The agent already has a tool named ${fields.name}.`);
     if (row.url !== current.url) {
       ctx.afterCommit(() => this.caller.forget(keyOf(row.id)));
-      void this.caller.warm(row.url);
+      void this.caller.warm(row.url, row.credentialsSealed);
     }
     return this.record(row);
   }
@@ -137,6 +148,7 @@ export class AgentToolService {
         secret: this.box.open(tool.secretSealed) ?? '',
         deadlineMs: tool.deadlineMs,
         hedge: false,
+        credentialsSealed: tool.credentialsSealed,
       },
       body,
       readToolAnswer,
@@ -227,6 +239,7 @@ export class AgentToolService {
       const problem = schemaProblem(parameters);
       if (problem) rules.add('parameters', problem);
     }
+    const credentials = checkCredentials(input.credentials, url, this.settings.destinations, rules);
     rules.check();
     return {
       name: name!,
@@ -235,12 +248,18 @@ export class AgentToolService {
       url: url!,
       deadlineMs: deadline,
       fallbackMessage,
+      credentialsSealed:
+        credentials === undefined ? (current?.credentialsSealed ?? null) : sealCredentials(this.box, credentials),
     };
   }
 
   private record(row: AgentToolRow): AgentToolRecord {
-    const { secretSealed: _secret, companyId: _company, ...rest } = row;
-    return { ...rest, breaker: this.caller.breaker(keyOf(row.id)) };
+    const { secretSealed: _secret, companyId: _company, credentialsSealed, ...rest } = row;
+    return {
+      ...rest,
+      breaker: this.caller.breaker(keyOf(row.id)),
+      credentials: credentialsRecord(openCredentials(this.box, credentialsSealed)),
+    };
   }
 }
 

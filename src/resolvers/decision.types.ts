@@ -1,3 +1,4 @@
+import { EndpointCredentialsInputType, EndpointCredentialsType } from './credentials.types.js';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { BOUNDS, inWords } from '../kernel/bounds.js';
@@ -42,6 +43,11 @@ export class DecisionEndpointType {
   @Field({ description: "A second request when the first is slower than the endpoint's recent p95" }) hedge!: boolean;
   @Field(() => DecisionFallbackType) fallback!: DecisionFallbackType;
   @Field(() => EndpointBreakerType) breaker!: EndpointBreakerType;
+  @Field(() => EndpointCredentialsType, {
+    nullable: true,
+    description: 'OAuth2 client and client TLS (never a secret)',
+  })
+  credentials!: EndpointCredentialsType | null;
   @Field() createdAt!: Date;
   @Field() updatedAt!: Date;
 }
@@ -72,6 +78,11 @@ export class DecisionEndpointInputType {
   fallbackAgentId?: string | null;
   @Field(() => String, { nullable: true, description: 'forward: an E.164 number (required then)' })
   fallbackForwardTo?: string | null;
+  @Field(() => EndpointCredentialsInputType, {
+    nullable: true,
+    description: 'OAuth2 client credentials and client TLS; null removes them, left out keeps them',
+  })
+  credentials?: EndpointCredentialsInputType | null;
 }
 
 @ObjectType('CallDecision', { simpleResolvers: true, description: 'How an inbound call was routed' })
@@ -106,6 +117,11 @@ export class AgentToolType {
   @Field({ description: 'Put into the conversation when the endpoint does not answer in time' })
   fallbackMessage!: string;
   @Field(() => EndpointBreakerType) breaker!: EndpointBreakerType;
+  @Field(() => EndpointCredentialsType, {
+    nullable: true,
+    description: 'OAuth2 client and client TLS (never a secret)',
+  })
+  credentials!: EndpointCredentialsType | null;
   @Field() createdAt!: Date;
   @Field() updatedAt!: Date;
 }
@@ -139,4 +155,9 @@ export class AgentToolInputType {
   deadlineMs?: number | null;
   @Field(() => String, { nullable: true, description: inWords(BOUNDS.agentTool.fallbackMessage) })
   fallbackMessage?: string | null;
+  @Field(() => EndpointCredentialsInputType, {
+    nullable: true,
+    description: 'OAuth2 client credentials and client TLS; null removes them, left out keeps them',
+  })
+  credentials?: EndpointCredentialsInputType | null;
 }

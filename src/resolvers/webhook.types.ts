@@ -1,3 +1,4 @@
+import { EndpointCredentialsInputType, EndpointCredentialsType } from './credentials.types.js';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { PageType } from './pagination.types.js';
@@ -73,6 +74,11 @@ export class WebhookType {
   pausedUntil!: Date | null;
   @Field(() => SignatureScheme) signatureScheme!: string;
   @Field(() => WebhookOrdering) ordering!: string;
+  @Field(() => EndpointCredentialsType, {
+    nullable: true,
+    description: 'OAuth2 client and client TLS (never a secret)',
+  })
+  credentials!: EndpointCredentialsType | null;
   @Field(() => String, {
     nullable: true,
     description: 'v1a only: the Ed25519 public key (whpk_...) that verifies its signatures',
@@ -282,6 +288,11 @@ export class WebhookInput {
       'its subject; none (the default): as they come',
   })
   ordering?: string | null;
+  @Field(() => EndpointCredentialsInputType, {
+    nullable: true,
+    description: 'OAuth2 client credentials and client TLS, http(s) only; null removes them, left out keeps them',
+  })
+  credentials?: EndpointCredentialsInputType | null;
 }
 
 @InputType({ description: 'A new webhook: title, url and events are required' })

@@ -77,6 +77,14 @@ const FIELD_EXAMPLES: Record<string, unknown> = {
   ],
   filter: { path: 'agent_id', eq: '7' },
   deadline_ms: 2000,
+  credentials: {
+    oauth2: {
+      token_url: 'https://auth.example.com/oauth/token',
+      client_id: 'switchboard',
+      client_secret: 'the client secret the authorization server issued',
+      scope: 'events:write',
+    },
+  },
   fallback_message: 'I cannot check the calendar right now; a colleague will call you back.',
   parameters: {
     type: 'object',

@@ -162,19 +162,35 @@ export function variablesFor(route: ResolvedRoute, request: RawRequest, ids: IdC
   return variables;
 }
 
-/** The row's REST name for each GraphQL variable it fills. */
-function restNames(route: ResolvedRoute): Map<string, string> {
-  const names = new Map<string, string>();
-  for (const group of [route.params.path, route.params.query, route.params.body]) {
-    for (const [name, param] of Object.entries(group ?? {})) names.set(param.variable ?? camelCase(name), name);
-  }
-  return names;
+/** The row's parameters by the GraphQL name each fills (a variable, or a field of an input object). */
+function byVariable(fields: Record<string, Param> | undefined): Map<string, [string, Param]> {
+  return new Map(
+    Object.entries(fields ?? {}).map(([name, param]) => [param.variable ?? camelCase(name), [name, param]]),
+  );
 }
 
-/** `formData.2` becomes `form_data.2`: the row's name for the first segment, the rest as it is. */
-function restKey(key: string, names: Map<string, string>): string {
+/**
+ * `formData.2` becomes `form_data.2`, `credentials.tls.clientKey` becomes
+ * `credentials.tls.client_key`: each segment the row's name for it (a field
+ * of an input object too); an index, or a segment the row does not know
+ * below the first, as it is.
+ */
+function restKey(key: string, route: ResolvedRoute): string {
   const [root, ...rest] = key.split('.');
-  return [names.get(root) ?? snakeCase(root), ...rest].join('.');
+  const top = byVariable({ ...route.params.path, ...route.params.query, ...route.params.body }).get(root);
+  const out = [top?.[0] ?? snakeCase(root)];
+  let param = top?.[1];
+  for (const segment of rest) {
+    if (/^\d+$/.test(segment)) {
+      out.push(segment);
+      param = param?.items;
+      continue;
+    }
+    const known = byVariable(param?.fields ?? param?.items?.fields).get(segment);
+    out.push(known?.[0] ?? segment);
+    param = known?.[1];
+  }
+  return out.join('.');
 }
 
 /**
@@ -184,17 +200,16 @@ function restKey(key: string, names: Map<string, string>): string {
  * have caught first) as 422 naming the field, never a 500.
  */
 export function restErrorOf(error: GraphQLError, route: ResolvedRoute): unknown {
-  const names = restNames(route);
   const known = appErrorOf(error);
   if (known instanceof ValidationError && known.fieldErrors) {
     return new ValidationError(
-      Object.fromEntries(Object.entries(known.fieldErrors).map(([key, messages]) => [restKey(key, names), messages])),
+      Object.fromEntries(Object.entries(known.fieldErrors).map(([key, messages]) => [restKey(key, route), messages])),
     );
   }
   if (known) return known;
   const variable = /^Variable "\$(\w+)"/.exec(error.message)?.[1];
   if (variable && !error.originalError) {
-    const field = restKey(variable, names);
+    const field = restKey(variable, route);
     return ValidationError.field(field, message.invalid(field));
   }
   return error;

@@ -1,6 +1,7 @@
 import { BOUNDS } from '../../kernel/bounds.js';
 import { ALL_ID_FORMS } from '../../kernel/ids.js';
 import type { RowParam, Route } from '../route.js';
+import { CREDENTIALS_FIELDS, CREDENTIALS_VARIABLE, credentials } from './credentials.js';
 
 // Tools for AI agents (docs/adr/0069-tools-for-ai-agents.md): view-agents to read,
 // manage-agents to change; path ids in every id form.
@@ -21,7 +22,7 @@ const toolId: RowParam = {
 const FIELDS =
   'id agent_id: agentId name description parameters url deadline_ms: deadlineMs fallback_message: fallbackMessage ' +
   'breaker { state consecutive_failures: consecutiveFailures opened_at: openedAt recent_p95_ms: recentP95Ms } ' +
-  'created_at: createdAt updated_at: updatedAt';
+  `${CREDENTIALS_FIELDS} created_at: createdAt updated_at: updatedAt`;
 const fields: Record<string, RowParam> = {
   name: { description: 'As the agent calls it: letters, digits, _ and -, at most 64; unique per agent' },
   description: { ...BOUNDS.agentTool.description, description: 'What the tool does, for the agent' },
@@ -38,12 +39,14 @@ const fields: Record<string, RowParam> = {
     ...BOUNDS.agentTool.fallbackMessage,
     description: 'Put into the conversation when the endpoint does not answer in time or fails',
   },
+  credentials,
 };
 const INPUT_VARIABLES =
-  '$name: String, $description: String, $parameters: JSONObject, $url: String, $deadlineMs: Int, $fallbackMessage: String';
+  '$name: String, $description: String, $parameters: JSONObject, $url: String, $deadlineMs: Int, $fallbackMessage: String, ' +
+  CREDENTIALS_VARIABLE;
 const INPUT =
   '{ name: $name, description: $description, parameters: $parameters, url: $url, deadlineMs: $deadlineMs, ' +
-  'fallbackMessage: $fallbackMessage }';
+  'fallbackMessage: $fallbackMessage, credentials: $credentials }';
 const required = (names: string[]) =>
   names.reduce((variables, name) => variables.replace(new RegExp(`(\\$${name}: \\w+)`), '$1!'), INPUT_VARIABLES);
 

@@ -1,6 +1,7 @@
 import { BOUNDS } from '../../kernel/bounds.js';
 import { ALL_ID_FORMS } from '../../kernel/ids.js';
 import type { RowParam, Route } from '../route.js';
+import { CREDENTIALS_FIELDS, CREDENTIALS_VARIABLE, credentials } from './credentials.js';
 
 // Decision endpoints (docs/adr/0068-decisions-in-the-call-path.md): view-call-routing to
 // read, manage-call-routing to change; path ids in every id form.
@@ -15,7 +16,7 @@ const FIELDS =
   'id url phone_number_id: phoneNumberId deadline_ms: deadlineMs hedge ' +
   'fallback { action agent_id: agentId forward_to: forwardTo } ' +
   'breaker { state consecutive_failures: consecutiveFailures opened_at: openedAt recent_p95_ms: recentP95Ms } ' +
-  'created_at: createdAt updated_at: updatedAt';
+  `${CREDENTIALS_FIELDS} created_at: createdAt updated_at: updatedAt`;
 
 const fields: Record<string, RowParam> = {
   url: {
@@ -41,13 +42,14 @@ const fields: Record<string, RowParam> = {
     description: "answer: one of the company's agents; null: the number's own agent",
   },
   fallback_forward_to: { description: 'forward: the E.164 number' },
+  credentials,
 };
 const INPUT_VARIABLES =
   '$url: String, $phoneNumberId: ID, $deadlineMs: Int, $hedge: Boolean, $fallbackAction: DecisionAction, ' +
-  '$fallbackAgentId: ID, $fallbackForwardTo: String';
+  `$fallbackAgentId: ID, $fallbackForwardTo: String, ${CREDENTIALS_VARIABLE}`;
 const INPUT =
   '{ url: $url, phoneNumberId: $phoneNumberId, deadlineMs: $deadlineMs, hedge: $hedge, fallbackAction: $fallbackAction, ' +
-  'fallbackAgentId: $fallbackAgentId, fallbackForwardTo: $fallbackForwardTo }';
+  'fallbackAgentId: $fallbackAgentId, fallbackForwardTo: $fallbackForwardTo, credentials: $credentials }';
 
 const row = (r: Omit<Route, 'tag'>): Route => ({ tag: 'Call routing', ...r });
 

@@ -2,6 +2,7 @@ import { BOUNDS, PAGE_BOUND } from '../../kernel/bounds.js';
 import { ALL_ID_FORMS } from '../../kernel/ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
+import { CREDENTIALS_FIELDS, CREDENTIALS_VARIABLE, credentials } from './credentials.js';
 
 // Webhook configuration and deliveries (docs/design.md §5). view-webhooks to
 // read, manage-webhooks to change; path ids in every id form.
@@ -17,7 +18,7 @@ const WEBHOOK_FIELDS =
   'id title url method list_selection: listSelection form_data: formData events active ' +
   'disabled_reason: disabledReason hits last_hit: lastHit concurrency rate_limit: rateLimit ' +
   'paused_until: pausedUntil signature_scheme: signatureScheme public_key: publicKey ordering created_at: createdAt ' +
-  'updated_at: updatedAt headers { name value secret } filters { event filter }';
+  `updated_at: updatedAt headers { name value secret } filters { event filter } ${CREDENTIALS_FIELDS}`;
 export const DELIVERY_FIELDS =
   'id webhook_id: webhookId event status attempt_count: attemptCount next_attempt_at: nextAttemptAt ' +
   'last_attempt_at: lastAttemptAt last_status_code: lastStatusCode created_at: createdAt';
@@ -65,6 +66,7 @@ const fields: Record<string, RowParam> = {
       'subject: deliveries about one call, campaign, agent or contact one at a time in order (a failing one holds back ' +
       'only its subject); none (the default): as they come',
   },
+  credentials,
   filters: {
     items: { fields: { event: { description: 'An event type the webhook subscribes to' }, filter } },
     description:
@@ -75,11 +77,11 @@ const fields: Record<string, RowParam> = {
 const INPUT_VARIABLES =
   '$title: String, $url: String, $method: String, $listSelection: ListSelection, $formData: [String!], ' +
   '$events: [WebhookEvent!], $active: Boolean, $rateLimit: Int, $headers: [WebhookHeaderInput!], ' +
-  '$filters: [WebhookFilterInput!], $signatureScheme: SignatureScheme, $ordering: WebhookOrdering';
+  `$filters: [WebhookFilterInput!], $signatureScheme: SignatureScheme, $ordering: WebhookOrdering, ${CREDENTIALS_VARIABLE}`;
 const INPUT =
   '{ title: $title, url: $url, method: $method, listSelection: $listSelection, formData: $formData, ' +
   'events: $events, active: $active, rateLimit: $rateLimit, headers: $headers, filters: $filters, ' +
-  'signatureScheme: $signatureScheme, ordering: $ordering }';
+  'signatureScheme: $signatureScheme, ordering: $ordering, credentials: $credentials }';
 
 export const row = (r: Omit<Route, 'tag'>): Route => ({ tag: 'Webhooks', ...r });
 

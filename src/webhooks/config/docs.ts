@@ -279,6 +279,12 @@ export function verifyEd25519(publicKey: string, rawBody: string, headers: Recor
 | \`webhook-id\` / \`webhook-timestamp\` | \`${v.webhookId}\` / \`${v.webhookTimestamp}\` |
 | \`webhook-signature\` | \`${v.standardSignature}\` |
 
+### Credentials beside the signature
+
+A webhook behind a gateway can be given \`credentials\`: OAuth2 client credentials (a Bearer token fetched and kept,
+fetched again once on a 401) and client TLS (a certificate and key for mutual TLS, a CA to trust). The signature is
+sent as well; [call-routing.md](call-routing.md#credentials-beside-the-signature) describes both.
+
 ## Filters
 
 A webhook may filter each event type it subscribes to on the event's

@@ -39,6 +39,8 @@ export interface Webhook {
   pausedUntil: Date | null;
   /** `subject`: deliveries about one subject are attempted one at a time, in order; `none`: as they come. */
   ordering: string;
+  /** OAuth2 client credentials and client TLS, sealed (credentials.ts). */
+  credentialsSealed: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -70,6 +72,7 @@ interface WebhookRow {
   rate_limit: number | null;
   paused_until: string | null;
   ordering: string;
+  credentials_sealed: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -79,7 +82,7 @@ export const WEBHOOK_SELECT = `w.id, w.company_id, w.title, w.url, w.url_sealed,
   w.headers, w.filters, w.active, w.disabled_reason, coalesce(c.hits, 0)::int AS hits, c.last_hit, w.secret_sealed,
   w.previous_secret_sealed, w.previous_secret_expires_at, w.signing_key_sealed, w.public_key,
   w.previous_signing_key_sealed, w.previous_public_key, w.concurrency, w.rate_limit, w.paused_until, w.ordering,
-  w.created_at,
+  w.credentials_sealed, w.created_at,
   w.updated_at`;
 export const WEBHOOK_FROM = 'webhooks w LEFT JOIN webhook_counters c ON c.webhook_id = w.id';
 
@@ -110,6 +113,7 @@ export const toWebhook = (row: WebhookRow): Webhook => ({
   rateLimit: row.rate_limit,
   pausedUntil: dbDate(row.paused_until),
   ordering: row.ordering,
+  credentialsSealed: row.credentials_sealed,
   createdAt: dbDate(row.created_at),
   updatedAt: dbDate(row.updated_at),
 });

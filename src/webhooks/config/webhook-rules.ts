@@ -9,6 +9,8 @@ import { FORM_FIELDS, isFormField, LIST_SELECTIONS, selectionOf, SELECTION_NAMES
 import { headersToStore, type WebhookHeaderInput } from './headers.js';
 import { type WebhookFilterInput, filtersToStore, type StoredFilters } from './filters.js';
 import type { Webhook } from './webhook-rows.js';
+import { checkCredentials, type EndpointCredentials, sealCredentials } from './credentials.js';
+import { isBrokerUrl } from './broker-url.js';
 
 // The rules of a webhook's fields (webhook.service.ts creates and changes
 // webhooks with what they give back): every problem named at once, 422.
@@ -30,6 +32,8 @@ export interface WebhookInput {
   signatureScheme?: string | null;
   /** `subject` (deliveries about one subject one at a time, in order) or `none` (the default). */
   ordering?: string | null;
+  /** OAuth2 client credentials and client TLS (http and https only); null removes them, left out keeps them. */
+  credentials?: EndpointCredentials | null;
 }
 
 export const ORDERINGS = ['none', 'subject'] as const;
@@ -39,7 +43,16 @@ export const SIGNATURE_SCHEMES = ['v1', 'v1a'] as const;
 export type CheckedFields = Partial<
   Pick<
     Webhook,
-    'title' | 'url' | 'urlSealed' | 'listSelection' | 'formData' | 'events' | 'rateLimit' | 'headers' | 'ordering'
+    | 'title'
+    | 'url'
+    | 'urlSealed'
+    | 'listSelection'
+    | 'formData'
+    | 'events'
+    | 'rateLimit'
+    | 'headers'
+    | 'ordering'
+    | 'credentialsSealed'
   >
 > & { filters?: StoredFilters };
 
@@ -107,6 +120,11 @@ export function checkWebhook(
   rules.oneOf('signatureScheme', input.signatureScheme, SIGNATURE_SCHEMES);
   rules.oneOf('ordering', input.ordering, ORDERINGS);
   if (typeof input.ordering === 'string') out.ordering = input.ordering;
+  const url = out.url ?? current?.url;
+  if (input.credentials && url && URL.canParse(url) && isBrokerUrl(new URL(url)))
+    rules.add('credentials', 'Credentials are for http and https urls; a broker takes its own in the url.');
+  const credentials = checkCredentials(input.credentials, url, destinations, rules);
+  if (credentials !== undefined) out.credentialsSealed = sealCredentials(box, credentials);
   if (input.rateLimit !== undefined) {
     if (
       input.rateLimit !== null &&

@@ -12,6 +12,7 @@ import { headerRecords, type WebhookHeaderRecord } from './headers.js';
 import { checkWebhook, type WebhookInput } from './webhook-rules.js';
 import { newSecret, newSigningKey, publicKeyOf } from './signing.js';
 import { filterRecords, type StoredFilters, type WebhookFilterRecord } from './filters.js';
+import { type CredentialsRecord, credentialsRecord, openCredentials } from './credentials.js';
 
 export type { WebhookInput } from './webhook-rules.js';
 
@@ -68,6 +69,8 @@ export interface WebhookRecord
   ordering: string;
   /** Ed25519 (v1a) only: the key receivers verify with. */
   publicKey: string | null;
+  /** OAuth2 client and client TLS, without a secret. */
+  credentials: CredentialsRecord | null;
 }
 
 export class WebhookService {
@@ -129,6 +132,7 @@ export class WebhookService {
       signatureScheme: w.signingKeySealed ? 'v1a' : 'v1',
       ordering: w.ordering,
       publicKey: w.publicKey,
+      credentials: credentialsRecord(openCredentials(this.box, w.credentialsSealed)),
       createdAt: w.createdAt,
       updatedAt: w.updatedAt,
     };
@@ -152,8 +156,9 @@ export class WebhookService {
     const [row] = await ctx.sql(
       `WITH w AS (
          INSERT INTO webhooks (company_id, title, url, list_selection, form_data, events, active, rate_limit, headers,
-           filters, secret_sealed, created_at, updated_at, signing_key_sealed, public_key, url_sealed, ordering)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16) RETURNING *),
+           filters, secret_sealed, created_at, updated_at, signing_key_sealed, public_key, url_sealed, ordering,
+           credentials_sealed)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17) RETURNING *),
        -- Its counters (hits, rate bucket, attempts in flight), whose row the delivery claim locks.
        counters AS (INSERT INTO webhook_counters (webhook_id) SELECT id FROM w)
        SELECT ${WEBHOOK_SELECT} FROM w LEFT JOIN webhook_counters c ON false`,
@@ -174,6 +179,7 @@ export class WebhookService {
         key && publicKeyOf(key),
         fields.urlSealed ?? null,
         fields.ordering ?? 'none',
+        fields.credentialsSealed ?? null,
       ],
     );
     return { webhook: this.record(toWebhook(row as never)), secret };
@@ -199,6 +205,7 @@ export class WebhookService {
     if (fields.headers !== undefined) put('headers', JSON.stringify(fields.headers));
     if (fields.filters !== undefined) put('filters', JSON.stringify(fields.filters));
     if (fields.ordering !== undefined) put('ordering', fields.ordering);
+    if (fields.credentialsSealed !== undefined) put('credentials_sealed', fields.credentialsSealed);
     if (fields.rateLimit !== undefined && fields.rateLimit !== webhook.rateLimit) {
       // A new limit starts with a full bucket.
       put('rate_limit', fields.rateLimit);

@@ -54,6 +54,8 @@ export interface Claimed {
   previous_signing_key_sealed: string | null;
   /** The webhook's custom headers, as stored (webhooks/headers.ts). */
   headers: StoredHeader[];
+  /** OAuth2 client credentials and client TLS, sealed (webhooks/config/credentials.ts). */
+  credentials_sealed: string | null;
   created_at: Date;
   /** The traceparent of the request that caused the delivery, when tracing was on. */
   trace_parent: string | null;
@@ -129,11 +131,11 @@ const CLAIM = `
   )
   SELECT c.id, c.webhook_id, c.company_id, c.event, c.payload, c.attempt_count, c.final_attempt, c.lease_token, c.created_at, c.trace_parent,
     w.url, w.url_sealed, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at, w.signing_key_sealed,
-    w.previous_signing_key_sealed, w.headers, NULL::bool AS again
+    w.previous_signing_key_sealed, w.headers, w.credentials_sealed, NULL::bool AS again
   FROM claimed c JOIN webhooks w ON w.id = c.webhook_id
   UNION ALL
   -- Endpoints with work that got their counters row just now: claimed from the next claim on.
-  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
     EXISTS (SELECT 1 FROM eligible WHERE counted IS NULL)`;
 
 export class DeliveryClaim {

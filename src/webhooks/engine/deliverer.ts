@@ -16,6 +16,7 @@ import { sendToBroker } from './brokers/index.js';
 import { headersToSend } from '../config/headers.js';
 import { isListenUrl, type ListenSessions } from '../tools/listen.js';
 import { attemptSpan } from '../../observability/tracing.js';
+import { EndpointAuth } from './endpoint-auth.js';
 
 // Delivery (docs/design.md §5). The delivery rows are the truth: an attempt is
 // claimed (and recorded) before the request, under a lease with a fencing
@@ -45,6 +46,7 @@ const RECONCILE_GRACE_MS = 2000;
 
 export class WebhookDeliverer {
   private readonly claim: DeliveryClaim;
+  private readonly auth: EndpointAuth;
   private readonly settler: Settler;
   /** How long a claimed attempt is this worker's: twice the timeout, and a second. */
   readonly leaseMs: number;
@@ -62,6 +64,7 @@ export class WebhookDeliverer {
     private readonly listen?: ListenSessions,
   ) {
     this.leaseMs = 2 * settings.timeoutMs + 1000;
+    this.auth = new EndpointAuth(box, settings.destinations);
     this.claim = new DeliveryClaim(contexts, { startConcurrency: settings.endpointConcurrency, leaseMs: this.leaseMs });
     this.settler = new Settler(
       contexts,
@@ -192,8 +195,18 @@ export class WebhookDeliverer {
         const destination = await resolveDestination(url.hostname, this.settings.destinations);
         // A broker destination takes the same signed message (brokers/index.ts). The webhook's own headers first:
         // none of them can be one of ours (webhooks/headers.ts refuses those names).
-        const send = isBrokerUrl(url) ? sendToBroker : sendAttempt;
-        return await send(url, destination, signed.body, headers, this.settings.timeoutMs);
+        if (isBrokerUrl(url))
+          return await sendToBroker(url, destination, signed.body, headers, this.settings.timeoutMs);
+        // With the webhook's credentials, if it has any: its client TLS, an OAuth2 token (docs/adr/0070).
+        return await this.auth.send(
+          sendAttempt,
+          url,
+          destination,
+          signed.body,
+          headers,
+          this.settings.timeoutMs,
+          delivery.credentials_sealed,
+        );
       } catch (error) {
         return {
           statusCode: null,
