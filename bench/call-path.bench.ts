@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -7,6 +7,9 @@ import { instructionFor, readInstruction } from '../src/telco/instructions.js';
 import { SIGNATURE_HEADER, telcoSignature } from '../src/telco/signature.js';
 import { startTestApp } from '../test/helpers/app.js';
 import { startWorker } from '../test/helpers/worker.js';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { topFrames, topPlaces } from './cpu-profile.js';
 import { runInfo } from './harness.js';
 import { openLoop } from './webhooks.bench.js';
 
@@ -23,7 +26,7 @@ import { openLoop } from './webhooks.bench.js';
 // breaker open (the fallback without asking).
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const RATE = 100;
+const RATE = Number(process.env.BENCH_CALL_RATE ?? 100);
 const DEADLINE_MS = 200;
 const round = (n: number) => Math.round(n * 10) / 10;
 const percentile = (values: number[], p: number) => {
@@ -106,19 +109,19 @@ export async function callPathBench(): Promise<void> {
     );
     const target = `${api.url}/api/telco/voice/inbound`;
     const totals = new Map<string, number>();
-    const inbound = (): Promise<{ sid: string; text: string }> => {
+    const inbound = (to = target): Promise<{ sid: string; text: string }> => {
       const sid = `CA${randomBytes(16).toString('hex')}`;
       const params = { AccountSid: account.sid, CallSid: sid, From: '+14155550177', To: number };
       const body = new URLSearchParams(params).toString();
       const sent = performance.now();
       return new Promise((resolve, reject) => {
-        const request = http.request(target, {
+        const request = http.request(to, {
           method: 'POST',
           agent,
           headers: {
             'content-type': 'application/x-www-form-urlencoded',
             'content-length': Buffer.byteLength(body),
-            [SIGNATURE_HEADER]: telcoSignature(target, params, account.authToken),
+            [SIGNATURE_HEADER]: telcoSignature(to, params, account.authToken),
           },
         });
         request.on('error', reject);
@@ -186,6 +189,24 @@ export async function callPathBench(): Promise<void> {
         `max +${hanging.overDeadline.max} ms (${timedOut.length} calls); breaker open p99 ${hanging.breakerOpen.p99} ms (${open.length} calls)`,
     );
 
+    // Where the time goes: the answering run again, shorter, against an API process under the V8 profiler.
+    await rest('PUT', `/api/decision-endpoints/${created.id}`, { deadline_ms: 2000 });
+    endpoint.state.hang = false;
+    const profileDir = mkdtempSync(path.join(tmpdir(), 'sb-call-path-'));
+    const profiled = await startWorker(
+      app,
+      { NODE_ENV: 'production', SEED_DEMO: 'false', LOG_LEVEL: 'error', PROCESS_ROLE: 'api' },
+      ['--cpu-prof', '--cpu-prof-dir', profileDir],
+    );
+    const profiledTarget = `${profiled.url}/api/telco/voice/inbound`;
+    await openLoop(RATE, 5, () => inbound(profiledTarget).then(() => undefined));
+    const exited = new Promise((resolve) => profiled.once('exit', resolve));
+    profiled.kill('SIGTERM');
+    await exited;
+    const profile = { places: topPlaces(profileDir, 12), frames: topFrames(profileDir, 12) };
+    rmSync(profileDir, { recursive: true, force: true });
+    out(profile.places.slice(0, 6).join('\n'));
+
     const { commit, machine, database } = runInfo();
     const measuredAt = new Date().toISOString();
     const goals = {
@@ -196,7 +217,11 @@ export async function callPathBench(): Promise<void> {
     mkdirSync('bench/results', { recursive: true });
     writeFileSync(
       'bench/results/call-path.json',
-      `${JSON.stringify({ measuredAt, commit, machine, database, rate: RATE, seconds: SECONDS, healthy, hanging, goals }, null, 2)}\n`,
+      `${JSON.stringify(
+        { measuredAt, commit, machine, database, rate: RATE, seconds: SECONDS, healthy, hanging, goals, profile },
+        null,
+        2,
+      )}\n`,
     );
     const met = (ok: boolean) => (ok ? 'met' : '**not met**');
     const row = (what: string, s: ReturnType<typeof stats>, goal: string) =>
@@ -227,6 +252,14 @@ export async function callPathBench(): Promise<void> {
         `Failed callbacks: ${healthy.failed} answering, ${hanging.failed} hanging. With the endpoint hanging the breaker`,
         'opens after 5 timeouts and is probed every 100 ms (DECISION_BREAKER_OPEN=100ms), so most calls of that run meet an',
         'open breaker and the probes are the calls that wait for the deadline.',
+        '',
+        `Where the API process's CPU goes while it answers ${RATE} calls a second (V8 profile, self time):`,
+        '',
+        '```',
+        ...profile.places,
+        '',
+        ...profile.frames,
+        '```',
         '',
       ].join('\n'),
     );

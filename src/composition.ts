@@ -41,6 +41,7 @@ import { ReplayService } from './webhooks/tools/replay.service.js';
 import { DecisionCaller } from './decisions/caller.js';
 import { EndpointAuth } from './webhooks/engine/endpoint-auth.js';
 import { DecisionEndpointService } from './decisions/decision.service.js';
+import type { DecisionEndpointRow } from './decisions/endpoint-rows.js';
 import { InboundCallService } from './services/inbound-call.service.js';
 import { AgentToolService } from './decisions/tool.service.js';
 import { ToolCallService } from './services/tool-call.service.js';
@@ -156,7 +157,12 @@ export function createServices(
   const agentTools = new AgentToolService(ids, box, caller, { destinations: config.webhookDestinations });
   const inboundCalls = new InboundCallService(
     contacts,
-    (ctx, call, startedAt) => decisionEndpoints.decideInbound(ctx, call, startedAt),
+    {
+      endpointFor: (ctx, companyId, called) => decisionEndpoints.endpointFor(ctx, companyId, called),
+      decide: (endpoint, call, startedAt) =>
+        decisionEndpoints.decideInbound(endpoint as DecisionEndpointRow, call, startedAt),
+    },
+    log,
     clock,
   );
   const transcripts = new CallTranscriptService(live, ids, clock);

@@ -50,14 +50,20 @@ async function inbound(sid = callSid(), from = '+14155550177') {
   };
 }
 
-const callOf = async (sid: string) =>
-  (
-    await app.sql(
-      `SELECT id, status, agent_id, decided_by, decision_action, decision_target, decision_reason, decision_latency_ms
-       FROM calls WHERE provider_call_id = $1`,
-      [sid],
-    )
-  )[0];
+/** The call as recorded with its decision (recorded right after the provider is answered). */
+const callOf = (sid: string) =>
+  eventually(
+    async () =>
+      (
+        await app.sql(
+          `SELECT id, status, agent_id, decided_by, decision_action, decision_target, decision_reason, decision_latency_ms
+           FROM calls WHERE provider_call_id = $1 AND decided_by IS NOT NULL`,
+          [sid],
+        )
+      )[0],
+    10_000,
+    `the decision of ${sid} recorded`,
+  );
 
 const decisionRequests = () => endpoint.received.filter((r) => r.body.includes('"call.inbound"'));
 
@@ -255,6 +261,29 @@ describe('decision endpoints: the call path', () => {
     assert.equal(typeof event.data.decision.latency_ms, 'number');
   });
 
+  it('writes the decision onto a call a status callback started first, and records call.started once', async () => {
+    answerWith({ action: 'answer', agent_id: String(agents[1]) });
+    const sid = callSid();
+    const base = { AccountSid: account.sid, CallSid: sid, From: '+14155550178', To: number.phone_no };
+    const status = await postCallback(app.url, account.authToken, '/api/telco/voice/status', {
+      ...base,
+      CallStatus: 'initiated',
+    });
+    assert.equal(status.status, 204);
+    const call = await inbound(sid, '+14155550178');
+    assert.equal(readInstruction(call.text).agentId, String(agents[1]));
+    const row = await callOf(sid);
+    assert.deepEqual([row.status, row.decided_by, row.agent_id], ['initiated', 'endpoint', agents[1]]);
+    const [{ n }] = await eventually(async () => {
+      const rows = await app.sql(
+        "SELECT count(*)::int AS n FROM events WHERE type = 'call.started' AND data->>'call_id' = $1",
+        [String(row.id)],
+      );
+      return rows[0].n > 0 ? rows : undefined;
+    });
+    assert.equal(n, 1);
+  });
+
   it('forwards and rejects as the endpoint says, and asks once for a repeated callback', async () => {
     answerWith({ action: 'forward', to: '+12125550142' });
     const forwarded = await inbound();
@@ -264,6 +293,8 @@ describe('decision endpoints: the call path', () => {
     const seen = decisionRequests().length;
     const rejected = await inbound();
     assert.equal(readInstruction(rejected.text).action, 'reject');
+    // The provider asks again once the call is recorded (a repeat before that may ask the endpoint again).
+    await callOf(rejected.sid);
     const again = await inbound(rejected.sid);
     assert.equal(again.status, 200);
     assert.equal(again.text, rejected.text);

@@ -284,7 +284,16 @@ describe('credentials of decision endpoints and tools', () => {
       },
     });
     assert.equal(tool.status, 201, tool.text);
-    await app.sql('UPDATE calls SET agent_id = $1 WHERE provider_call_id = $2', [agentId, sid]);
+    // The call is recorded right after the provider is answered; the tool is the agent's, so the call gets the agent.
+    await eventually(
+      async () =>
+        (
+          await app.sql(
+            'UPDATE calls SET agent_id = $1 WHERE provider_call_id = $2 AND decided_by IS NOT NULL RETURNING id',
+            [agentId, sid],
+          )
+        )[0],
+    );
     const result = await postCallback(app.url, account.authToken, '/api/telco/voice/tool', {
       ...call,
       Sequence: '0',

@@ -113,18 +113,17 @@ export class DecisionEndpointService {
     return true;
   }
 
+  /** The endpoint that decides a call to `called` (E.164): the number's own, else the company's; undefined without one. */
+  async endpointFor(ctx: RequestContext, companyId: number, called: string): Promise<DecisionEndpointRow | undefined> {
+    return endpointRows.forCalled(ctx, companyId, called);
+  }
+
   /**
    * How to route an inbound call: the endpoint's answer within its deadline
    * (counted from `startedAt`, performance.now() when the call arrived), or
-   * its fallback; undefined when the company has no endpoint for the number.
+   * its fallback.
    */
-  async decideInbound(
-    ctx: RequestContext,
-    call: InboundCallFacts,
-    startedAt: number,
-  ): Promise<CallDecision | undefined> {
-    const endpoint = await endpointRows.forNumber(ctx, call.companyId, call.phoneNumberId);
-    if (!endpoint) return undefined;
+  async decideInbound(endpoint: DecisionEndpointRow, call: InboundCallFacts, startedAt: number): Promise<CallDecision> {
     const secret = this.box.open(endpoint.secretSealed) ?? '';
     const outcome = await this.caller.decide(
       {

@@ -110,17 +110,14 @@ export const endpointRows = {
     return row && toEndpoint(row);
   },
 
-  /** The endpoint that decides a call to this number: the number's own, else the company's. */
-  async forNumber(
-    ctx: RequestContext,
-    companyId: number,
-    phoneNumberId: number | null,
-  ): Promise<DecisionEndpointRow | undefined> {
+  /** The endpoint that decides a call to this number (E.164): the number's own, else the company's. */
+  async forCalled(ctx: RequestContext, companyId: number, called: string): Promise<DecisionEndpointRow | undefined> {
     const [row] = await ctx.sql<Row>(
       `SELECT ${COLUMNS} FROM decision_endpoints
-       WHERE company_id = $1 AND (phone_number_id = $2 OR phone_number_id IS NULL)
+       WHERE company_id = $1 AND (phone_number_id IS NULL
+         OR phone_number_id = (SELECT id FROM phone_numbers WHERE company_id = $1 AND phone_no = $2))
        ORDER BY phone_number_id NULLS LAST LIMIT 1`,
-      [companyId, phoneNumberId],
+      [companyId, called],
     );
     return row && toEndpoint(row);
   },

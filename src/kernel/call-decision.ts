@@ -52,3 +52,8 @@ export interface ToolResult {
   reason: string | null;
   latencyMs: number | null;
 }
+
+/** The endpoint that decides a call, as the decision module found it: opaque to the services. */
+export interface DecidingEndpoint {
+  readonly id: number;
+}

@@ -208,6 +208,8 @@ export async function startService(
       async () => {
         await drainHttpServer(server);
         await apollo?.stop();
+        // Inbound calls answered before the drain are recorded before the database goes.
+        await services.inboundCalls.settled();
       },
     ]);
     const address = server.address() as AddressInfo | null;

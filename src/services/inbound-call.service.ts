@@ -1,49 +1,82 @@
 import type { RequestContext } from '../context/request-context.js';
-import type { CallDecision, InboundCallFacts } from '../kernel/call-decision.js';
+import type { CallDecision, DecidingEndpoint, InboundCallFacts } from '../kernel/call-decision.js';
 import { NotFoundError } from '../kernel/errors.js';
+import type { Logger } from '../observability/logger.js';
 import type { InboundCallArrived } from '../telco/callbacks.js';
 import { contactFields, type ContactService } from './contact.service.js';
 import { callRecords } from './calls/statements.js';
 import { inboundCalls } from './calls/inbound.js';
 
 // An inbound call the provider asks Switchboard to route
-// (docs/adr/0068-decisions-in-the-call-path.md): the call's facts are read,
-// the company's decision endpoint is asked (or its fallback decides, or
-// without one the number's own agent answers), and only then, in one unit of
-// work, the call is recorded with its decision and call.started carries it.
-// Nothing is held open while the endpoint is asked.
+// (docs/adr/0068-decisions-in-the-call-path.md): the call's facts and the
+// endpoint that decides it are read side by side, the endpoint is asked (or
+// its fallback decides, or without one the number's own agent answers), and
+// the provider gets its instruction at once. The call is recorded with its
+// decision right after, in one unit of work (call.started carries it), off
+// the caller's path: nothing is held open while the endpoint is asked, and
+// no commit is waited for before the caller hears anything.
 
-/** Asks the company's decision endpoint; undefined when the company has none for the number. */
-export type Decide = (
-  ctx: RequestContext,
-  call: InboundCallFacts,
-  startedAt: number,
-) => Promise<CallDecision | undefined>;
+/** The company's decision module, wired in the composition root. */
+export interface DecisionPorts {
+  /** The endpoint that decides a call to `called`; undefined without one. */
+  endpointFor(ctx: RequestContext, companyId: number, called: string): Promise<DecidingEndpoint | undefined>;
+  decide(endpoint: DecidingEndpoint, call: InboundCallFacts, startedAt: number): Promise<CallDecision>;
+}
 
 export class InboundCallService {
+  /** Decisions answered and not yet recorded. */
+  private readonly recording = new Set<Promise<void>>();
+
   constructor(
     private readonly contacts: ContactService,
-    private readonly decide: Decide,
+    private readonly decisions: DecisionPorts,
+    private readonly log: Logger,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  /** The call's decision (the one already made, when the provider asks again). `startedAt`: performance.now() at arrival. */
+  /** The call's decision (the one already recorded, when the provider asks again). `startedAt`: performance.now() at arrival. */
   async inboundCall(ctx: RequestContext, call: InboundCallArrived, startedAt: number): Promise<CallDecision> {
     const companyId = await ctx.companyId();
-    const known = await inboundCalls.facts(ctx, companyId, call);
+    const [known, endpoint] = await Promise.all([
+      inboundCalls.facts(ctx, companyId, call),
+      this.decisions.endpointFor(ctx, companyId, call.to),
+    ]);
     if (!known) throw new NotFoundError('Company');
     if (known.decided) return known.decided;
-    const { facts } = known;
-    const decision = (await this.decide(ctx, facts, startedAt)) ?? {
-      decidedBy: 'number',
-      action: 'answer',
-      agentId: facts.numberAgentId,
-      forwardTo: null,
-      reason: null,
-      variables: {},
-      latencyMs: null,
-    };
-    return ctx.unitOfWork(async (uow) => {
+    const decision: CallDecision = endpoint
+      ? await this.decisions.decide(endpoint, known.facts, startedAt)
+      : {
+          decidedBy: 'number',
+          action: 'answer',
+          agentId: known.facts.numberAgentId,
+          forwardTo: null,
+          reason: null,
+          variables: {},
+          latencyMs: null,
+        };
+    const recorded = this.record(ctx, companyId, call, decision).catch((error: Error) =>
+      this.log.error('an inbound call was answered but its decision not recorded', {
+        callSid: call.callSid,
+        error: error.message,
+      }),
+    );
+    this.recording.add(recorded);
+    void recorded.finally(() => this.recording.delete(recorded));
+    return decision;
+  }
+
+  /** Resolves once every decision already answered is recorded (at shutdown, after HTTP has drained). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.recording]);
+  }
+
+  /**
+   * The call with its decision, and call.started carrying it, in one unit of
+   * work. A status callback that got there first has started the call
+   * (call.started without the decision); the decision is written onto it.
+   */
+  private async record(ctx: RequestContext, companyId: number, call: InboundCallArrived, decision: CallDecision) {
+    await ctx.unitOfWork(async (uow) => {
       const now = this.clock();
       const person = await this.contacts.findOrCreate(uow, call.from);
       await callRecords.insertIfNew(uow, {
@@ -59,11 +92,7 @@ export class InboundCallService {
         at: now,
       });
       const started = await inboundCalls.decide(uow, companyId, call.callSid, decision, now);
-      if (!started) {
-        // Another callback got there first (a repeat decided, or the call already under way): its decision stands.
-        const again = await inboundCalls.facts(uow, companyId, call);
-        return again?.decided ?? decision;
-      }
+      if (!started?.startsNow) return;
       await uow.events.record(
         'call.started',
         {
@@ -84,7 +113,6 @@ export class InboundCallService {
         },
         contactFields(person),
       );
-      return decision;
     });
   }
 }

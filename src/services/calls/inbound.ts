@@ -96,9 +96,9 @@ export const inboundCalls = {
   },
 
   /**
-   * Writes the decision onto a call the provider has just reported (status
-   * `new`, made by insertIfNew), which starts it (initiated). Undefined when
-   * the call already had a decision (a repeated callback, decided first).
+   * Writes the decision onto the call, unless one is written already. A call
+   * still `new` (made by insertIfNew in this unit of work) starts now
+   * (initiated); one a status callback already started keeps its status.
    */
   async decide(
     ctx: RequestContext,
@@ -106,11 +106,14 @@ export const inboundCalls = {
     providerCallId: string,
     decision: CallDecision,
     at: Date,
-  ): Promise<{ id: number; startedAt: Date } | undefined> {
-    const [row] = await ctx.sql<{ id: number; started_at: string }>(
-      `UPDATE calls SET status = 'initiated', agent_id = $2, decided_by = $3, decision_action = $4, decision_target = $5,
-         decision_reason = $6, decision_variables = $7, decision_latency_ms = $8, updated_at = $9
-       WHERE provider_call_id = $1 AND company_id = $10 AND decided_by IS NULL AND status = 'new' RETURNING id, started_at`,
+  ): Promise<{ id: number; startedAt: Date; startsNow: boolean } | undefined> {
+    const [row] = await ctx.sql<{ id: number; started_at: string; was: string }>(
+      `WITH old AS (SELECT id, status FROM calls
+         WHERE provider_call_id = $1 AND company_id = $10 AND decided_by IS NULL FOR UPDATE)
+       UPDATE calls c SET status = CASE WHEN old.status = 'new' THEN 'initiated' ELSE c.status END, agent_id = $2,
+         decided_by = $3, decision_action = $4, decision_target = $5, decision_reason = $6, decision_variables = $7,
+         decision_latency_ms = $8, updated_at = $9
+       FROM old WHERE c.id = old.id RETURNING c.id, c.started_at, old.status AS was`,
       [
         providerCallId,
         decision.agentId,
@@ -128,6 +131,6 @@ export const inboundCalls = {
         companyId,
       ],
     );
-    return row && { id: row.id, startedAt: dbDate(row.started_at) };
+    return row && { id: row.id, startedAt: dbDate(row.started_at), startsNow: row.was === 'new' };
   },
 };
