@@ -443,4 +443,64 @@ describe('decision endpoints: the call path', () => {
     });
     assert.equal(row.transferred_to, '+12125550142');
   });
+
+  it('npm run simulate -- inbound-call --decision-url makes the example receiver the endpoint, and plays what it decides', async () => {
+    const { spawn } = await import('node:child_process');
+    // The example receiver as a user runs it, blocking the simulated caller.
+    const port = await closedPort();
+    const run = (file: string, args: string[], env: Record<string, string>, until?: RegExp) =>
+      new Promise<{ status: number | null; out: string; stop: () => void }>((resolve) => {
+        const child = spawn(process.execPath, [file, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+        let out = '';
+        const seen = (chunk: Buffer) => {
+          out += chunk.toString();
+          if (until?.test(out)) resolve({ status: null, out, stop: () => child.kill() });
+        };
+        child.stdout.on('data', seen);
+        child.stderr.on('data', seen);
+        child.on('exit', (status) => resolve({ status, out, stop: () => undefined }));
+      });
+    const simulate = (extra: string[]) =>
+      run(
+        'dist/src/telco/simulate.js',
+        [
+          'inbound-call',
+          '--delay',
+          '0',
+          '--contact',
+          '+14155550199',
+          '--decision-url',
+          `http://127.0.0.1:${port}/route`,
+          ...extra,
+        ],
+        { PORT: new URL(app.url).port },
+      );
+    // First run: no receiver yet, so the new endpoint is unreachable and its fallback (the number's agent) answers.
+    await app.sql('DELETE FROM decision_endpoints WHERE company_id = $1 AND phone_number_id IS NULL', [
+      account.companyId,
+    ]);
+    const first = await simulate([]);
+    assert.equal(first.status, 0, first.out);
+    const secret = /secret (whsec_\S+)\)/.exec(first.out)?.[1];
+    assert.ok(secret, first.out);
+    const receiver = await run(
+      'examples/receiver.mjs',
+      [],
+      { WEBHOOK_SECRETS: secret, RECEIVER_PORT: String(port), DECISION_BLOCKED: '+14155550199' },
+      /listening/,
+    );
+    try {
+      const second = await simulate([]);
+      assert.equal(second.status, 0, second.out);
+      assert.match(second.out, /inbound: 200, reject/);
+      const sid = /call (\S+) on/.exec(second.out)![1];
+      const row = await callOf(sid);
+      assert.deepEqual(
+        [row.decided_by, row.decision_action, row.decision_reason],
+        ['endpoint', 'reject', 'blocked caller'],
+      );
+    } finally {
+      receiver.stop();
+    }
+  });
 });
