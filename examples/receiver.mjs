@@ -16,6 +16,8 @@
 // in DECISION_BLOCKED (comma-separated E.164) is rejected; with
 // DECISION_FORWARD_TO set every other call is forwarded there; otherwise the
 // number's own agent answers, greeting a known contact by first name.
+// And an example tool endpoint: a signed `tool.call` is answered with
+// `{ "result": ... }` (check_availability gives two free slots on the day asked).
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -96,6 +98,13 @@ const server = createServer((req, res) => {
       event = parsed.event;
     } catch {
       // not JSON: not verified either
+    }
+    if (verified && parsed?.type === 'tool.call') {
+      const { tool, arguments: args } = parsed.data;
+      const result = tool === 'check_availability' ? { day: args.day, slots: ['10:00', '15:30'] } : { ok: true };
+      console.log(JSON.stringify({ verified, tool, call: parsed.data.call_sid, result }));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ result }));
     }
     if (verified && parsed?.type === 'call.inbound') {
       const decision = decide(parsed.data);

@@ -245,4 +245,33 @@ describe('agent tools: a tool called during a call', () => {
     assert.equal(unknownCall.status, 404);
     assert.equal(unknownCall.body.message, 'Call not found.');
   });
+
+  it('the example receiver answers a tool call as a tool endpoint', async () => {
+    const { spawn } = await import('node:child_process');
+    const created = await app.request('POST', `/api/agents/${agentId}/tools`, {
+      token: owner,
+      body: { name: 'example_tool', description: 'Anything', parameters: { type: 'object' }, url: `${endpoint.url}/x` },
+    });
+    assert.equal(created.status, 201, created.text);
+    const port = 40_000 + Math.floor(Math.random() * 20_000);
+    const child = spawn(process.execPath, ['examples/receiver.mjs'], {
+      env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRETS: created.body.data.secret, RECEIVER_PORT: String(port) },
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('listening') && resolve());
+        child.on('exit', (code) => reject(new Error(`the receiver exited: ${code}`)));
+      });
+      const moved = await app.request('PUT', `/api/agent-tools/${created.body.data.id}`, {
+        token: owner,
+        body: { url: `http://127.0.0.1:${port}/tools` },
+      });
+      assert.equal(moved.status, 200, moved.text);
+      const sid = await callInProgress();
+      const answer = await callTool(sid, 0, 'example_tool', '{"day":"Friday"}');
+      assert.deepEqual(answer.body, { result: { ok: true }, source: 'endpoint', reason: null });
+    } finally {
+      child.kill();
+    }
+  });
 });
