@@ -6,7 +6,8 @@ import type { CallDecision, InboundCallFacts } from '../kernel/call-decision.js'
 import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '../kernel/errors.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { E164, Rules } from '../kernel/validation.js';
-import { urlProblem, type DestinationPolicy } from '../webhooks/config/destination.js';
+import type { DestinationPolicy } from '../webhooks/config/destination.js';
+import { checkDeadline, checkUrl, revealSecret } from './endpoint-rules.js';
 import { newSecret } from '../webhooks/config/signing.js';
 import {
   checkCredentials,
@@ -73,9 +74,7 @@ export class DecisionEndpointService {
 
   /** The signing secret of an endpoint (its requests' webhook-signature). */
   async secret(ctx: RequestContext, rawId: string): Promise<string> {
-    const secret = this.box.open((await this.find(ctx, rawId)).secretSealed);
-    if (secret === undefined) throw new UnprocessableError('The secret cannot be read with this APP_KEY.');
-    return secret;
+    return revealSecret(this.box, (await this.find(ctx, rawId)).secretSealed);
   }
 
   async create(
@@ -187,19 +186,9 @@ export class DecisionEndpointService {
     const rules = new Rules();
     const url = input.url ?? current?.url;
     const action = input.fallbackAction ?? current?.fallbackAction;
-    rules.required('url', url).maxChars('url', url, b.url.maxLength);
-    if (url && !rules.has('url')) {
-      const problem = /^https?:/i.test(url)
-        ? urlProblem(url, this.settings.destinations)
-        : 'The url field must be an http or https URL.';
-      if (problem) rules.add('url', problem);
-    }
+    checkUrl(rules, url, b.url, this.settings.destinations);
     const deadline = input.deadlineMs ?? current?.deadlineMs ?? DEADLINE_DEFAULT_MS;
-    if (!Number.isInteger(deadline) || deadline < b.deadlineMs.minimum || deadline > b.deadlineMs.maximum)
-      rules.add(
-        'deadlineMs',
-        `The deadline ms field must be a whole number of milliseconds from ${b.deadlineMs.minimum} to ${b.deadlineMs.maximum} (got ${deadline}).`,
-      );
+    checkDeadline(rules, deadline, b.deadlineMs);
     rules.required('fallbackAction', action).oneOf('fallbackAction', action, DECISION_ACTIONS);
     const phoneNumberId = this.optionalId(input.phoneNumberId, current?.phoneNumberId, 'phone_number');
     const agentId = this.optionalId(input.fallbackAgentId, current?.fallbackAgentId, 'agent');

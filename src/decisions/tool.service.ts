@@ -7,7 +7,8 @@ import type { ToolCallFacts, ToolResult } from '../kernel/call-decision.js';
 import { ConflictError, NotFoundError, UnprocessableError } from '../kernel/errors.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { Rules } from '../kernel/validation.js';
-import { urlProblem, type DestinationPolicy } from '../webhooks/config/destination.js';
+import type { DestinationPolicy } from '../webhooks/config/destination.js';
+import { checkDeadline, checkUrl, revealSecret } from './endpoint-rules.js';
 import { newSecret } from '../webhooks/config/signing.js';
 import {
   checkCredentials,
@@ -77,9 +78,7 @@ export class AgentToolService {
   }
 
   async secret(ctx: RequestContext, rawId: string): Promise<string> {
-    const secret = this.box.open((await this.find(ctx, rawId)).secretSealed);
-    if (secret === undefined) throw new UnprocessableError('The secret cannot be read with this APP_KEY.');
-    return secret;
+    return revealSecret(this.box, (await this.find(ctx, rawId)).secretSealed);
   }
 
   async create(
@@ -216,25 +215,14 @@ export class AgentToolService {
       .required('description', description)
       .maxChars('description', description, b.description.maxLength)
       .required('parameters', parameters)
-      .required('url', url)
-      .maxChars('url', url, b.url.maxLength)
       .maxChars('fallbackMessage', fallbackMessage, b.fallbackMessage.maxLength);
     if (name && !TOOL_NAME.test(name))
       rules.add(
         'name',
         `The name field must be letters, digits, _ and -, starting with a letter or _, at most 64 (got ${JSON.stringify(name)}).`,
       );
-    if (url && !rules.has('url')) {
-      const problem = /^https?:/i.test(url)
-        ? urlProblem(url, this.settings.destinations)
-        : 'The url field must be an http or https URL.';
-      if (problem) rules.add('url', problem);
-    }
-    if (!Number.isInteger(deadline) || deadline < b.deadlineMs.minimum || deadline > b.deadlineMs.maximum)
-      rules.add(
-        'deadlineMs',
-        `The deadline ms field must be a whole number of milliseconds from ${b.deadlineMs.minimum} to ${b.deadlineMs.maximum} (got ${deadline}).`,
-      );
+    checkUrl(rules, url, b.url, this.settings.destinations);
+    checkDeadline(rules, deadline, b.deadlineMs);
     if (parameters) {
       const problem = schemaProblem(parameters);
       if (problem) rules.add('parameters', problem);

@@ -1,7 +1,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { Rules } from '../../kernel/validation.js';
-import { urlProblem, type DestinationPolicy } from './destination.js';
+import { httpUrlProblem, type DestinationPolicy } from './destination.js';
 
 // Credentials of an endpoint beside its signature, for webhooks, decision
 // endpoints and tools alike (docs/adr/0070-endpoint-credentials.md): OAuth2
@@ -69,9 +69,7 @@ export function checkCredentials(
       .maxChars(at('clientSecret'), oauth2.clientSecret, SECRET_MAX)
       .maxChars(at('scope'), oauth2.scope, SCOPE_MAX);
     if (oauth2.tokenUrl) {
-      const problem = /^https?:/i.test(oauth2.tokenUrl)
-        ? urlProblem(oauth2.tokenUrl, policy)
-        : 'The url field must be an http or https URL.';
+      const problem = httpUrlProblem(oauth2.tokenUrl, policy);
       if (problem) rules.add(at('tokenUrl'), problem.replace('The url field', 'The token url field'));
     }
     out.oauth2 = {

@@ -105,6 +105,11 @@ export function urlProblem(raw: string, policy: DestinationPolicy): string | und
   return undefined;
 }
 
+/** Problems of a URL that must be http or https (a decision endpoint, a tool, a token URL), named as the url field's. */
+export function httpUrlProblem(raw: string, policy: DestinationPolicy): string | undefined {
+  return /^https?:/i.test(raw) ? urlProblem(raw, policy) : 'The url field must be an http or https URL.';
+}
+
 /** The address to connect to for a host: every address it resolves to must be one the policy allows. */
 export async function resolveDestination(host: string, policy: DestinationPolicy): Promise<Destination> {
   const bare = host.replace(/^\[|\]$/g, '');
