@@ -311,7 +311,7 @@ describe('credentials of decision endpoints and tools', () => {
       [
         { ...base, url: 'http://hooks.example.com/x', credentials: { tls: { ca: authority.ca } } },
         'credentials.tls',
-        /https url/,
+        /need an https, amqps, rediss, mqtts or nats url/,
       ],
       [
         { ...base, credentials: { tls: { client_certificate: 'not a pem', client_key: authority.client.key } } },
@@ -333,8 +333,8 @@ describe('credentials of decision endpoints and tools', () => {
       ],
       [
         { ...base, url: 'redis://127.0.0.1:6379/0?stream=s', credentials: { tls: { ca: authority.ca } } },
-        'credentials',
-        /broker/,
+        'credentials.tls',
+        /need an https, amqps, rediss, mqtts or nats url/,
       ],
     ];
     for (const [body, field, text] of cases) {

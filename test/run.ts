@@ -169,6 +169,7 @@ const OWN_PROCESS = new Set([
   'webhooks',
   'webhook-destinations',
   'webhook-brokers',
+  'broker-tls',
   'jobs',
 ]);
 const GROUPS = Number(process.env.TEST_GROUPS ?? 3);

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import amqp from 'amqplib';
 import mqtt from 'mqtt';
@@ -17,7 +19,7 @@ import {
   redisSubscriber,
   type Subscriber,
 } from './helpers/brokers.js';
-import { queueDeliveries } from './helpers/deliveries.js';
+import { allSucceeded, firstAttemptError, queueDeliveries } from './helpers/deliveries.js';
 import { eventually, sleep } from './helpers/receiver.js';
 
 // Destinations beyond HTTP, against the machine's real brokers: the webhook's
@@ -62,33 +64,9 @@ async function everyEventTo(subscriber: Subscriber & { read?: () => Promise<unkn
   });
   assert.deepEqual(events.sort(), [...EVENT_NAMES].sort());
   // The broker's ack reaches Switchboard after the subscriber has the message: each delivery is recorded succeeded.
-  await eventually(
-    async () => {
-      const [{ n }] = await app.sql(
-        "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'succeeded'",
-        [hook.id],
-      );
-      return n === EVENT_NAMES.length || undefined;
-    },
-    10_000,
-    'every delivery succeeded',
-  );
+  await allSucceeded(app, hook.id, EVENT_NAMES.length);
   return hook;
 }
-
-/** The last attempt's error of the webhook's first delivery, once it has one. */
-const attemptError = (hookId: number) =>
-  eventually(
-    async () =>
-      (
-        await app.sql<{ error: string | null }>(
-          'SELECT a.error FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = $1 AND a.finished_at IS NOT NULL',
-          [hookId],
-        )
-      )[0]?.error ?? undefined,
-    15_000,
-    'a failed attempt',
-  );
 
 before(async () => {
   app = await startTestApp({ WEBHOOK_RETRY_DELAYS: '200ms,200ms,200ms,200ms' });
@@ -160,7 +138,7 @@ describe('broker destinations', () => {
     for (const [url, reason] of cases) {
       const hook = await createHook(url, ['call.started']);
       await app.request('POST', `/api/webhooks/${hook.id}/test`, { token: owner, body: { event: 'call.started' } });
-      const error = await attemptError(hook.id);
+      const error = await firstAttemptError(app, hook.id);
       assert.match(error, reason, `${url}: ${error}`);
       assert.doesNotMatch(error, /not-the-password/);
     }
@@ -224,7 +202,12 @@ describe('broker destinations', () => {
 const TOTAL = 2000;
 const suffix = () => randomBytes(4).toString('hex');
 const run = (command: string, args: string[]) => execFileSync(command, args, { stdio: 'ignore', timeout: 60_000 });
-const pidOf = (name: string) => execFileSync('pgrep', ['-x', name]).toString().trim().split('\n')[0];
+/** The machine's broker: the process listening on its port (other tests may run brokers of the same binary). */
+const pidOn = (port: number) => {
+  const pid = /pid=(\d+)/.exec(execFileSync('ss', ['-Hltnp', `sport = :${port}`]).toString())?.[1];
+  if (!pid) throw new Error(`nothing listens on ${port}`);
+  return pid;
+};
 const listening = async (port: number) => {
   const { connect } = await import('node:net');
   return new Promise<boolean>((resolve) => {
@@ -247,6 +230,9 @@ interface Case {
   /** How long it stays away (a stopped Redis holds connections open: longer than WEBHOOK_TIMEOUT, so attempts fail). */
   awayMs?: number;
 }
+
+/** The stopped Redis, continued by its case's start (a stopped server still listens, but answers nobody). */
+let redisPid = '';
 
 const CASES: Record<string, Case> = {
   RabbitMQ: {
@@ -327,7 +313,7 @@ const CASES: Record<string, Case> = {
       };
     },
     async stop() {
-      run('kill', ['-TERM', pidOf('nats-server')]);
+      run('kill', ['-TERM', pidOn(4222)]);
       await portState(4222, false);
     },
     async start() {
@@ -335,6 +321,10 @@ const CASES: Record<string, Case> = {
         '--start',
         '--oknodo',
         '--background',
+        // Matched by a pid file of the test's own: a nats-server of another test is not the machine's.
+        '--make-pidfile',
+        '--pidfile',
+        path.join(tmpdir(), 'sb-test-nats-server.pid'),
         '--exec',
         '/usr/sbin/nats-server',
         '--',
@@ -375,10 +365,11 @@ const CASES: Record<string, Case> = {
       };
     },
     async stop() {
-      run('kill', ['-STOP', pidOf('redis-server')]);
+      redisPid = pidOn(6379);
+      run('kill', ['-STOP', redisPid]);
     },
     async start() {
-      run('kill', ['-CONT', pidOf('redis-server')]);
+      run('kill', ['-CONT', redisPid]);
     },
     awayMs: 4500,
   },
@@ -408,7 +399,7 @@ const CASES: Record<string, Case> = {
       };
     },
     async stop() {
-      run('kill', ['-TERM', pidOf('mosquitto')]);
+      run('kill', ['-TERM', pidOn(1883)]);
       await portState(1883, false);
     },
     async start() {

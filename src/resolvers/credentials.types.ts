@@ -13,7 +13,7 @@ export class OAuth2CredentialsInputType {
   @Field(() => String, { nullable: true, description: 'At most 1000 characters' }) scope?: string | null;
 }
 
-@InputType('TlsCredentialsInput', { description: 'Client TLS for an https endpoint' })
+@InputType('TlsCredentialsInput', { description: 'Client TLS for an https endpoint or a broker over TLS' })
 export class TlsCredentialsInputType {
   @Field(() => String, { nullable: true, description: 'PEM, with clientKey: presented for mutual TLS' })
   clientCertificate?: string | null;

@@ -290,7 +290,9 @@ export class WebhookInput {
   ordering?: string | null;
   @Field(() => EndpointCredentialsInputType, {
     nullable: true,
-    description: 'OAuth2 client credentials and client TLS, http(s) only; null removes them, left out keeps them',
+    description:
+      'OAuth2 client credentials (http and https) and client TLS (https, amqps, rediss, mqtts, nats); ' +
+      'null removes them, left out keeps them',
   })
   credentials?: EndpointCredentialsInputType | null;
 }

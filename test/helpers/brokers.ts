@@ -3,6 +3,7 @@ import amqp from 'amqplib';
 import mqtt from 'mqtt';
 import { connect as natsConnect, type JsMsg } from 'nats';
 import { createClient } from 'redis';
+import type { ConnectionOptions } from 'node:tls';
 
 // The machine's brokers as a subscriber uses them: each helper makes the
 // exchange, stream or subscription a webhook publishes to (Switchboard
@@ -22,9 +23,20 @@ export interface Subscriber {
 
 const suffix = () => randomBytes(4).toString('hex');
 
+/** A broker of the test's own over TLS (tls-brokers.ts): its port, and the client TLS to reach it with. */
+export interface BrokerAt {
+  port: number;
+  tls: { ca: string; cert: string; key: string; checkServerIdentity: ConnectionOptions['checkServerIdentity'] };
+}
+
 /** A RabbitMQ exchange with a queue bound for `key`, consumed. */
-export async function rabbitSubscriber(credentials = 'guest:guest'): Promise<Subscriber> {
-  const connection = await amqp.connect('amqp://guest:guest@127.0.0.1:5672');
+export async function rabbitSubscriber(credentials = 'guest:guest', at?: BrokerAt): Promise<Subscriber> {
+  const port = at?.port ?? 5672;
+  const protocol = at ? 'amqps' : 'amqp';
+  const connection = await amqp.connect(
+    { protocol, hostname: '127.0.0.1', port, username: 'guest', password: 'guest' },
+    at?.tls ?? {},
+  );
   const channel = await connection.createChannel();
   const exchange = `sb-test-${suffix()}`;
   await channel.assertExchange(exchange, 'direct', { durable: false, autoDelete: true });
@@ -43,7 +55,7 @@ export async function rabbitSubscriber(credentials = 'guest:guest'): Promise<Sub
     { noAck: true },
   );
   return {
-    url: `amqp://${credentials}@127.0.0.1:5672/%2F?exchange=${exchange}&routing_key=calls`,
+    url: `${protocol}://${credentials}@127.0.0.1:${port}/%2F?exchange=${exchange}&routing_key=calls`,
     received,
     close: async () => {
       await connection.close().catch(() => undefined);
@@ -52,8 +64,9 @@ export async function rabbitSubscriber(credentials = 'guest:guest'): Promise<Sub
 }
 
 /** A JetStream stream taking one subject, read by an ordered consumer. */
-export async function natsSubscriber(): Promise<Subscriber> {
-  const connection = await natsConnect({ servers: '127.0.0.1:4222' });
+export async function natsSubscriber(at?: BrokerAt): Promise<Subscriber> {
+  const port = at?.port ?? 4222;
+  const connection = await natsConnect({ servers: `127.0.0.1:${port}`, ...(at ? { tls: at.tls } : {}) });
   const name = `SB_TEST_${suffix()}`;
   const subject = `sb.test.${name.toLowerCase()}`;
   await (await connection.jetstreamManager()).streams.add({ name, subjects: [subject], duplicate_window: 120e9 });
@@ -68,7 +81,7 @@ export async function natsSubscriber(): Promise<Subscriber> {
     }
   })();
   return {
-    url: `nats://127.0.0.1:4222?subject=${subject}`,
+    url: `nats://127.0.0.1:${port}?subject=${subject}`,
     received,
     close: async () => {
       await messages.close();
@@ -79,8 +92,11 @@ export async function natsSubscriber(): Promise<Subscriber> {
 }
 
 /** An empty Redis stream, read with XRANGE when asked. */
-export async function redisSubscriber(): Promise<Subscriber & { read(): Promise<Consumed[]> }> {
-  const client = createClient({ url: 'redis://127.0.0.1:6379' });
+export async function redisSubscriber(at?: BrokerAt): Promise<Subscriber & { read(): Promise<Consumed[]> }> {
+  const port = at?.port ?? 6379;
+  const client = createClient({
+    socket: { host: '127.0.0.1', port, ...(at ? { tls: true as const, ...at.tls } : {}) },
+  } as Parameters<typeof createClient>[0]);
   await client.connect();
   const key = `sb-test-${suffix()}`;
   await client.sendCommand(['XGROUP', 'CREATE', key, 'g', '$', 'MKSTREAM']);
@@ -97,7 +113,7 @@ export async function redisSubscriber(): Promise<Subscriber & { read(): Promise<
     return received;
   };
   return {
-    url: `redis://127.0.0.1:6379/0?stream=${key}&maxlen=100000`,
+    url: `${at ? 'rediss' : 'redis'}://127.0.0.1:${port}/0?stream=${key}&maxlen=100000`,
     received,
     read,
     close: async () => {
@@ -108,9 +124,15 @@ export async function redisSubscriber(): Promise<Subscriber & { read(): Promise<
 }
 
 /** An MQTT 5 subscription to one topic at QoS 1. */
-export async function mqttSubscriber(): Promise<Subscriber> {
+export async function mqttSubscriber(at?: BrokerAt): Promise<Subscriber> {
   const topic = `sb/test/${suffix()}`;
-  const client = await mqtt.connectAsync({ host: '127.0.0.1', port: 1883, protocolVersion: 5 });
+  const port = at?.port ?? 1883;
+  const client = await mqtt.connectAsync({
+    host: '127.0.0.1',
+    port,
+    protocolVersion: 5,
+    ...(at ? { protocol: 'mqtts' as const, ...at.tls } : {}),
+  } as mqtt.IClientOptions);
   const received: Consumed[] = [];
   client.on('message', (_topic, payload, packet) => {
     const properties = (packet.properties?.userProperties ?? {}) as Record<string, string | string[]>;
@@ -119,7 +141,7 @@ export async function mqttSubscriber(): Promise<Subscriber> {
   });
   await client.subscribeAsync(topic, { qos: 1 });
   return {
-    url: `mqtt://127.0.0.1:1883?topic=${encodeURIComponent(topic)}`,
+    url: `${at ? 'mqtts' : 'mqtt'}://127.0.0.1:${port}?topic=${encodeURIComponent(topic)}`,
     received,
     close: async () => {
       await client.endAsync();

@@ -1,6 +1,7 @@
 import { newDeliveryId, payloadText } from '../../src/webhooks/config/payload.js';
 import { WebhookOutbox } from '../../src/webhooks/engine/outbox.js';
 import type { TestApp } from './app.js';
+import { eventually } from './receiver.js';
 
 export interface QueuedDelivery {
   id: string;
@@ -45,3 +46,32 @@ export async function queueDeliveries(
   }
   return queued;
 }
+
+/** The error of the webhook's first finished attempt, once it has one. */
+export const firstAttemptError = (app: TestApp, hookId: number) =>
+  eventually(
+    async () =>
+      (
+        await app.sql<{ error: string | null }>(
+          'SELECT a.error FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id ' +
+            'WHERE d.webhook_id = $1 AND a.finished_at IS NOT NULL ORDER BY a.id LIMIT 1',
+          [hookId],
+        )
+      )[0]?.error ?? undefined,
+    15_000,
+    'a failed attempt',
+  );
+
+/** Waits until the webhook has `count` deliveries recorded succeeded. */
+export const allSucceeded = (app: TestApp, hookId: number, count: number) =>
+  eventually(
+    async () => {
+      const [{ n }] = await app.sql(
+        "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'succeeded'",
+        [hookId],
+      );
+      return n === count || undefined;
+    },
+    10_000,
+    `${count} deliveries succeeded`,
+  );

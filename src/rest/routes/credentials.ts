@@ -37,3 +37,13 @@ export const credentials: RowParam = {
     },
   },
 };
+
+/** A webhook's credentials: client TLS also reaches a broker over TLS (docs/adr/0071-broker-tls.md). */
+export const webhookCredentials: RowParam = {
+  ...credentials,
+  description:
+    'Credentials beside the signature: OAuth2 client credentials for http(s) urls (a token fetched from token_url ' +
+    'and sent as Bearer, fetched again on a 401), and client TLS (a certificate and key for mutual TLS, a CA to ' +
+    'trust) for https, amqps, rediss, mqtts and nats urls. Replaces the ones it has; null removes them; left out ' +
+    'keeps them. Secrets and keys are stored encrypted and never shown.',
+};

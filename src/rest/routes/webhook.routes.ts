@@ -2,7 +2,7 @@ import { BOUNDS, PAGE_BOUND } from '../../kernel/bounds.js';
 import { ALL_ID_FORMS } from '../../kernel/ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
-import { CREDENTIALS_FIELDS, CREDENTIALS_VARIABLE, credentials } from './credentials.js';
+import { CREDENTIALS_FIELDS, CREDENTIALS_VARIABLE, webhookCredentials } from './credentials.js';
 
 // Webhook configuration and deliveries (docs/design.md §5). view-webhooks to
 // read, manage-webhooks to change; path ids in every id form.
@@ -66,7 +66,7 @@ const fields: Record<string, RowParam> = {
       'subject: deliveries about one call, campaign, agent or contact one at a time in order (a failing one holds back ' +
       'only its subject); none (the default): as they come',
   },
-  credentials,
+  credentials: webhookCredentials,
   filters: {
     items: { fields: { event: { description: 'An event type the webhook subscribes to' }, filter } },
     description:

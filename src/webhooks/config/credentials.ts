@@ -51,6 +51,7 @@ export function checkCredentials(
   url: string | undefined,
   policy: DestinationPolicy,
   rules: Rules,
+  { brokers = false }: { brokers?: boolean } = {},
 ): EndpointCredentials | null | undefined {
   if (input === undefined || input === null) return input;
   const out: EndpointCredentials = {};
@@ -59,6 +60,14 @@ export function checkCredentials(
     rules.add('credentials', 'The credentials field must hold oauth2, tls or both; null removes the credentials.');
     return undefined;
   }
+  // Client TLS also reaches a broker over TLS (docs/adr/0071-broker-tls.md); OAuth2 is HTTP's alone.
+  const TLS_URL = brokers ? /^(https|amqps|rediss|mqtts|nats):/i : /^https:/i;
+  const tlsSchemes = brokers ? 'an https, amqps, rediss, mqtts or nats' : 'an https';
+  if (oauth2 && url && !/^https?:/i.test(url))
+    rules.add(
+      'credentials.oauth2',
+      'OAuth2 credentials need an http or https url; a broker takes its user and password in the url.',
+    );
   if (oauth2) {
     const at = (field: string) => `credentials.oauth2.${field}`;
     rules
@@ -81,7 +90,7 @@ export function checkCredentials(
   }
   if (tls) {
     const at = (field: string) => `credentials.tls.${field}`;
-    if (url && !/^https:/i.test(url)) rules.add('credentials.tls', 'TLS credentials need an https url.');
+    if (url && !TLS_URL.test(url)) rules.add('credentials.tls', `TLS credentials need ${tlsSchemes} url.`);
     const certificate = tls.clientCertificate
       ? pemProblem(() => new X509Certificate(tls.clientCertificate!))
       : undefined;

@@ -283,7 +283,9 @@ export function verifyEd25519(publicKey: string, rawBody: string, headers: Recor
 
 A webhook behind a gateway can be given \`credentials\`: OAuth2 client credentials (a Bearer token fetched and kept,
 fetched again once on a 401) and client TLS (a certificate and key for mutual TLS, a CA to trust). The signature is
-sent as well; [call-routing.md](call-routing.md#credentials-beside-the-signature) describes both.
+sent as well; [call-routing.md](call-routing.md#credentials-beside-the-signature) describes both. Client TLS also
+reaches a broker over TLS (\`amqps\`, \`rediss\`, \`mqtts\`, and \`nats\` where the server requires TLS): its CA is
+trusted and its certificate presented; OAuth2 is for http and https alone.
 
 ## Filters
 

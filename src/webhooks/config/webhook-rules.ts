@@ -10,7 +10,6 @@ import { headersToStore, type WebhookHeaderInput } from './headers.js';
 import { type WebhookFilterInput, filtersToStore, type StoredFilters } from './filters.js';
 import type { Webhook } from './webhook-rows.js';
 import { checkCredentials, type EndpointCredentials, sealCredentials } from './credentials.js';
-import { isBrokerUrl } from './broker-url.js';
 
 // The rules of a webhook's fields (webhook.service.ts creates and changes
 // webhooks with what they give back): every problem named at once, 422.
@@ -32,7 +31,7 @@ export interface WebhookInput {
   signatureScheme?: string | null;
   /** `subject` (deliveries about one subject one at a time, in order) or `none` (the default). */
   ordering?: string | null;
-  /** OAuth2 client credentials and client TLS (http and https only); null removes them, left out keeps them. */
+  /** OAuth2 client credentials (http and https) and client TLS (https and brokers over TLS); null removes them, left out keeps them. */
   credentials?: EndpointCredentials | null;
 }
 
@@ -121,9 +120,7 @@ export function checkWebhook(
   rules.oneOf('ordering', input.ordering, ORDERINGS);
   if (typeof input.ordering === 'string') out.ordering = input.ordering;
   const url = out.url ?? current?.url;
-  if (input.credentials && url && URL.canParse(url) && isBrokerUrl(new URL(url)))
-    rules.add('credentials', 'Credentials are for http and https urls; a broker takes its own in the url.');
-  const credentials = checkCredentials(input.credentials, url, destinations, rules);
+  const credentials = checkCredentials(input.credentials, url, destinations, rules, { brokers: true });
   if (credentials !== undefined) out.credentialsSealed = sealCredentials(box, credentials);
   if (input.rateLimit !== undefined) {
     if (

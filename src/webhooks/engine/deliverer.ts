@@ -196,7 +196,9 @@ export class WebhookDeliverer {
         // A broker destination takes the same signed message (brokers/index.ts). The webhook's own headers first:
         // none of them can be one of ours (webhooks/headers.ts refuses those names).
         if (isBrokerUrl(url))
-          return await sendToBroker(url, destination, signed.body, headers, this.settings.timeoutMs);
+          return await sendToBroker(url, destination, signed.body, headers, this.settings.timeoutMs, {
+            tls: this.auth.tlsOf(delivery.credentials_sealed),
+          });
         // With the webhook's credentials, if it has any: its client TLS, an OAuth2 token (docs/adr/0070).
         return await this.auth.send(
           sendAttempt,

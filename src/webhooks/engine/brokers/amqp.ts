@@ -1,12 +1,13 @@
 import amqp, { type ChannelModel, type ConfirmChannel } from 'amqplib';
-import { type BrokerClient, type BrokerConnect, type BrokerMessage, within } from './types.js';
+import { type BrokerClient, type BrokerConnect, type BrokerMessage, tlsOptions, within } from './types.js';
 
 // RabbitMQ (AMQP 0-9-1): persistent messages published with publisher
 // confirms and `mandatory`, to the exchange the URL names. A nack, a message
 // no queue takes (returned), a missing exchange (the channel closes with 404)
 // or no confirm within the timeout fails the attempt with that reason.
 
-export async function amqpClient({ target, address, timeoutMs }: BrokerConnect): Promise<BrokerClient> {
+export async function amqpClient(to: BrokerConnect): Promise<BrokerClient> {
+  const { target, address, timeoutMs } = to;
   const connection: ChannelModel = await within(
     amqp.connect(
       {
@@ -18,7 +19,7 @@ export async function amqpClient({ target, address, timeoutMs }: BrokerConnect):
         vhost: target.path || '/',
         heartbeat: 30,
       },
-      { servername: target.host, timeout: timeoutMs },
+      { ...(target.tls ? tlsOptions(to) : {}), timeout: timeoutMs },
     ),
     timeoutMs,
     `no connection to RabbitMQ within ${timeoutMs} ms`,

@@ -1,6 +1,6 @@
 import { type BrokerKind, brokerTarget, withoutPassword } from '../../config/broker-url.js';
 import type { Destination } from '../../config/destination.js';
-import type { Send } from '../attempt.js';
+import type { ClientTls, Send } from '../attempt.js';
 import { amqpClient } from './amqp.js';
 import { mqttClient } from './mqtt.js';
 import { natsClient } from './nats.js';
@@ -29,12 +29,19 @@ interface Pooled {
 }
 
 const pool = new Map<string, Pooled>();
+/** A connection closed; one that is already gone has nothing to say. */
+const closeQuietly = (client: BrokerClient) => client.close().catch(() => undefined);
 const BACKOFF_MS = [100, 200, 400, 800, 1600, 3200, 5000];
 /** Destinations kept at most; beyond it the least recently used is closed. */
 const POOL_MAX = 500;
 
-async function clientFor(url: URL, destination: Destination, timeoutMs: number): Promise<BrokerClient> {
-  const key = `${url.toString()}|${destination.address}`;
+async function clientFor(
+  url: URL,
+  destination: Destination,
+  timeoutMs: number,
+  tls?: ClientTls,
+): Promise<BrokerClient> {
+  const key = `${url.toString()}|${destination.address}|${tls?.id ?? ''}`;
   let entry = pool.get(key);
   if (entry) {
     pool.delete(key);
@@ -44,20 +51,17 @@ async function clientFor(url: URL, destination: Destination, timeoutMs: number):
     if (pool.size > POOL_MAX) {
       const [oldest, evicted] = pool.entries().next().value as [string, Pooled];
       pool.delete(oldest);
-      void evicted.client?.then(
-        (client) => client.close(),
-        () => undefined,
-      );
+      void evicted.client?.then(closeQuietly, () => undefined);
     }
   }
   const current = entry.client && (await entry.client.catch(() => undefined));
   if (current && !current.broken) return current;
-  if (current) void current.close();
+  if (current) void closeQuietly(current);
   entry.client = undefined;
   if (Date.now() < entry.retryAt)
     throw new Error(`broker unreachable, connecting again in ${entry.retryAt - Date.now()} ms: ${entry.lastError}`);
   const target = brokerTarget(url);
-  const made = CONNECT[target.kind]({ target, address: destination.address, timeoutMs });
+  const made = CONNECT[target.kind]({ target, address: destination.address, timeoutMs, tls });
   entry.client = made;
   try {
     const client = await made;
@@ -72,11 +76,11 @@ async function clientFor(url: URL, destination: Destination, timeoutMs: number):
 }
 
 /** Publishes the signed message to the broker the URL names; the broker's answer or reason, never the URL's password. */
-export const sendToBroker: Send = async (url, destination, body, headers, timeoutMs) => {
+export const sendToBroker: Send = async (url, destination, body, headers, timeoutMs, options) => {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const client = await clientFor(url, destination, timeoutMs);
+    const client = await clientFor(url, destination, timeoutMs, options?.tls);
     const answer = await client.publish({ id: headers['webhook-id'], body, headers }, timeoutMs);
     return { statusCode: null, responseBody: answer, error: null, durationMs: elapsed() };
   } catch (error) {
@@ -96,12 +100,5 @@ export const sendToBroker: Send = async (url, destination, body, headers, timeou
 export async function closeBrokers(): Promise<void> {
   const entries = [...pool.values()];
   pool.clear();
-  await Promise.all(
-    entries.map((entry) =>
-      entry.client?.then(
-        (client) => client.close(),
-        () => undefined,
-      ),
-    ),
-  );
+  await Promise.all(entries.map((entry) => entry.client?.then(closeQuietly, () => undefined)));
 }

@@ -1,29 +1,39 @@
 import { randomBytes } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
-import { type BrokerClient, type BrokerConnect, type BrokerMessage, within } from './types.js';
+import { type BrokerClient, type BrokerConnect, type BrokerMessage, tlsOptions, within } from './types.js';
 
 // MQTT 5: QoS 1 to the topic the URL names, the headers as user properties;
 // success is the PUBACK (a reason code of 0x80 or more fails the attempt).
 
-export async function mqttClient({ target, address, timeoutMs }: BrokerConnect): Promise<BrokerClient> {
-  const client: MqttClient = await within(
-    mqtt.connectAsync({
-      host: address,
-      port: target.port,
-      protocol: target.tls ? 'mqtts' : 'mqtt',
-      protocolVersion: 5,
-      clientId: `switchboard-${randomBytes(6).toString('hex')}`,
-      ...(target.username ? { username: target.username, password: target.password } : {}),
-      servername: target.host,
-      connectTimeout: timeoutMs,
-      reconnectPeriod: 0,
-    }),
-    timeoutMs,
-    `no connection to the MQTT broker within ${timeoutMs} ms`,
-  );
+export async function mqttClient(to: BrokerConnect): Promise<BrokerClient> {
+  const { target, address, timeoutMs } = to;
+  const client: MqttClient = mqtt.connect({
+    host: address,
+    port: target.port,
+    protocol: target.tls ? 'mqtts' : 'mqtt',
+    protocolVersion: 5,
+    clientId: `switchboard-${randomBytes(6).toString('hex')}`,
+    ...(target.username ? { username: target.username, password: target.password } : {}),
+    ...(target.tls ? tlsOptions(to) : {}),
+    connectTimeout: timeoutMs,
+    reconnectPeriod: 0,
+  });
+  // Listened to for the client's whole life: a socket error after a refused handshake is a reason, never a crash.
   let broken = false;
-  client.on('error', () => (broken = true));
+  let lastError = '';
+  client.on('error', (error) => {
+    broken = true;
+    lastError = error.message;
+  });
   client.on('close', () => (broken = true));
+  const connected = new Promise<void>((resolve, reject) => {
+    client.once('connect', () => resolve());
+    client.once('close', () => reject(new Error(lastError || 'the MQTT broker closed the connection')));
+  });
+  await within(connected, timeoutMs, `no connection to the MQTT broker within ${timeoutMs} ms`).catch((error) => {
+    client.end(true);
+    throw error;
+  });
   const topic = target.params.topic;
   return {
     get broken() {

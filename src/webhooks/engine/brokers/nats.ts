@@ -1,11 +1,12 @@
 import { connect, headers as natsHeaders, type NatsConnection } from 'nats';
-import { type BrokerClient, type BrokerConnect, type BrokerMessage, within } from './types.js';
+import { type BrokerClient, type BrokerConnect, type BrokerMessage, tlsOptions, within } from './types.js';
 
 // NATS JetStream: published with Nats-Msg-Id set to the message id, so the
 // stream's duplicate window drops a resend; success is the stream's ack. A
 // subject no stream takes fails the attempt with a reason that says so.
 
-export async function natsClient({ target, address, timeoutMs }: BrokerConnect): Promise<BrokerClient> {
+export async function natsClient(to: BrokerConnect): Promise<BrokerClient> {
+  const { target, address, timeoutMs } = to;
   const connection: NatsConnection = await within(
     connect({
       servers: `${address.includes(':') ? `[${address}]` : address}:${target.port}`,
@@ -13,6 +14,8 @@ export async function natsClient({ target, address, timeoutMs }: BrokerConnect):
       timeout: timeoutMs,
       reconnect: false,
       name: 'switchboard',
+      // NATS negotiates TLS in its protocol; with the webhook's client TLS the connection must be TLS (docs/adr/0071-broker-tls.md).
+      ...(to.tls ? { tls: tlsOptions(to) } : {}),
     }),
     timeoutMs,
     `no connection to NATS within ${timeoutMs} ms`,

@@ -1,4 +1,7 @@
+import { isIP } from 'node:net';
+import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import type { BrokerTarget } from '../../config/broker-url.js';
+import type { ClientTls } from '../attempt.js';
 
 /** One signed message: the body of an HTTP delivery and its headers. */
 export interface BrokerMessage {
@@ -19,11 +22,27 @@ export interface BrokerClient {
   close(): Promise<void>;
 }
 
-/** Where to connect: the target, and the address its host was checked at (destination.ts). */
+/** Where to connect: the target, the address its host was checked at (destination.ts), the webhook's client TLS. */
 export interface BrokerConnect {
   target: BrokerTarget;
   address: string;
   timeoutMs: number;
+  tls?: ClientTls;
+}
+
+/**
+ * Node's TLS options for a broker over TLS: the certificate is checked
+ * against the URL's host (the connection goes to its checked address), with
+ * the webhook's CA and client certificate when it has them.
+ */
+export function tlsOptions({ target, tls }: BrokerConnect) {
+  return {
+    ...(isIP(target.host) ? {} : { servername: target.host }),
+    checkServerIdentity: (_address: string, certificate: PeerCertificate) =>
+      checkServerIdentity(target.host, certificate),
+    ...(tls?.ca ? { ca: tls.ca } : {}),
+    ...(tls?.cert ? { cert: tls.cert, key: tls.key } : {}),
+  };
 }
 
 /** Rejects after `ms` with the reason, unless the promise settles first. */
