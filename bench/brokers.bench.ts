@@ -57,12 +57,17 @@ function verified(messages: Consumed[], secret: string): void {
   new StandardWebhook(secret).verify(messages[0].body, messages[0].headers);
 }
 
-const SUBSCRIBERS: Record<string, () => Promise<Subscriber & { read?: () => Promise<Consumed[]> }>> = {
+const ALL_SUBSCRIBERS: Record<string, () => Promise<Subscriber & { read?: () => Promise<Consumed[]> }>> = {
   RabbitMQ: () => rabbitSubscriber(),
   'NATS JetStream': () => natsSubscriber(),
   'Redis Streams': () => redisSubscriber(),
   'MQTT 5': () => mqttSubscriber(),
 };
+/** BENCH_BROKERS=mqtt,redis measures only those (matched in the names, case aside); all by default. */
+const ONLY = (process.env.BENCH_BROKERS ?? '').toLowerCase().split(',').filter(Boolean);
+const SUBSCRIBERS = Object.fromEntries(
+  Object.entries(ALL_SUBSCRIBERS).filter(([name]) => !ONLY.length || ONLY.some((o) => name.toLowerCase().includes(o))),
+);
 
 /**
  * The workers held (SIGSTOP) while `cause` writes through the API, then let go: the deliveries go out as fast as

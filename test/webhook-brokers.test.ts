@@ -10,6 +10,7 @@ import { connect as natsConnect } from 'nats';
 import { createClient } from 'redis';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { EVENT_NAMES } from '../src/events/catalog.js';
+import { MQTT_CONNECTIONS_MAX } from '../src/webhooks/engine/brokers/mqtt.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import {
   type Consumed,
@@ -126,6 +127,23 @@ describe('broker destinations', () => {
     }
   });
 
+  it('MQTT 5: concurrent deliveries go out one per connection over a few, so no PUBACK waits behind another', async () => {
+    const subscriber = await mqttSubscriber();
+    try {
+      const hook = await createHook(subscriber.url, ['agent.created']);
+      const before = connectionsOfThisProcess(1883);
+      const queued = await queueDeliveries(app, [hook.id], 400, 'mqtt connections');
+      await allSucceeded(app, hook.id, queued.length);
+      const opened = connectionsOfThisProcess(1883) - before;
+      assert.ok(opened > 1 && opened <= MQTT_CONNECTIONS_MAX, `${opened} connections for 400 concurrent deliveries`);
+      const verifier = new StandardWebhook(hook.secret);
+      const ids = subscriber.received.map((m) => (verifier.verify(m.body, m.headers), m.headers['webhook-id']));
+      assert.deepEqual(new Set(ids), new Set(queued.map((d) => d.id)));
+    } finally {
+      await subscriber.close();
+    }
+  });
+
   it("fails an attempt a broker refuses with the broker's reason, never its password", async () => {
     const cases = [
       ['amqp://guest:not-the-password@127.0.0.1:5672/%2F?exchange=amq.direct', /ACCESS_REFUSED|auth/i],
@@ -229,6 +247,14 @@ interface Case {
   start(): Promise<void>;
   /** How long it stays away (a stopped Redis holds connections open: longer than WEBHOOK_TIMEOUT, so attempts fail). */
   awayMs?: number;
+}
+
+/** Established connections of this process (its workers run in it) to a loopback port. */
+function connectionsOfThisProcess(port: number): number {
+  const lines = execFileSync('ss', ['-Htnp', 'state', 'established', `dst 127.0.0.1:${port}`])
+    .toString()
+    .split('\n');
+  return lines.filter((line) => line.includes(`pid=${process.pid},`)).length;
 }
 
 /** The stopped Redis, continued by its case's start (a stopped server still listens, but answers nobody). */

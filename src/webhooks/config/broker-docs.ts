@@ -39,11 +39,13 @@ ${forms}
   or in the delivery log.
 - **Connections** are kept per destination and reused; one that breaks is made
   again at a later attempt, after a backoff that grows to 5 s while the broker
-  stays away, and the deliveries meanwhile retry on their schedule.
-- **Latency** is the broker's round trip: Mosquitto, for one, holds small
-  packets such as a PUBACK for Nagle's algorithm unless \`set_tcp_nodelay true\`
-  is in its configuration, so each acknowledgement waits for the next packet
-  on the connection.
+  stays away, and the deliveries meanwhile retry on their schedule. An MQTT
+  destination keeps up to 16, one publish in flight on each: a broker that
+  leaves Nagle's algorithm on (Mosquitto without \`set_tcp_nodelay true\`)
+  would otherwise hold a PUBACK behind the one before it for up to 40 ms.
+- **TLS**: \`amqps\`, \`rediss\` and \`mqtts\` connect over TLS, and NATS when
+  the server requires it; a webhook's \`credentials.tls\` gives the CA to trust
+  and a client certificate for mutual TLS.
 
 A RabbitMQ consumer, verifying each message:
 
