@@ -183,8 +183,9 @@ export class RequestContext {
 
   private async ownTransaction<T>(text: string, params: unknown[]): Promise<T[]> {
     // Its own small pool: a transaction waiting here for a connection of the
-    // pool it holds one of could wait for ever under load.
-    return (await this.infra.autonomous.query(text, params)).rows as T[];
+    // pool it holds one of could wait for ever under load. Prepared like the others (the pumps' wake-up after each
+    // write was planned at every call).
+    return (await this.infra.autonomous.query({ name: statementName(text), text, values: params })).rows as T[];
   }
 
   /** The same caller read anew: its viewer or company is looked up again (a live subscription's re-check after a change). */
