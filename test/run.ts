@@ -35,6 +35,7 @@ const SECONDS: Record<string, number> = {
   startup: 30,
   web: 29,
   'webhook-workers': 24,
+  'webhook-wake-ups': 25,
   'webhook-fencing': 23,
   webhooks: 22,
   'webhook-destinations': 8,

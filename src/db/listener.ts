@@ -7,6 +7,8 @@ import { errorFields, type Logger } from '../observability/logger.js';
 // `onLost` when the connection drops (notifications may be missed until then).
 
 export interface Listener {
+  /** A statement on the listening connection, and its session's process id; undefined while it is not connected. */
+  query<T>(text: string): Promise<{ rows: T[]; pid: number } | undefined>;
   stop(): Promise<void>;
 }
 
@@ -15,15 +17,19 @@ export function listen(
   channel: string,
   handlers: { onNotify: (payload: string | undefined) => void; onListening?: () => void; onLost?: () => void },
   log: Logger,
+  /** The connection's application_name, as PostgreSQL's list of sessions shows it. */
+  applicationName?: string,
 ): Listener {
   let stopped = false;
   let current: pg.Client | undefined;
+  let listening: pg.Client | undefined;
   const open = async (): Promise<void> => {
     const client = new pg.Client({ connectionString: databaseUrl });
     current = client;
     const retry = () => {
       if (stopped || current !== client) return;
       current = undefined;
+      listening = undefined;
       handlers.onLost?.();
       setTimeout(() => void open(), 1000).unref();
     };
@@ -35,7 +41,10 @@ export function listen(
     client.on('notification', (message) => handlers.onNotify(message.payload));
     try {
       await client.connect();
+      // Set after connecting: an application_name in the URL would win over the client's option.
+      if (applicationName) await client.query(`SELECT set_config('application_name', $1, false)`, [applicationName]);
       await client.query(`LISTEN ${channel}`);
+      listening = client;
       handlers.onListening?.();
     } catch (error) {
       log.warn('cannot listen yet', { channel, ...errorFields(error) });
@@ -44,10 +53,17 @@ export function listen(
   };
   void open();
   return {
+    async query<T>(text: string) {
+      const client = listening;
+      if (!client) return undefined;
+      const { rows } = await client.query(text);
+      return { rows: rows as T[], pid: (client as pg.Client & { processID: number }).processID };
+    },
     async stop() {
       stopped = true;
       const client = current;
       current = undefined;
+      listening = undefined;
       await client?.end().catch(() => undefined);
     },
   };

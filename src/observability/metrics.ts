@@ -8,6 +8,7 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   webhookAttempts: Counter<'outcome'>;
   webhookEventsFiltered: Counter<'event'>;
+  webhookClaims: Counter<'found'>;
   jobLag: Gauge<'job'>;
   graphqlFields: Counter<'type' | 'field'>;
   firstAttemptLatency: Histogram;
@@ -42,6 +43,13 @@ export function createMetrics(): Metrics {
       name: 'webhook_events_filtered_total',
       help: "Events a webhook's payload filter turned away (no delivery made), by event type, counted per webhook",
       labelNames: ['event'],
+      registers: [registry],
+    }),
+    // A claim that found nothing is work spent for nothing: wake-ups answered by more than one pump, or polls.
+    webhookClaims: new Counter({
+      name: 'webhook_claims_total',
+      help: "Claims of due deliveries made by this worker's pump, by whether they took any (found: yes or no)",
+      labelNames: ['found'],
       registers: [registry],
     }),
     firstAttemptLatency: new Histogram({

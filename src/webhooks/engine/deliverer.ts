@@ -81,8 +81,10 @@ export class WebhookDeliverer {
   }
 
   /** Claims up to `limit` due deliveries, fairly between companies and endpoints; see DeliveryClaim.take. */
-  claimDue(limit: number): Promise<{ claimed: Claimed[]; again: boolean }> {
-    return this.claim.take(limit);
+  async claimDue(limit: number): Promise<{ claimed: Claimed[]; again: boolean }> {
+    const taken = await this.claim.take(limit);
+    this.metrics.webhookClaims.inc({ found: taken.claimed.length > 0 ? 'yes' : 'no' });
+    return taken;
   }
 
   /**

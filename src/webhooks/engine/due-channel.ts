@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { RequestContext } from '../../context/request-context.js';
 
 /**
@@ -6,7 +7,7 @@ import type { RequestContext } from '../../context/request-context.js';
  */
 export const DUE_CHANNEL = 'webhook_due';
 
-const WAKE = `SELECT pg_notify('${DUE_CHANNEL}', '')`;
+const WAKE = `SELECT pg_notify('${DUE_CHANNEL}', $1)`;
 
 /**
  * Wakes the pumps after a commit, in a statement of its own (docs/adr/0062).
@@ -17,11 +18,14 @@ const WAKE = `SELECT pg_notify('${DUE_CHANNEL}', '')`;
  * NOTIFY alone writes no WAL, and while one is on its way the next is folded
  * into one more after it: at most one statement in flight per process. A
  * wake-up lost to a crash between the commit and the NOTIFY costs the pumps'
- * poll interval, never a delivery.
+ * poll interval, never a delivery. Each wake-up names the next number of
+ * this process's count, so the pumps answer them in turns (wake-targets.ts).
  */
 export class DueSignal {
   private sending = false;
   private again?: RequestContext;
+  /** Starts anywhere, so that processes started together do not aim their first wake-ups alike. */
+  private count = randomInt(1_000_000);
 
   /** Sends the wake-up through ctx's statements that commit on their own; one more follows one in flight. */
   ring(ctx: RequestContext): void {
@@ -31,7 +35,7 @@ export class DueSignal {
     }
     this.sending = true;
     ctx
-      .sql(WAKE, [], { committed: true })
+      .sql(WAKE, [String(this.count++ % 1_000_000_000)], { committed: true })
       // Nothing to do on failure: the pumps poll (pump.ts), and the next commit rings again.
       .catch(() => undefined)
       .finally(() => {

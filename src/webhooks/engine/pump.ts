@@ -4,19 +4,21 @@ import type { WebhookDeliverer } from './deliverer.js';
 import { closeAgents } from './http-send.js';
 import { closeBrokers } from './brokers/index.js';
 import { DUE_CHANNEL } from './due-channel.js';
+import { PUMP_APPLICATION, ROSTER, ROSTER_EVERY_MS, WakeTargets } from './wake-targets.js';
 
 // The delivery pump of a worker process: it claims due deliveries straight
 // from the rows (claim.ts: several workers share the work and never take the
 // same attempt) and sends them, up to `sockets` at once: an attempt waiting
 // on a slow receiver holds one socket of this bound and one slot of its own
 // endpoint, nothing that other endpoints need. It wakes by one path per kind
-// of work: a commit that wrote deliveries (PostgreSQL NOTIFY, sent by the
-// outbox inside that transaction), a retry's Agenda job at its due time, a
+// of work: a commit that wrote deliveries (PostgreSQL NOTIFY, sent once that
+// transaction committed: due-channel.ts), a retry's Agenda job at its due time, a
 // recorded result that freed a slot of an endpoint with due work waiting (a
 // NOTIFY sent by the settle, which reaches the pumps of every worker, not only
 // the one that made the attempt: settle.ts), and an attempt finishing while
 // this pump was at its bound of sockets; a poll every `pollMs` is the fallback
-// behind them all.
+// behind them all. Of the wake-ups by NOTIFY, each pump answers its share
+// (wake-targets.ts): one claim per wake-up, not one per worker.
 
 const NUDGE_MS = 5;
 /** Attempts claimed in one transaction at most. */
@@ -32,6 +34,8 @@ export class DeliveryPump {
   private readonly idle = new Set<() => void>();
   private lastNudge = 0;
   private nudgeTimer?: NodeJS.Timeout;
+  private readonly targets = new WakeTargets();
+  private rosterTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly deliverer: WebhookDeliverer,
@@ -46,10 +50,29 @@ export class DeliveryPump {
     this.listener = listen(
       databaseUrl,
       DUE_CHANNEL,
-      { onNotify: () => this.nudge(), onListening: () => this.kick() },
+      {
+        onNotify: (payload) => this.targets.mine(payload) && this.nudge(),
+        onListening: () => {
+          this.kick();
+          void this.readRoster();
+        },
+        onLost: () => this.targets.reset(),
+      },
       this.log,
+      PUMP_APPLICATION,
     );
+    this.rosterTimer = setInterval(() => void this.readRoster(), ROSTER_EVERY_MS);
     this.loop = this.run();
+  }
+
+  /** Reads which pumps share the wake-ups; a failed read leaves the last list (a lost connection resets it). */
+  private async readRoster(): Promise<void> {
+    const read = await this.listener?.query<{ pid: number }>(ROSTER).catch(() => undefined);
+    if (read)
+      this.targets.update(
+        read.rows.map((row) => row.pid),
+        read.pid,
+      );
   }
 
   /** Claim again now; a wake-up that comes during a claim is kept, so the claim after it runs at once. */
@@ -127,6 +150,7 @@ export class DeliveryPump {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.nudgeTimer);
+    clearInterval(this.rosterTimer);
     this.kick();
     await this.loop;
     if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.add(resolve));

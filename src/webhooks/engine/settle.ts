@@ -71,14 +71,14 @@ const resultColumns = (batch: Array<Result<FailureTarget>>) => [
 ];
 
 // Each closed lease leaves its endpoint's count of attempts in flight (rows in webhook order, as the claims take
-// them); and where an endpoint has due work waiting for the slot, the pumps of every worker are woken (the NOTIFY
-// goes at commit), not only this one's. The statements read `waiting` in a branch that returns no row, so that it runs.
+// them); and where an endpoint has due work waiting for the slot, the pumps are woken (the NOTIFY goes at commit;
+// it names the endpoint, and the pump whose turn that is claims: wake-targets.ts), not only this one's. The statements read `waiting` in a branch that returns no row, so that it runs.
 const RELEASED = `
     INSERT INTO webhook_counters AS c (webhook_id, in_flight)
     SELECT webhook_id, -count(*)::int FROM settled GROUP BY webhook_id ORDER BY webhook_id
     ON CONFLICT (webhook_id) DO UPDATE SET in_flight = c.in_flight + excluded.in_flight
   ), waiting AS (
-    SELECT pg_notify('${DUE_CHANNEL}', '') FROM (SELECT DISTINCT webhook_id FROM settled) s
+    SELECT pg_notify('${DUE_CHANNEL}', s.webhook_id::text) FROM (SELECT DISTINCT webhook_id FROM settled) s
     WHERE (SELECT true FROM webhook_deliveries d WHERE d.webhook_id = s.webhook_id AND d.status = 'pending' AND d.next_attempt_at <= now() LIMIT 1)
     LIMIT 1
 `;

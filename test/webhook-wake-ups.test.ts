@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Receiver, sleep } from './helpers/receiver.js';
+import { apiWithWorkers, kill } from './helpers/worker.js';
+
+// Each wake-up of the delivery pumps is answered by one worker, not by all
+// (docs/adr/0073-wake-ups-aimed-at-one-pump.md): two real worker processes,
+// events caused through the API one at a time, and each worker's own count of
+// claims (webhook_claims_total on its /metrics). A claim that finds nothing is
+// a wake-up answered twice; a worker that stops answering (SIGSTOP) drops out of
+// the others' list, so its share of wake-ups is taken at once, not at a poll.
+
+const fixture = apiWithWorkers({ WEBHOOK_ENDPOINT_CONCURRENCY: '8' });
+const WRITES = 30;
+/** Longer than a pump's list of the others is kept (wake-targets.ts: 3 s after a pump last asked). */
+const ROSTER_SETTLES_MS = 4000;
+
+type Worker = Awaited<ReturnType<typeof fixture.startWorker>>;
+
+/** A worker's claims so far, from its /metrics. */
+async function claims(worker: Worker): Promise<{ yes: number; no: number }> {
+  const text = await (await fetch(`${worker.url}/metrics`)).text();
+  const count = (found: string) =>
+    Number(new RegExp(`^webhook_claims_total\\{found="${found}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  return { yes: count('yes'), no: count('no') };
+}
+
+const minus = (a: { yes: number; no: number }, b: { yes: number; no: number }) => ({
+  yes: a.yes - b.yes,
+  no: a.no - b.no,
+});
+
+/** `count` agents created through the API, one every `gapMs`: each commit is a wake-up of its own. */
+async function writesApart(receiver: Receiver, label: string, count: number, gapMs: number): Promise<void> {
+  const from = receiver.received.length;
+  for (let i = 0; i < count; i++) {
+    const res = await fixture.app.request('POST', '/api/agents', {
+      token: fixture.owner,
+      body: { name: `${label} ${i}` },
+    });
+    assert.equal(res.status, 201, res.text);
+    await sleep(gapMs);
+  }
+  await receiver.waitFor(from + count, 30_000);
+}
+
+/** Two workers started, each in the others' list by the time `run` begins; both killed after, whatever happens. */
+async function withTwoWorkers(run: (pair: Worker[]) => Promise<void>): Promise<void> {
+  const pair = [await fixture.startWorker(), await fixture.startWorker()];
+  try {
+    await sleep(ROSTER_SETTLES_MS);
+    await run(pair);
+  } finally {
+    for (const worker of pair) {
+      worker.kill('SIGCONT');
+      await kill(worker);
+    }
+  }
+}
+
+describe('wake-ups of the delivery pumps, with two workers', () => {
+  it('are answered in turns: one claim per wake-up, both workers taking a share', async () => {
+    const receiver = await new Receiver().start();
+    try {
+      await fixture.app.sql('UPDATE webhooks SET active = false');
+      await fixture.hookFor(receiver, 'Turns');
+      await withTwoWorkers(async (pair) => {
+        const before = await Promise.all(pair.map(claims));
+        await writesApart(receiver, 'Turn', WRITES, 80);
+        await sleep(300);
+        const made = (await Promise.all(pair.map(claims))).map((after, i) => minus(after, before[i]));
+        const empty = made[0].no + made[1].no;
+        // Answered by every pump, each write would cost one empty claim per worker but one.
+        assert.ok(empty <= WRITES / 5, `${empty} claims found nothing for ${WRITES} wake-ups: ${JSON.stringify(made)}`);
+        for (const [i, worker] of made.entries())
+          assert.ok(worker.yes >= WRITES / 4, `worker ${i} made ${worker.yes} of the claims: ${JSON.stringify(made)}`);
+        assert.equal(receiver.received.length, WRITES);
+      });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('of a stopped worker are taken by the other, each as it comes, and nothing is lost', async () => {
+    const receiver = await new Receiver().start();
+    try {
+      await fixture.app.sql('UPDATE webhooks SET active = false');
+      await fixture.hookFor(receiver, 'Stopped');
+      await withTwoWorkers(async ([stopped, alive]) => {
+        stopped.kill('SIGSTOP');
+        await sleep(ROSTER_SETTLES_MS);
+        const before = await claims(alive);
+        await writesApart(receiver, 'Alone', WRITES, 80);
+        const made = minus(await claims(alive), before);
+        // Left to the stopped worker, half the writes would wait for the live one's poll (once a second,
+        // several taken in one claim): far fewer claims than writes.
+        assert.ok(made.yes >= WRITES * 0.8, `the live worker made ${made.yes} claims for ${WRITES} writes`);
+        stopped.kill('SIGCONT');
+        await sleep(500);
+        const [{ n }] = await fixture.app.sql<{ n: number }>(
+          "SELECT count(*)::int AS n FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.title = 'Stopped' AND d.status = 'succeeded' AND d.attempt_count = 1",
+        );
+        assert.equal(n, WRITES, 'every delivery made once, at its first attempt');
+        assert.equal(receiver.received.length, WRITES);
+      });
+    } finally {
+      await receiver.close();
+    }
+  });
+});
