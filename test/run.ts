@@ -36,6 +36,7 @@ const SECONDS: Record<string, number> = {
   web: 29,
   'webhook-workers': 24,
   'webhook-wake-ups': 25,
+  'webhook-deletion': 4,
   'webhook-fencing': 23,
   webhooks: 22,
   'webhook-destinations': 8,

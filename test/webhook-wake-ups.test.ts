@@ -98,7 +98,8 @@ describe('wake-ups of the delivery pumps, with two workers', () => {
         stopped.kill('SIGCONT');
         await sleep(500);
         const [{ n }] = await fixture.app.sql<{ n: number }>(
-          "SELECT count(*)::int AS n FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.title = 'Stopped' AND d.status = 'succeeded' AND d.attempt_count = 1",
+          'SELECT count(*)::int AS n FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id ' +
+            "WHERE w.title = 'Stopped' AND d.status = 'succeeded' AND d.attempt_count = 1",
         );
         assert.equal(n, WRITES, 'every delivery made once, at its first attempt');
         assert.equal(receiver.received.length, WRITES);

@@ -4,6 +4,7 @@ import { NotFoundError } from '../../kernel/errors.js';
 import { EVENT_NAMES } from '../../events/catalog.js';
 import type { IdCodec } from '../../kernel/ids.js';
 import { idOf } from '../../db/lookup.js';
+import { LOCKS } from '../../db/locks.js';
 import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from '../../db/reads.js';
 import { WEBHOOK_SELECT, toWebhook, webhookOf, webhookPage, type Webhook } from './webhook-rows.js';
 import { Rules } from '../../kernel/validation.js';
@@ -241,9 +242,13 @@ export class WebhookService {
     return (await webhookOf(ctx, webhook.id, webhook.companyId))!;
   }
 
-  /** Deletes the webhook; its deliveries go with it (pending ones are never sent). */
+  /**
+   * Deletes the webhook; its deliveries and their attempts go with it (pending ones are never sent). It waits
+   * for the writes that read the webhook to commit first, so their deliveries go too (outbox.ts, docs/adr/0074).
+   */
   async delete(ctx: RequestContext, rawId: string): Promise<void> {
     const webhook = await this.find(ctx, rawId);
+    await ctx.sql('SELECT pg_advisory_xact_lock($1, $2)', [LOCKS.webhookWriters, webhook.id]);
     await ctx.sql('DELETE FROM webhooks WHERE id = $1', [webhook.id]);
   }
 

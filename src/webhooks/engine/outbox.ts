@@ -5,6 +5,7 @@ import { DueSignal } from './due-channel.js';
 import { aboutWebhook, subjectsOf } from '../config/subjects.js';
 import { filterOfText } from '../config/filters.js';
 import { traceparentOf } from '../../observability/tracing.js';
+import { LOCKS } from '../../db/locks.js';
 
 // The transactional outbox: an event is kept in the event store and becomes
 // one delivery row per active webhook of the company subscribed to it whose
@@ -35,15 +36,26 @@ export interface NewDelivery {
 export type FilteredCounter = (event: string, webhooks: number) => void;
 
 // Each webhook's filter for the type comes as its JSON text: its predicate is made once per text (filters.ts).
-const SUBSCRIBED =
-  'SELECT id, form_data, (filters -> $3::text)::text AS filter, ordering FROM webhooks WHERE company_id = $1 AND active AND events @> $2::jsonb ORDER BY id';
+// Each webhook read is held against its deletion until this transaction ends (WRITERS, below).
+const SUBSCRIBED = `SELECT id, form_data, (filters -> $3::text)::text AS filter, ordering,
+  pg_advisory_xact_lock_shared(${LOCKS.webhookWriters}, id)::text AS held
+  FROM webhooks WHERE company_id = $1 AND active AND events @> $2::jsonb ORDER BY id`;
+
+/**
+ * The delivery tables have no foreign keys (docs/adr/0074-delivery-tables-without-foreign-keys.md): a
+ * delivery is written only for a webhook that this transaction holds against deletion (the lock, taken in an
+ * earlier statement) and that still exists (the join, in the statement's own snapshot, which is taken after the
+ * lock: a deletion that committed while the lock was awaited is seen).
+ */
+const WRITERS = `SELECT pg_advisory_xact_lock_shared(${LOCKS.webhookWriters}, id) FROM unnest($1::int[]) AS id ORDER BY id`;
 
 const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status,
   payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at, event_id, trace_parent, order_key)
   SELECT d.id, d.webhook_id, d.company_id, d.event, 'pending', d.payload, 0, 5, d.due, d.trigger, d.due,
     d.event_id, d.trace_parent, d.order_key
   FROM json_to_recordset($1::json) AS d(id text, webhook_id int, company_id int, event text, payload text,
-    trigger text, due timestamptz, event_id text, trace_parent text, order_key text)`;
+    trigger text, due timestamptz, event_id text, trace_parent text, order_key text)
+  WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id)`;
 
 // The event kept (with the webhooks its filters turned away), and its deliveries.
 const RECORD = `WITH kept AS (
@@ -131,6 +143,7 @@ export class WebhookOutbox implements EventSink<RequestContext> {
   /** Delivery rows due now (also for test sends); the pumps are woken once they commit. */
   async insert(ctx: RequestContext, deliveries: NewDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
+    await ctx.sql(WRITERS, [[...new Set(deliveries.map((d) => d.webhookId))]]);
     await ctx.sql(INSERT_DELIVERIES, [rowsOf(ctx, deliveries)]);
     this.afterCommit(ctx);
   }

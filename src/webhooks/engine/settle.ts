@@ -72,7 +72,8 @@ const resultColumns = (batch: Array<Result<FailureTarget>>) => [
 
 // Each closed lease leaves its endpoint's count of attempts in flight (rows in webhook order, as the claims take
 // them); and where an endpoint has due work waiting for the slot, the pumps are woken (the NOTIFY goes at commit;
-// it names the endpoint, and the pump whose turn that is claims: wake-targets.ts), not only this one's. The statements read `waiting` in a branch that returns no row, so that it runs.
+// it names the endpoint, and the pump whose turn that is claims: wake-targets.ts), not only this one's. The
+// statements read `waiting` in a branch that returns no row, so that it runs.
 const RELEASED = `
     INSERT INTO webhook_counters AS c (webhook_id, in_flight)
     SELECT webhook_id, -count(*)::int FROM settled GROUP BY webhook_id ORDER BY webhook_id

@@ -121,7 +121,10 @@ export class DeliveryService {
     await this.outbox.insert(ctx, [
       { id, webhookId: webhook.id, companyId: webhook.companyId, event: name, payload, trigger: 'manual', due },
     ]);
-    return (await this.deliveryRecords(ctx, 'd.id = $1', [id]))[0];
+    const [record] = await this.deliveryRecords(ctx, 'd.id = $1', [id]);
+    // None when the webhook was deleted while the test send waited for it (outbox.ts).
+    if (!record) throw new NotFoundError('Webhook');
+    return record;
   }
 
   async deliveries(
