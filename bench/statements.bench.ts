@@ -67,8 +67,9 @@ export async function statementsBench(): Promise<void> {
   const database = await postmasterOf(app);
   const results: Record<string, Record<string, Load>> = {};
   try {
-    // Two rounds of each build, in the order ABBA, summed: a slow moment of the machine falls on both.
-    for (const build of ['before', 'now', 'now', 'before'] as const) {
+    // Four rounds of each build, in the order ABBA twice, summed: a slow moment of the machine falls on both, and
+    // on a machine whose runs of the same build differ by a tenth, four rounds halve the spread of two.
+    for (const build of ['before', 'now', 'now', 'before', 'before', 'now', 'now', 'before'] as const) {
       const processes: ChildProcess[] = [];
       const sql = sqlOf[build];
       const own: Record<string, string> =
@@ -227,7 +228,7 @@ function writeResults(results: Record<string, Record<string, Load>>): void {
     `# What one event costs PostgreSQL, this build against ${BEFORE} (${info.commit})`,
     '',
     `${info.machine}; ${info.database}, with pg_stat_statements. Each build's API process and two workers (production ` +
-      `mode) on one server, each on a database of its own schema, two rounds of each in the order ABBA, summed; ` +
+      `mode) on one server, each on a database of its own schema, four rounds of each in the order ABBA twice, summed; ` +
       `events caused by GraphQL mutations over HTTP. Fan-out 1: one ` +
       `webhook, ${WRITES_PER_SECOND} writes/s offered for ${SECONDS} s, figures per write and its delivery. Fan-out ` +
       `${FAN_OUT}: ${FAN_OUT} webhooks, ${FAN_OUT_EVENTS} writes 10 at a time, figures per delivery. PostgreSQL CPU: every ` +

@@ -5,8 +5,8 @@ import { sleep } from './helpers/receiver.js';
 
 // A webhook's deliveries and their attempts go with it, whoever deletes it
 // (docs/adr/0074-delivery-tables-without-foreign-keys.md: the delivery tables
-// have no foreign keys; triggers cascade, and a lock of the webhook's id keeps
-// a write and a deletion of its webhook apart). The races are made certain by
+// have no foreign keys; triggers cascade, and a lock of the company's webhooks
+// keeps a write and a deletion of a webhook it reads apart). The races are made certain by
 // triggers of this test's database that make one side slow.
 
 const fixture = appWithReceiver();

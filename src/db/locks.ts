@@ -10,8 +10,9 @@ export const LOCKS = {
   /** The delivery claim of one webhook (the second key): one worker claims for an endpoint at a time. */
   deliveryClaim: 7_204,
   /**
-   * Writers of one webhook's deliveries (the second key: the webhook id), held shared from reading the webhook to
-   * the commit, against its deletion, which takes it alone: no delivery is written for a webhook being deleted.
+   * Writers of one company's deliveries (the second key: the company id), held shared from reading its webhooks
+   * to the commit, against the deletion of one of them, which takes it alone: no delivery is written for a
+   * webhook being deleted.
    */
   webhookWriters: 7_205,
 } as const;

@@ -7,9 +7,9 @@ import { Migration } from '@mikro-orm/migrations';
  * attempt's delivery did the same for every claim. The cascades stay, as
  * triggers, whoever deletes: a webhook takes its deliveries, a delivery its
  * attempts. That no delivery is written for a webhook being deleted is kept
- * by a lock of the webhook's id (7205: LOCKS.webhookWriters in db/locks.ts): the outbox holds it
- * shared from reading the webhook to its commit, and a deletion takes it
- * alone before the row goes, so it waits for the writes that read the webhook.
+ * by a lock of its company's id (7205: LOCKS.webhookWriters in db/locks.ts): the outbox holds it
+ * shared from reading the company's webhooks to its commit, and a deletion
+ * takes it alone before the row goes, so it waits for the writes that read them.
  */
 export class Migration20261128070000_delivery_foreign_keys extends Migration {
   override async up(): Promise<void> {
@@ -17,7 +17,7 @@ export class Migration20261128070000_delivery_foreign_keys extends Migration {
     this.addSql('alter table "webhook_deliveries" drop constraint "webhook_deliveries_webhook_id_foreign";');
     this.addSql(`create function "webhook_deleting"() returns trigger language plpgsql as $$
 begin
-  perform pg_advisory_xact_lock(7205, old.id);
+  perform pg_advisory_xact_lock(7205, old.company_id);
   return old;
 end $$;`);
     this.addSql(`create function "webhooks_deleted"() returns trigger language plpgsql as $$

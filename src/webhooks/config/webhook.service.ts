@@ -248,7 +248,7 @@ export class WebhookService {
    */
   async delete(ctx: RequestContext, rawId: string): Promise<void> {
     const webhook = await this.find(ctx, rawId);
-    await ctx.sql('SELECT pg_advisory_xact_lock($1, $2)', [LOCKS.webhookWriters, webhook.id]);
+    await ctx.sql('SELECT pg_advisory_xact_lock($1, $2)', [LOCKS.webhookWriters, webhook.companyId]);
     await ctx.sql('DELETE FROM webhooks WHERE id = $1', [webhook.id]);
   }
 

@@ -36,18 +36,18 @@ export interface NewDelivery {
 export type FilteredCounter = (event: string, webhooks: number) => void;
 
 // Each webhook's filter for the type comes as its JSON text: its predicate is made once per text (filters.ts).
-// Each webhook read is held against its deletion until this transaction ends (WRITERS, below).
-const SUBSCRIBED = `SELECT id, form_data, (filters -> $3::text)::text AS filter, ordering,
-  pg_advisory_xact_lock_shared(${LOCKS.webhookWriters}, id)::text AS held
-  FROM webhooks WHERE company_id = $1 AND active AND events @> $2::jsonb ORDER BY id`;
+// The company's webhooks are held against deletion from here until this transaction ends (WRITERS, below).
+const SUBSCRIBED = `SELECT id, form_data, (filters -> $3::text)::text AS filter, ordering
+  FROM (SELECT pg_advisory_xact_lock_shared(${LOCKS.webhookWriters}, $1::int)) AS held, webhooks
+  WHERE company_id = $1 AND active AND events @> $2::jsonb ORDER BY id`;
 
 /**
  * The delivery tables have no foreign keys (docs/adr/0074-delivery-tables-without-foreign-keys.md): a
- * delivery is written only for a webhook that this transaction holds against deletion (the lock, taken in an
- * earlier statement) and that still exists (the join, in the statement's own snapshot, which is taken after the
- * lock: a deletion that committed while the lock was awaited is seen).
+ * delivery is written only while this transaction holds its company's webhooks against deletion (the lock,
+ * taken in an earlier statement), for a webhook that still exists (the join, in the statement's own snapshot,
+ * which is taken after the lock: a deletion that committed while the lock was awaited is seen).
  */
-const WRITERS = `SELECT pg_advisory_xact_lock_shared(${LOCKS.webhookWriters}, id) FROM unnest($1::int[]) AS id ORDER BY id`;
+const WRITERS = `SELECT pg_advisory_xact_lock_shared(${LOCKS.webhookWriters}, company) FROM unnest($1::int[]) AS company`;
 
 const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status,
   payload, attempt_count, final_attempt, next_attempt_at, next_trigger, created_at, event_id, trace_parent, order_key)
@@ -143,7 +143,7 @@ export class WebhookOutbox implements EventSink<RequestContext> {
   /** Delivery rows due now (also for test sends); the pumps are woken once they commit. */
   async insert(ctx: RequestContext, deliveries: NewDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
-    await ctx.sql(WRITERS, [[...new Set(deliveries.map((d) => d.webhookId))]]);
+    await ctx.sql(WRITERS, [[...new Set(deliveries.map((d) => d.companyId))]]);
     await ctx.sql(INSERT_DELIVERIES, [rowsOf(ctx, deliveries)]);
     this.afterCommit(ctx);
   }
