@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import pg from 'pg';
 import { Receiver, sleep } from './helpers/receiver.js';
 import { apiWithWorkers, kill } from './helpers/worker.js';
 
@@ -105,6 +106,40 @@ describe('wake-ups of the delivery pumps, with two workers', () => {
         assert.equal(receiver.received.length, WRITES);
       });
     } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('a claim that finds its endpoint held by another statement', () => {
+  it('claims again shortly, not at the next poll', async () => {
+    const receiver = await new Receiver().start();
+    const holder = new pg.Client({ connectionString: fixture.app.running.databaseUrl });
+    await holder.connect();
+    const worker = await fixture.startWorker();
+    try {
+      await fixture.app.sql('UPDATE webhooks SET active = false');
+      const id = await fixture.hookFor(receiver, 'Held');
+      await writesApart(receiver, 'Before holding', 1, 0);
+      // Another claim or a settle holds the endpoint's counters row for its statement; here, for 300 ms.
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM webhook_counters WHERE webhook_id = $1 FOR NO KEY UPDATE', [id]);
+      const from = receiver.received.length;
+      const wrote = Date.now();
+      const res = await fixture.app.request('POST', '/api/agents', {
+        token: fixture.owner,
+        body: { name: 'While held' },
+      });
+      assert.equal(res.status, 201, res.text);
+      await sleep(300);
+      await holder.query('COMMIT');
+      await receiver.waitFor(from + 1, 10_000);
+      const waited = Date.now() - wrote;
+      // Left to the poll (a second after the wake-up's claim found the endpoint held), it would come after 1,000 ms.
+      assert.ok(waited < 800, `delivered ${waited} ms after the write, the endpoint held for the first 300`);
+    } finally {
+      await holder.end();
+      await kill(worker);
       await receiver.close();
     }
   });

@@ -8,10 +8,12 @@ import type { StoredHeader } from '../config/headers.js';
 //
 // - An endpoint is claimed for by one worker at a time: its counters row
 //   (webhook_counters) is locked for the statement, and a worker finding it
-//   locked skips it (SKIP LOCKED; the one holding it claims again at once if
-//   work arrived meanwhile: the NOTIFY of that work woke it too). The webhook rows are not locked, so neither a
-//   write that causes an event (its delivery rows take key-share locks on
-//   their webhook) nor a recorded result ever makes a claim skip an endpoint.
+//   locked skips it (SKIP LOCKED) and claims again shortly (`again`): a
+//   wake-up is answered by one pump only (wake-targets.ts), so work that
+//   arrived while another claim held the endpoint would otherwise wait for a
+//   poll (a settle holds the row for its statement too). The webhook rows
+//   are not locked, so no change of a webhook row (a failing clock, a grown
+//   concurrency) ever makes a claim skip an endpoint.
 // - The counters row holds the endpoint's attempts in flight, raised here
 //   and lowered by the statement that closes each lease, fenced like it
 //   (settle.ts). The locked row is its latest version, so attempts another
@@ -134,9 +136,11 @@ const CLAIM = `
     w.previous_signing_key_sealed, w.headers, w.credentials_sealed, NULL::bool AS again
   FROM claimed c JOIN webhooks w ON w.id = c.webhook_id
   UNION ALL
-  -- Endpoints with work that got their counters row just now: claimed from the next claim on.
+  -- Endpoints with work that got their counters row just now (claimed from the next claim on), or that another
+  -- statement held (skipped): claimed again shortly.
   SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-    EXISTS (SELECT 1 FROM eligible WHERE counted IS NULL)`;
+    EXISTS (SELECT 1 FROM eligible WHERE counted IS NULL)
+      OR EXISTS (SELECT 1 FROM eligible e WHERE e.counted IS NOT NULL AND NOT EXISTS (SELECT 1 FROM locked l WHERE l.webhook_id = e.counted))`;
 
 export class DeliveryClaim {
   constructor(
@@ -147,7 +151,7 @@ export class DeliveryClaim {
   /**
    * Claims up to `limit` due deliveries, fairly between companies and
    * endpoints. `again`: an endpoint with work got its counters row just
-   * now, so the next claim can take its work.
+   * now, or was held by another statement: the next claim can take its work.
    */
   async take(limit: number): Promise<{ claimed: Claimed[]; again: boolean }> {
     if (limit <= 0) return { claimed: [], again: false };
