@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { toBase64Id } from '../src/kernel/ids.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import type { RequestContext } from '../src/context/request-context.js';
@@ -175,6 +176,54 @@ describe('the unit of work', () => {
     });
     assert.equal(renamed.status, 200);
     assert.equal((await app.sql('SELECT title FROM roles WHERE id = $1', [role.id]))[0].title, 'Renamed alone, done');
+  });
+});
+
+describe('a NOTIFY asked for after the commit', () => {
+  it('is sent once the unit of work commits, after its change, once per channel; never for a rollback', async () => {
+    const contexts = app.running.services.contexts;
+    const listener = new pg.Client({ connectionString: app.running.databaseUrl });
+    await listener.connect();
+    const heard: Array<{ payload: string | undefined; roleSeen: boolean }> = [];
+    const seen = new pg.Client({ connectionString: app.running.databaseUrl });
+    await seen.connect();
+    listener.on('notification', (message) => {
+      // What a listener reads on hearing it: the change is already committed.
+      void seen
+        .query('SELECT count(*)::int AS n FROM roles WHERE title = $1', [message.payload])
+        .then(({ rows }) => heard.push({ payload: message.payload, roleSeen: rows[0].n === 1 }));
+    });
+    await listener.query('LISTEN sb_test_after_commit');
+    try {
+      await contexts.forSystem(acme, 'test').unitOfWork(async (ctx) => {
+        await insertRole(ctx, 'Notified after commit');
+        ctx.notifyAfterCommit('sb_test_after_commit', 'Notified after commit');
+        ctx.notifyAfterCommit('sb_test_after_commit', 'a second on the same channel');
+      });
+      await assert.rejects(
+        contexts.forSystem(acme, 'test').unitOfWork(async (ctx) => {
+          ctx.notifyAfterCommit('sb_test_after_commit', 'Rolled back');
+          await failAfter('Rolled back')(ctx);
+        }),
+        /after the statement/,
+      );
+      await contexts.forSystem(acme, 'test').unitOfWork(
+        async (ctx) => {
+          await insertRole(ctx, 'Notified after one statement');
+          ctx.notifyAfterCommit('sb_test_after_commit', 'Notified after one statement');
+        },
+        { oneStatement: true },
+      );
+      for (let waited = 0; heard.length < 2 && waited < 100; waited++) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 200));
+      assert.deepEqual(heard, [
+        { payload: 'Notified after commit', roleSeen: true },
+        { payload: 'Notified after one statement', roleSeen: true },
+      ]);
+    } finally {
+      await listener.end();
+      await seen.end();
+    }
   });
 });
 

@@ -75,6 +75,8 @@ export class RequestContext {
     private readonly commitHooks?: Array<() => void>,
     /** Set inside a unit of work: its transaction's connection. */
     private readonly transaction?: StatementRunner,
+    /** Set inside a unit of work: the NOTIFYs sent once it has committed (`notifyAfterCommit`). */
+    private readonly notices?: Notice[],
   ) {}
 
   /** Records domain events in this unit of work (docs/design.md §5): nothing is recorded for a rolled-back change. */
@@ -86,6 +88,23 @@ export class RequestContext {
   afterCommit(fn: () => void): void {
     if (this.commitHooks) this.commitHooks.push(fn);
     else setImmediate(fn);
+  }
+
+  /**
+   * Sends a NOTIFY once this unit of work has committed (never for a rollback), in the round trip of its COMMIT
+   * but as a transaction of its own after it: a NOTIFY inside the transaction would hold PostgreSQL's lock on the
+   * notification queue until the commit's WAL is flushed, so such commits would wait for each other
+   * (docs/adr/0062). One per channel per unit of work. Outside a unit of work it is sent at once.
+   */
+  notifyAfterCommit(channel: string, payload: string): void {
+    if (!this.notices) return void this.sendNotices([[channel, payload]]);
+    if (!this.notices.some(([had]) => had === channel)) this.notices.push([channel, payload]);
+  }
+
+  /** NOTIFYs on their own; a lost one is a lost hint (its listeners poll), never an error of the operation. */
+  private sendNotices(notices: Notice[]): void {
+    for (const [channel, payload] of notices)
+      void this.ownTransaction(NOTIFY, [channel, payload]).catch(() => undefined);
   }
 
   get requestId(): string {
@@ -224,11 +243,18 @@ export class RequestContext {
     // Who calls is read before the transaction takes its connection: reading it inside would need a second one.
     await this.resolveCaller();
     const hooks: Array<() => void> = [];
+    const notices: Notice[] = [];
     const result = oneStatement
-      ? await fn(new RequestContext(this.caller, this.infra, hooks, oneStatementOf(this.infra[lane])))
+      ? await fn(new RequestContext(this.caller, this.infra, hooks, oneStatementOf(this.infra[lane]), notices))
       : await databaseSpan(this.caller.trace, undefined, () =>
-          transaction(this.infra[lane], (client) => fn(new RequestContext(this.caller, this.infra, hooks, client))),
+          transaction(
+            this.infra[lane],
+            (client) => fn(new RequestContext(this.caller, this.infra, hooks, client, notices)),
+            notices,
+          ),
         );
+    // A unit of one statement has no COMMIT to carry them: they follow it.
+    if (oneStatement) this.sendNotices(notices);
     for (const hook of hooks) hook();
     return result;
   }
@@ -294,8 +320,33 @@ function statementName(text: string): string | undefined {
   return name;
 }
 
+/** A NOTIFY asked for after a commit: its channel and payload. */
+type Notice = [channel: string, payload: string];
+const NOTIFY = 'SELECT pg_notify($1, $2)';
+
+/**
+ * COMMIT, and in the same message the NOTIFYs asked for after it: statements after a COMMIT in one simple query
+ * run in a transaction of their own, which only begins once the commit succeeded.
+ */
+async function commit(client: pg.PoolClient, notices: Notice[]): Promise<void> {
+  if (notices.length === 0) return void (await client.query('COMMIT'));
+  const notify = notices.map(([c, p]) => `SELECT pg_notify(${client.escapeLiteral(c)}, ${client.escapeLiteral(p)})`);
+  try {
+    await client.query(['COMMIT', ...notify].join('; '));
+  } catch (error) {
+    // A NOTIFY refused after the commit (the notification queue full) loses a hint; the change stands.
+    if ((error as { code?: string }).code !== NOTIFY_QUEUE_FULL) throw error;
+  }
+}
+/** program_limit_exceeded: the notification queue is full. A COMMIT never fails with it. */
+const NOTIFY_QUEUE_FULL = '54000';
+
 /** A transaction on a connection of `pool`: committed when fn resolves, rolled back when it throws. */
-async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+async function transaction<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+  notices: Notice[] = [],
+): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   // A connection lost while checked out (a database restart) reports it here, not as an uncaught error; the statement in progress fails too.
@@ -304,7 +355,7 @@ async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Prom
   try {
     await client.query('BEGIN');
     const result = await fn(client);
-    await client.query('COMMIT');
+    await commit(client, notices);
     return result;
   } catch (error) {
     // A connection that cannot even roll back is not given to anyone else.

@@ -150,6 +150,6 @@ export class WebhookOutbox implements EventSink<RequestContext> {
 
   /** Once the change commits (never for a rollback), its due deliveries' first attempts go out: the pumps are woken. */
   afterCommit(ctx: RequestContext): void {
-    ctx.afterCommit(() => this.due.ring(ctx));
+    this.due.ring(ctx);
   }
 }
