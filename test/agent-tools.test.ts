@@ -253,13 +253,18 @@ describe('agent tools: a tool called during a call', () => {
       body: { name: 'example_tool', description: 'Anything', parameters: { type: 'object' }, url: `${endpoint.url}/x` },
     });
     assert.equal(created.status, 201, created.text);
-    const port = 40_000 + Math.floor(Math.random() * 20_000);
+    // RECEIVER_PORT 0: the receiver takes a free port and prints it (a random one can be taken by an outgoing connection).
     const child = spawn(process.execPath, ['examples/receiver.mjs'], {
-      env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRETS: created.body.data.secret, RECEIVER_PORT: String(port) },
+      env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRETS: created.body.data.secret, RECEIVER_PORT: '0' },
     });
     try {
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('listening') && resolve());
+      const port = await new Promise<number>((resolve, reject) => {
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          const listening = /"listening":(\d+)/.exec(output);
+          if (listening) resolve(Number(listening[1]));
+        });
         child.on('exit', (code) => reject(new Error(`the receiver exited: ${code}`)));
       });
       const moved = await app.request('PUT', `/api/agent-tools/${created.body.data.id}`, {
