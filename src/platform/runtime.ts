@@ -8,6 +8,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js'
 import { LOCKS } from '../db/locks.js';
 import { migrate } from '../db/migrate.js';
 import { closablePool, readingPool } from '../db/reads.js';
+import { ENGINE_SESSION } from '../webhooks/engine/claim.js';
 import { startJobs, type JobRunner } from '../jobs/agenda.js';
 import { createLogger, errorFields, type Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
@@ -119,14 +120,9 @@ export async function startService(
     reader.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['reading pool', closablePool(reader)]);
     // The delivery engine's claims and recorded results, on connections of their own (made when first used: only a
-    // worker's pump uses them), so that neither queues behind the other work of the process. Their statements are
-    // of fixed text, prepared once per connection, and read rows by their indexes whatever the tables' statistics
-    // said when they were planned: generic plans, no sequential scans (docs/adr/0061-delivery-costs.md).
-    const engine = readingPool(
-      databaseUrl,
-      Math.min(4, config.databasePoolSize),
-      '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off',
-    );
+    // worker's pump uses them), so that neither queues behind the other work of the process (ENGINE_SESSION: generic
+    // plans, no sequential scans).
+    const engine = readingPool(databaseUrl, Math.min(4, config.databasePoolSize), ENGINE_SESSION);
     engine.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['delivery engine pool', closablePool(engine)]);
     const metrics = createMetrics();

@@ -65,6 +65,13 @@ export interface Claimed {
   claimedAt: number;
 }
 
+/**
+ * The settings of the engine's connections (claims and recorded results): its statements are of fixed text,
+ * prepared once per connection with a generic plan, and read rows by their indexes whatever the tables'
+ * statistics said when they were planned (no sequential scans; docs/adr/0061-delivery-costs.md).
+ */
+export const ENGINE_SESSION = '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off';
+
 export interface ClaimSettings {
   /** The concurrency an endpoint starts at (WEBHOOK_ENDPOINT_CONCURRENCY). */
   startConcurrency: number;
@@ -79,7 +86,7 @@ const RATE_BUCKET =
   `least(w.rate_limit, coalesce(c.rate_tokens, w.rate_limit) + extract(epoch from now() - ` +
   `coalesce(c.rate_checked_at, now())) * w.rate_limit)`;
 
-const CLAIM = `
+export const CLAIM = `
   WITH eligible AS (
     -- Endpoints at their limit (as the snapshot sees them) are passed over here; the locked row is the judge.
     SELECT w.id, c.webhook_id AS counted FROM webhooks w LEFT JOIN webhook_counters c ON c.webhook_id = w.id
@@ -115,7 +122,9 @@ const CLAIM = `
   ), claimed AS (
     UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, next_attempt_at = NULL, last_attempt_at = now(),
       next_trigger = 'scheduled', in_flight_until = now() + make_interval(secs => $3), lease_token = nextval('webhook_lease_seq')
-    WHERE d.id = ANY (ARRAY(SELECT id FROM chosen)) AND d.status = 'pending' AND d.next_attempt_at <= now()
+    -- The re-check is written so that no index can serve it: the picks are found by their ids, never by a walk of
+    -- every due delivery (the due index would be, under a backlog).
+    WHERE d.id = ANY (ARRAY(SELECT id FROM chosen)) AND d.status = 'pending' AND coalesce(d.next_attempt_at <= now(), false)
     RETURNING d.id, d.webhook_id, d.company_id, d.event, d.payload, d.attempt_count, d.final_attempt, d.lease_token, d.created_at, d.trace_parent
   ), attempts AS (
     -- The statement's snapshot still holds each delivery as it was before the claim: its trigger and due time.
