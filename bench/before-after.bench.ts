@@ -61,13 +61,18 @@ export async function processOf(app: Awaited<ReturnType<typeof benchApp>>, dir: 
 }
 
 /**
- * A database of BEFORE's own, made by its seed command (its migrations and demo data): the build runs on the
- * schema it was written for, so that this build's schema can change. Returns its URL.
+ * A database of a build's own (BEFORE's by default), made by its seed command (its migrations and demo data): the
+ * build runs on the schema it was written for, so that this build's schema can change; and no other process
+ * listens on it (PostgreSQL wakes every listening session of a database at each NOTIFY, so the bench's own
+ * service would cost the build it shared a database with). Returns its URL.
  */
-export async function beforeDatabase(app: Awaited<ReturnType<typeof benchApp>>): Promise<string> {
+export async function buildDatabase(
+  app: Awaited<ReturnType<typeof benchApp>>,
+  dir = beforeCheckout(),
+): Promise<string> {
   const url = databaseUrl(await createDatabase());
   execFileSync(process.execPath, ['dist/src/seed/cli.js'], {
-    cwd: beforeCheckout(),
+    cwd: dir,
     env: {
       PATH: process.env.PATH ?? '',
       DATABASE_URL: url,
@@ -176,7 +181,7 @@ export async function beforeAfterBench(): Promise<void> {
 
     // Deliveries: 20 webhooks, each build's two workers in turn, three rounds each (ABBAAB), each build on a database
     // of its own schema (the reads and writes above touch tables both builds share): its API process, its webhooks.
-    const beforePool = new pg.Pool({ connectionString: await beforeDatabase(app), max: 2 });
+    const beforePool = new pg.Pool({ connectionString: await buildDatabase(app), max: 2 });
     pools.push(beforePool);
     const beforeApi = await processOf(app, builds.before, {
       ...api,

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { kill } from '../test/helpers/worker.js';
 import { Receiver, sleep } from '../test/helpers/receiver.js';
 import pg from 'pg';
-import { agentThrough, BEFORE, beforeCheckout, beforeDatabase, loginThrough, processOf } from './before-after.bench.js';
+import { agentThrough, BEFORE, beforeCheckout, buildDatabase, loginThrough, processOf } from './before-after.bench.js';
 import { benchApp, postgresCpuUs, postmasterOf, runInfo } from './harness.js';
 import { closedLoop, openLoop } from './webhooks.bench.js';
 
@@ -55,11 +55,15 @@ export async function statementsBench(): Promise<void> {
     return;
   }
   const builds = { before: beforeCheckout(), now: process.cwd() } as const;
-  const beforePool = new pg.Pool({ connectionString: await beforeDatabase(app), max: 2 });
+  // Each build on a database of its own, where nothing else listens (buildDatabase).
+  const pools = {
+    before: new pg.Pool({ connectionString: await buildDatabase(app, builds.before), max: 2 }),
+    now: new pg.Pool({ connectionString: await buildDatabase(app, builds.now), max: 2 }),
+  };
   type Sql = <T>(text: string, params?: unknown[]) => Promise<T[]>;
   const sqlOf: Record<keyof typeof builds, Sql> = {
-    now: (text, params) => app.sql(text, params),
-    before: async (text, params) => (await beforePool.query(text, params)).rows,
+    now: async (text, params) => (await pools.now.query(text, params)).rows,
+    before: async (text, params) => (await pools.before.query(text, params)).rows,
   };
   const production = { NODE_ENV: 'production', LOG_LEVEL: 'error', SEED_DEMO: 'false' };
   const api = { ...production, PROCESS_ROLE: 'api', API_LIMIT_PER_TOKEN: 'off', API_LIMIT_PER_COMPANY: 'off' };
@@ -72,8 +76,7 @@ export async function statementsBench(): Promise<void> {
     for (const build of ['before', 'now', 'now', 'before', 'before', 'now', 'now', 'before'] as const) {
       const processes: ChildProcess[] = [];
       const sql = sqlOf[build];
-      const own: Record<string, string> =
-        build === 'before' ? { DATABASE_URL: beforePool.options.connectionString! } : {};
+      const own = { DATABASE_URL: pools[build].options.connectionString! };
       try {
         await sql(`${MINE} CREATE EXTENSION IF NOT EXISTS pg_stat_statements`);
         const server = await processOf(app, builds[build], { ...api, ...own });
@@ -163,7 +166,7 @@ export async function statementsBench(): Promise<void> {
     }
   } finally {
     await receiver.close();
-    await beforePool.end();
+    await Promise.all([pools.before.end(), pools.now.end()]);
     await app.close();
   }
   writeResults(results);
@@ -228,7 +231,7 @@ function writeResults(results: Record<string, Record<string, Load>>): void {
     `# What one event costs PostgreSQL, this build against ${BEFORE} (${info.commit})`,
     '',
     `${info.machine}; ${info.database}, with pg_stat_statements. Each build's API process and two workers (production ` +
-      `mode) on one server, each on a database of its own schema, four rounds of each in the order ABBA twice, summed; ` +
+      `mode) on one server, each on a database of its own schema where no other session listens, four rounds of each in the order ABBA twice, summed; ` +
       `events caused by GraphQL mutations over HTTP. Fan-out 1: one ` +
       `webhook, ${WRITES_PER_SECOND} writes/s offered for ${SECONDS} s, figures per write and its delivery. Fan-out ` +
       `${FAN_OUT}: ${FAN_OUT} webhooks, ${FAN_OUT_EVENTS} writes 10 at a time, figures per delivery. PostgreSQL CPU: every ` +

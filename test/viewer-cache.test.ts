@@ -172,3 +172,38 @@ describe('ViewerCache', () => {
     assert.equal(off.size, 0);
   });
 });
+
+describe('one listening session per process (docs/adr/0075-one-listening-session.md)', () => {
+  /** The sessions of this database that listen for the processes' own channels (the pumps' and the job store's aside). */
+  const listening = () =>
+    app.sql<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'
+       AND query NOT LIKE '%agenda%' AND application_name <> 'switchboard-pump' ORDER BY pid`,
+    );
+
+  it('each process listens to all its channels on one session; cut, it comes back, and changes reach the process again', async () => {
+    // Two processes (this one and the other), each listening to viewer changes, live events and presence.
+    const sessions = await eventually(
+      async () => {
+        const rows = await listening();
+        return rows.length === 2 ? rows : undefined;
+      },
+      5000,
+      'one listening session per process',
+    );
+    const token = await app.userWith(['view-role'], 'cut off');
+    assert.equal(await onOther('/api/roles', token), 200);
+    await app.sql('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [sessions.map((s) => s.pid)]);
+    await eventually(
+      async () => {
+        const rows = await listening();
+        return rows.length === 2 && rows.every((row) => !sessions.some((s) => s.pid === row.pid)) ? true : undefined;
+      },
+      5000,
+      'both sessions back',
+    );
+    assert.equal(await onOther('/api/roles', token), 200); // cached again once listening
+    assert.equal((await app.request('POST', '/api/logout', { token })).status, 200);
+    assert.equal(await otherTurns('/api/roles', token, 200), 401);
+  });
+});
