@@ -28,3 +28,34 @@ export async function ownedRow<T>(
   if (!row) throw new NotFoundError(query.what);
   return row;
 }
+
+/** The table of each id kind a route's path takes, and the column its id is in (every one of them company-scoped). */
+const OWNED: Record<string, { table: string; column: string }> = {
+  agent: { table: 'agents', column: 'id' },
+  agent_tool: { table: 'agent_tools', column: 'id' },
+  call: { table: 'calls', column: 'id' },
+  campaign: { table: 'campaigns', column: 'id' },
+  decision_endpoint: { table: 'decision_endpoints', column: 'id' },
+  phone_number: { table: 'phone_numbers', column: 'id' },
+  pipeline: { table: 'pipelines', column: 'id' },
+  role: { table: 'roles', column: 'id' },
+  spam_protected_number: { table: 'spam_protected_numbers', column: 'id' },
+  webhook: { table: 'webhooks', column: 'id' },
+  workflow: { table: 'workflows', column: 'id' },
+  workflow_builder: { table: 'workflows', column: 'builder_id' },
+};
+
+/**
+ * Whether the viewer's company has the record of `kind` with this id;
+ * undefined for a kind this table does not know. A route that refuses a body
+ * asks it first, so a missing or foreign id is 404 whatever the body.
+ */
+export async function recordOwned(ctx: RequestContext, kind: string, id: number): Promise<boolean | undefined> {
+  const owned = OWNED[kind];
+  if (!owned) return undefined;
+  const rows = await ctx.sql(`SELECT 1 FROM ${owned.table} WHERE ${owned.column} = $1 AND company_id = $2`, [
+    id,
+    await ctx.companyId(),
+  ]);
+  return rows.length > 0;
+}

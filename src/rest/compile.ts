@@ -13,12 +13,13 @@ import { resolveRoute } from './derive.js';
 import type { HttpMethod, ResolvedRoute, Route } from './route.js';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { RequestContext } from '../context/request-context.js';
-import { HttpError } from '../kernel/errors.js';
+import { HttpError, NotFoundError, ValidationError } from '../kernel/errors.js';
 import type { IdCodec } from '../kernel/ids.js';
 import type { Logger } from '../observability/logger.js';
 import { sendError, sendJson } from '../http/edge.js';
-import { restErrorOf, variablesFor } from './params.js';
+import { recordName, restErrorOf, variablesFor } from './params.js';
 import { fingerprint } from '../db/idempotency.js';
+import { recordOwned } from '../db/lookup.js';
 
 // At start, each row's operation is parsed and validated against the schema
 // (a row that does not fit stops the start); at its first request it is
@@ -205,6 +206,31 @@ export function routeOrder(routes: CompiledRoute[]): Array<{ path: string; rows:
     .map((key) => ({ path: byPath.get(key)![0].path, rows: byPath.get(key)! }));
 }
 
+/**
+ * A refused input on a row whose path names a record is 404 when the
+ * caller's company has no such record: "no such record" is never hidden
+ * behind "bad body". The path's ids are decoded by then (variablesFor
+ * decodes them before it reads anything else).
+ */
+async function recordsFirst(
+  ctx: RequestContext,
+  route: ResolvedRoute,
+  params: Record<string, string>,
+  error: unknown,
+): Promise<unknown> {
+  if (!(error instanceof ValidationError)) return error;
+  try {
+    for (const [name, param] of Object.entries(route.params.path ?? {})) {
+      if (param.type !== 'id' || !param.idKind) continue;
+      if ((await recordOwned(ctx, param.idKind, Number(params[name]))) === false)
+        return new NotFoundError(recordName(param));
+    }
+    return error;
+  } catch (lookup) {
+    return lookup;
+  }
+}
+
 export interface RestDeps {
   routes: CompiledRoute[];
   log: Logger;
@@ -283,7 +309,7 @@ export function restHandlers({ routes, log, context, ids, readBody, operations }
       if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
       sendJson(res, answer.status, undefined, answer.body);
     } catch (error) {
-      sendError(res, error, res.locals.requestId as string, log);
+      sendError(res, await recordsFirst(ctx, compiled.route, params, error), res.locals.requestId as string, log);
     }
   };
   // One router per resource (/api/roles, /api/webhooks...), mounted on its prefix: a request is matched against its

@@ -139,15 +139,18 @@ export interface RawRequest {
   body: unknown;
 }
 
+/** What a 404 calls a path id's record: its label, else its kind ("spam_protected_number": "Spam protected number"). */
+export function recordName(param: Param): string {
+  const kind = param.idKind!.replace(/_/g, ' ');
+  return param.idLabel ?? kind[0].toUpperCase() + kind.slice(1);
+}
+
 /** Path ids first (404 for a form the route does not take), then every other field (422). */
 export function variablesFor(route: ResolvedRoute, request: RawRequest, ids: IdCodec): Record<string, unknown> {
   for (const [name, param] of Object.entries(route.params.path ?? {})) {
     if (param.type !== 'id') continue;
     const id = ids.decode(request.path[name], param.idKind!, param.idForms);
-    if (id === undefined) {
-      const kind = param.idKind!.replace(/_/g, ' ');
-      throw new NotFoundError(param.idLabel ?? kind[0].toUpperCase() + kind.slice(1));
-    }
+    if (id === undefined) throw new NotFoundError(recordName(param));
     // Decoded once here, in the form the row accepts; the operation receives the plain number.
     request.path[name] = String(id);
   }
