@@ -146,6 +146,7 @@ export async function callPathBench(): Promise<void> {
       action: 'answer',
       agentId: readInstruction(first.text).agentId === undefined ? null : Number(readInstruction(first.text).agentId),
       forwardTo: null,
+      fallbackReason: null,
       reason: null,
       variables: { first_name: 'Ada' },
       latencyMs: 0,

@@ -114,7 +114,11 @@ describe('agent tools: configuration', () => {
       list.body.data.map((t: { name: string }) => t.name),
       ['check_availability'],
     );
-    assert.equal((await app.request('GET', `/api/agent-tools/${toolId}/secret`, { token: owner })).body.data, secret);
+    // The shape of every secret route's answer (a webhook's too): { data: { secret } }.
+    assert.deepEqual((await app.request('GET', `/api/agent-tools/${toolId}/secret`, { token: owner })).body, {
+      success: true,
+      data: { secret },
+    });
   });
 
   it("refuses another company's ids, malformed ids, a second tool of the same name, and bad fields by name", async () => {
@@ -179,7 +183,7 @@ describe('agent tools: a tool called during a call', () => {
       toolArguments: '{"day":"Tuesday"}',
       onToolResult: (answer) => results.push(answer),
     });
-    assert.deepEqual(results, [{ result: { slots: ['15:00', '16:30'] }, source: 'endpoint', reason: null }]);
+    assert.deepEqual(results, [{ result: { slots: ['15:00', '16:30'] }, source: 'endpoint', fallback_reason: null, reason: null }]);
     const [request] = toolRequests();
     const verified = new StandardWebhook(secret).verify(request.body, request.headers as Record<string, string>) as {
       data: Record<string, unknown>;
@@ -209,6 +213,7 @@ describe('agent tools: a tool called during a call', () => {
     const wrong = await callTool(sid, 0, 'check_availability', '{"day":"Sunday"}');
     assert.equal(wrong.status, 200);
     assert.equal(wrong.body.source, 'invalid_arguments');
+    assert.equal(wrong.body.fallback_reason, null);
     assert.match(
       wrong.body.reason,
       /^the arguments do not match the tool's parameters: \/day must be equal to one of the allowed values/,
@@ -230,12 +235,14 @@ describe('agent tools: a tool called during a call', () => {
     const started = performance.now();
     const hung = await callTool(sid, 0, 'check_availability', '{"day":"Monday"}');
     assert.deepEqual([hung.body.source, hung.body.result], ['fallback', 'I cannot check the calendar right now.']);
-    assert.match(hung.body.reason, /^timeout: no answer within/);
+    assert.equal(hung.body.fallback_reason, 'timeout');
+    assert.match(hung.body.reason, /^no answer within \d+ ms$/);
     // Not a timing claim: without the deadline the request would wait for its 10 s timeout.
     assert.ok(performance.now() - started < 3000);
     endpoint.answer = () => ({ status: 200, body: '{"nope":1}' });
     const nonsense = await callTool(sid, 1, 'check_availability', '{"day":"Monday"}');
-    assert.match(nonsense.body.reason, /^invalid: the answer must be a JSON object with a result/);
+    assert.equal(nonsense.body.fallback_reason, 'invalid');
+    assert.match(nonsense.body.reason, /^the answer must be a JSON object with a result/);
     const unknownCall = await callTool(
       `CA${randomBytes(16).toString('hex')}`,
       0,
@@ -274,7 +281,7 @@ describe('agent tools: a tool called during a call', () => {
       assert.equal(moved.status, 200, moved.text);
       const sid = await callInProgress();
       const answer = await callTool(sid, 0, 'example_tool', '{"day":"Friday"}');
-      assert.deepEqual(answer.body, { result: { ok: true }, source: 'endpoint', reason: null });
+      assert.deepEqual(answer.body, { result: { ok: true }, source: 'endpoint', fallback_reason: null, reason: null });
     } finally {
       child.kill();
     }

@@ -56,7 +56,8 @@ const callOf = (sid: string) =>
     async () =>
       (
         await app.sql(
-          `SELECT id, status, agent_id, decided_by, decision_action, decision_target, decision_reason, decision_latency_ms
+          `SELECT id, status, agent_id, decided_by, decision_action, decision_target, decision_reason,
+             decision_fallback_reason, decision_latency_ms
            FROM calls WHERE provider_call_id = $1 AND decided_by IS NOT NULL`,
           [sid],
         )
@@ -135,7 +136,7 @@ describe('decision endpoints: configuration', () => {
       assert.equal(one.body.data.url, `${endpoint.url}/decide`);
     }
     const shown = await app.request('GET', `/api/decision-endpoints/${endpointId}/secret`, { token: owner });
-    assert.equal(shown.body.data, secret);
+    assert.deepEqual(shown.body, { success: true, data: { secret } });
     const list = await app.request('GET', '/api/decision-endpoints', { token: owner });
     assert.deepEqual(
       list.body.data.map((e: { id: string }) => e.id),
@@ -259,6 +260,16 @@ describe('decision endpoints: the call path', () => {
     assert.equal(event.data.decision.action, 'answer');
     assert.equal(event.data.decision.agent_id, String(agents[2]));
     assert.equal(typeof event.data.decision.latency_ms, 'number');
+    assert.equal(event.data.decision.fallback_reason, null);
+    // Asked again about the same call, the provider gets the same bytes (the variables come from the call's copy).
+    const again = await inbound(call.sid);
+    assert.equal(again.text, call.text);
+    // The call's record carries the decision too.
+    const details = await app.request('GET', `/api/ai/dashboard/calls/${row.id}`, { token: owner });
+    assert.deepEqual(
+      [details.body.data.decision.decided_by, details.body.data.decision.agent_id],
+      ['endpoint', String(agents[2])],
+    );
   });
 
   it('writes the decision onto a call a status callback started first, and records call.started once', async () => {
@@ -309,23 +320,26 @@ describe('decision endpoints: the call path', () => {
   it('gives the fallback within the deadline when the endpoint hangs, errs, answers nonsense or is down', async () => {
     await setEndpoint({ deadline_ms: 300, fallback_action: 'forward', fallback_forward_to: '+12125550199' });
     const port = await closedPort();
-    const cases: Array<[string, () => void, RegExp, string?]> = [
-      ['hangs', () => answerWith({}, { hang: true }), /^timeout: no answer within/],
-      ['errs', () => answerWith({ action: 'answer' }, { status: 500 }), /^error: the endpoint answered HTTP 500/],
-      ['nonsense', () => answerWith({ action: 'dance' }), /^invalid: the answer does not validate/],
+    // The code a client switches on, and the words that say why.
+    const cases: Array<[string, () => void, string, RegExp, string?]> = [
+      ['hangs', () => answerWith({}, { hang: true }), 'timeout', /^no answer within \d+ ms$/],
+      ['errs', () => answerWith({ action: 'answer' }, { status: 500 }), 'error', /^the endpoint answered HTTP 500/],
+      ['nonsense', () => answerWith({ action: 'dance' }), 'invalid', /^the answer does not validate/],
       [
         'not JSON',
         () => (endpoint.answer = () => ({ status: 200, body: '<ok/>' })),
-        /^invalid: the answer is not JSON/,
+        'invalid',
+        /^the answer is not JSON/,
       ],
       [
         'a stranger agent',
         () => answerWith({ action: 'answer', agent_id: '999999' }),
-        /^invalid: .*not one of the company's agents/,
+        'invalid',
+        /not one of the company's agents/,
       ],
-      ['down', () => undefined, /^unreachable: /, `http://127.0.0.1:${port}/decide`],
+      ['down', () => undefined, 'unreachable', /./, `http://127.0.0.1:${port}/decide`],
     ];
-    for (const [what, arrange, reason, url] of cases) {
+    for (const [what, arrange, code, reason, url] of cases) {
       arrange();
       if (url) await setEndpoint({ url });
       const call = await inbound();
@@ -337,7 +351,35 @@ describe('decision endpoints: the call path', () => {
       );
       const row = await callOf(call.sid);
       assert.equal(row.decided_by, 'fallback', what);
+      assert.equal(row.decision_fallback_reason, code, what);
       assert.match(row.decision_reason, reason, what);
+      if (what === 'hangs') {
+        // The call's record shows its decision, in both APIs, with the code as an enum value.
+        const details = await app.request('GET', `/api/ai/dashboard/calls/${row.id}`, { token: owner });
+        assert.equal(details.status, 200, details.text);
+        assert.deepEqual(
+          { ...details.body.data.decision, latency_ms: 0 },
+          {
+            decided_by: 'fallback',
+            action: 'forward',
+            agent_id: null,
+            forward_to: '+12125550199',
+            fallback_reason: 'timeout',
+            reason: row.decision_reason,
+            latency_ms: 0,
+          },
+        );
+        const shown = await app.graphql(
+          'query($id: ID!) { callDetails(id: $id) { decision { decidedBy fallbackReason reason } } }',
+          { id: String(row.id) },
+          owner,
+        );
+        assert.deepEqual(shown.body.data.callDetails.decision, {
+          decidedBy: 'fallback',
+          fallbackReason: 'timeout',
+          reason: row.decision_reason,
+        });
+      }
       assert.ok(row.decision_latency_ms <= 300 + 25, `${what}: decided in ${row.decision_latency_ms} ms`);
       // Not a timing claim: a fallback that waited for a hanging endpoint would take its 10 s timeout.
       assert.ok(call.ms < 3000, `${what}: answered in ${call.ms} ms`);
@@ -361,7 +403,9 @@ describe('decision endpoints: the call path', () => {
     const seen = decisionRequests().length;
     const fast = await inbound();
     assert.equal(readInstruction(fast.text).action, 'reject');
-    assert.match((await callOf(fast.sid)).decision_reason, /^breaker_open: /);
+    const broken = await callOf(fast.sid);
+    assert.equal(broken.decision_fallback_reason, 'breaker_open');
+    assert.equal(broken.decision_reason, "the endpoint's circuit breaker is open");
     assert.equal(decisionRequests().length, seen, 'an open breaker does not ask');
     // After the open period one call probes; the endpoint has recovered, so the breaker closes.
     answerWith({ action: 'answer' });

@@ -7,6 +7,7 @@ import type { SendResult } from '../webhooks/engine/attempt.js';
 import { sendAttempt, warmConnection } from '../webhooks/engine/http-send.js';
 import type { EndpointAuth } from '../webhooks/engine/endpoint-auth.js';
 import { EndpointHealth, type BreakerView } from './endpoint-health.js';
+import type { FallbackReason } from '../kernel/call-decision.js';
 
 // Asking the company's endpoint inside the call path (docs/adr/0068-decisions-in-the-call-path.md),
 // a decision endpoint or an agent's tool:
@@ -22,7 +23,6 @@ const ANSWER_KEEP = 64 * 1024;
 /** How long a resolved and checked address is reused. */
 const ADDRESS_TTL_MS = 30_000;
 
-export type FallbackReason = 'timeout' | 'error' | 'invalid' | 'unreachable' | 'breaker_open';
 
 /** The endpoint as the call path needs it (its secret unsealed). */
 export interface DecisionTarget {

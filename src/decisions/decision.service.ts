@@ -144,6 +144,7 @@ export class DecisionEndpointService {
         action: decision.action,
         agentId: decision.action === 'answer' ? (decision.agentId ?? call.numberAgentId) : null,
         forwardTo: decision.forwardTo ?? null,
+        fallbackReason: null,
         reason: decision.reason ?? null,
         variables: decision.variables ?? {},
         latencyMs: outcome.latencyMs,
@@ -154,7 +155,8 @@ export class DecisionEndpointService {
       action: endpoint.fallbackAction,
       agentId: endpoint.fallbackAction === 'answer' ? (endpoint.fallbackAgentId ?? call.numberAgentId) : null,
       forwardTo: endpoint.fallbackAction === 'forward' ? endpoint.fallbackForwardTo : null,
-      reason: `${outcome.fallbackReason}: ${outcome.reason}`,
+      fallbackReason: outcome.fallbackReason ?? null,
+      reason: outcome.reason,
       variables: {},
       latencyMs: outcome.latencyMs,
     };

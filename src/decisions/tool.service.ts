@@ -123,11 +123,17 @@ export class AgentToolService {
       facts.agentId === null ? undefined : await toolRows.byName(ctx, facts.companyId, facts.agentId, facts.tool);
     if (!tool) {
       const reason = `the call's agent has no tool named ${facts.tool}`;
-      return { source: 'unknown_tool', result: { error: reason }, reason, latencyMs: null };
+      return { source: 'unknown_tool', result: { error: reason }, fallbackReason: null, reason, latencyMs: null };
     }
     const args = this.readArguments(tool, facts.argumentsText);
     if (typeof args === 'string')
-      return { source: 'invalid_arguments', result: { error: args }, reason: args, latencyMs: null };
+      return {
+        source: 'invalid_arguments',
+        result: { error: args },
+        fallbackReason: null,
+        reason: args,
+        latencyMs: null,
+      };
     const body = JSON.stringify({
       type: 'tool.call',
       timestamp: new Date().toISOString(),
@@ -154,11 +160,18 @@ export class AgentToolService {
       startedAt,
     );
     return outcome.value
-      ? { source: 'endpoint', result: outcome.value.result, reason: null, latencyMs: outcome.latencyMs }
+      ? {
+          source: 'endpoint',
+          result: outcome.value.result,
+          fallbackReason: null,
+          reason: null,
+          latencyMs: outcome.latencyMs,
+        }
       : {
           source: 'fallback',
           result: tool.fallbackMessage,
-          reason: `${outcome.fallbackReason}: ${outcome.reason}`,
+          fallbackReason: outcome.fallbackReason ?? null,
+          reason: outcome.reason,
           latencyMs: outcome.latencyMs,
         };
   }

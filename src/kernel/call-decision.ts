@@ -3,6 +3,13 @@
 // the call's facts and write the decision; the decision module asks the
 // company's endpoint or applies its fallback.
 
+/**
+ * Why the fallback decided, as a closed set of codes a client may switch on
+ * (the detail, in words, is the decision's `reason`).
+ */
+export const FALLBACK_REASONS = ['timeout', 'error', 'invalid', 'unreachable', 'breaker_open'] as const;
+export type FallbackReason = (typeof FALLBACK_REASONS)[number];
+
 /** The facts of an inbound call a decision is asked about. */
 export interface InboundCallFacts {
   companyId: number;
@@ -25,7 +32,9 @@ export interface CallDecision {
   action: 'answer' | 'forward' | 'reject';
   agentId: number | null;
   forwardTo: string | null;
-  /** endpoint: its reason for a reject; fallback: why the endpoint's answer was not taken. */
+  /** fallback: why, as a code; null otherwise. */
+  fallbackReason: FallbackReason | null;
+  /** endpoint: its reason for a reject; fallback: in words, why the endpoint's answer was not taken. */
   reason: string | null;
   variables: Record<string, string>;
   latencyMs: number | null;
@@ -48,7 +57,9 @@ export interface ToolResult {
   /** endpoint: its answer; fallback: the tool's fallback message; invalid_arguments, unknown_tool: what is wrong (the endpoint is not asked). */
   source: 'endpoint' | 'fallback' | 'invalid_arguments' | 'unknown_tool';
   result: unknown;
-  /** Why the endpoint's answer was not taken, or what is wrong with the arguments. */
+  /** fallback: why, as a code; null otherwise. */
+  fallbackReason: FallbackReason | null;
+  /** In words: why the endpoint's answer was not taken, or what is wrong with the arguments. */
   reason: string | null;
   latencyMs: number | null;
 }

@@ -6,6 +6,7 @@ import type { CallDetailsRecord } from '../services/calls/records.js';
 import type { DashboardService } from '../services/dashboard.service.js';
 import { NotFoundError } from '../kernel/errors.js';
 import { CallContactType, CallType } from './dashboard.types.js';
+import { CallDecisionType } from './decision.types.js';
 
 // The fields of a Call beyond a row of the appointment list. A call given
 // with its details (callDetails, analyzeCall) has them already; a list row
@@ -95,5 +96,13 @@ export class CallFieldsResolver {
   @FieldResolver(() => Date, { nullable: true, description: 'When the analysis was last recorded (call.analyzed)' })
   async analyzedAt(@Root() call: CallRoot, @Ctx() ctx: RequestContext) {
     return (await this.details(ctx, call)).analyzedAt;
+  }
+
+  @FieldResolver(() => CallDecisionType, {
+    nullable: true,
+    description: 'How the call was routed, when the provider asked Switchboard to route it (inbound calls)',
+  })
+  async decision(@Root() call: CallRoot, @Ctx() ctx: RequestContext) {
+    return (await this.details(ctx, call)).decision;
   }
 }

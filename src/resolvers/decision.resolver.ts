@@ -1,7 +1,12 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../context/request-context.js';
 import type { DecisionEndpointService } from '../decisions/decision.service.js';
-import { CreatedDecisionEndpointType, DecisionEndpointInputType, DecisionEndpointType } from './decision.types.js';
+import {
+  CreatedDecisionEndpointType,
+  DecisionEndpointInputType,
+  DecisionEndpointType,
+  EndpointSecretType,
+} from './decision.types.js';
 
 @Resolver()
 export class DecisionResolver {
@@ -22,9 +27,9 @@ export class DecisionResolver {
   }
 
   @Authorized('manage-call-routing')
-  @Query(() => String, { description: "The endpoint's signing secret (whsec_…)" })
-  decisionEndpointSecret(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
-    return this.endpoints.secret(ctx, id);
+  @Query(() => EndpointSecretType, { description: "The endpoint's signing secret" })
+  async decisionEndpointSecret(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
+    return { secret: await this.endpoints.secret(ctx, id) };
   }
 
   @Authorized('manage-call-routing')

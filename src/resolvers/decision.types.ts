@@ -2,7 +2,7 @@ import { EndpointCredentialsInputType, EndpointCredentialsType } from './credent
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { BOUNDS, inWords } from '../kernel/bounds.js';
-import { BreakerState, DecidedBy, DecisionAction } from './enums.js';
+import { BreakerState, DecidedBy, DecisionAction, DecisionFallbackReason } from './enums.js';
 
 // GraphQL shapes of decision endpoints and of a call's decision (docs/adr/0068-decisions-in-the-call-path.md).
 
@@ -91,9 +91,11 @@ export class CallDecisionType {
   @Field(() => DecisionAction) action!: string;
   @Field(() => ID, { nullable: true }) agentId!: number | null;
   @Field(() => String, { nullable: true }) forwardTo!: string | null;
+  @Field(() => DecisionFallbackReason, { nullable: true, description: 'Why the fallback decided (null otherwise)' })
+  fallbackReason!: string | null;
   @Field(() => String, {
     nullable: true,
-    description: "The endpoint's reason for a reject, or why its answer was not taken",
+    description: "The endpoint's reason for a reject, or in words why its answer was not taken (fallback)",
   })
   reason!: string | null;
   @Field(() => Int, { nullable: true, description: 'From the call arriving to the decision, ms' }) latencyMs!:
@@ -124,6 +126,14 @@ export class AgentToolType {
   credentials!: EndpointCredentialsType | null;
   @Field() createdAt!: Date;
   @Field() updatedAt!: Date;
+}
+
+@ObjectType('EndpointSecret', {
+  simpleResolvers: true,
+  description: "A decision endpoint's or a tool's signing secret, in the shape of a webhook's (WebhookSecret)",
+})
+export class EndpointSecretType {
+  @Field({ description: 'whsec_…: verify webhook-signature with it (Standard Webhooks)' }) secret!: string;
 }
 
 @ObjectType('CreatedAgentTool', { simpleResolvers: true, description: 'A new tool, and its secret shown this once' })

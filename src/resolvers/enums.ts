@@ -1,6 +1,7 @@
 import { registerEnumType } from 'type-graphql';
 import { EVENT_NAMES, EVENT_TYPES } from '../events/catalog.js';
 import { DATE_RANGES } from '../kernel/time/date-range.js';
+import { FALLBACK_REASONS } from '../kernel/call-decision.js';
 import {
   AGENT_STATUSES,
   ANALYSIS_FIELD_TYPES,
@@ -146,6 +147,9 @@ export function closedSetOf(values: readonly unknown[]): Record<string, string> 
     DisabledReason,
     CallStatus,
     MessageStatus,
+    DecisionAction,
+    DecidedBy,
+    DecisionFallbackReason,
   ];
   return sets
     .filter((set) => wanted.every((value) => Object.values(set).includes(value as string)))
@@ -160,6 +164,11 @@ export const DecidedBy = closedSet(
   'DecidedBy',
   ['endpoint', 'fallback', 'number'],
   "Who routed an inbound call: the decision endpoint's answer, its fallback, or the number's own agent (no endpoint)",
+);
+export const DecisionFallbackReason = closedSet(
+  'DecisionFallbackReason',
+  FALLBACK_REASONS,
+  "Why the fallback decided: no answer within the deadline (timeout), a status other than 2xx (error), an answer not taken (invalid), a host not reached (unreachable), or the endpoint's open circuit breaker (breaker_open)",
 );
 export const BreakerState = closedSet(
   'BreakerState',

@@ -4,6 +4,7 @@ import { Field, Float, ID, Int, InterfaceType, ObjectType } from 'type-graphql';
 import { EVENT_DOCS } from '../events/catalog.js';
 import { typeNameOf as pascal } from '../kernel/vocabulary.js';
 import { closedSetOf, WebhookEvent } from './enums.js';
+import { CallDecisionType } from './decision.types.js';
 
 // The live events, typed from the event catalog: an interface, LiveEvent,
 // with what every event has (its untyped `data` too, as webhooks carry it),
@@ -16,10 +17,23 @@ type Schema = Record<string, unknown>;
 
 export const camel = (key: string) => key.replace(/_([a-z0-9])/g, (_match, c: string) => c.toUpperCase());
 
+/**
+ * Objects of known keys an event's data carries, by their schema's title:
+ * the same GraphQL type wherever the thing is served (a call's decision in
+ * call.started as in liveCalls and callDetails).
+ */
+const NAMED_TYPES: Record<string, Function> = { CallDecision: CallDecisionType };
+
 /** The GraphQL type of a field of an event's data, from its JSON Schema. */
 function fieldType(
   schema: Schema,
-): () => GraphQLScalarType | BooleanConstructor | StringConstructor | [StringConstructor] | Record<string, string> {
+): () =>
+  | GraphQLScalarType
+  | BooleanConstructor
+  | StringConstructor
+  | [StringConstructor]
+  | Record<string, string>
+  | Function {
   const types = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter((t) => t !== 'null');
   // A closed set of strings is the GraphQL enum of the same values (src/kernel/vocabulary.ts); one without is a defect.
   if (types[0] === 'string' && Array.isArray(schema.enum)) {
@@ -39,8 +53,10 @@ function fieldType(
       return () => Boolean;
     case 'array':
       return () => [String];
-    case 'object':
-      return () => GraphQLJSONObject;
+    case 'object': {
+      const named = NAMED_TYPES[schema.title as string];
+      return named ? () => named : () => GraphQLJSONObject;
+    }
     default:
       return () => String;
   }
@@ -85,6 +101,25 @@ export const LIVE_EVENT_TYPES: Function[] = EVENT_DOCS.map((doc) => {
   return event;
 });
 
-/** An event's data with its keys in camelCase, as `details` serves it. */
-export const detailsOf = (data: Record<string, unknown>) =>
+const camelKeys = (data: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(data).map(([key, value]) => [camel(key), value]));
+
+/** The keys of each event's data that hold an object of a named type (whose keys are camelCased too). */
+const NAMED_KEYS = new Map<string, string[]>(
+  EVENT_DOCS.map((doc) => [
+    doc.name,
+    Object.entries(doc.schema.properties as Record<string, Schema>)
+      .filter(([, property]) => NAMED_TYPES[property.title as string])
+      .map(([key]) => key),
+  ]),
+);
+
+/** An event's data with its keys in camelCase, as `details` serves it. */
+export function detailsOf(type: string, data: Record<string, unknown>): Record<string, unknown> {
+  const details = camelKeys(data);
+  for (const key of NAMED_KEYS.get(type) ?? []) {
+    const value = data[key];
+    if (value && typeof value === 'object') details[camel(key)] = camelKeys(value as Record<string, unknown>);
+  }
+  return details;
+}

@@ -39,6 +39,6 @@ export class LiveEventResolver {
     @Arg('types', () => [WebhookEvent], { nullable: true, description: 'Only these event types (default: all)' })
     _types: string[] | null,
   ): LiveEventInterface & { details: Record<string, unknown> } {
-    return { ...event, details: detailsOf(event.data) };
+    return { ...event, details: detailsOf(event.type, event.data) };
   }
 }

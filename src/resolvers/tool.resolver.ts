@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../context/request-context.js';
 import type { AgentToolService } from '../decisions/tool.service.js';
-import { AgentToolInputType, AgentToolType, CreatedAgentToolType } from './decision.types.js';
+import { AgentToolInputType, AgentToolType, CreatedAgentToolType, EndpointSecretType } from './decision.types.js';
 
 @Resolver()
 export class AgentToolResolver {
@@ -20,9 +20,9 @@ export class AgentToolResolver {
   }
 
   @Authorized('manage-agents')
-  @Query(() => String, { description: "The tool's signing secret (whsec_…)" })
-  agentToolSecret(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
-    return this.tools.secret(ctx, id);
+  @Query(() => EndpointSecretType, { description: "The tool's signing secret" })
+  async agentToolSecret(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
+    return { secret: await this.tools.secret(ctx, id) };
   }
 
   @Authorized('manage-agents')

@@ -100,7 +100,12 @@ const CALLBACKS: Record<
       const outcome = await ports.toolCalled(ctx, readToolCall(params), startedAt);
       return {
         contentType: 'application/json',
-        body: JSON.stringify({ result: outcome.result, source: outcome.source, reason: outcome.reason }),
+        body: JSON.stringify({
+          result: outcome.result,
+          source: outcome.source,
+          fallback_reason: outcome.fallbackReason,
+          reason: outcome.reason,
+        }),
       };
     },
   },

@@ -14,7 +14,10 @@ export function instructionFor(decision: CallDecision): string {
   const open = '<?xml version="1.0" encoding="UTF-8"?><Response>';
   if (decision.action === 'forward') return `${open}<Dial>${xmlEscape(decision.forwardTo ?? '')}</Dial></Response>`;
   if (decision.action === 'reject') return `${open}<Reject reason="rejected"/></Response>`;
+  // In the order of their names: the same decision is the same bytes, whether it comes from the endpoint's answer
+  // or from the call's stored copy (jsonb keeps keys in an order of its own).
   const parameters = Object.entries(decision.variables)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, value]) => `<Parameter name="${xmlEscape(name)}" value="${xmlEscape(value)}"/>`)
     .join('');
   const agent = decision.agentId === null ? '' : ` id="${decision.agentId}"`;

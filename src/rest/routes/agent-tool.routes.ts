@@ -129,7 +129,7 @@ export const agentToolRoutes: Route[] = [
     paths: ['/api/agent-tools/{id}/secret'],
     summary: "Reveal a tool's signing secret",
     params: { path: { id: toolId } },
-    document: 'query AgentToolSecret($id: ID!) { agentToolSecret(id: $id) }',
+    document: 'query AgentToolSecret($id: ID!) { agentToolSecret(id: $id) { secret } }',
     response: { field: 'agentToolSecret', shape: 'envelope', data: true },
   }),
 ];

@@ -62,7 +62,9 @@ export const dashboardRoutes: Route[] = [
     paths: ['/api/ai/dashboard/calls/{id}'],
     tag: 'AI dashboard',
     summary: 'Call details',
-    description: 'One call with transcript, recording, disposition, tags and custom fields.',
+    description:
+      'One call with transcript, recording, disposition, tags and custom fields, and, for an inbound call the ' +
+      'provider asked Switchboard to route, its decision (docs/call-routing.md).',
     params: {
       path: {
         id: {
@@ -76,7 +78,8 @@ export const dashboardRoutes: Route[] = [
     document: `query CallDetails($id: ID!) { callDetails(id: $id) {
       id call_datetime: callDatetime agent_id: agentId agent_name: agentName ${NUMBERS} duration status direction sentiment
       recording_url: recordingUrl transcript disposition tags custom_fields: customFields appointment
-      contact { name email phone } } }`,
+      contact { name email phone } decision { decided_by: decidedBy action agent_id: agentId forward_to: forwardTo
+      fallback_reason: fallbackReason reason latency_ms: latencyMs } } }`,
     response: { field: 'callDetails', shape: 'envelope', data: true },
   },
   {

@@ -141,7 +141,7 @@ export const decisionRoutes: Route[] = [
     paths: ['/api/decision-endpoints/{id}/secret'],
     summary: 'Reveal the signing secret',
     params: { path: { id: endpointId } },
-    document: 'query DecisionEndpointSecret($id: ID!) { decisionEndpointSecret(id: $id) }',
+    document: 'query DecisionEndpointSecret($id: ID!) { decisionEndpointSecret(id: $id) { secret } }',
     response: { field: 'decisionEndpointSecret', shape: 'envelope', data: true },
   }),
 ];

@@ -1,4 +1,5 @@
 import { BOUNDS } from '../../kernel/bounds.js';
+import { FALLBACK_REASONS } from '../../kernel/call-decision.js';
 import { CALL_STATUSES, PROVIDER_DIRECTIONS, SENTIMENTS, SMS_STATUSES } from '../../kernel/vocabulary.js';
 import type { IngressRoute, Param } from '../route.js';
 
@@ -69,19 +70,30 @@ export const telcoCallbackRoutes: IngressRoute[] = [
       contentType: 'application/json',
       schema: {
         type: 'object',
-        required: ['result', 'source', 'reason'],
+        required: ['result', 'source', 'fallback_reason', 'reason'],
         additionalProperties: false,
         properties: {
           result: { description: "The endpoint's result (any JSON), or the fallback message" },
           source: { type: 'string', enum: ['endpoint', 'fallback', 'invalid_arguments', 'unknown_tool'] },
+          fallback_reason: {
+            type: ['string', 'null'],
+            enum: [...FALLBACK_REASONS, null],
+            description: 'With source fallback: why, as a code (docs/call-routing.md, "Fallback rules"); null otherwise',
+          },
           reason: {
             type: ['string', 'null'],
             maxLength: 1000,
-            description: 'Why the endpoint was not asked or not taken',
+            description:
+              'In words: why the endpoint was not asked (invalid_arguments, unknown_tool) or its answer not taken (fallback)',
           },
         },
       },
-      example: { result: { slots: ['2026-12-01T15:00:00Z'] }, source: 'endpoint', reason: null },
+      example: {
+        result: { slots: ['2026-12-01T15:00:00Z'] },
+        source: 'endpoint',
+        fallback_reason: null,
+        reason: null,
+      },
     },
   },
   {

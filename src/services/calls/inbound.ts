@@ -22,6 +22,7 @@ export interface DecisionColumns {
   decided_by: CallDecision['decidedBy'] | null;
   decision_action: CallDecision['action'] | null;
   decision_target: string | null;
+  decision_fallback_reason: CallDecision['fallbackReason'];
   decision_reason: string | null;
   decision_variables: Record<string, string> | null;
   decision_latency_ms: number | null;
@@ -37,6 +38,7 @@ export const decisionOf = (row: DecisionColumns): CallDecision | null =>
         action: row.decision_action,
         agentId: row.decision_action === 'answer' ? row.agent_id : null,
         forwardTo: row.decision_action === 'forward' ? row.decision_target : null,
+        fallbackReason: row.decision_fallback_reason,
         reason: row.decision_reason,
         variables: row.decision_variables ?? {},
         latencyMs: row.decision_latency_ms,
@@ -66,7 +68,7 @@ export const inboundCalls = {
       `SELECT co.name AS company_name, pn.id AS number_id, pn.chatbot_agent_id AS number_agent,
          ct.id AS contact_id, ct.first_name, ct.last_name, ct.email,
          ARRAY(SELECT a.id FROM agents a WHERE a.company_id = co.id) AS agents,
-         cl.decided_by, cl.decision_action, cl.decision_target, cl.decision_reason, cl.decision_variables,
+         cl.decided_by, cl.decision_action, cl.decision_target, cl.decision_reason, cl.decision_fallback_reason, cl.decision_variables,
          cl.decision_latency_ms, cl.agent_id
        FROM companies co
        LEFT JOIN phone_numbers pn ON pn.company_id = co.id AND pn.phone_no = $2
@@ -112,7 +114,7 @@ export const inboundCalls = {
          WHERE provider_call_id = $1 AND company_id = $10 AND decided_by IS NULL FOR UPDATE)
        UPDATE calls c SET status = CASE WHEN old.status = 'new' THEN 'initiated' ELSE c.status END, agent_id = $2,
          decided_by = $3, decision_action = $4, decision_target = $5, decision_reason = $6, decision_variables = $7,
-         decision_latency_ms = $8, updated_at = $9
+         decision_latency_ms = $8, updated_at = $9, decision_fallback_reason = $11
        FROM old WHERE c.id = old.id RETURNING c.id, c.started_at, old.status AS was`,
       [
         providerCallId,
@@ -129,6 +131,7 @@ export const inboundCalls = {
         decision.latencyMs,
         at,
         companyId,
+        decision.fallbackReason,
       ],
     );
     return row && { id: row.id, startedAt: dbDate(row.started_at), startsNow: row.was === 'new' };

@@ -1,6 +1,8 @@
 import type { IdCodec } from '../../kernel/ids.js';
 import { dbDate } from '../../db/reads.js';
 import { formatWallClock } from '../../kernel/time/zoned.js';
+import type { CallDecision } from '../../kernel/call-decision.js';
+import { decisionOf, type DecisionColumns } from './inbound.js';
 
 // The calls aggregate's records (its statements are in statements.ts): a
 // call as the provider's callbacks advance it, and what the AI dashboard
@@ -86,15 +88,16 @@ export interface CallDetailsRecord {
   successful: boolean | null;
   customAnalysis: Record<string, unknown>;
   analyzedAt: Date | null;
+  /** How the call was routed, when the provider asked Switchboard (inbound calls). */
+  decision: CallDecision | null;
 }
 
 /** A call's row with its company's zone and family and its agent's name: what the dashboard shows of one call. */
-export interface CallDetailsRow {
+export interface CallDetailsRow extends DecisionColumns {
   id: number;
   company_id: number;
   company_parent_id: number | null;
   time_zone: string;
-  agent_id: number | null;
   agent_name: string | null;
   from_number: string;
   to_number: string;
@@ -138,6 +141,7 @@ export const callDetailsRecord = (ids: IdCodec, row: CallDetailsRow): CallDetail
     disposition: row.disposition,
     tags: row.tags,
     customFields: row.custom_fields,
+    decision: decisionOf(row),
     appointment: appointmentAt ? formatWallClock(appointmentAt, row.time_zone) : null,
     appointmentAt,
     contact: {

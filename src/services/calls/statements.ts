@@ -196,7 +196,7 @@ export const callRecords = {
       }
     >(
       `SELECT c.id, c.status, c.direction, c.from_number, c.to_number, c.started_at, a.name AS agent_name, c.agent_id,
-         c.decided_by, c.decision_action, c.decision_target, c.decision_reason, c.decision_variables, c.decision_latency_ms
+         c.decided_by, c.decision_action, c.decision_target, c.decision_reason, c.decision_fallback_reason, c.decision_variables, c.decision_latency_ms
        FROM calls c LEFT JOIN agents a ON a.id = c.agent_id
        WHERE c.company_id = $1 AND c.status IN ('initiated', 'ringing', 'in-progress') ORDER BY c.started_at DESC, c.id DESC LIMIT $2`,
       [companyId, limit],
@@ -352,7 +352,8 @@ export const callRecords = {
       `SELECT c.id, c.company_id, co.parent_id AS company_parent_id, co.time_zone, c.agent_id, a.name AS agent_name,
          c.from_number, c.to_number, c.started_at, c.duration_seconds, c.status, c.direction, c.sentiment,
          c.recording_url, c.transcript, c.disposition, c.tags, c.custom_fields, c.appointment_at, c.contact_name,
-         c.contact_email, c.summary, c.successful, c.custom_analysis, c.analyzed_at
+         c.contact_email, c.summary, c.successful, c.custom_analysis, c.analyzed_at, c.decided_by, c.decision_action,
+         c.decision_target, c.decision_reason, c.decision_fallback_reason, c.decision_variables, c.decision_latency_ms
        FROM calls c JOIN companies co ON co.id = c.company_id LEFT JOIN agents a ON a.id = c.agent_id
        WHERE c.id = ANY($1::int[])`,
       [ids],
