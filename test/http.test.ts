@@ -130,6 +130,23 @@ describe('the error model over HTTP', () => {
       });
     const outside = await app.request('GET', '/nowhere');
     assert.equal(outside.status, 404);
+    // Whatever the body: a form (as the provider posts), under the callbacks' prefix or not, and a body over 1 MiB.
+    for (const path of ['/api/telco/voice/nothing', '/api/telco/nothing', '/api/nothing-here']) {
+      const form = await app.request('POST', path, {
+        token,
+        raw: 'CallSid=CA1&From=%2B14155550100',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      assert.deepEqual([form.status, form.body], [404, { success: false, message: 'Route not found.' }], path);
+    }
+    const big = await app.request('POST', '/api/nothing-here', { token, body: { padding: 'x'.repeat(2 * 1024 * 1024) } });
+    assert.equal(big.status, 404);
+    const formOnRow = await app.request('PATCH', '/api/roles', {
+      token,
+      raw: 'title=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(formOnRow.status, 405);
   });
 
   it('unknown body fields are ignored, never assigned', async () => {

@@ -192,7 +192,7 @@ export async function createApp(
     parts.ingress.map((route) => route.path),
     ingressHandler(parts.ingress, services, log),
   );
-  app.use('/api', ...jsonBody(log));
+  // What no row and no callback takes is 404 (or 405) whatever its body: an unknown route's body is never read.
   app.use(rest.unmatched);
   app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));
   app.use(bodyErrors(log));
