@@ -183,7 +183,9 @@ describe('agent tools: a tool called during a call', () => {
       toolArguments: '{"day":"Tuesday"}',
       onToolResult: (answer) => results.push(answer),
     });
-    assert.deepEqual(results, [{ result: { slots: ['15:00', '16:30'] }, source: 'endpoint', fallback_reason: null, reason: null }]);
+    assert.deepEqual(results, [
+      { result: { slots: ['15:00', '16:30'] }, source: 'endpoint', fallback_reason: null, reason: null },
+    ]);
     const [request] = toolRequests();
     const verified = new StandardWebhook(secret).verify(request.body, request.headers as Record<string, string>) as {
       data: Record<string, unknown>;

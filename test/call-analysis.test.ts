@@ -255,7 +255,7 @@ describe('call.analyzed', () => {
         custom_analysis: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`f${i}`, i])),
       });
       assert.equal(many.status, 422);
-      assert.match(many.body.errors.custom_analysis[0], /at most 50 fields/);
+      assert.match(many.body.errors.custom_analysis[0], /must not have more than 50 keys \(got 51\)/);
 
       const inProgress = await put(live, { summary: 'Too early' });
       assert.equal(inProgress.status, 409);
@@ -269,10 +269,19 @@ describe('call.analyzed', () => {
 
   it('once the company declares its analysis fields, an analysis holds only them, each of its type, from the API and from the provider', async () => {
     const put = (body: unknown) => app.request('PUT', '/api/ai/dashboard/analysis-fields', { token: owner, body });
+    // A type outside the enum is refused with the value and the types accepted (the document's enum)...
+    const badType = await put({ fields: [{ name: 'mood', type: 'feeling' }] });
+    assert.equal(badType.status, 422);
+    assert.deepEqual(badType.body.errors, {
+      'fields.0.type': [
+        'The fields.type field does not accept "feeling"; it accepts "string", "number", "boolean" or "choice".',
+      ],
+    });
+    // ...and the service's rules name every other problem at once, the name as long as the document allows.
     const bad = await put({
       fields: [
         { name: 'Bad Name', type: 'string' },
-        { name: 'mood', type: 'feeling' },
+        { name: 'a'.repeat(65), type: 'string' },
         { name: 'plan', type: 'choice' },
         { name: 'plan2', type: 'number', choices: ['a'] },
       ],
@@ -280,10 +289,12 @@ describe('call.analyzed', () => {
     assert.equal(bad.status, 422);
     assert.deepEqual(Object.keys(bad.body.errors).sort(), [
       'fields.0.name',
-      'fields.1.type',
+      'fields.1.name',
       'fields.2.choices',
       'fields.3.choices',
     ]);
+    assert.ok(await put({ fields: [{ name: 'a'.repeat(64), type: 'string' }] }).then((r) => r.status === 200));
+    await put({ fields: [] });
     const fields = [
       { name: 'insurance_provider', type: 'string', description: 'Who insures the caller' },
       { name: 'new_patient', type: 'boolean' },

@@ -264,12 +264,6 @@ describe('field names in errors', () => {
       rest: ['PUT', '/api/spam-protected-numbers/flag-settings', { min_carriers_to_flag: 7 }],
       restKey: 'min_carriers_to_flag',
     },
-    {
-      gql: 'mutation { updateLocalPresence(numberAiLocalPresence: "Some") { newValue } }',
-      graphqlKey: 'numberAiLocalPresence',
-      rest: ['PATCH', '/api/ai/dashboard/settings/local-presence', { number_ai_local_presence: 'Some' }],
-      restKey: 'number_ai_local_presence',
-    },
   ] as const;
   for (const c of cases) {
     it(`${c.graphqlKey} over GraphQL, ${c.restKey} over REST`, async () => {

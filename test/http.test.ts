@@ -139,7 +139,10 @@ describe('the error model over HTTP', () => {
       });
       assert.deepEqual([form.status, form.body], [404, { success: false, message: 'Route not found.' }], path);
     }
-    const big = await app.request('POST', '/api/nothing-here', { token, body: { padding: 'x'.repeat(2 * 1024 * 1024) } });
+    const big = await app.request('POST', '/api/nothing-here', {
+      token,
+      body: { padding: 'x'.repeat(2 * 1024 * 1024) },
+    });
     assert.equal(big.status, 404);
     const formOnRow = await app.request('PATCH', '/api/roles', {
       token,

@@ -217,6 +217,14 @@ function* pastBounds(field: string, param: Param): Generator<[unknown, string, '
     yield [new Array(schema.maxItems + 1).fill(item[0]), field, param.maxItems === undefined ? 'default' : 'own'];
     for (const [value, at, whose] of pastBounds(`${field}.0`, param.items!)) yield [[value], at, whose];
   }
+  // An object of free keys is held to the keys its schema allows (a tool's parameters, custom fields): by the REST layer.
+  if ((param.type === 'object' || param.type === 'json') && !param.fields && typeof schema.maxProperties === 'number') {
+    yield [
+      Object.fromEntries(Array.from({ length: schema.maxProperties + 1 }, (_, i) => [`k${i}`, 1])),
+      field,
+      'default',
+    ];
+  }
   if (param.type === 'object' && param.fields) {
     const example = bodyExample(param.fields);
     for (const [name, inner] of Object.entries(param.fields)) {

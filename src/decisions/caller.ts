@@ -23,7 +23,6 @@ const ANSWER_KEEP = 64 * 1024;
 /** How long a resolved and checked address is reused. */
 const ADDRESS_TTL_MS = 30_000;
 
-
 /** The endpoint as the call path needs it (its secret unsealed). */
 export interface DecisionTarget {
   /** Names its breaker and its metrics: `decision:<id>` or `tool:<id>`. */

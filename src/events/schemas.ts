@@ -1,4 +1,5 @@
 import { FALLBACK_REASONS } from '../kernel/call-decision.js';
+import { E164 } from '../kernel/validation.js';
 import { SENTIMENTS, TERMINAL_CALL_STATUSES } from '../kernel/vocabulary.js';
 import type { EventType } from './types.js';
 
@@ -112,7 +113,7 @@ export const SPECS: Record<EventType, EventSpec> = {
   'call.transferred': {
     properties: {
       ...callBase,
-      transferred_to: str('Number or agent the call went to'),
+      transferred_to: str('The E.164 number the call was transferred to', { pattern: E164.source }),
       transferred_at: dateTime('When the call was transferred'),
     },
     required: ['call_id', 'caller_number', 'called_number', 'call_direction', 'transferred_to', 'transferred_at'],

@@ -69,6 +69,7 @@ export const BOUNDS = {
     disposition: text(64),
     recordingUrl: text(2000),
     fields: { maxItems: 50 },
+    fieldName: text(64),
     fieldDescription: NAME,
     choices: { maxItems: 50, items: text(100) },
     fieldValue: text(1000),
@@ -107,3 +108,14 @@ export function inWords(bound: Bound): string {
     .join('; ');
   return parts[0].toUpperCase() + parts.slice(1);
 }
+
+/**
+ * The JSON Schema of an object of free keys whose values are scalars (a
+ * contact's custom fields, a call's analysis), with the bounds its service
+ * checks: stated in the REST document for what is sent and what is answered.
+ */
+export const scalarValues = (maxLength: number, keyPattern?: RegExp): Readonly<Record<string, unknown>> => ({
+  type: 'object',
+  ...(keyPattern ? { propertyNames: { pattern: keyPattern.source } } : {}),
+  additionalProperties: { type: ['string', 'number', 'boolean', 'null'], maxLength },
+});

@@ -17,7 +17,7 @@ export const ANALYSIS_LIMITS = {
   choice: BOUNDS.analysis.choices.items.maxLength,
 } as const;
 
-export const FIELD_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+export const FIELD_NAME = new RegExp(`^[a-z][a-z0-9_]{0,${BOUNDS.analysis.fieldName.maxLength - 1}}$`);
 
 /** The problems of an analysis's custom fields, as sentences (empty when none). */
 export function customAnalysisProblems(value: unknown): string[] {

@@ -41,5 +41,7 @@ export const message = {
   nul: (f: string) => `The ${label(f)} field must not contain a NUL character.`,
   int32: (f: string) => `The ${label(f)} field must be between ${INT32.min} and ${INT32.max}.`,
   maxItems: (f: string, n: number) => `The ${label(f)} field must not have more than ${n} items.`,
+  maxProperties: (f: string, n: number, got: number) =>
+    `The ${label(f)} field must not have more than ${n} keys (got ${got}).`,
   e164: (f: string) => `The ${label(f)} field must be an E.164 number, such as +14155550100.`,
 };

@@ -20,7 +20,8 @@ export class CallAnalysisFieldType {
 export class CallAnalysisFieldInput {
   @Field({ description: 'Lower-case letters, digits and underscores, starting with a letter; at most 64' })
   name!: string;
-  @Field({ description: 'string, number, boolean or choice' }) type!: string;
+  @Field(() => AnalysisFieldType, { description: 'What its values are; a choice field lists its choices' })
+  type!: string;
   @Field(() => String, { nullable: true, description: inWords(BOUNDS.analysis.fieldDescription) }) description?:
     | string
     | null;

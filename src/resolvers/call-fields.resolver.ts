@@ -1,6 +1,8 @@
 import DataLoader from 'dataloader';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
+import { Ctx, Extensions, FieldResolver, Int, Resolver, Root } from 'type-graphql';
+import { BOUNDS, scalarValues } from '../kernel/bounds.js';
+import { FIELD_NAME } from '../kernel/call-rules.js';
 import type { RequestContext } from '../context/request-context.js';
 import type { CallDetailsRecord } from '../services/calls/records.js';
 import type { DashboardService } from '../services/dashboard.service.js';
@@ -89,6 +91,7 @@ export class CallFieldsResolver {
   }
 
   @FieldResolver(() => GraphQLJSONObject, { description: "The company's own analysis fields" })
+  @Extensions({ jsonSchema: scalarValues(BOUNDS.analysis.fieldValue.maxLength, FIELD_NAME) })
   async customAnalysis(@Root() call: CallRoot, @Ctx() ctx: RequestContext) {
     return (await this.details(ctx, call)).customAnalysis;
   }

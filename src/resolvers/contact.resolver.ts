@@ -1,5 +1,18 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Authorized, Ctx, Field, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import {
+  Arg,
+  Authorized,
+  Ctx,
+  Extensions,
+  Field,
+  InputType,
+  Int,
+  Mutation,
+  ObjectType,
+  Query,
+  Resolver,
+} from 'type-graphql';
+import { BOUNDS, scalarValues } from '../kernel/bounds.js';
 import type { RequestContext } from '../context/request-context.js';
 import type { ContactService } from '../services/contact.service.js';
 import { PageType } from './pagination.types.js';
@@ -19,6 +32,7 @@ export class ContactType {
   @Field(() => String, { nullable: true }) companyName!: string | null;
   @Field(() => [String]) tags!: string[];
   @Field(() => GraphQLJSONObject, { description: 'Free keys: strings, numbers, booleans or null' })
+  @Extensions({ jsonSchema: scalarValues(BOUNDS.contact.customValue.maxLength) })
   customFields!: Record<string, unknown>;
   @Field() createdAt!: Date;
 }

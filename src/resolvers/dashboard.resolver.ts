@@ -3,6 +3,7 @@ import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-g
 import type { DashboardService } from '../services/dashboard.service.js';
 import type { CallAnalysisService } from '../services/call-analysis.service.js';
 import type { RequestContext } from '../context/request-context.js';
+import { LocalPresence } from './enums.js';
 import {
   AppointmentCallPageType,
   CallAnalysisInput,
@@ -66,7 +67,7 @@ export class DashboardResolver {
   @Mutation(() => LocalPresenceType, { description: 'Which AI numbers local presence may use: All or Unassigned' })
   async updateLocalPresence(
     @Ctx() ctx: RequestContext,
-    @Arg('numberAiLocalPresence', { description: 'All or Unassigned' }) value: string,
+    @Arg('numberAiLocalPresence', () => LocalPresence) value: string,
   ): Promise<LocalPresenceType> {
     return { newValue: await this.dashboardService.setLocalPresence(ctx, value) };
   }

@@ -1,4 +1,5 @@
-import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { Extensions, Field, InputType, Int, ObjectType } from 'type-graphql';
+import { CARRIER_THRESHOLDS } from '../kernel/vocabulary.js';
 import { CursorPageType } from './pagination.types.js';
 import { SpamCheckStatus, SpamNumberKind } from './enums.js';
 
@@ -35,7 +36,9 @@ export class SpamProtectedNumberPageType extends CursorPageType(SpamProtectedNum
 
 @ObjectType('SpamFlagSettings', { simpleResolvers: true })
 export class SpamFlagSettingsType {
-  @Field(() => Int, { description: '1, 2 or 3' }) minCarriersToFlag!: number;
+  @Field(() => Int, { description: '1, 2 or 3' })
+  @Extensions({ jsonSchema: { enum: [...CARRIER_THRESHOLDS] } })
+  minCarriersToFlag!: number;
 }
 
 @InputType()

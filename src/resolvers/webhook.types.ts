@@ -1,6 +1,7 @@
 import { EndpointCredentialsInputType, EndpointCredentialsType } from './credentials.types.js';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { Extensions, Field, InputType, Int, ObjectType } from 'type-graphql';
+import { FILTER_SCHEMA_REF } from '../events/filter-schema.js';
 import { PageType } from './pagination.types.js';
 import {
   AttemptTrigger,
@@ -34,6 +35,7 @@ export class WebhookFilterType {
       'A comparison { path, eq | ne | in | nin | gt | gte | lt | lte | exists: value }, or { and: [...] }, ' +
       '{ or: [...] }, { not: ... }; at most 50 nodes, 5 deep',
   })
+  @Extensions({ jsonSchema: { $ref: FILTER_SCHEMA_REF } })
   filter!: Record<string, unknown>;
 }
 

@@ -106,6 +106,15 @@ const FIELD_EXAMPLES: Record<string, unknown> = {
 };
 
 function exampleOf(name: string, param: Param): unknown {
+  const example = anyExampleOf(name, param);
+  // A field held to a pattern (an analysis field's name) gets the example in the pattern's words.
+  if (param.pattern && typeof example === 'string' && !new RegExp(param.pattern).test(example))
+    return example.toLowerCase().replace(/[^a-z0-9]+/g, '_');
+  return example;
+}
+
+function anyExampleOf(name: string, param: Param): unknown {
+  if (param.example !== undefined) return param.example;
   if (name in FIELD_EXAMPLES) return FIELD_EXAMPLES[name];
   if (param.enum?.length) return param.enum[0];
   switch (param.type) {
@@ -156,6 +165,7 @@ export function responseExample(schema: unknown, components: Record<string, unkn
   if (typeof s.$ref === 'string')
     return responseExample(components[s.$ref.split('/').at(-1)!], components, name, depth + 1);
   if ('const' in s) return s.const;
+  if ('example' in s) return s.example;
   if (Array.isArray(s.anyOf))
     return responseExample(
       s.anyOf.find((branch) => (branch as Schema).type !== 'null'),

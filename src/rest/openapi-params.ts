@@ -35,10 +35,12 @@ export function paramSchema(param: Param, withDescription = true, defaults: Defa
       if (Object.keys(param.fields ?? {}).length) return { ...base, ...objectSchema(param.fields!, defaults) };
       // A free object: the schema the row states for it (a workflow graph), or any keys.
       return param.schema
-        ? { ...param.schema, ...base }
+        ? { ...param.schema, ...base, ...keywords(param, 'maxProperties') }
         : { ...base, type: 'object', additionalProperties: true, ...keywords(param, 'maxProperties') };
     case 'json':
-      return { ...base, type: 'object', additionalProperties: true, ...keywords(param, 'maxProperties') };
+      return param.schema
+        ? { ...param.schema, ...base, ...keywords(param, 'maxProperties') }
+        : { ...base, type: 'object', additionalProperties: true, ...keywords(param, 'maxProperties') };
     case 'integer':
       return {
         ...base,
@@ -50,7 +52,12 @@ export function paramSchema(param: Param, withDescription = true, defaults: Defa
       };
     case 'string':
       if (param.enum) return { ...base, type: 'string', enum: [...param.enum] };
-      return { ...base, type: 'string', maxLength: param.maxLength ?? defaults.text.maxLength };
+      return {
+        ...base,
+        type: 'string',
+        maxLength: param.maxLength ?? defaults.text.maxLength,
+        ...(param.pattern ? { pattern: param.pattern } : {}),
+      };
     default:
       return { ...base, type: param.type, ...keywords(param, 'minimum', 'maximum') };
   }

@@ -64,11 +64,23 @@ function nonNullSchema(type: GraphQLOutputType, selection: SelectionSetNode | un
       const field = fields[node.name.value];
       const key = node.alias?.value ?? node.name.value;
       properties[key] = outputSchema(field.type, node.selectionSet);
+      // What GraphQL's types cannot say (a closed set of integers, the values of free keys) the field states as
+      // JSON Schema in its extensions (`@Extensions({ jsonSchema })`).
+      const stated = field.extensions?.jsonSchema as Schema | undefined;
+      if (stated) properties[key] = withStated(properties[key], stated, isNonNullType(field.type));
       if (field.description) properties[key].description = field.description;
     }
     return { type: 'object', [GRAPHQL_TYPE]: type.name, properties, required: Object.keys(properties) };
   }
   return { type: 'object' };
+}
+
+/** A field's schema with what it states of itself (its type and nullability stay GraphQL's). */
+function withStated(schema: Schema, stated: Schema, nonNull: boolean): Schema {
+  if ('$ref' in stated) return nonNull ? { ...stated } : { oneOf: [{ ...stated }, { type: 'null' }] };
+  const { type: _type, ...keywords } = stated;
+  const values = keywords.enum as unknown[] | undefined;
+  return { ...schema, ...keywords, ...(values && !nonNull ? { enum: [...values, null] } : {}) };
 }
 
 /** A row's `spread`: the named field's properties in its place, beside the others. */
@@ -298,7 +310,7 @@ export function openApiDocument(
   for (const operation of Object.values(paths).flatMap((methods) => Object.values(methods))) {
     for (const [status, response] of Object.entries(operation.responses as Record<string, Schema>)) {
       const json = (response.content as Record<string, Schema> | undefined)?.['application/json'];
-      if (status.startsWith('2') && json && !('example' in json)) json.example = responseExample(json.schema, named);
+      if (status.startsWith('2') && json && !('example' in json)) json.example = responseExample(json.schema, { ...extras.schemas, ...named });
     }
   }
   return {

@@ -29,6 +29,17 @@ class Problems {
   }
 }
 
+/** What is wrong with a free JSON value: its size and depth, and the keys its document allows (maxProperties). */
+function freeObjectProblem(field: string, param: Param, raw: unknown): string | undefined {
+  const problem = jsonProblem(raw);
+  if (problem) return `The ${field} field ${problem}.`;
+  if (param.maxProperties !== undefined && isPlainObject(raw)) {
+    const keys = Object.keys(raw).length;
+    if (keys > param.maxProperties) return message.maxProperties(field, param.maxProperties, keys);
+  }
+  return undefined;
+}
+
 function coerce(field: string, param: Param, raw: unknown, problems: Problems, fromText: boolean): unknown {
   if (raw === null && param.nullable) return null;
   if (raw === undefined || raw === null || (fromText && raw === '')) {
@@ -82,14 +93,14 @@ function coerce(field: string, param: Param, raw: unknown, problems: Problems, f
       if (!isPlainObject(raw)) return void problems.add(field, message.object(field));
       // Without declared fields the object passes as it is (a JSON scalar such as trigger_config), once bounded.
       if (!param.fields) {
-        const problem = jsonProblem(raw);
-        if (problem) return void problems.add(field, `The ${field} field ${problem}.`);
+        const problem = freeObjectProblem(field, param, raw);
+        if (problem) return void problems.add(field, problem);
       }
       value = param.fields ? collect(param.fields, raw, problems, false, `${field}.`) : raw;
       break;
     case 'json': {
-      const problem = jsonProblem(raw);
-      if (problem) return void problems.add(field, `The ${field} field ${problem}.`);
+      const problem = freeObjectProblem(field, param, raw);
+      if (problem) return void problems.add(field, problem);
       value = raw;
       break;
     }

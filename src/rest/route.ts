@@ -39,6 +39,10 @@ export interface Param extends Omit<Bound, 'items'> {
   items?: Param;
   /** For objects: their fields. */
   fields?: Record<string, Param>;
+  /** The document's example of the field, where the one made from its type would not show it well. */
+  example?: unknown;
+  /** For a string: the pattern its service holds it to, stated in the document (its check is the operation's). */
+  pattern?: string;
   /** For a free JSON object: the JSON Schema the document states for it (its checks are the operation's). */
   schema?: Readonly<Record<string, unknown>>;
 }

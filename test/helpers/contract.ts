@@ -29,14 +29,31 @@ const doc = JSON.parse(readFileSync(new URL('../../../openapi.json', import.meta
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
 
-/** `$ref`s into components, replaced by what they name. */
+/**
+ * `$ref`s into components, replaced by what they name; a component that
+ * refers to itself (a filter node) is kept once under `$defs` and referred to there.
+ */
 function inline(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(inline);
+  const defs: Record<string, unknown> = {};
+  const body = walk(schema, new Set(), defs);
+  return Object.keys(defs).length > 0 ? { ...(body as object), $defs: defs } : body;
+}
+
+function walk(schema: unknown, within: ReadonlySet<string>, defs: Record<string, unknown>): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => walk(item, within, defs));
   if (!schema || typeof schema !== 'object') return schema;
   const ref = (schema as { $ref?: string }).$ref;
-  if (ref?.startsWith('#/components/schemas/'))
-    return inline(doc.components.schemas[ref.slice('#/components/schemas/'.length)]);
-  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inline(value)]));
+  if (ref?.startsWith('#/components/schemas/')) {
+    const name = ref.slice('#/components/schemas/'.length);
+    if (within.has(name)) return { $ref: `#/$defs/${name}` };
+    const body = walk(doc.components.schemas[name], new Set([...within, name]), defs);
+    if (JSON.stringify(body).includes(`"#/$defs/${name}"`)) {
+      defs[name] = body;
+      return { $ref: `#/$defs/${name}` };
+    }
+    return body;
+  }
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, walk(value, within, defs)]));
 }
 
 // Literal segments win over parameters, as in the router.

@@ -28,6 +28,12 @@ const fields: Record<string, RowParam> = {
   description: { ...BOUNDS.agentTool.description, description: 'What the tool does, for the agent' },
   parameters: {
     maxProperties: 50,
+    schema: {
+      type: 'object',
+      required: ['type'],
+      properties: { type: { const: 'object' } },
+      additionalProperties: true,
+    },
     description: 'JSON Schema of the arguments, `type: object` (at most 20,000 characters of JSON)',
   },
   url: { ...BOUNDS.agentTool.url, description: 'http or https, not a private address; asked with a signed POST' },

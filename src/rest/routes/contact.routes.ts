@@ -1,4 +1,4 @@
-import { BOUNDS, PAGE_BOUND, type Bound } from '../../kernel/bounds.js';
+import { BOUNDS, PAGE_BOUND, scalarValues, type Bound } from '../../kernel/bounds.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
 
@@ -51,6 +51,7 @@ export const contactRoutes: Route[] = [
         tags: { maxItems: BOUNDS.contact.tags.maxItems, items: { ...BOUNDS.contact.tags.items } },
         custom_fields: {
           maxProperties: BOUNDS.contact.customFields.maxItems,
+          schema: scalarValues(BOUNDS.contact.customValue.maxLength),
           description:
             `Up to ${BOUNDS.contact.customFields.maxItems} keys; each value a string (at most ` +
             `${BOUNDS.contact.customValue.maxLength} characters), number, boolean or null`,

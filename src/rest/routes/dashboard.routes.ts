@@ -1,7 +1,8 @@
 import { LOCAL_PRESENCE } from '../../kernel/vocabulary.js';
-import { BOUNDS, PAGE_BOUND } from '../../kernel/bounds.js';
+import { BOUNDS, PAGE_BOUND, scalarValues } from '../../kernel/bounds.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
+import { FIELD_NAME } from '../../kernel/call-rules.js';
 
 const filters: Record<string, RowParam> = {
   date_range: { description: 'Default Today; computed in the company time zone' },
@@ -109,6 +110,7 @@ export const dashboardRoutes: Route[] = [
         successful: { description: 'Whether the call reached its goal' },
         custom_analysis: {
           maxProperties: BOUNDS.analysis.fields.maxItems,
+          schema: scalarValues(BOUNDS.analysis.fieldValue.maxLength, FIELD_NAME),
           description:
             "The company's own fields: at most 50, named in lower case (a-z, 0-9, _), each a string (at most 1000 characters), a number, a boolean or null",
         },
@@ -153,12 +155,22 @@ export const dashboardRoutes: Route[] = [
           items: {
             fields: {
               name: {
+                ...BOUNDS.analysis.fieldName,
+                pattern: FIELD_NAME.source,
                 required: true,
-                description: 'Lower-case letters, digits and underscores, starting with a letter; at most 64',
+                description: 'Lower-case letters, digits and underscores, starting with a letter',
               },
-              type: { required: true, description: 'string, number, boolean or choice' },
+              type: {
+                required: true,
+                example: 'choice',
+                description: 'What its values are; a choice field lists its choices',
+              },
               description: { ...BOUNDS.analysis.fieldDescription },
-              choices: { ...BOUNDS.analysis.choices, description: 'A choice field: at least one value' },
+              choices: {
+                ...BOUNDS.analysis.choices,
+                example: ['cleaning', 'checkup'],
+                description: 'A choice field: at least one value',
+              },
             },
           },
         },
@@ -181,7 +193,7 @@ export const dashboardRoutes: Route[] = [
       },
     },
     document:
-      'mutation LocalPresence($numberAiLocalPresence: String!) { updateLocalPresence(numberAiLocalPresence: $numberAiLocalPresence) { new_value: newValue } }',
+      'mutation LocalPresence($numberAiLocalPresence: LocalPresence!) { updateLocalPresence(numberAiLocalPresence: $numberAiLocalPresence) { new_value: newValue } }',
     response: {
       field: 'updateLocalPresence',
       shape: 'envelope',

@@ -78,7 +78,8 @@ export const telcoCallbackRoutes: IngressRoute[] = [
           fallback_reason: {
             type: ['string', 'null'],
             enum: [...FALLBACK_REASONS, null],
-            description: 'With source fallback: why, as a code (docs/call-routing.md, "Fallback rules"); null otherwise',
+            description:
+              'With source fallback: why, as a code (docs/call-routing.md, "Fallback rules"); null otherwise',
           },
           reason: {
             type: ['string', 'null'],

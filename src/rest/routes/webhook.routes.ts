@@ -1,3 +1,4 @@
+import { filterJsonSchema } from '../../events/filter-schema.js';
 import { BOUNDS, PAGE_BOUND } from '../../kernel/bounds.js';
 import { ALL_ID_FORMS } from '../../kernel/ids.js';
 import type { RowParam, Route } from '../route.js';
@@ -27,6 +28,11 @@ export const ATTEMPT_FIELDS =
 export const STORED_EVENT_FIELDS = 'id event occurred_at: occurredAt data';
 export const filter: RowParam = {
   type: 'object',
+  schema: filterJsonSchema({
+    type: 'object',
+    additionalProperties: true,
+    description: 'A filter node: a comparison or a group',
+  }),
   description:
     'A comparison { path, eq | ne | in | nin | gt | gte | lt | lte | exists: value } or a group { and: ' +
     '[...] }, { or: [...] }, { not: ... }, over paths of the event data; at most 50 nodes, 5 deep ' +

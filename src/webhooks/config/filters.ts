@@ -1,6 +1,7 @@
 import { EVENT_NAMES, eventDoc, isEventType, type EventType } from '../../events/catalog.js';
 import { message, Rules } from '../../kernel/validation.js';
 import { FORM_FIELDS } from './payload.js';
+import { FILTER_LIMITS, ORDER } from '../../events/filter-schema.js';
 
 // Payload filters (docs/webhooks.md, "Filters"): per webhook and event type, a
 // small JSON language over paths of the event's `data`, so a subscriber that
@@ -26,14 +27,11 @@ export type Filter =
   | { not: Filter }
   | ({ path: string } & Partial<Record<Operator, unknown>>);
 
-export const FILTER_NODES_MAX = 50;
-export const FILTER_DEPTH_MAX = 5;
-const LIST_MAX = 100;
-const PATH_MAX = 200;
+const { nodes: FILTER_NODES_MAX, depth: FILTER_DEPTH_MAX, list: LIST_MAX, path: PATH_MAX } = FILTER_LIMITS;
+export { FILTER_DEPTH_MAX, FILTER_NODES_MAX };
 
 const EQUALITY = ['eq', 'ne'] as const;
 const MEMBERSHIP = ['in', 'nin'] as const;
-const ORDER = ['gt', 'gte', 'lt', 'lte'] as const;
 const OPERATORS = [...EQUALITY, ...MEMBERSHIP, ...ORDER, 'exists'] as const;
 type Operator = (typeof OPERATORS)[number];
 
@@ -61,6 +59,7 @@ const typesOf = (schema: Schema): string[] =>
   Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
 const isDateTime = (v: unknown) =>
   typeof v === 'string' &&
+  v.length <= 40 &&
   /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(v) &&
   !Number.isNaN(Date.parse(v));
 
@@ -302,7 +301,7 @@ export const filterRecords = (stored: StoredFilters | null | undefined): Webhook
   EVENT_NAMES.filter((name) => stored?.[name]).map((event) => ({ event, filter: stored![event]! }));
 
 /** The longest filter, as JSON text. */
-export const FILTER_TEXT_MAX = 16_384;
+export const FILTER_TEXT_MAX = FILTER_LIMITS.text;
 
 export interface WebhookFilterInput {
   event: string;

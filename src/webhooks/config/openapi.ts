@@ -1,5 +1,6 @@
 import { EVENT_DOCS } from '../../events/catalog.js';
 import { PAYLOAD_VERSION } from './payload.js';
+import { FILTER_SCHEMA_REF, filterJsonSchema } from '../../events/filter-schema.js';
 
 // The deliveries as an OpenAPI 3.1 `webhooks` section, from the event catalog:
 // per event, the POST a receiver gets (the envelope, the event's data by
@@ -93,6 +94,7 @@ export function webhooksSection(): { webhooks: Record<string, Schema>; schemas: 
       required: ['version', 'signature'],
       additionalProperties: false,
     },
+    [FILTER_SCHEMA_REF.split('/').at(-1)!]: filterJsonSchema({ $ref: FILTER_SCHEMA_REF }),
   };
   for (const doc of EVENT_DOCS) {
     const name = typeName(doc.name);
