@@ -178,7 +178,48 @@ describe('Apollo Client: the normalized cache stays right without refetching', (
   });
 });
 
-describe('Apollo Client: the dashboard summary, which has no id', () => {
+describe('Apollo Client: the dashboard summary, a value keyed by what it is of', () => {
+  it('built the obvious way (no type policy, ids asked for as Apollo adds them), two queries of one range share its cache entry without a warning', async () => {
+    const warnings: unknown[] = [];
+    const warn = console.warn;
+    const error = console.error;
+    console.warn = (...args: unknown[]) => void warnings.push(args);
+    console.error = (...args: unknown[]) => void warnings.push(args);
+    const token = await app.login('owner@acme.test');
+    const plain = new ApolloClient({
+      link: new HttpLink({ uri: `${app.url}/graphql`, headers: { authorization: `Bearer ${token}` } }),
+      cache: new InMemoryCache(),
+    });
+    try {
+      const totals = gql`
+        query Totals { dashboardSummary(filter: { dateRange: Last_Year }) { id calls sentiment { id positive } } }
+      `;
+      const durations = gql`
+        query Durations { dashboardSummary(filter: { dateRange: Last_Year }) { id averageDuration sentiment { id negative } } }
+      `;
+      const first = (await plain.query({ query: totals })).data as { dashboardSummary: { id: string; calls: number } };
+      const second = (await plain.query({ query: durations })).data as { dashboardSummary: { id: string } };
+      assert.equal(first.dashboardSummary.id, second.dashboardSummary.id, 'one question, one id');
+      const cached = plain.readQuery({ query: totals }) as { dashboardSummary: { calls: number } } | null;
+      assert.equal(cached?.dashboardSummary.calls, first.dashboardSummary.calls, 'the first fields are still cached');
+      // Another range is another summary.
+      const month = (
+        await plain.query({
+          query: gql`query Month { dashboardSummary(filter: { dateRange: Last_30_Days }) { id calls } }`,
+        })
+      ).data as { dashboardSummary: { id: string } };
+      assert.notEqual(month.dashboardSummary.id, first.dashboardSummary.id);
+      assert.deepEqual(
+        warnings.filter((w) => /Cache data may be lost/.test(JSON.stringify(w))),
+        [],
+      );
+    } finally {
+      console.warn = warn;
+      console.error = error;
+      plain.stop();
+    }
+  });
+
   it('with the documented type policy, two queries of one range share its cache entry and Apollo warns of no lost data', async () => {
     const warnings: unknown[] = [];
     const warn = console.warn;

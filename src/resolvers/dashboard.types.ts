@@ -1,5 +1,5 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { CursorPageType } from './pagination.types.js';
 import { CallStatus, DateRange, Direction, LocalPresence, Sentiment } from './enums.js';
 import { BOUNDS, inWords } from '../kernel/bounds.js';
@@ -44,6 +44,7 @@ export class AppointmentCallPageType extends CursorPageType(CallType) {}
 
 @ObjectType('SentimentCounts', { simpleResolvers: true })
 export class SentimentCountsType {
+  @Field(() => ID, { description: "The summary's id: the counts of one summary" }) id!: string;
   @Field(() => Int) positive!: number;
   @Field(() => Int) neutral!: number;
   @Field(() => Int) negative!: number;
@@ -52,6 +53,11 @@ export class SentimentCountsType {
 
 @ObjectType('DashboardSummary', { simpleResolvers: true })
 export class DashboardSummaryType {
+  @Field(() => ID, {
+    description:
+      'What the summary is of (the company, the interval, the agent, the search), opaque: the same for the same question, so a normalized cache (Apollo Client) merges two queries of it',
+  })
+  id!: string;
   @Field(() => Int) calls!: number;
   @Field(() => Int, { description: 'Completed calls with talk time' }) answered!: number;
   @Field(() => Int) appointments!: number;

@@ -310,7 +310,8 @@ export function openApiDocument(
   for (const operation of Object.values(paths).flatMap((methods) => Object.values(methods))) {
     for (const [status, response] of Object.entries(operation.responses as Record<string, Schema>)) {
       const json = (response.content as Record<string, Schema> | undefined)?.['application/json'];
-      if (status.startsWith('2') && json && !('example' in json)) json.example = responseExample(json.schema, { ...extras.schemas, ...named });
+      if (status.startsWith('2') && json && !('example' in json))
+        json.example = responseExample(json.schema, { ...extras.schemas, ...named });
     }
   }
   return {

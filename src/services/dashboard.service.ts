@@ -26,12 +26,14 @@ export interface DashboardFilter {
 }
 
 export interface DashboardSummary {
+  /** What the summary is of (company, interval, agent, search), opaque: a client's cache keys it by this. */
+  id: string;
   calls: number;
   answered: number;
   appointments: number;
   /** Seconds. */
   averageDuration: number;
-  sentiment: { positive: number; neutral: number; negative: number; unknown: number };
+  sentiment: { id: string; positive: number; neutral: number; negative: number; unknown: number };
   from: Date;
   to: Date;
   timeZone: string;
@@ -81,12 +83,24 @@ export class DashboardService {
       agentId: scope.agentId,
       pattern: scope.pattern,
     });
+    // The same question asked again has the same id, so a normalized cache merges what two queries select of it.
+    const id = Buffer.from(
+      JSON.stringify([
+        company.id,
+        interval.start.getTime(),
+        interval.end.getTime(),
+        scope.agentId ?? null,
+        scope.pattern ?? null,
+      ]),
+    ).toString('base64url');
     return {
+      id,
       calls: totals.calls,
       answered: totals.answered,
       appointments: totals.appointments,
       averageDuration: totals.average,
       sentiment: {
+        id,
         positive: totals.positive,
         neutral: totals.neutral,
         negative: totals.negative,
