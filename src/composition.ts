@@ -92,7 +92,7 @@ export interface Services {
   deliverer: WebhookDeliverer;
   scheduler: DeliveryScheduler;
   live: LiveEvents;
-  /** npm run listen's sessions (webhooks/listen.ts). */
+  /** npm run listen's sessions (webhooks/tools/listen.ts). */
   listen: ListenSessions;
   /** The API's rate limits, spent by every request of a signed-in caller (REST, /graphql, subscribes). */
   limits: ApiLimits;

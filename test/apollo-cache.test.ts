@@ -179,7 +179,7 @@ describe('Apollo Client: the normalized cache stays right without refetching', (
 });
 
 describe('Apollo Client: the dashboard summary, a value keyed by what it is of', () => {
-  it('built the obvious way (no type policy, ids asked for as Apollo adds them), two queries of one range share its cache entry without a warning', async () => {
+  it('built the obvious way (no type policy), two queries of one range share its cache entry without a warning', async () => {
     const warnings: unknown[] = [];
     const warn = console.warn;
     const error = console.error;

@@ -32,8 +32,6 @@ import { type AgentToolRow, type ToolFields, toolRows } from './tool-rows.js';
 export const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 export const TOOLS_PER_AGENT = 50;
 export const TOOL_DEADLINE_DEFAULT_MS = 3000;
-/** Arguments the provider may send for one call of a tool (JSON text). */
-export const ARGUMENTS_MAX_CHARS = 16_384;
 const PARAMETERS_MAX_CHARS = 20_000;
 const DEFAULT_FALLBACK = 'The tool is not available right now.';
 

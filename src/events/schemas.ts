@@ -1,4 +1,4 @@
-import { FALLBACK_REASONS } from '../kernel/call-decision.js';
+import { decision } from './decision-schema.js';
 import { E164 } from '../kernel/validation.js';
 import { SENTIMENTS, TERMINAL_CALL_STATUSES } from '../kernel/vocabulary.js';
 import type { EventType } from './types.js';
@@ -33,28 +33,6 @@ const callBase: Schema = {
   caller_number: str('Caller phone number, E.164'),
   called_number: str('Called phone number, E.164'),
   call_direction: str('inbound or outbound', { enum: ['inbound', 'outbound'] }),
-};
-
-/** How an inbound call was routed, when the provider asked (docs/adr/0068-decisions-in-the-call-path.md). */
-const decision: Schema = {
-  type: 'object',
-  title: 'CallDecision',
-  additionalProperties: false,
-  description:
-    "How the call was routed: by the company's decision endpoint, its fallback, or the number's own agent. " +
-    'Present on inbound calls the provider asked Switchboard to route.',
-  required: ['decided_by', 'action'],
-  properties: {
-    decided_by: str('Who decided', { enum: ['endpoint', 'fallback', 'number'] }),
-    action: str('What was decided', { enum: ['answer', 'forward', 'reject'] }),
-    agent_id: nullable(str('The agent that answers (answer)')),
-    forward_to: nullable(str('The number the call is forwarded to (forward), E.164')),
-    fallback_reason: nullable(
-      str('Why the fallback decided (fallback; null otherwise)', { enum: [...FALLBACK_REASONS, null] }),
-    ),
-    reason: nullable(str("The endpoint's reason for a reject, or in words why its answer was not taken (fallback)")),
-    latency_ms: nullable(int('How long deciding took, ms, from the call arriving')),
-  },
 };
 
 const smsBase: Schema = {

@@ -40,8 +40,6 @@ export const WS_LIMITS = {
   subscriptions: 10,
   keepAliveMs: 12_000,
 } as const;
-/** Kept for the callers that name it. */
-export const SUBSCRIPTIONS_PER_CONNECTION = WS_LIMITS.subscriptions;
 
 type Extra = {
   socket: WebSocket;

@@ -2,7 +2,7 @@ import { message } from './messages.js';
 import { GraphQLError } from 'graphql';
 
 // The error model, defined once. Each class carries its GraphQL code and HTTP
-// status; src/graphql/format-error.ts and src/rest/respond.ts map them.
+// status; src/graphql/format-error.ts and src/http/edge.ts (sendError) map them.
 
 export type FieldErrors = Record<string, string[]>;
 

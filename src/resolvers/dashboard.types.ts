@@ -55,7 +55,8 @@ export class SentimentCountsType {
 export class DashboardSummaryType {
   @Field(() => ID, {
     description:
-      'What the summary is of (the company, the interval, the agent, the search), opaque: the same for the same question, so a normalized cache (Apollo Client) merges two queries of it',
+      'What the summary is of (the company, the interval, the agent, the search), opaque: the same for the same ' +
+      'question, so a normalized cache (Apollo Client) merges two queries of it',
   })
   id!: string;
   @Field(() => Int) calls!: number;

@@ -168,7 +168,8 @@ export const DecidedBy = closedSet(
 export const DecisionFallbackReason = closedSet(
   'DecisionFallbackReason',
   FALLBACK_REASONS,
-  "Why the fallback decided: no answer within the deadline (timeout), a status other than 2xx (error), an answer not taken (invalid), a host not reached (unreachable), or the endpoint's open circuit breaker (breaker_open)",
+  'Why the fallback decided: no answer within the deadline (timeout), a status other than 2xx (error), an answer ' +
+    "not taken (invalid), a host not reached (unreachable), or the endpoint's open circuit breaker (breaker_open)",
 );
 export const BreakerState = closedSet(
   'BreakerState',

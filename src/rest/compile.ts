@@ -166,11 +166,6 @@ export function compileRoutes(
   return compiled;
 }
 
-export interface Match {
-  route: CompiledRoute;
-  params: Record<string, string>;
-}
-
 /**
  * The rows' paths in the order Express's router tries them: at the first
  * segment where two differ, a literal one before a parameter, so

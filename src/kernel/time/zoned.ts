@@ -27,15 +27,6 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-export function isTimeZone(timeZone: string): boolean {
-  try {
-    formatter(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
 /** The wall clock of an instant in a zone. */

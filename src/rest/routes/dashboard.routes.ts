@@ -193,7 +193,8 @@ export const dashboardRoutes: Route[] = [
       },
     },
     document:
-      'mutation LocalPresence($numberAiLocalPresence: LocalPresence!) { updateLocalPresence(numberAiLocalPresence: $numberAiLocalPresence) { new_value: newValue } }',
+      'mutation LocalPresence($numberAiLocalPresence: LocalPresence!) { ' +
+      'updateLocalPresence(numberAiLocalPresence: $numberAiLocalPresence) { new_value: newValue } }',
     response: {
       field: 'updateLocalPresence',
       shape: 'envelope',

@@ -56,7 +56,7 @@ export type CheckedFields = Partial<
 > & { filters?: StoredFilters };
 
 /** The rules of every field given (all required ones on create); the list selection and form data agree. */
-/** `session`: a session webhook of npm run listen (webhooks/listen.ts), whose url is its own: never an address to send to. */
+/** `session`: a session webhook of npm run listen (webhooks/tools/listen.ts), whose url is its own: never an address to send to. */
 export function checkWebhook(
   input: WebhookInput,
   {

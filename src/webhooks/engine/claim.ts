@@ -54,7 +54,7 @@ export interface Claimed {
   /** Set when the webhook signs with Ed25519 (v1a): its key, and the previous one while a rotation is in grace. */
   signing_key_sealed: string | null;
   previous_signing_key_sealed: string | null;
-  /** The webhook's custom headers, as stored (webhooks/headers.ts). */
+  /** The webhook's custom headers, as stored (webhooks/config/headers.ts). */
   headers: StoredHeader[];
   /** OAuth2 client credentials and client TLS, sealed (webhooks/config/credentials.ts). */
   credentials_sealed: string | null;

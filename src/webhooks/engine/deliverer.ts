@@ -196,7 +196,7 @@ export class WebhookDeliverer {
         const url = new URL(delivery.url_sealed ? this.box.open(delivery.url_sealed)! : delivery.url);
         const destination = await resolveDestination(url.hostname, this.settings.destinations);
         // A broker destination takes the same signed message (brokers/index.ts). The webhook's own headers first:
-        // none of them can be one of ours (webhooks/headers.ts refuses those names).
+        // none of them can be one of ours (webhooks/config/headers.ts refuses those names).
         if (isBrokerUrl(url))
           return await sendToBroker(url, destination, signed.body, headers, this.settings.timeoutMs, {
             tls: this.auth.tlsOf(delivery.credentials_sealed),
