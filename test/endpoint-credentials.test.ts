@@ -300,7 +300,12 @@ describe('credentials of decision endpoints and tools', () => {
       Tool: 'calendar',
       Arguments: '{}',
     });
-    assert.deepEqual(await result.json(), { result: 'Tuesday at 3 pm is free', source: 'endpoint', reason: null });
+    assert.deepEqual(await result.json(), {
+      result: 'Tuesday at 3 pm is free',
+      source: 'endpoint',
+      fallback_reason: null,
+      reason: null,
+    });
     assert.equal(seen.at(-1)?.peer, 'switchboard-client');
   });
 

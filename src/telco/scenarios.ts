@@ -24,7 +24,12 @@ export interface ScenarioOptions {
   tool?: string;
   toolArguments?: string;
   /** tool-call: what the service answered (the result put into the conversation). */
-  onToolResult?: (answer: { result: unknown; source: string; reason: string | null }) => void;
+  onToolResult?: (answer: {
+    result: unknown;
+    source: string;
+    fallback_reason: string | null;
+    reason: string | null;
+  }) => void;
   /** The instruction the service answered to the inbound call callback (scenarios that ask for one). */
   onInstruction?: (instruction: Instruction) => void;
 }

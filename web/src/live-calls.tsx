@@ -20,6 +20,7 @@ interface LiveCall {
     decidedBy: string;
     action: string;
     forwardTo: string | null;
+    fallbackReason: string | null;
     reason: string | null;
     latencyMs: number | null;
   } | null;
@@ -33,14 +34,16 @@ interface Turn {
 
 const LIVE_CALLS =
   'query LiveCalls { liveCalls { id status direction fromNumber toNumber startedAt agentName ' +
-  'decision { decidedBy action forwardTo reason latencyMs } } }';
+  'decision { decidedBy action forwardTo fallbackReason reason latencyMs } } }';
 
 /** How the call was routed, in words: who decided, what, and how long it took. */
 function routed(decision: LiveCall['decision']): string {
   if (!decision) return '—';
   const who =
-    { endpoint: 'Your endpoint', fallback: 'Fallback', number: "The number's agent" }[decision.decidedBy] ??
-    decision.decidedBy;
+    decision.decidedBy === 'fallback' && decision.fallbackReason
+      ? `Fallback (${decision.fallbackReason.replace(/_/g, ' ')})`
+      : ({ endpoint: 'Your endpoint', fallback: 'Fallback', number: "The number's agent" }[decision.decidedBy] ??
+        decision.decidedBy);
   const what = decision.action === 'forward' ? `forward to ${decision.forwardTo}` : decision.action;
   return `${who}: ${what}${decision.latencyMs === null ? '' : ` (${decision.latencyMs} ms)`}`;
 }
