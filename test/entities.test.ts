@@ -5,13 +5,14 @@ import pg from 'pg';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { withMigrator } from '../src/db/migrate.js';
 import { ENTITIES } from '../src/entities/index.js';
-import { createDatabase, databaseUrl } from './helpers/app.js';
+import { adminQuery, createDatabase, databaseUrl } from './helpers/app.js';
 
 // The entities are the schema of record of their tables: on a database migrated from scratch, MikroORM's diff of
 // them is empty. While the entities cover part of the tables, the only statements the diff may hold are the drops of
 // foreign keys that tables without an entity yet hold to each other (MikroORM does not know them); anything on a
 // table an entity names is a difference between the entity and the migrations.
 
+let name: string;
 let url: string;
 let orm: MikroORM;
 
@@ -33,7 +34,8 @@ const outsideTheModel = (statement: string, tables: Set<string>) => {
 };
 
 before(async () => {
-  url = databaseUrl(await createDatabase());
+  name = await createDatabase();
+  url = databaseUrl(name);
   await withMigrator(url, (migrator) => migrator.up());
   orm = await MikroORM.init({
     clientUrl: url,
@@ -45,6 +47,7 @@ before(async () => {
 });
 after(async () => {
   await orm?.close(true);
+  if (name) await adminQuery(`DROP DATABASE IF EXISTS "${name}"`);
 });
 
 describe('the entities against the migrations', () => {
