@@ -1,0 +1,38 @@
+import { Entity, Index, ManyToOne, PrimaryKey, Property, type Rel } from '@mikro-orm/core';
+import { Company } from './company.entity.js';
+
+// A company's AI agent. The trigram index of its name (the list's search) is an operator-class index written in
+// Migration20261123101500_list_indexes, declared here by name and statement.
+
+@Entity({ tableName: 'agents' })
+@Index({ name: 'agents_company_id_name_index', properties: ['company', 'name'] })
+@Index({
+  name: 'agents_name_trgm_index',
+  expression: 'create index "agents_name_trgm_index" on "agents" using gin ("name" gin_trgm_ops)',
+})
+export class Agent {
+  @PrimaryKey({ type: 'integer', autoincrement: true })
+  id!: number;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt!: Date;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  updatedAt!: Date;
+
+  @ManyToOne(() => Company, { deleteRule: 'cascade', updateRule: 'cascade', index: false })
+  company!: Rel<Company>;
+
+  @Property({ type: 'string', length: 255 })
+  name!: string;
+
+  @Property({ type: 'boolean', default: true })
+  active = true;
+
+  @Property({ type: 'boolean', default: false })
+  online = false;
+
+  /** Where its answer rate and sentiment stood against their thresholds (services/agent-performance.ts). */
+  @Property({ type: 'json', default: '{}' })
+  performanceState: Record<string, unknown> = {};
+}

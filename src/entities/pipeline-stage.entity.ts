@@ -1,0 +1,29 @@
+import { DeferMode, Entity, ManyToOne, PrimaryKey, Property, Unique, type Rel } from '@mikro-orm/core';
+import { Pipeline } from './pipeline.entity.js';
+
+/** A stage of a pipeline, at a position unique in it (checked at commit, so stages can be reordered in one transaction). */
+@Entity({ tableName: 'pipeline_stages' })
+@Unique({
+  name: 'pipeline_stages_pipeline_id_position_unique',
+  properties: ['pipeline', 'position'],
+  deferMode: DeferMode.INITIALLY_DEFERRED,
+})
+export class PipelineStage {
+  @PrimaryKey({ type: 'integer', autoincrement: true })
+  id!: number;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt!: Date;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  updatedAt!: Date;
+
+  @ManyToOne(() => Pipeline, { deleteRule: 'cascade', updateRule: 'cascade', index: false })
+  pipeline!: Rel<Pipeline>;
+
+  @Property({ type: 'string', length: 255 })
+  name!: string;
+
+  @Property({ type: 'integer' })
+  position!: number;
+}
