@@ -1,5 +1,5 @@
-import { Entity, Index, ManyToOne, PrimaryKey, Property, type Rel } from '@mikro-orm/core';
-import { Company } from './company.entity.js';
+import { CompanyOwned } from './company-owned.entity.js';
+import { Entity, Index, Property } from '@mikro-orm/core';
 
 // A company's AI agent. The trigram index of its name (the list's search) is an operator-class index written in
 // Migration20261123101500_list_indexes, declared here by name and statement.
@@ -10,19 +10,7 @@ import { Company } from './company.entity.js';
   name: 'agents_name_trgm_index',
   expression: 'create index "agents_name_trgm_index" on "agents" using gin ("name" gin_trgm_ops)',
 })
-export class Agent {
-  @PrimaryKey({ type: 'integer', autoincrement: true })
-  id!: number;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz' })
-  createdAt!: Date;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz' })
-  updatedAt!: Date;
-
-  @ManyToOne(() => Company, { deleteRule: 'cascade', updateRule: 'cascade', index: false })
-  company!: Rel<Company>;
-
+export class Agent extends CompanyOwned {
   @Property({ type: 'string', length: 255 })
   name!: string;
 

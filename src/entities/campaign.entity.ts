@@ -1,23 +1,11 @@
-import { Entity, Index, ManyToOne, PrimaryKey, Property, type Rel } from '@mikro-orm/core';
+import { CompanyOwned } from './company-owned.entity.js';
+import { Entity, Index, ManyToOne, Property, type Rel } from '@mikro-orm/core';
 import { Agent } from './agent.entity.js';
-import { Company } from './company.entity.js';
 
 /** A dialer campaign of a company, and the agent that dials it. */
 @Entity({ tableName: 'campaigns' })
 @Index({ name: 'campaigns_company_id_created_at_index', properties: ['company', 'createdAt'] })
-export class Campaign {
-  @PrimaryKey({ type: 'integer', autoincrement: true })
-  id!: number;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz' })
-  createdAt!: Date;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz' })
-  updatedAt!: Date;
-
-  @ManyToOne(() => Company, { deleteRule: 'cascade', updateRule: 'cascade', index: false })
-  company!: Rel<Company>;
-
+export class Campaign extends CompanyOwned {
   @Property({ type: 'string', length: 255 })
   name!: string;
 

@@ -1,20 +1,12 @@
-import { Entity, ManyToOne, PrimaryKey, Property, type Rel } from '@mikro-orm/core';
+import { Timestamped } from './timestamped.entity.js';
+import { Entity, ManyToOne, Property, type Rel } from '@mikro-orm/core';
 
 // A company, and the agency it belongs to. The trigger that tells the viewer
 // cache of a change (companies_viewer_changed: db/listener.ts) is written in
 // Migration20261123100000_viewer_changes: MikroORM does not express triggers.
 
 @Entity({ tableName: 'companies' })
-export class Company {
-  @PrimaryKey({ type: 'integer', autoincrement: true })
-  id!: number;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz' })
-  createdAt!: Date;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz' })
-  updatedAt!: Date;
-
+export class Company extends Timestamped {
   @Property({ type: 'string', length: 255 })
   name!: string;
 

@@ -1,4 +1,5 @@
-import { DeferMode, Entity, ManyToOne, PrimaryKey, Property, Unique, type Rel } from '@mikro-orm/core';
+import { Timestamped } from './timestamped.entity.js';
+import { DeferMode, Entity, ManyToOne, Property, Unique, type Rel } from '@mikro-orm/core';
 import { Pipeline } from './pipeline.entity.js';
 
 /** A stage of a pipeline, at a position unique in it (checked at commit, so stages can be reordered in one transaction). */
@@ -8,16 +9,7 @@ import { Pipeline } from './pipeline.entity.js';
   properties: ['pipeline', 'position'],
   deferMode: DeferMode.INITIALLY_DEFERRED,
 })
-export class PipelineStage {
-  @PrimaryKey({ type: 'integer', autoincrement: true })
-  id!: number;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz' })
-  createdAt!: Date;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz' })
-  updatedAt!: Date;
-
+export class PipelineStage extends Timestamped {
   @ManyToOne(() => Pipeline, { deleteRule: 'cascade', updateRule: 'cascade', index: false })
   pipeline!: Rel<Pipeline>;
 

@@ -1,5 +1,5 @@
-import { Collection, Entity, Index, ManyToMany, ManyToOne, PrimaryKey, Property, type Rel } from '@mikro-orm/core';
-import { Company } from './company.entity.js';
+import { CompanyOwned } from './company-owned.entity.js';
+import { Collection, Entity, Index, ManyToMany, Property } from '@mikro-orm/core';
 import { Permission } from './permission.entity.js';
 
 // A company's role and the permissions it grants. Written by hand in the
@@ -17,19 +17,7 @@ import { Permission } from './permission.entity.js';
   name: 'roles_title_trgm_index',
   expression: 'create index "roles_title_trgm_index" on "roles" using gin ("title" gin_trgm_ops)',
 })
-export class Role {
-  @PrimaryKey({ type: 'integer', autoincrement: true })
-  id!: number;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz' })
-  createdAt!: Date;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz' })
-  updatedAt!: Date;
-
-  @ManyToOne(() => Company, { deleteRule: 'cascade', updateRule: 'cascade', index: false })
-  company!: Rel<Company>;
-
+export class Role extends CompanyOwned {
   @Property({ type: 'string', length: 255 })
   title!: string;
 
