@@ -91,7 +91,7 @@ const idParams = (route: CompiledRoute) =>
 function pathWith(route: CompiledRoute, id: number): string {
   return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const param = route.route.params.path?.[name];
-    if (!param || param.type !== 'id' || !TABLES[param.idKind!]) return '1';
+    if (param?.type !== 'id' || !TABLES[param.idKind!]) return '1';
     return (param.idForms ?? ['numeric'])[0] === 'base64' ? toBase64Id(id) : String(id);
   });
 }
