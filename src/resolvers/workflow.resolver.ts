@@ -3,7 +3,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { WorkflowService } from '../services/workflow.service.js';
 import type { RequestContext } from '../context/request-context.js';
-import { WorkflowStatus, type TriggerConfig } from '../workflows/workflow.js';
+import { WorkflowStatus, type TriggerConfig } from '../kernel/workflow.js';
 import { ACTIONS, TRIGGERS } from '../workflows/catalog.js';
 import {
   CatalogEntryType,

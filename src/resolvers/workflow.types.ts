@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { WorkflowStatus, type TriggerConfig } from '../workflows/workflow.js';
+import { WorkflowStatus, type TriggerConfig } from '../kernel/workflow.js';
 import { CursorPageType } from './pagination.types.js';
 
 registerEnumType(WorkflowStatus, { name: 'WorkflowStatus' });

@@ -4,7 +4,7 @@ import { seedCalls, seedNumbers, seedTelcoAccount, type SeedCompany, type SeedSt
 
 export type { SeedStatement };
 import { createHash } from 'node:crypto';
-import { WorkflowStatus, type TriggerConfig } from '../workflows/workflow.js';
+import { WorkflowStatus, type TriggerConfig } from '../kernel/workflow.js';
 
 // The demo dataset (docs/design.md §9): created on an empty database by
 // `npm start` and `npm run seed`, and used by the tests.

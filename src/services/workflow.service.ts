@@ -1,6 +1,6 @@
 import type { RequestContext } from '../context/request-context.js';
 import { toBase64Id, type IdCodec } from '../kernel/ids.js';
-import { WorkflowStatus, type TriggerConfig } from '../workflows/workflow.js';
+import { WorkflowStatus, type TriggerConfig } from '../kernel/workflow.js';
 import { NotFoundError, ValidationError } from '../kernel/errors.js';
 import { LOCKS } from '../db/locks.js';
 import { graphErrors, sanitizeGraph } from '../workflows/graph.js';

@@ -1,6 +1,6 @@
 import { DEFAULT_BOUNDS } from '../kernel/bounds.js';
 import type { FieldErrors } from '../kernel/errors.js';
-import type { TriggerConfig } from './workflow.js';
+import type { TriggerConfig } from '../kernel/workflow.js';
 import { ACTIONS, TRIGGERS, type CatalogEntry, type ConfigField } from './catalog.js';
 
 // Checks a workflow's trigger_config graph against the catalogs (docs/design.md
