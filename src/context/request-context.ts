@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { ForbiddenError, UnauthenticatedError } from '../kernel/errors.js';
 import { EventRecorder, type EventSink } from '../events/recorder.js';
 import { databaseSpan, type TraceContext } from '../observability/tracing.js';
+import type { EntityManager, StatementHost } from '../db/entity-manager.js';
 
 /** What a Bearer token says (auth/tokens.ts signs and verifies it): the user, the company, the token's id and times. */
 export interface TokenClaims {
@@ -67,6 +68,7 @@ interface Caller {
 export class RequestContext {
   /** Set by the HTTP layer: the GraphQL operations this request ran, for its log line (copied into each operation's context). */
   operations?: Array<{ operation: string | null; type: string; fields: string[] }>;
+  private forked?: EntityManager;
 
   constructor(
     private readonly caller: Caller,
@@ -78,6 +80,17 @@ export class RequestContext {
     /** Set inside a unit of work: the NOTIFYs sent once it has committed (`notifyAfterCommit`). */
     private readonly notices?: Notice[],
   ) {}
+
+  /**
+   * This unit of work's EntityManager, forked when first asked for: its statements run where `sql`'s do (the
+   * transaction's connection, else the reading pool), and what it holds is flushed before the unit commits.
+   */
+  get em(): EntityManager {
+    const transaction = this.transaction;
+    if (transaction && !('release' in transaction))
+      throw new Error('A unit of work of one statement has no EntityManager: its statement is its transaction.');
+    return (this.forked ??= this.infra.entities((transaction as StatementHost | undefined) ?? this.infra.reader));
+  }
 
   /** Records domain events in this unit of work (docs/design.md §5): nothing is recorded for a rolled-back change. */
   get events(): EventRecorder<RequestContext> {
@@ -249,7 +262,12 @@ export class RequestContext {
       : await databaseSpan(this.caller.trace, undefined, () =>
           transaction(
             this.infra[lane],
-            (client) => fn(new RequestContext(this.caller, this.infra, hooks, client, notices)),
+            async (client) => {
+              const inner = new RequestContext(this.caller, this.infra, hooks, client, notices);
+              const result = await fn(inner);
+              await inner.forked?.flush();
+              return result;
+            },
             notices,
           ),
         );
@@ -274,6 +292,8 @@ export interface Infrastructure {
   /** The delivery engine's claims and recorded results, on connections of their own (`lane: 'engine'`). */
   engine: pg.Pool;
   source: ActorSource;
+  /** A fork of the entities' EntityManager on a transaction's connection or a pool (db/entity-manager.ts). */
+  entities: (host: StatementHost) => EntityManager;
   /** Where recorded events go (the webhook outbox); filled when the services are built. */
   sinks: Array<EventSink<RequestContext>>;
 }

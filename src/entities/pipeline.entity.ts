@@ -1,5 +1,5 @@
 import { CompanyOwned } from './company-owned.entity.js';
-import { Entity, Index, Property } from '@mikro-orm/core';
+import { Entity, Formula, Index, Property } from '@mikro-orm/core';
 
 /** A company's CRM pipeline (its stages are PipelineStage). */
 @Entity({ tableName: 'pipelines' })
@@ -10,4 +10,11 @@ export class Pipeline extends CompanyOwned {
 
   @Property({ type: 'string', length: 255, nullable: true })
   crmLocationId?: string | null;
+
+  /** How many stages it has: read only when asked for (`populate: ['stagesCount']`), in the same statement. */
+  @Formula((alias) => `(select count(*)::int from pipeline_stages s where s.pipeline_id = ${alias}.id)`, {
+    type: 'integer',
+    lazy: true,
+  })
+  stagesCount?: number;
 }

@@ -8,6 +8,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js'
 import { LOCKS } from '../db/locks.js';
 import { migrate } from '../db/migrate.js';
 import { closablePool, readingPool } from '../db/reads.js';
+import { entityManagerOn, openEntities, type StatementHost } from '../db/entity-manager.js';
 import { ENGINE_SESSION } from '../webhooks/engine/claim.js';
 import { startJobs, type JobRunner } from '../jobs/agenda.js';
 import { createLogger, errorFields, type Logger } from '../observability/logger.js';
@@ -125,8 +126,19 @@ export async function startService(
     const engine = readingPool(databaseUrl, Math.min(4, config.databasePoolSize), ENGINE_SESSION);
     engine.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['delivery engine pool', closablePool(engine)]);
+    // The entities' metadata and driver: each unit of work forks its EntityManager on its own connection.
+    const orm = await openEntities(databaseUrl);
+    cleanups.push(['entities', () => orm.close(true)]);
+    const entities = (host: StatementHost) => entityManagerOn(orm, host);
     const metrics = createMetrics();
-    const services = createServices(config, log, metrics, telcoBaseUrl, { writer, autonomous, reader, engine }, clock);
+    const services = createServices(
+      config,
+      log,
+      metrics,
+      telcoBaseUrl,
+      { writer, autonomous, reader, engine, entities },
+      clock,
+    );
     usePasswordCost(config.nodeEnv === 'test' ? 'fast' : 'standard');
     const seeded = await migrateAndSeed(databaseUrl, config, log, clock());
 
