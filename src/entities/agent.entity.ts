@@ -1,5 +1,5 @@
 import { CompanyOwned } from './company-owned.entity.js';
-import { Entity, Index, Property } from '@mikro-orm/core';
+import { Entity, Index, type Opt, Property } from '@mikro-orm/core';
 
 // A company's AI agent. The trigram index of its name (the list's search) is an operator-class index written in
 // Migration20261123101500_list_indexes, declared here by name and statement.
@@ -15,12 +15,12 @@ export class Agent extends CompanyOwned {
   name!: string;
 
   @Property({ type: 'boolean', default: true })
-  active = true;
+  active: Opt<boolean> = true;
 
   @Property({ type: 'boolean', default: false })
-  online = false;
+  online: Opt<boolean> = false;
 
   /** Where its answer rate and sentiment stood against their thresholds (services/agent-performance.ts). */
   @Property({ type: 'json', default: '{}' })
-  performanceState: Record<string, unknown> = {};
+  performanceState: Opt<Record<string, 'above' | 'below'>> = {};
 }

@@ -1,9 +1,27 @@
 import { Timestamped } from './timestamped.entity.js';
-import { Entity, ManyToOne, Property, type Rel } from '@mikro-orm/core';
+import { Entity, ManyToOne, type Opt, Property, type Rel } from '@mikro-orm/core';
+import type { ANALYSIS_FIELD_TYPES } from '../kernel/vocabulary.js';
 
 // A company, and the agency it belongs to. The trigger that tells the viewer
 // cache of a change (companies_viewer_changed: db/listener.ts) is written in
 // Migration20261123100000_viewer_changes: MikroORM does not express triggers.
+
+/** A post-call analysis field the company declares (Retell's post_call_analysis_data). */
+export interface AnalysisField {
+  name: string;
+  type: (typeof ANALYSIS_FIELD_TYPES)[number];
+  description: string | null;
+  choices: string[] | null;
+}
+
+/** What a company has set, a key per setting (read and written one key at a time: repositories/company.repository.ts). */
+export interface CompanySettings {
+  agentPerformance?: { answerRate?: number; averageSentiment?: number };
+  callAnalysisFields?: AnalysisField[];
+  /** kernel/vocabulary.ts LOCAL_PRESENCE. */
+  numberAiLocalPresence?: string;
+  minCarriersToFlag?: number;
+}
 
 @Entity({ tableName: 'companies' })
 export class Company extends Timestamped {
@@ -19,13 +37,13 @@ export class Company extends Timestamped {
   parent?: Rel<Company> | null;
 
   @Property({ type: 'boolean', default: false })
-  isAgency = false;
+  isAgency: Opt<boolean> = false;
 
   @Property({ type: 'string', length: 64, default: 'UTC' })
-  timeZone = 'UTC';
+  timeZone: Opt<string> = 'UTC';
 
   @Property({ type: 'json', default: '{}' })
-  settings: Record<string, unknown> = {};
+  settings: Opt<CompanySettings> = {};
 
   @Property({ type: 'integer', nullable: true })
   apiLimitPerToken?: number | null;

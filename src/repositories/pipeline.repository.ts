@@ -4,7 +4,7 @@ import type { PageWindow } from '../db/reads.js';
 import { Pipeline } from '../entities/pipeline.entity.js';
 import { PipelineStage } from '../entities/pipeline-stage.entity.js';
 import type { IdCodec } from '../kernel/ids.js';
-import { ownedEntity } from './owned.js';
+import { ownedEntity, pageOptions } from './common.js';
 
 // A company's pipelines and their stages, through the entities: the one module that knows their tables.
 
@@ -19,9 +19,8 @@ export const pipelineRepository = {
     else if (scope.kind === 'location') where.crmLocationId = scope.crmLocationId;
     return ctx.em.findAndCount(Pipeline, where, {
       orderBy: [{ name: 'asc' }, { id: 'asc' }],
-      limit: window.perPage,
-      offset: window.offset,
       populate: ['stagesCount'],
+      ...pageOptions(window),
     });
   },
 
@@ -31,13 +30,7 @@ export const pipelineRepository = {
   },
 
   async create(ctx: RequestContext, fields: { name: string; crmLocationId: string | null }): Promise<Pipeline> {
-    const now = new Date();
-    const pipeline = ctx.em.create(Pipeline, {
-      company: await ctx.companyId(),
-      ...fields,
-      createdAt: now,
-      updatedAt: now,
-    });
+    const pipeline = ctx.em.create(Pipeline, { company: await ctx.companyId(), ...fields });
     await ctx.em.flush();
     return pipeline;
   },
@@ -49,15 +42,8 @@ export const pipelineRepository = {
       { pipeline },
       { orderBy: { position: 'desc' }, fields: ['position'] },
     );
-    const now = new Date();
-    const stage = ctx.em.create(PipelineStage, {
-      pipeline,
-      name,
-      position: (last?.position ?? 0) + 1,
-      createdAt: now,
-      updatedAt: now,
-    });
-    pipeline.updatedAt = now;
+    const stage = ctx.em.create(PipelineStage, { pipeline, name, position: (last?.position ?? 0) + 1 });
+    pipeline.updatedAt = new Date();
     await ctx.em.flush();
     return stage;
   },

@@ -2,6 +2,8 @@ import type { RequestContext } from '../context/request-context.js';
 import { Rules } from '../kernel/validation.js';
 import { TERMINAL_CALL_STATUSES } from '../kernel/vocabulary.js';
 import { callRecords } from './calls/statements.js';
+import { agentRepository } from '../repositories/agent.repository.js';
+import { companyRepository } from '../repositories/company.repository.js';
 
 // agent.performance (docs/design.md §5): after each finished call of an AI
 // agent, its answer rate and average sentiment over its last 20 finished
@@ -20,11 +22,7 @@ export interface Thresholds {
 }
 
 export async function thresholdsOf(ctx: RequestContext, companyId: number): Promise<Thresholds> {
-  const [row] = await ctx.sql<{ value: Partial<Thresholds> | null }>(
-    "SELECT settings -> 'agentPerformance' AS value FROM companies WHERE id = $1",
-    [companyId],
-  );
-  return { ...DEFAULT_THRESHOLDS, ...(row?.value ?? {}) };
+  return { ...DEFAULT_THRESHOLDS, ...(await companyRepository.setting(ctx, 'agentPerformance', companyId)) };
 }
 
 export async function setThresholds(
@@ -45,10 +43,7 @@ export async function setThresholds(
   const next = { ...(await thresholdsOf(ctx, companyId)) };
   if (typeof input.answerRate === 'number') next.answerRate = input.answerRate;
   if (typeof input.averageSentiment === 'number') next.averageSentiment = input.averageSentiment;
-  await ctx.sql(
-    `UPDATE companies SET settings = jsonb_set(settings, '{agentPerformance}', $1::jsonb), updated_at = now() WHERE id = $2`,
-    [JSON.stringify(next), companyId],
-  );
+  await companyRepository.setSetting(ctx, 'agentPerformance', next);
   return next;
 }
 
@@ -56,10 +51,7 @@ export async function setThresholds(
 export async function evaluateAgent(ctx: RequestContext, agentId: number): Promise<void> {
   const companyId = await ctx.companyId();
   // The agent row lock orders concurrent evaluations: each crossing is seen once.
-  const [agent] = await ctx.sql<{ id: number; name: string; performance_state: Record<string, 'above' | 'below'> }>(
-    'SELECT id, name, performance_state FROM agents WHERE id = $1 AND company_id = $2 FOR UPDATE',
-    [agentId, companyId],
-  );
+  const agent = await agentRepository.lockedById(ctx, companyId, agentId);
   if (!agent) return;
   const stats = await callRecords.agentFigures(ctx, companyId, agentId, TERMINAL_CALL_STATUSES, PERFORMANCE_WINDOW);
   if (stats.calls < PERFORMANCE_MIN_CALLS) return;
@@ -68,7 +60,7 @@ export async function evaluateAgent(ctx: RequestContext, agentId: number): Promi
     ['answer_rate', stats.answered / stats.calls, thresholds.answerRate],
     ['average_sentiment', stats.sentiment, thresholds.averageSentiment],
   ];
-  const state = { ...agent.performance_state };
+  const state = { ...agent.performanceState };
   for (const [metric, value, threshold] of measured) {
     if (value === null) continue;
     const side = value < threshold ? 'below' : 'above';
@@ -85,7 +77,6 @@ export async function evaluateAgent(ctx: RequestContext, agentId: number): Promi
       calls_considered: stats.calls,
     });
   }
-  if (JSON.stringify(state) !== JSON.stringify(agent.performance_state)) {
-    await ctx.sql('UPDATE agents SET performance_state = $1 WHERE id = $2', [JSON.stringify(state), agent.id]);
-  }
+  agent.performanceState = state;
+  await agentRepository.save(ctx);
 }

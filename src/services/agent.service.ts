@@ -1,25 +1,15 @@
 import type { RequestContext } from '../context/request-context.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { Rules } from '../kernel/validation.js';
-import { ownedRow } from '../db/lookup.js';
-import { likePattern, pageOf, pageWindow, readPage, type Page, type PageArgs } from '../db/reads.js';
+import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from '../db/reads.js';
+import type { Agent } from '../entities/agent.entity.js';
+import { agentRepository } from '../repositories/agent.repository.js';
 import { BOUNDS } from '../kernel/bounds.js';
 
-// The agents aggregate: its rows, statements and events, in one place.
-
-/** An agent's row. */
-interface AgentRow {
-  id: number;
-  name: string;
-  active: boolean;
-  online: boolean;
-}
-
-const AGENT_COLUMNS = 'id, name, active, online';
-const AGENT_ROW = { table: 'agents', columns: AGENT_COLUMNS, kind: 'agent', what: 'Agent' };
+// The agents aggregate: its entity's changes and events, in one place.
 
 /** The data every agent event carries (docs: src/events/catalog.ts). */
-const agentData = (agent: AgentRow) => ({
+const agentData = (agent: Agent) => ({
   agent_id: String(agent.id),
   name: agent.name,
   active: agent.active,
@@ -38,7 +28,7 @@ export interface AgentRecord {
 export class AgentService {
   constructor(private readonly ids: IdCodec) {}
 
-  private record(agent: AgentRow): AgentRecord {
+  private record(agent: Agent): AgentRecord {
     return {
       id: String(agent.id),
       encryptedId: this.ids.encrypt('agent', agent.id),
@@ -53,17 +43,13 @@ export class AgentService {
     args: PageArgs & { search?: string | null; active?: boolean | null },
   ): Promise<Page<AgentRecord>> {
     const window = pageWindow(args);
-    const params: unknown[] = [await ctx.companyId()];
-    let where = 'company_id = $1';
-    if (args.active !== undefined && args.active !== null) where += ` AND active = $${params.push(args.active)}`;
-    if (args.search) where += ` AND name ILIKE $${params.push(likePattern(args.search))}`;
-    const { rows, total } = await readPage<AgentRow>(
+    const [agents, total] = await agentRepository.page(
       ctx,
-      { select: AGENT_COLUMNS, from: 'agents', where, orderBy: 'name ASC, id ASC', params },
+      { active: args.active ?? undefined, namePattern: args.search ? likePattern(args.search) : undefined },
       window,
     );
     return pageOf(
-      rows.map((row) => this.record(row)),
+      agents.map((agent) => this.record(agent)),
       total,
       window,
     );
@@ -71,11 +57,7 @@ export class AgentService {
 
   async create(ctx: RequestContext, name: string): Promise<AgentRecord> {
     new Rules().required('name', name).maxChars('name', name, BOUNDS.agent.name.maxLength).check();
-    const [agent] = await ctx.sql<AgentRow>(
-      `INSERT INTO agents (company_id, name, active, online, performance_state, created_at, updated_at)
-       VALUES ($1, $2, true, false, '{}', now(), now()) RETURNING ${AGENT_COLUMNS}`,
-      [await ctx.companyId(), name.trim()],
-    );
+    const agent = await agentRepository.create(ctx, name.trim());
     await ctx.events.record('agent.created', agentData(agent));
     return this.record(agent);
   }
@@ -85,10 +67,10 @@ export class AgentService {
     rawId: string,
     change: { name?: string | null; active?: boolean | null },
   ): Promise<AgentRecord> {
-    const before = await this.owned(ctx, rawId);
+    const agent = await agentRepository.locked(ctx, this.ids, rawId);
     if (change.name !== undefined && change.name !== null)
       new Rules().required('name', change.name).maxChars('name', change.name, BOUNDS.agent.name.maxLength).check();
-    const agent = { ...before };
+    const before = { name: agent.name, active: agent.active, online: agent.online };
     if (change.name) agent.name = change.name.trim();
     if (change.active !== undefined && change.active !== null) {
       agent.active = change.active;
@@ -96,38 +78,24 @@ export class AgentService {
     }
     const changes = (['name', 'active'] as const).filter((field) => before[field] !== agent[field]);
     if (changes.length === 0 && before.online === agent.online) return this.record(agent);
-    await this.save(ctx, agent);
+    await agentRepository.save(ctx);
     if (changes.length > 0) await ctx.events.record('agent.updated', { ...agentData(agent), changes });
     if (before.online !== agent.online) await this.statusChanged(ctx, agent, before.online);
     return this.record(agent);
   }
 
   async setOnline(ctx: RequestContext, rawId: string, online: boolean): Promise<AgentRecord> {
-    const agent = await this.owned(ctx, rawId);
+    const agent = await agentRepository.locked(ctx, this.ids, rawId);
     if (online && !agent.active) new Rules().add('online', 'An inactive agent cannot go online.').check();
     const was = agent.online;
     if (was === online) return this.record(agent);
     agent.online = online;
-    await this.save(ctx, agent);
+    await agentRepository.save(ctx);
     await this.statusChanged(ctx, agent, was);
     return this.record(agent);
   }
 
-  /** The company's agent by any id form, locked until the unit of work ends: one change at a time per agent. */
-  private owned(ctx: RequestContext, rawId: string): Promise<AgentRow> {
-    return ownedRow<AgentRow>(ctx, this.ids, { ...AGENT_ROW, lock: true }, rawId);
-  }
-
-  private async save(ctx: RequestContext, agent: AgentRow): Promise<void> {
-    await ctx.sql('UPDATE agents SET name = $1, active = $2, online = $3, updated_at = now() WHERE id = $4', [
-      agent.name,
-      agent.active,
-      agent.online,
-      agent.id,
-    ]);
-  }
-
-  private statusChanged(ctx: RequestContext, agent: AgentRow, wasOnline: boolean): Promise<void> {
+  private statusChanged(ctx: RequestContext, agent: Agent, wasOnline: boolean): Promise<void> {
     return ctx.events.record('agent.status_changed', {
       ...agentData(agent),
       status: agent.online ? 'online' : 'offline',

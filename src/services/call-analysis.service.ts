@@ -1,4 +1,6 @@
 import type { RequestContext } from '../context/request-context.js';
+import type { AnalysisField } from '../entities/company.entity.js';
+import { companyRepository } from '../repositories/company.repository.js';
 import { ConflictError, NotFoundError, ValidationError } from '../kernel/errors.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { Rules } from '../kernel/validation.js';
@@ -27,13 +29,7 @@ export interface AnalysisInput {
   recordingUrl?: string | null;
 }
 
-/** A post-call analysis field the company declares (Retell's post_call_analysis_data). */
-export interface AnalysisField {
-  name: string;
-  type: (typeof ANALYSIS_FIELD_TYPES)[number];
-  description: string | null;
-  choices: string[] | null;
-}
+export type { AnalysisField };
 
 /** The problems of custom analysis fields against the company's declarations (none declared: none). */
 export function declaredFieldProblems(value: Record<string, unknown>, declared: AnalysisField[]): string[] {
@@ -81,11 +77,7 @@ export class CallAnalysisService {
 
   /** The company's declared analysis fields, in order. */
   async fields(ctx: RequestContext): Promise<AnalysisField[]> {
-    const [row] = await ctx.sql<{ fields: AnalysisField[] | null }>(
-      "SELECT settings -> 'callAnalysisFields' AS fields FROM companies WHERE id = $1",
-      [await ctx.companyId()],
-    );
-    return row?.fields ?? [];
+    return (await companyRepository.setting(ctx, 'callAnalysisFields')) ?? [];
   }
 
   /** Replaces the company's analysis fields (an empty list: any field of the free form). */
@@ -121,10 +113,7 @@ export class CallAnalysisService {
       description: f.description ?? null,
       choices: f.type === 'choice' ? f.choices! : null,
     }));
-    await ctx.sql(
-      "UPDATE companies SET settings = jsonb_set(settings, '{callAnalysisFields}', $1::jsonb), updated_at = now() WHERE id = $2",
-      [JSON.stringify(kept), await ctx.companyId()],
-    );
+    await companyRepository.setSetting(ctx, 'callAnalysisFields', kept);
     return kept;
   }
 

@@ -1,4 +1,5 @@
 import { LOCAL_PRESENCE } from '../kernel/vocabulary.js';
+import { companyRepository } from '../repositories/company.repository.js';
 import type { RequestContext, Viewer } from '../context/request-context.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../kernel/errors.js';
@@ -132,10 +133,7 @@ export class DashboardService {
 
   async setLocalPresence(ctx: RequestContext, value: string): Promise<string> {
     new Rules().required('numberAiLocalPresence', value).oneOf('numberAiLocalPresence', value, LOCAL_PRESENCE).check();
-    await ctx.sql(
-      `UPDATE companies SET settings = jsonb_set(settings, '{numberAiLocalPresence}', to_jsonb($1::text)), updated_at = now() WHERE id = $2`,
-      [value, await ctx.companyId()],
-    );
+    await companyRepository.setSetting(ctx, 'numberAiLocalPresence', value);
     return value;
   }
 

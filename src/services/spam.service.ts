@@ -1,4 +1,5 @@
 import type { RequestContext } from '../context/request-context.js';
+import { companyRepository } from '../repositories/company.repository.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { ValidationError } from '../kernel/errors.js';
 import type { ReputationSource } from '../spam/reputation.js';
@@ -150,11 +151,7 @@ export class SpamService {
   }
 
   private async thresholdOf(ctx: RequestContext, companyId: number): Promise<number> {
-    const [company] = await ctx.sql<{ min: number | null }>(
-      `SELECT (settings ->> 'minCarriersToFlag')::int AS min FROM companies WHERE id = $1`,
-      [companyId],
-    );
-    return company?.min ?? DEFAULT_MIN_CARRIERS;
+    return (await companyRepository.setting(ctx, 'minCarriersToFlag', companyId)) ?? DEFAULT_MIN_CARRIERS;
   }
 
   /** Saves the threshold and re-evaluates every checked number of the company in one statement. */
@@ -162,10 +159,7 @@ export class SpamService {
     new Rules().required('minCarriersToFlag', value).oneOf('minCarriersToFlag', value, CARRIER_THRESHOLDS).check();
     const companyId = await ctx.companyId();
     // Both statements run in the operation's transaction: the setting and the statuses change together.
-    await ctx.sql(
-      `UPDATE companies SET settings = jsonb_set(settings, '{minCarriersToFlag}', to_jsonb($1::int)), updated_at = now() WHERE id = $2`,
-      [value, companyId],
-    );
+    await companyRepository.setSetting(ctx, 'minCarriersToFlag', value);
     await ctx.sql(
       `UPDATE spam_protected_numbers
        SET status = CASE WHEN jsonb_array_length(flagged_carriers) >= $1 THEN 'Flagged' ELSE 'Clean' END, updated_at = now()

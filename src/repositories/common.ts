@@ -1,8 +1,11 @@
 import { type EntityClass, type FilterQuery, type FindOneOptions, LockMode } from '@mikro-orm/core';
 import type { RequestContext } from '../context/request-context.js';
 import { idOf } from '../db/lookup.js';
+import type { PageWindow } from '../db/reads.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { NotFoundError } from '../kernel/errors.js';
+
+// What every repository does alike: find a company's entity by an id the caller gave, and read a page.
 
 /**
  * An entity of the caller's company by any id form (`kind` names it in the id codec); 404 naming `what` for
@@ -22,3 +25,6 @@ export async function ownedEntity<T extends { id: number; company: unknown }>(
   if (!found) throw new NotFoundError(of.what);
   return found;
 }
+
+/** The limit and offset of a page, as `find` and `findAndCount` take them. */
+export const pageOptions = (window: PageWindow) => ({ limit: window.perPage, offset: window.offset });
