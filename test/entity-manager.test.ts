@@ -72,6 +72,23 @@ describe("a unit of work's EntityManager", () => {
     assert.notEqual(one, two);
   });
 
+  it('finds or makes one contact per number, with ten callers at once', async () => {
+    const contacts = app.running.services.contacts;
+    const made = await Promise.all(
+      Array.from({ length: 10 }, () => system().unitOfWork((ctx) => contacts.findOrCreate(ctx, '+15550001234'))),
+    );
+    assert.equal(new Set(made.map((contact) => contact.id)).size, 1);
+    assert.equal(made[0].phoneNumber, '+15550001234');
+    const rows = await app.sql('SELECT id FROM contacts WHERE company_id = $1 AND phone_number = $2', [
+      acme,
+      '+15550001234',
+    ]);
+    assert.deepEqual(
+      rows.map((row) => row.id),
+      [made[0].id],
+    );
+  });
+
   it('is refused in a unit of work of one statement (that statement is its transaction)', async () => {
     await assert.rejects(
       system().unitOfWork(async (ctx) => ctx.em.find(Role, { company: acme }), { oneStatement: true }),

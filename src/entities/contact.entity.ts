@@ -1,5 +1,5 @@
 import { CompanyOwned } from './company-owned.entity.js';
-import { Entity, Index, Property, Unique } from '@mikro-orm/core';
+import { Entity, Index, type Opt, Property, Unique } from '@mikro-orm/core';
 
 /** A person a company has called or texted, one per phone number in the company. */
 @Entity({ tableName: 'contacts' })
@@ -10,35 +10,35 @@ export class Contact extends CompanyOwned {
   phoneNumber!: string;
 
   @Property({ type: 'string', length: 255, nullable: true })
-  email?: string | null;
+  email: string | null = null;
 
   @Property({ type: 'string', length: 255, nullable: true })
-  firstName?: string | null;
+  firstName: string | null = null;
 
   @Property({ type: 'string', length: 255, nullable: true })
-  lastName?: string | null;
+  lastName: string | null = null;
 
   @Property({ type: 'string', length: 255, nullable: true })
-  address?: string | null;
+  address: string | null = null;
 
   @Property({ type: 'string', length: 255, nullable: true })
-  city?: string | null;
+  city: string | null = null;
 
   @Property({ type: 'string', length: 255, nullable: true })
-  state?: string | null;
+  state: string | null = null;
 
   @Property({ type: 'string', length: 32, nullable: true })
-  zip?: string | null;
+  zip: string | null = null;
 
   @Property({ type: 'string', length: 64, nullable: true })
-  country?: string | null;
+  country: string | null = null;
 
   @Property({ type: 'string', length: 255, nullable: true })
-  companyName?: string | null;
+  companyName: string | null = null;
 
   @Property({ type: 'json', default: '[]' })
-  tags: string[] = [];
+  tags: Opt<string[]> = [];
 
   @Property({ type: 'json', default: '{}' })
-  customFields: Record<string, unknown> = {};
+  customFields: Opt<Record<string, unknown>> = {};
 }

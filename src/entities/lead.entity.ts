@@ -12,11 +12,11 @@ export class Lead extends CompanyOwned {
   contact!: Rel<Contact>;
 
   @ManyToOne(() => Campaign, { nullable: true, deleteRule: 'set null', updateRule: 'cascade', index: false })
-  campaign?: Rel<Campaign> | null;
+  campaign: Rel<Campaign> | null = null;
 
   @ManyToOne(() => PipelineStage, { nullable: true, deleteRule: 'set null', updateRule: 'cascade', index: false })
-  pipelineStage?: Rel<PipelineStage> | null;
+  pipelineStage: Rel<PipelineStage> | null = null;
 
   @Property({ type: 'string', length: 64, nullable: true })
-  source?: string | null;
+  source: string | null = null;
 }

@@ -1,9 +1,14 @@
 import type { RequestContext } from '../context/request-context.js';
-import { dbDate, pageOf, pageWindow, readPage, type Page } from '../db/reads.js';
+import { pageOf, pageWindow, type Page } from '../db/reads.js';
+import type { Agent } from '../entities/agent.entity.js';
+import type { Campaign } from '../entities/campaign.entity.js';
+import type { Lead } from '../entities/lead.entity.js';
+import type { PipelineStage } from '../entities/pipeline-stage.entity.js';
+import { campaignRepository } from '../repositories/campaign.repository.js';
 import { ConflictError, NotFoundError, ValidationError } from '../kernel/errors.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { E164, Rules, message } from '../kernel/validation.js';
-import { contactFields, type ContactService } from './contact.service.js';
+import { contactFields, type ContactRecord, type ContactService } from './contact.service.js';
 import { CAMPAIGN_STATUSES } from '../kernel/vocabulary.js';
 import { callRecords } from './calls/statements.js';
 import type { AppointmentCallRecord } from './calls/records.js';
@@ -12,26 +17,6 @@ import { BOUNDS } from '../kernel/bounds.js';
 // Dialer campaigns (draft -> running -> completed: campaign.started and
 // campaign.completed), leads (a contact in a campaign or a pipeline stage:
 // lead.generated) and appointments booked on a call (appointment.scheduled).
-
-interface CampaignRow {
-  id: number;
-  name: string;
-  status: string;
-  agent_id: number | null;
-  started_at: Date | string | null;
-  completed_at: Date | string | null;
-  created_at: Date | string;
-  leads: number;
-}
-
-interface LeadRow {
-  id: number;
-  contact_id: number;
-  campaign_id: number | null;
-  pipeline_stage_id: number | null;
-  source: string | null;
-  created_at: Date | string;
-}
 
 /** A campaign as the GraphQL Campaign type serves it. */
 export interface CampaignRecord {
@@ -55,24 +40,24 @@ export interface LeadRecord {
   createdAt: Date;
 }
 
-const campaignRecord = (row: CampaignRow): CampaignRecord => ({
-  id: row.id,
-  name: row.name,
-  status: row.status,
-  agentId: row.agent_id,
-  startedAt: dbDate(row.started_at),
-  completedAt: dbDate(row.completed_at),
-  createdAt: dbDate(row.created_at),
-  leads: row.leads,
+const campaignRecord = (campaign: Campaign): CampaignRecord => ({
+  id: campaign.id,
+  name: campaign.name,
+  status: campaign.status,
+  agentId: campaign.agent?.id ?? null,
+  startedAt: campaign.startedAt,
+  completedAt: campaign.completedAt,
+  createdAt: campaign.createdAt,
+  leads: campaign.leads ?? 0,
 });
 
-const leadRecord = (row: LeadRow): LeadRecord => ({
-  id: row.id,
-  contactId: row.contact_id,
-  campaignId: row.campaign_id,
-  pipelineStageId: row.pipeline_stage_id,
-  source: row.source,
-  createdAt: dbDate(row.created_at),
+const leadRecord = (lead: Lead): LeadRecord => ({
+  id: lead.id,
+  contactId: lead.contact.id,
+  campaignId: lead.campaign?.id ?? null,
+  pipelineStageId: lead.pipelineStage?.id ?? null,
+  source: lead.source,
+  createdAt: lead.createdAt,
 });
 
 export class CampaignService {
@@ -84,23 +69,13 @@ export class CampaignService {
 
   async create(ctx: RequestContext, input: { name?: string | null; agentId?: string | null }): Promise<CampaignRecord> {
     new Rules().required('name', input.name).maxChars('name', input.name, BOUNDS.campaign.name.maxLength).check();
-    const companyId = await ctx.companyId();
-    let agentId: number | null = null;
+    let agent: Agent | null = null;
     if (input.agentId) {
       const id = this.ids.decode(input.agentId, 'agent');
-      const [agent] =
-        id === undefined
-          ? []
-          : await ctx.sql<{ id: number }>('SELECT id FROM agents WHERE id = $1 AND company_id = $2', [id, companyId]);
+      agent = id === undefined ? null : await campaignRepository.agentOf(ctx, id);
       if (!agent) throw ValidationError.field('agentId', message.oneOf('agentId'));
-      agentId = agent.id;
     }
-    const now = this.clock();
-    const [row] = await ctx.sql<CampaignRow>(
-      `INSERT INTO campaigns (company_id, name, status, agent_id, created_at, updated_at) VALUES ($1, $2, 'draft', $3, $4, $5) RETURNING *, 0 AS leads`,
-      [companyId, input.name!.trim(), agentId, now, now],
-    );
-    return campaignRecord(row);
+    return campaignRecord(await campaignRepository.create(ctx, input.name!.trim(), agent, this.clock()));
   }
 
   async list(
@@ -109,58 +84,41 @@ export class CampaignService {
   ): Promise<Page<CampaignRecord>> {
     new Rules().oneOf('status', args.status ?? undefined, CAMPAIGN_STATUSES).check();
     const window = pageWindow(args);
-    const companyId = await ctx.companyId();
-    const where = args.status ? 'c.company_id = $1 AND c.status = $2' : 'c.company_id = $1';
-    const params = args.status ? [companyId, args.status] : [companyId];
-    const { rows, total } = await readPage<CampaignRow>(
-      ctx,
-      {
-        select: 'c.*, (SELECT count(*)::int FROM leads l WHERE l.campaign_id = c.id) AS leads',
-        from: 'campaigns c',
-        where,
-        orderBy: 'c.created_at DESC, c.id DESC',
-        params,
-      },
-      window,
-    );
-    return pageOf(rows.map(campaignRecord), total, window);
+    const [campaigns, total] = await campaignRepository.page(ctx, args.status ?? undefined, window);
+    return pageOf(campaigns.map(campaignRecord), total, window);
   }
 
   /** draft -> running, once: campaign.started. */
   async start(ctx: RequestContext, rawId: string): Promise<CampaignRecord> {
-    const row = await this.lock(ctx, rawId);
-    if (row.status !== 'draft')
-      throw new ConflictError(`The campaign is ${row.status}; only a draft campaign can start.`);
+    const campaign = await this.lock(ctx, rawId);
+    if (campaign.status !== 'draft')
+      throw new ConflictError(`The campaign is ${campaign.status}; only a draft campaign can start.`);
     const now = this.clock();
-    const [updated] = await ctx.sql<CampaignRow>(
-      `UPDATE campaigns SET status = 'running', started_at = $1, updated_at = $2 WHERE id = $3 RETURNING *, $4 AS leads`,
-      [now, now, row.id, row.leads],
-    );
+    Object.assign(campaign, { status: 'running', startedAt: now, updatedAt: now });
+    await campaignRepository.save(ctx);
     await ctx.events.record('campaign.started', {
-      campaign_id: String(row.id),
-      name: row.name,
+      campaign_id: String(campaign.id),
+      name: campaign.name,
       started_at: now.toISOString(),
     });
-    return campaignRecord(updated);
+    return campaignRecord(campaign);
   }
 
   /** running -> completed, once: campaign.completed. */
   async complete(ctx: RequestContext, rawId: string): Promise<CampaignRecord> {
-    const row = await this.lock(ctx, rawId);
-    if (row.status !== 'running')
-      throw new ConflictError(`The campaign is ${row.status}; only a running campaign can complete.`);
+    const campaign = await this.lock(ctx, rawId);
+    if (campaign.status !== 'running')
+      throw new ConflictError(`The campaign is ${campaign.status}; only a running campaign can complete.`);
     const now = this.clock();
-    const [updated] = await ctx.sql<CampaignRow>(
-      `UPDATE campaigns SET status = 'completed', completed_at = $1, updated_at = $2 WHERE id = $3 RETURNING *, $4 AS leads`,
-      [now, now, row.id, row.leads],
-    );
+    Object.assign(campaign, { status: 'completed', completedAt: now, updatedAt: now });
+    await campaignRepository.save(ctx);
     await ctx.events.record('campaign.completed', {
-      campaign_id: String(row.id),
-      name: row.name,
+      campaign_id: String(campaign.id),
+      name: campaign.name,
       completed_at: now.toISOString(),
-      leads: row.leads,
+      leads: campaign.leads ?? 0,
     });
-    return campaignRecord(updated);
+    return campaignRecord(campaign);
   }
 
   /** A lead: a contact (by id or phone number, made when new) in a campaign or a pipeline stage. */
@@ -181,66 +139,44 @@ export class CampaignService {
     if (!input.campaignId && !input.pipelineStageId)
       rules.add('campaignId', 'The campaign id or the pipeline stage id field is required.');
     rules.check();
-    const companyId = await ctx.companyId();
-    let contactId: number;
+    let contact: ContactRecord | undefined;
     if (input.contactId) {
       const id = this.ids.decode(input.contactId, 'contact');
-      const [found] =
-        id === undefined
-          ? []
-          : await ctx.sql<{ id: number }>('SELECT id FROM contacts WHERE id = $1 AND company_id = $2', [id, companyId]);
-      if (!found) throw ValidationError.field('contactId', message.oneOf('contactId'));
-      contactId = found.id;
+      contact = id === undefined ? undefined : await this.contacts.byId(ctx, id);
+      if (!contact) throw ValidationError.field('contactId', message.oneOf('contactId'));
     } else {
-      contactId = (await this.contacts.findOrCreate(ctx, input.phoneNumber!)).id;
+      contact = await this.contacts.findOrCreate(ctx, input.phoneNumber!);
     }
-    let campaignId: number | null = null;
+    let campaign: Campaign | null = null;
     if (input.campaignId) {
       const id = this.ids.decode(input.campaignId, 'campaign');
-      const [found] =
-        id === undefined
-          ? []
-          : await ctx.sql<{ id: number; status: string }>(
-              'SELECT id, status FROM campaigns WHERE id = $1 AND company_id = $2',
-              [id, companyId],
-            );
-      if (!found) throw ValidationError.field('campaignId', message.oneOf('campaignId'));
-      if (found.status === 'completed')
+      campaign = id === undefined ? null : await campaignRepository.byId(ctx, id);
+      if (!campaign) throw ValidationError.field('campaignId', message.oneOf('campaignId'));
+      if (campaign.status === 'completed')
         throw ValidationError.field('campaignId', 'The campaign is completed: it takes no more leads.');
-      campaignId = found.id;
     }
-    let stageId: number | null = null;
+    let stage: PipelineStage | null = null;
     if (input.pipelineStageId) {
       const id = this.ids.decode(input.pipelineStageId, 'pipeline_stage');
-      const [found] =
-        id === undefined
-          ? []
-          : await ctx.sql<{ id: number }>(
-              'SELECT s.id FROM pipeline_stages s JOIN pipelines p ON p.id = s.pipeline_id WHERE s.id = $1 AND p.company_id = $2',
-              [id, companyId],
-            );
-      if (!found) throw ValidationError.field('pipelineStageId', message.oneOf('pipelineStageId'));
-      stageId = found.id;
+      stage = id === undefined ? null : await campaignRepository.stageOf(ctx, id);
+      if (!stage) throw ValidationError.field('pipelineStageId', message.oneOf('pipelineStageId'));
     }
-    const now = this.clock();
-    const [row] = await ctx.sql<LeadRow>(
-      'INSERT INTO leads (company_id, contact_id, campaign_id, pipeline_stage_id, source, created_at, ' +
-        'updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id, contact_id, campaign_id, pipeline_stage_id, ' +
-        'source, created_at',
-      [companyId, contactId, campaignId, stageId, input.source?.trim() || null, now, now],
+    const lead = await campaignRepository.createLead(
+      ctx,
+      { contact: contact.id, campaign, pipelineStage: stage, source: input.source?.trim() || null },
+      this.clock(),
     );
-    const contact = (await this.contacts.byId(ctx, contactId))!;
     await ctx.events.record(
       'lead.generated',
       {
-        lead_id: String(row.id),
-        campaign_id: campaignId === null ? null : String(campaignId),
-        pipeline_stage_id: stageId === null ? null : String(stageId),
-        source: row.source,
+        lead_id: String(lead.id),
+        campaign_id: campaign === null ? null : String(campaign.id),
+        pipeline_stage_id: stage === null ? null : String(stage.id),
+        source: lead.source,
       },
       contactFields(contact),
     );
-    return leadRecord(row);
+    return leadRecord(lead);
   }
 
   async leads(
@@ -248,23 +184,10 @@ export class CampaignService {
     args: { campaignId?: string | null; page?: number | null; perPage?: number | null },
   ): Promise<Page<LeadRecord>> {
     const window = pageWindow(args);
-    const companyId = await ctx.companyId();
     const campaign = args.campaignId ? this.ids.decode(args.campaignId, 'campaign') : undefined;
     if (args.campaignId && campaign === undefined) throw new NotFoundError('Campaign');
-    const where = args.campaignId ? 'l.company_id = $1 AND l.campaign_id = $2' : 'l.company_id = $1';
-    const params = args.campaignId ? [companyId, campaign] : [companyId];
-    const { rows, total } = await readPage<LeadRow>(
-      ctx,
-      {
-        select: 'l.id, l.contact_id, l.campaign_id, l.pipeline_stage_id, l.source, l.created_at',
-        from: 'leads l',
-        where,
-        orderBy: 'l.created_at DESC, l.id DESC',
-        params,
-      },
-      window,
-    );
-    return pageOf(rows.map(leadRecord), total, window);
+    const [leads, total] = await campaignRepository.leads(ctx, campaign, window);
+    return pageOf(leads.map(leadRecord), total, window);
   }
 
   /** Books (or moves) the appointment a call produced: appointment.scheduled when the time is new. */
@@ -301,18 +224,10 @@ export class CampaignService {
     return booked();
   }
 
-  private async lock(ctx: RequestContext, rawId: string): Promise<CampaignRow> {
+  private async lock(ctx: RequestContext, rawId: string): Promise<Campaign> {
     const id = this.ids.decode(rawId, 'campaign');
-    const companyId = await ctx.companyId();
-    const [row] =
-      id === undefined
-        ? []
-        : await ctx.sql<CampaignRow>(
-            'SELECT c.*, (SELECT count(*)::int FROM leads l WHERE l.campaign_id = c.id) AS leads FROM campaigns ' +
-              'c WHERE c.id = $1 AND c.company_id = $2 FOR UPDATE OF c',
-            [id, companyId],
-          );
-    if (!row) throw new NotFoundError('Campaign');
-    return row;
+    const campaign = id === undefined ? null : await campaignRepository.locked(ctx, id);
+    if (!campaign) throw new NotFoundError('Campaign');
+    return campaign;
   }
 }

@@ -1,0 +1,85 @@
+import { type FilterQuery, LockMode } from '@mikro-orm/core';
+import type { RequestContext } from '../context/request-context.js';
+import type { PageWindow } from '../db/reads.js';
+import { Agent } from '../entities/agent.entity.js';
+import { Campaign } from '../entities/campaign.entity.js';
+import { Lead } from '../entities/lead.entity.js';
+import { PipelineStage } from '../entities/pipeline-stage.entity.js';
+import { pageOptions } from './common.js';
+
+// A company's dialer campaigns and leads: the one module that knows their tables.
+
+export const campaignRepository = {
+  /** The company's agent, when `id` is one of them. */
+  async agentOf(ctx: RequestContext, id: number): Promise<Agent | null> {
+    return ctx.em.findOne(Agent, { id, company: await ctx.companyId() });
+  },
+
+  async create(ctx: RequestContext, name: string, agent: Agent | null, now: Date): Promise<Campaign> {
+    const campaign = ctx.em.create(Campaign, {
+      company: await ctx.companyId(),
+      name,
+      agent,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await ctx.em.flush();
+    campaign.leads = 0;
+    return campaign;
+  },
+
+  /** One page of the company's campaigns, newest first, each with its lead count. */
+  async page(ctx: RequestContext, status: string | undefined, window: PageWindow): Promise<[Campaign[], number]> {
+    const where: FilterQuery<Campaign> = { company: await ctx.companyId() };
+    if (status) where.status = status;
+    return ctx.em.findAndCount(Campaign, where, {
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      populate: ['leads'],
+      ...pageOptions(window),
+    });
+  },
+
+  /** The company's campaign with its lead count, locked until the unit of work ends; null otherwise. */
+  async locked(ctx: RequestContext, id: number): Promise<Campaign | null> {
+    return ctx.em.findOne(
+      Campaign,
+      { id, company: await ctx.companyId() },
+      { populate: ['leads'], lockMode: LockMode.PESSIMISTIC_WRITE, lockTableAliases: ['c0'] },
+    );
+  },
+
+  /** The company's campaign (a lead's), or null. */
+  async byId(ctx: RequestContext, id: number): Promise<Campaign | null> {
+    return ctx.em.findOne(Campaign, { id, company: await ctx.companyId() });
+  },
+
+  /** A stage of one of the company's pipelines, or null. */
+  async stageOf(ctx: RequestContext, id: number): Promise<PipelineStage | null> {
+    return ctx.em.findOne(PipelineStage, { id, pipeline: { company: await ctx.companyId() } });
+  },
+
+  async createLead(
+    ctx: RequestContext,
+    fields: { contact: number; campaign: Campaign | null; pipelineStage: PipelineStage | null; source: string | null },
+    now: Date,
+  ): Promise<Lead> {
+    const lead = ctx.em.create(Lead, { ...fields, company: await ctx.companyId(), createdAt: now, updatedAt: now });
+    await ctx.em.flush();
+    return lead;
+  },
+
+  /** One page of the company's leads, newest first, of one campaign when `campaignId` is given. */
+  async leads(ctx: RequestContext, campaignId: number | undefined, window: PageWindow): Promise<[Lead[], number]> {
+    const where: FilterQuery<Lead> = { company: await ctx.companyId() };
+    if (campaignId !== undefined) where.campaign = campaignId;
+    return ctx.em.findAndCount(Lead, where, {
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      ...pageOptions(window),
+    });
+  },
+
+  /** Writes what was changed on the campaigns this unit of work holds. */
+  save(ctx: RequestContext): Promise<void> {
+    return ctx.em.flush();
+  },
+};
