@@ -11,8 +11,8 @@ import { ENTITIES } from '../entities/index.js';
 export type { EntityManager };
 
 /** The process's MikroORM: the entities' metadata and a driver, no pool of its own (`connect: false`). */
-export function openEntities(databaseUrl: string): Promise<MikroORM> {
-  return MikroORM.init({
+export async function openEntities(databaseUrl: string): Promise<MikroORM> {
+  const orm = await MikroORM.init({
     clientUrl: databaseUrl,
     entities: ENTITIES,
     connect: false,
@@ -22,6 +22,38 @@ export function openEntities(databaseUrl: string): Promise<MikroORM> {
     // Never used: every fork runs on the connection it is given.
     pool: { min: 0, max: 1 },
   });
+  withValuesApart(orm);
+  return orm;
+}
+
+/**
+ * MikroORM 6 writes a statement's values into its text before it runs it. Here the values travel apart, as bound
+ * parameters (knex's own `?` bindings, which MikroORM's placeholders follow): a value never reaches a log line or a
+ * trace's `db.statement` (ADR 0078), and the text of a statement is the same whatever its values.
+ */
+function withValuesApart(orm: MikroORM): void {
+  type Query = string | { client: { transacting?: boolean }; toSQL(): { sql: string; bindings?: readonly unknown[] } };
+  const connection = orm.em.getConnection() as unknown as {
+    execute(query: Query, params?: unknown[], method?: string, ctx?: object, log?: object): Promise<unknown>;
+    executeQuery(query: string, run: () => Promise<unknown>, context: object): Promise<unknown>;
+    transformRawResult(result: unknown, method: string): unknown;
+  };
+  const knex = orm.em.getKnex();
+  connection.execute = async (query, params = [], method = 'all', ctx, log) => {
+    let text: string;
+    let values: readonly unknown[] = params;
+    if (typeof query === 'string') text = query;
+    else {
+      ctx ??= query.client.transacting ? query : undefined;
+      ({ sql: text, bindings: values = [] } = query.toSQL());
+    }
+    const run = async () => {
+      const raw = knex.raw(text, values as never[]);
+      if (ctx) raw.transacting(ctx as never);
+      return connection.transformRawResult(await raw, method);
+    };
+    return connection.executeQuery(text, run, { query: text, params: values, ...log });
+  };
 }
 
 /** What a fork's statements run on: a transaction's connection, or a pool (a connection per statement). */

@@ -16,3 +16,12 @@ export const LOCKS = {
    */
   webhookWriters: 7_205,
 } as const;
+
+/** Holds the advisory lock (`namespace`, `key`) until the unit of work `ctx` runs in ends. */
+export async function holdLock(
+  ctx: { sql(text: string, params: unknown[]): Promise<unknown[]> },
+  namespace: (typeof LOCKS)[keyof typeof LOCKS],
+  key: number,
+): Promise<void> {
+  await ctx.sql('SELECT pg_advisory_xact_lock($1, $2)', [namespace, key]);
+}

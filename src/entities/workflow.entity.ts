@@ -1,5 +1,5 @@
 import { CompanyOwned } from './company-owned.entity.js';
-import { Entity, Enum, Index, ManyToOne, Property, type Rel } from '@mikro-orm/core';
+import { Entity, Enum, Index, ManyToOne, type Opt, Property, type Rel } from '@mikro-orm/core';
 import { type TriggerConfig, WorkflowStatus } from '../kernel/workflow.js';
 import { WorkflowFolder } from './workflow-folder.entity.js';
 
@@ -23,7 +23,7 @@ export class Workflow extends CompanyOwned {
     autoincrement: true,
     unique: 'workflows_builder_id_unique',
   })
-  builderId!: number;
+  builderId!: Opt<number>;
 
   @ManyToOne(() => WorkflowFolder, {
     nullable: true,
@@ -31,18 +31,18 @@ export class Workflow extends CompanyOwned {
     updateRule: 'cascade',
     index: 'workflows_folder_id_index',
   })
-  folder?: Rel<WorkflowFolder> | null;
+  folder: Rel<WorkflowFolder> | null = null;
 
   @Property({ type: 'string', length: 255 })
   name!: string;
 
   @Property({ type: 'text', nullable: true })
-  description?: string | null;
+  description: string | null = null;
 
   @Enum({ items: () => WorkflowStatus, default: WorkflowStatus.draft })
-  status: WorkflowStatus = WorkflowStatus.draft;
+  status: Opt<WorkflowStatus> = WorkflowStatus.draft;
 
   /** The builder's graph (kernel/workflow.ts TriggerConfig). */
   @Property({ type: 'json', nullable: true })
-  triggerConfig?: TriggerConfig | null;
+  triggerConfig: TriggerConfig | null = null;
 }

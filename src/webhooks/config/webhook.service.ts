@@ -4,7 +4,7 @@ import { NotFoundError } from '../../kernel/errors.js';
 import { EVENT_NAMES } from '../../events/catalog.js';
 import type { IdCodec } from '../../kernel/ids.js';
 import { idOf } from '../../db/lookup.js';
-import { LOCKS } from '../../db/locks.js';
+import { holdLock, LOCKS } from '../../db/locks.js';
 import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from '../../db/reads.js';
 import { WEBHOOK_SELECT, toWebhook, webhookOf, webhookPage, type Webhook } from './webhook-rows.js';
 import { Rules } from '../../kernel/validation.js';
@@ -248,7 +248,7 @@ export class WebhookService {
    */
   async delete(ctx: RequestContext, rawId: string): Promise<void> {
     const webhook = await this.find(ctx, rawId);
-    await ctx.sql('SELECT pg_advisory_xact_lock($1, $2)', [LOCKS.webhookWriters, webhook.companyId]);
+    await holdLock(ctx, LOCKS.webhookWriters, webhook.companyId);
     await ctx.sql('DELETE FROM webhooks WHERE id = $1', [webhook.id]);
   }
 
