@@ -20,7 +20,7 @@ import {
 import { closedLoop, openLoop } from './webhooks.bench.js';
 
 // `npm run bench -- before-after`: the service as it is and as it was before
-// the house was rebuilt (BEFORE, a commit of main), side by side in one run on
+// its data layer moved onto the entities (ENTITIES_BEFORE, a commit of main), side by side in one run on
 // one database. Each is an API process of its own build: the roles page and a
 // rename over REST and /graphql, in alternating rounds, after checking that
 // both answer the same bytes. Then each one's two workers in turn deliver the
@@ -31,18 +31,20 @@ import { closedLoop, openLoop } from './webhooks.bench.js';
 
 /** main before the house issue: the last commit before its first change (BENCH_BEFORE: another commit, to find where a change came in). */
 export const BEFORE = process.env.BENCH_BEFORE ?? 'b82097c';
+/** main before the entities issue (63): the last commit before its first change (BENCH_BEFORE too). */
+export const ENTITIES_BEFORE = process.env.BENCH_BEFORE ?? 'a6303e8';
 const ENDPOINTS = 20;
 const EVENTS_PER_ROUND = 300;
 const WRITES_PER_SECOND = 200;
 const TAIL_SECONDS = 10;
 
-/** The other build: a worktree at BEFORE, built once. */
-export function beforeCheckout(): string {
-  const dir = path.resolve('.data', `bench-before-${BEFORE}`);
+/** The other build: a worktree at `commit` (BEFORE unless named), built once. */
+export function beforeCheckout(commit = BEFORE): string {
+  const dir = path.resolve('.data', `bench-before-${commit}`);
   if (existsSync(path.join(dir, 'dist', 'src', 'main.js'))) return dir;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(path.dirname(dir), { recursive: true });
-  execFileSync('git', ['worktree', 'add', '--force', '--detach', dir, BEFORE], { stdio: 'ignore' });
+  execFileSync('git', ['worktree', 'add', '--force', '--detach', dir, commit], { stdio: 'ignore' });
   symlinkSync(path.resolve('node_modules'), path.join(dir, 'node_modules'));
   for (const script of [['scripts/compile.mjs', '--all'], ['scripts/build-web.mjs']])
     execFileSync(process.execPath, script, { cwd: dir, stdio: 'ignore' });
@@ -110,7 +112,7 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 export async function beforeAfterBench(): Promise<void> {
-  const before = beforeCheckout();
+  const before = beforeCheckout(ENTITIES_BEFORE);
   const app = await benchApp();
   const production = { NODE_ENV: 'production', LOG_LEVEL: 'error', SEED_DEMO: 'false' };
   const api = { ...production, PROCESS_ROLE: 'api', API_LIMIT_PER_TOKEN: 'off', API_LIMIT_PER_COMPANY: 'off' };
@@ -181,7 +183,7 @@ export async function beforeAfterBench(): Promise<void> {
 
     // Deliveries: 20 webhooks, each build's two workers in turn, three rounds each (ABBAAB), each build on a database
     // of its own schema (the reads and writes above touch tables both builds share): its API process, its webhooks.
-    const beforePool = new pg.Pool({ connectionString: await buildDatabase(app), max: 2 });
+    const beforePool = new pg.Pool({ connectionString: await buildDatabase(app, before), max: 2 });
     pools.push(beforePool);
     const beforeApi = await processOf(app, builds.before, {
       ...api,
@@ -296,7 +298,7 @@ export async function beforeAfterBench(): Promise<void> {
     }
     report(
       'before-after',
-      `this build against ${BEFORE} (main before the house issue): reads and writes over REST and GraphQL from an API ` +
+      `this build against ${ENTITIES_BEFORE} (main before the entities): reads and writes over REST and GraphQL from an API ` +
         `process of each; deliveries per second of each one's two workers, on a database of its own schema (${ENDPOINTS} webhooks, ` +
         `${EVENTS_PER_ROUND * ENDPOINTS} deliveries a round, three rounds each); the answer to a write offered at ` +
         `${WRITES_PER_SECOND}/s for ${TAIL_SECONDS} s with one webhook, the build's workers delivering and stopped`,

@@ -14,7 +14,7 @@ const PARTS: Array<[string, string]> = [
   ['filters', 'payload filters on and off'],
   ['overload', 'an overload with the database restarted'],
   ['statements', 'what one event costs PostgreSQL, statement by statement, this build against main before the house'],
-  ['before-after', 'this build against main before the house was rebuilt'],
+  ['before-after', 'this build against main before the entities'],
 ];
 
 export function writePerformanceDoc(): void {

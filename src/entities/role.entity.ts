@@ -1,5 +1,5 @@
 import { CompanyOwned } from './company-owned.entity.js';
-import { Collection, Entity, Index, ManyToMany, Property } from '@mikro-orm/core';
+import { Collection, Entity, Index, ManyToMany, type Opt, Property } from '@mikro-orm/core';
 import { Permission } from './permission.entity.js';
 
 // A company's role and the permissions it grants. Written by hand in the
@@ -22,7 +22,7 @@ export class Role extends CompanyOwned {
   title!: string;
 
   @Property({ type: 'boolean', default: false })
-  isOwner = false;
+  isOwner: Opt<boolean> = false;
 
   @ManyToMany(() => Permission, undefined, {
     pivotTable: 'role_permissions',
