@@ -1,5 +1,5 @@
 import { CompanyOwned } from './company-owned.entity.js';
-import { Entity, Enum, Index, ManyToOne, Property, type Rel } from '@mikro-orm/core';
+import { Entity, Enum, Index, ManyToOne, type Opt, Property, type Rel } from '@mikro-orm/core';
 import { PhoneStatus, UseFor } from '../kernel/vocabulary.js';
 import { Agent } from './agent.entity.js';
 
@@ -21,40 +21,40 @@ export class PhoneNumber extends CompanyOwned {
   phoneNo!: string;
 
   @Property({ type: 'string', length: 32, default: 'telco' })
-  provider = 'telco';
+  provider: Opt<string> = 'telco';
 
   @Property({ type: 'string', length: 64, nullable: true, unique: 'phone_numbers_provider_sid_unique' })
-  providerSid?: string | null;
+  providerSid: string | null = null;
 
   @Enum({ items: () => PhoneStatus, default: PhoneStatus.Unverified })
-  status: PhoneStatus = PhoneStatus.Unverified;
+  status: Opt<PhoneStatus> = PhoneStatus.Unverified;
 
   @Enum({ items: () => UseFor, default: UseFor.both })
-  useFor: UseFor = UseFor.both;
+  useFor: Opt<UseFor> = UseFor.both;
 
   @Property({ type: 'boolean', default: true })
-  dialable = true;
+  dialable: Opt<boolean> = true;
 
   @Property({ type: 'boolean', default: false })
-  aiActive = false;
+  aiActive: Opt<boolean> = false;
 
   /** local, mobile or tollfree (kernel/vocabulary.ts PHONE_TYPES). */
   @Property({ type: 'string', length: 32, default: 'local' })
-  phoneType = 'local';
+  phoneType: Opt<string> = 'local';
 
   @Property({ type: 'string', length: 255, nullable: true })
-  phoneTitle?: string | null;
+  phoneTitle: string | null = null;
 
   @Property({ type: 'boolean', default: false })
-  hasSpamProtection = false;
+  hasSpamProtection: Opt<boolean> = false;
 
   /** 10DLC registration: Yes or No (kernel/vocabulary.ts TENDLC_ANSWERS). */
   @Property({ type: 'string', length: 3, nullable: true })
-  tendlc?: string | null;
+  tendlc: string | null = null;
 
   @ManyToOne(() => Agent, { nullable: true, deleteRule: 'set null', updateRule: 'cascade', index: false })
-  chatbotAgent?: Rel<Agent> | null;
+  chatbotAgent: Rel<Agent> | null = null;
 
   @Property({ type: 'string', length: 64, nullable: true })
-  messagingServiceSid?: string | null;
+  messagingServiceSid: string | null = null;
 }

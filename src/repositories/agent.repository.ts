@@ -1,28 +1,40 @@
-import { type FilterQuery, LockMode } from '@mikro-orm/core';
+import { LockMode } from '@mikro-orm/core';
 import type { RequestContext } from '../context/request-context.js';
-import type { PageWindow } from '../db/reads.js';
+import { type PageWindow, readPage } from '../db/reads.js';
 import { Agent } from '../entities/agent.entity.js';
 import type { IdCodec } from '../kernel/ids.js';
-import { ownedEntity, pageOptions } from './common.js';
+import { type Listed, listed, ownedEntity } from './common.js';
 
-// A company's AI agents, through the entity: the one module that knows their table.
+// A company's AI agents: the one module that knows their table. Its list is one statement (a page of rows).
 
 export const agentRepository = {
-  /** One page of the company's agents by name, filtered by activity and by a LIKE pattern of the name. */
+  /** One page of the company's agents by name, filtered by activity, one id and a LIKE pattern of the name. */
   async page(
     ctx: RequestContext,
-    filter: { active?: boolean; namePattern?: string },
+    filter: { active?: boolean; id?: number; namePattern?: string },
     window: PageWindow,
-  ): Promise<[Agent[], number]> {
-    const where: FilterQuery<Agent> = { company: await ctx.companyId() };
-    if (filter.active !== undefined) where.active = filter.active;
-    if (filter.namePattern) where.name = { $ilike: filter.namePattern };
-    return ctx.em.findAndCount(Agent, where, { orderBy: [{ name: 'asc' }, { id: 'asc' }], ...pageOptions(window) });
+  ): Promise<[Array<Listed<Agent, 'id' | 'name' | 'active' | 'online'>>, number]> {
+    const params: unknown[] = [await ctx.companyId()];
+    let where = 'company_id = $1';
+    if (filter.active !== undefined) where += ` AND active = $${params.push(filter.active)}`;
+    if (filter.id !== undefined) where += ` AND id = $${params.push(filter.id)}`;
+    if (filter.namePattern) where += ` AND name ILIKE $${params.push(filter.namePattern)}`;
+    const { rows, total } = await readPage<Record<string, unknown>>(
+      ctx,
+      { select: 'id, name, active, online', from: 'agents', where, orderBy: 'name ASC, id ASC', params },
+      window,
+    );
+    return [listed(ctx, Agent, rows), total];
   },
 
   /** The company's agent by any id form, locked until the unit of work ends (one change at a time); 404 otherwise. */
   locked(ctx: RequestContext, ids: IdCodec, raw: string): Promise<Agent> {
     return ownedEntity(ctx, ids, Agent, { kind: 'agent', what: 'Agent', lock: true }, raw);
+  },
+
+  /** The caller's company's agent by its id, or null. */
+  async byId(ctx: RequestContext, id: number): Promise<Agent | null> {
+    return ctx.em.findOne(Agent, { id, company: await ctx.companyId() });
   },
 
   /** The agent of `companyId` by its id, locked until the unit of work ends; null when it is gone. */

@@ -1,11 +1,15 @@
-import { type FilterQuery, LockMode } from '@mikro-orm/core';
+import { LockMode } from '@mikro-orm/core';
 import type { RequestContext } from '../context/request-context.js';
-import type { PageWindow } from '../db/reads.js';
+import { type PageWindow, readPage } from '../db/reads.js';
 import { Agent } from '../entities/agent.entity.js';
 import { Campaign } from '../entities/campaign.entity.js';
 import { Lead } from '../entities/lead.entity.js';
 import { PipelineStage } from '../entities/pipeline-stage.entity.js';
-import { pageOptions } from './common.js';
+import { type Listed, listed } from './common.js';
+
+/** What a campaign and a lead are listed with. */
+export type CampaignListed = 'id' | 'name' | 'status' | 'agent' | 'startedAt' | 'completedAt' | 'createdAt' | 'leads';
+export type LeadListed = 'id' | 'contact' | 'campaign' | 'pipelineStage' | 'source' | 'createdAt';
 
 // A company's dialer campaigns and leads: the one module that knows their tables.
 
@@ -29,14 +33,27 @@ export const campaignRepository = {
   },
 
   /** One page of the company's campaigns, newest first, each with its lead count. */
-  async page(ctx: RequestContext, status: string | undefined, window: PageWindow): Promise<[Campaign[], number]> {
-    const where: FilterQuery<Campaign> = { company: await ctx.companyId() };
-    if (status) where.status = status;
-    return ctx.em.findAndCount(Campaign, where, {
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      populate: ['leads'],
-      ...pageOptions(window),
-    });
+  async page(
+    ctx: RequestContext,
+    status: string | undefined,
+    window: PageWindow,
+  ): Promise<[Array<Listed<Campaign, CampaignListed>>, number]> {
+    const params: unknown[] = [await ctx.companyId()];
+    if (status) params.push(status);
+    const { rows, total } = await readPage<Record<string, unknown>>(
+      ctx,
+      {
+        select:
+          'c.id, c.name, c.status, c.agent_id, c.started_at, c.completed_at, c.created_at, ' +
+          '(SELECT count(*)::int FROM leads l WHERE l.campaign_id = c.id) AS leads',
+        from: 'campaigns c',
+        where: status ? 'c.company_id = $1 AND c.status = $2' : 'c.company_id = $1',
+        orderBy: 'c.created_at DESC, c.id DESC',
+        params,
+      },
+      window,
+    );
+    return [listed(ctx, Campaign, rows), total];
   },
 
   /** The company's campaign with its lead count, locked until the unit of work ends; null otherwise. */
@@ -69,13 +86,25 @@ export const campaignRepository = {
   },
 
   /** One page of the company's leads, newest first, of one campaign when `campaignId` is given. */
-  async leads(ctx: RequestContext, campaignId: number | undefined, window: PageWindow): Promise<[Lead[], number]> {
-    const where: FilterQuery<Lead> = { company: await ctx.companyId() };
-    if (campaignId !== undefined) where.campaign = campaignId;
-    return ctx.em.findAndCount(Lead, where, {
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      ...pageOptions(window),
-    });
+  async leads(
+    ctx: RequestContext,
+    campaignId: number | undefined,
+    window: PageWindow,
+  ): Promise<[Array<Listed<Lead, LeadListed>>, number]> {
+    const params: unknown[] = [await ctx.companyId()];
+    if (campaignId !== undefined) params.push(campaignId);
+    const { rows, total } = await readPage<Record<string, unknown>>(
+      ctx,
+      {
+        select: 'l.id, l.contact_id, l.campaign_id, l.pipeline_stage_id, l.source, l.created_at',
+        from: 'leads l',
+        where: campaignId !== undefined ? 'l.company_id = $1 AND l.campaign_id = $2' : 'l.company_id = $1',
+        orderBy: 'l.created_at DESC, l.id DESC',
+        params,
+      },
+      window,
+    );
+    return [listed(ctx, Lead, rows), total];
   },
 
   /** Writes what was changed on the campaigns this unit of work holds. */

@@ -1,8 +1,25 @@
-import { type FilterQuery, raw, type RequiredEntityData } from '@mikro-orm/core';
+import type { RequiredEntityData } from '@mikro-orm/core';
 import type { RequestContext } from '../context/request-context.js';
-import type { PageWindow } from '../db/reads.js';
+import { type PageWindow, readPage } from '../db/reads.js';
 import { Contact } from '../entities/contact.entity.js';
-import { pageOptions } from './common.js';
+import { type Listed, listed } from './common.js';
+
+/** What a contact is listed with: every field the API serves. */
+export type ContactListed =
+  | 'id'
+  | 'phoneNumber'
+  | 'email'
+  | 'firstName'
+  | 'lastName'
+  | 'address'
+  | 'city'
+  | 'state'
+  | 'zip'
+  | 'country'
+  | 'companyName'
+  | 'tags'
+  | 'customFields'
+  | 'createdAt';
 
 // A company's contacts, one per phone number: the one module that knows their table.
 
@@ -31,18 +48,30 @@ export const contactRepository = {
   },
 
   /** One page of the company's contacts, newest first; `pattern` (a LIKE pattern) matches number, name or email. */
-  async page(ctx: RequestContext, pattern: string | undefined, window: PageWindow): Promise<[Contact[], number]> {
-    const where: FilterQuery<Contact> = { company: await ctx.companyId() };
-    if (pattern)
-      where.$or = [
-        { phoneNumber: { $ilike: pattern } },
-        { [raw("coalesce(first_name, '') || ' ' || coalesce(last_name, '')")]: { $ilike: pattern } },
-        { email: { $ilike: pattern } },
-      ];
-    return ctx.em.findAndCount(Contact, where, {
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      ...pageOptions(window),
-    });
+  async page(
+    ctx: RequestContext,
+    pattern: string | undefined,
+    window: PageWindow,
+  ): Promise<[Array<Listed<Contact, ContactListed>>, number]> {
+    const params: unknown[] = [await ctx.companyId()];
+    if (pattern) params.push(pattern);
+    const { rows, total } = await readPage<Record<string, unknown>>(
+      ctx,
+      {
+        select:
+          'id, phone_number, email, first_name, last_name, address, city, state, zip, country, company_name, tags, ' +
+          'custom_fields, created_at',
+        from: 'contacts',
+        where: pattern
+          ? "company_id = $1 AND (phone_number ILIKE $2 OR coalesce(first_name, '') || ' ' || coalesce(last_name, '') " +
+            'ILIKE $2 OR email ILIKE $2)'
+          : 'company_id = $1',
+        orderBy: 'created_at DESC, id DESC',
+        params,
+      },
+      window,
+    );
+    return [listed(ctx, Contact, rows), total];
   },
 
   /** A contact of the caller's company by its id (a lead's, a call's). */

@@ -1,10 +1,10 @@
-import { type FilterQuery, raw } from '@mikro-orm/core';
+import { raw } from '@mikro-orm/core';
 import type { RequestContext } from '../context/request-context.js';
-import type { PageWindow } from '../db/reads.js';
+import { type PageWindow, readPage } from '../db/reads.js';
 import { Pipeline } from '../entities/pipeline.entity.js';
 import { PipelineStage } from '../entities/pipeline-stage.entity.js';
 import type { IdCodec } from '../kernel/ids.js';
-import { ownedEntity, pageOptions } from './common.js';
+import { type Listed, listed, ownedEntity } from './common.js';
 
 // A company's pipelines and their stages, through the entities: the one module that knows their tables.
 
@@ -13,15 +13,29 @@ export type PipelineScope = { kind: 'all' } | { kind: 'unsynced' } | { kind: 'lo
 
 export const pipelineRepository = {
   /** One page of the company's pipelines by name (each with its stage count) and how many there are in all. */
-  async page(ctx: RequestContext, scope: PipelineScope, window: PageWindow): Promise<[Pipeline[], number]> {
-    const where: FilterQuery<Pipeline> = { company: await ctx.companyId() };
-    if (scope.kind === 'unsynced') where.crmLocationId = null;
-    else if (scope.kind === 'location') where.crmLocationId = scope.crmLocationId;
-    return ctx.em.findAndCount(Pipeline, where, {
-      orderBy: [{ name: 'asc' }, { id: 'asc' }],
-      populate: ['stagesCount'],
-      ...pageOptions(window),
-    });
+  async page(
+    ctx: RequestContext,
+    scope: PipelineScope,
+    window: PageWindow,
+  ): Promise<[Array<Listed<Pipeline, 'id' | 'name' | 'crmLocationId' | 'stagesCount'>>, number]> {
+    const params: unknown[] = [await ctx.companyId()];
+    let where = 'p.company_id = $1';
+    if (scope.kind === 'unsynced') where += ' AND p.crm_location_id IS NULL';
+    else if (scope.kind === 'location') where += ` AND p.crm_location_id = $${params.push(scope.crmLocationId)}`;
+    const { rows, total } = await readPage<Record<string, unknown>>(
+      ctx,
+      {
+        select:
+          'p.id, p.name, p.crm_location_id, ' +
+          '(SELECT count(*)::int FROM pipeline_stages s WHERE s.pipeline_id = p.id) AS stages_count',
+        from: 'pipelines p',
+        where,
+        orderBy: 'p.name, p.id',
+        params,
+      },
+      window,
+    );
+    return [listed(ctx, Pipeline, rows), total];
   },
 
   /** The company's pipeline by any id form; 404 otherwise. `lock`: locked until the unit of work ends. */

@@ -1,11 +1,11 @@
-import { type FilterQuery, LockMode } from '@mikro-orm/core';
+import { LockMode } from '@mikro-orm/core';
 import type { RequestContext } from '../context/request-context.js';
-import type { PageWindow } from '../db/reads.js';
+import { type PageWindow, readPage } from '../db/reads.js';
 import { Permission } from '../entities/permission.entity.js';
 import { PermissionModule } from '../entities/permission-module.entity.js';
 import { Role } from '../entities/role.entity.js';
 import { User } from '../entities/user.entity.js';
-import { pageOptions } from './common.js';
+import { type Listed, listed } from './common.js';
 
 // A company's roles, the permissions they grant and the permission catalog: the one module that knows their tables.
 
@@ -32,14 +32,26 @@ const RENAME = `WITH target AS (SELECT id, is_owner FROM roles WHERE id = $1 AND
   FROM (SELECT 1) AS one LEFT JOIN target t ON true LEFT JOIN renamed r ON true`;
 
 export const roleRepository = {
-  /** One page of the company's roles, newest first; `pattern`: a LIKE pattern of the title. */
-  async page(ctx: RequestContext, pattern: string | undefined, window: PageWindow): Promise<[Role[], number]> {
-    const where: FilterQuery<Role> = { company: await ctx.companyId() };
-    if (pattern) where.title = { $ilike: pattern };
-    return ctx.em.findAndCount(Role, where, {
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      ...pageOptions(window),
-    });
+  /** One page of the company's roles, newest first; `pattern`: a LIKE pattern of the title (one statement: a list). */
+  async page(
+    ctx: RequestContext,
+    pattern: string | undefined,
+    window: PageWindow,
+  ): Promise<[Array<Listed<Role, 'id' | 'title' | 'isOwner' | 'createdAt' | 'updatedAt'>>, number]> {
+    const params: unknown[] = [await ctx.companyId()];
+    if (pattern) params.push(pattern);
+    const { rows, total } = await readPage<Record<string, unknown>>(
+      ctx,
+      {
+        select: 'id, title, is_owner, created_at, updated_at',
+        from: 'roles',
+        where: pattern ? 'company_id = $1 AND title ILIKE $2' : 'company_id = $1',
+        orderBy: 'created_at DESC, id DESC',
+        params,
+      },
+      window,
+    );
+    return [listed(ctx, Role, rows), total];
   },
 
   /** The company's role by its id, or null; `lock`: locked until the unit of work ends. */

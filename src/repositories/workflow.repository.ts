@@ -6,11 +6,22 @@ import { Workflow } from '../entities/workflow.entity.js';
 import { WorkflowFolder } from '../entities/workflow-folder.entity.js';
 import type { IdCodec } from '../kernel/ids.js';
 import type { WorkflowStatus } from '../kernel/workflow.js';
-import { ownedEntity } from './common.js';
+import { type Listed, listed, ownedEntity } from './common.js';
 
-// A company's workflows and their folders: the one module that knows their tables. The list is the one statement
-// written by hand (a deep page found through the index, with a cursor: db/reads.ts readNewestPage); its rows
-// become entities here.
+/** What a workflow is listed with: every field the API serves. */
+export type WorkflowListed =
+  | 'id'
+  | 'builderId'
+  | 'name'
+  | 'description'
+  | 'status'
+  | 'folder'
+  | 'triggerConfig'
+  | 'createdAt'
+  | 'updatedAt';
+
+// A company's workflows and their folders: the one module that knows their tables. The list is one statement
+// (a deep page found through the index, with a cursor: db/reads.ts readNewestPage), its rows `Listed`.
 
 /** What a list of workflows keeps: one folder's (null: those in none), a status, a LIKE pattern of the name. */
 export interface WorkflowFilter {
@@ -47,7 +58,11 @@ export const workflowRepository = {
   },
 
   /** A page of the company's workflows, newest first, through the index (and a cursor), as entities. */
-  async page(ctx: RequestContext, filter: WorkflowFilter, window: PageWindow): Promise<Page<Workflow>> {
+  async page(
+    ctx: RequestContext,
+    filter: WorkflowFilter,
+    window: PageWindow,
+  ): Promise<Page<Listed<Workflow, WorkflowListed>>> {
     const params: unknown[] = [await ctx.companyId()];
     let where = 'company_id = $1';
     if (filter.folder !== undefined)
@@ -59,7 +74,7 @@ export const workflowRepository = {
       { table: 'workflows', columns: COLUMNS, where, params },
       window,
     );
-    return { ...page, records: page.records.map((row) => ctx.em.map(Workflow, row)) };
+    return { ...page, records: listed(ctx, Workflow, page.records) };
   },
 
   /** The names of the company's workflows that begin with `prefix`, the company's default names held until the unit of work ends. */

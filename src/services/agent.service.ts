@@ -4,6 +4,7 @@ import { Rules } from '../kernel/validation.js';
 import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from '../db/reads.js';
 import type { Agent } from '../entities/agent.entity.js';
 import { agentRepository } from '../repositories/agent.repository.js';
+import type { Listed } from '../repositories/common.js';
 import { BOUNDS } from '../kernel/bounds.js';
 
 // The agents aggregate: its entity's changes and events, in one place.
@@ -28,7 +29,7 @@ export interface AgentRecord {
 export class AgentService {
   constructor(private readonly ids: IdCodec) {}
 
-  private record(agent: Agent): AgentRecord {
+  private record(agent: Listed<Agent, 'id' | 'name' | 'active' | 'online'>): AgentRecord {
     return {
       id: String(agent.id),
       encryptedId: this.ids.encrypt('agent', agent.id),

@@ -4,7 +4,8 @@ import type { Agent } from '../entities/agent.entity.js';
 import type { Campaign } from '../entities/campaign.entity.js';
 import type { Lead } from '../entities/lead.entity.js';
 import type { PipelineStage } from '../entities/pipeline-stage.entity.js';
-import { campaignRepository } from '../repositories/campaign.repository.js';
+import { type CampaignListed, campaignRepository, type LeadListed } from '../repositories/campaign.repository.js';
+import type { Listed } from '../repositories/common.js';
 import { ConflictError, NotFoundError, ValidationError } from '../kernel/errors.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { E164, Rules, message } from '../kernel/validation.js';
@@ -40,7 +41,7 @@ export interface LeadRecord {
   createdAt: Date;
 }
 
-const campaignRecord = (campaign: Campaign): CampaignRecord => ({
+const campaignRecord = (campaign: Listed<Campaign, CampaignListed>): CampaignRecord => ({
   id: campaign.id,
   name: campaign.name,
   status: campaign.status,
@@ -51,7 +52,7 @@ const campaignRecord = (campaign: Campaign): CampaignRecord => ({
   leads: campaign.leads ?? 0,
 });
 
-const leadRecord = (lead: Lead): LeadRecord => ({
+const leadRecord = (lead: Listed<Lead, LeadListed>): LeadRecord => ({
   id: lead.id,
   contactId: lead.contact.id,
   campaignId: lead.campaign?.id ?? null,

@@ -5,6 +5,7 @@ import { pageOf, pageWindow, type Page, type PageArgs } from '../db/reads.js';
 import type { Pipeline } from '../entities/pipeline.entity.js';
 import type { PipelineStage } from '../entities/pipeline-stage.entity.js';
 import { pipelineRepository, type PipelineScope } from '../repositories/pipeline.repository.js';
+import type { Listed } from '../repositories/common.js';
 import { BOUNDS } from '../kernel/bounds.js';
 
 export const PIPELINE_LIMITS = { defaultPerPage: 15, maxPerPage: 30 };
@@ -47,7 +48,7 @@ export interface CrmLocation {
 export class PipelineService {
   constructor(private readonly ids: IdCodec) {}
 
-  private record(pipeline: Pipeline): PipelineRecord {
+  private record(pipeline: Listed<Pipeline, 'id' | 'name' | 'crmLocationId' | 'stagesCount'>): PipelineRecord {
     return {
       id: toBase64Id(pipeline.id),
       encryptedId: this.ids.encrypt('pipeline', pipeline.id),

@@ -7,7 +7,8 @@ import { LIMITS, Rules, message } from '../kernel/validation.js';
 import { likePattern, pageWindow, type Page, type PageArgs } from '../db/reads.js';
 import type { Workflow } from '../entities/workflow.entity.js';
 import type { WorkflowFolder } from '../entities/workflow-folder.entity.js';
-import { type WorkflowFilter, workflowRepository } from '../repositories/workflow.repository.js';
+import { type WorkflowFilter, type WorkflowListed, workflowRepository } from '../repositories/workflow.repository.js';
+import type { Listed } from '../repositories/common.js';
 import { BOUNDS } from '../kernel/bounds.js';
 
 const DEFAULT_NAME = 'Untitled workflow';
@@ -61,7 +62,7 @@ const folderRecord = (folder: WorkflowFolder, workflowsCount: number): FolderRec
 export class WorkflowService {
   constructor(private readonly ids: IdCodec) {}
 
-  private record(w: Workflow): WorkflowRecord {
+  private record(w: Listed<Workflow, WorkflowListed>): WorkflowRecord {
     return {
       id: toBase64Id(w.id),
       builderId: toBase64Id(w.builderId),
