@@ -14,6 +14,9 @@ import { TEST_JWT_SECRET } from '../test/helpers/app.js';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startService } from '../src/platform/runtime.js';
+import { entityManagerOn, openEntities } from '../src/db/entity-manager.js';
+import { Role } from '../src/entities/role.entity.js';
+import { Agent } from '../src/entities/agent.entity.js';
 
 // One app, several ways to the same answer, side by side: REST (route table ->
 // in-process GraphQL -> service), /graphql, the hand-written Express + pg
@@ -142,6 +145,51 @@ export async function apiBench(app: TestApp): Promise<void> {
       },
     });
   });
+  // The same page through the ORM, on the same route, pool and serializer: the entities' A/B (ADR 0078). A fork of
+  // the EntityManager per request, as the service makes, and the page found as MikroORM finds one (findAndCount).
+  const orm = await openEntities(app.running.databaseUrl);
+  base.app.get('/roles-orm', async (req, res) => {
+    const viewer = await base.viewer(req, res, 'view-role');
+    if (!viewer) return;
+    const em = entityManagerOn(orm, base.pool);
+    const [rows, total] = await em.findAndCount(
+      Role,
+      { company: viewer.company_id },
+      { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: 15, fields: ['title', 'createdAt', 'updatedAt'] },
+    );
+    res.json({
+      success: true,
+      data: {
+        records: rows.map((r) => ({
+          id: r.id,
+          title: r.title,
+          created_at: r.createdAt.toISOString(),
+          updated_at: r.updatedAt.toISOString(),
+        })),
+        pagination: Baseline.pagination(total, 1, 15, rows.length),
+      },
+    });
+  });
+  // And a write: an agent made by one prepared statement, or by the entity's create and flush (the same fork).
+  base.app.post('/agents', async (req, res) => {
+    const viewer = await base.viewer(req, res);
+    if (!viewer) return;
+    await base.query(
+      'agent-insert',
+      `INSERT INTO agents (company_id, name, active, online, performance_state, created_at, updated_at)
+       VALUES ($1, $2, true, false, '{}', now(), now()) RETURNING id`,
+      [viewer.company_id, req.body.name],
+    );
+    res.status(201).json({ success: true });
+  });
+  base.app.post('/agents-orm', async (req, res) => {
+    const viewer = await base.viewer(req, res);
+    if (!viewer) return;
+    const em = entityManagerOn(orm, base.pool);
+    em.create(Agent, { company: viewer.company_id, name: req.body.name });
+    await em.flush();
+    res.status(201).json({ success: true });
+  });
   base.app.get('/appointments', async (req, res) => {
     const viewer = await base.viewer(req, res);
     if (!viewer) return;
@@ -252,6 +300,7 @@ export async function apiBench(app: TestApp): Promise<void> {
       ),
     },
     plain: { name: 'plain', url: `${server.url}/roles`, headers: auth },
+    orm: { name: 'orm', url: `${server.url}/roles-orm`, headers: auth },
     best: { name: 'best', url: `${best.fastifyUrl}/roles`, headers: auth },
     bestExpress: { name: 'bestExpress', url: `${best.expressUrl}/roles`, headers: auth },
   };
@@ -326,6 +375,7 @@ export async function apiBench(app: TestApp): Promise<void> {
     );
     process.stdout.write(`${what}: the five paths answer the same bytes\n`);
   }
+  await assertSameAnswer(roles.plain, roles.orm);
   const limits = await withoutLimits(app, roles.REST);
   const one = (path: Scenario & { bodyTemplate: string }, n: string): Scenario => ({
     ...path,
@@ -369,8 +419,26 @@ export async function apiBench(app: TestApp): Promise<void> {
   const [{ title }] = await app.sql('SELECT title FROM roles WHERE id = $1', [renamed]);
   if (title !== 'Renamed GraphQL check') throw new Error(`the write did not happen: ${title}`);
 
+  const agents = {
+    plain: {
+      name: 'plain',
+      url: `${server.url}/agents`,
+      method: 'POST',
+      headers: json,
+      body: '{"name":"Bench agent"}',
+    },
+    orm: {
+      name: 'orm',
+      url: `${server.url}/agents-orm`,
+      method: 'POST',
+      headers: json,
+      body: '{"name":"Bench agent"}',
+    },
+  };
+  await assertSameAnswer(agents.plain, agents.orm);
   const results = {
     roles: await measure(Object.values(roles)),
+    agents: await measure(Object.values(agents)),
     appointments: await measure(Object.values(appointments)),
     write: await measure(Object.values(write), () => app.sql('VACUUM ANALYZE roles')),
     floor: await measure([{ name: 'healthz', url: `${app.url}/healthz` }]),
@@ -393,7 +461,8 @@ export async function apiBench(app: TestApp): Promise<void> {
   Object.assign(againstBest, limiterRatios(results.limits));
   report(
     'api',
-    `(a) roles page, 15 of 205; (b) appointment calls, Last Year, first page over ` +
+    `(a) roles page, 15 of 205 (orm: the baseline route through the entities); (a2) an agent made, by one ` +
+      `statement and through the entities; (b) appointment calls, Last Year, first page over ` +
       `${CALLS.toLocaleString('en-US')} calls; (c) a role renamed; /healthz as the floor; (d) the roles ` +
       `page over REST with the rate limits on and off (a second service on the same database)`,
     results,
@@ -401,5 +470,6 @@ export async function apiBench(app: TestApp): Promise<void> {
   );
   server.close();
   await best.close();
+  await orm.close(true);
   await base.pool.end();
 }

@@ -444,7 +444,7 @@ describe('traces exported over OTLP by an API process and a worker process', () 
       const insert = await eventually(
         async () =>
           inRequest('@opentelemetry/instrumentation-pg').find((s) =>
-            /^insert into "agents"/.test(String(s.attributes['db.statement'] ?? s.attributes['db.query.text'])),
+            /^insert into "?agents"?/i.test(String(s.attributes['db.statement'] ?? s.attributes['db.query.text'])),
           ),
         15_000,
         'the INSERT of the agent as a pg span of the request',

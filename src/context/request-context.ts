@@ -4,6 +4,7 @@ import { ForbiddenError, UnauthenticatedError } from '../kernel/errors.js';
 import { EventRecorder, type EventSink } from '../events/recorder.js';
 import { databaseSpan, type TraceContext } from '../observability/tracing.js';
 import type { EntityManager, StatementHost } from '../db/entity-manager.js';
+import { statementName } from '../db/statement-names.js';
 
 /** What a Bearer token says (auth/tokens.ts signs and verifies it): the user, the company, the token's id and times. */
 export interface TokenClaims {
@@ -326,18 +327,6 @@ export class ContextFactory {
 /** What the statements of a unit of work run on: its transaction's connection, or a pool for a statement that is its own transaction. */
 interface StatementRunner {
   query(config: pg.QueryConfig): Promise<pg.QueryResult>;
-}
-
-// Statements are few distinct texts, each run often: each is prepared once per
-// connection, so PostgreSQL plans it once instead of at every call (a list's
-// page-and-total statement takes longer to plan than to run). A text past the
-// first thousand (never expected) runs unprepared.
-const statementNames = new Map<string, string>();
-function statementName(text: string): string | undefined {
-  let name = statementNames.get(text);
-  if (name === undefined && statementNames.size < 1000)
-    statementNames.set(text, (name = `statement_${statementNames.size + 1}`));
-  return name;
 }
 
 /** A NOTIFY asked for after a commit: its channel and payload. */

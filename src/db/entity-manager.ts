@@ -1,6 +1,7 @@
 import { type EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { ENTITIES } from '../entities/index.js';
+import { statementName } from './statement-names.js';
 
 // The entities at run time (docs/adr/0078-one-unit-of-work-with-the-entity-manager.md): one MikroORM per process,
 // which opens no connection of its own. Each unit of work forks its EntityManager, and every statement of that fork
@@ -28,8 +29,9 @@ export async function openEntities(databaseUrl: string): Promise<MikroORM> {
 
 /**
  * MikroORM 6 writes a statement's values into its text before it runs it. Here the values travel apart, as bound
- * parameters (knex's own `?` bindings, which MikroORM's placeholders follow): a value never reaches a log line or a
- * trace's `db.statement` (ADR 0078), and the text of a statement is the same whatever its values.
+ * parameters (knex compiles MikroORM's `?` placeholders to `$1`, `$2`...), and the statement runs on the fork's
+ * connection prepared under a name, as `ctx.sql`'s do (db/statement-names.ts): a value never reaches a log line or
+ * a trace's `db.statement`, and PostgreSQL plans a statement once per connection, whatever its values (ADR 0078).
  */
 function withValuesApart(orm: MikroORM): void {
   type Query = string | { client: { transacting?: boolean }; toSQL(): { sql: string; bindings?: readonly unknown[] } };
@@ -47,13 +49,31 @@ function withValuesApart(orm: MikroORM): void {
       ctx ??= query.client.transacting ? query : undefined;
       ({ sql: text, bindings: values = [] } = query.toSQL());
     }
+    const host = (ctx as { client?: Partial<HostClient> } | undefined)?.client;
+    if (!host?.acquireConnection || !host.releaseConnection)
+      throw new Error('An EntityManager not made by the request context ran a statement.');
+    const native = knex
+      .raw(text, values as never[])
+      .toSQL()
+      .toNative();
     const run = async () => {
-      const raw = knex.raw(text, values as never[]);
-      if (ctx) raw.transacting(ctx as never);
-      return connection.transformRawResult(await raw, method);
+      const client = await host.acquireConnection!();
+      try {
+        const config = { name: statementName(native.sql), text: native.sql, values: native.bindings as unknown[] };
+        return connection.transformRawResult(await client.query(config), method);
+      } finally {
+        await host.releaseConnection!(client);
+      }
     };
-    return connection.executeQuery(text, run, { query: text, params: values, ...log });
+    return connection.executeQuery(native.sql, run, { query: native.sql, params: values, ...log });
   };
+}
+
+/** What a fork's connection is taken from: the host's (`clientOn`). */
+interface HostClient {
+  transacting: boolean;
+  acquireConnection: () => Promise<pg.PoolClient>;
+  releaseConnection: (connection: pg.PoolClient) => Promise<void>;
 }
 
 /** What a fork's statements run on: a transaction's connection, or a pool (a connection per statement). */
@@ -73,11 +93,7 @@ export function entityManagerOn(orm: MikroORM, host: StatementHost): EntityManag
 
 /** A knex client of the driver's own dialect and settings, whose connection is the host's. */
 function clientOn(orm: MikroORM, host: StatementHost): object {
-  const client = Object.create(orm.em.getKnex().client) as {
-    transacting: boolean;
-    acquireConnection: () => Promise<pg.PoolClient>;
-    releaseConnection: (connection: pg.PoolClient) => Promise<void>;
-  };
+  const client = Object.create(orm.em.getKnex().client) as HostClient;
   client.transacting = true;
   if (isPool(host)) {
     client.acquireConnection = () => host.connect();

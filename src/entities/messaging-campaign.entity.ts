@@ -12,7 +12,7 @@ export class MessagingCampaign extends CompanyOwned {
   messagingServiceSid!: string;
 
   @Property({ type: 'string', length: 64, nullable: true })
-  campaignSid?: string | null;
+  campaignSid: string | null = null;
 
   @Property({ type: 'string', length: 255 })
   name!: string;

@@ -13,5 +13,5 @@ export class TelcoAccount extends CompanyOwned {
 
   /** The provider's balance as it last answered, to the cent (a decimal kept as its text). */
   @Property({ type: 'decimal', precision: 12, scale: 2, nullable: true })
-  balance?: string | null;
+  balance: string | null = null;
 }

@@ -1,11 +1,10 @@
 import { type EntityClass, type FilterQuery, type FindOneOptions, LockMode } from '@mikro-orm/core';
 import type { RequestContext } from '../context/request-context.js';
 import { idOf } from '../db/lookup.js';
-import type { PageWindow } from '../db/reads.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { NotFoundError } from '../kernel/errors.js';
 
-// What every repository does alike: find a company's entity by an id the caller gave, and read a page.
+// What every repository does alike: find a company's entity by an id the caller gave, and make a list's rows `Listed`.
 
 /**
  * An entity of the caller's company by any id form (`kind` names it in the id codec); 404 naming `what` for
@@ -26,9 +25,6 @@ export async function ownedEntity<T extends { id: number; company: unknown }>(
   return found;
 }
 
-/** The limit and offset of a page, as `find` and `findAndCount` take them. */
-export const pageOptions = (window: PageWindow) => ({ limit: window.perPage, offset: window.offset });
-
 /** A related entity, as a list row carries it: its id alone. */
 type IdOnly<V> = V extends { id: number } ? { id: number } : V;
 
@@ -44,18 +40,15 @@ export type Listed<T, K extends keyof T> = {
 };
 
 type Column = [field: string, name: string, kind: 'date' | 'relation' | 'value'];
-const columnsOf = new WeakMap<object, Column[]>();
+/** Each entity's columns as a list reads them, and the date parser: found once, from the first context that lists it. */
+const plans = new WeakMap<object, { columns: Column[]; parseDate: (value: string) => unknown }>();
 
-/** The rows of a list statement (its columns named as the table names them) as `Listed` rows of `entity`. */
-export function listed<T extends object, K extends keyof T>(
-  ctx: RequestContext,
-  entity: EntityClass<T>,
-  rows: Array<Record<string, unknown>>,
-): Array<Listed<T, K>> {
-  const em = ctx.readOnly().em;
-  let columns = columnsOf.get(entity);
-  if (!columns) {
-    columns = em
+function planOf(ctx: RequestContext, entity: EntityClass<object>) {
+  let plan = plans.get(entity);
+  if (!plan) {
+    const em = ctx.readOnly().em;
+    const platform = em.getPlatform();
+    const columns = em
       .getMetadata()
       .get(entity.name)
       .props.filter((prop) => prop.fieldNames?.length === 1)
@@ -64,16 +57,26 @@ export function listed<T extends object, K extends keyof T>(
           prop.runtimeType === 'Date' ? 'date' : prop.kind === 'm:1' || prop.kind === '1:1' ? 'relation' : 'value';
         return [prop.fieldNames[0], prop.name, kind];
       });
-    columnsOf.set(entity, columns);
+    plan = { columns, parseDate: (value) => platform.parseDate(value) };
+    plans.set(entity, plan);
   }
-  const platform = em.getPlatform();
+  return plan;
+}
+
+/** The rows of a list statement (its columns named as the table names them) as `Listed` rows of `entity`. */
+export function listed<T extends object, K extends keyof T>(
+  ctx: RequestContext,
+  entity: EntityClass<T>,
+  rows: Array<Record<string, unknown>>,
+): Array<Listed<T, K>> {
+  const { columns, parseDate } = planOf(ctx, entity);
   return rows.map((row) => {
     const out: Record<string, unknown> = {};
-    for (const [field, name, kind] of columns!) {
+    for (const [field, name, kind] of columns) {
       const value = row[field];
       if (value === undefined) continue;
       if (value === null) out[name] = null;
-      else if (kind === 'date') out[name] = typeof value === 'string' ? platform.parseDate(value) : value;
+      else if (kind === 'date') out[name] = typeof value === 'string' ? parseDate(value) : value;
       else if (kind === 'relation') out[name] = { id: value };
       else out[name] = value;
     }

@@ -10,7 +10,7 @@ import { BOUNDS } from '../kernel/bounds.js';
 // The agents aggregate: its entity's changes and events, in one place.
 
 /** The data every agent event carries (docs: src/events/catalog.ts). */
-const agentData = (agent: Agent) => ({
+const agentData = (agent: Listed<Agent, 'id' | 'name' | 'active' | 'online'>) => ({
   agent_id: String(agent.id),
   name: agent.name,
   active: agent.active,
@@ -96,7 +96,11 @@ export class AgentService {
     return this.record(agent);
   }
 
-  private statusChanged(ctx: RequestContext, agent: Agent, wasOnline: boolean): Promise<void> {
+  private statusChanged(
+    ctx: RequestContext,
+    agent: Listed<Agent, 'id' | 'name' | 'active' | 'online'>,
+    wasOnline: boolean,
+  ): Promise<void> {
     return ctx.events.record('agent.status_changed', {
       ...agentData(agent),
       status: agent.online ? 'online' : 'offline',

@@ -9,12 +9,14 @@ import { TelcoError, TelcoUnavailableError, type TelcoClient, type TelcoCredenti
 import type { NumberType } from '../telco/inventory.js';
 import { Rules } from '../kernel/validation.js';
 import { BOUNDS } from '../kernel/bounds.js';
+import type { TelcoAccount } from '../entities/telco-account.entity.js';
+import { telcoRepository } from '../repositories/telco.repository.js';
 
 // The company's provider account and everything bought or imported through it.
 
 export const TOKEN_TTL_SECONDS = 15 * 60;
 
-export interface AvailableRow {
+export interface AvailableNumber {
   phoneNumber: string;
   friendlyName: string;
   region: string;
@@ -23,7 +25,7 @@ export interface AvailableRow {
   purchaseToken: string;
 }
 
-export interface ImportableRow {
+export interface ImportableNumber {
   phoneNumber: string;
   friendlyName: string;
   phoneType: NumberType;
@@ -32,7 +34,7 @@ export interface ImportableRow {
 }
 
 /** A messaging (10DLC) campaign of the provider account, as the import list shows it. */
-export interface MessagingCampaignRow {
+export interface ImportableCampaign {
   messagingServiceSid: string;
   name: string;
   campaignSid: string | null;
@@ -61,29 +63,6 @@ export async function provider<T>(call: () => Promise<T>): Promise<T> {
 export const ACCOUNT_CHANGES_PER_HOUR = 10;
 const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
 
-/** The company's account at the provider, as its row holds it (the token sealed, never answered). */
-export interface TelcoAccount {
-  companyId: number;
-  accountSid: string;
-  authTokenSealed: string;
-  /** The balance the provider last reported (USD, PostgreSQL's numeric as text). */
-  balance: string | null;
-}
-
-interface TelcoAccountRow {
-  company_id: number;
-  account_sid: string;
-  auth_token_sealed: string;
-  balance: string | null;
-}
-
-const toAccount = (row: TelcoAccountRow): TelcoAccount => ({
-  companyId: row.company_id,
-  accountSid: row.account_sid,
-  authTokenSealed: row.auth_token_sealed,
-  balance: row.balance,
-});
-
 export class TelcoService {
   constructor(
     private readonly client: TelcoClient,
@@ -93,12 +72,9 @@ export class TelcoService {
     private readonly config: Pick<Config, 'publicUrl'>,
   ) {}
 
-  async account(ctx: RequestContext): Promise<TelcoAccount | null> {
-    const [row] = await ctx.sql<TelcoAccountRow>(
-      'SELECT company_id, account_sid, auth_token_sealed, balance::text FROM telco_accounts WHERE company_id = $1',
-      [await ctx.companyId()],
-    );
-    return row ? toAccount(row) : null;
+  /** The company's account at the provider (its token sealed, never answered), or null. */
+  account(ctx: RequestContext): Promise<TelcoAccount | null> {
+    return telcoRepository.account(ctx);
   }
 
   /** Verifies the credentials with the provider, then stores them sealed with the balance it reports. */
@@ -118,22 +94,17 @@ export class TelcoService {
     const balance = await provider(() => this.client.balance({ accountSid, authToken }));
     if (!Number.isFinite(balance))
       throw new ProviderUnavailableError('The telco provider reported a balance that is not a number.');
-    const now = new Date();
-    const [row] = await ctx.sql<TelcoAccountRow>(
-      `INSERT INTO telco_accounts (company_id, account_sid, auth_token_sealed, balance, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $5)
-       ON CONFLICT (company_id) DO UPDATE SET account_sid = excluded.account_sid,
-         auth_token_sealed = excluded.auth_token_sealed, balance = excluded.balance, updated_at = excluded.updated_at
-       RETURNING company_id, account_sid, auth_token_sealed, balance::text`,
-      [company, accountSid, this.box.seal(authToken), balance.toFixed(2), now],
-    );
-    return toAccount(row);
+    return telcoRepository.saveAccount(ctx, {
+      accountSid,
+      authTokenSealed: this.box.seal(authToken),
+      balance: balance.toFixed(2),
+    });
   }
 
   async available(
     ctx: RequestContext,
     search: { areaCode?: string | null; contains?: string | null; phoneType?: string | null },
-  ): Promise<AvailableRow[]> {
+  ): Promise<AvailableNumber[]> {
     const rules = new Rules().oneOf('phoneType', search.phoneType, ['local', 'mobile', 'tollfree']);
     if (search.areaCode && !/^\d{3}$/.test(search.areaCode))
       rules.add('areaCode', 'The area code field must be 3 digits.');
@@ -161,16 +132,13 @@ export class TelcoService {
   }
 
   /** Numbers on the provider account that this company has not imported. */
-  async importable(ctx: RequestContext): Promise<ImportableRow[]> {
+  async importable(ctx: RequestContext): Promise<ImportableNumber[]> {
     const { creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
     const incoming = await provider(() => this.client.incoming(creds));
     const cid = await ctx.companyId();
-    const known = new Set(
-      (
-        await ctx.sql<{ phone_no: string }>('SELECT phone_no FROM phone_numbers WHERE phone_no = ANY($1::text[])', [
-          incoming.map((n) => n.phoneNumber),
-        ])
-      ).map((n) => n.phone_no),
+    const known = await telcoRepository.numbersTaken(
+      ctx,
+      incoming.map((n) => n.phoneNumber),
     );
     return incoming
       .filter((n) => !known.has(n.phoneNumber))
@@ -189,38 +157,31 @@ export class TelcoService {
 
   async importNumber(ctx: RequestContext, token: string): Promise<ActionResult> {
     new Rules().required('importToken', token).check();
-    const { account, creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
+    const { creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
     const claims = this.tokens.verify('import', token, await ctx.companyId());
     if (!claims) throw ValidationError.field('importToken', 'The import token is invalid or has expired.');
-    const [taken] = await ctx.sql('SELECT 1 FROM phone_numbers WHERE phone_no = $1', [claims.num]);
-    if (taken) {
+    if ((await telcoRepository.numbersTaken(ctx, [String(claims.num)])).size > 0) {
       throw new UnprocessableError('This number has already been imported.');
     }
     const incoming = await provider(() => this.client.incoming(creds));
     const number = incoming.find((n) => n.sid === claims.sid);
     if (!number) throw new UnprocessableError('The number is no longer on the telco account.');
-    const now = new Date();
-    await ctx.sql(
-      `INSERT INTO phone_numbers (company_id, phone_no, provider_sid, phone_type, phone_title, status, created_at,
-         updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
-      [account.companyId, number.phoneNumber, number.sid, number.type, number.friendlyName, PhoneStatus.Verified, now],
-    );
+    await telcoRepository.addNumber(ctx, {
+      phoneNo: number.phoneNumber,
+      providerSid: number.sid,
+      phoneType: number.type,
+      phoneTitle: number.friendlyName,
+      status: PhoneStatus.Verified,
+    });
     return { success: true, message: 'Number imported successfully.' };
   }
 
   /** A2P campaigns of the account's messaging services that are not imported yet. */
-  async importableCampaigns(ctx: RequestContext): Promise<MessagingCampaignRow[]> {
+  async importableCampaigns(ctx: RequestContext): Promise<ImportableCampaign[]> {
     const { creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
     const services = await provider(() => this.client.services(creds));
-    const imported = new Set(
-      (
-        await ctx.sql<{ messaging_service_sid: string }>(
-          'SELECT messaging_service_sid FROM messaging_campaigns WHERE company_id = $1',
-          [await ctx.companyId()],
-        )
-      ).map((c) => c.messaging_service_sid),
-    );
-    const rows: MessagingCampaignRow[] = [];
+    const imported = await telcoRepository.importedServices(ctx);
+    const rows: ImportableCampaign[] = [];
     for (const service of services.filter((s) => !imported.has(s.sid))) {
       const [campaign] = await provider(() => this.client.campaigns(creds, service.sid));
       rows.push({
@@ -240,12 +201,8 @@ export class TelcoService {
       .required('messagingServiceSid', serviceSid)
       .maxChars('messagingServiceSid', serviceSid, BOUNDS.telco.messagingServiceSid.maxLength)
       .check();
-    const { account, creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
-    const [imported] = await ctx.sql(
-      'SELECT 1 FROM messaging_campaigns WHERE company_id = $1 AND messaging_service_sid = $2',
-      [account.companyId, serviceSid],
-    );
-    if (imported) {
+    const { creds } = await this.credentials(ctx, 'Telco credentials must be set first.');
+    if ((await telcoRepository.importedServices(ctx)).has(serviceSid)) {
       throw new UnprocessableError('This messaging campaign has already been imported.');
     }
     const campaigns = await provider(() => this.client.campaigns(creds, serviceSid));
@@ -260,20 +217,13 @@ export class TelcoService {
         `${this.config.publicUrl}/api/telco/sms/status`,
       ),
     );
-    const now = new Date();
-    await ctx.sql(
-      `INSERT INTO messaging_campaigns (company_id, messaging_service_sid, campaign_sid, name, status, use_case,
-         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
-      [
-        account.companyId,
-        serviceSid,
-        campaigns[0].sid,
-        service?.friendlyName ?? serviceSid,
-        campaigns[0].status,
-        campaigns[0].useCase,
-        now,
-      ],
-    );
+    await telcoRepository.addCampaign(ctx, {
+      messagingServiceSid: serviceSid,
+      campaignSid: campaigns[0].sid,
+      name: service?.friendlyName ?? serviceSid,
+      status: campaigns[0].status,
+      useCase: campaigns[0].useCase,
+    });
     return { success: true, message: 'Messaging campaign imported successfully.' };
   }
 
@@ -306,13 +256,9 @@ export class TelcoService {
     number: string | undefined,
   ): Promise<{ companyId: number; authToken: string } | undefined> {
     if (!ACCOUNT_SID.test(accountSid)) return undefined;
-    const rows = await ctx.sql<{ company_id: number; auth_token_sealed: string; owns: boolean }>(
-      `SELECT t.company_id, t.auth_token_sealed, EXISTS (SELECT 1 FROM phone_numbers p WHERE p.company_id = t.company_id AND p.phone_no = $1) AS owns
-       FROM telco_accounts t WHERE t.account_sid = $2 ORDER BY 3 DESC, t.company_id LIMIT 1`,
-      [number ?? '', accountSid],
-    );
-    const authToken = rows[0] ? this.box.open(rows[0].auth_token_sealed) : undefined;
-    return rows[0] && authToken ? { companyId: rows[0].company_id, authToken } : undefined;
+    const account = await telcoRepository.accountOfCallback(ctx, accountSid, number ?? '');
+    const authToken = account ? this.box.open(account.authTokenSealed) : undefined;
+    return account && authToken ? { companyId: account.company.id, authToken } : undefined;
   }
 
   /** The company's provider account and its opened credentials; 422 with `missing` when there are none or no balance yet. */
