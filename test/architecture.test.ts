@@ -197,6 +197,19 @@ describe('architecture', () => {
     assert.deepEqual(long, []);
   });
 
+  // docs/adr/0079: the repositories are the one place that knows tables and columns. The services, resolvers, REST and
+  // GraphQL layers hold no statement; the call records are the one aggregate not moved yet (a ratchet: it may only
+  // shrink).
+  test('no statement in the services, resolvers, REST or GraphQL but the call records not yet moved', () => {
+    const STATEMENT = /\bctx\.sql\b|\.sql<|\b(readPage|readNewestPage|readDeepPage|ownedRow)\(/;
+    const holding = ['services', 'resolvers', 'rest', 'graphql']
+      .flatMap((dir) => sources(path.join(SRC, dir)))
+      .filter((file) => STATEMENT.test(readFileSync(file, 'utf8')))
+      .map((file) => path.relative(SRC, file).split(path.sep).join('/'))
+      .sort();
+    assert.deepEqual(holding, ['services/calls/inbound.ts', 'services/calls/statements.ts']);
+  });
+
   // docs/adr/0060-one-way-into-the-database.md: statements go through ctx.sql alone, with $1, $2... placeholders.
   test('one way into the database: ctx.sql, with numbered placeholders', () => {
     const product = sources(SRC).filter((file) => !file.includes(`${path.sep}migrations${path.sep}`));

@@ -35,7 +35,7 @@ export class SmsMessage extends CompanyOwned {
   status!: string;
 
   @Property({ type: 'string', length: 16, nullable: true })
-  errorCode?: string | null;
+  errorCode: string | null = null;
 
   @ManyToOne(() => SmsMessage, { nullable: true, deleteRule: 'set null', updateRule: 'cascade', index: false })
   inReplyTo?: Rel<SmsMessage> | null;

@@ -1,5 +1,5 @@
 import { CompanyOwned } from './company-owned.entity.js';
-import { Entity, Enum, Index, Property } from '@mikro-orm/core';
+import { Entity, Enum, Index, type Opt, Property } from '@mikro-orm/core';
 import { SpamNumberType, SpamStatus } from '../kernel/vocabulary.js';
 
 // A number a company has protected from spam labels, and what the carriers said at its latest check. The trigram
@@ -21,23 +21,23 @@ export class SpamProtectedNumber extends CompanyOwned {
   type!: SpamNumberType;
 
   @Enum({ items: () => SpamStatus, default: SpamStatus.InProgress })
-  status: SpamStatus = SpamStatus.InProgress;
+  status: Opt<SpamStatus> = SpamStatus.InProgress;
 
   @Property({ type: 'string', length: 20 })
   pnumber!: string;
 
   @Property({ type: 'json', default: '[]' })
-  flaggedCarriers: string[] = [];
+  flaggedCarriers: Opt<string[]> = [];
 
   @Property({ type: 'json', default: '[]' })
-  carriersChecked: string[] = [];
+  carriersChecked: Opt<string[]> = [];
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
-  latestCheckAt?: Date | null;
+  latestCheckAt: Date | null = null;
 
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   renewsAt!: Date;
 
   @Property({ type: 'boolean', default: true })
-  autoRenew = true;
+  autoRenew: Opt<boolean> = true;
 }

@@ -32,6 +32,11 @@ export const agentRepository = {
     return ownedEntity(ctx, ids, Agent, { kind: 'agent', what: 'Agent', lock: true }, raw);
   },
 
+  /** Whether `companyId` (the caller's, or one of an agency's companies) has the agent `id`. */
+  async belongsTo(ctx: RequestContext, id: number, companyId: number): Promise<boolean> {
+    return (await ctx.em.count(Agent, { id, company: companyId })) > 0;
+  },
+
   /** The caller's company's agent by its id, or null. */
   async byId(ctx: RequestContext, id: number): Promise<Agent | null> {
     return ctx.em.findOne(Agent, { id, company: await ctx.companyId() });

@@ -15,6 +15,11 @@ export const companyRepository = {
     return company?.settings[key];
   },
 
+  /** The agency's company `companyId`, when it is one of `parentId`'s. */
+  child(ctx: RequestContext, companyId: number, parentId: number): Promise<Company | null> {
+    return ctx.em.findOne(Company, { id: companyId, parent: parentId });
+  },
+
   /** Sets one of the caller's company's settings; the company is locked until the unit of work ends, so two writes of different keys keep both. */
   async setSetting<K extends keyof CompanySettings>(
     ctx: RequestContext,

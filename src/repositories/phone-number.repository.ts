@@ -52,6 +52,18 @@ export const phoneNumberRepository = {
     return ownedEntity(ctx, ids, PhoneNumber, { kind: 'phone_number', what: 'Phone number' }, raw);
   },
 
+  /** The AI agent that answers on the company's number `phoneNo`; null when none does or it is not the company's. */
+  async answeringAgent(ctx: RequestContext, phoneNo: string): Promise<number | null> {
+    const number = await ctx.em.findOne(PhoneNumber, { company: await ctx.companyId(), phoneNo });
+    return number?.chatbotAgent?.id ?? null;
+  },
+
+  /** The company's number to send from: `phoneNo` when it is one of them, else its first. */
+  async sender(ctx: RequestContext, phoneNo?: string): Promise<PhoneNumber | null> {
+    const company = await ctx.companyId();
+    return ctx.em.findOne(PhoneNumber, phoneNo ? { company, phoneNo } : { company }, { orderBy: { id: 'asc' } });
+  },
+
   /** Writes what was changed on the numbers this unit of work holds. */
   save(ctx: RequestContext): Promise<void> {
     return ctx.em.flush();

@@ -1,6 +1,7 @@
 import type { RequestContext } from '../context/request-context.js';
 import { CALL_PROGRESS } from '../kernel/vocabulary.js';
 import { callRecords } from './calls/statements.js';
+import { phoneNumberRepository } from '../repositories/phone-number.repository.js';
 import type { CallStatusChanged } from '../telco/callbacks.js';
 import { evaluateAgent } from './agent-performance.js';
 import { contactFields, type ContactService } from './contact.service.js';
@@ -23,16 +24,13 @@ export class CallService {
     const now = this.clock();
     const { direction } = report;
     // The company's own number on the call, and the AI agent that answers on it.
-    const [number] = await ctx.sql<{ agent: number | null }>(
-      'SELECT chatbot_agent_id AS agent FROM phone_numbers WHERE company_id = $1 AND phone_no = $2 LIMIT 1',
-      [companyId, report.ourNumber],
-    );
+    const answering = await phoneNumberRepository.answeringAgent(ctx, report.ourNumber);
 
     // The other party is a contact of the company (made on first contact).
     const person = await this.contacts.findOrCreate(ctx, report.otherNumber);
     const inserted = await callRecords.insertIfNew(ctx, {
       companyId,
-      agentId: number?.agent ?? null,
+      agentId: answering,
       contactId: person.id,
       providerCallId: report.callSid,
       fromNumber: report.from,

@@ -1,5 +1,6 @@
 import { LOCAL_PRESENCE } from '../kernel/vocabulary.js';
 import { companyRepository } from '../repositories/company.repository.js';
+import { agentRepository } from '../repositories/agent.repository.js';
 import type { RequestContext, Viewer } from '../context/request-context.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../kernel/errors.js';
@@ -144,11 +145,8 @@ export class DashboardService {
     let agentId: number | undefined;
     if (filter.agentId && filter.agentId !== 'All') {
       agentId = this.ids.decode(filter.agentId, 'agent');
-      const [agent] =
-        agentId === undefined
-          ? []
-          : await ctx.sql('SELECT 1 FROM agents WHERE id = $1 AND company_id = $2', [agentId, company.id]);
-      if (!agent) throw new NotFoundError('Agent');
+      if (agentId === undefined || !(await agentRepository.belongsTo(ctx, agentId, company.id)))
+        throw new NotFoundError('Agent');
     }
     return { company, interval, agentId, pattern: filter.search ? likePattern(filter.search) : undefined };
   }
@@ -156,14 +154,9 @@ export class DashboardService {
   private async company(ctx: RequestContext, companyId?: number | null): Promise<ScopedCompany> {
     const { company: own } = await ctx.viewer();
     if (companyId === undefined || companyId === null || companyId === own.id) return own;
-    const [child] = own.isAgency
-      ? await ctx.sql<{ id: number; time_zone: string }>(
-          'SELECT id, time_zone FROM companies WHERE id = $1 AND parent_id = $2',
-          [companyId, own.id],
-        )
-      : [];
+    const child = own.isAgency ? await companyRepository.child(ctx, companyId, own.id) : null;
     if (!child) throw new ForbiddenError();
-    return { id: child.id, timeZone: child.time_zone };
+    return { id: child.id, timeZone: child.timeZone };
   }
 
   private interval(filter: DashboardFilter, timeZone: string): Interval {

@@ -1,7 +1,7 @@
 import { ulid } from 'ulid';
 import { changeConcerns, type ViewerChange } from '../auth/viewer-cache.js';
 import type { RequestContext, Viewer } from '../context/request-context.js';
-import { dbDate } from '../db/reads.js';
+import { eventLogRepository } from '../repositories/event-log.repository.js';
 import { listen, type Listener } from '../db/listener.js';
 import { errorFields, type Logger } from '../observability/logger.js';
 import type { DomainEvent, EventSink } from '../events/recorder.js';
@@ -98,29 +98,16 @@ export class LiveEvents implements EventSink<RequestContext> {
       contact: event.contact,
       occurredAt: event.occurredAt,
     });
-    // Through ctx.sql, which runs in the recording unit of work whether it is the ORM's or a plain one (the delivery engine's).
-    if (Buffer.byteLength(whole) <= NOTIFY_LIMIT)
-      return void (await ctx.sql('SELECT pg_notify($1, $2)', [LIVE_CHANNEL, whole]));
-    const [row] = await ctx.sql<{ id: string }>(
-      'INSERT INTO event_log (company_id, type, data, contact, occurred_at) VALUES ($1, $2, $3, $4, $5) RETURNING id',
-      [
-        companyId,
-        event.type,
-        JSON.stringify(event.data),
-        event.contact ? JSON.stringify(event.contact) : null,
-        event.occurredAt,
-      ],
-    );
-    await ctx.sql('SELECT pg_notify($1, $2)', [LIVE_CHANNEL, JSON.stringify({ ref: String(row.id) })]);
+    // Through the event log's repository, whose statements run in the recording unit of work (the delivery engine's too).
+    if (Buffer.byteLength(whole) <= NOTIFY_LIMIT) return eventLogRepository.notify(ctx, LIVE_CHANNEL, whole);
+    const ref = await eventLogRepository.append(ctx, { companyId, ...event });
+    await eventLogRepository.notify(ctx, LIVE_CHANNEL, JSON.stringify({ ref }));
   }
 
   /** Announces a transcript turn to the call's subscribers in every process, at the commit of ctx's unit of work. */
   async publishTurn(ctx: RequestContext, turn: TranscriptTurn): Promise<void> {
     if (!this.wanted) return;
-    await ctx.sql('SELECT pg_notify($1, $2)', [
-      LIVE_CHANNEL,
-      JSON.stringify({ companyId: await ctx.companyId(), turn }),
-    ]);
+    await eventLogRepository.notify(ctx, LIVE_CHANNEL, JSON.stringify({ companyId: await ctx.companyId(), turn }));
   }
 
   /**
@@ -163,24 +150,8 @@ export class LiveEvents implements EventSink<RequestContext> {
     this.refresh = setInterval(() => this.subscribers.size > 0 && this.announce(true), PRESENCE_REFRESH_MS);
     this.refresh.unref();
     const read = async (id: string): Promise<(LiveEvent & { companyId: number }) | undefined> => {
-      const [row] = await reader().sql<{
-        id: string;
-        company_id: number;
-        type: string;
-        data: Record<string, unknown>;
-        contact: Record<string, unknown> | null;
-        occurred_at: string;
-      }>('SELECT id, company_id, type, data, contact, occurred_at FROM event_log WHERE id = $1', [id]);
-      return (
-        row && {
-          id: String(row.id),
-          companyId: row.company_id,
-          type: row.type,
-          data: row.data,
-          contact: row.contact,
-          occurredAt: dbDate(row.occurred_at),
-        }
-      );
+      const event = await eventLogRepository.byId(reader(), id);
+      return event && { ...event, id: String(event.id), contact: event.contact ?? null };
     };
     this.listener = listen(
       databaseUrl,

@@ -5,25 +5,12 @@ import { ProviderUnavailableError, UnprocessableError, ValidationError } from '.
 import { TELCO_PROVIDER, TelcoError, TelcoUnavailableError, type TelcoClient } from '../telco/client.js';
 import { Rules } from '../kernel/validation.js';
 import type { ActionResult, TelcoService } from './telco.service.js';
-
-/** The purchase row's statements commit on their own: they must outlive a rollback of the operation. */
-const OWN = { committed: true } as const;
+import { numberPurchaseRepository } from '../repositories/number-purchase.repository.js';
 
 // Buying a number through the company's provider account, safe against a
 // crash or a provider that does not answer: the purchase row is committed
 // before the provider is called, and a periodic job settles what a failure
 // left open.
-
-interface PurchaseRow {
-  jti: string;
-  company_id: number;
-  phone_no: string;
-  status: 'pending' | 'bought' | 'completed' | 'released';
-  provider_sid: string | null;
-  friendly_name: string | null;
-  phone_type: string | null;
-  account_balance: string | null;
-}
 
 export class NumberPurchaseService {
   constructor(
@@ -50,25 +37,15 @@ export class NumberPurchaseService {
     const company = await ctx.companyId();
     const claims = this.tokens.verify('purchase', token, company);
     if (!claims) throw ValidationError.field('phoneNo', 'The purchase token is invalid or has expired.');
-    const reserved = await ctx.sql(
-      `INSERT INTO number_purchases (jti, company_id, phone_no, status, created_at, updated_at) VALUES ($1, $2, $3, 'pending', now(), now())
-       ON CONFLICT (jti) DO UPDATE SET status = 'pending', updated_at = now() WHERE number_purchases.status = 'released'
-       RETURNING jti`,
-      [claims.jti, company, claims.num],
-      OWN,
-    );
-    if (reserved.length === 0) throw new UnprocessableError('This purchase token has already been used.');
+    if (!(await numberPurchaseRepository.reserve(ctx, String(claims.jti), String(claims.num))))
+      throw new UnprocessableError('This purchase token has already been used.');
     let bought;
     try {
       bought = await this.client.buy(creds, claims.num as string);
     } catch (error) {
       if (error instanceof TelcoError) {
         // The provider said no: nothing was bought, the token may be tried again.
-        await ctx.sql(
-          `UPDATE number_purchases SET status = 'released', updated_at = now() WHERE jti = $1`,
-          [claims.jti],
-          OWN,
-        );
+        await numberPurchaseRepository.release(ctx, String(claims.jti));
         throw new UnprocessableError(error.message);
       }
       if (error instanceof TelcoUnavailableError) {
@@ -78,13 +55,8 @@ export class NumberPurchaseService {
       }
       throw error;
     }
-    const [row] = await ctx.sql<PurchaseRow>(
-      `UPDATE number_purchases SET status = 'bought', provider_sid = $1, friendly_name = $2, phone_type = $3, account_balance = $4, updated_at = now()
-       WHERE jti = $5 RETURNING *`,
-      [bought.sid, bought.friendlyName, bought.type, bought.accountBalance, claims.jti],
-      OWN,
-    );
-    await this.recordPurchase(ctx, row);
+    const purchase = await numberPurchaseRepository.bought(ctx, String(claims.jti), bought);
+    await numberPurchaseRepository.record(ctx, purchase);
     return { success: true, message: 'Number purchased successfully.' };
   }
 
@@ -95,37 +67,27 @@ export class NumberPurchaseService {
    */
   async reconcilePurchases(contexts: ContextFactory): Promise<number> {
     const maintenance = contexts.forMaintenance('reconcile-purchases');
-    const open = await maintenance.sql<PurchaseRow>(
-      `SELECT * FROM number_purchases
-       WHERE (status = 'bought' AND updated_at < now() - interval '30 seconds')
-          OR (status = 'pending' AND updated_at < now() - make_interval(secs => $1))
-       ORDER BY created_at LIMIT 100`,
-      // Younger purchases may still be in flight: pending ones within the provider timeout, bought ones being recorded.
-      [(this.config.telcoTimeoutMs + 1000) / 1000],
-    );
+    // Younger purchases may still be in flight: pending ones within the provider timeout, bought ones being recorded.
+    const open = await numberPurchaseRepository.open(maintenance, (this.config.telcoTimeoutMs + 1000) / 1000);
     let settled = 0;
-    for (const row of open) {
-      const ctx = contexts.forSystem(row.company_id, 'reconcile-purchases');
+    for (const purchase of open) {
+      const ctx = contexts.forSystem(purchase.companyId, 'reconcile-purchases');
       try {
-        if (row.status === 'pending') {
-          const found = await this.findAtProvider(ctx, row.phone_no);
+        if (purchase.status === 'pending') {
+          const found = await this.findAtProvider(ctx, purchase.phoneNo);
           if (!found) {
-            await ctx.sql(
-              `UPDATE number_purchases SET status = 'released', updated_at = now() WHERE jti = $1 AND status = 'pending'`,
-              [row.jti],
-              OWN,
-            );
+            await numberPurchaseRepository.release(ctx, purchase.jti, true);
             settled++;
             continue;
           }
-          Object.assign(row, {
-            provider_sid: found.number.sid,
-            friendly_name: found.number.friendlyName,
-            phone_type: found.number.type,
-            account_balance: found.balance,
+          Object.assign(purchase, {
+            providerSid: found.number.sid,
+            friendlyName: found.number.friendlyName,
+            phoneType: found.number.type,
+            accountBalance: found.balance,
           });
         }
-        await ctx.unitOfWork((uow) => this.recordPurchase(uow, row));
+        await ctx.unitOfWork((uow) => numberPurchaseRepository.record(uow, purchase));
         settled++;
       } catch {
         // The provider is still unreachable, or the write failed again: the next run retries.
@@ -139,29 +101,5 @@ export class NumberPurchaseService {
     const { creds } = await this.telco.credentials(ctx);
     const number = (await this.client.incoming(creds)).find((n) => n.phoneNumber === phoneNo);
     return number && { number, balance: String(await this.client.balance(creds)) };
-  }
-
-  /** Records a bought number in the operation's unit of work, and marks its purchase completed there too. */
-  private async recordPurchase(ctx: RequestContext, row: PurchaseRow): Promise<void> {
-    const now = new Date();
-    await ctx.sql(
-      `INSERT INTO phone_numbers (company_id, phone_no, provider_sid, phone_type, phone_title, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (phone_no) DO NOTHING`,
-      [
-        row.company_id,
-        row.phone_no,
-        row.provider_sid,
-        row.phone_type ?? 'local',
-        row.friendly_name ?? row.phone_no,
-        now,
-      ],
-    );
-    if (row.account_balance !== null && Number.isFinite(Number(row.account_balance))) {
-      await ctx.sql('UPDATE telco_accounts SET balance = $1, updated_at = now() WHERE company_id = $2', [
-        Number(row.account_balance).toFixed(2),
-        row.company_id,
-      ]);
-    }
-    await ctx.sql(`UPDATE number_purchases SET status = 'completed', updated_at = now() WHERE jti = $1`, [row.jti]);
   }
 }

@@ -2,7 +2,9 @@ import type { RequestContext } from '../context/request-context.js';
 import { UnprocessableError, ValidationError } from '../kernel/errors.js';
 import { E164, Rules, message } from '../kernel/validation.js';
 import { pageOf, pageWindow, type Page } from '../db/reads.js';
-import { smsEventData, smsRecords, type SmsRecord } from './sms.records.js';
+import { smsEventData, smsRecord, type SmsRecord } from './sms.records.js';
+import { phoneNumberRepository } from '../repositories/phone-number.repository.js';
+import { smsRepository } from '../repositories/sms.repository.js';
 import type { SmsReceived, SmsStatusChanged } from '../telco/callbacks.js';
 import { DIRECTIONS, SMS_PROGRESS } from '../kernel/vocabulary.js';
 import type { TelcoService } from './telco.service.js';
@@ -33,24 +35,19 @@ export class SmsService {
     if (!rules.has('to') && !E164.test(input.to)) rules.add('to', message.e164('to'));
     if (input.from && !E164.test(input.from)) rules.add('from', message.e164('from'));
     rules.check();
-    const companyId = await ctx.companyId();
-    const [number] = await ctx.sql<{ phone_no: string }>(
-      `SELECT phone_no FROM phone_numbers WHERE company_id = $1 ${input.from ? 'AND phone_no = $2' : ''} ORDER BY id LIMIT 1`,
-      input.from ? [companyId, input.from] : [companyId],
-    );
+    const number = await phoneNumberRepository.sender(ctx, input.from ?? undefined);
     if (!number) {
       if (input.from) throw ValidationError.field('from', "The from field must be one of the company's phone numbers.");
       throw new UnprocessableError('The company has no phone number to send from.');
     }
     const person = await this.contacts.findOrCreate(ctx, input.to);
-    const sent = await this.telco.sendMessage(ctx, number.phone_no, input.to, input.body);
+    const sent = await this.telco.sendMessage(ctx, number.phoneNo, input.to, input.body);
     const now = this.clock();
-    const recorded = await smsRecords.insert(ctx, {
-      companyId,
+    const recorded = await smsRepository.insert(ctx, {
       contactId: person.id,
       providerMessageSid: sent.sid,
       direction: 'outbound',
-      fromNumber: number.phone_no,
+      fromNumber: number.phoneNo,
       toNumber: input.to,
       body: input.body,
       status: sent.status in SMS_PROGRESS ? sent.status : 'queued',
@@ -58,7 +55,7 @@ export class SmsService {
       at: now,
     });
     if (!recorded) throw new Error(`The provider returned a message id already recorded: ${sent.sid}`);
-    return recorded;
+    return smsRecord(recorded);
   }
 
   async list(
@@ -67,16 +64,16 @@ export class SmsService {
   ): Promise<Page<SmsRecord>> {
     new Rules().oneOf('direction', args.direction ?? undefined, DIRECTIONS).check();
     const window = pageWindow(args);
-    const { records, total } = await smsRecords.page(ctx, await ctx.companyId(), args.direction, window);
-    return pageOf(records, total, window);
+    const [messages, total] = await smsRepository.page(ctx, args.direction, window);
+    return pageOf(messages.map(smsRecord), total, window);
   }
 
   /** The provider's status callback for a message the company sent. */
   async statusChanged(ctx: RequestContext, report: SmsStatusChanged): Promise<void> {
-    const companyId = await ctx.companyId();
-    const row = await smsRecords.outboundForUpdate(ctx, companyId, report.messageSid);
+    const sms = await smsRepository.outboundLocked(ctx, report.messageSid);
     // A message this service did not send (or another company's): nothing to record.
-    if (!row) return;
+    if (!sms) return;
+    const row = smsRecord(sms);
     const before = SMS_PROGRESS[row.status] ?? 3;
     const after = SMS_PROGRESS[report.status];
     const failed = report.status === 'failed' || report.status === 'undelivered';
@@ -84,7 +81,8 @@ export class SmsService {
     // Forward only; delivered after sent is forward, and a failure after delivery is the provider's last word too.
     if (after < before || (after === before && (report.status === row.status || !failed || wasFailed))) return;
     const errorCode = failed ? (report.errorCode ?? null) : row.errorCode;
-    await smsRecords.setStatus(ctx, row.rowId, report.status, errorCode, this.clock());
+    Object.assign(sms, { status: report.status, errorCode });
+    await smsRepository.save(ctx);
     const contact = contactFields(await this.contacts.findOrCreate(ctx, row.toNumber));
     if (failed) {
       if (!wasFailed)
@@ -100,19 +98,16 @@ export class SmsService {
 
   /** A message the provider received for one of the company's numbers. */
   async received(ctx: RequestContext, message: SmsReceived): Promise<void> {
-    const companyId = await ctx.companyId();
     const now = this.clock();
     const person = await this.contacts.findOrCreate(ctx, message.from);
     // The company's latest message to this number in the reply window, if any.
-    const earlier = await smsRecords.latestSent(
+    const earlier = await smsRepository.latestSent(
       ctx,
-      companyId,
       message.from,
       message.to,
       new Date(now.getTime() - REPLY_WINDOW_MS),
     );
-    const row = await smsRecords.insert(ctx, {
-      companyId,
+    const inserted = await smsRepository.insert(ctx, {
       contactId: person.id,
       providerMessageSid: message.messageSid,
       direction: 'inbound',
@@ -120,13 +115,19 @@ export class SmsService {
       toNumber: message.to,
       body: message.body,
       status: 'received',
-      inReplyTo: earlier?.rowId ?? null,
+      inReplyTo: earlier?.id ?? null,
       at: now,
     });
     // Already received (the provider retried): recorded once.
-    if (!row) return;
+    if (!inserted) return;
+    const row = smsRecord(inserted);
     const contact = contactFields(person);
     await ctx.events.record('sms.received', smsEventData(row), contact);
-    if (earlier) await ctx.events.record('sms.replied', { ...smsEventData(row), in_reply_to: earlier.id }, contact);
+    if (earlier)
+      await ctx.events.record(
+        'sms.replied',
+        { ...smsEventData(row), in_reply_to: earlier.providerMessageSid },
+        contact,
+      );
   }
 }
