@@ -1,10 +1,22 @@
 import { type EntityClass, type FilterQuery, type FindOneOptions, LockMode } from '@mikro-orm/core';
 import type { RequestContext } from '../context/request-context.js';
 import { idOf } from '../db/lookup.js';
+import { AgentTool } from '../entities/agent-tool.entity.js';
+import { Agent } from '../entities/agent.entity.js';
+import { Call } from '../entities/call.entity.js';
+import { Campaign } from '../entities/campaign.entity.js';
+import { DecisionEndpoint } from '../entities/decision-endpoint.entity.js';
+import { PhoneNumber } from '../entities/phone-number.entity.js';
+import { Pipeline } from '../entities/pipeline.entity.js';
+import { Role } from '../entities/role.entity.js';
+import { SpamProtectedNumber } from '../entities/spam-protected-number.entity.js';
+import { Webhook } from '../entities/webhook.entity.js';
+import { Workflow } from '../entities/workflow.entity.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { NotFoundError } from '../kernel/errors.js';
 
-// What every repository does alike: find a company's entity by an id the caller gave, and make a list's rows `Listed`.
+// What every repository does alike: find a company's entity by an id the caller gave (or just whether it has it),
+// and make a list's rows `Listed`.
 
 /**
  * An entity of the caller's company by any id form (`kind` names it in the id codec); 404 naming `what` for
@@ -23,6 +35,33 @@ export async function ownedEntity<T extends { id: number; company: unknown }>(
   const found = await ctx.em.findOne(entity, where, options);
   if (!found) throw new NotFoundError(of.what);
   return found;
+}
+
+/** The entity of each id kind a route's path takes, and the property its id is in (every one company-scoped). */
+const OWNED: Record<string, [entity: EntityClass<object>, property: string]> = {
+  agent: [Agent, 'id'],
+  agent_tool: [AgentTool, 'id'],
+  call: [Call, 'id'],
+  campaign: [Campaign, 'id'],
+  decision_endpoint: [DecisionEndpoint, 'id'],
+  phone_number: [PhoneNumber, 'id'],
+  pipeline: [Pipeline, 'id'],
+  role: [Role, 'id'],
+  spam_protected_number: [SpamProtectedNumber, 'id'],
+  webhook: [Webhook, 'id'],
+  workflow: [Workflow, 'id'],
+  workflow_builder: [Workflow, 'builderId'],
+};
+
+/**
+ * Whether the caller's company has the record of `kind` with this id; undefined for a kind this table does not know.
+ * A route that refuses a body asks it first, so a missing or foreign id is 404 whatever the body.
+ */
+export async function recordOwned(ctx: RequestContext, kind: string, id: number): Promise<boolean | undefined> {
+  const owned = OWNED[kind];
+  if (!owned) return undefined;
+  const [entity, property] = owned;
+  return (await ctx.em.count(entity, { [property]: id, company: await ctx.companyId() } as FilterQuery<object>)) > 0;
 }
 
 /** A related entity, as a list row carries it: its id alone. */

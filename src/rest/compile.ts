@@ -19,7 +19,7 @@ import type { Logger } from '../observability/logger.js';
 import { sendError, sendJson } from '../http/edge.js';
 import { recordName, restErrorOf, variablesFor } from './params.js';
 import { fingerprint } from '../db/idempotency.js';
-import { recordOwned } from '../db/lookup.js';
+import { recordOwned } from '../repositories/common.js';
 
 // At start, each row's operation is parsed and validated against the schema
 // (a row that does not fit stops the start); at its first request it is
