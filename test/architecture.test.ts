@@ -198,16 +198,15 @@ describe('architecture', () => {
   });
 
   // docs/adr/0079: the repositories are the one place that knows tables and columns. The services, resolvers, REST and
-  // GraphQL layers hold no statement; the call records are the one aggregate not moved yet (a ratchet: it may only
-  // shrink).
-  test('no statement in the services, resolvers, REST or GraphQL but the call records not yet moved', () => {
+  // GraphQL layers hold no statement.
+  test('no statement in the services, resolvers, REST or GraphQL', () => {
     const STATEMENT = /\bctx\.sql\b|\.sql<|\b(readPage|readNewestPage|readDeepPage)\(/;
     const holding = ['services', 'resolvers', 'rest', 'graphql']
       .flatMap((dir) => sources(path.join(SRC, dir)))
       .filter((file) => STATEMENT.test(readFileSync(file, 'utf8')))
       .map((file) => path.relative(SRC, file).split(path.sep).join('/'))
       .sort();
-    assert.deepEqual(holding, ['services/calls/inbound.ts', 'services/calls/statements.ts']);
+    assert.deepEqual(holding, []);
   });
 
   // docs/adr/0060-one-way-into-the-database.md: statements go through ctx.sql alone, with $1, $2... placeholders.

@@ -1,5 +1,5 @@
 import { CompanyOwned } from './company-owned.entity.js';
-import { Embedded, Entity, Index, ManyToOne, Property, type Rel } from '@mikro-orm/core';
+import { Embedded, Entity, Index, ManyToOne, type Opt, Property, type Rel } from '@mikro-orm/core';
 import { Agent } from './agent.entity.js';
 import { CallDecisionRecord } from './call-decision.embeddable.js';
 import { Contact } from './contact.entity.js';
@@ -39,7 +39,7 @@ export class Call extends CompanyOwned {
   startedAt!: Date;
 
   @Property({ type: 'integer', default: 0 })
-  durationSeconds = 0;
+  durationSeconds: Opt<number> = 0;
 
   /** The provider's call status (kernel/vocabulary.ts CALL_STATUSES). */
   @Property({ type: 'string', length: 32 })
@@ -63,10 +63,10 @@ export class Call extends CompanyOwned {
   disposition?: string | null;
 
   @Property({ type: 'json', default: '[]' })
-  tags: string[] = [];
+  tags: Opt<string[]> = [];
 
   @Property({ type: 'json', default: '{}' })
-  customFields: Record<string, unknown> = {};
+  customFields: Opt<Record<string, unknown>> = {};
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   appointmentAt?: Date | null;
@@ -96,7 +96,7 @@ export class Call extends CompanyOwned {
   successful?: boolean | null;
 
   @Property({ type: 'json', default: '{}' })
-  customAnalysis: Record<string, unknown> = {};
+  customAnalysis: Opt<Record<string, unknown>> = {};
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   analyzedAt?: Date | null;
@@ -106,5 +106,5 @@ export class Call extends CompanyOwned {
   decidedBy?: string | null;
 
   @Embedded(() => CallDecisionRecord, { prefix: 'decision_' })
-  decision = new CallDecisionRecord();
+  decision: Opt<CallDecisionRecord> = new CallDecisionRecord();
 }

@@ -102,15 +102,20 @@ function planOf(ctx: RequestContext, entity: EntityClass<object>) {
   return plan;
 }
 
-/** The rows of a list statement (its columns named as the table names them) as `Listed` rows of `entity`. */
-export function listed<T extends object, K extends keyof T>(
+/**
+ * The rows of a list statement (its columns named as the table names them) as `Listed` rows of `entity`; `also`
+ * names what the statement computes beside the entity's columns (aliased as the row calls it), kept as read.
+ */
+export function listed<T extends object, K extends keyof T, E extends object = object>(
   ctx: RequestContext,
   entity: EntityClass<T>,
   rows: Array<Record<string, unknown>>,
-): Array<Listed<T, K>> {
+  also: ReadonlyArray<keyof E & string> = [],
+): Array<Listed<T, K> & E> {
   const { columns, parseDate } = planOf(ctx, entity);
   return rows.map((row) => {
     const out: Record<string, unknown> = {};
+    for (const name of also) out[name] = row[name];
     for (const [field, name, kind] of columns) {
       const value = row[field];
       if (value === undefined) continue;
@@ -119,6 +124,6 @@ export function listed<T extends object, K extends keyof T>(
       else if (kind === 'relation') out[name] = { id: value };
       else out[name] = value;
     }
-    return out as Listed<T, K>;
+    return out as Listed<T, K> & E;
   });
 }

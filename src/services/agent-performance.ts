@@ -1,7 +1,7 @@
 import type { RequestContext } from '../context/request-context.js';
+import type { Call } from '../entities/call.entity.js';
 import { Rules } from '../kernel/validation.js';
-import { TERMINAL_CALL_STATUSES } from '../kernel/vocabulary.js';
-import { callRecords } from './calls/statements.js';
+import { callRepository } from '../repositories/call.repository.js';
 import { agentRepository } from '../repositories/agent.repository.js';
 import { companyRepository } from '../repositories/company.repository.js';
 
@@ -10,6 +10,13 @@ import { companyRepository } from '../repositories/company.repository.js';
 // calls are compared with the company's thresholds. The event fires when a
 // metric crosses its threshold (below, or back above), once per crossing,
 // never per call; at least 5 finished calls are needed to judge.
+
+/** A sentiment as a number: positive 1, neutral 0, negative -1. */
+const SENTIMENT_SCORES = new Map([
+  ['positive', 1],
+  ['neutral', 0],
+  ['negative', -1],
+]);
 
 export const PERFORMANCE_WINDOW = 20;
 export const PERFORMANCE_MIN_CALLS = 5;
@@ -53,7 +60,7 @@ export async function evaluateAgent(ctx: RequestContext, agentId: number): Promi
   // The agent row lock orders concurrent evaluations: each crossing is seen once.
   const agent = await agentRepository.lockedById(ctx, companyId, agentId);
   if (!agent) return;
-  const stats = await callRecords.agentFigures(ctx, companyId, agentId, TERMINAL_CALL_STATUSES, PERFORMANCE_WINDOW);
+  const stats = figures(await callRepository.latestEnded(ctx, agentId, PERFORMANCE_WINDOW));
   if (stats.calls < PERFORMANCE_MIN_CALLS) return;
   const thresholds = await thresholdsOf(ctx, companyId);
   const measured: Array<['answer_rate' | 'average_sentiment', number | null, number]> = [
@@ -79,4 +86,17 @@ export async function evaluateAgent(ctx: RequestContext, agentId: number): Promi
   }
   agent.performanceState = state;
   await agentRepository.save(ctx);
+}
+
+/** How many calls, how many answered (completed, with a length), and their average sentiment (null without one). */
+function figures(calls: Array<Pick<Call, 'status' | 'durationSeconds' | 'sentiment'>>) {
+  const scores = calls.flatMap((call) => {
+    const score = call.sentiment ? SENTIMENT_SCORES.get(call.sentiment) : undefined;
+    return score === undefined ? [] : [score];
+  });
+  return {
+    calls: calls.length,
+    answered: calls.filter((call) => call.status === 'completed' && call.durationSeconds > 0).length,
+    sentiment: scores.length === 0 ? null : scores.reduce((a, b) => a + b, 0) / scores.length,
+  };
 }

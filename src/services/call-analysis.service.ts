@@ -6,8 +6,9 @@ import type { IdCodec } from '../kernel/ids.js';
 import { Rules } from '../kernel/validation.js';
 import { ANALYSIS_FIELD_TYPES, CALL_PROGRESS, SENTIMENTS } from '../kernel/vocabulary.js';
 export { ANALYSIS_FIELD_TYPES, ANALYSIS_LIMITS, customAnalysisProblems };
-import type { AnalysedCall, CallAnalysis } from './calls/records.js';
-import { callRecords } from './calls/statements.js';
+import type { Call } from '../entities/call.entity.js';
+import { callRepository } from '../repositories/call.repository.js';
+import { analysisOf, type CallAnalysis } from './calls/records.js';
 import { contactFields, type ContactService } from './contact.service.js';
 import { ANALYSIS_LIMITS, customAnalysisProblems, FIELD_NAME } from '../kernel/call-rules.js';
 
@@ -71,7 +72,7 @@ export class CallAnalysisService {
    */
   async reported(ctx: RequestContext, callSid: string, input: AnalysisInput): Promise<void> {
     await this.checkDeclared(ctx, input, 'CustomAnalysis');
-    const call = await callRecords.lockForAnalysis(ctx, await ctx.companyId(), { providerCallId: callSid });
+    const call = await callRepository.lockedByProviderId(ctx, callSid);
     if (call) await this.apply(ctx, call, input);
   }
 
@@ -137,7 +138,7 @@ export class CallAnalysisService {
     rules.check();
     await this.checkDeclared(ctx, input, 'customAnalysis');
     const id = this.ids.decode(rawCallId, 'call');
-    const call = id === undefined ? undefined : await callRecords.lockForAnalysis(ctx, await ctx.companyId(), { id });
+    const call = id === undefined ? null : await callRepository.lockedById(ctx, id);
     if (!call) throw new NotFoundError('Call');
     if ((CALL_PROGRESS[call.status] ?? 4) < 4)
       throw new ConflictError('A call is analysed once it has ended: this one is still in progress.');
@@ -145,25 +146,25 @@ export class CallAnalysisService {
   }
 
   /** Writes the analysis and records call.analyzed, unless it is the one the call has. */
-  private async apply(ctx: RequestContext, call: AnalysedCall, input: AnalysisInput): Promise<void> {
+  private async apply(ctx: RequestContext, call: Call, input: AnalysisInput): Promise<void> {
+    const now = analysisOf(call);
     const next: CallAnalysis = {
-      summary: input.summary === undefined ? call.summary : input.summary,
-      sentiment: input.sentiment === undefined ? call.sentiment : input.sentiment,
-      disposition: input.disposition === undefined ? call.disposition : input.disposition,
-      successful: input.successful === undefined ? call.successful : input.successful,
+      summary: input.summary === undefined ? now.summary : input.summary,
+      sentiment: input.sentiment === undefined ? now.sentiment : input.sentiment,
+      disposition: input.disposition === undefined ? now.disposition : input.disposition,
+      successful: input.successful === undefined ? now.successful : input.successful,
       customAnalysis:
-        input.customAnalysis === undefined || input.customAnalysis === null
-          ? call.customAnalysis
-          : (input.customAnalysis as CallAnalysis['customAnalysis']),
-      recordingUrl: input.recordingUrl === undefined ? call.recordingUrl : input.recordingUrl,
+        input.customAnalysis === undefined || input.customAnalysis === null ? now.customAnalysis : input.customAnalysis,
+      recordingUrl: input.recordingUrl === undefined ? now.recordingUrl : input.recordingUrl,
     };
     const unchanged =
-      call.analyzedAt !== null &&
-      (Object.keys(next) as Array<keyof CallAnalysis>).every((k) => canonical(next[k]) === canonical(call[k]));
+      call.analyzedAt &&
+      (Object.keys(next) as Array<keyof CallAnalysis>).every((k) => canonical(next[k]) === canonical(now[k]));
     if (unchanged) return;
     const at = this.clock();
-    await callRecords.saveAnalysis(ctx, call.id, next, at);
-    const known = call.contactId ? await this.contacts.byId(ctx, call.contactId) : undefined;
+    Object.assign(call, next, { analyzedAt: at });
+    await callRepository.save(ctx);
+    const known = call.contact ? await this.contacts.byId(ctx, call.contact.id) : undefined;
     const contact = known
       ? contactFields(known)
       : { phone_number: call.direction === 'inbound' ? call.fromNumber : call.toNumber };
@@ -171,7 +172,7 @@ export class CallAnalysisService {
       'call.analyzed',
       {
         call_id: String(call.id),
-        agent_id: call.agentId === null ? null : String(call.agentId),
+        agent_id: call.agent ? String(call.agent.id) : null,
         caller_number: call.fromNumber,
         called_number: call.toNumber,
         call_direction: call.direction,

@@ -2,7 +2,8 @@ import type { RequestContext } from '../context/request-context.js';
 import { NotFoundError } from '../kernel/errors.js';
 import type { LiveEvents, SubscriptionGuard, TranscriptTurn } from './live-events.js';
 import type { IdCodec } from '../kernel/ids.js';
-import { callRecords } from './calls/statements.js';
+import { callRepository } from '../repositories/call.repository.js';
+import { decisionOf } from './calls/records.js';
 import type { TurnReported } from '../telco/callbacks.js';
 
 // Live transcripts (Retell's and Vapi's transcript updates): the provider
@@ -21,16 +22,16 @@ export class CallTranscriptService {
 
   /** The provider's transcript callback: keeps the turn and announces it, once; a call the account does not know is left alone. */
   async turnReported(ctx: RequestContext, report: TurnReported): Promise<void> {
-    const companyId = await ctx.companyId();
-    const callId = await callRecords.idByProviderId(ctx, companyId, report.callSid);
-    if (callId === undefined) return;
+    const call = await callRepository.byProviderId(ctx, report.callSid);
+    if (!call) return;
+    const callId = call.id;
     const at = this.clock();
-    const kept = await callRecords.addTurn(ctx, {
+    const kept = await callRepository.addTurn(ctx, {
       callId,
       sequence: report.sequence,
       speaker: report.speaker,
       text: report.text,
-      at,
+      createdAt: at,
     });
     if (kept)
       await this.live.publishTurn(ctx, {
@@ -44,12 +45,28 @@ export class CallTranscriptService {
 
   /** The company's calls in progress, newest first (at most 50): what a live view lists. */
   async liveCalls(ctx: RequestContext) {
-    return callRecords.inProgress(ctx, await ctx.companyId(), 50);
+    return (await callRepository.inProgress(ctx, 50)).map((call) => ({
+      id: call.id,
+      status: call.status,
+      direction: call.direction,
+      fromNumber: call.fromNumber,
+      toNumber: call.toNumber,
+      startedAt: call.startedAt,
+      agentName: call.agent?.name ?? null,
+      decision: decisionOf(call),
+    }));
   }
 
   /** The call's transcript so far, in order; 404 for another company's, an unknown or a malformed id. */
   async turns(ctx: RequestContext, rawCallId: string): Promise<TranscriptTurn[]> {
-    return callRecords.turns(ctx, await this.callOf(ctx, rawCallId));
+    const callId = await this.callOf(ctx, rawCallId);
+    return (await callRepository.turns(ctx, callId)).map((turn) => ({
+      callId,
+      sequence: turn.sequence,
+      speaker: turn.speaker,
+      text: turn.text,
+      at: turn.createdAt,
+    }));
   }
 
   /** The call's turns from now on, for a subscriber who may see the company's calls. */
@@ -63,8 +80,7 @@ export class CallTranscriptService {
 
   private async callOf(ctx: RequestContext, rawCallId: string): Promise<number> {
     const id = this.ids.decode(rawCallId, 'call');
-    const found = id === undefined ? undefined : await callRecords.idOfCompany(ctx, await ctx.companyId(), id);
-    if (found === undefined) throw new NotFoundError('Call');
-    return found;
+    if (id === undefined || !(await callRepository.owned(ctx, id))) throw new NotFoundError('Call');
+    return id;
   }
 }

@@ -1,6 +1,6 @@
 import type { RequestContext } from '../context/request-context.js';
 import { CALL_PROGRESS } from '../kernel/vocabulary.js';
-import { callRecords } from './calls/statements.js';
+import { callRepository } from '../repositories/call.repository.js';
 import { phoneNumberRepository } from '../repositories/phone-number.repository.js';
 import type { CallStatusChanged } from '../telco/callbacks.js';
 import { evaluateAgent } from './agent-performance.js';
@@ -20,7 +20,6 @@ export class CallService {
 
   /** Applies one voice status callback for the context's company (acting as the system). */
   async callStatusChanged(ctx: RequestContext, report: CallStatusChanged): Promise<void> {
-    const companyId = await ctx.companyId();
     const now = this.clock();
     const { direction } = report;
     // The company's own number on the call, and the AI agent that answers on it.
@@ -28,8 +27,7 @@ export class CallService {
 
     // The other party is a contact of the company (made on first contact).
     const person = await this.contacts.findOrCreate(ctx, report.otherNumber);
-    const inserted = await callRecords.insertIfNew(ctx, {
-      companyId,
+    const inserted = await callRepository.insertIfNew(ctx, {
       agentId: answering,
       contactId: person.id,
       providerCallId: report.callSid,
@@ -41,16 +39,19 @@ export class CallService {
       at: now,
     });
     // One callback at a time per call: the row lock orders concurrent ones.
-    const row = await callRecords.lockByProviderId(ctx, companyId, report.callSid);
+    const call = await callRepository.lockedByProviderId(ctx, report.callSid);
     // A call id of another company's account: nothing to do here.
-    if (!row) return;
-    const before = inserted ? 0 : (CALL_PROGRESS[row.status] ?? 4);
+    if (!call) return;
+    const was = { status: call.status, transferredTo: call.transferredTo, appointmentAt: call.appointmentAt ?? null };
+    const before = inserted ? 0 : (CALL_PROGRESS[was.status] ?? 4);
     const after = CALL_PROGRESS[report.status];
     const moves = after > before;
 
-    const call = { ...row };
     if (moves) call.status = report.status;
-    if (moves && after === 4) call.durationSeconds = report.durationSeconds ?? 0;
+    if (moves && after === 4) {
+      call.durationSeconds = report.durationSeconds ?? 0;
+      call.endedAt = now;
+    }
     const answeredNow =
       moves && before < 3 && (after === 3 || (report.status === 'completed' && call.durationSeconds > 0));
     if (answeredNow) call.answeredAt = now;
@@ -61,27 +62,25 @@ export class CallService {
     if (report.disposition !== undefined) call.disposition = report.disposition.slice(0, 64);
     if (report.tags !== undefined) call.tags = report.tags.slice(0, 50);
     const transferred =
-      report.transferredTo && report.transferredTo !== row.transferredTo && (CALL_PROGRESS[call.status] ?? 4) < 4
+      report.transferredTo && report.transferredTo !== was.transferredTo && (CALL_PROGRESS[call.status] ?? 4) < 4
         ? report.transferredTo
         : undefined;
     if (transferred) call.transferredTo = transferred;
-    await callRecords.saveProgress(ctx, call, {
-      ended: moves && after === 4,
-      appointmentAt: report.appointmentAt ?? null,
-      at: now,
-    });
+    // A new appointment replaces the old one; a callback without one keeps it.
+    if (report.appointmentAt) call.appointmentAt = report.appointmentAt;
+    await callRepository.save(ctx);
 
     const base = {
-      call_id: String(row.id),
-      agent_id: row.agentId === null ? null : String(row.agentId),
-      caller_number: row.fromNumber,
-      called_number: row.toNumber,
-      call_direction: row.direction,
+      call_id: String(call.id),
+      agent_id: call.agent ? String(call.agent.id) : null,
+      caller_number: call.fromNumber,
+      called_number: call.toNumber,
+      call_direction: call.direction,
     };
     // The contact is the other party; the webhook's form data decides which fields it carries.
     const contact = contactFields(person);
     if (moves && before < 1)
-      await ctx.events.record('call.started', { ...base, started_at: row.startedAt.toISOString() }, contact);
+      await ctx.events.record('call.started', { ...base, started_at: call.startedAt.toISOString() }, contact);
     if (answeredNow) await ctx.events.record('call.answered', { ...base, answered_at: now.toISOString() }, contact);
     if (transferred)
       await ctx.events.record(
@@ -91,7 +90,7 @@ export class CallService {
       );
     // A booking (or a new time for it) is an appointment.scheduled of its own.
     const booked = report.appointmentAt;
-    const rebooked = booked && (!row.appointmentAt || row.appointmentAt.getTime() !== booked.getTime());
+    const rebooked = booked && (!was.appointmentAt || was.appointmentAt.getTime() !== booked.getTime());
     if (moves && after === 4) {
       await ctx.events.record(
         'call.ended',
@@ -104,17 +103,17 @@ export class CallService {
           sentiment: call.sentiment,
           disposition: call.disposition,
           tags: call.tags,
-          custom_fields: call.customFields ?? {},
+          custom_fields: call.customFields,
         },
         contact,
       );
     }
     // A finished call of an AI agent may move its performance across a threshold.
-    if (moves && after === 4 && row.agentId !== null) await evaluateAgent(ctx, row.agentId);
+    if (moves && after === 4 && call.agent) await evaluateAgent(ctx, call.agent.id);
     if (rebooked)
       await ctx.events.record(
         'appointment.scheduled',
-        { call_id: String(row.id), appointment_at: booked!.toISOString(), agent_id: base.agent_id },
+        { call_id: String(call.id), appointment_at: booked!.toISOString(), agent_id: base.agent_id },
         contact,
       );
   }

@@ -11,8 +11,9 @@ import type { IdCodec } from '../kernel/ids.js';
 import { E164, Rules, message } from '../kernel/validation.js';
 import { contactFields, type ContactRecord, type ContactService } from './contact.service.js';
 import { CAMPAIGN_STATUSES } from '../kernel/vocabulary.js';
-import { callRecords } from './calls/statements.js';
-import type { AppointmentCallRecord } from './calls/records.js';
+import { callReads } from '../repositories/call-reads.repository.js';
+import { callRepository } from '../repositories/call.repository.js';
+import { appointmentCallRecord, type AppointmentCallRecord } from './calls/records.js';
 import { BOUNDS } from '../kernel/bounds.js';
 
 // Dialer campaigns (draft -> running -> completed: campaign.started and
@@ -202,14 +203,14 @@ export class CampaignService {
         'The appointment at field must be an ISO 8601 date-time, such as 2026-11-24T15:00:00Z.',
       );
     rules.check();
-    const companyId = await ctx.companyId();
     const id = this.ids.decode(rawCallId, 'call');
-    const call = id === undefined ? undefined : await callRecords.lockForBooking(ctx, companyId, id);
+    const call = id === undefined ? null : await callRepository.lockedById(ctx, id);
     if (!call) throw new NotFoundError('Call');
-    const booked = async () => (await callRecords.appointmentCall(ctx, companyId, call.id))!;
+    const booked = async () => appointmentCallRecord((await callReads.appointmentRow(ctx, call.id))!);
     if (call.appointmentAt && call.appointmentAt.getTime() === at.getTime()) return booked();
-    await callRecords.setAppointment(ctx, call.id, at, this.clock());
-    const known = call.contactId ? await this.contacts.byId(ctx, call.contactId) : undefined;
+    call.appointmentAt = at;
+    await callRepository.save(ctx);
+    const known = call.contact ? await this.contacts.byId(ctx, call.contact.id) : undefined;
     const contact = known
       ? contactFields(known)
       : { phone_number: call.direction === 'inbound' ? call.fromNumber : call.toNumber };
@@ -218,7 +219,7 @@ export class CampaignService {
       {
         call_id: String(call.id),
         appointment_at: at.toISOString(),
-        agent_id: call.agentId === null ? null : String(call.agentId),
+        agent_id: call.agent ? String(call.agent.id) : null,
       },
       contact,
     );

@@ -8,13 +8,15 @@ import { customRange, dateRange, DATE_RANGES, type DateRangeName, type Interval 
 import { parseCivilDate } from '../kernel/time/zoned.js';
 import { Rules, message } from '../kernel/validation.js';
 import { likePattern, pageOf, pageWindow, type Page, type PageArgs } from '../db/reads.js';
+import type { Call } from '../entities/call.entity.js';
+import { callReads } from '../repositories/call-reads.repository.js';
+import { callRepository } from '../repositories/call.repository.js';
 import {
+  appointmentCallRecord,
   callDetailsRecord,
   type AppointmentCallRecord,
   type CallDetailsRecord,
-  type CallDetailsRow,
 } from './calls/records.js';
-import { callRecords } from './calls/statements.js';
 
 export interface DashboardFilter {
   dateRange?: string | null;
@@ -68,18 +70,18 @@ export class DashboardService {
   async appointments(ctx: RequestContext, filter: DashboardFilter & PageArgs): Promise<Page<AppointmentCallRecord>> {
     const window = pageWindow(filter);
     const { company, interval, agentId, pattern } = await this.scope(ctx, filter);
-    const { records, total, nextCursor } = await callRecords.appointmentPage(
+    const { rows, total, nextCursor } = await callReads.appointmentPage(
       ctx,
       { companyId: company.id, interval, agentId, pattern },
       window,
     );
-    return { ...pageOf(records, total, window), nextCursor };
+    return { ...pageOf(rows.map(appointmentCallRecord), total, window), nextCursor };
   }
 
   async summary(ctx: RequestContext, filter: DashboardFilter): Promise<DashboardSummary> {
     const scope = await this.scope(ctx, filter);
     const { company, interval } = scope;
-    const totals = await callRecords.totals(ctx, {
+    const totals = await callReads.totals(ctx, {
       companyId: company.id,
       interval,
       agentId: scope.agentId,
@@ -118,7 +120,7 @@ export class DashboardService {
   async callDetails(ctx: RequestContext, rawId: string): Promise<CallDetailsRecord> {
     const id = this.ids.decode(rawId, 'call');
     const viewer = await ctx.viewer();
-    const [call] = id === undefined ? [] : await callRecords.details(ctx, [id]);
+    const [call] = id === undefined ? [] : await callRepository.withCompanies(ctx, [id]);
     if (!call || !visibleTo(viewer, call)) throw new NotFoundError('Call');
     return callDetailsRecord(this.ids, call);
   }
@@ -126,7 +128,7 @@ export class DashboardService {
   /** The details of calls by id, read together (the rows of a page); needs view-ai-dashboard, leaves out what the viewer may not see. */
   async detailsOf(ctx: RequestContext, ids: number[]): Promise<Map<number, CallDetailsRecord>> {
     const viewer = await ctx.requirePermissions(['view-ai-dashboard']);
-    const calls = await callRecords.details(ctx, ids);
+    const calls = await callRepository.withCompanies(ctx, ids);
     return new Map(
       calls.filter((call) => visibleTo(viewer, call)).map((call) => [call.id, callDetailsRecord(this.ids, call)]),
     );
@@ -181,5 +183,5 @@ export class DashboardService {
 }
 
 /** A call of the viewer's company, or of one of its child companies for an agency. */
-const visibleTo = (viewer: Viewer, call: CallDetailsRow) =>
-  call.company_id === viewer.company.id || (viewer.company.isAgency && call.company_parent_id === viewer.company.id);
+const visibleTo = (viewer: Viewer, call: Call) =>
+  call.company.id === viewer.company.id || (viewer.company.isAgency && call.company.parent?.id === viewer.company.id);

@@ -4,8 +4,9 @@ import { NotFoundError } from '../kernel/errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { InboundCallArrived } from '../telco/callbacks.js';
 import { contactFields, type ContactService } from './contact.service.js';
-import { callRecords } from './calls/statements.js';
-import { inboundCalls } from './calls/inbound.js';
+import { callReads } from '../repositories/call-reads.repository.js';
+import { callRepository } from '../repositories/call.repository.js';
+import { applyDecision, decisionOf } from './calls/records.js';
 
 // An inbound call the provider asks Switchboard to route
 // (docs/adr/0068-decisions-in-the-call-path.md): the call's facts and the
@@ -38,24 +39,38 @@ export class InboundCallService {
   async inboundCall(ctx: RequestContext, call: InboundCallArrived, startedAt: number): Promise<CallDecision> {
     const companyId = await ctx.companyId();
     const [known, endpoint] = await Promise.all([
-      inboundCalls.facts(ctx, companyId, call),
+      callReads.inboundFacts(ctx, call),
       this.decisions.endpointFor(ctx, companyId, call.to),
     ]);
     if (!known) throw new NotFoundError('Company');
-    if (known.decided) return known.decided;
+    // The provider asks again: the decision already made.
+    const made = known.decided && known.callId !== null ? await callRepository.byProviderId(ctx, call.callSid) : null;
+    const decided = made && decisionOf(made);
+    if (decided) return decided;
+    const facts: InboundCallFacts = {
+      companyId,
+      companyName: known.companyName,
+      callSid: call.callSid,
+      caller: call.from,
+      called: call.to,
+      phoneNumberId: known.numberId,
+      numberAgentId: known.numberAgentId,
+      contact: known.contact,
+      agents: new Set(known.agents),
+    };
     const decision: CallDecision = endpoint
-      ? await this.decisions.decide(endpoint, known.facts, startedAt)
+      ? await this.decisions.decide(endpoint, facts, startedAt)
       : {
           decidedBy: 'number',
           action: 'answer',
-          agentId: known.facts.numberAgentId,
+          agentId: known.numberAgentId,
           forwardTo: null,
           fallbackReason: null,
           reason: null,
           variables: {},
           latencyMs: null,
         };
-    const recorded = this.record(ctx, companyId, call, decision).catch((error: Error) =>
+    const recorded = this.record(ctx, call, decision).catch((error: Error) =>
       this.log.error('an inbound call was answered but its decision not recorded', {
         callSid: call.callSid,
         error: error.message,
@@ -76,12 +91,11 @@ export class InboundCallService {
    * work. A status callback that got there first has started the call
    * (call.started without the decision); the decision is written onto it.
    */
-  private async record(ctx: RequestContext, companyId: number, call: InboundCallArrived, decision: CallDecision) {
+  private async record(ctx: RequestContext, call: InboundCallArrived, decision: CallDecision) {
     await ctx.unitOfWork(async (uow) => {
       const now = this.clock();
       const person = await this.contacts.findOrCreate(uow, call.from);
-      await callRecords.insertIfNew(uow, {
-        companyId,
+      await callRepository.insertIfNew(uow, {
         agentId: decision.agentId,
         contactId: person.id,
         providerCallId: call.callSid,
@@ -92,17 +106,23 @@ export class InboundCallService {
         contactEmail: person.email,
         at: now,
       });
-      const started = await inboundCalls.decide(uow, companyId, call.callSid, decision, now);
-      if (!started?.startsNow) return;
+      // Unless a decision is written already (the provider asked twice at once): the call made above is still `new`
+      // and starts now; one a status callback started keeps its status (and its call.started).
+      const recorded = await callRepository.lockedByProviderId(uow, call.callSid);
+      if (!recorded || recorded.decidedBy) return;
+      const startsNow = recorded.status === 'new';
+      applyDecision(recorded, decision, callRepository.agentRef(uow, decision.agentId));
+      await callRepository.save(uow);
+      if (!startsNow) return;
       await uow.events.record(
         'call.started',
         {
-          call_id: String(started.id),
+          call_id: String(recorded.id),
           agent_id: decision.agentId === null ? null : String(decision.agentId),
           caller_number: call.from,
           called_number: call.to,
           call_direction: 'inbound',
-          started_at: started.startedAt.toISOString(),
+          started_at: recorded.startedAt.toISOString(),
           decision: {
             decided_by: decision.decidedBy,
             action: decision.action,

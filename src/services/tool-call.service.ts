@@ -4,7 +4,7 @@ import { TURN_TEXT_MAX } from '../kernel/call-rules.js';
 import { NotFoundError } from '../kernel/errors.js';
 import type { ToolCalled } from '../telco/callbacks.js';
 import type { CallTranscriptService } from './call-transcript.service.js';
-import { inboundCalls } from './calls/inbound.js';
+import { callRepository } from '../repositories/call.repository.js';
 
 // An AI agent calls one of its tools during a call (docs/adr/0069-tools-for-ai-agents.md):
 // the call and its agent are read, the tool is run (its endpoint asked, or its
@@ -22,7 +22,7 @@ export class ToolCallService {
 
   async toolCalled(ctx: RequestContext, report: ToolCalled, startedAt: number): Promise<ToolResult> {
     const companyId = await ctx.companyId();
-    const call = await inboundCalls.forTool(ctx, companyId, report.callSid);
+    const call = await callRepository.byProviderId(ctx, report.callSid);
     if (!call) throw new NotFoundError('Call');
     const result = await this.run(
       ctx,
@@ -30,7 +30,7 @@ export class ToolCallService {
         companyId,
         callId: call.id,
         callSid: report.callSid,
-        agentId: call.agentId,
+        agentId: call.agent?.id ?? null,
         tool: report.tool,
         argumentsText: report.argumentsText,
       },

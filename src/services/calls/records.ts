@@ -1,14 +1,12 @@
-import type { IdCodec } from '../../kernel/ids.js';
-import { dbDate } from '../../db/reads.js';
-import { formatWallClock } from '../../kernel/time/zoned.js';
+import type { Call } from '../../entities/call.entity.js';
 import type { CallDecision } from '../../kernel/call-decision.js';
-import { decisionOf, type DecisionColumns } from './inbound.js';
+import type { IdCodec } from '../../kernel/ids.js';
+import { formatWallClock } from '../../kernel/time/zoned.js';
+import type { AppointmentRow } from '../../repositories/call-reads.repository.js';
 
-// The calls aggregate's records (its statements are in statements.ts): a
-// call as the provider's callbacks advance it, and what the AI dashboard
-// serves, in the shapes its GraphQL types have. Wall-clock times are
-// "YYYY-MM-DD HH:mm:ss" in the company's zone: formatted by PostgreSQL for
-// the list, here for one call.
+// What the AI dashboard serves of a call, in the shapes its GraphQL types have, and the one mapping from the call's
+// entity (or a row of the appointment list) to each. Wall-clock times are "YYYY-MM-DD HH:mm:ss" in the company's
+// zone: formatted by PostgreSQL for the list, here for one call.
 
 export interface AppointmentCallRecord {
   id: number;
@@ -22,45 +20,23 @@ export interface AppointmentCallRecord {
   direction: string;
   sentiment: string | null;
   recordingAvailable: boolean;
-  readonly startedAt: Date;
-  readonly appointmentAt: Date;
+  startedAt: Date;
+  appointmentAt: Date;
 }
 
-/** A row of the appointment list, as the statement reads it. */
-export interface AppointmentCallRow {
-  id: number;
-  started_at: string;
-  appointment_at: string;
-  call_datetime: string;
-  appointment: string;
-  agent_name: string | null;
-  from_number: string;
-  to_number: string;
-  duration_seconds: number;
-  status: string;
-  direction: string;
-  sentiment: string | null;
-  recording_available: boolean;
-}
-
-export const appointmentCallRecord = (row: AppointmentCallRow): AppointmentCallRecord => ({
+export const appointmentCallRecord = (row: AppointmentRow): AppointmentCallRecord => ({
   id: row.id,
-  callDatetime: row.call_datetime,
-  agentName: row.agent_name,
-  numbers: { from: row.from_number, to: row.to_number },
-  duration: row.duration_seconds,
+  callDatetime: row.callDatetime,
+  agentName: row.agentName,
+  numbers: { from: row.fromNumber, to: row.toNumber },
+  duration: row.durationSeconds,
   appointment: row.appointment,
   status: row.status,
   direction: row.direction,
-  sentiment: row.sentiment,
-  recordingAvailable: row.recording_available,
-  // Read as dates only when asked for (the REST list shows the wall clock only).
-  get startedAt() {
-    return dbDate(row.started_at);
-  },
-  get appointmentAt() {
-    return dbDate(row.appointment_at);
-  },
+  sentiment: row.sentiment ?? null,
+  recordingAvailable: row.recordingAvailable,
+  startedAt: row.startedAt,
+  appointmentAt: row.appointmentAt!,
 });
 
 export interface CallDetailsRecord {
@@ -92,67 +68,40 @@ export interface CallDetailsRecord {
   decision: CallDecision | null;
 }
 
-/** A call's row with its company's zone and family and its agent's name: what the dashboard shows of one call. */
-export interface CallDetailsRow extends DecisionColumns {
-  id: number;
-  company_id: number;
-  company_parent_id: number | null;
-  time_zone: string;
-  agent_name: string | null;
-  from_number: string;
-  to_number: string;
-  started_at: string;
-  duration_seconds: number;
-  status: string;
-  direction: string;
-  sentiment: string | null;
-  recording_url: string | null;
-  transcript: string | null;
-  disposition: string | null;
-  tags: string[];
-  custom_fields: Record<string, unknown>;
-  appointment_at: string | null;
-  contact_name: string | null;
-  contact_email: string | null;
-  summary: string | null;
-  successful: boolean | null;
-  custom_analysis: Record<string, unknown>;
-  analyzed_at: string | null;
-}
-
-export const callDetailsRecord = (ids: IdCodec, row: CallDetailsRow): CallDetailsRecord => {
-  const startedAt = dbDate(row.started_at);
-  const appointmentAt = dbDate(row.appointment_at);
+/** One call with its company (loaded, for its zone) and its agent, as the dashboard shows it. */
+export const callDetailsRecord = (ids: IdCodec, call: Call): CallDetailsRecord => {
+  const timeZone = call.company.timeZone;
+  const appointmentAt = call.appointmentAt ?? null;
   return {
-    id: row.id,
-    encryptedId: ids.encrypt('call', row.id),
-    callDatetime: formatWallClock(startedAt, row.time_zone),
-    startedAt,
-    agentId: row.agent_id,
-    agentName: row.agent_name,
-    numbers: { from: row.from_number, to: row.to_number },
-    duration: row.duration_seconds,
-    status: row.status,
-    direction: row.direction,
-    sentiment: row.sentiment,
-    recordingUrl: row.recording_url,
-    recordingAvailable: !!row.recording_url,
-    transcript: row.transcript,
-    disposition: row.disposition,
-    tags: row.tags,
-    customFields: row.custom_fields,
-    decision: decisionOf(row),
-    appointment: appointmentAt ? formatWallClock(appointmentAt, row.time_zone) : null,
+    id: call.id,
+    encryptedId: ids.encrypt('call', call.id),
+    callDatetime: formatWallClock(call.startedAt, timeZone),
+    startedAt: call.startedAt,
+    agentId: call.agent?.id ?? null,
+    agentName: call.agent?.name ?? null,
+    numbers: { from: call.fromNumber, to: call.toNumber },
+    duration: call.durationSeconds,
+    status: call.status,
+    direction: call.direction,
+    sentiment: call.sentiment ?? null,
+    recordingUrl: call.recordingUrl ?? null,
+    recordingAvailable: !!call.recordingUrl,
+    transcript: call.transcript ?? null,
+    disposition: call.disposition ?? null,
+    tags: call.tags,
+    customFields: call.customFields,
+    decision: decisionOf(call),
+    appointment: appointmentAt ? formatWallClock(appointmentAt, timeZone) : null,
     appointmentAt,
     contact: {
-      name: row.contact_name,
-      email: row.contact_email,
-      phone: row.direction === 'inbound' ? row.from_number : row.to_number,
+      name: call.contactName ?? null,
+      email: call.contactEmail ?? null,
+      phone: call.direction === 'inbound' ? call.fromNumber : call.toNumber,
     },
-    summary: row.summary,
-    successful: row.successful,
-    customAnalysis: row.custom_analysis,
-    analyzedAt: dbDate(row.analyzed_at),
+    summary: call.summary ?? null,
+    successful: call.successful ?? null,
+    customAnalysis: call.customAnalysis,
+    analyzedAt: call.analyzedAt ?? null,
   };
 };
 
@@ -162,115 +111,46 @@ export interface CallAnalysis {
   sentiment: string | null;
   disposition: string | null;
   successful: boolean | null;
-  customAnalysis: Record<string, string | number | boolean | null>;
+  customAnalysis: Record<string, unknown>;
   recordingUrl: string | null;
 }
 
-/** A call as an analysis changes it: the analysis and what the event says of the call. */
-export interface AnalysedCall extends CallAnalysis {
-  id: number;
-  status: string;
-  agentId: number | null;
-  fromNumber: string;
-  toNumber: string;
-  direction: string;
-  contactId: number | null;
-  analyzedAt: Date | null;
-}
-
-export interface AnalysedCallRow {
-  id: number;
-  status: string;
-  agent_id: number | null;
-  from_number: string;
-  to_number: string;
-  direction: string;
-  contact_id: number | null;
-  summary: string | null;
-  sentiment: string | null;
-  disposition: string | null;
-  successful: boolean | null;
-  custom_analysis: Record<string, string | number | boolean | null>;
-  recording_url: string | null;
-  analyzed_at: Date | string | null;
-}
-
-/** What every call record says of the call itself: its id, status, agent, numbers and direction. */
-const callParties = (
-  row: Pick<CallStateRow, 'id' | 'status' | 'agent_id' | 'from_number' | 'to_number' | 'direction'>,
-) => ({
-  id: row.id,
-  status: row.status,
-  agentId: row.agent_id,
-  fromNumber: row.from_number,
-  toNumber: row.to_number,
-  direction: row.direction,
+/** The analysis a call has now. */
+export const analysisOf = (call: Call): CallAnalysis => ({
+  summary: call.summary ?? null,
+  sentiment: call.sentiment ?? null,
+  disposition: call.disposition ?? null,
+  successful: call.successful ?? null,
+  customAnalysis: call.customAnalysis,
+  recordingUrl: call.recordingUrl ?? null,
 });
 
-export const analysedCall = (row: AnalysedCallRow): AnalysedCall => ({
-  ...callParties(row),
-  contactId: row.contact_id,
-  summary: row.summary,
-  sentiment: row.sentiment,
-  disposition: row.disposition,
-  successful: row.successful,
-  customAnalysis: row.custom_analysis,
-  recordingUrl: row.recording_url,
-  analyzedAt: dbDate(row.analyzed_at),
-});
+/** The decision a call keeps, or null when none was made for it. */
+export const decisionOf = (call: Call): CallDecision | null => {
+  const { decision } = call;
+  if (!call.decidedBy || !decision.action) return null;
+  return {
+    decidedBy: call.decidedBy as CallDecision['decidedBy'],
+    action: decision.action as CallDecision['action'],
+    agentId: decision.action === 'answer' ? (call.agent?.id ?? null) : null,
+    forwardTo: decision.action === 'forward' ? (decision.target ?? null) : null,
+    fallbackReason: decision.fallbackReason ?? null,
+    reason: decision.reason ?? null,
+    variables: decision.variables ?? {},
+    latencyMs: decision.latencyMs ?? null,
+  };
+};
 
-/** A call as the provider's callbacks advance it. */
-export interface CallState {
-  id: number;
-  status: string;
-  agentId: number | null;
-  fromNumber: string;
-  toNumber: string;
-  direction: string;
-  durationSeconds: number;
-  startedAt: Date;
-  answeredAt: Date | null;
-  transferredTo: string | null;
-  recordingUrl: string | null;
-  transcript: string | null;
-  sentiment: string | null;
-  disposition: string | null;
-  tags: string[];
-  customFields: Record<string, unknown>;
-  appointmentAt: Date | null;
-}
-
-export interface CallStateRow {
-  id: number;
-  status: string;
-  agent_id: number | null;
-  from_number: string;
-  to_number: string;
-  direction: string;
-  duration_seconds: number;
-  started_at: Date | string;
-  answered_at: Date | string | null;
-  transferred_to: string | null;
-  recording_url: string | null;
-  transcript: string | null;
-  sentiment: string | null;
-  disposition: string | null;
-  tags: string[];
-  custom_fields: Record<string, unknown>;
-  appointment_at: Date | string | null;
-}
-
-export const callState = (row: CallStateRow): CallState => ({
-  ...callParties(row),
-  durationSeconds: row.duration_seconds,
-  startedAt: dbDate(row.started_at),
-  answeredAt: dbDate(row.answered_at),
-  transferredTo: row.transferred_to,
-  recordingUrl: row.recording_url,
-  transcript: row.transcript,
-  sentiment: row.sentiment,
-  disposition: row.disposition,
-  tags: row.tags,
-  customFields: row.custom_fields,
-  appointmentAt: dbDate(row.appointment_at),
-});
+/** Writes a decision onto its call (a call still `new` starts now: initiated). */
+export const applyDecision = (call: Call, decision: CallDecision, agent: Call['agent']): void => {
+  if (call.status === 'new') call.status = 'initiated';
+  call.agent = agent;
+  call.decidedBy = decision.decidedBy;
+  call.decision.action = decision.action;
+  call.decision.target =
+    decision.action === 'forward' ? decision.forwardTo : decision.agentId === null ? null : String(decision.agentId);
+  call.decision.reason = decision.reason;
+  call.decision.variables = decision.variables;
+  call.decision.latencyMs = decision.latencyMs;
+  call.decision.fallbackReason = decision.fallbackReason;
+};

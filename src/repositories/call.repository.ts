@@ -1,0 +1,137 @@
+import { LockMode } from '@mikro-orm/core';
+import type { RequestContext } from '../context/request-context.js';
+import { Agent } from '../entities/agent.entity.js';
+import { CallTurn } from '../entities/call-turn.entity.js';
+import { Call } from '../entities/call.entity.js';
+import { TERMINAL_CALL_STATUSES } from '../kernel/vocabulary.js';
+
+// A company's calls as the provider's callbacks make and advance them, and their transcript turns: the one module
+// that knows the calls and call_turns tables (the dashboard's lists and totals are in call-list.repository.ts).
+// A callback locks its call (one at a time per call), changes the entity and the unit of work writes it.
+
+/** A call the provider reports for the first time. */
+export interface NewCall {
+  agentId: number | null;
+  contactId: number;
+  providerCallId: string;
+  fromNumber: string;
+  toNumber: string;
+  direction: string;
+  contactName: string | null;
+  contactEmail: string | null;
+  at: Date;
+}
+
+const LOCKED = { lockMode: LockMode.PESSIMISTIC_WRITE } as const;
+
+export const callRepository = {
+  /**
+   * Records a call the provider reports for the first time (status `new`); false when one with its provider id is
+   * known already. Two callbacks at once: one inserts, the other finds it (the unique provider id decides).
+   */
+  async insertIfNew(ctx: RequestContext, call: NewCall): Promise<boolean> {
+    const result = await ctx.em
+      .createQueryBuilder(Call)
+      .insert({
+        company: await ctx.companyId(),
+        agent: call.agentId,
+        contact: call.contactId,
+        providerCallId: call.providerCallId,
+        fromNumber: call.fromNumber,
+        toNumber: call.toNumber,
+        startedAt: call.at,
+        status: 'new',
+        direction: call.direction,
+        contactName: call.contactName,
+        contactEmail: call.contactEmail,
+        createdAt: call.at,
+        updatedAt: call.at,
+      })
+      .onConflict('providerCallId')
+      .ignore()
+      .execute('run');
+    return result.affectedRows > 0;
+  },
+
+  /** The company's call with this provider id, locked until the unit of work ends; null for another's or none. */
+  async lockedByProviderId(ctx: RequestContext, providerCallId: string): Promise<Call | null> {
+    return ctx.em.findOne(Call, { providerCallId, company: await ctx.companyId() }, LOCKED);
+  },
+
+  /** The company's call by id, locked until the unit of work ends; null for another's or none. */
+  async lockedById(ctx: RequestContext, id: number): Promise<Call | null> {
+    return ctx.em.findOne(Call, { id, company: await ctx.companyId() }, LOCKED);
+  },
+
+  /** The company's call with this provider id (a transcript turn's, a tool call's), or null. */
+  async byProviderId(ctx: RequestContext, providerCallId: string): Promise<Call | null> {
+    return ctx.em.findOne(Call, { providerCallId, company: await ctx.companyId() });
+  },
+
+  /** Whether the company has the call `id`. */
+  async owned(ctx: RequestContext, id: number): Promise<boolean> {
+    return (await ctx.em.count(Call, { id, company: await ctx.companyId() })) > 0;
+  },
+
+  /** The company's calls in progress (the provider has not said they ended), newest first, with their agents. */
+  async inProgress(ctx: RequestContext, limit: number): Promise<Call[]> {
+    return ctx.em.find(
+      Call,
+      { company: await ctx.companyId(), status: { $in: ['initiated', 'ringing', 'in-progress'] } },
+      { populate: ['agent'], orderBy: { startedAt: 'desc', id: 'desc' }, limit },
+    );
+  },
+
+  /** Calls by id with their companies and agents, whoever's they are (the dashboard checks who may see each). */
+  async withCompanies(ctx: RequestContext, ids: number[]): Promise<Call[]> {
+    return ctx.em.find(Call, { id: { $in: ids } }, { populate: ['company', 'agent'] });
+  },
+
+  /** An agent's latest ended calls (at most `window`), newest first: their status, length and sentiment. */
+  async latestEnded(
+    ctx: RequestContext,
+    agentId: number,
+    window: number,
+  ): Promise<Array<Pick<Call, 'status' | 'durationSeconds' | 'sentiment'>>> {
+    return ctx.em.find(
+      Call,
+      { agent: agentId, company: await ctx.companyId(), status: { $in: [...TERMINAL_CALL_STATUSES] } },
+      { fields: ['status', 'durationSeconds', 'sentiment'], orderBy: { startedAt: 'desc', id: 'desc' }, limit: window },
+    );
+  },
+
+  /** An agent of the company as a call's agent, by the id a decision gave (one of the company's, checked by it). */
+  agentRef(ctx: RequestContext, id: number | null): Agent | null {
+    return id === null ? null : ctx.em.getReference(Agent, id);
+  },
+
+  /** Keeps a transcript turn; false when the call has that turn already. */
+  async addTurn(
+    ctx: RequestContext,
+    turn: Pick<CallTurn, 'sequence' | 'speaker' | 'text' | 'createdAt'> & { callId: number },
+  ) {
+    const result = await ctx.em
+      .createQueryBuilder(CallTurn)
+      .insert({
+        call: turn.callId,
+        sequence: turn.sequence,
+        speaker: turn.speaker,
+        text: turn.text,
+        createdAt: turn.createdAt,
+      })
+      .onConflict(['call', 'sequence'])
+      .ignore()
+      .execute('run');
+    return result.affectedRows > 0;
+  },
+
+  /** A call's transcript turns, in order. */
+  turns(ctx: RequestContext, callId: number): Promise<CallTurn[]> {
+    return ctx.em.find(CallTurn, { call: callId }, { orderBy: { sequence: 'asc' } });
+  },
+
+  /** Writes what was changed on the calls this unit of work holds. */
+  save(ctx: RequestContext): Promise<void> {
+    return ctx.em.flush();
+  },
+};
