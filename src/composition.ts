@@ -41,7 +41,7 @@ import { ReplayService } from './webhooks/tools/replay.service.js';
 import { DecisionCaller } from './decisions/caller.js';
 import { EndpointAuth } from './webhooks/engine/endpoint-auth.js';
 import { DecisionEndpointService } from './decisions/decision.service.js';
-import type { DecisionEndpointRow } from './decisions/endpoint-rows.js';
+import type { DecisionEndpoint } from './entities/decision-endpoint.entity.js';
 import { InboundCallService } from './services/inbound-call.service.js';
 import { AgentToolService } from './decisions/tool.service.js';
 import { ToolCallService } from './services/tool-call.service.js';
@@ -160,7 +160,7 @@ export function createServices(
     {
       endpointFor: (ctx, companyId, called) => decisionEndpoints.endpointFor(ctx, companyId, called),
       decide: (endpoint, call, startedAt) =>
-        decisionEndpoints.decideInbound(endpoint as DecisionEndpointRow, call, startedAt),
+        decisionEndpoints.decideInbound(endpoint as DecisionEndpoint, call, startedAt),
     },
     log,
     clock,

@@ -1,9 +1,9 @@
 import type { RequestContext } from '../context/request-context.js';
 import type { SecretBox } from '../crypto/secret-box.js';
-import { idOf } from '../db/lookup.js';
+import type { DecisionEndpoint } from '../entities/decision-endpoint.entity.js';
 import { BOUNDS } from '../kernel/bounds.js';
 import type { CallDecision, InboundCallFacts } from '../kernel/call-decision.js';
-import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '../kernel/errors.js';
+import { ConflictError, UnprocessableError, ValidationError } from '../kernel/errors.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { E164, Rules } from '../kernel/validation.js';
 import type { DestinationPolicy } from '../webhooks/config/destination.js';
@@ -20,7 +20,7 @@ import {
 import { DECISION_ACTIONS, type DecisionAction, readAnswer } from './answer.js';
 import type { DecisionCaller } from './caller.js';
 import type { BreakerView } from './endpoint-health.js';
-import { endpointRows, type DecisionEndpointRow, type EndpointFields } from './endpoint-rows.js';
+import { decisionEndpointRepository, type EndpointFields } from '../repositories/decision-endpoint.repository.js';
 
 // Decision endpoints (docs/adr/0068-decisions-in-the-call-path.md): the
 // company's (and at most one per phone number) URL asked how to route an
@@ -65,7 +65,7 @@ export class DecisionEndpointService {
   ) {}
 
   async list(ctx: RequestContext): Promise<DecisionEndpointRecord[]> {
-    return (await endpointRows.list(ctx, await ctx.companyId())).map((row) => this.record(row));
+    return (await decisionEndpointRepository.list(ctx)).map((endpoint) => this.record(endpoint));
   }
 
   async view(ctx: RequestContext, rawId: string): Promise<DecisionEndpointRecord> {
@@ -81,40 +81,40 @@ export class DecisionEndpointService {
     ctx: RequestContext,
     input: DecisionEndpointInput,
   ): Promise<{ endpoint: DecisionEndpointRecord; secret: string }> {
-    const companyId = await ctx.companyId();
-    const fields = await this.checked(ctx, companyId, input, undefined);
-    if ((await endpointRows.count(ctx, companyId)) >= ENDPOINTS_MAX)
+    const fields = await this.checked(ctx, input, undefined);
+    if ((await decisionEndpointRepository.count(ctx)) >= ENDPOINTS_MAX)
       throw new UnprocessableError(`A company has at most ${ENDPOINTS_MAX} decision endpoints.`);
     const secret = newSecret();
-    const row = await endpointRows.insert(ctx, companyId, fields, this.box.seal(secret), new Date());
-    if (!row) throw this.taken(fields);
-    void this.caller.warm(row.url, row.credentialsSealed);
-    return { endpoint: this.record(row), secret };
+    const endpoint = await decisionEndpointRepository.create(ctx, fields, this.box.seal(secret));
+    if (!endpoint) throw this.taken(fields);
+    void this.caller.warm(endpoint.url, endpoint.credentialsSealed ?? null);
+    return { endpoint: this.record(endpoint), secret };
   }
 
   async update(ctx: RequestContext, rawId: string, input: DecisionEndpointInput): Promise<DecisionEndpointRecord> {
-    const current = await this.find(ctx, rawId, true);
-    const fields = await this.checked(ctx, current.companyId, input, current);
-    const row = await endpointRows.update(ctx, current.id, fields, new Date());
-    if (!row) throw this.taken(fields);
-    if (row.url !== current.url) {
+    const endpoint = await decisionEndpointRepository.owned(ctx, this.ids, rawId, true);
+    const fields = await this.checked(ctx, input, endpoint);
+    const before = endpoint.url;
+    if (!(await decisionEndpointRepository.update(ctx, endpoint, fields))) throw this.taken(fields);
+    if (endpoint.url !== before) {
       // Another URL is another server: its breaker and answer times start afresh.
-      ctx.afterCommit(() => this.caller.forget(keyOf(row.id)));
-      void this.caller.warm(row.url, row.credentialsSealed);
+      ctx.afterCommit(() => this.caller.forget(keyOf(endpoint.id)));
+      void this.caller.warm(endpoint.url, endpoint.credentialsSealed ?? null);
     }
-    return this.record(row);
+    return this.record(endpoint);
   }
 
   async remove(ctx: RequestContext, rawId: string): Promise<boolean> {
-    const endpoint = await this.find(ctx, rawId, true);
-    await endpointRows.remove(ctx, endpoint.id);
-    ctx.afterCommit(() => this.caller.forget(keyOf(endpoint.id)));
+    const endpoint = await decisionEndpointRepository.owned(ctx, this.ids, rawId, true);
+    const id = endpoint.id;
+    await decisionEndpointRepository.remove(ctx, endpoint);
+    ctx.afterCommit(() => this.caller.forget(keyOf(id)));
     return true;
   }
 
   /** The endpoint that decides a call to `called` (E.164): the number's own, else the company's; undefined without one. */
-  async endpointFor(ctx: RequestContext, companyId: number, called: string): Promise<DecisionEndpointRow | undefined> {
-    return endpointRows.forCalled(ctx, companyId, called);
+  async endpointFor(ctx: RequestContext, companyId: number, called: string): Promise<DecisionEndpoint | undefined> {
+    return (await decisionEndpointRepository.forCalled(ctx, companyId, called)) ?? undefined;
   }
 
   /**
@@ -122,7 +122,7 @@ export class DecisionEndpointService {
    * (counted from `startedAt`, performance.now() when the call arrived), or
    * its fallback.
    */
-  async decideInbound(endpoint: DecisionEndpointRow, call: InboundCallFacts, startedAt: number): Promise<CallDecision> {
+  async decideInbound(endpoint: DecisionEndpoint, call: InboundCallFacts, startedAt: number): Promise<CallDecision> {
     const secret = this.box.open(endpoint.secretSealed) ?? '';
     const outcome = await this.caller.decide(
       {
@@ -131,7 +131,7 @@ export class DecisionEndpointService {
         secret,
         deadlineMs: endpoint.deadlineMs,
         hedge: endpoint.hedge,
-        credentialsSealed: endpoint.credentialsSealed,
+        credentialsSealed: endpoint.credentialsSealed ?? null,
       },
       requestBody(call, endpoint.deadlineMs),
       (text) => readAnswer(text, call.agents),
@@ -152,9 +152,9 @@ export class DecisionEndpointService {
     }
     return {
       decidedBy: 'fallback',
-      action: endpoint.fallbackAction,
-      agentId: endpoint.fallbackAction === 'answer' ? (endpoint.fallbackAgentId ?? call.numberAgentId) : null,
-      forwardTo: endpoint.fallbackAction === 'forward' ? endpoint.fallbackForwardTo : null,
+      action: endpoint.fallbackAction as DecisionAction,
+      agentId: endpoint.fallbackAction === 'answer' ? (endpoint.fallbackAgent?.id ?? call.numberAgentId) : null,
+      forwardTo: endpoint.fallbackAction === 'forward' ? (endpoint.fallbackForwardTo ?? null) : null,
       fallbackReason: outcome.fallbackReason ?? null,
       reason: outcome.reason,
       variables: {},
@@ -162,11 +162,8 @@ export class DecisionEndpointService {
     };
   }
 
-  private async find(ctx: RequestContext, rawId: string, lock = false): Promise<DecisionEndpointRow> {
-    const id = idOf(this.ids, rawId, 'decision_endpoint', 'Decision endpoint');
-    const row = await endpointRows.one(ctx, await ctx.companyId(), id, lock);
-    if (!row) throw new NotFoundError('Decision endpoint');
-    return row;
+  private find(ctx: RequestContext, rawId: string): Promise<DecisionEndpoint> {
+    return decisionEndpointRepository.owned(ctx, this.ids, rawId);
   }
 
   private taken(fields: EndpointFields): ConflictError {
@@ -180,9 +177,8 @@ export class DecisionEndpointService {
   /** The input checked and merged over the current endpoint (an update leaves out what it keeps). */
   private async checked(
     ctx: RequestContext,
-    companyId: number,
     input: DecisionEndpointInput,
-    current: DecisionEndpointRow | undefined,
+    current: DecisionEndpoint | undefined,
   ): Promise<EndpointFields> {
     const b = BOUNDS.decisionEndpoint;
     const rules = new Rules();
@@ -192,8 +188,8 @@ export class DecisionEndpointService {
     const deadline = input.deadlineMs ?? current?.deadlineMs ?? DEADLINE_DEFAULT_MS;
     checkDeadline(rules, deadline, b.deadlineMs);
     rules.required('fallbackAction', action).oneOf('fallbackAction', action, DECISION_ACTIONS);
-    const phoneNumberId = this.optionalId(input.phoneNumberId, current?.phoneNumberId, 'phone_number');
-    const agentId = this.optionalId(input.fallbackAgentId, current?.fallbackAgentId, 'agent');
+    const phoneNumberId = this.optionalId(input.phoneNumberId, current?.phoneNumber?.id, 'phone_number');
+    const agentId = this.optionalId(input.fallbackAgentId, current?.fallbackAgent?.id, 'agent');
     const forwardTo =
       input.fallbackForwardTo === undefined ? (current?.fallbackForwardTo ?? null) : input.fallbackForwardTo;
     if (action === 'forward' && !E164.test(forwardTo ?? ''))
@@ -203,7 +199,7 @@ export class DecisionEndpointService {
       );
     const credentials = checkCredentials(input.credentials, url, this.settings.destinations, rules);
     rules.check();
-    const owned = await endpointRows.owned(ctx, companyId, phoneNumberId || null, agentId || null);
+    const owned = await decisionEndpointRepository.owns(ctx, phoneNumberId || null, agentId || null);
     const errors: Record<string, string[]> = {};
     if (phoneNumberId === false || (phoneNumberId !== null && !owned.number))
       errors.phoneNumberId = ["The phone number id field must be one of the company's phone numbers."];
@@ -234,18 +230,22 @@ export class DecisionEndpointService {
     return this.ids.decode(raw, kind) ?? false;
   }
 
-  private record(row: DecisionEndpointRow): DecisionEndpointRecord {
+  private record(endpoint: DecisionEndpoint): DecisionEndpointRecord {
     return {
-      id: row.id,
-      url: row.url,
-      phoneNumberId: row.phoneNumberId,
-      deadlineMs: row.deadlineMs,
-      hedge: row.hedge,
-      fallback: { action: row.fallbackAction, agentId: row.fallbackAgentId, forwardTo: row.fallbackForwardTo },
-      breaker: this.caller.breaker(keyOf(row.id)),
-      credentials: credentialsRecord(openCredentials(this.box, row.credentialsSealed)),
-      createdAt: row.createdAt,
-      updatedAt: row.updatedAt,
+      id: endpoint.id,
+      url: endpoint.url,
+      phoneNumberId: endpoint.phoneNumber?.id ?? null,
+      deadlineMs: endpoint.deadlineMs,
+      hedge: endpoint.hedge,
+      fallback: {
+        action: endpoint.fallbackAction as DecisionAction,
+        agentId: endpoint.fallbackAgent?.id ?? null,
+        forwardTo: endpoint.fallbackForwardTo ?? null,
+      },
+      breaker: this.caller.breaker(keyOf(endpoint.id)),
+      credentials: credentialsRecord(openCredentials(this.box, endpoint.credentialsSealed ?? null)),
+      createdAt: endpoint.createdAt,
+      updatedAt: endpoint.updatedAt,
     };
   }
 }

@@ -1,10 +1,10 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { RequestContext } from '../context/request-context.js';
 import type { SecretBox } from '../crypto/secret-box.js';
-import { idOf } from '../db/lookup.js';
+import type { AgentTool } from '../entities/agent-tool.entity.js';
 import { BOUNDS } from '../kernel/bounds.js';
 import type { ToolCallFacts, ToolResult } from '../kernel/call-decision.js';
-import { ConflictError, NotFoundError, UnprocessableError } from '../kernel/errors.js';
+import { ConflictError, UnprocessableError } from '../kernel/errors.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { Rules } from '../kernel/validation.js';
 import type { DestinationPolicy } from '../webhooks/config/destination.js';
@@ -20,7 +20,7 @@ import {
 } from '../webhooks/config/credentials.js';
 import type { DecisionCaller } from './caller.js';
 import type { BreakerView } from './endpoint-health.js';
-import { type AgentToolRow, type ToolFields, toolRows } from './tool-rows.js';
+import { agentToolRepository, type ToolFields } from '../repositories/agent-tool.repository.js';
 
 // Tools for AI agents (docs/adr/0069-tools-for-ai-agents.md): an agent's
 // tools, each run by the company's endpoint when the agent calls it during a
@@ -46,7 +46,11 @@ export interface AgentToolInput {
   credentials?: EndpointCredentials | null;
 }
 
-export interface AgentToolRecord extends Omit<AgentToolRow, 'secretSealed' | 'companyId' | 'credentialsSealed'> {
+export interface AgentToolRecord
+  extends Pick<AgentTool, 'id' | 'name' | 'description' | 'parameters' | 'url' | 'deadlineMs' | 'fallbackMessage'> {
+  agentId: number;
+  createdAt: Date;
+  updatedAt: Date;
   breaker: BreakerView;
   credentials: CredentialsRecord | null;
 }
@@ -66,9 +70,8 @@ export class AgentToolService {
   ) {}
 
   async ofAgent(ctx: RequestContext, rawAgentId: string): Promise<AgentToolRecord[]> {
-    const companyId = await ctx.companyId();
-    const agentId = await this.agent(ctx, companyId, rawAgentId);
-    return (await toolRows.ofAgent(ctx, companyId, agentId)).map((row) => this.record(row));
+    const agent = await agentToolRepository.agent(ctx, this.ids, rawAgentId);
+    return (await agentToolRepository.ofAgent(ctx, agent)).map((tool) => this.record(tool));
   }
 
   async view(ctx: RequestContext, rawId: string): Promise<AgentToolRecord> {
@@ -84,41 +87,42 @@ export class AgentToolService {
     rawAgentId: string,
     input: AgentToolInput,
   ): Promise<{ tool: AgentToolRecord; secret: string }> {
-    const companyId = await ctx.companyId();
-    const agentId = await this.agent(ctx, companyId, rawAgentId);
+    const agent = await agentToolRepository.agent(ctx, this.ids, rawAgentId);
     const fields = this.checked(input, undefined);
-    if ((await toolRows.count(ctx, agentId)) >= TOOLS_PER_AGENT)
+    if ((await agentToolRepository.count(ctx, agent)) >= TOOLS_PER_AGENT)
       throw new UnprocessableError(`An agent has at most ${TOOLS_PER_AGENT} tools.`);
     const secret = newSecret();
-    const row = await toolRows.insert(ctx, companyId, agentId, fields, this.box.seal(secret), new Date());
-    if (!row) throw new ConflictError(`The agent already has a tool named ${fields.name}.`);
-    void this.caller.warm(row.url, row.credentialsSealed);
-    return { tool: this.record(row), secret };
+    const tool = await agentToolRepository.create(ctx, agent, fields, this.box.seal(secret));
+    if (!tool) throw new ConflictError(`The agent already has a tool named ${fields.name}.`);
+    void this.caller.warm(tool.url, tool.credentialsSealed ?? null);
+    return { tool: this.record(tool), secret };
   }
 
   async update(ctx: RequestContext, rawId: string, input: AgentToolInput): Promise<AgentToolRecord> {
-    const current = await this.find(ctx, rawId, true);
-    const fields = this.checked(input, current);
-    const row = await toolRows.update(ctx, current.id, fields, new Date());
-    if (!row) throw new ConflictError(`The agent already has a tool named ${fields.name}.`);
-    if (row.url !== current.url) {
-      ctx.afterCommit(() => this.caller.forget(keyOf(row.id)));
-      void this.caller.warm(row.url, row.credentialsSealed);
+    const tool = await agentToolRepository.owned(ctx, this.ids, rawId, true);
+    const fields = this.checked(input, tool);
+    const before = tool.url;
+    if (!(await agentToolRepository.update(ctx, tool, fields)))
+      throw new ConflictError(`The agent already has a tool named ${fields.name}.`);
+    if (tool.url !== before) {
+      ctx.afterCommit(() => this.caller.forget(keyOf(tool.id)));
+      void this.caller.warm(tool.url, tool.credentialsSealed ?? null);
     }
-    return this.record(row);
+    return this.record(tool);
   }
 
   async remove(ctx: RequestContext, rawId: string): Promise<boolean> {
-    const tool = await this.find(ctx, rawId, true);
-    await toolRows.remove(ctx, tool.id);
-    ctx.afterCommit(() => this.caller.forget(keyOf(tool.id)));
+    const tool = await agentToolRepository.owned(ctx, this.ids, rawId, true);
+    const id = tool.id;
+    await agentToolRepository.remove(ctx, tool);
+    ctx.afterCommit(() => this.caller.forget(keyOf(id)));
     return true;
   }
 
   /** Runs the agent's tool for a call: the endpoint's result within the deadline, or the fallback message. */
   async call(ctx: RequestContext, facts: ToolCallFacts, startedAt: number): Promise<ToolResult> {
     const tool =
-      facts.agentId === null ? undefined : await toolRows.byName(ctx, facts.companyId, facts.agentId, facts.tool);
+      facts.agentId === null ? null : await agentToolRepository.byName(ctx, facts.companyId, facts.agentId, facts.tool);
     if (!tool) {
       const reason = `the call's agent has no tool named ${facts.tool}`;
       return { source: 'unknown_tool', result: { error: reason }, fallbackReason: null, reason, latencyMs: null };
@@ -138,7 +142,7 @@ export class AgentToolService {
       data: {
         call_sid: facts.callSid,
         call_id: String(facts.callId),
-        agent_id: String(tool.agentId),
+        agent_id: String(tool.agent.id),
         tool: tool.name,
         arguments: args,
         deadline_ms: tool.deadlineMs,
@@ -151,7 +155,7 @@ export class AgentToolService {
         secret: this.box.open(tool.secretSealed) ?? '',
         deadlineMs: tool.deadlineMs,
         hedge: false,
-        credentialsSealed: tool.credentialsSealed,
+        credentialsSealed: tool.credentialsSealed ?? null,
       },
       body,
       readToolAnswer,
@@ -175,7 +179,7 @@ export class AgentToolService {
   }
 
   /** The arguments read and checked against the tool's schema, or what is wrong with them. */
-  private readArguments(tool: AgentToolRow, text: string): Record<string, unknown> | string {
+  private readArguments(tool: AgentTool, text: string): Record<string, unknown> | string {
     let args: unknown;
     try {
       args = JSON.parse(text || '{}');
@@ -200,20 +204,11 @@ export class AgentToolService {
     return `the arguments do not match the tool's parameters: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`;
   }
 
-  private async agent(ctx: RequestContext, companyId: number, rawAgentId: string): Promise<number> {
-    const agentId = idOf(this.ids, rawAgentId, 'agent', 'Agent');
-    if (!(await toolRows.agentOwned(ctx, companyId, agentId))) throw new NotFoundError('Agent');
-    return agentId;
+  private find(ctx: RequestContext, rawId: string): Promise<AgentTool> {
+    return agentToolRepository.owned(ctx, this.ids, rawId);
   }
 
-  private async find(ctx: RequestContext, rawId: string, lock = false): Promise<AgentToolRow> {
-    const id = idOf(this.ids, rawId, 'agent_tool', 'Agent tool');
-    const row = await toolRows.one(ctx, await ctx.companyId(), id, lock);
-    if (!row) throw new NotFoundError('Agent tool');
-    return row;
-  }
-
-  private checked(input: AgentToolInput, current: AgentToolRow | undefined): ToolFields {
+  private checked(input: AgentToolInput, current: AgentTool | undefined): ToolFields {
     const b = BOUNDS.agentTool;
     const name = input.name ?? current?.name;
     const description = input.description ?? current?.description;
@@ -252,12 +247,20 @@ export class AgentToolService {
     };
   }
 
-  private record(row: AgentToolRow): AgentToolRecord {
-    const { secretSealed: _secret, companyId: _company, credentialsSealed, ...rest } = row;
+  private record(tool: AgentTool): AgentToolRecord {
     return {
-      ...rest,
-      breaker: this.caller.breaker(keyOf(row.id)),
-      credentials: credentialsRecord(openCredentials(this.box, credentialsSealed)),
+      id: tool.id,
+      agentId: tool.agent.id,
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      url: tool.url,
+      deadlineMs: tool.deadlineMs,
+      fallbackMessage: tool.fallbackMessage,
+      createdAt: tool.createdAt,
+      updatedAt: tool.updatedAt,
+      breaker: this.caller.breaker(keyOf(tool.id)),
+      credentials: credentialsRecord(openCredentials(this.box, tool.credentialsSealed ?? null)),
     };
   }
 }
