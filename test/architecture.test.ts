@@ -198,10 +198,22 @@ describe('architecture', () => {
   });
 
   // docs/adr/0079: the repositories are the one place that knows tables and columns. The services, resolvers, REST and
-  // GraphQL layers hold no statement.
+  // GraphQL layers hold no statement and no EntityManager, nor do the webhook and decision modules outside the delivery
+  // engine.
   test('no statement in the services, resolvers, REST or GraphQL', () => {
-    const STATEMENT = /\bctx\.sql\b|\.sql<|\b(readPage|readNewestPage|readDeepPage)\(/;
-    const holding = ['services', 'resolvers', 'rest', 'graphql']
+    const STATEMENT = /\bctx\.sql\b|\.sql<|\.sql\(|\.em\b|\b(readPage|readNewestPage|readDeepPage)\(/;
+    const holding = [
+      'services',
+      'resolvers',
+      'rest',
+      'graphql',
+      'decisions',
+      'webhooks/config',
+      'webhooks/tools',
+      'workflows',
+      'spam',
+      'telco',
+    ]
       .flatMap((dir) => sources(path.join(SRC, dir)))
       .filter((file) => STATEMENT.test(readFileSync(file, 'utf8')))
       .map((file) => path.relative(SRC, file).split(path.sep).join('/'))

@@ -166,6 +166,24 @@ export async function readPage<T>(
 }
 
 /**
+ * One page of plain rows and the total as two statements, the count first: for the delivery log and the event
+ * store, whose pages are read newest first by id and whose counts a window function would make read every row.
+ */
+export async function readCountedPage<T>(
+  ctx: RequestContext,
+  query: ListQuery,
+  window: PageWindow,
+): Promise<{ rows: T[]; total: number }> {
+  const total = await countOf(ctx, query);
+  const rows = await ctx.sql<T>(
+    `SELECT ${query.select} FROM ${query.from} WHERE ${query.where} ORDER BY ${query.orderBy} ` +
+      `LIMIT ${window.perPage} OFFSET ${window.offset}`,
+    query.params,
+  );
+  return { rows, total };
+}
+
+/**
  * One page of a list that can grow to millions of rows, and its total, in one
  * round trip. The page's keys are found from an index alone (the `keys`
  * query, ordered and offset: a deferred join), then only those rows are read

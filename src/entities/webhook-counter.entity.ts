@@ -1,4 +1,4 @@
-import { Entity, OneToOne, Property, type Rel } from '@mikro-orm/core';
+import { Entity, OneToOne, type Opt, Property, type Rel } from '@mikro-orm/core';
 import { Webhook } from './webhook.entity.js';
 
 // What the engine counts of a webhook, updated on every attempt: kept apart from the webhook so its many small updates
@@ -10,7 +10,7 @@ export class WebhookCounter {
   webhook!: Rel<Webhook>;
 
   @Property({ type: 'integer', default: 0 })
-  hits = 0;
+  hits: Opt<number> = 0;
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   lastHit?: Date | null;
@@ -23,5 +23,5 @@ export class WebhookCounter {
   rateCheckedAt?: Date | null;
 
   @Property({ type: 'integer', default: 0 })
-  inFlight = 0;
+  inFlight: Opt<number> = 0;
 }

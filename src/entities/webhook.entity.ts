@@ -58,7 +58,8 @@ export class Webhook extends CompanyOwned {
   pausedUntil?: Date | null;
 
   @Property({ type: 'json', default: '[]' })
-  headers: Array<{ name: string; value: string }> = [];
+  /** Custom headers: a secret one's value sealed. */
+  headers: Array<{ name: string; value?: string; sealed?: string }> = [];
 
   @Property({ type: 'json', default: '{}' })
   filters: Record<string, unknown> = {};

@@ -151,7 +151,7 @@ export function withoutPassword(text: string, raw: string): string {
  */
 export function urlToStore(
   given: string,
-  current: { url: string; urlSealed: string | null } | undefined,
+  current: { url: string; urlSealed?: string | null } | undefined,
   box: { open(sealed: string): string | undefined; seal(text: string): string },
 ): { url: string; urlSealed: string | null } | null {
   const url = new URL(given);

@@ -8,7 +8,7 @@ import { urlToStore } from './broker-url.js';
 import { FORM_FIELDS, isFormField, LIST_SELECTIONS, selectionOf, SELECTION_NAMES } from './payload.js';
 import { headersToStore, type WebhookHeaderInput } from './headers.js';
 import { type WebhookFilterInput, filtersToStore, type StoredFilters } from './filters.js';
-import type { Webhook } from './webhook-rows.js';
+import type { Webhook } from '../../entities/webhook.entity.js';
 import { checkCredentials, type EndpointCredentials, sealCredentials } from './credentials.js';
 
 // The rules of a webhook's fields (webhook.service.ts creates and changes

@@ -2,7 +2,13 @@ import type { RequestContext } from '../../context/request-context.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../kernel/vocabulary.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { EVENT_NAMES, eventDoc, isEventType } from '../../events/catalog.js';
-import { dbDate, pageWindow, pageOf, type Page, type PageArgs } from '../../db/reads.js';
+import { pageWindow, pageOf, type Page, type PageArgs } from '../../db/reads.js';
+import type { WebhookAttempt } from '../../entities/webhook-attempt.entity.js';
+import {
+  deliveryLogRepository,
+  type DeliveryRow,
+  type DeliveryScope,
+} from '../../repositories/delivery-log.repository.js';
 import { Rules, message } from '../../kernel/validation.js';
 import type { WebhookOutbox } from '../engine/outbox.js';
 import { newDeliveryId, payloadText, selectContact } from '../config/payload.js';
@@ -16,30 +22,6 @@ import { timeWindow } from './window.js';
 // Every read and change goes through the webhook's company.
 
 export const RECOVER_WINDOW_DAYS = 14;
-
-interface DeliveryRow {
-  id: string;
-  webhook_id: number;
-  event: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  next_attempt_at: Date | string | null;
-  last_attempt_at: Date | string | null;
-  last_status_code: number | null;
-  created_at: Date | string;
-  payload?: string;
-}
-
-interface AttemptRow {
-  number: number;
-  trigger: string;
-  attempted_at: Date | string;
-  status_code: number | null;
-  duration_ms: number | null;
-  response_body: string | null;
-  error: string | null;
-  header_names: string[] | null;
-}
 
 /** A delivery as the GraphQL WebhookDelivery type serves it; `payload` and `attempts` for one delivery only. */
 export interface DeliveryRecord {
@@ -68,33 +50,33 @@ export interface AttemptRecord {
   headers: string[];
 }
 
-const deliveryRecord = (row: DeliveryRow, attempts: AttemptRecord[] | null = null): DeliveryRecord => ({
+const deliveryRecord = (
+  row: DeliveryRow & { payload?: string },
+  attempts: AttemptRecord[] | null = null,
+): DeliveryRecord => ({
   id: row.id,
-  webhookId: row.webhook_id,
+  webhookId: row.webhookId,
   event: row.event,
-  status: row.status,
-  attemptCount: row.attempt_count,
-  nextAttemptAt: dbDate(row.next_attempt_at),
-  lastAttemptAt: dbDate(row.last_attempt_at),
-  lastStatusCode: row.last_status_code,
-  createdAt: dbDate(row.created_at),
+  status: row.status as DeliveryStatus,
+  attemptCount: row.attemptCount,
+  nextAttemptAt: row.nextAttemptAt ?? null,
+  lastAttemptAt: row.lastAttemptAt ?? null,
+  lastStatusCode: row.lastStatusCode ?? null,
+  createdAt: row.createdAt,
   payload: row.payload ?? null,
   attempts,
 });
 
-const attemptRecord = (row: AttemptRow): AttemptRecord => ({
-  number: row.number,
-  trigger: row.trigger,
-  attemptedAt: dbDate(row.attempted_at),
-  statusCode: row.status_code,
-  durationMs: row.duration_ms,
-  responseBody: row.response_body,
-  error: row.error,
-  headers: row.header_names ?? [],
+const attemptRecord = (attempt: WebhookAttempt): AttemptRecord => ({
+  number: attempt.number,
+  trigger: attempt.trigger,
+  attemptedAt: attempt.attemptedAt,
+  statusCode: attempt.statusCode ?? null,
+  durationMs: attempt.durationMs ?? null,
+  responseBody: attempt.responseBody ?? null,
+  error: attempt.error ?? null,
+  headers: attempt.headerNames ?? [],
 });
-
-const DELIVERY_COLUMNS =
-  'id, webhook_id, event, status, attempt_count, next_attempt_at, last_attempt_at, last_status_code, created_at';
 
 export class DeliveryService {
   constructor(
@@ -119,12 +101,12 @@ export class DeliveryService {
       contact: selectContact(contact as Record<string, unknown> | null, webhook.formData),
     });
     await this.outbox.insert(ctx, [
-      { id, webhookId: webhook.id, companyId: webhook.companyId, event: name, payload, trigger: 'manual', due },
+      { id, webhookId: webhook.id, companyId: webhook.company.id, event: name, payload, trigger: 'manual', due },
     ]);
-    const [record] = await this.deliveryRecords(ctx, 'd.id = $1', [id]);
+    const sent = await deliveryLogRepository.one(ctx, id);
     // None when the webhook was deleted while the test send waited for it (outbox.ts).
-    if (!record) throw new NotFoundError('Webhook');
-    return record;
+    if (!sent) throw new NotFoundError('Webhook');
+    return deliveryRecord({ ...sent, payload: undefined });
   }
 
   async deliveries(
@@ -134,23 +116,11 @@ export class DeliveryService {
   ): Promise<Page<DeliveryRecord>> {
     const webhook = await this.webhooks.find(ctx, rawId);
     new Rules().oneOf('status', args.status, DELIVERY_STATUSES).oneOf('event', args.event, EVENT_NAMES).check();
-    const window = pageWindow(args);
-    const conditions = ['d.webhook_id = $1'];
-    const params: unknown[] = [webhook.id];
-    if (args.status) params.push(args.status), conditions.push(`d.status = $${params.length}`);
-    if (args.event) params.push(args.event), conditions.push(`d.event = $${params.length}`);
-    const where = conditions.join(' AND ');
-    const [{ total }] = await ctx.sql<{ total: number }>(
-      `SELECT count(*)::int AS total FROM webhook_deliveries d WHERE ${where}`,
-      params,
-    );
-    const records = await this.deliveryRecords(
+    return this.page(
       ctx,
-      where,
-      params,
-      `ORDER BY d.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`,
+      { webhookId: webhook.id, status: args.status ?? undefined, event: args.event ?? undefined },
+      pageWindow(args),
     );
-    return pageOf(records, total, window);
   }
 
   /**
@@ -170,22 +140,7 @@ export class DeliveryService {
     const [[kind, field, id]] = given;
     if (!/^[1-9][0-9]{0,17}$/.test(id))
       throw ValidationError.field(field, `The ${field.replace('Id', ' id')} field must be a numeric id.`);
-    const window = pageWindow(args);
-    // What a delivery concerns is its event's (a test send concerns nothing).
-    const where =
-      'd.company_id = $1 AND d.event_id IN (SELECT e.id FROM events e WHERE e.company_id = $1 AND e.subjects @> ARRAY[$2]::text[])';
-    const params = [await ctx.companyId(), subject(kind, id)];
-    const [{ total }] = await ctx.sql<{ total: number }>(
-      `SELECT count(*)::int AS total FROM webhook_deliveries d WHERE ${where}`,
-      params,
-    );
-    const records = await this.deliveryRecords(
-      ctx,
-      where,
-      params,
-      `ORDER BY d.id DESC LIMIT ${window.perPage} OFFSET ${window.offset}`,
-    );
-    return pageOf(records, total, window);
+    return this.page(ctx, { companyId: await ctx.companyId(), subject: subject(kind, id) }, pageWindow(args));
   }
 
   /** The events the webhook's filters turned away (no delivery was made), newest first. */
@@ -206,57 +161,34 @@ export class DeliveryService {
 
   /** One delivery of the company, with its payload and every attempt. */
   async delivery(ctx: RequestContext, rawId: string): Promise<DeliveryRecord> {
-    const [row] = await ctx.sql<DeliveryRow>(
-      `SELECT ${DELIVERY_COLUMNS}, payload FROM webhook_deliveries d WHERE d.id = $1 AND d.company_id = $2`,
-      [this.deliveryId(rawId), await ctx.companyId()],
-    );
-    if (!row) throw new NotFoundError('Delivery');
-    const attempts = await ctx.sql<AttemptRow>(
-      'SELECT number, trigger, attempted_at, status_code, duration_ms, response_body, error, header_names ' +
-        'FROM webhook_attempts WHERE delivery_id = $1 ORDER BY number',
-      [row.id],
-    );
-    return deliveryRecord(row, attempts.map(attemptRecord));
+    const delivery = await deliveryLogRepository.one(ctx, this.deliveryId(rawId));
+    if (!delivery) throw new NotFoundError('Delivery');
+    const attempts = await deliveryLogRepository.attempts(ctx, delivery.id);
+    return deliveryRecord(delivery, attempts.map(attemptRecord));
   }
 
   /** Sends a finished delivery again now, with a fresh schedule of five attempts and the same id. */
   async resend(ctx: RequestContext, rawId: string): Promise<DeliveryRecord> {
-    const id = this.deliveryId(rawId);
-    const [row] = await ctx.sql<{ status: string }>(
-      'SELECT status FROM webhook_deliveries WHERE id = $1 AND company_id = $2 FOR UPDATE',
-      [id, await ctx.companyId()],
-    );
-    if (!row) throw new NotFoundError('Delivery');
-    if (row.status === 'pending')
+    const delivery = await deliveryLogRepository.one(ctx, this.deliveryId(rawId), true);
+    if (!delivery) throw new NotFoundError('Delivery');
+    if (delivery.status === 'pending')
       throw new ConflictError('The delivery is still pending; it will be attempted on its schedule.');
-    await this.restart(ctx, [id]);
-    return (await this.deliveryRecords(ctx, 'd.id = $1', [id]))[0];
+    await this.restart(ctx, [delivery.id]);
+    return deliveryRecord({ ...(await deliveryLogRepository.reread(ctx, delivery)), payload: undefined });
   }
 
   /** Re-sends every failed delivery of the webhook created in [since, until] (at most 14 days). */
   async recover(ctx: RequestContext, rawId: string, since: string, until?: string | null): Promise<number> {
     const webhook = await this.webhooks.find(ctx, rawId);
     const { from, to } = timeWindow(since, until, RECOVER_WINDOW_DAYS, 'recovery');
-    const rows = await ctx.sql<{ id: string }>(
-      `SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at <= $3 ORDER BY id FOR UPDATE`,
-      [webhook.id, from, to],
-    );
-    await this.restart(
-      ctx,
-      rows.map((r) => r.id),
-    );
-    return rows.length;
+    const ids = await deliveryLogRepository.failedIn(ctx, webhook.id, from, to);
+    await this.restart(ctx, ids);
+    return ids.length;
   }
 
   private async restart(ctx: RequestContext, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    const due = new Date();
-    await ctx.sql(
-      `UPDATE webhook_deliveries SET status = 'pending', final_attempt = attempt_count + 5, next_attempt_at
-        = $1, next_trigger = 'manual', in_flight_until = NULL, lease_token = NULL
-       WHERE id = ANY($2)`,
-      [due, ids],
-    );
+    await deliveryLogRepository.restart(ctx, ids, new Date());
     this.outbox.afterCommit(ctx);
   }
 
@@ -265,17 +197,13 @@ export class DeliveryService {
     return raw;
   }
 
-  /** Deliveries without their payload or attempts (a page of the log, or one just sent). */
-  private async deliveryRecords(
-    ctx: RequestContext,
-    where: string,
-    params: unknown[],
-    tail = '',
-  ): Promise<DeliveryRecord[]> {
-    const rows = await ctx.sql<DeliveryRow>(
-      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE ${where} ${tail}`,
-      params,
+  /** A page of the log: deliveries without their payload or attempts. */
+  private async page(ctx: RequestContext, scope: DeliveryScope, window: ReturnType<typeof pageWindow>) {
+    const [rows, total] = await deliveryLogRepository.page(ctx, scope, window);
+    return pageOf(
+      rows.map((row) => deliveryRecord(row)),
+      total,
+      window,
     );
-    return rows.map((row) => deliveryRecord(row));
   }
 }

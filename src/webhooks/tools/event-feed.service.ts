@@ -1,8 +1,8 @@
 import type { RequestContext } from '../../context/request-context.js';
-import { dbDate } from '../../db/reads.js';
+import { eventStoreRepository } from '../../repositories/event-store.repository.js';
 import { GoneError, ValidationError } from '../../kernel/errors.js';
 import { LIST_SELECTIONS } from '../config/payload.js';
-import { type EventRow, storedEventRecord, type StoredEventRecord } from './event-store.js';
+import { storedEventRecord, type StoredEventRecord } from './event-store.js';
 
 // The events API (docs/adr/0063-the-events-api.md): every event of the
 // company, oldest first after a cursor, for consumers who pull instead of
@@ -74,13 +74,6 @@ function decode(text: string): FeedCursor {
   );
 }
 
-// The company's events after the cursor in the order of their transactions, each of a transaction older than
-// every one still running (pg_snapshot_xmin): no event can later appear before the end of a page.
-const FEED = `SELECT e.id, e.type, e.data, e.contact, e.occurred_at, e.tx::text AS tx FROM events e
-  WHERE e.company_id = $1 AND (e.tx, e.id) > ($2::xid8, $3::text) AND e.tx < pg_snapshot_xmin(pg_current_snapshot())
-    AND ($4::text[] IS NULL OR e.type = ANY ($4::text[]))
-  ORDER BY e.tx, e.id LIMIT $5`;
-
 export interface EventFeedArgs {
   after?: string | null;
   types?: string[] | null;
@@ -108,13 +101,7 @@ export class EventFeedService {
         `The cursor is older than the event retention (WEBHOOK_RETENTION, ${Math.round(this.retentionMs / 86_400_000)} days): ` +
           'events after it may have been deleted. Start again without after.',
       );
-    const rows = await ctx.sql<EventRow & { tx: string }>(FEED, [
-      await ctx.companyId(),
-      cursor.tx,
-      cursor.id,
-      types && types.length > 0 ? types : null,
-      limit + 1,
-    ]);
+    const rows = await eventStoreRepository.feed(ctx, cursor, types && types.length > 0 ? types : null, limit + 1);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
@@ -122,7 +109,7 @@ export class EventFeedService {
       pageInfo: {
         hasNextPage: rows.length > limit,
         endCursor: last
-          ? encode({ tx: last.tx, id: last.id, at: dbDate(last.occurred_at).getTime() })
+          ? encode({ tx: last.tx, id: last.id, at: last.occurredAt.getTime() })
           : (after ?? encode(START)),
       },
     };

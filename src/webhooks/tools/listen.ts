@@ -5,6 +5,7 @@ import { ConflictError, NotFoundError } from '../../kernel/errors.js';
 import { pushStream } from '../../events/stream.js';
 import { errorFields, type Logger } from '../../observability/logger.js';
 import { Rules } from '../../kernel/validation.js';
+import { listenRepository } from '../../repositories/listen.repository.js';
 import type { Claimed } from '../engine/claim.js';
 import { RESPONSE_KEEP } from '../engine/http-send.js';
 import type { SendResult } from '../engine/attempt.js';
@@ -117,10 +118,7 @@ export class ListenSessions {
     );
     const webhookId = created.webhook.id;
     const companyId = await ctx.companyId();
-    await ctx.sql(
-      `INSERT INTO listen_sessions (webhook_id, company_id, alive_until) VALUES ($1, $2, now() + make_interval(secs => ${ALIVE_SECONDS}))`,
-      [webhookId, companyId],
-    );
+    await listenRepository.open(ctx, webhookId, ALIVE_SECONDS);
     const stream = pushStream<ListenMessage>(
       QUEUE_LIMIT,
       'The listen session fell too far behind and was closed; start it again.',
@@ -149,22 +147,13 @@ export class ListenSessions {
     if ((answer.status ?? null) === null && !answer.error)
       rules.add('error', 'The error field is required when there is no status.');
     rules.maxChars('error', answer.error, 255).check();
-    const companyId = await ctx.companyId();
-    const [row] = await ctx.sql<{ answered: boolean }>(
-      `WITH found AS (SELECT key, answered_at IS NOT NULL AS answered FROM listen_exchanges WHERE key = $1 AND company_id = $2 FOR UPDATE),
-            updated AS (UPDATE listen_exchanges e SET status = $3, error = $4, response_body = $5, answered_at =
-              now() FROM found WHERE e.key = found.key AND NOT found.answered RETURNING e.key)
-       SELECT answered FROM found`,
-      [
-        key,
-        companyId,
-        answer.status ?? null,
-        answer.error ?? null,
-        answer.responseBody?.slice(0, RESPONSE_KEEP) ?? null,
-      ],
-    );
-    if (!row) throw new NotFoundError('Listen delivery not found.');
-    if (row.answered) throw new ConflictError('This delivery has been answered already.');
+    const kept = await listenRepository.answer(ctx, key, {
+      status: answer.status ?? null,
+      error: answer.error ?? null,
+      responseBody: answer.responseBody?.slice(0, RESPONSE_KEEP) ?? null,
+    });
+    if (kept === 'missing') throw new NotFoundError('Listen delivery not found.');
+    if (kept === 'answered') throw new ConflictError('This delivery has been answered already.');
     return true;
   }
 
@@ -177,11 +166,7 @@ export class ListenSessions {
   ): Promise<SendResult> {
     const started = Date.now();
     const ctx = this.contexts.forSystem(delivery.company_id, 'listen', delivery.id);
-    const [alive] = await ctx.sql<{ alive: boolean }>(
-      'SELECT alive_until > now() AS alive FROM listen_sessions WHERE webhook_id = $1',
-      [delivery.webhook_id],
-    );
-    if (!alive?.alive)
+    if (!(await listenRepository.alive(ctx, delivery.webhook_id)))
       return {
         statusCode: null,
         responseBody: null,
@@ -190,39 +175,30 @@ export class ListenSessions {
       };
     const key = `lx_${ulid()}`;
     const request = { deliveryId: delivery.id, event: delivery.event, attempt: delivery.attempt_count, headers, body };
-    await ctx.sql('INSERT INTO listen_exchanges (key, webhook_id, company_id, request) VALUES ($1, $2, $3, $4)', [
+    await listenRepository.relay(ctx, RELAY_CHANNEL, {
       key,
-      delivery.webhook_id,
-      delivery.company_id,
-      JSON.stringify(request),
-    ]);
-    await ctx.sql('SELECT pg_notify($1, $2)', [RELAY_CHANNEL, JSON.stringify({ key, webhookId: delivery.webhook_id })]);
+      webhookId: delivery.webhook_id,
+      companyId: delivery.company_id,
+      request,
+    });
     // The answer is polled: sessions are a developer's, a few attempts at a time.
     for (let wait = 25; Date.now() - started < timeoutMs; wait = Math.min(wait * 2, 250)) {
       await new Promise((resolve) =>
         setTimeout(resolve, Math.min(wait, Math.max(1, timeoutMs - (Date.now() - started)))),
       );
-      const [row] = await ctx.sql<{
-        status: number | null;
-        error: string | null;
-        response_body: string | null;
-        answered: boolean;
-      }>(
-        'SELECT status, error, response_body, answered_at IS NOT NULL AS answered FROM listen_exchanges WHERE key = $1',
-        [key],
-      );
-      if (!row)
+      const exchange = await listenRepository.current(ctx, key);
+      if (!exchange)
         return {
           statusCode: null,
           responseBody: null,
           error: 'The listen session ended.',
           durationMs: Date.now() - started,
         };
-      if (row.answered)
+      if (exchange.answeredAt)
         return {
-          statusCode: row.status,
-          responseBody: row.response_body,
-          error: row.error,
+          statusCode: exchange.status ?? null,
+          responseBody: exchange.responseBody ?? null,
+          error: exchange.error ?? null,
           durationMs: Date.now() - started,
         };
     }
@@ -238,10 +214,8 @@ export class ListenSessions {
   /** Deletes the session webhooks nobody has said are alive for a while (their API process stopped); how many. */
   async sweep(): Promise<number> {
     const maintenance = this.contexts.forMaintenance('listen-sweep');
-    const ended = await maintenance.sql<{ webhook_id: number; company_id: number }>(
-      'SELECT webhook_id, company_id FROM listen_sessions WHERE alive_until < now() LIMIT 100',
-    );
-    for (const { webhook_id, company_id } of ended) await this.end(company_id, webhook_id);
+    const ended = await listenRepository.ended(maintenance, 100);
+    for (const { webhookId, companyId } of ended) await this.end(companyId, webhookId);
     return ended.length;
   }
 
@@ -281,12 +255,8 @@ export class ListenSessions {
   private async keepAlive(): Promise<void> {
     const ids = [...this.held.keys()];
     if (ids.length === 0) return;
-    await this.contexts
-      .forMaintenance('listen-alive')
-      .sql(
-        `UPDATE listen_sessions SET alive_until = now() + make_interval(secs => ${ALIVE_SECONDS}) WHERE webhook_id = ANY(string_to_array($1, ',')::int[])`,
-        [ids.join(',')],
-      )
+    await listenRepository
+      .keepAlive(this.contexts.forMaintenance('listen-alive'), ids, ALIVE_SECONDS)
       .catch((error: unknown) => this.log?.warn('listen sessions not kept alive', errorFields(error)));
   }
 
@@ -294,14 +264,9 @@ export class ListenSessions {
     try {
       const { key, webhookId } = JSON.parse(payload ?? '{}') as { key?: string; webhookId?: number };
       const held = webhookId === undefined ? undefined : this.held.get(webhookId);
-      if (!held || !key) return;
-      const [row] = await this.contexts
-        .forSystem(held.companyId, 'listen')
-        .sql<{ request: Omit<ListenRequest, 'key'> }>(
-          'SELECT request FROM listen_exchanges WHERE key = $1 AND webhook_id = $2',
-          [key, webhookId],
-        );
-      if (row) held.push({ key, ...row.request });
+      if (!held || !key || webhookId === undefined) return;
+      const request = await listenRepository.request(this.contexts.forSystem(held.companyId, 'listen'), key, webhookId);
+      if (request) held.push({ key, ...(request as Omit<ListenRequest, 'key'>) });
     } catch (error) {
       this.log?.warn('listen delivery not relayed', errorFields(error));
     }

@@ -1,12 +1,12 @@
 import type { RequestContext } from '../../context/request-context.js';
-import { dbDate } from '../../db/reads.js';
 import { ConflictError } from '../../kernel/errors.js';
-import { missingEvents, type EventRow } from './event-store.js';
+import type { EventRow } from './event-store.js';
+import { eventStoreRepository } from '../../repositories/event-store.repository.js';
 import { filterMatches, type Filter, type StoredFilters } from '../config/filters.js';
 import type { NewDelivery, WebhookOutbox } from '../engine/outbox.js';
 import { newDeliveryId, payloadText, selectContact } from '../config/payload.js';
 import type { WebhookService } from '../config/webhook.service.js';
-import type { Webhook } from '../config/webhook-rows.js';
+import type { Webhook } from '../../entities/webhook.entity.js';
 import { timeWindow } from './window.js';
 
 // Replay missing (Svix's "replay missing", Convoy's batch replay): the events
@@ -50,7 +50,7 @@ export class ReplayService {
     const { from, to } = this.window(since, until);
     let count = 0;
     let filtered = 0;
-    for await (const batch of missingEvents(ctx, webhook.id, webhook.events, from, to)) {
+    for await (const batch of eventStoreRepository.missing(ctx, webhook.id, webhook.events, from, to)) {
       for (const event of batch) this.passes(webhook, event) ? count++ : filtered++;
     }
     return { count, filtered, since: from, until: to };
@@ -58,11 +58,10 @@ export class ReplayService {
 
   /** Sends the window's missing events that the filters pass, oldest first (at most REPLAY_MAX now). */
   async replay(ctx: RequestContext, rawId: string, since: string, until?: string | null): Promise<ReplayResult> {
-    const webhook = await this.webhooks.find(ctx, rawId);
+    // One replay of a webhook at a time: a second waits for the webhook's lock, then finds what the first sent.
+    const webhook = await this.webhooks.find(ctx, rawId, true);
     const { from, to } = this.window(since, until);
     if (!webhook.active) throw new ConflictError('The webhook is inactive: activate it before replaying events to it.');
-    // One replay of a webhook at a time: a second waits here, then finds what the first sent.
-    await ctx.sql('SELECT id FROM webhooks WHERE id = $1 FOR UPDATE', [webhook.id]);
     const due = new Date();
     let count = 0;
     let remaining = 0;
@@ -71,7 +70,7 @@ export class ReplayService {
       await this.outbox.insert(ctx, pending);
       pending = [];
     };
-    for await (const batch of missingEvents(ctx, webhook.id, webhook.events, from, to)) {
+    for await (const batch of eventStoreRepository.missing(ctx, webhook.id, webhook.events, from, to)) {
       for (const event of batch) {
         if (!this.passes(webhook, event)) continue;
         if (count === REPLAY_MAX) {
@@ -93,21 +92,21 @@ export class ReplayService {
 
   private passes(webhook: Webhook, event: EventRow): boolean {
     const filter = (webhook.filters as StoredFilters)[event.type as keyof StoredFilters];
-    return !filter || filterMatches(filter as Filter, { ...event.data, contact: event.contact });
+    return !filter || filterMatches(filter as Filter, { ...event.data, contact: event.contact ?? null });
   }
 
   private delivery(webhook: Webhook, event: EventRow, due: Date): NewDelivery {
     return {
       id: newDeliveryId(),
       webhookId: webhook.id,
-      companyId: webhook.companyId,
+      companyId: webhook.company.id,
       event: event.type,
       payload: payloadText({
         event: event.type,
-        occurredAt: dbDate(event.occurred_at),
+        occurredAt: event.occurredAt,
         webhookId: webhook.id,
         data: event.data,
-        contact: selectContact(event.contact, webhook.formData),
+        contact: selectContact(event.contact ?? null, webhook.formData),
       }),
       trigger: 'manual',
       due,
