@@ -1,3 +1,4 @@
+import { type FilterQuery, LockMode } from '@mikro-orm/core';
 import type { RequestContext } from '../context/request-context.js';
 import { holdLock, LOCKS } from '../db/locks.js';
 import { type PageWindow, readPage } from '../db/reads.js';
@@ -109,10 +110,10 @@ export const webhookRepository = {
   },
 
   /** Cancels the webhook's pending deliveries that no worker holds (it was switched off). */
-  async cancelPending(ctx: RequestContext, webhook: Webhook): Promise<void> {
+  async cancelPending(ctx: RequestContext, webhookId: number): Promise<void> {
     await ctx.em.nativeUpdate(
       WebhookDelivery,
-      { webhookId: webhook.id, status: 'pending', leaseToken: null },
+      { webhookId, status: 'pending', leaseToken: null },
       { status: 'cancelled', nextAttemptAt: null },
     );
   },
@@ -124,6 +125,19 @@ export const webhookRepository = {
   async remove(ctx: RequestContext, webhook: Webhook): Promise<void> {
     await holdLock(ctx, LOCKS.webhookWriters, webhook.company.id);
     await ctx.em.remove(webhook).flush();
+  },
+
+  /** A webhook by id, whoever's (the delivery engine's operator events), or null. */
+  byId(ctx: RequestContext, id: number): Promise<Webhook | null> {
+    return ctx.em.findOne(Webhook, id);
+  },
+
+  /**
+   * The webhook by id, locked until the unit of work ends, when it is in the state `where` says (the engine's
+   * operator events change a webhook only from the state they report on); null otherwise.
+   */
+  lockedWhen(ctx: RequestContext, id: number, where: FilterQuery<Webhook>): Promise<Webhook | null> {
+    return ctx.em.findOne(Webhook, { $and: [{ id }, where] }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   },
 
   /** Writes what was changed on the webhooks this unit of work holds. */

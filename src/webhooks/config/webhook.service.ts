@@ -196,7 +196,7 @@ export class WebhookService {
       Object.assign(webhook, { active: true, disabledReason: null, failingSince: null, failingNotified: 0 });
     } else if (input.active === false && webhook.active) {
       webhook.active = false;
-      await webhookRepository.cancelPending(ctx, webhook);
+      await webhookRepository.cancelPending(ctx, webhook.id);
     }
     await webhookRepository.save(ctx);
     return this.record(webhook, await webhookRepository.hits(ctx, webhook));

@@ -1,5 +1,6 @@
 import type { RequestContext } from '../../context/request-context.js';
-import { dbDate } from '../../db/reads.js';
+import type { Webhook } from '../../entities/webhook.entity.js';
+import { webhookRepository } from '../../repositories/webhook.repository.js';
 import type { SendResult } from './attempt.js';
 
 // Operator events (Svix's endpoint.disabled and message.attempt.exhausted,
@@ -19,13 +20,6 @@ import type { SendResult } from './attempt.js';
 //   (never for a delivery that carried an operator event: two failing
 //   webhooks would tell each other about each other forever).
 
-interface WebhookRow {
-  id: number;
-  title: string;
-  url: string;
-  failing_since: Date | string | null;
-}
-
 /** A delivery whose schedule ran out, as the settle statement returns it. */
 export interface ExhaustedDelivery {
   id: string;
@@ -41,8 +35,7 @@ export function failingPercent(failingSince: Date, disableAfterMs: number, now =
   return passed >= 0.9 ? 90 : passed >= 0.5 ? 50 : 0;
 }
 
-const about = (row: WebhookRow) => ({ webhook_id: String(row.id), title: row.title, url: row.url });
-const iso = (value: Date | string | null) => dbDate(value)?.toISOString() ?? null;
+const about = (webhook: Webhook) => ({ webhook_id: String(webhook.id), title: webhook.title, url: webhook.url });
 const lastAnswer = (result: SendResult) => ({
   last_status_code: result.statusCode,
   last_error: result.statusCode === null ? result.error : null,
@@ -53,15 +46,15 @@ export class OperatorEvents {
 
   /** Switches the webhook off (if it is on) and tells the company why, in the caller's unit of work; false when it was already off. */
   async disable(ctx: RequestContext, webhookId: number, reason: 'gone' | 'failing'): Promise<boolean> {
-    const [row] = await ctx.sql<WebhookRow>(
-      'UPDATE webhooks SET active = false, disabled_reason = $1, updated_at = now() WHERE id = $2 AND active RETURNING id, title, url, failing_since',
-      [reason, webhookId],
-    );
-    if (!row) return false;
+    const webhook = await webhookRepository.lockedWhen(ctx, webhookId, { active: true });
+    if (!webhook) return false;
+    webhook.active = false;
+    webhook.disabledReason = reason;
+    await webhookRepository.save(ctx);
     await ctx.events.record('webhook.disabled', {
-      ...about(row),
+      ...about(webhook),
       reason,
-      failing_since: iso(row.failing_since),
+      failing_since: webhook.failingSince?.toISOString() ?? null,
       disabled_at: new Date().toISOString(),
     });
     return true;
@@ -69,15 +62,17 @@ export class OperatorEvents {
 
   /** Tells the company that an active webhook has failed for `percent` of the window, unless it was told already. */
   async failing(ctx: RequestContext, webhookId: number, percent: 50 | 90, last: SendResult): Promise<void> {
-    const [row] = await ctx.sql<WebhookRow>(
-      `UPDATE webhooks SET failing_notified = $2 WHERE id = $1 AND active AND failing_since IS NOT NULL AND failing_notified < $2
-       RETURNING id, title, url, failing_since`,
-      [webhookId, percent],
-    );
-    if (!row) return;
-    const since = dbDate(row.failing_since)!;
+    const webhook = await webhookRepository.lockedWhen(ctx, webhookId, {
+      active: true,
+      failingSince: { $ne: null },
+      failingNotified: { $lt: percent },
+    });
+    if (!webhook) return;
+    webhook.failingNotified = percent;
+    await webhookRepository.save(ctx);
+    const since = webhook.failingSince!;
     await ctx.events.record('webhook.failing', {
-      ...about(row),
+      ...about(webhook),
       percent,
       failing_since: since.toISOString(),
       disable_at: new Date(since.getTime() + this.disableAfterMs).toISOString(),
@@ -87,28 +82,29 @@ export class OperatorEvents {
 
   /** Clears the failing clock of an active webhook told as failing, and tells the company it recovered. */
   async recovered(ctx: RequestContext, webhookId: number): Promise<void> {
-    const [row] = await ctx.sql<WebhookRow>(
-      `UPDATE webhooks w SET failing_since = NULL, failing_notified = 0
-       FROM (SELECT id, failing_since FROM webhooks WHERE id = $1 AND active AND failing_notified > 0 AND failing_since IS NOT NULL FOR UPDATE) before
-       WHERE w.id = before.id RETURNING w.id, w.title, w.url, before.failing_since`,
-      [webhookId],
-    );
-    if (!row) return;
+    const webhook = await webhookRepository.lockedWhen(ctx, webhookId, {
+      active: true,
+      failingSince: { $ne: null },
+      failingNotified: { $gt: 0 },
+    });
+    if (!webhook) return;
+    const since = webhook.failingSince!;
+    webhook.failingSince = null;
+    webhook.failingNotified = 0;
+    await webhookRepository.save(ctx);
     await ctx.events.record('webhook.recovered', {
-      ...about(row),
-      failing_since: iso(row.failing_since),
+      ...about(webhook),
+      failing_since: since.toISOString(),
       recovered_at: new Date().toISOString(),
     });
   }
 
   /** Tells the company that a delivery's last attempt failed. */
   async exhausted(ctx: RequestContext, delivery: ExhaustedDelivery, last: SendResult): Promise<void> {
-    const [row] = await ctx.sql<WebhookRow>('SELECT id, title, url, failing_since FROM webhooks WHERE id = $1', [
-      delivery.webhook_id,
-    ]);
-    if (!row) return;
+    const webhook = await webhookRepository.byId(ctx, delivery.webhook_id);
+    if (!webhook) return;
     await ctx.events.record('delivery.exhausted', {
-      ...about(row),
+      ...about(webhook),
       delivery_id: delivery.id,
       event: delivery.event,
       event_id: delivery.event_id,

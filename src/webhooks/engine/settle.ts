@@ -4,6 +4,7 @@ import { errorFields, type Logger } from '../../observability/logger.js';
 import type { Claimed } from './claim.js';
 import type { SendResult } from './attempt.js';
 import { TickBatch } from './tick-batch.js';
+import { webhookRepository } from '../../repositories/webhook.repository.js';
 import { DUE_CHANNEL } from './due-channel.js';
 import { isOperatorEvent } from '../../events/catalog.js';
 import { failingPercent, type ExhaustedDelivery, type OperatorEvents } from './operator-events.js';
@@ -347,10 +348,7 @@ export class Settler {
   /** Switches the webhook off with webhook.disabled (operator-events.ts) and cancels its waiting deliveries. */
   private async switchOff(ctx: RequestContext, webhookId: number, reason: 'gone' | 'failing'): Promise<void> {
     await this.operator.disable(ctx, webhookId, reason);
-    await ctx.sql(
-      `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE webhook_id = $1 AND status = 'pending' AND lease_token IS NULL`,
-      [webhookId],
-    );
+    await webhookRepository.cancelPending(ctx, webhookId);
     this.log.warn('webhook switched off', { webhookId, reason });
   }
 }
