@@ -17,6 +17,13 @@ import { startService } from '../src/platform/runtime.js';
 import { entityManagerOn, openEntities } from '../src/db/entity-manager.js';
 import { Role } from '../src/entities/role.entity.js';
 import { Agent } from '../src/entities/agent.entity.js';
+import { StoredEvent } from '../src/entities/stored-event.entity.js';
+import { WebhookDelivery } from '../src/entities/webhook-delivery.entity.js';
+import { Call } from '../src/entities/call.entity.js';
+import { Company } from '../src/entities/company.entity.js';
+import { Contact } from '../src/entities/contact.entity.js';
+import { PhoneNumber } from '../src/entities/phone-number.entity.js';
+import { randomUUID } from 'node:crypto';
 
 // One app, several ways to the same answer, side by side: REST (route table ->
 // in-process GraphQL -> service), /graphql, the hand-written Express + pg
@@ -189,6 +196,107 @@ export async function apiBench(app: TestApp): Promise<void> {
     em.create(Agent, { company: viewer.company_id, name: req.body.name });
     await em.flush();
     res.status(201).json({ success: true });
+  });
+  // And the outbox's write: an event kept with one delivery, by one prepared statement (as the outbox writes it) or by
+  // the entities' create and flush. Due in the far future, so no worker sends it while the bench runs.
+  const FAR = new Date('9999-01-01T00:00:00Z');
+  const outboxRow = (companyId: number) => ({
+    event: `evt_${randomUUID().replaceAll('-', '')}`,
+    delivery: `msg_${randomUUID().replaceAll('-', '')}`,
+    data: { agent_id: '1', name: 'Bench agent' },
+    payload: '{"event":"agent.created","data":{"agent_id":"1","name":"Bench agent"}}',
+    companyId,
+  });
+  base.app.post('/events', async (req, res) => {
+    const viewer = await base.viewer(req, res);
+    if (!viewer) return;
+    const row = outboxRow(viewer.company_id);
+    await base.query(
+      'event-insert',
+      `WITH kept AS (INSERT INTO events (id, company_id, type, data, contact, occurred_at, subjects, filtered_by)
+         VALUES ($1, $2, 'agent.created', $3::json, NULL, now(), '{}', '{}'))
+       INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt,
+         next_attempt_at, next_trigger, created_at, event_id)
+       VALUES ($4, 0, $2, 'agent.created', 'pending', $5, 0, 5, $6, 'scheduled', now(), $1)`,
+      [row.event, row.companyId, JSON.stringify(row.data), row.delivery, row.payload, FAR],
+    );
+    res.status(201).json({ success: true });
+  });
+  base.app.post('/events-orm', async (req, res) => {
+    const viewer = await base.viewer(req, res);
+    if (!viewer) return;
+    const row = outboxRow(viewer.company_id);
+    const em = entityManagerOn(orm, base.pool);
+    const now = new Date();
+    em.create(StoredEvent, {
+      id: row.event,
+      company: row.companyId,
+      type: 'agent.created',
+      data: row.data,
+      occurredAt: now,
+    });
+    em.create(WebhookDelivery, {
+      id: row.delivery,
+      webhookId: 0,
+      companyId: row.companyId,
+      event: 'agent.created',
+      payload: row.payload,
+      nextAttemptAt: FAR,
+      createdAt: now,
+      eventId: row.event,
+    });
+    await em.flush();
+    res.status(201).json({ success: true });
+  });
+  // And the facts an inbound call's decision is asked about (the company, the number called, the caller as a contact,
+  // the company's agents, the decision already made): one statement, as callReads.inboundFacts reads them, or five
+  // finds through the entities, side by side on the pool.
+  const factsOf = (f: {
+    name: string;
+    number: number | null;
+    agent: number | null;
+    contact: number | null;
+    agents: number[];
+    decided: boolean;
+  }) => ({ success: true, data: f });
+  base.app.get('/call-facts', async (req, res) => {
+    const viewer = await base.viewer(req, res);
+    if (!viewer) return;
+    const { rows } = await base.query(
+      'call-facts',
+      `SELECT co.name, pn.id AS number, pn.chatbot_agent_id AS agent, ct.id AS contact,
+         ARRAY(SELECT a.id FROM agents a WHERE a.company_id = co.id ORDER BY a.id) AS agents, cl.decided_by IS NOT NULL AS decided
+       FROM companies co
+       LEFT JOIN phone_numbers pn ON pn.company_id = co.id AND pn.phone_no = $2
+       LEFT JOIN contacts ct ON ct.company_id = co.id AND ct.phone_number = $3
+       LEFT JOIN calls cl ON cl.provider_call_id = $4 AND cl.company_id = co.id
+       WHERE co.id = $1`,
+      [viewer.company_id, req.query.to, req.query.from, req.query.sid],
+    );
+    res.json(factsOf(rows[0]));
+  });
+  base.app.get('/call-facts-orm', async (req, res) => {
+    const viewer = await base.viewer(req, res);
+    if (!viewer) return;
+    const em = entityManagerOn(orm, base.pool);
+    const company = viewer.company_id;
+    const [found, number, contact, agents, call] = await Promise.all([
+      em.findOneOrFail(Company, company, { fields: ['name'] }),
+      em.findOne(PhoneNumber, { company, phoneNo: String(req.query.to) }, { fields: ['chatbotAgent'] }),
+      em.findOne(Contact, { company, phoneNumber: String(req.query.from) }, { fields: ['id'] }),
+      em.find(Agent, { company }, { fields: ['id'], orderBy: { id: 'asc' } }),
+      em.findOne(Call, { company, providerCallId: String(req.query.sid) }, { fields: ['decidedBy'] }),
+    ]);
+    res.json(
+      factsOf({
+        name: found.name,
+        number: number?.id ?? null,
+        agent: number?.chatbotAgent?.id ?? null,
+        contact: contact?.id ?? null,
+        agents: agents.map((a) => a.id),
+        decided: !!call?.decidedBy,
+      }),
+    );
   });
   base.app.get('/appointments', async (req, res) => {
     const viewer = await base.viewer(req, res);
@@ -436,9 +544,28 @@ export async function apiBench(app: TestApp): Promise<void> {
     },
   };
   await assertSameAnswer(agents.plain, agents.orm);
+  const events = {
+    plain: { name: 'plain', url: `${server.url}/events`, method: 'POST', headers: json, body: '{}' },
+    orm: { name: 'orm', url: `${server.url}/events-orm`, method: 'POST', headers: json, body: '{}' },
+  };
+  await assertSameAnswer(events.plain, events.orm);
+  // A call to one of the company's numbers from one of its contacts, not yet decided.
+  const [called] = await app.sql<{ to: string; from: string }>(
+    `SELECT pn.phone_no AS to, (SELECT phone_number FROM contacts c WHERE c.company_id = pn.company_id ORDER BY id LIMIT 1) AS from
+     FROM phone_numbers pn JOIN users u ON u.company_id = pn.company_id WHERE u.email = 'owner@acme.test' ORDER BY pn.id LIMIT 1`,
+  );
+  const factsQuery = `to=${encodeURIComponent(called.to)}&from=${encodeURIComponent(called.from)}&sid=CAbench`;
+  const facts = {
+    plain: { name: 'plain', url: `${server.url}/call-facts?${factsQuery}`, headers: auth },
+    orm: { name: 'orm', url: `${server.url}/call-facts-orm?${factsQuery}`, headers: auth },
+  };
+  await assertSameAnswer(facts.plain, facts.orm);
   const results = {
     roles: await measure(Object.values(roles)),
+    // Before the agents' writes: the facts list the company's agents, which those add by the thousand.
+    facts: await measure(Object.values(facts)),
     agents: await measure(Object.values(agents)),
+    events: await measure(Object.values(events)),
     appointments: await measure(Object.values(appointments)),
     write: await measure(Object.values(write), () => app.sql('VACUUM ANALYZE roles')),
     floor: await measure([{ name: 'healthz', url: `${app.url}/healthz` }]),
@@ -462,7 +589,8 @@ export async function apiBench(app: TestApp): Promise<void> {
   report(
     'api',
     `(a) roles page, 15 of 205 (orm: the baseline route through the entities); (a2) an agent made, by one ` +
-      `statement and through the entities; (b) appointment calls, Last Year, first page over ` +
+      `statement and through the entities; (a3) an event kept with one delivery, the outbox's write, the same two ways; (a4) an inbound call's ` +
+      `facts, by one statement and by five finds through the entities; (b) appointment calls, Last Year, first page over ` +
       `${CALLS.toLocaleString('en-US')} calls; (c) a role renamed; /healthz as the floor; (d) the roles ` +
       `page over REST with the rate limits on and off (a second service on the same database)`,
     results,

@@ -191,8 +191,8 @@ export class RequestContext {
 
   /**
    * The one way a statement reaches the database (docs/adr/0060): placeholders
-   * `$1`, `$2`...; rows as PostgreSQL's text gives them for dates and
-   * intervals (read with `dbDate`). Inside a unit of work it runs in its
+   * `$1`, `$2`...; timestamps come back as Dates, civil dates and intervals
+   * as PostgreSQL's text (db/reads.ts readingPool). Inside a unit of work it runs in its
    * transaction, on its connection; outside one, on the process's pool. Each
    * text is prepared once per connection. `committed`: committed on its own,
    * whatever happens to the operation (records that must outlive a rollback:

@@ -1,5 +1,4 @@
 import pg from 'pg';
-import { createRequire } from 'node:module';
 import type { RequestContext } from '../context/request-context.js';
 import { LIMITS, Rules, message } from '../kernel/validation.js';
 import { ValidationError } from '../kernel/errors.js';
@@ -9,14 +8,13 @@ import { cursors, type Cursor } from './cursors.js';
 // their dates read as Dates, and their pages in the spec's envelope.
 
 /**
- * A pool of the statements of `RequestContext.sql`: rows as PostgreSQL sends
- * them (timestamps and intervals as its text, read with `dbDate`), with no
- * query builder in between. `options`: settings of its connections (the
- * delivery engine's use generic plans).
+ * A pool of the statements of `RequestContext.sql` and of the EntityManager's forks: timestamps read as Dates by pg's
+ * own parser (postgres-date), civil dates and intervals as PostgreSQL's text, with no query builder in between.
+ * `options`: settings of its connections (the delivery engine's use generic plans).
  */
 export function readingPool(databaseUrl: string, max = 10, options?: string): pg.Pool {
   const types = new pg.TypeOverrides();
-  for (const oid of [1082, 1114, 1184, 1186]) types.setTypeParser(oid, (text: string) => text); // date, timestamp, timestamptz, interval
+  for (const oid of [1082, 1186]) types.setTypeParser(oid, (text: string) => text); // date, interval
   return new pg.Pool({ connectionString: databaseUrl, max, types, options });
 }
 
@@ -36,26 +34,6 @@ export function closablePool(pool: pg.Pool): () => Promise<void> {
     await pool.end();
     await Promise.all(closing);
   };
-}
-
-// Raw statements return timestamptz as PostgreSQL's text ("2026-11-22 23:14:26.81+00"); pg's own parser
-// (postgres-date) reads it as a Date. A Date passes through; an ISO 8601 text is read by Date.
-// (A CommonJS module whose types declare an ES default export: required as it is.)
-const parseDate: (text: string) => Date | number | null = createRequire(import.meta.url)('postgres-date');
-
-export function dbDate(value: Date | string): Date;
-export function dbDate(value: Date | string | null | undefined): Date | null;
-export function dbDate(value: Date | string | null | undefined): Date | null {
-  if (value === null || value === undefined) return null;
-  if (value instanceof Date) return value;
-  const parsed = parseDate(value);
-  if (parsed instanceof Date) return parsed;
-  return new Date(
-    value
-      .replace(' ', 'T')
-      .replace(/([+-]\d\d)$/, '$1:00')
-      .replace(/([+-]\d\d)(\d\d)$/, '$1:$2'),
-  );
 }
 
 // The spec's paginated envelope: records plus total/current_page/per_page/

@@ -1,4 +1,4 @@
-import { ArrayType, Entity, Index, ManyToOne, PrimaryKey, Property, type Rel } from '@mikro-orm/core';
+import { ArrayType, Entity, Index, ManyToOne, type Opt, PrimaryKey, Property, type Rel } from '@mikro-orm/core';
 import { Company } from './company.entity.js';
 
 // An event as it was emitted: what the events API, replay and the delivery engine read (docs/adr/0038-event-store.md).
@@ -39,11 +39,11 @@ export class StoredEvent {
   occurredAt!: Date;
 
   @Property({ type: ArrayType, columnType: 'text[]', default: '{}' })
-  subjects: string[] = [];
+  subjects: Opt<string[]> = [];
 
   /** The webhooks whose filters left this event out. */
   @Property({ type: new ArrayType((id) => Number(id)), columnType: 'int[]', default: '{}' })
-  filteredBy: number[] = [];
+  filteredBy: Opt<number[]> = [];
 
   /** The writing transaction's id (`pg_current_xact_id()`, never written by the code), as text: a 64-bit number. */
   @Property({ type: 'string', columnType: 'xid8', defaultRaw: 'pg_current_xact_id()' })

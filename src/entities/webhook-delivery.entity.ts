@@ -1,4 +1,4 @@
-import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, Index, type Opt, PrimaryKey, Property } from '@mikro-orm/core';
 
 // A delivery of one event to one webhook, and the engine's state of it. The claim, lease and ordering indexes are
 // partial, written in Migration20261124070000_delivery_engine, Migration20261127210000_delivery_costs and
@@ -45,17 +45,17 @@ export class WebhookDelivery {
 
   /** kernel/vocabulary.ts DELIVERY_STATUSES. */
   @Property({ type: 'string', length: 16, default: 'pending' })
-  status = 'pending';
+  status: Opt<string> = 'pending';
 
   /** The signed body, as sent. */
   @Property({ type: 'text' })
   payload!: string;
 
   @Property({ type: 'integer', default: 0 })
-  attemptCount = 0;
+  attemptCount: Opt<number> = 0;
 
   @Property({ type: 'integer', default: 5 })
-  finalAttempt = 5;
+  finalAttempt: Opt<number> = 5;
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   nextAttemptAt?: Date | null;
@@ -71,7 +71,7 @@ export class WebhookDelivery {
 
   /** kernel/vocabulary.ts ATTEMPT_TRIGGERS. */
   @Property({ type: 'string', length: 16, default: 'scheduled' })
-  nextTrigger = 'scheduled';
+  nextTrigger: Opt<string> = 'scheduled';
 
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   createdAt!: Date;

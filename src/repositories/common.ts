@@ -68,9 +68,9 @@ export async function recordOwned(ctx: RequestContext, kind: string, id: number)
 type IdOnly<V> = V extends { id: number } ? { id: number } : V;
 
 /**
- * A row of a list as the entity names its fields, not an entity: a date is a `Date`, a relation its id alone
- * (`{ id }`), nothing is tracked. Lists are read so because hydrating entities cost the roles page a third of its
- * throughput and finding them through the ORM more than half (ADR 0078's A/B).
+ * A row of a list as the entity names its fields, not an entity: a date is a `Date` (the pool reads it so), a
+ * relation its id alone (`{ id }`), nothing is tracked. Lists are read so because hydrating entities cost the roles
+ * page a third of its throughput and finding them through the ORM more than half (ADR 0078's A/B).
  */
 export type Listed<T, K extends keyof T> = {
   [P in K]: T[P] extends Date | string | number | boolean | null | undefined
@@ -78,28 +78,22 @@ export type Listed<T, K extends keyof T> = {
     : IdOnly<T[P]> | Extract<T[P], null>;
 };
 
-type Column = [field: string, name: string, kind: 'date' | 'relation' | 'value'];
-/** Each entity's columns as a list reads them, and the date parser: found once, from the first context that lists it. */
-const plans = new WeakMap<object, { columns: Column[]; parseDate: (value: string) => unknown }>();
+type Column = [field: string, name: string, relation: boolean];
+/** Each entity's columns as a list reads them: found once, from the first context that lists it. */
+const plans = new WeakMap<object, Column[]>();
 
-function planOf(ctx: RequestContext, entity: EntityClass<object>) {
-  let plan = plans.get(entity);
-  if (!plan) {
-    const em = ctx.readOnly().em;
-    const platform = em.getPlatform();
-    const columns = em
-      .getMetadata()
+function columnsOf(ctx: RequestContext, entity: EntityClass<object>): Column[] {
+  let columns = plans.get(entity);
+  if (!columns) {
+    columns = ctx
+      .readOnly()
+      .em.getMetadata()
       .get(entity.name)
       .props.filter((prop) => prop.fieldNames?.length === 1)
-      .map((prop): Column => {
-        const kind =
-          prop.runtimeType === 'Date' ? 'date' : prop.kind === 'm:1' || prop.kind === '1:1' ? 'relation' : 'value';
-        return [prop.fieldNames[0], prop.name, kind];
-      });
-    plan = { columns, parseDate: (value) => platform.parseDate(value) };
-    plans.set(entity, plan);
+      .map((prop): Column => [prop.fieldNames[0], prop.name, prop.kind === 'm:1' || prop.kind === '1:1']);
+    plans.set(entity, columns);
   }
-  return plan;
+  return columns;
 }
 
 /**
@@ -112,17 +106,14 @@ export function listed<T extends object, K extends keyof T, E extends object = o
   rows: Array<Record<string, unknown>>,
   also: ReadonlyArray<keyof E & string> = [],
 ): Array<Listed<T, K> & E> {
-  const { columns, parseDate } = planOf(ctx, entity);
+  const columns = columnsOf(ctx, entity);
   return rows.map((row) => {
     const out: Record<string, unknown> = {};
     for (const name of also) out[name] = row[name];
-    for (const [field, name, kind] of columns) {
+    for (const [field, name, relation] of columns) {
       const value = row[field];
       if (value === undefined) continue;
-      if (value === null) out[name] = null;
-      else if (kind === 'date') out[name] = typeof value === 'string' ? parseDate(value) : value;
-      else if (kind === 'relation') out[name] = { id: value };
-      else out[name] = value;
+      out[name] = relation && value !== null ? { id: value } : value;
     }
     return out as Listed<T, K> & E;
   });

@@ -4,8 +4,9 @@ import { type PageWindow, readPage } from '../db/reads.js';
 import { SmsMessage } from '../entities/sms-message.entity.js';
 import { type Listed, listed } from './common.js';
 
-// A company's text messages: the one module that knows sms_messages. Its list is one statement (a page of rows), and
-// a message is recorded by one statement that ignores a repeated provider id (a callback sent twice).
+// A company's text messages: the one module that knows sms_messages. Its list is one statement (a page of rows); a
+// message is recorded by an insert that ignores a repeated provider id (a callback sent twice) instead of failing the
+// unit of work's transaction.
 
 /** What a message is read with. */
 export type SmsListed =
@@ -58,25 +59,26 @@ export const smsRepository = {
   },
 
   /** Records a message; undefined when one with this provider id exists already (a repeated callback). */
-  async insert(ctx: RequestContext, m: NewSms): Promise<SmsRow | undefined> {
-    const rows = await ctx.sql<Record<string, unknown>>(
-      `INSERT INTO sms_messages (company_id, contact_id, provider_message_sid, direction, from_number, to_number,
-        body, status, in_reply_to_id, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (provider_message_sid) DO NOTHING RETURNING ${COLUMNS}`,
-      [
-        await ctx.companyId(),
-        m.contactId,
-        m.providerMessageSid,
-        m.direction,
-        m.fromNumber,
-        m.toNumber,
-        m.body,
-        m.status,
-        m.inReplyTo,
-        m.at,
-      ],
-    );
-    return listed<SmsMessage, SmsListed>(ctx, SmsMessage, rows)[0];
+  async insert(ctx: RequestContext, m: NewSms): Promise<SmsMessage | undefined> {
+    const result = await ctx.em
+      .createQueryBuilder(SmsMessage)
+      .insert({
+        company: await ctx.companyId(),
+        contact: m.contactId,
+        providerMessageSid: m.providerMessageSid,
+        direction: m.direction,
+        fromNumber: m.fromNumber,
+        toNumber: m.toNumber,
+        body: m.body,
+        status: m.status,
+        inReplyTo: m.inReplyTo,
+        createdAt: m.at,
+        updatedAt: m.at,
+      })
+      .onConflict('providerMessageSid')
+      .ignore()
+      .execute('run');
+    return result.affectedRows === 0 ? undefined : ctx.em.findOneOrFail(SmsMessage, result.insertId as number);
   },
 
   /** A message the company sent, by its provider id, locked until the unit of work ends (a status change). */

@@ -1,5 +1,4 @@
 import type { ContextFactory } from '../../context/request-context.js';
-import { dbDate } from '../../db/reads.js';
 import type { StoredHeader } from '../config/headers.js';
 
 // The claim (docs/design.md §5; docs/adr/0020-webhooks.md,
@@ -186,8 +185,6 @@ export class DeliveryClaim {
             {
               ...row,
               lease_token: String(row.lease_token),
-              created_at: dbDate(row.created_at)!,
-              previous_secret_expires_at: dbDate(row.previous_secret_expires_at),
               claimedAt,
             },
           ],

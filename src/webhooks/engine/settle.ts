@@ -1,5 +1,4 @@
 import type { ContextFactory, RequestContext } from '../../context/request-context.js';
-import { dbDate } from '../../db/reads.js';
 import { errorFields, type Logger } from '../../observability/logger.js';
 import type { Claimed } from './claim.js';
 import type { SendResult } from './attempt.js';
@@ -141,7 +140,7 @@ const SETTLE_FAILURES = `
   SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE (SELECT count(*) FROM waiting) < 0`;
 
 interface FailureRow extends ExhaustedDelivery {
-  next_attempt_at: string | null;
+  next_attempt_at: Date | null;
   status: string;
 }
 
@@ -275,7 +274,7 @@ export class Settler {
     }
     return batch.map((p) => {
       const row = settled.get(p.delivery.id);
-      return !row ? 'stale' : switchedOff.has(row.webhook_id) ? undefined : (dbDate(row.next_attempt_at) ?? undefined);
+      return !row ? 'stale' : switchedOff.has(row.webhook_id) ? undefined : (row.next_attempt_at ?? undefined);
     });
   }
 
@@ -289,7 +288,7 @@ export class Settler {
     const overload = results.filter(overloaded);
     const retryAfter = Math.max(-1, ...overload.map((r) => r.retryAfterMs ?? -1));
     const pauseMs = retryAfter < 0 ? null : Math.min(retryAfter, PAUSE_MAX_MS);
-    const [webhook] = await this.settleSql<{ failing_since: string; active: boolean; failing_notified: number }>(
+    const [webhook] = await this.settleSql<{ failing_since: Date; active: boolean; failing_notified: number }>(
       `UPDATE webhooks SET failing_since = coalesce(failing_since, now()),
          concurrency = CASE WHEN $2::bool THEN greatest(1, coalesce(concurrency, $3) / 2) ELSE concurrency END,
          paused_until = CASE WHEN $4::float8 IS NULL THEN paused_until ELSE greatest(paused_until, now() + make_interval(secs => $4::float8 / 1000)) END
@@ -297,7 +296,7 @@ export class Settler {
       [webhookId, overload.length > 0, this.settings.startConcurrency, pauseMs],
     );
     if (!webhook?.active) return false;
-    const since = dbDate(webhook.failing_since)!;
+    const since = webhook.failing_since;
     const system = this.contexts.forSystem(companyId, 'webhook-delivery');
     if (Date.now() - since.getTime() >= this.settings.disableAfterMs) {
       await system.unitOfWork((ctx) => this.switchOff(ctx, webhookId, 'failing'), { lane: 'reader' });
