@@ -37,6 +37,7 @@ import { EventFeedService } from './webhooks/tools/event-feed.service.js';
 import { DeliveryScheduler } from './webhooks/engine/scheduler.js';
 import { WebhookService } from './webhooks/config/webhook.service.js';
 import { DeliveryService } from './webhooks/tools/delivery.service.js';
+import { WebhookStatsService } from './webhooks/tools/stats.service.js';
 import { ReplayService } from './webhooks/tools/replay.service.js';
 import { DecisionCaller } from './decisions/caller.js';
 import { EndpointAuth } from './webhooks/engine/endpoint-auth.js';
@@ -74,6 +75,7 @@ export interface Services {
   purchases: NumberPurchaseService;
   webhooks: WebhookService;
   deliveries: DeliveryService;
+  webhookStats: WebhookStatsService;
   replays: ReplayService;
   /** GET /api/events: the company's events for consumers who pull. */
   eventFeed: EventFeedService;
@@ -138,6 +140,7 @@ export function createServices(
       endpointConcurrencyMax: config.webhookEndpointConcurrencyMax,
       disableAfterMs: config.webhookDisableAfterMs,
       retentionMs: config.webhookRetentionMs,
+      stats: config.webhookStats,
       destinations: config.webhookDestinations,
     },
     log,
@@ -183,6 +186,7 @@ export function createServices(
     deliverer,
     webhooks,
     deliveries: new DeliveryService(webhooks, outbox),
+    webhookStats: new WebhookStatsService(webhooks, clock),
     replays: new ReplayService(webhooks, outbox, config.webhookRetentionMs),
     eventFeed: new EventFeedService(config.webhookRetentionMs),
     auth,

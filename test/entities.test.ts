@@ -82,6 +82,7 @@ describe('the entities against the migrations', () => {
       'webhook_attempts',
       'webhook_counters',
       'webhook_deliveries',
+      'webhook_stats',
       'webhooks',
       'workflow_folders',
       'workflows',

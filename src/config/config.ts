@@ -42,6 +42,8 @@ export interface Config {
   webhookRotationGraceMs: number;
   webhookRetentionMs: number;
   webhookDisableAfterMs: number;
+  /** WEBHOOK_STATS: whether the engine keeps each webhook's record over time (default on). */
+  webhookStats: boolean;
   webhookEndpointConcurrency: number;
   /** The ceiling the adaptive concurrency of one endpoint grows to. */
   webhookEndpointConcurrencyMax: number;
@@ -320,6 +322,7 @@ export function loadConfig(env: Env = process.env): Config {
       () => duration(env, 'WEBHOOK_DISABLE_AFTER', '5d', 1000, 365 * 86_400_000),
       5 * 86_400_000,
     ),
+    webhookStats: read(() => bool(env, 'WEBHOOK_STATS', true), true),
     webhookEndpointConcurrency: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100), 4),
     webhookEndpointConcurrencyMax: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY_MAX', 64, 1, 1000), 64),
     webhookWorkerSockets: read(() => integer(env, 'WEBHOOK_WORKER_SOCKETS', 1000, 1, 10_000), 1000),

@@ -27,6 +27,7 @@ import { TelcoAccount } from './telco-account.entity.js';
 import { User } from './user.entity.js';
 import { Webhook } from './webhook.entity.js';
 import { WebhookAttempt } from './webhook-attempt.entity.js';
+import { WebhookStat } from './webhook-stat.entity.js';
 import { WebhookCounter } from './webhook-counter.entity.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { Workflow } from './workflow.entity.js';
@@ -66,6 +67,7 @@ export const ENTITIES = [
   WebhookCounter,
   WebhookDelivery,
   WebhookAttempt,
+  WebhookStat,
   StoredEvent,
   EventLog,
   ListenSession,

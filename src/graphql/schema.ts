@@ -13,6 +13,7 @@ import { PipelineResolver } from '../resolvers/pipeline.resolver.js';
 import { RoleResolver } from '../resolvers/role.resolver.js';
 import { SpamResolver } from '../resolvers/spam.resolver.js';
 import { WebhookResolver } from '../resolvers/webhook.resolver.js';
+import { WebhookStatsResolver } from '../resolvers/webhook-stats.resolver.js';
 import { DecisionResolver } from '../resolvers/decision.resolver.js';
 import { AgentToolResolver } from '../resolvers/tool.resolver.js';
 import { EventResolver } from '../resolvers/event.resolver.js';
@@ -36,6 +37,7 @@ const resolvers = [
   PhoneNumberResolver,
   AgentResolver,
   WebhookResolver,
+  WebhookStatsResolver,
   EventResolver,
   SmsResolver,
   ContactResolver,
@@ -61,6 +63,7 @@ function resolverContainer(s: Services): ContainerType {
     [PhoneNumberResolver, new PhoneNumberResolver(s.phoneNumbers, s.telco, s.purchases)],
     [AgentResolver, new AgentResolver(s.agents)],
     [WebhookResolver, new WebhookResolver(s.webhooks, s.deliveries, s.replays)],
+    [WebhookStatsResolver, new WebhookStatsResolver(s.webhookStats)],
     [EventResolver, new EventResolver(s.eventFeed)],
     [SmsResolver, new SmsResolver(s.sms)],
     [ContactResolver, new ContactResolver(s.contacts)],

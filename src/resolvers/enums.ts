@@ -2,6 +2,7 @@ import { registerEnumType } from 'type-graphql';
 import { EVENT_NAMES, EVENT_TYPES } from '../events/catalog.js';
 import { DATE_RANGES } from '../kernel/time/date-range.js';
 import { FALLBACK_REASONS } from '../kernel/call-decision.js';
+import { STATS_BUCKETS } from '../kernel/attempt-outcome.js';
 import {
   AGENT_STATUSES,
   ANALYSIS_FIELD_TYPES,
@@ -175,4 +176,9 @@ export const BreakerState = closedSet(
   'BreakerState',
   ['closed', 'open', 'half_open'],
   "A decision endpoint's circuit breaker: closed asks it, open gives the fallback at once, half_open lets one call probe it",
+);
+export const StatsBucket = closedSet(
+  'StatsBucket',
+  STATS_BUCKETS,
+  "A bucket of an endpoint's record over time: a minute, an hour or a day of the company's zone",
 );

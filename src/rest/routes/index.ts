@@ -15,6 +15,7 @@ import { spamRoutes } from './spam.routes.js';
 import { telcoCallbackRoutes } from './telco-callback.routes.js';
 import { webhookRoutes } from './webhook.routes.js';
 import { webhookDeliveryRoutes } from './webhook-delivery.routes.js';
+import { webhookStatsRoutes } from './webhook-stats.routes.js';
 import { workflowRoutes } from './workflow.routes.js';
 
 /** The route table: every /api route, one row each. */
@@ -33,6 +34,7 @@ export const routeTable: Route[] = [
   ...smsRoutes,
   ...webhookRoutes,
   ...webhookDeliveryRoutes,
+  ...webhookStatsRoutes,
   ...eventRoutes,
   ...decisionRoutes,
 ];

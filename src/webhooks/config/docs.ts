@@ -4,6 +4,7 @@ import { HEADER_VALUE_MAX, HEADERS_MAX } from './headers.js';
 import { FILTER_DEPTH_MAX, FILTER_NODES_MAX } from './filters.js';
 import { LISTEN_DOC } from '../tools/listen.js';
 import { EVENT_FEED_DOC } from '../tools/event-feed.service.js';
+import { STATS_DOC } from '../tools/stats.service.js';
 import { BROKER_DOC } from './broker-docs.js';
 
 // docs/webhooks.md, written by `npm run generate` from the same sources the
@@ -367,6 +368,7 @@ webhook's).
   answer. A delivery that itself carried an operator event never causes one,
   so two failing webhooks cannot keep telling each other about each other.
 
+${STATS_DOC}
 ${BROKER_DOC}
 ${LISTEN_DOC}
 ${EVENT_FEED_DOC}

@@ -11,6 +11,10 @@ export interface SendResult {
   timedOut?: boolean;
   /** What the receiver's Retry-After asked for, in milliseconds (429 and 503 only). */
   retryAfterMs?: number;
+  /** The destination is a message broker. */
+  broker?: boolean;
+  /** The attempt never finished: its worker stopped (the reconciler closed it). */
+  interrupted?: boolean;
 }
 
 /** One attempt to a destination: the signed body and headers to the checked address, within the timeout. */

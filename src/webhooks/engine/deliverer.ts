@@ -34,6 +34,8 @@ export interface DeliverySettings {
   endpointConcurrencyMax: number;
   disableAfterMs: number;
   retentionMs: number;
+  /** Whether each webhook's record over time is kept (WEBHOOK_STATS). */
+  stats: boolean;
   /** Which addresses may be reached (WEBHOOK_ALLOW_PRIVATE, and development's loopback). */
   destinations: DestinationPolicy;
 }
@@ -74,6 +76,7 @@ export class WebhookDeliverer {
         fastMs: Math.min(1000, settings.timeoutMs / 4),
         retryDelaysMs: settings.retryDelaysMs,
         disableAfterMs: settings.disableAfterMs,
+        stats: settings.stats,
       },
       log,
       new OperatorEvents(settings.disableAfterMs),
@@ -198,9 +201,12 @@ export class WebhookDeliverer {
         // A broker destination takes the same signed message (brokers/index.ts). The webhook's own headers first:
         // none of them can be one of ours (webhooks/config/headers.ts refuses those names).
         if (isBrokerUrl(url))
-          return await sendToBroker(url, destination, signed.body, headers, this.settings.timeoutMs, {
-            tls: this.auth.tlsOf(delivery.credentials_sealed),
-          });
+          return {
+            ...(await sendToBroker(url, destination, signed.body, headers, this.settings.timeoutMs, {
+              tls: this.auth.tlsOf(delivery.credentials_sealed),
+            })),
+            broker: true,
+          };
         // With the webhook's credentials, if it has any: its client TLS, an OAuth2 token (docs/adr/0070).
         return await this.auth.send(
           sendAttempt,
@@ -252,6 +258,7 @@ export class WebhookDeliverer {
         responseBody: null,
         error: 'The attempt did not finish: its worker stopped.',
         durationMs: 0,
+        interrupted: true,
       });
       if (next === 'stale') continue;
       recovered++;
@@ -270,7 +277,7 @@ export class WebhookDeliverer {
     return { recovered };
   }
 
-  /** Deletes deliveries (and their attempts) and stored events older than the retention. */
+  /** Deletes deliveries (and their attempts) and stored events older than the retention, and aged stats. */
   async purge(): Promise<number> {
     const rows = await this.contexts.forMaintenance('webhook-retention').sql(
       // Each webhook's old deliveries, by the index of its delivery log (webhook, created_at).
@@ -287,6 +294,11 @@ export class WebhookDeliverer {
           'AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)',
         [this.settings.retentionMs / 1000],
       );
+    // The record over time keeps its minutes a day and an hour, its quarter hours 91 days (stats.ts).
+    await this.contexts.forMaintenance('webhook-retention').sql(
+      `DELETE FROM webhook_stats WHERE (span = 60 AND bucket < now() - interval '25 hours')
+           OR (span = 900 AND bucket < now() - interval '91 days')`,
+    );
     return rows.length;
   }
 }

@@ -3,6 +3,8 @@ import { errorFields, type Logger } from '../../observability/logger.js';
 import type { Claimed } from './claim.js';
 import type { SendResult } from './attempt.js';
 import { TickBatch } from './tick-batch.js';
+import { attemptOutcome } from '../../kernel/attempt-outcome.js';
+import { STATS_OF_ONE, statsUpsert } from './stats.js';
 import { webhookRepository } from '../../repositories/webhook.repository.js';
 import { DUE_CHANNEL } from './due-channel.js';
 import { isOperatorEvent } from '../../events/catalog.js';
@@ -41,6 +43,8 @@ export interface SettleSettings {
   fastMs: number;
   retryDelaysMs: number[];
   disableAfterMs: number;
+  /** Whether each webhook's record over time is kept (stats.ts). */
+  stats: boolean;
 }
 
 /** A 2xx answer, or a broker that took the message (no status code, no error). */
@@ -90,17 +94,22 @@ const RELEASED = `
 // deliveries it settles still count as in flight), the endpoints whose
 // webhook row must change: a failing clock to clear, or a concurrency to grow
 // because every slot was in use and the answers were fast.
-const SETTLE_SUCCESSES = `
+const settleSuccesses = (stats: boolean) => `
   WITH input AS (
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $5::int[], $6::text[], $7::bool[]) AS t(id, token, number, code, duration, body, fast)
   ), settled AS (
     UPDATE webhook_deliveries d SET status = 'succeeded', last_status_code = i.code, in_flight_until = NULL, lease_token = NULL
     FROM input i WHERE d.id = ANY ($1::text[]) AND d.id = i.id AND d.lease_token = i.token
-    RETURNING d.id, d.webhook_id, i.number, i.code, i.duration, i.body, i.fast
+    RETURNING d.id, d.webhook_id, d.company_id, i.number, i.code, i.duration, i.body, i.fast
   ), attempts AS (
     UPDATE webhook_attempts a SET finished_at = now(), status_code = s.code, duration_ms = s.duration, response_body = s.body, error = NULL
     FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number
-  ), released AS (${RELEASED}  ), per AS (
+  )${
+    stats
+      ? `, stats AS (${statsUpsert("'success'", 'false')}
+  )`
+      : ''
+  }, released AS (${RELEASED}  ), per AS (
     SELECT webhook_id, bool_or(fast) AS fast FROM settled GROUP BY webhook_id
   )
   SELECT id, NULL::int AS webhook_id, NULL::bool AS grow FROM settled
@@ -118,9 +127,10 @@ const SETTLE_SUCCESSES = `
 // the delays before attempts 2 to 5; the delay before the attempt at place
 // p = 5 - (final_attempt - number) + 1 of its schedule is the (p - 1)th), or failed after the last attempt of its
 // schedule. A delivery no longer pending (cancelled meanwhile) keeps its status.
-const SETTLE_FAILURES = `
+const settleFailures = (stats: boolean) => `
   WITH input AS (
-    SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $5::int[], $6::text[], $7::text[]) AS t(id, token, number, code, duration, body, error)
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $5::int[], $6::text[], $7::text[], $9::text[])
+      AS t(id, token, number, code, duration, body, error, outcome)
   ), settled AS (
     UPDATE webhook_deliveries d SET
       status = CASE WHEN d.status = 'pending' AND i.number >= d.final_attempt THEN 'failed' ELSE d.status END,
@@ -130,11 +140,17 @@ const SETTLE_FAILURES = `
         ELSE NULL END,
       last_status_code = i.code, in_flight_until = NULL, lease_token = NULL
     FROM input i WHERE d.id = ANY ($1::text[]) AND d.id = i.id AND d.lease_token = i.token
-    RETURNING d.id, d.webhook_id, i.number, i.code, i.duration, i.body, i.error, d.next_attempt_at, d.status, d.event, d.event_id
+    RETURNING d.id, d.webhook_id, d.company_id, i.number, i.code, i.duration, i.body, i.error, i.outcome, d.next_attempt_at, d.status,
+      d.event, d.event_id
   ), attempts AS (
     UPDATE webhook_attempts a SET finished_at = now(), status_code = s.code, duration_ms = s.duration, response_body = s.body, error = s.error
     FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number
-  ), released AS (${RELEASED}  )
+  )${
+    stats
+      ? `, stats AS (${statsUpsert('s.outcome', "s.status = 'failed'")}
+  )`
+      : ''
+  }, released AS (${RELEASED}  )
   SELECT id, webhook_id, next_attempt_at, status, event, event_id, number FROM settled
   UNION ALL
   SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE (SELECT count(*) FROM waiting) < 0`;
@@ -161,12 +177,17 @@ export class Settler {
     this.recordFailures(batch),
   );
 
+  /** The two settle statements, with the stats' upsert when they are kept. */
+  private readonly statements: { successes: string; failures: string };
+
   constructor(
     private readonly contexts: ContextFactory,
     private readonly settings: SettleSettings,
     private readonly log: Logger,
     private readonly operator: OperatorEvents,
-  ) {}
+  ) {
+    this.statements = { successes: settleSuccesses(settings.stats), failures: settleFailures(settings.stats) };
+  }
 
   /** Records a success with the others of this tick; resolves false when the lease was no longer this worker's. */
   success(delivery: Claimed, result: SendResult): Promise<boolean> {
@@ -182,7 +203,7 @@ export class Settler {
 
   private async recordSuccesses(batch: Array<Result<Claimed>>): Promise<boolean[]> {
     const rows = await this.settleSql<{ id: string | null; webhook_id: number | null; grow: boolean | null }>(
-      SETTLE_SUCCESSES,
+      this.statements.successes,
       [
         ...resultColumns(batch),
         batch.map((p) => p.result.durationMs <= this.settings.fastMs),
@@ -229,11 +250,16 @@ export class Settler {
   }
 
   private failureParams(batch: Array<Result<FailureTarget>>): unknown[] {
-    return [...resultColumns(batch), batch.map((p) => p.result.error), this.settings.retryDelaysMs];
+    return [
+      ...resultColumns(batch),
+      batch.map((p) => p.result.error),
+      this.settings.retryDelaysMs,
+      batch.map((p) => attemptOutcome(p.result)),
+    ];
   }
 
   private async recordFailures(batch: Array<Result<FailureTarget>>): Promise<FailureOutcome[]> {
-    const rows = await this.settleSql<FailureRow>(SETTLE_FAILURES, this.failureParams(batch));
+    const rows = await this.settleSql<FailureRow>(this.statements.failures, this.failureParams(batch));
     return this.failuresRecorded(batch, rows);
   }
 
@@ -242,7 +268,7 @@ export class Settler {
     const batch = [{ delivery, result }];
     const rows = await this.contexts.forSystem(delivery.company_id, 'webhook-delivery').unitOfWork(
       async (ctx) => {
-        const settled = await ctx.sql<FailureRow>(SETTLE_FAILURES, this.failureParams(batch));
+        const settled = await ctx.sql<FailureRow>(this.statements.failures, this.failureParams(batch));
         for (const row of settled)
           if (row.status === 'failed' && row.event_id !== null && !isOperatorEvent(row.event))
             await this.operator.exhausted(ctx, row, result);
@@ -337,6 +363,8 @@ export class Settler {
           [delivery.id],
         );
         await ctx.sql('UPDATE webhook_counters SET in_flight = in_flight - 1 WHERE webhook_id = $1', [row.webhook_id]);
+        if (this.settings.stats)
+          await ctx.sql(STATS_OF_ONE, [row.webhook_id, delivery.company_id, result.durationMs, attemptOutcome(result)]);
         await this.switchOff(ctx, row.webhook_id, 'gone');
         return undefined;
       },

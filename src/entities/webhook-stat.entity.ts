@@ -1,0 +1,54 @@
+import { ArrayType, Entity, Index, type Opt, PrimaryKey, Property } from '@mikro-orm/core';
+
+// A webhook's attempts in one span of time, counted by outcome as the delivery engine settles them (the settle
+// statements upsert it: webhooks/engine/settle.ts), with a histogram of answer times (kernel/attempt-outcome.ts).
+// Two spans: a minute (kept a day and an hour) and a quarter of an hour (kept 91 days), from which hours and days are
+// summed in the company's zone, whatever its offset. Like the delivery tables, no foreign key: a deleted webhook's
+// rows stay in the company's totals until they age out.
+
+@Entity({ tableName: 'webhook_stats' })
+@Index({ name: 'webhook_stats_company_id_span_bucket_index', properties: ['companyId', 'span', 'bucket'] })
+export class WebhookStat {
+  @PrimaryKey({ type: 'integer', autoincrement: false })
+  webhookId!: number;
+
+  /** The span's length in seconds: 60 or 900. */
+  @PrimaryKey({ type: 'smallint', autoincrement: false })
+  span!: number;
+
+  /** The span's start (UTC, a whole minute or quarter hour). */
+  @PrimaryKey({ type: 'datetime', columnType: 'timestamptz' })
+  bucket!: Date;
+
+  @Property({ type: 'integer' })
+  companyId!: number;
+
+  @Property({ type: 'integer', default: 0 })
+  success: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0 })
+  clientError: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0 })
+  serverError: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0 })
+  timeout: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0 })
+  network: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0 })
+  brokerRefused: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0 })
+  interrupted: Opt<number> = 0;
+
+  /** Deliveries whose last attempt failed in the span. */
+  @Property({ type: 'integer', default: 0 })
+  failed: Opt<number> = 0;
+
+  /** Answers per slot of kernel/attempt-outcome.ts LATENCY_BOUNDS_MS. */
+  @Property({ type: new ArrayType((n) => Number(n)), columnType: 'int[]' })
+  latency!: number[];
+}
