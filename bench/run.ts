@@ -10,9 +10,11 @@ import { beforeAfterBench } from './before-after.bench.js';
 import { statementsBench } from './statements.bench.js';
 import { brokersBench } from './brokers.bench.js';
 import { callPathBench } from './call-path.bench.js';
+import { webhookStatsBench } from './webhook-stats.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
-// database; `npm run bench -- webhooks` (or api, deep-page, tracing, brokers, call-path, filters, overload, statements, before-after) runs the ones named;
+// database; `npm run bench -- webhooks` (or api, deep-page, tracing, stats, brokers, call-path, filters, overload, statements,
+// before-after) runs the ones named;
 // `npm run bench -- limits` runs the rate limits' part of api alone.
 
 // The services under test get the production pool size, not the test suite's small one.
@@ -41,6 +43,10 @@ for (const [name, run] of [
 if (wanted('webhooks')) {
   process.stdout.write('\n== webhooks\n');
   await webhooksBench();
+}
+if (wanted('stats')) {
+  process.stdout.write('\n== stats\n');
+  await webhookStatsBench();
 }
 if (wanted('brokers')) {
   process.stdout.write('\n== brokers\n');

@@ -221,9 +221,8 @@ describe('endpoint health: buckets in the company’s zone', () => {
   /** Quarter-hour rows as the engine keeps them: `success` attempts at each UTC instant. */
   const kept = (rows: Array<[string, number]>) =>
     zoned.sql(
-      `INSERT INTO webhook_stats (webhook_id, span, bucket, company_id, success, latency)
-       SELECT $1, 900, b.at::timestamptz, $2, b.n, array_fill(0, ARRAY[${LATENCY_SLOTS}])
-       FROM json_to_recordset($3::json) AS b(at text, n int)`,
+      `INSERT INTO webhook_stats (webhook_id, span, bucket, company_id, success, lt_50)
+       SELECT $1, 900, b.at::timestamptz, $2, b.n, b.n FROM json_to_recordset($3::json) AS b(at text, n int)`,
       [webhookId, companyId, JSON.stringify(rows.map(([at, n]) => ({ at, n })))],
     );
   const zone = (timeZone: string) =>

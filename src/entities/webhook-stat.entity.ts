@@ -1,4 +1,4 @@
-import { ArrayType, Entity, Index, type Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, Index, type Opt, PrimaryKey, Property } from '@mikro-orm/core';
 
 // A webhook's attempts in one span of time, counted by outcome as the delivery engine settles them (the settle
 // statements upsert it: webhooks/engine/settle.ts), with a histogram of answer times (kernel/attempt-outcome.ts).
@@ -48,7 +48,44 @@ export class WebhookStat {
   @Property({ type: 'integer', default: 0 })
   failed: Opt<number> = 0;
 
-  /** Answers per slot of kernel/attempt-outcome.ts LATENCY_BOUNDS_MS. */
-  @Property({ type: new ArrayType((n) => Number(n)), columnType: 'int[]' })
-  latency!: number[];
+  // Answers per slot of the answer-time histogram (kernel/attempt-outcome.ts LATENCY_BOUNDS_MS): under each bound,
+  // then 30 s or more; a column each, so a window's slots are summed by the database.
+  @Property({ type: 'integer', default: 0, fieldName: 'lt_5' })
+  lt5: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0, fieldName: 'lt_10' })
+  lt10: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0, fieldName: 'lt_25' })
+  lt25: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0, fieldName: 'lt_50' })
+  lt50: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0, fieldName: 'lt_100' })
+  lt100: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0, fieldName: 'lt_250' })
+  lt250: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0, fieldName: 'lt_500' })
+  lt500: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0, fieldName: 'lt_1000' })
+  lt1000: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0, fieldName: 'lt_2500' })
+  lt2500: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0, fieldName: 'lt_5000' })
+  lt5000: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0, fieldName: 'lt_10000' })
+  lt10000: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0, fieldName: 'lt_30000' })
+  lt30000: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0, fieldName: 'ge_30000' })
+  ge30000: Opt<number> = 0;
 }

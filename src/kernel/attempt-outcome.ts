@@ -47,6 +47,11 @@ export function attemptOutcome(result: OutcomeFacts): AttemptOutcome {
  */
 export const LATENCY_BOUNDS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000] as const;
 export const LATENCY_SLOTS = LATENCY_BOUNDS_MS.length + 1;
+/** Each slot's column in webhook_stats: `lt_<bound>` (answers under the bound), then `ge_<last bound>`. */
+export const LATENCY_COLUMNS = [
+  ...LATENCY_BOUNDS_MS.map((bound) => `lt_${bound}`),
+  `ge_${LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]}`,
+];
 
 /** The slot of an answer time (ms): the first whose bound it is under. */
 export const latencySlot = (ms: number): number => {

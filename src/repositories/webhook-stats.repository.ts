@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context/request-context.js';
-import { ATTEMPT_OUTCOMES, type AttemptOutcome, LATENCY_SLOTS, type StatsBucket } from '../kernel/attempt-outcome.js';
+import { ATTEMPT_OUTCOMES, type AttemptOutcome, LATENCY_COLUMNS, type StatsBucket } from '../kernel/attempt-outcome.js';
 
 // The record over time of a company's webhooks (webhook_stats, kept by the delivery engine as it settles
 // attempts: webhooks/engine/stats.ts), read back in buckets of a minute, an hour or a day of the company's zone. One
@@ -18,6 +18,18 @@ export interface StatsPoint {
   latency: number[];
 }
 
+/** The sums of the rows `r`: each outcome, the failed deliveries, each slot of the histogram. */
+const SUMS = [...ATTEMPT_OUTCOMES, 'failed', ...LATENCY_COLUMNS]
+  .map((c) => `coalesce(sum(r.${c}), 0)::int AS ${c}`)
+  .join(', ');
+
+/** A row of sums as a point's figures. */
+const pointOf = (row: Record<string, number>): Omit<StatsPoint, 'at'> => ({
+  counts: Object.fromEntries(ATTEMPT_OUTCOMES.map((o) => [o, row[o]])) as Record<AttemptOutcome, number>,
+  failed: row.failed,
+  latency: LATENCY_COLUMNS.map((c) => row[c]),
+});
+
 /** Rows of the minute span for minute buckets; of the quarter-hour span (whole in every zone's hours) otherwise. */
 const SPAN: Record<StatsBucket, number> = { minute: 60, hour: 900, day: 900 };
 
@@ -30,7 +42,7 @@ export const webhookStatsRepository = {
     window: { from: Date; to: Date; timeZone: string },
   ): Promise<StatsPoint[]> {
     const [column, id] = 'webhookId' in scope ? ['webhook_id', scope.webhookId] : ['company_id', scope.companyId];
-    const rows = await ctx.sql<{ at: Date; slot: number | null; n: number | null } & Record<string, number | null>>(
+    const rows = await ctx.sql<{ at: Date } & Record<string, number>>(
       `WITH starts AS (${
         bucket === 'day'
           ? `SELECT DISTINCT generate_series($2::timestamptz AT TIME ZONE $5, $3::timestamptz AT TIME ZONE $5 - interval '1 day',
@@ -44,38 +56,25 @@ export const webhookStatsRepository = {
          } AS at, w.*
          FROM webhook_stats w WHERE w.${column} = $1 AND w.span = $4 AND w.bucket >= $2 AND w.bucket < $3
        )
-       SELECT s.at, NULL::int AS slot, NULL::int AS n,
-         ${ATTEMPT_OUTCOMES.map((o) => `coalesce(sum(r.${o}), 0)::int AS ${o}`).join(', ')}, coalesce(sum(r.failed), 0)::int AS failed
-       FROM starts s LEFT JOIN rows r ON r.at = s.at GROUP BY s.at
-       UNION ALL
-       SELECT r.at, (t.i - 1)::int, sum(t.n)::int, ${ATTEMPT_OUTCOMES.map(() => 'NULL').join(', ')}, NULL
-       FROM rows r CROSS JOIN LATERAL unnest(r.latency) WITH ORDINALITY AS t(n, i) GROUP BY r.at, t.i
-       ORDER BY 1, 2 NULLS FIRST`,
+       SELECT s.at, ${SUMS} FROM starts s LEFT JOIN rows r ON r.at = s.at GROUP BY s.at ORDER BY s.at`,
       [id, window.from, window.to, SPAN[bucket], ...(bucket === 'day' ? [window.timeZone] : [])],
     );
-    const points: StatsPoint[] = [];
-    const byStart = new Map<number, StatsPoint>();
-    for (const row of rows) {
-      const key = row.at.getTime();
-      if (row.slot === null) {
-        const counts = Object.fromEntries(ATTEMPT_OUTCOMES.map((o) => [o, row[o] ?? 0])) as Record<
-          AttemptOutcome,
-          number
-        >;
-        const point = {
-          at: row.at,
-          counts,
-          failed: row.failed ?? 0,
-          latency: new Array<number>(LATENCY_SLOTS).fill(0),
-        };
-        points.push(point);
-        byStart.set(key, point);
-      } else {
-        const point = byStart.get(key);
-        if (point) point.latency[row.slot] = row.n ?? 0;
-      }
-    }
-    return points;
+    return rows.map((row) => ({ at: row.at, ...pointOf(row) }));
+  },
+
+  /** The sums of [from, to): what `series` gives, added up, without a row per bucket. */
+  async totals(
+    ctx: RequestContext,
+    scope: StatsScope,
+    bucket: StatsBucket,
+    window: { from: Date; to: Date },
+  ): Promise<Omit<StatsPoint, 'at'>> {
+    const [column, id] = 'webhookId' in scope ? ['webhook_id', scope.webhookId] : ['company_id', scope.companyId];
+    const [row] = await ctx.sql<Record<string, number>>(
+      `SELECT ${SUMS} FROM webhook_stats r WHERE r.${column} = $1 AND r.span = $4 AND r.bucket >= $2 AND r.bucket < $3`,
+      [id, window.from, window.to, SPAN[bucket]],
+    );
+    return pointOf(row);
   },
 
   /** The webhook's deliveries waiting for an attempt now. */

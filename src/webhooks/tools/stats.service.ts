@@ -116,16 +116,10 @@ export class WebhookStatsService {
     const webhook = await this.webhooks.find(ctx, rawId);
     const { company } = await ctx.viewer();
     const window = this.window(args, company.timeZone);
-    const [points, company_, waiting] = [
-      await webhookStatsRepository.series(ctx, { webhookId: webhook.id }, window.bucket, window),
-      await webhookStatsRepository.series(ctx, { companyId: company.id }, window.bucket, window),
-      await webhookStatsRepository.waiting(ctx, webhook.id),
-    ];
-    return {
-      ...this.record(webhook.id, window, points),
-      companyTotals: figures(sum(company_)),
-      waiting,
-    };
+    const points = await webhookStatsRepository.series(ctx, { webhookId: webhook.id }, window.bucket, window);
+    const companyTotals = await webhookStatsRepository.totals(ctx, { companyId: company.id }, window.bucket, window);
+    const waiting = await webhookStatsRepository.waiting(ctx, webhook.id);
+    return { ...this.record(webhook.id, window, points), companyTotals: figures(companyTotals), waiting };
   }
 
   /** The company's record over all its webhooks. */
