@@ -16,6 +16,7 @@ import { eventName } from './vocabulary.generated';
 import { FilteredEvents } from './filtered-events';
 import { Notices } from './notices';
 import { ReplayPanel } from './replay-panel';
+import { HealthPanel } from './health-panel';
 
 // One webhook: its settings, state, secret and a test send; its delivery log
 // is in delivery-log.tsx.
@@ -164,6 +165,7 @@ export function WebhookPage(props: { id: number; canManage: boolean }) {
       <Notices webhookId={webhook.id} version={logVersion} />
       {props.canManage && <SecretPanel id={webhook.id} />}
       {props.canManage && <TestPanel webhook={webhook} onSent={() => setLogVersion((v) => v + 1)} />}
+      <HealthPanel webhookId={webhook.id} />
       <DeliveryLog webhookId={webhook.id} canManage={props.canManage} version={logVersion} onChange={load} />
       {props.canManage && (
         <ReplayPanel webhookId={webhook.id} active={webhook.active} onReplayed={() => setLogVersion((v) => v + 1)} />
