@@ -8,7 +8,7 @@ import { eventually, Receiver } from './helpers/receiver.js';
 
 // A webhook's health on its page (Setup > Webhooks > one webhook), in a real Chromium: the charts hold exactly the
 // points the API answered the page with, the captions say them in words, the numbers are in a table, an empty
-// window says so, and axe-core finds nothing serious.
+// window says so, the list shows each webhook's last day at a glance, and axe-core finds nothing serious.
 
 const chromiumFound = findChromium();
 const skip = 'missing' in chromiumFound ? `browser tests did not run: ${chromiumFound.missing}` : false;
@@ -46,7 +46,7 @@ async function open(page: Page, id: number) {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
   const answer = page.waitForResponse(
-    async (res) => res.url().endsWith('/graphql') && (res.request().postData() ?? '').includes('webhookStats'),
+    async (res) => res.url().endsWith('/graphql') && (res.request().postData() ?? '').includes('query WebhookStats('),
   );
   await page.goto(`${app.url}/#/setup/webhooks/${id}`);
   return (await (await answer).json()).data.webhookStats as {
@@ -95,6 +95,22 @@ describe('webhook health in the browser', { skip }, () => {
     // The numbers behind it, for a reader without the chart.
     await outcomes.getByText('The numbers').click();
     assert.equal(await outcomes.locator('details tbody tr').count(), stats.points.length);
+    assert.deepEqual(await seriousViolations(page), []);
+    // In the list, the webhook's last day at a glance: its success rate and its trend of hourly attempts.
+    await page.goto(`${app.url}/#/setup/webhooks`);
+    const row = page.getByRole('row').filter({ hasText: 'charted' });
+    await row.getByText('100 % of 3 succeeded').waitFor();
+    const trend = await row
+      .locator('[data-trend]')
+      .evaluate((el) => (el as HTMLElement & { chartData: number[][] }).chartData);
+    assert.equal(
+      trend[1].reduce((a, b) => a + b, 0),
+      3,
+    );
+    assert.equal(
+      trend[2].reduce((a, b) => a + b, 0),
+      3,
+    );
     assert.deepEqual(await seriousViolations(page), []);
     assert.deepEqual(problems, []);
     await page.close();

@@ -5,10 +5,11 @@ import { SecretBox, WEBHOOK_FIELDS, type Webhook, WebhookForm } from './webhook-
 import { eventName } from './vocabulary.generated';
 import { Notices } from './notices';
 import { SubjectSearch } from './subject-search';
+import { HealthGlance, useGlances } from './health-glance';
 
 // Setup > Webhooks: the spec's columns (#, Title, Hits, Last Hit, Created At)
-// with the URL, events and state; search, paging, create and delete; and the
-// deliveries about one call, campaign, contact or agent.
+// with the URL, events, state and the last day's health; search, paging, create
+// and delete; and the deliveries about one call, campaign, contact or agent.
 
 const LIST = `query Webhooks($search: String, $page: Int, $perPage: Int) {
   webhooks(search: $search, page: $page, perPage: $perPage) { records { ${WEBHOOK_FIELDS} } pagination { currentPage lastPage total from to } }
@@ -26,6 +27,7 @@ export function WebhooksPage(props: { canManage: boolean }) {
   const [created, setCreated] = useState<(Webhook & { secret?: string }) | null>(null);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const glances = useGlances(data?.records);
 
   const load = async () => {
     try {
@@ -103,7 +105,10 @@ export function WebhooksPage(props: { canManage: boolean }) {
         <div class="table-wrap">
           <table>
             <caption class="sr-only">Webhooks of the company</caption>
-            <TableHead columns={['#', 'Title', 'Hits', 'Last Hit', 'Created At', 'State']} actions={props.canManage} />
+            <TableHead
+              columns={['#', 'Title', 'Hits', 'Last Hit', 'Created At', 'State', 'Last day']}
+              actions={props.canManage}
+            />
             <tbody>
               {data.records.map((webhook) => (
                 <tr key={webhook.id}>
@@ -124,6 +129,9 @@ export function WebhooksPage(props: { canManage: boolean }) {
                   </td>
                   <td data-label="State">
                     <State webhook={webhook} />
+                  </td>
+                  <td data-label="Last day">
+                    <HealthGlance webhook={webhook} glance={glances.get(webhook.id)} />
                   </td>
                   {props.canManage && (
                     <td data-label="Actions">
