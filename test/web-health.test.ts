@@ -5,10 +5,12 @@ import { DEMO_PASSWORD } from '../src/seed/demo.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { findChromium, launchChromium, seriousViolations } from './helpers/browser.js';
 import { eventually, Receiver } from './helpers/receiver.js';
+import { newDeliveryId, payloadText } from '../src/webhooks/config/payload.js';
 
 // A webhook's health on its page (Setup > Webhooks > one webhook), in a real Chromium: the charts hold exactly the
 // points the API answered the page with, the captions say them in words, the numbers are in a table, an empty
-// window says so, the list shows each webhook's last day at a glance, and axe-core finds nothing serious.
+// window says so, the list shows each webhook's last day at a glance, a recovery of many deliveries is followed by a
+// progress bar until they are sent, and axe-core finds nothing serious.
 
 const chromiumFound = findChromium();
 const skip = 'missing' in chromiumFound ? `browser tests did not run: ${chromiumFound.missing}` : false;
@@ -124,5 +126,49 @@ describe('webhook health in the browser', { skip }, () => {
     await page.getByText('No attempts in this window.').waitFor();
     assert.equal(await page.locator('.health figure').count(), 0);
     await page.close();
+  });
+
+  it('follows a recovery of many failed deliveries with a progress bar until they are sent', async () => {
+    const slow = await new Receiver().start();
+    slow.answer = () => ({ status: 200, delayMs: 150 });
+    try {
+      const res = await app.request('POST', '/api/webhooks', {
+        token: owner,
+        body: { title: 'recovered', url: `${slow.url}/r`, events: ['agent.created'] },
+      });
+      const id: number = res.body.data.id;
+      const failedAt = new Date(Date.now() - 3_600_000);
+      const rows = Array.from({ length: 40 }, (_, i) => ({
+        id: newDeliveryId(),
+        payload: payloadText({
+          event: 'agent.created',
+          occurredAt: failedAt,
+          webhookId: id,
+          data: { agent_id: String(i + 1), name: `Failed ${i}`, active: true, online: false },
+          contact: null,
+        }),
+      }));
+      await app.sql(
+        `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt,
+           next_attempt_at, next_trigger, created_at)
+         SELECT r.id, $1, w.company_id, 'agent.created', 'failed', r.payload, 5, 5, NULL, 'scheduled', $2
+         FROM json_to_recordset($3::json) AS r(id text, payload text), webhooks w WHERE w.id = $1`,
+        [id, failedAt, JSON.stringify(rows)],
+      );
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await open(page, id);
+      const local = new Date(Date.now() - 2 * 3_600_000 - new Date().getTimezoneOffset() * 60_000);
+      await page.getByLabel('Recover failed since').fill(local.toISOString().slice(0, 16));
+      await page.getByRole('button', { name: 'Recover', exact: true }).click();
+      const bar = page.locator('.sending progress');
+      await bar.waitFor();
+      assert.equal(await bar.getAttribute('max'), '40');
+      await page.getByText('Recovered deliveries: all 40 sent.').waitFor({ timeout: 30_000 });
+      assert.equal(await bar.getAttribute('value'), '40');
+      assert.equal(new Set(slow.received.map((r) => r.headers['webhook-id'])).size, 40);
+      await page.close();
+    } finally {
+      await slow.close();
+    }
   });
 });

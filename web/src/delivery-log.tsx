@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { type Sending, SendingProgress, waitingOf } from './sending-progress';
 import { ApiError, gql } from './api';
 import { ErrorBanner, Notice, FieldError, Loading, Pager, type PageInfo, TableHead, useInterval, When } from './ui';
 import { DELIVERY_STATUSES, eventName } from './vocabulary.generated';
@@ -91,15 +92,18 @@ export function DeliveryLog(props: { webhookId: number; canManage: boolean; vers
       setError(asApiError(caught));
     }
   };
+  const [sending, setSending] = useState<Sending | null>(null);
   const recover = async (e: Event) => {
     e.preventDefault();
     setError(null);
     try {
       const sinceIso = since ? new Date(since).toISOString() : '';
+      const before = await waitingOf(props.webhookId);
       const { recoverWebhookDeliveries } = await gql<{ recoverWebhookDeliveries: { count: number } }>(RECOVER, {
         id: String(props.webhookId),
         since: sinceIso,
       });
+      setSending({ total: recoverWebhookDeliveries.count, before, startedAt: Date.now() });
       setNotice(
         `${recoverWebhookDeliveries.count} failed ${recoverWebhookDeliveries.count === 1 ? 'delivery is' : 'deliveries are'} being sent again.`,
       );
@@ -145,6 +149,7 @@ export function DeliveryLog(props: { webhookId: number; canManage: boolean; vers
       </div>
       <FieldError id="recover-since-error" error={error} field="since" />
       <Notice text={notice} />
+      <SendingProgress webhookId={props.webhookId} sending={sending} what="Recovered deliveries" />
       <ErrorBanner error={error} fields={['since']} />
       {!data ? (
         <Loading what="deliveries" />

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
 import { asApiError } from './delivery-log';
 import { ErrorBanner, Notice } from './ui';
+import { type Sending, SendingProgress, waitingOf } from './sending-progress';
 
 // Replay missing: the events of the webhook's subscribed types that it never
 // got a delivery of (it was inactive, or not subscribed to the type yet),
@@ -46,14 +47,17 @@ export function ReplayPanel(props: { webhookId: number; active: boolean; onRepla
       setError(asApiError(caught));
     }
   };
+  const [sending, setSending] = useState<Sending | null>(null);
   const replay = async () => {
     if (!preview) return;
     setBusy(true);
     try {
+      const before = await waitingOf(props.webhookId);
       const { replayMissingWebhookEvents: sent } = await gql<{
         replayMissingWebhookEvents: { count: number; remaining: number };
       }>(REPLAY, { id: String(props.webhookId), since: preview.since, until: preview.until });
       setPreview(null);
+      setSending({ total: sent.count, before, startedAt: Date.now() });
       setNotice(
         `${plural(sent.count, 'event')} ${sent.count === 1 ? 'is' : 'are'} being sent.` +
           (sent.remaining ? ` ${sent.remaining} more remain: replay again to send them.` : ''),
@@ -87,6 +91,7 @@ export function ReplayPanel(props: { webhookId: number; active: boolean; onRepla
       </form>
       <ErrorBanner error={error} />
       <Notice text={notice} />
+      <SendingProgress webhookId={props.webhookId} sending={sending} what="Replayed events" />
       {preview && (
         <div role="status">
           <p>
