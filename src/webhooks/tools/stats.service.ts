@@ -61,6 +61,9 @@ GET /api/webhooks/{id}/stats?bucket=hour&from=2026-11-28T00:00:00Z&to=2026-11-29
   daylight-saving change has 23 or 25 hours, and every bucket of the window is
   listed, empty ones too. A window beyond these, a \`to\` in the future or an
   unreadable date is refused, naming the field and the value.
+- On Setup > Webhooks, each webhook's page charts its attempts by outcome
+  and its answer times over the last hour, day or 30 days, and the list shows
+  each webhook's last day at a glance.
 - \`GET /api/webhooks/stats\` gives the same for all the company's webhooks;
   a webhook's record carries the company's totals beside its own. GraphQL:
   \`webhookStats(id, from, to, bucket)\` and \`companyWebhookStats\`. Requires
