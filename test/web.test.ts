@@ -1062,7 +1062,10 @@ describe('web interface', { skip }, () => {
     await signIn(page);
     mkdirSync('docs/images', { recursive: true });
     // Each webhook's last day at a glance loads after the list.
-    await page.getByText(/% of \d+ succeeded/).first().waitFor();
+    await page
+      .getByText(/% of \d+ succeeded/)
+      .first()
+      .waitFor();
     await page.screenshot({ path: 'docs/images/setup-webhooks.png' });
     const [hook] = await app.sql("SELECT id FROM webhooks WHERE title = 'Gone hook'");
     await page.goto(`${app.url}/#/setup/webhooks/${hook.id}`);
