@@ -40,6 +40,8 @@ import { DeliveryService } from './webhooks/tools/delivery.service.js';
 import { WebhookStatsService } from './webhooks/tools/stats.service.js';
 import { ReplayService } from './webhooks/tools/replay.service.js';
 import { DecisionCaller } from './decisions/caller.js';
+import { CallPathRecord } from './decisions/call-path-record.js';
+import { CallPathStatsService } from './decisions/call-path-stats.service.js';
 import { EndpointAuth } from './webhooks/engine/endpoint-auth.js';
 import { DecisionEndpointService } from './decisions/decision.service.js';
 import type { DecisionEndpoint } from './entities/decision-endpoint.entity.js';
@@ -76,6 +78,9 @@ export interface Services {
   webhooks: WebhookService;
   deliveries: DeliveryService;
   webhookStats: WebhookStatsService;
+  /** The call path's record over time: counted by the caller, added to the database every few seconds. */
+  callPathRecord: CallPathRecord;
+  callPathStats: CallPathStatsService;
   replays: ReplayService;
   /** GET /api/events: the company's events for consumers who pull. */
   eventFeed: EventFeedService;
@@ -151,10 +156,12 @@ export function createServices(
   const calls = new CallService(contacts, clock);
   const analyses = new CallAnalysisService(contacts, ids, clock);
   // One caller for the call path: decision endpoints and tools share its connections, breakers and metrics.
+  const callPathRecord = new CallPathRecord(config.callPathStats, log);
   const caller = new DecisionCaller(
     { destinations: config.webhookDestinations, breakerOpenMs: config.decisionBreakerOpenMs },
     metrics,
     new EndpointAuth(box, config.webhookDestinations),
+    callPathRecord,
   );
   const decisionEndpoints = new DecisionEndpointService(ids, box, caller, { destinations: config.webhookDestinations });
   const agentTools = new AgentToolService(ids, box, caller, { destinations: config.webhookDestinations });
@@ -187,6 +194,8 @@ export function createServices(
     webhooks,
     deliveries: new DeliveryService(webhooks, outbox),
     webhookStats: new WebhookStatsService(webhooks, clock),
+    callPathRecord,
+    callPathStats: new CallPathStatsService(decisionEndpoints, agentTools, clock),
     replays: new ReplayService(webhooks, outbox, config.webhookRetentionMs),
     eventFeed: new EventFeedService(config.webhookRetentionMs),
     auth,

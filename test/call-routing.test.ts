@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { toBase64Id } from '../src/kernel/ids.js';
@@ -8,7 +7,7 @@ import { playScenario } from '../src/telco/scenarios.js';
 import { readInstruction } from '../src/telco/instructions.js';
 import { postCallback } from './helpers/callbacks.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { eventually, Receiver, type Received } from './helpers/receiver.js';
+import { closedPort, eventually, Receiver, type Received } from './helpers/receiver.js';
 
 // Inbound routing decided by the company's endpoint (docs/adr/0068): over
 // HTTP end to end. The provider's signed inbound callback is answered with
@@ -72,15 +71,6 @@ async function setEndpoint(body: Record<string, unknown>) {
   const response = await app.request('PUT', `/api/decision-endpoints/${endpointId}`, { token: owner, body });
   assert.equal(response.status, 200, response.text);
   return response.body.data;
-}
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 before(async () => {

@@ -53,6 +53,7 @@ describe('the entities against the migrations', () => {
     assert.deepEqual([...modelled()].sort(), [
       'agent_tools',
       'agents',
+      'call_path_stats',
       'call_turns',
       'calls',
       'campaigns',

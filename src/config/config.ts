@@ -44,6 +44,10 @@ export interface Config {
   webhookDisableAfterMs: number;
   /** WEBHOOK_STATS: whether the engine keeps each webhook's record over time (default on). */
   webhookStats: boolean;
+  /** CALL_PATH_STATS: whether decision endpoints' and agent tools' record over time is kept (default on). */
+  callPathStats: boolean;
+  /** CALL_PATH_STATS_EVERY: how often the counts are added to the database. */
+  callPathStatsEveryMs: number;
   webhookEndpointConcurrency: number;
   /** The ceiling the adaptive concurrency of one endpoint grows to. */
   webhookEndpointConcurrencyMax: number;
@@ -323,6 +327,8 @@ export function loadConfig(env: Env = process.env): Config {
       5 * 86_400_000,
     ),
     webhookStats: read(() => bool(env, 'WEBHOOK_STATS', true), true),
+    callPathStats: read(() => bool(env, 'CALL_PATH_STATS', true), true),
+    callPathStatsEveryMs: read(() => duration(env, 'CALL_PATH_STATS_EVERY', '5s', 50, 60_000), 5000),
     webhookEndpointConcurrency: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100), 4),
     webhookEndpointConcurrencyMax: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY_MAX', 64, 1, 1000), 64),
     webhookWorkerSockets: read(() => integer(env, 'WEBHOOK_WORKER_SOCKETS', 1000, 1, 10_000), 1000),

@@ -8,6 +8,7 @@ import { sendAttempt, warmConnection } from '../webhooks/engine/http-send.js';
 import type { EndpointAuth } from '../webhooks/engine/endpoint-auth.js';
 import { EndpointHealth, type BreakerView } from './endpoint-health.js';
 import type { FallbackReason } from '../kernel/call-decision.js';
+import type { CallPathRecord, RecordTarget } from './call-path-record.js';
 
 // Asking the company's endpoint inside the call path (docs/adr/0068-decisions-in-the-call-path.md),
 // a decision endpoint or an agent's tool:
@@ -27,6 +28,8 @@ const ADDRESS_TTL_MS = 30_000;
 export interface DecisionTarget {
   /** Names its breaker and its metrics: `decision:<id>` or `tool:<id>`. */
   key: string;
+  /** Whose record over time its questions count in. */
+  record: RecordTarget;
   url: string;
   secret: string;
   deadlineMs: number;
@@ -49,7 +52,10 @@ export interface Outcome<T> {
   hedged: boolean;
 }
 
-type Asked<T> = { value: T; reason: null } | { fallbackReason: FallbackReason; reason: string };
+/** What one question came to; `endpointMs`: the answering request's own time, null when none was sent. */
+type Asked<T> = ({ value: T; reason: null } | { fallbackReason: FallbackReason; reason: string }) & {
+  endpointMs: number | null;
+};
 
 export class DecisionCaller {
   private readonly health = new Map<string, EndpointHealth>();
@@ -59,6 +65,7 @@ export class DecisionCaller {
     private readonly settings: { destinations: DestinationPolicy; breakerOpenMs: number },
     private readonly metrics: Metrics,
     private readonly auth: EndpointAuth,
+    private readonly record: CallPathRecord,
   ) {}
 
   /**
@@ -77,12 +84,12 @@ export class DecisionCaller {
     let hedged = false;
     let asked: Asked<T>;
     if (!health.admit()) {
-      asked = { fallbackReason: 'breaker_open', reason: "the endpoint's circuit breaker is open" };
+      asked = { fallbackReason: 'breaker_open', reason: "the endpoint's circuit breaker is open", endpointMs: null };
     } else {
       const url = new URL(endpoint.url);
       const destination = await this.destination(url).catch((error: Error) => error);
       if (destination instanceof Error) {
-        asked = { fallbackReason: 'unreachable', reason: destination.message };
+        asked = { fallbackReason: 'unreachable', reason: destination.message, endpointMs: null };
       } else {
         // One message id for the decision: a hedged second request is the same message.
         const signed = signedHeaders(endpoint.secret, payload);
@@ -100,10 +107,19 @@ export class DecisionCaller {
       }
     }
     const latencyMs = performance.now() - startedAt;
+    let opened = false;
     if ('value' in asked) health.succeeded(latencyMs);
-    else if (asked.fallbackReason !== 'breaker_open') health.failed();
+    else if (asked.fallbackReason !== 'breaker_open') opened = health.failed();
     this.observe(endpoint.key, asked, latencyMs, health);
-    return { ...asked, latencyMs: Math.round(latencyMs), hedged };
+    this.record.count(endpoint.record, {
+      outcome: 'value' in asked ? 'answered' : asked.fallbackReason,
+      addedMs: latencyMs - (asked.endpointMs ?? 0),
+      endpointMs: asked.endpointMs,
+      hedged,
+      opened,
+    });
+    const { endpointMs: _, ...outcome } = asked;
+    return { ...outcome, latencyMs: Math.round(latencyMs), hedged };
   }
 
   /** The breaker of an endpoint as this process sees it. */
@@ -133,6 +149,7 @@ export class DecisionCaller {
     timeoutMs: number,
     credentialsSealed: string | null | undefined,
   ): Promise<Asked<T>> {
+    const sent = performance.now();
     const result: SendResult = await this.auth.send(
       sendAttempt,
       url,
@@ -143,14 +160,18 @@ export class DecisionCaller {
       credentialsSealed,
       { keepChars: ANSWER_KEEP },
     );
-    if (result.timedOut) return { fallbackReason: 'timeout', reason: `no answer within ${Math.round(timeoutMs)} ms` };
+    const endpointMs = performance.now() - sent;
+    if (result.timedOut)
+      return { fallbackReason: 'timeout', reason: `no answer within ${Math.round(timeoutMs)} ms`, endpointMs };
     if (result.error !== null) {
       return result.statusCode === null
-        ? { fallbackReason: 'unreachable', reason: result.error }
-        : { fallbackReason: 'error', reason: `the endpoint answered ${result.error}` };
+        ? { fallbackReason: 'unreachable', reason: result.error, endpointMs }
+        : { fallbackReason: 'error', reason: `the endpoint answered ${result.error}`, endpointMs };
     }
     const value = read(result.responseBody ?? '');
-    return typeof value === 'string' ? { fallbackReason: 'invalid', reason: value } : { value, reason: null };
+    return typeof value === 'string'
+      ? { fallbackReason: 'invalid', reason: value, endpointMs }
+      : { value, reason: null, endpointMs };
   }
 
   private observe<T>(endpoint: string, asked: Asked<T>, latencyMs: number, health: EndpointHealth): void {

@@ -127,6 +127,7 @@ export class DecisionEndpointService {
     const outcome = await this.caller.decide(
       {
         key: keyOf(endpoint.id),
+        record: { kind: 'decision', id: endpoint.id, companyId: endpoint.company.id },
         url: endpoint.url,
         secret,
         deadlineMs: endpoint.deadlineMs,

@@ -55,10 +55,13 @@ export class EndpointHealth {
     this.p95Stale = true;
   }
 
-  failed(): void {
+  /** Counts a failure; true when it opens the breaker (or opens it again, the probe having failed). */
+  failed(): boolean {
     this.failures += 1;
+    const opens = this.probing || (this.openedAt === null && this.failures >= FAILURES_TO_OPEN);
     if (this.probing || this.failures >= FAILURES_TO_OPEN) this.openedAt = this.now();
     this.probing = false;
+    return opens;
   }
 
   recentP95(): number | null {

@@ -151,6 +151,7 @@ export class AgentToolService {
     const outcome = await this.caller.decide(
       {
         key: keyOf(tool.id),
+        record: { kind: 'tool', id: tool.id, companyId: tool.company.id },
         url: tool.url,
         secret: this.box.open(tool.secretSealed) ?? '',
         deadlineMs: tool.deadlineMs,

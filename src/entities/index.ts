@@ -1,6 +1,7 @@
 import { Agent } from './agent.entity.js';
 import { AgentTool } from './agent-tool.entity.js';
 import { Call } from './call.entity.js';
+import { CallPathStat } from './call-path-stat.entity.js';
 import { CallTurn } from './call-turn.entity.js';
 import { Campaign } from './campaign.entity.js';
 import { Company } from './company.entity.js';
@@ -68,6 +69,7 @@ export const ENTITIES = [
   WebhookDelivery,
   WebhookAttempt,
   WebhookStat,
+  CallPathStat,
   StoredEvent,
   EventLog,
   ListenSession,

@@ -14,6 +14,7 @@ import { RoleResolver } from '../resolvers/role.resolver.js';
 import { SpamResolver } from '../resolvers/spam.resolver.js';
 import { WebhookResolver } from '../resolvers/webhook.resolver.js';
 import { WebhookStatsResolver } from '../resolvers/webhook-stats.resolver.js';
+import { CallPathStatsResolver } from '../resolvers/call-path-stats.resolver.js';
 import { DecisionResolver } from '../resolvers/decision.resolver.js';
 import { AgentToolResolver } from '../resolvers/tool.resolver.js';
 import { EventResolver } from '../resolvers/event.resolver.js';
@@ -38,6 +39,7 @@ const resolvers = [
   AgentResolver,
   WebhookResolver,
   WebhookStatsResolver,
+  CallPathStatsResolver,
   EventResolver,
   SmsResolver,
   ContactResolver,
@@ -64,6 +66,7 @@ function resolverContainer(s: Services): ContainerType {
     [AgentResolver, new AgentResolver(s.agents)],
     [WebhookResolver, new WebhookResolver(s.webhooks, s.deliveries, s.replays)],
     [WebhookStatsResolver, new WebhookStatsResolver(s.webhookStats)],
+    [CallPathStatsResolver, new CallPathStatsResolver(s.callPathStats)],
     [EventResolver, new EventResolver(s.eventFeed)],
     [SmsResolver, new SmsResolver(s.sms)],
     [ContactResolver, new ContactResolver(s.contacts)],

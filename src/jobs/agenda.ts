@@ -150,6 +150,7 @@ function defineJobs(agenda: Agenda, { services, log, metrics }: JobDeps): void {
   agenda.define('webhook-retention', async () => {
     const purged = await services.deliverer.purge();
     if (purged > 0) log.info('purged old webhook deliveries', { purged });
+    await services.callPathStats.purge(services.contexts.forMaintenance('call-path-retention'));
     // Live events are for subscribers now; an hour is plenty for every process to have read them.
     await services.contexts
       .forMaintenance('event-log-retention')

@@ -48,31 +48,37 @@ export function attemptOutcome(result: OutcomeFacts): AttemptOutcome {
 export const LATENCY_BOUNDS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000] as const;
 export const LATENCY_SLOTS = LATENCY_BOUNDS_MS.length + 1;
 /** Each slot's column in webhook_stats: `lt_<bound>` (answers under the bound), then `ge_<last bound>`. */
-export const LATENCY_COLUMNS = [
-  ...LATENCY_BOUNDS_MS.map((bound) => `lt_${bound}`),
-  `ge_${LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]}`,
-];
+export const LATENCY_COLUMNS = histogramColumns('', LATENCY_BOUNDS_MS);
+
+/** A histogram's columns: `<prefix>lt_<bound>` for each bound, then `<prefix>ge_<last bound>`. */
+export function histogramColumns(prefix: string, bounds: readonly number[]): string[] {
+  return [...bounds.map((bound) => `${prefix}lt_${bound}`), `${prefix}ge_${bounds[bounds.length - 1]}`];
+}
 
 /** The slot of an answer time (ms): the first whose bound it is under. */
-export const latencySlot = (ms: number): number => {
-  const i = LATENCY_BOUNDS_MS.findIndex((bound) => ms < bound);
-  return i === -1 ? LATENCY_BOUNDS_MS.length : i;
+export const latencySlot = (ms: number, bounds: readonly number[] = LATENCY_BOUNDS_MS): number => {
+  const i = bounds.findIndex((bound) => ms < bound);
+  return i === -1 ? bounds.length : i;
 };
 
 /**
  * The `p`th percentile (0 < p <= 100) of a histogram: the upper bound of the slot where the count reaches p % of
  * the answers (the last slot: its lower bound); null without answers.
  */
-export function histogramPercentile(counts: readonly number[], p: number): number | null {
+export function histogramPercentile(
+  counts: readonly number[],
+  p: number,
+  bounds: readonly number[] = LATENCY_BOUNDS_MS,
+): number | null {
   const total = counts.reduce((a, b) => a + b, 0);
   if (total === 0) return null;
   const target = Math.ceil((p / 100) * total);
   let seen = 0;
   for (let i = 0; i < counts.length; i++) {
     seen += counts[i];
-    if (seen >= target) return LATENCY_BOUNDS_MS[Math.min(i, LATENCY_BOUNDS_MS.length - 1)];
+    if (seen >= target) return bounds[Math.min(i, bounds.length - 1)];
   }
-  return LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1];
+  return bounds[bounds.length - 1];
 }
 
 /** The buckets an endpoint's record is read in: a minute, an hour or a day of the company's zone. */

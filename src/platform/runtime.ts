@@ -204,6 +204,12 @@ export async function startService(
       cleanups.push(['viewer watch', async () => unwatch()]);
       const subscriptions = serveSubscriptions(server, schema, services, log);
       cleanups.push(['subscriptions', () => subscriptions.stop()]);
+      // The call path's record: added every few seconds, and once more after the last call is answered.
+      services.callPathRecord.start(
+        () => services.contexts.forMaintenance('call path record'),
+        config.callPathStatsEveryMs,
+      );
+      cleanups.push(['call path record', () => services.callPathRecord.stop()]);
     }
     // Workers listen too, for their probes and metrics.
     await new Promise<void>((resolve, reject) => {

@@ -221,9 +221,15 @@ export class TestApp {
     return rows as T[];
   }
 
-  async close(): Promise<void> {
+  /** Stops the service as a deployment would (SIGTERM), keeping its database. */
+  async stop(): Promise<void> {
     await this.pool?.end();
+    this.pool = undefined;
     await this.running.stop();
+  }
+
+  async close(): Promise<void> {
+    await this.stop();
     await adminQuery(`DROP DATABASE IF EXISTS "${this.database}" WITH (FORCE)`);
   }
 }

@@ -106,3 +106,12 @@ export async function eventually<T>(
     await sleep(25);
   }
 }
+
+/** A port nothing listens on (one just closed). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

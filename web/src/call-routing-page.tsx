@@ -1,12 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
+import { CallPathGlanceCell, CallPathHealthPanel, type CallPathKind, useCallPathGlances } from './call-path-health';
 import { asApiError } from './delivery-log';
 import { Dialog, ErrorBanner, FieldError, Notice, TableHead, TextField } from './ui';
 import { SecretBox } from './webhook-form';
 
 // Setup > Call routing: the decision endpoints asked how to route an inbound
 // call (the company's, and one per number), each with its deadline, fallback
-// and circuit breaker; add, edit and delete them (docs/call-routing.md).
+// and circuit breaker; add, edit and delete them (docs/call-routing.md). Each one's last day at a glance, and its
+// health charted on demand; the agents' tools listed with theirs.
 
 interface Endpoint {
   id: string;
@@ -44,6 +46,11 @@ export function CallRoutingPage(props: { canManage: boolean }) {
   const [editing, setEditing] = useState<Endpoint | 'new' | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [charted, setCharted] = useState<{ kind: CallPathKind; id: string; name: string } | null>(null);
+  const glances = useCallPathGlances(
+    'decision',
+    (endpoints ?? []).map((e) => String(e.id)),
+  );
   const load = async () => {
     try {
       const data = await gql<{
@@ -100,7 +107,7 @@ export function CallRoutingPage(props: { canManage: boolean }) {
       {endpoints && endpoints.length > 0 && (
         <table>
           <caption class="sr-only">Decision endpoints ({endpoints.length})</caption>
-          <TableHead columns={['For', 'URL', 'Deadline', 'Fallback', 'Breaker']} actions={props.canManage} />
+          <TableHead columns={['For', 'URL', 'Deadline', 'Fallback', 'Breaker', 'Last day']} actions />
           <tbody>
             {endpoints.map((e) => (
               <tr key={e.id}>
@@ -116,25 +123,49 @@ export function CallRoutingPage(props: { canManage: boolean }) {
                   {BREAKER[e.breaker.state] ?? e.breaker.state}
                   {e.breaker.consecutiveFailures > 0 ? ` (${e.breaker.consecutiveFailures} failures in a row)` : ''}
                 </td>
-                {props.canManage && (
-                  <td data-label="Actions">
-                    <button
-                      type="button"
-                      onClick={() => setEditing(e)}
-                      aria-label={`Edit the endpoint for ${scope(e)}`}
-                    >
-                      Edit
-                    </button>{' '}
-                    <button type="button" onClick={() => remove(e)} aria-label={`Delete the endpoint for ${scope(e)}`}>
-                      Delete
-                    </button>
-                  </td>
-                )}
+                <td data-label="Last day">
+                  <CallPathGlanceCell
+                    glance={glances.get(String(e.id))}
+                    label={`Hourly questions of the endpoint for ${scope(e)}`}
+                  />
+                </td>
+                <td data-label="Actions">
+                  <button
+                    type="button"
+                    aria-label={`Health of the endpoint for ${scope(e)}`}
+                    onClick={() =>
+                      setCharted({ kind: 'decision', id: String(e.id), name: `the endpoint for ${scope(e)}` })
+                    }
+                  >
+                    Health
+                  </button>
+                  {props.canManage && (
+                    <>
+                      {' '}
+                      <button
+                        type="button"
+                        onClick={() => setEditing(e)}
+                        aria-label={`Edit the endpoint for ${scope(e)}`}
+                      >
+                        Edit
+                      </button>{' '}
+                      <button
+                        type="button"
+                        onClick={() => remove(e)}
+                        aria-label={`Delete the endpoint for ${scope(e)}`}
+                      >
+                        Delete
+                      </button>
+                    </>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
+      <AgentTools agents={agents} onChart={setCharted} />
+      {charted && <CallPathHealthPanel key={`${charted.kind}-${charted.id}`} {...charted} />}
       {editing && (
         <EndpointForm
           endpoint={editing === 'new' ? null : editing}
@@ -148,6 +179,84 @@ export function CallRoutingPage(props: { canManage: boolean }) {
             void load();
           }}
         />
+      )}
+    </section>
+  );
+}
+
+interface Tool {
+  id: string;
+  name: string;
+  url: string;
+  deadlineMs: number;
+  breaker: { state: string; consecutiveFailures: number };
+}
+
+/** The agents' tools, each with its last day at a glance (read here; changed through the API: docs/call-routing.md). */
+function AgentTools(props: {
+  agents: Choice[];
+  onChart: (chart: { kind: CallPathKind; id: string; name: string }) => void;
+}) {
+  const [tools, setTools] = useState<Array<Tool & { agent: string }> | null>(null);
+  useEffect(() => {
+    if (props.agents.length === 0) return;
+    const query = `query AgentToolsOfAll { ${props.agents
+      .map(
+        (a, i) =>
+          `a${i}: agentTools(agentId: "${a.id}") { id name url deadlineMs breaker { state consecutiveFailures } }`,
+      )
+      .join(' ')} }`;
+    gql<Record<string, Tool[]>>(query)
+      .then((data) => setTools(props.agents.flatMap((a, i) => data[`a${i}`].map((t) => ({ ...t, agent: a.label })))))
+      // Without view-agents the tools are not shown.
+      .catch(() => setTools(null));
+  }, [props.agents.map((a) => a.id).join()]);
+  const glances = useCallPathGlances(
+    'tool',
+    (tools ?? []).map((t) => String(t.id)),
+  );
+  if (!tools) return null;
+  return (
+    <section aria-labelledby="tools-title">
+      <h2 id="tools-title">Agent tools</h2>
+      <p class="hint">
+        The endpoints your agents call during a call, each within its deadline; added and changed through the API (POST
+        /api/agents/{'{id}'}/tools).
+      </p>
+      {tools.length === 0 ? (
+        <p class="empty">No agent has a tool.</p>
+      ) : (
+        <table>
+          <caption class="sr-only">Agent tools ({tools.length})</caption>
+          <TableHead columns={['Agent', 'Tool', 'URL', 'Deadline', 'Breaker', 'Last day']} actions />
+          <tbody>
+            {tools.map((t) => (
+              <tr key={t.id}>
+                <td data-label="Agent">{t.agent}</td>
+                <td data-label="Tool" class="mono">
+                  {t.name}
+                </td>
+                <td data-label="URL" class="mono">
+                  {t.url}
+                </td>
+                <td data-label="Deadline">{t.deadlineMs} ms</td>
+                <td data-label="Breaker">{BREAKER[t.breaker.state] ?? t.breaker.state}</td>
+                <td data-label="Last day">
+                  <CallPathGlanceCell glance={glances.get(String(t.id))} label={`Hourly calls of the tool ${t.name}`} />
+                </td>
+                <td data-label="Actions">
+                  <button
+                    type="button"
+                    aria-label={`Health of the tool ${t.name} of ${t.agent}`}
+                    onClick={() => props.onChart({ kind: 'tool', id: String(t.id), name: `the tool ${t.name}` })}
+                  >
+                    Health
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
     </section>
   );

@@ -1,6 +1,6 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import uPlot from 'uplot';
+import { useEffect, useState } from 'preact/hooks';
 import { gql } from './api';
+import { Trend } from './stats-chart';
 import type { Webhook } from './webhook-form';
 
 // Each webhook's health at a glance in the list of Setup > Webhooks: its success rate over the last day, a small
@@ -45,35 +45,13 @@ export function HealthGlance(props: { webhook: Webhook; glance: Glance | undefin
     <div class="glance">
       <span>{rate}</span>
       {glance.totals.attempts > 0 && (
-        <Trend points={glance.points} label={`Hourly attempts of webhook ${webhook.id}`} />
+        <Trend
+          all={glance.points.map((p) => p.attempts)}
+          good={glance.points.map((p) => p.success)}
+          label={`Hourly attempts of webhook ${webhook.id}`}
+        />
       )}
       <span class="sub">{state}</span>
     </div>
   );
-}
-
-function Trend(props: { points: Glance['points']; label: string }) {
-  const box = useRef<HTMLSpanElement>(null);
-  useEffect(() => {
-    if (!box.current) return;
-    const x = props.points.map((_, i) => i);
-    const data: uPlot.AlignedData = [x, props.points.map((p) => p.attempts), props.points.map((p) => p.success)];
-    const plot = new uPlot(
-      {
-        width: 96,
-        height: 24,
-        legend: { show: false },
-        cursor: { show: false },
-        axes: [{ show: false }, { show: false }],
-        scales: { x: { time: false } },
-        series: [{}, { stroke: '#6b7280', width: 1 }, { stroke: '#009E73', width: 1, dash: [3, 2] }],
-      },
-      data,
-      box.current,
-    );
-    (box.current as HTMLSpanElement & { chartData?: uPlot.AlignedData }).chartData = data;
-    return () => plot.destroy();
-  }, [props.points]);
-  const total = props.points.reduce((n, p) => n + p.attempts, 0);
-  return <span ref={box} class="trend" role="img" aria-label={`${props.label}: ${total} in the last day`} data-trend />;
 }

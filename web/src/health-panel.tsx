@@ -1,8 +1,7 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
+import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, gql } from './api';
 import { asApiError } from './delivery-log';
+import { type Line, StatsChart, WINDOWS, WindowSelect } from './stats-chart';
 import { ErrorBanner, Loading, useInterval } from './ui';
 
 // A webhook's health (docs/webhooks.md, Endpoint health): its attempts by outcome and its answer times over a
@@ -37,14 +36,8 @@ export interface Stats {
   points: Array<Figures & { at: string }>;
 }
 
-const WINDOWS = [
-  { label: 'Last hour, by minute', bucket: 'minute', ms: 3_600_000 },
-  { label: 'Last day, by hour', bucket: 'hour', ms: 86_400_000 },
-  { label: 'Last 30 days, by day', bucket: 'day', ms: 30 * 86_400_000 },
-] as const;
-
 /** Outcomes, each with a colour of the Okabe–Ito palette (told apart with colour blindness) and a dash of its own. */
-const OUTCOMES: Array<{ key: keyof Figures; label: string; stroke: string; dash: number[] }> = [
+const OUTCOMES: Array<Line<Exclude<keyof Figures, 'p50Ms' | 'p99Ms'>>> = [
   { key: 'success', label: 'Succeeded', stroke: '#009E73', dash: [] },
   { key: 'clientError', label: 'Refused (4xx)', stroke: '#E69F00', dash: [6, 3] },
   { key: 'serverError', label: 'Server error (5xx)', stroke: '#D55E00', dash: [2, 2] },
@@ -53,7 +46,7 @@ const OUTCOMES: Array<{ key: keyof Figures; label: string; stroke: string; dash:
   { key: 'brokerRefused', label: 'Broker refused', stroke: '#56B4E9', dash: [12, 6] },
   { key: 'interrupted', label: 'Interrupted', stroke: '#000000', dash: [4, 8] },
 ];
-const TIMES: Array<{ key: 'p50Ms' | 'p99Ms'; label: string; stroke: string; dash: number[] }> = [
+const TIMES: Array<Line<'p50Ms' | 'p99Ms'>> = [
   { key: 'p50Ms', label: 'Median answer (ms)', stroke: '#0072B2', dash: [] },
   { key: 'p99Ms', label: '99th percentile answer (ms)', stroke: '#D55E00', dash: [6, 3] },
 ];
@@ -89,16 +82,7 @@ export function HealthPanel(props: { webhookId: number }) {
     <section aria-labelledby="health-title" class="health">
       <div class="title-row">
         <h2 id="health-title">Health</h2>
-        <label>
-          Window{' '}
-          <select value={window_} onChange={(e) => setWindow(Number((e.target as HTMLSelectElement).value))}>
-            {WINDOWS.map((w, i) => (
-              <option value={i} key={w.bucket}>
-                {w.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <WindowSelect value={window_} onChange={setWindow} />
       </div>
       <ErrorBanner error={error} />
       {!stats ? (
@@ -108,17 +92,21 @@ export function HealthPanel(props: { webhookId: number }) {
       ) : (
         <>
           <p>{summary(stats)}</p>
-          <Chart
+          <StatsChart
             title="Attempts by outcome"
-            stats={stats}
+            unit="attempts"
+            points={stats.points}
+            timeZone={stats.timeZone}
             series={OUTCOMES.filter((o) => stats.totals[o.key] !== 0)}
-            describe={(s) => `${s.totals.attempts} attempts, ${s.totals.success} succeeded`}
+            describe={`${stats.totals.attempts} attempts, ${stats.totals.success} succeeded`}
           />
-          <Chart
+          <StatsChart
             title="Answer time"
-            stats={stats}
+            unit="ms"
+            points={stats.points}
+            timeZone={stats.timeZone}
             series={TIMES}
-            describe={(s) => `median ${s.totals.p50Ms} ms, 99th percentile ${s.totals.p99Ms} ms`}
+            describe={`median ${stats.totals.p50Ms} ms, 99th percentile ${stats.totals.p99Ms} ms`}
           />
         </>
       )}
@@ -132,75 +120,5 @@ function summary(stats: Stats): string {
   return (
     `${totals.attempts} attempts: ${rate}median answer ${totals.p50Ms} ms, 99th percentile ${totals.p99Ms} ms; ` +
     `${totals.failed} deliveries failed, ${stats.waiting} waiting.`
-  );
-}
-
-function Chart(props: {
-  title: string;
-  stats: Stats;
-  series: Array<{ key: keyof Figures; label: string; stroke: string; dash: number[] }>;
-  describe: (stats: Stats) => string;
-}) {
-  const box = useRef<HTMLDivElement>(null);
-  const { stats, series } = props;
-  useEffect(() => {
-    if (!box.current) return;
-    const data: uPlot.AlignedData = [
-      stats.points.map((p) => Date.parse(p.at) / 1000),
-      ...series.map((s) => stats.points.map((p) => p[s.key] as number | null)),
-    ];
-    const plot = new uPlot(
-      {
-        width: Math.max(320, box.current.clientWidth),
-        height: 220,
-        series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.stroke, dash: s.dash, width: 2 }))],
-        axes: [{}, { label: props.title === 'Answer time' ? 'ms' : 'attempts' }],
-        legend: { live: false },
-      },
-      data,
-      box.current,
-    );
-    // What the chart holds, for anyone (and any test) reading the page: the points it draws.
-    (box.current as HTMLDivElement & { chartData?: uPlot.AlignedData }).chartData = data;
-    return () => plot.destroy();
-  }, [stats, series.map((s) => s.key).join()]);
-  const id = `chart-${props.title.replace(/\W+/g, '-').toLowerCase()}`;
-  return (
-    <figure aria-labelledby={id}>
-      <figcaption id={id}>
-        {props.title}: {props.describe(stats)}
-      </figcaption>
-      <div
-        ref={box}
-        role="img"
-        aria-label={`${props.title}: ${props.describe(stats)}`}
-        data-points={stats.points.length}
-      />
-      <details>
-        <summary>The numbers</summary>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">From</th>
-              {series.map((s) => (
-                <th scope="col" key={s.key}>
-                  {s.label}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {stats.points.map((p) => (
-              <tr key={p.at}>
-                <td>{new Date(p.at).toLocaleString(undefined, { timeZone: stats.timeZone })}</td>
-                {series.map((s) => (
-                  <td key={s.key}>{p[s.key] ?? '—'}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </details>
-    </figure>
   );
 }

@@ -13,7 +13,7 @@ const agentId: RowParam = {
   variable: 'agentId',
   description: 'Agent id: numeric, base64 or encrypted',
 };
-const toolId: RowParam = {
+export const toolId: RowParam = {
   type: 'id',
   idKind: 'agent_tool',
   idForms: ALL_ID_FORMS,

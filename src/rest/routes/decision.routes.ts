@@ -6,7 +6,7 @@ import { CREDENTIALS_FIELDS, CREDENTIALS_VARIABLE, credentials } from './credent
 // Decision endpoints (docs/adr/0068-decisions-in-the-call-path.md): view-call-routing to
 // read, manage-call-routing to change; path ids in every id form.
 
-const endpointId: RowParam = {
+export const endpointId: RowParam = {
   type: 'id',
   idKind: 'decision_endpoint',
   idForms: ALL_ID_FORMS,

@@ -16,6 +16,7 @@ import { telcoCallbackRoutes } from './telco-callback.routes.js';
 import { webhookRoutes } from './webhook.routes.js';
 import { webhookDeliveryRoutes } from './webhook-delivery.routes.js';
 import { webhookStatsRoutes } from './webhook-stats.routes.js';
+import { callPathStatsRoutes } from './call-path-stats.routes.js';
 import { workflowRoutes } from './workflow.routes.js';
 
 /** The route table: every /api route, one row each. */
@@ -35,6 +36,7 @@ export const routeTable: Route[] = [
   ...webhookRoutes,
   ...webhookDeliveryRoutes,
   ...webhookStatsRoutes,
+  ...callPathStatsRoutes,
   ...eventRoutes,
   ...decisionRoutes,
 ];

@@ -9,7 +9,8 @@ const FIGURES =
 const STATS_FIELDS =
   `webhook_id: webhookId bucket from to time_zone: timeZone totals { ${FIGURES} } ` +
   `company_totals: companyTotals { ${FIGURES} } waiting points { at ${FIGURES} }`;
-const WINDOW = {
+/** The window's query parameters, as every record over time takes them. */
+export const STATS_WINDOW_QUERY = {
   from: { description: 'ISO 8601 date-time; default: an hour, a day or 30 days before to (by bucket)' },
   to: { description: 'ISO 8601 date-time, not in the future; default now' },
   bucket: { description: 'minute (reaching back 24 hours), hour (default; at most 30 days) or day (at most 90 days)' },
@@ -26,7 +27,7 @@ export const webhookStatsRoutes: Route[] = [
     paths: ['/api/webhooks/stats'],
     summary: "All the company's webhooks over time",
     description: DESCRIPTION,
-    params: { query: WINDOW },
+    params: { query: STATS_WINDOW_QUERY },
     document: `query CompanyWebhookStats($from: String, $to: String, $bucket: StatsBucket) {
       companyWebhookStats(from: $from, to: $to, bucket: $bucket) { ${STATS_FIELDS} } }`,
     response: { field: 'companyWebhookStats', shape: 'envelope', data: true },
@@ -37,7 +38,7 @@ export const webhookStatsRoutes: Route[] = [
     paths: ['/api/webhooks/{id}/stats'],
     summary: 'A webhook over time',
     description: `${DESCRIPTION} With the company's totals over the same window, and the deliveries waiting now.`,
-    params: { path: { id: webhookId }, query: WINDOW },
+    params: { path: { id: webhookId }, query: STATS_WINDOW_QUERY },
     document: `query WebhookStats($id: ID!, $from: String, $to: String, $bucket: StatsBucket) {
       webhookStats(id: $id, from: $from, to: $to, bucket: $bucket) { ${STATS_FIELDS} } }`,
     response: { field: 'webhookStats', shape: 'envelope', data: true },

@@ -5,13 +5,9 @@ import {
   histogramPercentile,
   LATENCY_BOUNDS_MS,
   LATENCY_SLOTS,
-  STATS_BUCKETS,
   type StatsBucket,
 } from '../../kernel/attempt-outcome.js';
-import { ValidationError } from '../../kernel/errors.js';
-import { parseInstant } from '../../kernel/time/instant.js';
-import { addDays, startOfDay, wallClock } from '../../kernel/time/zoned.js';
-import { Rules } from '../../kernel/validation.js';
+import { type StatsArgs, statsWindow, type StatsWindow } from '../../kernel/time/stats-window.js';
 import {
   type StatsPoint,
   type StatsScope,
@@ -23,14 +19,6 @@ import type { WebhookService } from '../config/webhook.service.js';
 // rate and answer times, in buckets of a minute, an hour or a day of the company's zone, with the company's totals
 // beside it; or the same for all the company's webhooks. Read from the aggregates the engine keeps as it settles
 // attempts, never from the attempts log: the answer costs the same for a webhook of ten attempts or ten million.
-
-/** How far back each bucket reaches, how long a window it may span, and the window when none is given. */
-export const STATS_LIMITS: Record<StatsBucket, { reachMs: number; spanMs: number; defaultMs: number; words: string }> =
-  {
-    minute: { reachMs: 24 * 3_600_000, spanMs: 24 * 3_600_000, defaultMs: 3_600_000, words: '24 hours' },
-    hour: { reachMs: 90 * 86_400_000, spanMs: 30 * 86_400_000, defaultMs: 24 * 3_600_000, words: '30 days' },
-    day: { reachMs: 90 * 86_400_000, spanMs: 90 * 86_400_000, defaultMs: 30 * 86_400_000, words: '90 days' },
-  };
 
 /** docs/webhooks.md's section on it (src/webhooks/config/docs.ts). */
 export const STATS_DOC = `## Endpoint health
@@ -69,12 +57,6 @@ GET /api/webhooks/{id}/stats?bucket=hour&from=2026-11-28T00:00:00Z&to=2026-11-29
   \`webhookStats(id, from, to, bucket)\` and \`companyWebhookStats\`. Requires
   \`view-webhooks\`. WEBHOOK_STATS=false stops keeping the record.
 `;
-
-export interface StatsArgs {
-  from?: string | null;
-  to?: string | null;
-  bucket?: string | null;
-}
 
 /** Attempts by outcome, failed deliveries, the success rate and answer-time percentiles (ms) of a span of time. */
 export interface StatsFigures {
@@ -118,7 +100,7 @@ export class WebhookStatsService {
   async forWebhook(ctx: RequestContext, rawId: string, args: StatsArgs): Promise<StatsRecord> {
     const webhook = await this.webhooks.find(ctx, rawId);
     const { company } = await ctx.viewer();
-    const window = this.window(args, company.timeZone);
+    const window = statsWindow(args, company.timeZone, this.clock());
     const points = await webhookStatsRepository.series(ctx, { webhookId: webhook.id }, window.bucket, window);
     const companyTotals = await webhookStatsRepository.totals(ctx, { companyId: company.id }, window.bucket, window);
     const waiting = await webhookStatsRepository.waiting(ctx, webhook.id);
@@ -128,17 +110,13 @@ export class WebhookStatsService {
   /** The company's record over all its webhooks. */
   async forCompany(ctx: RequestContext, args: StatsArgs): Promise<StatsRecord> {
     const { company } = await ctx.viewer();
-    const window = this.window(args, company.timeZone);
+    const window = statsWindow(args, company.timeZone, this.clock());
     const scope: StatsScope = { companyId: company.id };
     const points = await webhookStatsRepository.series(ctx, scope, window.bucket, window);
     return { ...this.record(null, window, points), companyTotals: null, waiting: null };
   }
 
-  private record(
-    webhookId: number | null,
-    window: { bucket: StatsBucket; from: Date; to: Date; timeZone: string },
-    points: StatsPoint[],
-  ) {
+  private record(webhookId: number | null, window: StatsWindow, points: StatsPoint[]) {
     return {
       webhookId,
       ...window,
@@ -146,60 +124,6 @@ export class WebhookStatsService {
       points: points.map((point) => ({ at: point.at, ...figures(point) })),
     };
   }
-
-  /**
-   * The window asked for, checked (422 naming the field and what is accepted) and widened to whole buckets of the
-   * company's zone: `from` back to its bucket's start, `to` on to the next bucket's (the bucket now is included).
-   */
-  private window(args: StatsArgs, timeZone: string) {
-    const now = this.clock();
-    const rules = new Rules().oneOf('bucket', args.bucket, STATS_BUCKETS);
-    const to = args.to ? parseInstant(args.to) : now;
-    const from = args.from ? parseInstant(args.from) : undefined;
-    const instant = (field: string, got: string) =>
-      `The ${field} field must be an ISO 8601 date-time with a zone, such as 2026-11-24T15:00:00Z (got ${JSON.stringify(got)}).`;
-    if (!to) rules.add('to', instant('to', args.to!));
-    if (args.from && !from) rules.add('from', instant('from', args.from));
-    rules.check();
-    const bucket = (args.bucket ?? 'hour') as StatsBucket;
-    const limits = STATS_LIMITS[bucket];
-    const start = from ?? new Date(to!.getTime() - limits.defaultMs);
-    if (to!.getTime() > now.getTime())
-      throw ValidationError.field('to', `The to field must not be in the future (got ${args.to}).`);
-    if (start.getTime() >= to!.getTime())
-      throw ValidationError.field(
-        'from',
-        `The from field must be before to (got ${args.from} and ${args.to ?? 'now'}).`,
-      );
-    if (to!.getTime() - start.getTime() > limits.spanMs)
-      throw ValidationError.field(
-        'from',
-        `A window of ${bucket} buckets spans at most ${limits.words} (got ${args.from ?? 'the default'} to ${args.to ?? 'now'}).`,
-      );
-    if (now.getTime() - start.getTime() > limits.reachMs)
-      throw ValidationError.field(
-        'from',
-        `${bucket === 'minute' ? 'Minute buckets reach' : 'The record reaches'} back ${bucket === 'minute' ? '24 hours' : '90 days'} (got ${args.from}).`,
-      );
-    const first = bucketStart(start, bucket, timeZone);
-    const last = bucketStart(new Date(to!.getTime() - 1), bucket, timeZone);
-    return { bucket, from: first, to: nextBucket(last, bucket, timeZone), timeZone };
-  }
-}
-
-/** The start of the bucket holding `instant`, in the zone. */
-function bucketStart(instant: Date, bucket: StatsBucket, timeZone: string): Date {
-  const wall = wallClock(instant, timeZone);
-  if (bucket === 'day') return startOfDay(wall, timeZone);
-  const intoMinute = wall.second * 1000 + (instant.getTime() % 1000);
-  const into = bucket === 'minute' ? intoMinute : wall.minute * 60_000 + intoMinute;
-  return new Date(instant.getTime() - into);
-}
-
-/** The start of the bucket after the one starting at `start`. */
-function nextBucket(start: Date, bucket: StatsBucket, timeZone: string): Date {
-  if (bucket === 'day') return startOfDay(addDays(wallClock(start, timeZone), 1), timeZone);
-  return new Date(start.getTime() + (bucket === 'minute' ? 60_000 : 3_600_000));
 }
 
 /** The points' counts and histograms added up. */
