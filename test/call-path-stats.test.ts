@@ -14,7 +14,8 @@ import { closedPort, eventually, Receiver, type Received } from './helpers/recei
 // the provider was answered. Another company's and malformed ids are 404; a bad window names its field; an empty
 // window lists its empty buckets; a process stopping writes what it counted.
 
-const DEADLINE_MS = 300;
+// Long enough that a loaded machine still answers in time; the one hang of each test waits it out.
+const DEADLINE_MS = 1500;
 let app: TestApp;
 let owner: string;
 let account: { sid: string; authToken: string; companyId: number };
@@ -165,9 +166,9 @@ describe('call path health: the record equals what was answered', () => {
     assert.deepEqual(counted, { answered: 3, error: 3, invalid: 1, timeout: 1, unreachable: 1, breaker_open: 2 });
     assert.equal(totals.breaker_openings, 1);
     assert.equal(totals.answer_rate, Math.round((3 / 11) * 10_000) / 10_000);
-    // The hang took the whole deadline: the endpoint's p99 is in the slot holding 300 ms; Switchboard's own time
+    // The hang took the whole deadline: the endpoint's p99 is in the slot holding 1.5 s; Switchboard's own time
     // stays far below the endpoint's.
-    assert.equal(totals.endpoint_p99_ms, 500);
+    assert.equal(totals.endpoint_p99_ms, 2500);
     assert.ok(totals.added_p50_ms < totals.endpoint_p99_ms, JSON.stringify(totals));
     assert.equal(record.breaker.state, 'open');
     assert.deepEqual(record.company_totals, totals);

@@ -64,13 +64,10 @@ export class CallPathStatsService {
     const endpoint = kind === 'decision' ? await this.decisions.view(ctx, rawId) : await this.tools.view(ctx, rawId);
     const { company } = await ctx.viewer();
     const window = statsWindow(args, company.timeZone, this.clock());
-    const points = await callPathStatsRepository.series(ctx, { kind, endpointId: endpoint.id }, window.bucket, window);
-    const companyTotals = await callPathStatsRepository.totals(
-      ctx,
-      { kind, companyId: company.id },
-      window.bucket,
-      window,
-    );
+    const [points, companyTotals] = await Promise.all([
+      callPathStatsRepository.series(ctx, { kind, endpointId: endpoint.id }, window),
+      callPathStatsRepository.totals(ctx, { kind, companyId: company.id }, window),
+    ]);
     return {
       kind,
       endpointId: endpoint.id,

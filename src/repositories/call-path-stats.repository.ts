@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { RequestContext } from '../context/request-context.js';
+import type { StatsWindow } from '../kernel/time/stats-window.js';
 import { CallPathStat } from '../entities/call-path-stat.entity.js';
-import type { StatsBucket } from '../kernel/attempt-outcome.js';
 import {
   ADDED_COLUMNS,
   ANSWER_OUTCOMES,
@@ -107,21 +107,15 @@ export const callPathStatsRepository = {
   async series(
     ctx: RequestContext,
     scope: CallPathScope,
-    bucket: StatsBucket,
-    window: { from: Date; to: Date; timeZone: string },
+    window: StatsWindow,
   ): Promise<Array<CallPathCounts & { at: Date }>> {
-    const rows = await statsSeries(ctx, 'call_path_stats', whereOf(scope), COLUMNS, bucket, window);
+    const rows = await statsSeries(ctx, 'call_path_stats', whereOf(scope), COLUMNS, window, 'endpointId' in scope);
     return rows.map((row) => ({ at: row.at, ...countsOf(row) }));
   },
 
   /** The sums of [from, to). */
-  async totals(
-    ctx: RequestContext,
-    scope: CallPathScope,
-    bucket: StatsBucket,
-    window: { from: Date; to: Date },
-  ): Promise<CallPathCounts> {
-    return countsOf(await statsTotals(ctx, 'call_path_stats', whereOf(scope), COLUMNS, bucket, window));
+  async totals(ctx: RequestContext, scope: CallPathScope, window: StatsWindow): Promise<CallPathCounts> {
+    return countsOf(await statsTotals(ctx, 'call_path_stats', whereOf(scope), COLUMNS, window));
   },
 
   /** Deletes rows past their span's keeping: minutes after a day and an hour, quarter hours after 91 days. */

@@ -1,5 +1,6 @@
 import type { RequestContext } from '../context/request-context.js';
-import { ATTEMPT_OUTCOMES, type AttemptOutcome, LATENCY_COLUMNS, type StatsBucket } from '../kernel/attempt-outcome.js';
+import type { StatsWindow } from '../kernel/time/stats-window.js';
+import { ATTEMPT_OUTCOMES, type AttemptOutcome, LATENCY_COLUMNS } from '../kernel/attempt-outcome.js';
 import { statsSeries, statsTotals, type StatsWhere } from './stats-series.js';
 
 // The record over time of a company's webhooks (webhook_stats, kept by the delivery engine as it settles attempts:
@@ -31,24 +32,14 @@ const whereOf = (scope: StatsScope): StatsWhere =>
 
 export const webhookStatsRepository = {
   /** The buckets of [from, to) in `timeZone` (both bounds already on a bucket's start there), oldest first. */
-  async series(
-    ctx: RequestContext,
-    scope: StatsScope,
-    bucket: StatsBucket,
-    window: { from: Date; to: Date; timeZone: string },
-  ): Promise<StatsPoint[]> {
-    const rows = await statsSeries(ctx, 'webhook_stats', whereOf(scope), COLUMNS, bucket, window);
+  async series(ctx: RequestContext, scope: StatsScope, window: StatsWindow): Promise<StatsPoint[]> {
+    const rows = await statsSeries(ctx, 'webhook_stats', whereOf(scope), COLUMNS, window, 'webhookId' in scope);
     return rows.map((row) => ({ at: row.at, ...pointOf(row) }));
   },
 
   /** The sums of [from, to): what `series` gives, added up, without a row per bucket. */
-  async totals(
-    ctx: RequestContext,
-    scope: StatsScope,
-    bucket: StatsBucket,
-    window: { from: Date; to: Date },
-  ): Promise<Omit<StatsPoint, 'at'>> {
-    return pointOf(await statsTotals(ctx, 'webhook_stats', whereOf(scope), COLUMNS, bucket, window));
+  async totals(ctx: RequestContext, scope: StatsScope, window: StatsWindow): Promise<Omit<StatsPoint, 'at'>> {
+    return pointOf(await statsTotals(ctx, 'webhook_stats', whereOf(scope), COLUMNS, window));
   },
 
   /** The webhook's deliveries waiting for an attempt now. */

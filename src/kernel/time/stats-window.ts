@@ -63,6 +63,14 @@ export function statsWindow(args: StatsArgs, timeZone: string, now: Date): Stats
   return { bucket, from: first, to: nextBucket(last, bucket, timeZone), timeZone };
 }
 
+/** The start of every bucket of the window, oldest first. */
+export function bucketStarts(window: StatsWindow): Date[] {
+  const starts: Date[] = [];
+  for (let at = window.from; at.getTime() < window.to.getTime(); at = nextBucket(at, window.bucket, window.timeZone))
+    starts.push(at);
+  return starts;
+}
+
 /** The start of the bucket holding `instant`, in the zone. */
 function bucketStart(instant: Date, bucket: StatsBucket, timeZone: string): Date {
   const wall = wallClock(instant, timeZone);
