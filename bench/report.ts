@@ -9,6 +9,7 @@ const PARTS: Array<[string, string]> = [
   ['deep-page', 'a deep page against the first'],
   ['tracing', 'tracing on and off'],
   ['webhooks', 'the delivery engine against a graphile-worker peer'],
+  ['engine-orm', "the engine's claim and settle, one statement each, against an entity form"],
   ['stats', 'endpoint health: its cost to the engine, and its answer over a long history'],
   ['brokers', 'deliveries to RabbitMQ, NATS JetStream, Redis Streams and MQTT, and ordering per subject'],
   ['call-path', 'inbound calls decided by the company endpoint: what Switchboard adds, the deadline, the breaker'],

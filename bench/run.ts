@@ -11,9 +11,10 @@ import { statementsBench } from './statements.bench.js';
 import { brokersBench } from './brokers.bench.js';
 import { callPathBench } from './call-path.bench.js';
 import { webhookStatsBench } from './webhook-stats.bench.js';
+import { engineOrmBench } from './engine-orm.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
-// database; `npm run bench -- webhooks` (or api, deep-page, tracing, stats, brokers, call-path, filters, overload, statements,
+// database; `npm run bench -- webhooks` (or api, deep-page, tracing, engine-orm, stats, brokers, call-path, filters, overload, statements,
 // before-after) runs the ones named;
 // `npm run bench -- limits` runs the rate limits' part of api alone.
 
@@ -27,6 +28,7 @@ for (const [name, run] of [
   ['api', apiBench],
   ['deep-page', deepPageBench],
   ['tracing', tracingBench],
+  ['engine-orm', engineOrmBench],
   ['limits', limitsBench],
 ] as const) {
   // `limits` is part of `api`; run alone only when named.

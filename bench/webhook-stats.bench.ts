@@ -8,7 +8,7 @@ import { runInfo } from './harness.js';
 
 // `npm run bench -- stats`: what endpoint health costs (docs/adr/0081). (1) The engine's deliveries per second with
 // the record kept (WEBHOOK_STATS=true) and not: the same queued deliveries over twenty fast endpoints, two worker
-// processes (production mode) per round, rounds in the order on, off, off, on; each round checked to deliver every
+// processes (production mode) per round, rounds in the order on, off, off, on, off, on, on, off; each round checked to deliver every
 // delivery once, and the record of the rounds with it on to count exactly those. (2) The answer for a webhook with
 // ten million attempts in its history: the attempts log holds them, and its record holds them as the engine would
 // have kept them (every quarter hour of 90 days and every minute of the last day); the three windows a page asks for,
@@ -20,6 +20,8 @@ const HISTORY = Number(process.env.BENCH_STATS_HISTORY ?? 10_000_000);
 const ANSWER_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+/** The measured rounds, record kept (true) or not: on, off, off, on, twice over. */
+const ORDER = [true, false, false, true, false, true, true, false];
 
 async function onAndOff() {
   const app = await startTestApp({ PROCESS_ROLE: 'api', LOG_LEVEL: 'silent' });
@@ -36,8 +38,9 @@ async function onAndOff() {
     }
     const rounds: Array<{ stats: boolean; perSecond: number }> = [];
     let keptWhileOn = 0;
-    // A first round unmeasured (workers and database warm), then the rounds in the order on, off, off, on.
-    for (const stats of [true, true, false, false, true]) {
+    // A first round unmeasured (workers and database warm), then ORDER: on and off alternated so that a drift of the
+    // machine's speed over the run weighs on both alike.
+    for (const stats of [true, ...ORDER]) {
       const before = receiver.received.length;
       await queueDeliveries(app, hooks, DELIVERIES, `Round ${rounds.length}`);
       const env = { NODE_ENV: 'production', LOG_LEVEL: 'error', WEBHOOK_STATS: String(stats) };
@@ -62,8 +65,6 @@ async function onAndOff() {
       if (stats) keptWhileOn += DELIVERIES;
     }
     rounds.shift();
-    {
-    }
     const [{ kept }] = await app.sql<{ kept: number }>(
       'SELECT coalesce(sum(success), 0)::int AS kept FROM webhook_stats WHERE span = 60',
     );
@@ -175,8 +176,9 @@ export async function webhookStatsBench(): Promise<void> {
       `# Endpoint health: its cost to the engine, and its answer over a long history (${measuredAt.slice(0, 10)}, commit ${commit})`,
       '',
       `${machine}; ${database}. (1) ${DELIVERIES} queued deliveries over ${ENDPOINTS} fast endpoints per round, two ` +
-        'worker processes (production mode) per round with WEBHOOK_STATS on or off, rounds in the order on, off, off, ' +
-        'on, from the first receipt to the last; each round checked to deliver every delivery once, and the record to ' +
+        'worker processes (production mode) per round with WEBHOOK_STATS on or off, rounds in the order ' +
+        `${ORDER.map((on) => (on ? 'on' : 'off')).join(', ')} after one unmeasured, from the first receipt to the last; ` +
+        'each round checked to deliver every delivery once, and the record to ' +
         "count exactly the rounds' with it on. (2) A webhook with " +
         `${long.history.toLocaleString('en-US')} attempts in its log and its record (every quarter hour of 90 days, ` +
         `every minute of the last day), read over REST one request at a time as a page asks, ${ANSWER_SECONDS} s per ` +

@@ -4,7 +4,8 @@ import { Entity, Index, type Opt, PrimaryKey, Property } from '@mikro-orm/core';
 // outcome (kernel/call-path-outcome.ts), with two histograms: the time Switchboard added and the endpoint's own. The
 // caller counts them in memory as it answers and adds them here every few seconds, off the call path
 // (decisions/call-path-record.ts). Spans as webhook_stats has them: a minute (kept a day and an hour) and a quarter
-// of an hour (kept 91 days). No foreign key: a deleted endpoint's rows age out with the rest.
+// of an hour (kept 91 days). No foreign key: a deleted endpoint's rows age out with the rest. fillfactor 50 is set in
+// Migration20261129080000_stats_fillfactor: MikroORM has no table options.
 
 @Entity({ tableName: 'call_path_stats' })
 @Index({
