@@ -129,7 +129,8 @@ async function orm(app: TestApp): Promise<void> {
 /** What a round left: its deliveries, each delivered once with one attempt answered 200, or why not. */
 async function check(app: TestApp, name: string): Promise<void> {
   const [row] = await app.sql<{ delivered: number; attempts: number; answered: number; pending: number }>(
-    `SELECT count(*) FILTER (WHERE d.status = 'succeeded' AND d.attempt_count = 1 AND d.lease_token IS NULL AND d.in_flight_until IS NULL AND d.last_status_code = 200)::int AS delivered,
+    `SELECT count(*) FILTER (WHERE d.status = 'succeeded' AND d.attempt_count = 1 AND d.lease_token IS NULL
+         AND d.in_flight_until IS NULL AND d.last_status_code = 200)::int AS delivered,
        (SELECT count(*) FROM webhook_attempts a JOIN webhook_deliveries x ON x.id = a.delivery_id
         WHERE x.payload LIKE '%' || $1 || '%')::int AS attempts,
        (SELECT count(*) FROM webhook_attempts a JOIN webhook_deliveries x ON x.id = a.delivery_id

@@ -26,6 +26,7 @@ import { CallService } from './services/call.service.js';
 import { CallAnalysisService } from './services/call-analysis.service.js';
 import { CallTranscriptService } from './services/call-transcript.service.js';
 import { SmsService } from './services/sms.service.js';
+import { DoNotCallService } from './services/do-not-call.service.js';
 import { ContactService } from './services/contact.service.js';
 import { LiveEvents } from './services/live-events.js';
 import { CampaignService } from './services/campaign.service.js';
@@ -78,6 +79,8 @@ export interface Services {
   webhooks: WebhookService;
   deliveries: DeliveryService;
   webhookStats: WebhookStatsService;
+  /** The company's do-not-call list. */
+  doNotCall: DoNotCallService;
   /** The call path's record over time: counted by the caller, added to the database every few seconds. */
   callPathRecord: CallPathRecord;
   callPathStats: CallPathStatsService;
@@ -180,7 +183,8 @@ export function createServices(
   const telcoClient = new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs);
   const purposeTokens = new PurposeTokens(config.jwtSecret);
   const telco = new TelcoService(telcoClient, box, purposeTokens, limiter, config);
-  const sms = new SmsService(telco, contacts, clock);
+  const doNotCall = new DoNotCallService(clock);
+  const sms = new SmsService(telco, contacts, doNotCall, clock);
   return {
     config,
     log,
@@ -218,6 +222,7 @@ export function createServices(
     telco,
     purchases: new NumberPurchaseService(telco, telcoClient, purposeTokens, config),
     sms,
+    doNotCall,
     callbacks: new TelcoCallbacks(contexts, {
       account: (ctx, accountSid, number) => telco.callbackAccount(ctx, accountSid, number),
       callStatusChanged: (ctx, report) => calls.callStatusChanged(ctx, report),

@@ -60,6 +60,7 @@ describe('the entities against the migrations', () => {
       'companies',
       'contacts',
       'decision_endpoints',
+      'do_not_call',
       'event_log',
       'events',
       'idempotency_keys',

@@ -9,7 +9,7 @@ import { startTestApp, type TestApp } from './helpers/app.js';
 // operation asked for per_page=100 over records made as large as the API
 // allows (webhooks with every event, a filter each, the most headers at
 // their longest; contacts with every tag and custom field at their longest;
-// roles with every permission). A page the service's own operation could not
+// roles with every permission; do-not-call entries with the longest note). A page the service's own operation could not
 // afford was a 500 once.
 
 let app: TestApp;
@@ -81,6 +81,14 @@ before(async () => {
     assert.equal(contact.status, 201, contact.text.slice(0, 300));
     contactId = contact.body.data.id;
   }
+  const listed = await app.request('POST', '/api/do-not-call', {
+    token: owner,
+    body: {
+      phone_numbers: Array.from({ length: MAX }, (_, i) => `+1555${String(8_000_000 + i)}`),
+      note: long(BOUNDS.doNotCall.note.maxLength, 'Note '),
+    },
+  });
+  assert.equal(listed.status, 201, listed.text.slice(0, 300));
 });
 after(() => app.close());
 

@@ -7,6 +7,7 @@ import { Campaign } from './campaign.entity.js';
 import { Company } from './company.entity.js';
 import { Contact } from './contact.entity.js';
 import { DecisionEndpoint } from './decision-endpoint.entity.js';
+import { DoNotCallEntry } from './do-not-call-entry.entity.js';
 import { EventLog } from './event-log.entity.js';
 import { IdempotencyKey } from './idempotency-key.entity.js';
 import { Lead } from './lead.entity.js';
@@ -70,6 +71,7 @@ export const ENTITIES = [
   WebhookAttempt,
   WebhookStat,
   CallPathStat,
+  DoNotCallEntry,
   StoredEvent,
   EventLog,
   ListenSession,

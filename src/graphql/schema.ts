@@ -15,6 +15,7 @@ import { SpamResolver } from '../resolvers/spam.resolver.js';
 import { WebhookResolver } from '../resolvers/webhook.resolver.js';
 import { WebhookStatsResolver } from '../resolvers/webhook-stats.resolver.js';
 import { CallPathStatsResolver } from '../resolvers/call-path-stats.resolver.js';
+import { DoNotCallResolver } from '../resolvers/do-not-call.resolver.js';
 import { DecisionResolver } from '../resolvers/decision.resolver.js';
 import { AgentToolResolver } from '../resolvers/tool.resolver.js';
 import { EventResolver } from '../resolvers/event.resolver.js';
@@ -40,6 +41,7 @@ const resolvers = [
   WebhookResolver,
   WebhookStatsResolver,
   CallPathStatsResolver,
+  DoNotCallResolver,
   EventResolver,
   SmsResolver,
   ContactResolver,
@@ -67,6 +69,7 @@ function resolverContainer(s: Services): ContainerType {
     [WebhookResolver, new WebhookResolver(s.webhooks, s.deliveries, s.replays)],
     [WebhookStatsResolver, new WebhookStatsResolver(s.webhookStats)],
     [CallPathStatsResolver, new CallPathStatsResolver(s.callPathStats)],
+    [DoNotCallResolver, new DoNotCallResolver(s.doNotCall)],
     [EventResolver, new EventResolver(s.eventFeed)],
     [SmsResolver, new SmsResolver(s.sms)],
     [ContactResolver, new ContactResolver(s.contacts)],

@@ -46,6 +46,7 @@ export const BOUNDS = {
   workflow: { name: NAME, description: text(2000) },
   phoneNumber: { title: NAME },
   spamNumber: { pnumber: text(20) },
+  doNotCall: { phoneNumbers: { maxItems: 1000, items: text(20) }, note: text(255) },
   sms: { body: text(SMS_BODY_MAX) },
   transcript: { text: text(2000) },
   contact: {

@@ -40,6 +40,10 @@ export const SMS_BODY_MAX = 1600;
 
 /** A webhook delivery's statuses: pending until it succeeds, fails after its last attempt, or is cancelled. */
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
+
+/** How a number came on a company's do-not-call list: the API, the page, or its owner's SMS STOP. */
+export const DO_NOT_CALL_SOURCES = ['api', 'page', 'sms_stop'] as const;
+export type DoNotCallSource = (typeof DO_NOT_CALL_SOURCES)[number];
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** A phone number's verification status, its use, and its kind at the provider. */

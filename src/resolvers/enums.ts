@@ -182,3 +182,8 @@ export const StatsBucket = closedSet(
   STATS_BUCKETS,
   "A bucket of an endpoint's record over time: a minute, an hour or a day of the company's zone",
 );
+export const DoNotCallSource = closedSet(
+  'DoNotCallSource',
+  ['api', 'page'],
+  'Who adds numbers to the do-not-call list: an integration (api) or a person on the page (page)',
+);

@@ -9,6 +9,7 @@ import type { SmsReceived, SmsStatusChanged } from '../telco/callbacks.js';
 import { DIRECTIONS, SMS_PROGRESS } from '../kernel/vocabulary.js';
 import type { TelcoService } from './telco.service.js';
 import { contactFields, type ContactService } from './contact.service.js';
+import type { DoNotCallService } from './do-not-call.service.js';
 import { BOUNDS } from '../kernel/bounds.js';
 
 // SMS (docs/design.md §5, "Event sources"): sent through the provider by a
@@ -23,6 +24,7 @@ export class SmsService {
   constructor(
     private readonly telco: TelcoService,
     private readonly contacts: ContactService,
+    private readonly doNotCall: DoNotCallService,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
@@ -35,6 +37,12 @@ export class SmsService {
     if (!rules.has('to') && !E164.test(input.to)) rules.add('to', message.e164('to'));
     if (input.from && !E164.test(input.from)) rules.add('from', message.e164('from'));
     rules.check();
+    // Its owner texted a stop word: nothing more is sent to it until they text a start word (as carriers refuse).
+    if (await this.doNotCall.optedOutBySms(ctx, input.to))
+      throw ValidationError.field(
+        'to',
+        `The recipient ${input.to} opted out by texting STOP; a message can be sent again once they text START.`,
+      );
     const number = await phoneNumberRepository.sender(ctx, input.from ?? undefined);
     if (!number) {
       if (input.from) throw ValidationError.field('from', "The from field must be one of the company's phone numbers.");
@@ -120,6 +128,8 @@ export class SmsService {
     });
     // Already received (the provider retried): recorded once.
     if (!inserted) return;
+    // A stop word puts the sender on the do-not-call list; a start word takes that opt-out off.
+    await this.doNotCall.smsReceived(ctx, message.from, message.body);
     const row = smsRecord(inserted);
     const contact = contactFields(person);
     await ctx.events.record('sms.received', smsEventData(row), contact);

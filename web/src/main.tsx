@@ -7,6 +7,7 @@ import { WebhookPage } from './webhook-page';
 import { WebhooksPage } from './webhooks-page';
 import { LiveCallsPage } from './live-calls';
 import { CallRoutingPage } from './call-routing-page';
+import { DoNotCallPage } from './do-not-call-page';
 import './styles.css';
 
 export interface Viewer {
@@ -116,6 +117,11 @@ function App() {
                 Call routing
               </a>
             </li>
+            <li>
+              <a href="#/setup/do-not-call" aria-current={route === '/setup/do-not-call' ? 'page' : undefined}>
+                Do not call
+              </a>
+            </li>
           </ul>
           <p class="nav-group" id="nav-calls">
             Calls
@@ -169,6 +175,18 @@ function App() {
                 <p class="banner info" role="status">
                   Your role ({viewer.role.title}) does not include the “view-call-routing” permission, so the decision
                   endpoints of {viewer.company.name} are hidden.
+                </p>
+              </section>
+            )
+          ) : route === '/setup/do-not-call' ? (
+            viewer.permissions.includes('view-campaigns') ? (
+              <DoNotCallPage canManage={viewer.permissions.includes('manage-campaigns')} />
+            ) : (
+              <section>
+                <h1>Do not call</h1>
+                <p class="banner info" role="status">
+                  Your role ({viewer.role.title}) does not include the “view-campaigns” permission, so the do-not-call
+                  list of {viewer.company.name} is hidden.
                 </p>
               </section>
             )

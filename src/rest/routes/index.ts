@@ -17,6 +17,7 @@ import { webhookRoutes } from './webhook.routes.js';
 import { webhookDeliveryRoutes } from './webhook-delivery.routes.js';
 import { webhookStatsRoutes } from './webhook-stats.routes.js';
 import { callPathStatsRoutes } from './call-path-stats.routes.js';
+import { doNotCallRoutes } from './do-not-call.routes.js';
 import { workflowRoutes } from './workflow.routes.js';
 
 /** The route table: every /api route, one row each. */
@@ -37,6 +38,7 @@ export const routeTable: Route[] = [
   ...webhookDeliveryRoutes,
   ...webhookStatsRoutes,
   ...callPathStatsRoutes,
+  ...doNotCallRoutes,
   ...eventRoutes,
   ...decisionRoutes,
 ];

@@ -17,7 +17,8 @@ export const smsRoutes: Route[] = [
     paths: ['/api/sms'],
     summary: 'Send an SMS',
     description:
-      "Sends through the provider from one of the company's numbers (default: its first). sms.sent or sms.failed follow when the provider reports.",
+      "Sends through the provider from one of the company's numbers (default: its first). sms.sent or sms.failed follow when the provider reports. " +
+      'A recipient who texted STOP (docs/dialer.md) is refused with a 422 naming to, until they text START.',
     params: {
       body: {
         to: { description: 'E.164 recipient' },
