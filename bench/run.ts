@@ -12,9 +12,10 @@ import { brokersBench } from './brokers.bench.js';
 import { callPathBench } from './call-path.bench.js';
 import { webhookStatsBench } from './webhook-stats.bench.js';
 import { engineOrmBench } from './engine-orm.bench.js';
+import { realPeerBench } from './real-peer.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
-// database; `npm run bench -- webhooks` (or api, deep-page, tracing, engine-orm, stats, brokers, call-path, filters, overload, statements,
+// database; `npm run bench -- webhooks` (or api, deep-page, tracing, engine-orm, peer, stats, brokers, call-path, filters, overload, statements,
 // before-after) runs the ones named;
 // `npm run bench -- limits` runs the rate limits' part of api alone.
 
@@ -45,6 +46,10 @@ for (const [name, run] of [
 if (wanted('webhooks')) {
   process.stdout.write('\n== webhooks\n');
   await webhooksBench();
+}
+if (wanted('peer')) {
+  process.stdout.write('\n== peer\n');
+  await realPeerBench();
 }
 if (wanted('stats')) {
   process.stdout.write('\n== stats\n');

@@ -15,9 +15,10 @@ import { startWorker } from '../test/helpers/worker.js';
 // Webhook delivery measured black-box, as an operator runs it: one API
 // process and two worker processes (the service binary, production mode) on
 // one PostgreSQL, events caused by GraphQL mutations over HTTP, real
-// receivers on loopback. Beside it, a peer: the same deliveries by a delivery
-// worker written on graphile-worker (bench/peer-worker.ts), side by side in
-// one run. Every figure is from this run; nothing is inserted to flatter a
+// receivers on loopback. Beside it, the bench's own baseline: the same
+// deliveries by a delivery worker written on graphile-worker
+// (bench/peer-worker.ts), side by side in one run (the real peer, with its own
+// API, is bench/real-peer.bench.ts). Every figure is from this run; nothing is inserted to flatter a
 // path except where both paths get the same queued work (the peer rows).
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -615,7 +616,8 @@ export async function webhooksBench(): Promise<void> {
         `PostgreSQL on this one machine; events caused by GraphQL mutations over HTTP unless said otherwise; ` +
         `${SECONDS} s per paced run.`,
       '',
-      'The peer (bench/peer-worker.ts) is the delivery worker a careful engineer writes on graphile-worker: its jobs ' +
+      "The baseline (bench/peer-worker.ts) is the bench's own delivery worker on graphile-worker, fed the same queued " +
+        'work; the real peer, with its own API, is `npm run bench -- peer` (bench/results/peer.md). Its jobs ' +
         'added with one `add_jobs` call per write, two processes of 32 jobs at once, jobs fetched in batches into a ' +
         'local queue and completions batched (its performance guide), fetch keeping connections alive per origin, the ' +
         'same signatures and receivers; the run checks that its deliveries verify with standardwebhooks and carry the ' +
@@ -644,14 +646,14 @@ export async function webhooksBench(): Promise<void> {
         `getting 20/s: B's event to first attempt | p50 ${noisy.bFirstAttemptP50Ms} ms, p99 ` +
         `${noisy.bFirstAttemptP99Ms} ms, ` +
         `max ${noisy.bFirstAttemptMaxMs} ms (A's hanging attempts started: ${noisy.aAttemptsStarted}) | p99 under 100 ms |`,
-      `| peer (graphile-worker, 2 workers × 32, jobs added with one add_jobs per write, keep-alive per origin): ` +
+      `| the bench's own baseline (graphile-worker, 2 workers × 32, jobs added with one add_jobs per write): ` +
         `${p.deliveries} deliveries queued over ${ENDPOINTS} endpoints, 2 workers each, deliveries per second | ` +
         `Switchboard ${p.switchboardPerSecond}/s, graphile-worker ${p.peerPerSecond}/s: ` +
         `${p.throughputRatio}x | at least 1.5x |`,
       `| the same: CPU per delivery, workers / PostgreSQL | Switchboard ${p.switchboardCpuUsPerDelivery.workers} / ` +
         `${p.switchboardCpuUsPerDelivery.database} µs; graphile-worker ${p.peerCpuUsPerDelivery.workers} / ` +
         `${p.peerCpuUsPerDelivery.database} µs | PostgreSQL: half of today's |`,
-      `| peer: 200 events/s to one endpoint for ${SECONDS} s, event to first attempt | Switchboard p50 ` +
+      `| the baseline: 200 events/s to one endpoint for ${SECONDS} s, event to first attempt | Switchboard p50 ` +
         `${p.pacedSwitchboard.p50Ms} ms, p99 ${p.pacedSwitchboard.p99Ms} ms; graphile-worker p50 ` +
         `${p.pacedPeer.p50Ms} ms, p99 ${p.pacedPeer.p99Ms} ms | a better p99 |`,
       `| peak RSS per worker process | Switchboard ${t.workerPeakRssMiB.join(', ')} MiB (throughput run), ` +

@@ -1,0 +1,335 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { adminQuery, createDatabase, databaseUrl } from '../test/helpers/app.js';
+import { type Received, Receiver, sleep } from '../test/helpers/receiver.js';
+import { runInfo } from './harness.js';
+import { closedLoop, cluster } from './webhooks.bench.js';
+
+// `npm run bench -- peer`: Switchboard beside the delivery peer written on graphile-worker
+// (../shared/peers/graphile-worker-delivery, its README), each as its operator runs it: one API process and two worker
+// processes on a database of its own, on this machine's PostgreSQL. The peer is installed in a folder of its own outside
+// the tree, with its lock file, and never copied into it. The same load to each, in alternating rounds (S P S P): events
+// caused through each one's API, received by the same kind of receiver on loopback, every delivery's Standard Webhooks
+// signature verified with the `standardwebhooks` library, duplicates and missing counted.
+// (1) Saturation: twenty endpoints, events written ten at a time through the API; deliveries per second from the first
+// receipt to the last. (2) One endpoint offered RATE events a second for SECONDS: the API's answer time, and the time
+// from the API's answer to the delivery's receipt.
+
+const PEER_SOURCE = process.env.BENCH_PEER_DIR ?? path.resolve('../shared/peers/graphile-worker-delivery');
+const PEER_FILES = ['package.json', 'package-lock.json', 'peer-api.mjs', 'peer-worker.mjs'];
+const ENDPOINTS = 20;
+const EVENTS = Number(process.env.BENCH_PEER_EVENTS ?? 250);
+const RATE = 200;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = ['S', 'P', 'S', 'P'] as const;
+const COMPANY = 'acme';
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+};
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/** The peer installed with its lock file (npm ci) in a folder of its own, again only when its files changed. */
+function installPeer(): string {
+  if (!existsSync(path.join(PEER_SOURCE, 'package-lock.json')))
+    throw new Error(`the peer is not at ${PEER_SOURCE} (BENCH_PEER_DIR names it)`);
+  const dir = path.join(tmpdir(), 'switchboard-bench-peer');
+  mkdirSync(dir, { recursive: true });
+  const same = PEER_FILES.every(
+    (f) =>
+      existsSync(path.join(dir, f)) && readFileSync(path.join(dir, f)).equals(readFileSync(path.join(PEER_SOURCE, f))),
+  );
+  if (!same || !existsSync(path.join(dir, 'node_modules'))) {
+    for (const f of PEER_FILES) copyFileSync(path.join(PEER_SOURCE, f), path.join(dir, f));
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'ignore' });
+  }
+  return dir;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function ready(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  for (const until = Date.now() + 60_000; Date.now() < until; ) {
+    if (child.exitCode !== null) throw new Error(`the peer stopped: ${output()}`);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await sleep(100);
+  }
+  throw new Error(`the peer did not answer at ${url}: ${output()}`);
+}
+
+/** The peer's API and two workers on a database of their own. */
+async function startPeer() {
+  const dir = installPeer();
+  const database = await createDatabase();
+  const env = { ...process.env, DATABASE_URL: databaseUrl(database), NODE_ENV: 'production' };
+  const children: ChildProcess[] = [];
+  const start = async (file: string, port: number, extra: Record<string, string>) => {
+    let output = '';
+    const child = spawn(process.execPath, [file], { cwd: dir, env: { ...env, ...extra }, stdio: 'pipe' });
+    child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+    children.push(child);
+    await ready(`http://127.0.0.1:${port}/readyz`, child, () => output);
+    return child;
+  };
+  const apiPort = await freePort();
+  const api = await start('peer-api.mjs', apiPort, { PORT: String(apiPort) });
+  const workers: ChildProcess[] = [];
+  for (let i = 0; i < 2; i++) {
+    const port = await freePort();
+    workers.push(await start('peer-worker.mjs', port, { METRICS_PORT: String(port) }));
+  }
+  const url = `http://127.0.0.1:${apiPort}`;
+  const post = async (route: string, body: unknown) => {
+    const res = await fetch(`${url}${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 201) throw new Error(`peer ${route}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { data?: { id: number; secret: string }; id?: number };
+  };
+  return {
+    api,
+    workers,
+    async hook(receiverUrl: string) {
+      const { data } = await post('/webhooks', { company: COMPANY, url: receiverUrl, events: ['agent.created'] });
+      return { id: String(data!.id), secret: data!.secret };
+    },
+    async off(id: string) {
+      await fetch(`${url}/webhooks/${id}`, { method: 'DELETE' });
+    },
+    async event(name: string) {
+      await post('/events', {
+        company: COMPANY,
+        type: 'agent.created',
+        data: { agent_id: name, name, active: true, online: false },
+      });
+    },
+    async close() {
+      for (const child of children) {
+        if (child.exitCode !== null) continue;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+      }
+      await adminQuery(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    },
+  };
+}
+
+/** Every delivery verified with its webhook's secret; the distinct messages, and the duplicates. */
+function verified(received: Received[], secrets: Map<string, string>): { messages: number; duplicates: number } {
+  const ids = new Set<string>();
+  for (const r of received) {
+    const key = r.path.split('/').pop()!;
+    const secret = secrets.get(key);
+    if (!secret) throw new Error(`a delivery to ${r.path}, which no webhook of the round has`);
+    new StandardWebhook(secret).verify(r.body, r.headers as Record<string, string>);
+    ids.add(String(r.headers['webhook-id']));
+  }
+  return { messages: ids.size, duplicates: received.length - ids.size };
+}
+
+type System = 'S' | 'P';
+
+export async function realPeerBench(): Promise<void> {
+  const sb = await cluster();
+  const peer = await startPeer();
+  // A receiver each: Switchboard's deliveries are checked against openapi.json as they arrive; the peer's are its own
+  // shape, checked by their signatures only.
+  const receivers: Record<System, Receiver> = { S: await new Receiver().start(), P: await new Receiver().start() };
+  try {
+    // (1) Saturation: twenty endpoints each.
+    const secrets = new Map<string, string>();
+    const sbHooks: number[] = [];
+    const peerHooks: string[] = [];
+    for (let i = 0; i < ENDPOINTS; i++) {
+      const res = await sb.rest(sb.owner, 'POST', '/api/webhooks', {
+        title: `Saturation ${i}`,
+        url: `${receivers.S.url}/sat-${i}`,
+        events: ['agent.created'],
+      });
+      const id = (res.data as unknown as { id: number; secret: string }).id;
+      sbHooks.push(id);
+      secrets.set(`sat-${i}`, (res.data as unknown as { secret: string }).secret);
+      const p = await peer.hook(`${receivers.P.url}/psat-${i}`);
+      peerHooks.push(p.id);
+      secrets.set(`psat-${i}`, p.secret);
+    }
+    const write: Record<System, (i: number, tag: string) => Promise<void>> = {
+      S: (i, tag) => sb.createAgent(sb.owner, `${tag} ${i}`),
+      P: (i, tag) => peer.event(`${tag} ${i}`),
+    };
+    const saturation: Array<{ system: System; perSecond: number; duplicates: number }> = [];
+    // A round of each unmeasured first: processes warm, statements prepared, connections open.
+    for (const system of ['S', 'P', ...ROUNDS] as System[]) {
+      const before = receivers[system].received.length;
+      const tag = `sat-${saturation.length}-${system}`;
+      await closedLoop(EVENTS, 10, (i) => write[system](i, tag));
+      const got = (await receivers[system].waitFor(before + EVENTS * ENDPOINTS, 300_000)).slice(before);
+      const { messages, duplicates } = verified(got, secrets);
+      if (messages !== EVENTS * ENDPOINTS)
+        throw new Error(`${system}: ${messages} of ${EVENTS * ENDPOINTS} deliveries arrived`);
+      const times = got.map((r) => r.at);
+      saturation.push({
+        system,
+        perSecond: Math.round(messages / ((Math.max(...times) - Math.min(...times)) / 1000)),
+        duplicates,
+      });
+      await sleep(500);
+    }
+    saturation.splice(0, 2);
+    for (const id of sbHooks) await sb.rest(sb.owner, 'PUT', `/api/webhooks/${id}`, { active: false });
+    for (const id of peerHooks) await peer.off(id);
+
+    // (2) One endpoint at RATE events a second: the API's answer, and from the answer to the receipt.
+    const s1 = await sb.rest(sb.owner, 'POST', '/api/webhooks', {
+      title: 'One endpoint',
+      url: `${receivers.S.url}/one`,
+      events: ['agent.created'],
+    });
+    secrets.set('one', (s1.data as unknown as { secret: string }).secret);
+    const p1 = await peer.hook(`${receivers.P.url}/pone`);
+    secrets.set('pone', p1.secret);
+    const oneEndpoint: Array<{
+      system: System;
+      answerP50Ms: number;
+      answerP99Ms: number;
+      receiptP50Ms: number;
+      receiptP99Ms: number;
+    }> = [];
+    for (const system of ['S', 'P', ...ROUNDS] as System[]) {
+      const tag = `one-${oneEndpoint.length}-${system}`;
+      const total = RATE * (oneEndpoint.length < 2 ? 1 : SECONDS);
+      const answered = new Map<string, number>();
+      const answers: number[] = [];
+      const started = performance.now();
+      const pending: Promise<void>[] = [];
+      for (let i = 0; i < total; i++) {
+        const wait = started + (i * 1000) / RATE - performance.now();
+        if (wait > 0) await sleep(wait);
+        const sent = performance.now();
+        pending.push(
+          write[system](i, tag).then(() => {
+            answers.push(performance.now() - sent);
+            answered.set(`${tag} ${i}`, Date.now());
+          }),
+        );
+      }
+      await Promise.all(pending);
+      const mine = (r: Received) => r.body.includes(`"${tag} `);
+      const got = (await receivers[system].waitFor(total, 120_000, mine)).filter(mine);
+      const { messages } = verified(got, secrets);
+      if (messages !== total) throw new Error(`${system}: ${messages} of ${total} deliveries arrived`);
+      const receipt = got.map((r) => r.at - answered.get(JSON.parse(r.body).data.name)!);
+      oneEndpoint.push({
+        system,
+        answerP50Ms: round1(percentile(answers, 50)),
+        answerP99Ms: round1(percentile(answers, 99)),
+        receiptP50Ms: round1(percentile(receipt, 50)),
+        receiptP99Ms: round1(percentile(receipt, 99)),
+      });
+    }
+    oneEndpoint.splice(0, 2);
+    report(saturation, oneEndpoint);
+  } finally {
+    receivers.P.violations.splice(0);
+    await receivers.P.close();
+    await receivers.S.close();
+    await peer.close();
+    await sb.close();
+  }
+}
+
+function report(
+  saturation: Array<{ system: System; perSecond: number; duplicates: number }>,
+  oneEndpoint: Array<{
+    system: System;
+    answerP50Ms: number;
+    answerP99Ms: number;
+    receiptP50Ms: number;
+    receiptP99Ms: number;
+  }>,
+) {
+  const of = <T extends { system: System }>(rows: T[], system: System) => rows.filter((r) => r.system === system);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const ratio =
+    Math.round(
+      (mean(of(saturation, 'S').map((r) => r.perSecond)) / mean(of(saturation, 'P').map((r) => r.perSecond))) * 100,
+    ) / 100;
+  const worst = (system: System, key: 'answerP99Ms' | 'receiptP99Ms') =>
+    Math.max(...of(oneEndpoint, system).map((r) => r[key]));
+  const list = (system: System, key: keyof (typeof oneEndpoint)[number]) =>
+    of(oneEndpoint, system)
+      .map((r) => r[key])
+      .join(', ');
+  process.stdout.write(
+    `peer: saturation switchboard ${of(saturation, 'S')
+      .map((r) => r.perSecond)
+      .join('/')}/s, ` +
+      `graphile-worker ${of(saturation, 'P')
+        .map((r) => r.perSecond)
+        .join('/')}/s (${ratio}x); one endpoint ` +
+      `receipt p99 ${list('S', 'receiptP99Ms')} against ${list('P', 'receiptP99Ms')} ms\n`,
+  );
+  const { commit, machine, database } = runInfo();
+  const measuredAt = new Date().toISOString();
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(
+    'bench/results/peer.json',
+    `${JSON.stringify({ measuredAt, commit, machine, database, saturation, oneEndpoint, ratio }, null, 2)}\n`,
+  );
+  writeFileSync(
+    'bench/results/peer.md',
+    [
+      `# Switchboard beside the graphile-worker delivery peer (${measuredAt.slice(0, 10)}, commit ${commit})`,
+      '',
+      `${machine}; ${database}. Each system as its operator runs it: one API process and two workers on a database ` +
+        'of its own, on one PostgreSQL; the peer from ../shared/peers/graphile-worker-delivery, installed with its ' +
+        'lock file. Rounds alternated S P S P after one of each unmeasured; every delivery verified with ' +
+        '`standardwebhooks`. (1) Twenty endpoints, ' +
+        `${EVENTS} events through the API ten at a time (${EVENTS * ENDPOINTS} deliveries a round), from the first ` +
+        `receipt to the last. (2) One endpoint offered ${RATE} events a second for ${SECONDS} s: the API's answer, ` +
+        "and from the API's answer to the delivery's receipt.",
+      '',
+      '| measure | Switchboard | graphile-worker peer | goal |',
+      '|---|---|---|---|',
+      `| saturation, deliveries per second | ${of(saturation, 'S')
+        .map((r) => r.perSecond)
+        .join(', ')} | ` +
+        `${of(saturation, 'P')
+          .map((r) => r.perSecond)
+          .join(', ')} | at least 1.5x: ${ratio}x, ` +
+        `${ratio >= 1.5 ? 'met' : '**not met**'} |`,
+      `| duplicates at saturation | ${of(saturation, 'S')
+        .map((r) => r.duplicates)
+        .join(', ')} | ` +
+        `${of(saturation, 'P')
+          .map((r) => r.duplicates)
+          .join(', ')} | none |`,
+      `| one endpoint, answer to receipt p50 ms | ${list('S', 'receiptP50Ms')} | ${list('P', 'receiptP50Ms')} | |`,
+      `| one endpoint, answer to receipt p99 ms | ${list('S', 'receiptP99Ms')} | ${list('P', 'receiptP99Ms')} | ` +
+        `no higher than the peer's: ${worst('S', 'receiptP99Ms') <= worst('P', 'receiptP99Ms') ? 'met' : '**not met**'} |`,
+      `| one endpoint, the API's answer p50 ms | ${list('S', 'answerP50Ms')} | ${list('P', 'answerP50Ms')} | |`,
+      `| one endpoint, the API's answer p99 ms | ${list('S', 'answerP99Ms')} | ${list('P', 'answerP99Ms')} | ` +
+        'Switchboard: within 5x its p50 and under 50 ms |',
+      '',
+    ].join('\n'),
+  );
+}
