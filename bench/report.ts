@@ -11,6 +11,7 @@ const PARTS: Array<[string, string]> = [
   ['peer', 'Switchboard beside the graphile-worker delivery peer, each through its own API'],
   ['webhooks', "the delivery engine against the bench's own graphile-worker baseline"],
   ['engine-orm', "the engine's claim and settle, one statement each, against an entity form"],
+  ['leads', "a campaign's leads in bulk: a number's time zones, and a CSV import"],
   ['stats', 'endpoint health: its cost to the engine, and its answer over a long history'],
   ['brokers', 'deliveries to RabbitMQ, NATS JetStream, Redis Streams and MQTT, and ordering per subject'],
   ['call-path', 'inbound calls decided by the company endpoint: what Switchboard adds, the deadline, the breaker'],

@@ -13,9 +13,10 @@ import { callPathBench } from './call-path.bench.js';
 import { webhookStatsBench } from './webhook-stats.bench.js';
 import { engineOrmBench } from './engine-orm.bench.js';
 import { realPeerBench } from './real-peer.bench.js';
+import { leadsBench } from './leads.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
-// database; `npm run bench -- webhooks` (or api, deep-page, tracing, engine-orm, peer, stats, brokers, call-path, filters, overload, statements,
+// database; `npm run bench -- webhooks` (or api, deep-page, tracing, engine-orm, leads, peer, stats, brokers, call-path, filters, overload, statements,
 // before-after) runs the ones named;
 // `npm run bench -- limits` runs the rate limits' part of api alone.
 
@@ -30,6 +31,7 @@ for (const [name, run] of [
   ['deep-page', deepPageBench],
   ['tracing', tracingBench],
   ['engine-orm', engineOrmBench],
+  ['leads', leadsBench],
   ['limits', limitsBench],
 ] as const) {
   // `limits` is part of `api`; run alone only when named.

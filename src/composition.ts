@@ -27,6 +27,7 @@ import { CallAnalysisService } from './services/call-analysis.service.js';
 import { CallTranscriptService } from './services/call-transcript.service.js';
 import { SmsService } from './services/sms.service.js';
 import { DoNotCallService } from './services/do-not-call.service.js';
+import { LeadImportService } from './services/lead-import.service.js';
 import { ContactService } from './services/contact.service.js';
 import { LiveEvents } from './services/live-events.js';
 import { CampaignService } from './services/campaign.service.js';
@@ -81,6 +82,7 @@ export interface Services {
   webhookStats: WebhookStatsService;
   /** The company's do-not-call list. */
   doNotCall: DoNotCallService;
+  leadImports: LeadImportService;
   /** The call path's record over time: counted by the caller, added to the database every few seconds. */
   callPathRecord: CallPathRecord;
   callPathStats: CallPathStatsService;
@@ -223,6 +225,7 @@ export function createServices(
     purchases: new NumberPurchaseService(telco, telcoClient, purposeTokens, config),
     sms,
     doNotCall,
+    leadImports: new LeadImportService(ids, clock),
     callbacks: new TelcoCallbacks(contexts, {
       account: (ctx, accountSid, number) => telco.callbackAccount(ctx, accountSid, number),
       callStatusChanged: (ctx, report) => calls.callStatusChanged(ctx, report),

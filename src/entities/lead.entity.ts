@@ -1,12 +1,20 @@
 import { CompanyOwned } from './company-owned.entity.js';
-import { Entity, Index, ManyToOne, Property, type Rel } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, type Opt, Property, type Rel, Unique } from '@mikro-orm/core';
 import { Campaign } from './campaign.entity.js';
 import { Contact } from './contact.entity.js';
 import { PipelineStage } from './pipeline-stage.entity.js';
 
-/** A contact as a lead: the campaign it came from, where it stands in a pipeline, and its source. */
+/** What a lead's agent is told of it: names of letters, digits and _, each a string, a number or true/false. */
+export type LeadVariables = Record<string, string | number | boolean>;
+
+/**
+ * A contact as a lead: the campaign it came from, where it stands in a pipeline, and its source. In a campaign it
+ * is there once per key (the caller's, else its number), with the variables its agent is given and the time zones
+ * its calling hours are kept in (docs/dialer.md).
+ */
 @Entity({ tableName: 'leads' })
 @Index({ name: 'leads_company_id_created_at_index', properties: ['company', 'createdAt'] })
+@Unique({ name: 'leads_campaign_id_key_unique', properties: ['campaign', 'key'] })
 export class Lead extends CompanyOwned {
   @ManyToOne(() => Contact, { deleteRule: 'cascade', updateRule: 'cascade', index: false })
   contact!: Rel<Contact>;
@@ -19,4 +27,23 @@ export class Lead extends CompanyOwned {
 
   @Property({ type: 'string', length: 64, nullable: true })
   source: string | null = null;
+
+  /** Its campaign's key for it: a lead given again with the same key is not added twice. None outside an import. */
+  @Property({ type: 'string', length: 255, nullable: true })
+  key: string | null = null;
+
+  @Property({ type: 'json', default: '{}' })
+  variables: Opt<LeadVariables> = {};
+
+  /** The IANA zone the lead was given with, if any. */
+  @Property({ type: 'string', length: 64, nullable: true })
+  timeZone: string | null = null;
+
+  /** The zones its calling hours are kept in: its own, else its number's (all of them); none: its company's. */
+  @Property({ type: 'json', default: '[]' })
+  timeZones: Opt<string[]> = [];
+
+  /** Where it stands in its campaign's dialing (kernel/vocabulary.ts LEAD_STATES); none outside a campaign. */
+  @Property({ type: 'string', length: 16, nullable: true })
+  state: string | null = null;
 }

@@ -23,6 +23,8 @@ export interface DomainEvent {
 export interface EventSink<Ctx> {
   /** Called inside the recording operation's unit of work; writes through `ctx`. */
   accept(ctx: Ctx, event: DomainEvent): Promise<void>;
+  /** Many events of one type at once (an import's leads), where the sink can take them in fewer statements. */
+  acceptMany?(ctx: Ctx, events: DomainEvent[]): Promise<void>;
 }
 
 export class EventRecorder<Ctx> {
@@ -34,6 +36,20 @@ export class EventRecorder<Ctx> {
   async record(type: EventType, data: Record<string, unknown>, contact: ContactFields | null = null): Promise<void> {
     const event: DomainEvent = { id: newEventId(), type, data, contact, occurredAt: new Date() };
     for (const sink of this.sinks) await sink.accept(this.ctx, event);
+  }
+
+  /** Events of one type, each with its data and contact, recorded as `record` would one by one, in their order. */
+  async recordMany(
+    type: EventType,
+    items: ReadonlyArray<{ data: Record<string, unknown>; contact: ContactFields | null }>,
+  ): Promise<void> {
+    if (items.length === 0) return;
+    const occurredAt = new Date();
+    const events = items.map(({ data, contact }) => ({ id: newEventId(), type, data, contact, occurredAt }));
+    for (const sink of this.sinks) {
+      if (sink.acceptMany) await sink.acceptMany(this.ctx, events);
+      else for (const event of events) await sink.accept(this.ctx, event);
+    }
   }
 }
 

@@ -16,6 +16,7 @@ import { WebhookResolver } from '../resolvers/webhook.resolver.js';
 import { WebhookStatsResolver } from '../resolvers/webhook-stats.resolver.js';
 import { CallPathStatsResolver } from '../resolvers/call-path-stats.resolver.js';
 import { DoNotCallResolver } from '../resolvers/do-not-call.resolver.js';
+import { LeadImportResolver } from '../resolvers/lead-import.resolver.js';
 import { DecisionResolver } from '../resolvers/decision.resolver.js';
 import { AgentToolResolver } from '../resolvers/tool.resolver.js';
 import { EventResolver } from '../resolvers/event.resolver.js';
@@ -42,6 +43,7 @@ const resolvers = [
   WebhookStatsResolver,
   CallPathStatsResolver,
   DoNotCallResolver,
+  LeadImportResolver,
   EventResolver,
   SmsResolver,
   ContactResolver,
@@ -74,6 +76,7 @@ function resolverContainer(s: Services): ContainerType {
     [SmsResolver, new SmsResolver(s.sms)],
     [ContactResolver, new ContactResolver(s.contacts)],
     [CampaignResolver, new CampaignResolver(s.campaigns)],
+    [LeadImportResolver, new LeadImportResolver(s.leadImports)],
     [LiveEventResolver, new LiveEventResolver()],
     [CallTranscriptResolver, new CallTranscriptResolver(s.transcripts)],
     [CallAnalysisResolver, new CallAnalysisResolver(s.analyses)],

@@ -1,5 +1,6 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { HttpError } from '../kernel/errors.js';
+import { CAMPAIGN_LIMITS } from '../kernel/bounds.js';
 import { sendError } from './edge.js';
 import type { Logger } from '../observability/logger.js';
 
@@ -31,6 +32,28 @@ export function readJsonBody(log: Logger): (req: Request, res: Response, done: (
   return (req, res, done) => {
     if (!hasBody(req)) return done();
     requireJson(req, res, () => parse(req, res, done));
+  };
+}
+
+/**
+ * A route whose body is a CSV file: `text/csv` (UTF-8), at most 16 MiB, given to its operation as the body
+ * parameter `csv`. No body at all leaves `csv` missing (the operation's 422 names it).
+ */
+export function readCsvBody(): (req: Request, res: Response, done: (error?: unknown) => void) => void {
+  const parse = express.text({ type: 'text/csv', limit: CAMPAIGN_LIMITS.csvBytes });
+  return (req, res, done) => {
+    if (!hasBody(req)) {
+      req.body = {};
+      return done();
+    }
+    if (!req.is('text/csv')) return done(new HttpError(400, 'Content-Type must be text/csv: a CSV file.'));
+    parse(req, res, (error?: unknown) => {
+      const type = (error as { type?: string } | undefined)?.type;
+      if (type === 'entity.too.large') return done(new HttpError(413, 'The CSV file is larger than 16 MiB.'));
+      if (error) return done(error);
+      req.body = { csv: req.body };
+      done();
+    });
   };
 }
 

@@ -35,13 +35,32 @@ export const DEFAULT_BOUNDS = {
   id: text(200),
 } as const satisfies Record<string, Bound>;
 
+/** A campaign's bounds that are no field's. */
+export const CAMPAIGN_LIMITS = {
+  /** Leads a campaign holds at most, whatever the number of imports. */
+  leadsPerCampaign: 100_000,
+  /** The bytes of one CSV upload. */
+  csvBytes: 16 * 1024 * 1024,
+} as const;
+
 /** Page numbers and sizes: at least 1; a size above its list's maximum is clamped to it (not refused). */
 export const PAGE_BOUND: Bound = { minimum: 1, maximum: INT32.max };
 
 export const BOUNDS = {
   role: { title: NAME },
   agent: { name: NAME },
-  campaign: { name: NAME, leadSource: text(64) },
+  campaign: {
+    name: NAME,
+    leadSource: text(64),
+    /** Leads one JSON request gives. */
+    leads: { maxItems: 1000 },
+    /** One CSV upload, in characters (its bytes are held to CAMPAIGN_LIMITS.csvBytes before it is read). */
+    csv: text(16 * 1024 * 1024),
+    leadKey: NAME,
+    timeZone: text(64),
+    variables: { maxProperties: 50 },
+    variableValue: text(1000),
+  },
   pipeline: { name: NAME, stageName: NAME, crmLocationId: NAME },
   workflow: { name: NAME, description: text(2000) },
   phoneNumber: { title: NAME },

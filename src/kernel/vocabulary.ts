@@ -79,6 +79,10 @@ export enum SpamStatus {
 }
 
 export const CAMPAIGN_STATUSES = ['draft', 'running', 'completed'] as const;
+/** Where a campaign's lead stands in its dialing: `pending` until the dialer reaches it. */
+export const LEAD_STATES = ['pending'] as const;
+/** What becomes of an import's good rows when some are bad: `reject` keeps none, `skip` keeps them. */
+export const LEAD_ERROR_MODES = ['reject', 'skip'] as const;
 /** Which way a call or a message went. */
 export const DIRECTIONS = ['inbound', 'outbound'] as const;
 

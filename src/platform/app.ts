@@ -15,7 +15,7 @@ import { graphqlHandler } from '../graphql/http-handler.js';
 import { GRAPHQL_LIMITS, limitsPlugin } from '../graphql/limits.js';
 import { Operations } from '../graphql/operations.js';
 import { chain, requestContexts, sendError, type GraphQLOperationLog } from '../http/edge.js';
-import { bodyErrors, jsonBody, readJsonBody } from '../http/body.js';
+import { bodyErrors, jsonBody, readCsvBody, readJsonBody } from '../http/body.js';
 import { probesApp, type ProbeParts } from '../http/probes.js';
 import { errorFields } from '../observability/logger.js';
 import { endServerSpan, operationSpan, serverSpan, tracingOn } from '../observability/tracing.js';
@@ -147,7 +147,15 @@ export async function createApp(
   }
   // Traced: each API request a server span, which the outbox hands on to the webhook attempts it causes.
   if (tracingOn()) first.push(traceApiRequests);
-  const rest = restHandlers({ routes, log, context, ids: services.ids, readBody: readJsonBody(log), operations });
+  const rest = restHandlers({
+    routes,
+    log,
+    context,
+    ids: services.ids,
+    readBody: readJsonBody(log),
+    readCsv: readCsvBody(),
+    operations,
+  });
   first.push(rest.rows);
   // /graphql as one step: the JSON body rules, the batch limit, Apollo. Browsers that GET it are given the explorer.
   const explorer = explorerPage();

@@ -9,7 +9,18 @@ import { type Listed, listed } from './common.js';
 
 /** What a campaign and a lead are listed with. */
 export type CampaignListed = 'id' | 'name' | 'status' | 'agent' | 'startedAt' | 'completedAt' | 'createdAt' | 'leads';
-export type LeadListed = 'id' | 'contact' | 'campaign' | 'pipelineStage' | 'source' | 'createdAt';
+export type LeadListed =
+  | 'id'
+  | 'contact'
+  | 'campaign'
+  | 'pipelineStage'
+  | 'source'
+  | 'key'
+  | 'variables'
+  | 'timeZone'
+  | 'timeZones'
+  | 'state'
+  | 'createdAt';
 
 // A company's dialer campaigns and leads: the one module that knows their tables.
 
@@ -80,7 +91,13 @@ export const campaignRepository = {
     fields: { contact: number; campaign: Campaign | null; pipelineStage: PipelineStage | null; source: string | null },
     now: Date,
   ): Promise<Lead> {
-    const lead = ctx.em.create(Lead, { ...fields, company: await ctx.companyId(), createdAt: now, updatedAt: now });
+    const lead = ctx.em.create(Lead, {
+      ...fields,
+      state: fields.campaign ? 'pending' : null,
+      company: await ctx.companyId(),
+      createdAt: now,
+      updatedAt: now,
+    });
     await ctx.em.flush();
     return lead;
   },
@@ -96,7 +113,9 @@ export const campaignRepository = {
     const { rows, total } = await readPage<Record<string, unknown>>(
       ctx,
       {
-        select: 'l.id, l.contact_id, l.campaign_id, l.pipeline_stage_id, l.source, l.created_at',
+        select:
+          'l.id, l.contact_id, l.campaign_id, l.pipeline_stage_id, l.source, l.key, l.variables, l.time_zone, ' +
+          'l.time_zones, l.state, l.created_at',
         from: 'leads l',
         where: campaignId !== undefined ? 'l.company_id = $1 AND l.campaign_id = $2' : 'l.company_id = $1',
         orderBy: 'l.created_at DESC, l.id DESC',

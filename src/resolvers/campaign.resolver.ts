@@ -2,7 +2,8 @@ import { Arg, Authorized, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Reso
 import type { RequestContext } from '../context/request-context.js';
 import type { CampaignService } from '../services/campaign.service.js';
 import { PageType } from './pagination.types.js';
-import { CampaignStatus } from './enums.js';
+import { CampaignStatus, LeadState } from './enums.js';
+import { GraphQLJSONObject } from 'graphql-scalars';
 import { CallType } from './dashboard.types.js';
 
 @ObjectType('Campaign', { simpleResolvers: true })
@@ -27,6 +28,16 @@ export class LeadType {
   @Field(() => Int, { nullable: true }) campaignId!: number | null;
   @Field(() => Int, { nullable: true }) pipelineStageId!: number | null;
   @Field(() => String, { nullable: true }) source!: string | null;
+  @Field(() => String, { nullable: true, description: 'Its key in its campaign (an import gives one)' })
+  key!: string | null;
+  @Field(() => GraphQLJSONObject, { description: 'What its agent is told' }) variables!: Record<string, unknown>;
+  @Field(() => String, { nullable: true, description: 'The IANA zone it was given with' }) timeZone!: string | null;
+  @Field(() => [String], {
+    description: "The zones its calling hours are kept in: its own, else its number's; none: the company's",
+  })
+  timeZones!: string[];
+  @Field(() => LeadState, { nullable: true, description: 'Where it stands in its campaign; none outside one' })
+  state!: string | null;
   @Field() createdAt!: Date;
 }
 

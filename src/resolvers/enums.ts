@@ -17,6 +17,8 @@ import {
   DELIVERY_STATUSES,
   DIRECTIONS,
   graphqlName,
+  LEAD_ERROR_MODES,
+  LEAD_STATES,
   LIST_SELECTION_NAMES,
   MESSAGE_STATUSES,
   PHONE_TYPES,
@@ -54,6 +56,12 @@ export const MessageStatus = closedSet(
   "A message's status: the provider's while it is sent, received when it came in",
 );
 export const CampaignStatus = closedSet('CampaignStatus', CAMPAIGN_STATUSES, "A campaign's stage");
+export const LeadState = closedSet('LeadState', LEAD_STATES, "Where a campaign's lead stands in its dialing");
+export const LeadErrorMode = closedSet(
+  'LeadErrorMode',
+  LEAD_ERROR_MODES,
+  'When some rows of an import are bad: reject keeps none of it, skip keeps the good rows',
+);
 export const PhoneNumberStatus = closedSet(
   'PhoneNumberStatus',
   Object.values(PhoneStatus),

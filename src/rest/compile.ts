@@ -233,6 +233,8 @@ export interface RestDeps {
   ids: IdCodec;
   /** The JSON body rules, for a row's request that carries a body. */
   readBody: (req: Request, res: Response, done: (error?: unknown) => void) => void;
+  /** The CSV body rules, for a row whose body is a CSV file. */
+  readCsv: (req: Request, res: Response, done: (error?: unknown) => void) => void;
   /** Admission and idempotency, as for /graphql (src/graphql/operations.ts). */
   operations: Operations;
 }
@@ -243,7 +245,7 @@ export interface RestDeps {
  * crosses no middleware it does not need. `unmatched`, after everything else
  * under /api, answers 404, or 405 with the methods the path takes.
  */
-export function restHandlers({ routes, log, context, ids, readBody, operations }: RestDeps): {
+export function restHandlers({ routes, log, context, ids, readBody, readCsv, operations }: RestDeps): {
   rows: RequestHandler;
   unmatched: RequestHandler;
 } {
@@ -324,7 +326,8 @@ export function restHandlers({ routes, log, context, ids, readBody, operations }
         const params = req.params as Record<string, string>;
         // A GET carries no body the row reads: only the other methods go through the JSON body rules.
         if (req.method === 'GET' || req.method === 'HEAD') return void answer(req, res, compiled, params);
-        readBody(req, res, (error) => (error ? next(error) : void answer(req, res, compiled, params)));
+        const read = compiled.route.bodyType === 'csv' ? readCsv : readBody;
+        read(req, res, (error) => (error ? next(error) : void answer(req, res, compiled, params)));
       });
     }
     // Another method on a row's path: what it takes, for the 405 of `unmatched` (another handler may still take it).

@@ -1,3 +1,4 @@
+import { CAMPAIGN_LIMITS } from '../kernel/bounds.js';
 import {
   GraphQLNonNull,
   isEnumType,
@@ -292,12 +293,20 @@ export function openApiDocument(
         ? {
             requestBody: {
               required: true,
-              content: {
-                'application/json': {
-                  schema: objectSchema(route.params.body),
-                  example: bodyExample(route.params.body),
-                },
-              },
+              content:
+                route.bodyType === 'csv'
+                  ? {
+                      'text/csv': {
+                        schema: { type: 'string', maxLength: CAMPAIGN_LIMITS.csvBytes },
+                        example: route.params.body.csv.example,
+                      },
+                    }
+                  : {
+                      'application/json': {
+                        schema: objectSchema(route.params.body),
+                        example: bodyExample(route.params.body),
+                      },
+                    },
             },
           }
         : {}),

@@ -90,6 +90,8 @@ export interface Route {
   /** False only for sign-in. */
   auth?: boolean;
   params: RouteParams<RowParam>;
+  /** `csv`: the body is a CSV file (text/csv), the value of the one body parameter, `csv`; default JSON. */
+  bodyType?: 'csv';
   /** The GraphQL operation the route runs; its variables are the params. */
   document: string;
   response: RouteResponse;

@@ -39,6 +39,11 @@ export interface LeadRecord {
   campaignId: number | null;
   pipelineStageId: number | null;
   source: string | null;
+  key: string | null;
+  variables: Record<string, unknown>;
+  timeZone: string | null;
+  timeZones: string[];
+  state: string | null;
   createdAt: Date;
 }
 
@@ -59,6 +64,11 @@ const leadRecord = (lead: Listed<Lead, LeadListed>): LeadRecord => ({
   campaignId: lead.campaign?.id ?? null,
   pipelineStageId: lead.pipelineStage?.id ?? null,
   source: lead.source,
+  key: lead.key,
+  variables: lead.variables,
+  timeZone: lead.timeZone,
+  timeZones: lead.timeZones,
+  state: lead.state,
   createdAt: lead.createdAt,
 });
 

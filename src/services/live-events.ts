@@ -104,6 +104,12 @@ export class LiveEvents implements EventSink<RequestContext> {
     await eventLogRepository.notify(ctx, LIVE_CHANNEL, JSON.stringify({ ref }));
   }
 
+  /** An import's events: nothing to do while nobody subscribes, else each as `accept` announces it. */
+  async acceptMany(ctx: RequestContext, events: DomainEvent[]): Promise<void> {
+    if (!this.wanted) return;
+    for (const event of events) await this.accept(ctx, event);
+  }
+
   /** Announces a transcript turn to the call's subscribers in every process, at the commit of ctx's unit of work. */
   async publishTurn(ctx: RequestContext, turn: TranscriptTurn): Promise<void> {
     if (!this.wanted) return;

@@ -1,4 +1,4 @@
-import { BOUNDS, PAGE_BOUND } from '../../kernel/bounds.js';
+import { BOUNDS, PAGE_BOUND, scalarValues } from '../../kernel/bounds.js';
 import { ALL_ID_FORMS } from '../../kernel/ids.js';
 import type { RowParam, Route } from '../route.js';
 import { PAGINATION } from './fragments.js';
@@ -8,7 +8,9 @@ import { PAGINATION } from './fragments.js';
 const CAMPAIGN =
   'id name status agent_id: agentId started_at: startedAt completed_at: completedAt created_at: createdAt leads';
 const LEAD =
-  'id contact_id: contactId campaign_id: campaignId pipeline_stage_id: pipelineStageId source created_at: createdAt';
+  'id contact_id: contactId campaign_id: campaignId pipeline_stage_id: pipelineStageId source key variables ' +
+  'time_zone: timeZone time_zones: timeZones state created_at: createdAt';
+const IMPORT = 'campaign_id: campaignId added duplicates rejected leads errors { index line column value message }';
 const campaignId: RowParam = {
   type: 'id',
   idKind: 'campaign',
@@ -67,6 +69,86 @@ export const campaignRoutes: Route[] = [
     params: { path: { id: campaignId } },
     document: `mutation CompleteCampaign($id: ID!) { completeCampaign(id: $id) { ${CAMPAIGN} } }`,
     response: { field: 'completeCampaign', shape: 'envelope', message: 'Campaign completed.', data: true },
+  }),
+  row({
+    operationId: 'addCampaignLeads',
+    methods: ['POST'],
+    paths: ['/api/campaigns/{id}/leads'],
+    summary: 'Add leads to a campaign',
+    description:
+      'One to 1,000 leads, each with the variables its agent is told; a campaign holds up to 100,000. A lead whose ' +
+      'key (default: its number) the campaign has already is a duplicate, not a second lead. A bad lead is named ' +
+      'with its place, field and value: with `on_error: reject` (the default) nothing is added (422); with `skip` ' +
+      'the good ones are, and the bad ones are listed in `errors`. lead.generated for each lead added.',
+    params: {
+      path: { id: campaignId },
+      body: {
+        leads: {
+          ...BOUNDS.campaign.leads,
+          required: true,
+          description: 'The leads',
+          items: {
+            fields: {
+              phone_number: { description: 'E.164' },
+              key: {
+                ...BOUNDS.campaign.leadKey,
+                description: 'The campaign has a lead once per key; default: its number',
+              },
+              first_name: { ...BOUNDS.contact.firstName, description: 'For its contact, when the number is new' },
+              last_name: { ...BOUNDS.contact.lastName, description: 'For its contact, when the number is new' },
+              email: { ...BOUNDS.contact.email, description: 'For its contact, when the number is new' },
+              time_zone: {
+                ...BOUNDS.campaign.timeZone,
+                description: "IANA zone its calling hours are kept in; default: its number's zones",
+              },
+              source: { ...BOUNDS.campaign.leadSource, description: 'Where the lead came from' },
+              variables: {
+                ...BOUNDS.campaign.variables,
+                schema: scalarValues(BOUNDS.campaign.variableValue.maxLength),
+                description:
+                  `What its agent is told: up to ${BOUNDS.campaign.variables.maxProperties} names (a letter or _, ` +
+                  `then letters, digits or _), each a string (at most ${BOUNDS.campaign.variableValue.maxLength} ` +
+                  'characters), number or boolean',
+              },
+            },
+          },
+        },
+        on_error: { description: 'reject (default): a bad lead and none is added; skip: the good ones are' },
+      },
+    },
+    document: `mutation AddCampaignLeads($id: ID!, $leads: [CampaignLeadInput!]!, $onError: LeadErrorMode) {
+      addCampaignLeads(campaignId: $id, leads: $leads, onError: $onError) { ${IMPORT} } }`,
+    response: { field: 'addCampaignLeads', shape: 'envelope', message: 'Leads added.', data: true },
+    status: 201,
+  }),
+  row({
+    operationId: 'importCampaignLeads',
+    methods: ['POST'],
+    paths: ['/api/campaigns/{id}/leads/import'],
+    summary: 'Import leads into a campaign from a CSV file',
+    description:
+      'The body is the file (`text/csv`, UTF-8, at most 16 MiB). Line 1 names the columns: `phone_number` (E.164), ' +
+      'and any of `key`, `first_name`, `last_name`, `email`, `time_zone`, `source`; every other column is a ' +
+      'variable its agent is told (an empty cell is none). A bad row is named with its line, column and value: ' +
+      'with `on_error=reject` (the default) nothing is added (422); with `skip` the good rows are, and the bad ones ' +
+      'are listed in `errors`. Duplicates and bounds as for adding leads as JSON.',
+    bodyType: 'csv',
+    params: {
+      path: { id: campaignId },
+      query: { on_error: { description: 'reject (default): a bad row and none is added; skip: the good ones are' } },
+      body: {
+        csv: {
+          ...BOUNDS.campaign.csv,
+          description: 'The CSV file',
+          example:
+            'phone_number,first_name,time_zone,plan\n+14155550101,Ann,,gold\n+12125550102,Bob,America/New_York,\n',
+        },
+      },
+    },
+    document: `mutation ImportCampaignLeads($id: ID!, $csv: String!, $onError: LeadErrorMode) {
+      importCampaignLeads(campaignId: $id, csv: $csv, onError: $onError) { ${IMPORT} } }`,
+    response: { field: 'importCampaignLeads', shape: 'envelope', message: 'Leads imported.', data: true },
+    status: 201,
   }),
   row({
     operationId: 'listLeads',

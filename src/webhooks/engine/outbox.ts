@@ -32,6 +32,16 @@ export interface NewDelivery {
   orderKey?: string | null;
 }
 
+interface SubscribedWebhook {
+  id: number;
+  form_data: string[];
+  filter: string | null;
+  ordering: string;
+}
+
+/** Events (and their deliveries) written by one statement of acceptMany. */
+const MANY_BATCH = 1000;
+
 /** Counts what the filters turned away, once the change has committed. */
 export type FilteredCounter = (event: string, webhooks: number) => void;
 
@@ -63,6 +73,15 @@ const RECORD = `WITH kept AS (
   VALUES ($2, $3, $4, $5::json, $6::json, $7, ARRAY(SELECT json_array_elements_text($8::json)), ARRAY(SELECT json_array_elements_text($9::json)::int))
 ) ${INSERT_DELIVERIES}`;
 
+// Many events of one type kept at once, and their deliveries (acceptMany).
+const RECORD_MANY = `WITH kept AS (
+  INSERT INTO events (id, company_id, type, data, contact, occurred_at, subjects, filtered_by)
+  SELECT e.id, $2, $3, e.data, e.contact, e.occurred_at, ARRAY(SELECT json_array_elements_text(e.subjects)),
+    ARRAY(SELECT json_array_elements_text(e.filtered_by)::int)
+  FROM json_to_recordset($4::json) AS e(id text, data json, contact json, occurred_at timestamptz, subjects json,
+    filtered_by json)
+) ${INSERT_DELIVERIES}`;
+
 // Each row keeps the traceparent of the request recording it (null when tracing is off): observability/tracing.ts.
 const rowsOf = (ctx: RequestContext, deliveries: NewDelivery[], traceParent = traceparentOf(ctx.trace)) =>
   JSON.stringify(
@@ -87,11 +106,66 @@ export class WebhookOutbox implements EventSink<RequestContext> {
 
   async accept(ctx: RequestContext, event: DomainEvent): Promise<void> {
     const company = await ctx.companyId();
-    const webhooks = await ctx.sql<{ id: number; form_data: string[]; filter: string | null; ordering: string }>(
-      SUBSCRIBED,
-      [company, JSON.stringify([event.type]), event.type],
-    );
+    const webhooks = await this.subscribed(ctx, company, event.type);
+    const { deliveries, filteredBy, subjects } = this.deliveriesOf(event, webhooks, company, new Date());
+    await ctx.sql(RECORD, [
+      rowsOf(ctx, deliveries),
+      event.id,
+      company,
+      event.type,
+      JSON.stringify(event.data),
+      event.contact === null ? null : JSON.stringify(event.contact),
+      event.occurredAt,
+      JSON.stringify(subjects),
+      JSON.stringify(filteredBy),
+    ]);
+    if (filteredBy.length > 0) ctx.afterCommit(() => this.countFiltered(event.type, filteredBy.length));
+    if (deliveries.length > 0) this.afterCommit(ctx);
+  }
+
+  /** Events of one type: the subscribed webhooks read once, the events and their deliveries written a thousand at a time. */
+  async acceptMany(ctx: RequestContext, events: DomainEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const company = await ctx.companyId();
+    const type = events[0].type;
+    const webhooks = await this.subscribed(ctx, company, type);
     const due = new Date();
+    let filtered = 0;
+    let delivered = 0;
+    for (let start = 0; start < events.length; start += MANY_BATCH) {
+      const rows: unknown[] = [];
+      const deliveries: NewDelivery[] = [];
+      for (const event of events.slice(start, start + MANY_BATCH)) {
+        const made = this.deliveriesOf(event, webhooks, company, due);
+        deliveries.push(...made.deliveries);
+        filtered += made.filteredBy.length;
+        rows.push({
+          id: event.id,
+          data: event.data,
+          contact: event.contact,
+          occurred_at: event.occurredAt,
+          subjects: made.subjects,
+          filtered_by: made.filteredBy,
+        });
+      }
+      await ctx.sql(RECORD_MANY, [rowsOf(ctx, deliveries), company, type, JSON.stringify(rows)]);
+      delivered += deliveries.length;
+    }
+    if (filtered > 0) ctx.afterCommit(() => this.countFiltered(type, filtered));
+    if (delivered > 0) this.afterCommit(ctx);
+  }
+
+  private subscribed(ctx: RequestContext, company: number, type: string): Promise<SubscribedWebhook[]> {
+    return ctx.sql<SubscribedWebhook>(SUBSCRIBED, [company, JSON.stringify([type]), type]);
+  }
+
+  /** The event's delivery to each subscribed webhook whose filter takes it, the webhooks whose filter did not, its subjects. */
+  private deliveriesOf(
+    event: DomainEvent,
+    webhooks: SubscribedWebhook[],
+    company: number,
+    due: Date,
+  ): { deliveries: NewDelivery[]; filteredBy: number[]; subjects: string[] } {
     const subjects = subjectsOf(event);
     const filteredBy: number[] = [];
     const deliveries: NewDelivery[] = [];
@@ -125,19 +199,7 @@ export class WebhookOutbox implements EventSink<RequestContext> {
         orderKey: webhook.ordering === 'subject' ? (subjects[0] ?? null) : null,
       });
     }
-    await ctx.sql(RECORD, [
-      rowsOf(ctx, deliveries),
-      event.id,
-      company,
-      event.type,
-      JSON.stringify(event.data),
-      event.contact === null ? null : JSON.stringify(event.contact),
-      event.occurredAt,
-      JSON.stringify(subjects),
-      JSON.stringify(filteredBy),
-    ]);
-    if (filteredBy.length > 0) ctx.afterCommit(() => this.countFiltered(event.type, filteredBy.length));
-    if (deliveries.length > 0) this.afterCommit(ctx);
+    return { deliveries, filteredBy, subjects };
   }
 
   /** Delivery rows due now (also for test sends); the pumps are woken once they commit. */
