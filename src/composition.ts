@@ -28,6 +28,7 @@ import { CallTranscriptService } from './services/call-transcript.service.js';
 import { SmsService } from './services/sms.service.js';
 import { DoNotCallService } from './services/do-not-call.service.js';
 import { LeadImportService } from './services/lead-import.service.js';
+import { DialerService } from './services/dialer.service.js';
 import { ContactService } from './services/contact.service.js';
 import { LiveEvents } from './services/live-events.js';
 import { CampaignService } from './services/campaign.service.js';
@@ -83,6 +84,7 @@ export interface Services {
   /** The company's do-not-call list. */
   doNotCall: DoNotCallService;
   leadImports: LeadImportService;
+  dialer: DialerService;
   /** The call path's record over time: counted by the caller, added to the database every few seconds. */
   callPathRecord: CallPathRecord;
   callPathStats: CallPathStatsService;
@@ -187,6 +189,8 @@ export function createServices(
   const telco = new TelcoService(telcoClient, box, purposeTokens, limiter, config);
   const doNotCall = new DoNotCallService(clock);
   const sms = new SmsService(telco, contacts, doNotCall, clock);
+  const campaigns = new CampaignService(ids, contacts, clock);
+  const dialer = new DialerService(campaigns, clock);
   return {
     config,
     log,
@@ -212,7 +216,7 @@ export function createServices(
     dashboard: new DashboardService(ids, clock),
     agents: new AgentService(ids),
     contacts,
-    campaigns: new CampaignService(ids, contacts, clock),
+    campaigns,
     calls,
     decisionEndpoints,
     inboundCalls,
@@ -226,9 +230,14 @@ export function createServices(
     sms,
     doNotCall,
     leadImports: new LeadImportService(ids, clock),
+    dialer,
     callbacks: new TelcoCallbacks(contexts, {
       account: (ctx, accountSid, number) => telco.callbackAccount(ctx, accountSid, number),
-      callStatusChanged: (ctx, report) => calls.callStatusChanged(ctx, report),
+      // A campaign's call ends its attempt in the same unit of work (services/dialer.service.ts).
+      callStatusChanged: async (ctx, report) => {
+        await calls.callStatusChanged(ctx, report);
+        if (report.direction === 'outbound') await dialer.callReported(ctx, report.callSid);
+      },
       inboundCall: (ctx, call, startedAt) => inboundCalls.inboundCall(ctx, call, startedAt),
       toolCalled: (ctx, call, startedAt) => toolCalls.toolCalled(ctx, call, startedAt),
       callAnalysisReported: (ctx, { callSid, ...analysis }) => analyses.reported(ctx, callSid, analysis),

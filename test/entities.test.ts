@@ -64,6 +64,7 @@ describe('the entities against the migrations', () => {
       'event_log',
       'events',
       'idempotency_keys',
+      'lead_attempts',
       'leads',
       'listen_exchanges',
       'listen_sessions',

@@ -44,6 +44,16 @@ export interface Config {
   webhookDisableAfterMs: number;
   /** WEBHOOK_STATS: whether the engine keeps each webhook's record over time (default on). */
   webhookStats: boolean;
+  /** DIALER: whether this process may lead the dialer (roles all and worker; default on). */
+  dialer: boolean;
+  /** DIALER_CALLS_PER_SECOND: calls a company's provider account places per second, at most. */
+  dialerCallsPerSecond: number;
+  /** DIALER_COMPANY_CONCURRENCY: calls of one company at once, over all its campaigns. */
+  dialerCompanyConcurrency: number;
+  /** DIALER_TICK: how often the leading dialer plans. */
+  dialerTickMs: number;
+  /** TELCO_SIM_TIME_SCALE: the in-process simulator's call time, as a fraction of real time (1: real time). */
+  telcoSimTimeScale: number;
   /** CALL_PATH_STATS: whether decision endpoints' and agent tools' record over time is kept (default on). */
   callPathStats: boolean;
   /** CALL_PATH_STATS_EVERY: how often the counts are added to the database. */
@@ -117,6 +127,16 @@ const describe = (ms: number) =>
           : `${ms}ms`;
 
 /** A duration within [min, max]. */
+/** A number from 0.0001 to 1. */
+function fraction(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0.0001 || value > 1)
+    throw new ConfigError(name, `must be a number from 0.0001 to 1 (got "${raw}")`);
+  return value;
+}
+
 function duration(env: Env, name: string, fallback: string, min: number, max: number): number {
   const ms = parseDuration(env[name] || fallback, name);
   if (ms < min || ms > max)
@@ -327,6 +347,11 @@ export function loadConfig(env: Env = process.env): Config {
       5 * 86_400_000,
     ),
     webhookStats: read(() => bool(env, 'WEBHOOK_STATS', true), true),
+    dialer: read(() => bool(env, 'DIALER', true), true),
+    dialerCallsPerSecond: read(() => integer(env, 'DIALER_CALLS_PER_SECOND', 1, 1, 100), 1),
+    dialerCompanyConcurrency: read(() => integer(env, 'DIALER_COMPANY_CONCURRENCY', 50, 1, 1000), 50),
+    dialerTickMs: read(() => duration(env, 'DIALER_TICK', '250ms', 20, 10_000), 250),
+    telcoSimTimeScale: read(() => fraction(env, 'TELCO_SIM_TIME_SCALE', 1), 1),
     callPathStats: read(() => bool(env, 'CALL_PATH_STATS', true), true),
     callPathStatsEveryMs: read(() => duration(env, 'CALL_PATH_STATS_EVERY', '5s', 50, 60_000), 5000),
     webhookEndpointConcurrency: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100), 4),

@@ -15,6 +15,10 @@ export const LOCKS = {
    * webhook being deleted.
    */
   webhookWriters: 7_205,
+  /** A call the dialer placed (the second key: its provider id hashed): its id recorded and its end, one at a time. */
+  dialedCall: 7_206,
+  /** The one dialer of the deployment (services/dialer-engine.ts), held by its session. */
+  dialerLeader: 7_207,
 } as const;
 
 /** Holds the advisory lock (`namespace`, `key`) until the unit of work `ctx` runs in ends. */

@@ -32,6 +32,10 @@ export class Call extends CompanyOwned {
   @Property({ type: 'string', length: 20 })
   fromNumber!: string;
 
+  /** Who answered, by the provider's machine detection: human, machine_start, machine_end_beep, fax, unknown... */
+  @Property({ type: 'string', length: 32, nullable: true })
+  answeredBy?: string | null = null;
+
   @Property({ type: 'string', length: 20 })
   toNumber!: string;
 

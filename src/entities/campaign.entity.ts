@@ -9,7 +9,7 @@ export class Campaign extends CompanyOwned {
   @Property({ type: 'string', length: 255 })
   name!: string;
 
-  /** draft, running or completed (kernel/vocabulary.ts CAMPAIGN_STATUSES). */
+  /** draft, running, paused, completed or canceled (kernel/vocabulary.ts CAMPAIGN_STATUSES). */
   @Property({ type: 'string', length: 16, default: 'draft' })
   status: Opt<string> = 'draft';
 
@@ -18,6 +18,41 @@ export class Campaign extends CompanyOwned {
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   startedAt: Date | null = null;
+
+  /** Calls of this campaign at once, at most (under its company's cap). */
+  @Property({ type: 'smallint', default: 10 })
+  concurrency: Opt<number> = 10;
+
+  /** The company's number it calls from; none: the company's first number for the dialer. */
+  @Property({ type: 'string', length: 20, nullable: true })
+  fromNumber: string | null = null;
+
+  /** Its calling hours in each lead's own time: minutes after midnight, from (inclusive) and to (exclusive). */
+  @Property({ type: 'smallint', default: 480 })
+  hoursStart: Opt<number> = 480;
+
+  @Property({ type: 'smallint', default: 1260 })
+  hoursEnd: Opt<number> = 1260;
+
+  /** The days it calls on (ISO: 1 is Monday, 7 Sunday), in each lead's own time. */
+  @Property({ type: 'json', default: '[1,2,3,4,5,6,7]' })
+  callingDays: Opt<number[]> = [1, 2, 3, 4, 5, 6, 7];
+
+  /** Seconds a call rings before it is no answer (15 at least). */
+  @Property({ type: 'smallint', default: 25 })
+  ringSeconds: Opt<number> = 25;
+
+  /** Attempts a lead gets at most, whatever their outcomes. */
+  @Property({ type: 'smallint', default: 3 })
+  maxAttempts: Opt<number> = 3;
+
+  /** Minutes before each retry: the first after attempt 1, and so on (the last repeats). */
+  @Property({ type: 'json', default: '[30,60,120]' })
+  retryMinutes: Opt<number[]> = [30, 60, 120];
+
+  /** The outcomes retried (kernel/vocabulary.ts DIAL_OUTCOMES). */
+  @Property({ type: 'json', default: '["no_answer","busy"]' })
+  retryOn: Opt<string[]> = ['no_answer', 'busy'];
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   completedAt: Date | null = null;

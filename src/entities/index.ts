@@ -9,6 +9,7 @@ import { Contact } from './contact.entity.js';
 import { DecisionEndpoint } from './decision-endpoint.entity.js';
 import { DoNotCallEntry } from './do-not-call-entry.entity.js';
 import { EventLog } from './event-log.entity.js';
+import { LeadAttempt } from './lead-attempt.entity.js';
 import { IdempotencyKey } from './idempotency-key.entity.js';
 import { Lead } from './lead.entity.js';
 import { ListenExchange } from './listen-exchange.entity.js';
@@ -59,6 +60,7 @@ export const ENTITIES = [
   CallTurn,
   Contact,
   Lead,
+  LeadAttempt,
   SmsMessage,
   Campaign,
   Pipeline,

@@ -15,6 +15,7 @@ export type LeadVariables = Record<string, string | number | boolean>;
 @Entity({ tableName: 'leads' })
 @Index({ name: 'leads_company_id_created_at_index', properties: ['company', 'createdAt'] })
 @Unique({ name: 'leads_campaign_id_key_unique', properties: ['campaign', 'key'] })
+@Index({ name: 'leads_campaign_id_state_next_attempt_at_index', properties: ['campaign', 'state', 'nextAttemptAt'] })
 export class Lead extends CompanyOwned {
   @ManyToOne(() => Contact, { deleteRule: 'cascade', updateRule: 'cascade', index: false })
   contact!: Rel<Contact>;
@@ -46,4 +47,16 @@ export class Lead extends CompanyOwned {
   /** Where it stands in its campaign's dialing (kernel/vocabulary.ts LEAD_STATES); none outside a campaign. */
   @Property({ type: 'string', length: 16, nullable: true })
   state: string | null = null;
+
+  /** Calls placed to it by its campaign. */
+  @Property({ type: 'smallint', default: 0 })
+  attempts: Opt<number> = 0;
+
+  /** Not dialed before this (a retry's time, or its calling hours' opening); none: as soon as it can be. */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  nextAttemptAt: Date | null = null;
+
+  /** The outcome of its latest attempt (kernel/vocabulary.ts DIAL_OUTCOMES). */
+  @Property({ type: 'string', length: 16, nullable: true })
+  lastOutcome: string | null = null;
 }

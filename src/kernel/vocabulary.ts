@@ -78,9 +78,25 @@ export enum SpamStatus {
   Clean = 'Clean',
 }
 
-export const CAMPAIGN_STATUSES = ['draft', 'running', 'completed'] as const;
-/** Where a campaign's lead stands in its dialing: `pending` until the dialer reaches it. */
-export const LEAD_STATES = ['pending'] as const;
+export const CAMPAIGN_STATUSES = ['draft', 'running', 'paused', 'completed', 'canceled'] as const;
+/** How a campaign's call to a lead ended. */
+export const DIAL_OUTCOMES = ['answered', 'no_answer', 'busy', 'voicemail', 'failed'] as const;
+/**
+ * Where a campaign's lead stands: `pending` (not dialed yet, or waiting for its calling hours), `dialing` (a call
+ * placed), `waiting` (a retry due), and the final ones: an outcome, `do_not_call` (listed when it was to be dialed),
+ * `outside_hours` (its zones' calling hours never open together) and `canceled` (its campaign was).
+ */
+export const LEAD_STATES = [
+  'pending',
+  'dialing',
+  'waiting',
+  ...DIAL_OUTCOMES,
+  'do_not_call',
+  'outside_hours',
+  'canceled',
+] as const;
+/** The lead states that are not final. */
+export const OPEN_LEAD_STATES = ['pending', 'dialing', 'waiting'] as const;
 /** What becomes of an import's good rows when some are bad: `reject` keeps none, `skip` keeps them. */
 export const LEAD_ERROR_MODES = ['reject', 'skip'] as const;
 /** Which way a call or a message went. */

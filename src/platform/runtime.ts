@@ -21,6 +21,8 @@ import { sendError } from '../http/edge.js';
 import { usePasswordCost } from '../auth/passwords.js';
 import { createServices, type Services } from '../composition.js';
 import { TelcoSimulator } from '../telco/simulator.js';
+import { DialerEngine } from '../services/dialer-engine.js';
+import { Leadership } from '../db/leadership.js';
 import { VERSION } from '../config/version.js';
 import { documentExtras } from './generated.js';
 import { startTracing, stopTracing } from '../observability/tracing.js';
@@ -36,6 +38,8 @@ export interface Running {
   jobs: JobRunner;
   seeded: boolean;
   telcoBaseUrl: string;
+  /** The dialer, where this process may lead it. */
+  dialer?: DialerEngine;
   /** The in-process provider simulator, when TELCO_BASE_URL is unset. */
   simulator?: TelcoSimulator;
   stop(): Promise<void>;
@@ -104,6 +108,7 @@ export async function startService(
     let simulator: TelcoSimulator | undefined;
     if (!telcoBaseUrl) {
       simulator = new TelcoSimulator();
+      simulator.outbound.timeScale = config.telcoSimTimeScale;
       telcoBaseUrl = await simulator.start();
       cleanups.push(['telco simulator', () => simulator!.stop()]);
       log.info('telco simulator started', { url: telcoBaseUrl });
@@ -228,8 +233,30 @@ export async function startService(
     ]);
     const address = server.address() as AddressInfo | null;
     const host = config.host === '0.0.0.0' ? 'localhost' : config.host;
+    const url = address ? `http://${host}:${address.port}` : '';
+    // The dialer runs where jobs run; one process of the deployment leads it at a time.
+    let dialer: DialerEngine | undefined;
+    if (jobs.processing && config.dialer) {
+      dialer = new DialerEngine(
+        services.contexts,
+        services.dialer,
+        services.telco,
+        new Leadership(databaseUrl, LOCKS.dialerLeader, log),
+        {
+          callsPerSecond: config.dialerCallsPerSecond,
+          companyConcurrency: config.dialerCompanyConcurrency,
+          tickMs: config.dialerTickMs,
+        },
+        log,
+      );
+      // The provider reports a call's progress to the public address; on a port chosen at start, to this one.
+      dialer.callbackBase = config.port === 0 ? url : config.publicUrl;
+      dialer.start();
+      cleanups.push(['dialer', () => dialer!.stop()]);
+    }
     return {
-      url: address ? `http://${host}:${address.port}` : '',
+      dialer,
+      url,
       databaseUrl,
       services,
       server,

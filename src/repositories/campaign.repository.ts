@@ -5,10 +5,33 @@ import { Agent } from '../entities/agent.entity.js';
 import { Campaign } from '../entities/campaign.entity.js';
 import { Lead } from '../entities/lead.entity.js';
 import { PipelineStage } from '../entities/pipeline-stage.entity.js';
+import { PhoneNumber } from '../entities/phone-number.entity.js';
 import { type Listed, listed } from './common.js';
 
 /** What a campaign and a lead are listed with. */
-export type CampaignListed = 'id' | 'name' | 'status' | 'agent' | 'startedAt' | 'completedAt' | 'createdAt' | 'leads';
+export type CampaignListed =
+  | 'id'
+  | 'name'
+  | 'status'
+  | 'agent'
+  | 'startedAt'
+  | 'completedAt'
+  | 'createdAt'
+  | 'leads'
+  | DialingField;
+
+/** A campaign's dialing settings. */
+export type DialingField =
+  | 'concurrency'
+  | 'fromNumber'
+  | 'hoursStart'
+  | 'hoursEnd'
+  | 'callingDays'
+  | 'ringSeconds'
+  | 'maxAttempts'
+  | 'retryMinutes'
+  | 'retryOn';
+export type DialingSettings = Pick<Campaign, DialingField>;
 export type LeadListed =
   | 'id'
   | 'contact'
@@ -20,6 +43,9 @@ export type LeadListed =
   | 'timeZone'
   | 'timeZones'
   | 'state'
+  | 'attempts'
+  | 'lastOutcome'
+  | 'nextAttemptAt'
   | 'createdAt';
 
 // A company's dialer campaigns and leads: the one module that knows their tables.
@@ -30,8 +56,15 @@ export const campaignRepository = {
     return ctx.em.findOne(Agent, { id, company: await ctx.companyId() });
   },
 
-  async create(ctx: RequestContext, name: string, agent: Agent | null, now: Date): Promise<Campaign> {
+  async create(
+    ctx: RequestContext,
+    name: string,
+    agent: Agent | null,
+    dialing: Partial<DialingSettings>,
+    now: Date,
+  ): Promise<Campaign> {
     const campaign = ctx.em.create(Campaign, {
+      ...dialing,
       company: await ctx.companyId(),
       name,
       agent,
@@ -55,7 +88,9 @@ export const campaignRepository = {
       ctx,
       {
         select:
-          'c.id, c.name, c.status, c.agent_id, c.started_at, c.completed_at, c.created_at, ' +
+          'c.id, c.name, c.status, c.agent_id, c.started_at, c.completed_at, c.created_at, c.concurrency, ' +
+          'c.from_number, c.hours_start, c.hours_end, c.calling_days, c.ring_seconds, c.max_attempts, ' +
+          'c.retry_minutes, c.retry_on, ' +
           '(SELECT count(*)::int FROM leads l WHERE l.campaign_id = c.id) AS leads',
         from: 'campaigns c',
         where: status ? 'c.company_id = $1 AND c.status = $2' : 'c.company_id = $1',
@@ -81,6 +116,11 @@ export const campaignRepository = {
     return ctx.em.findOne(Campaign, { id, company: await ctx.companyId() });
   },
 
+  /** Whether the number is one of the company's. */
+  async ownsNumber(ctx: RequestContext, phoneNumber: string): Promise<boolean> {
+    return (await ctx.em.count(PhoneNumber, { company: await ctx.companyId(), phoneNo: phoneNumber })) > 0;
+  },
+
   /** A stage of one of the company's pipelines, or null. */
   async stageOf(ctx: RequestContext, id: number): Promise<PipelineStage | null> {
     return ctx.em.findOne(PipelineStage, { id, pipeline: { company: await ctx.companyId() } });
@@ -94,6 +134,7 @@ export const campaignRepository = {
     const lead = ctx.em.create(Lead, {
       ...fields,
       state: fields.campaign ? 'pending' : null,
+      nextAttemptAt: fields.campaign ? now : null,
       company: await ctx.companyId(),
       createdAt: now,
       updatedAt: now,
@@ -115,7 +156,7 @@ export const campaignRepository = {
       {
         select:
           'l.id, l.contact_id, l.campaign_id, l.pipeline_stage_id, l.source, l.key, l.variables, l.time_zone, ' +
-          'l.time_zones, l.state, l.created_at',
+          'l.time_zones, l.state, l.attempts, l.last_outcome, l.next_attempt_at, l.created_at',
         from: 'leads l',
         where: campaignId !== undefined ? 'l.company_id = $1 AND l.campaign_id = $2' : 'l.company_id = $1',
         orderBy: 'l.created_at DESC, l.id DESC',
@@ -124,6 +165,24 @@ export const campaignRepository = {
       window,
     );
     return [listed(ctx, Lead, rows), total];
+  },
+
+  /** The campaign's leads not dialing now and not final: canceled (they are never dialed). */
+  async cancelOpenLeads(ctx: RequestContext, campaignId: number, now: Date): Promise<void> {
+    await ctx.em.nativeUpdate(
+      Lead,
+      { campaign: campaignId, state: { $in: ['pending', 'waiting'] } },
+      { state: 'canceled', nextAttemptAt: null, updatedAt: now },
+    );
+  },
+
+  /** The campaign's leads counted by state. */
+  async leadStates(ctx: RequestContext, campaignId: number): Promise<Record<string, number>> {
+    const rows = await ctx.sql<{ state: string; n: number }>(
+      'SELECT state, count(*)::int AS n FROM leads WHERE campaign_id = $1 AND state IS NOT NULL GROUP BY state',
+      [campaignId],
+    );
+    return Object.fromEntries(rows.map((r) => [r.state, r.n]));
   },
 
   /** Writes what was changed on the campaigns this unit of work holds. */

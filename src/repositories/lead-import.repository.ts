@@ -66,6 +66,7 @@ export const leadImportRepository = {
           timeZone: lead.timeZone,
           timeZones: lead.timeZones,
           state: 'pending',
+          nextAttemptAt: now,
           createdAt: now,
           updatedAt: now,
         })),

@@ -1,10 +1,61 @@
-import { Arg, Authorized, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../context/request-context.js';
 import type { CampaignService } from '../services/campaign.service.js';
 import { PageType } from './pagination.types.js';
-import { CampaignStatus, LeadState } from './enums.js';
+import { CampaignStatus, DialOutcome, LeadState } from './enums.js';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { CallType } from './dashboard.types.js';
+
+@ObjectType('CampaignDialing', { simpleResolvers: true, description: 'How a campaign dials (docs/dialer.md)' })
+export class CampaignDialingType {
+  @Field(() => Int, { description: 'Calls at once, at most (under the company cap)' }) concurrency!: number;
+  @Field(() => String, {
+    nullable: true,
+    description: "The company's number it calls from; none: its first for the dialer",
+  })
+  fromNumber!: string | null;
+  @Field({ description: "Calling hours start, in each lead's own time (HH:MM)" }) hoursStart!: string;
+  @Field({ description: 'Calling hours end (HH:MM): no call starts at or after it' }) hoursEnd!: string;
+  @Field(() => [Int], { description: 'Calling days: 1 (Monday) to 7 (Sunday)' }) callingDays!: number[];
+  @Field(() => Int, { description: 'Seconds a call rings before it is no answer' }) ringSeconds!: number;
+  @Field(() => Int, { description: 'Attempts a lead gets at most, whatever their outcomes' }) maxAttempts!: number;
+  @Field(() => [Int], { description: 'Minutes before each retry (the last repeats)' }) retryMinutes!: number[];
+  @Field(() => [DialOutcome], { description: 'The outcomes retried' }) retryOn!: string[];
+}
+
+@InputType('CampaignDialingInput', { description: 'How a campaign dials; each field left out keeps its default' })
+export class CampaignDialingInput {
+  @Field(() => Int, { nullable: true, description: '1 to 200; default 10' }) concurrency?: number | null;
+  @Field(() => String, { nullable: true, description: "One of the company's numbers (E.164)" })
+  fromNumber?: string | null;
+  @Field(() => String, { nullable: true, description: 'HH:MM; default 08:00' }) hoursStart?: string | null;
+  @Field(() => String, { nullable: true, description: 'HH:MM; default 21:00' }) hoursEnd?: string | null;
+  @Field(() => [Int], { nullable: true, description: '1 (Monday) to 7 (Sunday); default every day' })
+  callingDays?: number[] | null;
+  @Field(() => Int, { nullable: true, description: '15 to 120; default 25' }) ringSeconds?: number | null;
+  @Field(() => Int, { nullable: true, description: '1 to 10; default 3' }) maxAttempts?: number | null;
+  @Field(() => [Int], { nullable: true, description: 'Default 30, 60, 120' }) retryMinutes?: number[] | null;
+  @Field(() => [DialOutcome], { nullable: true, description: 'Default no_answer, busy' }) retryOn?: string[] | null;
+}
+
+@ObjectType('CampaignProgress', {
+  simpleResolvers: true,
+  description: "A campaign's leads by state; they add up to total",
+})
+export class CampaignProgressType {
+  @Field(() => Int) total!: number;
+  @Field(() => Int) pending!: number;
+  @Field(() => Int) dialing!: number;
+  @Field(() => Int) waiting!: number;
+  @Field(() => Int) answered!: number;
+  @Field(() => Int) noAnswer!: number;
+  @Field(() => Int) busy!: number;
+  @Field(() => Int) voicemail!: number;
+  @Field(() => Int) failed!: number;
+  @Field(() => Int) doNotCall!: number;
+  @Field(() => Int) outsideHours!: number;
+  @Field(() => Int) canceled!: number;
+}
 
 @ObjectType('Campaign', { simpleResolvers: true })
 export class CampaignType {
@@ -16,6 +67,7 @@ export class CampaignType {
   @Field(() => Date, { nullable: true }) completedAt!: Date | null;
   @Field() createdAt!: Date;
   @Field(() => Int, { description: 'Leads in the campaign' }) leads!: number;
+  @Field(() => CampaignDialingType) dialing!: CampaignDialingType;
 }
 
 @ObjectType('CampaignPage', { simpleResolvers: true })
@@ -38,6 +90,10 @@ export class LeadType {
   timeZones!: string[];
   @Field(() => LeadState, { nullable: true, description: 'Where it stands in its campaign; none outside one' })
   state!: string | null;
+  @Field(() => Int, { description: 'Calls its campaign placed to it' }) attempts!: number;
+  @Field(() => DialOutcome, { nullable: true, description: 'How its latest call ended' }) lastOutcome!: string | null;
+  @Field(() => Date, { nullable: true, description: 'Not dialed before then (a retry, or its calling hours)' })
+  nextAttemptAt!: Date | null;
   @Field() createdAt!: Date;
 }
 
@@ -65,8 +121,49 @@ export class CampaignResolver {
     @Ctx() ctx: RequestContext,
     @Arg('name') name: string,
     @Arg('agentId', () => ID, { nullable: true }) agentId: string | null,
+    @Arg('dialing', () => CampaignDialingInput, { nullable: true }) dialing: CampaignDialingInput | null,
   ): Promise<CampaignType> {
-    return this.campaignService.create(ctx, { name, agentId });
+    return this.campaignService.create(ctx, { name, agentId, dialing });
+  }
+
+  @Authorized('manage-campaigns')
+  @Mutation(() => CampaignType, { description: 'Pause a running campaign: nothing more is dialed; calls finish' })
+  async pauseCampaign(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<CampaignType> {
+    return this.campaignService.pause(ctx, id);
+  }
+
+  @Authorized('manage-campaigns')
+  @Mutation(() => CampaignType, { description: 'Resume a paused campaign' })
+  async resumeCampaign(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<CampaignType> {
+    return this.campaignService.resume(ctx, id);
+  }
+
+  @Authorized('manage-campaigns')
+  @Mutation(() => CampaignType, {
+    description: 'Cancel a campaign: its leads not dialed yet are canceled, never dialed; calls on the line finish',
+  })
+  async cancelCampaign(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<CampaignType> {
+    return this.campaignService.cancel(ctx, id);
+  }
+
+  @Authorized('view-campaigns')
+  @Query(() => CampaignProgressType, { description: "A campaign's leads by state" })
+  async campaignProgress(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<CampaignProgressType> {
+    const { total, states } = await this.campaignService.progress(ctx, id);
+    return {
+      total,
+      pending: states.pending,
+      dialing: states.dialing,
+      waiting: states.waiting,
+      answered: states.answered,
+      noAnswer: states.no_answer,
+      busy: states.busy,
+      voicemail: states.voicemail,
+      failed: states.failed,
+      doNotCall: states.do_not_call,
+      outsideHours: states.outside_hours,
+      canceled: states.canceled,
+    };
   }
 
   @Authorized('manage-campaigns')

@@ -17,6 +17,7 @@ import {
   DELIVERY_STATUSES,
   DIRECTIONS,
   graphqlName,
+  DIAL_OUTCOMES,
   LEAD_ERROR_MODES,
   LEAD_STATES,
   LIST_SELECTION_NAMES,
@@ -56,6 +57,7 @@ export const MessageStatus = closedSet(
   "A message's status: the provider's while it is sent, received when it came in",
 );
 export const CampaignStatus = closedSet('CampaignStatus', CAMPAIGN_STATUSES, "A campaign's stage");
+export const DialOutcome = closedSet('DialOutcome', DIAL_OUTCOMES, "How a campaign's call to a lead ended");
 export const LeadState = closedSet('LeadState', LEAD_STATES, "Where a campaign's lead stands in its dialing");
 export const LeadErrorMode = closedSet(
   'LeadErrorMode',

@@ -57,6 +57,7 @@ export class CallService {
     if (answeredNow) call.answeredAt = now;
     // The AI agent's analysis arrives with the completed callback (or after it): it completes the record.
     if (report.recordingUrl) call.recordingUrl = report.recordingUrl;
+    if (report.answeredBy) call.answeredBy = report.answeredBy;
     if (report.transcript !== undefined) call.transcript = report.transcript.slice(0, 100_000);
     if (report.sentiment) call.sentiment = report.sentiment;
     if (report.disposition !== undefined) call.disposition = report.disposition.slice(0, 64);

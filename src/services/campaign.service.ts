@@ -10,7 +10,8 @@ import { ConflictError, NotFoundError, ValidationError } from '../kernel/errors.
 import type { IdCodec } from '../kernel/ids.js';
 import { E164, Rules, message } from '../kernel/validation.js';
 import { contactFields, type ContactRecord, type ContactService } from './contact.service.js';
-import { CAMPAIGN_STATUSES } from '../kernel/vocabulary.js';
+import { CAMPAIGN_STATUSES, LEAD_STATES } from '../kernel/vocabulary.js';
+import { checkedDialing, type DialingInput, type DialingRecord, dialingRecord } from './campaign-dialing.js';
 import { callReads } from '../repositories/call-reads.repository.js';
 import { callRepository } from '../repositories/call.repository.js';
 import { appointmentCallRecord, type AppointmentCallRecord } from './calls/records.js';
@@ -19,18 +20,6 @@ import { BOUNDS } from '../kernel/bounds.js';
 // Dialer campaigns (draft -> running -> completed: campaign.started and
 // campaign.completed), leads (a contact in a campaign or a pipeline stage:
 // lead.generated) and appointments booked on a call (appointment.scheduled).
-
-/** A campaign as the GraphQL Campaign type serves it. */
-export interface CampaignRecord {
-  id: number;
-  name: string;
-  status: string;
-  agentId: number | null;
-  startedAt: Date | null;
-  completedAt: Date | null;
-  createdAt: Date;
-  leads: number;
-}
 
 /** A lead as the GraphQL Lead type serves it. */
 export interface LeadRecord {
@@ -44,7 +33,23 @@ export interface LeadRecord {
   timeZone: string | null;
   timeZones: string[];
   state: string | null;
+  attempts: number;
+  lastOutcome: string | null;
+  nextAttemptAt: Date | null;
   createdAt: Date;
+}
+
+/** A campaign as the GraphQL Campaign type serves it. */
+export interface CampaignRecord {
+  id: number;
+  name: string;
+  status: string;
+  agentId: number | null;
+  startedAt: Date | null;
+  completedAt: Date | null;
+  createdAt: Date;
+  leads: number;
+  dialing: DialingRecord;
 }
 
 const campaignRecord = (campaign: Listed<Campaign, CampaignListed>): CampaignRecord => ({
@@ -56,6 +61,7 @@ const campaignRecord = (campaign: Listed<Campaign, CampaignListed>): CampaignRec
   completedAt: campaign.completedAt,
   createdAt: campaign.createdAt,
   leads: campaign.leads ?? 0,
+  dialing: dialingRecord(campaign),
 });
 
 const leadRecord = (lead: Listed<Lead, LeadListed>): LeadRecord => ({
@@ -69,6 +75,9 @@ const leadRecord = (lead: Listed<Lead, LeadListed>): LeadRecord => ({
   timeZone: lead.timeZone,
   timeZones: lead.timeZones,
   state: lead.state,
+  attempts: lead.attempts,
+  lastOutcome: lead.lastOutcome,
+  nextAttemptAt: lead.nextAttemptAt,
   createdAt: lead.createdAt,
 });
 
@@ -79,15 +88,24 @@ export class CampaignService {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  async create(ctx: RequestContext, input: { name?: string | null; agentId?: string | null }): Promise<CampaignRecord> {
+  async create(
+    ctx: RequestContext,
+    input: { name?: string | null; agentId?: string | null; dialing?: DialingInput | null },
+  ): Promise<CampaignRecord> {
     new Rules().required('name', input.name).maxChars('name', input.name, BOUNDS.campaign.name.maxLength).check();
+    const dialing = checkedDialing(input.dialing);
+    if (dialing.fromNumber && !(await campaignRepository.ownsNumber(ctx, dialing.fromNumber)))
+      throw ValidationError.field(
+        'dialing.fromNumber',
+        "The dialing from number must be one of the company's numbers.",
+      );
     let agent: Agent | null = null;
     if (input.agentId) {
       const id = this.ids.decode(input.agentId, 'agent');
       agent = id === undefined ? null : await campaignRepository.agentOf(ctx, id);
       if (!agent) throw ValidationError.field('agentId', message.oneOf('agentId'));
     }
-    return campaignRecord(await campaignRepository.create(ctx, input.name!.trim(), agent, this.clock()));
+    return campaignRecord(await campaignRepository.create(ctx, input.name!.trim(), agent, dialing, this.clock()));
   }
 
   async list(
@@ -116,11 +134,22 @@ export class CampaignService {
     return campaignRecord(campaign);
   }
 
-  /** running -> completed, once: campaign.completed. */
+  /** running (or paused) -> completed, once: campaign.completed. Its leads not yet final stay as they are. */
   async complete(ctx: RequestContext, rawId: string): Promise<CampaignRecord> {
     const campaign = await this.lock(ctx, rawId);
-    if (campaign.status !== 'running')
-      throw new ConflictError(`The campaign is ${campaign.status}; only a running campaign can complete.`);
+    if (campaign.status !== 'running' && campaign.status !== 'paused')
+      throw new ConflictError(`The campaign is ${campaign.status}; only a running or paused campaign can complete.`);
+    await this.completed(ctx, campaign);
+    return campaignRecord(campaign);
+  }
+
+  /** The dialer's: a running campaign whose leads are all final completes (campaign.completed, once). */
+  async completeWhenRunning(ctx: RequestContext, id: number): Promise<void> {
+    const campaign = await campaignRepository.locked(ctx, id);
+    if (campaign?.status === 'running') await this.completed(ctx, campaign);
+  }
+
+  private async completed(ctx: RequestContext, campaign: Campaign): Promise<void> {
     const now = this.clock();
     Object.assign(campaign, { status: 'completed', completedAt: now, updatedAt: now });
     await campaignRepository.save(ctx);
@@ -130,7 +159,44 @@ export class CampaignService {
       completed_at: now.toISOString(),
       leads: campaign.leads ?? 0,
     });
+  }
+
+  /** running -> paused: nothing more is dialed; calls on the line finish. */
+  async pause(ctx: RequestContext, rawId: string): Promise<CampaignRecord> {
+    return this.move(ctx, rawId, ['running'], 'paused');
+  }
+
+  /** paused -> running: dialing goes on where it stopped. */
+  async resume(ctx: RequestContext, rawId: string): Promise<CampaignRecord> {
+    return this.move(ctx, rawId, ['paused'], 'running');
+  }
+
+  /** draft, running or paused -> canceled: every lead not dialed yet is canceled and never dialed; calls finish. */
+  async cancel(ctx: RequestContext, rawId: string): Promise<CampaignRecord> {
+    const record = await this.move(ctx, rawId, ['draft', 'running', 'paused'], 'canceled');
+    await campaignRepository.cancelOpenLeads(ctx, record.id, this.clock());
+    return record;
+  }
+
+  private async move(ctx: RequestContext, rawId: string, from: string[], to: string): Promise<CampaignRecord> {
+    const campaign = await this.lock(ctx, rawId);
+    if (!from.includes(campaign.status)) {
+      const which = from.length === 1 ? `a ${from[0]}` : `a ${from.slice(0, -1).join(', ')} or ${from.at(-1)}`;
+      throw new ConflictError(`The campaign is ${campaign.status}; only ${which} campaign can be ${to}.`);
+    }
+    Object.assign(campaign, { status: to, updatedAt: this.clock() });
+    await campaignRepository.save(ctx);
     return campaignRecord(campaign);
+  }
+
+  /** The campaign's leads by state, every state named (0 where none), and their total. */
+  async progress(ctx: RequestContext, rawId: string): Promise<{ total: number; states: Record<string, number> }> {
+    const id = this.ids.decode(rawId, 'campaign');
+    const campaign = id === undefined ? null : await campaignRepository.byId(ctx, id);
+    if (!campaign) throw new NotFoundError('Campaign');
+    const counted = await campaignRepository.leadStates(ctx, campaign.id);
+    const states = Object.fromEntries(LEAD_STATES.map((state) => [state, counted[state] ?? 0]));
+    return { total: Object.values(states).reduce((a, b) => a + b, 0), states };
   }
 
   /** A lead: a contact (by id or phone number, made when new) in a campaign or a pipeline stage. */

@@ -245,6 +245,29 @@ export class TelcoService {
     );
   }
 
+  /** Places a campaign's call, with machine detection (a voicemail is an outcome of its own). */
+  async dial(
+    ctx: RequestContext,
+    call: { from: string; to: string; statusCallback: string; ringSeconds: number },
+  ): Promise<{ sid: string }> {
+    const { creds } = await this.credentials(ctx);
+    return provider(() =>
+      this.client.dial(creds, {
+        from: call.from,
+        to: call.to,
+        statusCallback: call.statusCallback,
+        timeoutSeconds: call.ringSeconds,
+        machineDetection: true,
+      }),
+    );
+  }
+
+  /** The account's calls to a number since a time, newest first. */
+  async callsTo(ctx: RequestContext, to: string, since: Date): Promise<Array<{ sid: string; status: string }>> {
+    const { creds } = await this.credentials(ctx);
+    return provider(() => this.client.callsTo(creds, to, since));
+  }
+
   /**
    * Whose callback this is: the company whose provider account has this sid
    * (when several share one, the company that owns `number`), with the auth

@@ -49,6 +49,8 @@ export interface CallStatusChanged {
   disposition?: string;
   tags?: string[];
   appointmentAt?: Date;
+  /** Who answered, by the provider's machine detection (human, machine_start, machine_end_beep, fax, unknown...). */
+  answeredBy?: string;
 }
 
 /** An inbound call the provider asks how to route (its answer is the instruction). */
@@ -154,6 +156,16 @@ export function readCallStatus(params: Params): CallStatusChanged {
     );
   if (params.Direction !== undefined && !DIRECTIONS.includes(params.Direction))
     errors.bad('Direction', `The Direction parameter must be one of ${DIRECTIONS.join(', ')}.`);
+  if (params.AnsweredBy !== undefined && !/^[a-z_]{1,32}$/.test(params.AnsweredBy))
+    errors.bad(
+      'AnsweredBy',
+      'The AnsweredBy parameter must be human, machine_start, machine_end_beep, fax or unknown.',
+    );
+  if (params.AnsweredBy !== undefined && !/^[a-z_]{1,32}$/.test(params.AnsweredBy))
+    errors.bad(
+      'AnsweredBy',
+      'The AnsweredBy parameter must be human, machine_start, machine_end_beep, fax or unknown.',
+    );
   if (params.RecordingUrl !== undefined && !/^https?:\/\/\S{1,2000}$/.test(params.RecordingUrl))
     errors.bad('RecordingUrl', 'The RecordingUrl parameter must be an http or https URL.');
   errors.check();
@@ -177,6 +189,7 @@ export function readCallStatus(params: Params): CallStatusChanged {
       .map((tag) => tag.trim())
       .filter(Boolean),
     appointmentAt: appointmentAt ?? undefined,
+    answeredBy: params.AnsweredBy || undefined,
   };
 }
 
@@ -215,6 +228,11 @@ export function readCallAnalysis(params: Params): CallAnalysisReported {
     errors.bad('Summary', message.maxChars('Summary', ANALYSIS_LIMITS.summary));
   if ((params.Disposition ?? '').length > ANALYSIS_LIMITS.disposition)
     errors.bad('Disposition', message.maxChars('Disposition', ANALYSIS_LIMITS.disposition));
+  if (params.AnsweredBy !== undefined && !/^[a-z_]{1,32}$/.test(params.AnsweredBy))
+    errors.bad(
+      'AnsweredBy',
+      'The AnsweredBy parameter must be human, machine_start, machine_end_beep, fax or unknown.',
+    );
   if (params.RecordingUrl !== undefined && !/^https?:\/\/\S{1,2000}$/.test(params.RecordingUrl))
     errors.bad('RecordingUrl', 'The RecordingUrl parameter must be an http or https URL.');
   let custom: Record<string, unknown> | undefined;

@@ -182,6 +182,37 @@ export class TelcoClient {
     return { sid: m.sid, status: m.status };
   }
 
+  /** Places an outbound call; its progress goes to `statusCallback`. A 5xx or no answer: TelcoUnavailableError. */
+  async dial(
+    creds: TelcoCredentials,
+    call: { from: string; to: string; statusCallback: string; timeoutSeconds: number; machineDetection: boolean },
+  ): Promise<{ sid: string }> {
+    const placed = await this.call<Record<string, string>>(
+      creds,
+      'POST',
+      `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/Calls.json`,
+      {
+        From: call.from,
+        To: call.to,
+        StatusCallback: call.statusCallback,
+        Timeout: String(call.timeoutSeconds),
+        ...(call.machineDetection ? { MachineDetection: 'Enable' } : {}),
+      },
+    );
+    return { sid: placed.sid };
+  }
+
+  /** The account's calls to a number placed since a time, newest first: finds a dial whose answer was lost. */
+  async callsTo(creds: TelcoCredentials, to: string, since: Date): Promise<Array<{ sid: string; status: string }>> {
+    const query = new URLSearchParams({ To: to, 'StartTime>=': since.toISOString() });
+    const body = await this.call<{ calls: Array<Record<string, string>> }>(
+      creds,
+      'GET',
+      `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/Calls.json?${query}`,
+    );
+    return body.calls.map((c) => ({ sid: c.sid, status: c.status }));
+  }
+
   private async call<T>(
     creds: TelcoCredentials,
     method: string,

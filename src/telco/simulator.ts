@@ -11,6 +11,7 @@ import {
   type SimAccount,
   type SimAvailable,
 } from './inventory.js';
+import { OutboundCalls, simOutcome } from './outbound-calls.js';
 
 // The telco simulator: the subset of the provider's REST API that Switchboard
 // uses, on a loopback port, with the provider's failure cases and texts.
@@ -31,6 +32,8 @@ export class TelcoSimulator {
     body: string;
     statusCallback: string;
   }> = [];
+  /** Outbound calls placed through the simulator, and how they play out (outbound-calls.ts). */
+  readonly outbound = new OutboundCalls();
   /** Test switch: the next purchase goes through at the provider, but its answer is lost (a 500). */
   loseNextPurchaseAnswer = false;
   url = '';
@@ -173,6 +176,45 @@ export class TelcoSimulator {
         statusCallback: String(req.body?.StatusCallback ?? ''),
       });
       res.status(201).json({ sid, status: 'queued', from, to, body });
+    });
+
+    // Outbound calls: placed, then played out by the number dialed (outbound-calls.ts).
+    app.post('/2010-04-01/Accounts/:sid/Calls.json', (req, res) => {
+      const acc = account(req, res);
+      if (!acc) return;
+      const [from, to] = [String(req.body?.From ?? ''), String(req.body?.To ?? '')];
+      if (!/^\+[1-9]\d{1,14}$/.test(to))
+        return fail(res, 400, 21211, `The 'To' number ${to} is not a valid phone number.`);
+      if (!/^\+[1-9]\d{1,14}$/.test(from))
+        return fail(res, 400, 21212, `The 'From' number ${from} is not a valid phone number.`);
+      if (simOutcome(to) === 'refused') return fail(res, 400, 13224, `The number ${to} cannot be dialed.`);
+      const timeout = Number(req.body?.Timeout ?? 30);
+      const call = this.outbound.place(acc.sid, acc.authToken, {
+        from,
+        to,
+        statusCallback: String(req.body?.StatusCallback ?? ''),
+        machineDetection: req.body?.MachineDetection === 'Enable',
+        timeout: Number.isInteger(timeout) && timeout >= 5 && timeout <= 600 ? timeout : 30,
+      });
+      res.status(201).json({ sid: call.sid, status: 'queued', from, to });
+    });
+    // Calls to a number since a time (StartTime>=, ISO 8601), newest first: how a dial whose answer was lost is found.
+    app.get('/2010-04-01/Accounts/:sid/Calls.json', (req, res) => {
+      const acc = account(req, res);
+      if (!acc) return;
+      const to = String(req.query.To ?? '');
+      const since = Date.parse(String(req.query['StartTime>='] ?? '')) || 0;
+      const calls = this.outbound.calls
+        .filter((c) => c.account === acc.sid && (!to || c.to === to) && c.placedAt >= since)
+        .reverse()
+        .map((c) => ({
+          sid: c.sid,
+          from: c.from,
+          to: c.to,
+          status: c.status,
+          start_time: new Date(c.placedAt).toISOString(),
+        }));
+      res.json({ calls });
     });
 
     // Messaging: services, their A2P campaigns, their webhook settings.

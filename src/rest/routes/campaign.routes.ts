@@ -6,10 +6,16 @@ import { PAGINATION } from './fragments.js';
 // Dialer campaigns and leads, and booking a call's appointment (docs/design.md §4).
 
 const CAMPAIGN =
-  'id name status agent_id: agentId started_at: startedAt completed_at: completedAt created_at: createdAt leads';
+  'id name status agent_id: agentId started_at: startedAt completed_at: completedAt created_at: createdAt leads ' +
+  'dialing { concurrency from_number: fromNumber hours_start: hoursStart hours_end: hoursEnd calling_days: ' +
+  'callingDays ring_seconds: ringSeconds max_attempts: maxAttempts retry_minutes: retryMinutes retry_on: retryOn }';
+const PROGRESS =
+  'total pending dialing waiting answered no_answer: noAnswer busy voicemail failed do_not_call: doNotCall ' +
+  'outside_hours: outsideHours canceled';
 const LEAD =
   'id contact_id: contactId campaign_id: campaignId pipeline_stage_id: pipelineStageId source key variables ' +
-  'time_zone: timeZone time_zones: timeZones state created_at: createdAt';
+  'time_zone: timeZone time_zones: timeZones state attempts last_outcome: lastOutcome next_attempt_at: nextAttemptAt ' +
+  'created_at: createdAt';
 const IMPORT = 'campaign_id: campaignId added duplicates rejected leads errors { index line column value message }';
 const campaignId: RowParam = {
   type: 'id',
@@ -43,8 +49,28 @@ export const campaignRoutes: Route[] = [
     paths: ['/api/campaigns'],
     summary: 'Create a dialer campaign',
     description: 'A draft.',
-    params: { body: { name: { ...BOUNDS.campaign.name }, agent_id: { description: 'The AI agent that dials' } } },
-    document: `mutation CreateCampaign($name: String!, $agentId: ID) { createCampaign(name: $name, agentId: $agentId) { ${CAMPAIGN} } }`,
+    params: {
+      body: {
+        name: { ...BOUNDS.campaign.name },
+        agent_id: { description: 'The AI agent that dials' },
+        dialing: {
+          description: 'How it dials (docs/dialer.md); each field left out keeps its default',
+          fields: {
+            concurrency: { description: 'Calls at once: 1 to 200, default 10' },
+            from_number: { description: "One of the company's numbers (E.164); default its first for the dialer" },
+            hours_start: { description: "Calling hours start in each lead's own time, HH:MM; default 08:00" },
+            hours_end: { description: 'Calling hours end, HH:MM; default 21:00' },
+            calling_days: { description: '1 (Monday) to 7 (Sunday); default every day' },
+            ring_seconds: { description: 'Seconds a call rings before it is no answer: 15 to 120, default 25' },
+            max_attempts: { description: 'Attempts a lead gets at most: 1 to 10, default 3' },
+            retry_minutes: { description: 'Minutes before each retry (the last repeats); default 30, 60, 120' },
+            retry_on: { description: 'The outcomes retried; default no_answer and busy' },
+          },
+        },
+      },
+    },
+    document: `mutation CreateCampaign($name: String!, $agentId: ID, $dialing: CampaignDialingInput) {
+      createCampaign(name: $name, agentId: $agentId, dialing: $dialing) { ${CAMPAIGN} } }`,
     response: { field: 'createCampaign', shape: 'envelope', message: 'Campaign created successfully.', data: true },
     status: 201,
   }),
@@ -60,12 +86,56 @@ export const campaignRoutes: Route[] = [
     response: { field: 'startCampaign', shape: 'envelope', message: 'Campaign started.', data: true },
   }),
   row({
+    operationId: 'pauseCampaign',
+    answers: [409],
+    methods: ['POST'],
+    paths: ['/api/campaigns/{id}/pause'],
+    summary: 'Pause a campaign',
+    description: 'A running campaign dials no more; calls on the line finish.',
+    params: { path: { id: campaignId } },
+    document: `mutation PauseCampaign($id: ID!) { pauseCampaign(id: $id) { ${CAMPAIGN} } }`,
+    response: { field: 'pauseCampaign', shape: 'envelope', message: 'Campaign paused.', data: true },
+  }),
+  row({
+    operationId: 'resumeCampaign',
+    answers: [409],
+    methods: ['POST'],
+    paths: ['/api/campaigns/{id}/resume'],
+    summary: 'Resume a campaign',
+    description: 'A paused campaign dials again where it stopped.',
+    params: { path: { id: campaignId } },
+    document: `mutation ResumeCampaign($id: ID!) { resumeCampaign(id: $id) { ${CAMPAIGN} } }`,
+    response: { field: 'resumeCampaign', shape: 'envelope', message: 'Campaign resumed.', data: true },
+  }),
+  row({
+    operationId: 'cancelCampaign',
+    answers: [409],
+    methods: ['POST'],
+    paths: ['/api/campaigns/{id}/cancel'],
+    summary: 'Cancel a campaign',
+    description: 'Its leads not dialed yet are canceled and never dialed; calls on the line finish.',
+    params: { path: { id: campaignId } },
+    document: `mutation CancelCampaign($id: ID!) { cancelCampaign(id: $id) { ${CAMPAIGN} } }`,
+    response: { field: 'cancelCampaign', shape: 'envelope', message: 'Campaign canceled.', data: true },
+  }),
+  row({
+    operationId: 'getCampaignProgress',
+    methods: ['GET'],
+    paths: ['/api/campaigns/{id}/progress'],
+    summary: "A campaign's progress",
+    description: 'Its leads by state; they add up to `total`.',
+    params: { path: { id: campaignId } },
+    document: `query CampaignProgress($id: ID!) { campaignProgress(id: $id) { ${PROGRESS} } }`,
+    response: { field: 'campaignProgress', shape: 'envelope', data: true },
+  }),
+  row({
     operationId: 'completeCampaign',
     answers: [409],
     methods: ['POST'],
     paths: ['/api/campaigns/{id}/complete'],
     summary: 'Complete a campaign',
-    description: 'A running campaign completes: campaign.completed.',
+    description:
+      'A running or paused campaign completes: campaign.completed. The dialer completes one by itself when its leads are all final.',
     params: { path: { id: campaignId } },
     document: `mutation CompleteCampaign($id: ID!) { completeCampaign(id: $id) { ${CAMPAIGN} } }`,
     response: { field: 'completeCampaign', shape: 'envelope', message: 'Campaign completed.', data: true },

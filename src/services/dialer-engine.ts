@@ -1,0 +1,221 @@
+import type { ContextFactory } from '../context/request-context.js';
+import type { Leadership } from '../db/leadership.js';
+import { ProviderUnavailableError, UnprocessableError } from '../kernel/errors.js';
+import { nextOpening } from '../kernel/time/calling-hours.js';
+import { errorFields, type Logger } from '../observability/logger.js';
+import { dialerRepository, type RunningCampaign } from '../repositories/dialer.repository.js';
+import type { DialerService } from './dialer.service.js';
+import type { TelcoService } from './telco.service.js';
+
+// The dialer (docs/dialer.md): one process of the deployment leads it (db/leadership.ts); every few hundred
+// milliseconds it reads the running campaigns and their free places (each campaign's concurrency, under its
+// company's), takes each one's due leads (retries first), leaves for later those outside their calling hours, and
+// dials the rest, each at a moment of its provider account's pace (calls per second, never more, counted at the
+// moment each request is sent). A dial is claimed in a unit of work (the attempt made under a lease) before the
+// provider is asked, so a crash between the two is found by the recovery, which asks the provider whether the call
+// was placed: the attempt adopts it, or is undone and its lead dialed again as the same attempt. A call's end comes
+// back by its status callback (dialer.service.ts).
+
+export interface DialerSettings {
+  /** Calls per second per provider account. */
+  callsPerSecond: number;
+  /** Calls at once per company, over all its campaigns. */
+  companyConcurrency: number;
+  /** How often the leader plans. */
+  tickMs: number;
+}
+
+/** How far ahead of its turn a dial is planned: no dial waits in memory for longer than this. */
+const PLAN_AHEAD_MS = 1000;
+
+export class DialerEngine {
+  /** Where the provider sends a call's progress: this service's address (set once it listens). */
+  callbackBase = '';
+  private timer?: NodeJS.Timeout;
+  private ticking = false;
+  private stopped = true;
+  /** Per company (its provider account): when its last dial was sent, and until when turns are taken. */
+  private readonly sent = new Map<number, number>();
+  private readonly planned = new Map<number, number>();
+  /** Dials planned and not yet claimed, per campaign. */
+  private readonly pending = new Map<number, number>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private lastRecovery = 0;
+
+  constructor(
+    private readonly contexts: ContextFactory,
+    private readonly dialer: DialerService,
+    private readonly telco: TelcoService,
+    private readonly leadership: Leadership,
+    private readonly settings: DialerSettings,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Plans at once (a retry's timer fired, a campaign started). */
+  wake(): void {
+    if (!this.stopped) this.schedule(0);
+  }
+
+  /** Stops planning; dials under way finish; the leadership goes. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await Promise.allSettled([...this.inFlight]);
+    await this.leadership.release();
+  }
+
+  private schedule(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer.unref?.();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking || this.stopped) return;
+    this.ticking = true;
+    try {
+      if (await this.leadership.tryAcquire()) {
+        await this.plan();
+        if (Date.now() - this.lastRecovery > 5000) {
+          this.lastRecovery = Date.now();
+          await this.recover();
+        }
+      }
+    } catch (error) {
+      this.log.warn('dialer planning failed', errorFields(error));
+    } finally {
+      this.ticking = false;
+      if (!this.stopped) this.schedule(this.leadership.held ? this.settings.tickMs : 2000);
+    }
+  }
+
+  private async plan(): Promise<void> {
+    const ctx = this.contexts.forMaintenance('dialer plan');
+    const campaigns = await dialerRepository.runningCampaigns(ctx);
+    const companyLive = await dialerRepository.liveByCompany(ctx);
+    const now = new Date();
+    for (const campaign of campaigns) {
+      if (!campaign.open && campaign.live === 0) {
+        // Nothing left to dial or on a call: it completes (a campaign started with no leads, or all listed).
+        await this.contexts
+          .forSystem(campaign.companyId, 'dialer complete')
+          .unitOfWork((uow) => this.dialer.completeIfDone(uow, campaign.id));
+        continue;
+      }
+      const waiting = this.pending.get(campaign.id) ?? 0;
+      const companyBusy = (companyLive.get(campaign.companyId) ?? 0) + this.pendingOfCompany(campaign.companyId);
+      const free = Math.min(
+        campaign.concurrency - campaign.live - waiting,
+        this.settings.companyConcurrency - companyBusy,
+      );
+      if (free <= 0) continue;
+      const leads = await dialerRepository.dueLeads(ctx, campaign.id, now, free * 2);
+      let planned = 0;
+      for (const lead of leads) {
+        if (planned >= free) break;
+        const zones = lead.timeZones.length > 0 ? lead.timeZones : [campaign.companyTimeZone];
+        const hours = { start: campaign.hoursStart, end: campaign.hoursEnd, days: campaign.callingDays };
+        const opens = nextOpening(now, zones, hours);
+        if (opens === null) {
+          await dialerRepository.outsideHours(ctx, lead.id, now);
+          continue;
+        }
+        if (opens > now) {
+          await dialerRepository.defer(ctx, lead.id, opens);
+          continue;
+        }
+        const turn = this.turn(campaign.companyId, now.getTime());
+        if (turn === undefined) break;
+        planned++;
+        this.dial(campaign, lead.id, turn);
+      }
+    }
+  }
+
+  private pendingOfCompany(companyId: number): number {
+    let n = 0;
+    for (const [key, count] of this.pending) if (this.companyOf.get(key) === companyId) n += count;
+    return n;
+  }
+
+  private readonly companyOf = new Map<number, number>();
+
+  /** The next turn of the company's account (ms since the epoch), when it comes soon enough to plan now. */
+  private turn(companyId: number, now: number): number | undefined {
+    const gap = 1000 / this.settings.callsPerSecond;
+    const at = Math.max(now, (this.planned.get(companyId) ?? 0) + gap);
+    if (at > now + PLAN_AHEAD_MS) return undefined;
+    this.planned.set(companyId, at);
+    return at;
+  }
+
+  private dial(campaign: RunningCampaign, leadId: number, turn: number): void {
+    this.pending.set(campaign.id, (this.pending.get(campaign.id) ?? 0) + 1);
+    this.companyOf.set(campaign.id, campaign.companyId);
+    const task = this.dialOne(campaign, leadId, turn).finally(() => this.inFlight.delete(task));
+    this.inFlight.add(task);
+  }
+
+  private async dialOne(campaign: RunningCampaign, leadId: number, turn: number): Promise<void> {
+    const ctx = this.contexts.forSystem(campaign.companyId, 'dialer');
+    let claimed = false;
+    try {
+      await sleepUntil(turn);
+      const claim = await ctx.unitOfWork((uow) => this.dialer.claim(uow, campaign.id, leadId));
+      this.pending.set(campaign.id, (this.pending.get(campaign.id) ?? 1) - 1);
+      claimed = true;
+      if (claim.kind !== 'dial') return;
+      // The account's pace, counted when each request is sent: never closer than its gap to the one before.
+      const gap = 1000 / this.settings.callsPerSecond;
+      await sleepUntil((this.sent.get(campaign.companyId) ?? 0) + gap);
+      this.sent.set(campaign.companyId, Date.now());
+      try {
+        const { sid } = await this.telco.dial(ctx, {
+          from: claim.from,
+          to: claim.lead.phoneNumber,
+          statusCallback: `${this.callbackBase}/api/telco/voice/status`,
+          ringSeconds: claim.lead.ringSeconds,
+        });
+        await ctx.unitOfWork((uow) => this.dialer.dialed(uow, claim.attemptId, sid));
+      } catch (error) {
+        if (error instanceof UnprocessableError)
+          await ctx.unitOfWork((uow) => this.dialer.refused(uow, claim.attemptId, error.message));
+        // Not answered, or answered and not recorded: the recovery asks the provider once the lease is out.
+        else this.log.warn('dial outcome unknown', { attemptId: claim.attemptId, ...errorFields(error) });
+      }
+    } catch (error) {
+      this.log.warn('dial failed', { leadId, ...errorFields(error) });
+    } finally {
+      if (!claimed) this.pending.set(campaign.id, (this.pending.get(campaign.id) ?? 1) - 1);
+    }
+  }
+
+  /**
+   * Attempts still dialing past their lease: their dialer stopped between the claim and recording the call. The
+   * provider says whether it placed the call: if it did, the attempt takes it (and its end, if reported); if not,
+   * the attempt is undone and its lead is due again, to be dialed as the same attempt.
+   */
+  private async recover(): Promise<void> {
+    const now = new Date();
+    const stale = await dialerRepository.stale(this.contexts.forMaintenance('dialer recovery'), now);
+    for (const attempt of stale) {
+      const ctx = this.contexts.forSystem(attempt.companyId, 'dialer recovery');
+      try {
+        const calls = await this.telco.callsTo(ctx, attempt.phoneNumber, new Date(attempt.dialedAt.getTime() - 5000));
+        if (calls.length > 0) await ctx.unitOfWork((uow) => this.dialer.dialed(uow, attempt.id, calls[0].sid));
+        else await ctx.unitOfWork((uow) => this.dialer.undo(uow, attempt.id));
+        this.log.warn('dial recovered', { attemptId: attempt.id, placed: calls.length > 0 });
+      } catch (error) {
+        if (!(error instanceof ProviderUnavailableError))
+          this.log.warn('dial recovery failed', { attemptId: attempt.id, ...errorFields(error) });
+      }
+    }
+  }
+}
+
+const sleepUntil = (at: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));

@@ -1,0 +1,122 @@
+import type { RequestContext } from '../context/request-context.js';
+import { dialerRepository, type AttemptToSettle, type ClaimedLead } from '../repositories/dialer.repository.js';
+import { doNotCallRepository } from '../repositories/do-not-call.repository.js';
+import type { CampaignService } from './campaign.service.js';
+
+// A campaign's lead, one attempt at a time (docs/dialer.md): claimed when due (still due, its campaign running, its
+// number not on the do-not-call list at that moment), dialed once, and settled once by its call's end: answered, no
+// answer, busy, voicemail (the provider's machine detection) or failed (a refused dial too). A settled attempt either
+// ends its lead (an outcome not retried, or its attempts spent) or makes it wait for its retry. A campaign whose
+// leads are all final completes. The engine (dialer-engine.ts) decides what to dial and when; this says what a dial
+// does to the records, whoever calls it (the engine, a status callback, the recovery).
+
+/** The lease of an attempt between its claim and the provider's answer: a dialer silent past it has stopped. */
+export const DIAL_LEASE_MS = 60_000;
+
+/** A call's status (and who answered it) as a dial's outcome; null while it goes on. */
+export function outcomeOf(status: string, answeredBy: string | null): string | null {
+  switch (status) {
+    case 'completed':
+      return answeredBy?.startsWith('machine') || answeredBy === 'fax' ? 'voicemail' : 'answered';
+    case 'no-answer':
+      return 'no_answer';
+    case 'busy':
+      return 'busy';
+    case 'failed':
+    case 'canceled':
+      return 'failed';
+    default:
+      return null;
+  }
+}
+
+export type Claim =
+  | { kind: 'dial'; attemptId: number; lead: ClaimedLead; from: string }
+  | { kind: 'skipped'; reason: 'do_not_call' | 'no_number' }
+  | { kind: 'gone' };
+
+export class DialerService {
+  constructor(
+    private readonly campaigns: CampaignService,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /** In a unit of work of the lead's company: the lead's next attempt, when it is still due and may be called. */
+  async claim(ctx: RequestContext, campaignId: number, leadId: number): Promise<Claim> {
+    const now = this.clock();
+    const lead = await dialerRepository.lockDue(ctx, leadId, now);
+    if (!lead) return { kind: 'gone' };
+    // The list as it is at the moment of dialing, not at upload.
+    if ((await doNotCallRepository.listedOf(ctx, [lead.phoneNumber])).size > 0) {
+      await dialerRepository.doNotCall(ctx, lead.id, now);
+      await this.completeIfDone(ctx, campaignId);
+      return { kind: 'skipped', reason: 'do_not_call' };
+    }
+    const from = lead.fromNumber ?? (await dialerRepository.dialerNumber(ctx));
+    const attemptId = await dialerRepository.startAttempt(ctx, lead, campaignId, now, DIAL_LEASE_MS);
+    if (!from) {
+      await this.settle(ctx, { id: attemptId }, 'failed', 'The company has no phone number to call from.');
+      return { kind: 'skipped', reason: 'no_number' };
+    }
+    return { kind: 'dial', attemptId, lead, from };
+  }
+
+  /** The provider placed the attempt's call: its id recorded; settled now when its end was reported first. */
+  async dialed(ctx: RequestContext, attemptId: number, callSid: string): Promise<void> {
+    await dialerRepository.holdCall(ctx, callSid);
+    if (!(await dialerRepository.recordCall(ctx, attemptId, callSid, this.clock()))) return;
+    const call = await dialerRepository.callOutcome(ctx, callSid);
+    const outcome = call && outcomeOf(call.status, call.answeredBy);
+    if (outcome) await this.settle(ctx, { id: attemptId }, outcome, null);
+  }
+
+  /** A stale attempt the provider never received: undone, its lead due again for the same attempt. */
+  async undo(ctx: RequestContext, attemptId: number): Promise<void> {
+    await dialerRepository.undoAttempt(ctx, attemptId, this.clock());
+  }
+
+  /** The provider refused the dial: the attempt failed, with the provider's words. */
+  async refused(ctx: RequestContext, attemptId: number, error: string): Promise<void> {
+    await this.settle(ctx, { id: attemptId }, 'failed', error);
+  }
+
+  /** A status callback of an outbound call, in its unit of work: the end of a campaign's attempt, when it is one. */
+  async callReported(ctx: RequestContext, callSid: string): Promise<void> {
+    await dialerRepository.holdCall(ctx, callSid);
+    const call = await dialerRepository.callOutcome(ctx, callSid);
+    const outcome = call && outcomeOf(call.status, call.answeredBy);
+    if (outcome) await this.settle(ctx, { callSid }, outcome, null);
+  }
+
+  /**
+   * Ends an attempt once: its lead final, or waiting for its retry when the outcome is retried and attempts remain
+   * (never more than the campaign's limit, whatever the mix of outcomes); a lead of a campaign that stopped meanwhile
+   * is canceled rather than retried. Then the campaign completes when nothing is left to dial.
+   */
+  private async settle(
+    ctx: RequestContext,
+    by: { id: number } | { callSid: string },
+    outcome: string,
+    error: string | null,
+  ): Promise<void> {
+    const attempt = await dialerRepository.lockAttempt(ctx, by);
+    if (!attempt || attempt.state === 'ended') return;
+    const now = this.clock();
+    await dialerRepository.endAttempt(ctx, attempt, outcome, error, this.next(attempt, outcome, now), now);
+    await this.completeIfDone(ctx, attempt.campaignId);
+  }
+
+  private next(attempt: AttemptToSettle, outcome: string, now: Date): { state: string; nextAttemptAt: Date | null } {
+    const retried = attempt.retryOn.includes(outcome) && attempt.attempt < attempt.maxAttempts;
+    if (!retried) return { state: outcome, nextAttemptAt: null };
+    if (attempt.campaignStatus === 'canceled') return { state: 'canceled', nextAttemptAt: null };
+    const minutes = attempt.retryMinutes[Math.min(attempt.attempt, attempt.retryMinutes.length) - 1] ?? 0;
+    return { state: 'waiting', nextAttemptAt: new Date(now.getTime() + minutes * 60_000) };
+  }
+
+  /** campaign.completed, once, when a running campaign has no lead left to dial or on a call. */
+  async completeIfDone(ctx: RequestContext, campaignId: number): Promise<void> {
+    if (await dialerRepository.hasOpenLeads(ctx, campaignId)) return;
+    await this.campaigns.completeWhenRunning(ctx, campaignId);
+  }
+}
