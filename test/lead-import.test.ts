@@ -262,8 +262,10 @@ describe('leads from a CSV file', () => {
       csv: ['The file holds no leads: a header row naming the columns, then a lead a row.'],
     });
     const json = await post('{"leads":[]}', 'application/json');
-    assert.equal(json.status, 400);
-    assert.equal(json.body.message, 'Content-Type must be text/csv: a CSV file.');
+    assert.equal(json.status, 422);
+    assert.deepEqual(json.body.errors, {
+      csv: ['The body must be a CSV file sent as text/csv (it was sent as application/json).'],
+    });
     const missing = await app.request('POST', `/api/campaigns/${id}/leads/import`, { token: owner });
     assert.equal(missing.status, 422);
     assert.deepEqual(Object.keys(missing.body.errors), ['csv']);

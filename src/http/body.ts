@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import { HttpError } from '../kernel/errors.js';
+import { HttpError, ValidationError } from '../kernel/errors.js';
 import { CAMPAIGN_LIMITS } from '../kernel/bounds.js';
 import { sendError } from './edge.js';
 import type { Logger } from '../observability/logger.js';
@@ -46,7 +46,16 @@ export function readCsvBody(): (req: Request, res: Response, done: (error?: unkn
       req.body = {};
       return done();
     }
-    if (!req.is('text/csv')) return done(new HttpError(400, 'Content-Type must be text/csv: a CSV file.'));
+    // Another media type is the operation's input error (422 naming `csv`), answered after 401, 403 and 404 as every
+    // input error is; its body is not read.
+    if (!req.is('text/csv')) {
+      req.body = {};
+      res.locals.bodyRefusal = ValidationError.field(
+        'csv',
+        `The body must be a CSV file sent as text/csv (it was sent as ${req.headers['content-type'] ?? 'nothing'}).`,
+      );
+      return done();
+    }
     parse(req, res, (error?: unknown) => {
       const type = (error as { type?: string } | undefined)?.type;
       if (type === 'entity.too.large') return done(new HttpError(413, 'The CSV file is larger than 16 MiB.'));

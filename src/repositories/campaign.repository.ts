@@ -4,6 +4,7 @@ import { type PageWindow, readPage } from '../db/reads.js';
 import { Agent } from '../entities/agent.entity.js';
 import { Campaign } from '../entities/campaign.entity.js';
 import { Lead } from '../entities/lead.entity.js';
+import { Contact } from '../entities/contact.entity.js';
 import { PipelineStage } from '../entities/pipeline-stage.entity.js';
 import { PhoneNumber } from '../entities/phone-number.entity.js';
 import { type Listed, listed } from './common.js';
@@ -111,6 +112,11 @@ export const campaignRepository = {
     );
   },
 
+  /** The company's campaign with its lead count, or null. */
+  async withLeads(ctx: RequestContext, id: number): Promise<Campaign | null> {
+    return ctx.em.findOne(Campaign, { id, company: await ctx.companyId() }, { populate: ['leads'] });
+  },
+
   /** The company's campaign (a lead's), or null. */
   async byId(ctx: RequestContext, id: number): Promise<Campaign | null> {
     return ctx.em.findOne(Campaign, { id, company: await ctx.companyId() });
@@ -147,10 +153,13 @@ export const campaignRepository = {
   async leads(
     ctx: RequestContext,
     campaignId: number | undefined,
+    state: string | undefined,
     window: PageWindow,
   ): Promise<[Array<Listed<Lead, LeadListed>>, number]> {
     const params: unknown[] = [await ctx.companyId()];
-    if (campaignId !== undefined) params.push(campaignId);
+    const where = ['l.company_id = $1'];
+    if (campaignId !== undefined) where.push(`l.campaign_id = $${params.push(campaignId)}`);
+    if (state !== undefined) where.push(`l.state = $${params.push(state)}`);
     const { rows, total } = await readPage<Record<string, unknown>>(
       ctx,
       {
@@ -158,13 +167,24 @@ export const campaignRepository = {
           'l.id, l.contact_id, l.campaign_id, l.pipeline_stage_id, l.source, l.key, l.variables, l.time_zone, ' +
           'l.time_zones, l.state, l.attempts, l.last_outcome, l.next_attempt_at, l.created_at',
         from: 'leads l',
-        where: campaignId !== undefined ? 'l.company_id = $1 AND l.campaign_id = $2' : 'l.company_id = $1',
+        where: where.join(' AND '),
         orderBy: 'l.created_at DESC, l.id DESC',
         params,
       },
       window,
     );
     return [listed(ctx, Lead, rows), total];
+  },
+
+  /** The phone numbers of these contacts of the company, by contact id. */
+  async numbersOf(ctx: RequestContext, contactIds: number[]): Promise<Map<number, string>> {
+    if (contactIds.length === 0) return new Map();
+    const contacts = await ctx.em.find(
+      Contact,
+      { id: { $in: contactIds }, company: await ctx.companyId() },
+      { fields: ['id', 'phoneNumber'], disableIdentityMap: true },
+    );
+    return new Map(contacts.map((c) => [c.id, c.phoneNumber]));
   },
 
   /** The campaign's leads not dialing now and not final: canceled (they are never dialed). */

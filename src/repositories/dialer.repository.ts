@@ -113,7 +113,8 @@ export const dialerRepository = {
 
   /**
    * The lead, locked for this unit of work, when it is still due and its campaign still running; null when another
-   * dialer holds it, it has been dialed or its campaign has stopped.
+   * dialer holds it, it has been dialed or its campaign has stopped. The campaign is held (shared) until the claim
+   * commits: a pause or a cancel waits for a claim under way, and no claim follows it.
    */
   async lockDue(ctx: RequestContext, leadId: number, now: Date): Promise<ClaimedLead | null> {
     const [row] = await ctx.sql<ClaimedLead>(
@@ -122,7 +123,7 @@ export const dialerRepository = {
        FROM leads l JOIN campaigns c ON c.id = l.campaign_id JOIN contacts ct ON ct.id = l.contact_id
        WHERE l.id = $1 AND l.company_id = $2 AND l.state IN ('pending', 'waiting') AND l.next_attempt_at <= $3
          AND c.status = 'running'
-       FOR UPDATE OF l SKIP LOCKED`,
+       FOR UPDATE OF l SKIP LOCKED FOR SHARE OF c`,
       [leadId, await ctx.companyId(), now],
     );
     return row ?? null;

@@ -77,6 +77,7 @@ export class CampaignPageType extends PageType(CampaignType) {}
 export class LeadType {
   @Field(() => Int) id!: number;
   @Field(() => Int) contactId!: number;
+  @Field(() => String, { nullable: true, description: "Its contact's number" }) phoneNumber?: string | null;
   @Field(() => Int, { nullable: true }) campaignId!: number | null;
   @Field(() => Int, { nullable: true }) pipelineStageId!: number | null;
   @Field(() => String, { nullable: true }) source!: string | null;
@@ -183,10 +184,17 @@ export class CampaignResolver {
   async leads(
     @Ctx() ctx: RequestContext,
     @Arg('campaignId', () => ID, { nullable: true }) campaignId: string | null,
+    @Arg('state', () => LeadState, { nullable: true }) state: string | null,
     @Arg('page', () => Int, { nullable: true }) page: number | null,
     @Arg('perPage', () => Int, { nullable: true }) perPage: number | null,
   ): Promise<LeadPageType> {
-    return this.campaignService.leads(ctx, { campaignId, page, perPage });
+    return this.campaignService.leads(ctx, { campaignId, state, page, perPage });
+  }
+
+  @Authorized('view-campaigns')
+  @Query(() => CampaignType, { description: 'One of the company campaigns' })
+  async campaign(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<CampaignType> {
+    return this.campaignService.byId(ctx, id);
   }
 
   @Authorized('manage-campaigns')

@@ -260,6 +260,11 @@ export function restHandlers({ routes, log, context, ids, readBody, readCsv, ope
       } catch (error) {
         inputError = error;
       }
+      // A body of a media type the row does not take (readCsv's): the input error to tell, after a path's 404.
+      if (res.locals.bodyRefusal && !(inputError instanceof NotFoundError)) {
+        inputError = res.locals.bodyRefusal;
+        variableValues = undefined;
+      }
       if (compiled.route.auth !== false) {
         // A signed-in caller's request spends from its rate limits, whatever its answer; 401 and 403 come before
         // any answer about the input (the field's @Authorized checks them when the operation runs).

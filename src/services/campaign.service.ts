@@ -25,6 +25,8 @@ import { BOUNDS } from '../kernel/bounds.js';
 export interface LeadRecord {
   id: number;
   contactId: number;
+  /** Its contact's number (in lists). */
+  phoneNumber?: string | null;
   campaignId: number | null;
   pipelineStageId: number | null;
   source: string | null;
@@ -259,13 +261,27 @@ export class CampaignService {
 
   async leads(
     ctx: RequestContext,
-    args: { campaignId?: string | null; page?: number | null; perPage?: number | null },
+    args: { campaignId?: string | null; state?: string | null; page?: number | null; perPage?: number | null },
   ): Promise<Page<LeadRecord>> {
+    new Rules().oneOf('state', args.state ?? undefined, LEAD_STATES).check();
     const window = pageWindow(args);
     const campaign = args.campaignId ? this.ids.decode(args.campaignId, 'campaign') : undefined;
     if (args.campaignId && campaign === undefined) throw new NotFoundError('Campaign');
-    const [leads, total] = await campaignRepository.leads(ctx, campaign, window);
-    return pageOf(leads.map(leadRecord), total, window);
+    const [leads, total] = await campaignRepository.leads(ctx, campaign, args.state ?? undefined, window);
+    const numbers = await campaignRepository.numbersOf(ctx, [...new Set(leads.map((l) => l.contact.id))]);
+    return pageOf(
+      leads.map((lead) => ({ ...leadRecord(lead), phoneNumber: numbers.get(lead.contact.id) ?? null })),
+      total,
+      window,
+    );
+  }
+
+  /** One of the company's campaigns. */
+  async byId(ctx: RequestContext, rawId: string): Promise<CampaignRecord> {
+    const id = this.ids.decode(rawId, 'campaign');
+    const campaign = id === undefined ? null : await campaignRepository.withLeads(ctx, id);
+    if (!campaign) throw new NotFoundError('Campaign');
+    return campaignRecord(campaign);
   }
 
   /** Books (or moves) the appointment a call produced: appointment.scheduled when the time is new. */

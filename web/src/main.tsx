@@ -8,6 +8,7 @@ import { WebhooksPage } from './webhooks-page';
 import { LiveCallsPage } from './live-calls';
 import { CallRoutingPage } from './call-routing-page';
 import { DoNotCallPage } from './do-not-call-page';
+import { CampaignsPage } from './campaigns-page';
 import './styles.css';
 
 export interface Viewer {
@@ -123,6 +124,16 @@ function App() {
               </a>
             </li>
           </ul>
+          <p class="nav-group" id="nav-dialer">
+            Dialer
+          </p>
+          <ul aria-labelledby="nav-dialer">
+            <li>
+              <a href="#/campaigns" aria-current={route.startsWith('/campaigns') ? 'page' : undefined}>
+                Campaigns
+              </a>
+            </li>
+          </ul>
           <p class="nav-group" id="nav-calls">
             Calls
           </p>
@@ -175,6 +186,21 @@ function App() {
                 <p class="banner info" role="status">
                   Your role ({viewer.role.title}) does not include the “view-call-routing” permission, so the decision
                   endpoints of {viewer.company.name} are hidden.
+                </p>
+              </section>
+            )
+          ) : route === '/campaigns' || route.startsWith('/campaigns/') ? (
+            viewer.permissions.includes('view-campaigns') ? (
+              <CampaignsPage
+                id={/^\/campaigns\/(\d+)$/.exec(route)?.[1] ?? null}
+                canManage={viewer.permissions.includes('manage-campaigns')}
+              />
+            ) : (
+              <section>
+                <h1>Campaigns</h1>
+                <p class="banner info" role="status">
+                  Your role ({viewer.role.title}) does not include the “view-campaigns” permission, so the campaigns of{' '}
+                  {viewer.company.name} are hidden.
                 </p>
               </section>
             )

@@ -13,7 +13,7 @@ const PROGRESS =
   'total pending dialing waiting answered no_answer: noAnswer busy voicemail failed do_not_call: doNotCall ' +
   'outside_hours: outsideHours canceled';
 const LEAD =
-  'id contact_id: contactId campaign_id: campaignId pipeline_stage_id: pipelineStageId source key variables ' +
+  'id contact_id: contactId phone_number: phoneNumber campaign_id: campaignId pipeline_stage_id: pipelineStageId source key variables ' +
   'time_zone: timeZone time_zones: timeZones state attempts last_outcome: lastOutcome next_attempt_at: nextAttemptAt ' +
   'created_at: createdAt';
 const IMPORT = 'campaign_id: campaignId added duplicates rejected leads errors { index line column value message }';
@@ -73,6 +73,16 @@ export const campaignRoutes: Route[] = [
       createCampaign(name: $name, agentId: $agentId, dialing: $dialing) { ${CAMPAIGN} } }`,
     response: { field: 'createCampaign', shape: 'envelope', message: 'Campaign created successfully.', data: true },
     status: 201,
+  }),
+  row({
+    operationId: 'getCampaign',
+    methods: ['GET'],
+    paths: ['/api/campaigns/{id}'],
+    summary: 'A campaign',
+    description: 'With its lead count and how it dials.',
+    params: { path: { id: campaignId } },
+    document: `query Campaign($id: ID!) { campaign(id: $id) { ${CAMPAIGN} } }`,
+    response: { field: 'campaign', shape: 'envelope', data: true },
   }),
   row({
     operationId: 'startCampaign',
@@ -226,10 +236,16 @@ export const campaignRoutes: Route[] = [
     paths: ['/api/leads'],
     summary: 'List leads',
     description: 'Newest first.',
-    params: { query: { campaign_id: { description: 'Only the leads of this campaign' }, ...paging } },
+    params: {
+      query: {
+        campaign_id: { description: 'Only the leads of this campaign' },
+        state: { description: 'Only the leads in this state' },
+        ...paging,
+      },
+    },
     document:
-      `query ListLeads($campaignId: ID, $page: Int, $perPage: Int) { leads(campaignId: $campaignId, page: ` +
-      `$page, perPage: $perPage) { records { ${LEAD} } ${PAGINATION} } }`,
+      `query ListLeads($campaignId: ID, $state: LeadState, $page: Int, $perPage: Int) { leads(campaignId: ` +
+      `$campaignId, state: $state, page: $page, perPage: $perPage) { records { ${LEAD} } ${PAGINATION} } }`,
     response: { field: 'leads', shape: 'envelope', data: true },
     answers: [404],
   }),
