@@ -31,6 +31,10 @@ const SECONDS: Record<string, number> = {
   shutdown: 45,
   'webhook-db-restart': 35,
   'webhook-crash': 31,
+  'lead-import': 60,
+  'dialer-crash': 30,
+  dialer: 25,
+  'web-campaigns': 20,
   'webhook-fairness': 40,
   startup: 30,
   web: 29,
@@ -113,6 +117,7 @@ try {
 // As many files side by side as the server's free connections allow (TEST_CONCURRENCY at most, default 4),
 // counting the files that run an API and two workers on their database at their own size.
 const HEAVY = new Set([
+  'dialer-crash',
   'webhook-workers',
   'webhook-crash',
   'webhook-fencing',
@@ -162,6 +167,7 @@ async function buildTemplate(): Promise<void> {
 // packed longest first into the process with the least so far, and the
 // longest processes start first, so the run does not end on one long file.
 const OWN_PROCESS = new Set([
+  'dialer-crash',
   'shutdown',
   'webhook-crash',
   'startup',

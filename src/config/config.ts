@@ -50,6 +50,8 @@ export interface Config {
   dialerCallsPerSecond: number;
   /** DIALER_COMPANY_CONCURRENCY: calls of one company at once, over all its campaigns. */
   dialerCompanyConcurrency: number;
+  /** DIALER_LEASE: how long a dial's claim holds before a dialer silent that long is taken to have stopped. */
+  dialerLeaseMs: number;
   /** DIALER_TICK: how often the leading dialer plans. */
   dialerTickMs: number;
   /** TELCO_SIM_TIME_SCALE: the in-process simulator's call time, as a fraction of real time (1: real time). */
@@ -351,6 +353,7 @@ export function loadConfig(env: Env = process.env): Config {
     dialerCallsPerSecond: read(() => integer(env, 'DIALER_CALLS_PER_SECOND', 1, 1, 100), 1),
     dialerCompanyConcurrency: read(() => integer(env, 'DIALER_COMPANY_CONCURRENCY', 50, 1, 1000), 50),
     dialerTickMs: read(() => duration(env, 'DIALER_TICK', '250ms', 20, 10_000), 250),
+    dialerLeaseMs: read(() => duration(env, 'DIALER_LEASE', '1m', 1000, 3_600_000), 60_000),
     telcoSimTimeScale: read(() => fraction(env, 'TELCO_SIM_TIME_SCALE', 1), 1),
     callPathStats: read(() => bool(env, 'CALL_PATH_STATS', true), true),
     callPathStatsEveryMs: read(() => duration(env, 'CALL_PATH_STATS_EVERY', '5s', 50, 60_000), 5000),
@@ -394,6 +397,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
     seedDemo,
   };
+  // A claim's lease must outlast the provider's answer, or a dial still waiting for it would be taken as stopped.
+  if (config.dialerLeaseMs <= 2 * config.telcoTimeoutMs)
+    problems.push(
+      `Invalid configuration: DIALER_LEASE (${config.dialerLeaseMs} ms) must be more than twice TELCO_TIMEOUT ` +
+        `(${config.telcoTimeoutMs} ms)`,
+    );
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -249,8 +249,8 @@ export async function startService(
         },
         log,
       );
-      // The provider reports a call's progress to the public address; on a port chosen at start, to this one.
-      dialer.callbackBase = config.port === 0 ? url : config.publicUrl;
+      // The provider reports a call's progress to the public address (PUBLIC_URL: an API's); without one, to this one.
+      dialer.callbackBase = config.publicUrl.endsWith(':0') ? url : config.publicUrl;
       dialer.start();
       cleanups.push(['dialer', () => dialer!.stop()]);
     }

@@ -79,7 +79,9 @@ export class DialerEngine {
     if (this.ticking || this.stopped) return;
     this.ticking = true;
     try {
+      const led = this.leadership.held;
       if (await this.leadership.tryAcquire()) {
+        if (!led) this.log.info('dialer leading', { pid: process.pid });
         await this.plan();
         if (Date.now() - this.lastRecovery > 5000) {
           this.lastRecovery = Date.now();

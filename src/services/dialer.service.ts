@@ -10,9 +10,6 @@ import type { CampaignService } from './campaign.service.js';
 // leads are all final completes. The engine (dialer-engine.ts) decides what to dial and when; this says what a dial
 // does to the records, whoever calls it (the engine, a status callback, the recovery).
 
-/** The lease of an attempt between its claim and the provider's answer: a dialer silent past it has stopped. */
-export const DIAL_LEASE_MS = 60_000;
-
 /** A call's status (and who answered it) as a dial's outcome; null while it goes on. */
 export function outcomeOf(status: string, answeredBy: string | null): string | null {
   switch (status) {
@@ -38,6 +35,8 @@ export type Claim =
 export class DialerService {
   constructor(
     private readonly campaigns: CampaignService,
+    /** The lease of an attempt between its claim and the provider's answer: a dialer silent past it has stopped. */
+    private readonly leaseMs: number,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
@@ -53,7 +52,7 @@ export class DialerService {
       return { kind: 'skipped', reason: 'do_not_call' };
     }
     const from = lead.fromNumber ?? (await dialerRepository.dialerNumber(ctx));
-    const attemptId = await dialerRepository.startAttempt(ctx, lead, campaignId, now, DIAL_LEASE_MS);
+    const attemptId = await dialerRepository.startAttempt(ctx, lead, campaignId, now, this.leaseMs);
     if (!from) {
       await this.settle(ctx, { id: attemptId }, 'failed', 'The company has no phone number to call from.');
       return { kind: 'skipped', reason: 'no_number' };
