@@ -12,6 +12,7 @@ const PARTS: Array<[string, string]> = [
   ['webhooks', "the delivery engine against the bench's own graphile-worker baseline"],
   ['engine-orm', "the engine's claim and settle, one statement each, against an entity form"],
   ['leads', "a campaign's leads in bulk: a number's time zones, and a CSV import"],
+  ['dialer', 'a campaign of 10,000 leads dialed: the cap, the pace, the cost of a dial, the hours opening'],
   ['stats', 'endpoint health: its cost to the engine, and its answer over a long history'],
   ['brokers', 'deliveries to RabbitMQ, NATS JetStream, Redis Streams and MQTT, and ordering per subject'],
   ['call-path', 'inbound calls decided by the company endpoint: what Switchboard adds, the deadline, the breaker'],

@@ -14,9 +14,10 @@ import { webhookStatsBench } from './webhook-stats.bench.js';
 import { engineOrmBench } from './engine-orm.bench.js';
 import { realPeerBench } from './real-peer.bench.js';
 import { leadsBench } from './leads.bench.js';
+import { dialerBench } from './dialer.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
-// database; `npm run bench -- webhooks` (or api, deep-page, tracing, engine-orm, leads, peer, stats, brokers, call-path, filters, overload, statements,
+// database; `npm run bench -- webhooks` (or api, deep-page, tracing, engine-orm, leads, dialer, peer, stats, brokers, call-path, filters, overload, statements,
 // before-after) runs the ones named;
 // `npm run bench -- limits` runs the rate limits' part of api alone.
 
@@ -48,6 +49,10 @@ for (const [name, run] of [
 if (wanted('webhooks')) {
   process.stdout.write('\n== webhooks\n');
   await webhooksBench();
+}
+if (wanted('dialer')) {
+  process.stdout.write('\n== dialer\n');
+  await dialerBench();
 }
 if (wanted('peer')) {
   process.stdout.write('\n== peer\n');

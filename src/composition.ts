@@ -190,7 +190,7 @@ export function createServices(
   const doNotCall = new DoNotCallService(clock);
   const sms = new SmsService(telco, contacts, doNotCall, clock);
   const campaigns = new CampaignService(ids, contacts, clock);
-  const dialer = new DialerService(campaigns, config.dialerLeaseMs, clock);
+  const dialer = new DialerService(campaigns, contacts, config.dialerLeaseMs, clock);
   return {
     config,
     log,

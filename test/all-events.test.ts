@@ -23,7 +23,11 @@ let down: Receiver;
 let gone: Receiver;
 
 before(async () => {
-  app = await startTestApp({ WEBHOOK_RETRY_DELAYS: '100ms,100ms,100ms,100ms' });
+  app = await startTestApp({
+    WEBHOOK_RETRY_DELAYS: '100ms,100ms,100ms,100ms',
+    TELCO_SIM_TIME_SCALE: '0.01',
+    DIALER_TICK: '50ms',
+  });
   receiver = await new Receiver().start();
   down = await new Receiver().start();
   gone = await new Receiver().start();
@@ -96,6 +100,21 @@ describe('every event from a real operation', () => {
       body: { phone_number: '+14155550155', campaign_id: String(campaign.id), source: 'test' },
     });
     await app.request('POST', `/api/campaigns/${campaign.id}/complete`, { token });
+    // A campaign paused, resumed and canceled; one dialed by the dialer to its end (lead.called, then completed).
+    const controlled = (await app.request('POST', '/api/campaigns', { token, body: { name: 'Controlled' } })).body.data;
+    for (const step of ['start', 'pause', 'resume', 'cancel'])
+      await app.request('POST', `/api/campaigns/${controlled.id}/${step}`, { token });
+    const dialed = (
+      await app.request('POST', '/api/campaigns', {
+        token,
+        body: { name: 'Dialed', dialing: { hours_start: '00:00', hours_end: '24:00' } },
+      })
+    ).body.data;
+    await app.request('POST', `/api/campaigns/${dialed.id}/leads`, {
+      token,
+      body: { leads: [{ phone_number: '+14155550166', variables: { plan: 'gold' } }] },
+    });
+    await app.request('POST', `/api/campaigns/${dialed.id}/start`, { token });
 
     // Operator events: a webhook failing for over half of its window (webhook.failing) fails all five
     // attempts of a delivery (delivery.exhausted), then answers a resend (webhook.recovered); another

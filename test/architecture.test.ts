@@ -42,6 +42,8 @@ const LAYERS: Array<[number, string[]]> = [
     [
       'kernel/',
       'config/config.ts',
+      'config/config-error.ts',
+      'config/dialer-settings.ts',
       'config/otel-variables.ts',
       'config/version.ts',
       'config/startup-failure.ts',

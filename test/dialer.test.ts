@@ -170,6 +170,7 @@ describe('the dialer', () => {
     let most = 0;
     for (const [i, t] of times.entries()) most = Math.max(most, times.filter((u, j) => j >= i && u < t + 1000).length);
     assert.ok(most <= RATE, `at most ${RATE} dials in any second (saw ${most})`);
+    assert.ok(most >= RATE - 1, `the pace is used, not wasted (saw at most ${most} in a second)`);
     const p = await progress(id);
     assert.deepEqual([p.total, p.answered], [14, 14]);
   });

@@ -240,11 +240,12 @@ describe('webhook configuration over REST', () => {
   });
 
   it(
-    "publishes the twenty-one event types (the spec's sixteen, call.analyzed and four operator events) " +
+    "publishes the twenty-five event types (the spec's sixteen, call.analyzed, four of the dialer's and four operator " +
+      'events) ' +
       'with a schema and an example, and the form fields',
     async () => {
       const res = await api('GET', '/api/webhooks/event-types');
-      assert.equal(res.body.data.length, 21);
+      assert.equal(res.body.data.length, 25);
       assert.deepEqual(
         res.body.data.filter((e: any) => e.category === 'operator').map((e: any) => e.name),
         ['webhook.failing', 'webhook.disabled', 'webhook.recovered', 'delivery.exhausted'],

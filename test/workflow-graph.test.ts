@@ -85,7 +85,7 @@ describe('workflow graph validation', () => {
       TRIGGERS.map((t) => t.type),
       EVENT_TYPES.map(([type]) => type),
     );
-    assert.equal(TRIGGERS.length, 21);
+    assert.equal(TRIGGERS.length, 25);
     for (const action of ['send_sms', 'send_webhook', 'move_to_pipeline_stage', 'assign_agent', 'wait', 'branch']) {
       assert.ok(
         ACTIONS.some((a) => a.type === action),

@@ -301,7 +301,7 @@ describe('lists, folders, builder and catalogs', () => {
 
   it('serves the trigger and action catalogs', async () => {
     const triggers = await app.request('GET', '/api/Workflow/catalog/triggers', { token: owner });
-    assert.equal(triggers.body.data.length, 21);
+    assert.equal(triggers.body.data.length, 25);
     assert.ok(triggers.body.data.some((t: any) => t.type === 'sms.replied'));
     const actions = await app.request('GET', '/api/Workflow/catalog/actions', { token: owner });
     const wait = actions.body.data.find((a: any) => a.type === 'wait');

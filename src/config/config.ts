@@ -1,3 +1,5 @@
+import { ConfigError } from './config-error.js';
+import { dialerProblems, timeScale } from './dialer-settings.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -94,16 +96,7 @@ export interface RateWindow {
   windowSeconds: number;
 }
 
-export class ConfigError extends Error {
-  readonly problems: string[];
-  constructor(variable: string, problem: string);
-  constructor(problems: string[]);
-  constructor(variable: string | string[], problem?: string) {
-    const problems = Array.isArray(variable) ? variable : [`Invalid configuration: ${variable} ${problem}`];
-    super(problems.join('\n'));
-    this.problems = problems;
-  }
-}
+export { ConfigError };
 
 type Env = Record<string, string | undefined>;
 
@@ -129,15 +122,6 @@ const describe = (ms: number) =>
           : `${ms}ms`;
 
 /** A duration within [min, max]. */
-/** A number from 0.0001 to 1. */
-function fraction(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0.0001 || value > 1)
-    throw new ConfigError(name, `must be a number from 0.0001 to 1 (got "${raw}")`);
-  return value;
-}
 
 function duration(env: Env, name: string, fallback: string, min: number, max: number): number {
   const ms = parseDuration(env[name] || fallback, name);
@@ -354,7 +338,7 @@ export function loadConfig(env: Env = process.env): Config {
     dialerCompanyConcurrency: read(() => integer(env, 'DIALER_COMPANY_CONCURRENCY', 50, 1, 1000), 50),
     dialerTickMs: read(() => duration(env, 'DIALER_TICK', '250ms', 20, 10_000), 250),
     dialerLeaseMs: read(() => duration(env, 'DIALER_LEASE', '1m', 1000, 3_600_000), 60_000),
-    telcoSimTimeScale: read(() => fraction(env, 'TELCO_SIM_TIME_SCALE', 1), 1),
+    telcoSimTimeScale: read(() => timeScale(env.TELCO_SIM_TIME_SCALE), 1),
     callPathStats: read(() => bool(env, 'CALL_PATH_STATS', true), true),
     callPathStatsEveryMs: read(() => duration(env, 'CALL_PATH_STATS_EVERY', '5s', 50, 60_000), 5000),
     webhookEndpointConcurrency: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100), 4),
@@ -397,12 +381,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     seedDemo,
   };
-  // A claim's lease must outlast the provider's answer, or a dial still waiting for it would be taken as stopped.
-  if (config.dialerLeaseMs <= 2 * config.telcoTimeoutMs)
-    problems.push(
-      `Invalid configuration: DIALER_LEASE (${config.dialerLeaseMs} ms) must be more than twice TELCO_TIMEOUT ` +
-        `(${config.telcoTimeoutMs} ms)`,
-    );
+  problems.push(...dialerProblems(config.dialerLeaseMs, config.telcoTimeoutMs));
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

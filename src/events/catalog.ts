@@ -1,4 +1,4 @@
-// The twenty-one domain events: the spec's sixteen, call.analyzed, and four operator events about
+// The twenty-five domain events: the spec's sixteen, call.analyzed, four of the dialer's and four operator events about
 // the webhooks themselves; their names, categories, the JSON Schema of each
 // event's `data` and an example. The event-types route, docs/webhooks.md and
 // the test sends all read this one source, and each event is also a trigger

@@ -2,15 +2,12 @@ import { decision } from './decision-schema.js';
 import { E164 } from '../kernel/validation.js';
 import { SENTIMENTS, TERMINAL_CALL_STATUSES } from '../kernel/vocabulary.js';
 import type { EventType } from './types.js';
+import { dateTime, type EventSpec, int, nullable, type Schema, str } from './schema-parts.js';
+import { DIALER_SPECS } from './dialer-schemas.js';
 
 // The JSON Schema of each event's `data` and an example of it (src/events/catalog.ts documents them).
 
-export type Schema = Record<string, unknown>;
-
-const str = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra });
-const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
-const int = (description: string): Schema => ({ type: 'integer', format: 'int32', description });
-const dateTime = (description: string): Schema => str(description, { format: 'date-time' });
+export type { Schema } from './schema-parts.js';
 
 /** The contact an event concerns, with the webhook's selected form fields only; null when it concerns none. */
 export const contact: Schema = {
@@ -56,11 +53,7 @@ const lastAnswer: Schema = {
   last_error: nullable(str('Why the last attempt failed without a status, such as a timeout')),
 };
 
-export interface EventSpec {
-  properties: Schema;
-  required: string[];
-  example: Record<string, unknown>;
-}
+export type { EventSpec } from './schema-parts.js';
 
 const CALL_EXAMPLE = {
   call_id: '5012',
@@ -241,6 +234,7 @@ export const SPECS: Record<EventType, EventSpec> = {
     required: ['campaign_id', 'name', 'completed_at', 'leads'],
     example: { campaign_id: '12', name: 'November reactivation', completed_at: '2026-11-20T21:00:00.000Z', leads: 240 },
   },
+  ...DIALER_SPECS,
   'lead.generated': {
     properties: {
       lead_id: str('Lead id'),
@@ -256,9 +250,10 @@ export const SPECS: Record<EventType, EventSpec> = {
       call_id: nullable(str('The call that booked it')),
       appointment_at: dateTime('When the appointment is'),
       agent_id: nullable(str('Agent id')),
+      campaign_id: nullable(str("The campaign whose call booked it, when it is a campaign's")),
     },
     required: ['call_id', 'appointment_at', 'agent_id'],
-    example: { call_id: '5012', appointment_at: '2026-11-24T20:00:00.000Z', agent_id: '7' },
+    example: { call_id: '5012', appointment_at: '2026-11-24T20:00:00.000Z', agent_id: '7', campaign_id: '12' },
   },
   'sms.sent': {
     properties: { ...smsBase, status: str('The provider status: sent or delivered', { enum: ['sent', 'delivered'] }) },

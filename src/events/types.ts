@@ -1,4 +1,4 @@
-// The names of the twenty-one domain events, their categories and what each tells (src/events/catalog.ts).
+// The names of the twenty-five domain events, their categories and what each tells (src/events/catalog.ts).
 
 /** The webhook events of the spec: name, category, what happened. */
 export const EVENT_TYPES = [
@@ -13,6 +13,10 @@ export const EVENT_TYPES = [
   ['agent.performance', 'agent', 'A performance threshold event occurs'],
   ['campaign.started', 'campaign', 'A campaign begins'],
   ['campaign.completed', 'campaign', 'A campaign finishes'],
+  ['campaign.paused', 'campaign', 'A campaign is paused: nothing more is dialed'],
+  ['campaign.resumed', 'campaign', 'A paused campaign dials again'],
+  ['campaign.canceled', 'campaign', 'A campaign is canceled: its leads not dialed yet never will be'],
+  ['lead.called', 'campaign', "A campaign's call to a lead ended: its outcome, and what comes next for the lead"],
   ['lead.generated', 'campaign', 'A new lead is created'],
   ['appointment.scheduled', 'campaign', 'An appointment is booked'],
   ['sms.sent', 'sms', 'An SMS is delivered'],

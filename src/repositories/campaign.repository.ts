@@ -187,9 +187,9 @@ export const campaignRepository = {
     return new Map(contacts.map((c) => [c.id, c.phoneNumber]));
   },
 
-  /** The campaign's leads not dialing now and not final: canceled (they are never dialed). */
-  async cancelOpenLeads(ctx: RequestContext, campaignId: number, now: Date): Promise<void> {
-    await ctx.em.nativeUpdate(
+  /** The campaign's leads not dialing now and not final: canceled (they are never dialed); how many. */
+  async cancelOpenLeads(ctx: RequestContext, campaignId: number, now: Date): Promise<number> {
+    return ctx.em.nativeUpdate(
       Lead,
       { campaign: campaignId, state: { $in: ['pending', 'waiting'] } },
       { state: 'canceled', nextAttemptAt: null, updatedAt: now },

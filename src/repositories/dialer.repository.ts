@@ -20,6 +20,8 @@ export interface RunningCampaign {
   live: number;
   /** Whether it has a lead that is not final. */
   open: boolean;
+  /** Whether it has any lead. */
+  hasLeads: boolean;
 }
 
 /** A lead due to be dialed. */
@@ -41,6 +43,9 @@ export interface ClaimedLead {
 export interface AttemptToSettle {
   id: number;
   state: string;
+  /** Our call's id, when the provider placed it and its callbacks made the record. */
+  callId: number | null;
+  contactId: number;
   leadId: number;
   campaignId: number;
   attempt: number;
@@ -61,7 +66,8 @@ export const dialerRepository = {
          c.hours_start AS "hoursStart", c.hours_end AS "hoursEnd", c.calling_days AS "callingDays",
          (SELECT count(*)::int FROM lead_attempts a WHERE a.campaign_id = c.id AND a.state IN ('dialing', 'live'))
            AS live,
-         EXISTS (SELECT 1 FROM leads l WHERE l.campaign_id = c.id AND l.state IN ${OPEN}) AS open
+         EXISTS (SELECT 1 FROM leads l WHERE l.campaign_id = c.id AND l.state IN ${OPEN}) AS open,
+         EXISTS (SELECT 1 FROM leads l WHERE l.campaign_id = c.id) AS "hasLeads"
        FROM campaigns c JOIN companies co ON co.id = c.company_id
        WHERE c.status = 'running' ORDER BY c.started_at, c.id`,
       [],
@@ -196,6 +202,8 @@ export const dialerRepository = {
   async lockAttempt(ctx: RequestContext, by: { id: number } | { callSid: string }): Promise<AttemptToSettle | null> {
     const [row] = await ctx.sql<AttemptToSettle>(
       `SELECT a.id, a.state, a.lead_id AS "leadId", a.campaign_id AS "campaignId", a.attempt,
+         (SELECT k.id FROM calls k WHERE k.provider_call_id = a.call_sid) AS "callId",
+         (SELECT l.contact_id FROM leads l WHERE l.id = a.lead_id) AS "contactId",
          c.status AS "campaignStatus", c.max_attempts AS "maxAttempts", c.retry_minutes AS "retryMinutes",
          c.retry_on AS "retryOn"
        FROM lead_attempts a JOIN campaigns c ON c.id = a.campaign_id
@@ -223,6 +231,15 @@ export const dialerRepository = {
       `UPDATE leads SET state = $2, last_outcome = $3, next_attempt_at = $4, updated_at = $5 WHERE id = $1`,
       [attempt.leadId, lead.state, outcome, lead.nextAttemptAt, now],
     );
+  },
+
+  /** The campaign whose attempt placed this call (by the provider's id), if one did. */
+  async campaignOfCall(ctx: RequestContext, callSid: string): Promise<number | null> {
+    const [row] = await ctx.sql<{ campaign_id: number }>(
+      'SELECT campaign_id FROM lead_attempts WHERE call_sid = $1 AND company_id = $2',
+      [callSid, await ctx.companyId()],
+    );
+    return row?.campaign_id ?? null;
   },
 
   /** Whether the campaign has a lead that is not final. */

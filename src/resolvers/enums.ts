@@ -161,6 +161,7 @@ export function closedSetOf(values: readonly unknown[]): Record<string, string> 
     DecisionAction,
     DecidedBy,
     DecisionFallbackReason,
+    DialOutcome,
   ];
   return sets
     .filter((set) => wanted.every((value) => Object.values(set).includes(value as string)))

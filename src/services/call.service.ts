@@ -1,6 +1,7 @@
 import type { RequestContext } from '../context/request-context.js';
 import { CALL_PROGRESS } from '../kernel/vocabulary.js';
 import { callRepository } from '../repositories/call.repository.js';
+import { dialerRepository } from '../repositories/dialer.repository.js';
 import { phoneNumberRepository } from '../repositories/phone-number.repository.js';
 import type { CallStatusChanged } from '../telco/callbacks.js';
 import { evaluateAgent } from './agent-performance.js';
@@ -114,8 +115,19 @@ export class CallService {
     if (rebooked)
       await ctx.events.record(
         'appointment.scheduled',
-        { call_id: String(call.id), appointment_at: booked!.toISOString(), agent_id: base.agent_id },
+        {
+          call_id: String(call.id),
+          appointment_at: booked!.toISOString(),
+          agent_id: base.agent_id,
+          campaign_id: await campaignOf(ctx, report.callSid),
+        },
         contact,
       );
   }
+}
+
+/** The campaign whose call this is, as events name it; null for a call no campaign placed. */
+export async function campaignOf(ctx: RequestContext, callSid: string | null | undefined): Promise<string | null> {
+  const campaign = callSid ? await dialerRepository.campaignOfCall(ctx, callSid) : null;
+  return campaign === null ? null : String(campaign);
 }

@@ -15,6 +15,7 @@ import { checkedDialing, type DialingInput, type DialingRecord, dialingRecord } 
 import { callReads } from '../repositories/call-reads.repository.js';
 import { callRepository } from '../repositories/call.repository.js';
 import { appointmentCallRecord, type AppointmentCallRecord } from './calls/records.js';
+import { campaignOf } from './call.service.js';
 import { BOUNDS } from '../kernel/bounds.js';
 
 // Dialer campaigns (draft -> running -> completed: campaign.started and
@@ -163,21 +164,41 @@ export class CampaignService {
     });
   }
 
-  /** running -> paused: nothing more is dialed; calls on the line finish. */
+  /** running -> paused: nothing more is dialed; calls on the line finish (campaign.paused). */
   async pause(ctx: RequestContext, rawId: string): Promise<CampaignRecord> {
-    return this.move(ctx, rawId, ['running'], 'paused');
+    const record = await this.move(ctx, rawId, ['running'], 'paused');
+    await this.told(ctx, 'campaign.paused', record, { paused_at: this.clock().toISOString() });
+    return record;
   }
 
-  /** paused -> running: dialing goes on where it stopped. */
+  /** paused -> running: dialing goes on where it stopped (campaign.resumed). */
   async resume(ctx: RequestContext, rawId: string): Promise<CampaignRecord> {
-    return this.move(ctx, rawId, ['paused'], 'running');
+    const record = await this.move(ctx, rawId, ['paused'], 'running');
+    await this.told(ctx, 'campaign.resumed', record, { resumed_at: this.clock().toISOString() });
+    return record;
   }
 
-  /** draft, running or paused -> canceled: every lead not dialed yet is canceled and never dialed; calls finish. */
+  /**
+   * draft, running or paused -> canceled: every lead not dialed yet is canceled and never dialed; calls finish
+   * (campaign.canceled).
+   */
   async cancel(ctx: RequestContext, rawId: string): Promise<CampaignRecord> {
     const record = await this.move(ctx, rawId, ['draft', 'running', 'paused'], 'canceled');
-    await campaignRepository.cancelOpenLeads(ctx, record.id, this.clock());
+    const canceled = await campaignRepository.cancelOpenLeads(ctx, record.id, this.clock());
+    await this.told(ctx, 'campaign.canceled', record, {
+      canceled_at: this.clock().toISOString(),
+      leads_canceled: canceled,
+    });
     return record;
+  }
+
+  private told(
+    ctx: RequestContext,
+    type: 'campaign.paused' | 'campaign.resumed' | 'campaign.canceled',
+    campaign: CampaignRecord,
+    data: Record<string, unknown>,
+  ): Promise<void> {
+    return ctx.events.record(type, { campaign_id: String(campaign.id), name: campaign.name, ...data });
   }
 
   private async move(ctx: RequestContext, rawId: string, from: string[], to: string): Promise<CampaignRecord> {
@@ -312,6 +333,7 @@ export class CampaignService {
         call_id: String(call.id),
         appointment_at: at.toISOString(),
         agent_id: call.agent ? String(call.agent.id) : null,
+        campaign_id: await campaignOf(ctx, call.providerCallId),
       },
       contact,
     );

@@ -34,13 +34,15 @@ export class DialerEngine {
   private timer?: NodeJS.Timeout;
   private ticking = false;
   private stopped = true;
-  /** Per company (its provider account): when its last dial was sent, and until when turns are taken. */
-  private readonly sent = new Map<number, number>();
+  /** Per company (its provider account): its dials' sending, one after another, and until when turns are taken. */
+  private readonly sending = new Map<number, Promise<void>>();
   private readonly planned = new Map<number, number>();
-  /** Dials planned and not yet claimed, per campaign. */
+  /** Dials planned and not yet claimed, per campaign, and their leads (not planned twice while they wait). */
   private readonly pending = new Map<number, number>();
+  private readonly plannedLeads = new Set<number>();
   private readonly inFlight = new Set<Promise<void>>();
   private lastRecovery = 0;
+  private readonly lastSent = new Map<number, number>();
 
   constructor(
     private readonly contexts: ContextFactory,
@@ -103,7 +105,9 @@ export class DialerEngine {
     const now = new Date();
     for (const campaign of campaigns) {
       if (!campaign.open && campaign.live === 0) {
-        // Nothing left to dial or on a call: it completes (a campaign started with no leads, or all listed).
+        // Leads, and none left to dial or on a call: it completes (every lead listed, say). A campaign with no lead
+        // yet waits for its leads.
+        if (!campaign.hasLeads) continue;
         await this.contexts
           .forSystem(campaign.companyId, 'dialer complete')
           .unitOfWork((uow) => this.dialer.completeIfDone(uow, campaign.id));
@@ -116,10 +120,11 @@ export class DialerEngine {
         this.settings.companyConcurrency - companyBusy,
       );
       if (free <= 0) continue;
-      const leads = await dialerRepository.dueLeads(ctx, campaign.id, now, free * 2);
+      const leads = await dialerRepository.dueLeads(ctx, campaign.id, now, free * 2 + waiting);
       let planned = 0;
       for (const lead of leads) {
         if (planned >= free) break;
+        if (this.plannedLeads.has(lead.id)) continue;
         const zones = lead.timeZones.length > 0 ? lead.timeZones : [campaign.companyTimeZone];
         const hours = { start: campaign.hoursStart, end: campaign.hoursEnd, days: campaign.callingDays };
         const opens = nextOpening(now, zones, hours);
@@ -158,6 +163,7 @@ export class DialerEngine {
 
   private dial(campaign: RunningCampaign, leadId: number, turn: number): void {
     this.pending.set(campaign.id, (this.pending.get(campaign.id) ?? 0) + 1);
+    this.plannedLeads.add(leadId);
     this.companyOf.set(campaign.id, campaign.companyId);
     const task = this.dialOne(campaign, leadId, turn).finally(() => this.inFlight.delete(task));
     this.inFlight.add(task);
@@ -170,14 +176,13 @@ export class DialerEngine {
       await sleepUntil(turn);
       const claim = await ctx.unitOfWork((uow) => this.dialer.claim(uow, campaign.id, leadId));
       this.pending.set(campaign.id, (this.pending.get(campaign.id) ?? 1) - 1);
+      this.plannedLeads.delete(leadId);
       claimed = true;
       if (claim.kind !== 'dial') return;
-      // The account's pace, counted when each request is sent: never closer than its gap to the one before.
-      const gap = 1000 / this.settings.callsPerSecond;
-      await sleepUntil((this.sent.get(campaign.companyId) ?? 0) + gap);
-      this.sent.set(campaign.companyId, Date.now());
       try {
-        const { sid } = await this.telco.dial(ctx, {
+        const place = await this.telco.dialer(ctx);
+        await this.paced(campaign.companyId);
+        const { sid } = await place({
           from: claim.from,
           to: claim.lead.phoneNumber,
           statusCallback: `${this.callbackBase}/api/telco/voice/status`,
@@ -193,8 +198,26 @@ export class DialerEngine {
     } catch (error) {
       this.log.warn('dial failed', { leadId, ...errorFields(error) });
     } finally {
-      if (!claimed) this.pending.set(campaign.id, (this.pending.get(campaign.id) ?? 1) - 1);
+      if (!claimed) {
+        this.pending.set(campaign.id, (this.pending.get(campaign.id) ?? 1) - 1);
+        this.plannedLeads.delete(leadId);
+      }
     }
+  }
+
+  /**
+   * Waits for the company's account's next moment to send: its dials are sent one after another, each at least the
+   * account's gap after the one before was sent (and 3 % more, so a request's own delay on its way never brings two
+   * closer at the provider than the limit allows).
+   */
+  private paced(companyId: number): Promise<void> {
+    const gap = (1000 / this.settings.callsPerSecond) * 1.03;
+    const turn = (this.sending.get(companyId) ?? Promise.resolve()).then(async () => {
+      await sleepUntil((this.lastSent.get(companyId) ?? 0) + gap);
+      this.lastSent.set(companyId, Date.now());
+    });
+    this.sending.set(companyId, turn);
+    return turn;
   }
 
   /**

@@ -2,12 +2,13 @@ import type { RequestContext } from '../context/request-context.js';
 import { dialerRepository, type AttemptToSettle, type ClaimedLead } from '../repositories/dialer.repository.js';
 import { doNotCallRepository } from '../repositories/do-not-call.repository.js';
 import type { CampaignService } from './campaign.service.js';
+import { contactFields, type ContactService } from './contact.service.js';
 
 // A campaign's lead, one attempt at a time (docs/dialer.md): claimed when due (still due, its campaign running, its
 // number not on the do-not-call list at that moment), dialed once, and settled once by its call's end: answered, no
 // answer, busy, voicemail (the provider's machine detection) or failed (a refused dial too). A settled attempt either
-// ends its lead (an outcome not retried, or its attempts spent) or makes it wait for its retry. A campaign whose
-// leads are all final completes. The engine (dialer-engine.ts) decides what to dial and when; this says what a dial
+// ends its lead (an outcome not retried, or its attempts spent) or makes it wait for its retry (lead.called, either
+// way). A campaign whose leads are all final completes. The engine (dialer-engine.ts) decides what to dial and when; this says what a dial
 // does to the records, whoever calls it (the engine, a status callback, the recovery).
 
 /** A call's status (and who answered it) as a dial's outcome; null while it goes on. */
@@ -35,6 +36,7 @@ export type Claim =
 export class DialerService {
   constructor(
     private readonly campaigns: CampaignService,
+    private readonly contacts: ContactService,
     /** The lease of an attempt between its claim and the provider's answer: a dialer silent past it has stopped. */
     private readonly leaseMs: number,
     private readonly clock: () => Date = () => new Date(),
@@ -101,7 +103,23 @@ export class DialerService {
     const attempt = await dialerRepository.lockAttempt(ctx, by);
     if (!attempt || attempt.state === 'ended') return;
     const now = this.clock();
-    await dialerRepository.endAttempt(ctx, attempt, outcome, error, this.next(attempt, outcome, now), now);
+    const next = this.next(attempt, outcome, now);
+    await dialerRepository.endAttempt(ctx, attempt, outcome, error, next, now);
+    const contact = await this.contacts.byId(ctx, attempt.contactId);
+    await ctx.events.record(
+      'lead.called',
+      {
+        lead_id: String(attempt.leadId),
+        campaign_id: String(attempt.campaignId),
+        call_id: attempt.callId === null ? null : String(attempt.callId),
+        attempt: attempt.attempt,
+        outcome,
+        error,
+        state: next.state,
+        next_attempt_at: next.nextAttemptAt?.toISOString() ?? null,
+      },
+      contact ? contactFields(contact) : null,
+    );
     await this.completeIfDone(ctx, attempt.campaignId);
   }
 
@@ -113,7 +131,7 @@ export class DialerService {
     return { state: 'waiting', nextAttemptAt: new Date(now.getTime() + minutes * 60_000) };
   }
 
-  /** campaign.completed, once, when a running campaign has no lead left to dial or on a call. */
+  /** campaign.completed, once, when a running campaign with leads has none left to dial or on a call. */
   async completeIfDone(ctx: RequestContext, campaignId: number): Promise<void> {
     if (await dialerRepository.hasOpenLeads(ctx, campaignId)) return;
     await this.campaigns.completeWhenRunning(ctx, campaignId);

@@ -245,21 +245,26 @@ export class TelcoService {
     );
   }
 
-  /** Places a campaign's call, with machine detection (a voicemail is an outcome of its own). */
-  async dial(
+  /**
+   * The company's way to place a campaign's call, its credentials read now (so the call itself is one request, sent
+   * when its moment comes), with machine detection (a voicemail is an outcome of its own).
+   */
+  async dialer(
     ctx: RequestContext,
-    call: { from: string; to: string; statusCallback: string; ringSeconds: number },
-  ): Promise<{ sid: string }> {
+  ): Promise<
+    (call: { from: string; to: string; statusCallback: string; ringSeconds: number }) => Promise<{ sid: string }>
+  > {
     const { creds } = await this.credentials(ctx);
-    return provider(() =>
-      this.client.dial(creds, {
-        from: call.from,
-        to: call.to,
-        statusCallback: call.statusCallback,
-        timeoutSeconds: call.ringSeconds,
-        machineDetection: true,
-      }),
-    );
+    return (call) =>
+      provider(() =>
+        this.client.dial(creds, {
+          from: call.from,
+          to: call.to,
+          statusCallback: call.statusCallback,
+          timeoutSeconds: call.ringSeconds,
+          machineDetection: true,
+        }),
+      );
   }
 
   /** The account's calls to a number since a time, newest first. */
