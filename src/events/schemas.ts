@@ -250,7 +250,7 @@ export const SPECS: Record<EventType, EventSpec> = {
       call_id: nullable(str('The call that booked it')),
       appointment_at: dateTime('When the appointment is'),
       agent_id: nullable(str('Agent id')),
-      campaign_id: nullable(str("The campaign whose call booked it, when it is a campaign's")),
+      campaign_id: str("The campaign whose call booked it; only when a campaign's call did"),
     },
     required: ['call_id', 'appointment_at', 'agent_id'],
     example: { call_id: '5012', appointment_at: '2026-11-24T20:00:00.000Z', agent_id: '7', campaign_id: '12' },

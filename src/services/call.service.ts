@@ -119,15 +119,18 @@ export class CallService {
           call_id: String(call.id),
           appointment_at: booked!.toISOString(),
           agent_id: base.agent_id,
-          campaign_id: await campaignOf(ctx, report.callSid),
+          ...(await campaignOf(ctx, report.callSid)),
         },
         contact,
       );
   }
 }
 
-/** The campaign whose call this is, as events name it; null for a call no campaign placed. */
-export async function campaignOf(ctx: RequestContext, callSid: string | null | undefined): Promise<string | null> {
+/** The campaign whose call this is, as an event's data names it: `campaign_id`, only for a call a campaign placed. */
+export async function campaignOf(
+  ctx: RequestContext,
+  callSid: string | null | undefined,
+): Promise<{ campaign_id?: string }> {
   const campaign = callSid ? await dialerRepository.campaignOfCall(ctx, callSid) : null;
-  return campaign === null ? null : String(campaign);
+  return campaign === null ? {} : { campaign_id: String(campaign) };
 }

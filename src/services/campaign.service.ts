@@ -333,7 +333,7 @@ export class CampaignService {
         call_id: String(call.id),
         appointment_at: at.toISOString(),
         agent_id: call.agent ? String(call.agent.id) : null,
-        campaign_id: await campaignOf(ctx, call.providerCallId),
+        ...(await campaignOf(ctx, call.providerCallId)),
       },
       contact,
     );
