@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { startTestApp, type TestApp } from './helpers/app.js';
 
 // The dialer (docs/dialer.md), black-box: campaigns started over the API dial their leads through the telco
@@ -152,11 +154,54 @@ describe('the dialer', () => {
     assert.equal(events.n, 1);
   });
 
+  it('refuses bad dialing settings, naming each with its value and what is accepted, and makes nothing', async () => {
+    const before = await app.fingerprint();
+    const refused = await app.request('POST', '/api/campaigns', {
+      token: owner,
+      body: {
+        name: 'Bad settings',
+        dialing: { concurrency: 0, hours_start: '8am', calling_days: [0, 8], retry_on: ['answered'], ring_seconds: 5 },
+      },
+    });
+    assert.equal(refused.status, 422, refused.text);
+    assert.deepEqual(refused.body.errors, {
+      'dialing.concurrency': ['The dialing concurrency must be from 1 to 200 (got 0).'],
+      'dialing.ring_seconds': ['The dialing ring seconds must be from 15 to 120 (got 5).'],
+      'dialing.hours_start': ['The dialing hours start must be a time of day such as 08:00 (got "8am").'],
+      'dialing.calling_days': ['The dialing calling days are 1 (Monday) to 7 (Sunday), at least one (got [0,8]).'],
+      'dialing.retry_on': [
+        'The dialing retry on field does not accept "answered"; it accepts "no_answer", "busy", "voicemail" or "failed".',
+      ],
+    });
+    const notOurs = await app.request('POST', '/api/campaigns', {
+      token: owner,
+      body: { name: 'Not ours', dialing: { from_number: '+19995550100' } },
+    });
+    assert.deepEqual(notOurs.body.errors, {
+      'dialing.from_number': ["The dialing from number must be one of the company's numbers."],
+    });
+    assert.equal(await app.fingerprint(), before);
+  });
+
   it('keeps to the campaign concurrency and the provider account pace', async () => {
     const before = sim().calls.length;
     sim().maxLive = sim().live;
     const leads = Array.from({ length: 14 }, (_, i) => ({ phone_number: `+1415555${String(3000 + i * 10 + 1)}` }));
     const id = await campaign('Caps', { ...ALL_DAY, concurrency: 3 }, leads);
+    // A dashboard follows the progress over a subscription: the counts now, then as calls end.
+    const client = createClient({
+      url: `${app.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${owner}` },
+      retryAttempts: 0,
+    });
+    const seen: Array<Record<string, number>> = [];
+    const unsubscribe = client.subscribe<{ campaignProgress: Record<string, number> }>(
+      { query: `subscription { campaignProgress(id: "${id}") { total pending dialing answered } }` },
+      { next: (m) => m.data && seen.push(m.data.campaignProgress), error: () => undefined, complete: () => undefined },
+    );
+    await until('the counts now', async () => seen.length > 0);
+    assert.deepEqual(seen[0], { total: 14, pending: 14, dialing: 0, answered: 0 });
     await app.request('POST', `/api/campaigns/${id}/start`, { token: owner });
     await until('the campaign to complete', async () => {
       const [c] = await app.sql('SELECT status FROM campaigns WHERE id = $1', [id]);
@@ -173,6 +218,12 @@ describe('the dialer', () => {
     assert.ok(most >= RATE - 1, `the pace is used, not wasted (saw at most ${most} in a second)`);
     const p = await progress(id);
     assert.deepEqual([p.total, p.answered], [14, 14]);
+    await until('the subscription to see every call end', async () => seen.at(-1)?.answered === 14);
+    assert.ok(seen.length >= 8, `the counts came as calls ended (${seen.length} times)`);
+    // Every lead answers here: at each moment it is pending, dialing or answered, and the counts add up.
+    for (const counts of seen) assert.equal(counts.pending + counts.dialing + counts.answered, counts.total);
+    unsubscribe();
+    await client.dispose();
   });
 
   it('pauses (calls finish, none placed), resumes, and cancels (the rest never dialed); the counts add up', async () => {

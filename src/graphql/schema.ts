@@ -17,6 +17,7 @@ import { WebhookStatsResolver } from '../resolvers/webhook-stats.resolver.js';
 import { CallPathStatsResolver } from '../resolvers/call-path-stats.resolver.js';
 import { DoNotCallResolver } from '../resolvers/do-not-call.resolver.js';
 import { LeadImportResolver } from '../resolvers/lead-import.resolver.js';
+import { CampaignProgressResolver } from '../resolvers/campaign-progress.resolver.js';
 import { DecisionResolver } from '../resolvers/decision.resolver.js';
 import { AgentToolResolver } from '../resolvers/tool.resolver.js';
 import { EventResolver } from '../resolvers/event.resolver.js';
@@ -44,6 +45,7 @@ const resolvers = [
   CallPathStatsResolver,
   DoNotCallResolver,
   LeadImportResolver,
+  CampaignProgressResolver,
   EventResolver,
   SmsResolver,
   ContactResolver,
@@ -77,6 +79,7 @@ function resolverContainer(s: Services): ContainerType {
     [ContactResolver, new ContactResolver(s.contacts)],
     [CampaignResolver, new CampaignResolver(s.campaigns)],
     [LeadImportResolver, new LeadImportResolver(s.leadImports)],
+    [CampaignProgressResolver, new CampaignProgressResolver(s.campaigns)],
     [LiveEventResolver, new LiveEventResolver()],
     [CallTranscriptResolver, new CallTranscriptResolver(s.transcripts)],
     [CallAnalysisResolver, new CallAnalysisResolver(s.analyses)],

@@ -60,6 +60,13 @@ export const BOUNDS = {
     timeZone: text(64),
     variables: { maxProperties: 50 },
     variableValue: text(1000),
+    /** How a campaign dials (services/campaign-dialing.ts). */
+    concurrency: { minimum: 1, maximum: 200 },
+    ringSeconds: { minimum: 15, maximum: 120 },
+    maxAttempts: { minimum: 1, maximum: 10 },
+    callingDays: { maxItems: 7, items: { minimum: 1, maximum: 7 } },
+    retryMinutes: { maxItems: 10, items: { minimum: 1, maximum: 10_080 } },
+    hours: text(5),
   },
   pipeline: { name: NAME, stageName: NAME, crmLocationId: NAME },
   workflow: { name: NAME, description: text(2000) },

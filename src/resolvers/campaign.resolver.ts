@@ -57,6 +57,24 @@ export class CampaignProgressType {
   @Field(() => Int) canceled!: number;
 }
 
+/** The counts as the CampaignProgress type has them. */
+export function progressOf({ total, states }: { total: number; states: Record<string, number> }): CampaignProgressType {
+  return {
+    total,
+    pending: states.pending,
+    dialing: states.dialing,
+    waiting: states.waiting,
+    answered: states.answered,
+    noAnswer: states.no_answer,
+    busy: states.busy,
+    voicemail: states.voicemail,
+    failed: states.failed,
+    doNotCall: states.do_not_call,
+    outsideHours: states.outside_hours,
+    canceled: states.canceled,
+  };
+}
+
 @ObjectType('Campaign', { simpleResolvers: true })
 export class CampaignType {
   @Field(() => Int) id!: number;
@@ -150,21 +168,7 @@ export class CampaignResolver {
   @Authorized('view-campaigns')
   @Query(() => CampaignProgressType, { description: "A campaign's leads by state" })
   async campaignProgress(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<CampaignProgressType> {
-    const { total, states } = await this.campaignService.progress(ctx, id);
-    return {
-      total,
-      pending: states.pending,
-      dialing: states.dialing,
-      waiting: states.waiting,
-      answered: states.answered,
-      noAnswer: states.no_answer,
-      busy: states.busy,
-      voicemail: states.voicemail,
-      failed: states.failed,
-      doNotCall: states.do_not_call,
-      outsideHours: states.outside_hours,
-      canceled: states.canceled,
-    };
+    return progressOf(await this.campaignService.progress(ctx, id));
   }
 
   @Authorized('manage-campaigns')

@@ -13,6 +13,8 @@ import { detailsOf, LiveEventInterface } from './live-event.types.js';
 /** The hub of each built schema (a subscription's subscribe function has only the schema to go by). */
 const hubs = new WeakMap<GraphQLSchema, LiveEvents>();
 export const attachLiveEvents = (schema: GraphQLSchema, live: LiveEvents) => void hubs.set(schema, live);
+/** The hub of a built schema, for the subscriptions made of its events (a campaign's progress). */
+export const hubOf = (schema: GraphQLSchema): LiveEvents | undefined => hubs.get(schema);
 
 @Resolver()
 export class LiveEventResolver {

@@ -1,5 +1,6 @@
 import type { Campaign } from '../entities/campaign.entity.js';
-import { label, message } from '../kernel/messages.js';
+import { BOUNDS } from '../kernel/bounds.js';
+import { inWords, label } from '../kernel/messages.js';
 import { E164, Rules } from '../kernel/validation.js';
 import { DIAL_OUTCOMES } from '../kernel/vocabulary.js';
 import type { DialingSettings } from '../repositories/campaign.repository.js';
@@ -66,9 +67,10 @@ export function checkedDialing(input: DialingInput | null | undefined): Partial<
     }
     return value;
   };
-  out.concurrency = range('concurrency', input.concurrency, 1, 200);
-  out.ringSeconds = range('ringSeconds', input.ringSeconds, 15, 120);
-  out.maxAttempts = range('maxAttempts', input.maxAttempts, 1, 10);
+  const { concurrency, ringSeconds, maxAttempts, callingDays, retryMinutes } = BOUNDS.campaign;
+  out.concurrency = range('concurrency', input.concurrency, concurrency.minimum, concurrency.maximum);
+  out.ringSeconds = range('ringSeconds', input.ringSeconds, ringSeconds.minimum, ringSeconds.maximum);
+  out.maxAttempts = range('maxAttempts', input.maxAttempts, maxAttempts.minimum, maxAttempts.maximum);
   for (const field of ['hoursStart', 'hoursEnd'] as const) {
     const value = input[field];
     if (value === null || value === undefined) continue;
@@ -85,7 +87,13 @@ export function checkedDialing(input: DialingInput | null | undefined): Partial<
     rules.add('dialing.hoursEnd', 'The dialing hours end must be after their start.');
   if (input.callingDays) {
     const days = [...new Set(input.callingDays)].sort();
-    if (days.length === 0 || days.some((d) => !Number.isInteger(d) || d < 1 || d > 7))
+    const { minimum, maximum } = callingDays.items;
+    const given = input.callingDays.length;
+    if (
+      given === 0 ||
+      given > callingDays.maxItems ||
+      days.some((d) => !Number.isInteger(d) || d < minimum || d > maximum)
+    )
       rules.add(
         'dialing.callingDays',
         `The dialing calling days are 1 (Monday) to 7 (Sunday), at least one (got ${JSON.stringify(input.callingDays)}).`,
@@ -95,8 +103,10 @@ export function checkedDialing(input: DialingInput | null | undefined): Partial<
   if (input.retryMinutes) {
     if (
       input.retryMinutes.length === 0 ||
-      input.retryMinutes.length > 10 ||
-      input.retryMinutes.some((m) => !Number.isInteger(m) || m < 1 || m > 10_080)
+      input.retryMinutes.length > retryMinutes.maxItems ||
+      input.retryMinutes.some(
+        (m) => !Number.isInteger(m) || m < retryMinutes.items.minimum || m > retryMinutes.items.maximum,
+      )
     )
       rules.add(
         'dialing.retryMinutes',
@@ -106,11 +116,19 @@ export function checkedDialing(input: DialingInput | null | undefined): Partial<
   }
   if (input.retryOn) {
     const bad = input.retryOn.filter((o) => !RETRIED.includes(o));
-    if (bad.length > 0) rules.add('dialing.retryOn', message.oneOf('dialing.retryOn', bad[0], RETRIED));
+    if (bad.length > 0)
+      rules.add(
+        'dialing.retryOn',
+        `The dialing retry on field does not accept ${JSON.stringify(bad[0])}; it accepts ${inWords(RETRIED)}.`,
+      );
     else out.retryOn = [...new Set(input.retryOn)];
   }
   if (input.fromNumber !== null && input.fromNumber !== undefined) {
-    if (!E164.test(input.fromNumber)) rules.add('dialing.fromNumber', message.e164('dialing.fromNumber'));
+    if (!E164.test(input.fromNumber))
+      rules.add(
+        'dialing.fromNumber',
+        `The dialing from number must be an E.164 number, such as +14155550100 (got ${JSON.stringify(input.fromNumber)}).`,
+      );
     else out.fromNumber = input.fromNumber;
   }
   rules.check();

@@ -10,8 +10,7 @@ import type { TelcoService } from './telco.service.js';
 // The dialer (docs/dialer.md): one process of the deployment leads it (db/leadership.ts); every few hundred
 // milliseconds it reads the running campaigns and their free places (each campaign's concurrency, under its
 // company's), takes each one's due leads (retries first), leaves for later those outside their calling hours, and
-// dials the rest, each at a moment of its provider account's pace (calls per second, never more, counted at the
-// moment each request is sent). A dial is claimed in a unit of work (the attempt made under a lease) before the
+// dials the rest at its provider account's pace (calls per second, never more, as the provider counts them). A dial is claimed in a unit of work (the attempt made under a lease) before the
 // provider is asked, so a crash between the two is found by the recovery, which asks the provider whether the call
 // was placed: the attempt adopts it, or is undone and its lead dialed again as the same attempt. A call's end comes
 // back by its status callback (dialer.service.ts).
@@ -34,15 +33,18 @@ export class DialerEngine {
   private timer?: NodeJS.Timeout;
   private ticking = false;
   private stopped = true;
-  /** Per company (its provider account): its dials' sending, one after another, and until when turns are taken. */
+  /** Per company (its provider account): its dials' sending, one after another; when the last was answered. */
   private readonly sending = new Map<number, Promise<void>>();
+  private readonly answered = new Map<number, number>();
+  /** Per company: the last turn planned (planning looks a second ahead at most). */
   private readonly planned = new Map<number, number>();
   /** Dials planned and not yet claimed, per campaign, and their leads (not planned twice while they wait). */
   private readonly pending = new Map<number, number>();
   private readonly plannedLeads = new Set<number>();
+  /** Each campaign's company, for the company's share of the planned dials. */
+  private readonly companyOf = new Map<number, number>();
   private readonly inFlight = new Set<Promise<void>>();
   private lastRecovery = 0;
-  private readonly lastSent = new Map<number, number>();
 
   constructor(
     private readonly contexts: ContextFactory,
@@ -150,8 +152,6 @@ export class DialerEngine {
     return n;
   }
 
-  private readonly companyOf = new Map<number, number>();
-
   /** The next turn of the company's account (ms since the epoch), when it comes soon enough to plan now. */
   private turn(companyId: number, now: number): number | undefined {
     const gap = 1000 / this.settings.callsPerSecond;
@@ -181,13 +181,14 @@ export class DialerEngine {
       if (claim.kind !== 'dial') return;
       try {
         const place = await this.telco.dialer(ctx);
-        await this.paced(campaign.companyId);
-        const { sid } = await place({
-          from: claim.from,
-          to: claim.lead.phoneNumber,
-          statusCallback: `${this.callbackBase}/api/telco/voice/status`,
-          ringSeconds: claim.lead.ringSeconds,
-        });
+        const { sid } = await this.paced(campaign.companyId, () =>
+          place({
+            from: claim.from,
+            to: claim.lead.phoneNumber,
+            statusCallback: `${this.callbackBase}/api/telco/voice/status`,
+            ringSeconds: claim.lead.ringSeconds,
+          }),
+        );
         await ctx.unitOfWork((uow) => this.dialer.dialed(uow, claim.attemptId, sid));
       } catch (error) {
         if (error instanceof UnprocessableError)
@@ -206,18 +207,28 @@ export class DialerEngine {
   }
 
   /**
-   * Waits for the company's account's next moment to send: its dials are sent one after another, each at least the
-   * account's gap after the one before was sent (and 3 % more, so a request's own delay on its way never brings two
-   * closer at the provider than the limit allows).
+   * Sends a dial at the company's account's pace: one after another, each at least the account's gap after the
+   * provider answered the one before. The provider has received a request before it answers it, so two never reach it
+   * closer than the gap, whatever either request's delay on its way.
    */
-  private paced(companyId: number): Promise<void> {
-    const gap = (1000 / this.settings.callsPerSecond) * 1.03;
-    const turn = (this.sending.get(companyId) ?? Promise.resolve()).then(async () => {
-      await sleepUntil((this.lastSent.get(companyId) ?? 0) + gap);
-      this.lastSent.set(companyId, Date.now());
+  private paced<T>(companyId: number, send: () => Promise<T>): Promise<T> {
+    const gap = 1000 / this.settings.callsPerSecond;
+    const sent = (this.sending.get(companyId) ?? Promise.resolve()).then(async () => {
+      await sleepUntil((this.answered.get(companyId) ?? 0) + gap);
+      try {
+        return await send();
+      } finally {
+        this.answered.set(companyId, Date.now());
+      }
     });
-    this.sending.set(companyId, turn);
-    return turn;
+    this.sending.set(
+      companyId,
+      sent.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    return sent;
   }
 
   /**

@@ -56,15 +56,38 @@ export const campaignRoutes: Route[] = [
         dialing: {
           description: 'How it dials (docs/dialer.md); each field left out keeps its default',
           fields: {
-            concurrency: { description: 'Calls at once: 1 to 200, default 10' },
-            from_number: { description: "One of the company's numbers (E.164); default its first for the dialer" },
-            hours_start: { description: "Calling hours start in each lead's own time, HH:MM; default 08:00" },
-            hours_end: { description: 'Calling hours end, HH:MM; default 21:00' },
-            calling_days: { description: '1 (Monday) to 7 (Sunday); default every day' },
-            ring_seconds: { description: 'Seconds a call rings before it is no answer: 15 to 120, default 25' },
-            max_attempts: { description: 'Attempts a lead gets at most: 1 to 10, default 3' },
-            retry_minutes: { description: 'Minutes before each retry (the last repeats); default 30, 60, 120' },
-            retry_on: { description: 'The outcomes retried; default no_answer and busy' },
+            concurrency: { ...BOUNDS.campaign.concurrency, description: 'Calls at once; default 10' },
+            from_number: {
+              example: '+14155550100',
+              description: "One of the company's numbers (E.164); default its first for the dialer",
+            },
+            hours_start: {
+              ...BOUNDS.campaign.hours,
+              example: '08:00',
+              description: "Calling hours start in each lead's own time, HH:MM; default 08:00",
+            },
+            hours_end: {
+              ...BOUNDS.campaign.hours,
+              example: '21:00',
+              description: 'Calling hours end, HH:MM (24:00 at most); default 21:00',
+            },
+            calling_days: {
+              ...BOUNDS.campaign.callingDays,
+              description: '1 (Monday) to 7 (Sunday); default every day',
+            },
+            ring_seconds: {
+              ...BOUNDS.campaign.ringSeconds,
+              description: 'Seconds a call rings before it is no answer; default 25',
+            },
+            max_attempts: { ...BOUNDS.campaign.maxAttempts, description: 'Attempts a lead gets at most; default 3' },
+            retry_minutes: {
+              ...BOUNDS.campaign.retryMinutes,
+              description: 'Minutes before each retry (the last repeats); default 30, 60, 120',
+            },
+            retry_on: {
+              example: ['no_answer', 'busy'],
+              description: 'The outcomes retried (any but answered); default no_answer and busy',
+            },
           },
         },
       },
