@@ -10,10 +10,11 @@ import type { TelcoService } from './telco.service.js';
 // The dialer (docs/dialer.md): one process of the deployment leads it (db/leadership.ts); every few hundred
 // milliseconds it reads the running campaigns and their free places (each campaign's concurrency, under its
 // company's), takes each one's due leads (retries first), leaves for later those outside their calling hours, and
-// dials the rest at its provider account's pace (calls per second, never more, as the provider counts them). A dial is claimed in a unit of work (the attempt made under a lease) before the
-// provider is asked, so a crash between the two is found by the recovery, which asks the provider whether the call
-// was placed: the attempt adopts it, or is undone and its lead dialed again as the same attempt. A call's end comes
-// back by its status callback (dialer.service.ts).
+// dials the rest at its provider account's pace (calls per second, never more, as the provider counts them). A dial
+// is claimed in a unit of work (the attempt made under a lease) before the provider is asked, so a crash between the
+// two is found by the recovery, which asks the provider whether the call was placed: the attempt adopts it, or is
+// undone and its lead dialed again as the same attempt. A call's end comes back by its status callback
+// (dialer.service.ts).
 
 export interface DialerSettings {
   /** Calls per second per provider account. */
