@@ -44,6 +44,7 @@ import { WebhookStatsService } from './webhooks/tools/stats.service.js';
 import { ReplayService } from './webhooks/tools/replay.service.js';
 import { DecisionCaller } from './decisions/caller.js';
 import { CallPathRecord } from './decisions/call-path-record.js';
+import { PredialDecider } from './decisions/predial.js';
 import { CallPathStatsService } from './decisions/call-path-stats.service.js';
 import { EndpointAuth } from './webhooks/engine/endpoint-auth.js';
 import { DecisionEndpointService } from './decisions/decision.service.js';
@@ -190,7 +191,14 @@ export function createServices(
   const doNotCall = new DoNotCallService(clock);
   const sms = new SmsService(telco, contacts, doNotCall, clock);
   const campaigns = new CampaignService(ids, contacts, clock);
-  const dialer = new DialerService(campaigns, contacts, config.dialerLeaseMs, clock);
+  const predial = new PredialDecider(box, caller);
+  const dialer = new DialerService(
+    campaigns,
+    contacts,
+    (ctx, facts) => predial.decide(ctx, facts),
+    config.dialerLeaseMs,
+    clock,
+  );
   return {
     config,
     log,

@@ -1,4 +1,5 @@
 import { DECISION_ANSWER_SCHEMA } from './answer.js';
+import { PREDIAL_ANSWER_SCHEMA } from './predial.js';
 
 // The decision request in the OpenAPI document's `webhooks` section: what
 // Switchboard sends a decision endpoint and the answers it takes
@@ -79,26 +80,74 @@ const EXAMPLE = {
  * The answer's schema as the document states it: each choice a named schema
  * the discriminator maps to (the checker compiles the same choices inline).
  */
-function answerSchemas(): Record<string, Schema> {
-  const { oneOf, description } = DECISION_ANSWER_SCHEMA;
-  const named = Object.fromEntries(
-    oneOf.map((choice) => [`DecisionAnswer${choice.title}`, choice as unknown as Schema]),
-  );
-  const ref = (name: string) => `#/components/schemas/${name}`;
+function answerSchemas(
+  name: string,
+  { oneOf, description }: typeof DECISION_ANSWER_SCHEMA | typeof PREDIAL_ANSWER_SCHEMA,
+): Record<string, Schema> {
+  const named = Object.fromEntries(oneOf.map((choice) => [`${name}${choice.title}`, choice as unknown as Schema]));
+  const ref = (schema: string) => `#/components/schemas/${schema}`;
   return {
     ...named,
-    DecisionAnswer: {
+    [name]: {
       description,
-      oneOf: Object.keys(named).map((name) => ({ $ref: ref(name) })),
+      oneOf: Object.keys(named).map((schema) => ({ $ref: ref(schema) })),
       discriminator: {
         propertyName: 'action',
         mapping: Object.fromEntries(
-          oneOf.map((choice) => [choice.properties.action.const, ref(`DecisionAnswer${choice.title}`)]),
+          oneOf.map((choice) => [choice.properties.action.const, ref(`${name}${choice.title}`)]),
         ),
       },
     },
   };
 }
+
+const PREDIAL_REQUEST: Schema = {
+  type: 'object',
+  required: ['type', 'timestamp', 'data'],
+  additionalProperties: false,
+  properties: {
+    type: { type: 'string', const: 'lead.predial' },
+    timestamp: { type: 'string', format: 'date-time', description: 'When Switchboard asked' },
+    data: {
+      type: 'object',
+      additionalProperties: false,
+      required: [
+        'campaign_id',
+        'lead_id',
+        'attempt',
+        'phone_number',
+        'from',
+        'agent_id',
+        'contact',
+        'variables',
+        'deadline_ms',
+      ],
+      properties: {
+        campaign_id: { type: 'string' },
+        lead_id: { type: 'string' },
+        attempt: { type: 'integer', format: 'int32', description: 'Which attempt is about to be dialed, from 1' },
+        phone_number: { type: 'string', description: 'The number to be dialed, E.164' },
+        from: { type: 'string', description: "The company's number it is dialed from" },
+        agent_id: { type: ['string', 'null'], description: "The campaign's AI agent" },
+        contact: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            first_name: { type: ['string', 'null'] },
+            last_name: { type: ['string', 'null'] },
+            email: { type: ['string', 'null'] },
+          },
+        },
+        variables: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          description: "The lead's variables, as its agent would be told them",
+        },
+        deadline_ms: { type: 'integer', format: 'int32', description: 'The answer must arrive within this many ms' },
+      },
+    },
+  },
+};
 
 const TOOL_REQUEST: Schema = {
   type: 'object',
@@ -145,7 +194,14 @@ const SIGNED = [
 
 export function decisionsSection(): { webhooks: Record<string, Schema>; schemas: Record<string, Schema> } {
   return {
-    schemas: { DecisionRequest: REQUEST, ...answerSchemas(), ToolRequest: TOOL_REQUEST, ToolAnswer: TOOL_ANSWER },
+    schemas: {
+      DecisionRequest: REQUEST,
+      ...answerSchemas('DecisionAnswer', DECISION_ANSWER_SCHEMA),
+      ToolRequest: TOOL_REQUEST,
+      ToolAnswer: TOOL_ANSWER,
+      PredialRequest: PREDIAL_REQUEST,
+      ...answerSchemas('PredialAnswer', PREDIAL_ANSWER_SCHEMA),
+    },
     webhooks: {
       'call.inbound': {
         post: {
@@ -181,6 +237,57 @@ export function decisionsSection(): { webhooks: Record<string, Schema>; schemas:
               },
             },
             default: { description: "Anything else, or no answer within the deadline: the endpoint's fallback" },
+          },
+        },
+      },
+      'lead.predial': {
+        post: {
+          operationId: 'leadPredial',
+          tags: ['Campaigns and leads'],
+          summary: "Asks a campaign's pre-dial endpoint whether to dial a lead",
+          description:
+            "Sent to the campaign's decision endpoint just before each dial, signed with the endpoint secret " +
+            '(Standard Webhooks). Answer 2xx within `deadline_ms` with `dial` (optionally with variables for the ' +
+            "agent, over the lead's own) or `skip` (the lead is final, `skipped`). A timeout, another status or an " +
+            "answer that does not validate gives the campaign's `predial_fallback` (docs/dialer.md).",
+          parameters: SIGNED,
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/PredialRequest' },
+                example: {
+                  type: 'lead.predial',
+                  timestamp: '2026-11-18T17:00:00.000Z',
+                  data: {
+                    campaign_id: '12',
+                    lead_id: '301',
+                    attempt: 1,
+                    phone_number: '+12125550101',
+                    from: '+14155550100',
+                    agent_id: '3',
+                    contact: { id: '7', first_name: 'Ann', last_name: null, email: null },
+                    variables: { plan: 'gold' },
+                    deadline_ms: 2000,
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            '200': {
+              description: 'The decision',
+              content: {
+                'application/json': {
+                  schema: { $ref: '#/components/schemas/PredialAnswer' },
+                  examples: {
+                    dial: { value: { action: 'dial', variables: { offer: 'winter-10' } } },
+                    skip: { value: { action: 'skip', reason: 'customer renewed yesterday' } },
+                  },
+                },
+              },
+            },
+            default: { description: "Anything else, or no answer within the deadline: the campaign's fallback" },
           },
         },
       },

@@ -1,15 +1,17 @@
 import { CompanyOwned } from './company-owned.entity.js';
 import { Entity, Formula, Index, ManyToOne, type Opt, Property, type Rel } from '@mikro-orm/core';
 import { Agent } from './agent.entity.js';
+import { DecisionEndpoint } from './decision-endpoint.entity.js';
 
 /** A dialer campaign of a company, and the agent that dials it. */
 @Entity({ tableName: 'campaigns' })
 @Index({ name: 'campaigns_company_id_created_at_index', properties: ['company', 'createdAt'] })
+@Index({ name: 'campaigns_status_starts_at_index', properties: ['status', 'startsAt'] })
 export class Campaign extends CompanyOwned {
   @Property({ type: 'string', length: 255 })
   name!: string;
 
-  /** draft, running, paused, completed or canceled (kernel/vocabulary.ts CAMPAIGN_STATUSES). */
+  /** draft, scheduled, running, paused, completed or canceled (kernel/vocabulary.ts CAMPAIGN_STATUSES). */
   @Property({ type: 'string', length: 16, default: 'draft' })
   status: Opt<string> = 'draft';
 
@@ -18,6 +20,10 @@ export class Campaign extends CompanyOwned {
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   startedAt: Date | null = null;
+
+  /** When a scheduled campaign starts (the dialer starts it then). */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  startsAt: Date | null = null;
 
   /** Calls of this campaign at once, at most (under its company's cap). */
   @Property({ type: 'smallint', default: 10 })
@@ -53,6 +59,14 @@ export class Campaign extends CompanyOwned {
   /** The outcomes retried (kernel/vocabulary.ts DIAL_OUTCOMES). */
   @Property({ type: 'json', default: '["no_answer","busy"]' })
   retryOn: Opt<string[]> = ['no_answer', 'busy'];
+
+  /** The decision endpoint asked before each dial (dial, skip, or dial with variables); none: every lead is dialed. */
+  @ManyToOne(() => DecisionEndpoint, { nullable: true, deleteRule: 'set null', updateRule: 'cascade', index: false })
+  predialEndpoint: Rel<DecisionEndpoint> | null = null;
+
+  /** What the dialer does when the pre-dial endpoint gives no answer in time: `dial` or `skip`. */
+  @Property({ type: 'string', length: 8, default: 'dial' })
+  predialFallback: Opt<string> = 'dial';
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   completedAt: Date | null = null;

@@ -43,6 +43,10 @@ export class LeadAttempt extends CompanyOwned {
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   endedAt: Date | null = null;
 
+  /** The pre-dial decision, when its campaign asks one (services/dialer-predial.ts PredialDecision). */
+  @Property({ type: 'json', nullable: true })
+  decision: Record<string, unknown> | null = null;
+
   /** Until when its dialer holds it while `dialing`. */
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   leaseUntil!: Date;

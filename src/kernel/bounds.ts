@@ -41,6 +41,9 @@ export const CAMPAIGN_LIMITS = {
   leadsPerCampaign: 100_000,
   /** The bytes of one CSV upload. */
   csvBytes: 16 * 1024 * 1024,
+  /** A scheduled start: from a few minutes past (a clock's drift) to this many days ahead. */
+  scheduleMinutesBack: 5,
+  scheduleDaysAhead: 90,
 } as const;
 
 /** Page numbers and sizes: at least 1; a size above its list's maximum is clamped to it (not refused). */
@@ -67,6 +70,7 @@ export const BOUNDS = {
     callingDays: { maxItems: 7, items: { minimum: 1, maximum: 7 } },
     retryMinutes: { maxItems: 10, items: { minimum: 1, maximum: 10_080 } },
     hours: text(5),
+    startAt: text(40),
   },
   pipeline: { name: NAME, stageName: NAME, crmLocationId: NAME },
   workflow: { name: NAME, description: text(2000) },

@@ -68,3 +68,31 @@ export interface ToolResult {
 export interface DecidingEndpoint {
   readonly id: number;
 }
+
+/** What the dialer asks a campaign's pre-dial endpoint about a lead it is about to dial (docs/dialer.md). */
+export interface PredialFacts {
+  companyId: number;
+  /** The campaign's pre-dial endpoint, and what is done when it gives no answer in time. */
+  endpointId: number;
+  fallback: 'dial' | 'skip';
+  campaignId: number;
+  leadId: number;
+  attempt: number;
+  phoneNumber: string;
+  from: string;
+  agentId: number | null;
+  contact: { id: number; firstName: string | null; lastName: string | null; email: string | null };
+  /** The lead's variables, as its agent would be told them. */
+  variables: Record<string, string>;
+}
+
+/** Whether a lead is dialed, and with what its agent is told on top of the lead's own variables. */
+export interface PredialDecision {
+  decidedBy: 'endpoint' | 'fallback';
+  action: 'dial' | 'skip';
+  variables: Record<string, string>;
+  fallbackReason: FallbackReason | null;
+  /** endpoint: its reason for a skip; fallback: in words, why its answer was not taken. */
+  reason: string | null;
+  latencyMs: number | null;
+}

@@ -78,12 +78,15 @@ export enum SpamStatus {
   Clean = 'Clean',
 }
 
-export const CAMPAIGN_STATUSES = ['draft', 'running', 'paused', 'completed', 'canceled'] as const;
-/** How a campaign's call to a lead ended. */
-export const DIAL_OUTCOMES = ['answered', 'no_answer', 'busy', 'voicemail', 'failed'] as const;
+export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'running', 'paused', 'completed', 'canceled'] as const;
+/** How a campaign's attempt at a lead ended: its call's end, or `skipped` (its pre-dial decision said not to dial). */
+export const DIAL_OUTCOMES = ['answered', 'no_answer', 'busy', 'voicemail', 'failed', 'skipped'] as const;
+/** What the dialer does when a campaign's pre-dial endpoint gives no answer in time. */
+export const PREDIAL_FALLBACKS = ['dial', 'skip'] as const;
 /**
  * Where a campaign's lead stands: `pending` (not dialed yet, or waiting for its calling hours), `dialing` (a call
- * placed), `waiting` (a retry due), and the final ones: an outcome, `do_not_call` (listed when it was to be dialed),
+ * placed), `waiting` (a retry due), and the final ones: an outcome (`skipped`: the pre-dial decision said so),
+ * `do_not_call` (listed when it was to be dialed),
  * `outside_hours` (its zones' calling hours never open together) and `canceled` (its campaign was).
  */
 export const LEAD_STATES = [

@@ -251,6 +251,12 @@ export async function startService(
       );
       // The provider reports a call's progress to the public address (PUBLIC_URL: an API's); without one, to this one.
       dialer.callbackBase = config.publicUrl.endsWith(':0') ? url : config.publicUrl;
+      // Its pre-dial questions count in their endpoints' record, as the API's decisions do (once more at the end).
+      services.callPathRecord.start(
+        () => services.contexts.forMaintenance('call path record'),
+        config.callPathStatsEveryMs,
+      );
+      cleanups.push(['dialer call path record', () => services.callPathRecord.stop()]);
       dialer.start();
       cleanups.push(['dialer', () => dialer!.stop()]);
     }

@@ -16,10 +16,24 @@ export type CampaignListed =
   | 'status'
   | 'agent'
   | 'startedAt'
+  | 'startsAt'
   | 'completedAt'
   | 'createdAt'
   | 'leads'
   | DialingField;
+
+/** One attempt at a lead, as the API lists it (entities/lead-attempt.entity.ts). */
+export interface AttemptListed {
+  attempt: number;
+  state: string;
+  outcome: string | null;
+  error: string | null;
+  callSid: string | null;
+  callId: number | null;
+  dialedAt: Date;
+  endedAt: Date | null;
+  decision: Record<string, unknown> | null;
+}
 
 /** A campaign's dialing settings. */
 export type DialingField =
@@ -31,7 +45,9 @@ export type DialingField =
   | 'ringSeconds'
   | 'maxAttempts'
   | 'retryMinutes'
-  | 'retryOn';
+  | 'retryOn'
+  | 'predialEndpoint'
+  | 'predialFallback';
 export type DialingSettings = Pick<Campaign, DialingField>;
 export type LeadListed =
   | 'id'
@@ -91,7 +107,7 @@ export const campaignRepository = {
         select:
           'c.id, c.name, c.status, c.agent_id, c.started_at, c.completed_at, c.created_at, c.concurrency, ' +
           'c.from_number, c.hours_start, c.hours_end, c.calling_days, c.ring_seconds, c.max_attempts, ' +
-          'c.retry_minutes, c.retry_on, ' +
+          'c.retry_minutes, c.retry_on, c.starts_at, c.predial_endpoint_id, c.predial_fallback, ' +
           '(SELECT count(*)::int FROM leads l WHERE l.campaign_id = c.id) AS leads',
         from: 'campaigns c',
         where: status ? 'c.company_id = $1 AND c.status = $2' : 'c.company_id = $1',
@@ -208,5 +224,18 @@ export const campaignRepository = {
   /** Writes what was changed on the campaigns this unit of work holds. */
   save(ctx: RequestContext): Promise<void> {
     return ctx.em.flush();
+  },
+
+  /** The company's lead's attempts, in order, each with its call; null when the lead is not the company's. */
+  async attempts(ctx: RequestContext, leadId: number): Promise<AttemptListed[] | null> {
+    const company = await ctx.companyId();
+    if ((await ctx.em.count(Lead, { id: leadId, company })) === 0) return null;
+    return ctx.sql<AttemptListed>(
+      `SELECT a.attempt, a.state, a.outcome, a.error, a.call_sid AS "callSid", k.id AS "callId",
+         a.dialed_at AS "dialedAt", a.ended_at AS "endedAt", a.decision
+       FROM lead_attempts a LEFT JOIN calls k ON k.provider_call_id = a.call_sid AND k.company_id = a.company_id
+       WHERE a.lead_id = $1 AND a.company_id = $2 ORDER BY a.attempt`,
+      [leadId, company],
+    );
   },
 };

@@ -41,6 +41,11 @@ export const decisionEndpointRepository = {
     return ownedEntity(ctx, ids, DecisionEndpoint, { kind: 'decision_endpoint', what: 'Decision endpoint', lock }, raw);
   },
 
+  /** The company's endpoint by its number id, or null. */
+  async ofCompany(ctx: RequestContext, id: number): Promise<DecisionEndpoint | null> {
+    return ctx.em.findOne(DecisionEndpoint, { id, company: await ctx.companyId() });
+  },
+
   /** The endpoint that decides a call to this number (E.164): the number's own, else the company's; null without one. */
   async forCalled(ctx: RequestContext, companyId: number, called: string): Promise<DecisionEndpoint | null> {
     return ctx.em.findOne(

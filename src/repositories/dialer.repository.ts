@@ -37,6 +37,13 @@ export interface ClaimedLead {
   phoneNumber: string;
   fromNumber: string | null;
   ringSeconds: number;
+  /** The campaign's agent, and what the lead's variables tell it. */
+  agentId: number | null;
+  variables: Record<string, unknown>;
+  /** The campaign's pre-dial endpoint (none: not asked) and its fallback. */
+  predialEndpointId: number | null;
+  predialFallback: 'dial' | 'skip';
+  contact: { id: number; firstName: string | null; lastName: string | null; email: string | null };
 }
 
 /** An attempt and its lead's campaign's retry rules, locked for its end. */
@@ -71,6 +78,15 @@ export const dialerRepository = {
        FROM campaigns c JOIN companies co ON co.id = c.company_id
        WHERE c.status = 'running' ORDER BY c.started_at, c.id`,
       [],
+    );
+  },
+
+  /** Scheduled campaigns whose start has come (read across companies). */
+  dueScheduled(ctx: RequestContext, now: Date): Promise<Array<{ id: number; companyId: number }>> {
+    return ctx.sql<{ id: number; companyId: number }>(
+      `SELECT id, company_id AS "companyId" FROM campaigns WHERE status = 'scheduled' AND starts_at <= $1
+       ORDER BY starts_at, id LIMIT 100`,
+      [now],
     );
   },
 
@@ -125,7 +141,10 @@ export const dialerRepository = {
   async lockDue(ctx: RequestContext, leadId: number, now: Date): Promise<ClaimedLead | null> {
     const [row] = await ctx.sql<ClaimedLead>(
       `SELECT l.id, l.attempts, ct.phone_number AS "phoneNumber", c.from_number AS "fromNumber",
-         c.ring_seconds AS "ringSeconds"
+         c.ring_seconds AS "ringSeconds", c.agent_id AS "agentId", l.variables,
+         c.predial_endpoint_id AS "predialEndpointId", c.predial_fallback AS "predialFallback",
+         json_build_object('id', ct.id, 'firstName', ct.first_name, 'lastName', ct.last_name, 'email', ct.email)
+           AS contact
        FROM leads l JOIN campaigns c ON c.id = l.campaign_id JOIN contacts ct ON ct.id = l.contact_id
        WHERE l.id = $1 AND l.company_id = $2 AND l.state IN ('pending', 'waiting') AND l.next_attempt_at <= $3
          AND c.status = 'running'
@@ -176,12 +195,21 @@ export const dialerRepository = {
     await ctx.sql('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCKS.dialedCall, callSid]);
   },
 
-  /** The provider's id of the attempt's call: `live` from now. False when the attempt is no longer dialing. */
-  async recordCall(ctx: RequestContext, attemptId: number, callSid: string, now: Date): Promise<boolean> {
+  /**
+   * The provider's id of the attempt's call: `live` from now, with its pre-dial decision when one was asked. False
+   * when the attempt is no longer dialing.
+   */
+  async recordCall(
+    ctx: RequestContext,
+    attemptId: number,
+    callSid: string,
+    decision: Record<string, unknown> | null,
+    now: Date,
+  ): Promise<boolean> {
     const rows = await ctx.sql(
-      `UPDATE lead_attempts SET call_sid = $2, state = 'live', updated_at = $3 WHERE id = $1 AND state = 'dialing'
-       RETURNING id`,
-      [attemptId, callSid, now],
+      `UPDATE lead_attempts SET call_sid = $2, state = 'live', decision = coalesce($4::jsonb, decision), updated_at = $3
+       WHERE id = $1 AND state = 'dialing' RETURNING id`,
+      [attemptId, callSid, now, decision === null ? null : JSON.stringify(decision)],
     );
     return rows.length > 0;
   },
@@ -214,18 +242,20 @@ export const dialerRepository = {
     return row ?? null;
   },
 
-  /** The attempt ended with its outcome; its lead's state and next attempt as decided. */
+  /** The attempt ended with its outcome (and its pre-dial decision, when given now); its lead's state and next attempt. */
   async endAttempt(
     ctx: RequestContext,
     attempt: AttemptToSettle,
-    outcome: string,
-    error: string | null,
+    ended: { outcome: string; error: string | null; decision: Record<string, unknown> | null },
     lead: { state: string; nextAttemptAt: Date | null },
     now: Date,
   ): Promise<void> {
+    const { outcome, error, decision } = ended;
     await ctx.sql(
-      `UPDATE lead_attempts SET state = 'ended', outcome = $2, error = $3, ended_at = $4, updated_at = $4 WHERE id = $1`,
-      [attempt.id, outcome, error?.slice(0, 255) ?? null, now],
+      `UPDATE lead_attempts SET state = 'ended', outcome = $2, error = $3, ended_at = $4, updated_at = $4,
+         decision = coalesce($5::jsonb, decision)
+       WHERE id = $1`,
+      [attempt.id, outcome, error?.slice(0, 255) ?? null, now, decision === null ? null : JSON.stringify(decision)],
     );
     await ctx.sql(
       `UPDATE leads SET state = $2, last_outcome = $3, next_attempt_at = $4, updated_at = $5 WHERE id = $1`,

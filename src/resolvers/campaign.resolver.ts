@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, 
 import type { RequestContext } from '../context/request-context.js';
 import type { CampaignService } from '../services/campaign.service.js';
 import { PageType } from './pagination.types.js';
-import { CampaignStatus, DialOutcome, LeadState } from './enums.js';
+import { CampaignStatus, DialOutcome, LeadState, PredialFallback } from './enums.js';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { CallType } from './dashboard.types.js';
 
@@ -21,6 +21,13 @@ export class CampaignDialingType {
   @Field(() => Int, { description: 'Attempts a lead gets at most, whatever their outcomes' }) maxAttempts!: number;
   @Field(() => [Int], { description: 'Minutes before each retry (the last repeats)' }) retryMinutes!: number[];
   @Field(() => [DialOutcome], { description: 'The outcomes retried' }) retryOn!: string[];
+  @Field(() => ID, {
+    nullable: true,
+    description: 'The decision endpoint asked before each dial (dial, skip, or dial with variables); none: not asked',
+  })
+  predialEndpointId!: number | null;
+  @Field(() => PredialFallback, { description: 'What is done when the pre-dial endpoint gives no answer in time' })
+  predialFallback!: string;
 }
 
 @InputType('CampaignDialingInput', { description: 'How a campaign dials; each field left out keeps its default' })
@@ -36,6 +43,9 @@ export class CampaignDialingInput {
   @Field(() => Int, { nullable: true, description: '1 to 10; default 3' }) maxAttempts?: number | null;
   @Field(() => [Int], { nullable: true, description: 'Default 30, 60, 120' }) retryMinutes?: number[] | null;
   @Field(() => [DialOutcome], { nullable: true, description: 'Default no_answer, busy' }) retryOn?: string[] | null;
+  @Field(() => ID, { nullable: true, description: "One of the company's decision endpoints; default none" })
+  predialEndpointId?: string | null;
+  @Field(() => PredialFallback, { nullable: true, description: 'Default dial' }) predialFallback?: string | null;
 }
 
 @ObjectType('CampaignProgress', {
@@ -55,6 +65,7 @@ export class CampaignProgressType {
   @Field(() => Int) doNotCall!: number;
   @Field(() => Int) outsideHours!: number;
   @Field(() => Int) canceled!: number;
+  @Field(() => Int) skipped!: number;
 }
 
 /** The counts as the CampaignProgress type has them. */
@@ -72,6 +83,7 @@ export function progressOf({ total, states }: { total: number; states: Record<st
     doNotCall: states.do_not_call,
     outsideHours: states.outside_hours,
     canceled: states.canceled,
+    skipped: states.skipped,
   };
 }
 
@@ -82,6 +94,7 @@ export class CampaignType {
   @Field(() => CampaignStatus) status!: string;
   @Field(() => Int, { nullable: true, description: 'The AI agent that dials' }) agentId!: number | null;
   @Field(() => Date, { nullable: true }) startedAt!: Date | null;
+  @Field(() => Date, { nullable: true, description: 'When a scheduled campaign starts' }) startsAt!: Date | null;
   @Field(() => Date, { nullable: true }) completedAt!: Date | null;
   @Field() createdAt!: Date;
   @Field(() => Int, { description: 'Leads in the campaign' }) leads!: number;
@@ -175,6 +188,19 @@ export class CampaignResolver {
   @Mutation(() => CampaignType, { description: 'Start a draft campaign (campaign.started)' })
   async startCampaign(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<CampaignType> {
     return this.campaignService.start(ctx, id);
+  }
+
+  @Authorized('manage-campaigns')
+  @Mutation(() => CampaignType, {
+    description:
+      'Schedule a draft campaign: the dialer starts it at startAt (campaign.started then), up to 90 days ahead',
+  })
+  async scheduleCampaign(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('startAt', { description: 'ISO 8601 date-time with its offset' }) startAt: string,
+  ): Promise<CampaignType> {
+    return this.campaignService.schedule(ctx, id, startAt);
   }
 
   @Authorized('manage-campaigns')

@@ -18,6 +18,7 @@ import {
   DIRECTIONS,
   graphqlName,
   DIAL_OUTCOMES,
+  PREDIAL_FALLBACKS,
   LEAD_ERROR_MODES,
   LEAD_STATES,
   LIST_SELECTION_NAMES,
@@ -59,6 +60,16 @@ export const MessageStatus = closedSet(
 export const CampaignStatus = closedSet('CampaignStatus', CAMPAIGN_STATUSES, "A campaign's stage");
 export const DialOutcome = closedSet('DialOutcome', DIAL_OUTCOMES, "How a campaign's call to a lead ended");
 export const LeadState = closedSet('LeadState', LEAD_STATES, "Where a campaign's lead stands in its dialing");
+export const PredialAction = closedSet(
+  'PredialAction',
+  ['dial', 'skip'],
+  'Whether the dialer dials a lead, or skips it',
+);
+export const PredialFallback = closedSet(
+  'PredialFallback',
+  PREDIAL_FALLBACKS,
+  "What the dialer does when a campaign's pre-dial endpoint gives no answer in time: dial the lead, or skip it",
+);
 export const LeadErrorMode = closedSet(
   'LeadErrorMode',
   LEAD_ERROR_MODES,

@@ -2,7 +2,7 @@ import type { Campaign } from '../entities/campaign.entity.js';
 import { BOUNDS } from '../kernel/bounds.js';
 import { inWords, label } from '../kernel/messages.js';
 import { E164, Rules } from '../kernel/validation.js';
-import { DIAL_OUTCOMES } from '../kernel/vocabulary.js';
+import { DIAL_OUTCOMES, PREDIAL_FALLBACKS } from '../kernel/vocabulary.js';
 import type { DialingSettings } from '../repositories/campaign.repository.js';
 
 // How a campaign dials (docs/dialer.md): its settings as the API gives and serves them, each checked against what is
@@ -20,6 +20,10 @@ export interface DialingRecord {
   maxAttempts: number;
   retryMinutes: number[];
   retryOn: string[];
+  /** The decision endpoint asked before each dial; null: none is asked. */
+  predialEndpointId: number | null;
+  /** `dial` or `skip`, when the endpoint gives no answer in time. */
+  predialFallback: string;
 }
 
 /** How a campaign dials, as a caller gives it (each field optional: its default otherwise). */
@@ -33,6 +37,8 @@ export interface DialingInput {
   maxAttempts?: number | null;
   retryMinutes?: number[] | null;
   retryOn?: string[] | null;
+  predialEndpointId?: string | null;
+  predialFallback?: string | null;
 }
 
 const clockOf = (minutes: number) =>
@@ -40,7 +46,11 @@ const clockOf = (minutes: number) =>
 const HH_MM = /^([01]\d|2[0-4]):([0-5]\d)$/;
 
 /** The campaign's settings as the API serves them. */
-export function dialingRecord(campaign: Pick<Campaign, keyof DialingSettings>): DialingRecord {
+export function dialingRecord(
+  campaign: Pick<Campaign, Exclude<keyof DialingSettings, 'predialEndpoint'>> & {
+    predialEndpoint: { id: number } | null;
+  },
+): DialingRecord {
   return {
     concurrency: campaign.concurrency,
     fromNumber: campaign.fromNumber,
@@ -51,13 +61,20 @@ export function dialingRecord(campaign: Pick<Campaign, keyof DialingSettings>): 
     maxAttempts: campaign.maxAttempts,
     retryMinutes: campaign.retryMinutes,
     retryOn: campaign.retryOn,
+    predialEndpointId: campaign.predialEndpoint?.id ?? null,
+    predialFallback: campaign.predialFallback,
   };
 }
 
-/** The dialing settings given, checked (each bad one named with its value and what is accepted). */
-export function checkedDialing(input: DialingInput | null | undefined): Partial<DialingSettings> {
+/**
+ * The dialing settings given, checked (each bad one named with its value and what is accepted); the pre-dial endpoint
+ * is left to the caller, which finds it among the company's.
+ */
+export function checkedDialing(
+  input: DialingInput | null | undefined,
+): Partial<Omit<DialingSettings, 'predialEndpoint'>> {
   const rules = new Rules();
-  const out: Partial<DialingSettings> = {};
+  const out: Partial<Omit<DialingSettings, 'predialEndpoint'>> = {};
   if (!input) return out;
   const range = (field: keyof DialingInput, value: number | null | undefined, min: number, max: number) => {
     if (value === null || value === undefined) return undefined;
@@ -131,9 +148,11 @@ export function checkedDialing(input: DialingInput | null | undefined): Partial<
       );
     else out.fromNumber = input.fromNumber;
   }
+  rules.oneOf('dialing.predialFallback', input.predialFallback ?? undefined, PREDIAL_FALLBACKS);
+  if (input.predialFallback) out.predialFallback = input.predialFallback;
   rules.check();
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
 }
 
-/** The outcomes a campaign may retry. */
-const RETRIED: readonly string[] = DIAL_OUTCOMES.filter((o) => o !== 'answered');
+/** The outcomes a campaign may retry: a call's, but an answered one. */
+const RETRIED: readonly string[] = DIAL_OUTCOMES.filter((o) => o !== 'answered' && o !== 'skipped');

@@ -2,87 +2,27 @@ import type { RequestContext } from '../context/request-context.js';
 import { pageOf, pageWindow, type Page } from '../db/reads.js';
 import type { Agent } from '../entities/agent.entity.js';
 import type { Campaign } from '../entities/campaign.entity.js';
-import type { Lead } from '../entities/lead.entity.js';
+import type { DecisionEndpoint } from '../entities/decision-endpoint.entity.js';
 import type { PipelineStage } from '../entities/pipeline-stage.entity.js';
-import { type CampaignListed, campaignRepository, type LeadListed } from '../repositories/campaign.repository.js';
-import type { Listed } from '../repositories/common.js';
+import { type AttemptListed, campaignRepository } from '../repositories/campaign.repository.js';
+import { type CampaignRecord, campaignRecord, type LeadRecord, leadRecord } from './campaign-records.js';
 import { ConflictError, NotFoundError, ValidationError } from '../kernel/errors.js';
 import type { IdCodec } from '../kernel/ids.js';
 import { E164, Rules, message } from '../kernel/validation.js';
 import { contactFields, type ContactRecord, type ContactService } from './contact.service.js';
 import { CAMPAIGN_STATUSES, LEAD_STATES } from '../kernel/vocabulary.js';
-import { checkedDialing, type DialingInput, type DialingRecord, dialingRecord } from './campaign-dialing.js';
+import { checkedDialing, type DialingInput } from './campaign-dialing.js';
 import { callReads } from '../repositories/call-reads.repository.js';
+import { decisionEndpointRepository } from '../repositories/decision-endpoint.repository.js';
 import { callRepository } from '../repositories/call.repository.js';
 import { appointmentCallRecord, type AppointmentCallRecord } from './calls/records.js';
 import { campaignOf } from './call.service.js';
-import { BOUNDS } from '../kernel/bounds.js';
+import { BOUNDS, CAMPAIGN_LIMITS } from '../kernel/bounds.js';
+import { parseInstant } from '../kernel/time/instant.js';
 
-// Dialer campaigns (draft -> running -> completed: campaign.started and
+// Dialer campaigns (draft -> [scheduled ->] running -> completed: campaign.started and
 // campaign.completed), leads (a contact in a campaign or a pipeline stage:
 // lead.generated) and appointments booked on a call (appointment.scheduled).
-
-/** A lead as the GraphQL Lead type serves it. */
-export interface LeadRecord {
-  id: number;
-  contactId: number;
-  /** Its contact's number (in lists). */
-  phoneNumber?: string | null;
-  campaignId: number | null;
-  pipelineStageId: number | null;
-  source: string | null;
-  key: string | null;
-  variables: Record<string, unknown>;
-  timeZone: string | null;
-  timeZones: string[];
-  state: string | null;
-  attempts: number;
-  lastOutcome: string | null;
-  nextAttemptAt: Date | null;
-  createdAt: Date;
-}
-
-/** A campaign as the GraphQL Campaign type serves it. */
-export interface CampaignRecord {
-  id: number;
-  name: string;
-  status: string;
-  agentId: number | null;
-  startedAt: Date | null;
-  completedAt: Date | null;
-  createdAt: Date;
-  leads: number;
-  dialing: DialingRecord;
-}
-
-const campaignRecord = (campaign: Listed<Campaign, CampaignListed>): CampaignRecord => ({
-  id: campaign.id,
-  name: campaign.name,
-  status: campaign.status,
-  agentId: campaign.agent?.id ?? null,
-  startedAt: campaign.startedAt,
-  completedAt: campaign.completedAt,
-  createdAt: campaign.createdAt,
-  leads: campaign.leads ?? 0,
-  dialing: dialingRecord(campaign),
-});
-
-const leadRecord = (lead: Listed<Lead, LeadListed>): LeadRecord => ({
-  id: lead.id,
-  contactId: lead.contact.id,
-  campaignId: lead.campaign?.id ?? null,
-  pipelineStageId: lead.pipelineStage?.id ?? null,
-  source: lead.source,
-  key: lead.key,
-  variables: lead.variables,
-  timeZone: lead.timeZone,
-  timeZones: lead.timeZones,
-  state: lead.state,
-  attempts: lead.attempts,
-  lastOutcome: lead.lastOutcome,
-  nextAttemptAt: lead.nextAttemptAt,
-  createdAt: lead.createdAt,
-});
 
 export class CampaignService {
   constructor(
@@ -108,7 +48,20 @@ export class CampaignService {
       agent = id === undefined ? null : await campaignRepository.agentOf(ctx, id);
       if (!agent) throw ValidationError.field('agentId', message.oneOf('agentId'));
     }
-    return campaignRecord(await campaignRepository.create(ctx, input.name!.trim(), agent, dialing, this.clock()));
+    let predialEndpoint: DecisionEndpoint | null = null;
+    const endpointId = input.dialing?.predialEndpointId;
+    if (endpointId) {
+      const id = this.ids.decode(endpointId, 'decision_endpoint');
+      predialEndpoint = id === undefined ? null : await decisionEndpointRepository.ofCompany(ctx, id);
+      if (!predialEndpoint)
+        throw ValidationError.field(
+          'dialing.predialEndpointId',
+          `The dialing predial endpoint id must be one of the company's decision endpoints (got ${JSON.stringify(endpointId)}).`,
+        );
+    }
+    return campaignRecord(
+      await campaignRepository.create(ctx, input.name!.trim(), agent, { ...dialing, predialEndpoint }, this.clock()),
+    );
   }
 
   async list(
@@ -121,11 +74,47 @@ export class CampaignService {
     return pageOf(campaigns.map(campaignRecord), total, window);
   }
 
-  /** draft -> running, once: campaign.started. */
+  /** draft (or scheduled) -> running, once: campaign.started. */
   async start(ctx: RequestContext, rawId: string): Promise<CampaignRecord> {
     const campaign = await this.lock(ctx, rawId);
-    if (campaign.status !== 'draft')
-      throw new ConflictError(`The campaign is ${campaign.status}; only a draft campaign can start.`);
+    if (campaign.status !== 'draft' && campaign.status !== 'scheduled')
+      throw new ConflictError(`The campaign is ${campaign.status}; only a draft or scheduled campaign can start.`);
+    return this.started(ctx, campaign);
+  }
+
+  /**
+   * draft (or scheduled) -> scheduled: the dialer starts it at `startAt` (campaign.started then). A time in the past
+   * by more than a few minutes is refused (a clock or zone mistake); one just past starts it at the dialer's next turn.
+   */
+  async schedule(ctx: RequestContext, rawId: string, startAt: string | null | undefined): Promise<CampaignRecord> {
+    const now = this.clock();
+    const { scheduleMinutesBack: minutesBack, scheduleDaysAhead: daysAhead } = CAMPAIGN_LIMITS;
+    const at = startAt ? parseInstant(startAt) : undefined;
+    const when = at?.getTime() ?? Number.NaN;
+    if (!(when >= now.getTime() - minutesBack * 60_000 && when <= now.getTime() + daysAhead * 86_400_000))
+      throw ValidationError.field(
+        'startAt',
+        `The start at field must be an ISO 8601 date-time with its offset, from now to ${daysAhead} days ahead ` +
+          `(got ${startAt ? JSON.stringify(startAt) : 'none'}).`,
+      );
+    const campaign = await this.lock(ctx, rawId);
+    if (campaign.status !== 'draft' && campaign.status !== 'scheduled')
+      throw new ConflictError(
+        `The campaign is ${campaign.status}; only a draft or scheduled campaign can be scheduled.`,
+      );
+    Object.assign(campaign, { status: 'scheduled', startsAt: at, updatedAt: now });
+    await campaignRepository.save(ctx);
+    return campaignRecord(campaign);
+  }
+
+  /** The dialer's: a scheduled campaign whose time has come starts (campaign.started, once). */
+  async startWhenDue(ctx: RequestContext, id: number): Promise<void> {
+    const campaign = await campaignRepository.locked(ctx, id);
+    if (campaign?.status === 'scheduled' && campaign.startsAt && campaign.startsAt <= this.clock())
+      await this.started(ctx, campaign);
+  }
+
+  private async started(ctx: RequestContext, campaign: Campaign): Promise<CampaignRecord> {
     const now = this.clock();
     Object.assign(campaign, { status: 'running', startedAt: now, updatedAt: now });
     await campaignRepository.save(ctx);
@@ -183,7 +172,7 @@ export class CampaignService {
    * (campaign.canceled).
    */
   async cancel(ctx: RequestContext, rawId: string): Promise<CampaignRecord> {
-    const record = await this.move(ctx, rawId, ['draft', 'running', 'paused'], 'canceled');
+    const record = await this.move(ctx, rawId, ['draft', 'scheduled', 'running', 'paused'], 'canceled');
     const canceled = await campaignRepository.cancelOpenLeads(ctx, record.id, this.clock());
     await this.told(ctx, 'campaign.canceled', record, {
       canceled_at: this.clock().toISOString(),
@@ -278,6 +267,14 @@ export class CampaignService {
       contactFields(contact),
     );
     return leadRecord(lead);
+  }
+
+  /** A lead's attempts, in order: each one's outcome, its call and its pre-dial decision. 404 for another's lead. */
+  async attempts(ctx: RequestContext, rawLeadId: string): Promise<AttemptListed[]> {
+    const id = this.ids.decode(rawLeadId, 'lead');
+    const attempts = id === undefined ? null : await campaignRepository.attempts(ctx, id);
+    if (!attempts) throw new NotFoundError('Lead');
+    return attempts;
   }
 
   async leads(

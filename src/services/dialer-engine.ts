@@ -4,7 +4,7 @@ import { ProviderUnavailableError, UnprocessableError } from '../kernel/errors.j
 import { nextOpening } from '../kernel/time/calling-hours.js';
 import { errorFields, type Logger } from '../observability/logger.js';
 import { dialerRepository, type RunningCampaign } from '../repositories/dialer.repository.js';
-import type { DialerService } from './dialer.service.js';
+import { agentVariables, type DialerService } from './dialer.service.js';
 import type { TelcoService } from './telco.service.js';
 
 // The dialer (docs/dialer.md): one process of the deployment leads it (db/leadership.ts); every few hundred
@@ -103,6 +103,10 @@ export class DialerEngine {
 
   private async plan(): Promise<void> {
     const ctx = this.contexts.forMaintenance('dialer plan');
+    for (const due of await dialerRepository.dueScheduled(ctx, new Date()))
+      await this.contexts
+        .forSystem(due.companyId, 'dialer scheduled start')
+        .unitOfWork((uow) => this.dialer.startWhenDue(uow, due.id));
     const campaigns = await dialerRepository.runningCampaigns(ctx);
     const companyLive = await dialerRepository.liveByCompany(ctx);
     const now = new Date();
@@ -180,6 +184,12 @@ export class DialerEngine {
       this.plannedLeads.delete(leadId);
       claimed = true;
       if (claim.kind !== 'dial') return;
+      // Asked before its turn at the account's pace: an endpoint's deadline holds up no other dial.
+      const decision = await this.dialer.predial(ctx, claim);
+      if (decision?.action === 'skip') {
+        await ctx.unitOfWork((uow) => this.dialer.skipped(uow, claim.attemptId, decision));
+        return;
+      }
       try {
         const place = await this.telco.dialer(ctx);
         const { sid } = await this.paced(campaign.companyId, () =>
@@ -188,12 +198,14 @@ export class DialerEngine {
             to: claim.lead.phoneNumber,
             statusCallback: `${this.callbackBase}/api/telco/voice/status`,
             ringSeconds: claim.lead.ringSeconds,
+            agentId: claim.lead.agentId,
+            variables: agentVariables(claim.lead, decision),
           }),
         );
-        await ctx.unitOfWork((uow) => this.dialer.dialed(uow, claim.attemptId, sid));
+        await ctx.unitOfWork((uow) => this.dialer.dialed(uow, claim.attemptId, sid, decision));
       } catch (error) {
         if (error instanceof UnprocessableError)
-          await ctx.unitOfWork((uow) => this.dialer.refused(uow, claim.attemptId, error.message));
+          await ctx.unitOfWork((uow) => this.dialer.refused(uow, claim.attemptId, error.message, decision));
         // Not answered, or answered and not recorded: the recovery asks the provider once the lease is out.
         else this.log.warn('dial outcome unknown', { attemptId: claim.attemptId, ...errorFields(error) });
       }

@@ -1,4 +1,5 @@
 import type { RequestContext } from '../context/request-context.js';
+import type { PredialDecision, PredialFacts } from '../kernel/call-decision.js';
 import { dialerRepository, type AttemptToSettle, type ClaimedLead } from '../repositories/dialer.repository.js';
 import { doNotCallRepository } from '../repositories/do-not-call.repository.js';
 import type { CampaignService } from './campaign.service.js';
@@ -29,14 +30,34 @@ export function outcomeOf(status: string, answeredBy: string | null): string | n
 }
 
 export type Claim =
-  | { kind: 'dial'; attemptId: number; lead: ClaimedLead; from: string }
+  | { kind: 'dial'; attemptId: number; campaignId: number; lead: ClaimedLead; from: string }
   | { kind: 'skipped'; reason: 'do_not_call' | 'no_number' }
   | { kind: 'gone' };
+
+/** Asks a campaign's pre-dial endpoint (decisions/predial.ts, wired in the composition root). */
+export type AskPredial = (ctx: RequestContext, facts: PredialFacts) => Promise<PredialDecision>;
+
+/** A pre-dial decision as an attempt keeps it and the API shows it. */
+export const decisionRecord = (d: PredialDecision) => ({
+  decided_by: d.decidedBy,
+  action: d.action,
+  variables: d.variables,
+  fallback_reason: d.fallbackReason,
+  reason: d.reason,
+  latency_ms: d.latencyMs === null ? null : Math.round(d.latencyMs * 1000) / 1000,
+});
+
+/** What the lead's agent is told: its variables as text, the pre-dial answer's over them. */
+export function agentVariables(lead: ClaimedLead, decision: PredialDecision | null): Record<string, string> {
+  const own = Object.fromEntries(Object.entries(lead.variables).map(([name, value]) => [name, String(value)]));
+  return { ...own, ...decision?.variables };
+}
 
 export class DialerService {
   constructor(
     private readonly campaigns: CampaignService,
     private readonly contacts: ContactService,
+    private readonly askPredial: AskPredial,
     /** The lease of an attempt between its claim and the provider's answer: a dialer silent past it has stopped. */
     private readonly leaseMs: number,
     private readonly clock: () => Date = () => new Date(),
@@ -59,13 +80,41 @@ export class DialerService {
       await this.settle(ctx, { id: attemptId }, 'failed', 'The company has no phone number to call from.');
       return { kind: 'skipped', reason: 'no_number' };
     }
-    return { kind: 'dial', attemptId, lead, from };
+    return { kind: 'dial', attemptId, campaignId, lead, from };
+  }
+
+  /**
+   * The campaign's pre-dial endpoint asked about a claimed lead (outside any unit of work: it may take the endpoint's
+   * deadline); null when the campaign asks none.
+   */
+  async predial(ctx: RequestContext, claim: Extract<Claim, { kind: 'dial' }>): Promise<PredialDecision | null> {
+    const { lead } = claim;
+    if (lead.predialEndpointId === null) return null;
+    return this.askPredial(ctx, {
+      companyId: await ctx.companyId(),
+      endpointId: lead.predialEndpointId,
+      fallback: lead.predialFallback,
+      campaignId: claim.campaignId,
+      leadId: lead.id,
+      attempt: lead.attempts + 1,
+      phoneNumber: lead.phoneNumber,
+      from: claim.from,
+      agentId: lead.agentId,
+      contact: lead.contact,
+      variables: agentVariables(lead, null),
+    });
+  }
+
+  /** The pre-dial decision said skip: the attempt ends `skipped` with its reason, and the lead is final. */
+  async skipped(ctx: RequestContext, attemptId: number, decision: PredialDecision): Promise<void> {
+    await this.settle(ctx, { id: attemptId }, 'skipped', decision.reason, decision);
   }
 
   /** The provider placed the attempt's call: its id recorded; settled now when its end was reported first. */
-  async dialed(ctx: RequestContext, attemptId: number, callSid: string): Promise<void> {
+  async dialed(ctx: RequestContext, attemptId: number, callSid: string, decision: PredialDecision | null = null) {
     await dialerRepository.holdCall(ctx, callSid);
-    if (!(await dialerRepository.recordCall(ctx, attemptId, callSid, this.clock()))) return;
+    const kept = decision && decisionRecord(decision);
+    if (!(await dialerRepository.recordCall(ctx, attemptId, callSid, kept, this.clock()))) return;
     const call = await dialerRepository.callOutcome(ctx, callSid);
     const outcome = call && outcomeOf(call.status, call.answeredBy);
     if (outcome) await this.settle(ctx, { id: attemptId }, outcome, null);
@@ -77,8 +126,8 @@ export class DialerService {
   }
 
   /** The provider refused the dial: the attempt failed, with the provider's words. */
-  async refused(ctx: RequestContext, attemptId: number, error: string): Promise<void> {
-    await this.settle(ctx, { id: attemptId }, 'failed', error);
+  async refused(ctx: RequestContext, attemptId: number, error: string, decision: PredialDecision | null = null) {
+    await this.settle(ctx, { id: attemptId }, 'failed', error, decision);
   }
 
   /** A status callback of an outbound call, in its unit of work: the end of a campaign's attempt, when it is one. */
@@ -99,12 +148,19 @@ export class DialerService {
     by: { id: number } | { callSid: string },
     outcome: string,
     error: string | null,
+    decision: PredialDecision | null = null,
   ): Promise<void> {
     const attempt = await dialerRepository.lockAttempt(ctx, by);
     if (!attempt || attempt.state === 'ended') return;
     const now = this.clock();
     const next = this.next(attempt, outcome, now);
-    await dialerRepository.endAttempt(ctx, attempt, outcome, error, next, now);
+    await dialerRepository.endAttempt(
+      ctx,
+      attempt,
+      { outcome, error, decision: decision && decisionRecord(decision) },
+      next,
+      now,
+    );
     const contact = await this.contacts.byId(ctx, attempt.contactId);
     await ctx.events.record(
       'lead.called',
@@ -129,6 +185,11 @@ export class DialerService {
     if (attempt.campaignStatus === 'canceled') return { state: 'canceled', nextAttemptAt: null };
     const minutes = attempt.retryMinutes[Math.min(attempt.attempt, attempt.retryMinutes.length) - 1] ?? 0;
     return { state: 'waiting', nextAttemptAt: new Date(now.getTime() + minutes * 60_000) };
+  }
+
+  /** A scheduled campaign whose time has come starts (campaign.started, once). */
+  startWhenDue(ctx: RequestContext, campaignId: number): Promise<void> {
+    return this.campaigns.startWhenDue(ctx, campaignId);
   }
 
   /** campaign.completed, once, when a running campaign with leads has none left to dial or on a call. */

@@ -7,6 +7,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import { ProviderUnavailableError, UnprocessableError, ValidationError } from '../kernel/errors.js';
 import { TelcoError, TelcoUnavailableError, type TelcoClient, type TelcoCredentials } from '../telco/client.js';
 import type { NumberType } from '../telco/inventory.js';
+import { agentInstruction } from '../telco/instructions.js';
 import { Rules } from '../kernel/validation.js';
 import { BOUNDS } from '../kernel/bounds.js';
 import type { TelcoAccount } from '../entities/telco-account.entity.js';
@@ -45,6 +46,17 @@ export interface ImportableCampaign {
 export interface ActionResult {
   success: boolean;
   message: string;
+}
+
+/** A campaign's call as the dialer places it. */
+export interface CampaignDial {
+  from: string;
+  to: string;
+  statusCallback: string;
+  ringSeconds: number;
+  /** The campaign's agent takes the call, told these variables. */
+  agentId: number | null;
+  variables: Record<string, string>;
 }
 
 /** Runs a provider call; its refusals become 422 with the provider's text, silence 502. */
@@ -249,11 +261,7 @@ export class TelcoService {
    * The company's way to place a campaign's call, its credentials read now (so the call itself is one request, sent
    * when its moment comes), with machine detection (a voicemail is an outcome of its own).
    */
-  async dialer(
-    ctx: RequestContext,
-  ): Promise<
-    (call: { from: string; to: string; statusCallback: string; ringSeconds: number }) => Promise<{ sid: string }>
-  > {
+  async dialer(ctx: RequestContext): Promise<(call: CampaignDial) => Promise<{ sid: string }>> {
     const { creds } = await this.credentials(ctx);
     return (call) =>
       provider(() =>
@@ -263,6 +271,8 @@ export class TelcoService {
           statusCallback: call.statusCallback,
           timeoutSeconds: call.ringSeconds,
           machineDetection: true,
+          // What the call does once answered: the campaign's agent, told the lead's variables.
+          twiml: agentInstruction(call.agentId, call.variables),
         }),
       );
   }

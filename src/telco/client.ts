@@ -185,7 +185,15 @@ export class TelcoClient {
   /** Places an outbound call; its progress goes to `statusCallback`. A 5xx or no answer: TelcoUnavailableError. */
   async dial(
     creds: TelcoCredentials,
-    call: { from: string; to: string; statusCallback: string; timeoutSeconds: number; machineDetection: boolean },
+    call: {
+      from: string;
+      to: string;
+      statusCallback: string;
+      timeoutSeconds: number;
+      machineDetection: boolean;
+      /** The call's instruction once answered (the provider's Twiml parameter). */
+      twiml: string;
+    },
   ): Promise<{ sid: string }> {
     const placed = await this.call<Record<string, string>>(
       creds,
@@ -196,6 +204,7 @@ export class TelcoClient {
         To: call.to,
         StatusCallback: call.statusCallback,
         Timeout: String(call.timeoutSeconds),
+        Twiml: call.twiml,
         ...(call.machineDetection ? { MachineDetection: 'Enable' } : {}),
       },
     );

@@ -27,6 +27,8 @@ export interface SimCall {
   to: string;
   statusCallback: string;
   machineDetection: boolean;
+  /** Its instruction once answered (the Twiml parameter): the agent and its variables. */
+  twiml: string;
   /** Seconds it rings before no-answer. */
   timeout: number;
   placedAt: number;

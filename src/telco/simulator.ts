@@ -194,6 +194,7 @@ export class TelcoSimulator {
         to,
         statusCallback: String(req.body?.StatusCallback ?? ''),
         machineDetection: req.body?.MachineDetection === 'Enable',
+        twiml: String(req.body?.Twiml ?? ''),
         timeout: Number.isInteger(timeout) && timeout >= 5 && timeout <= 600 ? timeout : 30,
       });
       res.status(201).json({ sid: call.sid, status: 'queued', from, to });

@@ -6,16 +6,20 @@ import { PAGINATION } from './fragments.js';
 // Dialer campaigns and leads, and booking a call's appointment (docs/design.md §4).
 
 const CAMPAIGN =
-  'id name status agent_id: agentId started_at: startedAt completed_at: completedAt created_at: createdAt leads ' +
-  'dialing { concurrency from_number: fromNumber hours_start: hoursStart hours_end: hoursEnd calling_days: ' +
-  'callingDays ring_seconds: ringSeconds max_attempts: maxAttempts retry_minutes: retryMinutes retry_on: retryOn }';
+  'id name status agent_id: agentId started_at: startedAt starts_at: startsAt completed_at: completedAt ' +
+  'created_at: createdAt leads dialing { concurrency from_number: fromNumber hours_start: hoursStart hours_end: ' +
+  'hoursEnd calling_days: callingDays ring_seconds: ringSeconds max_attempts: maxAttempts retry_minutes: ' +
+  'retryMinutes retry_on: retryOn predial_endpoint_id: predialEndpointId predial_fallback: predialFallback }';
 const PROGRESS =
   'total pending dialing waiting answered no_answer: noAnswer busy voicemail failed do_not_call: doNotCall ' +
-  'outside_hours: outsideHours canceled';
+  'outside_hours: outsideHours canceled skipped';
 const LEAD =
   'id contact_id: contactId phone_number: phoneNumber campaign_id: campaignId pipeline_stage_id: pipelineStageId source key variables ' +
   'time_zone: timeZone time_zones: timeZones state attempts last_outcome: lastOutcome next_attempt_at: nextAttemptAt ' +
   'created_at: createdAt';
+const ATTEMPT =
+  'attempt state outcome error call_id: callId call_sid: callSid dialed_at: dialedAt ended_at: endedAt decision { ' +
+  'decided_by: decidedBy action variables fallback_reason: fallbackReason reason latency_ms: latencyMs }';
 const IMPORT = 'campaign_id: campaignId added duplicates rejected leads errors { index line column value message }';
 const campaignId: RowParam = {
   type: 'id',
@@ -86,8 +90,14 @@ export const campaignRoutes: Route[] = [
             },
             retry_on: {
               example: ['no_answer', 'busy'],
-              description: 'The outcomes retried (any but answered); default no_answer and busy',
+              description: 'The outcomes retried (any but answered and skipped); default no_answer and busy',
             },
+            predial_endpoint_id: {
+              description:
+                "One of the company's decision endpoints, asked before each dial: dial, skip, or dial with " +
+                'variables (docs/dialer.md); default none',
+            },
+            predial_fallback: { description: 'When that endpoint gives no answer in time: dial (default) or skip' },
           },
         },
       },
@@ -113,10 +123,34 @@ export const campaignRoutes: Route[] = [
     methods: ['POST'],
     paths: ['/api/campaigns/{id}/start'],
     summary: 'Start a campaign',
-    description: 'A draft starts running: campaign.started.',
+    description: 'A draft (or scheduled) campaign starts running now: campaign.started.',
     params: { path: { id: campaignId } },
     document: `mutation StartCampaign($id: ID!) { startCampaign(id: $id) { ${CAMPAIGN} } }`,
     response: { field: 'startCampaign', shape: 'envelope', message: 'Campaign started.', data: true },
+  }),
+  row({
+    operationId: 'scheduleCampaign',
+    answers: [409],
+    methods: ['POST'],
+    paths: ['/api/campaigns/{id}/schedule'],
+    summary: 'Schedule a campaign',
+    description:
+      'A draft (or scheduled) campaign starts at `start_at`, up to 90 days ahead: the dialer starts it then, with ' +
+      'campaign.started. Start it sooner with /start, or cancel it.',
+    params: {
+      path: { id: campaignId },
+      body: {
+        start_at: {
+          type: 'string',
+          required: true,
+          example: '2026-12-01T14:00:00Z',
+          description: 'ISO 8601, with its offset',
+        },
+      },
+    },
+    document: `mutation ScheduleCampaign($id: ID!, $startAt: String!) {
+      scheduleCampaign(id: $id, startAt: $startAt) { ${CAMPAIGN} } }`,
+    response: { field: 'scheduleCampaign', shape: 'envelope', message: 'Campaign scheduled.', data: true },
   }),
   row({
     operationId: 'pauseCampaign',
@@ -172,6 +206,22 @@ export const campaignRoutes: Route[] = [
     params: { path: { id: campaignId } },
     document: `mutation CompleteCampaign($id: ID!) { completeCampaign(id: $id) { ${CAMPAIGN} } }`,
     response: { field: 'completeCampaign', shape: 'envelope', message: 'Campaign completed.', data: true },
+  }),
+  row({
+    operationId: 'listLeadAttempts',
+    methods: ['GET'],
+    paths: ['/api/leads/{id}/attempts'],
+    summary: "A lead's attempts",
+    description:
+      'Each attempt its campaign made, in order: its outcome, its call and, when the campaign asks before each ' +
+      'dial, the pre-dial decision.',
+    params: {
+      path: {
+        id: { type: 'id', idKind: 'lead', idForms: ALL_ID_FORMS, description: 'Lead id: numeric, base64 or encrypted' },
+      },
+    },
+    document: `query LeadAttempts($id: ID!) { leadAttempts(leadId: $id) { ${ATTEMPT} } }`,
+    response: { field: 'leadAttempts', shape: 'envelope', data: true },
   }),
   row({
     operationId: 'addCampaignLeads',
