@@ -1,3 +1,5 @@
+import type { RequestContext } from './context/request-context.js';
+import type { CallStatusChanged } from './telco/callback-commands.js';
 import { PurposeTokens } from './auth/purpose-tokens.js';
 import { TokenSigner } from './auth/tokens.js';
 import { ViewerCache } from './auth/viewer-cache.js';
@@ -88,6 +90,7 @@ export interface Services {
   dialer: DialerService;
   /** The call path's record over time: counted by the caller, added to the database every few seconds. */
   callPathRecord: CallPathRecord;
+  reportCallStatus: (ctx: RequestContext, report: CallStatusChanged) => Promise<void>;
   callPathStats: CallPathStatsService;
   replays: ReplayService;
   /** GET /api/events: the company's events for consumers who pull. */
@@ -199,10 +202,17 @@ export function createServices(
     config.dialerLeaseMs,
     clock,
   );
+  // A call's progress, from its status callback or read at the provider by the dialer's recovery: a campaign's call
+  // ends its attempt in the same unit of work (services/dialer.service.ts).
+  const reportCallStatus = async (ctx: RequestContext, report: CallStatusChanged) => {
+    await calls.callStatusChanged(ctx, report);
+    if (report.direction === 'outbound') await dialer.callReported(ctx, report.callSid);
+  };
   return {
     config,
     log,
     ids,
+    reportCallStatus,
     contexts,
     scheduler,
     live,
@@ -241,11 +251,7 @@ export function createServices(
     dialer,
     callbacks: new TelcoCallbacks(contexts, {
       account: (ctx, accountSid, number) => telco.callbackAccount(ctx, accountSid, number),
-      // A campaign's call ends its attempt in the same unit of work (services/dialer.service.ts).
-      callStatusChanged: async (ctx, report) => {
-        await calls.callStatusChanged(ctx, report);
-        if (report.direction === 'outbound') await dialer.callReported(ctx, report.callSid);
-      },
+      callStatusChanged: reportCallStatus,
       inboundCall: (ctx, call, startedAt) => inboundCalls.inboundCall(ctx, call, startedAt),
       toolCalled: (ctx, call, startedAt) => toolCalls.toolCalled(ctx, call, startedAt),
       callAnalysisReported: (ctx, { callSid, ...analysis }) => analyses.reported(ctx, callSid, analysis),

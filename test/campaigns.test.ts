@@ -56,7 +56,7 @@ describe('dialer campaigns and leads', () => {
     assert.equal(started.body.data.status, 'running');
     const again = await app.request('POST', `/api/campaigns/${id}/start`, { token });
     assert.equal(again.status, 409);
-    assert.equal(again.body.message, 'The campaign is running; only a draft campaign can start.');
+    assert.equal(again.body.message, 'The campaign is running; only a draft or scheduled campaign can start.');
 
     const byNumber = await app.request('POST', '/api/leads', {
       token,

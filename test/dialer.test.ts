@@ -94,6 +94,7 @@ describe('the dialer', () => {
       do_not_call: 1,
       outside_hours: 0,
       canceled: 0,
+      skipped: 0,
     });
     const rows = await leadsOf(id);
     const byNumber = Object.fromEntries(rows.map((r) => [r.phone_number, r]));

@@ -352,10 +352,13 @@ describe('the OpenAPI document', () => {
 describe("the document's webhooks", () => {
   it('describes every event a receiver can get: the envelope with its data by $ref, the signature headers, the replies; each example fits', () => {
     const doc = JSON.parse(readFileSync('openapi.json', 'utf8'));
-    assert.deepEqual(Object.keys(doc.webhooks).sort(), [...EVENT_NAMES, 'call.inbound', 'tool.call'].sort());
+    assert.deepEqual(
+      Object.keys(doc.webhooks).sort(),
+      [...EVENT_NAMES, 'call.inbound', 'tool.call', 'lead.predial'].sort(),
+    );
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     const events = Object.entries<{ post: Record<string, any> }>(doc.webhooks).filter(
-      ([name]) => !['call.inbound', 'tool.call'].includes(name),
+      ([name]) => !['call.inbound', 'tool.call', 'lead.predial'].includes(name),
     );
     for (const [event, { post }] of events) {
       const json = post.requestBody.content['application/json'];
@@ -405,6 +408,23 @@ describe("the document's decision request (the call path)", () => {
       post.parameters.map((p: { name: string }) => p.name),
       ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
     );
+  });
+});
+
+describe("the document's pre-dial request (the dialer)", () => {
+  it('states the request and each answer, its examples fit, and an answer it does not take is refused', () => {
+    const doc = JSON.parse(readFileSync('openapi.json', 'utf8'));
+    const { post } = doc.webhooks['lead.predial'];
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const request = post.requestBody.content['application/json'];
+    assert.ok(ajv.compile({ ...request.schema, components: doc.components })(request.example));
+    const answer = post.responses['200'].content['application/json'];
+    const validate = ajv.compile({ ...answer.schema, components: doc.components });
+    assert.deepEqual(Object.keys(answer.examples), ['dial', 'skip']);
+    for (const [name, example] of Object.entries<{ value: unknown }>(answer.examples))
+      assert.ok(validate(example.value), `${name}: ${ajv.errorsText(validate.errors)}`);
+    for (const wrong of [{ action: 'answer' }, { action: 'skip', variables: {} }, { action: 'dial', reason: 'x' }, {}])
+      assert.equal(validate(wrong), false, JSON.stringify(wrong));
   });
 });
 

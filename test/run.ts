@@ -30,6 +30,7 @@ const name = (file: string) => path.basename(file, '.test.js');
 const SECONDS: Record<string, number> = {
   shutdown: 45,
   'webhook-db-restart': 35,
+  'dialer-db-restart': 30,
   'webhook-crash': 31,
   'lead-import': 60,
   'dialer-crash': 30,
@@ -123,6 +124,7 @@ const HEAVY = new Set([
   'webhook-fencing',
   'webhook-fairness',
   'webhook-db-restart',
+  'dialer-db-restart',
 ]);
 const plan = await planConcurrency(
   gate,
@@ -174,6 +176,7 @@ const OWN_PROCESS = new Set([
   'web',
   'webhook-workers',
   'webhook-db-restart',
+  'dialer-db-restart',
   'webhooks',
   'webhook-destinations',
   'webhook-brokers',

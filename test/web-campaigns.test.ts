@@ -90,4 +90,33 @@ describe('the campaign page in the browser', { skip }, () => {
     assert.deepEqual(problems, []);
     await page.close();
   });
+
+  it('schedules a draft from the page, shows when it starts, and cancels it', async () => {
+    const created = await app.request('POST', '/api/campaigns', { token: owner, body: { name: 'Spring check-ins' } });
+    const id = created.body.data.id;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${app.url}/`);
+    await page.getByLabel('Email').fill('owner@acme.test');
+    await page.getByLabel('Password').fill(DEMO_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.goto(`${app.url}/#/campaigns/${id}`);
+    await page.getByRole('heading', { name: 'Spring check-ins', level: 1 }).waitFor();
+    // An hour ahead on the browser's clock, as the datetime-local field takes it (no offset: the browser's zone).
+    const local = await page.evaluate(() => {
+      const at = new Date(Date.now() + 3_600_000);
+      at.setSeconds(0, 0);
+      return new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    });
+    await page.getByLabel('Start at').fill(local);
+    await page.getByRole('button', { name: 'Schedule' }).click();
+    await page.getByTestId('campaign-status').getByText('scheduled').waitFor();
+    await page.getByText(/^Starts /).waitFor();
+    const scheduled = (await app.request('GET', `/api/campaigns/${id}`, { token: owner })).body.data;
+    const expected = await page.evaluate((text) => new Date(text).toISOString(), local);
+    assert.deepEqual([scheduled.status, scheduled.starts_at], ['scheduled', expected]);
+    assert.deepEqual(await seriousViolations(page), []);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByTestId('campaign-status').getByText('canceled').waitFor();
+    await page.close();
+  });
 });

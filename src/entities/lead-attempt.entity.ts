@@ -43,7 +43,7 @@ export class LeadAttempt extends CompanyOwned {
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   endedAt: Date | null = null;
 
-  /** The pre-dial decision, when its campaign asks one (services/dialer-predial.ts PredialDecision). */
+  /** The pre-dial decision, when its campaign asks one (services/dialer.service.ts decisionRecord). */
   @Property({ type: 'json', nullable: true })
   decision: Record<string, unknown> | null = null;
 

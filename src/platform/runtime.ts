@@ -246,8 +246,10 @@ export async function startService(
           callsPerSecond: config.dialerCallsPerSecond,
           companyConcurrency: config.dialerCompanyConcurrency,
           tickMs: config.dialerTickMs,
+          leaseMs: config.dialerLeaseMs,
         },
         log,
+        services.reportCallStatus,
       );
       // The provider reports a call's progress to the public address (PUBLIC_URL: an API's); without one, to this one.
       dialer.callbackBase = config.publicUrl.endsWith(':0') ? url : config.publicUrl;

@@ -292,6 +292,19 @@ export const dialerRepository = {
     );
   },
 
+  /**
+   * Attempts `live` and not heard of since `before`: their end may have been reported while this service could not
+   * take it (the provider gave up its callbacks). Each is marked heard of now, so it is asked about once a lease.
+   */
+  async quietLive(ctx: RequestContext, before: Date, now: Date) {
+    return ctx.sql<{ id: number; companyId: number; callSid: string }>(
+      `UPDATE lead_attempts SET updated_at = $2
+       WHERE id IN (SELECT id FROM lead_attempts WHERE state = 'live' AND updated_at < $1 ORDER BY updated_at LIMIT 100)
+       RETURNING id, company_id AS "companyId", call_sid AS "callSid"`,
+      [before, now],
+    );
+  },
+
   /** A stale attempt the provider never received: gone, and its lead due again as if it had not been claimed. */
   async undoAttempt(ctx: RequestContext, attemptId: number, now: Date): Promise<boolean> {
     const [attempt] = await ctx.sql<{ lead_id: number }>(

@@ -1,5 +1,6 @@
 import { hashPassword } from '../auth/passwords.js';
 import { SecretBox } from '../crypto/secret-box.js';
+import { seedDemoCampaign } from './campaign.js';
 import { seedCalls, seedNumbers, seedTelcoAccount, type SeedCompany, type SeedStatement } from './calls.js';
 
 export type { SeedStatement };
@@ -137,6 +138,7 @@ export async function seedDemo(sql: SeedStatement, appKey: Buffer, now = new Dat
         [company.id, ...spam],
       );
     await seedTelcoAccount(sql, company, ['acme', 'beta', 'gamma'][i], box, now);
+    if (company === acme) await seedDemoCampaign(sql, company, agents[0].id, now);
   }
   // One webhook, switched off until it points at a real receiver (its secret is fixed, like the rest of the data).
   await sql(

@@ -1,10 +1,11 @@
-import type { ContextFactory } from '../context/request-context.js';
+import type { ContextFactory, RequestContext } from '../context/request-context.js';
+import type { CallStatusChanged } from '../telco/callback-commands.js';
 import type { Leadership } from '../db/leadership.js';
 import { ProviderUnavailableError, UnprocessableError } from '../kernel/errors.js';
 import { nextOpening } from '../kernel/time/calling-hours.js';
 import { errorFields, type Logger } from '../observability/logger.js';
 import { dialerRepository, type RunningCampaign } from '../repositories/dialer.repository.js';
-import { agentVariables, type DialerService } from './dialer.service.js';
+import { agentVariables, type DialerService, outcomeOf } from './dialer.service.js';
 import type { TelcoService } from './telco.service.js';
 
 // The dialer (docs/dialer.md): one process of the deployment leads it (db/leadership.ts); every few hundred
@@ -23,6 +24,8 @@ export interface DialerSettings {
   companyConcurrency: number;
   /** How often the leader plans. */
   tickMs: number;
+  /** A claim's lease; also how long a call on the line goes unheard of before the provider is asked about it. */
+  leaseMs: number;
 }
 
 /** How far ahead of its turn a dial is planned: no dial waits in memory for longer than this. */
@@ -54,6 +57,8 @@ export class DialerEngine {
     private readonly leadership: Leadership,
     private readonly settings: DialerSettings,
     private readonly log: Logger,
+    /** Applies a call's status as its callback does (the composition root's). */
+    private readonly reportCallStatus: (ctx: RequestContext, report: CallStatusChanged) => Promise<void>,
   ) {}
 
   start(): void {
@@ -262,6 +267,25 @@ export class DialerEngine {
       } catch (error) {
         if (!(error instanceof ProviderUnavailableError))
           this.log.warn('dial recovery failed', { attemptId: attempt.id, ...errorFields(error) });
+      }
+    }
+    // Calls on the line and not heard of for a lease: the provider says whether they ended (their end callbacks lost
+    // while the service or its database was away); an end is applied as its callback would have been.
+    const quiet = await dialerRepository.quietLive(
+      this.contexts.forMaintenance('dialer recovery'),
+      new Date(now.getTime() - this.settings.leaseMs),
+      now,
+    );
+    for (const attempt of quiet) {
+      const ctx = this.contexts.forSystem(attempt.companyId, 'dialer recovery');
+      try {
+        const report = await this.telco.callReport(ctx, attempt.callSid);
+        if (outcomeOf(report.status, null) === null) continue; // still on the line: asked again a lease later
+        await ctx.unitOfWork((uow) => this.reportCallStatus(uow, report));
+        this.log.warn('call end recovered', { attemptId: attempt.id, status: report.status });
+      } catch (error) {
+        if (!(error instanceof ProviderUnavailableError))
+          this.log.warn('call end recovery failed', { attemptId: attempt.id, ...errorFields(error) });
       }
     }
   }

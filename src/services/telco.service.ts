@@ -8,6 +8,7 @@ import { ProviderUnavailableError, UnprocessableError, ValidationError } from '.
 import { TelcoError, TelcoUnavailableError, type TelcoClient, type TelcoCredentials } from '../telco/client.js';
 import type { NumberType } from '../telco/inventory.js';
 import { agentInstruction } from '../telco/instructions.js';
+import { type CallStatusChanged, readCallStatus } from '../telco/callback-commands.js';
 import { Rules } from '../kernel/validation.js';
 import { BOUNDS } from '../kernel/bounds.js';
 import type { TelcoAccount } from '../entities/telco-account.entity.js';
@@ -275,6 +276,25 @@ export class TelcoService {
           twiml: agentInstruction(call.agentId, call.variables),
         }),
       );
+  }
+
+  /**
+   * A campaign call as the provider has it now, read as its status callback would have told it: how an end whose
+   * callbacks were lost is found.
+   */
+  async callReport(ctx: RequestContext, sid: string): Promise<CallStatusChanged> {
+    const { creds } = await this.credentials(ctx);
+    const call = await provider(() => this.client.callBySid(creds, sid));
+    const params: Record<string, string> = { CallSid: sid, Direction: 'outbound-api' };
+    for (const [name, field] of [
+      ['From', 'from'],
+      ['To', 'to'],
+      ['CallStatus', 'status'],
+      ['CallDuration', 'duration'],
+      ['AnsweredBy', 'answered_by'],
+    ])
+      if (typeof call[field] === 'string') params[name] = call[field];
+    return readCallStatus(params);
   }
 
   /** The account's calls to a number since a time, newest first. */

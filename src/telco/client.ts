@@ -222,6 +222,15 @@ export class TelcoClient {
     return body.calls.map((c) => ({ sid: c.sid, status: c.status }));
   }
 
+  /** One call of the account as the provider has it now (its status, who answered, its seconds). */
+  async callBySid(creds: TelcoCredentials, sid: string): Promise<Record<string, string | null>> {
+    return this.call<Record<string, string | null>>(
+      creds,
+      'GET',
+      `/2010-04-01/Accounts/${encodeURIComponent(creds.accountSid)}/Calls/${encodeURIComponent(sid)}.json`,
+    );
+  }
+
   private async call<T>(
     creds: TelcoCredentials,
     method: string,

@@ -35,6 +35,9 @@ export interface SimCall {
   /** When it ended (ms since the epoch), once it has. */
   endedAt?: number;
   status: string;
+  /** Who answered (machine detection) and the call's seconds, as its callbacks told them. */
+  answeredBy?: string;
+  duration?: string;
 }
 
 type Step = [afterSeconds: number, params: Record<string, string>];
@@ -100,6 +103,8 @@ export class OutboundCalls {
     };
     const report = async (params: Record<string, string>) => {
       call.status = params.CallStatus;
+      call.answeredBy = params.AnsweredBy ?? call.answeredBy;
+      call.duration = params.CallDuration ?? call.duration;
       if (!call.statusCallback) return;
       const all = { ...base, ...params };
       // A callback the service does not take is the provider's to retry; the simulator tries three times.

@@ -218,6 +218,24 @@ export class TelcoSimulator {
       res.json({ calls });
     });
 
+    // One call as the provider has it now: how a call whose status callbacks were lost is settled.
+    app.get('/2010-04-01/Accounts/:sid/Calls/:call.json', (req, res) => {
+      const acc = account(req, res);
+      if (!acc) return;
+      const call = this.outbound.calls.find((c) => c.account === acc.sid && c.sid === req.params.call);
+      if (!call) return fail(res, 404, 20404, `The requested resource /Calls/${req.params.call} was not found`);
+      res.json({
+        sid: call.sid,
+        from: call.from,
+        to: call.to,
+        direction: 'outbound-api',
+        status: call.status,
+        answered_by: call.answeredBy ?? null,
+        duration: call.duration ?? null,
+        start_time: new Date(call.placedAt).toISOString(),
+      });
+    });
+
     // Messaging: services, their A2P campaigns, their webhook settings.
     const service = (req: Request, res: Response) => {
       const acc = account(req, res);

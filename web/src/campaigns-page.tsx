@@ -3,8 +3,8 @@ import { type ApiError, gql } from './api';
 import { asApiError } from './delivery-log';
 import { ErrorBanner, Notice, type PageInfo, Pager, TableHead, useInterval, When } from './ui';
 
-// Dialer > Campaigns (docs/dialer.md): the company's campaigns, and one campaign's page: its controls (start, pause,
-// resume, cancel), a progress bar and its leads by state, refreshed every two seconds while it dials, its leads
+// Dialer > Campaigns (docs/dialer.md): the company's campaigns, and one campaign's page: its controls (start, schedule,
+// pause, resume, cancel), a progress bar and its leads by state, refreshed every two seconds while it dials, its leads
 // (filtered by state) and a CSV file of leads to add.
 
 interface Campaign {
@@ -13,6 +13,7 @@ interface Campaign {
   status: string;
   leads: number;
   startedAt: string | null;
+  startsAt: string | null;
   completedAt: string | null;
   dialing: { concurrency: number; hoursStart: string; hoursEnd: string; maxAttempts: number };
 }
@@ -28,12 +29,13 @@ interface Lead {
 
 type Progress = Record<string, number>;
 
-const FIELDS = 'id name status leads startedAt completedAt dialing { concurrency hoursStart hoursEnd maxAttempts }';
+const FIELDS =
+  'id name status leads startedAt startsAt completedAt dialing { concurrency hoursStart hoursEnd maxAttempts }';
 const LIST = `query Campaigns($page: Int) { campaigns(page: $page, perPage: 25) {
   records { ${FIELDS} } pagination { currentPage lastPage total from to } } }`;
 const ONE = `query Campaign($id: ID!) { campaign(id: $id) { ${FIELDS} }
   campaignProgress(id: $id) { total pending dialing waiting answered noAnswer busy voicemail failed doNotCall
-    outsideHours canceled } }`;
+    outsideHours canceled skipped } }`;
 const LEADS = `query Leads($id: ID!, $state: LeadState, $page: Int) {
   leads(campaignId: $id, state: $state, page: $page, perPage: 25) {
     records { id phoneNumber state attempts lastOutcome nextAttemptAt } pagination { currentPage lastPage total from to } } }`;
@@ -43,6 +45,7 @@ const CONTROL: Record<string, string> = {
   resume: 'mutation ($id: ID!) { resumeCampaign(id: $id) { id } }',
   cancel: 'mutation ($id: ID!) { cancelCampaign(id: $id) { id } }',
 };
+const SCHEDULE = 'mutation ($id: ID!, $at: String!) { scheduleCampaign(id: $id, startAt: $at) { id } }';
 const IMPORT = `mutation ($id: ID!, $csv: String!) { importCampaignLeads(campaignId: $id, csv: $csv, onError: skip) {
   added duplicates rejected errors { line column message } } }`;
 
@@ -56,6 +59,7 @@ const STATES: Array<[key: string, field: string, label: string]> = [
   ['do_not_call', 'doNotCall', 'Do not call'],
   ['outside_hours', 'outsideHours', 'Outside hours'],
   ['canceled', 'canceled', 'Canceled'],
+  ['skipped', 'skipped', 'Skipped before dialing'],
   ['dialing', 'dialing', 'Dialing'],
   ['waiting', 'waiting', 'Waiting to retry'],
   ['pending', 'pending', 'Not dialed yet'],
@@ -64,6 +68,7 @@ const STATE_LABEL = Object.fromEntries(STATES.map(([key, , label]) => [key, labe
 /** What each status allows. */
 const ACTIONS: Record<string, string[]> = {
   draft: ['start', 'cancel'],
+  scheduled: ['start', 'cancel'],
   running: ['pause', 'cancel'],
   paused: ['resume', 'cancel'],
 };
@@ -162,6 +167,11 @@ function CampaignDetail(props: { id: string; canManage: boolean }) {
         calls at once, from {campaign.dialing.hoursStart} to {campaign.dialing.hoursEnd} in each lead's own time, up to{' '}
         {campaign.dialing.maxAttempts} attempts a lead.
       </p>
+      {campaign.status === 'scheduled' && (
+        <p>
+          Starts <When iso={campaign.startsAt} />.
+        </p>
+      )}
       {props.canManage && (
         <div class="actions">
           {(ACTIONS[campaign.status] ?? []).map((action) => (
@@ -170,6 +180,13 @@ function CampaignDetail(props: { id: string; canManage: boolean }) {
             </button>
           ))}
         </div>
+      )}
+      {props.canManage && (campaign.status === 'draft' || campaign.status === 'scheduled') && (
+        <ScheduleForm
+          id={props.id}
+          onScheduled={(text) => (setNotice(text), setError(null), void load())}
+          onError={setError}
+        />
       )}
       <h2>Progress</h2>
       <label for="campaign-progress">
@@ -189,6 +206,34 @@ function CampaignDetail(props: { id: string; canManage: boolean }) {
       )}
       <LeadTable id={props.id} refresh={refresh} />
     </section>
+  );
+}
+
+/** A start at a time of the viewer's clock (datetime-local), sent with its offset. */
+function ScheduleForm(props: { id: string; onScheduled: (text: string) => void; onError: (error: ApiError) => void }) {
+  const [at, setAt] = useState('');
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const when = new Date(at);
+    try {
+      await gql(SCHEDULE, { id: props.id, at: Number.isNaN(when.getTime()) ? at : when.toISOString() });
+      props.onScheduled(`The campaign will start ${when.toLocaleString()}.`);
+    } catch (caught) {
+      props.onError(asApiError(caught));
+    }
+  };
+  return (
+    <form onSubmit={submit}>
+      <label for="campaign-start-at">Start at</label>
+      <input
+        id="campaign-start-at"
+        type="datetime-local"
+        value={at}
+        onInput={(e) => setAt(e.currentTarget.value)}
+        required
+      />
+      <button type="submit">Schedule</button>
+    </form>
   );
 }
 
