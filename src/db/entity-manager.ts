@@ -96,8 +96,21 @@ function clientOn(orm: MikroORM, host: StatementHost): object {
   const client = Object.create(orm.em.getKnex().client) as HostClient;
   client.transacting = true;
   if (isPool(host)) {
-    client.acquireConnection = () => host.connect();
-    client.releaseConnection = async (connection) => connection.release();
+    // A connection lost while checked out (a database restart between its statements) is noted here, not thrown as
+    // an uncaught error, and is not given back to the pool.
+    const lost = new WeakMap<pg.PoolClient, { error?: Error; listener: (error: Error) => void }>();
+    client.acquireConnection = async () => {
+      const connection = await host.connect();
+      const held: { error?: Error; listener: (error: Error) => void } = { listener: (error) => (held.error = error) };
+      connection.on('error', held.listener);
+      lost.set(connection, held);
+      return connection;
+    };
+    client.releaseConnection = async (connection) => {
+      const held = lost.get(connection);
+      if (held) connection.off('error', held.listener);
+      connection.release(held?.error);
+    };
   } else {
     client.acquireConnection = async () => host;
     client.releaseConnection = async () => undefined;

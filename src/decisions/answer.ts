@@ -1,4 +1,4 @@
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 
 // What a decision endpoint is asked and may answer (docs/adr/0068-decisions-in-the-call-path.md).
 // The answer's JSON Schema is both what the OpenAPI document states and what
@@ -13,6 +13,14 @@ export const VARIABLE_NAME = '^[A-Za-z_][A-Za-z0-9_]{0,63}$';
 export const VARIABLES_MAX = 50;
 export const VARIABLE_VALUE_MAX = 1000;
 export const REJECT_REASON_MAX = 200;
+
+/** An answer's variables for the agent: what the call path and the dialer's pre-dial answer both take. */
+export const VARIABLES_SCHEMA = {
+  type: 'object',
+  maxProperties: VARIABLES_MAX,
+  propertyNames: { pattern: VARIABLE_NAME },
+  additionalProperties: { type: 'string', maxLength: VARIABLE_VALUE_MAX },
+} as const;
 
 export const DECISION_ANSWER_SCHEMA = {
   type: 'object',
@@ -33,13 +41,7 @@ export const DECISION_ANSWER_SCHEMA = {
           pattern: '^[1-9][0-9]{0,9}$',
           description: "One of the company's agents; left out, the number's own agent",
         },
-        variables: {
-          type: 'object',
-          description: "Dynamic variables for the agent's prompt",
-          maxProperties: VARIABLES_MAX,
-          propertyNames: { pattern: VARIABLE_NAME },
-          additionalProperties: { type: 'string', maxLength: VARIABLE_VALUE_MAX },
-        },
+        variables: { ...VARIABLES_SCHEMA, description: "Dynamic variables for the agent's prompt" },
       },
     },
     {
@@ -78,18 +80,25 @@ export interface Decision {
 const ajv = new Ajv({ discriminator: true, allErrors: false, strict: true });
 const validate = ajv.compile(DECISION_ANSWER_SCHEMA);
 
-/** The answer's text read as a decision, or why it is not one (the fallback's reason). */
-export function readAnswer(text: string, agents: ReadonlySet<number>): Decision | string {
+/** An answer's text parsed and checked against its schema, or why it is not taken (the fallback's reason). */
+export function validated(text: string, check: ValidateFunction): object | string {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     return 'the answer is not JSON';
   }
-  if (!validate(json)) {
-    const [first] = validate.errors ?? [];
+  if (!check(json)) {
+    const [first] = check.errors ?? [];
     return `the answer does not validate: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`;
   }
+  return json as object;
+}
+
+/** The answer's text read as a decision, or why it is not one (the fallback's reason). */
+export function readAnswer(text: string, agents: ReadonlySet<number>): Decision | string {
+  const json = validated(text, validate);
+  if (typeof json === 'string') return json;
   const answer = json as {
     action: DecisionAction;
     agent_id?: string;

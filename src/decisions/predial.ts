@@ -3,7 +3,7 @@ import type { RequestContext } from '../context/request-context.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { PredialDecision, PredialFacts } from '../kernel/call-decision.js';
 import { decisionEndpointRepository } from '../repositories/decision-endpoint.repository.js';
-import { REJECT_REASON_MAX, VARIABLE_NAME, VARIABLE_VALUE_MAX, VARIABLES_MAX } from './answer.js';
+import { REJECT_REASON_MAX, VARIABLES_SCHEMA, validated } from './answer.js';
 import type { DecisionCaller } from './caller.js';
 
 // The pre-dial decision (docs/dialer.md, "Asking before each dial"): before the dialer dials a campaign's lead, it asks
@@ -26,11 +26,8 @@ export const PREDIAL_ANSWER_SCHEMA = {
       properties: {
         action: { const: 'dial' },
         variables: {
-          type: 'object',
+          ...VARIABLES_SCHEMA,
           description: "Variables for the agent's prompt, over the lead's own (the same name: this one)",
-          maxProperties: VARIABLES_MAX,
-          propertyNames: { pattern: VARIABLE_NAME },
-          additionalProperties: { type: 'string', maxLength: VARIABLE_VALUE_MAX },
         },
       },
     },
@@ -53,16 +50,8 @@ type Answer = { action: 'dial'; variables: Record<string, string> } | { action: 
 
 /** The answer's text read as a pre-dial decision, or why it is not one (the fallback's reason). */
 function readPredialAnswer(text: string): Answer | string {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return 'the answer is not JSON';
-  }
-  if (!validate(json)) {
-    const [first] = validate.errors ?? [];
-    return `the answer does not validate: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`;
-  }
+  const json = validated(text, validate);
+  if (typeof json === 'string') return json;
   const answer = json as { action: 'dial' | 'skip'; variables?: Record<string, string>; reason?: string };
   return answer.action === 'dial'
     ? { action: 'dial', variables: answer.variables ?? {} }

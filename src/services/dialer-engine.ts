@@ -112,8 +112,14 @@ export class DialerEngine {
       await this.contexts
         .forSystem(due.companyId, 'dialer scheduled start')
         .unitOfWork((uow) => this.dialer.startWhenDue(uow, due.id));
+    // The dials planned and not yet claimed, as they are before the places are read: a claim that commits in between
+    // is then counted twice (a place left free until the next turn), never not at all (a place given twice).
+    const pendingBefore = new Map(this.pending);
     const campaigns = await dialerRepository.runningCampaigns(ctx);
     const companyLive = await dialerRepository.liveByCompany(ctx);
+    /** Dials this turn plans, per campaign. */
+    const plannedNow = new Map<number, number>();
+    const unclaimed = (campaignId: number) => (pendingBefore.get(campaignId) ?? 0) + (plannedNow.get(campaignId) ?? 0);
     const now = new Date();
     for (const campaign of campaigns) {
       if (!campaign.open && campaign.live === 0) {
@@ -125,8 +131,9 @@ export class DialerEngine {
           .unitOfWork((uow) => this.dialer.completeIfDone(uow, campaign.id));
         continue;
       }
-      const waiting = this.pending.get(campaign.id) ?? 0;
-      const companyBusy = (companyLive.get(campaign.companyId) ?? 0) + this.pendingOfCompany(campaign.companyId);
+      const waiting = unclaimed(campaign.id);
+      let companyBusy = companyLive.get(campaign.companyId) ?? 0;
+      for (const [other, company] of this.companyOf) if (company === campaign.companyId) companyBusy += unclaimed(other);
       const free = Math.min(
         campaign.concurrency - campaign.live - waiting,
         this.settings.companyConcurrency - companyBusy,
@@ -151,15 +158,10 @@ export class DialerEngine {
         const turn = this.turn(campaign.companyId, now.getTime());
         if (turn === undefined) break;
         planned++;
+        plannedNow.set(campaign.id, (plannedNow.get(campaign.id) ?? 0) + 1);
         this.dial(campaign, lead.id, turn);
       }
     }
-  }
-
-  private pendingOfCompany(companyId: number): number {
-    let n = 0;
-    for (const [key, count] of this.pending) if (this.companyOf.get(key) === companyId) n += count;
-    return n;
   }
 
   /** The next turn of the company's account (ms since the epoch), when it comes soon enough to plan now. */

