@@ -47,10 +47,10 @@ import { ReplayService } from './webhooks/tools/replay.service.js';
 import { DecisionCaller } from './decisions/caller.js';
 import { CallPathRecord } from './decisions/call-path-record.js';
 import { PredialDecider } from './decisions/predial.js';
+import { ConfigCache } from './db/config-cache.js';
 import { CallPathStatsService } from './decisions/call-path-stats.service.js';
 import { EndpointAuth } from './webhooks/engine/endpoint-auth.js';
-import { DecisionEndpointService } from './decisions/decision.service.js';
-import type { DecisionEndpoint } from './entities/decision-endpoint.entity.js';
+import { type DecidingSnapshot, DecisionEndpointService } from './decisions/decision.service.js';
 import { InboundCallService } from './services/inbound-call.service.js';
 import { AgentToolService } from './decisions/tool.service.js';
 import { ToolCallService } from './services/tool-call.service.js';
@@ -91,6 +91,7 @@ export interface Services {
   /** The call path's record over time: counted by the caller, added to the database every few seconds. */
   callPathRecord: CallPathRecord;
   reportCallStatus: (ctx: RequestContext, report: CallStatusChanged) => Promise<void>;
+  configCache: ConfigCache;
   callPathStats: CallPathStatsService;
   replays: ReplayService;
   /** GET /api/events: the company's events for consumers who pull. */
@@ -174,14 +175,23 @@ export function createServices(
     new EndpointAuth(box, config.webhookDestinations),
     callPathRecord,
   );
-  const decisionEndpoints = new DecisionEndpointService(ids, box, caller, { destinations: config.webhookDestinations });
+  // The call path's configuration in memory, forgotten on every change (db/config-cache.ts); kept where API processes
+  // listen for the changes.
+  const configCache = new ConfigCache();
+  const decisionEndpoints = new DecisionEndpointService(
+    ids,
+    box,
+    caller,
+    { destinations: config.webhookDestinations },
+    configCache,
+  );
   const agentTools = new AgentToolService(ids, box, caller, { destinations: config.webhookDestinations });
   const inboundCalls = new InboundCallService(
     contacts,
     {
       endpointFor: (ctx, companyId, called) => decisionEndpoints.endpointFor(ctx, companyId, called),
       decide: (endpoint, call, startedAt) =>
-        decisionEndpoints.decideInbound(endpoint as DecisionEndpoint, call, startedAt),
+        decisionEndpoints.decideInbound(endpoint as DecidingSnapshot, call, startedAt),
     },
     log,
     clock,
@@ -190,7 +200,7 @@ export function createServices(
   const toolCalls = new ToolCallService(transcripts, (ctx, call, startedAt) => agentTools.call(ctx, call, startedAt));
   const telcoClient = new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs);
   const purposeTokens = new PurposeTokens(config.jwtSecret);
-  const telco = new TelcoService(telcoClient, box, purposeTokens, limiter, config);
+  const telco = new TelcoService(telcoClient, box, purposeTokens, limiter, config, configCache);
   const doNotCall = new DoNotCallService(clock);
   const sms = new SmsService(telco, contacts, doNotCall, clock);
   const campaigns = new CampaignService(ids, contacts, clock);
@@ -213,6 +223,7 @@ export function createServices(
     log,
     ids,
     reportCallStatus,
+    configCache,
     contexts,
     scheduler,
     live,

@@ -19,6 +19,7 @@ import {
 } from '../webhooks/config/credentials.js';
 import { DECISION_ACTIONS, type DecisionAction, readAnswer } from './answer.js';
 import type { DecisionCaller } from './caller.js';
+import type { ConfigCache } from '../db/config-cache.js';
 import type { BreakerView } from './endpoint-health.js';
 import { decisionEndpointRepository, type EndpointFields } from '../repositories/decision-endpoint.repository.js';
 
@@ -56,12 +57,27 @@ export interface DecisionEndpointRecord {
   updatedAt: Date;
 }
 
+/** A decision endpoint as the call path keeps it in memory: what asking it and its fallback need, its secret opened. */
+export interface DecidingSnapshot {
+  readonly id: number;
+  companyId: number;
+  url: string;
+  secret: string;
+  deadlineMs: number;
+  hedge: boolean;
+  credentialsSealed: string | null;
+  fallbackAction: DecisionAction;
+  fallbackAgentId: number | null;
+  fallbackForwardTo: string | null;
+}
+
 export class DecisionEndpointService {
   constructor(
     private readonly ids: IdCodec,
     private readonly box: SecretBox,
     private readonly caller: DecisionCaller,
     private readonly settings: { destinations: DestinationPolicy },
+    private readonly cache: ConfigCache,
   ) {}
 
   async list(ctx: RequestContext): Promise<DecisionEndpointRecord[]> {
@@ -87,6 +103,7 @@ export class DecisionEndpointService {
     const secret = newSecret();
     const endpoint = await decisionEndpointRepository.create(ctx, fields, this.box.seal(secret));
     if (!endpoint) throw this.taken(fields);
+    this.forgetAtCommit(ctx, endpoint);
     void this.caller.warm(endpoint.url, endpoint.credentialsSealed ?? null);
     return { endpoint: this.record(endpoint), secret };
   }
@@ -96,6 +113,7 @@ export class DecisionEndpointService {
     const fields = await this.checked(ctx, input, endpoint);
     const before = endpoint.url;
     if (!(await decisionEndpointRepository.update(ctx, endpoint, fields))) throw this.taken(fields);
+    this.forgetAtCommit(ctx, endpoint);
     if (endpoint.url !== before) {
       // Another URL is another server: its breaker and answer times start afresh.
       ctx.afterCommit(() => this.caller.forget(keyOf(endpoint.id)));
@@ -107,14 +125,37 @@ export class DecisionEndpointService {
   async remove(ctx: RequestContext, rawId: string): Promise<boolean> {
     const endpoint = await decisionEndpointRepository.owned(ctx, this.ids, rawId, true);
     const id = endpoint.id;
+    this.forgetAtCommit(ctx, endpoint);
     await decisionEndpointRepository.remove(ctx, endpoint);
     ctx.afterCommit(() => this.caller.forget(keyOf(id)));
     return true;
   }
 
-  /** The endpoint that decides a call to `called` (E.164): the number's own, else the company's; undefined without one. */
-  async endpointFor(ctx: RequestContext, companyId: number, called: string): Promise<DecisionEndpoint | undefined> {
-    return (await decisionEndpointRepository.forCalled(ctx, companyId, called)) ?? undefined;
+  /**
+   * The endpoint that decides a call to `called` (E.164): the number's own, else the company's; undefined without
+   * one. Kept in memory until the company's endpoints or numbers change (db/config-cache.ts), its secret opened.
+   */
+  async endpointFor(ctx: RequestContext, companyId: number, called: string): Promise<DecidingSnapshot | undefined> {
+    const kept = await this.cache.get(`endpoint:${companyId}:${called}`, async () => {
+      const endpoint = await decisionEndpointRepository.forCalled(ctx, companyId, called);
+      return { companyId, value: endpoint ? this.snapshot(endpoint) : null };
+    });
+    return kept ?? undefined;
+  }
+
+  private snapshot(endpoint: DecisionEndpoint): DecidingSnapshot {
+    return {
+      id: endpoint.id,
+      companyId: endpoint.company.id,
+      url: endpoint.url,
+      secret: this.box.open(endpoint.secretSealed) ?? '',
+      deadlineMs: endpoint.deadlineMs,
+      hedge: endpoint.hedge,
+      credentialsSealed: endpoint.credentialsSealed ?? null,
+      fallbackAction: endpoint.fallbackAction as DecisionAction,
+      fallbackAgentId: endpoint.fallbackAgent?.id ?? null,
+      fallbackForwardTo: endpoint.fallbackForwardTo ?? null,
+    };
   }
 
   /**
@@ -122,17 +163,16 @@ export class DecisionEndpointService {
    * (counted from `startedAt`, performance.now() when the call arrived), or
    * its fallback.
    */
-  async decideInbound(endpoint: DecisionEndpoint, call: InboundCallFacts, startedAt: number): Promise<CallDecision> {
-    const secret = this.box.open(endpoint.secretSealed) ?? '';
+  async decideInbound(endpoint: DecidingSnapshot, call: InboundCallFacts, startedAt: number): Promise<CallDecision> {
     const outcome = await this.caller.decide(
       {
         key: keyOf(endpoint.id),
-        record: { kind: 'decision', id: endpoint.id, companyId: endpoint.company.id },
+        record: { kind: 'decision', id: endpoint.id, companyId: endpoint.companyId },
         url: endpoint.url,
-        secret,
+        secret: endpoint.secret,
         deadlineMs: endpoint.deadlineMs,
         hedge: endpoint.hedge,
-        credentialsSealed: endpoint.credentialsSealed ?? null,
+        credentialsSealed: endpoint.credentialsSealed,
       },
       requestBody(call, endpoint.deadlineMs),
       (text) => readAnswer(text, call.agents),
@@ -153,14 +193,20 @@ export class DecisionEndpointService {
     }
     return {
       decidedBy: 'fallback',
-      action: endpoint.fallbackAction as DecisionAction,
-      agentId: endpoint.fallbackAction === 'answer' ? (endpoint.fallbackAgent?.id ?? call.numberAgentId) : null,
-      forwardTo: endpoint.fallbackAction === 'forward' ? (endpoint.fallbackForwardTo ?? null) : null,
+      action: endpoint.fallbackAction,
+      agentId: endpoint.fallbackAction === 'answer' ? (endpoint.fallbackAgentId ?? call.numberAgentId) : null,
+      forwardTo: endpoint.fallbackAction === 'forward' ? endpoint.fallbackForwardTo : null,
       fallbackReason: outcome.fallbackReason ?? null,
       reason: outcome.reason,
       variables: {},
       latencyMs: outcome.latencyMs,
     };
+  }
+
+  /** This process forgets the company's endpoints at the commit (the others, by the trigger's notification). */
+  private forgetAtCommit(ctx: RequestContext, endpoint: DecisionEndpoint): void {
+    const companyId = endpoint.company.id;
+    ctx.afterCommit(() => this.cache.forget(companyId));
   }
 
   private find(ctx: RequestContext, rawId: string): Promise<DecisionEndpoint> {

@@ -196,6 +196,9 @@ export async function startService(
       // API processes serve subscriptions: live events reach each of them through LISTEN/NOTIFY.
       services.auth.viewers.start(databaseUrl, log);
       cleanups.push(['viewer cache', () => services.auth.viewers.stop()]);
+      // API processes take the provider's callbacks: the call path's configuration is kept in memory while listened for.
+      services.configCache.start(databaseUrl, log);
+      cleanups.push(['call path configuration', () => services.configCache.stop()]);
       services.live.start(
         databaseUrl,
         () => services.contexts.forMaintenance('live events').readOnly(),

@@ -8,6 +8,7 @@ import { ProviderUnavailableError, UnprocessableError, ValidationError } from '.
 import { TelcoError, TelcoUnavailableError, type TelcoClient, type TelcoCredentials } from '../telco/client.js';
 import type { NumberType } from '../telco/inventory.js';
 import { agentInstruction } from '../telco/instructions.js';
+import type { ConfigCache } from '../db/config-cache.js';
 import { type CallStatusChanged, readCallStatus } from '../telco/callback-commands.js';
 import { Rules } from '../kernel/validation.js';
 import { BOUNDS } from '../kernel/bounds.js';
@@ -83,6 +84,7 @@ export class TelcoService {
     private readonly tokens: PurposeTokens,
     private readonly limiter: RateLimiter,
     private readonly config: Pick<Config, 'publicUrl'>,
+    private readonly cache: ConfigCache,
   ) {}
 
   /** The company's account at the provider (its token sealed, never answered), or null. */
@@ -107,6 +109,8 @@ export class TelcoService {
     const balance = await provider(() => this.client.balance({ accountSid, authToken }));
     if (!Number.isFinite(balance))
       throw new ProviderUnavailableError('The telco provider reported a balance that is not a number.');
+    // Callbacks are checked against the new token at once here (the other processes hear of it from the trigger).
+    ctx.afterCommit(() => this.cache.forget('all'));
     return telcoRepository.saveAccount(ctx, {
       accountSid,
       authTokenSealed: this.box.seal(authToken),
@@ -314,9 +318,13 @@ export class TelcoService {
     number: string | undefined,
   ): Promise<{ companyId: number; authToken: string } | undefined> {
     if (!ACCOUNT_SID.test(accountSid)) return undefined;
-    const account = await telcoRepository.accountOfCallback(ctx, accountSid, number ?? '');
-    const authToken = account ? this.box.open(account.authTokenSealed) : undefined;
-    return account && authToken ? { companyId: account.company.id, authToken } : undefined;
+    // Kept in memory, its token opened, until an account or a number changes (db/config-cache.ts).
+    return this.cache.get(`account:${accountSid}:${number ?? ''}`, async () => {
+      const account = await telcoRepository.accountOfCallback(ctx, accountSid, number ?? '');
+      const authToken = account ? this.box.open(account.authTokenSealed) : undefined;
+      if (!account || !authToken) return undefined;
+      return { companyId: account.company.id, value: { companyId: account.company.id, authToken } };
+    });
   }
 
   /** The company's provider account and its opened credentials; 422 with `missing` when there are none or no balance yet. */
