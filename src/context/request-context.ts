@@ -308,8 +308,10 @@ export class ContextFactory {
   }
 
   /** The system acting for one company (a job, a provider callback, a webhook delivery). */
-  forSystem(companyId: number, reason: string, requestId: string = randomUUID()): RequestContext {
-    return this.make({ requestId, ip: 'system', actor: { kind: 'system', companyId, reason } });
+  /** `scope`: the company as the caller already knows it (the call path's configuration), so it is not read again. */
+  forSystem(companyId: number, reason: string, requestId: string = randomUUID(), scope?: CompanyScope): RequestContext {
+    const company = scope?.id === companyId ? Promise.resolve(scope) : undefined;
+    return this.make({ requestId, ip: 'system', actor: { kind: 'system', companyId, reason }, company });
   }
 
   /** The system with no company (maintenance jobs that span companies). */

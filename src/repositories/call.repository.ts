@@ -3,6 +3,7 @@ import type { RequestContext } from '../context/request-context.js';
 import { Agent } from '../entities/agent.entity.js';
 import { CallTurn } from '../entities/call-turn.entity.js';
 import { Call } from '../entities/call.entity.js';
+import type { CallDecisionRecord } from '../entities/call-decision.embeddable.js';
 import { TERMINAL_CALL_STATUSES } from '../kernel/vocabulary.js';
 
 // A company's calls as the provider's callbacks make and advance them, and their transcript turns: the one module
@@ -51,6 +52,42 @@ export const callRepository = {
       .ignore()
       .execute('run');
     return result.affectedRows > 0;
+  },
+
+  /**
+   * Records an inbound call with its decision, `initiated`, in one statement, when it is new: its id and start. Undefined
+   * when a call with its provider id is known already (a status callback came first, or the provider asked twice).
+   */
+  async insertDecided(
+    ctx: RequestContext,
+    call: NewCall,
+    decision: { decidedBy: string } & CallDecisionRecord,
+  ): Promise<{ id: number; startedAt: Date } | undefined> {
+    const { decidedBy, ...columns } = decision;
+    const [row] = await ctx.em
+      .createQueryBuilder(Call)
+      .insert({
+        company: await ctx.companyId(),
+        agent: call.agentId,
+        contact: call.contactId,
+        providerCallId: call.providerCallId,
+        fromNumber: call.fromNumber,
+        toNumber: call.toNumber,
+        startedAt: call.at,
+        status: 'initiated',
+        direction: call.direction,
+        contactName: call.contactName,
+        contactEmail: call.contactEmail,
+        decidedBy,
+        decision: columns,
+        createdAt: call.at,
+        updatedAt: call.at,
+      })
+      .onConflict('providerCallId')
+      .ignore()
+      .returning(['id', 'startedAt'])
+      .execute('all', true);
+    return row ? { id: row.id as number, startedAt: new Date(row.startedAt as Date) } : undefined;
   },
 
   /** The company's call with this provider id, locked until the unit of work ends; null for another's or none. */

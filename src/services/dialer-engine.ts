@@ -133,7 +133,8 @@ export class DialerEngine {
       }
       const waiting = unclaimed(campaign.id);
       let companyBusy = companyLive.get(campaign.companyId) ?? 0;
-      for (const [other, company] of this.companyOf) if (company === campaign.companyId) companyBusy += unclaimed(other);
+      for (const [other, company] of this.companyOf)
+        if (company === campaign.companyId) companyBusy += unclaimed(other);
       const free = Math.min(
         campaign.concurrency - campaign.live - waiting,
         this.settings.companyConcurrency - companyBusy,

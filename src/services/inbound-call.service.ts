@@ -6,7 +6,7 @@ import type { InboundCallArrived } from '../telco/callbacks.js';
 import { contactFields, type ContactService } from './contact.service.js';
 import { callReads } from '../repositories/call-reads.repository.js';
 import { callRepository } from '../repositories/call.repository.js';
-import { applyDecision, decisionOf } from './calls/records.js';
+import { applyDecision, decidedColumns, decisionOf } from './calls/records.js';
 
 // An inbound call the provider asks Switchboard to route
 // (docs/adr/0068-decisions-in-the-call-path.md): the call's facts and the
@@ -95,7 +95,7 @@ export class InboundCallService {
     await ctx.unitOfWork(async (uow) => {
       const now = this.clock();
       const person = await this.contacts.findOrCreate(uow, call.from);
-      await callRepository.insertIfNew(uow, {
+      const fields = {
         agentId: decision.agentId,
         contactId: person.id,
         providerCallId: call.callSid,
@@ -105,24 +105,29 @@ export class InboundCallService {
         contactName: [person.firstName, person.lastName].filter(Boolean).join(' ') || null,
         contactEmail: person.email,
         at: now,
-      });
-      // Unless a decision is written already (the provider asked twice at once): the call made above is still `new`
-      // and starts now; one a status callback started keeps its status (and its call.started).
-      const recorded = await callRepository.lockedByProviderId(uow, call.callSid);
-      if (!recorded || recorded.decidedBy) return;
-      const startsNow = recorded.status === 'new';
-      applyDecision(recorded, decision, callRepository.agentRef(uow, decision.agentId));
-      await callRepository.save(uow);
-      if (!startsNow) return;
+      };
+      // The usual case, one statement: the call is new, and starts now with its decision.
+      let started = await callRepository.insertDecided(uow, fields, decidedColumns(decision));
+      if (!started) {
+        // Known already. Unless a decision is written (the provider asked twice at once), it takes this one; a call a
+        // status callback started keeps its status and its call.started.
+        const recorded = await callRepository.lockedByProviderId(uow, call.callSid);
+        if (!recorded || recorded.decidedBy) return;
+        const startsNow = recorded.status === 'new';
+        applyDecision(recorded, decision, callRepository.agentRef(uow, decision.agentId));
+        await callRepository.save(uow);
+        if (!startsNow) return;
+        started = { id: recorded.id, startedAt: recorded.startedAt };
+      }
       await uow.events.record(
         'call.started',
         {
-          call_id: String(recorded.id),
+          call_id: String(started.id),
           agent_id: decision.agentId === null ? null : String(decision.agentId),
           caller_number: call.from,
           called_number: call.to,
           call_direction: 'inbound',
-          started_at: recorded.startedAt.toISOString(),
+          started_at: started.startedAt.toISOString(),
           decision: {
             decided_by: decision.decidedBy,
             action: decision.action,

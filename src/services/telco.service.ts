@@ -1,7 +1,8 @@
 import type { PurposeTokens } from '../auth/purpose-tokens.js';
 import type { Config } from '../config/config.js';
 import { PhoneStatus } from '../kernel/vocabulary.js';
-import type { RequestContext } from '../context/request-context.js';
+import type { CompanyScope, RequestContext } from '../context/request-context.js';
+import { authRepository } from '../repositories/auth.repository.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { ProviderUnavailableError, UnprocessableError, ValidationError } from '../kernel/errors.js';
@@ -316,14 +317,16 @@ export class TelcoService {
     ctx: RequestContext,
     accountSid: string,
     number: string | undefined,
-  ): Promise<{ companyId: number; authToken: string } | undefined> {
+  ): Promise<{ companyId: number; authToken: string; scope?: CompanyScope } | undefined> {
     if (!ACCOUNT_SID.test(accountSid)) return undefined;
-    // Kept in memory, its token opened, until an account or a number changes (db/config-cache.ts).
+    // Kept in memory, its token opened and its company's scope read, until an account, a number or the company
+    // changes (db/config-cache.ts).
     return this.cache.get(`account:${accountSid}:${number ?? ''}`, async () => {
       const account = await telcoRepository.accountOfCallback(ctx, accountSid, number ?? '');
       const authToken = account ? this.box.open(account.authTokenSealed) : undefined;
       if (!account || !authToken) return undefined;
-      return { companyId: account.company.id, value: { companyId: account.company.id, authToken } };
+      const companyId = account.company.id;
+      return { companyId, value: { companyId, authToken, scope: await authRepository.companyScope(ctx, companyId) } };
     });
   }
 

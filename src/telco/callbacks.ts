@@ -1,4 +1,4 @@
-import type { ContextFactory, RequestContext } from '../context/request-context.js';
+import type { CompanyScope, ContextFactory, RequestContext } from '../context/request-context.js';
 import { HttpError } from '../kernel/errors.js';
 import type { CallDecision, ToolResult } from '../kernel/call-decision.js';
 import { signatureMatches } from './signature.js';
@@ -45,7 +45,7 @@ export interface CallbackPorts {
     ctx: RequestContext,
     accountSid: string,
     number: string | undefined,
-  ): Promise<{ companyId: number; authToken: string } | undefined>;
+  ): Promise<{ companyId: number; authToken: string; scope?: CompanyScope } | undefined>;
   callStatusChanged(ctx: RequestContext, command: CallStatusChanged): Promise<void>;
   /** Decides an inbound call; runs its own units of work (nothing is held open while an endpoint is asked). */
   inboundCall(ctx: RequestContext, command: InboundCallArrived, startedAt: number): Promise<CallDecision>;
@@ -165,7 +165,7 @@ export class TelcoCallbacks {
     ) {
       throw new HttpError(403, 'The callback signature is missing or wrong.');
     }
-    const ctx = this.contexts.forSystem(account.companyId, callback.operationId, callback.requestId);
+    const ctx = this.contexts.forSystem(account.companyId, callback.operationId, callback.requestId, account.scope);
     const { apply, answer } = CALLBACKS[kind];
     if (answer) return answer(this.ports, ctx, params, callback.receivedAt);
     await ctx.unitOfWork((uow) => apply!(this.ports, uow, params));

@@ -145,12 +145,19 @@ export const decisionOf = (call: Call): CallDecision | null => {
 export const applyDecision = (call: Call, decision: CallDecision, agent: Call['agent']): void => {
   if (call.status === 'new') call.status = 'initiated';
   call.agent = agent;
-  call.decidedBy = decision.decidedBy;
-  call.decision.action = decision.action;
-  call.decision.target =
-    decision.action === 'forward' ? decision.forwardTo : decision.agentId === null ? null : String(decision.agentId);
-  call.decision.reason = decision.reason;
-  call.decision.variables = decision.variables;
-  call.decision.latencyMs = decision.latencyMs;
-  call.decision.fallbackReason = decision.fallbackReason;
+  const { decidedBy, ...columns } = decidedColumns(decision);
+  call.decidedBy = decidedBy;
+  Object.assign(call.decision, columns);
 };
+
+/** A decision as the call's columns keep it. */
+export const decidedColumns = (decision: CallDecision) => ({
+  decidedBy: decision.decidedBy,
+  action: decision.action,
+  target:
+    decision.action === 'forward' ? decision.forwardTo : decision.agentId === null ? null : String(decision.agentId),
+  reason: decision.reason,
+  variables: decision.variables,
+  latencyMs: decision.latencyMs,
+  fallbackReason: decision.fallbackReason,
+});
