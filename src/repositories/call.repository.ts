@@ -25,6 +25,22 @@ export interface NewCall {
 
 const LOCKED = { lockMode: LockMode.PESSIMISTIC_WRITE } as const;
 
+/** A new call's columns, its status aside. */
+const newRow = async (ctx: RequestContext, call: NewCall) => ({
+  company: await ctx.companyId(),
+  agent: call.agentId,
+  contact: call.contactId,
+  providerCallId: call.providerCallId,
+  fromNumber: call.fromNumber,
+  toNumber: call.toNumber,
+  startedAt: call.at,
+  direction: call.direction,
+  contactName: call.contactName,
+  contactEmail: call.contactEmail,
+  createdAt: call.at,
+  updatedAt: call.at,
+});
+
 export const callRepository = {
   /**
    * Records a call the provider reports for the first time (status `new`); false when one with its provider id is
@@ -33,21 +49,7 @@ export const callRepository = {
   async insertIfNew(ctx: RequestContext, call: NewCall): Promise<boolean> {
     const result = await ctx.em
       .createQueryBuilder(Call)
-      .insert({
-        company: await ctx.companyId(),
-        agent: call.agentId,
-        contact: call.contactId,
-        providerCallId: call.providerCallId,
-        fromNumber: call.fromNumber,
-        toNumber: call.toNumber,
-        startedAt: call.at,
-        status: 'new',
-        direction: call.direction,
-        contactName: call.contactName,
-        contactEmail: call.contactEmail,
-        createdAt: call.at,
-        updatedAt: call.at,
-      })
+      .insert({ ...(await newRow(ctx, call)), status: 'new' })
       .onConflict('providerCallId')
       .ignore()
       .execute('run');
@@ -66,23 +68,7 @@ export const callRepository = {
     const { decidedBy, ...columns } = decision;
     const [row] = await ctx.em
       .createQueryBuilder(Call)
-      .insert({
-        company: await ctx.companyId(),
-        agent: call.agentId,
-        contact: call.contactId,
-        providerCallId: call.providerCallId,
-        fromNumber: call.fromNumber,
-        toNumber: call.toNumber,
-        startedAt: call.at,
-        status: 'initiated',
-        direction: call.direction,
-        contactName: call.contactName,
-        contactEmail: call.contactEmail,
-        decidedBy,
-        decision: columns,
-        createdAt: call.at,
-        updatedAt: call.at,
-      })
+      .insert({ ...(await newRow(ctx, call)), status: 'initiated', decidedBy, decision: columns })
       .onConflict('providerCallId')
       .ignore()
       .returning(['id', 'startedAt'])
