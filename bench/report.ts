@@ -12,6 +12,7 @@ const PARTS: Array<[string, string]> = [
   ['webhooks', "the delivery engine against the bench's own graphile-worker baseline"],
   ['engine-orm', "the engine's claim and settle, one statement each, against an entity form"],
   ['leads', "a campaign's leads in bulk: a number's time zones, and a CSV import"],
+  ['retention', "the delivery log's retention on 10 million attempts, row by row and by partition"],
   ['dialer', 'a campaign of 10,000 leads dialed: the cap, the pace, the cost of a dial, the hours opening'],
   ['stats', 'endpoint health: its cost to the engine, and its answer over a long history'],
   ['brokers', 'deliveries to RabbitMQ, NATS JetStream, Redis Streams and MQTT, and ordering per subject'],
@@ -43,6 +44,80 @@ export function writePerformanceDoc(): void {
     ...sections,
   ].join('\n');
   writeFileSync('docs/performance.md', doc);
+  writeScalingFigures();
+}
+
+const readResult = <T>(name: string): T | undefined =>
+  existsSync(`bench/results/${name}.json`)
+    ? (JSON.parse(readFileSync(`bench/results/${name}.json`, 'utf8')) as T)
+    : undefined;
+
+interface StatementsResult {
+  commit: string;
+  machine: string;
+  loads: Record<string, { postgresCpuUsPer: number; statementsPer: number }>;
+}
+interface RetentionResult {
+  commit: string;
+  attempts: number;
+  purges: Array<{ form: string; seconds: number; cpuSeconds: number; walMiB: number }>;
+}
+interface EngineResult {
+  commit: string;
+  rounds: Array<{ form: string; perSecond: number }>;
+}
+
+/** docs/scaling.md's block of figures, between its markers, from the statements, retention and engine-orm parts. */
+function writeScalingFigures(): void {
+  const path = 'docs/scaling.md';
+  if (!existsSync(path)) return;
+  const statements = readResult<StatementsResult>('statements');
+  const retention = readResult<RetentionResult>('retention');
+  const engine = readResult<EngineResult>('engine-orm');
+  const rows: string[] = [];
+  const perCore = (us: number, cores: number) => Math.round((cores * 1e6) / us).toLocaleString('en-US');
+  if (statements) {
+    const write = statements.loads['fan-out 1, now'];
+    const delivery = statements.loads['fan-out 20, now'];
+    rows.push(
+      `| PostgreSQL CPU per write with its one delivery | ${write.postgresCpuUsPer} µs, ${write.statementsPer} ` +
+        `statements | statements, ${statements.commit} |`,
+      `| PostgreSQL CPU per delivery at a fan-out of 20 | ${delivery.postgresCpuUsPer} µs, ` +
+        `${delivery.statementsPer} statements | statements, ${statements.commit} |`,
+      ...[1, 2, 8, 32].map(
+        (cores) =>
+          `| a primary of ${cores} core${cores > 1 ? 's' : ''} saturates at, writes a second (one delivery each) / ` +
+          `deliveries a second (fan-out 20) | ${perCore(write.postgresCpuUsPer, cores)} / ` +
+          `${perCore(delivery.postgresCpuUsPer, cores)} | from the two above |`,
+      ),
+    );
+  }
+  if (engine) {
+    const plain = engine.rounds.filter((r) => r.form === 'plain').map((r) => r.perSecond);
+    rows.push(
+      `| the engine's claims and settles a second, 100 at a time, per round | ${plain.join(', ')} | engine-orm, ${engine.commit} |`,
+    );
+  }
+  if (retention) {
+    for (const p of retention.purges)
+      rows.push(
+        `| retention of the oldest days of ${retention.attempts.toLocaleString('en-US')} attempts, ${p.form}: time, ` +
+          `PostgreSQL CPU, WAL | ${p.seconds} s, ${p.cpuSeconds} s, ${p.walMiB} MiB | retention, ${retention.commit} |`,
+      );
+  }
+  const block = [
+    '| measure | figure | bench part, commit |',
+    '|---|---|---|',
+    ...rows,
+    '',
+    statements ? `Machine: ${statements.machine}.` : 'No figures yet: run `npm run bench`.',
+  ].join('\n');
+  const text = readFileSync(path, 'utf8');
+  const start = text.indexOf('<!-- figures');
+  const end = text.indexOf('<!-- /figures -->');
+  if (start < 0 || end < 0) return;
+  const head = text.slice(0, text.indexOf('\n', start) + 1);
+  writeFileSync(path, `${head}${block}\n${text.slice(end)}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) writePerformanceDoc();

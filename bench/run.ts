@@ -15,10 +15,11 @@ import { engineOrmBench } from './engine-orm.bench.js';
 import { realPeerBench } from './real-peer.bench.js';
 import { leadsBench } from './leads.bench.js';
 import { dialerBench } from './dialer.bench.js';
+import { retentionBench } from './retention.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
-// database; `npm run bench -- webhooks` (or api, deep-page, tracing, engine-orm, leads, dialer, peer, stats, brokers, call-path, filters, overload, statements,
-// before-after) runs the ones named;
+// database; `npm run bench -- webhooks` (or api, deep-page, tracing, engine-orm, leads, retention, dialer, peer,
+// stats, brokers, call-path, filters, overload, statements, before-after) runs the ones named;
 // `npm run bench -- limits` runs the rate limits' part of api alone.
 
 // The services under test get the production pool size, not the test suite's small one.
@@ -33,6 +34,7 @@ for (const [name, run] of [
   ['tracing', tracingBench],
   ['engine-orm', engineOrmBench],
   ['leads', leadsBench],
+  ['retention', retentionBench],
   ['limits', limitsBench],
 ] as const) {
   // `limits` is part of `api`; run alone only when named.

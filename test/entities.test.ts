@@ -46,7 +46,11 @@ describe('the entities against the migrations', () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const { rows } = await client
-      .query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'`)
+      // A partition is its table's (the delivery log's, webhooks/engine/partitions.ts), not a table of its own.
+      .query<{ name: string }>(
+        `SELECT relname AS name FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p')
+           AND NOT relispartition`,
+      )
       .finally(() => client.end());
     const libraries = rows.map((row) => row.name).filter((table) => !modelled().has(table));
     assert.deepEqual(libraries.sort(), ['api_budgets', 'mikro_orm_migrations']);

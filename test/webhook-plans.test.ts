@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
+import { ulid } from 'ulid';
 import { CLAIM, ENGINE_SESSION } from '../src/webhooks/engine/claim.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 
@@ -53,6 +54,8 @@ describe("the delivery engine's claim plan", () => {
   before(async () => {
     // An API process: no pump of its own claims what this test writes.
     app = await startTestApp({ PROCESS_ROLE: 'api' });
+    // The delivery log's partitions, as a deployment's workers make them (webhooks/engine/partitions.ts).
+    await app.running.services.deliverer.partitions.prepare(new Date(), 30 * 86_400_000);
     engine = new pg.Client({ connectionString: app.running.databaseUrl, options: ENGINE_SESSION });
     await engine.connect();
     await engine.query(`PREPARE claim(int, int, float8) AS ${CLAIM}`);
@@ -69,15 +72,14 @@ describe("the delivery engine's claim plan", () => {
     await app.sql('INSERT INTO webhook_counters (webhook_id) SELECT unnest($1::int[])', [hooks.map((h) => h.id)]);
     await app.sql(
       `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, created_at)
-       SELECT 'plan_old_' || g, $1, $2, 'agent.created', 'succeeded', '{}', 1, now() - interval '1 day'
-       FROM generate_series(1, $3::int) g`,
-      [hooks[0].id, company, HISTORY],
+       SELECT id, $1, $2, 'agent.created', 'succeeded', '{}', 1, now() - interval '1 day' FROM unnest($3::text[]) id`,
+      [hooks[0].id, company, Array.from({ length: HISTORY }, () => `msg_${ulid()}`)],
     );
     await app.sql(
       `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, created_at, next_attempt_at)
-       SELECT 'plan_due_' || g, ($1::int[])[1 + g % $2], $3, 'agent.created', 'pending', '{}', now(), now() - interval '1 second'
-       FROM generate_series(1, $4::int) g`,
-      [hooks.map((h) => h.id), ENDPOINTS, company, BACKLOG],
+       SELECT id, ($1::int[])[1 + g % $2], $3, 'agent.created', 'pending', '{}', now(), now() - interval '1 second'
+       FROM unnest($4::text[]) WITH ORDINALITY AS due(id, g)`,
+      [hooks.map((h) => h.id), ENDPOINTS, company, Array.from({ length: BACKLOG }, () => `msg_${ulid()}`)],
     );
   });
 

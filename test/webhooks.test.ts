@@ -806,7 +806,7 @@ describe('webhook upkeep', () => {
     );
   });
 
-  it('purges deliveries older than the retention, never pending ones', async () => {
+  it('purges deliveries older than the retention by dropping their partitions, never pending ones', async () => {
     const { id } = await createHook({ events: ['agent.created'] });
     await api('POST', `/api/webhooks/${id}/test`, {});
     await receiver.waitFor(1, 10_000, forWebhook(id));
@@ -815,12 +815,21 @@ describe('webhook upkeep', () => {
         ? true
         : undefined,
     );
-    await app.sql("UPDATE webhook_deliveries SET created_at = now() - interval '31 days' WHERE webhook_id = $1", [id]);
-    const [{ n: pendingOld }] = await app.sql(
-      "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND created_at < now() - interval '30 days'",
-    );
-    const purged = await app.running.services.deliverer.purge();
-    assert.ok(purged >= 1);
+    // A delivery left pending with one failed attempt, its webhook then paused: it must outlive its partition.
+    const failing = await createHook({ events: ['agent.created'] }, 'http://127.0.0.1:9/refused');
+    const sent = await api('POST', `/api/webhooks/${failing.id}/test`, {});
+    assert.equal(sent.status, 202, sent.text);
+    const [held] = await eventually(async () => {
+      const rows = await app.sql<{ id: string }>(
+        "SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' AND attempt_count = 1 AND lease_token IS NULL",
+        [failing.id],
+      );
+      return rows.length ? rows : undefined;
+    });
+    await app.sql("UPDATE webhooks SET paused_until = now() + interval '1 hour' WHERE id = $1", [failing.id]);
+    // The retention (30 days) and a partition's span (4 days) past now: every partition made so far is wholly past it.
+    const purged = await app.running.services.deliverer.purge(new Date(Date.now() + 40 * 86_400_000));
+    assert.ok(purged.partitions >= 3, JSON.stringify(purged));
     assert.equal(
       (await app.sql('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1', [id]))[0].n,
       0,
@@ -834,10 +843,20 @@ describe('webhook upkeep', () => {
       0,
       'attempts go with them',
     );
-    const [{ n: pendingAfter }] = await app.sql(
-      "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND created_at < now() - interval '30 days'",
+    const kept = await app.sql<{ status: string; part: string }>(
+      'SELECT status, tableoid::regclass::text AS part FROM webhook_deliveries WHERE id = $1',
+      [held.id],
     );
-    assert.equal(pendingAfter, pendingOld);
+    assert.deepEqual(kept, [{ status: 'pending', part: 'webhook_deliveries_default' }]);
+    const attempts = await app.sql<{ number: number; part: string }>(
+      'SELECT number, tableoid::regclass::text AS part FROM webhook_attempts WHERE delivery_id = $1',
+      [held.id],
+    );
+    assert.deepEqual(attempts, [{ number: 1, part: 'webhook_attempts_default' }], 'its attempt is kept with it');
+    const read = await api('GET', `/api/webhooks/deliveries/${held.id}`);
+    assert.equal(read.status, 200, read.text);
+    assert.equal(read.body.data.attempts.length, 1);
+    await api('DELETE', `/api/webhooks/${failing.id}`);
   });
 
   it('purges events older than the retention, except one a kept delivery was made of (found by its subjects)', async () => {
@@ -857,9 +876,7 @@ describe('webhook upkeep', () => {
          'agent.created', '{}', now() - interval '31 days', '{}' FROM webhooks WHERE id = $1 RETURNING id`,
       [paused.id],
     );
-    await app.sql("UPDATE events SET occurred_at = now() - interval '31 days' WHERE id = $1", [kept.event_id]);
-    await app.sql("UPDATE webhook_deliveries SET created_at = now() - interval '31 days' WHERE id = $1", [kept.id]);
-    await app.running.services.deliverer.purge();
+    await app.running.services.deliverer.purge(new Date(Date.now() + 40 * 86_400_000));
     assert.deepEqual(
       (await app.sql('SELECT id FROM events WHERE id = ANY($1) ORDER BY id', [[kept.event_id, orphan.id]])).map(
         (r) => r.id,

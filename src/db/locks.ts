@@ -19,6 +19,8 @@ export const LOCKS = {
   dialedCall: 7_206,
   /** The one dialer of the deployment (services/dialer-engine.ts), held by its session. */
   dialerLeader: 7_207,
+  /** The delivery log's partitions (webhooks/engine/partitions.ts): made and dropped by one process at a time. */
+  deliveryLogPartitions: 7_208,
 } as const;
 
 /** Holds the advisory lock (`namespace`, `key`) until the unit of work `ctx` runs in ends. */

@@ -5,7 +5,8 @@ import { Company } from './company.entity.js';
 // Its data is kept as `json`, the text as written (a delivery's bytes are built from it). `tx`, the transaction that
 // wrote it, orders the feed (events_company_tx_index); `filtered_by` and `subjects` are searched through GIN indexes,
 // written in Migration20261126090000_event_store_filters and Migration20261127210000_delivery_costs and declared here
-// by name and statement.
+// by name and statement. The table is partitioned by the range of its id, a ULID whose first characters are its time
+// (Migration20261202050000_delivery_log_partitions).
 
 @Entity({ tableName: 'events' })
 @Index({ name: 'events_company_id_occurred_at_index', properties: ['company', 'occurredAt'] })

@@ -1,18 +1,16 @@
-import { Entity, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 
-// An attempt at a delivery, numbered in it. fillfactor 80 (the settle updates it in place) is set in
-// Migration20261127210000_delivery_costs: MikroORM has no table options. No foreign key, as for the deliveries.
+// An attempt at a delivery, numbered in it: its key is (delivery, number). The table is partitioned by its
+// delivery's id, as the deliveries are by theirs (Migration20261202050000_delivery_log_partitions; MikroORM has no
+// partitions nor table options: fillfactor 80, since the settle updates an attempt in place, is each partition's).
+// No foreign key, as for the deliveries.
 
 @Entity({ tableName: 'webhook_attempts' })
-@Unique({ name: 'webhook_attempts_delivery_id_number_unique', properties: ['deliveryId', 'number'] })
 export class WebhookAttempt {
-  @PrimaryKey({ type: 'integer', autoincrement: true })
-  id!: number;
-
-  @Property({ type: 'string', length: 40 })
+  @PrimaryKey({ type: 'string', length: 40 })
   deliveryId!: string;
 
-  @Property({ type: 'integer' })
+  @PrimaryKey({ type: 'integer', autoincrement: false })
   number!: number;
 
   /** kernel/vocabulary.ts ATTEMPT_TRIGGERS. */

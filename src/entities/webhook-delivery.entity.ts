@@ -5,6 +5,8 @@ import { Entity, Index, type Opt, PrimaryKey, Property } from '@mikro-orm/core';
 // Migration20261128030000_subject_ordering, and declared here by name and statement. No foreign keys (the engine's
 // writes stay cheap; the webhooks_deleted trigger removes a webhook's deliveries, and the
 // webhook_deliveries_deleted trigger their attempts). `lease_token` is drawn from the sequence webhook_lease_seq.
+// The table is partitioned by the range of its id (Migration20261202050000_delivery_log_partitions): one delivery
+// per (event, webhook) is kept by the replay's lock, no longer by a unique index.
 
 @Entity({ tableName: 'webhook_deliveries' })
 @Index({ name: 'webhook_deliveries_webhook_id_created_at_index', properties: ['webhookId', 'createdAt'] })
@@ -22,7 +24,7 @@ import { Entity, Index, type Opt, PrimaryKey, Property } from '@mikro-orm/core';
 @Index({
   name: 'webhook_deliveries_event_index',
   expression:
-    'create unique index "webhook_deliveries_event_index" on "webhook_deliveries" ("event_id", "webhook_id") where "event_id" is not null',
+    'create index "webhook_deliveries_event_index" on "webhook_deliveries" ("event_id", "webhook_id") where "event_id" is not null',
 })
 @Index({
   name: 'webhook_deliveries_order_pending_index',

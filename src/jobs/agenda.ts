@@ -93,6 +93,10 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
     pump = new DeliveryPump(deps.services.deliverer, log, config.webhookWorkerSockets);
     await pump.start(deps.databaseUrl);
     deps.services.scheduler.attachPump(pump);
+    // At start: the delivery log's partitions made ahead (the hourly retention keeps them so).
+    await deps.services.deliverer.partitions
+      .prepare(new Date(), config.webhookRetentionMs)
+      .catch((error) => log.warn('delivery log partitions not made', errorFields(error)));
     // At start: attempts whose worker died (their lease ran out) are closed and retried.
     void deps.services.deliverer.reconcile().catch((error) => log.warn('webhook reconcile failed', errorFields(error)));
   }
@@ -149,7 +153,7 @@ function defineJobs(agenda: Agenda, { services, log, metrics }: JobDeps): void {
   );
   agenda.define('webhook-retention', async () => {
     const purged = await services.deliverer.purge();
-    if (purged > 0) log.info('purged old webhook deliveries', { purged });
+    if (purged.partitions + purged.deliveries > 0) log.info('purged old webhook deliveries', purged);
     await services.callPathStats.purge(services.contexts.forMaintenance('call-path-retention'));
     // Live events are for subscribers now; an hour is plenty for every process to have read them.
     await services.contexts

@@ -54,7 +54,7 @@ export const firstAttemptError = (app: TestApp, hookId: number) =>
       (
         await app.sql<{ error: string | null }>(
           'SELECT a.error FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id ' +
-            'WHERE d.webhook_id = $1 AND a.finished_at IS NOT NULL ORDER BY a.id LIMIT 1',
+            'WHERE d.webhook_id = $1 AND a.finished_at IS NOT NULL ORDER BY a.attempted_at, a.number LIMIT 1',
           [hookId],
         )
       )[0]?.error ?? undefined,

@@ -105,9 +105,10 @@ export const CLAIM = `
     ))::int AS free
     FROM locked c JOIN webhooks w ON w.id = c.webhook_id
   ), picks AS (
-    SELECT p.id, e.company_id, p.next_attempt_at, row_number() OVER (PARTITION BY e.id ORDER BY p.next_attempt_at, p.id) AS place
+    SELECT p.id, p.webhook_id, p.attempt_count, e.company_id, p.next_attempt_at, p.next_trigger,
+      row_number() OVER (PARTITION BY e.id ORDER BY p.next_attempt_at, p.id) AS place
     FROM endpoints e CROSS JOIN LATERAL (
-      SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+      SELECT d.id, d.webhook_id, d.attempt_count, d.next_attempt_at, d.next_trigger FROM webhook_deliveries d
       WHERE d.webhook_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now()
         -- Ordered per subject: a delivery waits while an older one of its subject is pending (in flight or to retry).
         AND (d.order_key IS NULL OR NOT EXISTS (SELECT 1 FROM webhook_deliveries o WHERE o.webhook_id = d.webhook_id
@@ -115,9 +116,10 @@ export const CLAIM = `
       ORDER BY d.next_attempt_at, d.id LIMIT e.free FOR NO KEY UPDATE SKIP LOCKED
     ) p
   ), turns AS (
-    SELECT id, next_attempt_at, row_number() OVER (PARTITION BY company_id ORDER BY place, next_attempt_at, id) AS turn FROM picks
+    SELECT id, webhook_id, attempt_count, next_attempt_at, next_trigger,
+      row_number() OVER (PARTITION BY company_id ORDER BY place, next_attempt_at, id) AS turn FROM picks
   ), chosen AS (
-    SELECT id FROM turns ORDER BY turn, next_attempt_at, id LIMIT $2
+    SELECT id, webhook_id, attempt_count, next_attempt_at, next_trigger FROM turns ORDER BY turn, next_attempt_at, id LIMIT $2
   ), claimed AS (
     UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, next_attempt_at = NULL, last_attempt_at = now(),
       next_trigger = 'scheduled', in_flight_until = now() + make_interval(secs => $3), lease_token = nextval('webhook_lease_seq')
@@ -126,11 +128,11 @@ export const CLAIM = `
     WHERE d.id = ANY (ARRAY(SELECT id FROM chosen)) AND d.status = 'pending' AND coalesce(d.next_attempt_at <= now(), false)
     RETURNING d.id, d.webhook_id, d.company_id, d.event, d.payload, d.attempt_count, d.final_attempt, d.lease_token, d.created_at, d.trace_parent
   ), attempts AS (
-    -- The statement's snapshot still holds each delivery as it was before the claim: its trigger and due time.
+    -- Each claimed delivery as its pick read it before the claim (its trigger and due time), not read again.
     INSERT INTO webhook_attempts (delivery_id, number, trigger, attempted_at, due_at, header_names)
-    SELECT c.id, c.attempt_count, before.next_trigger, now(), before.next_attempt_at,
+    SELECT ch.id, ch.attempt_count + 1, ch.next_trigger, now(), ch.next_attempt_at,
       (SELECT jsonb_agg(h->>'name') FROM jsonb_array_elements(w.headers) h)
-    FROM claimed c JOIN webhook_deliveries before ON before.id = c.id JOIN webhooks w ON w.id = c.webhook_id
+    FROM chosen ch JOIN webhooks w ON w.id = ch.webhook_id WHERE ch.id = ANY (ARRAY(SELECT id FROM claimed))
   ), hits AS (
     -- The counters live apart from the webhook row (its filters and headers make it wide): a narrow row's update stays on its page.
     UPDATE webhook_counters c SET hits = c.hits + n.count, last_hit = now(), in_flight = c.in_flight + n.count,

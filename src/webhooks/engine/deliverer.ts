@@ -17,6 +17,7 @@ import { headersToSend } from '../config/headers.js';
 import { isListenUrl, type ListenSessions } from '../tools/listen.js';
 import { attemptSpan } from '../../observability/tracing.js';
 import { EndpointAuth } from './endpoint-auth.js';
+import { DeliveryLogPartitions } from './partitions.js';
 
 // Delivery (docs/design.md §5). The delivery rows are the truth: an attempt is
 // claimed (and recorded) before the request, under a lease with a fencing
@@ -54,6 +55,8 @@ export class WebhookDeliverer {
   readonly leaseMs: number;
   /** Deliveries this process is attempting or still recording: never the reconciler's to close. */
   private readonly recordingHere = new Set<string>();
+  /** The delivery log's time partitions: made ahead, dropped past the retention. */
+  readonly partitions: DeliveryLogPartitions;
 
   constructor(
     private readonly contexts: ContextFactory,
@@ -67,6 +70,7 @@ export class WebhookDeliverer {
   ) {
     this.leaseMs = 2 * settings.timeoutMs + 1000;
     this.auth = new EndpointAuth(box, settings.destinations);
+    this.partitions = new DeliveryLogPartitions(contexts);
     this.claim = new DeliveryClaim(contexts, { startConcurrency: settings.endpointConcurrency, leaseMs: this.leaseMs });
     this.settler = new Settler(
       contexts,
@@ -277,29 +281,44 @@ export class WebhookDeliverer {
     return { recovered };
   }
 
-  /** Deletes deliveries (and their attempts) and stored events older than the retention, and aged stats. */
-  async purge(): Promise<number> {
-    const rows = await this.contexts.forMaintenance('webhook-retention').sql(
-      // Each webhook's old deliveries, by the index of its delivery log (webhook, created_at).
-      `DELETE FROM webhook_deliveries WHERE webhook_id = ANY (ARRAY(SELECT id FROM webhooks))
-           AND created_at < now() - make_interval(secs => $1) AND status <> 'pending' RETURNING id`,
-      [this.settings.retentionMs / 1000],
+  /**
+   * The delivery log's retention, as of `now`: its partitions made a week ahead; each partition wholly older than
+   * the retention dropped, what must stay carried out of it first (partitions.ts); in the default partitions, rows
+   * older than the retention deleted one by one (never a pending delivery; an event only once no delivery of it is
+   * kept); and aged stats. Returns what went.
+   */
+  async purge(now = new Date()): Promise<{ partitions: number; deliveries: number }> {
+    const cutoff = new Date(now.getTime() - this.settings.retentionMs);
+    await this.partitions.prepare(now, this.settings.retentionMs);
+    const dropped = await this.partitions.dropBefore(cutoff);
+    const ctx = this.contexts.forMaintenance('webhook-retention');
+    const rows = await ctx.sql(
+      // The default partition's old deliveries, by its index of each webhook's deliveries (webhook, created_at), and
+      // their attempts.
+      `WITH gone AS (
+         DELETE FROM webhook_deliveries_default WHERE webhook_id = ANY (ARRAY(SELECT id FROM webhooks))
+            AND created_at < $1 AND status <> 'pending' RETURNING id
+       ), attempts AS (DELETE FROM webhook_attempts a USING gone WHERE a.delivery_id = gone.id)
+       SELECT id FROM gone`,
+      [cutoff],
+    );
+    // Attempts carried with a delivery that finished before its own partition went (partitions.ts).
+    await ctx.sql(
+      'DELETE FROM webhook_attempts_default a WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = a.delivery_id)',
     );
     // The event store keeps the same window (replay-missing reaches back no further), and an event as long as a
     // delivery of it is kept: a delivery is found by its event's subjects.
-    await this.contexts
-      .forMaintenance('webhook-retention')
-      .sql(
-        'DELETE FROM events e WHERE e.occurred_at < now() - make_interval(secs => $1) ' +
-          'AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)',
-        [this.settings.retentionMs / 1000],
-      );
+    await ctx.sql(
+      'DELETE FROM events_default e WHERE e.occurred_at < $1 ' +
+        'AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)',
+      [cutoff],
+    );
     // The record over time keeps its minutes a day and an hour, its quarter hours 91 days (stats.ts).
-    await this.contexts.forMaintenance('webhook-retention').sql(
+    await ctx.sql(
       `DELETE FROM webhook_stats WHERE (span = 60 AND bucket < now() - interval '25 hours')
            OR (span = 900 AND bucket < now() - interval '91 days')`,
     );
-    return rows.length;
+    return { partitions: dropped.length, deliveries: rows.length };
   }
 }
 
