@@ -25,6 +25,8 @@ const ENDPOINTS = 20;
 /** Deliveries taken per claim, as a worker with free sockets asks. */
 const BATCH = 100;
 const LEASE_MS = 30_000;
+/** WEBHOOK_RETENTION's default. */
+const RETENTION_MS = 30 * 86_400_000;
 const ORDER = ['plain', 'orm', 'orm', 'plain', 'orm', 'plain', 'plain', 'orm'] as const;
 const RESULT: SendResult = { statusCode: 200, error: null, durationMs: 5, responseBody: 'ok' };
 
@@ -156,6 +158,11 @@ async function round(app: TestApp, hooks: number[], form: Form, n: number): Prom
 }
 
 export async function engineOrmBench(app: TestApp): Promise<void> {
+  // The delivery log's partitions as a deployment keeps them (webhooks/engine/partitions.ts): the retention's days back
+  // and a week ahead, so that each claim looks through as many as it would.
+  const { partitions } = app.running.services.deliverer;
+  for (let at = Date.now() - RETENTION_MS; at <= Date.now(); at += 7 * 86_400_000)
+    await partitions.prepare(new Date(at), RETENTION_MS);
   const owner = await app.login('owner@acme.test');
   const hooks: number[] = [];
   for (let i = 0; i < ENDPOINTS; i++) {

@@ -9,6 +9,10 @@ const PARTS: Array<[string, string]> = [
   ['deep-page', 'a deep page against the first'],
   ['tracing', 'tracing on and off'],
   ['peer', 'Switchboard beside the graphile-worker delivery peer, each through its own API'],
+  [
+    'tail',
+    "the API's tail at 200 writes a second with a webhook: each suspect measured, the workers as deployed, at low priority and paused",
+  ],
   ['webhooks', "the delivery engine against the bench's own graphile-worker baseline"],
   ['engine-orm', "the engine's claim and settle, one statement each, against an entity form"],
   ['leads', "a campaign's leads in bulk: a number's time zones, and a CSV import"],

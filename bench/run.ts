@@ -16,10 +16,11 @@ import { realPeerBench } from './real-peer.bench.js';
 import { leadsBench } from './leads.bench.js';
 import { dialerBench } from './dialer.bench.js';
 import { retentionBench } from './retention.bench.js';
+import { tailBench } from './tail.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
 // database; `npm run bench -- webhooks` (or api, deep-page, tracing, engine-orm, leads, retention, dialer, peer,
-// stats, brokers, call-path, filters, overload, statements, before-after) runs the ones named;
+// tail, stats, brokers, call-path, filters, overload, statements, before-after) runs the ones named;
 // `npm run bench -- limits` runs the rate limits' part of api alone.
 
 // The services under test get the production pool size, not the test suite's small one.
@@ -59,6 +60,10 @@ if (wanted('dialer')) {
 if (wanted('peer')) {
   process.stdout.write('\n== peer\n');
   await realPeerBench();
+}
+if (wanted('tail')) {
+  process.stdout.write('\n== tail\n');
+  await tailBench();
 }
 if (wanted('stats')) {
   process.stdout.write('\n== stats\n');

@@ -139,7 +139,12 @@ export function createServices(
   const scheduler = new DeliveryScheduler();
   const outbox = new WebhookOutbox((event, webhooks) => metrics.webhookEventsFiltered.inc({ event }, webhooks));
   const live = new LiveEvents();
-  const contexts = new ContextFactory({ ...infra, source: auth, sinks: [outbox, live] });
+  const contexts = new ContextFactory({
+    ...infra,
+    source: auth,
+    sinks: [outbox, live],
+    poolWait: (lane, seconds) => metrics.dbPoolWait.observe({ pool: lane }, seconds),
+  });
   const webhooks = new WebhookService(ids, box, {
     destinations: config.webhookDestinations,
     rotationGraceMs: config.webhookRotationGraceMs,

@@ -270,6 +270,7 @@ export class RequestContext {
               return result;
             },
             notices,
+            (seconds) => this.infra.poolWait?.(lane, seconds),
           ),
         );
     // A unit of one statement has no COMMIT to carry them: they follow it.
@@ -297,6 +298,8 @@ export interface Infrastructure {
   entities: (host: StatementHost) => EntityManager;
   /** Where recorded events go (the webhook outbox); filled when the services are built. */
   sinks: Array<EventSink<RequestContext>>;
+  /** Told how long each unit of work waited for its connection (the `db_pool_wait_seconds` histogram). */
+  poolWait?: (lane: Lane, seconds: number) => void;
 }
 
 /** The one factory of contexts, for every kind of caller. */
@@ -357,8 +360,11 @@ async function transaction<T>(
   pool: pg.Pool,
   fn: (client: pg.PoolClient) => Promise<T>,
   notices: Notice[] = [],
+  waited?: (seconds: number) => void,
 ): Promise<T> {
+  const asked = performance.now();
   const client = await pool.connect();
+  waited?.((performance.now() - asked) / 1000);
   let broken: Error | undefined;
   // A connection lost while checked out (a database restart) reports it here, not as an uncaught error; the statement in progress fails too.
   const lost = (error: Error) => (broken = error);

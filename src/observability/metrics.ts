@@ -18,6 +18,7 @@ export interface Metrics {
   decisionDuration: Histogram<'endpoint' | 'outcome'>;
   decisionFallbacks: Counter<'reason'>;
   decisionBreakerOpen: Gauge<'endpoint'>;
+  dbPoolWait: Histogram<'pool'>;
 }
 
 export function createMetrics(): Metrics {
@@ -93,6 +94,13 @@ export function createMetrics(): Metrics {
       name: 'call_decision_breaker_open',
       help: "1 while a decision endpoint's circuit breaker is open (or half-open), else 0",
       labelNames: ['endpoint'],
+      registers: [registry],
+    }),
+    dbPoolWait: new Histogram({
+      name: 'db_pool_wait_seconds',
+      help: 'Time a unit of work waited for a database connection, by pool',
+      labelNames: ['pool'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers: [registry],
     }),
     jobLag: new Gauge({

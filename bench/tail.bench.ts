@@ -1,0 +1,198 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import pg from 'pg';
+import { Receiver, sleep } from '../test/helpers/receiver.js';
+import { postgresCpuUs, postmasterOf, runInfo } from './harness.js';
+import { cluster, openLoop } from './webhooks.bench.js';
+
+// `npm run bench -- tail`: where the API's tail comes from at 200 writes a second with a webhook. An API process and
+// two workers (production mode), one webhook to a receiver on loopback, GraphQL createAgent offered at RATE a second
+// for SECONDS, in rounds that alternate how the workers run: as deployed; at the lowest scheduling priority (nice
+// 19: they get the CPU the API leaves); paused (SIGSTOP, their backlog delivered after the round). Each round
+// measures, beside the API's answer, each suspect with its own instrument: the API's event-loop delay (its
+// /metrics, whose window each scrape restarts), its garbage collection (time per second), its units of work's waits
+// for a connection (db_pool_wait_seconds), lock waits (PostgreSQL's sessions sampled every 10 ms), and the CPU of
+// each process over the round (the API, the workers, PostgreSQL, and this process: the load and the receiver),
+// against the machine's cores.
+
+const RATE = 200;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONDITIONS = ['as deployed', 'workers at nice 19', 'workers paused'] as const;
+const ROUNDS = 2;
+
+type Condition = (typeof CONDITIONS)[number];
+
+interface Round {
+  condition: Condition;
+  answerP50Ms: number;
+  answerP99Ms: number;
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
+  gcMsPerSecond: number;
+  poolWaitsOver5Ms: number;
+  poolWaitP99Ms: number;
+  lockWaitMs: number;
+  cpuCores: { api: number; workers: number; postgres: number; load: number };
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/** A metric's value (summed over its label sets) in Prometheus's text format. */
+function metric(text: string, name: string): number {
+  let sum = 0;
+  for (const line of text.split('\n'))
+    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) sum += Number(line.split(' ').at(-1));
+  return sum;
+}
+
+/** The writer pool's wait histogram: its buckets' counts by upper bound. */
+function poolBuckets(text: string): Map<number, number> {
+  const buckets = new Map<number, number>();
+  for (const line of text.split('\n')) {
+    const match = /^db_pool_wait_seconds_bucket\{le="([^"]+)",pool="writer"\} (\d+)/.exec(line);
+    if (match) buckets.set(match[1] === '+Inf' ? Infinity : Number(match[1]), Number(match[2]));
+  }
+  return buckets;
+}
+
+/** The smallest bucket bound under which 99 % of the round's waits fell. */
+function bucketP99(before: Map<number, number>, after: Map<number, number>): number {
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const total = (after.get(Infinity) ?? 0) - (before.get(Infinity) ?? 0);
+  for (const bound of bounds)
+    if ((after.get(bound) ?? 0) - (before.get(bound) ?? 0) >= 0.99 * total) return bound * 1000;
+  return Infinity;
+}
+
+const cpuTicks = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+};
+
+export async function tailBench(): Promise<void> {
+  const c = await cluster();
+  const receiver = await new Receiver().start();
+  const admin = new pg.Client({ connectionString: c.app.running.databaseUrl });
+  await admin.connect();
+  const postmaster = await postmasterOf(c.app);
+  const scrape = async () => (await fetch(`${c.api.url}/metrics`)).text();
+  const rounds: Round[] = [];
+  try {
+    await c.hook(c.owner, 'Tail', `${receiver.url}/tail`);
+    // Warm: statements prepared, pools filled, the workers' pumps awake.
+    await openLoop(RATE, 2, (i) => c.createAgent(c.owner, `warm ${i}`));
+    const order = Array.from({ length: ROUNDS }, (_, r) => (r % 2 ? [...CONDITIONS].reverse() : CONDITIONS)).flat();
+    for (const condition of order) {
+      const workers = c.workers.map((w) => w.pid!);
+      if (condition === 'workers at nice 19') for (const pid of workers) setPriority(pid, 19);
+      if (condition === 'workers paused') for (const pid of workers) process.kill(pid, 'SIGSTOP');
+      const before = await scrape();
+      const ticks = {
+        api: cpuTicks(c.api.pid!),
+        workers: workers.reduce((sum, pid) => sum + cpuTicks(pid), 0),
+        postgres: postgresCpuUs(postmaster),
+        load: cpuTicks(process.pid),
+      };
+      let lockSamples = 0;
+      let sampling = true;
+      const sampler = (async () => {
+        while (sampling) {
+          const { rows } = await admin.query(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          );
+          lockSamples += rows[0].n;
+          await sleep(10);
+        }
+      })();
+      const started = performance.now();
+      const tag = `tail ${rounds.length}`;
+      const answered = await openLoop(RATE, SECONDS, (i) => c.createAgent(c.owner, `${tag} ${i}`));
+      const elapsed = (performance.now() - started) / 1000;
+      sampling = false;
+      await sampler;
+      const after = await scrape();
+      const cpu = {
+        api: (cpuTicks(c.api.pid!) - ticks.api) / 100 / elapsed,
+        workers: (workers.reduce((sum, pid) => sum + cpuTicks(pid), 0) - ticks.workers) / 100 / elapsed,
+        postgres: (postgresCpuUs(postmaster) - ticks.postgres) / 1e6 / elapsed,
+        load: (cpuTicks(process.pid) - ticks.load) / 100 / elapsed,
+      };
+      if (condition === 'workers paused') for (const pid of workers) process.kill(pid, 'SIGCONT');
+      if (condition === 'workers at nice 19') for (const pid of workers) setPriority(pid, 0);
+      // Every write of the round delivered before the next.
+      await receiver.waitFor(RATE * SECONDS, 120_000, (r) => r.body.includes(`"${tag} `));
+      const waitsBefore = poolBuckets(before);
+      const waitsAfter = poolBuckets(after);
+      const over = (m: Map<number, number>) => (m.get(Infinity) ?? 0) - (m.get(0.005) ?? 0);
+      if (answered.failed > 0) throw new Error(`${condition}: ${answered.failed} writes failed: ${answered.failures}`);
+      rounds.push({
+        condition,
+        answerP50Ms: answered.answerP50Ms,
+        answerP99Ms: answered.answerP99Ms,
+        loopDelayP99Ms: round1(metric(after, 'nodejs_eventloop_lag_p99_seconds') * 1000),
+        loopDelayMaxMs: round1(metric(after, 'nodejs_eventloop_lag_max_seconds') * 1000),
+        gcMsPerSecond: round1(
+          ((metric(after, 'nodejs_gc_duration_seconds_sum') - metric(before, 'nodejs_gc_duration_seconds_sum')) *
+            1000) /
+            elapsed,
+        ),
+        poolWaitsOver5Ms: over(waitsAfter) - over(waitsBefore),
+        poolWaitP99Ms: bucketP99(waitsBefore, waitsAfter),
+        lockWaitMs: lockSamples * 10,
+        cpuCores: {
+          api: round1(cpu.api * 100) / 100,
+          workers: round1(cpu.workers * 100) / 100,
+          postgres: round1(cpu.postgres * 100) / 100,
+          load: round1(cpu.load * 100) / 100,
+        },
+      });
+      process.stdout.write(`tail: ${JSON.stringify(rounds.at(-1))}\n`);
+      await sleep(1000);
+    }
+  } finally {
+    for (const w of c.workers) if (w.exitCode === null && w.signalCode === null) process.kill(w.pid!, 'SIGCONT');
+    await admin.end();
+    await receiver.close();
+    await c.close();
+  }
+  report(rounds);
+}
+
+function report(rounds: Round[]) {
+  const { commit, machine, database } = runInfo();
+  const measuredAt = new Date().toISOString();
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(
+    'bench/results/tail.json',
+    `${JSON.stringify({ measuredAt, commit, machine, database, rounds }, null, 2)}\n`,
+  );
+  const cores = (r: Round) =>
+    `${r.cpuCores.api} / ${r.cpuCores.workers} / ${r.cpuCores.postgres} / ${r.cpuCores.load} = ` +
+    `${round1((r.cpuCores.api + r.cpuCores.workers + r.cpuCores.postgres + r.cpuCores.load) * 100) / 100}`;
+  writeFileSync(
+    'bench/results/tail.md',
+    [
+      `# The API's tail at ${RATE} writes a second with a webhook (${measuredAt.slice(0, 10)}, commit ${commit})`,
+      '',
+      `${machine}; ${database}. An API process and two workers (production mode), one webhook to a receiver on ` +
+        `loopback, GraphQL createAgent offered at ${RATE} a second for ${SECONDS} s a round, rounds alternating how ` +
+        'the workers run. Beside the answer, each suspect with its instrument: the event-loop delay of the API ' +
+        "(prom-client's window over the round), its garbage collection, its units of work's waits for a connection " +
+        '(db_pool_wait_seconds, the writer pool: waits over 5 ms, and the bucket under which 99 % fell), lock waits ' +
+        "(PostgreSQL's sessions sampled every 10 ms), and CPU in cores: API / workers / PostgreSQL / the load and " +
+        'receiver, summed (the machine has ' +
+        `${machine.split(' ')[0]}).`,
+      '',
+      '| workers | answer p50 ms | answer p99 ms | loop delay p99 / max ms | GC ms/s | pool waits > 5 ms | pool wait p99 ms | lock waits ms | CPU cores |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...rounds.map(
+        (r) =>
+          `| ${r.condition} | ${r.answerP50Ms} | ${r.answerP99Ms} | ${r.loopDelayP99Ms} / ${r.loopDelayMaxMs} | ` +
+          `${r.gcMsPerSecond} | ${r.poolWaitsOver5Ms} | ${r.poolWaitP99Ms} | ${r.lockWaitMs} | ${cores(r)} |`,
+      ),
+      '',
+      "Goal: the API's p99 within 5x its p50 and under 50 ms, with the workers as deployed.",
+      '',
+    ].join('\n'),
+  );
+}
