@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import pg from 'pg';
 import { Receiver, sleep } from '../test/helpers/receiver.js';
 import { postgresCpuUs, postmasterOf, runInfo } from './harness.js';
@@ -7,8 +7,9 @@ import { cluster, openLoop } from './webhooks.bench.js';
 
 // `npm run bench -- tail`: where the API's tail comes from at 200 writes a second with a webhook. An API process and
 // two workers (production mode), one webhook to a receiver on loopback, GraphQL createAgent offered at RATE a second
-// for SECONDS, in rounds that alternate how the workers run: as deployed; at the lowest scheduling priority (nice
-// 19: they get the CPU the API leaves); paused (SIGSTOP, their backlog delivered after the round). Each round
+// for SECONDS, in rounds that alternate how the workers run: as deployed (at WORKER_NICE, 10: they yield the CPU to
+// the API); at full priority (nice 0, as before WORKER_NICE); paused (SIGSTOP, their backlog delivered after the
+// round). Each round
 // measures, beside the API's answer, each suspect with its own instrument: the API's event-loop delay (its
 // /metrics, whose window each scrape restarts), its garbage collection (time per second), its units of work's waits
 // for a connection (db_pool_wait_seconds), lock waits (PostgreSQL's sessions sampled every 10 ms), and the CPU of
@@ -17,8 +18,8 @@ import { cluster, openLoop } from './webhooks.bench.js';
 
 const RATE = 200;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONDITIONS = ['as deployed', 'workers at nice 19', 'workers paused'] as const;
-const ROUNDS = 2;
+const CONDITIONS = ['as deployed', 'workers at full priority', 'workers paused'] as const;
+const ROUNDS = 3;
 
 type Condition = (typeof CONDITIONS)[number];
 
@@ -84,7 +85,8 @@ export async function tailBench(): Promise<void> {
     const order = Array.from({ length: ROUNDS }, (_, r) => (r % 2 ? [...CONDITIONS].reverse() : CONDITIONS)).flat();
     for (const condition of order) {
       const workers = c.workers.map((w) => w.pid!);
-      if (condition === 'workers at nice 19') for (const pid of workers) setPriority(pid, 19);
+      const deployed = workers.map((pid) => getPriority(pid));
+      if (condition === 'workers at full priority') for (const pid of workers) setPriority(pid, 0);
       if (condition === 'workers paused') for (const pid of workers) process.kill(pid, 'SIGSTOP');
       const before = await scrape();
       const ticks = {
@@ -118,7 +120,8 @@ export async function tailBench(): Promise<void> {
         load: (cpuTicks(process.pid) - ticks.load) / 100 / elapsed,
       };
       if (condition === 'workers paused') for (const pid of workers) process.kill(pid, 'SIGCONT');
-      if (condition === 'workers at nice 19') for (const pid of workers) setPriority(pid, 0);
+      if (condition === 'workers at full priority')
+        for (const [i, pid] of workers.entries()) setPriority(pid, deployed[i]);
       // Every write of the round delivered before the next.
       await receiver.waitFor(RATE * SECONDS, 120_000, (r) => r.body.includes(`"${tag} `));
       const waitsBefore = poolBuckets(before);

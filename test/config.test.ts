@@ -30,6 +30,7 @@ describe('configuration', () => {
     assert.equal(config.webhookEndpointConcurrency, 4);
     assert.equal(config.webhookEndpointConcurrencyMax, 64);
     assert.equal(config.webhookWorkerSockets, 1000);
+    assert.equal(config.workerNice, 10);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.databaseUrl, undefined);
     assert.deepEqual(config.apiLimits, {
@@ -53,6 +54,7 @@ describe('configuration', () => {
       [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, /WEBHOOK_ALLOW_PRIVATE/],
       [{ WEBHOOK_ENDPOINT_CONCURRENCY_MAX: '0' }, /WEBHOOK_ENDPOINT_CONCURRENCY_MAX/],
       [{ WEBHOOK_WORKER_SOCKETS: 'many' }, /WEBHOOK_WORKER_SOCKETS/],
+      [{ WORKER_NICE: '20' }, /WORKER_NICE/],
       [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
       [{ PROCESS_ROLE: 'boss' }, /PROCESS_ROLE/],
       [{ APP_KEY: 'c2hvcnQ=' }, /APP_KEY/],

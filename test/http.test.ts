@@ -243,6 +243,17 @@ describe('probes, metrics, request ids', () => {
     assert.match(res.text, /job_lag_seconds/);
   });
 
+  it("/metrics reports each unit of work's wait for a connection, by pool", async () => {
+    const count = async () =>
+      Number(
+        /db_pool_wait_seconds_count\{pool="writer"\} (\d+)/.exec((await app.request('GET', '/metrics')).text)?.[1] ?? 0,
+      );
+    const before = await count();
+    const made = await app.request('POST', '/api/roles', { token, body: { title: `Waited ${Date.now()}` } });
+    assert.equal(made.status, 201, made.text);
+    assert.ok((await count()) > before, 'the write waited for its connection, and said how long');
+  });
+
   it('measures unknown paths under one series, never their raw path', async () => {
     const random = Array.from({ length: 5 }, (_, i) => `/no-such-${i}-${Date.now()}`);
     for (const path of [...random, ...random.map((p) => `/api${p}`)])

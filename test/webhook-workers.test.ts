@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getPriority } from 'node:os';
 import { describe, it } from 'node:test';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
 import { queueDeliveries as queue } from './helpers/deliveries.js';
@@ -54,6 +55,11 @@ describe('two workers on one job store', () => {
         [webhookId],
       );
       assert.equal(attempts, 1000);
+      // Each worker yields the CPU to the API processes of its host (WORKER_NICE, 10 by default).
+      assert.deepEqual(
+        pair.map((worker) => getPriority(worker.pid)),
+        [10, 10],
+      );
       for (const worker of pair) await kill(worker);
     } finally {
       await receiver.close();

@@ -67,6 +67,8 @@ export interface Config {
   webhookEndpointConcurrencyMax: number;
   /** Attempts one worker process has in flight at most (each an open socket). */
   webhookWorkerSockets: number;
+  /** WORKER_NICE: the scheduling priority a worker process lowers itself to, so API processes on its host go first. */
+  workerNice: number;
   /** Origins allowed to call the APIs from a browser (CORS); empty: CORS off; ['*']: any origin, without credentials. */
   corsOrigins: string[];
   /**
@@ -344,6 +346,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookEndpointConcurrency: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100), 4),
     webhookEndpointConcurrencyMax: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY_MAX', 64, 1, 1000), 64),
     webhookWorkerSockets: read(() => integer(env, 'WEBHOOK_WORKER_SOCKETS', 1000, 1, 10_000), 1000),
+    workerNice: read(() => integer(env, 'WORKER_NICE', 10, 0, 19), 10),
     corsOrigins: read(() => origins(env, 'CORS_ORIGINS'), []),
     tracing:
       Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) &&

@@ -1,13 +1,15 @@
 import { Migration } from '@mikro-orm/migrations';
+import { encodeTime } from 'ulid';
 
 /**
  * The delivery log (deliveries, their attempts, events) partitioned by time, so that retention drops whole
  * partitions instead of deleting rows (docs/adr/0089-delivery-log-partitions.md). Each table is partitioned by
  * the range of its key, a ULID after a prefix, whose first ten characters are the time it was made: a lookup by
  * id reads one partition. Attempts are partitioned by their delivery's id, so a delivery and its attempts share
- * a range. Each table gets a default partition; the time partitions are made ahead by the retention job
- * (webhooks/engine/partitions.ts). Rows already kept move into the default partitions, where the row-by-row
- * purge ages them out.
+ * a range. Each table gets a default partition, and time partitions from today for a week (four days each, as for
+ * the default retention); the retention job makes them ahead from then on (webhooks/engine/partitions.ts). Rows
+ * already kept move into the partitions of their time, the older ones into the default partitions, where the
+ * row-by-row purge ages them out.
  *
  * Uniqueness on a partitioned table must include its key: an attempt's key becomes (delivery, number), and one
  * delivery per (event, webhook) is no longer an index's to enforce (a replay holds the webhook's lock).
@@ -54,6 +56,21 @@ export class Migration20261202050000_delivery_log_partitions extends Migration {
       'create table "webhook_attempts_default" partition of "webhook_attempts" default with (fillfactor = 80);',
     );
     this.addSql('create table "events_default" partition of "events" default;');
+    const day = 86_400_000;
+    const span = 4 * day;
+    const today = Math.floor(Date.now() / day) * day;
+    for (const [table, prefix, options] of [
+      ['webhook_deliveries', 'msg_', ''],
+      ['webhook_attempts', 'msg_', ' with (fillfactor = 80)'],
+      ['events', 'evt_', ''],
+    ]) {
+      for (let from = today; from < today + 8 * day; from += span) {
+        const name = `${table}_p${new Date(from).toISOString().slice(0, 10).replaceAll('-', '')}`;
+        this.addSql(
+          `create table "${name}" partition of "${table}" for values from ('${prefix}${encodeTime(from, 10)}') to ('${prefix}${encodeTime(from + span, 10)}')${options};`,
+        );
+      }
+    }
 
     this.addSql(`insert into "webhook_deliveries" ("id", "webhook_id", "company_id", "event", "status", "payload",
   "attempt_count", "final_attempt", "next_attempt_at", "last_attempt_at", "last_status_code", "in_flight_until",

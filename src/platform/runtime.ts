@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import pg from 'pg';
 import type { Server } from 'node:http';
 import path from 'node:path';
+import { setPriority } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js';
@@ -154,6 +155,8 @@ export async function startService(
     const server = appServer();
     let apollo: { stop(): Promise<void> } | undefined;
     if (config.role === 'worker') {
+      // A worker yields the CPU to the API processes of its host (WORKER_NICE; `npm run bench -- tail`).
+      lowerPriority(config.workerNice, log);
       // A worker serves its probes and metrics alone: it builds no schema and loads none of the API's modules.
       const { app, listener } = probesApp({ database: reader, services, log, metrics, jobs, httpServer: server });
       app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));
@@ -280,5 +283,15 @@ export async function startService(
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/** The process's scheduling priority lowered to `nice` (a process may always lower its own). */
+function lowerPriority(nice: number, log: Logger): void {
+  if (nice === 0) return;
+  try {
+    setPriority(nice);
+  } catch (error) {
+    log.warn('the worker could not lower its priority', { nice, ...errorFields(error) });
   }
 }

@@ -9,7 +9,8 @@ import { holdLock, LOCKS } from '../../db/locks.js';
 // whatever the rows, where a purge row by row wrote every row's deletion, its index entries and its WAL. What the
 // retention must still keep is carried into the default partition before the drop: a delivery still pending (a
 // paused webhook's) with its attempts, and an event a kept delivery was made of. The default partition also takes a
-// row whose time no partition covers (made while no job ran); rows there are purged one by one, as before.
+// row whose time no partition covers (written while no job ran; that span is then left to it); rows there are purged
+// one by one, as before.
 
 const DAY_MS = 86_400_000;
 /** How far ahead of now partitions are made: a week of the retention job not running loses nothing of the layout. */
@@ -82,8 +83,7 @@ export class DeliveryLogPartitions {
 
   /**
    * Makes each table's partitions from where they end (or from today) through `now` and a week ahead, each
-   * `partitionSpanMs(retention)` long. Rows the default partition holds in a new partition's span move into it.
-   * Returns the partitions made.
+   * `partitionSpanMs(retention)` long. Returns the partitions made.
    */
   async prepare(now: Date, retentionMs: number): Promise<Partition[]> {
     const span = partitionSpanMs(retentionMs);
@@ -104,8 +104,9 @@ export class DeliveryLogPartitions {
   }
 
   /**
-   * Made apart and attached: a CHECK of its span first, so that attaching it does not read it again, and the default
-   * partition's rows of that span moved in (none, unless the job did not run for a week).
+   * Made apart and attached, with a CHECK of its span first so that attaching it does not read it again. A span the
+   * default partition already holds rows of (the job did not run for a week) is left to it: moving them would race
+   * the engine (a settle waiting on a row the move deletes finds it gone, and the attempt would be sent again).
    */
   private async make(ctx: RequestContext, table: LogTable, p: Partition): Promise<boolean> {
     const [from, to] = [keyAt(table.prefix, p.from), keyAt(table.prefix, p.to)];
@@ -114,12 +115,13 @@ export class DeliveryLogPartitions {
     await holdLock(ctx, LOCKS.deliveryLogPartitions, 0);
     const [{ made }] = await ctx.sql<{ made: boolean }>('SELECT to_regclass($1) IS NOT NULL AS made', [p.name]);
     if (made) return false;
+    const [{ held }] = await ctx.sql<{ held: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM "${table.table}_default" WHERE ${range}) AS held`,
+    );
+    if (held) return false;
     await ctx.sql(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
     await ctx.sql(`CREATE TABLE "${p.name}" (LIKE "${table.table}" INCLUDING DEFAULTS)${table.options}`);
     await ctx.sql(`ALTER TABLE "${p.name}" ADD CONSTRAINT "${p.name}_span" CHECK (${range})`);
-    await ctx.sql(
-      `WITH moved AS (DELETE FROM "${table.table}_default" WHERE ${range} RETURNING *) INSERT INTO "${p.name}" SELECT * FROM moved`,
-    );
     await ctx.sql(`ALTER TABLE "${table.table}" ATTACH PARTITION "${p.name}" FOR VALUES FROM ('${from}') TO ('${to}')`);
     await ctx.sql(`ALTER TABLE "${p.name}" DROP CONSTRAINT "${p.name}_span"`);
     return true;
