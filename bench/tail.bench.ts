@@ -37,6 +37,7 @@ interface Round {
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
+const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** A metric's value (summed over its label sets) in Prometheus's text format. */
 function metric(text: string, name: string): number {
@@ -143,10 +144,10 @@ export async function tailBench(): Promise<void> {
         poolWaitP99Ms: bucketP99(waitsBefore, waitsAfter),
         lockWaitMs: lockSamples * 10,
         cpuCores: {
-          api: round1(cpu.api * 100) / 100,
-          workers: round1(cpu.workers * 100) / 100,
-          postgres: round1(cpu.postgres * 100) / 100,
-          load: round1(cpu.load * 100) / 100,
+          api: round2(cpu.api),
+          workers: round2(cpu.workers),
+          postgres: round2(cpu.postgres),
+          load: round2(cpu.load),
         },
       });
       process.stdout.write(`tail: ${JSON.stringify(rounds.at(-1))}\n`);
@@ -171,7 +172,7 @@ function report(rounds: Round[]) {
   );
   const cores = (r: Round) =>
     `${r.cpuCores.api} / ${r.cpuCores.workers} / ${r.cpuCores.postgres} / ${r.cpuCores.load} = ` +
-    `${round1((r.cpuCores.api + r.cpuCores.workers + r.cpuCores.postgres + r.cpuCores.load) * 100) / 100}`;
+    `${round2(r.cpuCores.api + r.cpuCores.workers + r.cpuCores.postgres + r.cpuCores.load)}`;
   writeFileSync(
     'bench/results/tail.md',
     [
