@@ -286,6 +286,28 @@ describe('decision endpoints: the call path', () => {
     assert.equal(n, 1);
   });
 
+  it('ten calls at once from a number new to the company make one contact, which each call and call.started name', async () => {
+    answerWith({ action: 'answer' });
+    const from = `+1415555${String(Date.now() % 10_000).padStart(4, '0')}`;
+    const calls = await Promise.all(Array.from({ length: 10 }, () => inbound(callSid(), from)));
+    for (const call of calls) assert.equal(call.status, 200, call.text);
+    const recorded = await Promise.all(calls.map((call) => callOf(call.sid)));
+    const contacts = await app.sql<{ id: number }>(
+      'SELECT t.id FROM contacts t JOIN phone_numbers n ON n.company_id = t.company_id WHERE n.phone_no = $1 AND t.phone_number = $2',
+      [number.phone_no, from],
+    );
+    assert.equal(contacts.length, 1);
+    const named = await app.sql<{ contact_id: number }>('SELECT contact_id FROM calls WHERE id = ANY($1)', [
+      recorded.map((row) => row.id),
+    ]);
+    assert.deepEqual([...new Set(named.map((row) => row.contact_id))], [contacts[0].id]);
+    const started = await app.sql<{ n: number }>(
+      "SELECT count(*)::int AS n FROM events WHERE type = 'call.started' AND contact->>'contact_id' = $1",
+      [String(contacts[0].id)],
+    );
+    assert.equal(started[0].n, 10);
+  });
+
   it('forwards and rejects as the endpoint says, and asks once for a repeated callback', async () => {
     answerWith({ action: 'forward', to: '+12125550142' });
     const forwarded = await inbound();

@@ -23,6 +23,36 @@ export type ContactListed =
 
 // A company's contacts, one per phone number: the one module that knows their table.
 
+/** A contact as the call path's record reads it: every field an event carries of it. */
+export type ContactRecordRow = Pick<Contact, ContactListed>;
+
+const PERSON = `SELECT id, phone_number, email, first_name, last_name, address, city, state, zip, country, company_name,
+  tags, custom_fields, created_at FROM contacts`;
+const PERSON_OF = `WITH found AS (${PERSON} WHERE company_id = $1 AND phone_number = $2), made AS (
+  INSERT INTO contacts (company_id, phone_number, tags, custom_fields, created_at, updated_at)
+  SELECT $1, $2, '[]', '{}', $3, $3 WHERE NOT EXISTS (SELECT 1 FROM found)
+  ON CONFLICT (company_id, phone_number) DO NOTHING
+  RETURNING id, phone_number, email, first_name, last_name, address, city, state, zip, country, company_name, tags,
+    custom_fields, created_at
+) SELECT * FROM found UNION ALL SELECT * FROM made`;
+
+const personRecord = (row: Record<string, unknown>): ContactRecordRow => ({
+  id: row.id as number,
+  phoneNumber: row.phone_number as string,
+  email: row.email as string | null,
+  firstName: row.first_name as string | null,
+  lastName: row.last_name as string | null,
+  address: row.address as string | null,
+  city: row.city as string | null,
+  state: row.state as string | null,
+  zip: row.zip as string | null,
+  country: row.country as string | null,
+  companyName: row.company_name as string | null,
+  tags: row.tags as string[],
+  customFields: row.custom_fields as Record<string, unknown>,
+  createdAt: row.created_at as Date,
+});
+
 export const contactRepository = {
   /** The contact with this number, made when there is none; two callers at once get the same one. */
   async findOrCreate(ctx: RequestContext, phoneNumber: string, now: Date): Promise<Contact> {
@@ -35,6 +65,25 @@ export const contactRepository = {
         { onConflictFields: ['company', 'phoneNumber'], onConflictAction: 'ignore' },
       )
     );
+  },
+
+  /**
+   * The same, in one statement and as a plain record (no entity): for the call path's record, where the entities'
+   * work competes with the next calls' answers (docs/adr/0088). Two callers at once get the same one.
+   */
+  async personOf(ctx: RequestContext, phoneNumber: string, now: Date): Promise<ContactRecordRow> {
+    const company = await ctx.companyId();
+    const rows = await ctx.sql<Record<string, unknown>>(PERSON_OF, [company, phoneNumber, now]);
+    // Made meanwhile by another caller (its insert committed after this statement's snapshot): read as committed.
+    const row =
+      rows[0] ??
+      (
+        await ctx.sql<Record<string, unknown>>(`${PERSON} WHERE company_id = $1 AND phone_number = $2`, [
+          company,
+          phoneNumber,
+        ])
+      )[0];
+    return personRecord(row);
   },
 
   async exists(ctx: RequestContext, phoneNumber: string): Promise<boolean> {

@@ -94,7 +94,7 @@ export class InboundCallService {
   private async record(ctx: RequestContext, call: InboundCallArrived, decision: CallDecision) {
     await ctx.unitOfWork(async (uow) => {
       const now = this.clock();
-      const person = await this.contacts.findOrCreate(uow, call.from);
+      const person = await this.contacts.personOf(uow, call.from);
       const fields = {
         agentId: decision.agentId,
         contactId: person.id,
