@@ -41,6 +41,13 @@ const newRow = async (ctx: RequestContext, call: NewCall) => ({
   updatedAt: call.at,
 });
 
+/** A new inbound call, `initiated`, with its decision; nothing when its provider id is known already. */
+const INSERT_DECIDED = `INSERT INTO calls (company_id, agent_id, contact_id, provider_call_id, from_number, to_number,
+    started_at, direction, contact_name, contact_email, created_at, updated_at, status, decided_by, decision_action,
+    decision_target, decision_reason, decision_variables, decision_latency_ms, decision_fallback_reason)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $7, $7, 'initiated', $11, $12, $13, $14, $15::jsonb, $16, $17)
+  ON CONFLICT (provider_call_id) DO NOTHING RETURNING id, started_at`;
+
 export const callRepository = {
   /**
    * Records a call the provider reports for the first time (status `new`); false when one with its provider id is
@@ -65,15 +72,27 @@ export const callRepository = {
     call: NewCall,
     decision: { decidedBy: string } & CallDecisionRecord,
   ): Promise<{ id: number; startedAt: Date } | undefined> {
-    const { decidedBy, ...columns } = decision;
-    const [row] = await ctx.em
-      .createQueryBuilder(Call)
-      .insert({ ...(await newRow(ctx, call)), status: 'initiated', decidedBy, decision: columns })
-      .onConflict('providerCallId')
-      .ignore()
-      .returning(['id', 'startedAt'])
-      .execute('all', true);
-    return row ? { id: row.id as number, startedAt: new Date(row.startedAt as Date) } : undefined;
+    // Plain text, no query builder: it runs after each inbound call's answer, on the event loop of the next ones.
+    const [row] = await ctx.sql<{ id: number; started_at: Date }>(INSERT_DECIDED, [
+      await ctx.companyId(),
+      call.agentId,
+      call.contactId,
+      call.providerCallId,
+      call.fromNumber,
+      call.toNumber,
+      call.at,
+      call.direction,
+      call.contactName,
+      call.contactEmail,
+      decision.decidedBy,
+      decision.action,
+      decision.target,
+      decision.reason,
+      decision.variables === null || decision.variables === undefined ? null : JSON.stringify(decision.variables),
+      decision.latencyMs,
+      decision.fallbackReason,
+    ]);
+    return row ? { id: row.id, startedAt: row.started_at } : undefined;
   },
 
   /** The company's call with this provider id, locked until the unit of work ends; null for another's or none. */
