@@ -3,18 +3,25 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { ulid } from 'ulid';
 import { CLAIM, ENGINE_SESSION } from '../src/webhooks/engine/claim.js';
+import { settleSuccesses } from '../src/webhooks/engine/settle.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 
-// The claim keeps one generic plan per connection (ENGINE_SESSION), made at its first execution, maybe while the
-// delivery tables were nearly empty (a new deployment). Its cost must not grow with the backlog from then on: it
-// probes each endpoint's due work by its index and takes its picks by their ids, never walking every due delivery.
-// Checked as PostgreSQL ran it: EXPLAIN ANALYZE of the plan made over nearly empty tables, run over grown ones.
+// The claim and the settles keep one generic plan per connection (ENGINE_SESSION), made at their first execution,
+// maybe while the delivery tables were nearly empty (a new deployment), or just after a burst of writes left every
+// delivery pending in the statistics. Their cost must not grow with the backlog nor with the history from then on:
+// they probe each endpoint's due work by its due index and take their picks by their ids, never walking every due
+// delivery nor every delivery an endpoint ever had. Checked as PostgreSQL ran them: EXPLAIN ANALYZE of the plans made
+// over those two states of the tables, run over grown ones.
 
 const HISTORY = 4_000;
 const ENDPOINTS = 10;
 const BACKLOG = 600;
 /** Rows of the delivery tables the claim may read: its batch of 32, each endpoint's probes and its picks' rows. */
 const BOUND = 400;
+/** Rows of the delivery tables the settle of four deliveries of one endpoint may read. */
+const SETTLE_BOUND = 60;
+/** Deliveries of a burst, all pending when the statistics were taken. */
+const BURST = 200;
 
 interface PlanNode {
   'Relation Name'?: string;
@@ -30,7 +37,8 @@ interface PlanNode {
 function rowsRead(node: PlanNode): number {
   const loops = node['Actual Loops'];
   const own =
-    node['Relation Name'] === 'webhook_deliveries' || node['Relation Name'] === 'webhook_attempts'
+    // The tables or any of their partitions (webhook_deliveries_p20261202, webhook_attempts_default, …).
+    /^webhook_(deliveries|attempts)(_|$)/.test(node['Relation Name'] ?? '')
       ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) *
         loops
       : 0;
@@ -38,14 +46,71 @@ function rowsRead(node: PlanNode): number {
   return own + joined + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child), 0);
 }
 
-describe("the delivery engine's claim plan", () => {
+type State = 'new' | 'analyzed' | 'burst';
+const STATES: Record<State, string> = {
+  new: 'tables never analyzed',
+  analyzed: 'empty tables analyzed (as the seed leaves them)',
+  burst: 'a burst all pending',
+};
+
+describe("the delivery engine's claim and settle plans", () => {
   let app: TestApp;
-  let engine: pg.Client;
-  const explain = async (statement: string) => {
+  /** Connections of the engine's settings, each with the statements planned over one state of the tables. */
+  const engines: Record<State, pg.Client | undefined> = { new: undefined, analyzed: undefined, burst: undefined };
+  let hooks: number[];
+
+  /** A connection of the engine's settings with the claim and the settle of successes planned over the tables as they are now. */
+  const planned = async () => {
+    const engine = new pg.Client({ connectionString: app.running.databaseUrl, options: ENGINE_SESSION });
+    await engine.connect();
+    await engine.query(`PREPARE claim(int, int, float8) AS ${CLAIM}`);
+    await engine.query(
+      `PREPARE settle(text[], bigint[], int[], int[], int[], text[], bool[], int, int) AS ${settleSuccesses(true)}`,
+    );
+    // Planned at their first execution (force_generic_plan), then rolled back: the plans stay.
+    await engine.query('BEGIN');
+    const { rows } = await engine.query<Lease>('EXECUTE claim(4, 32, 30)');
+    await settle(engine, rows);
+    await engine.query('ROLLBACK');
+    return engine;
+  };
+  interface Lease {
+    id: string | null;
+    webhook_id: number;
+    lease_token: string;
+    attempt_count: number;
+  }
+  /** The settle of successes for the claimed rows, as EXPLAIN ANALYZE read it when `explain`. */
+  const settle = async (engine: pg.Client, rows: Lease[], explain = false) => {
+    const leases = rows.filter((row) => row.id !== null);
+    // EXECUTE takes no bound parameters: the arrays as literals.
+    const array = (values: unknown[]) => engine.escapeLiteral(`{${values.join(',')}}`);
+    const columns = [
+      leases.map((l) => l.id),
+      leases.map((l) => l.lease_token),
+      leases.map((l) => l.attempt_count),
+      leases.map(() => 200),
+      leases.map(() => 5),
+      leases.map(() => 'ok'),
+      leases.map(() => true),
+    ].map(array);
+    const { rows: plan } = await engine.query(
+      `${explain ? 'EXPLAIN (ANALYZE, FORMAT JSON) ' : ''}EXECUTE settle(${columns.join(', ')}, 4, 8)`,
+    );
+    return explain ? rowsRead(plan[0]['QUERY PLAN'][0].Plan) : 0;
+  };
+  /** Rows the claim read (EXPLAIN ANALYZE), then rows the settle of what it claims read; all rolled back. */
+  const explained = async (engine: pg.Client) => {
     await engine.query('BEGIN');
     try {
-      const { rows } = await engine.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`);
-      return rowsRead(rows[0]['QUERY PLAN'][0].Plan);
+      const { rows } = await engine.query('EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE claim(4, 32, 30)');
+      const claimRead = rowsRead(rows[0]['QUERY PLAN'][0].Plan);
+      await engine.query('ROLLBACK');
+      await engine.query('BEGIN');
+      const claimed = await engine.query<Lease>('EXECUTE claim(4, 32, 30)');
+      // Settled: the endpoint with the history, whose due work the settle then probes.
+      const first = claimed.rows.filter((row) => row.webhook_id === hooks[0]);
+      return { claimRead, settleRead: await settle(engine, first, true), claimed: claimed.rows };
     } finally {
       await engine.query('ROLLBACK');
     }
@@ -56,45 +121,62 @@ describe("the delivery engine's claim plan", () => {
     app = await startTestApp({ PROCESS_ROLE: 'api' });
     // The delivery log's partitions, as a deployment's workers make them (webhooks/engine/partitions.ts).
     await app.running.services.deliverer.partitions.prepare(new Date(), 30 * 86_400_000);
-    engine = new pg.Client({ connectionString: app.running.databaseUrl, options: ENGINE_SESSION });
-    await engine.connect();
-    await engine.query(`PREPARE claim(int, int, float8) AS ${CLAIM}`);
-    // Planned now, over the tables as a new deployment has them.
-    await engine.query('EXECUTE claim(4, 32, 30)');
-    // Grown: a history of settled deliveries, and a backlog due on ten endpoints.
     const [{ id: company }] = await app.sql<{ id: number }>('SELECT min(id) AS id FROM companies');
-    const hooks = await app.sql<{ id: number }>(
-      `INSERT INTO webhooks (created_at, updated_at, company_id, title, url, form_data, events, secret_sealed)
-       SELECT now(), now(), $1, 'Plans ' || g, 'http://127.0.0.1:9/plans', '[]', '["agent.created"]', 'sealed'
-       FROM generate_series(1, $2::int) g RETURNING id`,
-      [company, ENDPOINTS],
-    );
-    await app.sql('INSERT INTO webhook_counters (webhook_id) SELECT unnest($1::int[])', [hooks.map((h) => h.id)]);
+    hooks = (
+      await app.sql<{ id: number }>(
+        `INSERT INTO webhooks (created_at, updated_at, company_id, title, url, form_data, events, secret_sealed)
+         SELECT now(), now(), $1, 'Plans ' || g, 'http://127.0.0.1:9/plans', '[]', '["agent.created"]', 'sealed'
+         FROM generate_series(1, $2::int) g RETURNING id`,
+        [company, ENDPOINTS],
+      )
+    ).map((h) => h.id);
+    await app.sql('INSERT INTO webhook_counters (webhook_id) SELECT unnest($1::int[])', [hooks]);
+    // Planned over the tables as a new deployment has them: never analyzed, then analyzed while empty.
+    engines.new = await planned();
+    await app.sql('ANALYZE webhook_deliveries');
+    engines.analyzed = await planned();
+    // A burst of writes to one endpoint, all of it pending when the statistics are taken; planned then.
+    const pending = async (count: number, endpoints: number, age: string) =>
+      app.sql(
+        `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, created_at, next_attempt_at)
+         SELECT id, ($1::int[])[1 + g % $2], $3, 'agent.created', 'pending', '{}', now() - $5::interval, now() - interval '1 second'
+         FROM unnest($4::text[]) WITH ORDINALITY AS due(id, g)`,
+        [hooks, endpoints, company, Array.from({ length: count }, () => `msg_${ulid()}`), age],
+      );
+    await pending(BURST, 1, '2 days');
+    await app.sql('ANALYZE webhook_deliveries');
+    engines.burst = await planned();
+    // Grown: the burst settled, a history of settled deliveries of that endpoint, and a backlog due on ten endpoints.
+    await app.sql(`UPDATE webhook_deliveries SET status = 'succeeded', next_attempt_at = NULL`);
     await app.sql(
       `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, created_at)
        SELECT id, $1, $2, 'agent.created', 'succeeded', '{}', 1, now() - interval '1 day' FROM unnest($3::text[]) id`,
-      [hooks[0].id, company, Array.from({ length: HISTORY }, () => `msg_${ulid()}`)],
+      [hooks[0], company, Array.from({ length: HISTORY }, () => `msg_${ulid()}`)],
     );
-    await app.sql(
-      `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, created_at, next_attempt_at)
-       SELECT id, ($1::int[])[1 + g % $2], $3, 'agent.created', 'pending', '{}', now(), now() - interval '1 second'
-       FROM unnest($4::text[]) WITH ORDINALITY AS due(id, g)`,
-      [hooks.map((h) => h.id), ENDPOINTS, company, Array.from({ length: BACKLOG }, () => `msg_${ulid()}`)],
-    );
+    await pending(BACKLOG, ENDPOINTS, '0 seconds');
   });
 
   after(async () => {
-    await engine?.end();
+    for (const engine of Object.values(engines)) await engine?.end();
     await app?.close();
   });
 
-  it('a claim reads its picks and its endpoints, not the backlog', async () => {
-    const read = await explain('EXECUTE claim(4, 32, 30)');
-    assert.ok(read <= BOUND, `the claim read ${read} rows of the delivery tables (a backlog of ${BACKLOG})`);
-    // And the plan claims: a batch, in turns over the ten endpoints (four slots each).
-    const { rows } = await engine.query<{ id: string | null; webhook_id: number }>('EXECUTE claim(4, 32, 30)');
-    const claimed = rows.filter((row) => row.id !== null);
-    assert.equal(claimed.length, 32);
-    assert.equal(new Set(claimed.map((row) => row.webhook_id)).size, ENDPOINTS);
-  });
+  for (const state of Object.keys(STATES) as State[])
+    it(`planned over ${STATES[state]}, a claim and its settle read their picks and endpoints, not the backlog nor the history`, async () => {
+      const { claimRead, settleRead, claimed } = await explained(engines[state]!);
+      assert.ok(
+        claimRead <= BOUND,
+        `the claim read ${claimRead} rows of the delivery tables (a backlog of ${BACKLOG})`,
+      );
+      // The settle reads its four deliveries and their attempts (each a few times: found, updated) and probes the
+      // endpoint's due work.
+      assert.ok(
+        settleRead <= SETTLE_BOUND,
+        `the settle read ${settleRead} rows of the delivery tables (a history of ${HISTORY} on one endpoint)`,
+      );
+      // And the plan claims: a batch, in turns over the ten endpoints (four slots each).
+      const leases = claimed.filter((row) => row.id !== null);
+      assert.equal(leases.length, 32);
+      assert.equal(new Set(leases.map((row) => row.webhook_id)).size, ENDPOINTS);
+    });
 });

@@ -85,6 +85,16 @@ const RATE_BUCKET =
   `least(w.rate_limit, coalesce(c.rate_tokens, w.rate_limit) + extract(epoch from now() - ` +
   `coalesce(c.rate_checked_at, now())) * w.rate_limit)`;
 
+/**
+ * Whether the endpoint `webhook` (an SQL expression) has a delivery due now. Ordered by the due time, so that its
+ * due index (partial: pending deliveries only) is the one plan without a sort, whatever the statistics said when the
+ * statement was planned: the index by creation time, which also leads with the webhook, would walk every delivery
+ * the endpoint ever had in the partition before its first pending one.
+ */
+export const hasDueWork = (webhook: string) =>
+  `(SELECT true FROM webhook_deliveries d WHERE d.webhook_id = ${webhook} AND d.status = 'pending' ` +
+  `AND d.next_attempt_at <= now() ORDER BY d.next_attempt_at LIMIT 1)`;
+
 export const CLAIM = `
   WITH eligible AS (
     -- Endpoints at their limit (as the snapshot sees them) are passed over here; the locked row is the judge.
@@ -92,7 +102,7 @@ export const CLAIM = `
     WHERE w.active AND (w.paused_until IS NULL OR w.paused_until <= now())
       AND (w.rate_limit IS NULL OR ${RATE_BUCKET} >= 1)
       AND coalesce(w.concurrency, $1) > coalesce(c.in_flight, 0)
-      AND (SELECT true FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= now() LIMIT 1)
+      AND ${hasDueWork('w.id')}
   ), counted AS (
     INSERT INTO webhook_counters (webhook_id) SELECT id FROM eligible WHERE counted IS NULL ON CONFLICT DO NOTHING
   ), locked AS (

@@ -1,6 +1,6 @@
 import type { ContextFactory, RequestContext } from '../../context/request-context.js';
 import { errorFields, type Logger } from '../../observability/logger.js';
-import type { Claimed } from './claim.js';
+import { type Claimed, hasDueWork } from './claim.js';
 import type { SendResult } from './attempt.js';
 import { TickBatch } from './tick-batch.js';
 import { attemptOutcome } from '../../kernel/attempt-outcome.js';
@@ -84,7 +84,7 @@ const RELEASED = `
     ON CONFLICT (webhook_id) DO UPDATE SET in_flight = c.in_flight + excluded.in_flight
   ), waiting AS (
     SELECT pg_notify('${DUE_CHANNEL}', s.webhook_id::text) FROM (SELECT DISTINCT webhook_id FROM settled) s
-    WHERE (SELECT true FROM webhook_deliveries d WHERE d.webhook_id = s.webhook_id AND d.status = 'pending' AND d.next_attempt_at <= now() LIMIT 1)
+    WHERE ${hasDueWork('s.webhook_id')}
     LIMIT 1
 `;
 
@@ -94,7 +94,7 @@ const RELEASED = `
 // deliveries it settles still count as in flight), the endpoints whose
 // webhook row must change: a failing clock to clear, or a concurrency to grow
 // because every slot was in use and the answers were fast.
-const settleSuccesses = (stats: boolean) => `
+export const settleSuccesses = (stats: boolean) => `
   WITH input AS (
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $5::int[], $6::text[], $7::bool[]) AS t(id, token, number, code, duration, body, fast)
   ), settled AS (
