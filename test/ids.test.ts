@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
+import { decodeTime } from 'ulid';
 import { IdCodec, toBase64Id } from '../src/kernel/ids.js';
+import { ulidFactory } from '../src/kernel/ulids.js';
 
 const codec = new IdCodec(randomBytes(32));
 
@@ -57,5 +59,32 @@ describe('id codec', () => {
     for (const raw of ['', ' ', '1.5', '-3', 'abc', '1e3', '9'.repeat(20), null, undefined, {}, [], 'x'.repeat(300)]) {
       assert.equal(codec.decode(raw, 'role'), undefined, `accepted ${JSON.stringify(raw)}`);
     }
+  });
+});
+
+describe('ULIDs from the pooled randomness', () => {
+  const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+  it('are ULIDs, unique and increasing, however many share a millisecond', () => {
+    const next = ulidFactory();
+    const ids = Array.from({ length: 20_000 }, () => next());
+    for (const id of ids) assert.match(id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
+    assert.equal(new Set(ids).size, ids.length);
+    for (let i = 1; i < ids.length; i++) assert.ok(ids[i] > ids[i - 1], `${ids[i]} after ${ids[i - 1]}`);
+    // Their time is now.
+    assert.ok(Math.abs(decodeTime(ids[0]) - Date.now()) < 5_000);
+  });
+
+  it('draw each character of the random part with the same chance, across the pool refills', () => {
+    // Ids of different milliseconds each draw a fresh random part: 4,000 of them span 250 refills of the pool.
+    const next = ulidFactory();
+    const counts = new Map<string, number>();
+    let time = Date.now();
+    for (let i = 0; i < 4_000; i++)
+      for (const char of next(++time).slice(10)) counts.set(char, (counts.get(char) ?? 0) + 1);
+    assert.deepEqual([...counts.keys()].sort(), [...CROCKFORD].sort());
+    // 64,000 draws over 32 characters: 2,000 expected each; a fair draw stays within 10 % of it
+    // (the standard deviation is about 44).
+    for (const [char, n] of counts) assert.ok(Math.abs(n - 2_000) < 200, `${char} drawn ${n} times of 64,000`);
   });
 });

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { ulidFactory } from '../kernel/ulids.js';
 import { VERSION } from '../config/version.js';
 import type { Metrics } from '../observability/metrics.js';
 import { resolveDestination, type Destination, type DestinationPolicy } from '../webhooks/config/destination.js';
@@ -198,9 +198,11 @@ export class DecisionCaller {
   }
 }
 
+const nextId = ulidFactory();
+
 /** The request's headers: Standard Webhooks' id, timestamp and signature with the endpoint's secret. */
 function signedHeaders(secret: string, payload: string): Record<string, string> {
-  const id = `msg_${ulid()}`;
+  const id = `msg_${nextId()}`;
   const timestamp = Math.floor(Date.now() / 1000);
   return {
     'content-type': 'application/json',

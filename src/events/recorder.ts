@@ -1,4 +1,4 @@
-import { monotonicFactory } from 'ulid';
+import { ulidFactory } from '../kernel/ulids.js';
 import type { EventType } from './catalog.js';
 
 // The seam between the services that cause events and whatever consumes
@@ -53,7 +53,7 @@ export class EventRecorder<Ctx> {
   }
 }
 
-const ulid = monotonicFactory();
+const ulid = ulidFactory();
 
 /** An event id: evt_ + a ULID (sortable by time, unique). */
 export const newEventId = () => `evt_${ulid()}`;

@@ -1,6 +1,5 @@
-import { randomFillSync } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
 import type { ContactFields } from '../../events/recorder.js';
+import { ulidFactory } from '../../kernel/ulids.js';
 import { LIST_SELECTION_NAMES, type ListSelectionName } from '../../kernel/vocabulary.js';
 
 // The payload text (docs/design.md §5): { event, timestamp, webhook_id, data,
@@ -85,18 +84,7 @@ export function payloadText(args: {
   });
 }
 
-// ULID randomness from a pool refilled 4 KiB at a time (one system call per
-// 256 ids, where the library's default asks for one byte per character).
-const pool = Buffer.alloc(4096);
-let used = pool.length;
-const randomFraction = () => {
-  if (used === pool.length) {
-    randomFillSync(pool);
-    used = 0;
-  }
-  return pool[used++] / 256;
-};
-const ulid = monotonicFactory(randomFraction);
+const ulid = ulidFactory();
 
 /** A delivery id: msg_ + a ULID (sortable by creation, unique). */
 export const newDeliveryId = () => `msg_${ulid()}`;
