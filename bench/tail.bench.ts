@@ -12,7 +12,7 @@ import { cluster, openLoop } from './webhooks.bench.js';
 // round). Each round
 // measures, beside the API's answer, each suspect with its own instrument: the API's event-loop delay (its
 // /metrics, whose window each scrape restarts), its garbage collection (time per second), its units of work's waits
-// for a connection (db_pool_wait_seconds), lock waits (PostgreSQL's sessions sampled every 10 ms), and the CPU of
+// for a connection (db_pool_wait_seconds), lock waits (PostgreSQL's sessions sampled every LOCK_SAMPLE_MS), and the CPU of
 // each process over the round (the API, the workers, PostgreSQL, and this process: the load and the receiver),
 // against the machine's cores.
 
@@ -20,6 +20,12 @@ const RATE = 200;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONDITIONS = ['as deployed', 'workers at full priority', 'workers paused'] as const;
 const ROUNDS = 3;
+/**
+ * How often the sessions waiting for a lock are counted: each sample is a query of pg_stat_activity, whose cost
+ * falls on the database the round measures (sampled every 10 ms, the sampler took a tenth of a core of it); the
+ * waits are estimated as samples times the interval.
+ */
+const LOCK_SAMPLE_MS = 100;
 
 type Condition = (typeof CONDITIONS)[number];
 
@@ -104,7 +110,7 @@ export async function tailBench(): Promise<void> {
             "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
           );
           lockSamples += rows[0].n;
-          await sleep(10);
+          await sleep(LOCK_SAMPLE_MS);
         }
       })();
       const started = performance.now();
@@ -142,7 +148,7 @@ export async function tailBench(): Promise<void> {
         ),
         poolWaitsOver5Ms: over(waitsAfter) - over(waitsBefore),
         poolWaitP99Ms: bucketP99(waitsBefore, waitsAfter),
-        lockWaitMs: lockSamples * 10,
+        lockWaitMs: lockSamples * LOCK_SAMPLE_MS,
         cpuCores: {
           api: round2(cpu.api),
           workers: round2(cpu.workers),
@@ -183,7 +189,7 @@ function report(rounds: Round[]) {
         'the workers run. Beside the answer, each suspect with its instrument: the event-loop delay of the API ' +
         "(prom-client's window over the round), its garbage collection, its units of work's waits for a connection " +
         '(db_pool_wait_seconds, the writer pool: waits over 5 ms, and the bucket under which 99 % fell), lock waits ' +
-        "(PostgreSQL's sessions sampled every 10 ms), and CPU in cores: API / workers / PostgreSQL / the load and " +
+        `(PostgreSQL's sessions sampled every ${LOCK_SAMPLE_MS} ms), and CPU in cores: API / workers / PostgreSQL / the load and ` +
         'receiver, summed (the machine has ' +
         `${machine.split(' ')[0]}).`,
       '',
