@@ -10,8 +10,9 @@ import { startTestApp, type TestApp } from './helpers/app.js';
 // maybe while the delivery tables were nearly empty (a new deployment), or just after a burst of writes left every
 // delivery pending in the statistics. Their cost must not grow with the backlog nor with the history from then on:
 // they probe each endpoint's due work by its due index and take their picks by their ids, never walking every due
-// delivery nor every delivery an endpoint ever had. Checked as PostgreSQL ran them: EXPLAIN ANALYZE of the plans made
-// over those two states of the tables, run over grown ones.
+// delivery nor every delivery an endpoint ever had; and a delivery ordered per subject looks for an older pending one of
+// its subject by the ordering index, not through the history either. Checked as PostgreSQL ran them: EXPLAIN ANALYZE
+// of the plans made over those states of the tables, run over grown ones.
 
 const HISTORY = 4_000;
 const ENDPOINTS = 10;
@@ -20,6 +21,8 @@ const BACKLOG = 600;
 const BOUND = 400;
 /** Rows of the delivery tables the settle of four deliveries of one endpoint may read. */
 const SETTLE_BOUND = 60;
+/** Half the deliveries are ordered per subject (webhooks with ordering: subject), the others not. */
+const SUBJECT = `CASE WHEN g % 2 = 0 THEN 'agent:' || g % 97 END`;
 /** Deliveries of a burst, all pending when the statistics were taken. */
 const BURST = 200;
 
@@ -138,8 +141,9 @@ describe("the delivery engine's claim and settle plans", () => {
     // A burst of writes to one endpoint, all of it pending when the statistics are taken; planned then.
     const pending = async (count: number, endpoints: number, age: string) =>
       app.sql(
-        `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, created_at, next_attempt_at)
-         SELECT id, ($1::int[])[1 + g % $2], $3, 'agent.created', 'pending', '{}', now() - $5::interval, now() - interval '1 second'
+        `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, created_at, next_attempt_at, order_key)
+         SELECT id, ($1::int[])[1 + g % $2], $3, 'agent.created', 'pending', '{}', now() - $5::interval,
+           now() - interval '1 second', ${SUBJECT}
          FROM unnest($4::text[]) WITH ORDINALITY AS due(id, g)`,
         [hooks, endpoints, company, Array.from({ length: count }, () => `msg_${ulid()}`), age],
       );
@@ -149,8 +153,9 @@ describe("the delivery engine's claim and settle plans", () => {
     // Grown: the burst settled, a history of settled deliveries of that endpoint, and a backlog due on ten endpoints.
     await app.sql(`UPDATE webhook_deliveries SET status = 'succeeded', next_attempt_at = NULL`);
     await app.sql(
-      `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, created_at)
-       SELECT id, $1, $2, 'agent.created', 'succeeded', '{}', 1, now() - interval '1 day' FROM unnest($3::text[]) id`,
+      `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, created_at, order_key)
+       SELECT id, $1, $2, 'agent.created', 'succeeded', '{}', 1, now() - interval '1 day', ${SUBJECT}
+       FROM unnest($3::text[]) WITH ORDINALITY AS h(id, g)`,
       [hooks[0], company, Array.from({ length: HISTORY }, () => `msg_${ulid()}`)],
     );
     await pending(BACKLOG, ENDPOINTS, '0 seconds');
