@@ -25,6 +25,7 @@ const LAYERS: Array<[number, string[]]> = [
     2,
     [
       'context/request-context.ts',
+      'context/transaction.ts',
       'auth/',
       'db/',
       'limits/',

@@ -23,12 +23,10 @@ after(() => app.close());
 const together = <T>(n: number, make: (i: number) => Promise<T>) =>
   Promise.all(Array.from({ length: n }, (_, i) => make(i)));
 
+const INSERT_ROLE =
+  'INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, $2, false, now(), now())';
 /** A role inserted in a unit of work, then a failure: what the unit of work keeps of the statement. */
-const insertRole = (ctx: RequestContext, title: string) =>
-  ctx.sql(
-    'INSERT INTO roles (company_id, title, is_owner, created_at, updated_at) VALUES ($1, $2, false, now(), now())',
-    [acme, title],
-  );
+const insertRole = (ctx: RequestContext, title: string) => ctx.sql(INSERT_ROLE, [acme, title]);
 const failAfter = (title: string) => async (ctx: RequestContext) => {
   await insertRole(ctx, title);
   throw new Error('after the statement');
@@ -224,6 +222,74 @@ describe('a NOTIFY asked for after the commit', () => {
       await listener.end();
       await seen.end();
     }
+  });
+});
+
+describe('a statement written with the COMMIT (ctx.sqlAtCommit)', () => {
+  const insertAtCommit = (ctx: RequestContext, title: string) => ctx.sqlAtCommit(INSERT_ROLE, [acme, title]);
+  const titles = async (like: string) =>
+    (await app.sql('SELECT title FROM roles WHERE title LIKE $1 ORDER BY title', [like])).map((r) => r.title);
+
+  it('runs after the unit of work has run, in its transaction, and commits with it', async () => {
+    const contexts = app.running.services.contexts;
+    const during = await contexts.forSystem(acme, 'test').unitOfWork(async (ctx) => {
+      await ctx.sqlAtCommit("UPDATE roles SET title = title || ', renamed at the commit' WHERE title = $1", [
+        'At commit',
+      ]);
+      await insertRole(ctx, 'At commit');
+      // Asked for, not yet run: the unit of work still reads its own row as it wrote it.
+      return (await ctx.sql<{ title: string }>('SELECT title FROM roles WHERE title LIKE $1', ['At commit%']))[0];
+    });
+    assert.deepEqual(during, { title: 'At commit' });
+    assert.deepEqual(await titles('At commit%'), ['At commit, renamed at the commit']);
+    // The only statement of its unit: its BEGIN, it and the COMMIT go together.
+    await contexts.forSystem(acme, 'test').unitOfWork(async (ctx) => {
+      await insertAtCommit(ctx, 'Alone at commit');
+    });
+    assert.deepEqual(await titles('Alone at commit'), ['Alone at commit']);
+    // A unit of work that runs no statement writes nothing, and answers.
+    assert.equal(await contexts.forSystem(acme, 'test').unitOfWork(async () => 'nothing written'), 'nothing written');
+  });
+
+  it('that fails rolls the unit of work back: its error is thrown, nothing is kept, no NOTIFY is sent', async () => {
+    const contexts = app.running.services.contexts;
+    const listener = new pg.Client({ connectionString: app.running.databaseUrl });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (message) => heard.push(message.payload ?? ''));
+    await listener.query('LISTEN sb_test_at_commit');
+    try {
+      for (const notify of [true, false])
+        await assert.rejects(
+          contexts.forSystem(acme, 'test').unitOfWork(async (ctx) => {
+            await insertRole(ctx, `Failed at commit ${notify}`);
+            await ctx.sqlAtCommit('SELECT 1 / $1::int', [0]);
+            if (notify) ctx.notifyAfterCommit('sb_test_at_commit', 'rolled back');
+          }),
+          /division by zero/,
+        );
+      assert.deepEqual(await titles('Failed at commit%'), []);
+      // The connection is whole again: the next unit of work on the pool commits.
+      await contexts.forSystem(acme, 'test').unitOfWork(async (ctx) => {
+        await insertRole(ctx, 'After the failure');
+        ctx.notifyAfterCommit('sb_test_at_commit', 'committed');
+      });
+      assert.deepEqual(await titles('After the failure'), ['After the failure']);
+      for (let waited = 0; heard.length < 1 && waited < 100; waited++) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 200));
+      assert.deepEqual(heard, ['committed']);
+    } finally {
+      await listener.end();
+    }
+  });
+
+  it('outside a unit of work, or in a unit of one statement, runs at once', async () => {
+    const contexts = app.running.services.contexts;
+    await insertAtCommit(contexts.forSystem(acme, 'test'), 'At once, outside');
+    await contexts
+      .forSystem(acme, 'test')
+      .unitOfWork((ctx) => insertAtCommit(ctx, 'At once, one statement'), { oneStatement: true });
+    assert.deepEqual(await titles('At once, %'), ['At once, one statement', 'At once, outside']);
   });
 });
 

@@ -3,8 +3,9 @@ import type pg from 'pg';
 import { ForbiddenError, UnauthenticatedError } from '../kernel/errors.js';
 import { EventRecorder, type EventSink } from '../events/recorder.js';
 import { databaseSpan, type TraceContext } from '../observability/tracing.js';
-import type { EntityManager, StatementHost } from '../db/entity-manager.js';
+import type { EntityManager, StatementHost, StatementRunner } from '../db/entity-manager.js';
 import { statementName } from '../db/statement-names.js';
+import { type Notice, oneStatementOf, PipelinedTransaction, transaction } from './transaction.js';
 
 /** What a Bearer token says (auth/tokens.ts signs and verifies it): the user, the company, the token's id and times. */
 export interface TokenClaims {
@@ -88,9 +89,9 @@ export class RequestContext {
    */
   get em(): EntityManager {
     const transaction = this.transaction;
-    if (transaction && !('release' in transaction))
+    if (transaction && !(transaction instanceof PipelinedTransaction))
       throw new Error('A unit of work of one statement has no EntityManager: its statement is its transaction.');
-    return (this.forked ??= this.infra.entities((transaction as StatementHost | undefined) ?? this.infra.reader));
+    return (this.forked ??= this.infra.entities(transaction ?? this.infra.reader));
   }
 
   /** Records domain events in this unit of work (docs/design.md §5): nothing is recorded for a rolled-back change. */
@@ -214,6 +215,20 @@ export class RequestContext {
     return (await runner.query({ name: statementName(text), text, values: params })).rows as T[];
   }
 
+  /**
+   * A statement whose result nothing in the unit of work reads (the outbox's record of events): inside a unit of
+   * work it is written with the COMMIT, in its round trip, and it failing rolls the unit back (context/transaction.ts);
+   * elsewhere it runs at once.
+   */
+  async sqlAtCommit(text: string, params: unknown[]): Promise<void> {
+    if (this.transaction instanceof PipelinedTransaction) {
+      const { trace } = this.caller;
+      const config = { name: statementName(text), text, values: params };
+      return this.transaction.atCommit(config, trace && ((send) => databaseSpan(trace, text, send)));
+    }
+    await this.sql(text, params);
+  }
+
   private async ownTransaction<T>(text: string, params: unknown[]): Promise<T[]> {
     // Its own small pool: a transaction waiting here for a connection of the
     // pool it holds one of could wait for ever under load. Prepared like the others (the pumps' wake-up after each
@@ -327,71 +342,5 @@ export class ContextFactory {
   }
 }
 
-// The statements of ctx.sql: what a unit of work runs them on, its
-// transaction, and the names they are prepared under.
-/** What the statements of a unit of work run on: its transaction's connection, or a pool for a statement that is its own transaction. */
-interface StatementRunner {
-  query(config: pg.QueryConfig): Promise<pg.QueryResult>;
-}
-
-/** A NOTIFY asked for after a commit: its channel and payload. */
-type Notice = [channel: string, payload: string];
+/** A NOTIFY sent on its own, outside a unit of work. */
 const NOTIFY = 'SELECT pg_notify($1, $2)';
-
-/**
- * COMMIT, and in the same message the NOTIFYs asked for after it: statements after a COMMIT in one simple query
- * run in a transaction of their own, which only begins once the commit succeeded.
- */
-async function commit(client: pg.PoolClient, notices: Notice[]): Promise<void> {
-  if (notices.length === 0) return void (await client.query('COMMIT'));
-  const notify = notices.map(([c, p]) => `SELECT pg_notify(${client.escapeLiteral(c)}, ${client.escapeLiteral(p)})`);
-  try {
-    await client.query(['COMMIT', ...notify].join('; '));
-  } catch (error) {
-    // A NOTIFY refused after the commit (the notification queue full) loses a hint; the change stands.
-    if ((error as { code?: string }).code !== NOTIFY_QUEUE_FULL) throw error;
-  }
-}
-/** program_limit_exceeded: the notification queue is full. A COMMIT never fails with it. */
-const NOTIFY_QUEUE_FULL = '54000';
-
-/** A transaction on a connection of `pool`: committed when fn resolves, rolled back when it throws. */
-async function transaction<T>(
-  pool: pg.Pool,
-  fn: (client: pg.PoolClient) => Promise<T>,
-  notices: Notice[] = [],
-  waited?: (seconds: number) => void,
-): Promise<T> {
-  const asked = performance.now();
-  const client = await pool.connect();
-  waited?.((performance.now() - asked) / 1000);
-  let broken: Error | undefined;
-  // A connection lost while checked out (a database restart) reports it here, not as an uncaught error; the statement in progress fails too.
-  const lost = (error: Error) => (broken = error);
-  client.on('error', lost);
-  try {
-    await client.query('BEGIN');
-    const result = await fn(client);
-    await commit(client, notices);
-    return result;
-  } catch (error) {
-    // A connection that cannot even roll back is not given to anyone else.
-    await client.query('ROLLBACK').catch((failure: Error) => (broken = failure));
-    throw error;
-  } finally {
-    client.off('error', lost);
-    client.release(broken);
-  }
-}
-
-/** The pool, for one statement only: a unit of work of one statement that tried a second would no longer be one transaction. */
-function oneStatementOf(pool: pg.Pool): StatementRunner {
-  let ran = false;
-  return {
-    query(config) {
-      if (ran) return Promise.reject(new Error('A unit of work of one statement ran a second one.'));
-      ran = true;
-      return pool.query(config);
-    },
-  };
-}

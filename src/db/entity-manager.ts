@@ -72,12 +72,17 @@ function withValuesApart(orm: MikroORM): void {
 /** What a fork's connection is taken from: the host's (`clientOn`). */
 interface HostClient {
   transacting: boolean;
-  acquireConnection: () => Promise<pg.PoolClient>;
-  releaseConnection: (connection: pg.PoolClient) => Promise<void>;
+  acquireConnection: () => Promise<StatementRunner>;
+  releaseConnection: (connection: StatementRunner) => Promise<void>;
 }
 
-/** What a fork's statements run on: a transaction's connection, or a pool (a connection per statement). */
-export type StatementHost = pg.Pool | pg.PoolClient;
+/** What runs a statement: a transaction (context/transaction.ts), or a pool for a statement that is its own. */
+export interface StatementRunner {
+  query(config: pg.QueryConfig): Promise<pg.QueryResult>;
+}
+
+/** What a fork's statements run on: a transaction, or a pool (a connection per statement). */
+export type StatementHost = pg.Pool | StatementRunner;
 
 /**
  * A fork of the EntityManager whose statements run on `host`. The fork's transaction context is a knex transaction
@@ -98,7 +103,7 @@ function clientOn(orm: MikroORM, host: StatementHost): object {
   if (isPool(host)) {
     // A connection lost while checked out (a database restart between its statements) is noted here, not thrown as
     // an uncaught error, and is not given back to the pool.
-    const lost = new WeakMap<pg.PoolClient, { error?: Error; listener: (error: Error) => void }>();
+    const lost = new WeakMap<StatementRunner, { error?: Error; listener: (error: Error) => void }>();
     client.acquireConnection = async () => {
       const connection = await host.connect();
       const held: { error?: Error; listener: (error: Error) => void } = { listener: (error) => (held.error = error) };
@@ -106,7 +111,8 @@ function clientOn(orm: MikroORM, host: StatementHost): object {
       lost.set(connection, held);
       return connection;
     };
-    client.releaseConnection = async (connection) => {
+    client.releaseConnection = async (runner) => {
+      const connection = runner as pg.PoolClient;
       const held = lost.get(connection);
       if (held) connection.off('error', held.listener);
       connection.release(held?.error);

@@ -15,7 +15,9 @@ import { cursors, type Cursor } from './cursors.js';
 export function readingPool(databaseUrl: string, max = 10, options?: string): pg.Pool {
   const types = new pg.TypeOverrides();
   for (const oid of [1082, 1186]) types.setTypeParser(oid, (text: string) => text); // date, interval
-  return new pg.Pool({ connectionString: databaseUrl, max, types, options });
+  // Pipelining: a unit of work writes its BEGIN with its first statement, and its last statements with its COMMIT
+  // (context/transaction.ts).
+  return new pg.Pool({ connectionString: databaseUrl, max, types, options, pipeline: true });
 }
 
 /**

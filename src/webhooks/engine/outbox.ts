@@ -14,7 +14,8 @@ import { LOCKS } from '../../db/locks.js';
 // of the change that caused the event. Two statements, each of fixed text and
 // so prepared once per connection: the subscribed webhooks with their filter
 // for the type, then the event and every delivery row from a JSON array, in
-// one. Once the change has committed, the workers' pumps are woken (DueSignal).
+// one, written with the COMMIT (ctx.sqlAtCommit: no round trip of its own).
+// Once the change has committed, the workers' pumps are woken (DueSignal).
 
 export interface NewDelivery {
   id: string;
@@ -108,7 +109,7 @@ export class WebhookOutbox implements EventSink<RequestContext> {
     const company = await ctx.companyId();
     const webhooks = await this.subscribed(ctx, company, event.type);
     const { deliveries, filteredBy, subjects } = this.deliveriesOf(event, webhooks, company, new Date());
-    await ctx.sql(RECORD, [
+    await ctx.sqlAtCommit(RECORD, [
       rowsOf(ctx, deliveries),
       event.id,
       company,

@@ -1,0 +1,141 @@
+import type pg from 'pg';
+import type { StatementRunner } from '../db/entity-manager.js';
+
+// A unit of work's transaction (docs/adr/0092-transactions-in-fewer-round-trips.md). Its connection pipelines
+// (db/reads.ts): a statement is written without waiting for the answer to the one before, and PostgreSQL answers
+// them in order. So BEGIN costs no round trip of its own (it is written with the unit's first statement), and
+// neither do the statements whose results nothing in the unit reads (the outbox's record of its events): they are
+// written with the COMMIT. A write that made one round trip each for BEGIN, its statements and COMMIT makes two
+// fewer; both ends of the connection wake, and write, that much less.
+
+/** What a statement's sending is wrapped in: its span, when the unit of work is traced. */
+type Around = (send: () => Promise<pg.QueryResult>) => Promise<pg.QueryResult>;
+
+/** A NOTIFY asked for after a commit: its channel and payload. */
+export type Notice = [channel: string, payload: string];
+
+/** program_limit_exceeded: the notification queue is full. A COMMIT never fails with it. */
+const NOTIFY_QUEUE_FULL = '54000';
+
+export class PipelinedTransaction implements StatementRunner {
+  /** BEGIN written: the transaction is open at the server (or the statements written after it fail). */
+  private begun = false;
+  /** Ended at the server, committed or rolled back. */
+  private ended = false;
+  private readonly deferred: Array<{ config: pg.QueryConfig; around?: Around }> = [];
+
+  constructor(private readonly client: pg.PoolClient) {}
+
+  /** A statement in the transaction; the first is written together with the BEGIN. */
+  query(config: pg.QueryConfig): Promise<pg.QueryResult> {
+    if (this.begun) return this.client.query(config);
+    this.begun = true;
+    const [begin, result] = this.written(() => [this.client.query('BEGIN'), this.client.query(config)]);
+    return Promise.all([begin, result]).then(([, answer]) => answer);
+  }
+
+  /**
+   * A statement whose result nothing reads: written with the COMMIT, in its round trip; it failing rolls the unit
+   * back. `around`: what its sending is wrapped in (its span, when traced).
+   */
+  atCommit(config: pg.QueryConfig, around?: Around): void {
+    this.deferred.push({ config, around });
+  }
+
+  /**
+   * COMMIT, with the statements deferred to it before it and the NOTIFYs asked for after it, in one write. The
+   * NOTIFYs follow the COMMIT in one simple query: there they run in a transaction of their own, which only begins
+   * once the commit succeeded (a NOTIFY inside the transaction would hold the notification queue's lock until the
+   * commit's WAL is flushed: docs/adr/0062). A deferred statement that fails aborts the transaction, and PostgreSQL
+   * answers the COMMIT after it by rolling back: its error is thrown, and nothing was committed.
+   */
+  async commit(notices: Notice[]): Promise<void> {
+    const notify = notices.map(
+      ([c, p]) => `SELECT pg_notify(${this.client.escapeLiteral(c)}, ${this.client.escapeLiteral(p)})`,
+    );
+    if (!this.begun && this.deferred.length === 0) {
+      // Nothing was written: there is nothing to commit.
+      if (notify.length > 0) await this.client.query(notify.join('; ')).catch(ignoreQueueFull);
+      return;
+    }
+    // After a deferred statement that failed, the COMMIT would roll back without an error and the NOTIFYs would
+    // still run: an empty SELECT before it fails in an aborted transaction, and PostgreSQL skips the rest of the query.
+    const guard = this.deferred.length > 0 && notify.length > 0 ? ['SELECT'] : [];
+    const sent = this.written(() => [
+      ...(this.begun ? [] : [this.client.query('BEGIN')]),
+      ...this.deferred.map(({ config, around }) =>
+        around ? around(() => this.client.query(config)) : this.client.query(config),
+      ),
+      this.client.query([...guard, 'COMMIT', ...notify].join('; ')).catch(ignoreQueueFull),
+    ]);
+    this.begun = true;
+    const answers = await Promise.allSettled(sent);
+    const failed = answers.find((answer) => answer.status === 'rejected');
+    if (failed) throw failed.reason;
+    this.ended = true;
+  }
+
+  /** Rolls back what was written (nothing, when no statement was; a COMMIT that failed has already rolled back). */
+  async rollback(): Promise<void> {
+    if (this.begun && !this.ended) await this.client.query('ROLLBACK');
+    this.ended = true;
+  }
+
+  /** The queries `send` makes, written to the server together: one write, one wake-up of the server. */
+  private written<T>(send: () => T): T {
+    const { stream } = this.client.connection;
+    stream.cork();
+    try {
+      return send();
+    } finally {
+      stream.uncork();
+    }
+  }
+}
+
+/** A NOTIFY refused after the commit (the notification queue full) loses a hint; the change stands. */
+function ignoreQueueFull(error: { code?: string }): undefined {
+  if (error.code !== NOTIFY_QUEUE_FULL) throw error;
+  return undefined;
+}
+
+/** A transaction on a connection of `pool`: committed when fn resolves, rolled back when it throws. */
+export async function transaction<T>(
+  pool: pg.Pool,
+  fn: (transaction: PipelinedTransaction) => Promise<T>,
+  notices: Notice[] = [],
+  waited?: (seconds: number) => void,
+): Promise<T> {
+  const asked = performance.now();
+  const client = await pool.connect();
+  waited?.((performance.now() - asked) / 1000);
+  let broken: Error | undefined;
+  // A connection lost while checked out (a database restart) reports it here, not as an uncaught error; the statement in progress fails too.
+  const lost = (error: Error) => (broken = error);
+  client.on('error', lost);
+  const transaction = new PipelinedTransaction(client);
+  try {
+    const result = await fn(transaction);
+    await transaction.commit(notices);
+    return result;
+  } catch (error) {
+    // A connection that cannot even roll back is not given to anyone else.
+    await transaction.rollback().catch((failure: Error) => (broken = failure));
+    throw error;
+  } finally {
+    client.off('error', lost);
+    client.release(broken);
+  }
+}
+
+/** The pool, for one statement only: a unit of work of one statement that tried a second would no longer be one transaction. */
+export function oneStatementOf(pool: pg.Pool): StatementRunner {
+  let ran = false;
+  return {
+    query(config) {
+      if (ran) return Promise.reject(new Error('A unit of work of one statement ran a second one.'));
+      ran = true;
+      return pool.query(config);
+    },
+  };
+}
