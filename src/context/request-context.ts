@@ -246,6 +246,33 @@ export class RequestContext {
     return new RequestContext(this.caller, this.infra);
   }
 
+  /** The sinks' openings of a unit of work of `company` (none without a company): written with its BEGIN. */
+  private openings(company: number | undefined): pg.QueryConfig[] {
+    if (company === undefined) return [];
+    return this.infra.sinks.flatMap(({ opening: text }) =>
+      text ? [{ name: statementName(text), text, values: [company] }] : [],
+    );
+  }
+
+  /** The caller's company once resolveCaller has run, without reading anything again; undefined when it has none. */
+  private async knownCompanyId(): Promise<number | undefined> {
+    const { actor } = this.caller;
+    if (actor.kind === 'system' && actor.companyId === 0) return undefined;
+    return this.company().then(
+      (company) => company.id,
+      () => undefined,
+    );
+  }
+
+  /**
+   * The answer of the opening of that text written with this unit of work's BEGIN (the transaction begun if it was
+   * not); undefined outside a unit of work, in one of one statement, or where the unit has no such opening.
+   */
+  opening<T>(text: string): Promise<T[]> | undefined {
+    if (!(this.transaction instanceof PipelinedTransaction)) return undefined;
+    return this.transaction.opening(text)?.then((answer) => answer.rows as T[]);
+  }
+
   /** Resolves who calls (never throws), so a transaction opened afterwards needs no second connection for it. */
   async resolveCaller(): Promise<void> {
     const { actor } = this.caller;
@@ -275,7 +302,7 @@ export class RequestContext {
     const notices: Notice[] = [];
     const result = oneStatement
       ? await fn(new RequestContext(this.caller, this.infra, hooks, oneStatementOf(this.infra[lane]), notices))
-      : await databaseSpan(this.caller.trace, undefined, () =>
+      : await databaseSpan(this.caller.trace, undefined, async () =>
           transaction(
             this.infra[lane],
             async (client) => {
@@ -284,8 +311,11 @@ export class RequestContext {
               await inner.forked?.flush();
               return result;
             },
-            notices,
-            (seconds) => this.infra.poolWait?.(lane, seconds),
+            {
+              notices,
+              openings: this.openings(await this.knownCompanyId()),
+              waited: (seconds) => this.infra.poolWait?.(lane, seconds),
+            },
           ),
         );
     // A unit of one statement has no COMMIT to carry them: they follow it.

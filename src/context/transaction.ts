@@ -23,15 +23,44 @@ export class PipelinedTransaction implements StatementRunner {
   /** Ended at the server, committed or rolled back. */
   private ended = false;
   private readonly deferred: Array<{ config: pg.QueryConfig; around?: Around }> = [];
+  /** The answers of the openings, once written. */
+  private readonly opened = new Map<string, Promise<pg.QueryResult>>();
 
-  constructor(private readonly client: pg.PoolClient) {}
+  /** `openings`: statements written with the BEGIN, whose answers the unit may read (`opening`). */
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly openings: pg.QueryConfig[] = [],
+  ) {}
 
-  /** A statement in the transaction; the first is written together with the BEGIN. */
+  /** A statement in the transaction; the first is written together with the BEGIN and the openings. */
   query(config: pg.QueryConfig): Promise<pg.QueryResult> {
     if (this.begun) return this.client.query(config);
+    const [answer, begun] = this.written(() => {
+      const begun = Promise.all(this.begin());
+      return [this.client.query(config), begun] as const;
+    });
+    return Promise.all([answer, begun]).then(([result]) => result);
+  }
+
+  /** The answer of the opening of that text, the transaction begun if it was not; undefined if it has no such opening. */
+  opening(text: string): Promise<pg.QueryResult> | undefined {
+    if (!this.openings.some((opening) => opening.text === text)) return undefined;
+    if (!this.begun) this.written(() => this.begin());
+    return this.opened.get(text);
+  }
+
+  /** BEGIN and the openings (each answer kept, a failure of one read by whoever reads it), written by the caller. */
+  private begin(): Array<Promise<unknown>> {
     this.begun = true;
-    const [begin, result] = this.written(() => [this.client.query('BEGIN'), this.client.query(config)]);
-    return Promise.all([begin, result]).then(([, answer]) => answer);
+    const begin = this.client.query('BEGIN');
+    // The rollback that follows a failure is the unit's to make; an opening no one reads fails quietly with it.
+    begin.catch(() => undefined);
+    for (const opening of this.openings) {
+      const answer = this.client.query(opening);
+      answer.catch(() => undefined);
+      this.opened.set(opening.text, answer);
+    }
+    return [begin, ...this.opened.values()];
   }
 
   /**
@@ -61,6 +90,7 @@ export class PipelinedTransaction implements StatementRunner {
     // After a deferred statement that failed, the COMMIT would roll back without an error and the NOTIFYs would
     // still run: an empty SELECT before it fails in an aborted transaction, and PostgreSQL skips the rest of the query.
     const guard = this.deferred.length > 0 && notify.length > 0 ? ['SELECT'] : [];
+    // A unit that wrote nothing until now needs no opening: nothing read it.
     const sent = this.written(() => [
       ...(this.begun ? [] : [this.client.query('BEGIN')]),
       ...this.deferred.map(({ config, around }) =>
@@ -99,12 +129,19 @@ function ignoreQueueFull(error: { code?: string }): undefined {
   return undefined;
 }
 
-/** A transaction on a connection of `pool`: committed when fn resolves, rolled back when it throws. */
+/**
+ * A transaction on a connection of `pool`: committed when fn resolves, rolled back when it throws. `notices`: the
+ * NOTIFYs after its commit; `openings`: statements written with its BEGIN; `waited`: told how long the connection
+ * took to come.
+ */
 export async function transaction<T>(
   pool: pg.Pool,
   fn: (transaction: PipelinedTransaction) => Promise<T>,
-  notices: Notice[] = [],
-  waited?: (seconds: number) => void,
+  {
+    notices = [],
+    openings = [],
+    waited,
+  }: { notices?: Notice[]; openings?: pg.QueryConfig[]; waited?: (s: number) => void },
 ): Promise<T> {
   const asked = performance.now();
   const client = await pool.connect();
@@ -113,7 +150,7 @@ export async function transaction<T>(
   // A connection lost while checked out (a database restart) reports it here, not as an uncaught error; the statement in progress fails too.
   const lost = (error: Error) => (broken = error);
   client.on('error', lost);
-  const transaction = new PipelinedTransaction(client);
+  const transaction = new PipelinedTransaction(client, openings);
   try {
     const result = await fn(transaction);
     await transaction.commit(notices);

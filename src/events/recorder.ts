@@ -25,6 +25,11 @@ export interface EventSink<Ctx> {
   accept(ctx: Ctx, event: DomainEvent): Promise<void>;
   /** Many events of one type at once (an import's leads), where the sink can take them in fewer statements. */
   acceptMany?(ctx: Ctx, events: DomainEvent[]): Promise<void>;
+  /**
+   * A statement of the company's (`$1`) that every unit of work of a company writes with its BEGIN, at no round trip
+   * of its own, for the sink to read when it accepts an event (`ctx.opening`): what the webhook outbox needs to know.
+   */
+  readonly opening?: string;
 }
 
 export class EventRecorder<Ctx> {

@@ -11,11 +11,13 @@ import { LOCKS } from '../../db/locks.js';
 // one delivery row per active webhook of the company subscribed to it whose
 // filter for the event's type (if any) accepts it (an operator event never
 // goes to the webhook it is about), written in the transaction
-// of the change that caused the event. Two statements, each of fixed text and
-// so prepared once per connection: the subscribed webhooks with their filter
-// for the type, then the event and every delivery row from a JSON array, in
-// one, written with the COMMIT (ctx.sqlAtCommit: no round trip of its own).
-// Once the change has committed, the workers' pumps are woken (DueSignal).
+// of the change that caused the event, at no round trip of its own
+// (docs/adr/0092). The company's active webhooks are read by the unit of
+// work's opening (SUBSCRIPTIONS, written with its BEGIN); the event and every
+// delivery row, from a JSON array, by one statement written with the COMMIT
+// (ctx.sqlAtCommit), after the writers' lock. Each statement is of fixed text
+// and so prepared once per connection. Once the change has committed, the
+// workers' pumps are woken (DueSignal).
 
 export interface NewDelivery {
   id: string;
@@ -40,12 +42,26 @@ interface SubscribedWebhook {
   ordering: string;
 }
 
+/** An active webhook of the company as the opening reads it: every event type it takes, each type's filter. */
+interface ActiveWebhook {
+  id: number;
+  events: string[];
+  form_data: string[];
+  filters: Record<string, unknown> | null;
+  ordering: string;
+}
+
+// The company's active webhooks, read with every unit of work's BEGIN (the outbox's opening).
+const SUBSCRIPTIONS =
+  'SELECT id, events, form_data, filters, ordering FROM webhooks WHERE company_id = $1 AND active ORDER BY id';
+
 /** Events (and their deliveries) written by one statement of acceptMany. */
 const MANY_BATCH = 1000;
 
 /** Counts what the filters turned away, once the change has committed. */
 export type FilteredCounter = (event: string, webhooks: number) => void;
 
+// Where the unit of work has no opening (outside one): the subscribed webhooks read by a statement of their own.
 // Each webhook's filter for the type comes as its JSON text: its predicate is made once per text (filters.ts).
 // The company's webhooks are held against deletion from here until this transaction ends (WRITERS, below).
 const SUBSCRIBED = `SELECT id, form_data, (filters -> $3::text)::text AS filter, ordering
@@ -102,12 +118,13 @@ const rowsOf = (ctx: RequestContext, deliveries: NewDelivery[], traceParent = tr
 
 export class WebhookOutbox implements EventSink<RequestContext> {
   private readonly due = new DueSignal();
+  readonly opening = SUBSCRIPTIONS;
 
   constructor(private readonly countFiltered: FilteredCounter = () => undefined) {}
 
   async accept(ctx: RequestContext, event: DomainEvent): Promise<void> {
     const company = await ctx.companyId();
-    const webhooks = await this.subscribed(ctx, company, event.type);
+    const webhooks = await this.subscribed(ctx, company, event.type, true);
     const { deliveries, filteredBy, subjects } = this.deliveriesOf(event, webhooks, company, new Date());
     await ctx.sqlAtCommit(RECORD, [
       rowsOf(ctx, deliveries),
@@ -129,7 +146,7 @@ export class WebhookOutbox implements EventSink<RequestContext> {
     if (events.length === 0) return;
     const company = await ctx.companyId();
     const type = events[0].type;
-    const webhooks = await this.subscribed(ctx, company, type);
+    const webhooks = await this.subscribed(ctx, company, type, false);
     const due = new Date();
     let filtered = 0;
     let delivered = 0;
@@ -156,8 +173,33 @@ export class WebhookOutbox implements EventSink<RequestContext> {
     if (delivered > 0) this.afterCommit(ctx);
   }
 
-  private subscribed(ctx: RequestContext, company: number, type: string): Promise<SubscribedWebhook[]> {
-    return ctx.sql<SubscribedWebhook>(SUBSCRIBED, [company, JSON.stringify([type]), type]);
+  /**
+   * The company's webhooks subscribed to `type`, each with its filter for it: from the unit of work's opening, the
+   * writers' lock then taken before the record (`lockAtCommit`: with the commit, the record going there too); else
+   * read here, the lock taken first.
+   */
+  private async subscribed(
+    ctx: RequestContext,
+    company: number,
+    type: string,
+    lockAtCommit: boolean,
+  ): Promise<SubscribedWebhook[]> {
+    const opened = ctx.opening<ActiveWebhook>(SUBSCRIPTIONS);
+    if (!opened) return ctx.sql<SubscribedWebhook>(SUBSCRIBED, [company, JSON.stringify([type]), type]);
+    const active = await opened;
+    if (lockAtCommit) await ctx.sqlAtCommit(WRITERS, [[company]]);
+    else await ctx.sql(WRITERS, [[company]]);
+    return active
+      .filter((webhook) => webhook.events.includes(type))
+      .map(({ id, form_data, filters, ordering }) => {
+        const filter = filters?.[type];
+        return {
+          id,
+          form_data,
+          ordering,
+          filter: filter === undefined || filter === null ? null : JSON.stringify(filter),
+        };
+      });
   }
 
   /** The event's delivery to each subscribed webhook whose filter takes it, the webhooks whose filter did not, its subjects. */
