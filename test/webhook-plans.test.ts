@@ -68,7 +68,7 @@ describe("the delivery engine's claim and settle plans", () => {
     await engine.connect();
     await engine.query(`PREPARE claim(int, int, float8) AS ${CLAIM}`);
     await engine.query(
-      `PREPARE settle(text[], bigint[], int[], int[], int[], text[], bool[], int, int) AS ${settleSuccesses(true)}`,
+      `PREPARE settle(text[], bigint[], int[], int[], int[], text[], bool[], int, int) AS ${settleSuccesses(true, 4)}`,
     );
     // Planned at their first execution (force_generic_plan), then rolled back: the plans stay.
     await engine.query('BEGIN');

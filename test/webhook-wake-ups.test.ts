@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { Receiver, sleep } from './helpers/receiver.js';
+import { eventually, Receiver, sleep } from './helpers/receiver.js';
 import { apiWithWorkers, kill } from './helpers/worker.js';
+import { newDeliveryId } from '../src/webhooks/config/payload.js';
 
 // Each wake-up of the delivery pumps is answered by one worker, not by all
 // (docs/adr/0073-wake-ups-aimed-at-one-pump.md): two real worker processes,
@@ -139,6 +140,66 @@ describe('a claim that finds its endpoint held by another statement', () => {
       assert.ok(waited < 800, `delivered ${waited} ms after the write, the endpoint held for the first 300`);
     } finally {
       await holder.end();
+      await kill(worker);
+      await receiver.close();
+    }
+  });
+});
+
+describe('a recorded result', () => {
+  it('wakes the pumps for the work it held back, and only for that', async () => {
+    const receiver = await new Receiver().start();
+    receiver.answer = () => ({ status: 200, delayMs: 300 });
+    const listener = new pg.Client({ connectionString: fixture.app.running.databaseUrl });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (message) => heard.push(message.payload ?? ''));
+    await listener.query('LISTEN webhook_due');
+    const worker = await fixture.startWorker();
+    try {
+      await fixture.app.sql('UPDATE webhooks SET active = false');
+      const id = await fixture.hookFor(receiver, 'Released');
+      const woken = () => heard.filter((payload) => payload === String(id)).length;
+      // Held back: one slot, two writes at once; the second waits for the first's result, which wakes the pumps.
+      await fixture.app.sql('UPDATE webhooks SET concurrency = 1 WHERE id = $1', [id]);
+      await writesApart(receiver, 'Held back', 2, 0);
+      const [first, second] = receiver.received.slice(-2);
+      assert.equal(woken(), 1, `the settle of the first woke the pumps: ${heard.join(', ')}`);
+      // Left to the poll (a second), the second would come long after the first's answer.
+      assert.ok(
+        second.at - first.at < 300 + 500,
+        `${second.at - first.at} ms between the two, the first answered in 300`,
+      );
+      // Not held back: a slot of eight in use, and due work that its own wake-up (none, here) was to announce.
+      await fixture.app.sql('UPDATE webhooks SET concurrency = 8 WHERE id = $1', [id]);
+      const from = receiver.received.length;
+      const res = await fixture.app.request('POST', '/api/agents', {
+        token: fixture.owner,
+        body: { name: 'In flight' },
+      });
+      assert.equal(res.status, 201, res.text);
+      await receiver.waitFor(from + 1, 10_000);
+      await sleep(250);
+      const [{ id: copy }] = await fixture.app.sql<{ id: string }>(
+        `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt,
+           next_attempt_at, next_trigger, created_at, event_id)
+         SELECT $2, webhook_id, company_id, event, 'pending', payload, 0, 5, now(), 'scheduled', now(), event_id
+         FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id DESC LIMIT 1 RETURNING id`,
+        [id, newDeliveryId()],
+      );
+      await sleep(300);
+      assert.equal(woken(), 1, 'a result that held nothing back woke no pump');
+      // The delivery nobody announced is still made, at the pumps' poll.
+      await receiver.waitFor(from + 2, 10_000);
+      await eventually(
+        async () =>
+          (await fixture.app.sql('SELECT status FROM webhook_deliveries WHERE id = $1', [copy]))[0].status ===
+            'succeeded' || undefined,
+        10_000,
+        'the unannounced delivery made',
+      );
+    } finally {
+      await listener.end();
       await kill(worker);
       await receiver.close();
     }

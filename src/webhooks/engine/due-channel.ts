@@ -3,7 +3,8 @@ import type { RequestContext } from '../../context/request-context.js';
 
 /**
  * The PostgreSQL channel that wakes the delivery pumps (pump.ts): notified once a commit wrote due deliveries
- * (outbox.ts, DueSignal below) and by a recorded result that freed a slot of an endpoint with due work waiting (settle.ts).
+ * (outbox.ts, DueSignal below) and by a recorded result that freed a slot of an endpoint whose due work it held back
+ * (settle.ts).
  */
 export const DUE_CHANNEL = 'webhook_due';
 

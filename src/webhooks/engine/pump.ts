@@ -13,7 +13,7 @@ import { PUMP_APPLICATION, ROSTER, ROSTER_EVERY_MS, WakeTargets } from './wake-t
 // endpoint, nothing that other endpoints need. It wakes by one path per kind
 // of work: a commit that wrote deliveries (PostgreSQL NOTIFY, sent once that
 // transaction committed: due-channel.ts), a retry's Agenda job at its due time, a
-// recorded result that freed a slot of an endpoint with due work waiting (a
+// recorded result that freed a slot of an endpoint whose due work it held back (a
 // NOTIFY sent by the settle, which reaches the pumps of every worker, not only
 // the one that made the attempt: settle.ts), and an attempt finishing while
 // this pump was at its bound of sockets; a poll every `pollMs` is the fallback

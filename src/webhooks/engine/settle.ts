@@ -75,16 +75,23 @@ const resultColumns = (batch: Array<Result<FailureTarget>>) => [
 ];
 
 // Each closed lease leaves its endpoint's count of attempts in flight (rows in webhook order, as the claims take
-// them); and where an endpoint has due work waiting for the slot, the pumps are woken (the NOTIFY goes at commit;
-// it names the endpoint, and the pump whose turn that is claims: wake-targets.ts), not only this one's. The
-// statements read `waiting` in a branch that returns no row, so that it runs.
-const RELEASED = `
+// them); and where the settled attempts held work back (the endpoint was at its limit, or it orders per subject and
+// a subject's next delivery waited for the one settled) and due work is waiting, the pumps are woken (the NOTIFY goes
+// at commit; it names the endpoint, and the pump whose turn that is claims: wake-targets.ts), not only this one's.
+// Work that nothing held back has its own wake-up on the way (its writer's, its retry's job), so a wake-up here
+// would only race it to a claim, one of them finding nothing. The statements read `waiting` in a branch that
+// returns no row, so that it runs. `start`: the concurrency of an endpoint that has none of its own yet.
+const released = (start: number) => `
     INSERT INTO webhook_counters AS c (webhook_id, in_flight)
     SELECT webhook_id, -count(*)::int FROM settled GROUP BY webhook_id ORDER BY webhook_id
     ON CONFLICT (webhook_id) DO UPDATE SET in_flight = c.in_flight + excluded.in_flight
+    RETURNING c.webhook_id, c.in_flight
   ), waiting AS (
-    SELECT pg_notify('${DUE_CHANNEL}', s.webhook_id::text) FROM (SELECT DISTINCT webhook_id FROM settled) s
-    WHERE ${hasDueWork('s.webhook_id')}
+    SELECT pg_notify('${DUE_CHANNEL}', r.webhook_id::text)
+    FROM released r JOIN (SELECT webhook_id, count(*)::int AS n FROM settled GROUP BY webhook_id) s USING (webhook_id)
+      JOIN webhooks w ON w.id = r.webhook_id
+    WHERE (w.ordering = 'subject' OR r.in_flight + s.n >= coalesce(w.concurrency, ${Math.trunc(start)}))
+      AND ${hasDueWork('r.webhook_id')}
     LIMIT 1
 `;
 
@@ -94,7 +101,7 @@ const RELEASED = `
 // deliveries it settles still count as in flight), the endpoints whose
 // webhook row must change: a failing clock to clear, or a concurrency to grow
 // because every slot was in use and the answers were fast.
-export const settleSuccesses = (stats: boolean) => `
+export const settleSuccesses = (stats: boolean, start: number) => `
   WITH input AS (
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $5::int[], $6::text[], $7::bool[]) AS t(id, token, number, code, duration, body, fast)
   ), settled AS (
@@ -109,7 +116,7 @@ export const settleSuccesses = (stats: boolean) => `
       ? `, stats AS (${statsUpsert("'success'", 'false')}
   )`
       : ''
-  }, released AS (${RELEASED}  ), per AS (
+  }, released AS (${released(start)}  ), per AS (
     SELECT webhook_id, bool_or(fast) AS fast FROM settled GROUP BY webhook_id
   )
   SELECT id, NULL::int AS webhook_id, NULL::bool AS grow FROM settled
@@ -127,7 +134,7 @@ export const settleSuccesses = (stats: boolean) => `
 // the delays before attempts 2 to 5; the delay before the attempt at place
 // p = 5 - (final_attempt - number) + 1 of its schedule is the (p - 1)th), or failed after the last attempt of its
 // schedule. A delivery no longer pending (cancelled meanwhile) keeps its status.
-const settleFailures = (stats: boolean) => `
+const settleFailures = (stats: boolean, start: number) => `
   WITH input AS (
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $5::int[], $6::text[], $7::text[], $9::text[])
       AS t(id, token, number, code, duration, body, error, outcome)
@@ -150,7 +157,7 @@ const settleFailures = (stats: boolean) => `
       ? `, stats AS (${statsUpsert('s.outcome', "s.status = 'failed'")}
   )`
       : ''
-  }, released AS (${RELEASED}  )
+  }, released AS (${released(start)}  )
   SELECT id, webhook_id, next_attempt_at, status, event, event_id, number FROM settled
   UNION ALL
   SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE (SELECT count(*) FROM waiting) < 0`;
@@ -186,7 +193,10 @@ export class Settler {
     private readonly log: Logger,
     private readonly operator: OperatorEvents,
   ) {
-    this.statements = { successes: settleSuccesses(settings.stats), failures: settleFailures(settings.stats) };
+    this.statements = {
+      successes: settleSuccesses(settings.stats, settings.startConcurrency),
+      failures: settleFailures(settings.stats, settings.startConcurrency),
+    };
   }
 
   /** Records a success with the others of this tick; resolves false when the lease was no longer this worker's. */
