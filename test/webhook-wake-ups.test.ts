@@ -159,7 +159,7 @@ describe('a recorded result', () => {
     try {
       await fixture.app.sql('UPDATE webhooks SET active = false');
       const id = await fixture.hookFor(receiver, 'Released');
-      const woken = () => heard.filter((payload) => payload === String(id)).length;
+      const woken = () => heard.filter((payload) => payload === `e${id}`).length;
       // Held back: one slot, two writes at once; the second waits for the first's result, which wakes the pumps.
       await fixture.app.sql('UPDATE webhooks SET concurrency = 1 WHERE id = $1', [id]);
       await writesApart(receiver, 'Held back', 2, 0);

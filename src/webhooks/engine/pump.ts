@@ -18,9 +18,14 @@ import { PUMP_APPLICATION, ROSTER, ROSTER_EVERY_MS, WakeTargets } from './wake-t
 // the one that made the attempt: settle.ts), and an attempt finishing while
 // this pump was at its bound of sockets; a poll every `pollMs` is the fallback
 // behind them all. Of the wake-ups by NOTIFY, each pump answers its share
-// (wake-targets.ts): one claim per wake-up, not one per worker.
+// (wake-targets.ts): one claim per wake-up, not one per worker. A stream of
+// new deliveries is claimed at most once per STREAM_MS (a writer's wake-up
+// after a quiet spell at once); work a result held back and a freed socket
+// wait NUDGE_MS at most (docs/adr/0094-claims-of-a-stream-coalesced.md).
 
 const NUDGE_MS = 5;
+/** A pump's claims for new deliveries: at most one per this many milliseconds. */
+const STREAM_MS = 20;
 /** Attempts claimed in one transaction at most. */
 const CLAIM_BATCH = 200;
 
@@ -33,6 +38,8 @@ export class DeliveryPump {
   private listener?: Listener;
   private readonly idle = new Set<() => void>();
   private lastNudge = 0;
+  /** When the pending nudge's claim is due. */
+  private nudgeAt = 0;
   private nudgeTimer?: NodeJS.Timeout;
   private readonly targets = new WakeTargets();
   private rosterTimer?: NodeJS.Timeout;
@@ -51,7 +58,9 @@ export class DeliveryPump {
       databaseUrl,
       DUE_CHANNEL,
       {
-        onNotify: (payload) => this.targets.mine(payload) && this.nudge(),
+        // A result's wake-up names its endpoint (`e` and its id): work it held back. A writer's names its count.
+        onNotify: (payload) =>
+          this.targets.mine(payload) && this.nudge(payload?.startsWith('e') ? NUDGE_MS : STREAM_MS),
         onListening: () => {
           this.kick();
           void this.readRoster();
@@ -82,23 +91,26 @@ export class DeliveryPump {
   }
 
   /**
-   * Deliveries became due, or a socket came free. Under a burst of either,
-   * claims are coalesced to one per NUDGE_MS: a claim per commit or per
-   * finished attempt would cost more than it finds.
+   * Deliveries became due, or a socket came free: a claim `windowMs` after the last one that a nudge made, or at once
+   * if that is past. Under a burst, claims are coalesced: a claim per commit or per finished attempt would cost more
+   * than it finds. A nudge of a shorter window brings a pending one forward.
    */
-  private nudge(): void {
-    if (this.nudgeTimer) return;
-    const since = Date.now() - this.lastNudge;
-    if (since >= NUDGE_MS) {
-      this.lastNudge = Date.now();
-      this.kick();
-      return;
+  private nudge(windowMs = NUDGE_MS): void {
+    const now = Date.now();
+    const at = Math.max(now, this.lastNudge + windowMs);
+    if (this.nudgeTimer) {
+      if (at >= this.nudgeAt) return;
+      clearTimeout(this.nudgeTimer);
+      this.nudgeTimer = undefined;
     }
-    this.nudgeTimer = setTimeout(() => {
+    const claim = () => {
       this.nudgeTimer = undefined;
       this.lastNudge = Date.now();
       this.kick();
-    }, NUDGE_MS - since);
+    };
+    if (at <= now) return claim();
+    this.nudgeAt = at;
+    this.nudgeTimer = setTimeout(claim, at - now);
   }
 
   private async run(): Promise<void> {

@@ -77,7 +77,7 @@ const resultColumns = (batch: Array<Result<FailureTarget>>) => [
 // Each closed lease leaves its endpoint's count of attempts in flight (rows in webhook order, as the claims take
 // them); and where the settled attempts held work back (the endpoint was at its limit, or it orders per subject and
 // a subject's next delivery waited for the one settled) and due work is waiting, the pumps are woken (the NOTIFY goes
-// at commit; it names the endpoint, and the pump whose turn that is claims: wake-targets.ts), not only this one's.
+// at commit; it names the endpoint, `e` and its id, and the pump whose turn that is claims: wake-targets.ts), not only this one's.
 // Work that nothing held back has its own wake-up on the way (its writer's, its retry's job), so a wake-up here
 // would only race it to a claim, one of them finding nothing. The statements read `waiting` in a branch that
 // returns no row, so that it runs. `start`: the concurrency of an endpoint that has none of its own yet.
@@ -87,7 +87,7 @@ const released = (start: number) => `
     ON CONFLICT (webhook_id) DO UPDATE SET in_flight = c.in_flight + excluded.in_flight
     RETURNING c.webhook_id, c.in_flight
   ), waiting AS (
-    SELECT pg_notify('${DUE_CHANNEL}', r.webhook_id::text)
+    SELECT pg_notify('${DUE_CHANNEL}', 'e' || r.webhook_id)
     FROM released r JOIN (SELECT webhook_id, count(*)::int AS n FROM settled GROUP BY webhook_id) s USING (webhook_id)
       JOIN webhooks w ON w.id = r.webhook_id
     WHERE (w.ordering = 'subject' OR r.in_flight + s.n >= coalesce(w.concurrency, ${Math.trunc(start)}))

@@ -3,8 +3,8 @@
 // A commit that wrote deliveries and a result that freed an endpoint's slot
 // both NOTIFY the due channel, and every pump hears every notification; were
 // each to claim, every wake-up would cost one claim per worker, all but one
-// finding nothing. So a wake-up names a number (the writer's count, or the
-// endpoint's id), and only the pump at that number's place among the pumps
+// finding nothing. So a wake-up names a number (the writer's count, or `e` and
+// the endpoint's id), and only the pump at that number's place among the pumps
 // claims for it. The pumps find each other from PostgreSQL's own list of
 // sessions: each listens on a connection named PUMP_APPLICATION and asks, once
 // a second on it, which such connections of its database asked within the
@@ -40,9 +40,10 @@ export class WakeTargets {
     this.update([], undefined);
   }
 
-  /** Whether this pump claims for a wake-up; one that names no number is for every pump. */
+  /** Whether this pump claims for a wake-up (a number, or `e` and an endpoint's id); one that names none is for every pump. */
   mine(payload: string | undefined): boolean {
-    if (this.size <= 1 || !payload || !/^\d{1,15}$/.test(payload)) return true;
-    return Number(payload) % this.size === this.place;
+    const named = payload && /^e?(\d{1,15})$/.exec(payload);
+    if (this.size <= 1 || !named) return true;
+    return Number(named[1]) % this.size === this.place;
   }
 }
