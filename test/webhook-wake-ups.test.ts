@@ -170,34 +170,56 @@ describe('a recorded result', () => {
         second.at - first.at < 300 + 500,
         `${second.at - first.at} ms between the two, the first answered in 300`,
       );
-      // Not held back: a slot of eight in use, and due work that its own wake-up (none, here) was to announce.
+      // Slots to spare: a write in flight (its answer takes 300 ms), and due work nobody announced written just before
+      // that answer, `waited` ms overdue. Young, it has its own wake-up on its way (here, none); overdue, it missed it.
       await fixture.app.sql('UPDATE webhooks SET concurrency = 8 WHERE id = $1', [id]);
-      const from = receiver.received.length;
-      const res = await fixture.app.request('POST', '/api/agents', {
-        token: fixture.owner,
-        body: { name: 'In flight' },
-      });
-      assert.equal(res.status, 201, res.text);
-      await receiver.waitFor(from + 1, 10_000);
-      await sleep(250);
-      const [{ id: copy }] = await fixture.app.sql<{ id: string }>(
-        `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count, final_attempt,
-           next_attempt_at, next_trigger, created_at, event_id)
-         SELECT $2, webhook_id, company_id, event, 'pending', payload, 0, 5, now(), 'scheduled', now(), event_id
-         FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id DESC LIMIT 1 RETURNING id`,
-        [id, newDeliveryId()],
-      );
-      await sleep(300);
-      assert.equal(woken(), 1, 'a result that held nothing back woke no pump');
-      // The delivery nobody announced is still made, at the pumps' poll.
-      await receiver.waitFor(from + 2, 10_000);
-      await eventually(
-        async () =>
-          (await fixture.app.sql('SELECT status FROM webhook_deliveries WHERE id = $1', [copy]))[0].status ===
-            'succeeded' || undefined,
-        10_000,
-        'the unannounced delivery made',
-      );
+      const unannounced = async (waited: number) => {
+        const from = receiver.received.length;
+        const res = await fixture.app.request('POST', '/api/agents', {
+          token: fixture.owner,
+          body: { name: 'Flight' },
+        });
+        assert.equal(res.status, 201, res.text);
+        await receiver.waitFor(from + 1, 10_000);
+        await sleep(270);
+        const [{ id: copy }] = await fixture.app.sql<{ id: string }>(
+          `INSERT INTO webhook_deliveries (id, webhook_id, company_id, event, status, payload, attempt_count,
+             final_attempt, next_attempt_at, next_trigger, created_at, event_id)
+           SELECT $2, webhook_id, company_id, event, 'pending', payload, 0, 5, now() - make_interval(secs => $3),
+             'scheduled', now(), event_id
+           FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id DESC LIMIT 1 RETURNING id`,
+          [id, newDeliveryId(), waited / 1000],
+        );
+        await sleep(300);
+        const wakes = woken();
+        // Made either way: by the wake-up, or at the pumps' poll.
+        await eventually(
+          async () =>
+            (await fixture.app.sql('SELECT status FROM webhook_deliveries WHERE id = $1', [copy]))[0].status ===
+              'succeeded' || undefined,
+          10_000,
+          'the unannounced delivery made',
+        );
+        // Whether the pumps' poll took it before the write in flight was settled (then no settle could wake for it).
+        const [{ early }] = await fixture.app.sql<{ early: boolean }>(
+          `SELECT (SELECT min(attempted_at) FROM webhook_attempts WHERE delivery_id = $1) <
+             (SELECT max(a.finished_at) FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+              WHERE d.webhook_id = $2 AND d.id <> $1) AS early`,
+          [copy, id],
+        );
+        return { wakes, early };
+      };
+      // A poll that came first (a second apart, once in about thirty) leaves nothing to judge: the round is run again.
+      const judged = async (waited: number) => {
+        for (let round = 0; round < 3; round++) {
+          const before = woken();
+          const { wakes, early } = await unannounced(waited);
+          if (!early) return wakes - before;
+        }
+        throw new Error('the poll came first three times');
+      };
+      assert.equal(await judged(0), 0, 'a result that held nothing back woke no pump for work just due');
+      assert.equal(await judged(5000), 1, 'work overdue for longer than a wake-up takes gets one');
     } finally {
       await listener.end();
       await kill(worker);

@@ -91,8 +91,13 @@ const RATE_BUCKET =
  * statement was planned: the index by creation time, which also leads with the webhook, would walk every delivery
  * the endpoint ever had in the partition before its first pending one.
  */
-export const hasDueWork = (webhook: string) =>
-  `(SELECT true FROM webhook_deliveries d WHERE d.webhook_id = ${webhook} AND d.status = 'pending' ` +
+export const hasDueWork = (webhook: string) => dueProbe(webhook, 'true');
+
+/** When the endpoint's longest-waiting due delivery became due (null when none is), read as `hasDueWork` reads. */
+export const oldestDue = (webhook: string) => dueProbe(webhook, 'd.next_attempt_at');
+
+const dueProbe = (webhook: string, value: string) =>
+  `(SELECT ${value} FROM webhook_deliveries d WHERE d.webhook_id = ${webhook} AND d.status = 'pending' ` +
   `AND d.next_attempt_at <= now() ORDER BY d.next_attempt_at LIMIT 1)`;
 
 export const CLAIM = `

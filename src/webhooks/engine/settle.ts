@@ -1,6 +1,6 @@
 import type { ContextFactory, RequestContext } from '../../context/request-context.js';
 import { errorFields, type Logger } from '../../observability/logger.js';
-import { type Claimed, hasDueWork } from './claim.js';
+import { type Claimed, oldestDue } from './claim.js';
 import type { SendResult } from './attempt.js';
 import { TickBatch } from './tick-batch.js';
 import { attemptOutcome } from '../../kernel/attempt-outcome.js';
@@ -33,6 +33,8 @@ import { failingPercent, type ExhaustedDelivery, type OperatorEvents } from './o
 export const ATTEMPTS_PER_SCHEDULE = 5;
 /** Successes recorded in one statement at most. */
 const SETTLE_BATCH = 500;
+/** Due work waiting longer than this has missed its own wake-up: a settle of its endpoint wakes the pumps for it. */
+const HELD_MS = 200;
 /** The longest Retry-After honoured. */
 const PAUSE_MAX_MS = 3_600_000;
 
@@ -75,23 +77,27 @@ const resultColumns = (batch: Array<Result<FailureTarget>>) => [
 ];
 
 // Each closed lease leaves its endpoint's count of attempts in flight (rows in webhook order, as the claims take
-// them); and where the settled attempts held work back (the endpoint was at its limit, or it orders per subject and
-// a subject's next delivery waited for the one settled) and due work is waiting, the pumps are woken (the NOTIFY goes
-// at commit; it names the endpoint, `e` and its id, and the pump whose turn that is claims: wake-targets.ts), not only this one's.
-// Work that nothing held back has its own wake-up on the way (its writer's, its retry's job), so a wake-up here
-// would only race it to a claim, one of them finding nothing. The statements read `waiting` in a branch that
-// returns no row, so that it runs. `start`: the concurrency of an endpoint that has none of its own yet.
+// them); and where due work is waiting that no other wake-up is on its way for, the pumps are woken (the NOTIFY goes
+// at commit; it names the endpoint, `e` and its id, and the pump whose turn that is claims: wake-targets.ts), not
+// only this one's. That is work the settled attempts held back (the endpoint was at its limit, or it orders per
+// subject and a subject's next delivery waited for the one settled), or work due for longer than a wake-up takes
+// (HELD_MS: a backlog, slots an endpoint's concurrency grew by). Younger work has its own wake-up on the way (its
+// writer's, its retry's job): a wake-up here would only race it to a claim, one of them finding nothing
+// (docs/adr/0093). The statements read `waiting` in a branch that returns no row, so that it runs. `start`: the
+// concurrency of an endpoint that has none of its own yet.
 const released = (start: number) => `
     INSERT INTO webhook_counters AS c (webhook_id, in_flight)
     SELECT webhook_id, -count(*)::int FROM settled GROUP BY webhook_id ORDER BY webhook_id
     ON CONFLICT (webhook_id) DO UPDATE SET in_flight = c.in_flight + excluded.in_flight
     RETURNING c.webhook_id, c.in_flight
   ), waiting AS (
-    SELECT pg_notify('${DUE_CHANNEL}', 'e' || r.webhook_id)
-    FROM released r JOIN (SELECT webhook_id, count(*)::int AS n FROM settled GROUP BY webhook_id) s USING (webhook_id)
-      JOIN webhooks w ON w.id = r.webhook_id
-    WHERE (w.ordering = 'subject' OR r.in_flight + s.n >= coalesce(w.concurrency, ${Math.trunc(start)}))
-      AND ${hasDueWork('r.webhook_id')}
+    SELECT pg_notify('${DUE_CHANNEL}', 'e' || e.webhook_id)
+    FROM (
+      SELECT r.webhook_id, r.in_flight + s.n AS before, ${oldestDue('r.webhook_id')} AS due
+      FROM released r JOIN (SELECT webhook_id, count(*)::int AS n FROM settled GROUP BY webhook_id) s USING (webhook_id)
+    ) e JOIN webhooks w ON w.id = e.webhook_id
+    WHERE e.due IS NOT NULL AND (w.ordering = 'subject' OR e.before >= coalesce(w.concurrency, ${Math.trunc(start)})
+      OR e.due < now() - interval '${HELD_MS} milliseconds')
     LIMIT 1
 `;
 
