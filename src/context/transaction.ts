@@ -5,8 +5,8 @@ import type { StatementRunner } from '../db/entity-manager.js';
 // (db/reads.ts): a statement is written without waiting for the answer to the one before, and PostgreSQL answers
 // them in order. So BEGIN costs no round trip of its own (it is written with the unit's first statement, and with the
 // openings: what the unit's event sinks will read, the outbox's subscribed webhooks), and neither do the statements
-// whose results nothing in the unit reads (the outbox's record of its events): they are written with the COMMIT. A write that made one round trip each for BEGIN, its statements and COMMIT makes two
-// fewer; both ends of the connection wake, and write, that much less.
+// whose results nothing in the unit reads (the outbox's record of its events): they are written with the COMMIT.
+// Both ends of the connection wake, and write, that much less.
 
 /** What a statement's sending is wrapped in: its span, when the unit of work is traced. */
 type Around = (send: () => Promise<pg.QueryResult>) => Promise<pg.QueryResult>;
