@@ -28,6 +28,8 @@ import { openLoop } from './webhooks.bench.js';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RATE = Number(process.env.BENCH_CALL_RATE ?? 100);
 const DEADLINE_MS = 200;
+/** Calls of the one-at-a-time run. */
+const SEQUENTIAL = 200;
 const round = (n: number) => Math.round(n * 10) / 10;
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -113,17 +115,15 @@ export async function callPathBench(): Promise<void> {
       const sid = `CA${randomBytes(16).toString('hex')}`;
       const params = { AccountSid: account.sid, CallSid: sid, From: '+14155550177', To: number };
       const body = new URLSearchParams(params).toString();
+      // The provider's own work (its signature) is done before the clock starts: it is not Switchboard's.
+      const headers = {
+        'content-type': 'application/x-www-form-urlencoded',
+        'content-length': Buffer.byteLength(body),
+        [SIGNATURE_HEADER]: telcoSignature(to, params, account.authToken),
+      };
       const sent = performance.now();
       return new Promise((resolve, reject) => {
-        const request = http.request(to, {
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/x-www-form-urlencoded',
-            'content-length': Buffer.byteLength(body),
-            [SIGNATURE_HEADER]: telcoSignature(to, params, account.authToken),
-          },
-        });
+        const request = http.request(to, { method: 'POST', agent, headers });
         request.on('error', reject);
         request.on('response', (response) => {
           const chunks: Buffer[] = [];
@@ -171,6 +171,13 @@ export async function callPathBench(): Promise<void> {
     out(
       `answering endpoint: Switchboard adds p50 ${healthy.added.p50} ms, p99 ${healthy.added.p99} ms (${healthy.added.n} calls)`,
     );
+    // The same, one call after another: each call alone on both event loops.
+    totals.clear();
+    for (let i = 0; i < SEQUENTIAL; i++) await inbound();
+    const sequential = stats(
+      [...totals].filter(([sid]) => endpoint.own.has(sid)).map(([sid, ms]) => ms - endpoint.own.get(sid)!),
+    );
+    out(`one call at a time: Switchboard adds p50 ${sequential.p50} ms, p99 ${sequential.p99} ms`);
 
     // The endpoint hangs: each call's fallback against the deadline; the breaker opens and closes every 100 ms.
     await rest('PUT', `/api/decision-endpoints/${created.id}`, { deadline_ms: DEADLINE_MS });
@@ -212,7 +219,8 @@ export async function callPathBench(): Promise<void> {
     const measuredAt = new Date().toISOString();
     // A goal with no calls measured is not met: the run did not show it.
     const goals = {
-      added: healthy.added.n > 0 && healthy.added.p99 < 5,
+      added: healthy.added.n > 0 && healthy.added.p50 < 1 && healthy.added.p99 < 5,
+      sequential: sequential.n > 0 && sequential.p50 < 1 && sequential.p99 < 5,
       deadline: hanging.overDeadline.n > 0 && hanging.overDeadline.max <= 10,
       breaker: hanging.breakerOpen.n > 0 && hanging.breakerOpen.p99 < 5,
     };
@@ -220,7 +228,19 @@ export async function callPathBench(): Promise<void> {
     writeFileSync(
       'bench/results/call-path.json',
       `${JSON.stringify(
-        { measuredAt, commit, machine, database, rate: RATE, seconds: SECONDS, healthy, hanging, goals, profile },
+        {
+          measuredAt,
+          commit,
+          machine,
+          database,
+          rate: RATE,
+          seconds: SECONDS,
+          healthy,
+          sequential,
+          hanging,
+          goals,
+          profile,
+        },
         null,
         2,
       )}\n`,
@@ -236,14 +256,20 @@ export async function callPathBench(): Promise<void> {
         `${measuredAt}, commit ${commit}, ${machine}, ${database}. One API process (production mode), ${RATE} signed`,
         `inbound callbacks a second for ${SECONDS} s per run over kept-alive connections; the decision endpoint on loopback`,
         'answers after 1 ms. "Added" is, per call, the callback\'s round trip less the endpoint\'s own time (its',
-        "request's arrival to its answer's end). Before timing, one call's instruction is checked to be the endpoint's",
-        'decision and its request to verify with standardwebhooks.',
+        "request's arrival to its answer's end); the provider's signature is made before the clock starts. Before",
+        "timing, one call's instruction is checked to be the endpoint's decision and its request to verify with",
+        'standardwebhooks.',
         '',
         '| run | calls | p50 ms | p99 ms | max ms | goal |',
         '|---|---|---|---|---|---|',
         row("answering: the callback's round trip", healthy.total, ''),
         row("answering: the endpoint's own time", healthy.own, ''),
-        row('answering: what Switchboard adds', healthy.added, `p99 under 5 ms: ${met(goals.added)}`),
+        row('answering: what Switchboard adds', healthy.added, `p50 under 1 ms, p99 under 5 ms: ${met(goals.added)}`),
+        row(
+          `answering, ${SEQUENTIAL} calls one at a time: what Switchboard adds`,
+          sequential,
+          `p50 under 1 ms, p99 under 5 ms: ${met(goals.sequential)}`,
+        ),
         row(
           `hanging, ${DEADLINE_MS} ms deadline: the fallback's answer less the deadline`,
           hanging.overDeadline,

@@ -48,6 +48,9 @@ import { DecisionCaller } from './decisions/caller.js';
 import { CallPathRecord } from './decisions/call-path-record.js';
 import { PredialDecider } from './decisions/predial.js';
 import { ConfigCache } from './db/config-cache.js';
+import { ContactDirectory } from './db/contact-directory.js';
+import { RecentDecisions } from './db/recent-decisions.js';
+import { callReads } from './repositories/call-reads.repository.js';
 import { CallPathStatsService } from './decisions/call-path-stats.service.js';
 import { EndpointAuth } from './webhooks/engine/endpoint-auth.js';
 import { type DecidingSnapshot, DecisionEndpointService } from './decisions/decision.service.js';
@@ -183,6 +186,21 @@ export function createServices(
   // The call path's configuration in memory, forgotten on every change (db/config-cache.ts); kept where API processes
   // listen for the changes.
   const configCache = new ConfigCache();
+  // The rest of what a decision reads, watched on the same channel (docs/adr/0095-call-facts-in-memory.md).
+  const callPathMemory = {
+    config: configCache,
+    contacts: new ContactDirectory(config.callPathContacts),
+    decided: new RecentDecisions((since, limit) =>
+      callReads.recentlyDecided(contexts.forMaintenance('calls decided lately').readOnly(), since, limit),
+    ),
+  };
+  configCache.watch(callPathMemory.contacts);
+  configCache.watch(callPathMemory.decided);
+  metrics.callPathKept.sizes = () => ({
+    configuration: configCache.size,
+    contacts: callPathMemory.contacts.size,
+    decisions: callPathMemory.decided.size,
+  });
   const decisionEndpoints = new DecisionEndpointService(
     ids,
     box,
@@ -198,6 +216,7 @@ export function createServices(
       decide: (endpoint, call, startedAt) =>
         decisionEndpoints.decideInbound(endpoint as DecidingSnapshot, call, startedAt),
     },
+    callPathMemory,
     log,
     clock,
   );

@@ -125,6 +125,7 @@ const HEAVY = new Set([
   'webhook-fairness',
   'webhook-db-restart',
   'dialer-db-restart',
+  'call-path-facts',
 ]);
 const plan = await planConcurrency(
   gate,

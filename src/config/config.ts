@@ -62,6 +62,8 @@ export interface Config {
   callPathStats: boolean;
   /** CALL_PATH_STATS_EVERY: how often the counts are added to the database. */
   callPathStatsEveryMs: number;
+  /** CALL_PATH_CONTACTS: contacts an API process keeps in memory for the callers decisions name (0: none). */
+  callPathContacts: number;
   webhookEndpointConcurrency: number;
   /** The ceiling the adaptive concurrency of one endpoint grows to. */
   webhookEndpointConcurrencyMax: number;
@@ -343,6 +345,7 @@ export function loadConfig(env: Env = process.env): Config {
     telcoSimTimeScale: read(() => timeScale(env.TELCO_SIM_TIME_SCALE), 1),
     callPathStats: read(() => bool(env, 'CALL_PATH_STATS', true), true),
     callPathStatsEveryMs: read(() => duration(env, 'CALL_PATH_STATS_EVERY', '5s', 50, 60_000), 5000),
+    callPathContacts: read(() => integer(env, 'CALL_PATH_CONTACTS', 200_000, 0, 10_000_000), 200_000),
     webhookEndpointConcurrency: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100), 4),
     webhookEndpointConcurrencyMax: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY_MAX', 64, 1, 1000), 64),
     webhookWorkerSockets: read(() => integer(env, 'WEBHOOK_WORKER_SOCKETS', 1000, 1, 10_000), 1000),

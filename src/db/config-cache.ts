@@ -7,9 +7,18 @@ import type { Logger } from '../observability/logger.js';
 // accounts, phone numbers, decision endpoints, companies) is announced on one channel by triggers in the database
 // (migration call_path_changes), whoever makes it, so each process forgets what a change concerns within a
 // notification's latency; the process that makes a change forgets at its commit. While the channel is not listened
-// to, nothing is kept.
+// to, nothing is kept. The rest of what a decision reads (callers, calls decided lately) is watched on the same
+// channel (contact-directory.ts, recent-decisions.ts).
 
 export const CALL_PATH_CHANNEL = 'call_path_changes';
+
+/** What else the call path keeps from the database, told of the channel's other notifications (contact-directory.ts). */
+export interface Watcher {
+  /** A notification that is not a company's (digits) or everything's ('all'). */
+  told(payload: string): void;
+  /** Whatever is kept may be stale: forget it. `listening`: whether changes are heard from now on. */
+  reset(listening: boolean): void;
+}
 
 interface Entry {
   /** The company the entry is of: a change of that company's configuration forgets it. */
@@ -23,6 +32,7 @@ export class ConfigCache {
   private listening = false;
   /** Bumped by every change, so a value read before a change is never kept after it. */
   private generation = 0;
+  private readonly watchers: Watcher[] = [];
 
   constructor(private readonly maxEntries = 50_000) {}
 
@@ -46,8 +56,27 @@ export class ConfigCache {
   /** Forgets what a company's change concerns (or everything): at once here; the trigger tells the other processes. */
   forget(companyId: number | 'all'): void {
     this.generation++;
-    if (companyId === 'all') return this.entries.clear();
+    if (companyId === 'all') {
+      for (const watcher of this.watchers) watcher.reset(this.listening);
+      return this.entries.clear();
+    }
     for (const [key, entry] of this.entries) if (entry.companyId === companyId) this.entries.delete(key);
+  }
+
+  /** Whether changes are heard now (what is kept is current within a notification's latency). */
+  get current(): boolean {
+    return this.listening;
+  }
+
+  /** Adds what else is kept and forgotten by the channel's notifications. */
+  watch(watcher: Watcher): void {
+    this.watchers.push(watcher);
+  }
+
+  private told(payload: string | undefined): void {
+    if (payload && /^\d+$/.test(payload)) return this.forget(Number(payload));
+    if (!payload || payload === 'all') return this.forget('all');
+    for (const watcher of this.watchers) watcher.told(payload);
   }
 
   get size(): number {
@@ -60,10 +89,10 @@ export class ConfigCache {
       databaseUrl,
       CALL_PATH_CHANNEL,
       {
-        onNotify: (payload) => this.forget(payload && /^\d+$/.test(payload) ? Number(payload) : 'all'),
+        onNotify: (payload) => this.told(payload),
         onListening: () => {
-          this.forget('all'); // whatever changed while not listening
           this.listening = true;
+          this.forget('all'); // whatever changed while not listening
         },
         onLost: () => {
           this.listening = false;

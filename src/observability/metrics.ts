@@ -19,11 +19,23 @@ export interface Metrics {
   decisionFallbacks: Counter<'reason'>;
   decisionBreakerOpen: Gauge<'endpoint'>;
   dbPoolWait: Histogram<'pool'>;
+  /** What the call path keeps in memory, by kind; `sizes` is read at each scrape (set by the composition root). */
+  callPathKept: { sizes: () => Record<string, number> };
 }
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const callPathKept = { sizes: (): Record<string, number> => ({}) };
+  new Gauge({
+    name: 'call_path_kept',
+    help: 'What the call path keeps in memory, by kind: configuration entries, contacts, calls decided lately',
+    labelNames: ['kind'],
+    registers: [registry],
+    collect() {
+      for (const [kind, size] of Object.entries(callPathKept.sizes())) this.set({ kind }, size);
+    },
+  });
   return {
     registry,
     httpDuration: new Histogram({
@@ -103,6 +115,7 @@ export function createMetrics(): Metrics {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers: [registry],
     }),
+    callPathKept,
     jobLag: new Gauge({
       name: 'job_lag_seconds',
       help: 'Delay between a job being due and starting, by job name',

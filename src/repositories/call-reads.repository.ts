@@ -2,7 +2,6 @@ import type { RequestContext } from '../context/request-context.js';
 import { type PageWindow, readDeepPage } from '../db/reads.js';
 import { Call } from '../entities/call.entity.js';
 import type { Company } from '../entities/company.entity.js';
-import type { Contact } from '../entities/contact.entity.js';
 import type { Interval } from '../kernel/time/date-range.js';
 import { type Listed, listed } from './common.js';
 
@@ -60,16 +59,13 @@ const APPOINTMENT_ROW = `c.id, c.started_at, c.appointment_at, a.name AS "agentN
   c.duration_seconds, c.status, c.direction, c.sentiment, c.recording_url IS NOT NULL AS "recordingAvailable"`;
 const APPOINTMENT_JOINS = 'JOIN companies co ON co.id = c.company_id LEFT JOIN agents a ON a.id = c.agent_id';
 
-/** What an inbound call's decision is asked about, read in one statement. */
-export interface InboundFacts {
+/** What an inbound call's decision is asked about of the called number, kept in memory (db/config-cache.ts). */
+export interface NumberFacts {
   companyName: Company['name'];
   numberId: number | null;
   numberAgentId: number | null;
-  contact: Pick<Contact, 'id' | 'firstName' | 'lastName' | 'email'> | null;
-  agents: number[];
-  /** The call, when the provider reported it already, and whether a decision was made for it. */
-  callId: number | null;
-  decided: boolean;
+  /** The company's agents (an answer may name only these). */
+  agents: ReadonlySet<number>;
 }
 
 export const callReads = {
@@ -127,35 +123,39 @@ export const callReads = {
     return totals;
   },
 
-  /** The facts of an inbound call to `to` from `from` for the context's company; undefined when it has gone. */
-  async inboundFacts(
-    ctx: RequestContext,
-    call: { callSid: string; from: string; to: string },
-  ): Promise<InboundFacts | undefined> {
-    const [row] = await ctx.sql<
-      Omit<InboundFacts, 'contact'> &
-        Partial<Pick<Contact, 'firstName' | 'lastName' | 'email'>> & { contactId: number | null }
-    >(
+  /** The facts of the context's company and its number `to` for an inbound call; undefined when it has gone. */
+  async numberFacts(ctx: RequestContext, to: string): Promise<NumberFacts | undefined> {
+    const [row] = await ctx.sql<Omit<NumberFacts, 'agents'> & { agents: number[] }>(
       `SELECT co.name AS "companyName", pn.id AS "numberId", pn.chatbot_agent_id AS "numberAgentId",
-         ct.id AS "contactId", ct.first_name AS "firstName", ct.last_name AS "lastName", ct.email,
-         ARRAY(SELECT a.id FROM agents a WHERE a.company_id = co.id) AS agents,
-         cl.id AS "callId", cl.decided_by IS NOT NULL AS decided
-       FROM companies co
-       LEFT JOIN phone_numbers pn ON pn.company_id = co.id AND pn.phone_no = $2
-       LEFT JOIN contacts ct ON ct.company_id = co.id AND ct.phone_number = $3
-       LEFT JOIN calls cl ON cl.provider_call_id = $4 AND cl.company_id = co.id
+         ARRAY(SELECT a.id FROM agents a WHERE a.company_id = co.id) AS agents
+       FROM companies co LEFT JOIN phone_numbers pn ON pn.company_id = co.id AND pn.phone_no = $2
        WHERE co.id = $1`,
-      [await ctx.companyId(), call.to, call.from, call.callSid],
+      [await ctx.companyId(), to],
     );
-    if (!row) return undefined;
-    const { contactId, firstName, lastName, email, ...facts } = row;
+    return row && { ...row, agents: new Set(row.agents) };
+  },
+
+  /**
+   * The calls of every company decided since `since`, read from the newest `limit` calls back (the primary key's
+   * order, so the read stops there whatever the table holds), and from when that covers every call: `since`, or
+   * the oldest call read when the limit cut the rest off.
+   */
+  async recentlyDecided(
+    ctx: RequestContext,
+    since: Date,
+    limit: number,
+  ): Promise<{ calls: Array<{ sid: string; at: number }>; coveredFrom: number }> {
+    const [row] = await ctx.sql<{ scanned: number; oldest: Date | null; calls: Array<[string, number]> }>(
+      `WITH recent AS MATERIALIZED (SELECT provider_call_id, started_at, decided_by FROM calls ORDER BY id DESC LIMIT $2)
+       SELECT (SELECT count(*) FROM recent)::int AS scanned, (SELECT min(started_at) FROM recent) AS oldest,
+         coalesce((SELECT json_agg(json_build_array(provider_call_id, (extract(epoch FROM started_at) * 1000)::bigint))
+           FROM recent WHERE decided_by IS NOT NULL AND provider_call_id IS NOT NULL AND started_at >= $1), '[]') AS calls`,
+      [since, limit],
+    );
+    const cut = row.scanned >= limit && row.oldest !== null;
     return {
-      ...facts,
-      decided: facts.decided === true,
-      contact:
-        contactId === null
-          ? null
-          : { id: contactId, firstName: firstName ?? null, lastName: lastName ?? null, email: email ?? null },
+      calls: row.calls.map(([sid, at]) => ({ sid, at: Number(at) })),
+      coveredFrom: cut ? Math.max(since.getTime(), row.oldest!.getTime()) : since.getTime(),
     };
   },
 };

@@ -5,6 +5,7 @@ import { CallTurn } from '../entities/call-turn.entity.js';
 import { Call } from '../entities/call.entity.js';
 import type { CallDecisionRecord } from '../entities/call-decision.embeddable.js';
 import { TERMINAL_CALL_STATUSES } from '../kernel/vocabulary.js';
+import { CALL_PATH_CHANNEL } from '../db/config-cache.js';
 
 // A company's calls as the provider's callbacks make and advance them, and their transcript turns: the one module
 // that knows the calls and call_turns tables (the dashboard's lists and totals are in call-list.repository.ts).
@@ -108,6 +109,11 @@ export const callRepository = {
   /** The company's call with this provider id (a transcript turn's, a tool call's), or null. */
   async byProviderId(ctx: RequestContext, providerCallId: string): Promise<Call | null> {
     return ctx.em.findOne(Call, { providerCallId, company: await ctx.companyId() });
+  },
+
+  /** Tells every API process at the commit that the call is decided (db/recent-decisions.ts). */
+  async announceDecided(ctx: RequestContext, providerCallId: string): Promise<void> {
+    await ctx.sqlAtCommit(`SELECT pg_notify('${CALL_PATH_CHANNEL}', $1)`, [`d${providerCallId}`]);
   },
 
   /** Whether the company has the call `id`. */

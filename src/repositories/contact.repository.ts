@@ -2,6 +2,7 @@ import type { RequiredEntityData } from '@mikro-orm/core';
 import type { RequestContext } from '../context/request-context.js';
 import { type PageWindow, readPage } from '../db/reads.js';
 import { Contact } from '../entities/contact.entity.js';
+import type { CallerContact } from '../db/contact-directory.js';
 import { type Listed, listed } from './common.js';
 
 /** What a contact is listed with: every field the API serves. */
@@ -35,6 +36,8 @@ const PERSON_OF = `WITH found AS (${PERSON} WHERE company_id = $1 AND phone_numb
   RETURNING id, phone_number, email, first_name, last_name, address, city, state, zip, country, company_name, tags,
     custom_fields, created_at
 ) SELECT * FROM found UNION ALL SELECT * FROM made`;
+
+const CALLER = 'id, first_name AS "firstName", last_name AS "lastName", email';
 
 const personRecord = (row: Record<string, unknown>): ContactRecordRow => ({
   id: row.id as number,
@@ -84,6 +87,28 @@ export const contactRepository = {
         ])
       )[0];
     return personRecord(row);
+  },
+
+  /** The company's contact with this number as a decision request names it; null without one. */
+  async caller(ctx: RequestContext, phoneNumber: string): Promise<CallerContact | null> {
+    const [row] = await ctx.sql<CallerContact>(
+      `SELECT ${CALLER} FROM contacts WHERE company_id = $1 AND phone_number = $2`,
+      [await ctx.companyId(), phoneNumber],
+    );
+    return row ?? null;
+  },
+
+  /** The company's contacts as a decision request names them, after `afterId` in id order, at most `limit`. */
+  async callers(
+    ctx: RequestContext,
+    afterId: number,
+    limit: number,
+  ): Promise<Array<CallerContact & { phoneNumber: string }>> {
+    return ctx.sql<CallerContact & { phoneNumber: string }>(
+      `SELECT ${CALLER}, phone_number AS "phoneNumber" FROM contacts WHERE company_id = $1 AND id > $2 ORDER BY id
+       LIMIT $3`,
+      [await ctx.companyId(), afterId, limit],
+    );
   },
 
   async exists(ctx: RequestContext, phoneNumber: string): Promise<boolean> {

@@ -5,14 +5,19 @@ import type { Logger } from '../observability/logger.js';
 import type { InboundCallArrived } from '../telco/callbacks.js';
 import { contactFields, type ContactService } from './contact.service.js';
 import { callReads } from '../repositories/call-reads.repository.js';
+import { contactRepository } from '../repositories/contact.repository.js';
+import type { ConfigCache } from '../db/config-cache.js';
+import type { ContactDirectory } from '../db/contact-directory.js';
+import type { RecentDecisions } from '../db/recent-decisions.js';
 import { callRepository } from '../repositories/call.repository.js';
 import { applyDecision, decidedColumns, decisionOf } from './calls/records.js';
 
 // An inbound call the provider asks Switchboard to route
 // (docs/adr/0068-decisions-in-the-call-path.md): the call's facts and the
-// endpoint that decides it are read side by side, the endpoint is asked (or
-// its fallback decides, or without one the number's own agent answers), and
-// the provider gets its instruction at once. The call is recorded with its
+// endpoint that decides it are found side by side, from memory
+// (docs/adr/0095-call-facts-in-memory.md), the endpoint is asked (or its
+// fallback decides, or without one the number's own agent answers), and the
+// provider gets its instruction at once. The call is recorded with its
 // decision right after, in one unit of work (call.started carries it), off
 // the caller's path: nothing is held open while the endpoint is asked, and
 // no commit is waited for before the caller hears anything.
@@ -24,6 +29,14 @@ export interface DecisionPorts {
   decide(endpoint: DecidingEndpoint, call: InboundCallFacts, startedAt: number): Promise<CallDecision>;
 }
 
+/** What an inbound call's decision reads, kept in memory and current within a notification's latency (db/). */
+export interface CallPathMemory {
+  /** The called number's facts, with the call path's configuration. */
+  config: ConfigCache;
+  contacts: ContactDirectory;
+  decided: RecentDecisions;
+}
+
 export class InboundCallService {
   /** Decisions answered and not yet recorded. */
   private readonly recording = new Set<Promise<void>>();
@@ -31,6 +44,7 @@ export class InboundCallService {
   constructor(
     private readonly contacts: ContactService,
     private readonly decisions: DecisionPorts,
+    private readonly memory: CallPathMemory,
     private readonly log: Logger,
     private readonly clock: () => Date = () => new Date(),
   ) {}
@@ -38,38 +52,48 @@ export class InboundCallService {
   /** The call's decision (the one already recorded, when the provider asks again). `startedAt`: performance.now() at arrival. */
   async inboundCall(ctx: RequestContext, call: InboundCallArrived, startedAt: number): Promise<CallDecision> {
     const companyId = await ctx.companyId();
-    const [known, endpoint] = await Promise.all([
-      callReads.inboundFacts(ctx, call),
+    const [number, contact, endpoint] = await Promise.all([
+      this.memory.config.get(`number:${companyId}:${call.to}`, async () => {
+        const facts = await callReads.numberFacts(ctx, call.to);
+        return facts && { companyId, value: facts };
+      }),
+      this.memory.contacts.find(companyId, call.from, {
+        one: () => contactRepository.caller(ctx, call.from),
+        page: (afterId, limit) => contactRepository.callers(ctx, afterId, limit),
+      }),
       this.decisions.endpointFor(ctx, companyId, call.to),
     ]);
-    if (!known) throw new NotFoundError('Company');
-    // The provider asks again: the decision already made.
-    const made = known.decided && known.callId !== null ? await callRepository.byProviderId(ctx, call.callSid) : null;
-    const decided = made && decisionOf(made);
-    if (decided) return decided;
+    if (!number) throw new NotFoundError('Company');
+    // The provider asks again: the decision already made (the database is asked only when memory cannot tell).
+    if (this.memory.decided.decided(call.callSid) !== false) {
+      const made = await callRepository.byProviderId(ctx, call.callSid);
+      const decided = made && decisionOf(made);
+      if (decided) return decided;
+    }
     const facts: InboundCallFacts = {
       companyId,
-      companyName: known.companyName,
+      companyName: number.companyName,
       callSid: call.callSid,
       caller: call.from,
       called: call.to,
-      phoneNumberId: known.numberId,
-      numberAgentId: known.numberAgentId,
-      contact: known.contact,
-      agents: new Set(known.agents),
+      phoneNumberId: number.numberId,
+      numberAgentId: number.numberAgentId,
+      contact,
+      agents: number.agents,
     };
     const decision: CallDecision = endpoint
       ? await this.decisions.decide(endpoint, facts, startedAt)
       : {
           decidedBy: 'number',
           action: 'answer',
-          agentId: known.numberAgentId,
+          agentId: number.numberAgentId,
           forwardTo: null,
           fallbackReason: null,
           reason: null,
           variables: {},
           latencyMs: null,
         };
+    this.memory.decided.add(call.callSid);
     const recorded = this.record(ctx, call, decision).catch((error: Error) =>
       this.log.error('an inbound call was answered but its decision not recorded', {
         callSid: call.callSid,
@@ -106,6 +130,8 @@ export class InboundCallService {
         contactEmail: person.email,
         at: now,
       };
+      // The other API processes hear of the decision at the commit (db/recent-decisions.ts).
+      await callRepository.announceDecided(uow, call.callSid);
       // The usual case, one statement: the call is new, and starts now with its decision.
       let started = await callRepository.insertDecided(uow, fields, decidedColumns(decision));
       if (!started) {
