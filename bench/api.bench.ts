@@ -249,8 +249,8 @@ export async function apiBench(app: TestApp): Promise<void> {
     res.status(201).json({ success: true });
   });
   // And the facts an inbound call's decision is asked about (the company, the number called, the caller as a contact,
-  // the company's agents, the decision already made): one statement, as callReads.inboundFacts reads them, or five
-  // finds through the entities, side by side on the pool.
+  // the company's agents, the decision already made): one statement, as the call path reads them where memory does
+  // not hold them (ADR 0095), or five finds through the entities, side by side on the pool.
   const factsOf = (f: {
     name: string;
     number: number | null;

@@ -219,3 +219,61 @@ describe('calls decided lately, kept in memory', () => {
     assert.doesNotMatch(answered.text, /<Reject/);
   });
 });
+
+describe('decisions recorded together', () => {
+  it('records each of many calls answered at once once, with one contact per number and one call.started', async () => {
+    const callers = Array.from({ length: 30 }, () => newNumber());
+    const twice = newSid();
+    const before = asked().length;
+    const answers = await Promise.all([
+      ...callers.map((caller) => inbound(b.url, caller)),
+      inbound(b.url, callers[0], twice),
+      inbound(b.url, callers[0], twice),
+    ]);
+    assert.equal(answers[30].text, answers[31].text, 'a call asked about twice at once has one answer');
+    assert.ok(asked().length - before >= 31);
+    const sids = answers.map((a) => a.sid);
+    const recorded = await eventually(async () => {
+      const rows = await app.sql<{ sid: string; decided_by: string; contact: string }>(
+        `SELECT c.provider_call_id AS sid, c.decided_by, k.phone_number AS contact
+         FROM calls c JOIN contacts k ON k.id = c.contact_id WHERE c.provider_call_id = ANY($1)`,
+        [sids],
+      );
+      return rows.length === 31 ? rows : undefined;
+    }, 5000);
+    assert.ok(recorded.every((row) => row.decided_by === 'endpoint'));
+    assert.deepEqual(
+      recorded
+        .filter((row) => row.sid !== twice)
+        .map((row) => row.contact)
+        .sort(),
+      [...callers].sort(),
+      "each call names its caller's contact",
+    );
+    const [{ contacts }] = await app.sql<{ contacts: number }>(
+      'SELECT count(*)::int AS contacts FROM contacts WHERE company_id = $1 AND phone_number = ANY($2)',
+      [account.companyId, callers],
+    );
+    assert.equal(contacts, 30, 'one contact per number');
+    const started = await app.sql<{ sid: string; n: number }>(
+      `SELECT c.provider_call_id AS sid, count(e.id)::int AS n FROM calls c
+       LEFT JOIN events e ON e.type = 'call.started' AND e.company_id = c.company_id AND e.data ->> 'call_id' = c.id::text
+       WHERE c.provider_call_id = ANY($1) GROUP BY c.provider_call_id`,
+      [sids],
+    );
+    assert.deepEqual(
+      started.filter((row) => row.n !== 1),
+      [],
+      'call.started once for each call',
+    );
+  });
+
+  it('answers a repeat of a call answered and not yet recorded from memory, without asking again', async () => {
+    const caller = newNumber();
+    const first = await inbound(b.url, caller);
+    const before = asked().length;
+    const again = await inbound(b.url, caller, first.sid);
+    assert.equal(again.text, first.text);
+    assert.equal(asked().length, before, 'the endpoint is not asked again');
+  });
+});

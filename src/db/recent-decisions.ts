@@ -2,11 +2,11 @@ import type { Watcher } from './config-cache.js';
 
 // Which calls have been decided lately, in memory (docs/adr/0095-call-facts-in-memory.md), so a provider that asks
 // about a call again is answered the decision already made without a read of the database on every call. Each API
-// process keeps the calls it decided and hears of the others' from the record's commit (`d<call sid>` on
-// `call_path_changes`); when it begins listening it reads the calls decided in the window before. A call it does
-// not know was not decided within the window, as long as what it keeps covers the window: until its first read is
-// done, while the channel is not listened to, and when more calls were decided in a window than it keeps, the
-// database is asked.
+// process keeps the calls it decided and hears of the others' after each record's commit (`d<sid>,<sid>...` on
+// `call_path_changes`); when it begins listening it reads the calls decided in the window before. A call it does not
+// know was not decided within the window, as long as what it keeps covers the window: until its first read is done,
+// while the channel is not listened to, and when more calls were decided in a window than it keeps, the database is
+// asked.
 
 /** A call decided at a time (ms since the epoch). */
 interface Decided {
@@ -14,7 +14,7 @@ interface Decided {
   at: number;
 }
 
-const TOLD = /^d(CA[0-9a-f]{32})$/;
+const TOLD = /^d(CA[0-9a-f]{32}(?:,CA[0-9a-f]{32})*)$/;
 
 export class RecentDecisions implements Watcher {
   /** Call sids and when each was decided, oldest first. */
@@ -49,9 +49,10 @@ export class RecentDecisions implements Watcher {
     this.prune(at);
   }
 
+  /** `d<sid>,<sid>...`: calls another process (or this one) recorded as decided. */
   told(payload: string): void {
-    const sid = TOLD.exec(payload)?.[1];
-    if (sid) this.add(sid);
+    const sids = TOLD.exec(payload)?.[1];
+    if (sids) for (const sid of sids.split(',')) this.add(sid);
   }
 
   reset(listening: boolean): void {

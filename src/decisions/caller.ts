@@ -178,7 +178,7 @@ export class DecisionCaller {
     const answered = 'value' in asked;
     this.metrics.decisionDuration.observe({ endpoint, outcome: answered ? 'answered' : 'fallback' }, latencyMs / 1000);
     if (!answered) this.metrics.decisionFallbacks.inc({ reason: asked.fallbackReason });
-    this.metrics.decisionBreakerOpen.set({ endpoint }, health.view().state === 'closed' ? 0 : 1);
+    this.metrics.decisionBreakerOpen.set({ endpoint }, health.closed ? 0 : 1);
   }
 
   private healthOf(key: string): EndpointHealth {

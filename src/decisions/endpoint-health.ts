@@ -64,6 +64,11 @@ export class EndpointHealth {
     return opens;
   }
 
+  /** The breaker closed: every call asks the endpoint (cheaper than `view`, which sorts the recent times). */
+  get closed(): boolean {
+    return this.openedAt === null;
+  }
+
   recentP95(): number | null {
     if (this.times.length < MIN_SAMPLES) return null;
     if (this.p95Stale) {

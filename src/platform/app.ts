@@ -147,6 +147,9 @@ export async function createApp(
   }
   // Traced: each API request a server span, which the outbox hands on to the webhook attempts it causes.
   if (tracingOn()) first.push(traceApiRequests);
+  // Provider callbacks before the rows, on their own paths only: their rows alone take form bodies and signatures
+  // instead of tokens, and an inbound call's answer waits on no router's walk (docs/call-routing.md).
+  first.push(ingressHandler(parts.ingress, services, log));
   const rest = restHandlers({
     routes,
     log,
@@ -195,11 +198,6 @@ export async function createApp(
     ),
   );
   app.use(docsRouter(parts.openapi));
-  // Provider callbacks first, on their own paths only: their rows alone take form bodies and signatures instead of tokens.
-  app.all(
-    parts.ingress.map((route) => route.path),
-    ingressHandler(parts.ingress, services, log),
-  );
   // What no row and no callback takes is 404 (or 405) whatever its body: an unknown route's body is never read.
   app.use(rest.unmatched);
   app.use((_req, res) => sendError(res, new HttpError(404, 'Not found.'), res.locals.requestId, log));

@@ -43,11 +43,17 @@ const newRow = async (ctx: RequestContext, call: NewCall) => ({
 });
 
 /** A new inbound call, `initiated`, with its decision; nothing when its provider id is known already. */
-const INSERT_DECIDED = `INSERT INTO calls (company_id, agent_id, contact_id, provider_call_id, from_number, to_number,
-    started_at, direction, contact_name, contact_email, created_at, updated_at, status, decided_by, decision_action,
-    decision_target, decision_reason, decision_variables, decision_latency_ms, decision_fallback_reason)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $7, $7, 'initiated', $11, $12, $13, $14, $15::jsonb, $16, $17)
-  ON CONFLICT (provider_call_id) DO NOTHING RETURNING id, started_at`;
+// Inbound calls with their decisions (the call path's record of a batch of calls), from a JSON array.
+const INSERT_MANY_DECIDED = `INSERT INTO calls (company_id, agent_id, contact_id, provider_call_id, from_number,
+    to_number, started_at, direction, contact_name, contact_email, created_at, updated_at, status, decided_by,
+    decision_action, decision_target, decision_reason, decision_variables, decision_latency_ms, decision_fallback_reason)
+  SELECT $1, c.agent_id, c.contact_id, c.sid, c.from_number, c.to_number, c.at, c.direction, c.contact_name,
+    c.contact_email, c.at, c.at, 'initiated', c.decided_by, c.action, c.target, c.reason, c.variables, c.latency_ms,
+    c.fallback_reason
+  FROM json_to_recordset($2::json) AS c(agent_id int, contact_id int, sid text, from_number text, to_number text,
+    at timestamptz, direction text, contact_name text, contact_email text, decided_by text, action text, target text,
+    reason text, variables jsonb, latency_ms int, fallback_reason text)
+  ON CONFLICT (provider_call_id) DO NOTHING RETURNING provider_call_id AS sid, id, started_at`;
 
 export const callRepository = {
   /**
@@ -65,35 +71,37 @@ export const callRepository = {
   },
 
   /**
-   * Records an inbound call with its decision, `initiated`, in one statement, when it is new: its id and start. Undefined
-   * when a call with its provider id is known already (a status callback came first, or the provider asked twice).
+   * Records inbound calls with their decisions, `initiated`, in one statement: the id and start of each that was new,
+   * by provider id (one known already is left out; the unique provider id decides).
    */
-  async insertDecided(
+  async insertManyDecided(
     ctx: RequestContext,
-    call: NewCall,
-    decision: { decidedBy: string } & CallDecisionRecord,
-  ): Promise<{ id: number; startedAt: Date } | undefined> {
-    // Plain text, no query builder: it runs after each inbound call's answer, on the event loop of the next ones.
-    const [row] = await ctx.sql<{ id: number; started_at: Date }>(INSERT_DECIDED, [
+    calls: Array<{ call: NewCall; decision: { decidedBy: string } & CallDecisionRecord }>,
+  ): Promise<Map<string, { id: number; startedAt: Date }>> {
+    const rows = await ctx.sql<{ sid: string; id: number; started_at: Date }>(INSERT_MANY_DECIDED, [
       await ctx.companyId(),
-      call.agentId,
-      call.contactId,
-      call.providerCallId,
-      call.fromNumber,
-      call.toNumber,
-      call.at,
-      call.direction,
-      call.contactName,
-      call.contactEmail,
-      decision.decidedBy,
-      decision.action,
-      decision.target,
-      decision.reason,
-      decision.variables === null || decision.variables === undefined ? null : JSON.stringify(decision.variables),
-      decision.latencyMs,
-      decision.fallbackReason,
+      JSON.stringify(
+        calls.map(({ call, decision }) => ({
+          agent_id: call.agentId,
+          contact_id: call.contactId,
+          sid: call.providerCallId,
+          from_number: call.fromNumber,
+          to_number: call.toNumber,
+          at: call.at,
+          direction: call.direction,
+          contact_name: call.contactName,
+          contact_email: call.contactEmail,
+          decided_by: decision.decidedBy,
+          action: decision.action,
+          target: decision.target,
+          reason: decision.reason,
+          variables: decision.variables ?? null,
+          latency_ms: decision.latencyMs,
+          fallback_reason: decision.fallbackReason,
+        })),
+      ),
     ]);
-    return row ? { id: row.id, startedAt: row.started_at } : undefined;
+    return new Map(rows.map((row) => [row.sid, { id: row.id, startedAt: row.started_at }]));
   },
 
   /** The company's call with this provider id, locked until the unit of work ends; null for another's or none. */
@@ -111,9 +119,12 @@ export const callRepository = {
     return ctx.em.findOne(Call, { providerCallId, company: await ctx.companyId() });
   },
 
-  /** Tells every API process at the commit that the call is decided (db/recent-decisions.ts). */
-  async announceDecided(ctx: RequestContext, providerCallId: string): Promise<void> {
-    await ctx.sqlAtCommit(`SELECT pg_notify('${CALL_PATH_CHANNEL}', $1)`, [`d${providerCallId}`]);
+  /**
+   * Tells every API process, once the unit of work has committed, that these calls are decided
+   * (db/recent-decisions.ts): one notification naming them all (at most 200, within a payload's 8,000 bytes).
+   */
+  announceDecided(ctx: RequestContext, providerCallIds: string[]): void {
+    ctx.notifyAfterCommit(CALL_PATH_CHANNEL, `d${providerCallIds.join(',')}`);
   },
 
   /** Whether the company has the call `id`. */

@@ -29,9 +29,13 @@ export type ContactRecordRow = Pick<Contact, ContactListed>;
 
 const PERSON = `SELECT id, phone_number, email, first_name, last_name, address, city, state, zip, country, company_name,
   tags, custom_fields, created_at FROM contacts`;
-const PERSON_OF = `WITH found AS (${PERSON} WHERE company_id = $1 AND phone_number = $2), made AS (
+// Many numbers at once (the call path's record of a batch of calls): each found, or made where there is none, in the
+// numbers' order, so two records making the same new contacts at once never wait on each other in turn.
+const PEOPLE_OF = `WITH wanted AS (SELECT DISTINCT unnest($2::text[]) AS phone_number),
+found AS (${PERSON} WHERE company_id = $1 AND phone_number = ANY($2::text[])), made AS (
   INSERT INTO contacts (company_id, phone_number, tags, custom_fields, created_at, updated_at)
-  SELECT $1, $2, '[]', '{}', $3, $3 WHERE NOT EXISTS (SELECT 1 FROM found)
+  SELECT $1, w.phone_number, '[]', '{}', $3, $3 FROM wanted w
+  WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.phone_number = w.phone_number) ORDER BY w.phone_number
   ON CONFLICT (company_id, phone_number) DO NOTHING
   RETURNING id, phone_number, email, first_name, last_name, address, city, state, zip, country, company_name, tags,
     custom_fields, created_at
@@ -71,22 +75,27 @@ export const contactRepository = {
   },
 
   /**
-   * The same, in one statement and as a plain record (no entity): for the call path's record, where the entities'
-   * work competes with the next calls' answers (docs/adr/0088). Two callers at once get the same one.
+   * The contacts of these numbers by number, made where there are none, in one statement and as plain records (no
+   * entity): for the call path's record, where the entities' work competes with the next calls' answers (ADR 0088).
+   * Two callers at once get the same one.
    */
-  async personOf(ctx: RequestContext, phoneNumber: string, now: Date): Promise<ContactRecordRow> {
+  async peopleOf(ctx: RequestContext, phoneNumbers: string[], now: Date): Promise<Map<string, ContactRecordRow>> {
     const company = await ctx.companyId();
-    const rows = await ctx.sql<Record<string, unknown>>(PERSON_OF, [company, phoneNumber, now]);
+    const people = new Map(
+      (await ctx.sql<Record<string, unknown>>(PEOPLE_OF, [company, phoneNumbers, now])).map((row) => [
+        row.phone_number as string,
+        personRecord(row),
+      ]),
+    );
     // Made meanwhile by another caller (its insert committed after this statement's snapshot): read as committed.
-    const row =
-      rows[0] ??
-      (
-        await ctx.sql<Record<string, unknown>>(`${PERSON} WHERE company_id = $1 AND phone_number = $2`, [
-          company,
-          phoneNumber,
-        ])
-      )[0];
-    return personRecord(row);
+    const missing = [...new Set(phoneNumbers)].filter((number) => !people.has(number));
+    if (missing.length > 0)
+      for (const row of await ctx.sql<Record<string, unknown>>(
+        `${PERSON} WHERE company_id = $1 AND phone_number = ANY($2::text[])`,
+        [company, missing],
+      ))
+        people.set(row.phone_number as string, personRecord(row));
+    return people;
   },
 
   /** The company's contact with this number as a decision request names it; null without one. */

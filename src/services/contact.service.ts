@@ -65,9 +65,9 @@ export class ContactService {
     return contactRepository.findOrCreate(ctx, phoneNumber, this.clock());
   }
 
-  /** The same as a plain record, in one statement (the call path's record: no entity). */
-  async personOf(ctx: RequestContext, phoneNumber: string): Promise<ContactRecord> {
-    return contactRepository.personOf(ctx, phoneNumber, this.clock());
+  /** The contacts of these numbers by number, made where there are none, as plain records in one statement. */
+  async peopleOf(ctx: RequestContext, phoneNumbers: string[]): Promise<Map<string, ContactRecord>> {
+    return contactRepository.peopleOf(ctx, phoneNumbers, this.clock());
   }
 
   async create(ctx: RequestContext, input: ContactInput): Promise<ContactRecord> {
