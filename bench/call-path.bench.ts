@@ -3,10 +3,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { toBase64Id } from '../src/kernel/ids.js';
 import { instructionFor, readInstruction } from '../src/telco/instructions.js';
 import { SIGNATURE_HEADER, telcoSignature } from '../src/telco/signature.js';
 import { startTestApp } from '../test/helpers/app.js';
 import { startWorker } from '../test/helpers/worker.js';
+import { eventually } from '../test/helpers/receiver.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { topFrames, topPlaces } from './cpu-profile.js';
@@ -19,15 +21,17 @@ import { openLoop } from './webhooks.bench.js';
 // connections, and a decision endpoint on loopback that answers after 1 ms.
 // Before timing, one call is checked: the instruction is the markup of the
 // endpoint's decision, and the endpoint's request verifies with standardwebhooks.
-// Three runs: the endpoint answering (what Switchboard adds to the endpoint's
+// The runs: the endpoint answering (what Switchboard adds to the endpoint's
 // own time, per call: the callback's round trip less the endpoint's time from
-// the request's arrival to its answer's end), the endpoint hanging with a
-// 200 ms deadline (the fallback's answer time against the deadline), and the
-// breaker open (the fallback without asking).
+// the request's arrival to its answer's end), at that rate and one call at a
+// time; an agent's tool called during a call, the same two ways; the endpoint
+// hanging with a 200 ms deadline (the fallback's answer time against the
+// deadline), and the breaker open (the fallback without asking).
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RATE = Number(process.env.BENCH_CALL_RATE ?? 100);
 const DEADLINE_MS = 200;
+const CALLER = '+14155550177';
 /** Calls of the one-at-a-time run. */
 const SEQUENTIAL = 200;
 const round = (n: number) => Math.round(n * 10) / 10;
@@ -46,9 +50,10 @@ const stats = (values: number[]) => ({
 async function decisionEndpoint() {
   const own = new Map<string, number>();
   const bodies: Array<{ body: string; headers: http.IncomingHttpHeaders }> = [];
+  const toolBodies: Array<{ body: string; headers: http.IncomingHttpHeaders }> = [];
   const hanging = new Set<http.ServerResponse>();
-  const state = { hang: false };
-  const answer = JSON.stringify({ action: 'answer', variables: { first_name: 'Ada' } });
+  const state = { hang: false, answer: JSON.stringify({ action: 'answer', variables: { first_name: 'Ada' } }) };
+  const toolAnswer = JSON.stringify({ result: { slots: ['15:00', '16:30'] } });
   const server = http.createServer((req, res) => {
     const arrived = performance.now();
     const chunks: Buffer[] = [];
@@ -56,11 +61,19 @@ async function decisionEndpoint() {
     req.on('end', () => {
       if (req.method === 'OPTIONS') return res.writeHead(204).end();
       const body = Buffer.concat(chunks).toString('utf8');
+      const asked = JSON.parse(body) as { type: string; data: { call_sid: string; arguments?: { n: number } } };
+      if (asked.type === 'tool.call') {
+        // A tool call: its own time kept by call and argument; its result after 1 ms.
+        const key = `${asked.data.call_sid}#${asked.data.arguments?.n}`;
+        if (toolBodies.length < 1) toolBodies.push({ body, headers: req.headers });
+        res.on('finish', () => own.set(key, performance.now() - arrived));
+        return void setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(toolAnswer), 1);
+      }
       if (bodies.length < 1) bodies.push({ body, headers: req.headers });
-      const sid = (JSON.parse(body) as { data: { call_sid: string } }).data.call_sid;
+      const sid = asked.data.call_sid;
       if (state.hang) return void hanging.add(res);
       res.on('finish', () => own.set(sid, performance.now() - arrived));
-      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(answer), 1);
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(state.answer), 1);
     });
   });
   server.keepAliveTimeout = 30_000;
@@ -69,8 +82,9 @@ async function decisionEndpoint() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/decide`,
     own,
     bodies,
+    toolBodies,
     state,
-    answer,
+    toolAnswer,
     close: async () => {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
@@ -111,9 +125,8 @@ export async function callPathBench(): Promise<void> {
     );
     const target = `${api.url}/api/telco/voice/inbound`;
     const totals = new Map<string, number>();
-    const inbound = (to = target): Promise<{ sid: string; text: string }> => {
-      const sid = `CA${randomBytes(16).toString('hex')}`;
-      const params = { AccountSid: account.sid, CallSid: sid, From: '+14155550177', To: number };
+    /** A signed callback to `to`; its round trip kept under `key`. */
+    const post = (to: string, params: Record<string, string>, key: string): Promise<string> => {
       const body = new URLSearchParams(params).toString();
       // The provider's own work (its signature) is done before the clock starts: it is not Switchboard's.
       const headers = {
@@ -129,15 +142,39 @@ export async function callPathBench(): Promise<void> {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('end', () => {
-            totals.set(sid, performance.now() - sent);
+            totals.set(key, performance.now() - sent);
             const text = Buffer.concat(chunks).toString('utf8');
             if (response.statusCode !== 200) reject(new Error(`${response.statusCode}: ${text}`));
-            else resolve({ sid, text });
+            else resolve(text);
           });
         });
         request.end(body);
       });
     };
+    const inbound = async (to = target): Promise<{ sid: string; text: string }> => {
+      const sid = `CA${randomBytes(16).toString('hex')}`;
+      const text = await post(to, { AccountSid: account.sid, CallSid: sid, From: CALLER, To: number }, sid);
+      return { sid, text };
+    };
+    /** The agent's tool asked during the call `sid`, its argument `n` (and the turn's number). */
+    const toolCall = (sid: string, n: number): Promise<string> =>
+      post(
+        `${api.url}/api/telco/voice/tool`,
+        {
+          AccountSid: account.sid,
+          CallSid: sid,
+          From: CALLER,
+          To: number,
+          Direction: 'inbound',
+          Tool: 'check_availability',
+          Arguments: JSON.stringify({ n }),
+          Sequence: String(n),
+        },
+        `${sid}#${n}`,
+      );
+    /** What Switchboard added to each of these callbacks: its round trip less the endpoint's own time. */
+    const addedTo = (keys: Iterable<string>) =>
+      stats([...keys].filter((key) => endpoint.own.has(key)).map((key) => totals.get(key)! - endpoint.own.get(key)!));
 
     // The check: the endpoint's decision, as markup, and a request that verifies.
     const first = await inbound();
@@ -160,12 +197,11 @@ export async function callPathBench(): Promise<void> {
     await openLoop(RATE, 1, () => inbound().then(() => undefined));
     totals.clear();
     const answered = await openLoop(RATE, SECONDS, () => inbound().then(() => undefined));
-    const added = [...totals].filter(([sid]) => endpoint.own.has(sid)).map(([sid, ms]) => ms - endpoint.own.get(sid)!);
     const ownTimes = [...totals.keys()].filter((sid) => endpoint.own.has(sid)).map((sid) => endpoint.own.get(sid)!);
     const healthy = {
       total: stats([...totals.values()]),
       own: stats(ownTimes),
-      added: stats(added),
+      added: addedTo(totals.keys()),
       failed: answered.failed,
     };
     out(
@@ -174,10 +210,47 @@ export async function callPathBench(): Promise<void> {
     // The same, one call after another: each call alone on both event loops.
     totals.clear();
     for (let i = 0; i < SEQUENTIAL; i++) await inbound();
-    const sequential = stats(
-      [...totals].filter(([sid]) => endpoint.own.has(sid)).map(([sid, ms]) => ms - endpoint.own.get(sid)!),
-    );
+    const sequential = addedTo(totals.keys());
     out(`one call at a time: Switchboard adds p50 ${sequential.p50} ms, p99 ${sequential.p99} ms`);
+
+    // Tool calls: the agent the endpoint answers with has a tool, asked during its call; checked first (the result
+    // is the endpoint's, the request verifies), then one at a time and at the same rate.
+    const [{ id: agentId }] = await app.sql<{ id: number }>(
+      'SELECT id FROM agents WHERE company_id = $1 ORDER BY id LIMIT 1',
+      [account.companyId],
+    );
+    endpoint.state.answer = JSON.stringify({ action: 'answer', agent_id: String(agentId) });
+    const tool = await rest('POST', `/api/agents/${toBase64Id(agentId)}/tools`, {
+      name: 'check_availability',
+      description: 'Free slots',
+      parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+      url: endpoint.url,
+    });
+    const onCall = (await inbound()).sid;
+    await eventually(
+      async () => (await app.sql('SELECT 1 FROM calls WHERE provider_call_id = $1', [onCall])).length > 0 || undefined,
+      5000,
+      'the call recorded',
+    );
+    const toolResult = JSON.parse(await toolCall(onCall, 0)) as { result: unknown; source: string };
+    if (toolResult.source !== 'endpoint' || JSON.stringify({ result: toolResult.result }) !== endpoint.toolAnswer)
+      throw new Error(`the tool's result is not the endpoint's: ${JSON.stringify(toolResult)}`);
+    new StandardWebhook(tool.secret).verify(
+      endpoint.toolBodies[0].body,
+      endpoint.toolBodies[0].headers as Record<string, string>,
+    );
+    totals.clear();
+    for (let n = 1; n <= SEQUENTIAL; n++) await toolCall(onCall, n);
+    const toolsOneByOne = addedTo(totals.keys());
+    totals.clear();
+    let next = SEQUENTIAL + 1;
+    await openLoop(RATE, SECONDS, () => toolCall(onCall, next++).then(() => undefined));
+    const toolsAtRate = addedTo(totals.keys());
+    const tools = { sequential: toolsOneByOne, atRate: toolsAtRate };
+    out(
+      `tool calls: Switchboard adds p50 ${tools.sequential.p50} ms, p99 ${tools.sequential.p99} ms one at a time; ` +
+        `p50 ${tools.atRate.p50} ms, p99 ${tools.atRate.p99} ms at ${RATE}/s`,
+    );
 
     // The endpoint hangs: each call's fallback against the deadline; the breaker opens and closes every 100 ms.
     await rest('PUT', `/api/decision-endpoints/${created.id}`, { deadline_ms: DEADLINE_MS });
@@ -221,6 +294,8 @@ export async function callPathBench(): Promise<void> {
     const goals = {
       added: healthy.added.n > 0 && healthy.added.p50 < 1 && healthy.added.p99 < 5,
       sequential: sequential.n > 0 && sequential.p50 < 1 && sequential.p99 < 5,
+      toolsOneByOne: tools.sequential.n > 0 && tools.sequential.p50 < 1 && tools.sequential.p99 < 5,
+      toolsAtRate: tools.atRate.n > 0 && tools.atRate.p50 < 1 && tools.atRate.p99 < 5,
       deadline: hanging.overDeadline.n > 0 && hanging.overDeadline.max <= 10,
       breaker: hanging.breakerOpen.n > 0 && hanging.breakerOpen.p99 < 5,
     };
@@ -269,6 +344,16 @@ export async function callPathBench(): Promise<void> {
           `answering, ${SEQUENTIAL} calls one at a time: what Switchboard adds`,
           sequential,
           `p50 under 1 ms, p99 under 5 ms: ${met(goals.sequential)}`,
+        ),
+        row(
+          `tool calls, ${SEQUENTIAL} one at a time: what Switchboard adds`,
+          tools.sequential,
+          `p50 under 1 ms, p99 under 5 ms: ${met(goals.toolsOneByOne)}`,
+        ),
+        row(
+          `tool calls, ${RATE} a second: what Switchboard adds`,
+          tools.atRate,
+          `p50 under 1 ms, p99 under 5 ms: ${met(goals.toolsAtRate)}`,
         ),
         row(
           `hanging, ${DEADLINE_MS} ms deadline: the fallback's answer less the deadline`,

@@ -50,6 +50,7 @@ import { PredialDecider } from './decisions/predial.js';
 import { ConfigCache } from './db/config-cache.js';
 import { ContactDirectory } from './db/contact-directory.js';
 import { RecentDecisions } from './db/recent-decisions.js';
+import { QuietMoments } from './services/calls/quiet-moments.js';
 import { callReads } from './repositories/call-reads.repository.js';
 import { CallPathStatsService } from './decisions/call-path-stats.service.js';
 import { EndpointAuth } from './webhooks/engine/endpoint-auth.js';
@@ -194,6 +195,8 @@ export function createServices(
       callReads.recentlyDecided(contexts.forMaintenance('calls decided lately').readOnly(), since, limit),
     ),
   };
+  // The records of decisions and tool calls wait for a moment when no call is being answered (ADR 0096).
+  const quietMoments = new QuietMoments();
   configCache.watch(callPathMemory.contacts);
   configCache.watch(callPathMemory.decided);
   metrics.callPathKept.sizes = () => ({
@@ -208,7 +211,7 @@ export function createServices(
     { destinations: config.webhookDestinations },
     configCache,
   );
-  const agentTools = new AgentToolService(ids, box, caller, { destinations: config.webhookDestinations });
+  const agentTools = new AgentToolService(ids, box, caller, { destinations: config.webhookDestinations }, configCache);
   const inboundCalls = new InboundCallService(
     contacts,
     {
@@ -217,11 +220,17 @@ export function createServices(
         decisionEndpoints.decideInbound(endpoint as DecidingSnapshot, call, startedAt),
     },
     callPathMemory,
+    quietMoments,
     log,
     clock,
   );
   const transcripts = new CallTranscriptService(live, ids, clock);
-  const toolCalls = new ToolCallService(transcripts, (ctx, call, startedAt) => agentTools.call(ctx, call, startedAt));
+  const toolCalls = new ToolCallService(
+    transcripts,
+    (ctx, call, startedAt) => agentTools.call(ctx, call, startedAt),
+    quietMoments,
+    log,
+  );
   const telcoClient = new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs);
   const purposeTokens = new PurposeTokens(config.jwtSecret);
   const telco = new TelcoService(telcoClient, box, purposeTokens, limiter, config, configCache);

@@ -6,7 +6,7 @@ import { toBase64Id } from '../src/kernel/ids.js';
 import { playScenario } from '../src/telco/scenarios.js';
 import { postCallback } from './helpers/callbacks.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { Receiver } from './helpers/receiver.js';
+import { eventually, Receiver } from './helpers/receiver.js';
 
 // Tools for AI agents (docs/adr/0069), over HTTP end to end: an agent's tool
 // configured through REST, called by the simulated provider in the middle of
@@ -194,7 +194,10 @@ describe('agent tools: a tool called during a call', () => {
     assert.equal(verified.data.tool, 'check_availability');
     assert.deepEqual(verified.data.arguments, { day: 'Tuesday' });
     assert.equal(verified.data.agent_id, String(agentId));
-    const turns = await turnsOf(sid);
+    const turns = await eventually(async () => {
+      const written = await turnsOf(sid);
+      return written.length === 3 ? written : undefined;
+    }, 5000);
     assert.deepEqual(
       turns.map((t) => t.speaker),
       ['caller', 'tool', 'agent'],
@@ -225,8 +228,13 @@ describe('agent tools: a tool called during a call', () => {
     const notJson = await callTool(sid, 2, 'check_availability', '{day:');
     assert.equal(notJson.body.reason, 'the arguments are not JSON');
     assert.equal(toolRequests().length, asked, 'the endpoint was not asked');
+    // Each turn is written right after its answer (docs/adr/0097).
+    const turns = await eventually(async () => {
+      const written = await turnsOf(sid);
+      return written.length === 3 ? written : undefined;
+    }, 5000);
     assert.deepEqual(
-      (await turnsOf(sid)).map((t) => t.speaker),
+      turns.map((t) => t.speaker),
       ['tool', 'tool', 'tool'],
     );
   });

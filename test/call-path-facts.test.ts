@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { toBase64Id } from '../src/kernel/ids.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { postCallback } from './helpers/callbacks.js';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
@@ -275,5 +276,80 @@ describe('decisions recorded together', () => {
     const again = await inbound(b.url, caller, first.sid);
     assert.equal(again.text, first.text);
     assert.equal(asked().length, before, 'the endpoint is not asked again');
+  });
+});
+
+describe("an agent's tools, kept in memory", () => {
+  const tools = { first: new Receiver(), second: new Receiver(), third: new Receiver() };
+  before(async () => {
+    for (const [name, receiver] of Object.entries(tools)) {
+      await receiver.start();
+      receiver.answer = () => ({ status: 200, body: JSON.stringify({ result: name }) });
+    }
+  });
+  after(async () => {
+    for (const receiver of Object.values(tools)) await receiver.close();
+  });
+
+  it('runs a tool changed unannounced as it was; one changed through the other process, as it is now', async () => {
+    const [{ id: agentId }] = await app.sql<{ id: number }>(
+      'SELECT id FROM agents WHERE company_id = $1 ORDER BY id LIMIT 1',
+      [account.companyId],
+    );
+    const made = await app.request('POST', `/api/agents/${toBase64Id(agentId)}/tools`, {
+      token: owner,
+      body: {
+        name: 'kept_tool',
+        description: 'Kept in memory',
+        parameters: { type: 'object', properties: {} },
+        url: `${tools.first.url}/tool`,
+      },
+    });
+    assert.equal(made.status, 201, made.text);
+    answer = { action: 'answer', agent_id: String(agentId) };
+    const { sid } = await inbound(b.url, newNumber()).finally(() => (answer = { action: 'answer' }));
+    await eventually(
+      async () => (await app.sql('SELECT 1 FROM calls WHERE provider_call_id = $1', [sid])).length > 0 || undefined,
+      5000,
+      'the call recorded',
+    );
+    let sequence = 0;
+    const tool = async () => {
+      const res = await postCallback(b.url, account.authToken, '/api/telco/voice/tool', {
+        AccountSid: account.sid,
+        CallSid: sid,
+        From: '+14155550100',
+        To: number.phone,
+        Direction: 'inbound',
+        Tool: 'kept_tool',
+        Arguments: '{}',
+        Sequence: String(sequence++),
+      });
+      assert.equal(res.status, 200);
+      return ((await res.json()) as { result: string }).result;
+    };
+    assert.equal(await tool(), 'first');
+    await unannounced(`UPDATE agent_tools SET url = '${tools.second.url}/tool' WHERE name = 'kept_tool'`);
+    assert.equal(await tool(), 'first', 'B asked the endpoint it kept');
+    assert.equal(tools.second.received.length, 0);
+    const moved = await app.request('PUT', `/api/agent-tools/${made.body.data.id}`, {
+      token: owner,
+      body: { url: `${tools.third.url}/tool` },
+    });
+    assert.equal(moved.status, 200, moved.text);
+    await eventually(async () => ((await tool()) === 'third' ? true : undefined), 5000, 'B to ask the moved tool');
+    // Each tool call is a turn of the transcript, written after its answer.
+    await eventually(
+      async () =>
+        (
+          await app.sql<{ n: number }>(
+            `SELECT count(*)::int AS n FROM call_turns t JOIN calls c ON c.id = t.call_id
+             WHERE c.provider_call_id = $1 AND t.speaker = 'tool'`,
+            [sid],
+          )
+        )[0].n === sequence || undefined,
+      5000,
+      'a turn for each tool call',
+    );
   });
 });

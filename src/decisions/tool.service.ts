@@ -20,6 +20,7 @@ import {
 } from '../webhooks/config/credentials.js';
 import type { DecisionCaller } from './caller.js';
 import type { BreakerView } from './endpoint-health.js';
+import type { ConfigCache } from '../db/config-cache.js';
 import { agentToolRepository, type ToolFields } from '../repositories/agent-tool.repository.js';
 
 // Tools for AI agents (docs/adr/0069-tools-for-ai-agents.md): an agent's
@@ -55,18 +56,30 @@ export interface AgentToolRecord
   credentials: CredentialsRecord | null;
 }
 
+/** A tool as the call path keeps it in memory (ConfigCache, until the company's tools change). */
+interface ToolSnapshot {
+  id: number;
+  companyId: number;
+  agentId: number;
+  name: string;
+  url: string;
+  secret: string;
+  deadlineMs: number;
+  credentialsSealed: string | null;
+  fallbackMessage: string;
+  validate: ValidateFunction;
+}
+
 const schemas = new Ajv({ strict: false, allErrors: false });
 const keyOf = (id: number) => `tool:${id}`;
 
 export class AgentToolService {
-  /** Compiled argument schemas, by tool and version (ajv keeps each compiled schema until it is removed). */
-  private readonly validators = new Map<string, { validate: ValidateFunction; schema: object }>();
-
   constructor(
     private readonly ids: IdCodec,
     private readonly box: SecretBox,
     private readonly caller: DecisionCaller,
     private readonly settings: { destinations: DestinationPolicy },
+    private readonly cache: ConfigCache,
   ) {}
 
   async ofAgent(ctx: RequestContext, rawAgentId: string): Promise<AgentToolRecord[]> {
@@ -94,6 +107,7 @@ export class AgentToolService {
     const secret = newSecret();
     const tool = await agentToolRepository.create(ctx, agent, fields, this.box.seal(secret));
     if (!tool) throw new ConflictError(`The agent already has a tool named ${fields.name}.`);
+    this.forgetAtCommit(ctx, tool);
     void this.caller.warm(tool.url, tool.credentialsSealed ?? null);
     return { tool: this.record(tool), secret };
   }
@@ -104,6 +118,7 @@ export class AgentToolService {
     const before = tool.url;
     if (!(await agentToolRepository.update(ctx, tool, fields)))
       throw new ConflictError(`The agent already has a tool named ${fields.name}.`);
+    this.forgetAtCommit(ctx, tool);
     if (tool.url !== before) {
       ctx.afterCommit(() => this.caller.forget(keyOf(tool.id)));
       void this.caller.warm(tool.url, tool.credentialsSealed ?? null);
@@ -114,20 +129,31 @@ export class AgentToolService {
   async remove(ctx: RequestContext, rawId: string): Promise<boolean> {
     const tool = await agentToolRepository.owned(ctx, this.ids, rawId, true);
     const id = tool.id;
+    this.forgetAtCommit(ctx, tool);
     await agentToolRepository.remove(ctx, tool);
     ctx.afterCommit(() => this.caller.forget(keyOf(id)));
     return true;
   }
 
-  /** Runs the agent's tool for a call: the endpoint's result within the deadline, or the fallback message. */
+  /**
+   * Runs the agent's tool for a call: the endpoint's result within the deadline, or the fallback message. The tool
+   * is kept in memory until the company's tools change (db/config-cache.ts), its secret opened and its parameters'
+   * schema compiled.
+   */
   async call(ctx: RequestContext, facts: ToolCallFacts, startedAt: number): Promise<ToolResult> {
+    const { agentId } = facts;
     const tool =
-      facts.agentId === null ? null : await agentToolRepository.byName(ctx, facts.companyId, facts.agentId, facts.tool);
+      agentId === null
+        ? undefined
+        : await this.cache.get(`tool:${facts.companyId}:${agentId}:${facts.tool}`, async () => {
+            const found = await agentToolRepository.byName(ctx, facts.companyId, agentId, facts.tool);
+            return { companyId: facts.companyId, value: found ? this.snapshot(found) : null };
+          });
     if (!tool) {
       const reason = `the call's agent has no tool named ${facts.tool}`;
       return { source: 'unknown_tool', result: { error: reason }, fallbackReason: null, reason, latencyMs: null };
     }
-    const args = this.readArguments(tool, facts.argumentsText);
+    const args = readArguments(tool, facts.argumentsText);
     if (typeof args === 'string')
       return {
         source: 'invalid_arguments',
@@ -142,7 +168,7 @@ export class AgentToolService {
       data: {
         call_sid: facts.callSid,
         call_id: String(facts.callId),
-        agent_id: String(tool.agent.id),
+        agent_id: String(tool.agentId),
         tool: tool.name,
         arguments: args,
         deadline_ms: tool.deadlineMs,
@@ -151,12 +177,12 @@ export class AgentToolService {
     const outcome = await this.caller.decide(
       {
         key: keyOf(tool.id),
-        record: { kind: 'tool', id: tool.id, companyId: tool.company.id },
+        record: { kind: 'tool', id: tool.id, companyId: tool.companyId },
         url: tool.url,
-        secret: this.box.open(tool.secretSealed) ?? '',
+        secret: tool.secret,
         deadlineMs: tool.deadlineMs,
         hedge: false,
-        credentialsSealed: tool.credentialsSealed ?? null,
+        credentialsSealed: tool.credentialsSealed,
       },
       body,
       readToolAnswer,
@@ -179,30 +205,26 @@ export class AgentToolService {
         };
   }
 
-  /** The arguments read and checked against the tool's schema, or what is wrong with them. */
-  private readArguments(tool: AgentTool, text: string): Record<string, unknown> | string {
-    let args: unknown;
-    try {
-      args = JSON.parse(text || '{}');
-    } catch {
-      return 'the arguments are not JSON';
-    }
-    if (args === null || typeof args !== 'object' || Array.isArray(args)) return 'the arguments must be a JSON object';
-    const version = `${tool.id}:${tool.updatedAt.getTime()}`;
-    let compiled = this.validators.get(version);
-    if (!compiled) {
-      compiled = { validate: schemas.compile(tool.parameters), schema: tool.parameters };
-      if (this.validators.size >= 1000) {
-        const [oldest, evicted] = this.validators.entries().next().value as [string, { schema: object }];
-        this.validators.delete(oldest);
-        schemas.removeSchema(evicted.schema);
-      }
-      this.validators.set(version, compiled);
-    }
-    const { validate } = compiled;
-    if (validate(args)) return args as Record<string, unknown>;
-    const [first] = validate.errors ?? [];
-    return `the arguments do not match the tool's parameters: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`;
+  /** A tool as the call path keeps it: what asking it needs, its secret opened, its parameters' schema compiled. */
+  private snapshot(tool: AgentTool): ToolSnapshot {
+    return {
+      id: tool.id,
+      companyId: tool.company.id,
+      agentId: tool.agent.id,
+      name: tool.name,
+      url: tool.url,
+      secret: this.box.open(tool.secretSealed) ?? '',
+      deadlineMs: tool.deadlineMs,
+      credentialsSealed: tool.credentialsSealed ?? null,
+      fallbackMessage: tool.fallbackMessage,
+      validate: compiled(tool.parameters),
+    };
+  }
+
+  /** This process forgets the company's tools at the commit (the others, by the trigger's notification). */
+  private forgetAtCommit(ctx: RequestContext, tool: AgentTool): void {
+    const companyId = tool.company.id;
+    ctx.afterCommit(() => this.cache.forget(companyId));
   }
 
   private find(ctx: RequestContext, rawId: string): Promise<AgentTool> {
@@ -264,6 +286,30 @@ export class AgentToolService {
       credentials: credentialsRecord(openCredentials(this.box, tool.credentialsSealed ?? null)),
     };
   }
+}
+
+/** A schema's validator, not kept by ajv: a snapshot forgotten takes its validator with it. */
+function compiled(parameters: Record<string, unknown>): ValidateFunction {
+  try {
+    return schemas.compile(parameters);
+  } finally {
+    schemas.removeSchema(parameters);
+  }
+}
+
+/** The arguments read and checked against the tool's schema, or what is wrong with them. */
+function readArguments(tool: ToolSnapshot, text: string): Record<string, unknown> | string {
+  let args: unknown;
+  try {
+    args = JSON.parse(text || '{}');
+  } catch {
+    return 'the arguments are not JSON';
+  }
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return 'the arguments must be a JSON object';
+  const { validate } = tool;
+  if (validate(args)) return args as Record<string, unknown>;
+  const [first] = validate.errors ?? [];
+  return `the arguments do not match the tool's parameters: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`;
 }
 
 /** Why a tool's parameters are not a JSON Schema of an object, or undefined. */

@@ -1,10 +1,11 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The rest of what an inbound call's decision reads, announced on `call_path_changes` like its configuration
- * (db/config-cache.ts, db/contact-directory.ts): a company's agents (a change names the company), a number's own
- * agent (its company), and its contacts. A statement that changes a few contacts names each (`c<company>:<number>`);
- * one that changes more names their companies (`C<company>`); a TRUNCATE names everything.
+ * The rest of what an inbound call's decision and an agent's tool call read, announced on `call_path_changes` like
+ * the call path's configuration (db/config-cache.ts, db/contact-directory.ts): a company's agents and their tools (a
+ * change names the company), a number's own agent (its company), and its contacts. A statement that changes a few
+ * contacts names each (`c<company>:<number>`); one that changes more names their companies (`C<company>`); a
+ * TRUNCATE names everything.
  */
 export class Migration20261202140000_call_path_facts extends Migration {
   override async up(): Promise<void> {
@@ -15,7 +16,7 @@ begin
   if tg_op = 'DELETE' then changed := old; else changed := new; end if;
   if tg_table_name = 'companies' then
     perform pg_notify('call_path_changes', changed.id::text);
-  elsif tg_table_name in ('decision_endpoints', 'agents') then
+  elsif tg_table_name in ('decision_endpoints', 'agents', 'agent_tools') then
     perform pg_notify('call_path_changes', changed.company_id::text);
     if tg_op = 'UPDATE' and old.company_id <> new.company_id then
       perform pg_notify('call_path_changes', old.company_id::text);
@@ -34,6 +35,9 @@ begin
 end $$;`);
     this.addSql(
       `create trigger "agents_call_path_changed" after insert or update of "company_id" or delete on "agents" for each row execute function "call_path_changed"();`,
+    );
+    this.addSql(
+      `create trigger "agent_tools_call_path_changed" after insert or update or delete on "agent_tools" for each row execute function "call_path_changed"();`,
     );
     this.addSql(`drop trigger "phone_numbers_call_path_changed" on "phone_numbers";`);
     this.addSql(
@@ -82,6 +86,7 @@ end $$;`);
     this.addSql(`drop function if exists "contacts_call_path_changed"();`);
     this.addSql(`drop function if exists "contacts_truncated_call_path"();`);
     this.addSql(`drop trigger if exists "agents_call_path_changed" on "agents";`);
+    this.addSql(`drop trigger if exists "agent_tools_call_path_changed" on "agent_tools";`);
     this.addSql(`drop trigger "phone_numbers_call_path_changed" on "phone_numbers";`);
     this.addSql(
       `create trigger "phone_numbers_call_path_changed" after insert or update of "phone_no", "company_id" or delete on "phone_numbers" for each row execute function "call_path_changed"();`,

@@ -233,8 +233,8 @@ export async function startService(
       async () => {
         await drainHttpServer(server);
         await apollo?.stop();
-        // Inbound calls answered before the drain are recorded before the database goes.
-        await services.inboundCalls.settled();
+        // Inbound calls answered before the drain are recorded, and tool calls' turns written, before the database goes.
+        await Promise.all([services.inboundCalls.settled(), services.toolCalls.settled()]);
       },
     ]);
     const address = server.address() as AddressInfo | null;

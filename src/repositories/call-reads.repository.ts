@@ -135,6 +135,15 @@ export const callReads = {
     return row && { ...row, agents: new Set(row.agents) };
   },
 
+  /** The context's company's call with this provider sid, as a tool call needs it: its id and agent. */
+  async toolCallFacts(ctx: RequestContext, sid: string): Promise<{ id: number; agentId: number | null } | undefined> {
+    const [row] = await ctx.sql<{ id: number; agentId: number | null }>(
+      'SELECT id, agent_id AS "agentId" FROM calls WHERE provider_call_id = $1 AND company_id = $2',
+      [sid, await ctx.companyId()],
+    );
+    return row;
+  },
+
   /**
    * The calls of every company decided since `since`, read from the newest `limit` calls back (the primary key's
    * order, so the read stops there whatever the table holds), and from when that covers every call: `since`, or

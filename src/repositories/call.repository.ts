@@ -169,19 +169,13 @@ export const callRepository = {
     ctx: RequestContext,
     turn: Pick<CallTurn, 'sequence' | 'speaker' | 'text' | 'createdAt'> & { callId: number },
   ) {
-    const result = await ctx.em
-      .createQueryBuilder(CallTurn)
-      .insert({
-        call: turn.callId,
-        sequence: turn.sequence,
-        speaker: turn.speaker,
-        text: turn.text,
-        createdAt: turn.createdAt,
-      })
-      .onConflict(['call', 'sequence'])
-      .ignore()
-      .execute('run');
-    return result.affectedRows > 0;
+    // Plain text, no query builder: a tool call's turn is written on the event loop of the next calls' answers.
+    const rows = await ctx.sql(
+      `INSERT INTO call_turns (call_id, sequence, speaker, text, created_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (call_id, sequence) DO NOTHING RETURNING sequence`,
+      [turn.callId, turn.sequence, turn.speaker, turn.text, turn.createdAt],
+    );
+    return rows.length > 0;
   },
 
   /** A call's transcript turns, in order. */

@@ -23,8 +23,11 @@ export class CallTranscriptService {
   /** The provider's transcript callback: keeps the turn and announces it, once; a call the account does not know is left alone. */
   async turnReported(ctx: RequestContext, report: TurnReported): Promise<void> {
     const call = await callRepository.byProviderId(ctx, report.callSid);
-    if (!call) return;
-    const callId = call.id;
+    if (call) await this.turnOf(ctx, call.id, report);
+  }
+
+  /** Keeps a turn of a call already found (a tool call's) and announces it, once: one statement, and the announcement. */
+  async turnOf(ctx: RequestContext, callId: number, report: Omit<TurnReported, 'callSid'>): Promise<void> {
     const at = this.clock();
     const kept = await callRepository.addTurn(ctx, {
       callId,

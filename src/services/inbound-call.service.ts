@@ -5,6 +5,7 @@ import type { Logger } from '../observability/logger.js';
 import type { InboundCallArrived } from '../telco/callbacks.js';
 import type { ContactService } from './contact.service.js';
 import { DecisionRecords } from './calls/decision-records.js';
+import type { QuietMoments } from './calls/quiet-moments.js';
 import { callReads } from '../repositories/call-reads.repository.js';
 import { contactRepository } from '../repositories/contact.repository.js';
 import type { ConfigCache } from '../db/config-cache.js';
@@ -45,14 +46,24 @@ export class InboundCallService {
     contacts: ContactService,
     private readonly decisions: DecisionPorts,
     private readonly memory: CallPathMemory,
+    private readonly quiet: QuietMoments,
     log: Logger,
     clock: () => Date = () => new Date(),
   ) {
-    this.records = new DecisionRecords(contacts, log, clock);
+    this.records = new DecisionRecords(contacts, quiet, log, clock);
   }
 
   /** The call's decision (the one already made, when the provider asks again). `startedAt`: performance.now() at arrival. */
-  async inboundCall(ctx: RequestContext, call: InboundCallArrived, startedAt: number): Promise<CallDecision> {
+  inboundCall(ctx: RequestContext, call: InboundCallArrived, startedAt: number): Promise<CallDecision> {
+    return this.quiet.during(() => this.decided(ctx, call, startedAt));
+  }
+
+  /** Resolves once every decision already answered is recorded (at shutdown, after HTTP has drained). */
+  async settled(): Promise<void> {
+    await this.records.settled();
+  }
+
+  private async decided(ctx: RequestContext, call: InboundCallArrived, startedAt: number): Promise<CallDecision> {
     const companyId = await ctx.companyId();
     const [number, contact, endpoint] = await Promise.all([
       this.memory.config.get(`number:${companyId}:${call.to}`, async () => {
@@ -101,10 +112,5 @@ export class InboundCallService {
     this.memory.decided.add(call.callSid);
     this.records.add(ctx, companyId, call, decision);
     return decision;
-  }
-
-  /** Resolves once every decision already answered is recorded (at shutdown, after HTTP has drained). */
-  async settled(): Promise<void> {
-    await this.records.settled();
   }
 }

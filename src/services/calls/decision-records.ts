@@ -5,18 +5,17 @@ import { callRepository } from '../../repositories/call.repository.js';
 import type { InboundCallArrived } from '../../telco/callbacks.js';
 import { contactFields, type ContactService } from '../contact.service.js';
 import { applyDecision, decidedColumns } from './records.js';
+import type { QuietMoments } from './quiet-moments.js';
 
 // The record of inbound calls' decisions (docs/adr/0096-decisions-recorded-together.md): each decision is recorded
-// after the provider has its answer, off the caller's path, together with the others of its company answered within
-// WINDOW_MS. One unit of work for them all: their contacts found or made in one statement, the new calls inserted
-// with their decisions in another, and call.started for each in the outbox's one statement, written with the COMMIT;
-// after it, one notification tells the API processes they are decided (db/recent-decisions.ts). Each record costs
-// the event loop that the next calls' answers run on a fraction of what a unit of work of its own would, and the
-// database a fraction of the round trips. A batch that fails is recorded again call by call, so one call's failure
-// is its own.
+// after the provider has its answer, off the caller's path, at the call path's next quiet moment (quiet-moments.ts,
+// within 10 ms), together with the others of its company answered meanwhile. One unit of work for them all: their
+// contacts found or made in one statement, the new calls inserted with their decisions in another, and call.started
+// for each in the outbox's one statement, written with the COMMIT; after it, one notification tells the API
+// processes they are decided (db/recent-decisions.ts). Each record costs the event loop that the next calls'
+// answers run on a fraction of what a unit of work of its own would, and the database a fraction of the round trips.
+// A batch that fails is recorded again call by call, so one call's failure is its own.
 
-/** How long an answered decision waits for others of its company before they are recorded together. */
-const WINDOW_MS = 10;
 /** Calls recorded together at most (their sids fit one notification's payload). */
 const BATCH_MAX = 100;
 
@@ -34,10 +33,12 @@ export class DecisionRecords {
   /** Decisions answered and not recorded yet, by call sid: a repeat of the call is answered from here. */
   private readonly unrecorded = new Map<string, CallDecision>();
   private readonly writing = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
+  /** A flush is put off until the next quiet moment. */
+  private flushing = false;
 
   constructor(
     private readonly contacts: ContactService,
+    private readonly quiet: QuietMoments,
     private readonly log: Logger,
     private readonly clock: () => Date,
   ) {}
@@ -48,8 +49,10 @@ export class DecisionRecords {
     let batch = this.waiting.get(companyId);
     if (!batch) this.waiting.set(companyId, (batch = []));
     batch.push({ ctx, call, decision, at: this.clock() });
-    if (batch.length >= BATCH_MAX) this.flush(companyId);
-    else this.timer ??= setTimeout(() => this.flushAll(), WINDOW_MS).unref();
+    if (batch.length >= BATCH_MAX) return this.flush(companyId);
+    if (this.flushing) return;
+    this.flushing = true;
+    this.quiet.later(() => this.flushAll());
   }
 
   /** The decision answered for a call and not recorded yet. */
@@ -64,8 +67,7 @@ export class DecisionRecords {
   }
 
   private flushAll(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.flushing = false;
     for (const companyId of [...this.waiting.keys()]) this.flush(companyId);
   }
 
