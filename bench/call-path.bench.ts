@@ -1,3 +1,4 @@
+import { fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -105,6 +106,8 @@ export async function callPathBench(): Promise<void> {
     DECISION_BREAKER_OPEN: '100ms',
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const bare = fork(path.resolve('dist/bench/bare-proxy.js'), [endpoint.url]);
+  const proxy = { port: new Promise<number>((resolve) => bare.once('message', (port) => resolve(port as number))) };
   try {
     const owner = await app.login('owner@acme.test');
     const rest = async (method: string, path: string, body: unknown) => {
@@ -212,6 +215,18 @@ export async function callPathBench(): Promise<void> {
     for (let i = 0; i < SEQUENTIAL; i++) await inbound();
     const sequential = addedTo(totals.keys());
     out(`one call at a time: Switchboard adds p50 ${sequential.p50} ms, p99 ${sequential.p99} ms`);
+
+    // The floor: the same two runs through a bare Node.js proxy (bare-proxy.ts) to the same endpoint.
+    const floorUrl = `http://127.0.0.1:${await proxy.port}/api/telco/voice/inbound`;
+    if (!(await inbound(floorUrl)).text.includes('"action":"answer"')) throw new Error('the floor does not answer');
+    await openLoop(RATE, 1, () => inbound(floorUrl).then(() => undefined));
+    totals.clear();
+    await openLoop(RATE, SECONDS, () => inbound(floorUrl).then(() => undefined));
+    const floorAtRate = addedTo(totals.keys());
+    totals.clear();
+    for (let i = 0; i < SEQUENTIAL; i++) await inbound(floorUrl);
+    const floor = { atRate: floorAtRate, sequential: addedTo(totals.keys()) };
+    out(`the floor (a bare proxy) adds p50 ${floor.atRate.p50} ms, p99 ${floor.atRate.p99} ms at ${RATE}/s`);
 
     // Tool calls: the agent the endpoint answers with has a tool, asked during its call; checked first (the result
     // is the endpoint's, the request verifies), then one at a time and at the same rate.
@@ -333,7 +348,11 @@ export async function callPathBench(): Promise<void> {
         'answers after 1 ms. "Added" is, per call, the callback\'s round trip less the endpoint\'s own time (its',
         "request's arrival to its answer's end); the provider's signature is made before the clock starts. Before",
         "timing, one call's instruction is checked to be the endpoint's decision and its request to verify with",
-        'standardwebhooks.',
+        "standardwebhooks, and one tool call's result to be the endpoint's. The floor is the least a Node.js process",
+        "can do in Switchboard's place on this machine (bench/bare-proxy.ts: the form read, the endpoint asked over a",
+        'kept-alive connection, its body answered; nothing checked, signed or kept), measured the same two ways.',
+        "Idle between calls at the slower rate, both wake from sleep for each message: the floor's own p50 is higher",
+        'there than one at a time.',
         '',
         '| run | calls | p50 ms | p99 ms | max ms | goal |',
         '|---|---|---|---|---|---|',
@@ -345,6 +364,8 @@ export async function callPathBench(): Promise<void> {
           sequential,
           `p50 under 1 ms, p99 under 5 ms: ${met(goals.sequential)}`,
         ),
+        row(`the floor, a bare Node.js proxy, ${RATE} calls a second: what it adds`, floor.atRate, ''),
+        row(`the floor, ${SEQUENTIAL} calls one at a time: what it adds`, floor.sequential, ''),
         row(
           `tool calls, ${SEQUENTIAL} one at a time: what Switchboard adds`,
           tools.sequential,
@@ -377,6 +398,7 @@ export async function callPathBench(): Promise<void> {
       ].join('\n'),
     );
   } finally {
+    bare.kill();
     agent.destroy();
     api.kill('SIGTERM');
     await endpoint.close();

@@ -20,9 +20,10 @@ import { decisionOf } from './calls/records.js';
 // (docs/adr/0095-call-facts-in-memory.md), the endpoint is asked (or its
 // fallback decides, or without one the number's own agent answers), and the
 // provider gets its instruction at once. The call is recorded with its
-// decision right after, in one unit of work (call.started carries it), off
-// the caller's path: nothing is held open while the endpoint is asked, and
-// no commit is waited for before the caller hears anything.
+// decision after, off the caller's path, with the others answered meanwhile
+// (calls/decision-records.ts; call.started carries it): nothing is held open
+// while the endpoint is asked, and no commit is waited for before the caller
+// hears anything.
 
 /** The company's decision module, wired in the composition root. */
 export interface DecisionPorts {
