@@ -14,9 +14,9 @@ export const CALL_PATH_CHANNEL = 'call_path_changes';
 
 /** What else the call path keeps from the database, told of the channel's other notifications (contact-directory.ts). */
 export interface Watcher {
-  /** A notification that is not a company's (digits) or everything's ('all'). */
+  /** A notification that is not a company's (digits); 'all' when everything may have changed (a TRUNCATE). */
   told(payload: string): void;
-  /** Whatever is kept may be stale: forget it. `listening`: whether changes are heard from now on. */
+  /** Listening began or ended: whatever is kept may be stale. `listening`: whether changes are heard from now on. */
   reset(listening: boolean): void;
 }
 
@@ -56,16 +56,8 @@ export class ConfigCache {
   /** Forgets what a company's change concerns (or everything): at once here; the trigger tells the other processes. */
   forget(companyId: number | 'all'): void {
     this.generation++;
-    if (companyId === 'all') {
-      for (const watcher of this.watchers) watcher.reset(this.listening);
-      return this.entries.clear();
-    }
+    if (companyId === 'all') return this.entries.clear();
     for (const [key, entry] of this.entries) if (entry.companyId === companyId) this.entries.delete(key);
-  }
-
-  /** Whether changes are heard now (what is kept is current within a notification's latency). */
-  get current(): boolean {
-    return this.listening;
   }
 
   /** Adds what else is kept and forgotten by the channel's notifications. */
@@ -75,8 +67,14 @@ export class ConfigCache {
 
   private told(payload: string | undefined): void {
     if (payload && /^\d+$/.test(payload)) return this.forget(Number(payload));
-    if (!payload || payload === 'all') return this.forget('all');
-    for (const watcher of this.watchers) watcher.told(payload);
+    if (!payload || payload === 'all') this.forget('all');
+    for (const watcher of this.watchers) watcher.told(payload ?? 'all');
+  }
+
+  /** Listening began or ended: nothing kept can be trusted, here or by the watchers. */
+  private reset(): void {
+    this.forget('all');
+    for (const watcher of this.watchers) watcher.reset(this.listening);
   }
 
   get size(): number {
@@ -92,11 +90,11 @@ export class ConfigCache {
         onNotify: (payload) => this.told(payload),
         onListening: () => {
           this.listening = true;
-          this.forget('all'); // whatever changed while not listening
+          this.reset(); // whatever changed while not listening
         },
         onLost: () => {
           this.listening = false;
-          this.forget('all');
+          this.reset();
         },
       },
       log,
@@ -105,7 +103,7 @@ export class ConfigCache {
 
   async stop(): Promise<void> {
     this.listening = false;
-    this.forget('all');
+    this.reset();
     await this.listener?.stop();
   }
 }

@@ -67,6 +67,7 @@ export class ContactDirectory implements Watcher {
   }
 
   told(payload: string): void {
+    if (payload === 'all') return this.dropAll();
     const one = TOLD_ONE.exec(payload);
     if (one) {
       const directory = this.companies.get(Number(one[1]));
@@ -84,6 +85,10 @@ export class ContactDirectory implements Watcher {
 
   reset(listening: boolean): void {
     this.listening = listening;
+    this.dropAll();
+  }
+
+  private dropAll(): void {
     this.companies.clear();
     this.tooLarge.clear();
     this.held = 0;
