@@ -9,16 +9,20 @@ import { cluster, openLoop } from './webhooks.bench.js';
 // two workers (production mode), one webhook to a receiver on loopback, GraphQL createAgent offered at RATE a second
 // for SECONDS, in rounds that alternate how the workers run: as deployed (at WORKER_NICE, 10: they yield the CPU to
 // the API); at full priority (nice 0, as before WORKER_NICE); paused (SIGSTOP, their backlog delivered after the
-// round). Each round
+// round); and, as deployed but with PostgreSQL's commits not waiting for their WAL to reach the disk
+// (synchronous_commit off for the round, by ALTER SYSTEM and a reload: a diagnosis, never a setting of the product),
+// to show how much of the tail is the disk's flushes. Each round
 // measures, beside the API's answer, each suspect with its own instrument: the API's event-loop delay (its
 // /metrics, whose window each scrape restarts), its garbage collection (time per second), its units of work's waits
-// for a connection (db_pool_wait_seconds), lock waits (PostgreSQL's sessions sampled every LOCK_SAMPLE_MS), and the CPU of
+// for a connection (db_pool_wait_seconds), lock waits and WAL flush waits (PostgreSQL's sessions sampled every
+// LOCK_SAMPLE_MS), the answers over 50 ms as the load saw them and as the API timed them (its
+// http_request_duration_seconds: the difference is time outside the API's handling), and the CPU of
 // each process over the round (the API, the workers, PostgreSQL, and this process: the load and the receiver),
 // against the machine's cores.
 
 const RATE = 200;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONDITIONS = ['as deployed', 'workers at full priority', 'workers paused'] as const;
+const CONDITIONS = ['as deployed', 'workers at full priority', 'workers paused', 'commits not flushed'] as const;
 const ROUNDS = 3;
 /**
  * How often the sessions waiting for a lock are counted: each sample is a query of pg_stat_activity, whose cost
@@ -39,6 +43,8 @@ interface Round {
   poolWaitsOver5Ms: number;
   poolWaitP99Ms: number;
   lockWaitMs: number;
+  flushWaitMs: number;
+  slowAnswers: { load: number; api: number };
   cpuCores: { api: number; workers: number; postgres: number; load: number };
 }
 
@@ -62,6 +68,25 @@ function poolBuckets(text: string): Map<number, number> {
   }
   return buckets;
 }
+
+/** The API's answers to POST /graphql over 50 ms, by its own clock (http_request_duration_seconds). */
+function answersOver50Ms(text: string): number {
+  let all = 0;
+  let under = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('http_request_duration_seconds_bucket{') || !line.includes('method="POST"')) continue;
+    if (!line.includes('route="/graphql"')) continue;
+    const count = Number(line.split(' ').at(-1));
+    if (line.includes('le="+Inf"')) all += count;
+    else if (line.includes('le="0.05"')) under += count;
+  }
+  return all - under;
+}
+
+/** Each round's sample of the database's sessions: those waiting for a lock, and for the WAL's write or flush. */
+const WAITS = `SELECT count(*) FILTER (WHERE wait_event_type = 'Lock')::int AS locks,
+  count(*) FILTER (WHERE wait_event IN ('WalSync', 'WalWrite', 'WALWrite'))::int AS flushes
+  FROM pg_stat_activity WHERE datname = current_database()`;
 
 /** The smallest bucket bound under which 99 % of the round's waits fell. */
 function bucketP99(before: Map<number, number>, after: Map<number, number>): number {
@@ -95,6 +120,7 @@ export async function tailBench(): Promise<void> {
       const deployed = workers.map((pid) => getPriority(pid));
       if (condition === 'workers at full priority') for (const pid of workers) setPriority(pid, 0);
       if (condition === 'workers paused') for (const pid of workers) process.kill(pid, 'SIGSTOP');
+      if (condition === 'commits not flushed') await synchronousCommit(admin, 'off');
       const before = await scrape();
       const ticks = {
         api: cpuTicks(c.api.pid!),
@@ -103,13 +129,13 @@ export async function tailBench(): Promise<void> {
         load: cpuTicks(process.pid),
       };
       let lockSamples = 0;
+      let flushSamples = 0;
       let sampling = true;
       const sampler = (async () => {
         while (sampling) {
-          const { rows } = await admin.query(
-            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-          );
-          lockSamples += rows[0].n;
+          const { rows } = await admin.query(WAITS);
+          lockSamples += rows[0].locks;
+          flushSamples += rows[0].flushes;
           await sleep(LOCK_SAMPLE_MS);
         }
       })();
@@ -127,6 +153,7 @@ export async function tailBench(): Promise<void> {
         load: (cpuTicks(process.pid) - ticks.load) / 100 / elapsed,
       };
       if (condition === 'workers paused') for (const pid of workers) process.kill(pid, 'SIGCONT');
+      if (condition === 'commits not flushed') await synchronousCommit(admin, 'on');
       if (condition === 'workers at full priority')
         for (const [i, pid] of workers.entries()) setPriority(pid, deployed[i]);
       // Every write of the round delivered before the next.
@@ -149,6 +176,8 @@ export async function tailBench(): Promise<void> {
         poolWaitsOver5Ms: over(waitsAfter) - over(waitsBefore),
         poolWaitP99Ms: bucketP99(waitsBefore, waitsAfter),
         lockWaitMs: lockSamples * LOCK_SAMPLE_MS,
+        flushWaitMs: flushSamples * LOCK_SAMPLE_MS,
+        slowAnswers: { load: answered.over50Ms, api: answersOver50Ms(after) - answersOver50Ms(before) },
         cpuCores: {
           api: round2(cpu.api),
           workers: round2(cpu.workers),
@@ -161,11 +190,22 @@ export async function tailBench(): Promise<void> {
     }
   } finally {
     for (const w of c.workers) if (w.exitCode === null && w.signalCode === null) process.kill(w.pid!, 'SIGCONT');
+    await synchronousCommit(admin, 'on').catch(() => undefined);
     await admin.end();
     await receiver.close();
     await c.close();
   }
   report(rounds);
+}
+
+/** PostgreSQL's synchronous_commit for every session, by a reload (the diagnosis round, then back). */
+async function synchronousCommit(admin: pg.Client, value: 'on' | 'off'): Promise<void> {
+  await admin.query(
+    value === 'off' ? 'ALTER SYSTEM SET synchronous_commit = off' : 'ALTER SYSTEM RESET synchronous_commit',
+  );
+  await admin.query('SELECT pg_reload_conf()');
+  // Each session reads the reloaded file before its next statement; a moment lets the signal reach them.
+  await sleep(200);
 }
 
 function report(rounds: Round[]) {
@@ -189,16 +229,21 @@ function report(rounds: Round[]) {
         'the workers run. Beside the answer, each suspect with its instrument: the event-loop delay of the API ' +
         "(prom-client's window over the round), its garbage collection, its units of work's waits for a connection " +
         '(db_pool_wait_seconds, the writer pool: waits over 5 ms, and the bucket under which 99 % fell), lock waits ' +
-        `(PostgreSQL's sessions sampled every ${LOCK_SAMPLE_MS} ms), and CPU in cores: API / workers / PostgreSQL / the load and ` +
+        `and WAL flush waits (PostgreSQL's sessions sampled every ${LOCK_SAMPLE_MS} ms, each sample counting for the interval), ` +
+        'the answers over 50 ms as the load timed them and as the API did (its own histogram; the rest is time outside its ' +
+        'handling), and CPU in cores: API / workers / PostgreSQL / the load and ' +
         'receiver, summed (the machine has ' +
-        `${machine.split(' ')[0]}).`,
+        `${machine.split(' ')[0]}). "Commits not flushed": the workers as deployed, PostgreSQL's synchronous_commit off ` +
+        "for the round (a diagnosis: the product's commits always wait for the flush).",
       '',
-      '| workers | answer p50 ms | answer p99 ms | loop delay p99 / max ms | GC ms/s | pool waits > 5 ms | pool wait p99 ms | lock waits ms | CPU cores |',
-      '|---|---|---|---|---|---|---|---|---|',
+      '| workers | answer p50 ms | answer p99 ms | answers > 50 ms: load / API | loop delay p99 / max ms | GC ms/s | ' +
+        'pool waits > 5 ms | pool wait p99 ms | lock waits ms | flush waits ms | CPU cores |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
       ...rounds.map(
         (r) =>
-          `| ${r.condition} | ${r.answerP50Ms} | ${r.answerP99Ms} | ${r.loopDelayP99Ms} / ${r.loopDelayMaxMs} | ` +
-          `${r.gcMsPerSecond} | ${r.poolWaitsOver5Ms} | ${r.poolWaitP99Ms} | ${r.lockWaitMs} | ${cores(r)} |`,
+          `| ${r.condition} | ${r.answerP50Ms} | ${r.answerP99Ms} | ${r.slowAnswers.load} / ${r.slowAnswers.api} | ` +
+          `${r.loopDelayP99Ms} / ${r.loopDelayMaxMs} | ${r.gcMsPerSecond} | ${r.poolWaitsOver5Ms} | ${r.poolWaitP99Ms} | ` +
+          `${r.lockWaitMs} | ${r.flushWaitMs} | ${cores(r)} |`,
       ),
       '',
       "Goal: the API's p99 within 5x its p50 and under 50 ms, with the workers as deployed.",

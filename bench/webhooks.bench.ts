@@ -148,6 +148,7 @@ export async function openLoop(rate: number, seconds: number, call: (i: number) 
     failures: [...reasons],
     answerP50Ms: round(percentile(answers, 50)),
     answerP99Ms: round(percentile(answers, 99)),
+    over50Ms: answers.filter((ms) => ms > 50).length,
   };
 }
 

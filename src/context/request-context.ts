@@ -5,7 +5,8 @@ import { EventRecorder, type EventSink } from '../events/recorder.js';
 import { databaseSpan, type TraceContext } from '../observability/tracing.js';
 import type { EntityManager, StatementHost, StatementRunner } from '../db/entity-manager.js';
 import { statementName } from '../db/statement-names.js';
-import { type Notice, oneStatementOf, PipelinedTransaction, transaction } from './transaction.js';
+import { oneStatementOf, PipelinedTransaction, transaction } from './transaction.js';
+import type { Notice, Notifier } from '../db/notifier.js';
 
 /** What a Bearer token says (auth/tokens.ts signs and verifies it): the user, the company, the token's id and times. */
 export interface TokenClaims {
@@ -106,20 +107,13 @@ export class RequestContext {
   }
 
   /**
-   * Sends a NOTIFY once this unit of work has committed (never for a rollback), in the round trip of its COMMIT
-   * but as a transaction of its own after it: a NOTIFY inside the transaction would hold PostgreSQL's lock on the
-   * notification queue until the commit's WAL is flushed, so such commits would wait for each other
-   * (docs/adr/0062). One per channel per unit of work. Outside a unit of work it is sent at once.
+   * Sends a NOTIFY once this unit of work has committed (never for a rollback), by the process's notifier: after
+   * the answer, on a connection of its own, never in the unit's way (db/notifier.ts; docs/adr/0062, 0098). The same
+   * notice twice in a unit goes once. Outside a unit of work it is sent at once.
    */
   notifyAfterCommit(channel: string, payload: string): void {
-    if (!this.notices) return void this.sendNotices([[channel, payload]]);
-    if (!this.notices.some(([had]) => had === channel)) this.notices.push([channel, payload]);
-  }
-
-  /** NOTIFYs on their own; a lost one is a lost hint (its listeners poll), never an error of the operation. */
-  private sendNotices(notices: Notice[]): void {
-    for (const [channel, payload] of notices)
-      void this.ownTransaction(NOTIFY, [channel, payload]).catch(() => undefined);
+    if (!this.notices) return this.infra.notifier.send([[channel, payload]]);
+    if (!this.notices.some(([c, p]) => c === channel && p === payload)) this.notices.push([channel, payload]);
   }
 
   get requestId(): string {
@@ -312,14 +306,13 @@ export class RequestContext {
               return result;
             },
             {
-              notices,
               openings: this.openings(await this.knownCompanyId()),
               waited: (seconds) => this.infra.poolWait?.(lane, seconds),
             },
           ),
         );
-    // A unit of one statement has no COMMIT to carry them: they follow it.
-    if (oneStatement) this.sendNotices(notices);
+    // Once committed, the NOTIFYs it asked for (never for a rollback: fn or the commit threw before here).
+    if (notices.length > 0) this.infra.notifier.send(notices);
     for (const hook of hooks) hook();
     return result;
   }
@@ -334,6 +327,8 @@ export interface Infrastructure {
   writer: pg.Pool;
   /** Statements that commit on their own (`committed`). */
   autonomous: pg.Pool;
+  /** The NOTIFYs asked for after commits, sent on the autonomous pool (db/notifier.ts). */
+  notifier: Notifier;
   /** Statements outside units of work, and the delivery engine's settles. */
   reader: pg.Pool;
   /** The delivery engine's claims and recorded results, on connections of their own (`lane: 'engine'`). */
@@ -371,6 +366,3 @@ export class ContextFactory {
     return new RequestContext(caller, this.infra);
   }
 }
-
-/** A NOTIFY sent on its own, outside a unit of work. */
-const NOTIFY = 'SELECT pg_notify($1, $2)';

@@ -10,6 +10,8 @@ import { LOCKS } from '../db/locks.js';
 import { migrate } from '../db/migrate.js';
 import { closablePool, readingPool } from '../db/reads.js';
 import { entityManagerOn, openEntities, type StatementHost } from '../db/entity-manager.js';
+import { Notifier } from '../db/notifier.js';
+import { DUE_CHANNEL } from '../webhooks/engine/due-channel.js';
 import { ENGINE_SESSION } from '../webhooks/engine/claim.js';
 import { startJobs, type JobRunner } from '../jobs/agenda.js';
 import { createLogger, errorFields, type Logger } from '../observability/logger.js';
@@ -117,7 +119,16 @@ export async function startService(
     // Statements that commit on their own (rate-limit counters, pending purchases) use a pool of their own.
     const autonomous = new pg.Pool({ connectionString: databaseUrl, max: Math.min(4, config.databasePoolSize) });
     autonomous.on('error', (error) => log.warn('database connection error', errorFields(error)));
-    cleanups.push(['autonomous pool', closablePool(autonomous)]);
+    // The NOTIFYs asked for after commits go on it, one statement at a time; the pumps' wake-ups merge (db/notifier.ts).
+    const notifier = new Notifier(autonomous, new Set([DUE_CHANNEL]));
+    const closeAutonomous = closablePool(autonomous);
+    cleanups.push([
+      'autonomous pool',
+      async () => {
+        await notifier.settled();
+        await closeAutonomous();
+      },
+    ]);
     // Units of work (transactions) and statements outside them each have a pool: a statement made while a
     // transaction is open (a viewer read anew, a subscription's check) never waits for a connection transactions hold.
     const writer = readingPool(databaseUrl, config.databasePoolSize);
@@ -142,7 +153,7 @@ export async function startService(
       log,
       metrics,
       telcoBaseUrl,
-      { writer, autonomous, reader, engine, entities },
+      { writer, autonomous, notifier, reader, engine, entities },
       clock,
     );
     usePasswordCost(config.nodeEnv === 'test' ? 'fast' : 'standard');

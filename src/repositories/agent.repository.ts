@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { RequestContext } from '../context/request-context.js';
+import { CALL_PATH_CHANNEL } from '../db/config-cache.js';
 import { type PageWindow, readPage } from '../db/reads.js';
 import { Agent } from '../entities/agent.entity.js';
 import type { IdCodec } from '../kernel/ids.js';
@@ -52,11 +53,15 @@ export const agentRepository = {
    * the entity's create and flush: `agents orm/plain` in bench/results/api.md).
    */
   async create(ctx: RequestContext, name: string): Promise<Listed<Agent, 'id' | 'name' | 'active' | 'online'>> {
+    const companyId = await ctx.companyId();
     const rows = await ctx.sql<Record<string, unknown>>(
       `INSERT INTO agents (company_id, name, active, online, performance_state, created_at, updated_at)
        VALUES ($1, $2, true, false, '{}', now(), now()) RETURNING id, name, active, online`,
-      [await ctx.companyId(), name],
+      [companyId, name],
     );
+    // The company's agents as the call path keeps them (an answer may name the new one): announced once committed,
+    // out of the answer's way (docs/adr/0098).
+    ctx.notifyAfterCommit(CALL_PATH_CHANNEL, String(companyId));
     return listed<Agent, 'id' | 'name' | 'active' | 'online'>(ctx, Agent, rows)[0];
   },
 

@@ -10,14 +10,13 @@ export const DUE_CHANNEL = 'webhook_due';
 
 /**
  * Wakes the pumps once a unit of work that wrote due deliveries commits: a
- * NOTIFY in the round trip of its COMMIT, as a transaction of its own after it
- * (RequestContext.notifyAfterCommit; docs/adr/0062). A NOTIFY inside the
- * writing transaction would hold PostgreSQL's one lock on the notification
- * queue from its commit's start until its WAL is flushed, so every such commit
- * would wait for the one before it. A wake-up lost to a crash between the
- * commit and the NOTIFY costs the pumps' poll interval, never a delivery. Each
- * wake-up names the next number of this process's count, so the pumps answer
- * them in turns (wake-targets.ts).
+ * NOTIFY after the commit, by the process's notifier, on a connection of its
+ * own and out of the answer's way (RequestContext.notifyAfterCommit,
+ * db/notifier.ts; docs/adr/0062, 0098). Wake-ups asked for while one is on its
+ * way merge into one: a pump claims all that is due. A wake-up lost to a crash
+ * between the commit and the NOTIFY costs the pumps' poll interval, never a
+ * delivery. Each wake-up names the next number of this process's count, so
+ * the pumps answer them in turns (wake-targets.ts).
  */
 export class DueSignal {
   /** Starts anywhere, so that processes started together do not aim their first wake-ups alike. */
