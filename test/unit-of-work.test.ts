@@ -4,6 +4,7 @@ import pg from 'pg';
 import { toBase64Id } from '../src/kernel/ids.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import type { RequestContext } from '../src/context/request-context.js';
+import { Notifier } from '../src/db/notifier.js';
 
 // One transaction per operation, and every rule that two concurrent requests
 // could break held by a constraint or a lock: checked in the database after
@@ -178,7 +179,7 @@ describe('the unit of work', () => {
 });
 
 describe('a NOTIFY asked for after the commit', () => {
-  it('is sent once the unit of work commits, after its change, once per channel; never for a rollback', async () => {
+  it('is sent once the unit of work commits, after its change, each notice once; never for a rollback', async () => {
     const contexts = app.running.services.contexts;
     const listener = new pg.Client({ connectionString: app.running.databaseUrl });
     await listener.connect();
@@ -196,6 +197,7 @@ describe('a NOTIFY asked for after the commit', () => {
       await contexts.forSystem(acme, 'test').unitOfWork(async (ctx) => {
         await insertRole(ctx, 'Notified after commit');
         ctx.notifyAfterCommit('sb_test_after_commit', 'Notified after commit');
+        ctx.notifyAfterCommit('sb_test_after_commit', 'Notified after commit');
         ctx.notifyAfterCommit('sb_test_after_commit', 'a second on the same channel');
       });
       await assert.rejects(
@@ -212,15 +214,66 @@ describe('a NOTIFY asked for after the commit', () => {
         },
         { oneStatement: true },
       );
-      for (let waited = 0; heard.length < 2 && waited < 100; waited++) await new Promise((r) => setTimeout(r, 20));
+      for (let waited = 0; heard.length < 3 && waited < 100; waited++) await new Promise((r) => setTimeout(r, 20));
       await new Promise((r) => setTimeout(r, 200));
       assert.deepEqual(heard, [
         { payload: 'Notified after commit', roleSeen: true },
+        { payload: 'a second on the same channel', roleSeen: false },
         { payload: 'Notified after one statement', roleSeen: true },
       ]);
     } finally {
       await listener.end();
       await seen.end();
+    }
+  });
+});
+
+describe("the process's notifier (db/notifier.ts)", () => {
+  it('sends one statement at a time: what waits goes in the next, wake-ups merged to the newest, the rest in order', async () => {
+    const pool = new pg.Pool({ connectionString: app.running.databaseUrl, max: 2 });
+    const listener = new pg.Client({ connectionString: app.running.databaseUrl });
+    await listener.connect();
+    const heard: Record<string, string[]> = { sb_test_wake: [], sb_test_told: [] };
+    listener.on('notification', (message) => heard[message.channel].push(message.payload ?? ''));
+    await listener.query('LISTEN sb_test_wake; LISTEN sb_test_told');
+    // Counted as the pool is asked: statements made, and the most on their way at once.
+    let statements = 0;
+    let onTheirWay = 0;
+    let most = 0;
+    const query = pool.query.bind(pool) as (config: pg.QueryConfig) => Promise<pg.QueryResult>;
+    pool.query = ((config: pg.QueryConfig) => {
+      statements++;
+      most = Math.max(most, ++onTheirWay);
+      return query(config).finally(() => onTheirWay--);
+    }) as typeof pool.query;
+    try {
+      const notifier = new Notifier(pool, new Set(['sb_test_wake']));
+      for (let i = 1; i <= 20; i++)
+        notifier.send([
+          ['sb_test_wake', String(i)],
+          ['sb_test_told', String(i)],
+        ]);
+      await notifier.settled();
+      for (let waited = 0; heard.sb_test_told.length < 20 && waited < 100; waited++)
+        await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(
+        heard.sb_test_told,
+        Array.from({ length: 20 }, (_, i) => String(i + 1)),
+      );
+      assert.deepEqual(
+        heard.sb_test_wake,
+        ['1', '20'],
+        'the first at once, the nineteen after it merged to the newest',
+      );
+      assert.deepEqual({ statements, most }, { statements: 2, most: 1 });
+      // A NOTIFY that cannot go is a lost hint: no error, and the notifier settles.
+      await pool.end();
+      notifier.send([['sb_test_told', 'after the pool closed']]);
+      await notifier.settled();
+      assert.equal(statements, 3);
+    } finally {
+      await listener.end();
+      if (!pool.ended) await pool.end();
     }
   });
 });
