@@ -77,21 +77,21 @@ const resultColumns = (batch: Array<Result<FailureTarget>>) => [
 ];
 
 // Each closed lease leaves its endpoint's count of attempts in flight (rows in webhook order, as the claims take
-// them); and where due work is waiting that no other wake-up is on its way for, the pumps are woken (the NOTIFY goes
-// at commit; it names the endpoint, `e` and its id, and the pump whose turn that is claims: wake-targets.ts), not
-// only this one's. That is work the settled attempts held back (the endpoint was at its limit, or it orders per
+// them); and where due work is waiting that no other wake-up is on its way for, the pumps are woken (the statement
+// returns the wake-up, `e` and the endpoint's id, as a row of its own; the process's notifier sends it once the
+// statement has committed, out of the lock's way: docs/adr/0098; the pump whose turn that is claims:
+// wake-targets.ts), not only this one's. That is work the settled attempts held back (the endpoint was at its limit, or it orders per
 // subject and a subject's next delivery waited for the one settled), or work due for longer than a wake-up takes
 // (HELD_MS: a backlog, slots an endpoint's concurrency grew by). Younger work has its own wake-up on the way (its
 // writer's, its retry's job): a wake-up here would only race it to a claim, one of them finding nothing
-// (docs/adr/0093). The statements read `waiting` in a branch that returns no row, so that it runs. `start`: the
-// concurrency of an endpoint that has none of its own yet.
+// (docs/adr/0093). `start`: the concurrency of an endpoint that has none of its own yet.
 const released = (start: number) => `
     INSERT INTO webhook_counters AS c (webhook_id, in_flight)
     SELECT webhook_id, -count(*)::int FROM settled GROUP BY webhook_id ORDER BY webhook_id
     ON CONFLICT (webhook_id) DO UPDATE SET in_flight = c.in_flight + excluded.in_flight
     RETURNING c.webhook_id, c.in_flight
   ), waiting AS (
-    SELECT pg_notify('${DUE_CHANNEL}', 'e' || e.webhook_id)
+    SELECT 'e' || e.webhook_id AS wake
     FROM (
       SELECT r.webhook_id, r.in_flight + s.n AS before, ${oldestDue('r.webhook_id')} AS due
       FROM released r JOIN (SELECT webhook_id, count(*)::int AS n FROM settled GROUP BY webhook_id) s USING (webhook_id)
@@ -125,11 +125,11 @@ export const settleSuccesses = (stats: boolean, start: number) => `
   }, released AS (${released(start)}  ), per AS (
     SELECT webhook_id, bool_or(fast) AS fast FROM settled GROUP BY webhook_id
   )
-  SELECT id, NULL::int AS webhook_id, NULL::bool AS grow FROM settled
+  SELECT id, NULL::int AS webhook_id, NULL::bool AS grow, NULL::text AS wake FROM settled
   UNION ALL
-  SELECT NULL, NULL, NULL WHERE (SELECT count(*) FROM waiting) < 0
+  SELECT NULL, NULL, NULL, wake FROM waiting
   UNION ALL
-  SELECT NULL, id, grow FROM (
+  SELECT NULL, id, grow, NULL FROM (
     SELECT w.id, w.failing_since, per.fast AND coalesce(w.concurrency, $8) < greatest($8, $9)
         AND coalesce(c.in_flight, 0) >= coalesce(w.concurrency, $8) AS grow
     FROM webhooks w JOIN per ON per.webhook_id = w.id LEFT JOIN webhook_counters c ON c.webhook_id = w.id
@@ -164,9 +164,18 @@ const settleFailures = (stats: boolean, start: number) => `
   )`
       : ''
   }, released AS (${released(start)}  )
-  SELECT id, webhook_id, next_attempt_at, status, event, event_id, number FROM settled
+  SELECT id, webhook_id, next_attempt_at, status, event, event_id, number, NULL::text AS wake FROM settled
   UNION ALL
-  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE (SELECT count(*) FROM waiting) < 0`;
+  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, wake FROM waiting`;
+
+/** The pumps' wake-up a settle statement returned (a row of its own), sent once its unit of work commits. */
+function wakeAfterCommit<T>(ctx: RequestContext, rows: T[]): T[] {
+  for (const row of rows) {
+    const wake = (row as { wake?: string | null }).wake;
+    if (wake) ctx.notifyAfterCommit(DUE_CHANNEL, wake);
+  }
+  return rows;
+}
 
 interface FailureRow extends ExhaustedDelivery {
   next_attempt_at: Date | null;
@@ -214,7 +223,10 @@ export class Settler {
   private settleSql<T>(text: string, params: unknown[]): Promise<T[]> {
     return this.contexts
       .forMaintenance('webhook-settle')
-      .unitOfWork((ctx) => ctx.sql<T>(text, params), { lane: 'engine', oneStatement: true });
+      .unitOfWork(async (ctx) => wakeAfterCommit(ctx, await ctx.sql<T>(text, params)), {
+        lane: 'engine',
+        oneStatement: true,
+      });
   }
 
   private async recordSuccesses(batch: Array<Result<Claimed>>): Promise<boolean[]> {
@@ -284,7 +296,10 @@ export class Settler {
     const batch = [{ delivery, result }];
     const rows = await this.contexts.forSystem(delivery.company_id, 'webhook-delivery').unitOfWork(
       async (ctx) => {
-        const settled = await ctx.sql<FailureRow>(this.statements.failures, this.failureParams(batch));
+        const settled = wakeAfterCommit(
+          ctx,
+          await ctx.sql<FailureRow>(this.statements.failures, this.failureParams(batch)),
+        );
         for (const row of settled)
           if (row.status === 'failed' && row.event_id !== null && !isOperatorEvent(row.event))
             await this.operator.exhausted(ctx, row, result);
