@@ -281,17 +281,11 @@ export class RequestContext {
    * claims and settles name theirs). `oneStatement`: fn runs one statement at
    * most, and throws only for what that statement did not change: the
    * statement is the transaction, run on its own (no BEGIN, no COMMIT: two
-   * round trips fewer); a second statement is refused. `answered`: the unit writes what was already answered (the
-   * call path's records), so nothing waits for its end: its NOTIFYs ride in its COMMIT's message instead of a
-   * round trip of the notifier's own.
+   * round trips fewer); a second statement is refused.
    */
   async unitOfWork<T>(
     fn: (ctx: RequestContext) => Promise<T>,
-    {
-      lane = 'writer',
-      oneStatement = false,
-      answered = false,
-    }: { lane?: Lane; oneStatement?: boolean; answered?: boolean } = {},
+    { lane = 'writer', oneStatement = false }: { lane?: Lane; oneStatement?: boolean } = {},
   ): Promise<T> {
     // Inside a unit of work already (a write made once per idempotency key), it joins that one: one
     // transaction, whose end is the outer one's.
@@ -312,14 +306,13 @@ export class RequestContext {
               return result;
             },
             {
-              notices: answered ? notices : undefined,
               openings: this.openings(await this.knownCompanyId()),
               waited: (seconds) => this.infra.poolWait?.(lane, seconds),
             },
           ),
         );
     // Once committed, the NOTIFYs it asked for (never for a rollback: fn or the commit threw before here).
-    if (notices.length > 0 && !(answered && !oneStatement)) this.infra.notifier.send(notices);
+    if (notices.length > 0) this.infra.notifier.send(notices);
     for (const hook of hooks) hook();
     return result;
   }

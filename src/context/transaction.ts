@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import type { StatementRunner } from '../db/entity-manager.js';
-import type { Notice } from '../db/notifier.js';
 
 // A unit of work's transaction (docs/adr/0092-transactions-in-fewer-round-trips.md). Its connection pipelines
 // (db/reads.ts): a statement is written without waiting for the answer to the one before, and PostgreSQL answers
@@ -69,29 +68,18 @@ export class PipelinedTransaction implements StatementRunner {
   /**
    * COMMIT, with the statements deferred to it before it, in one write. A deferred statement that fails aborts the
    * transaction, and PostgreSQL answers the COMMIT after it by rolling back: its error is thrown, and nothing was
-   * committed. The NOTIFYs asked for go after it, on a connection of their own (db/notifier.ts), or, given here
-   * (a unit whose answer was already given), after the COMMIT in its message: a transaction of their own, begun only
-   * once the commit succeeded (docs/adr/0062, 0098).
+   * committed. (The NOTIFYs asked for go after it, on a connection of their own: db/notifier.ts.)
    */
-  async commit(notices: Notice[] = []): Promise<void> {
-    const notify = notices.map(
-      ([c, p]) => `SELECT pg_notify(${this.client.escapeLiteral(c)}, ${this.client.escapeLiteral(p)})`,
-    );
+  async commit(): Promise<void> {
     // Nothing was written: there is nothing to commit.
-    if (!this.begun && this.deferred.length === 0) {
-      if (notify.length > 0) await this.client.query(notify.join('; ')).catch(() => undefined);
-      return;
-    }
-    // After a deferred statement that failed, the COMMIT would roll back without an error and the NOTIFYs would
-    // still run: an empty SELECT before it fails in an aborted transaction, and PostgreSQL skips the rest of the query.
-    const guard = this.deferred.length > 0 && notify.length > 0 ? ['SELECT'] : [];
+    if (!this.begun && this.deferred.length === 0) return;
     // A unit that wrote nothing until now needs no opening: nothing read it.
     const sent = this.written(() => [
       ...(this.begun ? [] : [this.client.query('BEGIN')]),
       ...this.deferred.map(({ config, around }) =>
         around ? around(() => this.client.query(config)) : this.client.query(config),
       ),
-      this.client.query([...guard, 'COMMIT', ...notify].join('; ')).catch(ignoreQueueFull),
+      this.client.query('COMMIT'),
     ]);
     this.begun = true;
     const answers = await Promise.allSettled(sent);
@@ -118,24 +106,14 @@ export class PipelinedTransaction implements StatementRunner {
   }
 }
 
-/** program_limit_exceeded: the notification queue is full. A COMMIT never fails with it. */
-const NOTIFY_QUEUE_FULL = '54000';
-
-/** A NOTIFY refused after the commit (the notification queue full) loses a hint; the change stands. */
-function ignoreQueueFull(error: { code?: string }): undefined {
-  if (error.code !== NOTIFY_QUEUE_FULL) throw error;
-  return undefined;
-}
-
 /**
- * A transaction on a connection of `pool`: committed when fn resolves, rolled back when it throws. `notices`: NOTIFYs
- * written after its COMMIT (else the notifier sends them); `openings`: statements written with its BEGIN; `waited`:
- * told how long the connection took to come.
+ * A transaction on a connection of `pool`: committed when fn resolves, rolled back when it throws. `openings`:
+ * statements written with its BEGIN; `waited`: told how long the connection took to come.
  */
 export async function transaction<T>(
   pool: pg.Pool,
   fn: (transaction: PipelinedTransaction) => Promise<T>,
-  { notices, openings = [], waited }: { notices?: Notice[]; openings?: pg.QueryConfig[]; waited?: (s: number) => void },
+  { openings = [], waited }: { openings?: pg.QueryConfig[]; waited?: (s: number) => void },
 ): Promise<T> {
   const asked = performance.now();
   const client = await pool.connect();
@@ -147,7 +125,7 @@ export async function transaction<T>(
   const transaction = new PipelinedTransaction(client, openings);
   try {
     const result = await fn(transaction);
-    await transaction.commit(notices);
+    await transaction.commit();
     return result;
   } catch (error) {
     // A connection that cannot even roll back is not given to anyone else.

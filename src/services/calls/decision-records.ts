@@ -102,47 +102,43 @@ export class DecisionRecords {
   private async write(batch: Answered[]): Promise<void> {
     const seen = new Set<string>();
     const calls = batch.filter(({ call }) => !seen.has(call.callSid) && seen.add(call.callSid));
-    await batch[0].ctx.unitOfWork(
-      async (uow) => {
-        const people = await this.contacts.peopleOf(
-          uow,
-          calls.map(({ call }) => call.from),
-        );
-        const inserted = await callRepository.insertManyDecided(
-          uow,
-          calls.map(({ call, decision, at }) => {
-            const person = people.get(call.from)!;
-            return {
-              call: {
-                agentId: decision.agentId,
-                contactId: person.id,
-                providerCallId: call.callSid,
-                fromNumber: call.from,
-                toNumber: call.to,
-                direction: 'inbound',
-                contactName: [person.firstName, person.lastName].filter(Boolean).join(' ') || null,
-                contactEmail: person.email,
-                at,
-              },
-              decision: decidedColumns(decision),
-            };
-          }),
-        );
-        callRepository.announceDecided(
-          uow,
-          calls.map(({ call }) => call.callSid),
-        );
-        const started: Array<{ data: Record<string, unknown>; contact: Record<string, unknown> }> = [];
-        for (const one of calls) {
-          const start = inserted.get(one.call.callSid) ?? (await this.known(uow, one));
-          const person = people.get(one.call.from)!;
-          if (start) started.push({ data: startedData(one, start), contact: contactFields(person) });
-        }
-        if (started.length > 0) await uow.events.recordMany('call.started', started);
-        // The calls were answered already: nothing waits for this unit's end, so its NOTIFYs ride in its COMMIT.
-      },
-      { answered: true },
-    );
+    await batch[0].ctx.unitOfWork(async (uow) => {
+      const people = await this.contacts.peopleOf(
+        uow,
+        calls.map(({ call }) => call.from),
+      );
+      const inserted = await callRepository.insertManyDecided(
+        uow,
+        calls.map(({ call, decision, at }) => {
+          const person = people.get(call.from)!;
+          return {
+            call: {
+              agentId: decision.agentId,
+              contactId: person.id,
+              providerCallId: call.callSid,
+              fromNumber: call.from,
+              toNumber: call.to,
+              direction: 'inbound',
+              contactName: [person.firstName, person.lastName].filter(Boolean).join(' ') || null,
+              contactEmail: person.email,
+              at,
+            },
+            decision: decidedColumns(decision),
+          };
+        }),
+      );
+      callRepository.announceDecided(
+        uow,
+        calls.map(({ call }) => call.callSid),
+      );
+      const started: Array<{ data: Record<string, unknown>; contact: Record<string, unknown> }> = [];
+      for (const one of calls) {
+        const start = inserted.get(one.call.callSid) ?? (await this.known(uow, one));
+        const person = people.get(one.call.from)!;
+        if (start) started.push({ data: startedData(one, start), contact: contactFields(person) });
+      }
+      if (started.length > 0) await uow.events.recordMany('call.started', started);
+    });
   }
 
   /**
