@@ -13,7 +13,7 @@ import { eventually } from '../test/helpers/receiver.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { topFrames, topPlaces } from './cpu-profile.js';
-import { runInfo } from './harness.js';
+import { postgresCpuUs, postmasterOf, processCpuUs, runInfo } from './harness.js';
 import { openLoop } from './webhooks.bench.js';
 
 // Decisions in the call path (docs/call-routing.md), measured as an operator
@@ -34,7 +34,9 @@ const RATE = Number(process.env.BENCH_CALL_RATE ?? 100);
 const DEADLINE_MS = 200;
 const CALLER = '+14155550177';
 /** Calls of the one-at-a-time run. */
-const SEQUENTIAL = 200;
+const SEQUENTIAL = 500;
+/** Longer than the call path puts its records off (services/calls/quiet-moments.ts): a run's CPU includes them. */
+const RECORDS_WRITTEN_MS = 300;
 const round = (n: number) => Math.round(n * 10) / 10;
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -127,6 +129,17 @@ export async function callPathBench(): Promise<void> {
       [account.companyId],
     );
     const target = `${api.url}/api/telco/voice/inbound`;
+    const postmaster = await postmasterOf(app);
+    const floorPid = bare.pid!;
+    /** CPU (µs) per call of the API process, PostgreSQL and the floor's process over `calls` calls made by `run`, their records written. */
+    const cpuPerCall = async (calls: number, run: () => Promise<unknown>) => {
+      const before = [processCpuUs([api.pid!]), postgresCpuUs(postmaster), processCpuUs([floorPid])];
+      await run();
+      await new Promise((resolve) => setTimeout(resolve, RECORDS_WRITTEN_MS));
+      const after = [processCpuUs([api.pid!]), postgresCpuUs(postmaster), processCpuUs([floorPid])];
+      const [api_, postgres, floor] = after.map((now, i) => Math.round((now - before[i]) / calls));
+      return { api: api_, postgres, floor };
+    };
     const totals = new Map<string, number>();
     /** A signed callback to `to`; its round trip kept under `key`. */
     const post = (to: string, params: Record<string, string>, key: string): Promise<string> => {
@@ -199,7 +212,10 @@ export async function callPathBench(): Promise<void> {
 
     await openLoop(RATE, 1, () => inbound().then(() => undefined));
     totals.clear();
-    const answered = await openLoop(RATE, SECONDS, () => inbound().then(() => undefined));
+    let answered!: Awaited<ReturnType<typeof openLoop>>;
+    const cpuAtRate = await cpuPerCall(RATE * SECONDS, async () => {
+      answered = await openLoop(RATE, SECONDS, () => inbound().then(() => undefined));
+    });
     const ownTimes = [...totals.keys()].filter((sid) => endpoint.own.has(sid)).map((sid) => endpoint.own.get(sid)!);
     const healthy = {
       total: stats([...totals.values()]),
@@ -212,7 +228,9 @@ export async function callPathBench(): Promise<void> {
     );
     // The same, one call after another: each call alone on both event loops.
     totals.clear();
-    for (let i = 0; i < SEQUENTIAL; i++) await inbound();
+    const cpuOneByOne = await cpuPerCall(SEQUENTIAL, async () => {
+      for (let i = 0; i < SEQUENTIAL; i++) await inbound();
+    });
     const sequential = addedTo(totals.keys());
     out(`one call at a time: Switchboard adds p50 ${sequential.p50} ms, p99 ${sequential.p99} ms`);
 
@@ -221,11 +239,25 @@ export async function callPathBench(): Promise<void> {
     if (!(await inbound(floorUrl)).text.includes('"action":"answer"')) throw new Error('the floor does not answer');
     await openLoop(RATE, 1, () => inbound(floorUrl).then(() => undefined));
     totals.clear();
-    await openLoop(RATE, SECONDS, () => inbound(floorUrl).then(() => undefined));
+    const floorCpuAtRate = await cpuPerCall(RATE * SECONDS, () =>
+      openLoop(RATE, SECONDS, () => inbound(floorUrl).then(() => undefined)),
+    );
     const floorAtRate = addedTo(totals.keys());
     totals.clear();
-    for (let i = 0; i < SEQUENTIAL; i++) await inbound(floorUrl);
+    const floorCpuOneByOne = await cpuPerCall(SEQUENTIAL, async () => {
+      for (let i = 0; i < SEQUENTIAL; i++) await inbound(floorUrl);
+    });
     const floor = { atRate: floorAtRate, sequential: addedTo(totals.keys()) };
+    const cpu = {
+      atRate: cpuAtRate,
+      oneByOne: cpuOneByOne,
+      floorAtRate: floorCpuAtRate,
+      floorOneByOne: floorCpuOneByOne,
+    };
+    out(
+      `CPU per call, API / PostgreSQL / floor µs: at ${RATE}/s ${cpu.atRate.api} / ${cpu.atRate.postgres} / ` +
+        `${cpu.floorAtRate.floor}, one at a time ${cpu.oneByOne.api} / ${cpu.oneByOne.postgres} / ${cpu.floorOneByOne.floor}`,
+    );
     out(`the floor (a bare proxy) adds p50 ${floor.atRate.p50} ms, p99 ${floor.atRate.p99} ms at ${RATE}/s`);
 
     // Tool calls: the agent the endpoint answers with has a tool, asked during its call; checked first (the result
@@ -328,6 +360,7 @@ export async function callPathBench(): Promise<void> {
           healthy,
           sequential,
           hanging,
+          cpu,
           goals,
           profile,
         },
@@ -386,6 +419,14 @@ export async function callPathBench(): Promise<void> {
         `Failed callbacks: ${healthy.failed} answering, ${hanging.failed} hanging. With the endpoint hanging the breaker`,
         'opens after 5 timeouts and is probed every 100 ms (DECISION_BREAKER_OPEN=100ms), so most calls of that run meet an',
         'open breaker and the probes are the calls that wait for the deadline.',
+        '',
+        `CPU per call, in µs, over each run and the ${RECORDS_WRITTEN_MS} ms after it (the records put off are written`,
+        "within it): the API process's, PostgreSQL's (every process of the server) and the floor's process's.",
+        '',
+        '| run | API process | PostgreSQL | the floor |',
+        '|---|---|---|---|',
+        `| ${RATE} calls a second | ${cpu.atRate.api} | ${cpu.atRate.postgres} | ${cpu.floorAtRate.floor} |`,
+        `| ${SEQUENTIAL} calls one at a time | ${cpu.oneByOne.api} | ${cpu.oneByOne.postgres} | ${cpu.floorOneByOne.floor} |`,
         '',
         `Where the API process's CPU goes while it answers ${RATE} calls a second (V8 profile, self time):`,
         '',
