@@ -8,13 +8,13 @@ import { applyDecision, decidedColumns } from './records.js';
 import type { QuietMoments } from './quiet-moments.js';
 
 // The record of inbound calls' decisions (docs/adr/0096-decisions-recorded-together.md): each decision is recorded
-// after the provider has its answer, off the caller's path, at the call path's next quiet moment (quiet-moments.ts,
-// within 10 ms), together with the others of its company answered meanwhile. One unit of work for them all: their
-// contacts found or made in one statement, the new calls inserted with their decisions in another, and call.started
-// for each in the outbox's one statement, written with the COMMIT; after it, one notification tells the API
-// processes they are decided (db/recent-decisions.ts). Each record costs the event loop that the next calls'
-// answers run on a fraction of what a unit of work of its own would, and the database a fraction of the round trips.
-// A batch that fails is recorded again call by call, so one call's failure is its own.
+// after the provider has its answer, off the caller's path, at the call path's next quiet moment (quiet-moments.ts, at
+// most every 50 ms and within 100 ms), together with the others of its company answered meanwhile. One unit of work for
+// them all: their contacts found or made in one statement, the new calls inserted with their decisions in another, and
+// call.started for each in the outbox's one statement, written with the COMMIT; after it, one notification tells the
+// API processes they are decided (db/recent-decisions.ts). Each record costs the event loop that the next calls'
+// answers run on a fraction of what a unit of work of its own would, and the database a fraction of the round trips. A
+// batch that fails is recorded again call by call, so one call's failure is its own.
 
 /** Calls recorded together at most (their sids fit one notification's payload). */
 const BATCH_MAX = 100;
