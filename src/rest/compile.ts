@@ -121,7 +121,7 @@ export function compileRoutes(
     const operation = document.definitions[0] as OperationDefinitionNode;
     const fields = operation.selectionSet.selections.map((s) => (s.kind === 'Field' ? s.name.value : ''));
     if (!fields.includes(route.response.field)) {
-      throw new Error(`Route ${route.operationId}: the operation does not select ${route.response.field}`);
+      throw new Error(`Route ${route.operationId}: the operation does not ask for ${route.response.field}`);
     }
     const jit = () => {
       try {

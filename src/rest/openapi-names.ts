@@ -2,7 +2,7 @@
 // derived from a GraphQL type becomes a component named after that type
 // (Role, PhoneNumber, Pagination, RolePage, ...), referenced wherever it
 // appears, so a generated client has a type per record, envelope and page.
-// A type that REST rows select in several shapes (other fields, other
+// A type that REST rows ask for in several shapes (other fields, other
 // aliases) gets one component per shape: the most used one takes the type's
 // name, the others the name and a number, in the order the document meets them.
 

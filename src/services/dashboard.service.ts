@@ -87,7 +87,7 @@ export class DashboardService {
       agentId: scope.agentId,
       pattern: scope.pattern,
     });
-    // The same question asked again has the same id, so a normalized cache merges what two queries select of it.
+    // The same question asked again has the same id, so a normalized cache merges what two queries ask of it.
     const id = Buffer.from(
       JSON.stringify([
         company.id,
