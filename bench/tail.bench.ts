@@ -1,9 +1,12 @@
+import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { getPriority, setPriority } from 'node:os';
 import pg from 'pg';
 import { Receiver, sleep } from '../test/helpers/receiver.js';
 import { postgresCpuUs, postmasterOf, runInfo } from './harness.js';
-import { cluster, openLoop } from './webhooks.bench.js';
+import { CREATE_AGENT, cluster } from './webhooks.bench.js';
+import type { LoadResult, LoadRun } from './load-process.js';
 
 // `npm run bench -- tail`: where the API's tail comes from at 200 writes a second with a webhook. An API process and
 // two workers (production mode), one webhook to a receiver on loopback, GraphQL createAgent offered at RATE a second
@@ -17,8 +20,9 @@ import { cluster, openLoop } from './webhooks.bench.js';
 // for a connection (db_pool_wait_seconds), lock waits and WAL flush waits (PostgreSQL's sessions sampled every
 // LOCK_SAMPLE_MS), the answers over 50 ms as the load saw them and as the API timed them (its
 // http_request_duration_seconds: the difference is time outside the API's handling), and the CPU of
-// each process over the round (the API, the workers, PostgreSQL, and this process: the load and the receiver),
-// against the machine's cores.
+// each process over the round (the API, the workers, PostgreSQL, the load, and this process: the receiver),
+// against the machine's cores. The load runs in a process of its own (load-process.ts), so that the receiver's work
+// on this event loop is not counted in the answers' times.
 
 const RATE = 200;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -45,7 +49,7 @@ interface Round {
   lockWaitMs: number;
   flushWaitMs: number;
   slowAnswers: { load: number; api: number };
-  cpuCores: { api: number; workers: number; postgres: number; load: number };
+  cpuCores: { api: number; workers: number; postgres: number; load: number; receiver: number };
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
@@ -110,10 +114,26 @@ export async function tailBench(): Promise<void> {
   const postmaster = await postmasterOf(c.app);
   const scrape = async () => (await fetch(`${c.api.url}/metrics`)).text();
   const rounds: Round[] = [];
+  const loader = fork(path.resolve('dist/bench/load-process.js'));
+  await new Promise((resolve) => loader.once('message', resolve));
+  /** createAgent offered at RATE for `seconds` by the load's process, each named after `tag`. */
+  const offered = (tag: string, seconds: number) =>
+    new Promise<LoadResult>((resolve) => {
+      loader.once('message', (result) => resolve(result as LoadResult));
+      const run: LoadRun = {
+        url: `${c.api.url}/graphql`,
+        token: c.owner,
+        query: CREATE_AGENT,
+        tag,
+        rate: RATE,
+        seconds,
+      };
+      loader.send(run);
+    });
   try {
     await c.hook(c.owner, 'Tail', `${receiver.url}/tail`);
     // Warm: statements prepared, pools filled, the workers' pumps awake.
-    await openLoop(RATE, 2, (i) => c.createAgent(c.owner, `warm ${i}`));
+    await offered('warm', 2);
     const order = Array.from({ length: ROUNDS }, (_, r) => (r % 2 ? [...CONDITIONS].reverse() : CONDITIONS)).flat();
     for (const condition of order) {
       const workers = c.workers.map((w) => w.pid!);
@@ -126,7 +146,8 @@ export async function tailBench(): Promise<void> {
         api: cpuTicks(c.api.pid!),
         workers: workers.reduce((sum, pid) => sum + cpuTicks(pid), 0),
         postgres: postgresCpuUs(postmaster),
-        load: cpuTicks(process.pid),
+        load: cpuTicks(loader.pid!),
+        receiver: cpuTicks(process.pid),
       };
       let lockSamples = 0;
       let flushSamples = 0;
@@ -141,7 +162,7 @@ export async function tailBench(): Promise<void> {
       })();
       const started = performance.now();
       const tag = `tail ${rounds.length}`;
-      const answered = await openLoop(RATE, SECONDS, (i) => c.createAgent(c.owner, `${tag} ${i}`));
+      const answered = await offered(tag, SECONDS);
       const elapsed = (performance.now() - started) / 1000;
       sampling = false;
       await sampler;
@@ -150,7 +171,8 @@ export async function tailBench(): Promise<void> {
         api: (cpuTicks(c.api.pid!) - ticks.api) / 100 / elapsed,
         workers: (workers.reduce((sum, pid) => sum + cpuTicks(pid), 0) - ticks.workers) / 100 / elapsed,
         postgres: (postgresCpuUs(postmaster) - ticks.postgres) / 1e6 / elapsed,
-        load: (cpuTicks(process.pid) - ticks.load) / 100 / elapsed,
+        load: (cpuTicks(loader.pid!) - ticks.load) / 100 / elapsed,
+        receiver: (cpuTicks(process.pid) - ticks.receiver) / 100 / elapsed,
       };
       if (condition === 'workers paused') for (const pid of workers) process.kill(pid, 'SIGCONT');
       if (condition === 'commits not flushed') await synchronousCommit(admin, 'on');
@@ -183,6 +205,7 @@ export async function tailBench(): Promise<void> {
           workers: round2(cpu.workers),
           postgres: round2(cpu.postgres),
           load: round2(cpu.load),
+          receiver: round2(cpu.receiver),
         },
       });
       process.stdout.write(`tail: ${JSON.stringify(rounds.at(-1))}\n`);
@@ -192,6 +215,7 @@ export async function tailBench(): Promise<void> {
     for (const w of c.workers) if (w.exitCode === null && w.signalCode === null) process.kill(w.pid!, 'SIGCONT');
     await synchronousCommit(admin, 'on').catch(() => undefined);
     await admin.end();
+    loader.kill();
     await receiver.close();
     await c.close();
   }
@@ -216,9 +240,9 @@ function report(rounds: Round[]) {
     'bench/results/tail.json',
     `${JSON.stringify({ measuredAt, commit, machine, database, rounds }, null, 2)}\n`,
   );
-  const cores = (r: Round) =>
-    `${r.cpuCores.api} / ${r.cpuCores.workers} / ${r.cpuCores.postgres} / ${r.cpuCores.load} = ` +
-    `${round2(r.cpuCores.api + r.cpuCores.workers + r.cpuCores.postgres + r.cpuCores.load)}`;
+  const cores = ({ cpuCores: c }: Round) =>
+    `${c.api} / ${c.workers} / ${c.postgres} / ${c.load} / ${c.receiver} = ` +
+    `${round2(c.api + c.workers + c.postgres + c.load + c.receiver)}`;
   writeFileSync(
     'bench/results/tail.md',
     [
@@ -230,8 +254,8 @@ function report(rounds: Round[]) {
         "(prom-client's window over the round), its garbage collection, its units of work's waits for a connection " +
         '(db_pool_wait_seconds, the writer pool: waits over 5 ms, and the bucket under which 99 % fell), lock waits ' +
         `and WAL flush waits (PostgreSQL's sessions sampled every ${LOCK_SAMPLE_MS} ms, each sample counting for the interval), ` +
-        'the answers over 50 ms as the load timed them and as the API did (its own histogram; the rest is time outside its ' +
-        'handling), and CPU in cores: API / workers / PostgreSQL / the load and ' +
+        'the answers over 50 ms as the load timed them (from a process of its own) and as the API did (its own histogram; ' +
+        'the rest is time outside its handling), and CPU in cores: API / workers / PostgreSQL / the load / the ' +
         'receiver, summed (the machine has ' +
         `${machine.split(' ')[0]}). "Commits not flushed": the workers as deployed, PostgreSQL's synchronous_commit off ` +
         "for the round (a diagnosis: the product's commits always wait for the flush).",

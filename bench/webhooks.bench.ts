@@ -25,7 +25,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 5000);
 const RETRIES = Number(process.env.BENCH_RETRIES ?? 200);
 const ENDPOINTS = 20;
-const CREATE_AGENT = 'mutation($n: String!) { createAgent(name: $n) { id } }';
+export const CREATE_AGENT = 'mutation($n: String!) { createAgent(name: $n) { id } }';
 
 const percentile = (values: number[], p: number) => {
   if (values.length === 0) return NaN;
