@@ -239,6 +239,31 @@ describe('agent tools: a tool called during a call', () => {
     );
   });
 
+  it('writes the turns of tool calls answered together once each, a sequence asked twice once', async () => {
+    const [a, b] = [await callInProgress(), await callInProgress()];
+    // Thirty tool calls of two calls at once (answered without asking: the agent lacks the tool), and one sequence of
+    // the first call asked twice: written together at the call path's next quiet moment (docs/adr/0099).
+    const asked = [
+      ...Array.from({ length: 15 }, (_, i) => callTool(a, i, 'book_flight', `{"n":${i}}`)),
+      ...Array.from({ length: 15 }, (_, i) => callTool(b, i, 'book_flight', `{"n":${i}}`)),
+      callTool(a, 3, 'book_flight', '{"n":"again"}'),
+    ];
+    for (const answer of await Promise.all(asked)) assert.equal(answer.body.source, 'unknown_tool');
+    for (const sid of [a, b]) {
+      const turns = await eventually(async () => {
+        const written = await turnsOf(sid);
+        return written.length >= 15 ? written : undefined;
+      }, 5000);
+      assert.deepEqual(
+        turns.map((t) => t.sequence),
+        Array.from({ length: 15 }, (_, i) => i),
+      );
+      assert.ok(turns.every((t) => t.speaker === 'tool'));
+    }
+    const [third] = (await turnsOf(a)).filter((t) => t.sequence === 3);
+    assert.match(third.text, /^book_flight\(\{"n":(3|"again")\}\) → /, 'one of the two, once');
+  });
+
   it("gives the tool's fallback message within the deadline when the endpoint hangs or fails", async () => {
     const sid = await callInProgress();
     endpoint.answer = () => ({ hang: true });

@@ -165,17 +165,27 @@ export const callRepository = {
   },
 
   /** Keeps a transcript turn; false when the call has that turn already. */
-  async addTurn(
+  /** Adds turns (of calls already found) in one statement; each kept once. Returns the ones added, as `call:sequence`. */
+  async addTurns(
     ctx: RequestContext,
-    turn: Pick<CallTurn, 'sequence' | 'speaker' | 'text' | 'createdAt'> & { callId: number },
-  ) {
+    turns: Array<Pick<CallTurn, 'sequence' | 'speaker' | 'text'> & { callId: number }>,
+    createdAt: Date,
+  ): Promise<Set<string>> {
     // Plain text, no query builder: a tool call's turn is written on the event loop of the next calls' answers.
-    const rows = await ctx.sql(
-      `INSERT INTO call_turns (call_id, sequence, speaker, text, created_at) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (call_id, sequence) DO NOTHING RETURNING sequence`,
-      [turn.callId, turn.sequence, turn.speaker, turn.text, turn.createdAt],
+    const rows = await ctx.sql<{ call_id: number; sequence: number }>(
+      `INSERT INTO call_turns (call_id, sequence, speaker, text, created_at)
+       SELECT t.call_id, t.sequence, t.speaker, t.text, $5 FROM unnest($1::int[], $2::int[], $3::text[], $4::text[])
+         AS t(call_id, sequence, speaker, text)
+       ON CONFLICT (call_id, sequence) DO NOTHING RETURNING call_id, sequence`,
+      [
+        turns.map((t) => t.callId),
+        turns.map((t) => t.sequence),
+        turns.map((t) => t.speaker),
+        turns.map((t) => t.text),
+        createdAt,
+      ],
     );
-    return rows.length > 0;
+    return new Set(rows.map((row) => `${row.call_id}:${row.sequence}`));
   },
 
   /** A call's transcript turns, in order. */

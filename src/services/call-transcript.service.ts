@@ -13,6 +13,9 @@ import type { TurnReported } from '../telco/callbacks.js';
 // are not webhook events: a call makes dozens of turns, and subscribers of
 // one call ask for them.
 
+/** A turn to keep, of a call found already. */
+export type CallTurnWritten = Omit<TurnReported, 'callSid'> & { callId: number };
+
 export class CallTranscriptService {
   constructor(
     private readonly live: LiveEvents,
@@ -23,27 +26,21 @@ export class CallTranscriptService {
   /** The provider's transcript callback: keeps the turn and announces it, once; a call the account does not know is left alone. */
   async turnReported(ctx: RequestContext, report: TurnReported): Promise<void> {
     const call = await callRepository.byProviderId(ctx, report.callSid);
-    if (call) await this.turnOf(ctx, call.id, report);
+    if (call)
+      await this.turnsOf(ctx, [
+        { callId: call.id, sequence: report.sequence, speaker: report.speaker, text: report.text },
+      ]);
   }
 
-  /** Keeps a turn of a call already found (a tool call's) and announces it, once: one statement, and the announcement. */
-  async turnOf(ctx: RequestContext, callId: number, report: Omit<TurnReported, 'callSid'>): Promise<void> {
+  /**
+   * Keeps turns of calls already found (tool calls') and announces each, once: one statement for them all, and an
+   * announcement per turn kept.
+   */
+  async turnsOf(ctx: RequestContext, turns: CallTurnWritten[]): Promise<void> {
     const at = this.clock();
-    const kept = await callRepository.addTurn(ctx, {
-      callId,
-      sequence: report.sequence,
-      speaker: report.speaker,
-      text: report.text,
-      createdAt: at,
-    });
-    if (kept)
-      await this.live.publishTurn(ctx, {
-        callId,
-        sequence: report.sequence,
-        speaker: report.speaker,
-        text: report.text,
-        at,
-      });
+    const kept = await callRepository.addTurns(ctx, turns, at);
+    for (const turn of turns)
+      if (kept.delete(`${turn.callId}:${turn.sequence}`)) await this.live.publishTurn(ctx, { ...turn, at });
   }
 
   /** The company's calls in progress, newest first (at most 50): what a live view lists. */

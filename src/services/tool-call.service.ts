@@ -4,9 +4,10 @@ import { TURN_TEXT_MAX } from '../kernel/call-rules.js';
 import { NotFoundError } from '../kernel/errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { ToolCalled } from '../telco/callbacks.js';
-import type { CallTranscriptService } from './call-transcript.service.js';
+import type { CallTranscriptService, CallTurnWritten } from './call-transcript.service.js';
 import { callReads } from '../repositories/call-reads.repository.js';
 import type { QuietMoments } from './calls/quiet-moments.js';
+import { CompanyBatches } from './calls/company-batches.js';
 
 // An AI agent calls one of its tools during a call (docs/adr/0069-tools-for-ai-agents.md):
 // the call and its agent are found, the tool is run (its endpoint asked, or its
@@ -25,15 +26,25 @@ const CALLS_KEPT = 10_000;
 export class ToolCallService {
   /** Calls by provider sid: their id and agent, once they have one. */
   private readonly calls = new Map<string, { id: number; agentId: number }>();
-  /** Turns answered and not yet written. */
-  private readonly writing = new Set<Promise<void>>();
+  /** The turns answered and not yet written, by company: those of a company in one statement (calls/company-batches.ts). */
+  private readonly turns: CompanyBatches<{ ctx: RequestContext; callSid: string; turn: CallTurnWritten }>;
 
   constructor(
-    private readonly transcripts: CallTranscriptService,
+    transcripts: CallTranscriptService,
     private readonly run: RunTool,
     private readonly quiet: QuietMoments,
-    private readonly log: Logger,
-  ) {}
+    log: Logger,
+  ) {
+    this.turns = new CompanyBatches(quiet, {
+      write: (batch) =>
+        transcripts.turnsOf(
+          batch[0].ctx,
+          batch.map((one) => one.turn),
+        ),
+      failed: ({ callSid }, error) =>
+        log.error('a tool call was answered but its transcript turn not written', { callSid, error: error.message }),
+    });
+  }
 
   toolCalled(ctx: RequestContext, report: ToolCalled, startedAt: number): Promise<ToolResult> {
     return this.quiet.during(() => this.called(ctx, report, startedAt));
@@ -41,8 +52,7 @@ export class ToolCallService {
 
   /** Resolves once every turn already answered is written (at shutdown, after HTTP has drained). */
   async settled(): Promise<void> {
-    this.quiet.run();
-    await Promise.allSettled([...this.writing]);
+    await this.turns.settled();
   }
 
   private async called(ctx: RequestContext, report: ToolCalled, startedAt: number): Promise<ToolResult> {
@@ -63,22 +73,16 @@ export class ToolCallService {
     );
     const said = typeof result.result === 'string' ? result.result : JSON.stringify(result.result);
     const text = `${report.tool}(${report.argumentsText || '{}'}) → ${said}`;
-    // At the next quiet moment, one statement (and an announcement, when anyone follows the transcript).
-    this.quiet.later(() => {
-      const written: Promise<void> = this.transcripts
-        .turnOf(ctx, call.id, {
-          sequence: report.sequence,
-          speaker: 'tool',
-          text: text.length > TURN_TEXT_MAX ? `${text.slice(0, TURN_TEXT_MAX - 1)}…` : text,
-        })
-        .catch((error: Error) =>
-          this.log.error('a tool call was answered but its transcript turn not written', {
-            callSid: report.callSid,
-            error: error.message,
-          }),
-        )
-        .finally(() => this.writing.delete(written));
-      this.writing.add(written);
+    // At the next quiet moment, with the others of the company answered meanwhile.
+    this.turns.add(companyId, {
+      ctx,
+      callSid: report.callSid,
+      turn: {
+        callId: call.id,
+        sequence: report.sequence,
+        speaker: 'tool',
+        text: text.length > TURN_TEXT_MAX ? `${text.slice(0, TURN_TEXT_MAX - 1)}…` : text,
+      },
     });
     return result;
   }

@@ -6,6 +6,7 @@ import type { InboundCallArrived } from '../../telco/callbacks.js';
 import { contactFields, type ContactService } from '../contact.service.js';
 import { applyDecision, decidedColumns } from './records.js';
 import type { QuietMoments } from './quiet-moments.js';
+import { CompanyBatches } from './company-batches.js';
 
 // The record of inbound calls' decisions (docs/adr/0096-decisions-recorded-together.md): each decision is recorded
 // after the provider has its answer, off the caller's path, at the call path's next quiet moment (quiet-moments.ts, at
@@ -16,9 +17,6 @@ import type { QuietMoments } from './quiet-moments.js';
 // answers run on a fraction of what a unit of work of its own would, and the database a fraction of the round trips. A
 // batch that fails is recorded again call by call, so one call's failure is its own.
 
-/** Calls recorded together at most (their sids fit one notification's payload). */
-const BATCH_MAX = 100;
-
 interface Answered {
   ctx: RequestContext;
   call: InboundCallArrived;
@@ -28,31 +26,34 @@ interface Answered {
 }
 
 export class DecisionRecords {
-  /** Answered and not yet written, by company. */
-  private readonly waiting = new Map<number, Answered[]>();
   /** Decisions answered and not recorded yet, by call sid: a repeat of the call is answered from here. */
   private readonly unrecorded = new Map<string, CallDecision>();
-  private readonly writing = new Set<Promise<void>>();
-  /** A flush is put off until the next quiet moment. */
-  private flushing = false;
+  /** Answered and not yet written, by company (company-batches.ts). */
+  private readonly batches: CompanyBatches<Answered>;
 
   constructor(
     private readonly contacts: ContactService,
-    private readonly quiet: QuietMoments,
+    quiet: QuietMoments,
     private readonly log: Logger,
     private readonly clock: () => Date,
-  ) {}
+  ) {
+    this.batches = new CompanyBatches(quiet, {
+      write: (batch) => this.write(batch),
+      failed: ({ call }, error) =>
+        this.log.error('an inbound call was answered but its decision not recorded', {
+          callSid: call.callSid,
+          error: error.message,
+        }),
+      done: (batch) => {
+        for (const { call } of batch) this.unrecorded.delete(call.callSid);
+      },
+    });
+  }
 
   /** Records the call with its decision soon, with the others of its company answered meanwhile. */
   add(ctx: RequestContext, companyId: number, call: InboundCallArrived, decision: CallDecision): void {
     if (!this.unrecorded.has(call.callSid)) this.unrecorded.set(call.callSid, decision);
-    let batch = this.waiting.get(companyId);
-    if (!batch) this.waiting.set(companyId, (batch = []));
-    batch.push({ ctx, call, decision, at: this.clock() });
-    if (batch.length >= BATCH_MAX) return this.flush(companyId);
-    if (this.flushing) return;
-    this.flushing = true;
-    this.quiet.later(() => this.flushAll());
+    this.batches.add(companyId, { ctx, call, decision, at: this.clock() });
   }
 
   /** The decision answered for a call and not recorded yet. */
@@ -61,37 +62,8 @@ export class DecisionRecords {
   }
 
   /** Resolves once every decision answered so far is recorded (at shutdown, after HTTP has drained). */
-  async settled(): Promise<void> {
-    this.flushAll();
-    await Promise.allSettled([...this.writing]);
-  }
-
-  private flushAll(): void {
-    this.flushing = false;
-    for (const companyId of [...this.waiting.keys()]) this.flush(companyId);
-  }
-
-  private flush(companyId: number): void {
-    const batch = this.waiting.get(companyId);
-    this.waiting.delete(companyId);
-    if (!batch || batch.length === 0) return;
-    const written: Promise<void> = this.write(batch)
-      .catch(async (error: Error) => {
-        if (batch.length === 1) return this.failed(batch[0], error);
-        for (const one of batch) await this.write([one]).catch((again: Error) => this.failed(one, again));
-      })
-      .finally(() => {
-        for (const { call } of batch) this.unrecorded.delete(call.callSid);
-        this.writing.delete(written);
-      });
-    this.writing.add(written);
-  }
-
-  private failed({ call }: Answered, error: Error): void {
-    this.log.error('an inbound call was answered but its decision not recorded', {
-      callSid: call.callSid,
-      error: error.message,
-    });
+  settled(): Promise<void> {
+    return this.batches.settled();
   }
 
   /**
