@@ -248,7 +248,7 @@ export async function callPathBench(): Promise<void> {
       for (let i = 0; i < SEQUENTIAL; i++) await inbound(floorUrl);
     });
     const floor = { atRate: floorAtRate, sequential: addedTo(totals.keys()) };
-    const cpu = {
+    const cpu: Record<string, { api: number; postgres: number; floor: number }> = {
       atRate: cpuAtRate,
       oneByOne: cpuOneByOne,
       floorAtRate: floorCpuAtRate,
@@ -287,13 +287,25 @@ export async function callPathBench(): Promise<void> {
       endpoint.toolBodies[0].headers as Record<string, string>,
     );
     totals.clear();
-    for (let n = 1; n <= SEQUENTIAL; n++) await toolCall(onCall, n);
+    const toolCpuOneByOne = await cpuPerCall(SEQUENTIAL, async () => {
+      for (let n = 1; n <= SEQUENTIAL; n++) await toolCall(onCall, n);
+    });
     const toolsOneByOne = addedTo(totals.keys());
     totals.clear();
     let next = SEQUENTIAL + 1;
-    await openLoop(RATE, SECONDS, () => toolCall(onCall, next++).then(() => undefined));
+    const toolCpuAtRate = await cpuPerCall(RATE * SECONDS, () =>
+      openLoop(RATE, SECONDS, () => toolCall(onCall, next++).then(() => undefined)),
+    );
     const toolsAtRate = addedTo(totals.keys());
     const tools = { sequential: toolsOneByOne, atRate: toolsAtRate };
+    // Each tool call's turn kept once, the check's among them.
+    const [{ turns }] = await app.sql<{ turns: number }>(
+      "SELECT count(*)::int AS turns FROM call_turns t JOIN calls c ON c.id = t.call_id WHERE c.provider_call_id = $1 AND t.speaker = 'tool'",
+      [onCall],
+    );
+    if (turns !== next) throw new Error(`${turns} tool turns kept of ${next} tool calls`);
+    cpu.toolsAtRate = toolCpuAtRate;
+    cpu.toolsOneByOne = toolCpuOneByOne;
     out(
       `tool calls: Switchboard adds p50 ${tools.sequential.p50} ms, p99 ${tools.sequential.p99} ms one at a time; ` +
         `p50 ${tools.atRate.p50} ms, p99 ${tools.atRate.p99} ms at ${RATE}/s`,
@@ -427,6 +439,8 @@ export async function callPathBench(): Promise<void> {
         '|---|---|---|---|',
         `| ${RATE} calls a second | ${cpu.atRate.api} | ${cpu.atRate.postgres} | ${cpu.floorAtRate.floor} |`,
         `| ${SEQUENTIAL} calls one at a time | ${cpu.oneByOne.api} | ${cpu.oneByOne.postgres} | ${cpu.floorOneByOne.floor} |`,
+        `| tool calls, ${RATE} a second | ${cpu.toolsAtRate.api} | ${cpu.toolsAtRate.postgres} | |`,
+        `| tool calls, ${SEQUENTIAL} one at a time | ${cpu.toolsOneByOne.api} | ${cpu.toolsOneByOne.postgres} | |`,
         '',
         `Where the API process's CPU goes while it answers ${RATE} calls a second (V8 profile, self time):`,
         '',
