@@ -1,12 +1,10 @@
-import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { getPriority, setPriority } from 'node:os';
 import pg from 'pg';
 import { Receiver, sleep } from '../test/helpers/receiver.js';
 import { postgresCpuUs, postmasterOf, runInfo } from './harness.js';
 import { CREATE_AGENT, cluster } from './webhooks.bench.js';
-import type { LoadResult, LoadRun } from './load-process.js';
+import { mutationLoad } from './mutation-load.js';
 
 // `npm run bench -- tail`: where the API's tail comes from at 200 writes a second with a webhook. An API process and
 // two workers (production mode), one webhook to a receiver on loopback, GraphQL createAgent offered at RATE a second
@@ -114,22 +112,10 @@ export async function tailBench(): Promise<void> {
   const postmaster = await postmasterOf(c.app);
   const scrape = async () => (await fetch(`${c.api.url}/metrics`)).text();
   const rounds: Round[] = [];
-  const loader = fork(path.resolve('dist/bench/load-process.js'));
-  await new Promise((resolve) => loader.once('message', resolve));
+  const loader = await mutationLoad();
   /** createAgent offered at RATE for `seconds` by the load's process, each named after `tag`. */
   const offered = (tag: string, seconds: number) =>
-    new Promise<LoadResult>((resolve) => {
-      loader.once('message', (result) => resolve(result as LoadResult));
-      const run: LoadRun = {
-        url: `${c.api.url}/graphql`,
-        token: c.owner,
-        query: CREATE_AGENT,
-        tag,
-        rate: RATE,
-        seconds,
-      };
-      loader.send(run);
-    });
+    loader.offer({ url: `${c.api.url}/graphql`, token: c.owner, query: CREATE_AGENT, tag, rate: RATE, seconds });
   try {
     await c.hook(c.owner, 'Tail', `${receiver.url}/tail`);
     // Warm: statements prepared, pools filled, the workers' pumps awake.
@@ -146,7 +132,7 @@ export async function tailBench(): Promise<void> {
         api: cpuTicks(c.api.pid!),
         workers: workers.reduce((sum, pid) => sum + cpuTicks(pid), 0),
         postgres: postgresCpuUs(postmaster),
-        load: cpuTicks(loader.pid!),
+        load: cpuTicks(loader.pid),
         receiver: cpuTicks(process.pid),
       };
       let lockSamples = 0;
@@ -171,7 +157,7 @@ export async function tailBench(): Promise<void> {
         api: (cpuTicks(c.api.pid!) - ticks.api) / 100 / elapsed,
         workers: (workers.reduce((sum, pid) => sum + cpuTicks(pid), 0) - ticks.workers) / 100 / elapsed,
         postgres: (postgresCpuUs(postmaster) - ticks.postgres) / 1e6 / elapsed,
-        load: (cpuTicks(loader.pid!) - ticks.load) / 100 / elapsed,
+        load: (cpuTicks(loader.pid) - ticks.load) / 100 / elapsed,
         receiver: (cpuTicks(process.pid) - ticks.receiver) / 100 / elapsed,
       };
       if (condition === 'workers paused') for (const pid of workers) process.kill(pid, 'SIGCONT');
@@ -215,7 +201,7 @@ export async function tailBench(): Promise<void> {
     for (const w of c.workers) if (w.exitCode === null && w.signalCode === null) process.kill(w.pid!, 'SIGCONT');
     await synchronousCommit(admin, 'on').catch(() => undefined);
     await admin.end();
-    loader.kill();
+    loader.close();
     await receiver.close();
     await c.close();
   }
