@@ -6,13 +6,13 @@ import path from 'node:path';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { adminQuery, createDatabase, databaseUrl } from '../test/helpers/app.js';
 import { type Received, Receiver, sleep } from '../test/helpers/receiver.js';
-import { runInfo } from './harness.js';
+import { postgresCpuUs, postmasterOf, processCpuUs, runInfo } from './harness.js';
 import { closedLoop, cluster } from './webhooks.bench.js';
 
 // `npm run bench -- peer`: Switchboard beside the delivery peer written on graphile-worker
 // (../shared/peers/graphile-worker-delivery, its README), each as its operator runs it: one API process and two worker
 // processes on a database of its own, on this machine's PostgreSQL. The peer is installed in a folder of its own outside
-// the tree, with its lock file, and never copied into it. The same load to each, in alternating rounds (S P S P): events
+// the tree, with its lock file, and never copied into it. The same load to each, in alternating rounds (S P S P S P): events
 // caused through each one's API, received by the same kind of receiver on loopback, every delivery's Standard Webhooks
 // signature verified with the `standardwebhooks` library, duplicates and missing counted.
 // (1) Saturation: twenty endpoints, events written ten at a time through the API; deliveries per second from the first
@@ -25,7 +25,7 @@ const ENDPOINTS = 20;
 const EVENTS = Number(process.env.BENCH_PEER_EVENTS ?? 250);
 const RATE = 200;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ROUNDS = ['S', 'P', 'S', 'P'] as const;
+const ROUNDS = ['S', 'P', 'S', 'P', 'S', 'P'] as const;
 const COMPANY = 'acme';
 
 const percentile = (values: number[], p: number) => {
@@ -147,6 +147,19 @@ function verified(received: Received[], secrets: Map<string, string>): { message
 }
 
 type System = 'S' | 'P';
+const CPU_PARTS = {
+  api: 'the API',
+  workers: 'the workers',
+  postgres: 'PostgreSQL',
+  bench: 'the load and the receivers (one process)',
+};
+/** A saturation round: deliveries per second, duplicates, and each part's CPU per delivery (µs). */
+interface Saturation {
+  system: System;
+  perSecond: number;
+  duplicates: number;
+  cpuUs: { api: number; workers: number; postgres: number; bench: number };
+}
 
 export async function realPeerBench(): Promise<void> {
   const sb = await cluster();
@@ -176,21 +189,42 @@ export async function realPeerBench(): Promise<void> {
       S: (i, tag) => sb.createAgent(sb.owner, `${tag} ${i}`),
       P: (i, tag) => peer.event(`${tag} ${i}`),
     };
-    const saturation: Array<{ system: System; perSecond: number; duplicates: number }> = [];
+    const saturation: Saturation[] = [];
+    const postmaster = await postmasterOf(sb.app);
+    const pids: Record<System, { api: number[]; workers: number[] }> = {
+      S: { api: [sb.api.pid!], workers: sb.workers.map((w) => w.pid!) },
+      P: { api: [peer.api.pid!], workers: peer.workers.map((w) => w.pid!) },
+    };
+    // The CPU (µs) each part has used so far: the API, the workers, PostgreSQL, and this process (the load and the receivers).
+    const cpu = (system: System) => ({
+      api: processCpuUs(pids[system].api),
+      workers: processCpuUs(pids[system].workers),
+      postgres: postgresCpuUs(postmaster),
+      bench: process.cpuUsage().user + process.cpuUsage().system,
+    });
     // A round of each unmeasured first: processes warm, statements prepared, connections open.
     for (const system of ['S', 'P', ...ROUNDS] as System[]) {
       const before = receivers[system].received.length;
       const tag = `sat-${saturation.length}-${system}`;
+      const cpuBefore = cpu(system);
       await closedLoop(EVENTS, 10, (i) => write[system](i, tag));
       const got = (await receivers[system].waitFor(before + EVENTS * ENDPOINTS, 300_000)).slice(before);
+      const cpuAfter = cpu(system);
       const { messages, duplicates } = verified(got, secrets);
       if (messages !== EVENTS * ENDPOINTS)
         throw new Error(`${system}: ${messages} of ${EVENTS * ENDPOINTS} deliveries arrived`);
       const times = got.map((r) => r.at);
+      const perDelivery = (part: keyof typeof cpuAfter) => Math.round((cpuAfter[part] - cpuBefore[part]) / messages);
       saturation.push({
         system,
         perSecond: Math.round(messages / ((Math.max(...times) - Math.min(...times)) / 1000)),
         duplicates,
+        cpuUs: {
+          api: perDelivery('api'),
+          workers: perDelivery('workers'),
+          postgres: perDelivery('postgres'),
+          bench: perDelivery('bench'),
+        },
       });
       await sleep(500);
     }
@@ -258,7 +292,7 @@ export async function realPeerBench(): Promise<void> {
 }
 
 function report(
-  saturation: Array<{ system: System; perSecond: number; duplicates: number }>,
+  saturation: Saturation[],
   oneEndpoint: Array<{
     system: System;
     answerP50Ms: number;
@@ -273,6 +307,10 @@ function report(
     Math.round(
       (mean(of(saturation, 'S').map((r) => r.perSecond)) / mean(of(saturation, 'P').map((r) => r.perSecond))) * 100,
     ) / 100;
+  const cpuList = (system: System, part: keyof Saturation['cpuUs']) =>
+    of(saturation, system)
+      .map((r) => r.cpuUs[part])
+      .join(', ');
   const worst = (system: System, key: 'answerP99Ms' | 'receiptP99Ms') =>
     Math.max(...of(oneEndpoint, system).map((r) => r[key]));
   const list = (system: System, key: keyof (typeof oneEndpoint)[number]) =>
@@ -302,7 +340,7 @@ function report(
       '',
       `${machine}; ${database}. Each system as its operator runs it: one API process and two workers on a database ` +
         'of its own, on one PostgreSQL; the peer from ../shared/peers/graphile-worker-delivery, installed with its ' +
-        'lock file. Rounds alternated S P S P after one of each unmeasured; every delivery verified with ' +
+        'lock file. Rounds alternated S P S P S P after one of each unmeasured; every delivery verified with ' +
         '`standardwebhooks`. (1) Twenty endpoints, ' +
         `${EVENTS} events through the API ten at a time (${EVENTS * ENDPOINTS} deliveries a round), from the first ` +
         `receipt to the last. (2) One endpoint offered ${RATE} events a second for ${SECONDS} s: the API's answer, ` +
@@ -324,6 +362,10 @@ function report(
         `${of(saturation, 'P')
           .map((r) => r.duplicates)
           .join(', ')} | none |`,
+      ...(['api', 'workers', 'postgres', 'bench'] as const).map(
+        (part) =>
+          `| saturation, CPU per delivery µs: ${CPU_PARTS[part]} | ${cpuList('S', part)} | ${cpuList('P', part)} | |`,
+      ),
       `| one endpoint, answer to receipt p50 ms | ${list('S', 'receiptP50Ms')} | ${list('P', 'receiptP50Ms')} | |`,
       `| one endpoint, answer to receipt p99 ms | ${list('S', 'receiptP99Ms')} | ${list('P', 'receiptP99Ms')} | ` +
         `no higher than the peer's: ${worst('S', 'receiptP99Ms') <= worst('P', 'receiptP99Ms') ? 'met' : '**not met**'} |`,
