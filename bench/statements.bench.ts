@@ -6,6 +6,7 @@ import pg from 'pg';
 import { agentThrough, BEFORE, beforeCheckout, buildDatabase, loginThrough, processOf } from './before-after.bench.js';
 import { benchApp, postgresCpuUs, postmasterOf, runInfo } from './harness.js';
 import { closedLoop, openLoop } from './webhooks.bench.js';
+import { readSessions, type SessionsReading, sessionsCpuUs } from './postgres-sessions.js';
 
 // `npm run bench -- statements`: what one event costs the database, from the API's write to the settled attempt,
 // for this build and for BEFORE (main before the house issue), one after the other on one server, each on a
@@ -35,8 +36,13 @@ interface Load {
   per: 'write and delivery' | 'delivery';
   units: number;
   cpuUs: number;
+  /** The server's CPU by whose sessions it served: the API process's, the workers', the rest (postgres-sessions.ts). */
+  sessionsUs: Record<string, number>;
   statements: Statement[];
 }
+
+/** The parts of the server's CPU reported, in order. */
+const SESSIONS = ['the API', 'the workers', 'the rest'] as const;
 
 const label = (query: string) => {
   const flat = query.replace(/\s+/g, ' ').trim();
@@ -69,6 +75,7 @@ export async function statementsBench(): Promise<void> {
   const api = { ...production, PROCESS_ROLE: 'api', API_LIMIT_PER_TOKEN: 'off', API_LIMIT_PER_COMPANY: 'off' };
   const receiver = await new Receiver().start();
   const database = await postmasterOf(app);
+  const port = Number(new URL(app.running.databaseUrl).port);
   const results: Record<string, Record<string, Load>> = {};
   try {
     // Four rounds of each build, in the order ABBA twice, summed: a slow moment of the machine falls on both, and
@@ -113,11 +120,26 @@ export async function statementsBench(): Promise<void> {
           }
           throw new Error('deliveries still pending after 60 s');
         };
+        const names = new Map([
+          [server.pid!, 'the API'],
+          ...processes.slice(1).map((worker) => [worker.pid!, 'the workers'] as const),
+        ]);
+        const sessions = async (): Promise<SessionsReading> =>
+          readSessions(
+            database,
+            port,
+            await sql<{ pid: number; port: number | null }>(
+              `${MINE} SELECT pid, client_port AS port FROM pg_stat_activity`,
+            ),
+            names,
+          );
         const measured = async (per: Load['per'], units: number, run: () => Promise<void>): Promise<Load> => {
           await sql(`${MINE} SELECT pg_stat_statements_reset()`);
           const cpu = postgresCpuUs(database);
+          const sessionsBefore = await sessions();
           await run();
           const cpuUs = postgresCpuUs(database) - cpu;
+          const sessionsUs = sessionsCpuUs(sessionsBefore, await sessions());
           const statements = (
             await sql<{ query: string; calls: string; total: number }>(
               `${MINE} SELECT query, calls, total_exec_time AS total FROM pg_stat_statements
@@ -125,7 +147,7 @@ export async function statementsBench(): Promise<void> {
               [`%${MINE}%`],
             )
           ).map((s) => ({ query: s.query, calls: Number(s.calls), totalMs: s.total }));
-          return { per, units, cpuUs, statements };
+          return { per, units, cpuUs, sessionsUs, statements };
         };
         results[build] ??= {};
         const add = (load: string, measure: Load) => {
@@ -180,30 +202,40 @@ function merged(a: Load, b: Load): Load {
     if (had) (had.calls += s.calls), (had.totalMs += s.totalMs);
     else statements.set(s.query, { ...s });
   }
-  return { per: a.per, units: a.units + b.units, cpuUs: a.cpuUs + b.cpuUs, statements: [...statements.values()] };
+  const sessionsUs = Object.fromEntries(SESSIONS.map((s) => [s, (a.sessionsUs[s] ?? 0) + (b.sessionsUs[s] ?? 0)]));
+  return {
+    per: a.per,
+    units: a.units + b.units,
+    cpuUs: a.cpuUs + b.cpuUs,
+    sessionsUs,
+    statements: [...statements.values()],
+  };
 }
 
 function writeResults(results: Record<string, Record<string, Load>>): void {
   const info = runInfo();
   const summary = [
-    '| load | build | PostgreSQL CPU µs | statements | statement time µs | per |',
-    '|---|---|---|---|---|---|',
+    `| load | build | PostgreSQL CPU µs | of it, sessions of: ${SESSIONS.join(' / ')} | statements | statement time µs | per |`,
+    '|---|---|---|---|---|---|---|',
   ];
   const lists: string[] = [];
   const json: Record<string, unknown> = { ...info, before: BEFORE, loads: {} };
   for (const load of Object.keys(results.now)) {
     for (const build of ['before', 'now'] as const) {
-      const { per, units, cpuUs, statements } = results[build][load];
+      const { per, units, cpuUs, sessionsUs, statements } = results[build][load];
+      const split = SESSIONS.map((s) => Math.round((sessionsUs[s] ?? 0) / units));
       const calls = statements.reduce((sum, s) => sum + s.calls, 0);
       const totalMs = statements.reduce((sum, s) => sum + s.totalMs, 0);
       summary.push(
-        `| ${load} | ${build === 'now' ? 'this build' : BEFORE} | ${Math.round(cpuUs / units)} | ${perUnit(calls, units)} | ` +
+        `| ${load} | ${build === 'now' ? 'this build' : BEFORE} | ${Math.round(cpuUs / units)} | ${split.join(' / ')} | ` +
+          `${perUnit(calls, units)} | ` +
           `${Math.round((totalMs * 1000) / units)} | ${per} |`,
       );
       (json.loads as Record<string, unknown>)[`${load}, ${build}`] = {
         per,
         units,
         postgresCpuUsPer: Math.round(cpuUs / units),
+        sessionsCpuUsPer: Object.fromEntries(SESSIONS.map((s, i) => [s, split[i]])),
         statementsPer: perUnit(calls, units),
         statementTimeUsPer: Math.round((totalMs * 1000) / units),
       };
@@ -236,7 +268,9 @@ function writeResults(results: Record<string, Record<string, Load>>): void {
       `webhook, ${WRITES_PER_SECOND} writes/s offered for ${SECONDS} s, figures per write and its delivery. Fan-out ` +
       `${FAN_OUT}: ${FAN_OUT} webhooks, ${FAN_OUT_EVENTS} writes 10 at a time, figures per delivery. PostgreSQL CPU: every ` +
       'process of the server (kernel counters) from the first write to the last settled attempt; statements and their ' +
-      "execution time from pg_stat_statements over the same span (the bench's own left out).",
+      "execution time from pg_stat_statements over the same span (the bench's own left out). Of it: the CPU of the " +
+      "backends serving the API process's connections, the workers' connections, and the rest (background processes, " +
+      'autovacuum, sessions that ended during the run).',
     '',
     ...summary,
     '',
