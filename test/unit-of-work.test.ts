@@ -4,7 +4,7 @@ import pg from 'pg';
 import { toBase64Id } from '../src/kernel/ids.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import type { RequestContext } from '../src/context/request-context.js';
-import { Notifier } from '../src/db/notifier.js';
+import { Notifier, TURN } from '../src/db/notifier.js';
 
 // One transaction per operation, and every rule that two concurrent requests
 // could break held by a constraint or a lock: checked in the database after
@@ -274,6 +274,53 @@ describe("the process's notifier (db/notifier.ts)", () => {
     } finally {
       await listener.end();
       if (!pool.ended) await pool.end();
+    }
+  });
+  it('sends wake-ups that take turns at most one per spacing, numbered as they go; a named wake-up at once, other notices with a turn', async () => {
+    const pool = new pg.Pool({ connectionString: app.running.databaseUrl, max: 1 });
+    const listener = new pg.Client({ connectionString: app.running.databaseUrl });
+    await listener.connect();
+    const heard: Array<{ payload: string; at: number }> = [];
+    listener.on('notification', (message) => heard.push({ payload: message.payload ?? '', at: Date.now() }));
+    await listener.query('LISTEN sb_test_turns; LISTEN sb_test_later');
+    const spacingMs = 300;
+    const hear = async (count: number) => {
+      for (let waited = 0; heard.length < count && waited < 100; waited++) await new Promise((r) => setTimeout(r, 20));
+      return heard.map((h) => h.payload);
+    };
+    try {
+      const notifier = new Notifier(pool, new Set(['sb_test_turns']), { spacingMs });
+      // The first at once; the ten asked for after it merged into one turn, sent a spacing after the first.
+      const started = Date.now();
+      notifier.send([['sb_test_turns', TURN]]);
+      await hear(1);
+      for (let i = 0; i < 10; i++) notifier.send([['sb_test_turns', TURN]]);
+      await notifier.settled();
+      const [first, second] = (await hear(2)).map(Number);
+      assert.equal(heard.length, 2, `two wake-ups: ${JSON.stringify(heard)}`);
+      assert.ok(Number.isInteger(first) && first >= 0, `a turn goes out numbered: ${heard[0].payload}`);
+      assert.equal(second, first + 1, 'the next turn has the next number, however many merged into it');
+      assert.ok(heard[0].at - started < spacingMs, 'the first turn after a quiet spell goes at once');
+      assert.ok(heard[1].at - heard[0].at >= spacingMs - 20, `spaced: ${heard[1].at - heard[0].at} ms apart`);
+      // A wake-up that names its target, asked for while a turn waits for its spacing, takes the turn's place at once.
+      notifier.send([['sb_test_turns', TURN]]);
+      await new Promise((r) => setTimeout(r, 20));
+      const named = Date.now();
+      notifier.send([['sb_test_turns', 'e7']]);
+      await notifier.settled();
+      assert.deepEqual((await hear(3)).slice(2), ['e7']);
+      assert.ok(heard[2].at - named < spacingMs / 2, `the named wake-up waited ${heard[2].at - named} ms`);
+      // A notice of another channel asked for while a turn waits for its spacing goes with the turn.
+      notifier.send([['sb_test_turns', TURN]]);
+      const later = Date.now();
+      notifier.send([['sb_test_later', 'with the turn']]);
+      await notifier.settled();
+      assert.deepEqual((await hear(5)).slice(3), [String(second + 1), 'with the turn']);
+      assert.ok(heard[4].at - heard[1].at >= spacingMs - 20, 'the other notice waited for the turn');
+      assert.ok(heard[4].at >= later, `${heard[4].at - later} ms after it was asked`);
+    } finally {
+      await listener.end();
+      await pool.end();
     }
   });
 });

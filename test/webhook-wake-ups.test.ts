@@ -83,6 +83,62 @@ describe('wake-ups of the delivery pumps, with two workers', () => {
     }
   });
 
+  it('come at most one per 10 ms from a process under a stream of writes, numbered in turns, and nothing waits', async () => {
+    const receiver = await new Receiver().start();
+    const listener = new pg.Client({ connectionString: fixture.app.running.databaseUrl });
+    await listener.connect();
+    const turns: Array<{ number: number; at: number }> = [];
+    listener.on('notification', (message) => {
+      if (/^\d+$/.test(message.payload ?? '')) turns.push({ number: Number(message.payload), at: Date.now() });
+    });
+    await listener.query('LISTEN webhook_due');
+    try {
+      await fixture.app.sql('UPDATE webhooks SET active = false');
+      await fixture.hookFor(receiver, 'Stream');
+      await withTwoWorkers(async (pair) => {
+        const before = await Promise.all(pair.map(claims));
+        const writes = 60;
+        let next = 0;
+        const started = Date.now();
+        // Ten writers at once: commits far closer together than the spacing.
+        await Promise.all(
+          Array.from({ length: 10 }, async () => {
+            while (next < writes) {
+              const res = await fixture.app.request('POST', '/api/agents', {
+                token: fixture.owner,
+                body: { name: `Stream ${next++}` },
+              });
+              assert.equal(res.status, 201, res.text);
+            }
+          }),
+        );
+        const elapsed = Date.now() - started;
+        await receiver.waitFor(writes, 30_000);
+        await sleep(300);
+        const made = (await Promise.all(pair.map(claims))).map((after, i) => minus(after, before[i]));
+        // At most one per 10 ms: far fewer wake-ups than writes, each the next number of the process's turns.
+        assert.ok(
+          turns.length <= Math.min(writes, elapsed / 10 + 2),
+          `${turns.length} wake-ups for ${writes} writes in ${elapsed} ms`,
+        );
+        for (let i = 1; i < turns.length; i++)
+          assert.equal(turns[i].number, turns[i - 1].number + 1, `turns numbered as sent: ${JSON.stringify(turns)}`);
+        // Both pumps still answer them in turns, and every delivery was made once.
+        for (const [i, worker] of made.entries())
+          assert.ok(worker.yes >= 1, `worker ${i} made no claim: ${JSON.stringify(made)}`);
+        assert.equal(receiver.received.length, writes);
+        const [{ n }] = await fixture.app.sql<{ n: number }>(
+          'SELECT count(*)::int AS n FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id ' +
+            "WHERE w.title = 'Stream' AND d.status = 'succeeded' AND d.attempt_count = 1",
+        );
+        assert.equal(n, writes, 'every delivery made once, at its first attempt');
+      });
+    } finally {
+      await listener.end();
+      await receiver.close();
+    }
+  });
+
   it('of a stopped worker are taken by the other, each as it comes, and nothing is lost', async () => {
     const receiver = await new Receiver().start();
     try {

@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { TURN } from '../../db/notifier.js';
 import type { RequestContext } from '../../context/request-context.js';
 
 /**
@@ -9,20 +9,23 @@ import type { RequestContext } from '../../context/request-context.js';
 export const DUE_CHANNEL = 'webhook_due';
 
 /**
+ * A process's writers wake the pumps at most once per this many milliseconds: half a pump's window for a stream
+ * (pump.ts, STREAM_MS), so two pumps answering in turns each claim once per window, as when every commit woke one.
+ */
+export const WAKE_SPACING_MS = 10;
+
+/**
  * Wakes the pumps once a unit of work that wrote due deliveries commits: a
  * NOTIFY after the commit, by the process's notifier, on a connection of its
  * own and out of the answer's way (RequestContext.notifyAfterCommit,
- * db/notifier.ts; docs/adr/0062, 0098). Wake-ups asked for while one is on its
- * way merge into one: a pump claims all that is due. A wake-up lost to a crash
- * between the commit and the NOTIFY costs the pumps' poll interval, never a
- * delivery. Each wake-up names the next number of this process's count, so
- * the pumps answer them in turns (wake-targets.ts).
+ * db/notifier.ts; docs/adr/0062, 0098). A wake-up lost to a crash between the
+ * commit and the NOTIFY costs the pumps' poll interval, never a delivery. Each
+ * wake-up takes a turn: the notifier merges those asked for meanwhile, sends
+ * at most one per WAKE_SPACING_MS, and numbers each, so the pumps answer them
+ * in turns (wake-targets.ts; docs/adr/0100).
  */
 export class DueSignal {
-  /** Starts anywhere, so that processes started together do not aim their first wake-ups alike. */
-  private count = randomInt(1_000_000);
-
   ring(ctx: RequestContext): void {
-    ctx.notifyAfterCommit(DUE_CHANNEL, String(this.count++ % 1_000_000_000));
+    ctx.notifyAfterCommit(DUE_CHANNEL, TURN);
   }
 }
