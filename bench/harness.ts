@@ -155,7 +155,7 @@ export function processCpuUs(pids: number[]): number {
 }
 
 /** /proc/<pid>/stat's fields after the command: utime, stime, cutime, cstime are the 12th to 15th (clock ticks). */
-function statFields(pid: number): number[] {
+export function statFields(pid: number): number[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return stat
     .slice(stat.lastIndexOf(')') + 2)

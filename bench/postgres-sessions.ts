@@ -1,19 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { statFields } from './harness.js';
 
 // Whose sessions a PostgreSQL server's CPU went to: each backend process is matched to the client process holding
 // the other end of its connection (`ss` lists each socket's owner), and its CPU counted for that client's name.
 // Background processes, the backends of other clients and those that ended between two readings (reaped by the
 // postmaster) count as "the rest". Linux only (/proc and iproute2's `ss`); elsewhere everything is the rest.
-
-/** /proc/<pid>/stat's fields after the command: the parent's pid is the 2nd, utime and stime the 12th and 13th. */
-function statFields(pid: number): number[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat
-    .slice(stat.lastIndexOf(')') + 2)
-    .split(' ')
-    .map(Number);
-}
 
 /** The local port of each loopback connection to `port`, and the pid of the process holding it. */
 function clientsOf(port: number): Map<number, number> {

@@ -35,7 +35,7 @@ export class Notifier {
   private turn = randomInt(1_000_000);
   /** When the last turn went out. */
   private lastTurn = 0;
-  /** Ends the wait of turns for their spacing: a notice that is not a turn came, and goes at once. */
+  /** Ends the wait of turns for their spacing: an urgent notice came, and goes at once with them. */
   private endWait?: () => void;
 
   constructor(
