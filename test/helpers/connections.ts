@@ -118,5 +118,5 @@ export async function dropRunDatabases(url: string, runId: string): Promise<stri
   }
 }
 
-/** PostgreSQL's "too many clients" (53300) in a line of test output. */
-export const EXHAUSTED = /53300|too many clients already|remaining connection slots are reserved/;
+/** PostgreSQL's "too many clients" (its code 53300, never the digits inside a number such as a duration) in a line of test output. */
+export const EXHAUSTED = /(?<![\d.])53300(?![\d.])|too many clients already|remaining connection slots are reserved/;
