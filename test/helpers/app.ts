@@ -185,10 +185,13 @@ export class TestApp {
   /**
    * A fingerprint of every row the product keeps (login counters and job
    * tables aside): equal before and after means nothing changed. Taken once
-   * no webhook delivery is in flight or due (up to 10 s): a result recorded
-   * after an earlier step's receiver answered is not a change of this step.
+   * the calls answered so far are recorded (their records and tool turns are
+   * written just after the answer) and no webhook delivery is in flight or
+   * due (up to 10 s): what an earlier step caused is not a change of this step.
    */
   async fingerprint(): Promise<string> {
+    const { inboundCalls, toolCalls } = this.running.services;
+    await Promise.all([inboundCalls.settled(), toolCalls.settled()]);
     for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
       const [{ busy }] = await this.sql(
         "SELECT count(*)::int AS busy FROM webhook_deliveries WHERE in_flight_until IS NOT NULL OR (status = 'pending' AND next_attempt_at <= now())",
