@@ -164,6 +164,7 @@ export function createServices(
       timeoutMs: config.webhookTimeoutMs,
       endpointConcurrency: config.webhookEndpointConcurrency,
       endpointConcurrencyMax: config.webhookEndpointConcurrencyMax,
+      settleHoldMs: config.webhookSettleHoldMs,
       disableAfterMs: config.webhookDisableAfterMs,
       retentionMs: config.webhookRetentionMs,
       stats: config.webhookStats,

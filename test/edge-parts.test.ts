@@ -179,6 +179,58 @@ describe('TickBatch: what is added during one turn of the event loop is handled 
   });
 });
 
+describe('TickBatch held while more items are on their way', () => {
+  /** A batch whose handled batches are kept, held `ms` while `more` says so; urgent items are negative numbers. */
+  const held = (ms: number, more: () => boolean) => {
+    const batches: number[][] = [];
+    const batch = new TickBatch<number, number>(10, async (items) => (batches.push(items), items), {
+      ms,
+      more,
+      urgent: (n) => n < 0,
+    });
+    return { batch, batches };
+  };
+
+  it('items added over a few turns go together while more are on their way, and at once when none are', async () => {
+    let coming = 3;
+    const { batch, batches } = held(1000, () => coming > 0);
+    const started = Date.now();
+    const added: Array<Promise<number>> = [];
+    for (let i = 1; i <= 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      coming--;
+      added.push(batch.add(i));
+    }
+    await Promise.all(added);
+    assert.deepEqual(batches, [[1, 2, 3]]);
+    assert.ok(Date.now() - started < 500, 'the last item ended the hold, not its time');
+  });
+
+  it('goes at the end of the hold when more stay on their way', async () => {
+    const { batch, batches } = held(40, () => true);
+    const started = Date.now();
+    const first = batch.add(1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await Promise.all([first, batch.add(2)]);
+    assert.deepEqual(batches, [[1, 2]]);
+    assert.ok(Date.now() - started >= 39, `went after ${Date.now() - started} ms`);
+    const later = Date.now();
+    await batch.add(3);
+    assert.ok(Date.now() - later >= 39, 'the next batch is held again');
+  });
+
+  it('an urgent item, or a full batch, goes at the next turn with those waiting', async () => {
+    const { batch, batches } = held(10_000, () => true);
+    const started = Date.now();
+    await Promise.all([batch.add(1), batch.add(-2)]);
+    assert.deepEqual(batches, [[1, -2]]);
+    const full = Array.from({ length: 10 }, (_, i) => batch.add(i + 10));
+    await Promise.all(full);
+    assert.equal(batches.at(-1)?.length, 10);
+    assert.ok(Date.now() - started < 5000, 'neither waited for the hold');
+  });
+});
+
 describe('SharedBudgets: a quota shared by processes through PostgreSQL', () => {
   let database: string;
   let pools: pg.Pool[] = [];

@@ -67,6 +67,8 @@ export interface Config {
   webhookEndpointConcurrency: number;
   /** The ceiling the adaptive concurrency of one endpoint grows to. */
   webhookEndpointConcurrencyMax: number;
+  /** WEBHOOK_SETTLE_HOLD_MS: how long a success waits at most for the results still on their way, to be recorded with them (0: never). */
+  webhookSettleHoldMs: number;
   /** Attempts one worker process has in flight at most (each an open socket). */
   webhookWorkerSockets: number;
   /** WORKER_NICE: the scheduling priority a worker process lowers itself to, so API processes on its host go first. */
@@ -348,6 +350,7 @@ export function loadConfig(env: Env = process.env): Config {
     callPathContacts: read(() => integer(env, 'CALL_PATH_CONTACTS', 200_000, 0, 10_000_000), 200_000),
     webhookEndpointConcurrency: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100), 4),
     webhookEndpointConcurrencyMax: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY_MAX', 64, 1, 1000), 64),
+    webhookSettleHoldMs: read(() => integer(env, 'WEBHOOK_SETTLE_HOLD_MS', 3, 0, 1000), 3),
     webhookWorkerSockets: read(() => integer(env, 'WEBHOOK_WORKER_SOCKETS', 1000, 1, 10_000), 1000),
     workerNice: read(() => integer(env, 'WORKER_NICE', 10, 0, 19), 10),
     corsOrigins: read(() => origins(env, 'CORS_ORIGINS'), []),

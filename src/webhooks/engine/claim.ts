@@ -60,6 +60,8 @@ export interface Claimed {
   created_at: Date;
   /** The traceparent of the request that caused the delivery, when tracing was on. */
   trace_parent: string | null;
+  /** Whether its webhook delivers it in its subject's order (the subject's next delivery waits for its result). */
+  ordered: boolean;
   /** When this process began the claim (its own clock): the lease runs out at the latest leaseMs after it. */
   claimedAt: number;
 }
@@ -141,7 +143,8 @@ export const CLAIM = `
     -- The re-check is written so that no index can serve it: the picks are found by their ids, never by a walk of
     -- every due delivery (the due index would be, under a backlog).
     WHERE d.id = ANY (ARRAY(SELECT id FROM chosen)) AND d.status = 'pending' AND coalesce(d.next_attempt_at <= now(), false)
-    RETURNING d.id, d.webhook_id, d.company_id, d.event, d.payload, d.attempt_count, d.final_attempt, d.lease_token, d.created_at, d.trace_parent
+    RETURNING d.id, d.webhook_id, d.company_id, d.event, d.payload, d.attempt_count, d.final_attempt, d.lease_token, d.created_at, d.trace_parent,
+      d.order_key IS NOT NULL AS ordered
   ), attempts AS (
     -- Each claimed delivery as its pick read it before the claim (its trigger and due time), not read again.
     INSERT INTO webhook_attempts (delivery_id, number, trigger, attempted_at, due_at, header_names)
@@ -156,14 +159,14 @@ export const CLAIM = `
     FROM (SELECT webhook_id, count(*)::int AS count FROM claimed GROUP BY webhook_id) n JOIN webhooks w ON w.id = n.webhook_id
     WHERE c.webhook_id = n.webhook_id
   )
-  SELECT c.id, c.webhook_id, c.company_id, c.event, c.payload, c.attempt_count, c.final_attempt, c.lease_token, c.created_at, c.trace_parent,
+  SELECT c.id, c.webhook_id, c.company_id, c.event, c.payload, c.attempt_count, c.final_attempt, c.lease_token, c.created_at, c.trace_parent, c.ordered,
     w.url, w.url_sealed, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at, w.signing_key_sealed,
     w.previous_signing_key_sealed, w.headers, w.credentials_sealed, NULL::bool AS again
   FROM claimed c JOIN webhooks w ON w.id = c.webhook_id
   UNION ALL
   -- Endpoints with work that got their counters row just now (claimed from the next claim on), or that another
   -- statement held (skipped): claimed again shortly.
-  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
     EXISTS (SELECT 1 FROM eligible WHERE counted IS NULL)
       OR EXISTS (SELECT 1 FROM eligible e WHERE e.counted IS NOT NULL AND NOT EXISTS (SELECT 1 FROM locked l WHERE l.webhook_id = e.counted))`;
 

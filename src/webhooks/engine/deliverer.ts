@@ -33,6 +33,8 @@ export interface DeliverySettings {
   timeoutMs: number;
   endpointConcurrency: number;
   endpointConcurrencyMax: number;
+  /** How long a success waits at most for this process's results on their way (WEBHOOK_SETTLE_HOLD_MS; 0: never). */
+  settleHoldMs: number;
   disableAfterMs: number;
   retentionMs: number;
   /** Whether each webhook's record over time is kept (WEBHOOK_STATS). */
@@ -55,6 +57,8 @@ export class WebhookDeliverer {
   readonly leaseMs: number;
   /** Deliveries this process is attempting or still recording: never the reconciler's to close. */
   private readonly recordingHere = new Set<string>();
+  /** Attempts of this process being sent now (a success waits briefly for their results: settle.ts). */
+  private sending = 0;
   /** The delivery log's time partitions: made ahead, dropped past the retention. */
   readonly partitions: DeliveryLogPartitions;
 
@@ -77,6 +81,7 @@ export class WebhookDeliverer {
       {
         startConcurrency: settings.endpointConcurrency,
         maxConcurrency: settings.endpointConcurrencyMax,
+        holdMs: settings.settleHoldMs,
         fastMs: Math.min(1000, settings.timeoutMs / 4),
         retryDelaysMs: settings.retryDelaysMs,
         disableAfterMs: settings.disableAfterMs,
@@ -84,6 +89,7 @@ export class WebhookDeliverer {
       },
       log,
       new OperatorEvents(settings.disableAfterMs),
+      () => this.sending > 0,
     );
   }
 
@@ -118,7 +124,8 @@ export class WebhookDeliverer {
       });
       return;
     }
-    const result = await this.send(delivery, number);
+    this.sending++;
+    const result = await this.send(delivery, number).finally(() => this.sending--);
     this.metrics.webhookAttempts.inc({ outcome: outcomeOf(result) });
     if (number === 1) this.metrics.firstAttemptLatency.observe((Date.now() - delivery.created_at.getTime()) / 1000);
     this.log.info('webhook attempt', {

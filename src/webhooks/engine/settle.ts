@@ -14,8 +14,10 @@ import { failingPercent, type ExhaustedDelivery, type OperatorEvents } from './o
 // lease token, so a worker whose lease ran out (paused, partitioned) cannot
 // record over an attempt that was closed and claimed again. Results are
 // recorded together: one statement per short tick for every success that
-// finished meanwhile, and one for every failure (each delivery's next attempt
-// time, or failed after the last of its schedule). Then, per webhook of the
+// finished meanwhile (held a few milliseconds at most while this process
+// still sends other attempts, whose results then join it: docs/adr/0101),
+// and one for every failure (each delivery's next attempt time, or failed
+// after the last of its schedule). Then, per webhook of the
 // tick, one row at a time: a failing clock started or cleared, a concurrency
 // grown or halved (once per tick, however many of its attempts failed), a
 // webhook failing for too long switched off. A 410 is a transaction of its own,
@@ -39,6 +41,11 @@ const PAUSE_MAX_MS = 3_600_000;
 export interface SettleSettings {
   startConcurrency: number;
   maxConcurrency: number;
+  /**
+   * How long a success waits at most for the results of the attempts this process is still sending, to be recorded
+   * with them (docs/adr/0101-settles-held-for-their-claim.md; 0: never); one of an ordered webhook never waits.
+   */
+  holdMs: number;
   /** An answer this fast (and 2xx) lets the endpoint's concurrency grow. */
   fastMs: number;
   retryDelaysMs: number[];
@@ -156,9 +163,7 @@ const SETTLE_ENDPOINT = `
   RETURNING active AND failing_notified > 0 AND failing_since IS NOT NULL AS announced`;
 
 export class Settler {
-  private readonly successes = new TickBatch<Result<Claimed>, boolean>(SETTLE_BATCH, (batch) =>
-    this.recordSuccesses(batch),
-  );
+  private readonly successes: TickBatch<Result<Claimed>, boolean>;
   private readonly failures = new TickBatch<Result<FailureTarget>, FailureOutcome>(SETTLE_BATCH, (batch) =>
     this.recordFailures(batch),
   );
@@ -171,7 +176,16 @@ export class Settler {
     private readonly settings: SettleSettings,
     private readonly log: Logger,
     private readonly operator: OperatorEvents,
+    /** Whether this process has attempts being sent (their results on their way). */
+    sending: () => boolean = () => false,
   ) {
+    this.successes = new TickBatch(
+      SETTLE_BATCH,
+      (batch) => this.recordSuccesses(batch),
+      settings.holdMs > 0
+        ? { ms: settings.holdMs, more: sending, urgent: ({ delivery }) => delivery.ordered }
+        : undefined,
+    );
     this.statements = {
       successes: settleSuccesses(settings.stats, settings.startConcurrency),
       failures: settleFailures(settings.stats, settings.startConcurrency),
