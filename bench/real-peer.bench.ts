@@ -22,7 +22,8 @@ import { closedLoop, cluster } from './webhooks.bench.js';
 const PEER_SOURCE = process.env.BENCH_PEER_DIR ?? path.resolve('../shared/peers/graphile-worker-delivery');
 const PEER_FILES = ['package.json', 'package-lock.json', 'peer-api.mjs', 'peer-worker.mjs'];
 const ENDPOINTS = 20;
-const EVENTS = Number(process.env.BENCH_PEER_EVENTS ?? 250);
+/** Events a saturation round: 20,000 deliveries, several seconds of each system at its steady rate rather than its start. */
+const EVENTS = Number(process.env.BENCH_PEER_EVENTS ?? 1000);
 const RATE = 200;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = ['S', 'P', 'S', 'P', 'S', 'P'] as const;
@@ -342,8 +343,8 @@ function report(
         'of its own, on one PostgreSQL; the peer from ../shared/peers/graphile-worker-delivery, installed with its ' +
         'lock file. Rounds alternated S P S P S P after one of each unmeasured; every delivery verified with ' +
         '`standardwebhooks`. (1) Twenty endpoints, ' +
-        `${EVENTS} events through the API ten at a time (${EVENTS * ENDPOINTS} deliveries a round), from the first ` +
-        `receipt to the last. (2) One endpoint offered ${RATE} events a second for ${SECONDS} s: the API's answer, ` +
+        `${EVENTS} events through the API ten at a time (${EVENTS * ENDPOINTS} deliveries a round, several seconds of ` +
+        `each system's steady rate), from the first receipt to the last. (2) One endpoint offered ${RATE} events a second for ${SECONDS} s: the API's answer, ` +
         "and from the API's answer to the delivery's receipt (below zero when the delivery arrived before the writer " +
         'had its answer). Where an API answers in hundreds of milliseconds, it was not keeping up with the rate offered.',
       '',

@@ -42,6 +42,8 @@ interface Round {
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
   gcMsPerSecond: number;
+  /** The API's garbage collections that took over 10 ms (prom-client's histogram, every kind). */
+  gcOver10Ms: number;
   poolWaitsOver5Ms: number;
   poolWaitP99Ms: number;
   lockWaitMs: number;
@@ -69,6 +71,18 @@ function poolBuckets(text: string): Map<number, number> {
     if (match) buckets.set(match[1] === '+Inf' ? Infinity : Number(match[1]), Number(match[2]));
   }
   return buckets;
+}
+
+/** Garbage collections over 10 ms so far, of every kind (nodejs_gc_duration_seconds). */
+function gcOver10Ms(text: string): number {
+  let over = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('nodejs_gc_duration_seconds_bucket{')) continue;
+    const count = Number(line.split(' ').at(-1));
+    if (line.includes('le="+Inf"')) over += count;
+    else if (line.includes('le="0.01"')) over -= count;
+  }
+  return over;
 }
 
 /** The API's answers to POST /graphql over 50 ms, by its own clock (http_request_duration_seconds). */
@@ -181,6 +195,7 @@ export async function tailBench(): Promise<void> {
             1000) /
             elapsed,
         ),
+        gcOver10Ms: gcOver10Ms(after) - gcOver10Ms(before),
         poolWaitsOver5Ms: over(waitsAfter) - over(waitsBefore),
         poolWaitP99Ms: bucketP99(waitsBefore, waitsAfter),
         lockWaitMs: lockSamples * LOCK_SAMPLE_MS,
@@ -237,7 +252,7 @@ function report(rounds: Round[]) {
       `${machine}; ${database}. An API process and two workers (production mode), one webhook to a receiver on ` +
         `loopback, GraphQL createAgent offered at ${RATE} a second for ${SECONDS} s a round, rounds alternating how ` +
         'the workers run. Beside the answer, each suspect with its instrument: the event-loop delay of the API ' +
-        "(prom-client's window over the round), its garbage collection, its units of work's waits for a connection " +
+        "(prom-client's window over the round), its garbage collection (time per second, and the collections over 10 ms), its units of work's waits for a connection " +
         '(db_pool_wait_seconds, the writer pool: waits over 5 ms, and the bucket under which 99 % fell), lock waits ' +
         `and WAL flush waits (PostgreSQL's sessions sampled every ${LOCK_SAMPLE_MS} ms, each sample counting for the interval), ` +
         'the answers over 50 ms as the load timed them (from a process of its own) and as the API did (its own histogram; ' +
@@ -246,13 +261,13 @@ function report(rounds: Round[]) {
         `${machine.split(' ')[0]}). "Commits not flushed": the workers as deployed, PostgreSQL's synchronous_commit off ` +
         "for the round (a diagnosis: the product's commits always wait for the flush).",
       '',
-      '| workers | answer p50 ms | answer p99 ms | answers > 50 ms: load / API | loop delay p99 / max ms | GC ms/s | ' +
+      '| workers | answer p50 ms | answer p99 ms | answers > 50 ms: load / API | loop delay p99 / max ms | GC ms/s | GC pauses > 10 ms | ' +
         'pool waits > 5 ms | pool wait p99 ms | lock waits ms | flush waits ms | CPU cores |',
-      '|---|---|---|---|---|---|---|---|---|---|---|',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...rounds.map(
         (r) =>
           `| ${r.condition} | ${r.answerP50Ms} | ${r.answerP99Ms} | ${r.slowAnswers.load} / ${r.slowAnswers.api} | ` +
-          `${r.loopDelayP99Ms} / ${r.loopDelayMaxMs} | ${r.gcMsPerSecond} | ${r.poolWaitsOver5Ms} | ${r.poolWaitP99Ms} | ` +
+          `${r.loopDelayP99Ms} / ${r.loopDelayMaxMs} | ${r.gcMsPerSecond} | ${r.gcOver10Ms} | ${r.poolWaitsOver5Ms} | ${r.poolWaitP99Ms} | ` +
           `${r.lockWaitMs} | ${r.flushWaitMs} | ${cores(r)} |`,
       ),
       '',
