@@ -44,8 +44,8 @@ interface Round {
   gcMsPerSecond: number;
   /** The API's garbage collections that took over 10 ms (prom-client's histogram, every kind). */
   gcOver10Ms: number;
-  /** Milliseconds a second the API's event loop was ready to run and waited for a CPU (its thread's schedstat). */
-  runQueueWaitMsPerSecond: number;
+  /** Milliseconds a second the main thread (the event loop) was ready to run and waited for a CPU: the API's, the load's. */
+  runQueueWaitMsPerSecond: { api: number; load: number };
   poolWaitsOver5Ms: number;
   poolWaitP99Ms: number;
   lockWaitMs: number;
@@ -147,7 +147,7 @@ export async function tailBench(): Promise<void> {
       if (condition === 'workers paused') for (const pid of workers) process.kill(pid, 'SIGSTOP');
       if (condition === 'commits not flushed') await synchronousCommit(admin, 'off');
       const before = await scrape();
-      const waitedNs = runQueueWaitNs(c.api.pid!);
+      const waitedNs = { api: runQueueWaitNs(c.api.pid!), load: runQueueWaitNs(loader.pid) };
       const ticks = {
         api: cpuTicks(c.api.pid!),
         workers: workers.reduce((sum, pid) => sum + cpuTicks(pid), 0),
@@ -202,7 +202,10 @@ export async function tailBench(): Promise<void> {
             elapsed,
         ),
         gcOver10Ms: gcOver10Ms(after) - gcOver10Ms(before),
-        runQueueWaitMsPerSecond: round1((runQueueWaitNs(c.api.pid!) - waitedNs) / 1e6 / elapsed),
+        runQueueWaitMsPerSecond: {
+          api: round1((runQueueWaitNs(c.api.pid!) - waitedNs.api) / 1e6 / elapsed),
+          load: round1((runQueueWaitNs(loader.pid) - waitedNs.load) / 1e6 / elapsed),
+        },
         poolWaitsOver5Ms: over(waitsAfter) - over(waitsBefore),
         poolWaitP99Ms: bucketP99(waitsBefore, waitsAfter),
         lockWaitMs: lockSamples * LOCK_SAMPLE_MS,
@@ -259,7 +262,7 @@ function report(rounds: Round[]) {
       `${machine}; ${database}. An API process and two workers (production mode), one webhook to a receiver on ` +
         `loopback, GraphQL createAgent offered at ${RATE} a second for ${SECONDS} s a round, rounds alternating how ` +
         'the workers run. Beside the answer, each suspect with its instrument: the event-loop delay of the API ' +
-        "(prom-client's window over the round), its garbage collection (time per second, and the collections over 10 ms), the time its event loop was ready to run and waited for a CPU (the kernel's schedstat of its main thread, ms per second), its units of work's waits for a connection " +
+        "(prom-client's window over the round), its garbage collection (time per second, and the collections over 10 ms), the time its event loop was ready to run and waited for a CPU (the kernel's schedstat of its main thread, ms per second; the load's beside it), its units of work's waits for a connection " +
         '(db_pool_wait_seconds, the writer pool: waits over 5 ms, and the bucket under which 99 % fell), lock waits ' +
         `and WAL flush waits (PostgreSQL's sessions sampled every ${LOCK_SAMPLE_MS} ms, each sample counting for the interval), ` +
         'the answers over 50 ms as the load timed them (from a process of its own) and as the API did (its own histogram; ' +
@@ -268,13 +271,13 @@ function report(rounds: Round[]) {
         `${machine.split(' ')[0]}). "Commits not flushed": the workers as deployed, PostgreSQL's synchronous_commit off ` +
         "for the round (a diagnosis: the product's commits always wait for the flush).",
       '',
-      '| workers | answer p50 ms | answer p99 ms | answers > 50 ms: load / API | loop delay p99 / max ms | GC ms/s | GC pauses > 10 ms | waits for a CPU ms/s | ' +
+      '| workers | answer p50 ms | answer p99 ms | answers > 50 ms: load / API | loop delay p99 / max ms | GC ms/s | GC pauses > 10 ms | waits for a CPU ms/s: API / load | ' +
         'pool waits > 5 ms | pool wait p99 ms | lock waits ms | flush waits ms | CPU cores |',
       '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...rounds.map(
         (r) =>
           `| ${r.condition} | ${r.answerP50Ms} | ${r.answerP99Ms} | ${r.slowAnswers.load} / ${r.slowAnswers.api} | ` +
-          `${r.loopDelayP99Ms} / ${r.loopDelayMaxMs} | ${r.gcMsPerSecond} | ${r.gcOver10Ms} | ${r.runQueueWaitMsPerSecond} | ${r.poolWaitsOver5Ms} | ${r.poolWaitP99Ms} | ` +
+          `${r.loopDelayP99Ms} / ${r.loopDelayMaxMs} | ${r.gcMsPerSecond} | ${r.gcOver10Ms} | ${r.runQueueWaitMsPerSecond.api} / ${r.runQueueWaitMsPerSecond.load} | ${r.poolWaitsOver5Ms} | ${r.poolWaitP99Ms} | ` +
           `${r.lockWaitMs} | ${r.flushWaitMs} | ${cores(r)} |`,
       ),
       '',
