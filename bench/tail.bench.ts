@@ -120,6 +120,23 @@ const cpuTicks = (pid: number) => {
   return Number(fields[11]) + Number(fields[12]);
 };
 
+/** The rounds summed by condition: how long the API's event loop waited for a CPU, and where the slow answers were. */
+function waitsByCondition(rounds: Round[]): string {
+  const conditions = [...new Set(rounds.map((r) => r.condition))];
+  const mean = (values: number[]) => Math.round(values.reduce((a, b) => a + b, 0) / values.length);
+  const waits = conditions.map((condition) => {
+    const of = rounds.filter((r) => r.condition === condition);
+    return `${mean(of.map((r) => r.runQueueWaitMsPerSecond.api))} ms a second ${condition}`;
+  });
+  const load = rounds.reduce((sum, r) => sum + r.slowAnswers.load, 0);
+  const api = rounds.reduce((sum, r) => sum + r.slowAnswers.api, 0);
+  return (
+    `Over the rounds of each condition, the API's event loop was ready to run and waited for a CPU ${waits.join(', ')}. ` +
+    `Of the ${load} answers the load timed over 50 ms, the API's own handling took over 50 ms in ${api}: the rest of ` +
+    'their time was spent before the API could run them or after, not in its work.'
+  );
+}
+
 /** Nanoseconds a process's main thread (the event loop) has waited for a CPU while ready to run (schedstat). */
 const runQueueWaitNs = (pid: number) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
 
@@ -280,6 +297,8 @@ function report(rounds: Round[]) {
           `${r.loopDelayP99Ms} / ${r.loopDelayMaxMs} | ${r.gcMsPerSecond} | ${r.gcOver10Ms} | ${r.runQueueWaitMsPerSecond.api} / ${r.runQueueWaitMsPerSecond.load} | ${r.poolWaitsOver5Ms} | ${r.poolWaitP99Ms} | ` +
           `${r.lockWaitMs} | ${r.flushWaitMs} | ${cores(r)} |`,
       ),
+      '',
+      waitsByCondition(rounds),
       '',
       "Goal: the API's p99 within 5x its p50 and under 50 ms, with the workers as deployed.",
       '',
