@@ -20,6 +20,7 @@ const PARTS: Array<[string, string]> = [
   ['dialer', 'a campaign of 10,000 leads dialed: the cap, the pace, the cost of a dial, the hours opening'],
   ['stats', 'endpoint health: its cost to the engine, and its answer over a long history'],
   ['brokers', 'deliveries to RabbitMQ, NATS JetStream, Redis Streams and MQTT, and ordering per subject'],
+  ['http-client', "a delivery's HTTP request: undici, as the product sends it, against node:http"],
   ['call-path', 'inbound calls decided by the company endpoint: what Switchboard adds, the deadline, the breaker'],
   ['filters', 'payload filters on and off'],
   ['overload', 'an overload with the database restarted'],

@@ -17,10 +17,11 @@ import { leadsBench } from './leads.bench.js';
 import { dialerBench } from './dialer.bench.js';
 import { retentionBench } from './retention.bench.js';
 import { tailBench } from './tail.bench.js';
+import { httpClientBench } from './http-client.bench.js';
 
 // `npm run bench` runs every scenario, one after the other, each on its own fresh
 // database; `npm run bench -- webhooks` (or api, deep-page, tracing, engine-orm, leads, retention, dialer, peer,
-// tail, stats, brokers, call-path, filters, overload, statements, before-after) runs the ones named;
+// tail, stats, brokers, call-path, filters, overload, statements, before-after, http-client) runs the ones named;
 // `npm run bench -- limits` runs the rate limits' part of api alone.
 
 // The services under test get the production pool size, not the test suite's small one.
@@ -88,6 +89,10 @@ if (wanted('overload')) {
 if (wanted('statements')) {
   process.stdout.write('\n== statements\n');
   await statementsBench();
+}
+if (wanted('http-client')) {
+  process.stdout.write('\n== http-client\n');
+  await httpClientBench();
 }
 if (wanted('before-after')) {
   process.stdout.write('\n== before-after\n');
