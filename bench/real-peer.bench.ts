@@ -344,7 +344,8 @@ function report(
         'lock file. Rounds alternated S P S P S P after one of each unmeasured; every delivery verified with ' +
         '`standardwebhooks`. (1) Twenty endpoints, ' +
         `${EVENTS} events through the API ten at a time (${EVENTS * ENDPOINTS} deliveries a round, several seconds of ` +
-        `each system's steady rate), from the first receipt to the last. (2) One endpoint offered ${RATE} events a second for ${SECONDS} s: the API's answer, ` +
+        `each system's steady rate), from the first receipt to the last. (2) One endpoint offered ${RATE} events a ` +
+        `second for ${SECONDS} s: the API's answer, ` +
         "and from the API's answer to the delivery's receipt (below zero when the delivery arrived before the writer " +
         'had its answer). Where an API answers in hundreds of milliseconds, it was not keeping up with the rate offered.',
       '',

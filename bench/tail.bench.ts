@@ -126,12 +126,12 @@ function waitsByCondition(rounds: Round[]): string {
   const mean = (values: number[]) => Math.round(values.reduce((a, b) => a + b, 0) / values.length);
   const waits = conditions.map((condition) => {
     const of = rounds.filter((r) => r.condition === condition);
-    return `${mean(of.map((r) => r.runQueueWaitMsPerSecond.api))} ms a second ${condition}`;
+    return `${condition}, ${mean(of.map((r) => r.runQueueWaitMsPerSecond.api))} ms a second`;
   });
   const load = rounds.reduce((sum, r) => sum + r.slowAnswers.load, 0);
   const api = rounds.reduce((sum, r) => sum + r.slowAnswers.api, 0);
   return (
-    `Over the rounds of each condition, the API's event loop was ready to run and waited for a CPU ${waits.join(', ')}. ` +
+    `Over the rounds of each condition, the API's event loop was ready to run and waited for a CPU: ${waits.join('; ')}. ` +
     `Of the ${load} answers the load timed over 50 ms, the API's own handling took over 50 ms in ${api}: the rest of ` +
     'their time was spent before the API could run them or after, not in its work.'
   );
@@ -279,7 +279,9 @@ function report(rounds: Round[]) {
       `${machine}; ${database}. An API process and two workers (production mode), one webhook to a receiver on ` +
         `loopback, GraphQL createAgent offered at ${RATE} a second for ${SECONDS} s a round, rounds alternating how ` +
         'the workers run. Beside the answer, each suspect with its instrument: the event-loop delay of the API ' +
-        "(prom-client's window over the round), its garbage collection (time per second, and the collections over 10 ms), the time its event loop was ready to run and waited for a CPU (the kernel's schedstat of its main thread, ms per second; the load's beside it), its units of work's waits for a connection " +
+        "(prom-client's window over the round), its garbage collection (time per second, and the collections over " +
+        "10 ms), the time its event loop was ready to run and waited for a CPU (the kernel's schedstat of its main " +
+        "thread, ms per second; the load's beside it), its units of work's waits for a connection " +
         '(db_pool_wait_seconds, the writer pool: waits over 5 ms, and the bucket under which 99 % fell), lock waits ' +
         `and WAL flush waits (PostgreSQL's sessions sampled every ${LOCK_SAMPLE_MS} ms, each sample counting for the interval), ` +
         'the answers over 50 ms as the load timed them (from a process of its own) and as the API did (its own histogram; ' +
@@ -288,13 +290,15 @@ function report(rounds: Round[]) {
         `${machine.split(' ')[0]}). "Commits not flushed": the workers as deployed, PostgreSQL's synchronous_commit off ` +
         "for the round (a diagnosis: the product's commits always wait for the flush).",
       '',
-      '| workers | answer p50 ms | answer p99 ms | answers > 50 ms: load / API | loop delay p99 / max ms | GC ms/s | GC pauses > 10 ms | waits for a CPU ms/s: API / load | ' +
+      '| workers | answer p50 ms | answer p99 ms | answers > 50 ms: load / API | loop delay p99 / max ms | GC ms/s | ' +
+        'GC pauses > 10 ms | waits for a CPU ms/s: API / load | ' +
         'pool waits > 5 ms | pool wait p99 ms | lock waits ms | flush waits ms | CPU cores |',
       '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...rounds.map(
         (r) =>
           `| ${r.condition} | ${r.answerP50Ms} | ${r.answerP99Ms} | ${r.slowAnswers.load} / ${r.slowAnswers.api} | ` +
-          `${r.loopDelayP99Ms} / ${r.loopDelayMaxMs} | ${r.gcMsPerSecond} | ${r.gcOver10Ms} | ${r.runQueueWaitMsPerSecond.api} / ${r.runQueueWaitMsPerSecond.load} | ${r.poolWaitsOver5Ms} | ${r.poolWaitP99Ms} | ` +
+          `${r.loopDelayP99Ms} / ${r.loopDelayMaxMs} | ${r.gcMsPerSecond} | ${r.gcOver10Ms} | ` +
+          `${r.runQueueWaitMsPerSecond.api} / ${r.runQueueWaitMsPerSecond.load} | ${r.poolWaitsOver5Ms} | ${r.poolWaitP99Ms} | ` +
           `${r.lockWaitMs} | ${r.flushWaitMs} | ${cores(r)} |`,
       ),
       '',
