@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { closeAgents, RESPONSE_KEEP, sendAttempt } from '../src/webhooks/engine/http-send.js';
+import { closeConnections, RESPONSE_KEEP, sendAttempt } from '../src/webhooks/engine/http-send.js';
 import { closedPort, Receiver } from './helpers/receiver.js';
 
 // One HTTP attempt as the engine makes it (webhooks/engine/http-send.ts, on undici): against a real receiver on
@@ -16,7 +16,7 @@ const headers = {
   'user-agent': 'Switchboard-Webhooks/test',
 };
 
-after(() => closeAgents());
+after(() => closeConnections());
 
 describe('an HTTP attempt', () => {
   it('POSTs the body and headers to the checked address, the Host still the URL’s, on one kept-alive connection', async () => {

@@ -60,7 +60,7 @@ function poolFor(url: URL, destination: Destination, tls?: ClientTls): Pool {
 }
 
 /** Closes every kept connection (at shutdown). */
-export function closeAgents(): void {
+export function closeConnections(): void {
   for (const pool of pools.values()) void pool.destroy().catch(() => undefined);
   pools.clear();
 }

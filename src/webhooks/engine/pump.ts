@@ -1,7 +1,7 @@
 import { listen, type Listener } from '../../db/listener.js';
 import { errorFields, type Logger } from '../../observability/logger.js';
 import type { WebhookDeliverer } from './deliverer.js';
-import { closeAgents } from './http-send.js';
+import { closeConnections } from './http-send.js';
 import { closeBrokers } from './brokers/index.js';
 import { DUE_CHANNEL } from './due-channel.js';
 import { PUMP_APPLICATION, ROSTER, ROSTER_EVERY_MS, WakeTargets } from './wake-targets.js';
@@ -167,7 +167,7 @@ export class DeliveryPump {
     await this.loop;
     if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.add(resolve));
     await this.listener?.stop();
-    closeAgents();
+    closeConnections();
     await closeBrokers();
   }
 }
