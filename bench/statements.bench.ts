@@ -3,6 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { kill } from '../test/helpers/worker.js';
 import { Receiver, sleep } from '../test/helpers/receiver.js';
 import pg from 'pg';
+import { encodeTime } from 'ulid';
+import { partitionSpanMs } from '../src/webhooks/engine/partitions.js';
 import { agentThrough, BEFORE, beforeCheckout, buildDatabase, loginThrough, processOf } from './before-after.bench.js';
 import { benchApp, postgresCpuUs, postmasterOf, runInfo } from './harness.js';
 import { closedLoop, openLoop } from './webhooks.bench.js';
@@ -50,6 +52,35 @@ const label = (query: string) => {
 };
 const perUnit = (n: number, units: number) => Math.round((n / units) * 100) / 100;
 
+/** The retention's default, and the partitions it keeps (webhooks/engine/partitions.ts). */
+const RETENTION_MS = 30 * 86_400_000;
+const LOG_TABLES = [
+  { table: 'webhook_deliveries', key: 'msg_', options: '' },
+  { table: 'webhook_attempts', key: 'msg_', options: ' WITH (fillfactor = 80)' },
+  { table: 'events', key: 'evt_', options: '' },
+];
+
+/**
+ * The delivery log's partitions behind today that a month of the retention job leaves (empty: their rows are not
+ * what is measured, the statements' plans over them are), named and bounded as the job makes them. Returns how many
+ * each table has.
+ */
+async function monthBehind(pool: pg.Pool): Promise<number> {
+  const day = 86_400_000;
+  const span = partitionSpanMs(RETENTION_MS);
+  const today = Math.floor(Date.now() / day) * day;
+  let made = 0;
+  for (let from = today - span; from + span > today - RETENTION_MS; from -= span, made++)
+    for (const { table, key, options } of LOG_TABLES) {
+      const name = `${table}_p${new Date(from).toISOString().slice(0, 10).replaceAll('-', '')}`;
+      const bound = (ms: number) => `'${key}${encodeTime(ms, 10)}'`;
+      await pool.query(
+        `${MINE} CREATE TABLE "${name}" PARTITION OF ${table} FOR VALUES FROM (${bound(from)}) TO (${bound(from + span)})${options}`,
+      );
+    }
+  return made;
+}
+
 export async function statementsBench(): Promise<void> {
   const app = await benchApp();
   const [{ loaded }] = await app.sql<{ loaded: boolean }>(
@@ -66,6 +97,8 @@ export async function statementsBench(): Promise<void> {
     before: new pg.Pool({ connectionString: await buildDatabase(app, builds.before), max: 2 }),
     now: new pg.Pool({ connectionString: await buildDatabase(app, builds.now), max: 2 }),
   };
+  // This build's delivery log as a deployment's is after a month: the partitions the retention keeps behind today.
+  const behind = await monthBehind(pools.now);
   type Sql = <T>(text: string, params?: unknown[]) => Promise<T[]>;
   const sqlOf: Record<keyof typeof builds, Sql> = {
     now: async (text, params) => (await pools.now.query(text, params)).rows,
@@ -191,7 +224,7 @@ export async function statementsBench(): Promise<void> {
     await Promise.all([pools.before.end(), pools.now.end()]);
     await app.close();
   }
-  writeResults(results);
+  writeResults(results, behind);
 }
 
 /** Two measures of one load summed: its units, its CPU, and each statement's calls and time. */
@@ -212,7 +245,7 @@ function merged(a: Load, b: Load): Load {
   };
 }
 
-function writeResults(results: Record<string, Record<string, Load>>): void {
+function writeResults(results: Record<string, Record<string, Load>>, behind: number): void {
   const info = runInfo();
   const summary = [
     `| load | build | PostgreSQL CPU µs | of it, sessions of: ${SESSIONS.join(' / ')} | statements | statement time µs | per |`,
@@ -270,7 +303,8 @@ function writeResults(results: Record<string, Record<string, Load>>): void {
       'process of the server (kernel counters) from the first write to the last settled attempt; statements and their ' +
       "execution time from pg_stat_statements over the same span (the bench's own left out). Of it: the CPU of the " +
       "backends serving the API process's connections, the workers' connections, and the rest (background processes, " +
-      'autovacuum, sessions that ended during the run).',
+      "autovacuum, sessions that ended during the run). This build's delivery log is partitioned as after a month " +
+      `under the default retention: ${behind} partitions behind today's, besides those its workers make ahead.`,
     '',
     ...summary,
     '',

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { ulid } from 'ulid';
+import { encodeTime, ulid } from 'ulid';
 import { CLAIM, ENGINE_SESSION } from '../src/webhooks/engine/claim.js';
 import { settleSuccesses } from '../src/webhooks/engine/settle.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
+
+const DAY = 86_400_000;
 
 // The claim and the settles keep one generic plan per connection (ENGINE_SESSION), made at their first execution,
 // maybe while the delivery tables were nearly empty (a new deployment), or just after a burst of writes left every
@@ -66,17 +68,19 @@ describe("the delivery engine's claim and settle plans", () => {
   const planned = async () => {
     const engine = new pg.Client({ connectionString: app.running.databaseUrl, options: ENGINE_SESSION });
     await engine.connect();
-    await engine.query(`PREPARE claim(int, int, float8) AS ${CLAIM}`);
+    await engine.query(`PREPARE claim(int, int, float8, text, text) AS ${CLAIM}`);
     await engine.query(
-      `PREPARE settle(text[], bigint[], int[], int[], int[], text[], bool[], int, int) AS ${settleSuccesses(true, 4)}`,
+      `PREPARE settle(text[], bigint[], int[], int[], int[], text[], bool[], int, int, text, text, text, text) AS ${settleSuccesses(true, 4)}`,
     );
     // Planned at their first execution (force_generic_plan), then rolled back: the plans stay.
     await engine.query('BEGIN');
-    const { rows } = await engine.query<Lease>('EXECUTE claim(4, 32, 30)');
+    const { rows } = await engine.query<Lease>(`EXECUTE claim(4, 32, 30, ${dueWindow()})`);
     await settle(engine, rows);
     await engine.query('ROLLBACK');
     return engine;
   };
+  /** The due window (webhooks/engine/due-window.ts) of these rows, all made now: a day either side. */
+  const dueWindow = () => `'msg_${encodeTime(Date.now() - DAY, 10)}', 'msg_${encodeTime(Date.now() + DAY, 10)}'`;
   interface Lease {
     id: string | null;
     webhook_id: number;
@@ -86,6 +90,7 @@ describe("the delivery engine's claim and settle plans", () => {
   /** The settle of successes for the claimed rows, as EXPLAIN ANALYZE read it when `explain`. */
   const settle = async (engine: pg.Client, rows: Lease[], explain = false) => {
     const leases = rows.filter((row) => row.id !== null);
+    const ids = leases.map((l) => l.id!).sort();
     // EXECUTE takes no bound parameters: the arrays as literals.
     const array = (values: unknown[]) => engine.escapeLiteral(`{${values.join(',')}}`);
     const columns = [
@@ -98,7 +103,8 @@ describe("the delivery engine's claim and settle plans", () => {
       leases.map(() => true),
     ].map(array);
     const { rows: plan } = await engine.query(
-      `${explain ? 'EXPLAIN (ANALYZE, FORMAT JSON) ' : ''}EXECUTE settle(${columns.join(', ')}, 4, 8)`,
+      `${explain ? 'EXPLAIN (ANALYZE, FORMAT JSON) ' : ''}EXECUTE settle(${columns.join(', ')}, 4, 8, ` +
+        `'${ids[0] ?? ''}', '${ids.at(-1) ?? ''}', ${dueWindow()})`,
     );
     return explain ? rowsRead(plan[0]['QUERY PLAN'][0].Plan) : 0;
   };
@@ -106,11 +112,11 @@ describe("the delivery engine's claim and settle plans", () => {
   const explained = async (engine: pg.Client) => {
     await engine.query('BEGIN');
     try {
-      const { rows } = await engine.query('EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE claim(4, 32, 30)');
+      const { rows } = await engine.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE claim(4, 32, 30, ${dueWindow()})`);
       const claimRead = rowsRead(rows[0]['QUERY PLAN'][0].Plan);
       await engine.query('ROLLBACK');
       await engine.query('BEGIN');
-      const claimed = await engine.query<Lease>('EXECUTE claim(4, 32, 30)');
+      const claimed = await engine.query<Lease>(`EXECUTE claim(4, 32, 30, ${dueWindow()})`);
       // Settled: the endpoint with the history, whose due work the settle then probes.
       const first = claimed.rows.filter((row) => row.webhook_id === hooks[0]);
       return { claimRead, settleRead: await settle(engine, first, true), claimed: claimed.rows };

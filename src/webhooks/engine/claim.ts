@@ -1,5 +1,6 @@
 import type { ContextFactory } from '../../context/request-context.js';
 import type { StoredHeader } from '../config/headers.js';
+import type { IdWindow } from './due-window.js';
 
 // The claim (docs/design.md §5; docs/adr/0020-webhooks.md,
 // docs/adr/0061-delivery-costs.md): due deliveries of many endpoints taken in
@@ -88,19 +89,24 @@ const RATE_BUCKET =
   `coalesce(c.rate_checked_at, now())) * w.rate_limit)`;
 
 /**
- * Whether the endpoint `webhook` (an SQL expression) has a delivery due now. Ordered by the due time, so that its
- * due index (partial: pending deliveries only) is the one plan without a sort, whatever the statistics said when the
- * statement was planned: the index by creation time, which also leads with the webhook, would walk every delivery
- * the endpoint ever had in the partition before its first pending one.
+ * Whether the endpoint `webhook` (an SQL expression) has a delivery due now, among the ids from `from` to `to` (SQL
+ * expressions: the due window, due-window.ts). Ordered by the due time, so that its due index (partial: pending
+ * deliveries only) is the one plan without a sort, whatever the statistics said when the statement was planned: the
+ * index by creation time, which also leads with the webhook, would walk every delivery the endpoint ever had in the
+ * partition before its first pending one.
  */
-export const hasDueWork = (webhook: string) => dueProbe(webhook, 'true');
+export const hasDueWork = (webhook: string, from: string, to: string) => dueProbe(webhook, 'true', from, to);
 
 /** When the endpoint's longest-waiting due delivery became due (null when none is), read as `hasDueWork` reads. */
-export const oldestDue = (webhook: string) => dueProbe(webhook, 'd.next_attempt_at');
+export const oldestDue = (webhook: string, from: string, to: string) =>
+  dueProbe(webhook, 'd.next_attempt_at', from, to);
 
-const dueProbe = (webhook: string, value: string) =>
+/** Ids in the due window: bounds of the partitioning key given as parameters, so that the other partitions are left out. */
+export const inWindow = (id: string, from: string, to: string) => `${id} >= ${from} AND ${id} < ${to}`;
+
+const dueProbe = (webhook: string, value: string, from: string, to: string) =>
   `(SELECT ${value} FROM webhook_deliveries d WHERE d.webhook_id = ${webhook} AND d.status = 'pending' ` +
-  `AND d.next_attempt_at <= now() ORDER BY d.next_attempt_at LIMIT 1)`;
+  `AND d.next_attempt_at <= now() AND ${inWindow('d.id', from, to)} ORDER BY d.next_attempt_at LIMIT 1)`;
 
 export const CLAIM = `
   WITH eligible AS (
@@ -109,7 +115,7 @@ export const CLAIM = `
     WHERE w.active AND (w.paused_until IS NULL OR w.paused_until <= now())
       AND (w.rate_limit IS NULL OR ${RATE_BUCKET} >= 1)
       AND coalesce(w.concurrency, $1) > coalesce(c.in_flight, 0)
-      AND ${hasDueWork('w.id')}
+      AND ${hasDueWork('w.id', '$4::text', '$5::text')}
   ), counted AS (
     INSERT INTO webhook_counters (webhook_id) SELECT id FROM eligible WHERE counted IS NULL ON CONFLICT DO NOTHING
   ), locked AS (
@@ -126,10 +132,11 @@ export const CLAIM = `
       row_number() OVER (PARTITION BY e.id ORDER BY p.next_attempt_at, p.id) AS place
     FROM endpoints e CROSS JOIN LATERAL (
       SELECT d.id, d.webhook_id, d.attempt_count, d.next_attempt_at, d.next_trigger FROM webhook_deliveries d
-      WHERE d.webhook_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+      WHERE d.webhook_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now() AND ${inWindow('d.id', '$4::text', '$5::text')}
         -- Ordered per subject: a delivery waits while an older one of its subject is pending (in flight or to retry).
         AND (d.order_key IS NULL OR NOT EXISTS (SELECT 1 FROM webhook_deliveries o WHERE o.webhook_id = d.webhook_id
-          AND o.order_key = d.order_key AND o.status = 'pending' AND (o.created_at, o.id) < (d.created_at, d.id)))
+          AND o.order_key = d.order_key AND o.status = 'pending' AND (o.created_at, o.id) < (d.created_at, d.id)
+          AND ${inWindow('o.id', '$4::text', '$5::text')}))
       ORDER BY d.next_attempt_at, d.id LIMIT e.free FOR NO KEY UPDATE SKIP LOCKED
     ) p
   ), turns AS (
@@ -142,7 +149,8 @@ export const CLAIM = `
       next_trigger = 'scheduled', in_flight_until = now() + make_interval(secs => $3), lease_token = nextval('webhook_lease_seq')
     -- The re-check is written so that no index can serve it: the picks are found by their ids, never by a walk of
     -- every due delivery (the due index would be, under a backlog).
-    WHERE d.id = ANY (ARRAY(SELECT id FROM chosen)) AND d.status = 'pending' AND coalesce(d.next_attempt_at <= now(), false)
+    WHERE d.id = ANY (ARRAY(SELECT id FROM chosen)) AND ${inWindow('d.id', '$4::text', '$5::text')} AND d.status = 'pending'
+      AND coalesce(d.next_attempt_at <= now(), false)
     RETURNING d.id, d.webhook_id, d.company_id, d.event, d.payload, d.attempt_count, d.final_attempt, d.lease_token, d.created_at, d.trace_parent,
       d.order_key IS NOT NULL AS ordered
   ), attempts AS (
@@ -174,6 +182,8 @@ export class DeliveryClaim {
   constructor(
     private readonly contexts: ContextFactory,
     private readonly settings: ClaimSettings,
+    /** The span of ids where work can be due (due-window.ts). */
+    private readonly window: () => Promise<IdWindow>,
   ) {}
 
   /**
@@ -183,6 +193,7 @@ export class DeliveryClaim {
    */
   async take(limit: number): Promise<{ claimed: Claimed[]; again: boolean }> {
     if (limit <= 0) return { claimed: [], again: false };
+    const window = await this.window();
     // The lease starts when the claim statement runs, never before this moment: judged from it, by this
     // process's clock alone, a lease is never taken for longer than it is.
     const claimedAt = Date.now();
@@ -194,6 +205,8 @@ export class DeliveryClaim {
             this.settings.startConcurrency,
             limit,
             this.settings.leaseMs / 1000,
+            window.from,
+            window.to,
           ]),
         { lane: 'engine', oneStatement: true },
       );

@@ -18,6 +18,7 @@ import { isListenUrl, type ListenSessions } from '../tools/listen.js';
 import { attemptSpan } from '../../observability/tracing.js';
 import { EndpointAuth } from './endpoint-auth.js';
 import { DeliveryLogPartitions } from './partitions.js';
+import { DueWindow, windowParams } from './due-window.js';
 
 // Delivery (docs/design.md §5). The delivery rows are the truth: an attempt is
 // claimed (and recorded) before the request, under a lease with a fencing
@@ -75,7 +76,13 @@ export class WebhookDeliverer {
     this.leaseMs = 2 * settings.timeoutMs + 1000;
     this.auth = new EndpointAuth(box, settings.destinations);
     this.partitions = new DeliveryLogPartitions(contexts);
-    this.claim = new DeliveryClaim(contexts, { startConcurrency: settings.endpointConcurrency, leaseMs: this.leaseMs });
+    const window = new DueWindow(contexts, this.partitions);
+    const current = () => window.current();
+    this.claim = new DeliveryClaim(
+      contexts,
+      { startConcurrency: settings.endpointConcurrency, leaseMs: this.leaseMs },
+      current,
+    );
     this.settler = new Settler(
       contexts,
       {
@@ -89,6 +96,7 @@ export class WebhookDeliverer {
       },
       log,
       new OperatorEvents(settings.disableAfterMs),
+      async (ids) => windowParams(ids, await current()),
       () => this.sending > 0,
     );
   }

@@ -15,8 +15,9 @@ const HELD_MS = 200;
 // subject and a subject's next delivery waited for the one settled), or work due for longer than a wake-up takes
 // (HELD_MS: a backlog, slots an endpoint's concurrency grew by). Younger work has its own wake-up on the way (its
 // writer's, its retry's job): a wake-up here would only race it to a claim, one of them finding nothing
-// (docs/adr/0093). `start`: the concurrency of an endpoint that has none of its own yet.
-export const released = (start: number) => `
+// (docs/adr/0093). `start`: the concurrency of an endpoint that has none of its own yet; `from`, `to`: the due
+// window (due-window.ts), SQL expressions.
+export const released = (start: number, from: string, to: string) => `
     INSERT INTO webhook_counters AS c (webhook_id, in_flight)
     SELECT webhook_id, -count(*)::int FROM settled GROUP BY webhook_id ORDER BY webhook_id
     ON CONFLICT (webhook_id) DO UPDATE SET in_flight = c.in_flight + excluded.in_flight
@@ -24,7 +25,7 @@ export const released = (start: number) => `
   ), waiting AS (
     SELECT 'e' || e.webhook_id AS wake
     FROM (
-      SELECT r.webhook_id, r.in_flight + s.n AS before, ${oldestDue('r.webhook_id')} AS due
+      SELECT r.webhook_id, r.in_flight + s.n AS before, ${oldestDue('r.webhook_id', from, to)} AS due
       FROM released r JOIN (SELECT webhook_id, count(*)::int AS n FROM settled GROUP BY webhook_id) s USING (webhook_id)
     ) e JOIN webhooks w ON w.id = e.webhook_id
     WHERE e.due IS NOT NULL AND (w.ordering = 'subject' OR e.before >= coalesce(w.concurrency, ${Math.trunc(start)})

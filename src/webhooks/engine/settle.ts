@@ -81,6 +81,9 @@ const resultColumns = (batch: Array<Result<FailureTarget>>) => [
   batch.map((p) => p.result.responseBody),
 ];
 
+/** The batch's ids from the first to the last ($10, $11; partitions pruned as the claim's are: due-window.ts). */
+const BATCH_IDS = (id: string) => `${id} >= $10::text AND ${id} <= $11::text`;
+
 // The successes of a tick in one statement: each delivery and its attempt,
 // fenced by the lease token, and its endpoint's count of attempts in flight;
 // and, read in the same snapshot (where the
@@ -92,17 +95,18 @@ export const settleSuccesses = (stats: boolean, start: number) => `
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $5::int[], $6::text[], $7::bool[]) AS t(id, token, number, code, duration, body, fast)
   ), settled AS (
     UPDATE webhook_deliveries d SET status = 'succeeded', last_status_code = i.code, in_flight_until = NULL, lease_token = NULL
-    FROM input i WHERE d.id = ANY ($1::text[]) AND d.id = i.id AND d.lease_token = i.token
+    FROM input i WHERE d.id = ANY ($1::text[]) AND ${BATCH_IDS('d.id')} AND d.id = i.id AND d.lease_token = i.token
     RETURNING d.id, d.webhook_id, d.company_id, i.number, i.code, i.duration, i.body, i.fast
   ), attempts AS (
     UPDATE webhook_attempts a SET finished_at = now(), status_code = s.code, duration_ms = s.duration, response_body = s.body, error = NULL
-    FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number
+    FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number AND a.delivery_id = ANY ($1::text[])
+      AND ${BATCH_IDS('a.delivery_id')}
   )${
     stats
       ? `, stats AS (${statsUpsert("'success'", 'false')}
   )`
       : ''
-  }, released AS (${released(start)}  ), per AS (
+  }, released AS (${released(start, '$12::text', '$13::text')}  ), per AS (
     SELECT webhook_id, bool_or(fast) AS fast FROM settled GROUP BY webhook_id
   )
   SELECT id, NULL::int AS webhook_id, NULL::bool AS grow, NULL::text AS wake FROM settled
@@ -132,18 +136,19 @@ const settleFailures = (stats: boolean, start: number) => `
           least(greatest(${ATTEMPTS_PER_SCHEDULE} - (d.final_attempt - i.number), 1), array_length($8::float8[], 1))] / 1000)
         ELSE NULL END,
       last_status_code = i.code, in_flight_until = NULL, lease_token = NULL
-    FROM input i WHERE d.id = ANY ($1::text[]) AND d.id = i.id AND d.lease_token = i.token
+    FROM input i WHERE d.id = ANY ($1::text[]) AND ${BATCH_IDS('d.id')} AND d.id = i.id AND d.lease_token = i.token
     RETURNING d.id, d.webhook_id, d.company_id, i.number, i.code, i.duration, i.body, i.error, i.outcome, d.next_attempt_at, d.status,
       d.event, d.event_id
   ), attempts AS (
     UPDATE webhook_attempts a SET finished_at = now(), status_code = s.code, duration_ms = s.duration, response_body = s.body, error = s.error
-    FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number
+    FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number AND a.delivery_id = ANY ($1::text[])
+      AND ${BATCH_IDS('a.delivery_id')}
   )${
     stats
       ? `, stats AS (${statsUpsert('s.outcome', "s.status = 'failed'")}
   )`
       : ''
-  }, released AS (${released(start)}  )
+  }, released AS (${released(start, '$12::text', '$13::text')}  )
   SELECT id, webhook_id, next_attempt_at, status, event, event_id, number, NULL::text AS wake FROM settled
   UNION ALL
   SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, wake FROM waiting`;
@@ -176,6 +181,8 @@ export class Settler {
     private readonly settings: SettleSettings,
     private readonly log: Logger,
     private readonly operator: OperatorEvents,
+    /** A batch's first and last id, and the due window (due-window.ts: windowParams). */
+    private readonly bounds: (ids: string[]) => Promise<string[]>,
     /** Whether this process has attempts being sent (their results on their way). */
     sending: () => boolean = () => false,
   ) {
@@ -215,6 +222,7 @@ export class Settler {
         batch.map((p) => p.result.durationMs <= this.settings.fastMs),
         this.settings.startConcurrency,
         this.settings.maxConcurrency,
+        ...(await this.bounds(batch.map((p) => p.delivery.id))),
       ],
     );
     const endpoints = rows.filter((r) => r.webhook_id !== null).sort((a, b) => a.webhook_id! - b.webhook_id!);
@@ -255,29 +263,28 @@ export class Settler {
     return this.failures.add({ delivery, result });
   }
 
-  private failureParams(batch: Array<Result<FailureTarget>>): unknown[] {
+  private async failureParams(batch: Array<Result<FailureTarget>>): Promise<unknown[]> {
     return [
       ...resultColumns(batch),
       batch.map((p) => p.result.error),
       this.settings.retryDelaysMs,
       batch.map((p) => attemptOutcome(p.result)),
+      ...(await this.bounds(batch.map((p) => p.delivery.id))),
     ];
   }
 
   private async recordFailures(batch: Array<Result<FailureTarget>>): Promise<FailureOutcome[]> {
-    const rows = await this.settleSql<FailureRow>(this.statements.failures, this.failureParams(batch));
+    const rows = await this.settleSql<FailureRow>(this.statements.failures, await this.failureParams(batch));
     return this.failuresRecorded(batch, rows);
   }
 
   /** The last attempt of a schedule failed: recorded with delivery.exhausted in one transaction. */
   private async lastOfSchedule(delivery: FailureTarget, result: SendResult): Promise<FailureOutcome> {
     const batch = [{ delivery, result }];
+    const params = await this.failureParams(batch);
     const rows = await this.contexts.forSystem(delivery.company_id, 'webhook-delivery').unitOfWork(
       async (ctx) => {
-        const settled = wakeAfterCommit(
-          ctx,
-          await ctx.sql<FailureRow>(this.statements.failures, this.failureParams(batch)),
-        );
+        const settled = wakeAfterCommit(ctx, await ctx.sql<FailureRow>(this.statements.failures, params));
         for (const row of settled)
           if (row.status === 'failed' && row.event_id !== null && !isOperatorEvent(row.event))
             await this.operator.exhausted(ctx, row, result);
