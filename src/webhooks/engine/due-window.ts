@@ -16,7 +16,7 @@ import type { DeliveryLogPartitions, Partition } from './partitions.js';
 //
 // Read again (the partitions from the catalog, then their rows) at most once a second, before a claim. Work can
 // only come due outside the last reading by the restart of a finished delivery (a replay or a resend of one older
-// than the window): it is claimed once the window is read again, within a second.
+// than the window): it is claimed once the window is read again, within two seconds.
 
 const DAY_MS = 86_400_000;
 /** How far the window reaches before and after now, for ids made by clocks that disagree. */
