@@ -23,6 +23,8 @@ const BACKLOG = 600;
 const BOUND = 400;
 /** Rows of the delivery tables the settle of four deliveries of one endpoint may read. */
 const SETTLE_BOUND = 60;
+/** Rows of the delivery tables the settle of the whole batch of 32 may read: in proportion to it, never its square. */
+const BATCH_SETTLE_BOUND = 320;
 /** Half the deliveries are ordered per subject (webhooks with ordering: subject), the others not. */
 const SUBJECT = `CASE WHEN g % 2 = 0 THEN 'agent:' || g % 97 END`;
 /** Deliveries of a burst, all pending when the statistics were taken. */
@@ -117,9 +119,12 @@ describe("the delivery engine's claim and settle plans", () => {
       await engine.query('ROLLBACK');
       await engine.query('BEGIN');
       const claimed = await engine.query<Lease>(`EXECUTE claim(4, 32, 30, ${dueWindow()})`);
-      // Settled: the endpoint with the history, whose due work the settle then probes.
+      // Settled: the endpoint with the history, whose due work the settle then probes; then the whole batch.
       const first = claimed.rows.filter((row) => row.webhook_id === hooks[0]);
-      return { claimRead, settleRead: await settle(engine, first, true), claimed: claimed.rows };
+      await engine.query('SAVEPOINT one');
+      const settleRead = await settle(engine, first, true);
+      await engine.query('ROLLBACK TO SAVEPOINT one');
+      return { claimRead, settleRead, batchRead: await settle(engine, claimed.rows, true), claimed: claimed.rows };
     } finally {
       await engine.query('ROLLBACK');
     }
@@ -174,7 +179,7 @@ describe("the delivery engine's claim and settle plans", () => {
 
   for (const state of Object.keys(STATES) as State[])
     it(`planned over ${STATES[state]}, a claim and its settle read their picks and endpoints, not the backlog nor the history`, async () => {
-      const { claimRead, settleRead, claimed } = await explained(engines[state]!);
+      const { claimRead, settleRead, batchRead, claimed } = await explained(engines[state]!);
       assert.ok(
         claimRead <= BOUND,
         `the claim read ${claimRead} rows of the delivery tables (a backlog of ${BACKLOG})`,
@@ -184,6 +189,10 @@ describe("the delivery engine's claim and settle plans", () => {
       assert.ok(
         settleRead <= SETTLE_BOUND,
         `the settle read ${settleRead} rows of the delivery tables (a history of ${HISTORY} on one endpoint)`,
+      );
+      assert.ok(
+        batchRead <= BATCH_SETTLE_BOUND,
+        `the settle of the batch of 32 read ${batchRead} rows of the delivery tables`,
       );
       // And the plan claims: a batch, in turns over the ten endpoints (four slots each).
       const leases = claimed.filter((row) => row.id !== null);

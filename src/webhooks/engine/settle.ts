@@ -81,7 +81,7 @@ const resultColumns = (batch: Array<Result<FailureTarget>>) => [
   batch.map((p) => p.result.responseBody),
 ];
 
-/** The batch's ids from the first to the last ($10, $11; partitions pruned as the claim's are: due-window.ts). */
+/** The batch's deliveries from the first id to the last ($10, $11; partitions pruned as the claim's are: due-window.ts). */
 const BATCH_IDS = (id: string) => `${id} >= $10::text AND ${id} <= $11::text`;
 
 // The successes of a tick in one statement: each delivery and its attempt,
@@ -99,8 +99,7 @@ export const settleSuccesses = (stats: boolean, start: number) => `
     RETURNING d.id, d.webhook_id, d.company_id, i.number, i.code, i.duration, i.body, i.fast
   ), attempts AS (
     UPDATE webhook_attempts a SET finished_at = now(), status_code = s.code, duration_ms = s.duration, response_body = s.body, error = NULL
-    FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number AND a.delivery_id = ANY ($1::text[])
-      AND ${BATCH_IDS('a.delivery_id')}
+    FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number
   )${
     stats
       ? `, stats AS (${statsUpsert("'success'", 'false')}
@@ -141,8 +140,7 @@ const settleFailures = (stats: boolean, start: number) => `
       d.event, d.event_id
   ), attempts AS (
     UPDATE webhook_attempts a SET finished_at = now(), status_code = s.code, duration_ms = s.duration, response_body = s.body, error = s.error
-    FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number AND a.delivery_id = ANY ($1::text[])
-      AND ${BATCH_IDS('a.delivery_id')}
+    FROM settled s WHERE a.delivery_id = s.id AND a.number = s.number
   )${
     stats
       ? `, stats AS (${statsUpsert('s.outcome', "s.status = 'failed'")}
