@@ -54,7 +54,16 @@ after(async () => {
 const callback = async (kind: 'status' | 'transcript', params: Record<string, string>) =>
   (await postCallback(app.url, account.authToken, `/api/telco/voice/${kind}`, params)).status;
 
-function subscribe(baseUrl: string, token: string, callId: string) {
+/** A call from `from` to our number, started and answered by the provider's callbacks. */
+async function callInProgress(from: string) {
+  const sid = `CA${randomBytes(16).toString('hex')}`;
+  const call = { AccountSid: account.sid, CallSid: sid, From: from, To: ours, Direction: 'inbound' };
+  for (const status of ['initiated', 'in-progress'])
+    assert.equal(await callback('status', { ...call, CallStatus: status }), 204);
+  return { sid, call };
+}
+
+function subscribe(baseUrl: string, token: string, callId: string, after?: number) {
   const client = createClient({
     url: `${baseUrl.replace(/^http/, 'ws')}/graphql`,
     webSocketImpl: WebSocket,
@@ -66,8 +75,9 @@ function subscribe(baseUrl: string, token: string, callId: string) {
   const state: { error?: unknown } = {};
   client.subscribe<{ callTranscript: (typeof turns)[number] }>(
     {
-      query: 'subscription($id: ID!) { callTranscript(callId: $id) { sequence speaker text } }',
-      variables: { id: callId },
+      query:
+        'subscription($id: ID!, $after: Int) { callTranscript(callId: $id, after: $after) { sequence speaker text } }',
+      variables: { id: callId, after },
     },
     {
       next: (m) => (m.data ? turns.push(m.data.callTranscript) : (state.error = m.errors)),
@@ -75,16 +85,64 @@ function subscribe(baseUrl: string, token: string, callId: string) {
       complete: () => undefined,
     },
   );
-  return { turns, state };
+  return { turns, state, client };
 }
 
 describe('live transcripts', () => {
+  it('with after, sends first the turns kept after that sequence, then each new one, each once; a bad after is refused', async () => {
+    const token = await app.login('owner@acme.test');
+    const { sid, call } = await callInProgress('+14155550144');
+    const said = [
+      { sequence: 0, speaker: 'agent', text: 'Hello, this is Ava.' },
+      { sequence: 1, speaker: 'caller', text: 'I would like a cleaning.' },
+      { sequence: 2, speaker: 'agent', text: 'Tuesday at 3 pm works.' },
+    ];
+    const say = async (turn: (typeof said)[number]) =>
+      assert.equal(
+        await callback('transcript', {
+          ...call,
+          Sequence: String(turn.sequence),
+          Speaker: turn.speaker,
+          Text: turn.text,
+        }),
+        204,
+      );
+    for (const turn of said.slice(0, 2)) await say(turn);
+    const [{ id }] = await app.sql('SELECT id FROM calls WHERE provider_call_id = $1', [sid]);
+    // On the other instance: the turns so far come from the database, the new one by its announcement.
+    const all = subscribe(second.url, token, toBase64Id(id), -1);
+    const later = subscribe(second.url, token, toBase64Id(id), 0);
+    const fresh = subscribe(second.url, token, toBase64Id(id));
+    await eventually(
+      async () => (all.turns.length >= 2 && later.turns.length >= 1 ? true : undefined),
+      5000,
+      'the turns so far',
+    );
+    await eventually(async () => (second.services.live.size >= 3 ? true : undefined), 5000, 'the subscriptions');
+    await say(said[2]);
+    await eventually(async () => (fresh.turns.length >= 1 ? true : undefined), 5000, 'the new turn');
+    // Past the second look at the turns kept (a second after subscribing): nothing is sent twice.
+    await sleep(1500);
+    assert.deepEqual(all.turns, said);
+    assert.deepEqual(later.turns, said.slice(1));
+    assert.deepEqual(fresh.turns, said.slice(2));
+    for (const sub of [all, later, fresh]) assert.equal(sub.state.error, undefined);
+
+    const refused = subscribe(second.url, token, toBase64Id(id), -2);
+    await eventually(async () => (refused.state.error ? true : undefined), 5000, 'the refusal');
+    assert.match(
+      JSON.stringify(refused.state.error),
+      /after must be -1 \(every turn\) or a turn's sequence \(0 or more\), got -2/,
+    );
+    assert.deepEqual(refused.turns, []);
+    assert.equal(await callback('status', { ...call, CallStatus: 'completed', CallDuration: '20' }), 204);
+    for (const sub of [all, later, fresh, refused]) await sub.client.dispose();
+    await eventually(async () => (second.services.live.size === 0 ? true : undefined), 5000, 'the subscriptions ended');
+  });
+
   it('each turn reaches a subscriber on another instance once and in order; ten repeats of a turn add nothing', async () => {
     const token = await app.login('owner@acme.test');
-    const sid = `CA${randomBytes(16).toString('hex')}`;
-    const call = { AccountSid: account.sid, CallSid: sid, From: '+14155550142', To: ours, Direction: 'inbound' };
-    for (const status of ['initiated', 'in-progress'])
-      assert.equal(await callback('status', { ...call, CallStatus: status }), 204);
+    const { sid, call } = await callInProgress('+14155550142');
     const [{ id }] = await app.sql('SELECT id FROM calls WHERE provider_call_id = $1', [sid]);
     const sub = subscribe(second.url, token, toBase64Id(id));
     await eventually(async () => (second.services.live.size === 1 ? true : undefined), 5000, 'the subscription');

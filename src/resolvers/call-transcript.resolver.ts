@@ -1,7 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { Arg, Authorized, Ctx, Field, ID, Int, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { RequestContext } from '../context/request-context.js';
-import { ForbiddenError } from '../kernel/errors.js';
+import { ForbiddenError, ValidationError } from '../kernel/errors.js';
 import type { TranscriptTurn } from '../services/live-events.js';
 import type { CallTranscriptService } from '../services/call-transcript.service.js';
 import { CallStatus, Direction, Speaker } from './enums.js';
@@ -66,10 +66,26 @@ export class CallTranscriptResolver {
         const now = await ctx.again().requirePermissions(['view-ai-dashboard']);
         if (now.company.id !== companyId) throw new ForbiddenError();
       };
-      return service.subscribe(ctx, args.callId as string, { viewer, recheck });
+      const after = (args.after as number | null | undefined) ?? null;
+      if (after !== null && after < -1)
+        throw ValidationError.field(
+          'after',
+          `after must be -1 (every turn) or a turn's sequence (0 or more), got ${after}.`,
+        );
+      return service.subscribe(ctx, args.callId as string, { viewer, recheck }, after);
     },
   })
-  callTranscript(@Root() turn: TranscriptTurn, @Arg('callId', () => ID) _callId: string): TranscriptTurnType {
+  callTranscript(
+    @Root() turn: TranscriptTurn,
+    @Arg('callId', () => ID) _callId: string,
+    @Arg('after', () => Int, {
+      nullable: true,
+      description:
+        'Send first the turns kept after this sequence (-1: every turn so far), then each new one: no turn said ' +
+        'between a read of the transcript and the subscription is missed. Without it, new turns only.',
+    })
+    _after: number | null,
+  ): TranscriptTurnType {
     return turn;
   }
 }

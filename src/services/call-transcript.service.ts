@@ -59,7 +59,10 @@ export class CallTranscriptService {
 
   /** The call's transcript so far, in order; 404 for another company's, an unknown or a malformed id. */
   async turns(ctx: RequestContext, rawCallId: string): Promise<TranscriptTurn[]> {
-    const callId = await this.callOf(ctx, rawCallId);
+    return this.turnsOfCall(ctx, await this.callOf(ctx, rawCallId));
+  }
+
+  private async turnsOfCall(ctx: RequestContext, callId: number): Promise<TranscriptTurn[]> {
     return (await callRepository.turns(ctx, callId)).map((turn) => ({
       callId,
       sequence: turn.sequence,
@@ -69,13 +72,22 @@ export class CallTranscriptService {
     }));
   }
 
-  /** The call's turns from now on, for a subscriber who may see the company's calls. */
+  /**
+   * The call's turns from now on, for a subscriber who may see the company's calls; with `after` (a sequence, -1 for
+   * all), first those kept after it: with no gap between what the subscriber read before and what it is sent.
+   */
   async subscribe(
     ctx: RequestContext,
     rawCallId: string,
     guard: SubscriptionGuard,
+    after: number | null = null,
   ): Promise<AsyncIterableIterator<TranscriptTurn>> {
-    return this.live.transcript(guard.viewer.company.id, await this.callOf(ctx, rawCallId), guard);
+    const callId = await this.callOf(ctx, rawCallId);
+    const past =
+      after === null
+        ? undefined
+        : async () => (await this.turnsOfCall(ctx.readOnly(), callId)).filter((turn) => turn.sequence > after);
+    return this.live.transcript(guard.viewer.company.id, callId, guard, past);
   }
 
   private async callOf(ctx: RequestContext, rawCallId: string): Promise<number> {

@@ -20,6 +20,8 @@ export const LIVE_CHANNEL = 'live_events';
 export const PRESENCE_CHANNEL = 'live_presence';
 const PRESENCE_REFRESH_MS = 30_000;
 const PRESENCE_TTL_MS = 75_000;
+/** By when the other API processes have heard of a new subscriber (a NOTIFY away), with room to spare. */
+const PRESENCE_HEARD_MS = 1000;
 /** Events a slow subscriber may have waiting before it is cut off. */
 const QUEUE_LIMIT = 1000;
 export const LIVE_RETENTION = '1 hour';
@@ -232,31 +234,64 @@ export class LiveEvents implements EventSink<RequestContext> {
 
   /** The company's events (of `types`, or all) from now on, until the consumer stops or the guard's re-check fails. */
   subscribe(companyId: number, types: string[] | null, guard?: SubscriptionGuard): AsyncIterableIterator<LiveEvent> {
-    return this.stream<LiveEvent>({ companyId, types: types ? new Set(types) : null, guard });
+    return this.stream<LiveEvent>({ companyId, types: types ? new Set(types) : null, guard }).iterator;
   }
 
   /** The turns of one call of the company's live transcript from now on, on the same terms. */
-  transcript(companyId: number, callId: number, guard?: SubscriptionGuard): AsyncIterableIterator<TranscriptTurn> {
-    return this.stream<TranscriptTurn>({ companyId, types: null, callId, guard });
+  /**
+   * A call's turns as they are announced. With `past` (the turns kept so far after a point), those are read once
+   * the subscriber is registered, and again once the other processes have heard of it (PRESENCE_HEARD_MS): a turn
+   * kept before either is among them, one kept after is announced. Each turn goes once, by its sequence.
+   */
+  transcript(
+    companyId: number,
+    callId: number,
+    guard?: SubscriptionGuard,
+    past?: () => Promise<TranscriptTurn[]>,
+  ): AsyncIterableIterator<TranscriptTurn> {
+    const sent = new Set<number>();
+    let ended = false;
+    const once = (turn: TranscriptTurn) => !sent.has(turn.sequence) && sent.add(turn.sequence) !== undefined;
+    const { iterator, push } = this.stream<TranscriptTurn>(
+      { companyId, types: null, callId, guard },
+      once,
+      () => (ended = true),
+    );
+    if (past) {
+      const read = async () => {
+        if (!ended) for (const turn of await past()) if (once(turn)) push(turn);
+      };
+      void read()
+        .then(() => new Promise((resolve) => setTimeout(resolve, PRESENCE_HEARD_MS).unref()))
+        .then(read)
+        .catch(() => undefined);
+    }
+    return iterator;
   }
 
-  private stream<T>(who: Pick<Subscriber, 'companyId' | 'types' | 'callId' | 'guard'>): AsyncIterableIterator<T> {
+  /** A subscriber's stream: `keep` decides which announced items it gets; `onEnd` runs when it ends. */
+  private stream<T>(
+    who: Pick<Subscriber, 'companyId' | 'types' | 'callId' | 'guard'>,
+    keep: (item: T) => boolean = () => true,
+    onEnd: () => void = () => undefined,
+  ): { iterator: AsyncIterableIterator<T>; push: (item: T) => void } {
     const stream = pushStream<T>(
       QUEUE_LIMIT,
       'The subscription fell too far behind and was closed; subscribe again.',
       () => {
+        onEnd();
         this.subscribers.delete(subscriber);
         if (this.subscribers.size === 0) this.announce(false);
       },
     );
     const subscriber: Subscriber = {
       ...who,
-      push: (item) => stream.push(item as T),
+      push: (item) => keep(item as T) && stream.push(item as T),
       end: (error) => stream.fail(error),
     };
     this.subscribers.add(subscriber);
     if (this.subscribers.size === 1) this.announce(true);
-    return stream.iterator;
+    return { iterator: stream.iterator, push: stream.push };
   }
 
   /** How many subscriptions this process serves. */

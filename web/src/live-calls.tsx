@@ -48,7 +48,8 @@ function routed(decision: LiveCall['decision']): string {
   return `${who}: ${what}${decision.latencyMs === null ? '' : ` (${decision.latencyMs} ms)`}`;
 }
 const TURNS = 'query Turns($id: ID!) { callTranscriptTurns(callId: $id) { sequence speaker text } }';
-const SUBSCRIBE = 'subscription Transcript($id: ID!) { callTranscript(callId: $id) { sequence speaker text } }';
+const SUBSCRIBE =
+  'subscription Transcript($id: ID!) { callTranscript(callId: $id, after: -1) { sequence speaker text } }';
 const REFRESH_MS = 3000;
 
 let socket: Client | undefined;
@@ -135,7 +136,8 @@ function Transcript(props: { callId: number }) {
         const bySequence = new Map([...known, ...incoming].map((t) => [t.sequence, t]));
         return [...bySequence.values()].sort((a, b) => a.sequence - b.sequence);
       });
-    // Subscribed first, then the turns so far: a turn said in between is in one or the other.
+    // The subscription sends the turns so far once it is in place, then each new one: nothing said meanwhile is missed.
+    // The read beside it shows them sooner.
     const stop = live().subscribe<{ callTranscript: Turn }>(
       { query: SUBSCRIBE, variables: { id: String(props.callId) } },
       {
