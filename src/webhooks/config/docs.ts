@@ -98,7 +98,8 @@ generators make typed receiver code from it.
 - **Resend and recover:** \`POST /api/webhooks/deliveries/{id}/resend\` sends a
   finished delivery again with a fresh schedule of five attempts (same id,
   attempt numbers continue); \`POST /api/webhooks/{id}/recover\` does so for every
-  failed delivery created in a window of up to 14 days.
+  failed delivery created in a window of up to 14 days. A delivery made more than
+  a day before is attempted within two seconds, a newer one at once.
 - **Replay missing:** every event is kept for 30 days, delivered or not.
   \`GET /api/webhooks/{id}/missing-events?since=…&until=…\` (GraphQL
   \`webhookReplayPreview\`) counts the events of the webhook's subscribed
