@@ -5,7 +5,7 @@ import { eventLogRepository } from '../repositories/event-log.repository.js';
 import { listen, type Listener } from '../db/listener.js';
 import { errorFields, type Logger } from '../observability/logger.js';
 import type { DomainEvent, EventSink } from '../events/recorder.js';
-import { pushStream } from '../events/stream.js';
+import { type PushStream, pushStream } from '../events/stream.js';
 
 // Live events for GraphQL subscriptions. Each recorded event is announced
 // with NOTIFY inside the unit of work that caused it (it goes out on commit,
@@ -237,11 +237,11 @@ export class LiveEvents implements EventSink<RequestContext> {
     return this.stream<LiveEvent>({ companyId, types: types ? new Set(types) : null, guard }).iterator;
   }
 
-  /** The turns of one call of the company's live transcript from now on, on the same terms. */
   /**
-   * A call's turns as they are announced. With `past` (the turns kept so far after a point), those are read once
-   * the subscriber is registered, and again once the other processes have heard of it (PRESENCE_HEARD_MS): a turn
-   * kept before either is among them, one kept after is announced. Each turn goes once, by its sequence.
+   * The turns of one call of the company's live transcript from now on, on the same terms. With `past` (the turns
+   * kept so far after a point), those are read once the subscriber is registered, and again once the other processes
+   * have heard of it (PRESENCE_HEARD_MS): a turn kept before either is among them, one kept after is announced. Each
+   * turn goes once, by its sequence; a failed read ends the subscription with an error.
    */
   transcript(
     companyId: number,
@@ -251,8 +251,12 @@ export class LiveEvents implements EventSink<RequestContext> {
   ): AsyncIterableIterator<TranscriptTurn> {
     const sent = new Set<number>();
     let ended = false;
-    const once = (turn: TranscriptTurn) => !sent.has(turn.sequence) && sent.add(turn.sequence) !== undefined;
-    const { iterator, push } = this.stream<TranscriptTurn>(
+    const once = (turn: TranscriptTurn) => {
+      if (sent.has(turn.sequence)) return false;
+      sent.add(turn.sequence);
+      return true;
+    };
+    const { iterator, push, fail } = this.stream<TranscriptTurn>(
       { companyId, types: null, callId, guard },
       once,
       () => (ended = true),
@@ -264,7 +268,7 @@ export class LiveEvents implements EventSink<RequestContext> {
       void read()
         .then(() => new Promise((resolve) => setTimeout(resolve, PRESENCE_HEARD_MS).unref()))
         .then(read)
-        .catch(() => undefined);
+        .catch(() => fail(new Error('The transcript so far could not be read; subscribe again.')));
     }
     return iterator;
   }
@@ -274,7 +278,7 @@ export class LiveEvents implements EventSink<RequestContext> {
     who: Pick<Subscriber, 'companyId' | 'types' | 'callId' | 'guard'>,
     keep: (item: T) => boolean = () => true,
     onEnd: () => void = () => undefined,
-  ): { iterator: AsyncIterableIterator<T>; push: (item: T) => void } {
+  ): PushStream<T> {
     const stream = pushStream<T>(
       QUEUE_LIMIT,
       'The subscription fell too far behind and was closed; subscribe again.',
@@ -291,7 +295,7 @@ export class LiveEvents implements EventSink<RequestContext> {
     };
     this.subscribers.add(subscriber);
     if (this.subscribers.size === 1) this.announce(true);
-    return { iterator: stream.iterator, push: stream.push };
+    return stream;
   }
 
   /** How many subscriptions this process serves. */

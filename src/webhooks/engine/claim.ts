@@ -35,6 +35,9 @@ import type { IdWindow } from './due-window.js';
 //   scan of every due delivery), and the picks are updated by their ids.
 // - A webhook made without its counters row (by SQL from outside the
 //   service) gets one here, and is claimed for from the next claim on.
+// - Every read and write of the deliveries is bounded by the due window
+//   ($4, $5: due-window.ts), so the partitions without work are left out
+//   before the statement starts.
 
 export interface Claimed {
   id: string;
