@@ -54,6 +54,8 @@ async function callTool(sid: string, sequence: number, tool: string, args: strin
     Tool: tool,
     Arguments: args,
   });
+  assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
+  assert.equal(response.headers.get('etag'), null, 'a tool call is answered without an ETag');
   return { status: response.status, body: await response.json() };
 }
 

@@ -47,6 +47,8 @@ async function inbound(sid = callSid(), from = '+14155550177') {
     text,
     ms: performance.now() - started,
     type: response.headers.get('content-type'),
+    etag: response.headers.get('etag'),
+    length: response.headers.get('content-length'),
   };
 }
 
@@ -220,7 +222,9 @@ describe('decision endpoints: the call path', () => {
     const seen = decisionRequests().length;
     const call = await inbound();
     assert.equal(call.status, 200, call.text);
-    assert.match(call.type ?? '', /^text\/xml/);
+    assert.equal(call.type, 'text/xml; charset=utf-8');
+    assert.equal(Number(call.length), Buffer.byteLength(call.text), 'the instruction is sent with its length');
+    assert.equal(call.etag, null, 'an instruction answers a POST: no ETag is computed for it');
     assert.deepEqual(readInstruction(call.text), {
       action: 'answer',
       agentId: String(agents[2]),

@@ -14,6 +14,8 @@ import { eventually, Receiver, sleep } from './helpers/receiver.js';
 // recipe and with the standardwebhooks and svix libraries.
 
 const DELAYS = [300, 600, 900, 1200];
+/** How late a retry may come: its 50 ms window and a claim, well under the second a scan or a poll would leave it. */
+const ON_TIME_MS = 200;
 let app: TestApp;
 let owner: string;
 let receiver: Receiver;
@@ -408,6 +410,11 @@ describe('deliveries', () => {
         assert.ok(
           gap >= DELAYS[n - 1],
           `attempt ${n + 1} came ${gap} ms after attempt ${n}, before its ${DELAYS[n - 1]} ms`,
+        );
+        // Nor late: a retry due before the job store's next scan is woken by its worker's timer, not by a poll.
+        assert.ok(
+          gap < DELAYS[n - 1] + ON_TIME_MS,
+          `attempt ${n + 1} came ${gap} ms after attempt ${n}, ${gap - DELAYS[n - 1]} ms after its ${DELAYS[n - 1]} ms`,
         );
       }
       assert.deepEqual(

@@ -69,7 +69,7 @@ function resolverContainer(s: Services): ContainerType {
     [SpamResolver, new SpamResolver(s.spam)],
     [DashboardResolver, new DashboardResolver(s.dashboard, s.analyses)],
     [PhoneNumberResolver, new PhoneNumberResolver(s.phoneNumbers, s.telco, s.purchases)],
-    [AgentResolver, new AgentResolver(s.agents)],
+    [AgentResolver, new AgentResolver(s.agents, s.ids)],
     [WebhookResolver, new WebhookResolver(s.webhooks, s.deliveries, s.replays)],
     [WebhookStatsResolver, new WebhookStatsResolver(s.webhookStats)],
     [CallPathStatsResolver, new CallPathStatsResolver(s.callPathStats)],

@@ -239,8 +239,13 @@ export function chain(handlers: RequestHandler[]): RequestHandler {
  * `text`: the body already serialized.
  */
 export function sendJson(res: Response, status: number, body: unknown, text: string = JSON.stringify(body)): void {
+  sendText(res, status, 'application/json; charset=utf-8', text);
+}
+
+/** An API answer's text of `contentType`, written as sendJson writes JSON (a provider's instruction: rest/ingress.ts). */
+export function sendText(res: Response, status: number, contentType: string, text: string): void {
   res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(res.req.method === 'HEAD' ? undefined : text);
 }

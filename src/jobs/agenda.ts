@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { LOCKS } from '../db/locks.js';
 import { purgeIdempotencyKeys } from '../db/idempotency.js';
 import { DeliveryPump } from '../webhooks/engine/pump.js';
-import { DELIVERY_JOB, type DeliveryJobData } from '../webhooks/engine/scheduler.js';
+import { DELIVERY_JOB, type DeliveryJobData, JOB_SCAN_MS } from '../webhooks/engine/scheduler.js';
 import pg from 'pg';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
@@ -48,12 +48,10 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
     pool = new pg.Pool({ connectionString: deps.databaseUrl, max: Math.min(4, config.databasePoolSize) });
     // Without a listener, a database restart would crash the process.
     pool.on('error', (error) => log.warn('job store connection error', errorFields(error)));
-    const postgres = new PostgresBackend({ pool });
-    // Its LISTEN connection reports a database restart or shutdown as an 'error' event: log it, never crash.
-    postgres.notificationChannel?.on('error', (error: unknown) =>
-      log.warn('job store notification channel error', errorFields(error)),
-    );
-    backend = postgres;
+    // Without LISTEN/NOTIFY (docs/adr/0105-jobs-without-notifications.md): PostgreSQL wakes every listening session
+    // of a database at each NOTIFY, and the jobs' own (four for each run of a job) would wake them all for news only
+    // Agenda reads. Each worker finds its jobs by its scan, every second; a retry due sooner is woken by its timer.
+    backend = new PostgresBackend({ pool, disableNotifications: true });
   }
   // The job store creates its tables when it connects: under the start-up lock, so processes starting
   // together on one database do not race to create them.
@@ -62,7 +60,7 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
   // Worker names are unique per process, so two workers on one host never share a lock owner.
   const agenda = new Agenda({
     backend,
-    processEvery: '1 second',
+    processEvery: JOB_SCAN_MS,
     defaultLockLifetime: LOCK_LIFETIME_MS,
     name: `switchboard-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
   });

@@ -1,6 +1,21 @@
-import { Arg, Authorized, Ctx, Field, Float, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import {
+  Arg,
+  Authorized,
+  Ctx,
+  Field,
+  FieldResolver,
+  Float,
+  ID,
+  Int,
+  Mutation,
+  ObjectType,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import { setThresholds, thresholdsOf } from '../services/agent-performance.js';
-import type { AgentService } from '../services/agent.service.js';
+import type { AgentRecord, AgentService } from '../services/agent.service.js';
+import type { IdCodec } from '../kernel/ids.js';
 import type { RequestContext } from '../context/request-context.js';
 import { AgentPageType, AgentType } from './phone-number.types.js';
 
@@ -18,9 +33,12 @@ export class AgentPerformanceThresholdsType {
   averageSentiment!: number;
 }
 
-@Resolver()
+@Resolver(() => AgentType)
 export class AgentResolver {
-  constructor(private readonly agentService: AgentService) {}
+  constructor(
+    private readonly agentService: AgentService,
+    private readonly ids: IdCodec,
+  ) {}
 
   @Authorized('view-agents')
   @Query(() => AgentPageType, { description: 'AI agents of the company, by name' })
@@ -71,5 +89,11 @@ export class AgentResolver {
     @Arg('averageSentiment', () => Float, { nullable: true }) averageSentiment: number | null,
   ): Promise<AgentPerformanceThresholdsType> {
     return setThresholds(ctx, { answerRate, averageSentiment });
+  }
+
+  /** Sealed only when a query selects it (an AES-GCM seal per agent otherwise spent on every answer). */
+  @FieldResolver(() => String, { description: 'The id encrypted under the app key, bound to agents' })
+  encryptedId(@Root() agent: AgentRecord) {
+    return this.ids.encrypt('agent', Number(agent.id));
   }
 }

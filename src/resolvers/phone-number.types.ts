@@ -93,7 +93,6 @@ export class PhoneNumberChangeInput {
 @ObjectType('Agent', { simpleResolvers: true })
 export class AgentType {
   @Field(() => ID) id!: string;
-  @Field() encryptedId!: string;
   @Field() name!: string;
   @Field() active!: boolean;
   @Field({ description: 'Online agents take calls now' }) online!: boolean;

@@ -3,7 +3,7 @@ import { HttpError } from '../kernel/errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Services } from '../composition.js';
 import { SIGNATURE_HEADER } from '../telco/signature.js';
-import { sendError } from '../http/edge.js';
+import { sendError, sendText } from '../http/edge.js';
 import type { IngressRoute } from './route.js';
 
 // The handler of the ingress rows (provider callbacks). Only these rows take
@@ -90,7 +90,7 @@ export function ingressHandler(routes: IngressRoute[], services: Services, log: 
           requestId,
           receivedAt,
         });
-        if (answer) res.status(200).type(answer.contentType).send(answer.body);
+        if (answer) sendText(res, 200, answer.contentType, answer.body);
         else res.status(204).end();
       } catch (error) {
         sendError(res, error, requestId, log);

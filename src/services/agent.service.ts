@@ -17,10 +17,9 @@ const agentData = (agent: Listed<Agent, 'id' | 'name' | 'active' | 'online'>) =>
   online: agent.online,
 });
 
-/** An agent as the GraphQL Agent type serves it. */
+/** An agent as the GraphQL Agent type serves it (its encryptedId sealed by the resolver, when asked for). */
 export interface AgentRecord {
   id: string;
-  encryptedId: string;
   name: string;
   active: boolean;
   online: boolean;
@@ -32,7 +31,6 @@ export class AgentService {
   private record(agent: Listed<Agent, 'id' | 'name' | 'active' | 'online'>): AgentRecord {
     return {
       id: String(agent.id),
-      encryptedId: this.ids.encrypt('agent', agent.id),
       name: agent.name,
       active: agent.active,
       online: agent.online,

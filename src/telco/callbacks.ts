@@ -99,7 +99,7 @@ const CALLBACKS: Record<
     answer: async (ports, ctx, params, startedAt) => {
       const outcome = await ports.toolCalled(ctx, readToolCall(params), startedAt);
       return {
-        contentType: 'application/json',
+        contentType: 'application/json; charset=utf-8',
         body: JSON.stringify({
           result: outcome.result,
           source: outcome.source,

@@ -7,11 +7,16 @@ import type { Agenda } from 'agenda';
 // few jobs, not one per delivery. Asking again for a moment that has its job
 // never makes a second one. When it fires it wakes the pump of the worker
 // that runs it, which claims whatever is due; a missing job only delays a
-// retry until a pump's next poll.
+// retry until a pump's next poll. The workers find jobs by scanning the job
+// store every JOB_SCAN_MS, not by notifications (docs/adr/0105): a job is
+// seen by the first scan after it is saved, so a retry due before that scan
+// is also woken by a timer of the process that scheduled it (its own pump).
 
 export const DELIVERY_JOB = 'webhook-delivery';
 /** Retries due within one window share a job that fires at the window's end. */
 export const RETRY_WINDOW_MS = 50;
+/** How often each worker scans the job store for the jobs due before its next scan (each then runs at its time). */
+export const JOB_SCAN_MS = 1000;
 /** Windows this process remembers having scheduled, so asking again costs nothing. */
 const REMEMBERED = 10_000;
 
@@ -47,6 +52,8 @@ export class DeliveryScheduler {
     if (this.scheduled.has(at)) return;
     this.scheduled.add(at);
     if (this.scheduled.size > REMEMBERED) this.scheduled.delete(this.scheduled.values().next().value as number);
+    const wait = at - Date.now();
+    if (wait < JOB_SCAN_MS && this.pump) setTimeout(() => this.pump?.kick(), Math.max(0, wait)).unref();
     const data: DeliveryJobData = { due: new Date(at).toISOString() };
     try {
       await this.agenda
