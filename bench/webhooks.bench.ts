@@ -28,7 +28,7 @@ const RETRIES = Number(process.env.BENCH_RETRIES ?? 200);
 const ENDPOINTS = 20;
 export const CREATE_AGENT = 'mutation($n: String!) { createAgent(name: $n) { id } }';
 
-const percentile = (values: number[], p: number) => {
+export const percentile = (values: number[], p: number) => {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -150,6 +150,8 @@ export async function openLoop(rate: number, seconds: number, call: (i: number) 
     answerP50Ms: round(percentile(answers, 50)),
     answerP99Ms: round(percentile(answers, 99)),
     over50Ms: answers.filter((ms) => ms > 50).length,
+    /** Every answer's time, for percentiles over several runs. */
+    answersMs: answers,
   };
 }
 
@@ -259,6 +261,7 @@ async function oneEndpoint(rate: number) {
     const latency = firstAttemptMs(arrived.filter((r) => r.headers['x-webhook-attempt'] === '1'));
     return {
       ...load,
+      answersMs: undefined,
       events: committed,
       firstAttemptP50Ms: round(percentile(latency, 50)),
       firstAttemptP99Ms: round(percentile(latency, 99)),
