@@ -10,9 +10,10 @@ export const DUE_CHANNEL = 'webhook_due';
 
 /**
  * A process's writers wake the pumps at most once per this many milliseconds: half a pump's window for a stream
- * (pump.ts, STREAM_MS), so two pumps answering in turns each claim once per window, as when every commit woke one.
+ * (pump.ts, STREAM_MS), so two pumps answering in turns each claim once per window, as when every commit woke one
+ * (docs/adr/0106-a-stream-claimed-every-20-ms.md).
  */
-export const WAKE_SPACING_MS = 10;
+export const WAKE_SPACING_MS = 20;
 
 /**
  * Wakes the pumps once a unit of work that wrote due deliveries commits: a

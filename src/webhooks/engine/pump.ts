@@ -21,11 +21,12 @@ import { PUMP_APPLICATION, ROSTER, ROSTER_EVERY_MS, WakeTargets } from './wake-t
 // (wake-targets.ts): one claim per wake-up, not one per worker. A stream of
 // new deliveries is claimed at most once per STREAM_MS (a writer's wake-up
 // after a quiet spell at once); work a result held back and a freed socket
-// wait NUDGE_MS at most (docs/adr/0094-claims-of-a-stream-coalesced.md).
+// wait NUDGE_MS at most (docs/adr/0094-claims-of-a-stream-coalesced.md; the window since
+// docs/adr/0106-a-stream-claimed-every-20-ms.md).
 
 const NUDGE_MS = 5;
-/** A pump's claims for new deliveries: at most one per this many milliseconds. */
-const STREAM_MS = 20;
+/** A pump's claims for new deliveries: at most one per this many milliseconds (two pumps in turns: one each 20 ms). */
+const STREAM_MS = 40;
 /** Attempts claimed in one transaction at most. */
 const CLAIM_BATCH = 200;
 
