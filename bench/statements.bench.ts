@@ -41,6 +41,8 @@ interface Load {
   /** The server's CPU by whose sessions it served: the API process's, the workers', the rest (postgres-sessions.ts). */
   sessionsUs: Record<string, number>;
   statements: Statement[];
+  /** The server's CPU per unit of each round, in the order run. */
+  rounds: number[];
 }
 
 /** The parts of the server's CPU reported, in order. */
@@ -180,7 +182,7 @@ export async function statementsBench(): Promise<void> {
               [`%${MINE}%`],
             )
           ).map((s) => ({ query: s.query, calls: Number(s.calls), totalMs: s.total }));
-          return { per, units, cpuUs, sessionsUs, statements };
+          return { per, units, cpuUs, sessionsUs, statements, rounds: [Math.round(cpuUs / units)] };
         };
         results[build] ??= {};
         const add = (load: string, measure: Load) => {
@@ -242,27 +244,30 @@ function merged(a: Load, b: Load): Load {
     cpuUs: a.cpuUs + b.cpuUs,
     sessionsUs,
     statements: [...statements.values()],
+    rounds: [...a.rounds, ...b.rounds],
   };
 }
 
 function writeResults(results: Record<string, Record<string, Load>>, behind: number): void {
   const info = runInfo();
   const summary = [
-    `| load | build | PostgreSQL CPU µs | of it, sessions of: ${SESSIONS.join(' / ')} | statements | statement time µs | per |`,
-    '|---|---|---|---|---|---|---|',
+    `| load | build | PostgreSQL CPU µs | of it, sessions of: ${SESSIONS.join(' / ')} | statements | statement time µs | per | ` +
+      'each round, µs |',
+    '|---|---|---|---|---|---|---|---|',
   ];
+  const spreads: string[] = [];
   const lists: string[] = [];
   const json: Record<string, unknown> = { ...info, before: BEFORE, loads: {} };
   for (const load of Object.keys(results.now)) {
     for (const build of ['before', 'now'] as const) {
-      const { per, units, cpuUs, sessionsUs, statements } = results[build][load];
+      const { per, units, cpuUs, sessionsUs, statements, rounds } = results[build][load];
       const split = SESSIONS.map((s) => Math.round((sessionsUs[s] ?? 0) / units));
       const calls = statements.reduce((sum, s) => sum + s.calls, 0);
       const totalMs = statements.reduce((sum, s) => sum + s.totalMs, 0);
       summary.push(
         `| ${load} | ${build === 'now' ? 'this build' : BEFORE} | ${Math.round(cpuUs / units)} | ${split.join(' / ')} | ` +
           `${perUnit(calls, units)} | ` +
-          `${Math.round((totalMs * 1000) / units)} | ${per} |`,
+          `${Math.round((totalMs * 1000) / units)} | ${per} | ${rounds.join(', ')} |`,
       );
       (json.loads as Record<string, unknown>)[`${load}, ${build}`] = {
         per,
@@ -271,6 +276,7 @@ function writeResults(results: Record<string, Record<string, Load>>, behind: num
         sessionsCpuUsPer: Object.fromEntries(SESSIONS.map((s, i) => [s, split[i]])),
         statementsPer: perUnit(calls, units),
         statementTimeUsPer: Math.round((totalMs * 1000) / units),
+        roundsCpuUsPer: rounds,
       };
       const sorted = [...statements].sort((a, b) => b.totalMs - a.totalMs);
       const rest = sorted.slice(LISTED);
@@ -292,6 +298,14 @@ function writeResults(results: Record<string, Record<string, Load>>, behind: num
       );
     }
   }
+  for (const load of Object.keys(results.now)) {
+    const now = results.now[load];
+    const before = results.before[load];
+    // The rounds ran in pairs (ABBA twice): each pair's ratio shows how far one pair alone could be from the sums'.
+    const pairs = now.rounds.map((n, i) => (n / before.rounds[i]).toFixed(2));
+    const sums = (now.cpuUs / now.units / (before.cpuUs / before.units)).toFixed(2);
+    spreads.push(`${load}: this build / ${BEFORE}, ${sums} over the sums; ${pairs.join(', ')} by pair of rounds.`);
+  }
   const md = [
     `# What one event costs PostgreSQL, this build against ${BEFORE} (${info.commit})`,
     '',
@@ -308,9 +322,11 @@ function writeResults(results: Record<string, Record<string, Load>>, behind: num
     '',
     ...summary,
     '',
+    ...spreads,
+    '',
     ...lists,
   ].join('\n');
   writeFileSync('bench/results/statements.md', md);
   writeFileSync('bench/results/statements.json', `${JSON.stringify(json, null, 2)}\n`);
-  process.stdout.write(`${summary.join('\n')}\n`);
+  process.stdout.write(`${summary.join('\n')}\n${spreads.join('\n')}\n`);
 }
