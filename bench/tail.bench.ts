@@ -1,4 +1,6 @@
+import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { getPriority, setPriority } from 'node:os';
 import pg from 'pg';
 import { Receiver, sleep } from '../test/helpers/receiver.js';
@@ -19,12 +21,15 @@ import { mutationLoad } from './mutation-load.js';
 // LOCK_SAMPLE_MS), the answers over 50 ms as the load saw them and as the API timed them (its
 // http_request_duration_seconds: the difference is time outside the API's handling), and the CPU of
 // each process over the round (the API, the workers, PostgreSQL, the load, and this process: the receiver),
-// against the machine's cores. The load runs in a process of its own (load-process.ts), so that the receiver's work
+// against the machine's cores. And the floor (bare-writer.ts): the same load offered to the least a Node.js process
+// can do in the API's place (one prepared INSERT a write, its commit flushed), while the API is idle and the workers
+// have nothing to deliver: the tail this machine gives any writer, beside the API's. The load runs in a process of its own (load-process.ts), so that the receiver's work
 // on this event loop is not counted in the answers' times.
 
 const RATE = 200;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONDITIONS = ['as deployed', 'workers at full priority', 'workers paused', 'commits not flushed'] as const;
+const FLOOR = 'the floor: a bare writer';
+const CONDITIONS = ['as deployed', 'workers at full priority', 'workers paused', 'commits not flushed', FLOOR] as const;
 const ROUNDS = 3;
 /**
  * How often the sessions waiting for a lock are counted: each sample is a query of pg_stat_activity, whose cost
@@ -37,7 +42,7 @@ type Condition = (typeof CONDITIONS)[number];
 
 interface Round {
   condition: Condition;
-  /** Every answer's time as the load timed it. */
+  /** Every answer's time as the load timed it. For the floor, the API's own measures are NaN (it was idle). */
   answersMs: number[];
   answerP50Ms: number;
   answerP99Ms: number;
@@ -130,7 +135,8 @@ function pooled(rounds: Round[]): { lines: string[]; byCondition: Record<string,
     const p50 = round1(percentile(answers, 50));
     const p99 = round1(percentile(answers, 99));
     byCondition[condition] = { p50, p99 };
-    const goal = condition === 'as deployed' ? (p99 <= 5 * p50 && p99 < 50 ? 'met' : '**not met**') : '';
+    const met = p99 <= 5 * p50 && p99 < 50 ? 'met' : '**not met**';
+    const goal = condition === 'as deployed' ? met : condition === FLOOR ? `the floor: ${met}` : '';
     return `| ${condition} | ${answers.length} | ${p50} | ${p99} | ${round1(p99 / p50)} | ${goal} |`;
   });
   return { lines, byCondition };
@@ -138,14 +144,15 @@ function pooled(rounds: Round[]): { lines: string[]; byCondition: Record<string,
 
 /** The rounds summed by condition: how long the API's event loop waited for a CPU, and where the slow answers were. */
 function waitsByCondition(rounds: Round[]): string {
-  const conditions = [...new Set(rounds.map((r) => r.condition))];
+  const conditions = [...new Set(rounds.map((r) => r.condition))].filter((condition) => condition !== FLOOR);
   const mean = (values: number[]) => Math.round(values.reduce((a, b) => a + b, 0) / values.length);
   const waits = conditions.map((condition) => {
     const of = rounds.filter((r) => r.condition === condition);
     return `${condition}, ${mean(of.map((r) => r.runQueueWaitMsPerSecond.api))} ms a second`;
   });
-  const load = rounds.reduce((sum, r) => sum + r.slowAnswers.load, 0);
-  const api = rounds.reduce((sum, r) => sum + r.slowAnswers.api, 0);
+  const api_ = rounds.filter((r) => r.condition !== FLOOR);
+  const load = api_.reduce((sum, r) => sum + r.slowAnswers.load, 0);
+  const api = api_.reduce((sum, r) => sum + r.slowAnswers.api, 0);
   return (
     `Over the rounds of each condition, the API's event loop was ready to run and waited for a CPU: ${waits.join('; ')}. ` +
     `Of the ${load} answers the load timed over 50 ms, the API's own handling took over 50 ms in ${api}: the rest of ` +
@@ -165,24 +172,30 @@ export async function tailBench(): Promise<void> {
   const scrape = async () => (await fetch(`${c.api.url}/metrics`)).text();
   const rounds: Round[] = [];
   const loader = await mutationLoad();
-  /** createAgent offered at RATE for `seconds` by the load's process, each named after `tag`. */
-  const offered = (tag: string, seconds: number) =>
-    loader.offer({ url: `${c.api.url}/graphql`, token: c.owner, query: CREATE_AGENT, tag, rate: RATE, seconds });
+  const company = (await c.app.providerAccount()).companyId;
+  const floor = fork(path.resolve('dist/bench/bare-writer.js'), [c.app.running.databaseUrl, String(company)]);
+  const floorUrl = `http://127.0.0.1:${await new Promise((resolve) => floor.once('message', resolve))}/graphql`;
+  /** createAgent offered at RATE for `seconds` by the load's process, each named after `tag` (to `url`: the API's). */
+  const offered = (tag: string, seconds: number, url = `${c.api.url}/graphql`) =>
+    loader.offer({ url, token: c.owner, query: CREATE_AGENT, tag, rate: RATE, seconds });
   try {
     await c.hook(c.owner, 'Tail', `${receiver.url}/tail`);
     // Warm: statements prepared, pools filled, the workers' pumps awake.
     await offered('warm', 2);
+    await offered('warm floor', 2, floorUrl);
     const order = Array.from({ length: ROUNDS }, (_, r) => (r % 2 ? [...CONDITIONS].reverse() : CONDITIONS)).flat();
     for (const condition of order) {
       const workers = c.workers.map((w) => w.pid!);
+      // The process answering the load: the API, or for the floor the bare writer.
+      const answering = condition === FLOOR ? floor.pid! : c.api.pid!;
       const deployed = workers.map((pid) => getPriority(pid));
       if (condition === 'workers at full priority') for (const pid of workers) setPriority(pid, 0);
       if (condition === 'workers paused') for (const pid of workers) process.kill(pid, 'SIGSTOP');
       if (condition === 'commits not flushed') await synchronousCommit(admin, 'off');
       const before = await scrape();
-      const waitedNs = { api: runQueueWaitNs(c.api.pid!), load: runQueueWaitNs(loader.pid) };
+      const waitedNs = { api: runQueueWaitNs(answering), load: runQueueWaitNs(loader.pid) };
       const ticks = {
-        api: cpuTicks(c.api.pid!),
+        api: cpuTicks(answering),
         workers: workers.reduce((sum, pid) => sum + cpuTicks(pid), 0),
         postgres: postgresCpuUs(postmaster),
         load: cpuTicks(loader.pid),
@@ -201,13 +214,13 @@ export async function tailBench(): Promise<void> {
       })();
       const started = performance.now();
       const tag = `tail ${rounds.length}`;
-      const answered = await offered(tag, SECONDS);
+      const answered = await offered(tag, SECONDS, condition === FLOOR ? floorUrl : undefined);
       const elapsed = (performance.now() - started) / 1000;
       sampling = false;
       await sampler;
       const after = await scrape();
       const cpu = {
-        api: (cpuTicks(c.api.pid!) - ticks.api) / 100 / elapsed,
+        api: (cpuTicks(answering) - ticks.api) / 100 / elapsed,
         workers: (workers.reduce((sum, pid) => sum + cpuTicks(pid), 0) - ticks.workers) / 100 / elapsed,
         postgres: (postgresCpuUs(postmaster) - ticks.postgres) / 1e6 / elapsed,
         load: (cpuTicks(loader.pid) - ticks.load) / 100 / elapsed,
@@ -217,34 +230,38 @@ export async function tailBench(): Promise<void> {
       if (condition === 'commits not flushed') await synchronousCommit(admin, 'on');
       if (condition === 'workers at full priority')
         for (const [i, pid] of workers.entries()) setPriority(pid, deployed[i]);
-      // Every write of the round delivered before the next.
-      await receiver.waitFor(RATE * SECONDS, 120_000, (r) => r.body.includes(`"${tag} `));
+      // Every write of the round delivered before the next (the floor's make no deliveries).
+      if (condition !== FLOOR) await receiver.waitFor(RATE * SECONDS, 120_000, (r) => r.body.includes(`"${tag} `));
       const waitsBefore = poolBuckets(before);
       const waitsAfter = poolBuckets(after);
       const over = (m: Map<number, number>) => (m.get(Infinity) ?? 0) - (m.get(0.005) ?? 0);
       if (answered.failed > 0) throw new Error(`${condition}: ${answered.failed} writes failed: ${answered.failures}`);
+      /** A measure of the API's own (its metrics): not the floor's. */
+      const own = (value: number) => (condition === FLOOR ? Number.NaN : value);
       rounds.push({
         condition,
         answersMs: answered.answersMs,
         answerP50Ms: answered.answerP50Ms,
         answerP99Ms: answered.answerP99Ms,
-        loopDelayP99Ms: round1(metric(after, 'nodejs_eventloop_lag_p99_seconds') * 1000),
-        loopDelayMaxMs: round1(metric(after, 'nodejs_eventloop_lag_max_seconds') * 1000),
-        gcMsPerSecond: round1(
-          ((metric(after, 'nodejs_gc_duration_seconds_sum') - metric(before, 'nodejs_gc_duration_seconds_sum')) *
-            1000) /
-            elapsed,
+        loopDelayP99Ms: own(round1(metric(after, 'nodejs_eventloop_lag_p99_seconds') * 1000)),
+        loopDelayMaxMs: own(round1(metric(after, 'nodejs_eventloop_lag_max_seconds') * 1000)),
+        gcMsPerSecond: own(
+          round1(
+            ((metric(after, 'nodejs_gc_duration_seconds_sum') - metric(before, 'nodejs_gc_duration_seconds_sum')) *
+              1000) /
+              elapsed,
+          ),
         ),
-        gcOver10Ms: gcOver10Ms(after) - gcOver10Ms(before),
+        gcOver10Ms: own(gcOver10Ms(after) - gcOver10Ms(before)),
         runQueueWaitMsPerSecond: {
-          api: round1((runQueueWaitNs(c.api.pid!) - waitedNs.api) / 1e6 / elapsed),
+          api: round1((runQueueWaitNs(answering) - waitedNs.api) / 1e6 / elapsed),
           load: round1((runQueueWaitNs(loader.pid) - waitedNs.load) / 1e6 / elapsed),
         },
-        poolWaitsOver5Ms: over(waitsAfter) - over(waitsBefore),
-        poolWaitP99Ms: bucketP99(waitsBefore, waitsAfter),
+        poolWaitsOver5Ms: own(over(waitsAfter) - over(waitsBefore)),
+        poolWaitP99Ms: own(bucketP99(waitsBefore, waitsAfter)),
         lockWaitMs: lockSamples * LOCK_SAMPLE_MS,
         flushWaitMs: flushSamples * LOCK_SAMPLE_MS,
-        slowAnswers: { load: answered.over50Ms, api: answersOver50Ms(after) - answersOver50Ms(before) },
+        slowAnswers: { load: answered.over50Ms, api: own(answersOver50Ms(after) - answersOver50Ms(before)) },
         cpuCores: {
           api: round2(cpu.api),
           workers: round2(cpu.workers),
@@ -261,6 +278,7 @@ export async function tailBench(): Promise<void> {
     await synchronousCommit(admin, 'on').catch(() => undefined);
     await admin.end();
     loader.close();
+    floor.kill();
     await receiver.close();
     await c.close();
   }
@@ -276,6 +294,23 @@ async function synchronousCommit(admin: pg.Client, value: 'on' | 'off'): Promise
   // Each session reads the reloaded file before its next statement; a moment lets the signal reach them.
   await sleep(200);
 }
+
+/** The API as deployed beside the floor: each one's p99 over its p50, and whether the floor itself meets the goal. */
+function floorVerdict(byCondition: Record<string, { p50: number; p99: number }>): string[] {
+  const deployed = byCondition['as deployed'];
+  const bare = byCondition[FLOOR];
+  if (!deployed || !bare) return [];
+  const meets = bare.p99 <= 5 * bare.p50 && bare.p99 < 50;
+  return [
+    `As deployed, the API's p99 is ${round1(deployed.p99 / deployed.p50)}x its p50; the bare writer's, on the same ` +
+      `machine under the same load, ${round1(bare.p99 / bare.p50)}x: the floor ${meets ? 'meets' : 'does not meet'} ` +
+      'the goal itself.',
+    '',
+  ];
+}
+
+/** A measure as the table shows it: the floor's API measures are not taken. */
+const shown = (value: number) => (Number.isNaN(value) ? '–' : String(value));
 
 function report(rounds: Round[]) {
   const { commit, machine, database } = runInfo();
@@ -317,7 +352,11 @@ function report(rounds: Round[]) {
         'the rest is time outside its handling), and CPU in cores: API / workers / PostgreSQL / the load / the ' +
         'receiver, summed (the machine has ' +
         `${machine.split(' ')[0]}). "Commits not flushed": the workers as deployed, PostgreSQL's synchronous_commit off ` +
-        "for the round (a diagnosis: the product's commits always wait for the flush).",
+        'for the round (a diagnosis: the product\'s commits always wait for the flush). "The floor": the same load ' +
+        "offered to bench/bare-writer.ts, the least a Node.js process can do in the API's place (one prepared INSERT a " +
+        'write, its commit flushed; no token, GraphQL, event or delivery), while the API is idle and the workers have ' +
+        "nothing to send; in its rows the API's columns are the bare writer's process (CPU, waits for a CPU), and the " +
+        "API's own measures are not taken (–).",
       '',
       '| workers | answer p50 ms | answer p99 ms | answers > 50 ms: load / API | loop delay p99 / max ms | GC ms/s | ' +
         'GC pauses > 10 ms | waits for a CPU ms/s: API / load | ' +
@@ -325,10 +364,10 @@ function report(rounds: Round[]) {
       '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...rounds.map(
         (r) =>
-          `| ${r.condition} | ${r.answerP50Ms} | ${r.answerP99Ms} | ${r.slowAnswers.load} / ${r.slowAnswers.api} | ` +
-          `${r.loopDelayP99Ms} / ${r.loopDelayMaxMs} | ${r.gcMsPerSecond} | ${r.gcOver10Ms} | ` +
-          `${r.runQueueWaitMsPerSecond.api} / ${r.runQueueWaitMsPerSecond.load} | ${r.poolWaitsOver5Ms} | ${r.poolWaitP99Ms} | ` +
-          `${r.lockWaitMs} | ${r.flushWaitMs} | ${cores(r)} |`,
+          `| ${r.condition} | ${r.answerP50Ms} | ${r.answerP99Ms} | ${r.slowAnswers.load} / ${shown(r.slowAnswers.api)} | ` +
+          `${shown(r.loopDelayP99Ms)} / ${shown(r.loopDelayMaxMs)} | ${shown(r.gcMsPerSecond)} | ${shown(r.gcOver10Ms)} | ` +
+          `${r.runQueueWaitMsPerSecond.api} / ${r.runQueueWaitMsPerSecond.load} | ${shown(r.poolWaitsOver5Ms)} | ` +
+          `${shown(r.poolWaitP99Ms)} | ${r.lockWaitMs} | ${r.flushWaitMs} | ${cores(r)} |`,
       ),
       '',
       waitsByCondition(rounds),
@@ -339,6 +378,7 @@ function report(rounds: Round[]) {
       '|---|---|---|---|---|---|',
       ...all.lines,
       '',
+      ...floorVerdict(all.byCondition),
     ].join('\n'),
   );
 }
