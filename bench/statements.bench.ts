@@ -22,6 +22,9 @@ const WRITES_PER_SECOND = 200;
 const SECONDS = 10;
 const FAN_OUT_EVENTS = 300;
 const FAN_OUT = 20;
+/** Rounds of each build (even: in pairs, the order ABBA repeated). */
+const ROUNDS = Number(process.env.BENCH_STATEMENT_ROUNDS ?? 6);
+const ORDER = Array.from({ length: ROUNDS / 2 }, () => ['before', 'now', 'now', 'before'] as const).flat();
 /** The statements listed per load and build: the costliest, the rest summed. */
 const LISTED = 12;
 /** The bench's own statements carry this comment and are left out. */
@@ -113,9 +116,9 @@ export async function statementsBench(): Promise<void> {
   const port = Number(new URL(app.running.databaseUrl).port);
   const results: Record<string, Record<string, Load>> = {};
   try {
-    // Four rounds of each build, in the order ABBA twice, summed: a slow moment of the machine falls on both, and
-    // on a machine whose runs of the same build differ by a tenth, four rounds halve the spread of two.
-    for (const build of ['before', 'now', 'now', 'before', 'before', 'now', 'now', 'before'] as const) {
+    // ROUNDS rounds of each build, in the order ABBA again and again, summed: a slow moment of the machine falls on
+    // both, and on a machine whose runs of the same build differ by a tenth, more rounds narrow the spread.
+    for (const build of ORDER) {
       const processes: ChildProcess[] = [];
       const sql = sqlOf[build];
       const own = { DATABASE_URL: pools[build].options.connectionString! };
@@ -301,16 +304,22 @@ function writeResults(results: Record<string, Record<string, Load>>, behind: num
   for (const load of Object.keys(results.now)) {
     const now = results.now[load];
     const before = results.before[load];
-    // The rounds ran in pairs (ABBA twice): each pair's ratio shows how far one pair alone could be from the sums'.
-    const pairs = now.rounds.map((n, i) => (n / before.rounds[i]).toFixed(2));
+    // The rounds ran in pairs (ABBA): each pair's ratio shows how far one pair alone could be from the sums'.
+    const pairs = now.rounds.map((n, i) => n / before.rounds[i]);
+    const sorted = [...pairs].sort((a, b) => a - b);
+    const median = (sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2;
     const sums = (now.cpuUs / now.units / (before.cpuUs / before.units)).toFixed(2);
-    spreads.push(`${load}: this build / ${BEFORE}, ${sums} over the sums; ${pairs.join(', ')} by pair of rounds.`);
+    spreads.push(
+      `${load}: this build / ${BEFORE}, ${sums} over the sums; ${pairs.map((r) => r.toFixed(2)).join(', ')} by pair ` +
+        `of rounds, median ${median.toFixed(2)}; ${pairs.filter((r) => r <= 0.5).length} of ${pairs.length} pairs at ` +
+        'half or under.',
+    );
   }
   const md = [
     `# What one event costs PostgreSQL, this build against ${BEFORE} (${info.commit})`,
     '',
     `${info.machine}; ${info.database}, with pg_stat_statements. Each build's API process and two workers (production ` +
-      `mode) on one server, each on a database of its own schema where no other session listens, four rounds of each in the order ABBA twice, summed; ` +
+      `mode) on one server, each on a database of its own schema where no other session listens, ${ROUNDS} rounds of each in the order ABBA ${ROUNDS / 2} times, summed; ` +
       `events caused by GraphQL mutations over HTTP. Fan-out 1: one ` +
       `webhook, ${WRITES_PER_SECOND} writes/s offered for ${SECONDS} s, figures per write and its delivery. Fan-out ` +
       `${FAN_OUT}: ${FAN_OUT} webhooks, ${FAN_OUT_EVENTS} writes 10 at a time, figures per delivery. PostgreSQL CPU: every ` +
