@@ -11,7 +11,8 @@ const PARTS: Array<[string, string]> = [
   ['peer', 'Switchboard beside the graphile-worker delivery peer, each through its own API'],
   [
     'tail',
-    "the API's tail at 200 writes a second with a webhook: each suspect measured, the workers as deployed, at low priority and paused, and the floor (a bare writer)",
+    "the API's tail at 200 writes a second with a webhook: each suspect measured, the workers as deployed, " +
+      'at low priority and paused, and the floor (a bare writer)',
   ],
   ['webhooks', "the delivery engine against the bench's own graphile-worker baseline"],
   ['engine-orm', "the engine's claim and settle, one statement each, against an entity form"],

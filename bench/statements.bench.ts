@@ -319,7 +319,8 @@ function writeResults(results: Record<string, Record<string, Load>>, behind: num
     `# What one event costs PostgreSQL, this build against ${BEFORE} (${info.commit})`,
     '',
     `${info.machine}; ${info.database}, with pg_stat_statements. Each build's API process and two workers (production ` +
-      `mode) on one server, each on a database of its own schema where no other session listens, ${ROUNDS} rounds of each in the order ABBA ${ROUNDS / 2} times, summed; ` +
+      'mode) on one server, each on a database of its own schema where no other session listens, ' +
+      `${ROUNDS} rounds of each in the order ABBA ${ROUNDS / 2} times, summed; ` +
       `events caused by GraphQL mutations over HTTP. Fan-out 1: one ` +
       `webhook, ${WRITES_PER_SECOND} writes/s offered for ${SECONDS} s, figures per write and its delivery. Fan-out ` +
       `${FAN_OUT}: ${FAN_OUT} webhooks, ${FAN_OUT_EVENTS} writes 10 at a time, figures per delivery. PostgreSQL CPU: every ` +

@@ -23,8 +23,8 @@ import { mutationLoad } from './mutation-load.js';
 // each process over the round (the API, the workers, PostgreSQL, the load, and this process: the receiver),
 // against the machine's cores. And the floor (bare-writer.ts): the same load offered to the least a Node.js process
 // can do in the API's place (one prepared INSERT a write, its commit flushed), while the API is idle and the workers
-// have nothing to deliver: the tail this machine gives any writer, beside the API's. The load runs in a process of its own (load-process.ts), so that the receiver's work
-// on this event loop is not counted in the answers' times.
+// have nothing to deliver: the tail this machine gives any writer, beside the API's. The load runs in a process of
+// its own (load-process.ts), so that the receiver's work on this event loop is not counted in the answers' times.
 
 const RATE = 200;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
