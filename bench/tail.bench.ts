@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { getPriority, setPriority } from 'node:os';
@@ -7,12 +7,14 @@ import { Receiver, sleep } from '../test/helpers/receiver.js';
 import { postgresCpuUs, postmasterOf, runInfo } from './harness.js';
 import { CREATE_AGENT, cluster, percentile } from './webhooks.bench.js';
 import { mutationLoad } from './mutation-load.js';
+import { startWorker } from '../test/helpers/worker.js';
 
 // `npm run bench -- tail`: where the API's tail comes from at 200 writes a second with a webhook. An API process and
 // two workers (production mode), one webhook to a receiver on loopback, GraphQL createAgent offered at RATE a second
 // for SECONDS, in rounds that alternate how the workers run: as deployed (at WORKER_NICE, 10: they yield the CPU to
 // the API); at full priority (nice 0, as before WORKER_NICE); paused (SIGSTOP, their backlog delivered after the
-// round); and, as deployed but with PostgreSQL's commits not waiting for their WAL to reach the disk
+// round); none (both stopped for the round and two new ones started after it: a paused worker still holds its
+// sessions and its listener's place in the notification queue); and, as deployed but with PostgreSQL's commits not waiting for their WAL to reach the disk
 // (synchronous_commit off for the round, by ALTER SYSTEM and a reload: a diagnosis, never a setting of the product),
 // to show how much of the tail is the disk's flushes. Each round
 // measures, beside the API's answer, each suspect with its own instrument: the API's event-loop delay (its
@@ -29,7 +31,14 @@ import { mutationLoad } from './mutation-load.js';
 const RATE = 200;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const FLOOR = 'the floor: a bare writer';
-const CONDITIONS = ['as deployed', 'workers at full priority', 'workers paused', 'commits not flushed', FLOOR] as const;
+const CONDITIONS = [
+  'as deployed',
+  'workers at full priority',
+  'workers paused',
+  'no workers',
+  'commits not flushed',
+  FLOOR,
+] as const;
 const ROUNDS = 3;
 /**
  * How often the sessions waiting for a lock are counted: each sample is a query of pg_stat_activity, whose cost
@@ -185,7 +194,9 @@ export async function tailBench(): Promise<void> {
     await offered('warm floor', 2, floorUrl);
     const order = Array.from({ length: ROUNDS }, (_, r) => (r % 2 ? [...CONDITIONS].reverse() : CONDITIONS)).flat();
     for (const condition of order) {
-      const workers = c.workers.map((w) => w.pid!);
+      // No workers: both stopped (their attempts in flight finished) for the round, and two new ones after it.
+      if (condition === 'no workers') await Promise.all(c.workers.map((w) => stopped(w)));
+      const workers = condition === 'no workers' ? [] : c.workers.map((w) => w.pid!);
       // The process answering the load: the API, or for the floor the bare writer.
       const answering = condition === FLOOR ? floor.pid! : c.api.pid!;
       const deployed = workers.map((pid) => getPriority(pid));
@@ -230,6 +241,12 @@ export async function tailBench(): Promise<void> {
       if (condition === 'commits not flushed') await synchronousCommit(admin, 'on');
       if (condition === 'workers at full priority')
         for (const [i, pid] of workers.entries()) setPriority(pid, deployed[i]);
+      if (condition === 'no workers')
+        c.workers.splice(
+          0,
+          c.workers.length,
+          ...(await Promise.all(c.workers.map(() => startWorker(c.app, PRODUCTION)))),
+        );
       // Every write of the round delivered before the next (the floor's make no deliveries).
       if (condition !== FLOOR) await receiver.waitFor(RATE * SECONDS, 120_000, (r) => r.body.includes(`"${tag} `));
       const waitsBefore = poolBuckets(before);
@@ -309,6 +326,16 @@ function floorVerdict(byCondition: Record<string, { p50: number; p99: number }>)
   ];
 }
 
+/** The workers' settings as the cluster starts them (webhooks.bench.ts). */
+const PRODUCTION = { NODE_ENV: 'production', SEED_DEMO: 'false', LOG_LEVEL: 'error' };
+
+/** Stopped by SIGTERM (its attempts in flight finish first), and gone. */
+async function stopped(worker: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => worker.once('exit', resolve));
+  worker.kill('SIGTERM');
+  await exited;
+}
+
 /** A measure as the table shows it: the floor's API measures are not taken. */
 const shown = (value: number) => (Number.isNaN(value) ? '–' : String(value));
 
@@ -352,7 +379,8 @@ function report(rounds: Round[]) {
         'the rest is time outside its handling), and CPU in cores: API / workers / PostgreSQL / the load / the ' +
         'receiver, summed (the machine has ' +
         `${machine.split(' ')[0]}). "Commits not flushed": the workers as deployed, PostgreSQL's synchronous_commit off ` +
-        'for the round (a diagnosis: the product\'s commits always wait for the flush). "The floor": the same load ' +
+        'for the round (a diagnosis: the product\'s commits always wait for the flush). "No workers": both stopped ' +
+        'for the round, two new ones started after it to deliver its writes. "The floor": the same load ' +
         "offered to bench/bare-writer.ts, the least a Node.js process can do in the API's place (one prepared INSERT a " +
         'write, its commit flushed; no token, GraphQL, event or delivery), while the API is idle and the workers have ' +
         "nothing to send; in its rows the API's columns are the bare writer's process (CPU, waits for a CPU), and the " +
