@@ -1,32 +1,31 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { getPriority, setPriority } from 'node:os';
 import pg from 'pg';
 import { Receiver, sleep } from '../test/helpers/receiver.js';
 import { postgresCpuUs, postmasterOf, runInfo } from './harness.js';
-import { CREATE_AGENT, cluster, percentile } from './webhooks.bench.js';
+import { CREATE_AGENT, cluster, percentile, stop } from './webhooks.bench.js';
 import { mutationLoad } from './mutation-load.js';
-import { startWorker } from '../test/helpers/worker.js';
 
 // `npm run bench -- tail`: where the API's tail comes from at 200 writes a second with a webhook. An API process and
 // two workers (production mode), one webhook to a receiver on loopback, GraphQL createAgent offered at RATE a second
 // for SECONDS, in rounds that alternate how the workers run: as deployed (at WORKER_NICE, 10: they yield the CPU to
 // the API); at full priority (nice 0, as before WORKER_NICE); paused (SIGSTOP, their backlog delivered after the
 // round); none (both stopped for the round and two new ones started after it: a paused worker still holds its
-// sessions and its listener's place in the notification queue); and, as deployed but with PostgreSQL's commits not waiting for their WAL to reach the disk
-// (synchronous_commit off for the round, by ALTER SYSTEM and a reload: a diagnosis, never a setting of the product),
-// to show how much of the tail is the disk's flushes. Each round
-// measures, beside the API's answer, each suspect with its own instrument: the API's event-loop delay (its
-// /metrics, whose window each scrape restarts), its garbage collection (time per second), its units of work's waits
-// for a connection (db_pool_wait_seconds), lock waits and WAL flush waits (PostgreSQL's sessions sampled every
+// sessions and its listener's place in the notification queue); and, as deployed but with PostgreSQL's commits not
+// waiting for their WAL to reach the disk (synchronous_commit off for the round, by ALTER SYSTEM and a reload: a
+// diagnosis, never a setting of the product), to show how much of the tail is the disk's flushes. Each round
+// measures, beside the API's answer, each suspect with its own instrument: the API's event-loop delay (its /metrics,
+// whose window each scrape restarts), its garbage collection (time per second), its units of work's waits for a
+// connection (db_pool_wait_seconds), lock waits and WAL flush waits (PostgreSQL's sessions sampled every
 // LOCK_SAMPLE_MS), the answers over 50 ms as the load saw them and as the API timed them (its
-// http_request_duration_seconds: the difference is time outside the API's handling), and the CPU of
-// each process over the round (the API, the workers, PostgreSQL, the load, and this process: the receiver),
-// against the machine's cores. And the floor (bare-writer.ts): the same load offered to the least a Node.js process
-// can do in the API's place (one prepared INSERT a write, its commit flushed), while the API is idle and the workers
-// have nothing to deliver: the tail this machine gives any writer, beside the API's. The load runs in a process of
-// its own (load-process.ts), so that the receiver's work on this event loop is not counted in the answers' times.
+// http_request_duration_seconds: the difference is time outside the API's handling), and the CPU of each process over
+// the round (the API, the workers, PostgreSQL, the load, and this process: the receiver), against the machine's
+// cores. And the floor (bare-writer.ts): the same load offered to the least a Node.js process can do in the API's
+// place (one prepared INSERT a write, its commit flushed), while the API is idle and the workers have nothing to
+// deliver: the tail this machine gives any writer, beside the API's. The load runs in a process of its own
+// (load-process.ts), so that the receiver's work on this event loop is not counted in the answers' times.
 
 const RATE = 200;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -159,9 +158,9 @@ function waitsByCondition(rounds: Round[]): string {
     const of = rounds.filter((r) => r.condition === condition);
     return `${condition}, ${mean(of.map((r) => r.runQueueWaitMsPerSecond.api))} ms a second`;
   });
-  const api_ = rounds.filter((r) => r.condition !== FLOOR);
-  const load = api_.reduce((sum, r) => sum + r.slowAnswers.load, 0);
-  const api = api_.reduce((sum, r) => sum + r.slowAnswers.api, 0);
+  const apiRounds = rounds.filter((r) => r.condition !== FLOOR);
+  const load = apiRounds.reduce((sum, r) => sum + r.slowAnswers.load, 0);
+  const api = apiRounds.reduce((sum, r) => sum + r.slowAnswers.api, 0);
   return (
     `Over the rounds of each condition, the API's event loop was ready to run and waited for a CPU: ${waits.join('; ')}. ` +
     `Of the ${load} answers the load timed over 50 ms, the API's own handling took over 50 ms in ${api}: the rest of ` +
@@ -195,7 +194,7 @@ export async function tailBench(): Promise<void> {
     const order = Array.from({ length: ROUNDS }, (_, r) => (r % 2 ? [...CONDITIONS].reverse() : CONDITIONS)).flat();
     for (const condition of order) {
       // No workers: both stopped (their attempts in flight finished) for the round, and two new ones after it.
-      if (condition === 'no workers') await Promise.all(c.workers.map((w) => stopped(w)));
+      if (condition === 'no workers') await Promise.all(c.workers.map((w) => stop(w)));
       const workers = condition === 'no workers' ? [] : c.workers.map((w) => w.pid!);
       // The process answering the load: the API, or for the floor the bare writer.
       const answering = condition === FLOOR ? floor.pid! : c.api.pid!;
@@ -242,11 +241,7 @@ export async function tailBench(): Promise<void> {
       if (condition === 'workers at full priority')
         for (const [i, pid] of workers.entries()) setPriority(pid, deployed[i]);
       if (condition === 'no workers')
-        c.workers.splice(
-          0,
-          c.workers.length,
-          ...(await Promise.all(c.workers.map(() => startWorker(c.app, PRODUCTION)))),
-        );
+        c.workers.splice(0, c.workers.length, ...(await Promise.all(c.workers.map(() => c.newWorker()))));
       // Every write of the round delivered before the next (the floor's make no deliveries).
       if (condition !== FLOOR) await receiver.waitFor(RATE * SECONDS, 120_000, (r) => r.body.includes(`"${tag} `));
       const waitsBefore = poolBuckets(before);
@@ -324,16 +319,6 @@ function floorVerdict(byCondition: Record<string, { p50: number; p99: number }>)
       'the goal itself.',
     '',
   ];
-}
-
-/** The workers' settings as the cluster starts them (webhooks.bench.ts). */
-const PRODUCTION = { NODE_ENV: 'production', SEED_DEMO: 'false', LOG_LEVEL: 'error' };
-
-/** Stopped by SIGTERM (its attempts in flight finish first), and gone. */
-async function stopped(worker: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => worker.once('exit', resolve));
-  worker.kill('SIGTERM');
-  await exited;
 }
 
 /** A measure as the table shows it: the floor's API measures are not taken. */

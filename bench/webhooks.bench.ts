@@ -86,6 +86,8 @@ export async function cluster(env: Record<string, string> = {}) {
     rest,
     hook,
     createAgent: (token: string, name: string) => call(token, CREATE_AGENT, { n: name }),
+    /** A worker process more, started as these were (not in `workers`: the caller keeps it). */
+    newWorker: () => startWorker(app, production),
     workerRss: () => workers.map((w) => peakRssMiB(w.pid)),
     async close() {
       for (const child of [api, ...workers]) await stop(child);
@@ -94,7 +96,8 @@ export async function cluster(env: Record<string, string> = {}) {
   };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+/** Stopped by SIGTERM (its attempts in flight finish first), and gone; killed after 20 s. */
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
