@@ -1,5 +1,5 @@
 import { fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -12,9 +12,11 @@ import { startWorker } from '../test/helpers/worker.js';
 import { eventually } from '../test/helpers/receiver.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { topFrames, topPlaces } from './cpu-profile.js';
 import { postgresCpuUs, postmasterOf, processCpuUs, runInfo } from './harness.js';
 import { openLoop } from './webhooks.bench.js';
+import type { SplitSample } from './split-probe.js';
 
 // Decisions in the call path (docs/call-routing.md), measured as an operator
 // runs them: one API process in production mode, the provider's signed
@@ -100,15 +102,26 @@ export async function callPathBench(): Promise<void> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const app = await startTestApp({ PROCESS_ROLE: 'api', LOG_LEVEL: 'silent' });
   const endpoint = await decisionEndpoint();
-  const api = await startWorker(app, {
-    NODE_ENV: 'production',
-    SEED_DEMO: 'false',
-    LOG_LEVEL: 'error',
-    PROCESS_ROLE: 'api',
-    DECISION_BREAKER_OPEN: '100ms',
-  });
+  // Both answering processes keep where their time goes one call at a time (split-probe.ts).
+  const splitDir = mkdtempSync(path.join(tmpdir(), 'sb-call-split-'));
+  const probe = ['--import', pathToFileURL(path.resolve('dist/bench/split-probe.js')).href];
+  const api = await startWorker(
+    app,
+    {
+      NODE_ENV: 'production',
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'error',
+      PROCESS_ROLE: 'api',
+      DECISION_BREAKER_OPEN: '100ms',
+      SPLIT_PROBE_FILE: path.join(splitDir, 'api.json'),
+    },
+    probe,
+  );
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const bare = fork(path.resolve('dist/bench/bare-proxy.js'), [endpoint.url]);
+  const bare = fork(path.resolve('dist/bench/bare-proxy.js'), [endpoint.url], {
+    execArgv: probe,
+    env: { ...process.env, SPLIT_PROBE_FILE: path.join(splitDir, 'floor.json') },
+  });
   const proxy = { port: new Promise<number>((resolve) => bare.once('message', (port) => resolve(port as number))) };
   try {
     const owner = await app.login('owner@acme.test');
@@ -191,6 +204,32 @@ export async function callPathBench(): Promise<void> {
     /** What Switchboard added to each of these callbacks: its round trip less the endpoint's own time. */
     const addedTo = (keys: Iterable<string>) =>
       stats([...keys].filter((key) => endpoint.own.has(key)).map((key) => totals.get(key)! - endpoint.own.get(key)!));
+    /**
+     * The spans the process `pid` kept over `run`'s calls, one at a time (split-probe.ts): before asking, after the
+     * answer, and the rest of each call's added time (paired in order; none when a call was not kept).
+     */
+    const split = async (pid: number, name: string, run: () => Promise<void>) => {
+      const file = path.join(splitDir, `${name}.json`);
+      process.kill(pid, 'SIGUSR2');
+      totals.clear();
+      await run();
+      rmSync(file, { force: true });
+      process.kill(pid, 'SIGUSR2');
+      const kept = await eventually(
+        async () => (existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as SplitSample[]) : undefined),
+        5000,
+        `${name}'s spans`,
+      );
+      const added = [...totals.keys()]
+        .filter((key) => endpoint.own.has(key))
+        .map((key) => totals.get(key)! - endpoint.own.get(key)!);
+      return {
+        added: stats(added),
+        before: stats(kept.map((k) => k.beforeMs)),
+        after: stats(kept.map((k) => k.afterMs)),
+        rest: kept.length === added.length ? stats(kept.map((k, i) => added[i] - k.beforeMs - k.afterMs)) : stats([]),
+      };
+    };
 
     // The check: the endpoint's decision, as markup, and a request that verifies.
     const first = await inbound();
@@ -227,11 +266,13 @@ export async function callPathBench(): Promise<void> {
       `answering endpoint: Switchboard adds p50 ${healthy.added.p50} ms, p99 ${healthy.added.p99} ms (${healthy.added.n} calls)`,
     );
     // The same, one call after another: each call alone on both event loops.
-    totals.clear();
+    let spans!: Awaited<ReturnType<typeof split>>;
     const cpuOneByOne = await cpuPerCall(SEQUENTIAL, async () => {
-      for (let i = 0; i < SEQUENTIAL; i++) await inbound();
+      spans = await split(api.pid!, 'api', async () => {
+        for (let i = 0; i < SEQUENTIAL; i++) await inbound();
+      });
     });
-    const sequential = addedTo(totals.keys());
+    const sequential = spans.added;
     out(`one call at a time: Switchboard adds p50 ${sequential.p50} ms, p99 ${sequential.p99} ms`);
 
     // The floor: the same two runs through a bare Node.js proxy (bare-proxy.ts) to the same endpoint.
@@ -243,11 +284,13 @@ export async function callPathBench(): Promise<void> {
       openLoop(RATE, SECONDS, () => inbound(floorUrl).then(() => undefined)),
     );
     const floorAtRate = addedTo(totals.keys());
-    totals.clear();
+    let floorSpans!: Awaited<ReturnType<typeof split>>;
     const floorCpuOneByOne = await cpuPerCall(SEQUENTIAL, async () => {
-      for (let i = 0; i < SEQUENTIAL; i++) await inbound(floorUrl);
+      floorSpans = await split(floorPid, 'floor', async () => {
+        for (let i = 0; i < SEQUENTIAL; i++) await inbound(floorUrl);
+      });
     });
-    const floor = { atRate: floorAtRate, sequential: addedTo(totals.keys()) };
+    const floor = { atRate: floorAtRate, sequential: floorSpans.added };
     const cpu: Record<string, { api: number; postgres: number; floor: number }> = {
       atRate: cpuAtRate,
       oneByOne: cpuOneByOne,
@@ -371,6 +414,7 @@ export async function callPathBench(): Promise<void> {
           seconds: SECONDS,
           healthy,
           sequential,
+          spans: { api: spans, floor: floorSpans },
           hanging,
           cpu,
           goals,
@@ -428,6 +472,24 @@ export async function callPathBench(): Promise<void> {
         ),
         row("hanging, breaker open: the fallback's answer", hanging.breakerOpen, `within 5 ms: ${met(goals.breaker)}`),
         '',
+        `Where the added time goes, ${SEQUENTIAL} calls one at a time, as the answering process's clock saw it`,
+        "(bench/split-probe.ts, on Node's and undici's diagnostics channels): before asking, from the callback's",
+        "request received to the endpoint's request started; after the answer, from the endpoint's answer received",
+        "to the callback's answer handed to the kernel; the rest, each call's added time less both: the two sockets'",
+        "writes and wake-ups, and the load's own side. p50 / p99 ms.",
+        '',
+        '| process | added | before asking | after the answer | the rest |',
+        '|---|---|---|---|---|',
+        ...(
+          [
+            ['Switchboard', spans],
+            ['the floor', floorSpans],
+          ] as const
+        ).map(
+          ([who, s]) =>
+            `| ${who} | ${[s.added, s.before, s.after, s.rest].map((x) => `${x.p50} / ${x.p99}`).join(' | ')} |`,
+        ),
+        '',
         `Failed callbacks: ${healthy.failed} answering, ${hanging.failed} hanging. With the endpoint hanging the breaker`,
         'opens after 5 timeouts and is probed every 100 ms (DECISION_BREAKER_OPEN=100ms), so most calls of that run meet an',
         'open breaker and the probes are the calls that wait for the deadline.',
@@ -453,6 +515,7 @@ export async function callPathBench(): Promise<void> {
       ].join('\n'),
     );
   } finally {
+    rmSync(splitDir, { recursive: true, force: true });
     bare.kill();
     agent.destroy();
     api.kill('SIGTERM');

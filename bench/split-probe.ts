@@ -1,0 +1,63 @@
+import diagnostics from 'node:diagnostics_channel';
+import { writeFileSync } from 'node:fs';
+
+// Where a call's added time goes, as the process answering it sees it (call-path.bench.ts): loaded into the API
+// process and the floor's with `node --import`, it listens on Node's and undici's own diagnostics channels and keeps,
+// for each callback answered while no other was in flight (one call at a time), two spans of wall-clock time: before
+// asking (the callback's request received, headers parsed, to the endpoint's request started) and after the answer
+// (the endpoint's answer headers received to the callback's answer handed to the kernel). What is left of the added
+// time is outside the process's work: both sockets' writes and wake-ups, and the load's own side. On SIGUSR2 it
+// writes what it kept to SPLIT_PROBE_FILE (JSON) and starts afresh. A subscriber costs each message one call of a few
+// clock reads; nothing else in the process changes.
+
+export interface SplitSample {
+  beforeMs: number;
+  afterMs: number;
+}
+
+interface Open {
+  arrived: number;
+  asked?: number;
+  answered?: number;
+}
+
+const file = process.env.SPLIT_PROBE_FILE;
+const open = new Map<object, Open>();
+let samples: SplitSample[] = [];
+
+/** The one callback in flight, or none when several are (their spans cannot be told apart). */
+const alone = () => (open.size === 1 ? open.values().next().value : undefined);
+
+/** A callback whose answer never finished (its client went away) is forgotten after this long. */
+const FORGET_MS = 10_000;
+
+diagnostics.subscribe('http.server.request.start', (message) => {
+  const now = performance.now();
+  for (const [request, call] of open) if (now - call.arrived > FORGET_MS) open.delete(request);
+  open.set((message as { request: object }).request, { arrived: now });
+});
+const asked = () => {
+  const call = alone();
+  if (call && call.asked === undefined) call.asked = performance.now();
+};
+const answered = () => {
+  const call = alone();
+  if (call && call.asked !== undefined) call.answered = performance.now();
+};
+// undici (Switchboard's caller) and node:http (the floor's): a request started, its answer's headers received.
+diagnostics.subscribe('undici:request:create', asked);
+diagnostics.subscribe('http.client.request.start', asked);
+diagnostics.subscribe('undici:request:headers', answered);
+diagnostics.subscribe('http.client.response.finish', answered);
+diagnostics.subscribe('http.server.response.finish', (message) => {
+  const request = (message as { request: object }).request;
+  const call = open.get(request);
+  open.delete(request);
+  if (call?.asked !== undefined && call.answered !== undefined)
+    samples.push({ beforeMs: call.asked - call.arrived, afterMs: performance.now() - call.answered });
+});
+
+process.on('SIGUSR2', () => {
+  if (file) writeFileSync(file, JSON.stringify(samples));
+  samples = [];
+});
