@@ -202,8 +202,9 @@ export async function callPathBench(): Promise<void> {
         `${sid}#${n}`,
       );
     /** What Switchboard added to each of these callbacks: its round trip less the endpoint's own time. */
-    const addedTo = (keys: Iterable<string>) =>
-      stats([...keys].filter((key) => endpoint.own.has(key)).map((key) => totals.get(key)! - endpoint.own.get(key)!));
+    const addedOf = (keys: Iterable<string>) =>
+      [...keys].filter((key) => endpoint.own.has(key)).map((key) => totals.get(key)! - endpoint.own.get(key)!);
+    const addedTo = (keys: Iterable<string>) => stats(addedOf(keys));
     /**
      * The spans the process `pid` kept over `run`'s calls, one at a time (split-probe.ts): before asking, after the
      * answer, and the rest of each call's added time (paired in order; none when a call was not kept).
@@ -220,9 +221,7 @@ export async function callPathBench(): Promise<void> {
         5000,
         `${name}'s spans`,
       );
-      const added = [...totals.keys()]
-        .filter((key) => endpoint.own.has(key))
-        .map((key) => totals.get(key)! - endpoint.own.get(key)!);
+      const added = addedOf(totals.keys());
       return {
         added: stats(added),
         before: stats(kept.map((k) => k.beforeMs)),
