@@ -217,15 +217,18 @@ describe('a recorded result', () => {
       await fixture.app.sql('UPDATE webhooks SET active = false');
       const id = await fixture.hookFor(receiver, 'Released');
       const woken = () => heard.filter((payload) => payload === `e${id}`).length;
-      // Held back: one slot, two writes at once; the second waits for the first's result, which wakes the pumps.
+      // Held back: one slot, two writes one after the other; the second waits for the first's result, which wakes the
+      // pumps. The first is answered in a second, so that the second write is in before it even on a busy machine.
       await fixture.app.sql('UPDATE webhooks SET concurrency = 1 WHERE id = $1', [id]);
+      receiver.answer = () => ({ status: 200, delayMs: 1000 });
       await writesApart(receiver, 'Held back', 2, 0);
+      receiver.answer = () => ({ status: 200, delayMs: 300 });
       const [first, second] = receiver.received.slice(-2);
       assert.equal(woken(), 1, `the settle of the first woke the pumps: ${heard.join(', ')}`);
       // Left to the poll (a second), the second would come long after the first's answer.
       assert.ok(
-        second.at - first.at < 300 + 500,
-        `${second.at - first.at} ms between the two, the first answered in 300`,
+        second.at - first.at < 1000 + 500,
+        `${second.at - first.at} ms between the two, the first answered in 1000`,
       );
       // Slots to spare: a write in flight (its answer takes 300 ms), and due work nobody announced written just before
       // that answer, `waited` ms overdue. Young, it has its own wake-up on its way (here, none); overdue, it missed it.
