@@ -81,7 +81,8 @@ describe('successes held for the results on their way', () => {
       receiver.answer = apart;
       const off = { WEBHOOK_ENDPOINT_CONCURRENCY: '8', WEBHOOK_SETTLE_HOLD_MS: '0' };
       const rows = await deliveredBy(receiver, 'Apart', 5, off);
-      assert.ok(distinct(rows) >= 3, when(rows));
+      // Held, they are one statement; unheld, more than one even when a busy machine lets a tick take several.
+      assert.ok(distinct(rows) >= 2, when(rows));
     }));
 
   it('a slow answer holds the others no longer than the hold', () =>
