@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { describeStartFailure, EXIT_CODES } from './config/startup-failure.js';
+import { collectGarbageOn } from './platform/gc-threads.js';
 
 // `npm start`: one binary; PROCESS_ROLE picks all (default), api or worker.
 // The configuration is checked before the service's modules load (over a
@@ -22,6 +23,8 @@ async function main() {
     }
     throw error;
   }
+  // Before the service's modules load and the heap grows (docs/adr/0108-garbage-collected-on-the-main-thread.md).
+  collectGarbageOn(config.gcThreads);
   const format = config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');
   log = createLogger(config.logLevel, undefined, format);
   json = format === 'json';

@@ -31,6 +31,8 @@ describe('configuration', () => {
     assert.equal(config.webhookEndpointConcurrencyMax, 64);
     assert.equal(config.webhookWorkerSockets, 1000);
     assert.equal(config.workerNice, 10);
+    assert.equal(config.gcThreads, 'main');
+    assert.equal(loadConfig({ ...base, GC_THREADS: 'parallel' }).gcThreads, 'parallel');
     assert.equal(config.logLevel, 'info');
     assert.equal(config.databaseUrl, undefined);
     assert.deepEqual(config.apiLimits, {
@@ -55,6 +57,7 @@ describe('configuration', () => {
       [{ WEBHOOK_ENDPOINT_CONCURRENCY_MAX: '0' }, /WEBHOOK_ENDPOINT_CONCURRENCY_MAX/],
       [{ WEBHOOK_WORKER_SOCKETS: 'many' }, /WEBHOOK_WORKER_SOCKETS/],
       [{ WORKER_NICE: '20' }, /WORKER_NICE/],
+      [{ GC_THREADS: 'both' }, /GC_THREADS must be one of main, parallel \(got "both"\)/],
       [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
       [{ PROCESS_ROLE: 'boss' }, /PROCESS_ROLE/],
       [{ APP_KEY: 'c2hvcnQ=' }, /APP_KEY/],
