@@ -15,7 +15,9 @@ import { mutationLoad } from './mutation-load.js';
 // round); none (both stopped for the round and two new ones started after it: a paused worker still holds its
 // sessions and its listener's place in the notification queue); and, as deployed but with PostgreSQL's commits not
 // waiting for their WAL to reach the disk (synchronous_commit off for the round, by ALTER SYSTEM and a reload: a
-// diagnosis, never a setting of the product), to show how much of the tail is the disk's flushes. Each round
+// diagnosis, never a setting of the product), to show how much of the tail is the disk's flushes; and, the workers as
+// deployed, the load offered to a second API process that collects garbage with V8's helper threads (GC_THREADS=
+// parallel), beside the product's collector on the event loop's thread (ADR 0108). Each round
 // measures, beside the API's answer, each suspect with its own instrument: the API's event-loop delay (its /metrics,
 // whose window each scrape restarts), its garbage collection (time per second), its units of work's waits for a
 // connection (db_pool_wait_seconds), lock waits and WAL flush waits (PostgreSQL's sessions sampled every
@@ -30,8 +32,11 @@ import { mutationLoad } from './mutation-load.js';
 const RATE = 200;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const FLOOR = 'the floor: a bare writer';
+/** The workers as deployed, the load offered to a second API process whose collector shares its work with V8's helper threads. */
+const HELPERS = 'as deployed, the API collecting with helper threads';
 const CONDITIONS = [
   'as deployed',
+  HELPERS,
   'workers at full priority',
   'workers paused',
   'no workers',
@@ -177,7 +182,8 @@ export async function tailBench(): Promise<void> {
   const admin = new pg.Client({ connectionString: c.app.running.databaseUrl });
   await admin.connect();
   const postmaster = await postmasterOf(c.app);
-  const scrape = async () => (await fetch(`${c.api.url}/metrics`)).text();
+  // Beside the API as deployed (GC_THREADS=main, ADR 0108), one collecting with V8's helper threads, idle but in its round.
+  const helpers = await c.newApi({ GC_THREADS: 'parallel' });
   const rounds: Round[] = [];
   const loader = await mutationLoad();
   const company = (await c.app.providerAccount()).companyId;
@@ -190,6 +196,7 @@ export async function tailBench(): Promise<void> {
     await c.hook(c.owner, 'Tail', `${receiver.url}/tail`);
     // Warm: statements prepared, pools filled, the workers' pumps awake.
     await offered('warm', 2);
+    await offered('warm helpers', 2, `${helpers.url}/graphql`);
     await offered('warm floor', 2, floorUrl);
     const order = Array.from({ length: ROUNDS }, (_, r) => (r % 2 ? [...CONDITIONS].reverse() : CONDITIONS)).flat();
     for (const condition of order) {
@@ -197,7 +204,9 @@ export async function tailBench(): Promise<void> {
       if (condition === 'no workers') await Promise.all(c.workers.map((w) => stop(w)));
       const workers = condition === 'no workers' ? [] : c.workers.map((w) => w.pid!);
       // The process answering the load: the API, or for the floor the bare writer.
-      const answering = condition === FLOOR ? floor.pid! : c.api.pid!;
+      const api = condition === HELPERS ? helpers : c.api;
+      const answering = condition === FLOOR ? floor.pid! : api.pid!;
+      const scrape = async () => (await fetch(`${api.url}/metrics`)).text();
       const deployed = workers.map((pid) => getPriority(pid));
       if (condition === 'workers at full priority') for (const pid of workers) setPriority(pid, 0);
       if (condition === 'workers paused') for (const pid of workers) process.kill(pid, 'SIGSTOP');
@@ -224,7 +233,7 @@ export async function tailBench(): Promise<void> {
       })();
       const started = performance.now();
       const tag = `tail ${rounds.length}`;
-      const answered = await offered(tag, SECONDS, condition === FLOOR ? floorUrl : undefined);
+      const answered = await offered(tag, SECONDS, condition === FLOOR ? floorUrl : `${api.url}/graphql`);
       const elapsed = (performance.now() - started) / 1000;
       sampling = false;
       await sampler;
@@ -291,6 +300,7 @@ export async function tailBench(): Promise<void> {
     await admin.end();
     loader.close();
     floor.kill();
+    await stop(helpers);
     await receiver.close();
     await c.close();
   }
@@ -365,7 +375,9 @@ function report(rounds: Round[]) {
         'receiver, summed (the machine has ' +
         `${machine.split(' ')[0]}). "Commits not flushed": the workers as deployed, PostgreSQL's synchronous_commit off ` +
         'for the round (a diagnosis: the product\'s commits always wait for the flush). "No workers": both stopped ' +
-        'for the round, two new ones started after it to deliver its writes. "The floor": the same load ' +
+        'for the round, two new ones started after it to deliver its writes. "Collecting with helper threads": the ' +
+        "workers as deployed, the load offered to a second API process started with GC_THREADS=parallel (V8's own " +
+        'way; the product collects on the event loop\'s thread, ADR 0108), idle in the other rounds. "The floor": the same load ' +
         "offered to bench/bare-writer.ts, the least a Node.js process can do in the API's place (one prepared INSERT a " +
         'write, its commit flushed; no token, GraphQL, event or delivery), while the API is idle and the workers have ' +
         "nothing to send; in its rows the API's columns are the bare writer's process (CPU, waits for a CPU), and the " +

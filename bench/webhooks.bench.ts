@@ -88,6 +88,8 @@ export async function cluster(env: Record<string, string> = {}) {
     createAgent: (token: string, name: string) => call(token, CREATE_AGENT, { n: name }),
     /** A worker process more, started as these were (not in `workers`: the caller keeps it). */
     newWorker: () => startWorker(app, production),
+    /** An API process more, started as `api` was with `more` beside (the caller keeps it). */
+    newApi: (more: Record<string, string>) => startWorker(app, { ...production, PROCESS_ROLE: 'api', ...more }),
     workerRss: () => workers.map((w) => peakRssMiB(w.pid)),
     async close() {
       for (const child of [api, ...workers]) await stop(child);

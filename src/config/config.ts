@@ -74,7 +74,7 @@ export interface Config {
   /** WORKER_NICE: the scheduling priority a worker process lowers itself to, so API processes on its host go first. */
   workerNice: number;
   /** GC_THREADS: where V8 collects garbage, on the event loop's thread alone (main) or with helper threads (platform/gc-threads.ts). */
-  gcThreads: GcThreads;
+  gcThreads: 'main' | 'parallel';
   /** Origins allowed to call the APIs from a browser (CORS); empty: CORS off; ['*']: any origin, without credentials. */
   corsOrigins: string[];
   /**
@@ -186,10 +186,6 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (raw === 'false' || raw === '0') return false;
   throw new ConfigError(name, `must be true or false (got "${raw}")`);
 }
-
-/** GC_THREADS: where V8 collects garbage (platform/gc-threads.ts). */
-export const GC_THREADS = ['main', 'parallel'] as const;
-export type GcThreads = (typeof GC_THREADS)[number];
 
 function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
   const raw = env[name];
@@ -359,7 +355,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookSettleHoldMs: read(() => integer(env, 'WEBHOOK_SETTLE_HOLD_MS', 3, 0, 1000), 3),
     webhookWorkerSockets: read(() => integer(env, 'WEBHOOK_WORKER_SOCKETS', 1000, 1, 10_000), 1000),
     workerNice: read(() => integer(env, 'WORKER_NICE', 10, 0, 19), 10),
-    gcThreads: read(() => oneOf(env, 'GC_THREADS', GC_THREADS, 'main'), 'main'),
+    gcThreads: read(() => oneOf(env, 'GC_THREADS', ['main', 'parallel'] as const, 'main'), 'main'),
     corsOrigins: read(() => origins(env, 'CORS_ORIGINS'), []),
     tracing:
       Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) &&

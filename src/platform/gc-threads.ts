@@ -1,5 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
-import type { GcThreads } from '../config/config.js';
+import type { Config } from '../config/config.js';
 
 // Where V8 collects garbage (docs/adr/0108-garbage-collected-on-the-main-thread.md). `parallel` is V8's own way: each
 // collection shares its work with helper threads, and marking and sweeping go on beside the program. `main` keeps
@@ -17,6 +17,6 @@ const MAIN_THREAD_ONLY = [
 ];
 
 /** Sets where this process collects garbage; call it before the service's modules load. */
-export function collectGarbageOn(threads: GcThreads): void {
+export function collectGarbageOn(threads: Config['gcThreads']): void {
   if (threads === 'main') for (const flag of MAIN_THREAD_ONLY) setFlagsFromString(flag);
 }
