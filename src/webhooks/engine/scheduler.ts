@@ -9,8 +9,9 @@ import type { Agenda } from 'agenda';
 // that runs it, which claims whatever is due; a missing job only delays a
 // retry until a pump's next poll. The workers find jobs by scanning the job
 // store every JOB_SCAN_MS, not by notifications (docs/adr/0105): a job is
-// seen by the first scan after it is saved, so a retry due before that scan
-// is also woken by a timer of the process that scheduled it (its own pump).
+// seen by the first scan after it is saved, or by the one after that, and a
+// scan comes late when its process is busy; so a retry due before the second
+// scan is also woken by a timer of the process that scheduled it (its own pump).
 
 export const DELIVERY_JOB = 'webhook-delivery';
 /** Retries due within one window share a job that fires at the window's end. */
@@ -53,7 +54,7 @@ export class DeliveryScheduler {
     this.scheduled.add(at);
     if (this.scheduled.size > REMEMBERED) this.scheduled.delete(this.scheduled.values().next().value as number);
     const wait = at - Date.now();
-    if (wait < JOB_SCAN_MS && this.pump) setTimeout(() => this.pump?.kick(), Math.max(0, wait)).unref();
+    if (wait < 2 * JOB_SCAN_MS && this.pump) setTimeout(() => this.pump?.kick(), Math.max(0, wait)).unref();
     const data: DeliveryJobData = { due: new Date(at).toISOString() };
     try {
       await this.agenda
