@@ -217,19 +217,30 @@ describe('a recorded result', () => {
       await fixture.app.sql('UPDATE webhooks SET active = false');
       const id = await fixture.hookFor(receiver, 'Released');
       const woken = () => heard.filter((payload) => payload === `e${id}`).length;
-      // Held back: one slot, two writes one after the other; the second waits for the first's result, which wakes the
-      // pumps. The first is answered in a second, so that the second write is in before it even on a busy machine.
+      // Held back: one slot, two writes; the first's answer is held until the second write has committed, so the
+      // second waits for the first's result, which wakes the pumps.
       await fixture.app.sql('UPDATE webhooks SET concurrency = 1 WHERE id = $1', [id]);
-      receiver.answer = () => ({ status: 200, delayMs: 1000 });
-      await writesApart(receiver, 'Held back', 2, 0);
+      let answerFirst = () => {};
+      const firstAnswered = new Promise<void>((resolve) => {
+        answerFirst = resolve;
+      });
+      receiver.answer = () => ({ status: 200, after: firstAnswered });
+      const from = receiver.received.length;
+      for (const name of ['Held back 0', 'Held back 1']) {
+        const res = await fixture.app.request('POST', '/api/agents', { token: fixture.owner, body: { name } });
+        assert.equal(res.status, 201, res.text);
+      }
+      await receiver.waitFor(from + 1, 10_000);
       receiver.answer = () => ({ status: 200, delayMs: 300 });
-      const [first, second] = receiver.received.slice(-2);
+      await sleep(100);
+      assert.equal(receiver.received.length, from + 1, 'the second waits for the first, its endpoint at its limit');
+      const answered = Date.now();
+      answerFirst();
+      const [, second] = await receiver.waitFor(from + 2, 10_000).then((all) => all.slice(-2));
+      await eventually(async () => woken() || undefined, 2000, 'the wake-up to reach the listener').catch(() => {});
       assert.equal(woken(), 1, `the settle of the first woke the pumps: ${heard.join(', ')}`);
       // Left to the poll (a second), the second would come long after the first's answer.
-      assert.ok(
-        second.at - first.at < 1000 + 500,
-        `${second.at - first.at} ms between the two, the first answered in 1000`,
-      );
+      assert.ok(second.at - answered < 500, `${second.at - answered} ms after the first was answered`);
       // Slots to spare: a write in flight (its answer takes 300 ms), and due work nobody announced written just before
       // that answer, `waited` ms overdue. Young, it has its own wake-up on its way (here, none); overdue, it missed it.
       await fixture.app.sql('UPDATE webhooks SET concurrency = 8 WHERE id = $1', [id]);

@@ -23,6 +23,8 @@ export interface Answer {
   hang?: boolean;
   /** Answer after this long. */
   delayMs?: number;
+  /** Answer once this settles (then after delayMs, if any). */
+  after?: Promise<unknown>;
 }
 
 export class Receiver {
@@ -57,8 +59,9 @@ export class Receiver {
           res.writeHead(answer.status ?? 200, answer.headers ?? {});
           res.end(answer.body ?? '');
         };
-        if (answer.delayMs) setTimeout(send, answer.delayMs);
-        else send();
+        const timed = () => (answer.delayMs ? setTimeout(send, answer.delayMs) : send());
+        if (answer.after) void answer.after.then(timed, timed);
+        else timed();
       });
     });
     this.server.on('connection', (socket) => {
