@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { describeStartFailure, EXIT_CODES } from './config/startup-failure.js';
 import { collectGarbageOn } from './platform/gc-threads.js';
+import type { Running } from './platform/runtime.js';
 
 // `npm start`: one binary; PROCESS_ROLE picks all (default), api or worker.
 // The configuration is checked before the service's modules load (over a
@@ -28,8 +29,27 @@ async function main() {
   const format = config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');
   log = createLogger(config.logLevel, undefined, format);
   json = format === 'json';
-  // Traced: the SDK and the libraries' instrumentations start before the modules they hook load.
   let stopTraces = async () => {};
+  // A stop asked for while starting stops what has started (the embedded PostgreSQL last) at the start's next step.
+  const starting = new AbortController();
+  let running: Running | undefined;
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log!.info('shutting down', { signal });
+    if (running) await stopped(running);
+    else starting.abort(new Error(`stopped by ${signal} while starting`));
+  };
+  const stopped = async (service?: Running) => {
+    await service?.stop();
+    await stopTraces();
+    log!.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  // Traced: the SDK and the libraries' instrumentations start before the modules they hook load.
   if (config.tracing) {
     const [{ startTracing, stopTracing }, { instrumentLibraries }] = await Promise.all([
       import('./observability/tracing.js'),
@@ -43,20 +63,15 @@ async function main() {
     import('./platform/runtime.js'),
     import('./seed/demo.js'),
   ]);
-  const running = await startService(config, log);
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log!.info('shutting down', { signal });
-    await running.stop();
-    await stopTraces();
-    log!.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  try {
+    running = await startService(config, log, { signal: starting.signal });
+  } catch (error) {
+    // Stopped while starting: startService has stopped what it started.
+    if (starting.signal.aborted) return stopped();
+    throw error;
+  }
+  // Asked to stop after the start's last step.
+  if (starting.signal.aborted) return stopped(running);
 
   // The banner is log lines too (JSON for machines, pretty for a terminal); it shows unless LOG_LEVEL=silent.
   const bannerLog = createLogger(config.logLevel === 'silent' ? 'silent' : 'info', undefined, format);

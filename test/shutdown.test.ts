@@ -111,6 +111,19 @@ describe('npm start, then SIGTERM', () => {
     });
     assert.equal(postgresProcesses(), '', 'no PostgreSQL process left behind');
   });
+
+  it('while it starts, its embedded PostgreSQL running: stops it, and exits 0', { skip: embeddedSkip }, async () => {
+    const { child, exited } = startBinary({ DATA_DIR: dataDir, LOG_LEVEL: 'info', LOG_FORMAT: 'json' });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await waitForLine(child, /embedded PostgreSQL started/, 60_000);
+    assert.notEqual(postgresProcesses(), '', 'embedded PostgreSQL runs under the data folder');
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, output);
+    assert.doesNotMatch(output, /Switchboard is running/, 'stopped before it served');
+    assert.match(output, /"message":"stopped"/);
+    assert.equal(postgresProcesses(), '', 'no PostgreSQL process left behind');
+  });
 });
 
 /** One GET over a connection of its own; resolves with the status (or the error), reports when the request is sent. */

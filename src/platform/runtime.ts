@@ -77,12 +77,17 @@ async function migrateAndSeed(databaseUrl: string, config: Config, log: Logger, 
 export interface StartOptions {
   /** The time the dashboard's date ranges and the demo data are computed from (tests fix it). */
   clock?: () => Date;
+  /**
+   * Aborted by a stop asked for while starting (a signal): what has started is stopped at the next step, in reverse,
+   * and the start rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 export async function startService(
   config: Config,
   log: Logger = createLogger(config.logLevel),
-  { clock = () => new Date() }: StartOptions = {},
+  { clock = () => new Date(), signal }: StartOptions = {},
 ): Promise<Running> {
   const cleanups: Array<[string, () => Promise<void>]> = [];
   const stop = async () => {
@@ -95,7 +100,9 @@ export async function startService(
       }
     }
   };
+  const step = () => signal?.throwIfAborted();
   try {
+    step();
     if (config.tracing && startTracing('switchboard', undefined, { protocol: config.tracing }))
       cleanups.push(['tracing', stopTracing]);
     let embedded: EmbeddedDatabase | undefined;
@@ -105,6 +112,7 @@ export async function startService(
       cleanups.push(['postgres', () => embedded!.stop()]);
       databaseUrl = embedded.url;
       log.info('embedded PostgreSQL started', { dataDir: path.join(config.dataDir, 'postgres') });
+      step();
     }
 
     let telcoBaseUrl = config.telcoBaseUrl;
@@ -158,11 +166,14 @@ export async function startService(
       clock,
     );
     usePasswordCost(config.nodeEnv === 'test' ? 'fast' : 'standard');
+    step();
     const seeded = await migrateAndSeed(databaseUrl, config, log, clock());
+    step();
 
     // Every role can schedule jobs; only `all` and `worker` run them.
     const jobs = await startJobs({ config, databaseUrl, services, log, metrics });
     cleanups.push(['jobs', () => jobs.stop()]);
+    step();
 
     const server = appServer();
     let apollo: { stop(): Promise<void> } | undefined;
@@ -234,6 +245,7 @@ export async function startService(
       );
       cleanups.push(['call path record', () => services.callPathRecord.stop()]);
     }
+    step();
     // Workers listen too, for their probes and metrics.
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
