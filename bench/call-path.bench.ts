@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { topFrames, topPlaces } from './cpu-profile.js';
 import { postgresCpuUs, postmasterOf, processCpuUs, runInfo } from './harness.js';
 import { openLoop } from './webhooks.bench.js';
-import type { SplitSample } from './split-probe.js';
+import type { GcPause, SplitRecord } from './split-probe.js';
 
 // Decisions in the call path (docs/call-routing.md), measured as an operator
 // runs them: one API process in production mode, the provider's signed
@@ -39,6 +39,8 @@ const CALLER = '+14155550177';
 const SEQUENTIAL = 500;
 /** Longer than the call path puts its records off (services/calls/quiet-moments.ts): a run's CPU includes them. */
 const RECORDS_WRITTEN_MS = 300;
+/** A call that adds this much or more is over the goal's p99: the split says how many a collection overlapped. */
+const SLOW_MS = 5;
 const round = (n: number) => Math.round(n * 10) / 10;
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -154,6 +156,8 @@ export async function callPathBench(): Promise<void> {
       return { api: api_, postgres, floor };
     };
     const totals = new Map<string, number>();
+    /** Each callback's span on the machine's clock (milliseconds since the epoch), sent to answer received. */
+    const spansOf = new Map<string, [number, number]>();
     /** A signed callback to `to`; its round trip kept under `key`. */
     const post = (to: string, params: Record<string, string>, key: string): Promise<string> => {
       const body = new URLSearchParams(params).toString();
@@ -171,7 +175,9 @@ export async function callPathBench(): Promise<void> {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('end', () => {
-            totals.set(key, performance.now() - sent);
+            const received = performance.now();
+            totals.set(key, received - sent);
+            spansOf.set(key, [performance.timeOrigin + sent, performance.timeOrigin + received]);
             const text = Buffer.concat(chunks).toString('utf8');
             if (response.statusCode !== 200) reject(new Error(`${response.statusCode}: ${text}`));
             else resolve(text);
@@ -213,20 +219,36 @@ export async function callPathBench(): Promise<void> {
       const file = path.join(splitDir, `${name}.json`);
       process.kill(pid, 'SIGUSR2');
       totals.clear();
+      spansOf.clear();
       await run();
       rmSync(file, { force: true });
       process.kill(pid, 'SIGUSR2');
-      const kept = await eventually(
-        async () => (existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as SplitSample[]) : undefined),
+      const { samples: kept, pauses } = await eventually(
+        async () => (existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as SplitRecord) : undefined),
         5000,
         `${name}'s spans`,
       );
-      const added = addedOf(totals.keys());
+      const keys = [...totals.keys()].filter((key) => endpoint.own.has(key));
+      const added = addedOf(keys);
+      // The collections' time within each call's span, on the machine's clock.
+      const collected = keys.map((key) => {
+        const [from, to] = spansOf.get(key)!;
+        return pauses.reduce((sum, p) => sum + Math.max(0, Math.min(to, p.at + p.ms) - Math.max(from, p.at)), 0);
+      });
+      const slow = added.flatMap((ms, i) => (ms >= SLOW_MS ? [collected[i]] : []));
+      const of = (kind: GcPause['kind']) => pauses.filter((p) => p.kind === kind).map((p) => p.ms);
       return {
         added: stats(added),
         before: stats(kept.map((k) => k.beforeMs)),
         after: stats(kept.map((k) => k.afterMs)),
         rest: kept.length === added.length ? stats(kept.map((k, i) => added[i] - k.beforeMs - k.afterMs)) : stats([]),
+        gc: {
+          slow: slow.length,
+          slowCollected: slow.filter((ms) => ms > 0).length,
+          collectedCalls: collected.filter((ms) => ms > 0).length,
+          scavenges: stats(of('scavenge')),
+          markSweeps: stats(of('mark-sweep')),
+        },
       };
     };
 
@@ -487,6 +509,23 @@ export async function callPathBench(): Promise<void> {
         ).map(
           ([who, s]) =>
             `| ${who} | ${[s.added, s.before, s.after, s.rest].map((x) => `${x.p50} / ${x.p99}`).join(' | ')} |`,
+        ),
+        '',
+        `The same calls and the answering process's garbage collections (Node's \`gc\` performance entries), each call's`,
+        `span from its request sent to its answer received on the machine's clock: the calls that added ${SLOW_MS} ms or`,
+        'more, and how many of them a collection overlapped; the collections of the run, p50 / max ms.',
+        '',
+        `| process | calls over ${SLOW_MS} ms | of them, during a collection | calls during a collection | scavenges | mark-sweeps |`,
+        '|---|---|---|---|---|---|',
+        ...(
+          [
+            ['Switchboard', spans],
+            ['the floor', floorSpans],
+          ] as const
+        ).map(
+          ([who, { gc }]) =>
+            `| ${who} | ${gc.slow} | ${gc.slowCollected} | ${gc.collectedCalls} | ` +
+            `${[gc.scavenges, gc.markSweeps].map((x) => (x.n ? `${x.n}: ${x.p50} / ${x.max}` : '0')).join(' | ')} |`,
         ),
         '',
         `Failed callbacks: ${healthy.failed} answering, ${hanging.failed} hanging. With the endpoint hanging the breaker`,

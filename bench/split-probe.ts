@@ -1,18 +1,33 @@
 import diagnostics from 'node:diagnostics_channel';
 import { writeFileSync } from 'node:fs';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 
 // Where a call's added time goes, as the process answering it sees it (call-path.bench.ts): loaded into the API
 // process and the floor's with `node --import`, it listens on Node's and undici's own diagnostics channels and keeps,
 // for each callback answered while no other was in flight (one call at a time), two spans of wall-clock time: before
 // asking (the callback's request received, headers parsed, to the endpoint's request started) and after the answer
 // (the endpoint's answer headers received to the callback's answer handed to the kernel). What is left of the added
-// time is outside the process's work: both sockets' writes and wake-ups, and the load's own side. On SIGUSR2 it
-// writes what it kept to SPLIT_PROBE_FILE (JSON) and starts afresh. A subscriber costs each message one call of a few
+// time is outside the process's work: both sockets' writes and wake-ups, and the load's own side. It also keeps the
+// process's garbage collections (Node's `gc` performance entries), each by its start on the machine's clock, so that
+// the bench can tell the calls a collection overlapped. On SIGUSR2 it writes what it kept to SPLIT_PROBE_FILE (JSON)
+// and starts afresh. A subscriber costs each message one call of a few
 // clock reads; nothing else in the process changes.
 
 export interface SplitSample {
   beforeMs: number;
   afterMs: number;
+}
+
+/** A garbage collection: its start (milliseconds since the epoch, to a fraction), its length and its kind. */
+export interface GcPause {
+  at: number;
+  ms: number;
+  kind: 'scavenge' | 'mark-sweep' | 'other';
+}
+
+export interface SplitRecord {
+  samples: SplitSample[];
+  pauses: GcPause[];
 }
 
 interface Open {
@@ -24,6 +39,20 @@ interface Open {
 const file = process.env.SPLIT_PROBE_FILE;
 const open = new Map<object, Open>();
 let samples: SplitSample[] = [];
+let pauses: GcPause[] = [];
+
+const kindOf = (kind: number): GcPause['kind'] =>
+  kind === constants.NODE_PERFORMANCE_GC_MINOR
+    ? 'scavenge'
+    : kind === constants.NODE_PERFORMANCE_GC_MAJOR
+      ? 'mark-sweep'
+      : 'other';
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = (entry as { detail?: { kind?: number } }).detail?.kind ?? 0;
+    pauses.push({ at: performance.timeOrigin + entry.startTime, ms: entry.duration, kind: kindOf(kind) });
+  }
+}).observe({ entryTypes: ['gc'] });
 
 /** The one callback in flight, or none when several are (their spans cannot be told apart). */
 const alone = () => (open.size === 1 ? open.values().next().value : undefined);
@@ -58,6 +87,7 @@ diagnostics.subscribe('http.server.response.finish', (message) => {
 });
 
 process.on('SIGUSR2', () => {
-  if (file) writeFileSync(file, JSON.stringify(samples));
+  if (file) writeFileSync(file, JSON.stringify({ samples, pauses } satisfies SplitRecord));
   samples = [];
+  pauses = [];
 });
