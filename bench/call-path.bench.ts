@@ -236,12 +236,23 @@ export async function callPathBench(): Promise<void> {
         return pauses.reduce((sum, p) => sum + Math.max(0, Math.min(to, p.at + p.ms) - Math.max(from, p.at)), 0);
       });
       const slow = added.flatMap((ms, i) => (ms >= SLOW_MS ? [collected[i]] : []));
+      const paired = kept.length === added.length;
+      const withSend = paired ? kept.flatMap((k, i) => (k.sendMs === undefined ? [] : [[k, i] as const])) : [];
       const of = (kind: GcPause['kind']) => pauses.filter((p) => p.kind === kind).map((p) => p.ms);
       return {
         added: stats(added),
         before: stats(kept.map((k) => k.beforeMs)),
         after: stats(kept.map((k) => k.afterMs)),
-        rest: kept.length === added.length ? stats(kept.map((k, i) => added[i] - k.beforeMs - k.afterMs)) : stats([]),
+        rest: paired ? stats(kept.map((k, i) => added[i] - k.beforeMs - k.afterMs)) : stats([]),
+        // undici's caller only: the rest split into writing the endpoint's request, the endpoint's hop beyond its own
+        // time (both sockets' writes and wake-ups), and what is outside the process's spans.
+        send: stats(withSend.map(([k]) => k.sendMs!)),
+        hop: stats(withSend.map(([k, i]) => k.waitMs! - endpoint.own.get(keys[i])!)),
+        outside: stats(
+          withSend.map(
+            ([k, i]) => added[i] - k.beforeMs - k.afterMs - k.sendMs! - k.waitMs! + endpoint.own.get(keys[i])!,
+          ),
+        ),
         gc: {
           slow: slow.length,
           slowCollected: slow.filter((ms) => ms > 0).length,
@@ -499,8 +510,8 @@ export async function callPathBench(): Promise<void> {
         "to the callback's answer handed to the kernel; the rest, each call's added time less both: the two sockets'",
         "writes and wake-ups, and the load's own side. p50 / p99 ms.",
         '',
-        '| process | added | before asking | after the answer | the rest |',
-        '|---|---|---|---|---|',
+        '| process | added | before asking | after the answer | the rest | of it: sending | the hop | outside |',
+        '|---|---|---|---|---|---|---|---|',
         ...(
           [
             ['Switchboard', spans],
@@ -508,8 +519,12 @@ export async function callPathBench(): Promise<void> {
           ] as const
         ).map(
           ([who, s]) =>
-            `| ${who} | ${[s.added, s.before, s.after, s.rest].map((x) => `${x.p50} / ${x.p99}`).join(' | ')} |`,
+            `| ${who} | ${[s.added, s.before, s.after, s.rest, s.send, s.hop, s.outside].map((x) => (x.n ? `${x.p50} / ${x.p99}` : '–')).join(' | ')} |`,
         ),
+        '',
+        "Of the rest (undici's caller only): sending, from the endpoint's request started to its body written to the",
+        "socket; the hop, from then to its answer's headers received, less the endpoint's own time; outside, what is",
+        "left: the callback's own socket, its client's side and the wake-ups between them.",
         '',
         `The same calls and the answering process's garbage collections (Node's \`gc\` performance entries), each call's`,
         `span from its request sent to its answer received on the machine's clock: the calls that added ${SLOW_MS} ms or`,

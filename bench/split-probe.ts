@@ -16,6 +16,10 @@ import { constants, PerformanceObserver } from 'node:perf_hooks';
 export interface SplitSample {
   beforeMs: number;
   afterMs: number;
+  /** undici's only: from the endpoint's request started to its body written to the socket. */
+  sendMs?: number;
+  /** undici's only: from the endpoint's request written to its answer's headers received. */
+  waitMs?: number;
 }
 
 /** A garbage collection: its start (milliseconds since the epoch, to a fraction), its length and its kind. */
@@ -33,6 +37,7 @@ export interface SplitRecord {
 interface Open {
   arrived: number;
   asked?: number;
+  sent?: number;
   answered?: number;
 }
 
@@ -69,6 +74,10 @@ const asked = () => {
   const call = alone();
   if (call && call.asked === undefined) call.asked = performance.now();
 };
+const sent = () => {
+  const call = alone();
+  if (call && call.asked !== undefined && call.sent === undefined) call.sent = performance.now();
+};
 const answered = () => {
   const call = alone();
   if (call && call.asked !== undefined) call.answered = performance.now();
@@ -76,6 +85,7 @@ const answered = () => {
 // undici (Switchboard's caller) and node:http (the floor's): a request started, its answer's headers received.
 diagnostics.subscribe('undici:request:create', asked);
 diagnostics.subscribe('http.client.request.start', asked);
+diagnostics.subscribe('undici:request:bodySent', sent);
 diagnostics.subscribe('undici:request:headers', answered);
 diagnostics.subscribe('http.client.response.finish', answered);
 diagnostics.subscribe('http.server.response.finish', (message) => {
@@ -83,7 +93,11 @@ diagnostics.subscribe('http.server.response.finish', (message) => {
   const call = open.get(request);
   open.delete(request);
   if (call?.asked !== undefined && call.answered !== undefined)
-    samples.push({ beforeMs: call.asked - call.arrived, afterMs: performance.now() - call.answered });
+    samples.push({
+      beforeMs: call.asked - call.arrived,
+      afterMs: performance.now() - call.answered,
+      ...(call.sent === undefined ? {} : { sendMs: call.sent - call.asked, waitMs: call.answered - call.sent }),
+    });
 });
 
 process.on('SIGUSR2', () => {
