@@ -44,6 +44,7 @@ const LAYERS: Array<[number, string[]]> = [
       'kernel/',
       'config/config.ts',
       'config/config-error.ts',
+      'config/cors-origins.ts',
       'config/dialer-settings.ts',
       'config/otel-variables.ts',
       'config/version.ts',

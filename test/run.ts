@@ -41,6 +41,7 @@ const SECONDS: Record<string, number> = {
   web: 29,
   'webhook-workers': 24,
   'webhook-wake-ups': 25,
+  'webhook-stream-window': 10,
   'webhook-deletion': 4,
   'webhook-fencing': 23,
   webhooks: 22,

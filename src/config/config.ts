@@ -1,4 +1,5 @@
 import { ConfigError } from './config-error.js';
+import { corsOrigins } from './cors-origins.js';
 import { dialerProblems, timeScale } from './dialer-settings.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -69,6 +70,8 @@ export interface Config {
   webhookEndpointConcurrencyMax: number;
   /** WEBHOOK_SETTLE_HOLD_MS: how long a success waits at most for the results still on their way, to be recorded with them (0: never). */
   webhookSettleHoldMs: number;
+  /** WEBHOOK_STREAM_WINDOW: under a stream of new deliveries, claims come at most once per this long (0: one per commit). */
+  webhookStreamWindowMs: number;
   /** Attempts one worker process has in flight at most (each an open socket). */
   webhookWorkerSockets: number;
   /** WORKER_NICE: the scheduling priority a worker process lowers itself to, so API processes on its host go first. */
@@ -119,15 +122,17 @@ export function parseDuration(text: string, variable: string): number {
 }
 
 const describe = (ms: number) =>
-  ms % 86_400_000 === 0
-    ? `${ms / 86_400_000}d`
-    : ms % 3_600_000 === 0
-      ? `${ms / 3_600_000}h`
-      : ms % 60_000 === 0
-        ? `${ms / 60_000}m`
-        : ms % 1000 === 0
-          ? `${ms / 1000}s`
-          : `${ms}ms`;
+  ms === 0
+    ? '0ms'
+    : ms % 86_400_000 === 0
+      ? `${ms / 86_400_000}d`
+      : ms % 3_600_000 === 0
+        ? `${ms / 3_600_000}h`
+        : ms % 60_000 === 0
+          ? `${ms / 60_000}m`
+          : ms % 1000 === 0
+            ? `${ms / 1000}s`
+            : `${ms}ms`;
 
 /** A duration within [min, max]. */
 
@@ -136,29 +141,6 @@ function duration(env: Env, name: string, fallback: string, min: number, max: nu
   if (ms < min || ms > max)
     throw new ConfigError(name, `must be from ${describe(min)} to ${describe(max)} (got "${env[name]}")`);
   return ms;
-}
-
-/** CORS_ORIGINS: a comma-separated list of origins (scheme://host[:port]), or *. */
-function origins(env: Env, name: string): string[] {
-  const raw = env[name];
-  if (!raw) return [];
-  if (raw.trim() === '*') return ['*'];
-  return raw.split(',').map((part) => {
-    const origin = part.trim();
-    let parsed: URL;
-    try {
-      parsed = new URL(origin);
-    } catch {
-      throw new ConfigError(name, `must list origins such as https://app.example.com (got "${origin}")`);
-    }
-    if (parsed.origin !== origin || !['http:', 'https:'].includes(parsed.protocol)) {
-      throw new ConfigError(
-        name,
-        `must list bare origins such as https://app.example.com, without a path (got "${origin}")`,
-      );
-    }
-    return origin;
-  });
 }
 
 /** TRUST_PROXY: false/0 (no proxy), true (one hop), or the number of proxy hops. */
@@ -353,10 +335,11 @@ export function loadConfig(env: Env = process.env): Config {
     webhookEndpointConcurrency: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100), 4),
     webhookEndpointConcurrencyMax: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY_MAX', 64, 1, 1000), 64),
     webhookSettleHoldMs: read(() => integer(env, 'WEBHOOK_SETTLE_HOLD_MS', 3, 0, 1000), 3),
+    webhookStreamWindowMs: read(() => duration(env, 'WEBHOOK_STREAM_WINDOW', '20ms', 0, 1000), 20),
     webhookWorkerSockets: read(() => integer(env, 'WEBHOOK_WORKER_SOCKETS', 1000, 1, 10_000), 1000),
     workerNice: read(() => integer(env, 'WORKER_NICE', 10, 0, 19), 10),
     gcThreads: read(() => oneOf(env, 'GC_THREADS', ['main', 'parallel'] as const, 'main'), 'main'),
-    corsOrigins: read(() => origins(env, 'CORS_ORIGINS'), []),
+    corsOrigins: read(() => corsOrigins(env.CORS_ORIGINS), []),
     tracing:
       Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) &&
       env.OTEL_SDK_DISABLED !== 'true' &&

@@ -88,7 +88,7 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
   deps.services.scheduler.attach(agenda);
   let pump: DeliveryPump | undefined;
   if (processing) {
-    pump = new DeliveryPump(deps.services.deliverer, log, config.webhookWorkerSockets);
+    pump = new DeliveryPump(deps.services.deliverer, log, config.webhookWorkerSockets, config.webhookStreamWindowMs);
     await pump.start(deps.databaseUrl);
     deps.services.scheduler.attachPump(pump);
     // At start: the delivery log's partitions made ahead (the hourly retention keeps them so).

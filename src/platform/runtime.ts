@@ -11,7 +11,7 @@ import { migrate } from '../db/migrate.js';
 import { closablePool, readingPool } from '../db/reads.js';
 import { entityManagerOn, openEntities, type StatementHost } from '../db/entity-manager.js';
 import { Notifier } from '../db/notifier.js';
-import { DUE_CHANNEL, WAKE_SPACING_MS } from '../webhooks/engine/due-channel.js';
+import { DUE_CHANNEL } from '../webhooks/engine/due-channel.js';
 import { ENGINE_SESSION } from '../webhooks/engine/claim.js';
 import { startJobs, type JobRunner } from '../jobs/agenda.js';
 import { createLogger, errorFields, type Logger } from '../observability/logger.js';
@@ -129,7 +129,7 @@ export async function startService(
     autonomous.on('error', (error) => log.warn('database connection error', errorFields(error)));
     // The NOTIFYs asked for after commits go on it, one statement at a time; the pumps' wake-ups merge and are spaced
     // (db/notifier.ts).
-    const notifier = new Notifier(autonomous, new Set([DUE_CHANNEL]), { spacingMs: WAKE_SPACING_MS });
+    const notifier = new Notifier(autonomous, new Set([DUE_CHANNEL]), { spacingMs: config.webhookStreamWindowMs });
     const closeAutonomous = closablePool(autonomous);
     cleanups.push([
       'autonomous pool',

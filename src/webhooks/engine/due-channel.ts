@@ -9,9 +9,10 @@ import type { RequestContext } from '../../context/request-context.js';
 export const DUE_CHANNEL = 'webhook_due';
 
 /**
- * A process's writers wake the pumps at most once per this many milliseconds: half a pump's window for a stream
- * (pump.ts, STREAM_MS), so two pumps answering in turns each claim once per window, as when every commit woke one
- * (docs/adr/0106-a-stream-claimed-every-20-ms.md).
+ * By default a process's writers wake the pumps at most once per this many milliseconds, and a pump claims a stream
+ * at most once per twice as long (pump.ts), so two pumps answering in turns claim once per window, as when every
+ * commit woke one (docs/adr/0106-a-stream-claimed-every-20-ms.md). WEBHOOK_STREAM_WINDOW sets it; 0 wakes the pumps
+ * at every commit (docs/adr/0109-the-stream-window-a-setting.md).
  */
 export const WAKE_SPACING_MS = 20;
 

@@ -3,7 +3,7 @@ import { errorFields, type Logger } from '../../observability/logger.js';
 import type { WebhookDeliverer } from './deliverer.js';
 import { closeConnections } from './http-send.js';
 import { closeBrokers } from './brokers/index.js';
-import { DUE_CHANNEL } from './due-channel.js';
+import { DUE_CHANNEL, WAKE_SPACING_MS } from './due-channel.js';
 import { PUMP_APPLICATION, ROSTER, ROSTER_EVERY_MS, WakeTargets } from './wake-targets.js';
 
 // The delivery pump of a worker process: it claims due deliveries straight
@@ -19,14 +19,12 @@ import { PUMP_APPLICATION, ROSTER, ROSTER_EVERY_MS, WakeTargets } from './wake-t
 // this pump was at its bound of sockets; a poll every `pollMs` is the fallback
 // behind them all. Of the wake-ups by NOTIFY, each pump answers its share
 // (wake-targets.ts): one claim per wake-up, not one per worker. A stream of
-// new deliveries is claimed at most once per STREAM_MS (a writer's wake-up
+// new deliveries is claimed at most once per two stream windows (a writer's wake-up
 // after a quiet spell at once); work a result held back and a freed socket
 // wait NUDGE_MS at most (docs/adr/0094-claims-of-a-stream-coalesced.md; the window since
 // docs/adr/0106-a-stream-claimed-every-20-ms.md).
 
 const NUDGE_MS = 5;
-/** A pump's claims for new deliveries: at most one per this many milliseconds (two pumps in turns: one each 20 ms). */
-const STREAM_MS = 40;
 /** Attempts claimed in one transaction at most. */
 const CLAIM_BATCH = 200;
 
@@ -49,6 +47,11 @@ export class DeliveryPump {
     private readonly deliverer: WebhookDeliverer,
     private readonly log: Logger,
     private readonly sockets = 1000,
+    /**
+     * The deployment's window for a stream of new deliveries (WEBHOOK_STREAM_WINDOW; due-channel.ts): the writers
+     * wake the pumps at most once per window, and a pump claims a stream at most once per two (two pumps in turns).
+     */
+    private readonly streamWindowMs = WAKE_SPACING_MS,
     private readonly pollMs = 1000,
   ) {}
 
@@ -61,7 +64,7 @@ export class DeliveryPump {
       {
         // A result's wake-up names its endpoint (`e` and its id): work it held back. A writer's names its count.
         onNotify: (payload) =>
-          this.targets.mine(payload) && this.nudge(payload?.startsWith('e') ? NUDGE_MS : STREAM_MS),
+          this.targets.mine(payload) && this.nudge(payload?.startsWith('e') ? NUDGE_MS : 2 * this.streamWindowMs),
         onListening: () => {
           this.kick();
           void this.readRoster();
