@@ -17,7 +17,8 @@ import { closedLoop, cluster } from './webhooks.bench.js';
 // signature verified with the `standardwebhooks` library, duplicates and missing counted.
 // (1) Saturation: twenty endpoints, events written ten at a time through the API; deliveries per second from the first
 // receipt to the last. (2) One endpoint offered RATE events a second for SECONDS: the API's answer time, and the time
-// from the API's answer to the delivery's receipt.
+// from the API's answer to the delivery's receipt, and PostgreSQL's CPU per delivery; there Switchboard runs twice, as
+// deployed and with WEBHOOK_STREAM_WINDOW=0 (a claim per commit: docs/adr/0109), each on a database of its own.
 
 const PEER_SOURCE = process.env.BENCH_PEER_DIR ?? path.resolve('../shared/peers/graphile-worker-delivery');
 const PEER_FILES = ['package.json', 'package-lock.json', 'peer-api.mjs', 'peer-worker.mjs'];
@@ -27,6 +28,8 @@ const EVENTS = Number(process.env.BENCH_PEER_EVENTS ?? 1000);
 const RATE = 200;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = ['S', 'P', 'S', 'P', 'S', 'P'] as const;
+/** One endpoint: Switchboard as deployed (S), with a stream window of 0 (L), and the peer (P), each order in turn. */
+const ONE_ROUNDS = ['S', 'L', 'P', 'P', 'L', 'S', 'L', 'S', 'P'] as const;
 const COMPANY = 'acme';
 
 const percentile = (values: number[], p: number) => {
@@ -147,7 +150,7 @@ function verified(received: Received[], secrets: Map<string, string>): { message
   return { messages: ids.size, duplicates: received.length - ids.size };
 }
 
-type System = 'S' | 'P';
+type System = 'S' | 'P' | 'L';
 const CPU_PARTS = {
   api: 'the API',
   workers: 'the workers',
@@ -164,10 +167,15 @@ interface Saturation {
 
 export async function realPeerBench(): Promise<void> {
   const sb = await cluster();
+  const sbNow = await cluster({ WEBHOOK_STREAM_WINDOW: '0' });
   const peer = await startPeer();
   // A receiver each: Switchboard's deliveries are checked against openapi.json as they arrive; the peer's are its own
   // shape, checked by their signatures only.
-  const receivers: Record<System, Receiver> = { S: await new Receiver().start(), P: await new Receiver().start() };
+  const receivers: Record<System, Receiver> = {
+    S: await new Receiver().start(),
+    P: await new Receiver().start(),
+    L: await new Receiver().start(),
+  };
   try {
     // (1) Saturation: twenty endpoints each.
     const secrets = new Map<string, string>();
@@ -189,12 +197,14 @@ export async function realPeerBench(): Promise<void> {
     const write: Record<System, (i: number, tag: string) => Promise<void>> = {
       S: (i, tag) => sb.createAgent(sb.owner, `${tag} ${i}`),
       P: (i, tag) => peer.event(`${tag} ${i}`),
+      L: (i, tag) => sbNow.createAgent(sbNow.owner, `${tag} ${i}`),
     };
     const saturation: Saturation[] = [];
     const postmaster = await postmasterOf(sb.app);
     const pids: Record<System, { api: number[]; workers: number[] }> = {
       S: { api: [sb.api.pid!], workers: sb.workers.map((w) => w.pid!) },
       P: { api: [peer.api.pid!], workers: peer.workers.map((w) => w.pid!) },
+      L: { api: [sbNow.api.pid!], workers: sbNow.workers.map((w) => w.pid!) },
     };
     // The CPU (µs) each part has used so far: the API, the workers, PostgreSQL, and this process (the load and the receivers).
     const cpu = (system: System) => ({
@@ -242,16 +252,24 @@ export async function realPeerBench(): Promise<void> {
     secrets.set('one', (s1.data as unknown as { secret: string }).secret);
     const p1 = await peer.hook(`${receivers.P.url}/pone`);
     secrets.set('pone', p1.secret);
+    const l1 = await sbNow.rest(sbNow.owner, 'POST', '/api/webhooks', {
+      title: 'One endpoint',
+      url: `${receivers.L.url}/lone`,
+      events: ['agent.created'],
+    });
+    secrets.set('lone', (l1.data as unknown as { secret: string }).secret);
     const oneEndpoint: Array<{
       system: System;
       answerP50Ms: number;
       answerP99Ms: number;
       receiptP50Ms: number;
       receiptP99Ms: number;
+      postgresUs: number;
     }> = [];
-    for (const system of ['S', 'P', ...ROUNDS] as System[]) {
+    for (const system of ['S', 'L', 'P', ...ONE_ROUNDS] as System[]) {
       const tag = `one-${oneEndpoint.length}-${system}`;
-      const total = RATE * (oneEndpoint.length < 2 ? 1 : SECONDS);
+      const total = RATE * (oneEndpoint.length < 3 ? 1 : SECONDS);
+      const postgresBefore = postgresCpuUs(postmaster);
       const answered = new Map<string, number>();
       const answers: number[] = [];
       const started = performance.now();
@@ -279,15 +297,19 @@ export async function realPeerBench(): Promise<void> {
         answerP99Ms: round1(percentile(answers, 99)),
         receiptP50Ms: round1(percentile(receipt, 50)),
         receiptP99Ms: round1(percentile(receipt, 99)),
+        postgresUs: Math.round((postgresCpuUs(postmaster) - postgresBefore) / total),
       });
+      await sleep(500);
     }
-    oneEndpoint.splice(0, 2);
+    oneEndpoint.splice(0, 3);
     report(saturation, oneEndpoint);
   } finally {
     receivers.P.violations.splice(0);
     await receivers.P.close();
     await receivers.S.close();
+    await receivers.L.close();
     await peer.close();
+    await sbNow.close();
     await sb.close();
   }
 }
@@ -300,6 +322,7 @@ function report(
     answerP99Ms: number;
     receiptP50Ms: number;
     receiptP99Ms: number;
+    postgresUs: number;
   }>,
 ) {
   const of = <T extends { system: System }>(rows: T[], system: System) => rows.filter((r) => r.system === system);
@@ -325,8 +348,11 @@ function report(
       `graphile-worker ${of(saturation, 'P')
         .map((r) => r.perSecond)
         .join('/')}/s (${ratio}x); one endpoint ` +
-      `receipt p99 ${list('S', 'receiptP99Ms')} against ${list('P', 'receiptP99Ms')} ms\n`,
+      `receipt p99 ${list('S', 'receiptP99Ms')} (window 0: ${list('L', 'receiptP99Ms')}) against ${list('P', 'receiptP99Ms')} ms\n`,
   );
+  const lists = (key: keyof (typeof oneEndpoint)[number]) =>
+    (['S', 'L', 'P'] as const).map((s) => list(s, key)).join(' | ');
+  const met = (ok: boolean) => (ok ? 'met' : '**not met**');
   const { commit, machine, database } = runInfo();
   const measuredAt = new Date().toISOString();
   mkdirSync('bench/results', { recursive: true });
@@ -341,38 +367,43 @@ function report(
       '',
       `${machine}; ${database}. Each system as its operator runs it: one API process and two workers on a database ` +
         'of its own, on one PostgreSQL; the peer from ../shared/peers/graphile-worker-delivery, installed with its ' +
-        'lock file. Rounds alternated S P S P S P after one of each unmeasured; every delivery verified with ' +
+        'lock file. Rounds alternated S P S P S P after one of each unmeasured (one endpoint: S L P P L S L S P, ' +
+        'L being Switchboard with WEBHOOK_STREAM_WINDOW=0, a claim per commit, on a database of its own); every ' +
+        'delivery verified with ' +
         '`standardwebhooks`. (1) Twenty endpoints, ' +
         `${EVENTS} events through the API ten at a time (${EVENTS * ENDPOINTS} deliveries a round, several seconds of ` +
         `each system's steady rate), from the first receipt to the last. (2) One endpoint offered ${RATE} events a ` +
         `second for ${SECONDS} s: the API's answer, ` +
         "and from the API's answer to the delivery's receipt (below zero when the delivery arrived before the writer " +
-        'had its answer). Where an API answers in hundreds of milliseconds, it was not keeping up with the rate offered.',
+        'had its answer), and the CPU of every PostgreSQL process over the round per delivery (the server holds ' +
+        "every system's database; the idle ones only poll). Where an API answers in hundreds of milliseconds, it " +
+        'was not keeping up with the rate offered.',
       '',
-      '| measure | Switchboard | graphile-worker peer | goal |',
-      '|---|---|---|---|',
+      '| measure | Switchboard | Switchboard, window 0 | graphile-worker peer | goal |',
+      '|---|---|---|---|---|',
       `| saturation, deliveries per second | ${of(saturation, 'S')
         .map((r) => r.perSecond)
-        .join(', ')} | ` +
+        .join(', ')} | – | ` +
         `${of(saturation, 'P')
           .map((r) => r.perSecond)
           .join(', ')} | at least 1.5x: ${ratio}x, ` +
         `${ratio >= 1.5 ? 'met' : '**not met**'} |`,
       `| duplicates at saturation | ${of(saturation, 'S')
         .map((r) => r.duplicates)
-        .join(', ')} | ` +
+        .join(', ')} | – | ` +
         `${of(saturation, 'P')
           .map((r) => r.duplicates)
           .join(', ')} | none |`,
       ...(['api', 'workers', 'postgres', 'bench'] as const).map(
         (part) =>
-          `| saturation, CPU per delivery µs: ${CPU_PARTS[part]} | ${cpuList('S', part)} | ${cpuList('P', part)} | |`,
+          `| saturation, CPU per delivery µs: ${CPU_PARTS[part]} | ${cpuList('S', part)} | – | ${cpuList('P', part)} | |`,
       ),
-      `| one endpoint, answer to receipt p50 ms | ${list('S', 'receiptP50Ms')} | ${list('P', 'receiptP50Ms')} | |`,
-      `| one endpoint, answer to receipt p99 ms | ${list('S', 'receiptP99Ms')} | ${list('P', 'receiptP99Ms')} | ` +
-        `no higher than the peer's: ${worst('S', 'receiptP99Ms') <= worst('P', 'receiptP99Ms') ? 'met' : '**not met**'} |`,
-      `| one endpoint, the API's answer p50 ms | ${list('S', 'answerP50Ms')} | ${list('P', 'answerP50Ms')} | |`,
-      `| one endpoint, the API's answer p99 ms | ${list('S', 'answerP99Ms')} | ${list('P', 'answerP99Ms')} | ` +
+      `| one endpoint, answer to receipt p50 ms | ${lists('receiptP50Ms')} | |`,
+      `| one endpoint, answer to receipt p99 ms | ${lists('receiptP99Ms')} | no higher than the peer's: ` +
+        `${(['S', 'L'] as const).map((s) => `${s === 'S' ? 'as deployed' : 'window 0'} ${met(worst(s, 'receiptP99Ms') <= worst('P', 'receiptP99Ms'))}`).join(', ')} |`,
+      `| one endpoint, PostgreSQL CPU per delivery µs | ${lists('postgresUs')} | |`,
+      `| one endpoint, the API's answer p50 ms | ${lists('answerP50Ms')} | |`,
+      `| one endpoint, the API's answer p99 ms | ${lists('answerP99Ms')} | ` +
         'Switchboard: within 5x its p50 and under 50 ms |',
       '',
     ].join('\n'),
