@@ -335,8 +335,12 @@ function report(
     of(saturation, system)
       .map((r) => r.cpuUs[part])
       .join(', ');
-  const worst = (system: System, key: 'answerP99Ms' | 'receiptP99Ms') =>
-    Math.max(...of(oneEndpoint, system).map((r) => r[key]));
+  /** The median of a system's rounds: one disturbed round (a checkpoint, another guest) decides neither way. */
+  const typical = (system: System, key: 'answerP99Ms' | 'receiptP99Ms') =>
+    percentile(
+      of(oneEndpoint, system).map((r) => r[key]),
+      50,
+    );
   const list = (system: System, key: keyof (typeof oneEndpoint)[number]) =>
     of(oneEndpoint, system)
       .map((r) => r[key])
@@ -399,8 +403,8 @@ function report(
           `| saturation, CPU per delivery µs: ${CPU_PARTS[part]} | ${cpuList('S', part)} | – | ${cpuList('P', part)} | |`,
       ),
       `| one endpoint, answer to receipt p50 ms | ${lists('receiptP50Ms')} | |`,
-      `| one endpoint, answer to receipt p99 ms | ${lists('receiptP99Ms')} | no higher than the peer's: ` +
-        `${(['S', 'L'] as const).map((s) => `${s === 'S' ? 'as deployed' : 'window 0'} ${met(worst(s, 'receiptP99Ms') <= worst('P', 'receiptP99Ms'))}`).join(', ')} |`,
+      `| one endpoint, answer to receipt p99 ms | ${lists('receiptP99Ms')} | no higher than the peer's (medians of the rounds): ` +
+        `${(['S', 'L'] as const).map((s) => `${s === 'S' ? 'as deployed' : 'window 0'} ${met(typical(s, 'receiptP99Ms') <= typical('P', 'receiptP99Ms'))}`).join(', ')} |`,
       `| one endpoint, PostgreSQL CPU per delivery µs | ${lists('postgresUs')} | |`,
       `| one endpoint, the API's answer p50 ms | ${lists('answerP50Ms')} | |`,
       `| one endpoint, the API's answer p99 ms | ${lists('answerP99Ms')} | ` +
