@@ -1,7 +1,8 @@
 import { ConfigError } from './config-error.js';
 
 /** CORS_ORIGINS: a comma-separated list of origins (scheme://host[:port]), or *. */
-export function corsOrigins(raw: string | undefined, name = 'CORS_ORIGINS'): string[] {
+export function corsOrigins(raw: string | undefined): string[] {
+  const name = 'CORS_ORIGINS';
   if (!raw) return [];
   if (raw.trim() === '*') return ['*'];
   return raw.split(',').map((part) => {
