@@ -124,6 +124,8 @@ const HEAVY = new Set([
   'webhook-crash',
   'webhook-fencing',
   'webhook-fairness',
+  'webhook-wake-ups',
+  'webhook-stream-window',
   'webhook-db-restart',
   'dialer-db-restart',
   'call-path-facts',
