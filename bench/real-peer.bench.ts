@@ -140,6 +140,15 @@ async function startPeer() {
   };
 }
 
+/**
+ * Between rounds: what the rounds before wrote is flushed now (a CHECKPOINT), not by a checkpoint during the next
+ * round, which would fall on whichever system that round measures.
+ */
+async function settled(): Promise<void> {
+  await adminQuery('CHECKPOINT');
+  await sleep(500);
+}
+
 /** Every delivery verified with its webhook's secret; the distinct messages, and the duplicates. */
 function verified(received: Received[], secrets: Map<string, string>): { messages: number; duplicates: number } {
   const ids = new Set<string>();
@@ -248,7 +257,7 @@ export async function realPeerBench(): Promise<void> {
           bench: perDelivery('bench'),
         },
       });
-      await sleep(500);
+      await settled();
     }
     saturation.splice(0, 3);
     for (const id of sbHooks) await sb.rest(sb.owner, 'PUT', `/api/webhooks/${id}`, { active: false });
@@ -311,7 +320,7 @@ export async function realPeerBench(): Promise<void> {
         receiptP99Ms: round1(percentile(receipt, 99)),
         postgresUs: Math.round((postgresCpuUs(postmaster) - postgresBefore) / total),
       });
-      await sleep(500);
+      await settled();
     }
     oneEndpoint.splice(0, 3);
     report(saturation, oneEndpoint);
@@ -399,7 +408,8 @@ function report(
         'lock file. Switchboard twice, each on a database of its own: as deployed (S), and tuned for latency (L: ' +
         'WEBHOOK_STREAM_WINDOW=0, a claim per commit, and WORKER_NICE=0, its workers at the priority of the ' +
         "API's, as the peer's are; docs/adr/0110). Rounds alternated S P L P L S L S P after one of each unmeasured " +
-        '(one endpoint: S L P P L S L S P); every delivery verified with ' +
+        '(one endpoint: S L P P L S L S P), each after a CHECKPOINT, so that no round flushes the writes of those ' +
+        'before it; every delivery verified with ' +
         '`standardwebhooks`. (1) Twenty endpoints, ' +
         `${EVENTS} events through the API ten at a time (${EVENTS * ENDPOINTS} deliveries a round, several seconds of ` +
         `each system's steady rate), from the first receipt to the last. (2) One endpoint offered ${RATE} events a ` +
