@@ -30,6 +30,7 @@ const name = (file: string) => path.basename(file, '.test.js');
 const SECONDS: Record<string, number> = {
   shutdown: 45,
   'webhook-db-restart': 35,
+  'database-unavailable': 15,
   'dialer-db-restart': 30,
   'webhook-crash': 31,
   'lead-import': 60,
@@ -174,6 +175,7 @@ async function buildTemplate(): Promise<void> {
 // longest processes start first, so the run does not end on one long file.
 const OWN_PROCESS = new Set([
   'dialer-crash',
+  'database-unavailable',
   'shutdown',
   'webhook-crash',
   'startup',

@@ -2,7 +2,7 @@ import type { Express, Request, RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { appErrorOf } from '../kernel/errors.js';
+import { appErrorOf, causeOf } from '../kernel/errors.js';
 import { errorFields, type Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ContextFactory, RequestContext } from '../context/request-context.js';
@@ -257,6 +257,9 @@ export function sendText(res: Response, status: number, contentType: string, tex
 export function sendError(res: Response, error: unknown, requestId: string, log: Logger): void {
   const known = appErrorOf(error);
   if (known) {
+    // The server's side (the database or the provider unavailable): the client is told to try again, the operator why.
+    if (known.status >= 500)
+      log.warn('request failed', { requestId, status: known.status, ...errorFields(causeOf(known)) });
     for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);
     sendJson(res, known.status, {
       success: false,

@@ -99,6 +99,28 @@ export class ProviderUnavailableError extends AppError {
   readonly code = 'PROVIDER_UNAVAILABLE';
 }
 
+/**
+ * The database cannot be reached for now (it is restarting, or refuses connections): a moment later the same request
+ * may succeed, so the answer says when to try again rather than that the server failed.
+ */
+export class DatabaseUnavailableError extends AppError {
+  readonly status = 503;
+  readonly code = 'SERVICE_UNAVAILABLE';
+  constructor(readonly cause: unknown) {
+    super('The service is briefly unavailable. Try again in a moment.');
+    this.headers['Retry-After'] = '1';
+  }
+}
+
+/**
+ * PostgreSQL out of connections (53300), shutting down or starting (57P01 to 57P03), a connection lost (class 08);
+ * node-postgres's own words for a connection refused, dropped or not given in time.
+ */
+const unavailable = (error: { code?: unknown; message?: unknown }) =>
+  (typeof error.code === 'string' && /^(53300|57P0[123]|08...|ECONNREFUSED|ECONNRESET)$/.test(error.code)) ||
+  (typeof error.message === 'string' &&
+    /^(Connection terminated|timeout exceeded when trying to connect)/.test(error.message));
+
 export class RateLimitedError extends AppError {
   readonly status = 429;
   readonly code = 'RATE_LIMITED';
@@ -132,6 +154,9 @@ const UNIQUE_FIELDS: Record<string, string> = {
   contacts_company_id_phone_number_unique: 'phoneNumber',
 };
 
+/** What a typed error stands for, where it stands for another (the database's own error behind a 503). */
+export const causeOf = (error: AppError): unknown => (error instanceof DatabaseUnavailableError ? error.cause : error);
+
 /** Finds our typed error behind a GraphQL error (resolvers' errors arrive wrapped). */
 export function appErrorOf(error: unknown): AppError | undefined {
   let current: unknown = error;
@@ -145,6 +170,7 @@ export function appErrorOf(error: unknown): AppError | undefined {
         ? ValidationError.field(field, message.taken(field))
         : new ConflictError('The change conflicts with a record that already exists.');
     }
+    if (unavailable(current as { code?: unknown })) return new DatabaseUnavailableError(current);
     current = (current as { originalError?: unknown }).originalError;
   }
   return undefined;

@@ -8,7 +8,7 @@ import type { Express, RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { RequestListener } from 'node:http';
 import type { RequestContext } from '../context/request-context.js';
-import { appErrorOf, HttpError } from '../kernel/errors.js';
+import { appErrorOf, causeOf, HttpError } from '../kernel/errors.js';
 import { compiledExecution } from '../graphql/executor.js';
 import { errorFormatter } from '../graphql/format-error.js';
 import { graphqlHandler } from '../graphql/http-handler.js';
@@ -87,11 +87,21 @@ export async function createApp(
               for (const field of fields) metrics.graphqlFields.inc({ type: operation.operation, field });
               contextValue.operations?.push({ operation: operationName ?? null, type: operation.operation, fields });
             },
-            async didEncounterErrors({ errors, contextValue }) {
+            async didEncounterErrors({ errors, contextValue, response }) {
               for (const error of errors) {
+                const known = appErrorOf(error);
+                // The server's side (the database or the provider unavailable): the client is told when to try again.
+                if (known && known.status >= 500) {
+                  log.warn('graphql error', {
+                    requestId: contextValue.requestId,
+                    status: known.status,
+                    ...errorFields(causeOf(known)),
+                  });
+                  for (const [name, value] of Object.entries(known.headers))
+                    response.http.headers.set(name.toLowerCase(), value);
+                }
                 // The client's mistakes (our typed errors, GraphQL's own) are in the request line; only the rest is an error.
-                if (appErrorOf(error) || (error.extensions?.code && error.extensions.code !== 'INTERNAL_SERVER_ERROR'))
-                  continue;
+                if (known || (error.extensions?.code && error.extensions.code !== 'INTERNAL_SERVER_ERROR')) continue;
                 {
                   log.error('graphql error', {
                     requestId: contextValue.requestId,

@@ -54,6 +54,13 @@ export const refusalHeaders = (signedIn: boolean) => ({
   ...(signedIn ? LIMIT_HEADERS : {}),
 });
 
+/** Every route's answer while the database cannot be reached (kernel/errors.ts, DatabaseUnavailableError). */
+export const UNAVAILABLE = {
+  description: 'The database cannot be reached for now; try again after Retry-After seconds',
+  headers: refusalHeaders(false),
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+};
+
 export const IDEMPOTENT_REPLAYED = { 'Idempotent-Replayed': ref('IdempotentReplayed') };
 
 /**

@@ -12,6 +12,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { completeHeaders, HEADERS, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, refusalHeaders } from './openapi-headers.js';
+import { UNAVAILABLE } from './openapi-headers.js';
 import type { CompiledRoute } from './compile.js';
 import { TAGS } from './tags.js';
 import { GRAPHQL_TYPE, nameSchemas } from './openapi-names.js';
@@ -154,6 +155,7 @@ function errorResponses(compiled: CompiledRoute): Record<string, Schema> {
   out['500'] = { description: 'Server error: `request_id` identifies it in the logs', ...errorRef };
   if (route.answers?.includes(502))
     out['502'] = { description: 'The telephony provider failed or did not answer', ...errorRef };
+  out['503'] = UNAVAILABLE;
   return out;
 }
 
@@ -196,6 +198,7 @@ function ingressOperation(route: IngressRoute): Schema {
       '413': { description: 'The body is larger than 64 KiB', ...errorRef },
       '422': { description: 'A parameter is malformed: `errors` names it', ...errorRef },
       '500': { description: 'Server error: `request_id` identifies it in the logs', ...errorRef },
+      '503': UNAVAILABLE,
     },
   };
 }

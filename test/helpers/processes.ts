@@ -19,20 +19,22 @@ export const freePort = () =>
 /**
  * A PostgreSQL of the caller's own on a fixed port and data folder (loopback
  * only), made anew by each call of the returned function: stop one and start
- * the next to restart the database under a running service.
+ * the next to restart the database under a running service. `flags`: settings of its own (`-c name=value`).
  */
-export const restartablePostgres = (databaseDir: string, port: number, password: string) => () =>
-  new EmbeddedPostgres({
-    databaseDir,
-    user: 'postgres',
-    password,
-    port,
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
-    onLog: () => {},
-    onError: () => {},
-  });
+export const restartablePostgres =
+  (databaseDir: string, port: number, password: string, flags: string[] = []) =>
+  () =>
+    new EmbeddedPostgres({
+      databaseDir,
+      user: 'postgres',
+      password,
+      port,
+      persistent: true,
+      createPostgresUser: process.getuid?.() === 0,
+      postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1', ...flags],
+      onLog: () => {},
+      onError: () => {},
+    });
 
 /**
  * Why a test of an embedded PostgreSQL of its own cannot run here, or false: as root, embedded PostgreSQL runs as a
