@@ -3,8 +3,7 @@ import pg from 'pg';
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { kill, startWorker } from '../test/helpers/worker.js';
-import { createDatabase, databaseUrl } from '../test/helpers/app.js';
-import { DEMO_PASSWORD } from '../src/seed/demo.js';
+import { createDatabase, databaseUrl, loginThrough } from '../test/helpers/app.js';
 import { Receiver, sleep } from '../test/helpers/receiver.js';
 import {
   assertSameAnswer,
@@ -97,16 +96,7 @@ export const agentThrough = (url: string, headers: Record<string, string>, name:
     if (res.status !== 200) throw new Error(`createAgent: ${res.status} ${await res.text()}`);
   });
 
-/** A token for a demo login through a build's API process. */
-export async function loginThrough(url: string, email = 'owner@acme.test'): Promise<string> {
-  const res = await fetch(`${url}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: DEMO_PASSWORD }),
-  });
-  if (res.status !== 200) throw new Error(`login: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { token: string }).token;
-}
+export { loginThrough };
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;

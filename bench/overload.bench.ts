@@ -7,7 +7,7 @@ import { runInfo } from './harness.js';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startService, type Running } from '../src/platform/runtime.js';
-import { DEMO_PASSWORD } from '../src/seed/demo.js';
+import { loginThrough } from '../test/helpers/app.js';
 import { freePort, jsonLines, restartablePostgres } from '../test/helpers/processes.js';
 import { eventually, sleep } from '../test/helpers/receiver.js';
 
@@ -146,12 +146,7 @@ export async function overloadBench(): Promise<void> {
   try {
     workers.push(await startWorker(), await startWorker());
     const url = api.url;
-    const login = await fetch(`${url}/api/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'owner@acme.test', password: DEMO_PASSWORD }),
-    });
-    const { token } = (await login.json()) as { token: string };
+    const token = await loginThrough(url);
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
     for (const [i, kind] of KINDS.entries()) {
       const hook = await fetch(`${url}/api/webhooks`, {

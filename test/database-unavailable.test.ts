@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
-import { DEMO_PASSWORD } from '../src/seed/demo.js';
+import { loginThrough } from './helpers/app.js';
 import { embeddedPostgresSkip } from './helpers/processes.js';
 import { type OwnPostgres, serviceOnOwnPostgres } from './helpers/own-postgres.js';
 import { eventually } from './helpers/receiver.js';
@@ -29,12 +29,7 @@ describe('the database unavailable', { skip }, () => {
       'max_connections=40',
     ]);
     const { url, databaseUrl } = own;
-    const login = await fetch(`${url}/api/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'owner@acme.test', password: DEMO_PASSWORD }),
-    });
-    const { token } = (await login.json()) as { token: string };
+    const token = await loginThrough(url);
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
     const rest = () => fetch(`${url}/api/roles`, { headers });
     const graphql = () =>

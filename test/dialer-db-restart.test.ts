@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
-import { DEMO_PASSWORD } from '../src/seed/demo.js';
+import { loginThrough } from './helpers/app.js';
 import { embeddedPostgresSkip } from './helpers/processes.js';
 import { type OwnPostgres, serviceOnOwnPostgres } from './helpers/own-postgres.js';
 import { eventually, sleep } from './helpers/receiver.js';
@@ -41,8 +41,7 @@ describe('a PostgreSQL restart while the dialer dials', { skip }, () => {
       });
       return { status: response.status, body: await response.json() };
     };
-    const { token } = (await api('POST', '/api/login', null, { email: 'owner@acme.test', password: DEMO_PASSWORD }))
-      .body as { token: string };
+    const token = await loginThrough(url);
     const numbers = Array.from({ length: 60 }, (_, i) => `+1415555${String(6000 + i * 10 + 1)}`);
     const created = await api('POST', '/api/campaigns', token, {
       name: 'Through a restart',

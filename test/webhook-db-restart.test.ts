@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { DEMO_PASSWORD } from '../src/seed/demo.js';
+import { loginThrough } from './helpers/app.js';
 import { embeddedPostgresSkip } from './helpers/processes.js';
 import { type OwnPostgres, serviceOnOwnPostgres } from './helpers/own-postgres.js';
 import { eventually, Receiver, sleep } from './helpers/receiver.js';
@@ -53,12 +53,7 @@ describe('a PostgreSQL restart during delivery', { skip }, () => {
       return kind === 'slow' ? { status: 200, delayMs: 50 } : { status: 200 };
     };
     try {
-      const login = await fetch(`${url}/api/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: 'owner@acme.test', password: DEMO_PASSWORD }),
-      });
-      const { token } = (await login.json()) as { token: string };
+      const token = await loginThrough(url);
       const call = (body: unknown) =>
         fetch(`${url}/graphql`, {
           method: 'POST',

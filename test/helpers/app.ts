@@ -244,6 +244,17 @@ export class TestApp {
  */
 export const TEST_API_LIMITS = { API_LIMIT_PER_TOKEN: '10000000/1m', API_LIMIT_PER_COMPANY: '10000000/1m' } as const;
 
+/** A token for a demo login at a service's address (one not started as a TestApp: a child process, a build of its own). */
+export async function loginThrough(url: string, email = 'owner@acme.test'): Promise<string> {
+  const res = await fetch(`${url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: DEMO_PASSWORD }),
+  });
+  if (res.status !== 200) throw new Error(`login: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { token: string }).token;
+}
+
 /** Starts the app on a fresh database with the demo dataset. */
 /** `logs`: when given, the app's log lines are collected there (at LOG_LEVEL, default silent). */
 export async function startTestApp(
