@@ -227,7 +227,11 @@ export async function callPathBench(): Promise<void> {
       await run();
       rmSync(file, { force: true });
       process.kill(pid, 'SIGUSR2');
-      const { samples: kept, pauses } = await eventually(
+      const {
+        samples: kept,
+        pauses,
+        writes,
+      } = await eventually(
         async () => (existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as SplitRecord) : undefined),
         5000,
         `${name}'s spans`,
@@ -239,7 +243,13 @@ export async function callPathBench(): Promise<void> {
         const [from, to] = spansOf.get(key)!;
         return pauses.reduce((sum, p) => sum + Math.max(0, Math.min(to, p.at + p.ms) - Math.max(from, p.at)), 0);
       });
+      // Likewise the service's writes of its records (none for the floor).
+      const written = keys.map((key) => {
+        const [from, to] = spansOf.get(key)!;
+        return writes.some((w) => Math.min(to, w.at + w.ms) > Math.max(from, w.at));
+      });
       const slow = added.flatMap((ms, i) => (ms >= SLOW_MS ? [collected[i]] : []));
+      const slowWritten = added.filter((ms, i) => ms >= SLOW_MS && written[i]).length;
       const paired = kept.length === added.length;
       const withSend = paired ? kept.flatMap((k, i) => (k.sendMs === undefined ? [] : [[k, i] as const])) : [];
       const of = (kind: GcPause['kind']) => pauses.filter((p) => p.kind === kind).map((p) => p.ms);
@@ -263,6 +273,11 @@ export async function callPathBench(): Promise<void> {
           collectedCalls: collected.filter((ms) => ms > 0).length,
           scavenges: stats(of('scavenge')),
           markSweeps: stats(of('mark-sweep')),
+        },
+        records: {
+          slowWritten,
+          writtenCalls: written.filter(Boolean).length,
+          writes: stats(writes.map((w) => w.ms)),
         },
       };
     };
@@ -550,19 +565,24 @@ export async function callPathBench(): Promise<void> {
         '',
         `The same calls and the answering process's garbage collections (Node's \`gc\` performance entries), each call's`,
         `span from its request sent to its answer received on the machine's clock: the calls that added ${SLOW_MS} ms or`,
-        'more, and how many of them a collection overlapped; the collections of the run, p50 / max ms.',
+        'more, and how many of them a collection overlapped; the collections of the run, p50 / max ms. And the same for the',
+        "service's writes of the call path's records (services/calls/company-batches.ts, on its diagnostics channel): the",
+        "decisions of the calls answered meanwhile, written together after their answers; each write's span, p50 / max ms.",
         '',
-        `| process | calls over ${SLOW_MS} ms | of them, during a collection | calls during a collection | scavenges | mark-sweeps |`,
-        '|---|---|---|---|---|---|',
+        `| process | calls over ${SLOW_MS} ms | of them, during a collection | calls during a collection | scavenges | mark-sweeps | ` +
+          'of them, during a records write | calls during a records write | records writes |',
+        '|---|---|---|---|---|---|---|---|---|',
         ...(
           [
             ['Switchboard', spans],
             ['the floor', floorSpans],
           ] as const
         ).map(
-          ([who, { gc }]) =>
+          ([who, { gc, records }]) =>
             `| ${who} | ${gc.slow} | ${gc.slowCollected} | ${gc.collectedCalls} | ` +
-            `${[gc.scavenges, gc.markSweeps].map((x) => (x.n ? `${x.n}: ${x.p50} / ${x.max}` : '0')).join(' | ')} |`,
+            `${[gc.scavenges, gc.markSweeps].map((x) => (x.n ? `${x.n}: ${x.p50} / ${x.max}` : '0')).join(' | ')} | ` +
+            `${records.slowWritten} | ${records.writtenCalls} | ` +
+            `${records.writes.n ? `${records.writes.n}: ${records.writes.p50} / ${records.writes.max}` : '0'} |`,
         ),
         '',
         `Failed callbacks: ${healthy.failed} answering, ${hanging.failed} hanging. With the endpoint hanging the breaker`,

@@ -9,7 +9,8 @@ import { constants, PerformanceObserver } from 'node:perf_hooks';
 // (the endpoint's answer headers received to the callback's answer handed to the kernel). What is left of the added
 // time is outside the process's work: both sockets' writes and wake-ups, and the load's own side. It also keeps the
 // process's garbage collections (Node's `gc` performance entries), each by its start on the machine's clock, so that
-// the bench can tell the calls a collection overlapped. On SIGUSR2 it writes what it kept to SPLIT_PROBE_FILE (JSON)
+// the bench can tell the calls a collection overlapped, and likewise the service's writes of the call path's records
+// (its own diagnostics channel). On SIGUSR2 it writes what it kept to SPLIT_PROBE_FILE (JSON)
 // and starts afresh. A subscriber costs each message one call of a few
 // clock reads; nothing else in the process changes.
 
@@ -29,9 +30,16 @@ export interface GcPause {
   kind: 'scavenge' | 'mark-sweep' | 'other';
 }
 
+/** A batch of the call path's records written (services/calls/company-batches.ts): its start and length, as GcPause's. */
+export interface BatchWrite {
+  at: number;
+  ms: number;
+}
+
 export interface SplitRecord {
   samples: SplitSample[];
   pauses: GcPause[];
+  writes: BatchWrite[];
 }
 
 interface Open {
@@ -45,6 +53,9 @@ const file = process.env.SPLIT_PROBE_FILE;
 const open = new Map<object, Open>();
 let samples: SplitSample[] = [];
 let pauses: GcPause[] = [];
+let writes: BatchWrite[] = [];
+/** performance.now() at the start of each batch write in progress (several companies' may overlap). */
+const writing: number[] = [];
 
 const kindOf = (kind: number): GcPause['kind'] =>
   kind === constants.NODE_PERFORMANCE_GC_MINOR
@@ -100,8 +111,19 @@ diagnostics.subscribe('http.server.response.finish', (message) => {
     });
 });
 
+// The service's own channel (services/calls/company-batches.ts); the floor publishes nothing on it.
+diagnostics.subscribe('switchboard:call-path:batch-write', (message) => {
+  const now = performance.now();
+  if ((message as { phase: string }).phase === 'start') writing.push(now);
+  else {
+    const started = writing.shift();
+    if (started !== undefined) writes.push({ at: performance.timeOrigin + started, ms: now - started });
+  }
+});
+
 process.on('SIGUSR2', () => {
-  if (file) writeFileSync(file, JSON.stringify({ samples, pauses } satisfies SplitRecord));
+  if (file) writeFileSync(file, JSON.stringify({ samples, pauses, writes } satisfies SplitRecord));
   samples = [];
   pauses = [];
+  writes = [];
 });

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import diagnostics from 'node:diagnostics_channel';
+import { CompanyBatches } from '../src/services/calls/company-batches.js';
 import { QuietMoments } from '../src/services/calls/quiet-moments.js';
 
 // When the call path's records run (src/services/calls/quiet-moments.ts): after the answers in flight, at the first
@@ -76,5 +78,35 @@ describe('quiet moments', () => {
       [['first'], ['a', 'b', 'c']],
     );
     assert.ok(runs[1].at - runs[0].at >= 48, `${runs[1].at - runs[0].at} ms after the run before`);
+  });
+
+  it("tells a profiler when a company's batch starts and ends being written, on its diagnostics channel", async () => {
+    // A company id of this test's own: other files in this process may record calls meanwhile.
+    const companyId = 900_000 + (process.pid % 1000);
+    const heard: Array<{ phase: string; items: number; written: number }> = [];
+    const written: string[] = [];
+    const listener = (message: unknown) => {
+      const m = message as { phase: string; companyId: number; items: number };
+      if (m.companyId === companyId) heard.push({ phase: m.phase, items: m.items, written: written.length });
+    };
+    diagnostics.subscribe('switchboard:call-path:batch-write', listener);
+    try {
+      const batches = new CompanyBatches<string>(new QuietMoments(), {
+        write: async (batch) => {
+          await sleep(20);
+          written.push(...batch);
+        },
+        failed: () => assert.fail('nothing fails here'),
+      });
+      for (const item of ['a', 'b', 'c']) batches.add(companyId, item);
+      await batches.settled();
+      assert.deepEqual(written, ['a', 'b', 'c']);
+      assert.deepEqual(heard, [
+        { phase: 'start', items: 3, written: 0 },
+        { phase: 'end', items: 3, written: 3 },
+      ]);
+    } finally {
+      diagnostics.unsubscribe('switchboard:call-path:batch-write', listener);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import diagnostics from 'node:diagnostics_channel';
 import type { QuietMoments } from './quiet-moments.js';
 
 // What the call path writes after its answers (docs/adr/0096-decisions-recorded-together.md,
@@ -7,6 +8,12 @@ import type { QuietMoments } from './quiet-moments.js';
 
 /** Items written together at most (an inbound call's batch names its calls in one notification's payload). */
 const BATCH_MAX = 100;
+
+/**
+ * Each batch's write, as it starts and as it ends (`{ phase: 'start' | 'end', companyId, items }`), for a profiler of the call
+ * path (the bench's split probe tells the answers a write ran beside); nothing is published without a subscriber.
+ */
+const BATCH_WRITES = diagnostics.channel('switchboard:call-path:batch-write');
 
 export interface BatchWriter<T> {
   /** Writes a batch of one company's items (in one unit of work, or one statement). */
@@ -56,6 +63,7 @@ export class CompanyBatches<T> {
     this.waiting.delete(companyId);
     if (!batch || batch.length === 0) return;
     const { writer } = this;
+    if (BATCH_WRITES.hasSubscribers) BATCH_WRITES.publish({ phase: 'start', companyId, items: batch.length });
     const written: Promise<void> = writer
       .write(batch)
       .catch(async (error: Error) => {
@@ -63,6 +71,7 @@ export class CompanyBatches<T> {
         for (const one of batch) await writer.write([one]).catch((again: Error) => writer.failed(one, again));
       })
       .finally(() => {
+        if (BATCH_WRITES.hasSubscribers) BATCH_WRITES.publish({ phase: 'end', companyId, items: batch.length });
         writer.done?.(batch);
         this.writing.delete(written);
       });
