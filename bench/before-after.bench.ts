@@ -96,8 +96,6 @@ export const agentThrough = (url: string, headers: Record<string, string>, name:
     if (res.status !== 200) throw new Error(`createAgent: ${res.status} ${await res.text()}`);
   });
 
-export { loginThrough };
-
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 

@@ -10,8 +10,9 @@ import type { QuietMoments } from './quiet-moments.js';
 const BATCH_MAX = 100;
 
 /**
- * Each batch's write, as it starts and as it ends (`{ phase: 'start' | 'end', companyId, items }`), for a profiler of the call
- * path (the bench's split probe tells the answers a write ran beside); nothing is published without a subscriber.
+ * Each batch's write, as it starts and as it ends (`{ phase: 'start' | 'end', companyId, items }`), for a profiler
+ * of the call path (the bench's split probe tells the answers a write ran beside); nothing is published without a
+ * subscriber.
  */
 const BATCH_WRITES = diagnostics.channel('switchboard:call-path:batch-write');
 
