@@ -23,9 +23,10 @@ export interface Metrics {
   callPathKept: { sizes: () => Record<string, number> };
 }
 
-export function createMetrics(): Metrics {
+/** `defaults`: the process's own metrics too (event-loop delay, GC, memory); a thread without an endpoint has none. */
+export function createMetrics(defaults = true): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  if (defaults) collectDefaultMetrics({ register: registry });
   const callPathKept = { sizes: (): Record<string, number> => ({}) };
   new Gauge({
     name: 'call_path_kept',
