@@ -134,30 +134,6 @@ describe('the call records thread', () => {
     assert.deepEqual(await allRecorded([next]), { calls: 1, started: 1 });
   });
 
-  it('with CALL_RECORDS=inline, writes them on the event loop, with no thread', async () => {
-    const inline = await startTestApp({ CALL_RECORDS: 'inline' });
-    try {
-      const records = inline.running.services.callRecords;
-      assert.ok(records instanceof LocalCallRecords, 'written where they are answered');
-      const own = await inline.providerAccount();
-      const [{ phone_no: called }] = await inline.sql<{ phone_no: string }>(
-        'SELECT phone_no FROM phone_numbers WHERE company_id = $1 ORDER BY id LIMIT 1',
-        [own.companyId],
-      );
-      const sid = newCallSid();
-      const response = await inboundCallback(inline.url, own, called, sid);
-      assert.equal(response.status, 200, await response.text());
-      await records.settled();
-      const [{ calls }] = await inline.sql<{ calls: number }>(
-        'SELECT count(*)::int AS calls FROM calls WHERE provider_call_id = $1 AND decided_by IS NOT NULL',
-        [sid],
-      );
-      assert.equal(calls, 1);
-    } finally {
-      await inline.close();
-    }
-  });
-
   it('writes the records handed over before a stop, before the service stops', async () => {
     await idle();
     const sids = await Promise.all(Array.from({ length: 10 }, () => inbound()));
@@ -179,6 +155,29 @@ describe('the call records thread', () => {
       assert.deepEqual(row, { calls: 10, started: 10 });
     } finally {
       await client.end();
+    }
+  });
+  it('with CALL_RECORDS=inline, writes them on the event loop, with no thread', async () => {
+    const inline = await startTestApp({ CALL_RECORDS: 'inline' });
+    try {
+      const records = inline.running.services.callRecords;
+      assert.ok(records instanceof LocalCallRecords, 'written where they are answered');
+      const own = await inline.providerAccount();
+      const [{ phone_no: called }] = await inline.sql<{ phone_no: string }>(
+        'SELECT phone_no FROM phone_numbers WHERE company_id = $1 ORDER BY id LIMIT 1',
+        [own.companyId],
+      );
+      const sid = newCallSid();
+      const response = await inboundCallback(inline.url, own, called, sid);
+      assert.equal(response.status, 200, await response.text());
+      await records.settled();
+      const [{ calls }] = await inline.sql<{ calls: number }>(
+        'SELECT count(*)::int AS calls FROM calls WHERE provider_call_id = $1 AND decided_by IS NOT NULL',
+        [sid],
+      );
+      assert.equal(calls, 1);
+    } finally {
+      await inline.close();
     }
   });
 });

@@ -6,14 +6,14 @@ import type { CallRecords, DecisionRecord, TurnRecord } from '../services/calls/
 
 // The call path's records written on a thread of their own (docs/adr/0111-call-records-on-a-thread-of-their-own.md):
 // the event loop that answers the provider hands each record over as a message, and the thread (records-thread.main.ts,
-// started with the API process, and again at the next record after it failed) writes them, a company's together, with its own entities and a small pool. What the
-// writes cost in CPU (the unit of work, the statements' serialization, their garbage) no longer runs between the steps
-// of the answers in flight.
+// started with the API process, and again at the next record after it failed) writes them, a company's together, with
+// its own entities and two connections. What the writes cost in CPU (the unit of work, the statements' serialization,
+// their garbage) no longer runs between the steps of the answers in flight.
 //
 // A record is the API's until the thread says it is written. A thread that stops without being asked (it failed) is
-// replaced and handed every record it had not written: writing one twice changes nothing (services/calls/
-// record-writer.ts). After THREAD_FAILURES_MAX failures in a row with nothing written, its records are given up, each
-// logged, as the writer gives up one that fails alone.
+// replaced and handed every record it had not written: writing one twice changes nothing
+// (services/calls/record-writer.ts). After THREAD_FAILURES_MAX failures in a row with nothing written, its records are
+// given up, each logged, as the writer gives up one that fails alone.
 
 const THREAD_FAILURES_MAX = 3;
 
