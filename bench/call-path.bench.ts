@@ -44,6 +44,8 @@ const TURN = 50;
 /** Who takes the turns: Switchboard as deployed, the floor, and Switchboard but for one choice each (ADR 0111). */
 const TAKERS = ['api', 'floor', 'inline', 'sameNice'] as const;
 type Taker = (typeof TAKERS)[number];
+/** The calls Switchboard has answered before the turns (the check, a second at RATE, a run at RATE, SEQUENTIAL). */
+const WARM_CALLS = 1 + RATE * (1 + SECONDS) + SEQUENTIAL;
 /** Longer than the call path puts its records off (services/calls/quiet-moments.ts): a run's CPU includes them. */
 const RECORDS_WRITTEN_MS = 300;
 /** A call that adds this much or more is over the goal's p99: the split says how many a collection overlapped. */
@@ -362,7 +364,8 @@ export async function callPathBench(): Promise<void> {
     // One at a time again, Switchboard and the floor taking turns of TURN calls, the order rotated every round: the
     // machine's pace drifts over a run, and this way it weighs on each alike. The goal's verdict. Beside them, the
     // same Switchboard but for one choice of docs/adr/0111 each: its records written on its event loop, and its
-    // records thread at the priority of its answers. Each is warmed first: its records written once, 200 calls.
+    // records thread at the priority of its answers. Each is warmed first as much as Switchboard was by the runs above
+    // (its records written once, then as many calls: WARM_CALLS), so that none is ahead by its compiled code.
     const urls = { api: target, floor: floorUrl } as Record<Taker, string>;
     for (const [who, process_] of Object.entries(variants) as Array<[Taker, typeof api]>) {
       urls[who] = `${process_.url}/api/telco/voice/inbound`;
@@ -373,7 +376,7 @@ export async function callPathBench(): Promise<void> {
         30_000,
         `${who}'s first call recorded`,
       );
-      for (let i = 0; i < 200; i++) await inbound(urls[who]);
+      for (let i = 0; i < WARM_CALLS; i++) await inbound(urls[who]);
     }
     const turnsOf = Object.fromEntries(TAKERS.map((who) => [who, [] as number[]])) as Record<Taker, number[]>;
     for (let round = 0; round < TURNS; round++) {
