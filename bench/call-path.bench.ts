@@ -44,6 +44,12 @@ const TURN = 50;
 /** Who takes the turns: Switchboard as deployed, the floor, and Switchboard but for one choice each (ADR 0111). */
 const TAKERS = ['api', 'floor', 'inline', 'sameNice'] as const;
 type Taker = (typeof TAKERS)[number];
+const TAKER_NAMES: Record<Taker, string> = {
+  api: 'Switchboard',
+  floor: 'the floor',
+  inline: 'Switchboard, records inline',
+  sameNice: "Switchboard, records thread at the answers' priority",
+};
 /** The calls Switchboard has answered before the turns (the check, a second at RATE, a run at RATE, SEQUENTIAL). */
 const WARM_CALLS = 1 + RATE * (1 + SECONDS) + SEQUENTIAL;
 /** Longer than the call path puts its records off (services/calls/quiet-moments.ts): a run's CPU includes them. */
@@ -378,21 +384,31 @@ export async function callPathBench(): Promise<void> {
       );
       for (let i = 0; i < WARM_CALLS; i++) await inbound(urls[who]);
     }
-    const turnsOf = Object.fromEntries(TAKERS.map((who) => [who, [] as number[]])) as Record<Taker, number[]>;
+    // Each turn: TURN calls one at a time, then a second of calls at RATE (kept apart).
+    const empty = () => Object.fromEntries(TAKERS.map((who) => [who, [] as number[]])) as Record<Taker, number[]>;
+    const turnsOf = empty();
+    const rateTurnsOf = empty();
     for (let round = 0; round < TURNS; round++) {
       for (const who of [...TAKERS.slice(round % TAKERS.length), ...TAKERS.slice(0, round % TAKERS.length)]) {
         const sids: string[] = [];
         for (let i = 0; i < TURN; i++) sids.push((await inbound(urls[who])).sid);
         turnsOf[who].push(...addedOf(sids));
+        const atRate: string[] = [];
+        await openLoop(RATE, 1, () => inbound(urls[who]).then(({ sid }) => void atRate.push(sid)));
+        rateTurnsOf[who].push(...addedOf(atRate));
       }
     }
-    const inTurns = Object.fromEntries(TAKERS.map((who) => [who, stats(turnsOf[who])])) as Record<
-      Taker,
-      ReturnType<typeof stats>
-    >;
-    out(
-      `one at a time, in turns: ${TAKERS.map((who) => `${who} adds p50 ${inTurns[who].p50} ms, p99 ${inTurns[who].p99} ms`).join('; ')}`,
-    );
+    const statsOf = (added: Record<Taker, number[]>) =>
+      Object.fromEntries(TAKERS.map((who) => [who, stats(added[who])])) as Record<Taker, ReturnType<typeof stats>>;
+    const inTurns = statsOf(turnsOf);
+    const atRateInTurns = statsOf(rateTurnsOf);
+    for (const [how, of] of [
+      ['one at a time', inTurns],
+      [`at ${RATE}/s`, atRateInTurns],
+    ] as const)
+      out(
+        `${how}, in turns: ${TAKERS.map((who) => `${who} adds p50 ${of[who].p50} ms, p99 ${of[who].p99} ms`).join('; ')}`,
+      );
     const cpu: Record<string, { api: number; postgres: number; floor: number }> = {
       atRate: cpuAtRate,
       oneByOne: cpuOneByOne,
@@ -517,6 +533,7 @@ export async function callPathBench(): Promise<void> {
           healthy,
           sequential,
           inTurns,
+          atRateInTurns,
           spans: { api: spans, floor: floorSpans },
           hanging,
           cpu,
@@ -568,6 +585,9 @@ export async function callPathBench(): Promise<void> {
           "Switchboard with its records thread at its answers' priority (WORKER_NICE=0), the same turns",
           inTurns.sameNice,
           '',
+        ),
+        ...TAKERS.map((who) =>
+          row(`${TAKER_NAMES[who]}, a second at ${RATE} a second after each of its turns`, atRateInTurns[who], ''),
         ),
         row(`answering, ${SEQUENTIAL} calls one at a time (the split below): what Switchboard adds`, sequential, ''),
         row(`the floor, ${SEQUENTIAL} calls one at a time: what it adds`, floor.sequential, ''),
