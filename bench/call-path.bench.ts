@@ -42,11 +42,12 @@ const SEQUENTIAL = 500;
 const TURNS = 20;
 const TURN = 50;
 /** Who takes the turns: Switchboard as deployed, the floor, and Switchboard but for one choice each (ADR 0111). */
-const TAKERS = ['api', 'floor', 'inline', 'sameNice'] as const;
+const TAKERS = ['api', 'floor', 'thread', 'inline', 'sameNice'] as const;
 type Taker = (typeof TAKERS)[number];
 const TAKER_NAMES: Record<Taker, string> = {
   api: 'Switchboard',
   floor: 'the floor',
+  thread: 'Switchboard, a second process without the probe',
   inline: 'Switchboard, records inline',
   sameNice: "Switchboard, records thread at the answers' priority",
 };
@@ -137,6 +138,7 @@ export async function callPathBench(): Promise<void> {
   // The same Switchboard but for one choice each, for the turns below (docs/adr/0111).
   const asApi = { NODE_ENV: 'production', SEED_DEMO: 'false', LOG_LEVEL: 'error', PROCESS_ROLE: 'api' };
   const variants = {
+    thread: await startWorker(app, asApi),
     inline: await startWorker(app, { ...asApi, CALL_RECORDS: 'inline' }),
     sameNice: await startWorker(app, { ...asApi, WORKER_NICE: '0' }),
   };
@@ -560,8 +562,9 @@ export async function callPathBench(): Promise<void> {
         "standardwebhooks, and one tool call's result to be the endpoint's. The floor is the least a Node.js process",
         "can do in Switchboard's place on this machine (bench/bare-proxy.ts: the form read, the endpoint asked over a",
         'kept-alive connection, its body answered; nothing checked, signed or kept), measured the same two ways.',
-        'Two more API processes, idle but in the turns, are Switchboard but for one choice each (docs/adr/0111): its',
-        "records written on its event loop (CALL_RECORDS=inline), and its records thread at its answers' priority.",
+        'Three more API processes, idle but in the turns and warmed as much, are Switchboard as deployed without the',
+        "split's probe, and Switchboard but for one choice each (docs/adr/0111): its records written on its event loop",
+        "(CALL_RECORDS=inline), and its records thread at its answers' priority.",
         "Idle between calls at the slower rate, both wake from sleep for each message: the floor's own p50 is higher",
         'there than one at a time.',
         '',
@@ -576,6 +579,7 @@ export async function callPathBench(): Promise<void> {
           `p50 under 1 ms, p99 under 5 ms: ${met(goals.sequential)}`,
         ),
         row(`the floor, the same turns: what it adds`, inTurns.floor, ''),
+        row('Switchboard, a second process without the probe, the same turns', inTurns.thread, ''),
         row(
           'Switchboard with its records written on its event loop (CALL_RECORDS=inline), the same turns',
           inTurns.inline,
