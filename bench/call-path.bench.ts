@@ -39,20 +39,8 @@ const CALLER = '+14155550177';
 /** Calls of the one-at-a-time run. */
 const SEQUENTIAL = 500;
 /** One at a time in turns with the floor: the rounds, each a turn of each, and the calls of a turn. */
-const TURNS = 20;
+const TURNS = 10;
 const TURN = 50;
-/** Who takes the turns: Switchboard as deployed, the floor, and Switchboard but for one choice each (ADR 0111). */
-const TAKERS = ['api', 'floor', 'thread', 'inline', 'sameNice'] as const;
-type Taker = (typeof TAKERS)[number];
-const TAKER_NAMES: Record<Taker, string> = {
-  api: 'Switchboard',
-  floor: 'the floor',
-  thread: 'Switchboard, a second process without the probe',
-  inline: 'Switchboard, records inline',
-  sameNice: "Switchboard, records thread at the answers' priority",
-};
-/** The calls Switchboard has answered before the turns (the check, a second at RATE, a run at RATE, SEQUENTIAL). */
-const WARM_CALLS = 1 + RATE * (1 + SECONDS) + SEQUENTIAL;
 /** Longer than the call path puts its records off (services/calls/quiet-moments.ts): a run's CPU includes them. */
 const RECORDS_WRITTEN_MS = 300;
 /** A call that adds this much or more is over the goal's p99: the split says how many a collection overlapped. */
@@ -135,13 +123,6 @@ export async function callPathBench(): Promise<void> {
     },
     probe,
   );
-  // The same Switchboard but for one choice each, for the turns below (docs/adr/0111).
-  const asApi = { NODE_ENV: 'production', SEED_DEMO: 'false', LOG_LEVEL: 'error', PROCESS_ROLE: 'api' };
-  const variants = {
-    thread: await startWorker(app, asApi),
-    inline: await startWorker(app, { ...asApi, CALL_RECORDS: 'inline' }),
-    sameNice: await startWorker(app, { ...asApi, WORKER_NICE: '0' }),
-  };
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const bare = fork(path.resolve('dist/bench/bare-proxy.js'), [endpoint.url], {
     execArgv: probe,
@@ -319,13 +300,6 @@ export async function callPathBench(): Promise<void> {
       endpoint.bodies[0].headers as Record<string, string>,
     );
 
-    // Warm, as a process that has answered calls is: its records written once (the first starts the records thread).
-    await eventually(
-      async () =>
-        (await app.sql('SELECT 1 FROM calls WHERE provider_call_id = $1', [first.sid])).length > 0 || undefined,
-      30_000,
-      'the first call recorded',
-    );
     await openLoop(RATE, 1, () => inbound().then(() => undefined));
     totals.clear();
     let answered!: Awaited<ReturnType<typeof openLoop>>;
@@ -369,48 +343,21 @@ export async function callPathBench(): Promise<void> {
     });
     const floor = { atRate: floorAtRate, sequential: floorSpans.added };
 
-    // One at a time again, Switchboard and the floor taking turns of TURN calls, the order rotated every round: the
-    // machine's pace drifts over a run, and this way it weighs on each alike. The goal's verdict. Beside them, the
-    // same Switchboard but for one choice of docs/adr/0111 each: its records written on its event loop, and its
-    // records thread at the priority of its answers. Each is warmed first as much as Switchboard was by the runs above
-    // (its records written once, then as many calls: WARM_CALLS), so that none is ahead by its compiled code.
-    const urls = { api: target, floor: floorUrl } as Record<Taker, string>;
-    for (const [who, process_] of Object.entries(variants) as Array<[Taker, typeof api]>) {
-      urls[who] = `${process_.url}/api/telco/voice/inbound`;
-      const warm = await inbound(urls[who]);
-      await eventually(
-        async () =>
-          (await app.sql('SELECT 1 FROM calls WHERE provider_call_id = $1', [warm.sid])).length > 0 || undefined,
-        30_000,
-        `${who}'s first call recorded`,
-      );
-      for (let i = 0; i < WARM_CALLS; i++) await inbound(urls[who]);
-    }
-    // Each turn: TURN calls one at a time, then a second of calls at RATE (kept apart).
-    const empty = () => Object.fromEntries(TAKERS.map((who) => [who, [] as number[]])) as Record<Taker, number[]>;
-    const turnsOf = empty();
-    const rateTurnsOf = empty();
+    // One at a time again, Switchboard and the floor taking turns of TURN calls, the order reversed every other
+    // round: the machine's pace drifts over a run, and this way it weighs on both alike. The goal's verdict.
+    const turnsOf = { api: [] as number[], floor: [] as number[] };
     for (let round = 0; round < TURNS; round++) {
-      for (const who of [...TAKERS.slice(round % TAKERS.length), ...TAKERS.slice(0, round % TAKERS.length)]) {
+      for (const who of round % 2 === 0 ? (['api', 'floor'] as const) : (['floor', 'api'] as const)) {
         const sids: string[] = [];
-        for (let i = 0; i < TURN; i++) sids.push((await inbound(urls[who])).sid);
+        for (let i = 0; i < TURN; i++) sids.push((await inbound(who === 'api' ? target : floorUrl)).sid);
         turnsOf[who].push(...addedOf(sids));
-        const atRate: string[] = [];
-        await openLoop(RATE, 1, () => inbound(urls[who]).then(({ sid }) => void atRate.push(sid)));
-        rateTurnsOf[who].push(...addedOf(atRate));
       }
     }
-    const statsOf = (added: Record<Taker, number[]>) =>
-      Object.fromEntries(TAKERS.map((who) => [who, stats(added[who])])) as Record<Taker, ReturnType<typeof stats>>;
-    const inTurns = statsOf(turnsOf);
-    const atRateInTurns = statsOf(rateTurnsOf);
-    for (const [how, of] of [
-      ['one at a time', inTurns],
-      [`at ${RATE}/s`, atRateInTurns],
-    ] as const)
-      out(
-        `${how}, in turns: ${TAKERS.map((who) => `${who} adds p50 ${of[who].p50} ms, p99 ${of[who].p99} ms`).join('; ')}`,
-      );
+    const inTurns = { api: stats(turnsOf.api), floor: stats(turnsOf.floor) };
+    out(
+      `one at a time, in turns with the floor: Switchboard adds p50 ${inTurns.api.p50} ms, p99 ${inTurns.api.p99} ms; ` +
+        `the floor p50 ${inTurns.floor.p50} ms, p99 ${inTurns.floor.p99} ms`,
+    );
     const cpu: Record<string, { api: number; postgres: number; floor: number }> = {
       atRate: cpuAtRate,
       oneByOne: cpuOneByOne,
@@ -535,7 +482,6 @@ export async function callPathBench(): Promise<void> {
           healthy,
           sequential,
           inTurns,
-          atRateInTurns,
           spans: { api: spans, floor: floorSpans },
           hanging,
           cpu,
@@ -562,9 +508,6 @@ export async function callPathBench(): Promise<void> {
         "standardwebhooks, and one tool call's result to be the endpoint's. The floor is the least a Node.js process",
         "can do in Switchboard's place on this machine (bench/bare-proxy.ts: the form read, the endpoint asked over a",
         'kept-alive connection, its body answered; nothing checked, signed or kept), measured the same two ways.',
-        'Three more API processes, idle but in the turns and warmed as much, are Switchboard as deployed without the',
-        "split's probe, and Switchboard but for one choice each (docs/adr/0111): its records written on its event loop",
-        "(CALL_RECORDS=inline), and its records thread at its answers' priority.",
         "Idle between calls at the slower rate, both wake from sleep for each message: the floor's own p50 is higher",
         'there than one at a time.',
         '',
@@ -579,20 +522,6 @@ export async function callPathBench(): Promise<void> {
           `p50 under 1 ms, p99 under 5 ms: ${met(goals.sequential)}`,
         ),
         row(`the floor, the same turns: what it adds`, inTurns.floor, ''),
-        row('Switchboard, a second process without the probe, the same turns', inTurns.thread, ''),
-        row(
-          'Switchboard with its records written on its event loop (CALL_RECORDS=inline), the same turns',
-          inTurns.inline,
-          '',
-        ),
-        row(
-          "Switchboard with its records thread at its answers' priority (WORKER_NICE=0), the same turns",
-          inTurns.sameNice,
-          '',
-        ),
-        ...TAKERS.map((who) =>
-          row(`${TAKER_NAMES[who]}, a second at ${RATE} a second after each of its turns`, atRateInTurns[who], ''),
-        ),
         row(`answering, ${SEQUENTIAL} calls one at a time (the split below): what Switchboard adds`, sequential, ''),
         row(`the floor, ${SEQUENTIAL} calls one at a time: what it adds`, floor.sequential, ''),
         row(
@@ -685,7 +614,6 @@ export async function callPathBench(): Promise<void> {
     bare.kill();
     agent.destroy();
     api.kill('SIGTERM');
-    for (const variant of Object.values(variants)) variant.kill('SIGTERM');
     await endpoint.close();
     await app.close();
   }

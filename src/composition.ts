@@ -51,8 +51,6 @@ import { ConfigCache } from './db/config-cache.js';
 import { ContactDirectory } from './db/contact-directory.js';
 import { RecentDecisions } from './db/recent-decisions.js';
 import { QuietMoments } from './services/calls/quiet-moments.js';
-import { type CallRecords, LocalCallRecords } from './services/calls/call-records.js';
-import { CallRecordWriter } from './services/calls/record-writer.js';
 import { callReads } from './repositories/call-reads.repository.js';
 import { CallPathStatsService } from './decisions/call-path-stats.service.js';
 import { EndpointAuth } from './webhooks/engine/endpoint-auth.js';
@@ -109,8 +107,6 @@ export interface Services {
   /** Tools for AI agents, run by the company's endpoints during calls (decisions/). */
   agentTools: AgentToolService;
   toolCalls: ToolCallService;
-  /** Where the call path's records go once answered: written here, or on the records thread (docs/adr/0111). */
-  callRecords: CallRecords;
   analyses: CallAnalysisService;
   transcripts: CallTranscriptService;
   contacts: ContactService;
@@ -125,10 +121,7 @@ export interface Services {
   limits: ApiLimits;
 }
 
-/**
- * `telcoBaseUrl`: the provider (TELCO_BASE_URL) or the in-process simulator. `records`: where the call path's records
- * go (the records thread, platform/records-thread.ts); without it they are written on this event loop.
- */
+/** `telcoBaseUrl`: the provider (TELCO_BASE_URL) or the in-process simulator. */
 export function createServices(
   config: Config,
   log: Logger,
@@ -136,7 +129,6 @@ export function createServices(
   telcoBaseUrl: string,
   infra: Omit<Infrastructure, 'source' | 'sinks'>,
   clock: () => Date = () => new Date(),
-  records?: CallRecords,
 ): Services {
   const box = new SecretBox(config.appKey);
   const ids = new IdCodec(config.appKey);
@@ -204,17 +196,8 @@ export function createServices(
       callReads.recentlyDecided(contexts.forMaintenance('calls decided lately').readOnly(), since, limit),
     ),
   };
-  // The records of decisions and tool calls, written here, wait for a moment when no call is being answered (ADR 0096).
+  // The records of decisions and tool calls wait for a moment when no call is being answered (ADR 0096).
   const quietMoments = new QuietMoments();
-  const transcripts = new CallTranscriptService(live, ids, clock);
-  const callRecords =
-    records ??
-    new LocalCallRecords(
-      new CallRecordWriter(contacts, transcripts),
-      (record, reason) => contexts.forSystem(record.company.id, reason, record.requestId, record.company),
-      quietMoments,
-      log,
-    );
   configCache.watch(callPathMemory.contacts);
   configCache.watch(callPathMemory.decided);
   metrics.callPathKept.sizes = () => ({
@@ -231,20 +214,23 @@ export function createServices(
   );
   const agentTools = new AgentToolService(ids, box, caller, { destinations: config.webhookDestinations }, configCache);
   const inboundCalls = new InboundCallService(
+    contacts,
     {
       endpointFor: (ctx, companyId, called) => decisionEndpoints.endpointFor(ctx, companyId, called),
       decide: (endpoint, call, startedAt) =>
         decisionEndpoints.decideInbound(endpoint as DecidingSnapshot, call, startedAt),
     },
     callPathMemory,
-    callRecords,
     quietMoments,
+    log,
     clock,
   );
+  const transcripts = new CallTranscriptService(live, ids, clock);
   const toolCalls = new ToolCallService(
+    transcripts,
     (ctx, call, startedAt) => agentTools.call(ctx, call, startedAt),
-    callRecords,
     quietMoments,
+    log,
   );
   const telcoClient = new TelcoClient(telcoBaseUrl, config.telcoTimeoutMs);
   const purposeTokens = new PurposeTokens(config.jwtSecret);
@@ -299,7 +285,6 @@ export function createServices(
     inboundCalls,
     agentTools,
     toolCalls,
-    callRecords,
     analyses,
     transcripts,
     phoneNumbers: new PhoneNumberService(ids),

@@ -13,16 +13,7 @@ const SRC = 'src';
 /** Each part of src/ and its layer: a file may import its own layer or a lower one. */
 const LAYERS: Array<[number, string[]]> = [
   [9, ['main.ts', 'generate.ts', 'create-migration.ts', 'seed/cli.ts', 'limits/cli.ts', 'listen/cli.ts', 'contract/']],
-  [
-    8,
-    [
-      'platform/runtime.ts',
-      'platform/generated.ts',
-      'platform/gc-threads.ts',
-      'platform/records-thread.ts',
-      'platform/records-thread.main.ts',
-    ],
-  ],
+  [8, ['platform/runtime.ts', 'platform/generated.ts', 'platform/gc-threads.ts']],
   [7, ['platform/app.ts', 'seed/']],
   [6, ['http/', 'graphql/', 'rest/', 'jobs/', 'web/']],
   [5, ['resolvers/']],

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { toBase64Id } from '../src/kernel/ids.js';
-import { inboundCallback, newCallSid, postCallback } from './helpers/callbacks.js';
+import { postCallback } from './helpers/callbacks.js';
 import { adminQuery, databaseUrl, startTestApp, type TestApp } from './helpers/app.js';
 import { closedPort, eventually, Receiver, type Received } from './helpers/receiver.js';
 
@@ -24,10 +25,15 @@ let endpoint: Receiver;
 let endpointId: string;
 let toolId: string;
 
-const callSid = newCallSid;
+const callSid = () => `CA${randomBytes(16).toString('hex')}`;
 
 async function inbound(sid = callSid()): Promise<string> {
-  const response = await inboundCallback(app.url, account, number, sid);
+  const response = await postCallback(app.url, account.authToken, '/api/telco/voice/inbound', {
+    AccountSid: account.sid,
+    CallSid: sid,
+    From: '+14155550177',
+    To: number,
+  });
   assert.equal(response.status, 200, await response.text());
   return sid;
 }

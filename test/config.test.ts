@@ -33,8 +33,6 @@ describe('configuration', () => {
     assert.equal(config.workerNice, 10);
     assert.equal(config.gcThreads, 'main');
     assert.equal(loadConfig({ ...base, GC_THREADS: 'parallel' }).gcThreads, 'parallel');
-    assert.equal(config.callRecords, 'thread');
-    assert.equal(loadConfig({ ...base, CALL_RECORDS: 'inline' }).callRecords, 'inline');
     assert.equal(config.webhookStreamWindowMs, 20);
     assert.equal(loadConfig({ ...base, WEBHOOK_STREAM_WINDOW: '0' }).webhookStreamWindowMs, 0);
     assert.equal(loadConfig({ ...base, WEBHOOK_STREAM_WINDOW: '5ms' }).webhookStreamWindowMs, 5);
@@ -63,7 +61,6 @@ describe('configuration', () => {
       [{ WEBHOOK_WORKER_SOCKETS: 'many' }, /WEBHOOK_WORKER_SOCKETS/],
       [{ WORKER_NICE: '20' }, /WORKER_NICE/],
       [{ GC_THREADS: 'both' }, /GC_THREADS must be one of main, parallel \(got "both"\)/],
-      [{ CALL_RECORDS: 'later' }, /CALL_RECORDS must be one of thread, inline \(got "later"\)/],
       [{ WEBHOOK_STREAM_WINDOW: '2s' }, /WEBHOOK_STREAM_WINDOW must be from 0ms to 1s \(got "2s"\)/],
       [{ WEBHOOK_STREAM_WINDOW: 'soon' }, /WEBHOOK_STREAM_WINDOW/],
       [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],

@@ -65,8 +65,6 @@ export interface Config {
   callPathStatsEveryMs: number;
   /** CALL_PATH_CONTACTS: contacts an API process keeps in memory for the callers decisions name (0: none). */
   callPathContacts: number;
-  /** CALL_RECORDS: where an API process writes the call path's records, on a thread of their own or on its event loop. */
-  callRecords: 'thread' | 'inline';
   webhookEndpointConcurrency: number;
   /** The ceiling the adaptive concurrency of one endpoint grows to. */
   webhookEndpointConcurrencyMax: number;
@@ -334,7 +332,6 @@ export function loadConfig(env: Env = process.env): Config {
     callPathStats: read(() => bool(env, 'CALL_PATH_STATS', true), true),
     callPathStatsEveryMs: read(() => duration(env, 'CALL_PATH_STATS_EVERY', '5s', 50, 60_000), 5000),
     callPathContacts: read(() => integer(env, 'CALL_PATH_CONTACTS', 200_000, 0, 10_000_000), 200_000),
-    callRecords: read(() => oneOf(env, 'CALL_RECORDS', ['thread', 'inline'] as const, 'thread'), 'thread'),
     webhookEndpointConcurrency: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100), 4),
     webhookEndpointConcurrencyMax: read(() => integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY_MAX', 64, 1, 1000), 64),
     webhookSettleHoldMs: read(() => integer(env, 'WEBHOOK_SETTLE_HOLD_MS', 3, 0, 1000), 3),

@@ -23,10 +23,9 @@ export interface Metrics {
   callPathKept: { sizes: () => Record<string, number> };
 }
 
-/** `defaults`: the process's own metrics too (event-loop delay, GC, memory); a thread without an endpoint has none. */
-export function createMetrics(defaults = true): Metrics {
+export function createMetrics(): Metrics {
   const registry = new Registry();
-  if (defaults) collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({ register: registry });
   const callPathKept = { sizes: (): Record<string, number> => ({}) };
   new Gauge({
     name: 'call_path_kept',

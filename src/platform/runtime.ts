@@ -29,7 +29,6 @@ import { Leadership } from '../db/leadership.js';
 import { VERSION } from '../config/version.js';
 import { documentExtras } from './generated.js';
 import { startTracing, stopTracing } from '../observability/tracing.js';
-import { RecordsThread } from './records-thread.js';
 
 // Boot and shutdown, in order: database, migrations, demo data, jobs, HTTP;
 // stopping reverses it (HTTP drains first, embedded PostgreSQL stops last).
@@ -158,17 +157,6 @@ export async function startService(
     cleanups.push(['entities', () => orm.close(true)]);
     const entities = (host: StatementHost) => entityManagerOn(orm, host);
     const metrics = createMetrics();
-    // An API process writes the call path's records on a thread of its own (docs/adr/0111), started once it listens;
-    // it stops after HTTP has drained and they are written.
-    let records: RecordsThread | undefined;
-    if (config.role !== 'worker' && config.callRecords === 'thread') {
-      const url = databaseUrl;
-      records = new RecordsThread(
-        () => ({ config, databaseUrl: url, clockOffsetMs: clock().getTime() - Date.now() }),
-        log,
-      );
-      cleanups.push(['call records thread', () => records!.stop()]);
-    }
     const services = createServices(
       config,
       log,
@@ -176,7 +164,6 @@ export async function startService(
       telcoBaseUrl,
       { writer, autonomous, notifier, reader, engine, entities },
       clock,
-      records,
     );
     usePasswordCost(config.nodeEnv === 'test' ? 'fast' : 'standard');
     step();
@@ -271,10 +258,9 @@ export async function startService(
         await drainHttpServer(server);
         await apollo?.stop();
         // Inbound calls answered before the drain are recorded, and tool calls' turns written, before the database goes.
-        await services.callRecords.settled();
+        await Promise.all([services.inboundCalls.settled(), services.toolCalls.settled()]);
       },
     ]);
-    records?.start();
     const address = server.address() as AddressInfo | null;
     const host = config.host === '0.0.0.0' ? 'localhost' : config.host;
     const url = address ? `http://${host}:${address.port}` : '';

@@ -1,8 +1,10 @@
-import type { CompanyScope, RequestContext } from '../context/request-context.js';
+import type { RequestContext } from '../context/request-context.js';
 import type { CallDecision, DecidingEndpoint, InboundCallFacts } from '../kernel/call-decision.js';
 import { NotFoundError } from '../kernel/errors.js';
+import type { Logger } from '../observability/logger.js';
 import type { InboundCallArrived } from '../telco/callbacks.js';
-import type { CallRecords } from './calls/call-records.js';
+import type { ContactService } from './contact.service.js';
+import { DecisionRecords } from './calls/decision-records.js';
 import type { QuietMoments } from './calls/quiet-moments.js';
 import { callReads } from '../repositories/call-reads.repository.js';
 import { contactRepository } from '../repositories/contact.repository.js';
@@ -18,10 +20,10 @@ import { decisionOf } from './calls/records.js';
 // (docs/adr/0095-call-facts-in-memory.md), the endpoint is asked (or its
 // fallback decides, or without one the number's own agent answers), and the
 // provider gets its instruction at once. The call is recorded with its
-// decision after, off the caller's path (calls/call-records.ts, on a thread of
-// its own: docs/adr/0111; call.started carries it): nothing is held open while
-// the endpoint is asked, and no commit is waited for before the caller hears
-// anything.
+// decision after, off the caller's path, with the others answered meanwhile
+// (calls/decision-records.ts; call.started carries it): nothing is held open
+// while the endpoint is asked, and no commit is waited for before the caller
+// hears anything.
 
 /** The company's decision module, wired in the composition root. */
 export interface DecisionPorts {
@@ -39,25 +41,31 @@ export interface CallPathMemory {
 }
 
 export class InboundCallService {
-  /** Decisions answered and not recorded yet, by call sid: a repeat of the call is answered from here. */
-  private readonly unrecorded = new Map<string, CallDecision>();
+  private readonly records: DecisionRecords;
 
   constructor(
+    contacts: ContactService,
     private readonly decisions: DecisionPorts,
     private readonly memory: CallPathMemory,
-    private readonly records: CallRecords,
     private readonly quiet: QuietMoments,
-    private readonly clock: () => Date = () => new Date(),
-  ) {}
+    log: Logger,
+    clock: () => Date = () => new Date(),
+  ) {
+    this.records = new DecisionRecords(contacts, quiet, log, clock);
+  }
 
   /** The call's decision (the one already made, when the provider asks again). `startedAt`: performance.now() at arrival. */
   inboundCall(ctx: RequestContext, call: InboundCallArrived, startedAt: number): Promise<CallDecision> {
     return this.quiet.during(() => this.decided(ctx, call, startedAt));
   }
 
+  /** Resolves once every decision already answered is recorded (at shutdown, after HTTP has drained). */
+  async settled(): Promise<void> {
+    await this.records.settled();
+  }
+
   private async decided(ctx: RequestContext, call: InboundCallArrived, startedAt: number): Promise<CallDecision> {
-    const company = await ctx.company();
-    const companyId = company.id;
+    const companyId = await ctx.companyId();
     const [number, contact, endpoint] = await Promise.all([
       this.memory.config.get(`number:${companyId}:${call.to}`, async () => {
         const facts = await callReads.numberFacts(ctx, call.to);
@@ -72,7 +80,7 @@ export class InboundCallService {
     if (!number) throw new NotFoundError('Company');
     // The provider asks again: the decision already made, answered here and not recorded yet, or recorded (the
     // database is asked only when the calls decided lately cannot tell).
-    const answered = this.unrecorded.get(call.callSid);
+    const answered = this.records.answered(call.callSid);
     if (answered) return answered;
     if (this.memory.decided.decided(call.callSid) !== false) {
       const made = await callRepository.byProviderId(ctx, call.callSid);
@@ -103,16 +111,7 @@ export class InboundCallService {
           latencyMs: null,
         };
     this.memory.decided.add(call.callSid);
-    this.record(ctx, company, call, decision);
+    this.records.add(ctx, companyId, call, decision);
     return decision;
-  }
-
-  /** Records the call with its decision soon; until then a repeat of the call is answered from memory. */
-  private record(ctx: RequestContext, company: CompanyScope, call: InboundCallArrived, decision: CallDecision): void {
-    const { callSid } = call;
-    if (this.unrecorded.has(callSid)) return;
-    this.unrecorded.set(callSid, decision);
-    const recorded = this.records.decision({ company, requestId: ctx.requestId, call, decision, at: this.clock() });
-    void recorded.then(() => this.unrecorded.delete(callSid));
   }
 }

@@ -2,10 +2,12 @@ import type { RequestContext } from '../context/request-context.js';
 import type { ToolCallFacts, ToolResult } from '../kernel/call-decision.js';
 import { TURN_TEXT_MAX } from '../kernel/call-rules.js';
 import { NotFoundError } from '../kernel/errors.js';
+import type { Logger } from '../observability/logger.js';
 import type { ToolCalled } from '../telco/callbacks.js';
+import type { CallTranscriptService, CallTurnWritten } from './call-transcript.service.js';
 import { callReads } from '../repositories/call-reads.repository.js';
-import type { CallRecords } from './calls/call-records.js';
 import type { QuietMoments } from './calls/quiet-moments.js';
+import { CompanyBatches } from './calls/company-batches.js';
 
 // An AI agent calls one of its tools during a call (docs/adr/0069-tools-for-ai-agents.md):
 // the call and its agent are found, the tool is run (its endpoint asked, or its
@@ -24,21 +26,37 @@ const CALLS_KEPT = 10_000;
 export class ToolCallService {
   /** Calls by provider sid: their id and agent, once they have one. */
   private readonly calls = new Map<string, { id: number; agentId: number }>();
+  /** The turns answered and not yet written, by company: those of a company in one statement (calls/company-batches.ts). */
+  private readonly turns: CompanyBatches<{ ctx: RequestContext; callSid: string; turn: CallTurnWritten }>;
 
   constructor(
+    transcripts: CallTranscriptService,
     private readonly run: RunTool,
-    /** Where the turns go once answered: a company's together (calls/call-records.ts). */
-    private readonly records: CallRecords,
     private readonly quiet: QuietMoments,
-  ) {}
+    log: Logger,
+  ) {
+    this.turns = new CompanyBatches(quiet, {
+      write: (batch) =>
+        transcripts.turnsOf(
+          batch[0].ctx,
+          batch.map((one) => one.turn),
+        ),
+      failed: ({ callSid }, error) =>
+        log.error('a tool call was answered but its transcript turn not written', { callSid, error: error.message }),
+    });
+  }
 
   toolCalled(ctx: RequestContext, report: ToolCalled, startedAt: number): Promise<ToolResult> {
     return this.quiet.during(() => this.called(ctx, report, startedAt));
   }
 
+  /** Resolves once every turn already answered is written (at shutdown, after HTTP has drained). */
+  async settled(): Promise<void> {
+    await this.turns.settled();
+  }
+
   private async called(ctx: RequestContext, report: ToolCalled, startedAt: number): Promise<ToolResult> {
-    const company = await ctx.company();
-    const companyId = company.id;
+    const companyId = await ctx.companyId();
     const call = await this.callOf(ctx, companyId, report.callSid);
     if (!call) throw new NotFoundError('Call');
     const result = await this.run(
@@ -55,10 +73,9 @@ export class ToolCallService {
     );
     const said = typeof result.result === 'string' ? result.result : JSON.stringify(result.result);
     const text = `${report.tool}(${report.argumentsText || '{}'}) → ${said}`;
-    // Written after the answer, with the others of the company answered meanwhile.
-    void this.records.turn({
-      company,
-      requestId: ctx.requestId,
+    // At the next quiet moment, with the others of the company answered meanwhile.
+    this.turns.add(companyId, {
+      ctx,
       callSid: report.callSid,
       turn: {
         callId: call.id,

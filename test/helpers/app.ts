@@ -190,7 +190,8 @@ export class TestApp {
    * due (up to 10 s): what an earlier step caused is not a change of this step.
    */
   async fingerprint(): Promise<string> {
-    await this.running.services.callRecords.settled();
+    const { inboundCalls, toolCalls } = this.running.services;
+    await Promise.all([inboundCalls.settled(), toolCalls.settled()]);
     for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
       const [{ busy }] = await this.sql(
         "SELECT count(*)::int AS busy FROM webhook_deliveries WHERE in_flight_until IS NOT NULL OR (status = 'pending' AND next_attempt_at <= now())",

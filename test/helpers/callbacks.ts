@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { SIGNATURE_HEADER, telcoSignature } from '../../src/telco/signature.js';
 
 /** A provider callback to the service at `baseUrl`, form-encoded and signed with the account's auth token, as the provider sends it. */
@@ -16,24 +15,5 @@ export function postCallback(
       [SIGNATURE_HEADER]: telcoSignature(url, params, authToken),
     },
     body: new URLSearchParams(params).toString(),
-  });
-}
-
-/** A new provider call sid. */
-export const newCallSid = (): string => `CA${randomBytes(16).toString('hex')}`;
-
-/** The provider asks how to route the call `sid` from `from` to the account's number `to`. */
-export function inboundCallback(
-  baseUrl: string,
-  account: { sid: string; authToken: string },
-  to: string,
-  sid: string = newCallSid(),
-  from = '+14155550177',
-): Promise<Response> {
-  return postCallback(baseUrl, account.authToken, '/api/telco/voice/inbound', {
-    AccountSid: account.sid,
-    CallSid: sid,
-    From: from,
-    To: to,
   });
 }

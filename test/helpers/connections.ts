@@ -9,8 +9,7 @@ import pg from 'pg';
 /**
  * Connections one test file may hold at once, measured: its apps run with
  * DATABASE_POOL_SIZE 2 (the ORM, plain-read, committed-statement, claim
- * and job pools, the LISTEN connection and the call records thread's two:
- * a file's peak stays under it).
+ * and job pools, and the LISTEN connection: about 11 for one app).
  */
 export const PER_PROCESS = 12;
 /** A file that runs an API and two worker processes on its database holds up to 30 (measured). */
