@@ -39,7 +39,7 @@ const CALLER = '+14155550177';
 /** Calls of the one-at-a-time run. */
 const SEQUENTIAL = 500;
 /** One at a time in turns with the floor: the rounds, each a turn of each, and the calls of a turn. */
-const TURNS = 10;
+const TURNS = 20;
 const TURN = 50;
 /** Longer than the call path puts its records off (services/calls/quiet-moments.ts): a run's CPU includes them. */
 const RECORDS_WRITTEN_MS = 300;
@@ -343,19 +343,39 @@ export async function callPathBench(): Promise<void> {
     });
     const floor = { atRate: floorAtRate, sequential: floorSpans.added };
 
-    // One at a time again, Switchboard and the floor taking turns of TURN calls, the order reversed every other
-    // round: the machine's pace drifts over a run, and this way it weighs on both alike. The goal's verdict.
-    const turnsOf = { api: [] as number[], floor: [] as number[] };
-    for (let round = 0; round < TURNS; round++) {
-      for (const who of round % 2 === 0 ? (['api', 'floor'] as const) : (['floor', 'api'] as const)) {
-        const sids: string[] = [];
-        for (let i = 0; i < TURN; i++) sids.push((await inbound(who === 'api' ? target : floorUrl)).sid);
-        turnsOf[who].push(...addedOf(sids));
+    const turnsOf = { api: [] as number[], floor: [] as number[], twin: [] as number[] };
+    // One at a time again, Switchboard, the floor and Switchboard's twin taking turns of TURN calls, the order rotated
+    // every round: the machine's pace drifts over a run, and this way it weighs on all alike. The twin is a second
+    // API process as deployed (no probe), warmed by as many calls as the first had by now: what two identical
+    // processes differ by in the same turns is how finely a turn's p99 can tell anything on this machine. The goal's
+    // verdict is the first's.
+    const twin = await startWorker(app, {
+      NODE_ENV: 'production',
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'error',
+      PROCESS_ROLE: 'api',
+    });
+    const twinTarget = `${twin.url}/api/telco/voice/inbound`;
+    try {
+      for (let i = 0; i < RATE * SECONDS + SEQUENTIAL; i++) await inbound(twinTarget);
+      const urls = { api: target, floor: floorUrl, twin: twinTarget };
+      const takers = Object.keys(urls) as Array<keyof typeof urls>;
+      for (let round = 0; round < TURNS; round++) {
+        for (const who of takers.map((_, i) => takers[(i + round) % takers.length])) {
+          const sids: string[] = [];
+          for (let i = 0; i < TURN; i++) sids.push((await inbound(urls[who])).sid);
+          turnsOf[who].push(...addedOf(sids));
+        }
       }
+    } finally {
+      const gone = new Promise((resolve) => twin.once('exit', resolve));
+      twin.kill('SIGTERM');
+      await gone;
     }
-    const inTurns = { api: stats(turnsOf.api), floor: stats(turnsOf.floor) };
+    const inTurns = { api: stats(turnsOf.api), floor: stats(turnsOf.floor), twin: stats(turnsOf.twin) };
     out(
-      `one at a time, in turns with the floor: Switchboard adds p50 ${inTurns.api.p50} ms, p99 ${inTurns.api.p99} ms; ` +
+      `one at a time, in turns: Switchboard adds p50 ${inTurns.api.p50} ms, p99 ${inTurns.api.p99} ms; ` +
+        `its twin p50 ${inTurns.twin.p50} ms, p99 ${inTurns.twin.p99} ms; ` +
         `the floor p50 ${inTurns.floor.p50} ms, p99 ${inTurns.floor.p99} ms`,
     );
     const cpu: Record<string, { api: number; postgres: number; floor: number }> = {
@@ -508,6 +528,8 @@ export async function callPathBench(): Promise<void> {
         "standardwebhooks, and one tool call's result to be the endpoint's. The floor is the least a Node.js process",
         "can do in Switchboard's place on this machine (bench/bare-proxy.ts: the form read, the endpoint asked over a",
         'kept-alive connection, its body answered; nothing checked, signed or kept), measured the same two ways.',
+        'In the turns that give the verdict, a second API process as deployed takes its turns too, warmed by as many',
+        'calls: what two identical processes differ by there is how finely this machine tells a p99 (docs/adr/0112).',
         "Idle between calls at the slower rate, both wake from sleep for each message: the floor's own p50 is higher",
         'there than one at a time.',
         '',
@@ -517,11 +539,16 @@ export async function callPathBench(): Promise<void> {
         row("answering: the endpoint's own time", healthy.own, ''),
         row('answering: what Switchboard adds', healthy.added, `p50 under 1 ms, p99 under 5 ms: ${met(goals.added)}`),
         row(
-          `answering, one at a time, ${TURNS} turns of ${TURN} calls taking turns with the floor: what Switchboard adds`,
+          `answering, one at a time, ${TURNS} turns of ${TURN} calls taking turns with the floor and a twin: what Switchboard adds`,
           inTurns.api,
           `p50 under 1 ms, p99 under 5 ms: ${met(goals.sequential)}`,
         ),
         row(`the floor, the same turns: what it adds`, inTurns.floor, ''),
+        row(
+          'a second API process as deployed (no probe), warmed as much, the same turns: what it adds',
+          inTurns.twin,
+          '',
+        ),
         row(`answering, ${SEQUENTIAL} calls one at a time (the split below): what Switchboard adds`, sequential, ''),
         row(`the floor, ${SEQUENTIAL} calls one at a time: what it adds`, floor.sequential, ''),
         row(
