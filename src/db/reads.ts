@@ -16,9 +16,8 @@ export function readingPool(databaseUrl: string, max = 10, options?: string): pg
   const types = new pg.TypeOverrides();
   for (const oid of [1082, 1186]) types.setTypeParser(oid, (text: string) => text); // date, interval
   // Pipelining: a unit of work writes its BEGIN with its first statement, and its last statements with its COMMIT
-  // (context/transaction.ts). A connection once opened is kept (`min: max`), never closed for being idle: a burst after
-  // a quiet spell finds its connections ready instead of starting backends (docs/adr/0113-viewers-renewed-ahead.md).
-  return new pg.Pool({ connectionString: databaseUrl, max, min: max, types, options, pipeline: true });
+  // (context/transaction.ts).
+  return new pg.Pool({ connectionString: databaseUrl, max, types, options, pipeline: true });
 }
 
 /**

@@ -124,10 +124,8 @@ export async function startService(
       cleanups.push(['telco simulator', () => simulator!.stop()]);
       log.info('telco simulator started', { url: telcoBaseUrl });
     }
-    // Statements that commit on their own (rate-limit counters, pending purchases) use a pool of their own, which keeps
-    // the connections it opens, as readingPool's do (docs/adr/0113-viewers-renewed-ahead.md).
-    const autonomousSize = Math.min(4, config.databasePoolSize);
-    const autonomous = new pg.Pool({ connectionString: databaseUrl, max: autonomousSize, min: autonomousSize });
+    // Statements that commit on their own (rate-limit counters, pending purchases) use a pool of their own.
+    const autonomous = new pg.Pool({ connectionString: databaseUrl, max: Math.min(4, config.databasePoolSize) });
     autonomous.on('error', (error) => log.warn('database connection error', errorFields(error)));
     // The NOTIFYs asked for after commits go on it, one statement at a time; the pumps' wake-ups merge and are spaced
     // (db/notifier.ts).
