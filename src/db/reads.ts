@@ -12,17 +12,12 @@ import { cursors, type Cursor } from './cursors.js';
  * own parser (postgres-date), civil dates and intervals as PostgreSQL's text, with no query builder in between.
  * `options`: settings of its connections (the delivery engine's use generic plans).
  */
-/** Connections a statements pool keeps open while idle, once opened. */
-const KEPT = 2;
-
 export function readingPool(databaseUrl: string, max = 10, options?: string): pg.Pool {
   const types = new pg.TypeOverrides();
   for (const oid of [1082, 1186]) types.setTypeParser(oid, (text: string) => text); // date, interval
   // Pipelining: a unit of work writes its BEGIN with its first statement, and its last statements with its COMMIT
-  // (context/transaction.ts). The first KEPT connections opened are kept when idle, so the first answers after a quiet
-  // spell do not each wait for a backend to start; those above close after pg-pool's idle timeout, so a process holds
-  // no more than its load asks for (docs/adr/0113-viewers-renewed-ahead.md).
-  return new pg.Pool({ connectionString: databaseUrl, max, min: Math.min(KEPT, max), types, options, pipeline: true });
+  // (context/transaction.ts).
+  return new pg.Pool({ connectionString: databaseUrl, max, types, options, pipeline: true });
 }
 
 /**
