@@ -53,7 +53,14 @@ describe('the campaign page in the browser', { skip }, () => {
     });
     await page.getByText('6 leads added from leads.csv, 1 refused (below).').waitFor();
     await page.getByText(/Line 8, phone_number: "555-0101" is not an E\.164 number/).waitFor();
-    assert.equal(await page.locator('dd[data-state="pending"]').textContent(), '6');
+    // The counts are read again after the import's answer: they come to six pending.
+    await page.waitForFunction(
+      () => document.querySelector('dd[data-state="pending"]')?.textContent === '6',
+      undefined,
+      {
+        timeout: 10_000,
+      },
+    );
     assert.deepEqual(await seriousViolations(page), []);
 
     await page.getByRole('button', { name: 'Start' }).click();
