@@ -82,6 +82,31 @@ describe('deleting a webhook', () => {
     }
   });
 
+  it('while the engine settles its delivery: the deletion waits for the settle, and both go through', async () => {
+    const id = await createHook('Deleted during a settle');
+    // The settle of this webhook's delivery is slow once it holds the delivery, before it gives back the endpoint's
+    // slot: the deletion comes in that moment.
+    await fixture.app.sql(`CREATE FUNCTION slow_settle() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_sleep(0.6); RETURN NEW; END $$`);
+    await fixture.app.sql(
+      `CREATE TRIGGER slow_settle BEFORE UPDATE ON webhook_deliveries FOR EACH ROW
+        WHEN (NEW.webhook_id = ${id} AND NEW.status = 'succeeded') EXECUTE FUNCTION slow_settle()`,
+    );
+    try {
+      const from = fixture.receiver.received.length;
+      await createAgent('Settled during a deletion');
+      await fixture.receiver.waitFor(from + 1);
+      await sleep(200);
+      await deleteHook(id);
+      assert.equal(await count('webhook_deliveries WHERE webhook_id = $1', [id]), 0);
+      assert.equal(await count('webhook_counters WHERE webhook_id = $1', [id]), 0);
+      assert.deepEqual(await orphans(), { deliveries: 0, attempts: 0 });
+    } finally {
+      await fixture.app.sql('DROP TRIGGER slow_settle ON webhook_deliveries');
+      await fixture.app.sql('DROP FUNCTION slow_settle()');
+    }
+  });
+
   it('while a write reads it: the write waits, and makes no delivery for the deleted webhook', async () => {
     const kept = await createHook('Kept beside a deletion');
     const id = await createHook('Slow deletion');

@@ -3,7 +3,7 @@ import { Entity, Index, type Opt, PrimaryKey, Property } from '@mikro-orm/core';
 // A delivery of one event to one webhook, and the engine's state of it. The claim, lease and ordering indexes are
 // partial, written in Migration20261124070000_delivery_engine, Migration20261127210000_delivery_costs and
 // Migration20261128030000_subject_ordering, and declared here by name and statement. No foreign keys (the engine's
-// writes stay cheap; the webhooks_deleted trigger removes a webhook's deliveries, and the
+// writes stay cheap; the webhook_deleting trigger removes a webhook's deliveries, and the
 // webhook_deliveries_deleted trigger their attempts). `lease_token` is drawn from the sequence webhook_lease_seq.
 // The table is partitioned by the range of its id (Migration20261202050000_delivery_log_partitions): one delivery
 // per (event, webhook) is kept by the replay's lock, no longer by a unique index.

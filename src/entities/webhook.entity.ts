@@ -2,10 +2,10 @@ import { CompanyOwned } from './company-owned.entity.js';
 import { Entity, Index, Property } from '@mikro-orm/core';
 
 // A company's webhook: where and how its events are delivered, and the state the engine keeps of it. Secrets, keys,
-// a URL holding credentials and the request's credentials are sealed (crypto/secret-box.ts). Two triggers keep deletes
-// whole, written in Migration20261128070000_delivery_foreign_keys: webhook_deleting (the company's lock) and
-// webhooks_deleted (its deliveries go with it; the delivery tables have no foreign key, to keep the engine's writes
-// cheap). Its counters are WebhookCounter.
+// a URL holding credentials and the request's credentials are sealed (crypto/secret-box.ts). A trigger keeps deletes
+// whole: webhook_deleting takes the company's lock, then deletes its deliveries before the row goes
+// (Migration20261204020000_webhook_deletion_order; the delivery tables have no foreign key, to keep the engine's
+// writes cheap). Its counters are WebhookCounter.
 
 @Entity({ tableName: 'webhooks' })
 @Index({ name: 'webhooks_company_id_created_at_index', properties: ['company', 'createdAt'] })
