@@ -87,8 +87,10 @@ export async function benchDatabase(): Promise<() => Promise<void>> {
     path.resolve('.data', `bench-postgres-${process.pid}`),
     'postgres',
     createLogger('silent'),
-    // pg_stat_statements for the statements part (statements.bench.ts).
-    { persistent: false, settings: { shared_preload_libraries: 'pg_stat_statements' } },
+    // pg_stat_statements for the statements part (statements.bench.ts). Room for the peer part's three systems, each
+    // of which an operator would run on a server of its own (real-peer.bench.ts): sampled each second, they held up
+    // to 99 connections together, at PostgreSQL's default limit of 100, and whichever asked for the next one failed.
+    { persistent: false, settings: { shared_preload_libraries: 'pg_stat_statements', max_connections: '300' } },
   );
   process.env.TEST_DATABASE_URL = embedded.adminUrl;
   return () => embedded.stop();

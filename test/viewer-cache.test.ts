@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { TokenSigner } from '../src/auth/tokens.js';
 import { ViewerCache } from '../src/auth/viewer-cache.js';
 import type { Viewer } from '../src/context/request-context.js';
+import { AuthService } from '../src/services/auth.service.js';
+import type { LoginLimiter } from '../src/services/login-limiter.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { eventually } from './helpers/receiver.js';
 import { startWorker } from './helpers/worker.js';
@@ -160,6 +163,26 @@ describe('ViewerCache', () => {
     assert.equal(cache.size, 0);
   });
 
+  it('asks once for a viewer in use past half its lifetime to be read again, and keeps it until then', () => {
+    let now = 0;
+    const cache = listeningCache(30_000, () => now);
+    cache.set('a', viewer('a'), cache.mark(), 1e12);
+    cache.set('short', viewer('short'), cache.mark(), 12_000);
+    now = 14_999;
+    assert.equal(cache.renewing('a'), false);
+    now = 15_000;
+    assert.deepEqual([cache.renewing('a'), cache.renewing('a')], [true, false], 'once');
+    now = 11_999;
+    assert.equal(
+      cache.renewing('short'),
+      false,
+      'a token ending before the cache lifetime has nothing to be renewed into',
+    );
+    assert.ok(cache.get('a'), 'still served until its end');
+    cache.drop('a');
+    assert.deepEqual([cache.get('a'), cache.renewing('a'), cache.renewing('nobody')], [undefined, false, false]);
+  });
+
   it('holds at most its size, dropping the oldest; caches nothing when not listening or with a lifetime of 0', () => {
     const cache = listeningCache(30_000, () => 0, 2);
     for (const token of ['a', 'b', 'c']) cache.set(token, viewer(token), cache.mark(), 1e12);
@@ -205,5 +228,67 @@ describe('one listening session per process (docs/adr/0075-one-listening-session
     assert.equal(await onOther('/api/roles', token), 200); // cached again once listening
     assert.equal((await app.request('POST', '/api/logout', { token })).status, 200);
     assert.equal(await otherTurns('/api/roles', token, 200), 401);
+  });
+});
+
+describe('reads of viewers (docs/adr/0113-viewers-renewed-ahead.md)', () => {
+  // An AuthService of the test's own on the app's database, its cache listening to nothing and on the test's clock:
+  // only the test makes it forget.
+  const local = () => {
+    const clock = { now: 0 };
+    const cache = new ViewerCache(30_000, undefined, () => clock.now);
+    (cache as unknown as { listening: boolean }).listening = true;
+    const auth = new AuthService(
+      new TokenSigner(app.config.jwtSecret, app.config.jwtTtlSeconds),
+      undefined as unknown as LoginLimiter, // signs no one in
+      cache,
+    );
+    return { clock, cache, auth, ctx: () => app.running.services.contexts.forMaintenance('a test').readOnly() };
+  };
+
+  it('shares one read among the requests that miss the same token together, but not across a change', async () => {
+    const token = await app.userWith(['view-role'], 'shared read');
+    const { cache, auth, ctx } = local();
+    const [a, b] = await Promise.all([auth.resolveViewer(ctx(), token), auth.resolveViewer(ctx(), token)]);
+    assert.ok(a);
+    assert.equal(a, b, 'one viewer read for both');
+    cache.forget('all');
+    const before = auth.resolveViewer(ctx(), token);
+    cache.forget({ user: a.user.id });
+    const [c, d] = await Promise.all([before, auth.resolveViewer(ctx(), token)]);
+    assert.ok(c && d);
+    assert.notEqual(c, d, 'a read begun before a change is not shared after it');
+    assert.equal(cache.get(token), d, 'and only the later one is kept');
+  });
+
+  it('reads a viewer in use again past half its lifetime, in the background, and drops one found no more', async () => {
+    const token = await app.userWith(['view-role'], 'renewed');
+    const { clock, cache, auth, ctx } = local();
+    const first = await auth.resolveViewer(ctx(), token);
+    assert.ok(first);
+    clock.now = 14_000;
+    assert.equal(auth.cachedViewer(token, ctx), first);
+    assert.equal(cache.get(token), first, 'not yet half its lifetime: not read again');
+    clock.now = 15_000;
+    assert.equal(auth.cachedViewer(token, ctx), first, 'served at once, while read again');
+    const renewed = await eventually(
+      async () => (cache.get(token) !== first ? cache.get(token) : undefined),
+      2000,
+      'the viewer read again',
+    );
+    assert.equal(renewed?.user.id, first.user.id);
+    clock.now = 31_000; // past the first entry's end: the renewed one is served (and, past its half, read again)
+    assert.equal(auth.cachedViewer(token, ctx), renewed);
+    const third = await eventually(
+      async () => (cache.get(token) !== renewed ? cache.get(token) : undefined),
+      2000,
+      'the viewer read again',
+    );
+
+    // Signed out elsewhere (this cache hears nothing): the next read past half the lifetime finds no viewer.
+    assert.equal((await app.request('POST', '/api/logout', { token })).status, 200);
+    clock.now = 50_000;
+    assert.equal(auth.cachedViewer(token, ctx), third, 'served until the read says otherwise');
+    await eventually(async () => (cache.get(token) === undefined ? true : undefined), 2000, 'the viewer dropped');
   });
 });

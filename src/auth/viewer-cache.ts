@@ -32,6 +32,8 @@ interface Entry {
   viewer: Viewer;
   /** When the entry stops being used: the cache lifetime, or the token's own end if sooner. */
   until: number;
+  /** From when a use of the entry has it read again, in the background (half its lifetime); undefined once asked or when the token ends first. */
+  renewAt?: number;
 }
 
 export class ViewerCache {
@@ -67,7 +69,27 @@ export class ViewerCache {
   set(token: string, viewer: Viewer, mark: number, tokenEndsAt: number): void {
     if (!this.listening || mark !== this.generation || this.ttlMs <= 0) return;
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(token, { viewer, until: Math.min(this.now() + this.ttlMs, tokenEndsAt) });
+    const now = this.now();
+    const until = Math.min(now + this.ttlMs, tokenEndsAt);
+    // A token that ends first has nothing to be renewed into.
+    const renewAt = now + this.ttlMs / 2 < until ? now + this.ttlMs / 2 : undefined;
+    this.entries.set(token, { viewer, until, renewAt });
+  }
+
+  /**
+   * Whether a token's viewer, in use past half its lifetime, is to be read again now, ahead of its end
+   * (docs/adr/0113-viewers-renewed-ahead.md): true once per entry, so one read renews it.
+   */
+  renewing(token: string): boolean {
+    const entry = this.entries.get(token);
+    if (entry?.renewAt === undefined || entry.renewAt > this.now()) return false;
+    entry.renewAt = undefined;
+    return true;
+  }
+
+  /** Forgets one token's viewer (read again, it was found no more). */
+  drop(token: string): void {
+    this.entries.delete(token);
   }
 
   /** Forgets every viewer a change concerns (at once in this process; the trigger tells the others). */

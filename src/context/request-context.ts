@@ -43,9 +43,10 @@ export type Actor =
   | { kind: 'user'; bearer: string | undefined }
   | { kind: 'system'; companyId: number; reason: string };
 
-/** How a token becomes a viewer (a token seen lately is in `viewers`), and how a company is read for a system actor. */
+/** How a token becomes a viewer (a token seen lately is known without waiting), and how a company is read for a system actor. */
 export interface ActorSource {
-  readonly viewers: { get(token: string): Viewer | undefined };
+  /** The viewer of a token seen lately; `reader` gives the context of a read this may start in the background. */
+  cachedViewer(token: string, reader: () => RequestContext): Viewer | undefined;
   resolveViewer(ctx: RequestContext, token: string): Promise<Viewer | undefined>;
   companyScope(ctx: RequestContext, companyId: number): Promise<CompanyScope | undefined>;
 }
@@ -151,7 +152,10 @@ export class RequestContext {
   viewerNow(): Viewer | undefined {
     const { actor } = this.caller;
     if (actor.kind !== 'user') return undefined;
-    const cached = !this.caller.viewer && actor.bearer ? this.infra.source.viewers.get(actor.bearer) : undefined;
+    const cached =
+      !this.caller.viewer && actor.bearer
+        ? this.infra.source.cachedViewer(actor.bearer, () => this.readOnly())
+        : undefined;
     if (cached) this.caller.viewer = Promise.resolve((this.caller.known = cached));
     return this.caller.known;
   }

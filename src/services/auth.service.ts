@@ -15,6 +15,9 @@ export interface LoginResult {
 }
 
 export class AuthService implements ActorSource {
+  /** Reads of viewers under way, by token, with the cache's mark when each began. */
+  private readonly reading = new Map<string, { mark: number; viewer: Promise<Viewer | undefined> }>();
+
   constructor(
     private readonly tokens: TokenSigner,
     private readonly limiter: LoginLimiter,
@@ -47,14 +50,40 @@ export class AuthService implements ActorSource {
   }
 
   /**
+   * The viewer of a token seen lately, known without waiting. One in use past half its lifetime is read again in the
+   * background (docs/adr/0113-viewers-renewed-ahead.md), by `reader`'s context: a token in steady use never waits for
+   * its viewer, and its answers never wait for the read.
+   */
+  cachedViewer(token: string, reader: () => RequestContext): Viewer | undefined {
+    const viewer = this.viewers.get(token);
+    if (viewer && this.viewers.renewing(token))
+      this.resolveViewer(reader(), token).then(
+        (fresh) => fresh ?? this.viewers.drop(token),
+        () => undefined, // kept until its end; a request then reads it itself
+      );
+    return viewer;
+  }
+
+  /**
    * Verifies a token not in the cache (`viewers`: one seen lately was verified
    * then, and is kept no longer than its own lifetime), refuses a revoked one,
-   * loads the user with the role's permissions.
+   * loads the user with the role's permissions. Requests that miss the same token together share one read, unless a
+   * change came in after it began.
    */
-  async resolveViewer(ctx: RequestContext, token: string): Promise<Viewer | undefined> {
+  resolveViewer(ctx: RequestContext, token: string): Promise<Viewer | undefined> {
+    const mark = this.viewers.mark();
+    const underWay = this.reading.get(token);
+    if (underWay?.mark === mark) return underWay.viewer;
+    const viewer = this.readViewer(ctx, token, mark).finally(() => {
+      if (this.reading.get(token)?.viewer === viewer) this.reading.delete(token);
+    });
+    this.reading.set(token, { mark, viewer });
+    return viewer;
+  }
+
+  private async readViewer(ctx: RequestContext, token: string, mark: number): Promise<Viewer | undefined> {
     const claims = this.tokens.verify(token);
     if (!claims) return undefined;
-    const mark = this.viewers.mark();
     // One round trip: user, company, role, permissions, revocation.
     const found = await authRepository.viewer(ctx, Number(claims.sub), claims.cid, claims.jti);
     if (!found) return undefined;
