@@ -14,6 +14,8 @@ describe('configuration', () => {
     assert.equal(config.port, 3000);
     assert.equal(config.role, 'all');
     assert.equal(config.jwtTtlSeconds, 86_400);
+    assert.equal(config.databaseIdleMs, 10_000);
+    assert.equal(loadConfig({ ...base, DATABASE_IDLE_TIMEOUT: '0' }).databaseIdleMs, 0);
     assert.deepEqual(config.webhookRetryDelaysMs, [30_000, 120_000, 480_000, 1_920_000]);
     // A local try-out (development, the default) may send to this machine's loopback; production and the tests may not.
     assert.equal(config.webhookDestinations, 'loopback');
@@ -55,6 +57,7 @@ describe('configuration', () => {
       [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
       [{ DATABASE_URL: 'not a url' }, /DATABASE_URL/],
       [{ JWT_TTL: 'forever' }, /JWT_TTL/],
+      [{ DATABASE_IDLE_TIMEOUT: '2h' }, /DATABASE_IDLE_TIMEOUT/],
       [{ WEBHOOK_RETRY_DELAYS: '30s,2m' }, /WEBHOOK_RETRY_DELAYS/],
       [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, /WEBHOOK_ALLOW_PRIVATE/],
       [{ WEBHOOK_ENDPOINT_CONCURRENCY_MAX: '0' }, /WEBHOOK_ENDPOINT_CONCURRENCY_MAX/],

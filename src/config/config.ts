@@ -26,6 +26,8 @@ export interface Config {
   databaseUrl?: string;
   /** Connections per pool (DATABASE_POOL_SIZE): the units of work's and the statements'; the smaller pools take at most this many. */
   databasePoolSize: number;
+  /** How long a pool's connection may sit idle before it is closed (DATABASE_IDLE_TIMEOUT); 0: kept until the process ends. */
+  databaseIdleMs: number;
   mongodbUrl?: string;
   telcoBaseUrl?: string;
   telcoTimeoutMs: number;
@@ -290,6 +292,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl: read(() => url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']), undefined),
     databasePoolSize: read(() => integer(env, 'DATABASE_POOL_SIZE', 10, 1, 100), 10),
+    databaseIdleMs: read(() => duration(env, 'DATABASE_IDLE_TIMEOUT', '10s', 0, 3_600_000), 10_000),
     mongodbUrl: read(() => url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']), undefined),
     telcoBaseUrl: read(() => url(env, 'TELCO_BASE_URL', ['http:', 'https:']), undefined),
     telcoTimeoutMs: read(() => duration(env, 'TELCO_TIMEOUT', '10s', 100, 120_000), 10_000),

@@ -10,14 +10,15 @@ import { cursors, type Cursor } from './cursors.js';
 /**
  * A pool of the statements of `RequestContext.sql` and of the EntityManager's forks: timestamps read as Dates by pg's
  * own parser (postgres-date), civil dates and intervals as PostgreSQL's text, with no query builder in between.
- * `options`: settings of its connections (the delivery engine's use generic plans).
+ * `idleMs`: how long a connection may sit idle before it is closed (DATABASE_IDLE_TIMEOUT; 0: never); `options`:
+ * settings of its connections (the delivery engine's use generic plans).
  */
-export function readingPool(databaseUrl: string, max = 10, options?: string): pg.Pool {
+export function readingPool(databaseUrl: string, max = 10, idleMs = 10_000, options?: string): pg.Pool {
   const types = new pg.TypeOverrides();
   for (const oid of [1082, 1186]) types.setTypeParser(oid, (text: string) => text); // date, interval
   // Pipelining: a unit of work writes its BEGIN with its first statement, and its last statements with its COMMIT
   // (context/transaction.ts).
-  return new pg.Pool({ connectionString: databaseUrl, max, types, options, pipeline: true });
+  return new pg.Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: idleMs, types, options, pipeline: true });
 }
 
 /**

@@ -45,7 +45,11 @@ export async function startJobs(deps: JobDeps): Promise<JobRunner> {
     const { MongoBackend } = await import('@agendajs/mongo-backend');
     backend = new MongoBackend({ address: config.mongodbUrl, collection: 'agenda_jobs' });
   } else {
-    pool = new pg.Pool({ connectionString: deps.databaseUrl, max: Math.min(4, config.databasePoolSize) });
+    pool = new pg.Pool({
+      connectionString: deps.databaseUrl,
+      max: Math.min(4, config.databasePoolSize),
+      idleTimeoutMillis: config.databaseIdleMs,
+    });
     // Without a listener, a database restart would crash the process.
     pool.on('error', (error) => log.warn('job store connection error', errorFields(error)));
     // Without LISTEN/NOTIFY (docs/adr/0105-jobs-without-notifications.md): PostgreSQL wakes every listening session

@@ -125,7 +125,11 @@ export async function startService(
       log.info('telco simulator started', { url: telcoBaseUrl });
     }
     // Statements that commit on their own (rate-limit counters, pending purchases) use a pool of their own.
-    const autonomous = new pg.Pool({ connectionString: databaseUrl, max: Math.min(4, config.databasePoolSize) });
+    const autonomous = new pg.Pool({
+      connectionString: databaseUrl,
+      max: Math.min(4, config.databasePoolSize),
+      idleTimeoutMillis: config.databaseIdleMs,
+    });
     autonomous.on('error', (error) => log.warn('database connection error', errorFields(error)));
     // The NOTIFYs asked for after commits go on it, one statement at a time; the pumps' wake-ups merge and are spaced
     // (db/notifier.ts).
@@ -140,16 +144,21 @@ export async function startService(
     ]);
     // Units of work (transactions) and statements outside them each have a pool: a statement made while a
     // transaction is open (a viewer read anew, a subscription's check) never waits for a connection transactions hold.
-    const writer = readingPool(databaseUrl, config.databasePoolSize);
+    const writer = readingPool(databaseUrl, config.databasePoolSize, config.databaseIdleMs);
     writer.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['units of work pool', closablePool(writer)]);
-    const reader = readingPool(databaseUrl, config.databasePoolSize);
+    const reader = readingPool(databaseUrl, config.databasePoolSize, config.databaseIdleMs);
     reader.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['reading pool', closablePool(reader)]);
     // The delivery engine's claims and recorded results, on connections of their own (made when first used: only a
     // worker's pump uses them), so that neither queues behind the other work of the process (ENGINE_SESSION: generic
     // plans, no sequential scans).
-    const engine = readingPool(databaseUrl, Math.min(4, config.databasePoolSize), ENGINE_SESSION);
+    const engine = readingPool(
+      databaseUrl,
+      Math.min(4, config.databasePoolSize),
+      config.databaseIdleMs,
+      ENGINE_SESSION,
+    );
     engine.on('error', (error) => log.warn('database connection error', errorFields(error)));
     cleanups.push(['delivery engine pool', closablePool(engine)]);
     // The entities' metadata and driver: each unit of work forks its EntityManager on its own connection.
