@@ -18,8 +18,8 @@ import { mutationLoad } from './mutation-load.js';
 // diagnosis, never a setting of the product), to show how much of the tail is the disk's flushes; and, the workers as
 // deployed, the load offered to a second API process that collects garbage with V8's helper threads (GC_THREADS=
 // parallel), beside the product's collector on the event loop's thread (ADR 0108); and, the workers as deployed, the
-// load offered to a third API process whose pools keep their idle connections (DATABASE_IDLE_TIMEOUT=10m, beside
-// pg-pool's 10 s, the product's default). Each round
+// load offered to a third API process whose pools close a connection idle for 10 s (DATABASE_IDLE_TIMEOUT=10s,
+// pg-pool's own default, beside the product's 10 minutes: ADR 0115). Each round
 // measures, beside the API's answer, each suspect with its own instrument: the API's event-loop delay (its /metrics,
 // whose window each scrape restarts), its garbage collection (time per second), its units of work's waits for a
 // connection (db_pool_wait_seconds), lock waits and WAL flush waits (PostgreSQL's sessions sampled every
@@ -36,12 +36,12 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const FLOOR = 'the floor: a bare writer';
 /** The workers as deployed, the load offered to a second API process whose collector shares its work with V8's helper threads. */
 const HELPERS = 'as deployed, the API collecting with helper threads';
-/** The workers as deployed, the load offered to an API process whose pools keep idle connections for ten minutes. */
-const WARM_POOLS = 'as deployed, the API keeping idle connections';
+/** The workers as deployed, the load offered to an API process whose pools close a connection idle for 10 s. */
+const COLD_POOLS = 'as deployed, the API closing idle connections after 10 s';
 const CONDITIONS = [
   'as deployed',
   HELPERS,
-  WARM_POOLS,
+  COLD_POOLS,
   'workers at full priority',
   'workers paused',
   'no workers',
@@ -189,8 +189,8 @@ export async function tailBench(): Promise<void> {
   const postmaster = await postmasterOf(c.app);
   // Beside the API as deployed (GC_THREADS=main, ADR 0108), one collecting with V8's helper threads, idle but in its round.
   const helpers = await c.newApi({ GC_THREADS: 'parallel' });
-  // And one whose pools keep their idle connections (DATABASE_IDLE_TIMEOUT), idle too but in its round.
-  const warmPools = await c.newApi({ DATABASE_IDLE_TIMEOUT: '10m' });
+  // And one whose pools close their idle connections after 10 s (DATABASE_IDLE_TIMEOUT), idle too but in its round.
+  const coldPools = await c.newApi({ DATABASE_IDLE_TIMEOUT: '10s' });
   const rounds: Round[] = [];
   const loader = await mutationLoad();
   const company = (await c.app.providerAccount()).companyId;
@@ -204,7 +204,7 @@ export async function tailBench(): Promise<void> {
     // Warm: statements prepared, pools filled, the workers' pumps awake.
     await offered('warm', 2);
     await offered('warm helpers', 2, `${helpers.url}/graphql`);
-    await offered('warm pools', 2, `${warmPools.url}/graphql`);
+    await offered('warm cold pools', 2, `${coldPools.url}/graphql`);
     await offered('warm floor', 2, floorUrl);
     const order = Array.from({ length: ROUNDS }, (_, r) => (r % 2 ? [...CONDITIONS].reverse() : CONDITIONS)).flat();
     for (const condition of order) {
@@ -212,7 +212,7 @@ export async function tailBench(): Promise<void> {
       if (condition === 'no workers') await Promise.all(c.workers.map((w) => stop(w)));
       const workers = condition === 'no workers' ? [] : c.workers.map((w) => w.pid!);
       // The process answering the load: the API, or for the floor the bare writer.
-      const api = condition === HELPERS ? helpers : condition === WARM_POOLS ? warmPools : c.api;
+      const api = condition === HELPERS ? helpers : condition === COLD_POOLS ? coldPools : c.api;
       const answering = condition === FLOOR ? floor.pid! : api.pid!;
       const scrape = async () => (await fetch(`${api.url}/metrics`)).text();
       const deployed = workers.map((pid) => getPriority(pid));
@@ -309,7 +309,7 @@ export async function tailBench(): Promise<void> {
     loader.close();
     floor.kill();
     await stop(helpers);
-    await stop(warmPools);
+    await stop(coldPools);
     await receiver.close();
     await c.close();
   }
@@ -386,9 +386,9 @@ function report(rounds: Round[]) {
         'for the round (a diagnosis: the product\'s commits always wait for the flush). "No workers": both stopped ' +
         'for the round, two new ones started after it to deliver its writes. "Collecting with helper threads": the ' +
         "workers as deployed, the load offered to a second API process started with GC_THREADS=parallel (V8's own " +
-        'way; the product collects on the event loop\'s thread, ADR 0108), idle in the other rounds. "Keeping idle ' +
-        'connections": the same, a third API process started with DATABASE_IDLE_TIMEOUT=10m (its pools close a ' +
-        'connection after ten minutes idle, not the default 10 s). ' +
+        'way; the product collects on the event loop\'s thread, ADR 0108), idle in the other rounds. "Closing idle ' +
+        'connections after 10 s": the same, a third API process started with DATABASE_IDLE_TIMEOUT=10s (pg-pool\'s own ' +
+        'default; the product keeps an idle connection for ten minutes, ADR 0115). ' +
         '"The floor": the same load ' +
         "offered to bench/bare-writer.ts, the least a Node.js process can do in the API's place (one prepared INSERT a " +
         'write, its commit flushed; no token, GraphQL, event or delivery), while the API is idle and the workers have ' +

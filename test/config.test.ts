@@ -14,7 +14,7 @@ describe('configuration', () => {
     assert.equal(config.port, 3000);
     assert.equal(config.role, 'all');
     assert.equal(config.jwtTtlSeconds, 86_400);
-    assert.equal(config.databaseIdleMs, 10_000);
+    assert.equal(config.databaseIdleMs, 600_000);
     assert.equal(loadConfig({ ...base, DATABASE_IDLE_TIMEOUT: '0' }).databaseIdleMs, 0);
     assert.deepEqual(config.webhookRetryDelaysMs, [30_000, 120_000, 480_000, 1_920_000]);
     // A local try-out (development, the default) may send to this machine's loopback; production and the tests may not.

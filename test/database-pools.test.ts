@@ -60,7 +60,7 @@ describe('the pools’ idle connections (DATABASE_IDLE_TIMEOUT)', () => {
   });
 
   it('are kept while the timeout has not passed', async () => {
-    // Past the default of 10 s.
+    // Past pg-pool's own default of 10 s.
     const { after, later } = await burst('10m', 11_000);
     assert.ok(after.length > 1, 'the process holds sessions beside its listener');
     assert.deepEqual(

@@ -292,7 +292,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl: read(() => url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']), undefined),
     databasePoolSize: read(() => integer(env, 'DATABASE_POOL_SIZE', 10, 1, 100), 10),
-    databaseIdleMs: read(() => duration(env, 'DATABASE_IDLE_TIMEOUT', '10s', 0, 3_600_000), 10_000),
+    databaseIdleMs: read(() => duration(env, 'DATABASE_IDLE_TIMEOUT', '10m', 0, 3_600_000), 600_000),
     mongodbUrl: read(() => url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']), undefined),
     telcoBaseUrl: read(() => url(env, 'TELCO_BASE_URL', ['http:', 'https:']), undefined),
     telcoTimeoutMs: read(() => duration(env, 'TELCO_TIMEOUT', '10s', 100, 120_000), 10_000),

@@ -13,7 +13,7 @@ import { cursors, type Cursor } from './cursors.js';
  * `idleMs`: how long a connection may sit idle before it is closed (DATABASE_IDLE_TIMEOUT; 0: never); `options`:
  * settings of its connections (the delivery engine's use generic plans).
  */
-export function readingPool(databaseUrl: string, max = 10, idleMs = 10_000, options?: string): pg.Pool {
+export function readingPool(databaseUrl: string, max = 10, idleMs = 600_000, options?: string): pg.Pool {
   const types = new pg.TypeOverrides();
   for (const oid of [1082, 1186]) types.setTypeParser(oid, (text: string) => text); // date, interval
   // Pipelining: a unit of work writes its BEGIN with its first statement, and its last statements with its COMMIT
