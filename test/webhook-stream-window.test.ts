@@ -17,7 +17,7 @@ async function claims(worker: { url: string }): Promise<number> {
 }
 
 describe('a stream window of 0', () => {
-  it('wakes the pumps at every commit and claims each write apart, every delivery made once', async () => {
+  it('wakes the pumps at every commit, both answer the wake-ups, every delivery made once', async () => {
     const receiver = await new Receiver().start();
     const listener = new pg.Client({ connectionString: fixture.app.running.databaseUrl });
     await listener.connect();
@@ -48,7 +48,10 @@ describe('a stream window of 0', () => {
       const made = (await Promise.all(pair.map(claims))).map((after, i) => after - before[i]);
       const woken = turns.length - heard;
       assert.ok(woken >= WRITES * 0.8, `${woken} wake-ups for ${WRITES} writes`);
-      assert.ok(made[0] + made[1] >= WRITES * 0.8, `claims that found work: ${made.join(' + ')} for ${WRITES} writes`);
+      // A worker still at one claim when the next write commits takes that write in its next claim, so on a loaded
+      // machine claims merge (a CI run saw 22 for 40 writes). Pumps that left the wake-ups to the poll, once a second,
+      // would make a handful.
+      assert.ok(made[0] + made[1] >= WRITES / 4, `claims that found work: ${made.join(' + ')} for ${WRITES} writes`);
       for (const [i, n] of made.entries()) assert.ok(n >= 1, `worker ${i} made no claim: ${made.join(', ')}`);
       const [{ n }] = await fixture.app.sql<{ n: number }>(
         'SELECT count(*)::int AS n FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id ' +
