@@ -33,22 +33,25 @@ export interface Window {
 }
 
 /**
- * CPU time the machine spent working (user, nice, system, irq, softirq: neither idle, waiting nor stolen), in clock
- * ticks (Linux /proc/stat); null elsewhere.
+ * CPU time the machine spent working (user, nice, system, irq, softirq: neither idle, waiting nor stolen), and the time
+ * the hypervisor took from it (steal), in clock ticks (Linux /proc/stat); null elsewhere.
  */
-export function machineBusyTicks(): number | null {
+export function machineTicks(): { busy: number; stolen: number } | null {
   try {
-    const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8')
+    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
       .split('\n')[0]
       .trim()
       .split(/\s+/)
       .slice(1)
       .map(Number);
-    return user + nice + system + irq + softirq;
+    return { busy: user + nice + system + irq + softirq, stolen: steal ?? 0 };
   } catch {
     return null;
   }
 }
+
+/** The machine's busy CPU time in clock ticks (machineTicks). */
+export const machineBusyTicks = (): number | null => machineTicks()?.busy ?? null;
 
 interface Job {
   scenario: Scenario;

@@ -7,6 +7,7 @@ import { Receiver, sleep } from '../test/helpers/receiver.js';
 import { postgresCpuUs, postmasterOf, runInfo } from './harness.js';
 import { CREATE_AGENT, cluster, percentile, stop } from './webhooks.bench.js';
 import { mutationLoad } from './mutation-load.js';
+import { machineTicks } from './load.js';
 
 // `npm run bench -- tail`: where the API's tail comes from at 200 writes a second with a webhook. An API process and
 // two workers (production mode), one webhook to a receiver on loopback, GraphQL createAgent offered at RATE a second
@@ -49,6 +50,8 @@ const CONDITIONS = [
   FLOOR,
 ] as const;
 const ROUNDS = 3;
+/** Linux's clock tick (USER_HZ), in which /proc counts CPU time. */
+const TICK_MS = 10;
 /**
  * How often the sessions waiting for a lock are counted: each sample is a query of pg_stat_activity, whose cost
  * falls on the database the round measures (sampled every 10 ms, the sampler took a tenth of a core of it); the
@@ -77,6 +80,12 @@ interface Round {
   flushWaitMs: number;
   slowAnswers: { load: number; api: number };
   cpuCores: { api: number; workers: number; postgres: number; load: number; receiver: number };
+  /**
+   * The machine's CPU over the round: milliseconds a second the hypervisor took (steal), the most it took in one of
+   * the sampler's intervals (about LOCK_SAMPLE_MS), and the cores every other process kept busy (the idle APIs, the
+   * machine's own services).
+   */
+  machine: { stolenMsPerSecond: number; stolenMostMs: number; otherCores: number };
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
@@ -228,14 +237,20 @@ export async function tailBench(): Promise<void> {
         load: cpuTicks(loader.pid),
         receiver: cpuTicks(process.pid),
       };
+      const machineBefore = machineTicks();
       let lockSamples = 0;
       let flushSamples = 0;
+      let stolenMostMs = 0;
       let sampling = true;
       const sampler = (async () => {
+        let last = machineBefore;
         while (sampling) {
           const { rows } = await admin.query(WAITS);
           lockSamples += rows[0].locks;
           flushSamples += rows[0].flushes;
+          const now = machineTicks();
+          if (now && last) stolenMostMs = Math.max(stolenMostMs, (now.stolen - last.stolen) * TICK_MS);
+          last = now;
           await sleep(LOCK_SAMPLE_MS);
         }
       })();
@@ -253,6 +268,16 @@ export async function tailBench(): Promise<void> {
         load: (cpuTicks(loader.pid) - ticks.load) / 100 / elapsed,
         receiver: (cpuTicks(process.pid) - ticks.receiver) / 100 / elapsed,
       };
+      const machineAfter = machineTicks();
+      const ours = cpu.api + cpu.workers + cpu.postgres + cpu.load + cpu.receiver;
+      const machine =
+        machineBefore && machineAfter
+          ? {
+              stolenMsPerSecond: round1(((machineAfter.stolen - machineBefore.stolen) * TICK_MS) / elapsed),
+              stolenMostMs,
+              otherCores: round2(Math.max(0, (machineAfter.busy - machineBefore.busy) / 100 / elapsed - ours)),
+            }
+          : { stolenMsPerSecond: Number.NaN, stolenMostMs: Number.NaN, otherCores: Number.NaN };
       if (condition === 'workers paused') for (const pid of workers) process.kill(pid, 'SIGCONT');
       if (condition === 'commits not flushed') await synchronousCommit(admin, 'on');
       if (condition === 'workers at full priority')
@@ -298,6 +323,7 @@ export async function tailBench(): Promise<void> {
           load: round2(cpu.load),
           receiver: round2(cpu.receiver),
         },
+        machine,
       });
       process.stdout.write(`tail: ${JSON.stringify({ ...rounds.at(-1), answersMs: undefined })}\n`);
       await sleep(1000);
@@ -382,7 +408,10 @@ function report(rounds: Round[]) {
         'the answers over 50 ms as the load timed them (from a process of its own) and as the API did (its own histogram; ' +
         'the rest is time outside its handling), and CPU in cores: API / workers / PostgreSQL / the load / the ' +
         'receiver, summed (the machine has ' +
-        `${machine.split(' ')[0]}). "Commits not flushed": the workers as deployed, PostgreSQL's synchronous_commit off ` +
+        `${machine.split(' ')[0]}); beside them, the machine's own CPU over the round (/proc/stat): the time the ` +
+        `hypervisor took from this machine's cores (steal), ms a second and the most in one interval of about ` +
+        `${LOCK_SAMPLE_MS} ms, and the cores every other process kept busy (the idle APIs, the machine's own ` +
+        'services). "Commits not flushed": the workers as deployed, PostgreSQL\'s synchronous_commit off ' +
         'for the round (a diagnosis: the product\'s commits always wait for the flush). "No workers": both stopped ' +
         'for the round, two new ones started after it to deliver its writes. "Collecting with helper threads": the ' +
         "workers as deployed, the load offered to a second API process started with GC_THREADS=parallel (V8's own " +
@@ -397,14 +426,16 @@ function report(rounds: Round[]) {
       '',
       '| workers | answer p50 ms | answer p99 ms | answers > 50 ms: load / API | loop delay p99 / max ms | GC ms/s | ' +
         'GC pauses > 10 ms | waits for a CPU ms/s: API / load | ' +
-        'pool waits > 5 ms | pool wait p99 ms | lock waits ms | flush waits ms | CPU cores |',
-      '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+        'pool waits > 5 ms | pool wait p99 ms | lock waits ms | flush waits ms | CPU cores | ' +
+        'stolen ms/s: round / most in an interval | other processes, cores |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...rounds.map(
         (r) =>
           `| ${r.condition} | ${r.answerP50Ms} | ${r.answerP99Ms} | ${r.slowAnswers.load} / ${shown(r.slowAnswers.api)} | ` +
           `${shown(r.loopDelayP99Ms)} / ${shown(r.loopDelayMaxMs)} | ${shown(r.gcMsPerSecond)} | ${shown(r.gcOver10Ms)} | ` +
           `${r.runQueueWaitMsPerSecond.api} / ${r.runQueueWaitMsPerSecond.load} | ${shown(r.poolWaitsOver5Ms)} | ` +
-          `${shown(r.poolWaitP99Ms)} | ${r.lockWaitMs} | ${r.flushWaitMs} | ${cores(r)} |`,
+          `${shown(r.poolWaitP99Ms)} | ${r.lockWaitMs} | ${r.flushWaitMs} | ${cores(r)} | ` +
+          `${shown(r.machine.stolenMsPerSecond)} / ${shown(r.machine.stolenMostMs)} | ${shown(r.machine.otherCores)} |`,
       ),
       '',
       waitsByCondition(rounds),
