@@ -23,6 +23,8 @@ import { httpClientBench } from './http-client.bench.js';
 // database; `npm run bench -- webhooks` (or api, deep-page, tracing, engine-orm, leads, retention, dialer, peer,
 // tail, stats, brokers, call-path, filters, overload, statements, before-after, http-client) runs the ones named;
 // `npm run bench -- limits` runs the rate limits' part of api alone.
+// `BENCH_TAIL_ONLY=deployed,full-priority BENCH_ROUNDS=8 npm run bench -- tail` takes those conditions of tail alone
+// (tail.bench.ts names them), in bench/results/tail-<conditions>.md, beside the whole part's.
 
 // The services under test get the production pool size, not the test suite's small one.
 process.env.TEST_POOL_SIZE ??= '10';

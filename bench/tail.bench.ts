@@ -39,17 +39,28 @@ const FLOOR = 'the floor: a bare writer';
 const HELPERS = 'as deployed, the API collecting with helper threads';
 /** The workers as deployed, the load offered to an API process whose pools close a connection idle for 10 s. */
 const COLD_POOLS = 'as deployed, the API closing idle connections after 10 s';
-const CONDITIONS = [
-  'as deployed',
-  HELPERS,
-  COLD_POOLS,
-  'workers at full priority',
-  'workers paused',
-  'no workers',
-  'commits not flushed',
-  FLOOR,
-] as const;
-const ROUNDS = 3;
+/** Every condition, by the key that BENCH_TAIL_ONLY names it with. */
+const CONDITIONS = {
+  deployed: 'as deployed',
+  helpers: HELPERS,
+  'cold-pools': COLD_POOLS,
+  'full-priority': 'workers at full priority',
+  paused: 'workers paused',
+  none: 'no workers',
+  unflushed: 'commits not flushed',
+  floor: FLOOR,
+} as const;
+type Condition = (typeof CONDITIONS)[keyof typeof CONDITIONS];
+/** The conditions a run takes in turns: every one, or those BENCH_TAIL_ONLY names (`deployed,full-priority`). */
+const CHOSEN: Condition[] = (process.env.BENCH_TAIL_ONLY ?? Object.keys(CONDITIONS).join(',')).split(',').map((key) => {
+  const condition = CONDITIONS[key.trim() as keyof typeof CONDITIONS];
+  if (!condition) throw new Error(`BENCH_TAIL_ONLY: "${key}" is not one of ${Object.keys(CONDITIONS).join(', ')}`);
+  return condition;
+});
+/** The results' name: `tail`, which performance.md shows, for every condition; `tail-<keys>` for those chosen. */
+const RESULTS = process.env.BENCH_TAIL_ONLY ? `tail-${process.env.BENCH_TAIL_ONLY.replaceAll(',', '+')}` : 'tail';
+/** Rounds of each condition (BENCH_ROUNDS; 3 unless set). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Linux's clock tick (USER_HZ), in which /proc counts CPU time. */
 const TICK_MS = 10;
 /**
@@ -58,8 +69,6 @@ const TICK_MS = 10;
  * waits are estimated as samples times the interval.
  */
 const LOCK_SAMPLE_MS = 100;
-
-type Condition = (typeof CONDITIONS)[number];
 
 interface Round {
   condition: Condition;
@@ -215,7 +224,7 @@ export async function tailBench(): Promise<void> {
     await offered('warm helpers', 2, `${helpers.url}/graphql`);
     await offered('warm cold pools', 2, `${coldPools.url}/graphql`);
     await offered('warm floor', 2, floorUrl);
-    const order = Array.from({ length: ROUNDS }, (_, r) => (r % 2 ? [...CONDITIONS].reverse() : CONDITIONS)).flat();
+    const order = Array.from({ length: ROUNDS }, (_, r) => (r % 2 ? [...CHOSEN].reverse() : CHOSEN)).flat();
     for (const condition of order) {
       // No workers: both stopped (their attempts in flight finished) for the round, and two new ones after it.
       if (condition === 'no workers') await Promise.all(c.workers.map((w) => stop(w)));
@@ -375,7 +384,7 @@ function report(rounds: Round[]) {
   mkdirSync('bench/results', { recursive: true });
   const all = pooled(rounds);
   writeFileSync(
-    'bench/results/tail.json',
+    `bench/results/${RESULTS}.json`,
     `${JSON.stringify(
       {
         measuredAt,
@@ -393,7 +402,7 @@ function report(rounds: Round[]) {
     `${c.api} / ${c.workers} / ${c.postgres} / ${c.load} / ${c.receiver} = ` +
     `${round2(c.api + c.workers + c.postgres + c.load + c.receiver)}`;
   writeFileSync(
-    'bench/results/tail.md',
+    `bench/results/${RESULTS}.md`,
     [
       `# The API's tail at ${RATE} writes a second with a webhook (${measuredAt.slice(0, 10)}, commit ${commit})`,
       '',
