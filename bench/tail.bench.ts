@@ -95,6 +95,8 @@ interface Round {
    * machine's own services).
    */
   machine: { stolenMsPerSecond: number; stolenMostMs: number; otherCores: number };
+  /** PostgreSQL's checkpoints that ended in the round, and the time their files' fsyncs took (pg_stat_bgwriter). */
+  checkpoints: { ended: number; syncMs: number };
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
@@ -196,6 +198,14 @@ function waitsByCondition(rounds: Round[]): string {
   );
 }
 
+/** The checkpoints PostgreSQL has ended since it started, and the time their fsyncs took, in ms. */
+async function checkpoints(admin: pg.Client): Promise<{ ended: number; syncMs: number }> {
+  const { rows } = await admin.query(
+    'SELECT (checkpoints_timed + checkpoints_req)::int AS ended, checkpoint_sync_time::float8 AS "syncMs" FROM pg_stat_bgwriter',
+  );
+  return rows[0];
+}
+
 /** Nanoseconds a process's main thread (the event loop) has waited for a CPU while ready to run (schedstat). */
 const runQueueWaitNs = (pid: number) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
 
@@ -246,6 +256,7 @@ export async function tailBench(): Promise<void> {
         load: cpuTicks(loader.pid),
         receiver: cpuTicks(process.pid),
       };
+      const checkpointsBefore = await checkpoints(admin);
       const machineBefore = machineTicks();
       let lockSamples = 0;
       let flushSamples = 0;
@@ -278,6 +289,7 @@ export async function tailBench(): Promise<void> {
         receiver: (cpuTicks(process.pid) - ticks.receiver) / 100 / elapsed,
       };
       const machineAfter = machineTicks();
+      const checkpointsAfter = await checkpoints(admin);
       const ours = cpu.api + cpu.workers + cpu.postgres + cpu.load + cpu.receiver;
       const machine =
         machineBefore && machineAfter
@@ -333,6 +345,10 @@ export async function tailBench(): Promise<void> {
           receiver: round2(cpu.receiver),
         },
         machine,
+        checkpoints: {
+          ended: checkpointsAfter.ended - checkpointsBefore.ended,
+          syncMs: Math.round(checkpointsAfter.syncMs - checkpointsBefore.syncMs),
+        },
       });
       process.stdout.write(`tail: ${JSON.stringify({ ...rounds.at(-1), answersMs: undefined })}\n`);
       await sleep(1000);
@@ -420,7 +436,8 @@ function report(rounds: Round[]) {
         `${machine.split(' ')[0]}); beside them, the machine's own CPU over the round (/proc/stat): the time the ` +
         `hypervisor took from this machine's cores (steal), ms a second and the most in one interval of about ` +
         `${LOCK_SAMPLE_MS} ms, and the cores every other process kept busy (the idle APIs, the machine's own ` +
-        'services). "Commits not flushed": the workers as deployed, PostgreSQL\'s synchronous_commit off ' +
+        "services), and PostgreSQL's checkpoints that ended in the round with the time their fsyncs took " +
+        '(pg_stat_bgwriter). "Commits not flushed": the workers as deployed, PostgreSQL\'s synchronous_commit off ' +
         'for the round (a diagnosis: the product\'s commits always wait for the flush). "No workers": both stopped ' +
         'for the round, two new ones started after it to deliver its writes. "Collecting with helper threads": the ' +
         "workers as deployed, the load offered to a second API process started with GC_THREADS=parallel (V8's own " +
@@ -436,15 +453,16 @@ function report(rounds: Round[]) {
       '| workers | answer p50 ms | answer p99 ms | answers > 50 ms: load / API | loop delay p99 / max ms | GC ms/s | ' +
         'GC pauses > 10 ms | waits for a CPU ms/s: API / load | ' +
         'pool waits > 5 ms | pool wait p99 ms | lock waits ms | flush waits ms | CPU cores | ' +
-        'stolen ms/s: round / most in an interval | other processes, cores |',
-      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+        'stolen ms/s: round / most in an interval | other processes, cores | checkpoints ended: n / their fsyncs ms |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...rounds.map(
         (r) =>
           `| ${r.condition} | ${r.answerP50Ms} | ${r.answerP99Ms} | ${r.slowAnswers.load} / ${shown(r.slowAnswers.api)} | ` +
           `${shown(r.loopDelayP99Ms)} / ${shown(r.loopDelayMaxMs)} | ${shown(r.gcMsPerSecond)} | ${shown(r.gcOver10Ms)} | ` +
           `${r.runQueueWaitMsPerSecond.api} / ${r.runQueueWaitMsPerSecond.load} | ${shown(r.poolWaitsOver5Ms)} | ` +
           `${shown(r.poolWaitP99Ms)} | ${r.lockWaitMs} | ${r.flushWaitMs} | ${cores(r)} | ` +
-          `${shown(r.machine.stolenMsPerSecond)} / ${shown(r.machine.stolenMostMs)} | ${shown(r.machine.otherCores)} |`,
+          `${shown(r.machine.stolenMsPerSecond)} / ${shown(r.machine.stolenMostMs)} | ${shown(r.machine.otherCores)} | ` +
+          `${r.checkpoints.ended} / ${r.checkpoints.syncMs} |`,
       ),
       '',
       waitsByCondition(rounds),
