@@ -198,10 +198,16 @@ function waitsByCondition(rounds: Round[]): string {
   );
 }
 
-/** The checkpoints PostgreSQL has ended since it started, and the time their fsyncs took, in ms. */
+/**
+ * The checkpoints PostgreSQL has ended since it started, and the time their fsyncs took, in ms: pg_stat_checkpointer
+ * from PostgreSQL 17 on (the embedded server is 18), pg_stat_bgwriter before.
+ */
 async function checkpoints(admin: pg.Client): Promise<{ ended: number; syncMs: number }> {
   const { rows } = await admin.query(
-    'SELECT (checkpoints_timed + checkpoints_req)::int AS ended, checkpoint_sync_time::float8 AS "syncMs" FROM pg_stat_bgwriter',
+    Number((await admin.query('SHOW server_version_num')).rows[0].server_version_num) >= 170000
+      ? 'SELECT (num_timed + num_requested)::int AS ended, sync_time::float8 AS "syncMs" FROM pg_stat_checkpointer'
+      : 'SELECT (checkpoints_timed + checkpoints_req)::int AS ended, checkpoint_sync_time::float8 AS "syncMs" ' +
+          'FROM pg_stat_bgwriter',
   );
   return rows[0];
 }
@@ -437,7 +443,7 @@ function report(rounds: Round[]) {
         `hypervisor took from this machine's cores (steal), ms a second and the most in one interval of about ` +
         `${LOCK_SAMPLE_MS} ms, and the cores every other process kept busy (the idle APIs, the machine's own ` +
         "services), and PostgreSQL's checkpoints that ended in the round with the time their fsyncs took " +
-        '(pg_stat_bgwriter). "Commits not flushed": the workers as deployed, PostgreSQL\'s synchronous_commit off ' +
+        '(pg_stat_checkpointer). "Commits not flushed": the workers as deployed, PostgreSQL\'s synchronous_commit off ' +
         'for the round (a diagnosis: the product\'s commits always wait for the flush). "No workers": both stopped ' +
         'for the round, two new ones started after it to deliver its writes. "Collecting with helper threads": the ' +
         "workers as deployed, the load offered to a second API process started with GC_THREADS=parallel (V8's own " +
