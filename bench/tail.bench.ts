@@ -95,7 +95,7 @@ interface Round {
    * machine's own services).
    */
   machine: { stolenMsPerSecond: number; stolenMostMs: number; otherCores: number };
-  /** PostgreSQL's checkpoints that ended in the round, and the time their files' fsyncs took (pg_stat_bgwriter). */
+  /** PostgreSQL's checkpoints that ended in the round, and the time their files' fsyncs took (checkpoints, below). */
   checkpoints: { ended: number; syncMs: number };
 }
 
