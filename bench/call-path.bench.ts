@@ -278,6 +278,7 @@ export async function callPathBench(): Promise<void> {
           slowWritten,
           writtenCalls: written.filter(Boolean).length,
           writes: stats(writes.map((w) => w.ms)),
+          busy: stats(writes.map((w) => w.busyMs)),
         },
       };
     };
@@ -594,11 +595,13 @@ export async function callPathBench(): Promise<void> {
         `span from its request sent to its answer received on the machine's clock: the calls that added ${SLOW_MS} ms or`,
         'more, and how many of them a collection overlapped; the collections of the run, p50 / max ms. And the same for the',
         "service's writes of the call path's records (services/calls/company-batches.ts, on its diagnostics channel): the",
-        "decisions of the calls answered meanwhile, written together after their answers; each write's span, p50 / max ms.",
+        "decisions of the calls answered meanwhile, written together after their answers; each write's span, p50 / max ms,",
+        "and of it, the time the process's event loop was busy (Node's loop utilization: the write's own work and the",
+        "calls' answered beside it), p50 / max ms.",
         '',
         `| process | calls over ${SLOW_MS} ms | of them, during a collection | calls during a collection | scavenges | mark-sweeps | ` +
-          'of them, during a records write | calls during a records write | records writes |',
-        '|---|---|---|---|---|---|---|---|---|',
+          'of them, during a records write | calls during a records write | records writes | the loop busy in them |',
+        '|---|---|---|---|---|---|---|---|---|---|',
         ...(
           [
             ['Switchboard', spans],
@@ -609,7 +612,8 @@ export async function callPathBench(): Promise<void> {
             `| ${who} | ${gc.slow} | ${gc.slowCollected} | ${gc.collectedCalls} | ` +
             `${[gc.scavenges, gc.markSweeps].map((x) => (x.n ? `${x.n}: ${x.p50} / ${x.max}` : '0')).join(' | ')} | ` +
             `${records.slowWritten} | ${records.writtenCalls} | ` +
-            `${records.writes.n ? `${records.writes.n}: ${records.writes.p50} / ${records.writes.max}` : '0'} |`,
+            `${records.writes.n ? `${records.writes.n}: ${records.writes.p50} / ${records.writes.max}` : '0'} | ` +
+            `${records.busy.n ? `${records.busy.p50} / ${records.busy.max}` : '–'} |`,
         ),
         '',
         `Failed callbacks: ${healthy.failed} answering, ${hanging.failed} hanging. With the endpoint hanging the breaker`,

@@ -1,6 +1,6 @@
 import diagnostics from 'node:diagnostics_channel';
 import { writeFileSync } from 'node:fs';
-import { constants, PerformanceObserver } from 'node:perf_hooks';
+import { constants, type EventLoopUtilization, PerformanceObserver, performance } from 'node:perf_hooks';
 
 // Where a call's added time goes, as the process answering it sees it (call-path.bench.ts): loaded into the API
 // process and the floor's with `node --import`, it listens on Node's and undici's own diagnostics channels and keeps,
@@ -34,6 +34,8 @@ export interface GcPause {
 export interface BatchWrite {
   at: number;
   ms: number;
+  /** Of its span, the time the event loop was busy (its own work and the calls' beside it): Node's loop utilization. */
+  busyMs: number;
 }
 
 export interface SplitRecord {
@@ -54,8 +56,8 @@ const open = new Map<object, Open>();
 let samples: SplitSample[] = [];
 let pauses: GcPause[] = [];
 let writes: BatchWrite[] = [];
-/** performance.now() at the start of each batch write in progress (several companies' may overlap). */
-const writing: number[] = [];
+/** performance.now() and the loop's utilization at the start of each batch write in progress (several may overlap). */
+const writing: Array<{ at: number; elu: EventLoopUtilization }> = [];
 
 const kindOf = (kind: number): GcPause['kind'] =>
   kind === constants.NODE_PERFORMANCE_GC_MINOR
@@ -114,10 +116,16 @@ diagnostics.subscribe('http.server.response.finish', (message) => {
 // The service's own channel (services/calls/company-batches.ts); the floor publishes nothing on it.
 diagnostics.subscribe('switchboard:call-path:batch-write', (message) => {
   const now = performance.now();
-  if ((message as { phase: string }).phase === 'start') writing.push(now);
+  if ((message as { phase: string }).phase === 'start')
+    writing.push({ at: now, elu: performance.eventLoopUtilization() });
   else {
     const started = writing.shift();
-    if (started !== undefined) writes.push({ at: performance.timeOrigin + started, ms: now - started });
+    if (started !== undefined)
+      writes.push({
+        at: performance.timeOrigin + started.at,
+        ms: now - started.at,
+        busyMs: performance.eventLoopUtilization(started.elu).active,
+      });
   }
 });
 
